@@ -1,0 +1,43 @@
+// Business constants of the spec (section 9) shared by browser and server.
+
+/** First-party OAuth client ids: never a partner login; forced-MFA diversion applies to them. */
+export const FIRST_PARTY_CLIENT_IDS = ['2', '17', '51', '66'] as const;
+
+export const AUTH_COOKIE_DAYS = 30;
+export const AUTH_COOKIE_MAX_AGE_S = AUTH_COOKIE_DAYS * 24 * 60 * 60;
+/** Cookie name; production prefixes it with `__Secure-`. */
+export const AUTH_COOKIE_BASENAME = 'tessera_token';
+export const DEVICE_ID_HEADER = 'x-device-id';
+
+export const CODE_EXPIRY_S = 900;
+export const RESEND_FIRST_WAIT_S = 30;
+export const RESEND_NEXT_WAIT_S = 15;
+export const LINK_SUCCESS_REDIRECT_MS = 3000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** All API routes live under this prefix so that they never collide with the SPA's routes. */
+export const API_PREFIX = '/api';
+
+export const LOCALES = ['en', 'en_LU', 'fr', 'fr_LU', 'nl', 'de_LU'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export type Variant = 'be' | 'lu';
+/** Languages each variant offers, the first part of the browser language mapping to a locale. */
+export const VARIANT_LOCALES: Record<Variant, { locales: Record<string, Locale>; fallback: Locale; default: Locale }> = {
+  be: { locales: { en: 'en', fr: 'fr', nl: 'nl' }, fallback: 'en', default: 'nl' },
+  lu: { locales: { fr: 'fr_LU', en: 'en_LU' }, fallback: 'fr_LU', default: 'fr_LU' },
+};
+
+/** Host names starting with `account.lu.` (or containing `.lu`) are the Luxembourg variant. */
+export function variantOfHost(host: string): Variant {
+  const name = host.split(':')[0]!.toLowerCase();
+  return /(^|\.)lu(\.|$)/.test(name) ? 'lu' : 'be';
+}
+
+/** Tile host: the spec replaces 'account' in the host with client, my or fridom. */
+export function serviceHost(host: string, service: 'client' | 'my' | 'fridom'): string {
+  return host.replace('account', service);
+}
+
+/** Password status flags of the user profile: 0 fine, 1 or 2 weak. */
+export const PASSWORD_STATUS_WEAK = [1, 2] as const;

@@ -1,0 +1,45 @@
+// Stable error codes of the API. Every 4xx/5xx body is `{ code, message }`; the browser translates
+// `errors.<code>` and falls back to the message the server sent.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  validation_failed: 400,
+  device_id_required: 400,
+  invalid_credentials: 400,
+  weak_password: 403,
+  mfa_required: 401,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_attempts: 429,
+  internal_error: 500,
+  maintenance: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** English messages, word for word from the spec where it gives them. */
+export const ERROR_MESSAGES: Record<ErrorCode, string> = {
+  invalid_request: 'The request is invalid.',
+  invalid_json: 'The request body is not valid JSON.',
+  validation_failed: 'Some fields are missing or invalid.',
+  device_id_required: 'The device id header is missing or invalid.',
+  invalid_credentials: 'Invalid username/password.',
+  weak_password: 'Your password must be changed before you can sign in.',
+  mfa_required: 'A second factor is required.',
+  unauthorized: 'You need to sign in.',
+  forbidden: 'You are not allowed to do this.',
+  not_found: 'Not found.',
+  body_too_large: 'The request body is too large.',
+  unsupported_media_type: 'The request must be sent as JSON.',
+  too_many_attempts: 'Too many attempts. Please try again later.',
+  internal_error: 'An error has occurred. Please try again later.',
+  maintenance: 'Login is unavailable at the moment. Please try again later.',
+};
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && value in ERROR_STATUS;
+}

@@ -1,0 +1,36 @@
+// Field rules shared by browser (to guide) and server (to enforce).
+
+/** Pragmatic email check: one @, no spaces, a dot in the domain, within RFC 5321 lengths. */
+export function isEmail(value: string): boolean {
+  if (value.length > 254) return false;
+  const at = value.lastIndexOf('@');
+  if (at < 1 || at > 64) return false;
+  return /^[^\s@]+@[^\s@]+\.[^\s@.]{2,}$/.test(value);
+}
+
+/** Emails are compared case-insensitively; we store and look them up lower-cased and trimmed. */
+export function normaliseEmail(value: string): string {
+  return value.trim().toLowerCase();
+}
+
+/** A login name that is not an email is a phone number. */
+export function looksLikeEmail(value: string): boolean {
+  return value.includes('@');
+}
+
+/** Belgian card numbers: 16 digits starting with 5065 (spaces allowed in input). */
+export function isCardNumber(value: string): boolean {
+  return /^5065\d{12}$/.test(value.replace(/\s+/g, ''));
+}
+
+export const CODE_LENGTH = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6 } as const;
+
+/** MFA code input: letters and digits only. */
+export function sanitiseCodeInput(value: string): string {
+  return value.replace(/[^A-Za-z0-9]/g, '');
+}
+
+/** Device id: what the browser keeps in local storage and sends on every call. */
+export function isDeviceId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{8,128}$/.test(value);
+}

@@ -1,0 +1,110 @@
+// Valibot schemas of every request and answer the browser and the server exchange.
+// The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
+import * as v from 'valibot';
+import { LOCALES } from './constants.ts';
+
+export const ErrorBody = v.object({
+  code: v.string(),
+  message: v.string(),
+  /** Field-level problems for validation_failed. */
+  fields: v.optional(v.array(v.object({ field: v.string(), code: v.string() }))),
+  /** Seconds to wait, with too_many_attempts. */
+  retry_after: v.optional(v.number()),
+});
+export type ErrorBody = v.InferOutput<typeof ErrorBody>;
+
+// ---- POST /api/token -------------------------------------------------------------------------
+
+/** Email, or phone in any common format (normalised to E.164 by the server), plus password. */
+export const LoginRequest = v.strictObject({
+  username: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320)),
+  password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
+  /** The OAuth client the sign-in is for, when it comes from a partner's target URL. */
+  client_id: v.optional(v.pipe(v.string(), v.maxLength(128))),
+});
+export type LoginRequest = v.InferOutput<typeof LoginRequest>;
+
+export const TokenAnswer = v.object({
+  access_token: v.string(),
+  token_type: v.literal('Bearer'),
+  expires_in: v.number(),
+});
+export type TokenAnswer = v.InferOutput<typeof TokenAnswer>;
+
+export const MfaMethodKind = v.picklist(['email', 'sms', 'call', 'whatsapp', 'totp', 'totpRecovery', 'card']);
+export type MfaMethodKind = v.InferOutput<typeof MfaMethodKind>;
+
+export const MfaMethodSummary = v.object({
+  id: v.number(),
+  method: MfaMethodKind,
+  /** Masked destination (email or phone) when the method has one. */
+  target: v.optional(v.string()),
+  primary: v.optional(v.boolean()),
+});
+export type MfaMethodSummary = v.InferOutput<typeof MfaMethodSummary>;
+
+/** 401 answer of POST /api/token when a second factor is needed. */
+export const MfaRequiredAnswer = v.object({
+  code: v.literal('mfa_required'),
+  message: v.string(),
+  mfa: v.object({ payload: v.string(), methods: v.array(MfaMethodSummary) }),
+});
+export type MfaRequiredAnswer = v.InferOutput<typeof MfaRequiredAnswer>;
+
+/** 403 answer of POST /api/token for password_status 1 or 2: no session, a ticket to renew it. */
+export const WeakPasswordAnswer = v.object({
+  code: v.literal('weak_password'),
+  message: v.string(),
+  payload: v.string(),
+});
+export type WeakPasswordAnswer = v.InferOutput<typeof WeakPasswordAnswer>;
+
+// ---- GET /api/user ---------------------------------------------------------------------------
+
+export const ContactEntry = v.object({
+  value: v.string(),
+  default: v.boolean(),
+  verified: v.boolean(),
+});
+export type ContactEntry = v.InferOutput<typeof ContactEntry>;
+
+export const UserProfile = v.object({
+  id: v.string(),
+  firstname: v.string(),
+  lastname: v.string(),
+  birthdate: v.nullable(v.string()),
+  gender: v.nullable(v.string()),
+  language: v.string(),
+  /** Sorted with the default entry first. */
+  email: v.array(ContactEntry),
+  phone: v.array(ContactEntry),
+  user_id: v.nullable(v.string()),
+  customer_user_id: v.nullable(v.string()),
+  fridom_user_id: v.nullable(v.string()),
+  password_status: v.picklist([0, 1, 2]),
+  last_password_change: v.nullable(v.string()),
+  mfa_forced: v.boolean(),
+  mfa_customer: v.boolean(),
+  has_sso: v.boolean(),
+  sso_only: v.boolean(),
+});
+export type UserProfile = v.InferOutput<typeof UserProfile>;
+
+export const UserAnswer = v.object({ data: UserProfile });
+export type UserAnswer = v.InferOutput<typeof UserAnswer>;
+
+// ---- GET /api/config -------------------------------------------------------------------------
+
+/** What the browser needs before it renders: variant, languages, where it may redirect. */
+export const AppConfig = v.object({
+  variant: v.picklist(['be', 'lu']),
+  locales: v.array(v.picklist(LOCALES)),
+  defaultLocale: v.picklist(LOCALES),
+  /** Exact redirect URIs registered for OAuth clients: the only targets of a dashboard redirect_uri. */
+  redirectTargets: v.array(v.string()),
+  /** Analytics endpoint for virtual page views; null means page views go nowhere. */
+  analyticsUrl: v.nullable(v.string()),
+});
+export type AppConfig = v.InferOutput<typeof AppConfig>;
+
+export const HealthAnswer = v.object({ status: v.picklist(['ok', 'unavailable']) });

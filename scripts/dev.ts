@@ -1,0 +1,16 @@
+// npm run dev: the server restarting on change (API on :3000) and Vite with hot reload (:5173),
+// which proxies the API. Stops both on Ctrl-C.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const children = [
+  spawn(process.execPath, ['--watch-path=server', '--watch-path=contract', 'scripts/serve.ts'], {
+    cwd: root, stdio: 'inherit', env: { ...process.env, SPA_DIR: 'none', PORT: process.env.PORT ?? '3000' },
+  }),
+  spawn('vite', ['--host', 'localhost'], { cwd: root, stdio: 'inherit' }),
+];
+const stop = () => children.forEach((child) => child.kill('SIGTERM'));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+for (const child of children) child.on('exit', (code) => { stop(); process.exitCode = code ?? 0; });

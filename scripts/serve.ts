@@ -1,0 +1,43 @@
+// Starts the server: validates configuration, migrates, seeds demo data on an empty database,
+// listens, and prints where to go and how to sign in.
+import { availableParallelism } from 'node:os';
+import { buildApp } from '../server/app.ts';
+import { ConfigError, loadConfig, type Config } from '../server/config/index.ts';
+import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
+
+let config: Config;
+try {
+  config = loadConfig(process.env, availableParallelism());
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`Configuration error: ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const server = await buildApp(config);
+const seeded = config.seedDemo ? await seedDemo(server.ctx) : false;
+await server.app.listen({ port: config.port, host: config.host });
+
+const port = config.port;
+const lines = [
+  '',
+  `Tessera is running (${server.ctx.database.kind === 'postgres' ? 'PostgreSQL' : `SQLite at ${config.sqlitePath}`}).`,
+  `  Belgian variant:     http://account.localhost:${port}/`,
+  `  Luxembourg variant:  http://account.lu.localhost:${port}/`,
+  `  Also:                http://localhost:${port}/   (API under /api, health at /healthz and /readyz)`,
+];
+if (config.env !== 'production') lines.push(`  OpenAPI:             http://localhost:${port}/api/openapi.json (send any x-device-id header)`);
+if (config.seedDemo) {
+  lines.push('', `Demo accounts${seeded ? ' (seeded now)' : ''}, password for all: ${DEMO_PASSWORD}`);
+  for (const user of DEMO_USERS) lines.push(`  ${user.email.padEnd(28)} ${user.phone.padEnd(15)} ${user.description}`);
+}
+console.log(lines.join('\n') + '\n');
+
+const stop = async () => {
+  await server.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

@@ -1,0 +1,23 @@
+// npm start: builds the SPA when it is missing or older than its sources, then serves everything.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+const built = join(root, 'dist', 'index.html');
+const sources = ['src', 'machines', 'locales', 'contract', 'public', 'index.html', 'vite.config.ts']
+  .map((name) => join(root, name)).filter(existsSync);
+if (!existsSync(built) || Math.max(...sources.map(newestMtime)) > statSync(built).mtimeMs) {
+  console.log('Building the web app…');
+  const build = spawnSync('vite', ['build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+await import('./serve.ts');

@@ -1,0 +1,98 @@
+// The application factory: npm start, the tests and the benchmarks all build the server here.
+import { availableParallelism } from 'node:os';
+import fastifyCookie from '@fastify/cookie';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { API_PREFIX } from '../contract/constants.ts';
+import { appConfigRoutes } from './appconfig/routes.ts';
+import type { Config } from './config/index.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/index.ts';
+import { migrate } from './db/migrations.ts';
+import { healthRoutes } from './health/routes.ts';
+import { deviceKeyOf } from './http/auth.ts';
+import { installErrorHandling, sendError } from './http/errors.ts';
+import { installSecurityHeaders } from './http/security.ts';
+import { loginRoutes } from './login/routes.ts';
+import { createPasswordHasher } from './passwords/hashing.ts';
+import { profileRoutes } from './profile/routes.ts';
+import { createLimiter } from './ratelimit/index.ts';
+import { sessionRoutes } from './sessions/routes.ts';
+import { authCookieName } from './sessions/cookie.ts';
+import { installSpa } from './spa/index.ts';
+
+export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void> };
+
+export async function buildApp(config: Config): Promise<App> {
+  const database = openDatabase(config);
+  await migrate(database.db);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  const store = { database, redis };
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    database,
+    redis,
+    hasher: createPasswordHasher(config.hashConcurrency || availableParallelism()),
+    limiters: {
+      userIp: await createLimiter({ keyPrefix: 'login_user_ip', points: config.login.maxFailsPerUserIp,
+        duration: config.login.windowSeconds, blockDuration: config.login.blockSeconds }, store),
+      account: await createLimiter({ keyPrefix: 'login_account', points: config.login.maxFailsPerAccount,
+        duration: 3600, blockDuration: config.login.blockSeconds }, store),
+      ip: await createLimiter({ keyPrefix: 'login_ip', points: config.login.maxFailsPerIp,
+        duration: 3600, blockDuration: 3600 }, store),
+    },
+    cookieName: authCookieName(config),
+  };
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Secrets never reach the log: tokens, cookies, passwords.
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
+    },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // Unknown fields and wrong types are refused, never silently dropped or coerced.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+
+  installErrorHandling(app);
+  installSecurityHeaders(app, config);
+  await app.register(fastifyCookie);
+
+  if (config.env !== 'production') {
+    await app.register(fastifySwagger, {
+      openapi: { info: { title: 'Tessera account API', version: '1' }, servers: [{ url: API_PREFIX }] },
+    });
+  }
+
+  await app.register(async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      if (config.maintenance) return sendError(reply, 'maintenance');
+      request.deviceKey = deviceKeyOf(request);
+      request.session = null;
+    });
+    await appConfigRoutes(api, ctx);
+    await loginRoutes(api, ctx);
+    await sessionRoutes(api, ctx);
+    await profileRoutes(api, ctx);
+    if (config.env !== 'production') {
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    }
+  }, { prefix: API_PREFIX });
+
+  await healthRoutes(app, ctx);
+  await installSpa(app, config.spaDir);
+
+  return {
+    app,
+    ctx,
+    async close() {
+      await app.close();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}

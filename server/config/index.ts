@@ -1,0 +1,116 @@
+// Configuration from environment variables, validated once at start. A bad value stops the start
+// with a message that names the variable and says what it should be.
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath (':memory:' allowed). */
+  databaseUrl: string | null;
+  sqlitePath: string;
+  redisUrl: string | null;
+  maintenance: boolean;
+  sessionTtlDays: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  /** Explicit cookie domain; null derives it from the host (host minus `account.`). */
+  cookieDomain: string | null;
+  analyticsUrl: string | null;
+  seedDemo: boolean;
+  /** Directory of the built SPA; null serves no SPA (API only). */
+  spaDir: string | null;
+  login: {
+    maxFailsPerUserIp: number;
+    maxFailsPerAccount: number;
+    maxFailsPerIp: number;
+    windowSeconds: number;
+    blockSeconds: number;
+  };
+  /** Concurrent Argon2id computations; defaults to the number of cores. */
+  hashConcurrency: number;
+};
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? null : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')}`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')} (got ${parsed.protocol}//…)`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env, cores = 2): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  return {
+    env: nodeEnv,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: text(env, 'HOST', 'localhost'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    sqlitePath: text(env, 'SQLITE_PATH', './data/tessera.sqlite'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    maintenance: flag(env, 'MAINTENANCE', false),
+    sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1, 365),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      nodeEnv === 'test' ? 'silent' : 'info'),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 10 * 1024 * 1024),
+    trustProxy: flag(env, 'TRUST_PROXY', false),
+    cookieDomain: optional(env, 'COOKIE_DOMAIN'),
+    analyticsUrl: url(env, 'ANALYTICS_URL', ['https:', 'http:']),
+    seedDemo: flag(env, 'SEED_DEMO', nodeEnv !== 'production'),
+    spaDir: text(env, 'SPA_DIR', 'dist') === 'none' ? null : text(env, 'SPA_DIR', 'dist'),
+    login: {
+      maxFailsPerUserIp: integer(env, 'LOGIN_MAX_FAILS_PER_USER_IP', 5, 1, 1000),
+      maxFailsPerAccount: integer(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 100, 1, 100),
+      maxFailsPerIp: integer(env, 'LOGIN_MAX_FAILS_PER_IP', 100, 1, 100000),
+      windowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1, 86400),
+      blockSeconds: integer(env, 'LOGIN_BLOCK_SECONDS', 900, 1, 86400),
+    },
+    hashConcurrency: integer(env, 'HASH_CONCURRENCY', cores, 1, 256),
+  };
+}

@@ -1,0 +1,106 @@
+// Table types for Kysely. Timestamps are ISO-8601 UTC strings and flags are 0/1 integers, so that
+// one set of migrations and queries runs unchanged on SQLite and PostgreSQL.
+
+export type Flag = 0 | 1;
+
+export interface UsersTable {
+  id: string;
+  firstname: string;
+  lastname: string;
+  birthdate: string | null;
+  gender: string | null;
+  language: string;
+  user_id: string | null;
+  customer_user_id: string | null;
+  fridom_user_id: string | null;
+  password_status: number;
+  last_password_change: string | null;
+  mfa_forced: Flag;
+  mfa_customer: Flag;
+  has_sso: Flag;
+  sso_only: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactTable {
+  id: string;
+  user_id: string;
+  value: string;
+  is_default: Flag;
+  verified: Flag;
+  created_at: string;
+}
+
+export interface PasswordsTable {
+  id: string;
+  user_id: string;
+  hash: string;
+  created_at: string;
+}
+
+export interface DevicesTable {
+  id: string;
+  user_id: string;
+  /** The browser's random device id header. */
+  device_key: string;
+  user_agent: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+  trusted_until: string | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  device_id: string | null;
+  client_id: string | null;
+  ip: string | null;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface TicketsTable {
+  id: string;
+  user_id: string;
+  /** What the ticket lets its holder do next, e.g. 'weak_password'. */
+  kind: string;
+  ticket_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface SecurityEventsTable {
+  id: string;
+  user_id: string | null;
+  type: string;
+  ip: string | null;
+  device_key: string | null;
+  detail: string | null;
+  created_at: string;
+}
+
+export interface OAuthClientsTable {
+  client_id: string;
+  name: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  first_party: Flag;
+  created_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_emails: ContactTable;
+  user_phones: ContactTable;
+  passwords: PasswordsTable;
+  devices: DevicesTable;
+  sessions: SessionsTable;
+  tickets: TicketsTable;
+  security_events: SecurityEventsTable;
+  oauth_clients: OAuthClientsTable;
+}

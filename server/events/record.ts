@@ -1,0 +1,20 @@
+// Security events: what happened to an account, when, from where. Never holds secrets.
+import type { Db } from '../db/index.ts';
+import { nowIso } from '../db/index.ts';
+import { newId } from '../sessions/tokens.ts';
+
+export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout';
+
+export async function recordEvent(db: Db, event: {
+  type: SecurityEventType; userId: string | null; ip: string | null; deviceKey: string | null; detail?: Record<string, unknown>;
+}): Promise<void> {
+  await db.insertInto('security_events').values({
+    id: newId(),
+    user_id: event.userId,
+    type: event.type,
+    ip: event.ip,
+    device_key: event.deviceKey,
+    detail: event.detail ? JSON.stringify(event.detail) : null,
+    created_at: nowIso(),
+  }).execute();
+}

@@ -1,0 +1,41 @@
+// Reading who is calling: the device id header on every API call, the session token from a bearer
+// header or the auth cookie.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEVICE_ID_HEADER } from '../../contract/constants.ts';
+import { isDeviceId } from '../../contract/rules.ts';
+import type { Db } from '../db/index.ts';
+import { findSession, type SessionInfo } from '../sessions/store.ts';
+import { ApiError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    deviceKey: string;
+    session: SessionInfo | null;
+  }
+}
+
+export function deviceKeyOf(request: FastifyRequest): string {
+  const value = request.headers[DEVICE_ID_HEADER];
+  if (!isDeviceId(value)) throw new ApiError('device_id_required');
+  return value;
+}
+
+export function tokenOf(request: FastifyRequest, cookieName: string): string | null {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer ([A-Za-z0-9_-]{16,256})$/.exec(header);
+    return match ? match[1]! : null;
+  }
+  const cookie = request.cookies?.[cookieName];
+  return cookie && /^[A-Za-z0-9_-]{16,256}$/.test(cookie) ? cookie : null;
+}
+
+/** preHandler for calls that need a signed-in user. */
+export function requireSession(db: Db, cookieName: string) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = tokenOf(request, cookieName);
+    const session = token ? await findSession(db, token) : null;
+    if (!session) throw new ApiError('unauthorized');
+    request.session = session;
+  };
+}

@@ -1,0 +1,77 @@
+// Password sign-in. An unknown account and a wrong password give the same answer after the same
+// work (a dummy Argon2id verification). Failures are throttled per account+IP (short block), per
+// account across all IPs (NIST's 100, short block, so an attacker cannot lock the owner out for
+// long) and per IP.
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { looksLikeEmail, normaliseEmail } from '../../contract/rules.ts';
+import { normalisePhone } from '../../contract/phone.ts';
+import type { Variant } from '../../contract/constants.ts';
+import type { Db } from '../db/index.ts';
+import { recordEvent } from '../events/record.ts';
+import { ApiError } from '../http/errors.ts';
+import type { PasswordHasher } from '../passwords/hashing.ts';
+import { blockedFor, spend } from '../ratelimit/index.ts';
+import { issueTicket } from '../sessions/tickets.ts';
+import { findByLoginName } from './queries.ts';
+
+export type LoginLimiters = { userIp: RateLimiterAbstract; account: RateLimiterAbstract; ip: RateLimiterAbstract };
+
+export type LoginOutcome =
+  | { kind: 'success'; userId: string }
+  | { kind: 'weak_password'; userId: string; payload: string };
+
+export const WEAK_PASSWORD_TICKET_SECONDS = 900;
+
+/** The canonical login name: a lower-cased email, or a phone in E.164 (variant's country by default). */
+export function loginName(username: string, variant: Variant): { kind: 'email' | 'phone'; value: string } | null {
+  const trimmed = username.trim();
+  if (looksLikeEmail(trimmed)) return { kind: 'email', value: normaliseEmail(trimmed) };
+  const phone = normalisePhone(trimmed, variant === 'lu' ? 'LU' : 'BE');
+  return phone ? { kind: 'phone', value: phone } : null;
+}
+
+function tooMany(seconds: number): ApiError {
+  return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
+}
+
+export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limiters: LoginLimiters }, input: {
+  username: string; password: string; variant: Variant; ip: string; deviceKey: string;
+}): Promise<LoginOutcome> {
+  const { db, hasher, limiters } = deps;
+  const name = loginName(input.username, input.variant);
+  const accountKey = name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
+  const userIpKey = `${accountKey}|${input.ip}`;
+
+  const waits = await Promise.all([
+    blockedFor(limiters.userIp, userIpKey), blockedFor(limiters.account, accountKey), blockedFor(limiters.ip, input.ip),
+  ]);
+  const blocked = Math.max(...waits);
+  if (blocked > 0) {
+    throw tooMany(blocked);
+  }
+
+  const candidate = name ? await findByLoginName(db, name.kind, name.value) : null;
+  const ok = candidate?.passwordHash
+    ? await hasher.verify(candidate.passwordHash, input.password)
+    : await hasher.verifyDummy(input.password);
+
+  if (!ok || !candidate) {
+    const spent = await Promise.all([
+      spend(limiters.userIp, userIpKey), spend(limiters.account, accountKey), spend(limiters.ip, input.ip),
+    ]);
+    await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
+    const wait = Math.max(...spent);
+    if (wait > 0) throw tooMany(wait);
+    throw new ApiError('invalid_credentials');
+  }
+
+  // The owner got in from here: forget this pair's failures (the account-wide count stays).
+  await limiters.userIp.delete(userIpKey);
+
+  if (candidate.passwordStatus === 1 || candidate.passwordStatus === 2) {
+    const payload = await issueTicket(db, candidate.userId, 'weak_password', WEAK_PASSWORD_TICKET_SECONDS);
+    await recordEvent(db, { type: 'login_weak_password', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey });
+    return { kind: 'weak_password', userId: candidate.userId, payload };
+  }
+  return { kind: 'success', userId: candidate.userId };
+}

@@ -1,0 +1,56 @@
+// Login throttling with rate-limiter-flexible: kept in the database by default (SQLite or
+// PostgreSQL), in Redis when REDIS_URL is set so that several instances share the counts.
+import type { DatabaseSync } from 'node:sqlite';
+import type { Redis } from 'ioredis';
+import {
+  RateLimiterPostgres, RateLimiterRedis, RateLimiterSQLite, type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { DatabaseHandle } from '../db/index.ts';
+
+export type LimiterSpec = { keyPrefix: string; points: number; duration: number; blockDuration: number };
+
+/** node:sqlite speaks the better-sqlite3 dialect the store expects, but has no transaction helper. */
+function betterSqliteShape(database: DatabaseSync) {
+  return Object.assign(Object.create(database) as DatabaseSync, {
+    prepare: (query: string) => database.prepare(query),
+    // Each upsert is one statement, atomic on its own.
+    transaction: <A extends unknown[], R>(fn: (...args: A) => R) => fn,
+  });
+}
+
+export async function createLimiter(spec: LimiterSpec, store: { database: DatabaseHandle; redis: Redis | null }): Promise<RateLimiterAbstract> {
+  const common = { ...spec, tableName: 'rate_limits' };
+  if (store.redis) {
+    return new RateLimiterRedis({ ...common, storeClient: store.redis, rejectIfRedisNotReady: true });
+  }
+  return new Promise((resolve, reject) => {
+    const done = (error?: unknown) => (error ? reject(error) : resolve(limiter));
+    let limiter: RateLimiterAbstract;
+    if (store.database.kind === 'postgres') {
+      limiter = new RateLimiterPostgres({ ...common, storeClient: store.database.pgPool, clearExpiredByTimeout: false }, done);
+    } else {
+      limiter = new RateLimiterSQLite({
+        ...common, storeClient: betterSqliteShape(store.database.sqlite!), storeType: 'better-sqlite3', clearExpiredByTimeout: false,
+      }, done);
+    }
+  });
+}
+
+/** True when the key has used up its points (is blocked); with the wait in seconds. */
+export async function blockedFor(limiter: RateLimiterAbstract, key: string): Promise<number> {
+  const state = await limiter.get(key);
+  if (!state || state.consumedPoints <= limiter.points) return 0;
+  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+}
+
+/** Spends one point; returns the wait in seconds when this spending crossed the limit. */
+export async function spend(limiter: RateLimiterAbstract, key: string): Promise<number> {
+  try {
+    await limiter.consume(key);
+    return 0;
+  } catch (rejection) {
+    if (rejection instanceof Error) throw rejection; // a store failure, not a limit
+    const ms = (rejection as { msBeforeNext?: number }).msBeforeNext ?? 1000;
+    return Math.max(1, Math.ceil(ms / 1000));
+  }
+}

@@ -1,0 +1,81 @@
+// Demo data, seeded on an empty database by `npm start` (and used by the tests).
+import type { AppContext } from '../context.ts';
+import { nowIso } from '../db/index.ts';
+import { newId } from '../sessions/tokens.ts';
+
+export const DEMO_PASSWORD = 'Tessera-demo-2026!';
+
+export type DemoUser = {
+  key: string;
+  description: string;
+  firstname: string;
+  lastname: string;
+  language: string;
+  email: string;
+  phone: string;
+  user_id: string | null;
+  customer_user_id: string | null;
+  fridom_user_id: string | null;
+  password_status: 0 | 1 | 2;
+};
+
+export const DEMO_USERS: DemoUser[] = [
+  { key: 'cardholder', description: 'Belgian card holder with all three platforms', firstname: 'Emma', lastname: 'Peeters',
+    language: 'nl', email: 'emma.peeters@example.be', phone: '+32470123456',
+    user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001', password_status: 0 },
+  { key: 'luxembourg', description: 'Luxembourg user', firstname: 'Luc', lastname: 'Schmit',
+    language: 'fr_LU', email: 'luc.schmit@example.lu', phone: '+352621123456',
+    user_id: 'U-1002', customer_user_id: null, fridom_user_id: 'F-3002', password_status: 0 },
+  { key: 'customer', description: 'Company customer (client area only)', firstname: 'Claire', lastname: 'Dubois',
+    language: 'fr', email: 'claire.dubois@example.com', phone: '+32470987654',
+    user_id: null, customer_user_id: 'C-2002', fridom_user_id: null, password_status: 0 },
+  { key: 'weak', description: 'User whose password must be renewed', firstname: 'Wout', lastname: 'Janssens',
+    language: 'nl', email: 'wout.weak@example.be', phone: '+32470555555',
+    user_id: 'U-1003', customer_user_id: null, fridom_user_id: null, password_status: 1 },
+];
+
+/** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */
+export const DEMO_CLIENTS = [
+  { client_id: '2', name: 'Client area', first_party: 1 as const,
+    redirect_uris: ['https://client.tessera.example/auth/callback', 'http://client.localhost:3000/auth/callback'] },
+  { client_id: '17', name: 'Employee area', first_party: 1 as const,
+    redirect_uris: ['https://my.tessera.example/auth/callback', 'http://my.localhost:3000/auth/callback'] },
+  { client_id: '51', name: 'Administration', first_party: 1 as const,
+    redirect_uris: ['https://admin.tessera.example/auth/callback'] },
+  { client_id: '66', name: 'Fridom', first_party: 1 as const,
+    redirect_uris: ['https://fridom.tessera.example/auth/callback', 'http://fridom.localhost:3000/auth/callback'] },
+  { client_id: 'deals-partner', name: 'Deals partner', first_party: 0 as const,
+    redirect_uris: ['https://deals.partner.example/oauth/callback'] },
+];
+
+export async function createUser(ctx: AppContext, user: Omit<DemoUser, 'key' | 'description'>, password: string): Promise<string> {
+  const id = newId();
+  const now = nowIso();
+  const hash = await ctx.hasher.hash(password);
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('users').values({
+      id, firstname: user.firstname, lastname: user.lastname, birthdate: null, gender: null, language: user.language,
+      user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
+      password_status: user.password_status, last_password_change: now,
+      mfa_forced: 0, mfa_customer: user.customer_user_id && !user.user_id ? 1 : 0, has_sso: 0, sso_only: 0,
+      created_at: now, updated_at: now,
+    }).execute();
+    await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx.insertInto('user_phones').values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx.insertInto('passwords').values({ id: newId(), user_id: id, hash, created_at: now }).execute();
+  });
+  return id;
+}
+
+/** Seeds only an empty database; returns whether it did. */
+export async function seedDemo(ctx: AppContext): Promise<boolean> {
+  const any = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (any) return false;
+  const now = nowIso();
+  for (const client of DEMO_CLIENTS) {
+    await ctx.db.insertInto('oauth_clients').values({ ...client, redirect_uris: JSON.stringify(client.redirect_uris), created_at: now })
+      .onConflict((c) => c.column('client_id').doNothing()).execute();
+  }
+  for (const user of DEMO_USERS) await createUser(ctx, user, DEMO_PASSWORD);
+  return true;
+}

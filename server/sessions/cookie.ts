@@ -1,0 +1,29 @@
+// The auth cookie: HttpOnly, SameSite=Lax, 30 days; `__Secure-` prefixed and Secure in production;
+// its domain is the host minus `account.` so sibling platforms (client., my.) share the sign-in.
+import { AUTH_COOKIE_BASENAME, AUTH_COOKIE_MAX_AGE_S } from '../../contract/constants.ts';
+import type { Config } from '../config/index.ts';
+
+export function authCookieName(config: Pick<Config, 'env'>): string {
+  return config.env === 'production' ? `__Secure-${AUTH_COOKIE_BASENAME}` : AUTH_COOKIE_BASENAME;
+}
+
+/** Host minus `account.`; none for IP addresses and `*.localhost`, which browsers refuse as a domain. */
+export function cookieDomainFor(host: string | undefined, configured: string | null): string | undefined {
+  if (configured) return configured;
+  const name = (host ?? '').split(':')[0]!.toLowerCase();
+  if (!name.startsWith('account.')) return undefined;
+  const parent = name.slice('account.'.length);
+  if (!parent.includes('.') || parent.endsWith('localhost') || /^[\d.]+$/.test(parent)) return undefined;
+  return parent;
+}
+
+export function authCookieOptions(config: Pick<Config, 'env' | 'cookieDomain'>, host: string | undefined) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: config.env === 'production',
+    maxAge: AUTH_COOKIE_MAX_AGE_S,
+    domain: cookieDomainFor(host, config.cookieDomain),
+  };
+}

@@ -1,0 +1,25 @@
+// Tickets: short-lived, single-use proofs that an account passed one step (e.g. its password was
+// right but is weak), handed to the browser as an opaque payload and stored hashed.
+import type { Db } from '../db/index.ts';
+import { nowIso } from '../db/index.ts';
+import { hashToken, newId, newToken } from './tokens.ts';
+
+export async function issueTicket(db: Db, userId: string, kind: string, ttlSeconds: number): Promise<string> {
+  const ticket = newToken();
+  const now = Date.now();
+  await db.insertInto('tickets').values({
+    id: newId(), user_id: userId, kind, ticket_hash: hashToken(ticket),
+    created_at: nowIso(now), expires_at: nowIso(now + ttlSeconds * 1000), used_at: null,
+  }).execute();
+  return ticket;
+}
+
+/** Uses a ticket once: returns its user when it is of this kind, unexpired and unused. */
+export async function redeemTicket(db: Db, ticket: string, kind: string): Promise<string | null> {
+  const now = nowIso();
+  const row = await db.updateTable('tickets').set({ used_at: now })
+    .where('ticket_hash', '=', hashToken(ticket)).where('kind', '=', kind)
+    .where('used_at', 'is', null).where('expires_at', '>', now)
+    .returning('user_id').executeTakeFirst();
+  return row?.user_id ?? null;
+}

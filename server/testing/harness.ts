@@ -1,0 +1,75 @@
+// Test harness: a real server on a real database, SQLite in memory or a fresh PostgreSQL database
+// created for the run and dropped after it.
+import pg from 'pg';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig } from '../config/index.ts';
+import { seedDemo } from '../seed/demo.ts';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The databases to run server tests on. In CI PostgreSQL is required; elsewhere it is skipped, with a word, only if unreachable. */
+export async function databaseKinds(): Promise<DatabaseKind[]> {
+  if (await postgresReachable()) return ['sqlite', 'postgres'];
+  if (process.env.CI) throw new Error(`PostgreSQL is required in CI but ${ADMIN_URL} is not reachable`);
+  console.warn(`PostgreSQL not reachable at ${ADMIN_URL}: server tests run on SQLite only`);
+  return ['sqlite'];
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tessera_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
+
+export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {}, options: { seed?: boolean } = {}): Promise<TestServer> {
+  const database = kind === 'postgres' ? await createPostgresDatabase() : null;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    SQLITE_PATH: ':memory:',
+    SPA_DIR: 'none',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const app = await buildApp(config);
+  if (options.seed ?? true) await seedDemo(app.ctx);
+  return {
+    ...app,
+    kind,
+    async stop() {
+      await app.close();
+      await database?.drop();
+    },
+  };
+}
+
+export const DEVICE = { 'x-device-id': 'test-device-0001' };
