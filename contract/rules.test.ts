@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VARIANT_LOCALES, serviceHost, variantOfHost } from './constants.ts';
+import { ERROR_MESSAGES, ERROR_STATUS } from './errors.ts';
+import { normalisePhone } from './phone.ts';
+import { isCardNumber, isDeviceId, isEmail, looksLikeEmail, normaliseEmail, sanitiseCodeInput } from './rules.ts';
+
+describe('email rule', () => {
+  it.each(['emma.peeters@example.be', 'a+b@sub.example.co.uk'])('accepts %s', (email) => expect(isEmail(email)).toBe(true));
+  it.each(['', 'no-at-sign', '@example.be', 'a@b', 'a b@example.be', `${'a'.repeat(65)}@example.be`, 'a@example.b'])(
+    'refuses %j', (email) => expect(isEmail(email)).toBe(false));
+  it('normalises case and spaces', () => expect(normaliseEmail('  Emma.Peeters@Example.BE ')).toBe('emma.peeters@example.be'));
+  it('tells emails from phones', () => {
+    expect(looksLikeEmail('x@y.be')).toBe(true);
+    expect(looksLikeEmail('+32 470 12 34 56')).toBe(false);
+  });
+});
+
+describe('phone normalisation', () => {
+  it.each([
+    ['0470 12 34 56', 'BE', '+32470123456'],
+    ['+32 470/12.34.56', 'BE', '+32470123456'],
+    ['0032 470 12 34 56', 'BE', '+32470123456'],
+    ['(0470) 12-34-56', 'BE', '+32470123456'],
+    ['621 123 456', 'LU', '+352621123456'],
+    ['+352 621 123 456', 'BE', '+352621123456'],
+  ] as const)('%s (%s) → %s', (input, country, expected) => expect(normalisePhone(input, country)).toBe(expected));
+  it.each(['', 'abc', '12', '+32 470 12', 'emma@example.be', '0470 12 34 56 78 90 12'])('refuses %j', (input) =>
+    expect(normalisePhone(input)).toBeNull());
+  it('never throws and always yields E.164 or null', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 40 }), (input) => {
+      const out = normalisePhone(input);
+      return out === null || /^\+[1-9]\d{6,14}$/.test(out);
+    }));
+  });
+});
+
+describe('card number rule', () => {
+  it('accepts 16 digits starting with 5065, spaces allowed', () => {
+    expect(isCardNumber('5065123412341234')).toBe(true);
+    expect(isCardNumber('5065 1234 1234 1234')).toBe(true);
+  });
+  it.each(['4065123412341234', '506512341234123', '50651234123412345', '5065abcd12341234'])('refuses %s', (card) =>
+    expect(isCardNumber(card)).toBe(false));
+});
+
+describe('code input and device id', () => {
+  it('keeps letters and digits only', () => expect(sanitiseCodeInput(' 12-34 ab!')).toBe('1234ab'));
+  it('checks device ids', () => {
+    expect(isDeviceId(crypto.randomUUID())).toBe(true);
+    expect(isDeviceId('short')).toBe(false);
+    expect(isDeviceId('has space in it')).toBe(false);
+    expect(isDeviceId(undefined)).toBe(false);
+  });
+});
+
+describe('variants', () => {
+  it('chooses the variant by host name', () => {
+    expect(variantOfHost('account.localhost:3000')).toBe('be');
+    expect(variantOfHost('account.lu.localhost:3000')).toBe('lu');
+    expect(variantOfHost('account.tessera.lu')).toBe('lu');
+    expect(variantOfHost('account.tessera.be')).toBe('be');
+    expect(variantOfHost('lucky.example.be')).toBe('be');
+  });
+  it('offers the spec languages and defaults', () => {
+    expect(Object.values(VARIANT_LOCALES.be.locales).toSorted()).toEqual(['en', 'fr', 'nl']);
+    expect(VARIANT_LOCALES.be.default).toBe('nl');
+    expect(Object.values(VARIANT_LOCALES.lu.locales).toSorted()).toEqual(['en_LU', 'fr_LU']);
+    expect(VARIANT_LOCALES.lu.default).toBe('fr_LU');
+  });
+  it('derives tile hosts by replacing account', () => {
+    expect(serviceHost('account.tessera.be', 'client')).toBe('client.tessera.be');
+    expect(serviceHost('account.lu.localhost:3000', 'fridom')).toBe('fridom.lu.localhost:3000');
+  });
+});
+
+describe('error catalogue', () => {
+  it('gives every code a status and a message, with the spec wording for login', () => {
+    for (const code of Object.keys(ERROR_STATUS)) expect(ERROR_MESSAGES[code as keyof typeof ERROR_STATUS]).toBeTruthy();
+    expect(ERROR_MESSAGES.invalid_credentials).toBe('Invalid username/password.');
+    expect(ERROR_MESSAGES.too_many_attempts).toBe('Too many attempts. Please try again later.');
+    expect(ERROR_MESSAGES.internal_error).toBe('An error has occurred. Please try again later.');
+  });
+});
