@@ -30,7 +30,7 @@ export async function databaseKinds(): Promise<DatabaseKind[]> {
   return ['sqlite'];
 }
 
-async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `tessera_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
