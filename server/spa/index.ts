@@ -14,9 +14,9 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null) {
       root,
       wildcard: false,
       index: false,
-      setHeaders(res, path) {
+      setHeaders(reply, path) {
         // Vite fingerprints everything under assets/: cache it for a year; the rest revalidates.
-        res.setHeader('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+        reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
   }
