@@ -1,0 +1,52 @@
+// Browser tests in Debian's Chromium against the real server (fresh in-memory SQLite, demo data).
+import { defineConfig } from '@playwright/test';
+
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+export const E2E_MAINTENANCE_PORT = E2E_PORT + 1;
+
+const serverEnv = {
+  NODE_ENV: 'test',
+  SQLITE_PATH: ':memory:',
+  SEED_DEMO: 'true',
+  SPA_DIR: 'dist',
+  HOST: 'localhost',
+  LOG_LEVEL: 'warn',
+  LOGIN_MAX_FAILS_PER_USER_IP: '3',
+  LOGIN_MAX_FAILS_PER_IP: '10000',
+};
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  forbidOnly: true,
+  reporter: [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? 'test-results/playwright.json' }]],
+  use: {
+    baseURL: `http://account.localhost:${E2E_PORT}`,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run', '--disable-quic'],
+    },
+  },
+  webServer: [
+    {
+      command: 'node scripts/serve.ts',
+      url: `http://127.0.0.1:${E2E_PORT}/readyz`,
+      env: { ...serverEnv, PORT: String(E2E_PORT) },
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: 'node scripts/serve.ts',
+      url: `http://127.0.0.1:${E2E_MAINTENANCE_PORT}/readyz`,
+      env: { ...serverEnv, PORT: String(E2E_MAINTENANCE_PORT), MAINTENANCE: 'true', SEED_DEMO: 'false' },
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
+});
