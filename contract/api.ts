@@ -1,0 +1,21 @@
+// How a failed API call reaches the machines: the status, the stable code and the server's message.
+// status 0 means the network failed (no answer).
+
+export type ApiFailure = {
+  readonly kind: 'api_failure';
+  status: number;
+  code: string;
+  message: string;
+  /** The whole answer body, for answers that carry more than an error (mfa, payload, retry_after). */
+  body: Record<string, unknown>;
+};
+
+export function apiFailure(status: number, body: Record<string, unknown>): ApiFailure {
+  const code = typeof body.code === 'string' ? body.code : status === 0 ? 'network_error' : status >= 500 ? 'internal_error' : `http_${status}`;
+  const message = typeof body.message === 'string' ? body.message : `HTTP error, status = ${status}`;
+  return { kind: 'api_failure', status, code, message, body };
+}
+
+export function isApiFailure(value: unknown): value is ApiFailure {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'api_failure';
+}

@@ -1,0 +1,101 @@
+// Sign-in by email or phone and password (spec §4 Login). Pure: the call is the `submitLogin`
+// actor, bound to the API client by the app and to scripted answers by the tests.
+import { assign, fromPromise, setup } from 'xstate';
+import { isApiFailure, type ApiFailure } from '../contract/api.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
+
+export type LoginMode = 'email' | 'phone';
+export type LoginError = { code: string; message: string };
+
+export type LoginOutput =
+  | { kind: 'success' }
+  | { kind: 'mfa'; payload: string; methods: MfaMethodSummary[] }
+  | { kind: 'weakPassword'; payload: string }
+  | { kind: 'maintenance' };
+
+export type LoginEvent =
+  | { type: 'CHANGE'; field: 'username' | 'password'; value: string }
+  | { type: 'SET_MODE'; mode: LoginMode }
+  | { type: 'SUBMIT' };
+
+type Context = { mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null };
+
+function failureOf(error: unknown): ApiFailure | null {
+  return isApiFailure(error) ? error : null;
+}
+
+/** The error an actor failed with, for guards that see the machine's whole event union. */
+export function errorOf(event: object): unknown {
+  return 'error' in event ? event.error : undefined;
+}
+
+/** The error shown for a failed sign-in, by status (spec §8); the view translates by code. */
+export function loginErrorOf(error: unknown): LoginError {
+  const failure = failureOf(error);
+  if (!failure || failure.status === 0 || failure.status >= 500) {
+    return { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+  }
+  if (failure.status === 429) return { code: 'too_many_attempts', message: 'Too many attempts. Please try again later.' };
+  if (failure.status === 422 || failure.code === 'validation_failed') return { code: failure.code, message: failure.message };
+  return { code: 'invalid_credentials', message: 'Invalid username/password.' };
+}
+
+function mfaOutcome(error: unknown): LoginOutput {
+  const mfa = (failureOf(error)?.body.mfa ?? {}) as { payload?: string; methods?: MfaMethodSummary[] };
+  return { kind: 'mfa', payload: mfa.payload ?? '', methods: mfa.methods ?? [] };
+}
+
+function weakOutcome(error: unknown): LoginOutput {
+  const payload = failureOf(error)?.body.payload;
+  return { kind: 'weakPassword', payload: typeof payload === 'string' ? payload : '' };
+}
+
+export const loginMachine = setup({
+  types: {
+    context: {} as Context,
+    events: {} as LoginEvent,
+    input: {} as { mode: LoginMode },
+    output: {} as LoginOutput,
+  },
+  actors: {
+    submitLogin: fromPromise<unknown, { username: string; password: string }>(async () => {
+      throw new Error('submitLogin is provided by the app');
+    }),
+  },
+  guards: {
+    canSubmit: ({ context }) => context.username.trim() !== '' && context.password !== '',
+    needsMfa: ({ event }) => failureOf(errorOf(event))?.code === 'mfa_required',
+    weakPassword: ({ event }) => failureOf(errorOf(event))?.code === 'weak_password',
+    inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
+  },
+}).createMachine({
+  id: 'login',
+  context: ({ input }) => ({ mode: input.mode, username: '', password: '', error: null, outcome: null }),
+  initial: 'editing',
+  states: {
+    editing: {
+      on: {
+        // An error stays until the user types again.
+        CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
+        SET_MODE: { actions: assign(({ event }) => ({ mode: event.mode, username: '', error: null })) },
+        SUBMIT: { guard: 'canSubmit', target: 'submitting' },
+      },
+    },
+    submitting: {
+      invoke: {
+        id: 'submitLogin',
+        src: 'submitLogin',
+        input: ({ context }) => ({ username: context.username.trim(), password: context.password }),
+        onDone: { target: 'done', actions: assign({ outcome: { kind: 'success' } }) },
+        onError: [
+          { guard: 'needsMfa', target: 'done', actions: assign({ outcome: ({ event }) => mfaOutcome(event.error) }) },
+          { guard: 'weakPassword', target: 'done', actions: assign({ outcome: ({ event }) => weakOutcome(event.error) }) },
+          { guard: 'inMaintenance', target: 'done', actions: assign({ outcome: { kind: 'maintenance' } }) },
+          { target: 'editing', actions: assign({ error: ({ event }) => loginErrorOf(event.error), password: '' }) },
+        ],
+      },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => context.outcome!,
+});

@@ -1,0 +1,254 @@
+// The root machine: owns the session (anonymous / signed in), the route guard of spec §4, and
+// invokes the flows. The URL reflects it: the app sends ROUTE on every location change and the
+// machine answers with `navigate` (the only way the app changes screens).
+import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
+import { isApiFailure } from '../contract/api.ts';
+import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import { errorOf, loginMachine, type LoginMode, type LoginOutput } from './login.ts';
+import {
+  HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location,
+} from './routes.ts';
+
+export type RootInput = {
+  /** The local copy of the user kept under `account`, if any. */
+  storedAccount: UserProfile | null;
+  /** The target URL saved before a sign-in, if any (session storage). */
+  storedTarget: string | null;
+  location: Location;
+};
+
+export type RootEvent =
+  | { type: 'ROUTE'; location: Location }
+  | { type: 'DISMISS_NOTICE' };
+
+/** A message the current screen shows once: e.g. the weak-password notice on the login page. */
+export type Notice = 'weak_password' | 'logout_failed' | null;
+
+type Context = {
+  config: AppConfig | null;
+  user: UserProfile | null;
+  target: string | null;
+  location: Location;
+  notice: Notice;
+};
+
+const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
+const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
+
+function loginModeOf(path: string): LoginMode {
+  return path.startsWith('/login/phone') ? 'phone' : 'email';
+}
+
+const rootSetup = setup({
+  types: {
+    context: {} as Context,
+    events: {} as RootEvent,
+    input: {} as RootInput,
+  },
+  actors: {
+    loadConfig: fromPromise<AppConfig>(async () => {
+      throw new Error('loadConfig is provided by the app');
+    }),
+    fetchUser: fromPromise<UserProfile>(async () => {
+      throw new Error('fetchUser is provided by the app');
+    }),
+    logout: fromPromise<void>(async () => {
+      throw new Error('logout is provided by the app');
+    }),
+    login: loginMachine,
+  },
+  actions: {
+    // Side effects, provided by the app (router, storage, analytics, window.location).
+    navigate: (_, _params: { to: string }) => {},
+    leaveTo: (_, _params: { url: string }) => {},
+    trackPageView: (_, _params: { path: string }) => {},
+    persistAccount: (_, _params: { user: UserProfile | null }) => {},
+    persistTarget: (_, _params: { target: string | null }) => {},
+    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string }) => {},
+    clearSession: () => {},
+  },
+  guards: {
+    isMaintenance: ({ event }) => is503(errorOf(event)),
+    isUnauthorised: ({ event }) => is401(errorOf(event)),
+    hasStoredUser: ({ context }) => context.user !== null,
+    loginSucceeded: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'success',
+    loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
+    loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
+    routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
+  },
+});
+
+/** Applies the route guard (spec §4) to the current location. */
+const applyGuard = (signedIn: boolean) => rootSetup.enqueueActions(({ context, enqueue }) => {
+  const decision = guard(context.location, signedIn);
+  if (decision.kind === 'redirect') {
+    enqueue({ type: 'navigate', params: { to: decision.to } });
+  } else if (decision.kind === 'login') {
+    enqueue.assign({ target: decision.target });
+    enqueue({ type: 'persistTarget', params: { target: decision.target } });
+    enqueue({ type: 'navigate', params: { to: LOGIN_PATH } });
+  } else if (decision.kind === 'logout') {
+    enqueue.raise({ type: 'ROUTE', location: context.location });
+  } else {
+    enqueue({ type: 'trackPageView', params: { path: context.location.path } });
+    const away = signedIn && context.location.path === HOME_PATH
+      ? allowedRedirect(context.location.search, context.config?.redirectTargets ?? []) : null;
+    if (away) enqueue({ type: 'leaveTo', params: { url: away } });
+  }
+});
+
+/** Forgets everything about the signed-out user: local copy and session storage (context is reset beside it). */
+const forgetSession = [{ type: 'persistAccount', params: { user: null } }, 'clearSession'] as const;
+
+export const rootMachine = rootSetup.createMachine({
+  id: 'root',
+  context: ({ input }) => ({
+    config: null,
+    user: input.storedAccount,
+    target: input.storedTarget,
+    location: input.location,
+    notice: null,
+  }),
+  initial: 'booting',
+  on: {
+    DISMISS_NOTICE: { actions: assign({ notice: null }) },
+  },
+  states: {
+    booting: {
+      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      invoke: {
+        id: 'loadConfig',
+        src: 'loadConfig',
+        onDone: { target: 'restoring', actions: assign({ config: ({ event }) => event.output }) },
+        onError: [
+          { guard: 'isMaintenance', target: 'maintenance' },
+          // Without the config the app still works with the host's defaults.
+          { target: 'restoring' },
+        ],
+      },
+    },
+    restoring: {
+      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      invoke: {
+        id: 'restoreUser',
+        src: 'fetchUser',
+        onDone: {
+          target: 'signedIn',
+          actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }],
+        },
+        onError: [
+          { guard: 'isMaintenance', target: 'maintenance' },
+          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null }), { type: 'persistAccount', params: { user: null } }] },
+          // Offline or failing: keep the local copy if there is one.
+          { guard: 'hasStoredUser', target: 'signedIn' },
+          { target: 'anonymous' },
+        ],
+      },
+    },
+    anonymous: {
+      entry: applyGuard(false),
+      on: {
+        ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard(false)] },
+      },
+      initial: 'signingIn',
+      states: {
+        signingIn: {
+          on: {
+            ROUTE: {
+              actions: [
+                assign({ location: ({ event }) => event.location }),
+                applyGuard(false),
+                sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
+              ],
+            },
+          },
+          invoke: {
+            id: 'login',
+            src: 'login',
+            input: ({ context }) => ({ mode: loginModeOf(context.location.path) }),
+            onDone: [
+              { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null }) },
+              {
+                guard: 'loginNeedsMfa',
+                target: 'signingIn',
+                reenter: true,
+                actions: [
+                  { type: 'storeSession', params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }) },
+                  { type: 'navigate', params: { to: '/mfa/methods?isLogin=true' } },
+                ],
+              },
+              {
+                guard: 'loginWeakPassword',
+                target: 'signingIn',
+                reenter: true,
+                actions: [
+                  { type: 'storeSession', params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }) },
+                  assign({ notice: 'weak_password' }),
+                ],
+              },
+              { target: '#root.maintenance' },
+            ],
+          },
+        },
+        loadingUser: {
+          invoke: {
+            id: 'loadUser',
+            src: 'fetchUser',
+            onDone: {
+              target: '#root.signedIn',
+              actions: [
+                assign({ user: ({ event }) => event.output }),
+                { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+                { type: 'navigate', params: ({ context }) => ({ to: safeTarget(context.target) ?? HOME_PATH }) },
+                assign({ target: null }),
+                { type: 'persistTarget', params: { target: null } },
+              ],
+            },
+            onError: [
+              { guard: 'isMaintenance', target: '#root.maintenance' },
+              { target: 'signingIn', actions: assign({ notice: null }) },
+            ],
+          },
+        },
+      },
+    },
+    signedIn: {
+      entry: applyGuard(true),
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            ROUTE: [
+              { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              { actions: [assign({ location: ({ event }) => event.location }), applyGuard(true)] },
+            ],
+          },
+        },
+        loggingOut: {
+          invoke: {
+            id: 'logout',
+            src: 'logout',
+            onDone: {
+              target: '#root.anonymous',
+              actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+            },
+            onError: [
+              // The server no longer knows the token: the user is signed out all the same.
+              { guard: 'isUnauthorised', target: '#root.anonymous', actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }] },
+              { target: 'idle', actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }] },
+            ],
+          },
+        },
+      },
+    },
+    maintenance: {
+      entry: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
+      on: {
+        ROUTE: {
+          guard: ({ event }) => event.location.path !== MAINTENANCE_PATH,
+          actions: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,69 @@
+// The route table the root machine guards (spec §2 and §4), as data and pure functions. Only the
+// screens that exist are listed: any other path goes home.
+
+export type Access = 'public' | 'private' | 'any';
+
+/** Screens by path: `public` is for anonymous users only, `private` needs a session. */
+export const SCREENS: Record<string, Access> = {
+  '/login/email': 'public',
+  '/login/phone': 'public',
+  '/user/dashboard': 'private',
+  '/maintenance': 'any',
+};
+
+/** Paths that are only redirects or actions, never screens. */
+export const REDIRECTS: Record<string, string> = {
+  '/': '/user/dashboard',
+  '/login': '/login/email',
+};
+
+export const LOGIN_PATH = '/login/email';
+export const HOME_PATH = '/user/dashboard';
+export const LOGOUT_PATH = '/logout';
+export const MAINTENANCE_PATH = '/maintenance';
+
+export type Location = { path: string; search: string };
+
+export type GuardDecision =
+  | { kind: 'stay' }
+  | { kind: 'redirect'; to: string }
+  /** Anonymous on a private screen: remember where they wanted to go, then sign in. */
+  | { kind: 'login'; target: string }
+  | { kind: 'logout' };
+
+function normalise(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+export function guard(location: Location, signedIn: boolean): GuardDecision {
+  const path = normalise(location.path);
+  if (path === LOGOUT_PATH) return signedIn ? { kind: 'logout' } : { kind: 'redirect', to: LOGIN_PATH };
+  const redirect = REDIRECTS[path];
+  if (redirect) return { kind: 'redirect', to: redirect };
+  const access = SCREENS[path];
+  if (!access) return { kind: 'redirect', to: '/' };
+  if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
+  if (access === 'public' && signedIn) return { kind: 'redirect', to: '/' };
+  return { kind: 'stay' };
+}
+
+/** A saved target is honoured only if it is one of our own screens (no open redirect). */
+export function safeTarget(target: string | null): string | null {
+  if (!target || !target.startsWith('/') || target.startsWith('//')) return null;
+  const path = normalise(target.split(/[?#]/)[0]!);
+  return SCREENS[path] === 'private' ? target : null;
+}
+
+/** Dashboard `redirect_uri`: only an exactly registered target is followed. */
+export function allowedRedirect(search: string, registered: readonly string[]): string | null {
+  const value = new URLSearchParams(search).get('redirect_uri');
+  return value && registered.includes(value) ? value : null;
+}
+
+/** A login is a partner login when the client_id in the target URL is not a first-party id. */
+export function isPartnerLogin(targetUrl: string | null, firstParty: readonly string[]): boolean {
+  if (!targetUrl) return false;
+  const query = targetUrl.includes('?') ? targetUrl.slice(targetUrl.indexOf('?')) : '';
+  const clientId = new URLSearchParams(query).get('client_id');
+  return clientId !== null && !firstParty.includes(clientId);
+}

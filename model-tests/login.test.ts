@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import { loginMachine } from '../machines/login.ts';
+import { report, walk } from './coverage.ts';
+
+const failure = (status: number, body: Record<string, unknown>) => apiFailure(status, body);
+
+/** What the sign-in call can answer (spec §8), as the events the invoked actor sends. */
+const ANSWERS = [
+  { type: 'xstate.done.actor.submitLogin', output: { access_token: 't' } },
+  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.' }) },
+  { type: 'xstate.error.actor.submitLogin', error: failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'p', methods: [] } }) },
+  { type: 'xstate.error.actor.submitLogin', error: failure(403, { code: 'weak_password', message: '', payload: 'w' }) },
+  { type: 'xstate.error.actor.submitLogin', error: failure(503, { code: 'maintenance', message: '' }) },
+];
+
+describe('login machine: model', () => {
+  it('takes every declared transition', () => {
+    const result = walk(loginMachine, {
+      input: { mode: 'email' },
+      events: (snapshot) => [
+        { type: 'CHANGE', field: 'username', value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be' },
+        { type: 'CHANGE', field: 'password', value: 'secret' },
+        { type: 'SET_MODE', mode: 'phone' },
+        { type: 'SUBMIT' },
+        ...ANSWERS,
+      ] as never,
+    });
+    console.info(report('login', result));
+    expect(result.missing).toEqual([]);
+  });
+});
+
+describe('login machine: behaviour', () => {
+  const run = (answer: () => Promise<unknown>) => {
+    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(answer) } }), { input: { mode: 'email' } }).start();
+    actor.send({ type: 'CHANGE', field: 'username', value: ' emma@example.be ' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'secret' });
+    actor.send({ type: 'SUBMIT' });
+    return actor;
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('does not submit with an empty field', () => {
+    const actor = createActor(loginMachine, { input: { mode: 'email' } }).start();
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().value).toBe('editing');
+  });
+
+  it.each([
+    [400, 'invalid_credentials', 'Invalid username/password.'],
+    [429, 'too_many_attempts', 'Too many attempts. Please try again later.'],
+    [500, 'internal_error', 'An error has occurred. Please try again later.'],
+    [0, 'internal_error', 'An error has occurred. Please try again later.'],
+    [422, 'validation_failed', 'Server says no'],
+  ])('shows the error of a %i until the user types again', async (status, code, message) => {
+    const actor = run(async () => { throw failure(status, status === 422 ? { code: 'validation_failed', message: 'Server says no' } : {}); });
+    await settle();
+    expect(actor.getSnapshot().context.error).toEqual({ code, message });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'x' });
+    expect(actor.getSnapshot().context.error).toBeNull();
+  });
+
+  it('sends the trimmed username', async () => {
+    let sent: unknown;
+    const actor = createActor(loginMachine.provide({
+      actors: { submitLogin: fromPromise(async ({ input }) => { sent = input; return {}; }) },
+    }), { input: { mode: 'phone' } }).start();
+    actor.send({ type: 'CHANGE', field: 'username', value: ' 0470 12 34 56 ' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(sent).toEqual({ username: '0470 12 34 56', password: 'pw' });
+    expect(actor.getSnapshot().output).toEqual({ kind: 'success' });
+  });
+
+  it('ends with the MFA payload and methods on 401 mfa_required', async () => {
+    const methods = [{ id: 1, method: 'email', target: 'e***@example.be' }];
+    const actor = run(async () => { throw failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'pl', methods } }); });
+    await settle();
+    expect(actor.getSnapshot().output).toEqual({ kind: 'mfa', payload: 'pl', methods });
+  });
+
+  it('ends with the weak-password ticket on 403 weak_password', async () => {
+    const actor = run(async () => { throw failure(403, { code: 'weak_password', message: '', payload: 'ticket' }); });
+    await settle();
+    expect(actor.getSnapshot().output).toEqual({ kind: 'weakPassword', payload: 'ticket' });
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import { rootMachine } from '../machines/root.ts';
+import { report, walk } from './coverage.ts';
+
+const REGISTERED = 'https://client.tessera.example/auth/callback';
+const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null };
+const user = { id: 'u1', firstname: 'Emma' } as UserProfile;
+const at = (path: string, search = '') => ({ path, search });
+
+const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'),
+  at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
+
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
+
+/** The walk tells states apart by value, location and which context fields are set. */
+const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
+  const c = context as { user: unknown; target: unknown; notice: unknown; location: { path: string; search: string }; config: unknown };
+  return JSON.stringify([value, !!c.user, !!c.target, c.notice, !!c.config, c.location.path, c.location.search]);
+};
+
+describe('root machine: model', () => {
+  it('takes every declared transition', () => {
+    const events = [
+      ...PATHS.map((location) => ({ type: 'ROUTE', location })),
+      { type: 'DISMISS_NOTICE' },
+      done('loadConfig', config), fail('loadConfig', 503), fail('loadConfig', 0),
+      done('restoreUser', user), fail('restoreUser', 503), fail('restoreUser', 401), fail('restoreUser', 0),
+      done('login', { kind: 'success' }), done('login', { kind: 'mfa', payload: 'p', methods: [] }),
+      done('login', { kind: 'weakPassword', payload: 'w' }), done('login', { kind: 'maintenance' }),
+      done('loadUser', user), fail('loadUser', 503), fail('loadUser', 0),
+      done('logout'), fail('logout', 401), fail('logout', 500),
+    ];
+    const withStoredUser = walk(rootMachine, {
+      input: { storedAccount: user, storedTarget: null, location: at('/user/dashboard') },
+      events: () => events as never,
+      serializeState,
+    });
+    const anonymousStart = walk(rootMachine, {
+      input: { storedAccount: null, storedTarget: '/user/dashboard', location: at('/login/email') },
+      events: () => events as never,
+      serializeState,
+    });
+    // A transition counts when either walk took it.
+    const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t));
+    const result = { ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states };
+    console.info(report('root', result));
+    expect(missing).toEqual([]);
+  });
+});
+
+/** Runs the real root machine with scripted actors and records what it asks the app to do. */
+function start(options: {
+  storedAccount?: UserProfile | null; location: { path: string; search: string };
+  fetchUser?: () => Promise<UserProfile>; loadConfig?: () => Promise<AppConfig>; logout?: () => Promise<void>;
+  submitLogin?: () => Promise<unknown>;
+}) {
+  const effects: string[] = [];
+  const actor = createActor(rootMachine.provide({
+    actors: {
+      loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
+      fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
+      logout: fromPromise(options.logout ?? (async () => {})),
+      login: rootMachine.implementations.actors.login,
+    },
+    actions: {
+      navigate: (_, params) => { effects.push(`navigate ${params.to}`); },
+      leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
+      trackPageView: (_, params) => { effects.push(`view ${params.path}`); },
+      persistTarget: (_, params) => { effects.push(`target ${params.target}`); },
+      storeSession: (_, params) => { effects.push(`session ${params.key}`); },
+      clearSession: () => { effects.push('clear session'); },
+    },
+  }), { input: { storedAccount: options.storedAccount ?? null, storedTarget: null, location: options.location } }).start();
+  return { actor, effects };
+}
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('root machine: behaviour', () => {
+  it('sends an anonymous visitor of a private screen to login, remembering the target', async () => {
+    const { actor, effects } = start({ location: at('/user/dashboard', '?x=1'), fetchUser: async () => { throw apiFailure(401, {}); } });
+    await settle();
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(effects).toContain('target /user/dashboard?x=1');
+    expect(effects).toContain('navigate /login/email');
+  });
+
+  it('sends a signed-in user away from the login screen, home', async () => {
+    const { actor, effects } = start({ storedAccount: user, location: at('/login/phone') });
+    await settle();
+    expect(actor.getSnapshot().matches('signedIn')).toBe(true);
+    expect(effects).toContain('navigate /');
+  });
+
+  it('follows a dashboard redirect_uri only when it is registered', async () => {
+    const good = start({ storedAccount: user, location: at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`) });
+    const evil = start({ storedAccount: user, location: at('/user/dashboard', '?redirect_uri=https%3A%2F%2Fevil.example%2F') });
+    await settle();
+    expect(good.effects).toContain(`leave ${REGISTERED}`);
+    expect(evil.effects.some((e) => e.startsWith('leave'))).toBe(false);
+  });
+
+  it('shows maintenance when the API answers 503', async () => {
+    const { actor, effects } = start({ location: at('/login/email'), loadConfig: async () => { throw apiFailure(503, { code: 'maintenance' }); } });
+    await settle();
+    expect(actor.getSnapshot().matches('maintenance')).toBe(true);
+    expect(effects).toContain('navigate /maintenance');
+  });
+
+  it('logs out on /logout and forgets the session', async () => {
+    const { actor, effects } = start({ storedAccount: user, location: at('/user/dashboard') });
+    await settle();
+    actor.send({ type: 'ROUTE', location: at('/logout') });
+    await settle();
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(actor.getSnapshot().context.user).toBeNull();
+    expect(effects).toContain('clear session');
+    expect(effects.at(-1)).toBe('navigate /login/email');
+  });
+
+  it('stays signed in and says so when the logout call fails', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/user/dashboard'), logout: async () => { throw apiFailure(500, {}); } });
+    await settle();
+    actor.send({ type: 'ROUTE', location: at('/logout') });
+    await settle();
+    expect(actor.getSnapshot().matches('signedIn')).toBe(true);
+    expect(actor.getSnapshot().context.notice).toBe('logout_failed');
+  });
+
+  it('goes to the saved target after signing in', async () => {
+    let signedIn = false;
+    const { actor, effects } = start({
+      location: at('/user/dashboard', '?tab=1'),
+      fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return user; },
+    });
+    await settle();
+    signedIn = true;
+    actor.send({ type: 'ROUTE', location: at('/login/email') });
+    const login = actor.getSnapshot().children.login!;
+    expect(login).toBeDefined();
+    effects.length = 0;
+    (actor.getSnapshot().children.login as { send(e: unknown): void }).send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+    void login;
+    expect(actor.getSnapshot().matches({ anonymous: 'signingIn' })).toBe(true);
+  });
+});
