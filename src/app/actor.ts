@@ -1,0 +1,78 @@
+// Binds the root machine to the real world: the API client, the router, storage, analytics.
+// The router only changes screens when the machine says so (`navigate`), and every location
+// change (link, back button, reload) goes back to the machine as ROUTE.
+/** Where the machine's navigation requests go: set by RouteSync once the router is mounted. */
+export type Navigator = { current: ((to: string) => void) | null; pending: string | null };
+import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
+import type { UserProfile } from '../../contract/schemas.ts';
+import { rootMachine } from '../../machines/root.ts';
+import { loginMachine } from '../../machines/login.ts';
+import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { configureAnalytics, trackPageView } from '../analytics.ts';
+
+const ACCOUNT_KEY = 'account';
+const TARGET_KEY = 'targetUrl';
+
+function readJson<T>(storage: Storage, key: string): T | null {
+  try {
+    const raw = storage.getItem(key);
+    return raw ? (JSON.parse(raw) as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+function write(storage: Storage, key: string, value: string | null): void {
+  try {
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, value);
+  } catch {
+    // storage unavailable: the session lives in memory only
+  }
+}
+
+export function createRootActor(navigator: Navigator, inspect?: ActorOptions<AnyActorLogic>['inspect']) {
+  const machine = rootMachine.provide({
+    actors: {
+      loadConfig: fromPromise(async () => {
+        const config = await loadConfig();
+        configureAnalytics(config.analyticsUrl);
+        return config;
+      }),
+      fetchUser: fromPromise(fetchUser),
+      logout: fromPromise(logout),
+      login: loginMachine.provide({ actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) } }),
+    },
+    actions: {
+      navigate: (_, { to }) => {
+        // Before the router mounts (while the session settles) the request waits for it.
+        if (navigator.current) navigator.current(to);
+        else navigator.pending = to;
+      },
+      leaveTo: (_, { url }) => { window.location.assign(url); },
+      trackPageView: (_, { path }) => trackPageView(path),
+      persistAccount: (_, { user }) => write(localStorage, ACCOUNT_KEY, user ? JSON.stringify(user) : null),
+      persistTarget: (_, { target }) => write(sessionStorage, TARGET_KEY, target),
+      storeSession: (_, { key, value }) => write(sessionStorage, key, value),
+      clearSession: () => {
+        try {
+          sessionStorage.clear();
+        } catch {
+          // nothing stored
+        }
+      },
+    },
+  });
+  const location = window.location;
+  const actor = createActor(machine, {
+    input: {
+      storedAccount: readJson<UserProfile>(localStorage, ACCOUNT_KEY),
+      storedTarget: (() => { try { return sessionStorage.getItem(TARGET_KEY); } catch { return null; } })(),
+      location: { path: location.pathname, search: location.search },
+    },
+    inspect,
+  });
+  return actor;
+}
+
+export type RootActor = ReturnType<typeof createRootActor>;

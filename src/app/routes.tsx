@@ -1,0 +1,18 @@
+// The screens this app has (spec §2). Which one may show is the root machine's decision; a path
+// that is not here renders nothing while the machine sends the user where the spec says.
+import { lazy, Suspense, type ReactNode } from 'react';
+import { LoginPage } from '../login/LoginPage.tsx';
+import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
+import { Pending } from '../components/Pending.tsx';
+
+const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
+
+const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
+
+export const routes: Array<{ path: string; element: ReactNode }> = [
+  { path: '/login/email', element: <LoginPage /> },
+  { path: '/login/phone', element: <LoginPage /> },
+  { path: '/user/dashboard', element: later(<DashboardPage />) },
+  { path: '/maintenance', element: <MaintenancePage /> },
+  { path: '*', element: <Pending /> },
+];

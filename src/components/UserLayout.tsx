@@ -1,0 +1,46 @@
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { NavLink } from 'react-router';
+import { Footer } from './Footer.tsx';
+import { TopBar } from './TopBar.tsx';
+
+/** Sidebar entries (spec §2); the ones whose screens do not exist yet are shown but not linked. */
+const ENTRIES = [
+  { key: 'dashboard', to: '/user/dashboard' },
+  { key: 'profile', to: null },
+  { key: 'security', to: null },
+  { key: 'access', to: null },
+  { key: 'notifications', to: null },
+] as const;
+
+/** The user area: a sidebar on wide screens that becomes a row of tabs on small ones. */
+export function UserLayout({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <div className="flex min-h-screen flex-col">
+      <TopBar />
+      <div className="mx-auto flex w-full max-w-6xl flex-1 flex-col gap-6 px-4 py-6 md:flex-row">
+        <nav aria-label={t('sidebar.label')} className="md:w-56 md:shrink-0">
+          <ul className="flex gap-1 overflow-x-auto border-b border-slate-200 md:flex-col md:border-b-0" data-testid="user-nav">
+            {ENTRIES.map((entry) => (
+              <li key={entry.key} className="shrink-0">
+                {entry.to ? (
+                  <NavLink
+                    to={entry.to}
+                    className={({ isActive }) => `block rounded px-3 py-2 text-sm font-medium ${isActive ? 'bg-brand text-white' : 'text-slate-800 hover:bg-slate-100'}`}
+                  >
+                    {t(`sidebar.${entry.key}`)}
+                  </NavLink>
+                ) : (
+                  <span aria-disabled="true" className="block px-3 py-2 text-sm text-slate-600">{t(`sidebar.${entry.key}`)}</span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" className="min-w-0 flex-1">{children}</main>
+      </div>
+      <Footer />
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+// The dashboard (spec §1): greeting by first name and the services card with one tile per platform.
+import { useSelector } from '@xstate/react';
+import { useTranslation } from 'react-i18next';
+import { serviceHost } from '../../contract/constants.ts';
+import type { UserProfile } from '../../contract/schemas.ts';
+import { useRootActor } from '../app/context.ts';
+import { UserLayout } from '../components/UserLayout.tsx';
+import { variant } from '../variant.ts';
+
+type Tile = { key: 'client' | 'my' | 'fridom' | 'deals'; href: string };
+
+/** Which tiles a user gets: by the platform ids set on the account, deals except in Luxembourg. */
+export function tilesFor(user: UserProfile, host: string, protocol: string, lu: boolean): Tile[] {
+  const url = (service: 'client' | 'my' | 'fridom') => `${protocol}//${serviceHost(host, service)}/`;
+  const tiles: Tile[] = [];
+  if (user.customer_user_id) tiles.push({ key: 'client', href: url('client') });
+  if (user.user_id) tiles.push({ key: 'my', href: url('my') });
+  if (user.fridom_user_id) tiles.push({ key: 'fridom', href: url('fridom') });
+  if (!lu) tiles.push({ key: 'deals', href: 'https://deals.partner.example/' });
+  return tiles;
+}
+
+export default function DashboardPage() {
+  const { t } = useTranslation();
+  const root = useRootActor();
+  const user = useSelector(root, (s) => s.context.user);
+  const notice = useSelector(root, (s) => s.context.notice);
+  if (!user) return null;
+  const tiles = tilesFor(user, window.location.host, window.location.protocol, variant === 'lu');
+  return (
+    <UserLayout>
+      <h1 className="text-2xl font-bold">{t('dashboard.greeting', { name: user.firstname })}</h1>
+      {notice === 'logout_failed' && (
+        <p role="alert" className="mt-4 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t('errors.logout_failed')}</p>
+      )}
+      <section aria-labelledby="services-title" className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
+        <h2 id="services-title" className="text-lg font-semibold">{t('dashboard.services')}</h2>
+        <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {tiles.map((tile) => (
+            <li key={tile.key} data-testid={`tile-${tile.key}`}>
+              <a href={tile.href} className="block h-full rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light">
+                <span className="block font-semibold text-brand-dark">{t(`dashboard.tile.${tile.key}.title`)}</span>
+                <span className="mt-1 block text-sm text-slate-700">{t(`dashboard.tile.${tile.key}.text`)}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </UserLayout>
+  );
+}

@@ -1,0 +1,149 @@
+// Sign-in by email or phone (spec §2 login): a projection of the login machine.
+import { useSelector } from '@xstate/react';
+import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { ActorRefFrom } from 'xstate';
+import type { loginMachine } from '../../machines/login.ts';
+import { useRootActor } from '../app/context.ts';
+import { Brochure } from '../components/Brochure.tsx';
+import { PublicLayout } from '../components/PublicLayout.tsx';
+import { variant } from '../variant.ts';
+
+type LoginRef = ActorRefFrom<typeof loginMachine>;
+
+export function LoginPage() {
+  const root = useRootActor();
+  const login = useSelector(root, (s) => s.children.login as LoginRef | undefined);
+  const notice = useSelector(root, (s) => s.context.notice);
+  return (
+    <PublicLayout>
+      <div className="grid gap-8 md:grid-cols-[minmax(0,28rem)_1fr]">
+        {login ? <LoginForm login={login} weakPassword={notice === 'weak_password'} /> : <p role="status">…</p>}
+        <aside className="space-y-6">
+          <ActivateCardBanner />
+          <Brochure />
+        </aside>
+      </div>
+    </PublicLayout>
+  );
+}
+
+function LoginForm({ login, weakPassword }: { login: LoginRef; weakPassword: boolean }) {
+  const { t } = useTranslation();
+  const { mode, username, password, error } = useSelector(login, (s) => s.context);
+  const submitting = useSelector(login, (s) => s.matches('submitting'));
+  const [revealed, setRevealed] = useState(false);
+  const ids = { username: useId(), password: useId(), error: useId() };
+
+  return (
+    <section aria-labelledby="login-title" className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+      <h1 id="login-title" className="text-2xl font-bold">{t(`login.title.${variant}`)}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t('login.subtitle')}</p>
+
+      <nav aria-label={t('login.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
+        {(['email', 'phone'] as const).map((m) => (
+          <Link
+            key={m}
+            to={`/login/${m}`}
+            aria-current={mode === m ? 'page' : undefined}
+            className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}
+          >
+            {t(`login.by.${m}`)}
+          </Link>
+        ))}
+      </nav>
+
+      {weakPassword && (
+        <div role="alert" className="mt-4 rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-900">
+          {t('login.weakPasswordNotice')}
+        </div>
+      )}
+
+      <form
+        className="mt-5 space-y-4"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          login.send({ type: 'SUBMIT' });
+        }}
+      >
+        <div>
+          <label htmlFor={ids.username} className="block text-sm font-medium">{t(`login.field.${mode}`)}</label>
+          <input
+            id={ids.username}
+            name="username"
+            type={mode === 'email' ? 'email' : 'tel'}
+            inputMode={mode === 'email' ? 'email' : 'tel'}
+            autoComplete="username"
+            required
+            value={username}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? ids.error : undefined}
+            onChange={(event) => login.send({ type: 'CHANGE', field: 'username', value: event.target.value })}
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+          />
+        </div>
+        <div>
+          <label htmlFor={ids.password} className="block text-sm font-medium">{t('login.field.password')}</label>
+          <div className="mt-1 flex gap-2">
+            <input
+              id={ids.password}
+              name="password"
+              type={revealed ? 'text' : 'password'}
+              autoComplete="current-password"
+              required
+              value={password}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? ids.error : undefined}
+              onChange={(event) => login.send({ type: 'CHANGE', field: 'password', value: event.target.value })}
+              className="w-full rounded border border-slate-400 px-3 py-2"
+            />
+            <button
+              type="button"
+              aria-pressed={revealed}
+              onClick={() => setRevealed(!revealed)}
+              className="shrink-0 rounded border border-slate-400 px-3 text-sm"
+            >
+              {revealed ? t('login.hidePassword') : t('login.showPassword')}
+            </button>
+          </div>
+        </div>
+
+        <div aria-live="assertive">
+          {error && (
+            <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
+              {t(`errors.${error.code}`, { defaultValue: error.message })}
+            </p>
+          )}
+        </div>
+
+        <button
+          type="submit"
+          disabled={submitting}
+          className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70"
+        >
+          {submitting ? t('login.submitting') : t('login.submit')}
+        </button>
+      </form>
+
+      <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
+        <li><Link to="/forgot-password" className="text-brand underline">{t('login.forgotPassword')}</Link></li>
+        <li><Link to="/forgot-username" className="text-brand underline">{t('login.forgotUsername')}</Link></li>
+      </ul>
+    </section>
+  );
+}
+
+function ActivateCardBanner() {
+  const { t } = useTranslation();
+  return (
+    <section aria-labelledby="activate-title" className="rounded-lg bg-brand-light p-5">
+      <h2 id="activate-title" className="text-lg font-semibold text-brand-dark">{t('login.activate.title')}</h2>
+      <p className="mt-1 text-sm text-slate-800">{t('login.activate.text')}</p>
+      <Link to="/onboarding" className="mt-3 inline-block rounded bg-brand px-3 py-2 text-sm font-medium text-white">
+        {t('login.activate.cta')}
+      </Link>
+    </section>
+  );
+}
