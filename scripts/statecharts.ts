@@ -1,0 +1,57 @@
+// Renders a machine as a Mermaid state diagram: nested states, initial states, final states and
+// every transition with its event and guard. Used by `npm run charts` and by the staleness test.
+import type { AnyStateMachine } from 'xstate';
+import { loginMachine } from '../machines/login.ts';
+import { rootMachine } from '../machines/root.ts';
+
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine };
+
+type Node = AnyStateMachine['root'];
+
+const name = (node: Node) => node.id.replace(/[^A-Za-z0-9_]/g, '_');
+
+function eventLabel(eventType: string, guard: unknown): string {
+  const short = eventType
+    .replace(/^xstate\.done\.actor\.(.+)$/, 'done: $1')
+    .replace(/^xstate\.error\.actor\.(.+)$/, 'error: $1')
+    .replace(/^xstate\.after\.(.+)$/, 'after $1');
+  const guardName = typeof guard === 'string' ? guard : guard ? (guard as { type?: string }).type ?? 'guarded' : '';
+  return guardName ? `${short} [${guardName}]` : short;
+}
+
+function render(node: Node, indent: string, lines: string[]): void {
+  const children = Object.values(node.states) as Node[];
+  if (children.length > 0 && node !== node.machine.root) {
+    lines.push(`${indent}state ${name(node)} {`);
+    renderChildren(node, `${indent}  `, lines);
+    lines.push(`${indent}}`);
+  } else if (node === node.machine.root) {
+    renderChildren(node, indent, lines);
+  }
+  for (const transitions of node.transitions.values()) {
+    for (const t of transitions) {
+      const targets = t.target ?? [node];
+      for (const target of targets) lines.push(`${indent}${name(node)} --> ${name(target as Node)}: ${eventLabel(t.eventType, t.guard)}`);
+    }
+  }
+}
+
+function renderChildren(node: Node, indent: string, lines: string[]): void {
+  const children = Object.values(node.states) as Node[];
+  const initial = node.config.initial;
+  if (typeof initial === 'string') lines.push(`${indent}[*] --> ${name(node.states[initial] as Node)}`);
+  for (const child of children) {
+    if (child.type === 'final') lines.push(`${indent}${name(child)} --> [*]`);
+    render(child, indent, lines);
+  }
+}
+
+export function mermaid(machine: AnyStateMachine): string {
+  const lines = ['stateDiagram-v2'];
+  render(machine.root, '  ', lines);
+  return lines.join('\n');
+}
+
+export function chartDocument(key: string, machine: AnyStateMachine): string {
+  return `# ${key} statechart\n\nGenerated from \`machines/${key}.ts\` by \`npm run charts\`; do not edit by hand.\n\n\`\`\`mermaid\n${mermaid(machine)}\n\`\`\`\n`;
+}
