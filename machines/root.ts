@@ -35,6 +35,11 @@ type Context = {
 const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
+function locationOf(url: string): Location {
+  const at = url.indexOf('?');
+  return at < 0 ? { path: url, search: '' } : { path: url.slice(0, at), search: url.slice(at) };
+}
+
 function loginModeOf(path: string): LoginMode {
   return path.startsWith('/login/phone') ? 'phone' : 'email';
 }
@@ -199,7 +204,10 @@ export const rootMachine = rootSetup.createMachine({
               actions: [
                 assign({ user: ({ event }) => event.output }),
                 { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-                { type: 'navigate', params: ({ context }) => ({ to: safeTarget(context.target) ?? HOME_PATH }) },
+                // Where the user goes next is known now: the guard on entering signedIn must judge
+                // that location, not the login screen the URL still shows.
+                assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+                { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
                 assign({ target: null }),
                 { type: 'persistTarget', params: { target: null } },
               ],

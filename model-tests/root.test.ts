@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import { loginMachine } from '../machines/login.ts';
 import { rootMachine } from '../machines/root.ts';
 import { report, walk } from './coverage.ts';
 
@@ -64,7 +65,7 @@ function start(options: {
       loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
       fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
       logout: fromPromise(options.logout ?? (async () => {})),
-      login: rootMachine.implementations.actors.login,
+      login: loginMachine.provide({ actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) } }),
     },
     actions: {
       navigate: (_, params) => { effects.push(`navigate ${params.to}`); },
@@ -130,20 +131,25 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().context.notice).toBe('logout_failed');
   });
 
-  it('goes to the saved target after signing in', async () => {
+  it('goes to the saved target after signing in, and the guard judges that target', async () => {
     let signedIn = false;
     const { actor, effects } = start({
       location: at('/user/dashboard', '?tab=1'),
       fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return user; },
     });
     await settle();
-    signedIn = true;
     actor.send({ type: 'ROUTE', location: at('/login/email') });
-    const login = actor.getSnapshot().children.login!;
-    expect(login).toBeDefined();
+    signedIn = true;
+    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
+    login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     effects.length = 0;
-    (actor.getSnapshot().children.login as { send(e: unknown): void }).send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
-    void login;
-    expect(actor.getSnapshot().matches({ anonymous: 'signingIn' })).toBe(true);
+    login.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().matches('signedIn')).toBe(true);
+    expect(effects).toContain('navigate /user/dashboard?tab=1');
+    expect(effects).not.toContain('navigate /');
+    expect(actor.getSnapshot().context.target).toBeNull();
   });
+});
 });

@@ -1,0 +1,55 @@
+import { expect, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.ts';
+import { signIn, user } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+const tiles = (page: import('@playwright/test').Page) => page.getByTestId(/^tile-/);
+
+test('the card holder sees client area, employee area, Fridom and deals tiles on derived hosts', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(tiles(page)).toHaveCount(4);
+  await expect(page.getByTestId('tile-client').getByRole('link')).toHaveAttribute('href', `http://client.localhost:${E2E_PORT}/`);
+  await expect(page.getByTestId('tile-my').getByRole('link')).toHaveAttribute('href', `http://my.localhost:${E2E_PORT}/`);
+  await expect(page.getByTestId('tile-fridom').getByRole('link')).toHaveAttribute('href', `http://fridom.localhost:${E2E_PORT}/`);
+  await expect(page.getByTestId('tile-deals')).toBeVisible();
+});
+
+test('the company customer sees only the client area and deals', async ({ page }) => {
+  await signIn(page, user('customer').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
+  await expect(tiles(page)).toHaveCount(2);
+  await expect(page.getByTestId('tile-client')).toBeVisible();
+  await expect(page.getByTestId('tile-deals')).toBeVisible();
+});
+
+test('a registered redirect_uri is followed at once; any other is ignored', async ({ page }) => {
+  await page.route('https://client.tessera.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title>' }));
+  await signIn(page, user('cardholder').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  await page.goto(`/user/dashboard?redirect_uri=${encodeURIComponent('https://evil.example/steal')}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  expect(page.url()).toContain(`localhost:${E2E_PORT}`);
+  await page.goto(`/user/dashboard?redirect_uri=${encodeURIComponent('https://client.tessera.example/auth/callback')}`);
+  await expect(page).toHaveURL('https://client.tessera.example/auth/callback');
+});
+
+test.describe('small screens', () => {
+  test.use({ viewport: { width: 360, height: 740 } });
+  test('the sidebar becomes a row of tabs', async ({ page }) => {
+    await signIn(page, user('cardholder').email);
+    const nav = page.getByTestId('user-nav');
+    await expect(nav).toBeVisible();
+    expect(await nav.evaluate((el) => getComputedStyle(el).flexDirection)).toBe('row');
+    await expect(page.getByRole('link', { name: 'Dashboard' })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  });
+});
+
+test.describe('wide screens', () => {
+  test.use({ viewport: { width: 1280, height: 800 } });
+  test('the user area has a sidebar', async ({ page }) => {
+    await signIn(page, user('cardholder').email);
+    expect(await page.getByTestId('user-nav').evaluate((el) => getComputedStyle(el).flexDirection)).toBe('column');
+  });
+});

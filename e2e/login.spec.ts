@@ -1,0 +1,94 @@
+import { expect, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.ts';
+import { DEMO_PASSWORD, signIn, user } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+test('signs in by email and greets the user on the dashboard', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  const cookies = await page.context().cookies();
+  const auth = cookies.find((c) => c.name === 'tessera_token');
+  expect(auth?.httpOnly).toBe(true);
+  expect(auth?.sameSite).toBe('Lax');
+  expect(await page.evaluate(() => document.cookie)).not.toContain('tessera_token');
+});
+
+test('signs in by phone typed in a local format', async ({ page }) => {
+  await page.goto('/login/phone');
+  await signIn(page, '0470 98 76 54', DEMO_PASSWORD, 'phone');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
+});
+
+test('switches between email and phone sign-in with the URL', async ({ page }) => {
+  await page.goto('/login/email');
+  await page.getByRole('link', { name: 'Phone' }).click();
+  await expect(page).toHaveURL(/\/login\/phone$/);
+  await expect(page.getByLabel('Phone number')).toBeVisible();
+  await page.goBack();
+  await expect(page.getByLabel('Email address')).toBeVisible();
+});
+
+test('shows the wrong-password message until the user types again', async ({ page }) => {
+  await signIn(page, user('customer').email, 'not-the-password');
+  const alert = page.getByRole('alert');
+  await expect(alert).toHaveText('Invalid username/password.');
+  await page.getByLabel('Password', { exact: true }).fill('x');
+  await expect(alert).toHaveCount(0);
+});
+
+test('shows the throttling message after repeated failures', async ({ page }) => {
+  const username = `throttled-${Date.now()}@example.be`;
+  for (let i = 0; i < 3; i++) {
+    await signIn(page, username, `wrong-${i}`);
+    await expect(page.getByRole('alert')).toHaveText('Invalid username/password.');
+  }
+  await signIn(page, username, 'wrong-again');
+  await expect(page.getByRole('alert')).toHaveText('Too many attempts. Please try again later.');
+});
+
+test('tells a user with a weak password to renew it, without signing in', async ({ page }) => {
+  await signIn(page, user('weak').email);
+  await expect(page.getByRole('alert')).toContainText('choose a new one');
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await page.goto('/user/dashboard');
+  await expect(page).toHaveURL(/\/login\/email$/);
+});
+
+test('logout revokes the session, clears the cookie and the local copy', async ({ page, request }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  const token = (await page.context().cookies()).find((c) => c.name === 'tessera_token')!.value;
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  expect((await page.context().cookies()).find((c) => c.name === 'tessera_token')).toBeUndefined();
+  expect(await page.evaluate(() => localStorage.getItem('account'))).toBeNull();
+  const again = await request.get(`http://127.0.0.1:${E2E_PORT}/api/user`, { headers: { authorization: `Bearer ${token}`, 'x-device-id': 'e2e-device-0001' } });
+  expect(again.status()).toBe(401);
+  await page.goto('/user/dashboard');
+  await expect(page).toHaveURL(/\/login\/email$/);
+});
+
+test('the guard sends a private path to login and back there after signing in', async ({ page }) => {
+  await page.goto('/user/dashboard?from=mail');
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await signIn(page, user('cardholder').email);
+  await expect(page).toHaveURL(/\/user\/dashboard\?from=mail$/);
+});
+
+test('a signed-in user on a public screen goes home, and unknown paths go home', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await page.goto('/login/phone');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await page.goto('/no/such/screen');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+});
+
+test('the session survives a reload', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+});

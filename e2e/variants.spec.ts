@@ -1,0 +1,75 @@
+import { expect, test } from '@playwright/test';
+import { E2E_MAINTENANCE_PORT, E2E_PORT } from '../playwright.config.ts';
+import { signIn, user } from './support.ts';
+
+const LU = `http://account.lu.localhost:${E2E_PORT}`;
+
+test.describe('Belgian variant', () => {
+  test.describe('with a Dutch browser', () => {
+    test.use({ locale: 'nl-BE' });
+    test('speaks Dutch', async ({ page }) => {
+      await page.goto('/login/email');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Log in op uw Tessera-account');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'nl');
+    });
+  });
+  test.describe('with a German browser', () => {
+    test.use({ locale: 'de-DE' });
+    test('falls back to English and offers fr, nl, en', async ({ page }) => {
+      await page.goto('/login/email');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
+      const options = await page.getByLabel('Language').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      expect(options.sort()).toEqual(['en', 'fr', 'nl']);
+      await expect(page.locator('#favicon')).toHaveAttribute('href', '/favicon.svg');
+    });
+  });
+  test.describe('language switch', () => {
+    test.use({ locale: 'en-GB' });
+    test('persists the choice across reloads', async ({ page }) => {
+      await page.goto('/login/email');
+      await page.getByLabel('Language').selectOption('fr');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Connectez-vous à votre compte Tessera');
+      await page.reload();
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Connectez-vous à votre compte Tessera');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+    });
+  });
+});
+
+test.describe('Luxembourg variant', () => {
+  test.describe('with a German browser', () => {
+    test.use({ locale: 'de-DE' });
+    test('defaults to fr_LU, offers fr_LU and en_LU, and has its own favicon', async ({ page }) => {
+      await page.goto(`${LU}/login/email`);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Connectez-vous à votre compte Tessera Luxembourg');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'fr-LU');
+      const options = await page.getByLabel('Langue').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      expect(options.sort()).toEqual(['en_LU', 'fr_LU']);
+      await expect(page.locator('#favicon')).toHaveAttribute('href', '/favicon-lu.svg');
+    });
+  });
+  test.describe('with an English browser', () => {
+    test.use({ locale: 'en-GB' });
+    test('speaks en_LU and shows no deals tile', async ({ page }) => {
+      await page.goto(`${LU}/login/email`);
+      await expect(page.locator('html')).toHaveAttribute('lang', 'en-LU');
+      await signIn(page, user('luxembourg').email);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Luc');
+      await expect(page.getByTestId('tile-my')).toBeVisible();
+      await expect(page.getByTestId('tile-fridom')).toBeVisible();
+      await expect(page.getByTestId('tile-deals')).toHaveCount(0);
+      await expect(page.getByTestId('tile-client')).toHaveCount(0);
+    });
+  });
+});
+
+test('maintenance: the API answers 503 and the app shows the page in three languages, without top bar', async ({ page }) => {
+  await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
+  await expect(page).toHaveURL(/\/maintenance$/);
+  await expect(page.getByText('Inloggen is momenteel niet mogelijk. Probeer het later opnieuw.')).toBeVisible();
+  await expect(page.getByText('La connexion est actuellement indisponible. Veuillez réessayer plus tard.')).toBeVisible();
+  await expect(page.getByText('Login is unavailable at the moment. Please try again later.')).toBeVisible();
+  await expect(page.getByRole('banner')).toHaveCount(0);
+  await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/user/dashboard`);
+  await expect(page).toHaveURL(/\/maintenance$/);
+});
