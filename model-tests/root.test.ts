@@ -152,4 +152,3 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().context.target).toBeNull();
   });
 });
-});
