@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ensureChromium, ensurePostgres } from './test-env.ts';
 
 const root = join(import.meta.dirname, '..');
-const reports = join(root, 'test-results', 'summary');
+const reports = join(root, 'test-reports');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
