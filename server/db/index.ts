@@ -18,18 +18,26 @@ export type DatabaseHandle = {
   close(): Promise<void>;
 };
 
-/** Adapts node:sqlite to the better-sqlite3 shape Kysely's SqliteDialect expects. */
-function sqliteAdapter(database: DatabaseSync): SqliteDatabase {
+/** Adapts node:sqlite to the better-sqlite3 shape Kysely's SqliteDialect expects. Prepared
+ * statements are kept by SQL text: Kysely produces the same text for the same query shape, and
+ * preparing anew on every call costs more than running the query. */
+function sqliteAdapter(database: DatabaseSync, cacheSize = 256): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     prepare(query: string): SqliteStatement {
+      const cached = cache.get(query);
+      if (cached) return cached;
       const statement = database.prepare(query);
-      return {
+      const adapted: SqliteStatement = {
         reader: statement.columns().length > 0,
         all: (parameters) => statement.all(...(parameters as never[])),
         run: (parameters) => statement.run(...(parameters as never[])),
         iterate: (parameters) => statement.iterate(...(parameters as never[])),
       };
+      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+      cache.set(query, adapted);
+      return adapted;
     },
   };
 }

@@ -6,17 +6,10 @@ import { newId } from '../sessions/tokens.ts';
 /** Returns the device row id for (user, device key), creating it on first sight. */
 export async function touchDevice(db: Db, userId: string, deviceKey: string, userAgent: string | null): Promise<string> {
   const now = nowIso();
-  const existing = await db.selectFrom('devices').select('id')
-    .where('user_id', '=', userId).where('device_key', '=', deviceKey).executeTakeFirst();
-  if (existing) {
-    await db.updateTable('devices').set({ last_seen_at: now, user_agent: userAgent }).where('id', '=', existing.id).execute();
-    return existing.id;
-  }
-  const id = newId();
-  await db.insertInto('devices').values({
-    id, user_id: userId, device_key: deviceKey, user_agent: userAgent, first_seen_at: now, last_seen_at: now, trusted_until: null,
-  }).onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ last_seen_at: now })).execute();
-  const row = await db.selectFrom('devices').select('id')
-    .where('user_id', '=', userId).where('device_key', '=', deviceKey).executeTakeFirstOrThrow();
+  // One statement whether the device is new or known.
+  const row = await db.insertInto('devices').values({
+    id: newId(), user_id: userId, device_key: deviceKey, user_agent: userAgent, first_seen_at: now, last_seen_at: now, trusted_until: null,
+  }).onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ last_seen_at: now, user_agent: userAgent }))
+    .returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

@@ -10,7 +10,7 @@ import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
-import { blockedFor, spend } from '../ratelimit/index.ts';
+import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from './queries.ts';
 
@@ -42,10 +42,10 @@ export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limit
   const accountKey = name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
   const userIpKey = `${accountKey}|${input.ip}`;
 
-  const waits = await Promise.all([
-    blockedFor(limiters.userIp, userIpKey), blockedFor(limiters.account, accountKey), blockedFor(limiters.ip, input.ip),
+  const counts = await Promise.all([
+    standing(limiters.userIp, userIpKey), standing(limiters.account, accountKey), standing(limiters.ip, input.ip),
   ]);
-  const blocked = Math.max(...waits);
+  const blocked = Math.max(...counts.map((c) => c.wait));
   if (blocked > 0) {
     throw tooMany(blocked);
   }
@@ -66,7 +66,7 @@ export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limit
   }
 
   // The owner got in from here: forget this pair's failures (the account-wide count stays).
-  await limiters.userIp.delete(userIpKey);
+  if (counts[0]!.failures > 0) await limiters.userIp.delete(userIpKey);
 
   if (candidate.passwordStatus === 1 || candidate.passwordStatus === 2) {
     const payload = await issueTicket(db, candidate.userId, 'weak_password', WEAK_PASSWORD_TICKET_SECONDS);

@@ -1,6 +1,8 @@
 // The user profile as GET /user answers it: emails and phones with the default entry first.
+import { sql } from 'kysely';
 import type { UserProfile } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
+import { prepared } from '../db/prepared.ts';
 
 function contacts(rows: Array<{ value: string; is_default: number; verified: number; created_at: string }>) {
   return rows
@@ -8,12 +10,23 @@ function contacts(rows: Array<{ value: string; is_default: number; verified: num
     .map((row) => ({ value: row.value, default: row.is_default === 1, verified: row.verified === 1 }));
 }
 
+/** The profile's two queries, compiled once per database (GET /user runs them on every call). */
+function profileQueries(db: Db) {
+  const contact = (table: 'user_emails' | 'user_phones', kind: string, id: string) => db.selectFrom(table)
+    .select([sql<string>`${sql.lit(kind)}`.as('kind'), 'value', 'is_default', 'verified', 'created_at']).where('user_id', '=', id);
+  return {
+    user: prepared(db, (q, id: string) => q.selectFrom('users').selectAll().where('id', '=', id), 1),
+    contacts: prepared(db, (_q, id: string) => contact('user_emails', 'email', id).unionAll(contact('user_phones', 'phone', id)), 1),
+  };
+}
+const compiledFor = new WeakMap<Db, ReturnType<typeof profileQueries>>();
+
 export async function loadProfile(db: Db, userId: string): Promise<UserProfile | null> {
-  const [user, emails, phones] = await Promise.all([
-    db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
-    db.selectFrom('user_emails').select(['value', 'is_default', 'verified', 'created_at']).where('user_id', '=', userId).execute(),
-    db.selectFrom('user_phones').select(['value', 'is_default', 'verified', 'created_at']).where('user_id', '=', userId).execute(),
-  ]);
+  let queries = compiledFor.get(db);
+  if (!queries) compiledFor.set(db, (queries = profileQueries(db)));
+  const [[user], contactRows] = await Promise.all([queries.user(userId), queries.contacts(userId)]);
+  const emails = contactRows.filter((row) => row.kind === 'email');
+  const phones = contactRows.filter((row) => row.kind === 'phone');
   if (!user) return null;
   return {
     id: user.id,

@@ -9,10 +9,16 @@ import type { DatabaseHandle } from '../db/index.ts';
 
 export type LimiterSpec = { keyPrefix: string; points: number; duration: number; blockDuration: number };
 
-/** node:sqlite speaks the better-sqlite3 dialect the store expects, but has no transaction helper. */
+/** node:sqlite speaks the better-sqlite3 dialect the store expects, but has no transaction helper.
+ * The store prepares its few statements on every call: keep them. */
 function betterSqliteShape(database: DatabaseSync) {
+  const statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
   return Object.assign(Object.create(database) as DatabaseSync, {
-    prepare: (query: string) => database.prepare(query),
+    prepare: (query: string) => {
+      let statement = statements.get(query);
+      if (!statement) statements.set(query, (statement = database.prepare(query)));
+      return statement;
+    },
     // Each upsert is one statement, atomic on its own.
     transaction: <A extends unknown[], R>(fn: (...args: A) => R) => fn,
   });
@@ -36,11 +42,12 @@ export async function createLimiter(spec: LimiterSpec, store: { database: Databa
   });
 }
 
-/** True when the key has used up its points (is blocked); with the wait in seconds. */
-export async function blockedFor(limiter: RateLimiterAbstract, key: string): Promise<number> {
+/** The failures counted against a key, and the wait in seconds when it has used up its points. */
+export async function standing(limiter: RateLimiterAbstract, key: string): Promise<{ failures: number; wait: number }> {
   const state = await limiter.get(key);
-  if (!state || state.consumedPoints <= limiter.points) return 0;
-  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  if (!state) return { failures: 0, wait: 0 };
+  const wait = state.consumedPoints > limiter.points ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
+  return { failures: state.consumedPoints, wait };
 }
 
 /** Spends one point; returns the wait in seconds when this spending crossed the limit. */

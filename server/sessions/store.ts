@@ -1,6 +1,7 @@
 // Sessions: one row per issued token, looked up by the token's hash, revocable, expiring.
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
+import { prepared } from '../db/prepared.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
 export type SessionInfo = { sessionId: string; userId: string; deviceId: string | null };
@@ -29,14 +30,21 @@ export async function createSession(db: Db, input: {
   return { token, expiresIn };
 }
 
+const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; last_used_at: string }>>>();
+
+/** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
+  let lookup = lookups.get(db);
+  if (!lookup) {
+    lookup = prepared(db, (q, tokenHash: string, now: string) => q.selectFrom('sessions')
+      .select(['id', 'user_id', 'device_id', 'last_used_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now), 2);
+    lookups.set(db, lookup);
+  }
   const now = Date.now();
-  const row = await db.selectFrom('sessions')
-    .select(['id', 'user_id', 'device_id', 'last_used_at'])
-    .where('token_hash', '=', hashToken(token))
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', nowIso(now))
-    .executeTakeFirst();
+  const [row] = await lookup(hashToken(token), nowIso(now));
   if (!row) return null;
   if (now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
     await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.id).execute();
