@@ -20,15 +20,16 @@ const server = await buildApp(config);
 const seeded = config.seedDemo ? await seedDemo(server.ctx) : false;
 await server.app.listen({ port: config.port, host: config.host });
 
-const port = config.port;
+// Without a built app here (npm run dev), Vite serves the app on its own port.
+const appPort = config.spaDir ? config.port : 5173;
 const lines = [
   '',
   `Tessera is running (${server.ctx.database.kind === 'postgres' ? 'PostgreSQL' : `SQLite at ${config.sqlitePath}`}).`,
-  `  Belgian variant:     http://account.localhost:${port}/`,
-  `  Luxembourg variant:  http://account.lu.localhost:${port}/`,
-  `  Also:                http://localhost:${port}/   (API under /api, health at /healthz and /readyz)`,
+  `  Belgian variant:     http://account.localhost:${appPort}/`,
+  `  Luxembourg variant:  http://account.lu.localhost:${appPort}/`,
+  `  API:                 http://localhost:${config.port}/api   (health at /healthz and /readyz)`,
 ];
-if (config.env !== 'production') lines.push(`  OpenAPI:             http://localhost:${port}/api/openapi.json (send any x-device-id header)`);
+if (config.env !== 'production') lines.push(`  OpenAPI:             http://localhost:${config.port}/api/openapi.json (send any x-device-id header)`);
 if (config.seedDemo) {
   lines.push('', `Demo accounts${seeded ? ' (seeded now)' : ''}, password for all: ${DEMO_PASSWORD}`);
   for (const user of DEMO_USERS) lines.push(`  ${user.email.padEnd(28)} ${user.phone.padEnd(15)} ${user.description}`);
