@@ -35,14 +35,14 @@ test('a registered redirect_uri is followed at once; any other is ignored', asyn
 });
 
 test.describe('small screens', () => {
-  test.use({ viewport: { width: 360, height: 740 } });
+  test.use({ viewport: { width: 320, height: 640 } });
   test('the sidebar becomes a row of tabs', async ({ page }) => {
     await signIn(page, user('cardholder').email);
     const nav = page.getByTestId('user-nav');
     await expect(nav).toBeVisible();
     expect(await nav.evaluate((el) => getComputedStyle(el).flexDirection)).toBe('row');
     await expect(page.getByRole('link', { name: 'Dashboard' })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
   });
 });
 

@@ -57,6 +57,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     NODE_ENV: 'test',
     SQLITE_PATH: ':memory:',
     SPA_DIR: 'none',
+    LOG_LEVEL: 'silent',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
