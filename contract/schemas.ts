@@ -108,3 +108,44 @@ export const AppConfig = v.object({
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 
 export const HealthAnswer = v.object({ status: v.picklist(['ok', 'unavailable']) });
+
+// ---- MFA -------------------------------------------------------------------------------------
+
+export const MfaMethodList = v.object({ data: v.array(MfaMethodSummary) });
+
+/** GET /api/mfa/status: whether the session passed MFA recently (sudo). */
+export const MfaStatus = v.object({ sudo: v.boolean(), single: v.boolean(), need_card: v.boolean() });
+
+/** GET /api/mfa/sudo query: start (or resend) a challenge on one method. */
+export const MfaChallengeQuery = v.strictObject({
+  mfaId: v.pipe(v.string(), v.regex(/^\d{1,10}$/)),
+  /** The login payload from POST /token's 401, when the challenge completes a sign-in. */
+  payload: v.optional(v.pipe(v.string(), v.maxLength(256))),
+  channel: v.optional(v.picklist(['email', 'sms', 'call', 'whatsapp'])),
+  single: v.optional(v.picklist(['true', 'false'])),
+});
+export type MfaChallengeQuery = v.InferOutput<typeof MfaChallengeQuery>;
+
+export const MfaChallengeAnswer = v.object({
+  payload: v.string(),
+  method: MfaMethodKind,
+  /** Masked destination, for email, sms, call and whatsapp. */
+  target: v.optional(v.string()),
+  expires_at: v.string(),
+  /** When a new code may be asked for; absent for totp. */
+  resend_at: v.optional(v.string()),
+});
+export type MfaChallengeAnswer = v.InferOutput<typeof MfaChallengeAnswer>;
+
+export const MfaVerifyRequest = v.strictObject({
+  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
+  isTrustedDevice: v.optional(v.boolean()),
+});
+export type MfaVerifyRequest = v.InferOutput<typeof MfaVerifyRequest>;
+
+export const MfaVerifyAnswer = v.object({
+  access_token: v.optional(v.string()),
+  token_type: v.optional(v.literal('Bearer')),
+  expires_in: v.optional(v.number()),
+});

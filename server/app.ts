@@ -9,6 +9,9 @@ import { appConfigRoutes } from './appconfig/routes.ts';
 import type { Config } from './config/index.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/index.ts';
+import { createDelivery } from './delivery/index.ts';
+import { outboxRoutes } from './delivery/outbox.ts';
+import { mfaRoutes } from './mfa/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -42,8 +45,11 @@ export async function buildApp(config: Config): Promise<App> {
         duration: 3600, blockDuration: config.login.blockSeconds }, store),
       ip: await createLimiter({ keyPrefix: 'login_ip', points: config.login.maxFailsPerIp,
         duration: 3600, blockDuration: 3600 }, store),
+      codeDestination: await createLimiter({ keyPrefix: 'code_destination', points: 10, duration: 3600, blockDuration: 0 }, store),
+      codeAccount: await createLimiter({ keyPrefix: 'code_account', points: 20, duration: 3600, blockDuration: 0 }, store),
     },
     cookieName: authCookieName(config),
+    delivery: createDelivery(config, database.db),
   };
 
   const app = Fastify({
@@ -78,12 +84,14 @@ export async function buildApp(config: Config): Promise<App> {
     await loginRoutes(api, ctx);
     await sessionRoutes(api, ctx);
     await profileRoutes(api, ctx);
+    await mfaRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
+  if (config.env !== 'production') await outboxRoutes(app, ctx);
   await installSpa(app, config.spaDir);
 
   return {

@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config/index.ts';
 import type { Db, DatabaseHandle } from './db/index.ts';
+import type { Delivery } from './delivery/index.ts';
 import type { LoginLimiters } from './login/authenticate.ts';
 import type { PasswordHasher } from './passwords/hashing.ts';
 
@@ -13,4 +14,5 @@ export type AppContext = {
   hasher: PasswordHasher;
   limiters: LoginLimiters;
   cookieName: string;
+  delivery: Delivery;
 };

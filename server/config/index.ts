@@ -29,6 +29,26 @@ export type Config = {
   };
   /** Concurrent Argon2id computations; defaults to the number of cores. */
   hashConcurrency: number;
+  mfa: {
+    /** Life of a one-time code. */
+    codeTtlSeconds: number;
+    /** How recent an MFA check must be for sensitive changes (step-up). */
+    stepUpSeconds: number;
+    trustedDeviceDays: number;
+    maxAttempts: number;
+    resendFirstWaitSeconds: number;
+    resendNextWaitSeconds: number;
+  };
+  /** Key for code hashes and secrets at rest (32+ characters); required in production. */
+  secretKey: string;
+  delivery: {
+    /** smtp://… or smtps://…; without it (outside production) mail goes to the dev outbox. */
+    smtpUrl: string | null;
+    mailFrom: string;
+    /** HTTP provider for SMS, voice calls and WhatsApp; without it (outside production) the dev outbox. */
+    smsProviderUrl: string | null;
+    smsProviderKey: string | null;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -112,5 +132,31 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       blockSeconds: integer(env, 'LOGIN_BLOCK_SECONDS', 900, 1, 86400),
     },
     hashConcurrency: integer(env, 'HASH_CONCURRENCY', cores, 1, 256),
+    mfa: {
+      codeTtlSeconds: integer(env, 'MFA_CODE_TTL_SECONDS', 900, 60, 3600),
+      stepUpSeconds: integer(env, 'MFA_STEP_UP_SECONDS', 600, 30, 86400),
+      trustedDeviceDays: integer(env, 'TRUSTED_DEVICE_DAYS', 30, 1, 365),
+      maxAttempts: 5,
+      resendFirstWaitSeconds: 30,
+      resendNextWaitSeconds: 15,
+    },
+    secretKey: secretKey(env, nodeEnv),
+    delivery: {
+      smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      mailFrom: text(env, 'MAIL_FROM', 'Tessera <no-reply@tessera.example>'),
+      smsProviderUrl: url(env, 'SMS_PROVIDER_URL', ['https:', 'http:']),
+      smsProviderKey: optional(env, 'SMS_PROVIDER_KEY'),
+    },
   };
+}
+
+/** A development key is fine on a laptop; production must bring its own. */
+function secretKey(env: Env, nodeEnv: string): string {
+  const value = optional(env, 'SECRET_KEY');
+  if (value === null) {
+    if (nodeEnv === 'production') throw new ConfigError('SECRET_KEY must be set in production (32 or more characters)');
+    return 'development-only-secret-key-not-for-production-use';
+  }
+  if (value.length < 32) throw new ConfigError('SECRET_KEY must be 32 or more characters');
+  return value;
 }

@@ -61,6 +61,8 @@ export interface SessionsTable {
   last_used_at: string;
   expires_at: string;
   revoked_at: string | null;
+  /** When this session last passed an MFA check (login or step-up). */
+  mfa_at: string | null;
 }
 
 export interface TicketsTable {
@@ -93,7 +95,65 @@ export interface OAuthClientsTable {
   created_at: string;
 }
 
+export interface MfaMethodsTable {
+  /** A positive number: the spec's method ids are numbers (negative ones mean "target to supply"). */
+  id: number;
+  user_id: string;
+  method: string;
+  /** The email or phone (E.164) the codes go to, for email, sms, call and whatsapp. */
+  target: string | null;
+  /** TOTP secret, encrypted with the server's key. */
+  secret: string | null;
+  is_primary: Flag;
+  /** Last TOTP time step accepted: a code is never accepted twice. */
+  last_step: number | null;
+  created_at: string;
+}
+
+export interface RecoveryKeysTable {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface MfaChallengesTable {
+  id: string;
+  user_id: string;
+  method_id: number;
+  /** 'login' (completes a sign-in) or 'sudo' (refreshes a session's MFA check). */
+  purpose: string;
+  /** The opaque payload the browser holds, hashed. */
+  payload_hash: string;
+  /** The current code, hashed with the server key; null for totp. */
+  code_hash: string | null;
+  attempts: number;
+  sends: number;
+  expires_at: string;
+  resend_at: string;
+  /** For login challenges: the session the success creates binds to this device. */
+  device_key: string | null;
+  /** For login challenges: the hash of the sign-in's ticket, spent when the code is right. */
+  login_ticket_hash: string | null;
+  completed_at: string | null;
+  created_at: string;
+}
+
+export interface OutboxTable {
+  id: string;
+  channel: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: string;
+}
+
 export interface Database {
+  mfa_methods: MfaMethodsTable;
+  recovery_keys: RecoveryKeysTable;
+  mfa_challenges: MfaChallengesTable;
+  outbox: OutboxTable;
   users: UsersTable;
   user_emails: ContactTable;
   user_phones: ContactTable;

@@ -18,7 +18,7 @@ describe('OpenAPI document', () => {
   });
 
   it('is not served in production', async () => {
-    const production = await startTestServer('sqlite', { NODE_ENV: 'production' }, { seed: false });
+    const production = await startTestServer('sqlite', { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) }, { seed: false });
     try {
       const res = await production.app.inject({ method: 'GET', url: '/api/openapi.json', headers: DEVICE });
       expect(res.statusCode).toBe(404);

@@ -14,7 +14,11 @@ import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from './queries.ts';
 
-export type LoginLimiters = { userIp: RateLimiterAbstract; account: RateLimiterAbstract; ip: RateLimiterAbstract };
+export type LoginLimiters = {
+  userIp: RateLimiterAbstract; account: RateLimiterAbstract; ip: RateLimiterAbstract;
+  /** Codes sent to one destination (email or phone) and for one account, per hour. */
+  codeDestination: RateLimiterAbstract; codeAccount: RateLimiterAbstract;
+};
 
 export type LoginOutcome =
   | { kind: 'success'; userId: string }

@@ -4,12 +4,11 @@ import { LoginRequest, TokenAnswer, WeakPasswordAnswer, MfaRequiredAnswer } from
 import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
-import { touchDevice } from '../devices/queries.ts';
-import { recordEvent } from '../events/record.ts';
+import { isTrustedDevice, methodsOf, summary } from '../mfa/methods.ts';
 import { deviceKeyOf } from '../http/auth.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
-import { authCookieOptions } from '../sessions/cookie.ts';
-import { createSession } from '../sessions/store.ts';
+import { completeSignIn } from '../sessions/signIn.ts';
+import { issueTicket } from '../sessions/tickets.ts';
 import { authenticate } from './authenticate.ts';
 
 export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -32,13 +31,12 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
     if (outcome.kind === 'weak_password') {
       return reply.code(403).send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });
     }
-    const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
-    const deviceId = await touchDevice(ctx.db, outcome.userId, deviceKey, userAgent);
-    const { token, expiresIn } = await createSession(ctx.db, {
-      userId: outcome.userId, deviceId, clientId: request.body.client_id ?? null, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
-    });
-    await recordEvent(ctx.db, { type: 'login_succeeded', userId: outcome.userId, ip: request.ip, deviceKey });
-    reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn };
+    // A second factor is needed unless this device was trusted after one.
+    const methods = await methodsOf(ctx.db, outcome.userId);
+    if (methods.length > 0 && !(await isTrustedDevice(ctx.db, outcome.userId, deviceKey))) {
+      const payload = await issueTicket(ctx.db, outcome.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds);
+      return reply.code(401).send({ code: 'mfa_required', message: ERROR_MESSAGES.mfa_required, mfa: { payload, methods: methods.map(summary) } });
+    }
+    return completeSignIn(ctx, request, reply, { userId: outcome.userId, clientId: request.body.client_id ?? null, viaMfa: false });
   });
 }

@@ -23,3 +23,11 @@ export async function redeemTicket(db: Db, ticket: string, kind: string): Promis
     .returning('user_id').executeTakeFirst();
   return row?.user_id ?? null;
 }
+
+/** Reads a ticket without using it: its user when it is of this kind, unexpired and unused. */
+export async function peekTicket(db: Db, ticket: string, kind: string): Promise<string | null> {
+  const row = await db.selectFrom('tickets').select('user_id')
+    .where('ticket_hash', '=', hashToken(ticket)).where('kind', '=', kind)
+    .where('used_at', 'is', null).where('expires_at', '>', nowIso()).executeTakeFirst();
+  return row?.user_id ?? null;
+}

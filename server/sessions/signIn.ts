@@ -1,0 +1,27 @@
+// Completing a sign-in, after the password alone or after the second factor: the device is
+// remembered (and trusted when asked), a session is opened, its cookie set, the event recorded.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { nowIso } from '../db/index.ts';
+import { touchDevice } from '../devices/queries.ts';
+import { recordEvent } from '../events/record.ts';
+import { authCookieOptions } from './cookie.ts';
+import { createSession } from './store.ts';
+
+export async function completeSignIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, input: {
+  userId: string; clientId: string | null; viaMfa: boolean; trustDevice?: boolean;
+}) {
+  const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
+  const deviceId = await touchDevice(ctx.db, input.userId, request.deviceKey, userAgent);
+  if (input.trustDevice) {
+    const until = nowIso(Date.now() + ctx.config.mfa.trustedDeviceDays * 24 * 3600 * 1000);
+    await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
+  }
+  const { token, expiresIn } = await createSession(ctx.db, {
+    userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
+    mfaAt: input.viaMfa ? nowIso() : null,
+  });
+  await recordEvent(ctx.db, { type: 'login_succeeded', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { mfa: input.viaMfa } });
+  reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));
+  return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn };
+}

@@ -1,0 +1,49 @@
+// Real protocol peers for tests: an SMTP server and an SMS/voice/WhatsApp HTTP provider, on loopback.
+import http from 'node:http';
+import { SMTPServer } from 'smtp-server';
+
+export type Mail = { to: string; raw: string };
+export type ProviderMessage = { channel: string; to: string; text: string; authorization: string | undefined };
+
+export async function startSmtp(): Promise<{ url: string; mails: Mail[]; stop(): Promise<void> }> {
+  const mails: Mail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return { url: `smtp://127.0.0.1:${port}`, mails, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export async function startSmsProvider(): Promise<{ url: string; messages: ProviderMessage[]; stop(): Promise<void> }> {
+  const messages: ProviderMessage[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { channel: string; to: string; text: string };
+      messages.push({ ...parsed, authorization: req.headers.authorization });
+      res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/messages`, messages, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The 8-digit code in a message text (or a mail, whose body may be quoted-printable). */
+export function codeIn(text: string): string {
+  const match = /\b(\d{8})\b/.exec(text.replace(/=\r?\n/g, ''));
+  if (!match) throw new Error(`no code in: ${text.slice(0, 200)}`);
+  return match[1]!;
+}
