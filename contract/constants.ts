@@ -41,3 +41,6 @@ export function serviceHost(host: string, service: 'client' | 'my' | 'fridom'): 
 
 /** Password status flags of the user profile: 0 fine, 1 or 2 weak. */
 export const PASSWORD_STATUS_WEAK = [1, 2] as const;
+
+/** Negative MFA method ids name a method to add; the target comes with the request (spec §3). */
+export const NEW_METHOD_IDS = { email: -1, sms: -2, totp: -3 } as const;

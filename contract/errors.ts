@@ -21,6 +21,11 @@ export const ERROR_STATUS = {
   resend_too_soon: 429,
   step_up_required: 403,
   delivery_failed: 503,
+  email_in_use: 409,
+  phone_in_use: 409,
+  invalid_email: 400,
+  invalid_phone: 400,
+  last_method: 409,
   internal_error: 500,
   maintenance: 503,
 } as const;
@@ -48,6 +53,11 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   resend_too_soon: 'Please wait before asking for a new code.',
   step_up_required: 'Please confirm it is you with a second factor first.',
   delivery_failed: 'The code could not be sent. Please try again later.',
+  email_in_use: 'This email is already in use. Please use another one.',
+  phone_in_use: 'This phone number is already in use. Please use a different one.',
+  invalid_email: 'The email provided is invalid',
+  invalid_phone: 'The phone number provided is invalid',
+  last_method: 'You cannot delete your last email or phone verification method.',
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
 };

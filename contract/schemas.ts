@@ -145,7 +145,50 @@ export const MfaVerifyRequest = v.strictObject({
 export type MfaVerifyRequest = v.InferOutput<typeof MfaVerifyRequest>;
 
 export const MfaVerifyAnswer = v.object({
+  /** After a recovery key: how many unused keys remain (spec: the TOTP recovery screen shows it). */
+  recovery_keys_left: v.optional(v.number()),
   access_token: v.optional(v.string()),
   token_type: v.optional(v.literal('Bearer')),
   expires_in: v.optional(v.number()),
 });
+
+export const MfaActivateQuery = v.strictObject({
+  target: v.optional(v.pipe(v.string(), v.maxLength(320))),
+  edit: v.optional(v.picklist(['true', 'false'])),
+  channel: v.optional(v.picklist(['email', 'sms', 'call', 'whatsapp'])),
+  'dry-run': v.optional(v.picklist(['true', 'false'])),
+});
+export type MfaActivateQuery = v.InferOutput<typeof MfaActivateQuery>;
+
+/** GET /api/mfa/{id}/activate (204 means: nothing to do). */
+export const MfaActivateAnswer = v.object({
+  payload: v.string(),
+  fuzzion: v.boolean(),
+  data: v.object({
+    method: v.optional(MfaMethodKind),
+    target: v.optional(v.string()),
+    expires_at: v.optional(v.string()),
+    resend_at: v.optional(v.string()),
+    /** For a new authenticator: the secret to type in, and the otpauth:// URL the QR code shows. */
+    secret: v.optional(v.string()),
+    otpauth_url: v.optional(v.string()),
+    /** For fuzzion: why (email_in_use / phone_in_use) and the spec's message. */
+    code: v.optional(v.string()),
+    message: v.optional(v.string()),
+  }),
+});
+
+export const MfaActivateRequest = v.strictObject({
+  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
+});
+export type MfaActivateRequest = v.InferOutput<typeof MfaActivateRequest>;
+
+export const MfaActivateResult = v.object({
+  id: v.number(),
+  method: MfaMethodKind,
+  /** Shown once, when an authenticator is added or its keys regenerated. */
+  recovery_keys: v.optional(v.array(v.string())),
+});
+
+export const RecoveryKeysAnswer = v.object({ recovery_keys: v.array(v.string()) });

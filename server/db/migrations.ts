@@ -141,8 +141,11 @@ const migrations: Record<string, Migration> = {
         .createTable('mfa_challenges')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('method_id', 'integer', (c) => c.notNull().references('mfa_methods.id').onDelete('cascade'))
+        .addColumn('method_id', 'integer', (c) => c.references('mfa_methods.id').onDelete('cascade'))
         .addColumn('purpose', 'text', (c) => c.notNull())
+        // For activation: the kind of method being added and where its codes go.
+        .addColumn('new_method', 'text')
+        .addColumn('target', 'text')
         .addColumn('payload_hash', 'text', (c) => c.notNull().unique())
         .addColumn('code_hash', 'text')
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))

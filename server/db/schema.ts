@@ -121,9 +121,12 @@ export interface RecoveryKeysTable {
 export interface MfaChallengesTable {
   id: string;
   user_id: string;
-  method_id: number;
-  /** 'login' (completes a sign-in) or 'sudo' (refreshes a session's MFA check). */
+  /** The method the code belongs to; null while a new method is being activated. */
+  method_id: number | null;
+  /** 'login' (completes a sign-in), 'sudo' (refreshes a session's MFA check) or 'activate' (adds a method). */
   purpose: string;
+  new_method: string | null;
+  target: string | null;
   /** The opaque payload the browser holds, hashed. */
   payload_hash: string;
   /** The current code, hashed with the server key; null for totp. */
