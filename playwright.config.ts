@@ -3,8 +3,12 @@ import { defineConfig } from '@playwright/test';
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_MAINTENANCE_PORT = E2E_PORT + 1;
+/** The mail and SMS peers (SMTP on the next port, the SMS provider on the one after): GET /inbox lists what they received. */
+export const E2E_PEERS_PORT = E2E_PORT + 26;
 
 const serverEnv = {
+  SMTP_URL: `smtp://127.0.0.1:${E2E_PEERS_PORT + 1}`,
+  SMS_PROVIDER_URL: `http://127.0.0.1:${E2E_PEERS_PORT + 2}/messages`,
   NODE_ENV: 'test',
   SQLITE_PATH: ':memory:',
   SEED_DEMO: 'true',
@@ -34,6 +38,12 @@ export default defineConfig({
     },
   },
   webServer: [
+    {
+      command: `node e2e/peers.ts ${E2E_PEERS_PORT}`,
+      url: `http://127.0.0.1:${E2E_PEERS_PORT}/health`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
     {
       command: 'node scripts/serve.ts',
       url: `http://127.0.0.1:${E2E_PORT}/readyz`,

@@ -17,3 +17,26 @@ export async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
+
+/** The newest code the mail or SMS peer received for a recipient, after `since` messages. */
+export async function codeSentTo(recipient: string, since = 0): Promise<string> {
+  const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as {
+      mails: Array<{ to: string; raw: string }>; messages: Array<{ to: string; text: string }>;
+    };
+    const texts = [...inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw), ...inbox.messages.filter((m) => m.to === recipient).map((m) => m.text)];
+    if (texts.length > since) {
+      const match = /\b(\d{8})\b/.exec(texts.at(-1)!.replace(/=\r?\n/g, ''));
+      if (match) return match[1]!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no code for ${recipient}`);
+}
+
+export async function sentCount(recipient: string): Promise<number> {
+  const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string }>; messages: Array<{ to: string }> };
+  return [...inbox.mails, ...inbox.messages].filter((m) => m.to === recipient).length;
+}

@@ -5,9 +5,12 @@ import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { errorOf, loginMachine, type LoginMode, type LoginOutput } from './login.ts';
+import { mfaCodeMachine, type MfaCodeOutput } from './mfaCode.ts';
+import { totpRecoveryMachine } from './totpRecovery.ts';
 import {
-  HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location,
+  HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
 
 export type RootInput = {
   /** The local copy of the user kept under `account`, if any. */
@@ -30,6 +33,10 @@ type Context = {
   target: string | null;
   location: Location;
   notice: Notice;
+  /** A sign-in waiting for its second factor. */
+  mfa: { payload: string; methods: MfaMethodSummary[] } | null;
+  /** After signing in with a recovery key: how many keys remain (the TOTP recovery screen shows it). */
+  recoveryKeysLeft: number | null;
 };
 
 const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
@@ -61,6 +68,8 @@ const rootSetup = setup({
       throw new Error('logout is provided by the app');
     }),
     login: loginMachine,
+    mfaCode: mfaCodeMachine,
+    totpRecovery: totpRecoveryMachine,
   },
   actions: {
     // Side effects, provided by the app (router, storage, analytics, window.location).
@@ -80,12 +89,18 @@ const rootSetup = setup({
     loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
+    /** Leaving the second-factor screens abandons that sign-in. */
+    routeLeavesSecondFactor: ({ event }) => event.type === 'ROUTE' && !['/mfa', '/mfa/methods'].includes(event.location.path),
+    routeIsMethods: ({ event }) => event.type === 'ROUTE' && event.location.path === '/mfa/methods',
+    usedRecoveryKey: ({ context }) => context.recoveryKeysLeft !== null,
+    routeLeavesRecovery: ({ event }) => event.type === 'ROUTE' && event.location.path !== '/mfa/totp-recovery',
   },
 });
 
 /** Applies the route guard (spec §4) to the current location. */
-const applyGuard = (signedIn: boolean) => rootSetup.enqueueActions(({ context, enqueue }) => {
-  const decision = guard(context.location, signedIn);
+const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({ context, enqueue }) => {
+  const signedIn = session === 'signedIn';
+  const decision = guard(context.location, session);
   if (decision.kind === 'redirect') {
     enqueue({ type: 'navigate', params: { to: decision.to } });
   } else if (decision.kind === 'login') {
@@ -113,6 +128,8 @@ export const rootMachine = rootSetup.createMachine({
     target: input.storedTarget,
     location: input.location,
     notice: null,
+    mfa: null,
+    recoveryKeysLeft: null,
   }),
   initial: 'booting',
   on: {
@@ -151,9 +168,9 @@ export const rootMachine = rootSetup.createMachine({
       },
     },
     anonymous: {
-      entry: applyGuard(false),
+      entry: applyGuard('anonymous'),
       on: {
-        ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard(false)] },
+        ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
       },
       initial: 'signingIn',
       states: {
@@ -162,7 +179,7 @@ export const rootMachine = rootSetup.createMachine({
             ROUTE: {
               actions: [
                 assign({ location: ({ event }) => event.location }),
-                applyGuard(false),
+                applyGuard('anonymous'),
                 sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
               ],
             },
@@ -175,11 +192,13 @@ export const rootMachine = rootSetup.createMachine({
               { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null }) },
               {
                 guard: 'loginNeedsMfa',
-                target: 'signingIn',
-                reenter: true,
+                target: 'secondFactor',
                 actions: [
                   { type: 'storeSession', params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }) },
-                  { type: 'navigate', params: { to: '/mfa/methods?isLogin=true' } },
+                  assign({ mfa: ({ event }) => {
+                    const output = event.output as Extract<LoginOutput, { kind: 'mfa' }>;
+                    return { payload: output.payload, methods: output.methods };
+                  } }),
                 ],
               },
               {
@@ -195,11 +214,40 @@ export const rootMachine = rootSetup.createMachine({
             ],
           },
         },
+        secondFactor: {
+          on: {
+            ROUTE: [
+              { guard: 'routeLeavesSecondFactor', target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('anonymous')] },
+              { guard: 'routeIsMethods', actions: [assign({ location: ({ event }) => event.location }), sendTo('mfaCode', { type: 'CHANGE_METHOD' })] },
+              { actions: assign({ location: ({ event }) => event.location }) },
+            ],
+          },
+          invoke: {
+            id: 'mfaCode',
+            src: 'mfaCode',
+            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: context.mfa?.payload ?? null }),
+            onDone: {
+              target: 'loadingUser',
+              actions: assign({
+                mfa: null,
+                recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft,
+              }),
+            },
+          },
+        },
         loadingUser: {
           invoke: {
             id: 'loadUser',
             src: 'fetchUser',
-            onDone: {
+            onDone: [{
+              guard: 'usedRecoveryKey',
+              target: '#root.signedIn.recovering',
+              actions: [
+                assign({ user: ({ event }) => event.output, location: locationOf('/mfa/totp-recovery') }),
+                { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+                { type: 'navigate', params: { to: '/mfa/totp-recovery' } },
+              ],
+            }, {
               target: '#root.signedIn',
               actions: [
                 assign({ user: ({ event }) => event.output }),
@@ -211,7 +259,7 @@ export const rootMachine = rootSetup.createMachine({
                 assign({ target: null }),
                 { type: 'persistTarget', params: { target: null } },
               ],
-            },
+            }],
             onError: [
               { guard: 'isMaintenance', target: '#root.maintenance' },
               { target: 'signingIn', actions: assign({ notice: null }) },
@@ -221,15 +269,39 @@ export const rootMachine = rootSetup.createMachine({
       },
     },
     signedIn: {
-      entry: applyGuard(true),
+      entry: applyGuard('signedIn'),
       initial: 'idle',
       states: {
         idle: {
           on: {
             ROUTE: [
               { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-              { actions: [assign({ location: ({ event }) => event.location }), applyGuard(true)] },
+              { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
             ],
+          },
+        },
+        recovering: {
+          on: {
+            ROUTE: [
+              { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              // Leaving the screen is skipping it.
+              { guard: 'routeLeavesRecovery', target: 'idle', actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), applyGuard('signedIn')] },
+              { actions: assign({ location: ({ event }) => event.location }) },
+            ],
+          },
+          invoke: {
+            id: 'totpRecovery',
+            src: 'totpRecovery',
+            input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft ?? 0 }),
+            onDone: {
+              target: 'idle',
+              actions: [
+                assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+                { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+                assign({ target: null }),
+                { type: 'persistTarget', params: { target: null } },
+              ],
+            },
           },
         },
         loggingOut: {

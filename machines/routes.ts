@@ -1,13 +1,17 @@
 // The route table the root machine guards (spec §2 and §4), as data and pure functions. Only the
 // screens that exist are listed: any other path goes home.
 
-export type Access = 'public' | 'private' | 'any';
+/** `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits for its code. */
+export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 
 /** Screens by path: `public` is for anonymous users only, `private` needs a session. */
 export const SCREENS: Record<string, Access> = {
   '/login/email': 'public',
   '/login/phone': 'public',
   '/user/dashboard': 'private',
+  '/mfa/methods': 'secondFactor',
+  '/mfa': 'secondFactor',
+  '/mfa/totp-recovery': 'private',
   '/maintenance': 'any',
 };
 
@@ -35,13 +39,18 @@ function normalise(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-export function guard(location: Location, signedIn: boolean): GuardDecision {
+export type SessionState = 'anonymous' | 'signedIn' | 'secondFactor';
+
+export function guard(location: Location, session: SessionState | boolean): GuardDecision {
+  const state: SessionState = session === true ? 'signedIn' : session === false ? 'anonymous' : session;
+  const signedIn = state === 'signedIn';
   const path = normalise(location.path);
   if (path === LOGOUT_PATH) return signedIn ? { kind: 'logout' } : { kind: 'redirect', to: LOGIN_PATH };
   const redirect = REDIRECTS[path];
   if (redirect) return { kind: 'redirect', to: redirect };
   const access = SCREENS[path];
   if (!access) return { kind: 'redirect', to: '/' };
+  if (access === 'secondFactor') return state === 'secondFactor' ? { kind: 'stay' } : { kind: 'redirect', to: '/' };
   if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
   if (access === 'public' && signedIn) return { kind: 'redirect', to: '/' };
   return { kind: 'stay' };

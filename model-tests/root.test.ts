@@ -11,7 +11,7 @@ const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultL
 const user = { id: 'u1', firstname: 'Emma' } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'),
+const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -19,8 +19,8 @@ const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`
 
 /** The walk tells states apart by value, location and which context fields are set. */
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as { user: unknown; target: unknown; notice: unknown; location: { path: string; search: string }; config: unknown };
-  return JSON.stringify([value, !!c.user, !!c.target, c.notice, !!c.config, c.location.path, c.location.search]);
+  const c = context as { user: unknown; target: unknown; notice: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown };
+  return JSON.stringify([value, !!c.user, !!c.target, c.notice, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft]);
 };
 
 describe('root machine: model', () => {
@@ -34,6 +34,9 @@ describe('root machine: model', () => {
       done('login', { kind: 'weakPassword', payload: 'w' }), done('login', { kind: 'maintenance' }),
       done('loadUser', user), fail('loadUser', 503), fail('loadUser', 0),
       done('logout'), fail('logout', 401), fail('logout', 500),
+      done('mfaCode', { method: 'email', accessToken: 't', recoveryKeysLeft: null }),
+      done('mfaCode', { method: 'totpRecovery', accessToken: 't', recoveryKeysLeft: 4 }),
+      done('totpRecovery'),
     ];
     const withStoredUser = walk(rootMachine, {
       input: { storedAccount: user, storedTarget: null, location: at('/user/dashboard') },

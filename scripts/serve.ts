@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { buildApp } from '../server/app.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config/index.ts';
-import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
 
 let config: Config;
 try {
@@ -32,7 +32,8 @@ const lines = [
 if (config.env !== 'production') lines.push(`  OpenAPI:             http://localhost:${config.port}/api/openapi.json (send any x-device-id header)`);
 if (config.seedDemo) {
   lines.push('', `Demo accounts${seeded ? ' (seeded now)' : ''}, password for all: ${DEMO_PASSWORD}`);
-  for (const user of DEMO_USERS) lines.push(`  ${user.email.padEnd(28)} ${user.phone.padEnd(15)} ${user.description}`);
+  for (const user of [...DEMO_USERS, ...DEMO_MFA_USERS]) lines.push(`  ${user.email.padEnd(28)} ${user.phone.padEnd(15)} ${user.description}`);
+  if (!config.delivery.smtpUrl || !config.delivery.smsProviderUrl) lines.push(`  Codes sent by email or phone appear at http://localhost:${config.port}/dev/outbox`);
 }
 console.log(lines.join('\n') + '\n');
 

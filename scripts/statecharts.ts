@@ -2,9 +2,11 @@
 // every transition with its event and guard. Used by `npm run charts` and by the staleness test.
 import type { AnyStateMachine } from 'xstate';
 import { loginMachine } from '../machines/login.ts';
+import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { rootMachine } from '../machines/root.ts';
+import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -1,6 +1,9 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import { addMethod } from '../mfa/methods.ts';
+import { issueRecoveryKeys } from '../mfa/recovery.ts';
+import { encryptSecret } from '../mfa/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
@@ -32,6 +35,17 @@ export const DEMO_USERS: DemoUser[] = [
   { key: 'weak', description: 'User whose password must be renewed', firstname: 'Wout', lastname: 'Janssens',
     language: 'nl', email: 'wout.weak@example.be', phone: '+32470555555',
     user_id: 'U-1003', customer_user_id: null, fridom_user_id: null, password_status: 1 },
+];
+
+/** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
+export const DEMO_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' | 'totp'> }> = [
+  { key: 'mfa', description: 'Second factor by email or phone (SMS, call, WhatsApp)', firstname: 'Mila', lastname: 'Maes',
+    language: 'en', email: 'mila.mfa@example.be', phone: '+32470222222',
+    user_id: 'U-1004', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
+  { key: 'totp', description: `Authenticator app (secret ${DEMO_TOTP_SECRET}) with email backup`, firstname: 'Tom', lastname: 'Thys',
+    language: 'en', email: 'tom.totp@example.be', phone: '+32470333333',
+    user_id: 'U-1005', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['totp', 'email'] },
 ];
 
 /** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */
@@ -77,5 +91,17 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
       .onConflict((c) => c.column('client_id').doNothing()).execute();
   }
   for (const user of DEMO_USERS) await createUser(ctx, user, DEMO_PASSWORD);
+  for (const user of DEMO_MFA_USERS) {
+    const userId = await createUser(ctx, user, DEMO_PASSWORD);
+    for (const [i, method] of user.methods.entries()) {
+      if (method === 'totp') {
+        await addMethod(ctx.db, { userId, method: 'totp', secret: encryptSecret(ctx.config.secretKey, DEMO_TOTP_SECRET), primary: i === 0 });
+        await addMethod(ctx.db, { userId, method: 'totpRecovery' });
+        await issueRecoveryKeys(ctx, ctx.db, userId);
+      } else {
+        await addMethod(ctx.db, { userId, method, target: method === 'email' ? user.email : user.phone, primary: i === 0 });
+      }
+    }
+  }
   return true;
 }

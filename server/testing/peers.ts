@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 export type Mail = { to: string; raw: string };
 export type ProviderMessage = { channel: string; to: string; text: string; authorization: string | undefined };
 
-export async function startSmtp(): Promise<{ url: string; mails: Mail[]; stop(): Promise<void> }> {
+export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[]; stop(): Promise<void> }> {
   const mails: Mail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -20,12 +20,12 @@ export async function startSmtp(): Promise<{ url: string; mails: Mail[]; stop():
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return { url: `smtp://127.0.0.1:${port}`, mails, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.server.address() as { port: number }).port;
+  return { url: `smtp://127.0.0.1:${bound}`, mails, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-export async function startSmsProvider(): Promise<{ url: string; messages: ProviderMessage[]; stop(): Promise<void> }> {
+export async function startSmsProvider(port = 0): Promise<{ url: string; messages: ProviderMessage[]; stop(): Promise<void> }> {
   const messages: ProviderMessage[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -36,9 +36,9 @@ export async function startSmsProvider(): Promise<{ url: string; messages: Provi
       res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/messages`, messages, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${bound}/messages`, messages, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** The 8-digit code in a message text (or a mail, whose body may be quoted-printable). */

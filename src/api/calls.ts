@@ -1,5 +1,5 @@
 // The API calls of the root and login flows, bound to the machines' actors in src/app/actor.ts.
-import type { AppConfig, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
+import type { AppConfig, MfaChallengeAnswer, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
 import { api, call } from './client.ts';
 
 export const loadConfig = () => call(() => api.get('config').json<AppConfig>());
@@ -12,3 +12,16 @@ export const submitLogin = (input: { username: string; password: string }) =>
 export const logout = async () => {
   await call(() => api.delete('token'));
 };
+
+export const startChallenge = (input: { mfaId: number; loginPayload: string | null; channel: string | null }) => {
+  const searchParams: Record<string, string> = { mfaId: String(input.mfaId) };
+  if (input.loginPayload) searchParams.payload = input.loginPayload;
+  if (input.channel) searchParams.channel = input.channel;
+  return call(() => api.get('mfa/sudo', { searchParams }).json<MfaChallengeAnswer>());
+};
+
+export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
+  call(() => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } })
+    .json<{ access_token?: string; recovery_keys_left?: number }>());
+
+export const regenerateRecoveryKeys = () => call(() => api.post('mfa/regenerate-recovery').json<{ recovery_keys: string[] }>());

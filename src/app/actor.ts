@@ -7,7 +7,9 @@ import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 
 import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { fetchUser, loadConfig, logout, regenerateRecoveryKeys, startChallenge, submitLogin, verifyCode } from '../api/calls.ts';
+import { mfaCodeMachine } from '../../machines/mfaCode.ts';
+import { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 
 const ACCOUNT_KEY = 'account';
@@ -32,6 +34,11 @@ function write(storage: Storage, key: string, value: string | null): void {
 }
 
 export function createRootActor(navigator: Navigator, inspect?: ActorOptions<AnyActorLogic>['inspect']) {
+  const go = (to: string) => {
+    // Before the router mounts (while the session settles) the request waits for it.
+    if (navigator.current) navigator.current(to);
+    else navigator.pending = to;
+  };
   const machine = rootMachine.provide({
     actors: {
       loadConfig: fromPromise(async () => {
@@ -42,13 +49,17 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       fetchUser: fromPromise(fetchUser),
       logout: fromPromise(logout),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) } }),
+      mfaCode: mfaCodeMachine.provide({
+        actors: {
+          startChallenge: fromPromise(({ input }) => startChallenge(input)),
+          verifyCode: fromPromise(({ input }) => verifyCode(input)),
+        },
+        actions: { show: (_, { screen }) => go(screen === 'methods' ? '/mfa/methods' : '/mfa') },
+      }),
+      totpRecovery: totpRecoveryMachine.provide({ actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()) } }),
     },
     actions: {
-      navigate: (_, { to }) => {
-        // Before the router mounts (while the session settles) the request waits for it.
-        if (navigator.current) navigator.current(to);
-        else navigator.pending = to;
-      },
+      navigate: (_, { to }) => go(to),
       leaveTo: (_, { url }) => { window.location.assign(url); },
       trackPageView: (_, { path }) => trackPageView(path),
       persistAccount: (_, { user }) => write(localStorage, ACCOUNT_KEY, user ? JSON.stringify(user) : null),

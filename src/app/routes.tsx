@@ -6,6 +6,8 @@ import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
 import { Pending } from '../components/Pending.tsx';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
+const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
+const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
 
@@ -13,6 +15,9 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
   { path: '/login/email', element: <LoginPage /> },
   { path: '/login/phone', element: <LoginPage /> },
   { path: '/user/dashboard', element: later(<DashboardPage />) },
+  { path: '/mfa/methods', element: later(<SecondFactorPage />) },
+  { path: '/mfa', element: later(<SecondFactorPage />) },
+  { path: '/mfa/totp-recovery', element: later(<TotpRecoveryPage />) },
   { path: '/maintenance', element: <MaintenancePage /> },
   { path: '*', element: <Pending /> },
 ];

@@ -1,0 +1,113 @@
+import { expect, test, type Page } from '@playwright/test';
+import { TOTP } from 'otpauth';
+import { E2E_PORT } from '../playwright.config.ts';
+import { DEMO_MFA_USERS, DEMO_TOTP_SECRET } from '../server/seed/demo.ts';
+import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+// One mailbox and one phone per demo user: these tests take turns. The last two leave a code
+// unused, so the server's resend wait applies to the next sign-in on that method for 30 s.
+test.describe.configure({ mode: 'serial' });
+
+const mila = DEMO_MFA_USERS.find((u) => u.key === 'mfa')!;
+const tom = DEMO_MFA_USERS.find((u) => u.key === 'totp')!;
+
+async function enterCode(page: Page, code: string) {
+  await page.getByLabel(/Security code|Recovery key/).fill(code);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+}
+
+test('signs in with a code sent by email over SMTP', async ({ page }) => {
+  const before = await sentCount(mila.email);
+  await signIn(page, mila.email);
+  await expect(page).toHaveURL(/\/mfa\/methods$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText("Verify it's you");
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Email a code to m***@example.be' }).click();
+  await expect(page).toHaveURL(/\/mfa$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Check your email');
+  await expect(page.getByText('We sent an 8-digit code to m***@example.be.')).toBeVisible();
+  await expect(page.getByText(/The code expires in 1[45]:\d\d\./)).toBeVisible();
+  await expectNoAxeViolations(page);
+  await enterCode(page, await codeSentTo(mila.email, before));
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
+});
+
+test('signs in with a code received by WhatsApp through the provider', async ({ page }) => {
+  const before = await sentCount(mila.phone);
+  await signIn(page, mila.email);
+  await page.getByRole('button', { name: /on WhatsApp/ }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Check WhatsApp');
+  await enterCode(page, await codeSentTo(mila.phone, before));
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
+});
+
+test('trusting the device skips the second factor next time', async ({ page }) => {
+  const before = await sentCount(mila.email);
+  await signIn(page, mila.email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  await page.getByLabel('Trust this device: do not ask again on it').check();
+  await enterCode(page, await codeSentTo(mila.email, before));
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await signIn(page, mila.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
+});
+
+test('shows a wrong code until the user types again', async ({ page }) => {
+  await signIn(page, mila.email);
+  await page.getByRole('button', { name: /Text a code/ }).click();
+  await enterCode(page, '00000000');
+  await expect(page.getByRole('alert')).toHaveText('Your code is invalid, try again.');
+  await page.getByLabel('Security code').fill('1');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+});
+
+test('runs the resend and expiry timers on the clock, and the server enforces the wait', async ({ page }) => {
+  await page.clock.install();
+  await signIn(page, mila.email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  const resend = page.getByRole('button', { name: /Send a new code/ });
+  await expect(resend).toBeDisabled();
+  await expect(resend).toHaveText(/Send a new code in 0:(29|30)/);
+  await page.clock.fastForward(31_000);
+  await expect(resend).toBeEnabled();
+  await page.clock.fastForward(870_000);
+  await expect(page.getByText('The code has expired. Ask for a new one.')).toBeVisible();
+  // The browser's clock ran ahead; the server's did not: it refuses the early resend.
+  await resend.click();
+  await expect(page.getByRole('alert')).toHaveText('Please wait before asking for a new code.');
+});
+
+test('authenticator code, then a recovery key leads to the recovery screen with the right count', async ({ page, browser }) => {
+  await signIn(page, tom.email);
+  await page.getByRole('button', { name: 'Use my authenticator app' }).click();
+  await expect(page.getByRole('button', { name: /Send a new code/ })).toHaveCount(0);
+  await enterCode(page, new TOTP({ secret: DEMO_TOTP_SECRET, digits: 6, period: 30 }).generate());
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
+  // Fresh keys through the API (this session passed MFA a moment ago).
+  const keys = await page.evaluate(async () => {
+    const res = await fetch('/api/mfa/regenerate-recovery', { method: 'POST', headers: { 'x-device-id': localStorage.getItem('device_id')! } });
+    return ((await res.json()) as { recovery_keys: string[] }).recovery_keys;
+  });
+  expect(keys).toHaveLength(10);
+
+  const context = await browser.newContext({ locale: 'en-GB', baseURL: `http://account.localhost:${E2E_PORT}` });
+  const other = await context.newPage();
+  await signIn(other, tom.email);
+  await other.getByRole('button', { name: 'Use a recovery key' }).click();
+  await enterCode(other, keys[0]!.replace('-', ''));
+  await expect(other).toHaveURL(/\/mfa\/totp-recovery$/);
+  await expect(other.getByTestId('keys-left')).toHaveText('Unused recovery keys: 9');
+  await expectNoAxeViolations(other);
+  await other.getByRole('button', { name: 'Generate new keys' }).click();
+  await expect(other.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
+  await other.getByRole('button', { name: 'I have saved them' }).click();
+  await expect(other.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
+  await context.close();
+});
+
+test('the second-factor screens cannot be opened without a pending sign-in', async ({ page }) => {
+  await page.goto('/mfa');
+  await expect(page).toHaveURL(/\/login\/email$/);
+});

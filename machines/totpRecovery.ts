@@ -1,0 +1,44 @@
+// After signing in with a recovery key (spec §4 "TOTP recovery"): the screen shows how many keys
+// remain; the user skips, or generates new keys (the old ones stop working) and sees them once.
+import { assign, fromPromise, setup } from 'xstate';
+import { errorOf } from './login.ts';
+import { isApiFailure } from '../contract/api.ts';
+
+type Context = { keysLeft: number; keys: string[] | null; error: string | null };
+
+export const totpRecoveryMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as { keysLeft: number },
+    events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'CONTINUE' },
+  },
+  actors: {
+    regenerate: fromPromise<{ recovery_keys: string[] }>(async () => {
+      throw new Error('regenerate is provided by the app');
+    }),
+  },
+}).createMachine({
+  id: 'totpRecovery',
+  context: ({ input }) => ({ keysLeft: input.keysLeft, keys: null, error: null }),
+  initial: 'overview',
+  states: {
+    overview: {
+      on: {
+        SKIP: 'done',
+        REGENERATE: 'regenerating',
+      },
+    },
+    regenerating: {
+      invoke: {
+        id: 'regenerate',
+        src: 'regenerate',
+        onDone: { target: 'showingKeys', actions: assign(({ event }) => ({ keys: event.output.recovery_keys, keysLeft: event.output.recovery_keys.length, error: null })) },
+        onError: { target: 'overview', actions: assign({ error: ({ event }) => { const e = errorOf(event); return isApiFailure(e) ? e.code : 'internal_error'; } }) },
+      },
+    },
+    showingKeys: {
+      on: { CONTINUE: 'done' },
+    },
+    done: { type: 'final' },
+  },
+});

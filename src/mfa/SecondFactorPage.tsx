@@ -1,0 +1,125 @@
+// /mfa/methods and /mfa: a projection of the MFA code machine (choose a method, then enter the code).
+import { useSelector } from '@xstate/react';
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { ActorRefFrom } from 'xstate';
+import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
+import { useRootActor } from '../app/context.ts';
+import { PublicLayout } from '../components/PublicLayout.tsx';
+import { minutesSeconds, useNow } from './useNow.ts';
+
+type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
+
+export function SecondFactorPage() {
+  const root = useRootActor();
+  const mfa = useSelector(root, (s) => s.children.mfaCode as MfaRef | undefined);
+  return (
+    <PublicLayout>
+      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+        {mfa ? <SecondFactor mfa={mfa} /> : <p role="status">…</p>}
+      </section>
+    </PublicLayout>
+  );
+}
+
+function SecondFactor({ mfa }: { mfa: MfaRef }) {
+  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
+  return choosing ? <MethodChoice mfa={mfa} /> : <CodeEntry mfa={mfa} />;
+}
+
+function MethodChoice({ mfa }: { mfa: MfaRef }) {
+  const { t } = useTranslation();
+  const { methods, error } = useSelector(mfa, (s) => s.context);
+  const sending = useSelector(mfa, (s) => s.matches('requesting'));
+  const option = (method: MfaMethodSummary, channel?: 'sms' | 'call' | 'whatsapp') => (
+    <li key={`${method.id}-${channel ?? ''}`}>
+      <button
+        type="button"
+        disabled={sending}
+        onClick={() => mfa.send({ type: 'SELECT', id: method.id, ...(channel ? { channel } : {}) })}
+        className="w-full rounded border border-slate-300 px-4 py-3 text-left hover:border-brand hover:bg-brand-light disabled:opacity-70"
+      >
+        {t(`mfa.choose.${channel ?? method.method}`, { target: method.target ?? '' })}
+      </button>
+    </li>
+  );
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t('mfa.choose.title')}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t('mfa.choose.text')}</p>
+      <ul className="mt-5 space-y-2">
+        {methods.flatMap((m) => (m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)]))}
+      </ul>
+      <div aria-live="assertive">
+        {error && <p role="alert" className="mt-4 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>}
+      </div>
+      {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
+      <p className="mt-5 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+    </>
+  );
+}
+
+function CodeEntry({ mfa }: { mfa: MfaRef }) {
+  const { t } = useTranslation();
+  const ids = { code: useId(), error: useId(), trust: useId() };
+  const { selected, challenge, code, trust, error, methods, loginPayload, channel } = useSelector(mfa, (s) => s.context);
+  const expired = useSelector(mfa, (s) => s.matches({ entering: { expiry: 'expired' } }));
+  const canResend = useSelector(mfa, (s) => s.matches({ entering: { resend: 'ready' } }));
+  const verifying = useSelector(mfa, (s) => s.matches({ entering: { input: 'verifying' } }));
+  const now = useNow(true);
+  if (!selected || !challenge) return null;
+  const kind = selected.method === 'sms' && channel ? channel : selected.method;
+  const coded = ['email', 'sms', 'call', 'whatsapp'].includes(selected.method);
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.target ?? '' })}</p>
+      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); mfa.send({ type: 'SUBMIT' }); }}>
+        <div>
+          <label htmlFor={ids.code} className="block text-sm font-medium">{t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : 'mfa.code.label')}</label>
+          <input
+            id={ids.code}
+            name="code"
+            value={code}
+            inputMode={selected.method === 'totpRecovery' ? 'text' : 'numeric'}
+            autoComplete="one-time-code"
+            autoCapitalize="characters"
+            spellCheck={false}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? ids.error : undefined}
+            onChange={(event) => mfa.send({ type: 'TYPE', value: event.target.value })}
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2 font-mono text-lg tracking-widest"
+          />
+        </div>
+        <p className="text-sm text-slate-700" aria-live="polite">
+          {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(challenge.expiresAt - now) })}
+        </p>
+        <div aria-live="assertive">
+          {error && <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>}
+        </div>
+        {loginPayload && (
+          <div className="flex items-center gap-2">
+            <input id={ids.trust} type="checkbox" checked={trust} onChange={() => mfa.send({ type: 'TOGGLE_TRUST' })} className="h-4 w-4" />
+            <label htmlFor={ids.trust} className="text-sm">{t('mfa.code.trust')}</label>
+          </div>
+        )}
+        <button type="submit" disabled={verifying} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">
+          {t('mfa.code.confirm')}
+        </button>
+      </form>
+      <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
+        {coded && (
+          <button type="button" disabled={!canResend} onClick={() => mfa.send({ type: 'RESEND' })} className="rounded border border-slate-400 px-3 py-1.5 disabled:text-slate-600">
+            {canResend || challenge.resendAt === null ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(challenge.resendAt - now) })}
+          </button>
+        )}
+        {methods.length > 1 && (
+          <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
+        )}
+        <Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link>
+      </div>
+    </>
+  );
+}
