@@ -2,6 +2,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
+import { codeIn } from '../server/testing/peers.ts';
 
 export { DEMO_PASSWORD };
 export const user = (key: string) => DEMO_USERS.find((u) => u.key === key)!;
@@ -26,10 +27,7 @@ export async function codeSentTo(recipient: string, since = 0): Promise<string> 
       mails: Array<{ to: string; raw: string }>; messages: Array<{ to: string; text: string }>;
     };
     const texts = [...inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw), ...inbox.messages.filter((m) => m.to === recipient).map((m) => m.text)];
-    if (texts.length > since) {
-      const match = /\b(\d{8})\b/.exec(texts.at(-1)!.replace(/=\r?\n/g, ''));
-      if (match) return match[1]!;
-    }
+    if (texts.length > since) return codeIn(texts.at(-1)!);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no code for ${recipient}`);

@@ -138,7 +138,8 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const after = (await call('GET', '/api/mfa')).json().data as Array<{ method: string; primary: boolean }>;
     expect(after.map((m) => m.method)).toEqual(['email']);
     expect(after[0]!.primary).toBe(true);
-    expect(await server.ctx.db.selectFrom('recovery_keys').select('id').execute()).toEqual([]);
+    const ninaId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', nina.email).executeTakeFirstOrThrow()).user_id;
+    expect(await server.ctx.db.selectFrom('recovery_keys').select('id').where('user_id', '=', ninaId).execute()).toEqual([]);
   });
 
   it('refuses sensitive changes without a recent MFA check', async () => {

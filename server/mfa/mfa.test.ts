@@ -14,7 +14,7 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   let sms: Awaited<ReturnType<typeof startSmsProvider>>;
   const totpSecret = new Secret({ size: 20 });
   const ids = { email: 0, sms: 0, totp: 0 };
-  const mila = { email: 'mila.mfa@example.be', phone: '+32470222222' };
+  const mila = { email: 'mila.test@example.be', phone: '+32470222299' };
 
   beforeAll(async () => {
     smtp = await startSmtp();

@@ -41,9 +41,12 @@ export async function startSmsProvider(port = 0): Promise<{ url: string; message
   return { url: `http://127.0.0.1:${bound}/messages`, messages, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** The 8-digit code in a message text (or a mail, whose body may be quoted-printable). */
+/** The 8-digit code in a message text, or in a mail's body (not its headers: a Message-ID may hold
+ * eight digits too), which may be quoted-printable. */
 export function codeIn(text: string): string {
-  const match = /\b(\d{8})\b/.exec(text.replace(/=\r?\n/g, ''));
+  const headerEnd = text.search(/\r?\n\r?\n/);
+  const body = /^[\w-]+: /.test(text) && headerEnd >= 0 ? text.slice(headerEnd) : text;
+  const match = /\b(\d{8})\b/.exec(body.replace(/=\r?\n/g, ''));
   if (!match) throw new Error(`no code in: ${text.slice(0, 200)}`);
   return match[1]!;
 }
