@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   invalid_email: 400,
   invalid_phone: 400,
   last_method: 409,
+  mfa_enrolment_required: 403,
   internal_error: 500,
   maintenance: 503,
 } as const;
@@ -58,6 +59,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_email: 'The email provided is invalid',
   invalid_phone: 'The phone number provided is invalid',
   last_method: 'You cannot delete your last email or phone verification method.',
+  mfa_enrolment_required: 'Set up two-step verification first.',
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
 };

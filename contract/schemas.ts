@@ -87,6 +87,8 @@ export const UserProfile = v.object({
   mfa_customer: v.boolean(),
   has_sso: v.boolean(),
   sso_only: v.boolean(),
+  /** Whether the account has a second factor (forced enrolment diverts users without one). */
+  mfa_enrolled: v.boolean(),
 });
 export type UserProfile = v.InferOutput<typeof UserProfile>;
 

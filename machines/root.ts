@@ -7,6 +7,7 @@ import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { errorOf, loginMachine, type LoginMode, type LoginOutput } from './login.ts';
 import { mfaCodeMachine, type MfaCodeOutput } from './mfaCode.ts';
 import { totpRecoveryMachine } from './totpRecovery.ts';
+import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -37,10 +38,15 @@ type Context = {
   mfa: { payload: string; methods: MfaMethodSummary[] } | null;
   /** After signing in with a recovery key: how many keys remain (the TOTP recovery screen shows it). */
   recoveryKeysLeft: number | null;
+  /** A customer who skipped the offered second factor is not asked again in this session. */
+  enrolmentSkipped: boolean;
 };
 
 const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
+
+/** The enrolment screens; leaving them while forced signs the user out. */
+export const ENROLMENT_PATHS = ['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success'];
 
 function locationOf(url: string): Location {
   const at = url.indexOf('?');
@@ -70,6 +76,7 @@ const rootSetup = setup({
     login: loginMachine,
     mfaCode: mfaCodeMachine,
     totpRecovery: totpRecoveryMachine,
+    forcedMfa: forcedMfaMachine,
   },
   actions: {
     // Side effects, provided by the app (router, storage, analytics, window.location).
@@ -93,6 +100,14 @@ const rootSetup = setup({
     routeLeavesSecondFactor: ({ event }) => event.type === 'ROUTE' && !['/mfa', '/mfa/methods'].includes(event.location.path),
     routeIsMethods: ({ event }) => event.type === 'ROUTE' && event.location.path === '/mfa/methods',
     usedRecoveryKey: ({ context }) => context.recoveryKeysLeft !== null,
+    /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
+    needsEnrolment: ({ context, event }) => {
+      const user = (event as { output?: UserProfile }).output ?? context.user;
+      return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !context.enrolmentSkipped));
+    },
+    routeInEnrolment: ({ event }) => event.type === 'ROUTE' && ENROLMENT_PATHS.includes(event.location.path),
+    forced: ({ context }) => context.user?.mfa_forced === true,
+    enrolled: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'enrolled',
     routeLeavesRecovery: ({ event }) => event.type === 'ROUTE' && event.location.path !== '/mfa/totp-recovery',
   },
 });
@@ -130,6 +145,7 @@ export const rootMachine = rootSetup.createMachine({
     notice: null,
     mfa: null,
     recoveryKeysLeft: null,
+    enrolmentSkipped: false,
   }),
   initial: 'booting',
   on: {
@@ -154,10 +170,20 @@ export const rootMachine = rootSetup.createMachine({
       invoke: {
         id: 'restoreUser',
         src: 'fetchUser',
-        onDone: {
-          target: 'signedIn',
-          actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }],
-        },
+        onDone: [
+          {
+            guard: 'needsEnrolment',
+            target: 'signedIn.enrolling',
+            actions: [
+              assign({ user: ({ event }) => event.output, location: locationOf('/setup-mfa') }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            ],
+          },
+          {
+            target: 'signedIn',
+            actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }],
+          },
+        ],
         onError: [
           { guard: 'isMaintenance', target: 'maintenance' },
           { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null }), { type: 'persistAccount', params: { user: null } }] },
@@ -240,6 +266,14 @@ export const rootMachine = rootSetup.createMachine({
             id: 'loadUser',
             src: 'fetchUser',
             onDone: [{
+              guard: 'needsEnrolment',
+              target: '#root.signedIn.enrolling',
+              actions: [
+                // The guard entering signedIn judges the set-up screen, where the user is going.
+                assign({ user: ({ event }) => event.output, location: locationOf('/setup-mfa') }),
+                { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+              ],
+            }, {
               guard: 'usedRecoveryKey',
               target: '#root.signedIn.recovering',
               actions: [
@@ -277,6 +311,46 @@ export const rootMachine = rootSetup.createMachine({
             ROUTE: [
               { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
               { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+            ],
+          },
+        },
+        enrolling: {
+          on: {
+            ROUTE: [
+              { guard: 'routeInEnrolment', actions: assign({ location: ({ event }) => event.location }) },
+              // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
+              { guard: 'forced', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), applyGuard('signedIn')] },
+            ],
+          },
+          invoke: {
+            id: 'forcedMfa',
+            src: 'forcedMfa',
+            input: ({ context }) => ({
+              forced: context.user?.mfa_forced === true,
+              customer: context.user?.mfa_customer === true,
+              hasSms: false,
+            }),
+            onDone: [
+              {
+                guard: 'enrolled',
+                target: 'idle',
+                actions: [
+                  assign({ user: ({ context }) => (context.user ? { ...context.user, mfa_enrolled: true } : null) }),
+                  { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
+                  assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+                  { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+                  assign({ target: null }),
+                ],
+              },
+              {
+                target: 'idle',
+                actions: [
+                  assign({ enrolmentSkipped: true, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+                  { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+                  assign({ target: null }),
+                ],
+              },
             ],
           },
         },

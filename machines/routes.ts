@@ -12,6 +12,12 @@ export const SCREENS: Record<string, Access> = {
   '/mfa/methods': 'secondFactor',
   '/mfa': 'secondFactor',
   '/mfa/totp-recovery': 'private',
+  '/setup-mfa': 'private',
+  '/setup-mfa/selection': 'private',
+  '/setup-mfa/phone': 'private',
+  '/setup-mfa/email': 'private',
+  '/setup-mfa/confirmation': 'private',
+  '/setup-mfa/success': 'private',
   '/maintenance': 'any',
 };
 

@@ -8,10 +8,12 @@ import { report, walk } from './coverage.ts';
 
 const REGISTERED = 'https://client.tessera.example/auth/callback';
 const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null };
-const user = { id: 'u1', firstname: 'Emma' } as UserProfile;
+const user = { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false } as UserProfile;
+const forcedUser = { ...user, mfa_forced: true } as UserProfile;
+const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'),
+const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -19,8 +21,8 @@ const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`
 
 /** The walk tells states apart by value, location and which context fields are set. */
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as { user: unknown; target: unknown; notice: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown };
-  return JSON.stringify([value, !!c.user, !!c.target, c.notice, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft]);
+  const c = context as { user: UserProfile | null; target: unknown; notice: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown; enrolmentSkipped: boolean };
+  return JSON.stringify([value, c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null, !!c.target, c.notice, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft, c.enrolmentSkipped]);
 };
 
 describe('root machine: model', () => {
@@ -37,6 +39,8 @@ describe('root machine: model', () => {
       done('mfaCode', { method: 'email', accessToken: 't', recoveryKeysLeft: null }),
       done('mfaCode', { method: 'totpRecovery', accessToken: 't', recoveryKeysLeft: 4 }),
       done('totpRecovery'),
+      done('restoreUser', forcedUser), done('loadUser', forcedUser), done('loadUser', offeredUser),
+      done('forcedMfa', { outcome: 'enrolled' }), done('forcedMfa', { outcome: 'skipped' }),
     ];
     const withStoredUser = walk(rootMachine, {
       input: { storedAccount: user, storedTarget: null, location: at('/user/dashboard') },

@@ -1,12 +1,13 @@
 // Renders a machine as a Mermaid state diagram: nested states, initial states, final states and
 // every transition with its event and guard. Used by `npm run charts` and by the staleness test.
 import type { AnyStateMachine } from 'xstate';
+import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import { loginMachine } from '../machines/login.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { rootMachine } from '../machines/root.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine };
 
 type Node = AnyStateMachine['root'];
 

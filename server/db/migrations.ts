@@ -113,6 +113,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_10_mfa': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('sessions').addColumn('mfa_at', 'text').execute();
+      // 'enrolment': a forced user without a second factor may only set one up (or sign out).
+      await db.schema.alterTable('sessions').addColumn('scope', 'text').execute();
 
       await db.schema
         .createTable('mfa_methods')

@@ -63,6 +63,8 @@ export interface SessionsTable {
   revoked_at: string | null;
   /** When this session last passed an MFA check (login or step-up). */
   mfa_at: string | null;
+  /** null: a full session; 'enrolment': may only set up a second factor. */
+  scope: string | null;
 }
 
 export interface TicketsTable {

@@ -30,12 +30,14 @@ export function tokenOf(request: FastifyRequest, cookieName: string): string | n
   return cookie && /^[A-Za-z0-9_-]{16,256}$/.test(cookie) ? cookie : null;
 }
 
-/** preHandler for calls that need a signed-in user. */
-export function requireSession(db: Db, cookieName: string) {
+/** preHandler for calls that need a signed-in user. A session limited to setting up a second
+ * factor (a forced user who has none) only passes where `enrolment` allows it. */
+export function requireSession(db: Db, cookieName: string, options: { enrolment?: boolean } = {}) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = tokenOf(request, cookieName);
     const session = token ? await findSession(db, token) : null;
     if (!session) throw new ApiError('unauthorized');
+    if (session.scope === 'enrolment' && !options.enrolment) throw new ApiError('mfa_enrolment_required');
     request.session = session;
   };
 }

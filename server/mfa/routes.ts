@@ -29,18 +29,21 @@ const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '
 
 export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
+  // What a session limited to enrolment may do: see its methods and add the first one.
+  const enrolling = requireSession(ctx.db, ctx.cookieName, { enrolment: true });
   const recentMfa = requireRecentMfa(ctx.config);
   const languageOf = async (userId: string) =>
     (await ctx.db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow()).language;
 
   app.get('/mfa', {
-    schema: { tags: ['mfa'], summary: 'The signed-in user\'s second factors', response: responses({ 200: MfaMethodList }, [400, 401, 503]) },
-    preHandler: signedIn,
+    schema: { tags: ['mfa'], summary: 'The signed-in user\'s second factors', response: responses({ 200: MfaMethodList }, [400, 401, 403, 503]) },
+    preHandler: enrolling,
   }, async (request) => ({ data: (await methodsOf(ctx.db, request.session!.userId)).map(summary) }));
 
+
   app.get('/mfa/status', {
-    schema: { tags: ['mfa'], summary: 'Whether this session passed MFA recently', response: responses({ 200: MfaStatus }, [400, 401, 503]) },
-    preHandler: signedIn,
+    schema: { tags: ['mfa'], summary: 'Whether this session passed MFA recently', response: responses({ 200: MfaStatus }, [400, 401, 403, 503]) },
+    preHandler: enrolling,
   }, async (request) => ({ sudo: hasRecentMfa(request.session!.mfaAt, ctx.config), single: false, need_card: false }));
 
   app.get<{ Querystring: MfaChallengeQuery }>('/mfa/sudo', {
@@ -148,7 +151,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
       tags: ['mfa'], summary: 'Start adding a method (negative id: -1 email, -2 sms, -3 authenticator); 204 when there is nothing to do',
       params: idParam, querystring: jsonSchema(MfaActivateQuery), response: responses({ 200: MfaActivateAnswer, 204: null }, [400, 401, 403, 404, 429, 503]),
     },
-    preHandler: signedIn,
+    preHandler: enrolling,
   }, async (request, reply) => {
     const userId = request.session!.userId;
     const existing = await methodsOf(ctx.db, userId);
@@ -196,9 +199,9 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Body: MfaActivateRequest }>('/mfa/activate', {
     schema: {
       tags: ['mfa'], summary: 'Finish adding a method with its first code', body: jsonSchema(MfaActivateRequest),
-      response: responses({ 200: MfaActivateResult }, [400, 401, 409, 410, 422, 503]),
+      response: responses({ 200: MfaActivateResult }, [400, 401, 403, 409, 410, 422, 503]),
     },
-    preHandler: signedIn,
+    preHandler: enrolling,
   }, async (request) => {
     const userId = request.session!.userId;
     const passed = await verifyChallenge(ctx, request.body.payload, request.body.code);

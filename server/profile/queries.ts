@@ -15,7 +15,9 @@ function profileQueries(db: Db) {
   const contact = (table: 'user_emails' | 'user_phones', kind: string, id: string) => db.selectFrom(table)
     .select([sql<string>`${sql.lit(kind)}`.as('kind'), 'value', 'is_default', 'verified', 'created_at']).where('user_id', '=', id);
   return {
-    user: prepared(db, (q, id: string) => q.selectFrom('users').selectAll().where('id', '=', id), 1),
+    user: prepared(db, (q, id: string) => q.selectFrom('users').selectAll()
+      .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
+      .where('id', '=', id), 1),
     contacts: prepared(db, (_q, id: string) => contact('user_emails', 'email', id).unionAll(contact('user_phones', 'phone', id)), 1),
   };
 }
@@ -46,5 +48,6 @@ export async function loadProfile(db: Db, userId: string): Promise<UserProfile |
     mfa_customer: user.mfa_customer === 1,
     has_sso: user.has_sso === 1,
     sso_only: user.sso_only === 1,
+    mfa_enrolled: Number(user.mfa_count) > 0,
   };
 }

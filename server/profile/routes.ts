@@ -10,7 +10,7 @@ import { loadProfile } from './queries.ts';
 export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/user', {
     schema: { tags: ['profile'], summary: 'The signed-in user', response: responses({ 200: UserAnswer }, [400, 401, 503]) },
-    preHandler: requireSession(ctx.db, ctx.cookieName),
+    preHandler: requireSession(ctx.db, ctx.cookieName, { enrolment: true }),
   }, async (request) => {
     const profile = await loadProfile(ctx.db, request.session!.userId);
     if (!profile) throw new ApiError('unauthorized');

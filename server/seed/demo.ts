@@ -20,6 +20,10 @@ export type DemoUser = {
   customer_user_id: string | null;
   fridom_user_id: string | null;
   password_status: 0 | 1 | 2;
+  /** A second factor is mandatory: the user is sent to enrol before anything else. */
+  mfa_forced?: boolean;
+  /** A company customer offered a second factor, who may skip it. */
+  mfa_customer?: boolean;
 };
 
 export const DEMO_USERS: DemoUser[] = [
@@ -46,6 +50,12 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
   { key: 'totp', description: `Authenticator app (secret ${DEMO_TOTP_SECRET}) with email backup`, firstname: 'Tom', lastname: 'Thys',
     language: 'en', email: 'tom.totp@example.be', phone: '+32470333333',
     user_id: 'U-1005', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['totp', 'email'] },
+  { key: 'forced', description: 'Must set up a second factor at first sign-in', firstname: 'Fiona', lastname: 'Fontaine',
+    language: 'en', email: 'fiona.forced@example.be', phone: '+32470444444',
+    user_id: 'U-1006', customer_user_id: null, fridom_user_id: null, password_status: 0, mfa_forced: true, methods: [] },
+  { key: 'offered', description: 'Company customer offered a second factor (may skip)', firstname: 'Carl', lastname: 'Claes',
+    language: 'en', email: 'carl.customer@example.com', phone: '+32470666666',
+    user_id: null, customer_user_id: 'C-2003', fridom_user_id: null, password_status: 0, mfa_customer: true, methods: [] },
 ];
 
 /** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */
@@ -71,7 +81,7 @@ export async function createUser(ctx: AppContext, user: Omit<DemoUser, 'key' | '
       id, firstname: user.firstname, lastname: user.lastname, birthdate: null, gender: null, language: user.language,
       user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
       password_status: user.password_status, last_password_change: now,
-      mfa_forced: 0, mfa_customer: user.customer_user_id && !user.user_id ? 1 : 0, has_sso: 0, sso_only: 0,
+      mfa_forced: user.mfa_forced ? 1 : 0, mfa_customer: user.mfa_customer ? 1 : 0, has_sso: 0, sso_only: 0,
       created_at: now, updated_at: now,
     }).execute();
     await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();

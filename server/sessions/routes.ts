@@ -10,7 +10,7 @@ import { revokeSession } from './store.ts';
 export async function sessionRoutes(app: FastifyInstance, ctx: AppContext) {
   app.delete('/token', {
     schema: { tags: ['sessions'], summary: 'Sign out: revoke the current token', response: responses({ 204: null }, [400, 401, 503]) },
-    preHandler: requireSession(ctx.db, ctx.cookieName),
+    preHandler: requireSession(ctx.db, ctx.cookieName, { enrolment: true }),
   }, async (request, reply) => {
     const session = request.session!;
     await revokeSession(ctx.db, session.sessionId);

@@ -17,9 +17,13 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
     const until = nowIso(Date.now() + ctx.config.mfa.trustedDeviceDays * 24 * 3600 * 1000);
     await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
   }
+  // A user who must have a second factor and has none gets a session that can only set one up.
+  const enrolmentOnly = !input.viaMfa && (await ctx.db.selectFrom('users').select('id').where('id', '=', input.userId).where('mfa_forced', '=', 1)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id'))))
+    .executeTakeFirst()) !== undefined;
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
-    mfaAt: input.viaMfa ? nowIso() : null,
+    mfaAt: input.viaMfa ? nowIso() : null, scope: enrolmentOnly ? 'enrolment' : null,
   });
   await recordEvent(ctx.db, { type: 'login_succeeded', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { mfa: input.viaMfa } });
   reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));

@@ -4,7 +4,7 @@ import { nowIso } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
-export type SessionInfo = { sessionId: string; userId: string; deviceId: string | null; mfaAt: string | null };
+export type SessionInfo = { sessionId: string; userId: string; deviceId: string | null; mfaAt: string | null; scope: string | null };
 
 /** last_used_at is refreshed at most this often, so that reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -13,6 +13,7 @@ export async function createSession(db: Db, input: {
   userId: string; deviceId: string | null; clientId: string | null; ip: string | null; ttlDays: number;
   /** Set when the sign-in passed a second factor. */
   mfaAt?: string | null;
+  scope?: string | null;
 }): Promise<{ token: string; expiresIn: number }> {
   const token = newToken();
   const now = Date.now();
@@ -29,18 +30,19 @@ export async function createSession(db: Db, input: {
     expires_at: nowIso(now + expiresIn * 1000),
     revoked_at: null,
     mfa_at: input.mfaAt ?? null,
+    scope: input.scope ?? null,
   }).execute();
   return { token, expiresIn };
 }
 
-const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; last_used_at: string; mfa_at: string | null }>>>();
+const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
 
 /** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
   let lookup = lookups.get(db);
   if (!lookup) {
     lookup = prepared(db, (q, tokenHash: string, now: string) => q.selectFrom('sessions')
-      .select(['id', 'user_id', 'device_id', 'last_used_at', 'mfa_at'])
+      .select(['id', 'user_id', 'device_id', 'last_used_at', 'mfa_at', 'scope'])
       .where('token_hash', '=', tokenHash)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now), 2);
@@ -52,7 +54,7 @@ export async function findSession(db: Db, token: string): Promise<SessionInfo | 
   if (now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
     await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.id).execute();
   }
-  return { sessionId: row.id, userId: row.user_id, deviceId: row.device_id, mfaAt: row.mfa_at };
+  return { sessionId: row.id, userId: row.user_id, deviceId: row.device_id, mfaAt: row.mfa_at, scope: row.scope };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
@@ -60,7 +62,7 @@ export async function revokeSession(db: Db, sessionId: string): Promise<void> {
     .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
 }
 
-/** Records a passed MFA check on a session (step-up). */
+/** Records a passed MFA check on a session (step-up, or a first factor set up: the session becomes a full one). */
 export async function markMfa(db: Db, sessionId: string): Promise<void> {
-  await db.updateTable('sessions').set({ mfa_at: nowIso() }).where('id', '=', sessionId).execute();
+  await db.updateTable('sessions').set({ mfa_at: nowIso(), scope: null }).where('id', '=', sessionId).execute();
 }

@@ -1,5 +1,6 @@
 // The API calls of the root and login flows, bound to the machines' actors in src/app/actor.ts.
 import type { AppConfig, MfaChallengeAnswer, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
+import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import { api, call } from './client.ts';
 
 export const loadConfig = () => call(() => api.get('config').json<AppConfig>());
@@ -25,3 +26,12 @@ export const verifyCode = (input: { payload: string; code: string; trust: boolea
     .json<{ access_token?: string; recovery_keys_left?: number }>());
 
 export const regenerateRecoveryKeys = () => call(() => api.post('mfa/regenerate-recovery').json<{ recovery_keys: string[] }>());
+
+/** GET /mfa/{-1|-2}/activate: null when there is nothing to do (204). */
+export const startActivation = async (input: { kind: 'sms' | 'email'; target: string }) => {
+  const id = input.kind === 'email' ? NEW_METHOD_IDS.email : NEW_METHOD_IDS.sms;
+  const response = await call(() => api.get(`mfa/${id}/activate`, { searchParams: { target: input.target } }));
+  return response.status === 204 ? null : ((await response.json()) as { payload: string; fuzzion: boolean; data: { target?: string; code?: string; message?: string } });
+};
+
+export const confirmActivation = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<unknown>());

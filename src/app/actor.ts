@@ -7,7 +7,8 @@ import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 
 import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { fetchUser, loadConfig, logout, regenerateRecoveryKeys, startChallenge, submitLogin, verifyCode } from '../api/calls.ts';
+import { confirmActivation, fetchUser, loadConfig, logout, regenerateRecoveryKeys, startActivation, startChallenge, submitLogin, verifyCode } from '../api/calls.ts';
+import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
@@ -57,6 +58,13 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         actions: { show: (_, { screen }) => go(screen === 'methods' ? '/mfa/methods' : '/mfa') },
       }),
       totpRecovery: totpRecoveryMachine.provide({ actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()) } }),
+      forcedMfa: forcedMfaMachine.provide({
+        actors: {
+          startActivation: fromPromise(({ input }) => startActivation(input)),
+          confirmActivation: fromPromise(({ input }) => confirmActivation(input)),
+        },
+        actions: { show: (_, { screen }) => go(screen === 'intro' ? '/setup-mfa' : `/setup-mfa/${screen}`) },
+      }),
     },
     actions: {
       navigate: (_, { to }) => go(to),

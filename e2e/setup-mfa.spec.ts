@@ -1,0 +1,63 @@
+import { expect, test } from '@playwright/test';
+import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+test.describe.configure({ mode: 'serial' });
+
+const fiona = DEMO_MFA_USERS.find((u) => u.key === 'forced')!;
+const carl = DEMO_MFA_USERS.find((u) => u.key === 'offered')!;
+
+test('a forced user who leaves the set-up is signed out', async ({ page }) => {
+  await signIn(page, fiona.email);
+  await expect(page).toHaveURL(/\/setup-mfa$/);
+  await expect(page.getByRole('button', { name: 'Not now' })).toHaveCount(0);
+  // A reload or deep link comes back to the set-up (the diversion) …
+  await page.goto('/user/dashboard');
+  await expect(page).toHaveURL(/\/setup-mfa$/);
+  // … and leaving it from within the app signs out.
+  await page.getByRole('link', { name: 'Tessera', exact: true }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  expect((await page.context().cookies()).find((c) => c.name === 'tessera_token')).toBeUndefined();
+});
+
+test('a forced user sets up a phone second factor, and needs it at the next sign-in', async ({ page }) => {
+  await signIn(page, fiona.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Protect your account with two-step verification');
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Set it up now' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
+  await expectNoAxeViolations(page);
+  const before = await sentCount(fiona.phone);
+  await page.getByLabel('Phone number').fill('0470 44 44 44');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/confirmation$/);
+  await page.getByLabel('Security code').fill(await codeSentTo(fiona.phone, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Fiona');
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await signIn(page, fiona.email);
+  await expect(page).toHaveURL(/\/mfa\/methods$/);
+});
+
+test('a customer is warned about shared credentials and may skip', async ({ page }) => {
+  await signIn(page, carl.email);
+  await expect(page).toHaveURL(/\/setup-mfa$/);
+  await expect(page.getByText('only the person who set it up can sign in')).toBeVisible();
+  await page.getByRole('button', { name: 'Not now' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Carl');
+});
+
+test('a customer who sets up chooses between phone and email', async ({ page }) => {
+  await signIn(page, carl.email);
+  await page.getByRole('button', { name: 'Set it up now' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
+  await page.getByRole('button', { name: 'To my email address' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/email$/);
+  // An address of another account is refused with the spec's message.
+  await page.getByLabel('Email address').fill('emma.peeters@example.be');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page.getByRole('alert')).toHaveText('This email is already in use. Please use another one.');
+});

@@ -1,0 +1,136 @@
+// Setting up a second factor (spec §4 "Forced MFA"): an intro with the reasons; customers who are
+// not forced may skip; others start with a phone, or with email when they already have an SMS
+// method; customers choose. The destination gets a code, the code proves it, and the method is on.
+import { assign, fromPromise, setup } from 'xstate';
+import { isApiFailure } from '../contract/api.ts';
+import { sanitiseCodeInput } from '../contract/rules.ts';
+import { errorOf } from './login.ts';
+
+export type EnrolmentKind = 'sms' | 'email';
+export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms: boolean };
+export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' };
+export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
+
+/** What GET /mfa/{id}/activate answered: nothing to do (null), a code sent, or a merge offer. */
+export type ActivationStart = null | { payload: string; fuzzion: boolean; data: { target?: string; code?: string; message?: string } };
+
+type Context = EnrolmentInput & {
+  kind: EnrolmentKind | null;
+  target: string;
+  challenge: { payload: string; target: string | null } | null;
+  code: string;
+  error: { code: string; message: string } | null;
+  outcome: EnrolmentOutput['outcome'] | null;
+};
+
+const problem = (event: object) => {
+  const error = errorOf(event);
+  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+};
+
+export const forcedMfaMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as EnrolmentInput,
+    output: {} as EnrolmentOutput,
+    events: {} as
+      | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind }
+      | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' },
+  },
+  actors: {
+    startActivation: fromPromise<ActivationStart, { kind: EnrolmentKind; target: string }>(async () => {
+      throw new Error('startActivation is provided by the app');
+    }),
+    confirmActivation: fromPromise<unknown, { payload: string; code: string }>(async () => {
+      throw new Error('confirmActivation is provided by the app');
+    }),
+  },
+  actions: {
+    show: (_, _params: { screen: EnrolmentScreen }) => {},
+  },
+  guards: {
+    maySkip: ({ context }) => context.customer && !context.forced,
+    chooses: ({ context }) => context.customer && !context.forced,
+    hasSms: ({ context }) => context.hasSms,
+    hasTarget: ({ context }) => context.target.trim() !== '',
+    completeCode: ({ context }) => context.code.length === 8,
+    nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
+    mergeOffered: ({ event }) => (event as { output?: ActivationStart }).output?.fuzzion === true,
+  },
+}).createMachine({
+  id: 'forcedMfa',
+  context: ({ input }) => ({ ...input, kind: null, target: '', challenge: null, code: '', error: null, outcome: null }),
+  initial: 'intro',
+  states: {
+    intro: {
+      entry: { type: 'show', params: { screen: 'intro' } },
+      on: {
+        SKIP: { guard: 'maySkip', target: 'skipped' },
+        ACTIVATE: [
+          { guard: 'chooses', target: 'selection' },
+          { guard: 'hasSms', target: 'destination', actions: assign({ kind: 'email' }) },
+          { target: 'destination', actions: assign({ kind: 'sms' }) },
+        ],
+      },
+    },
+    selection: {
+      entry: { type: 'show', params: { screen: 'selection' } },
+      on: {
+        CHOOSE: { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind, target: '', error: null })) },
+        BACK: 'intro',
+      },
+    },
+    destination: {
+      entry: { type: 'show', params: ({ context }) => ({ screen: context.kind === 'email' ? 'email' : 'phone' }) },
+      on: {
+        CHANGE: { actions: assign(({ event }) => ({ target: event.value, error: null })) },
+        SUBMIT: { guard: 'hasTarget', target: 'requesting' },
+        BACK: [{ guard: 'chooses', target: 'selection' }, { target: 'intro' }],
+      },
+    },
+    requesting: {
+      invoke: {
+        id: 'startActivation',
+        src: 'startActivation',
+        input: ({ context }) => ({ kind: context.kind!, target: context.target.trim() }),
+        onDone: [
+          { guard: 'nothingToDo', target: 'success' },
+          {
+            guard: 'mergeOffered',
+            target: 'destination',
+            actions: assign({ error: ({ event }) => ({ code: event.output?.data.code ?? 'email_in_use', message: event.output?.data.message ?? '' }) }),
+          },
+          {
+            target: 'confirmation',
+            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, target: event.output!.data.target ?? null }, code: '', error: null })),
+          },
+        ],
+        onError: { target: 'destination', actions: assign({ error: ({ event }) => problem(event) }) },
+      },
+    },
+    confirmation: {
+      entry: { type: 'show', params: { screen: 'confirmation' } },
+      on: {
+        CHANGE: { actions: assign(({ event }) => ({ code: sanitiseCodeInput(event.value).slice(0, 8), error: null })) },
+        SUBMIT: { guard: 'completeCode', target: 'verifying' },
+        BACK: 'destination',
+      },
+    },
+    verifying: {
+      invoke: {
+        id: 'confirmActivation',
+        src: 'confirmActivation',
+        input: ({ context }) => ({ payload: context.challenge!.payload, code: context.code }),
+        onDone: 'success',
+        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problem(event) }) },
+      },
+    },
+    success: {
+      entry: { type: 'show', params: { screen: 'success' } },
+      on: { CONTINUE: 'enrolled' },
+    },
+    enrolled: { type: 'final', entry: assign({ outcome: 'enrolled' as const }) },
+    skipped: { type: 'final', entry: assign({ outcome: 'skipped' as const }) },
+  },
+  output: ({ context }) => ({ outcome: context.outcome ?? 'enrolled' }),
+});
