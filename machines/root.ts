@@ -8,6 +8,7 @@ import { errorOf, loginMachine, type LoginMode, type LoginOutput } from './login
 import { mfaCodeMachine, type MfaCodeOutput } from './mfaCode.ts';
 import { totpRecoveryMachine } from './totpRecovery.ts';
 import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';
+import { mfaSettingsMachine } from './mfaSettings.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -45,6 +46,10 @@ type Context = {
 const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
+/** The security area; the sensitive screens need a recent second-factor check (spec §4 "Route guard"). */
+export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery'];
+export const SENSITIVE_PATHS = ['/security/mfa-edit', '/security/edit-recovery'];
+
 /** The enrolment screens; leaving them while forced signs the user out. */
 export const ENROLMENT_PATHS = ['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success'];
 
@@ -77,6 +82,11 @@ const rootSetup = setup({
     mfaCode: mfaCodeMachine,
     totpRecovery: totpRecoveryMachine,
     forcedMfa: forcedMfaMachine,
+    mfaSettings: mfaSettingsMachine,
+    /** Whether this session passed MFA recently, and the methods to check it with. */
+    secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
+      throw new Error('secondFactorStatus is provided by the app');
+    }),
   },
   actions: {
     // Side effects, provided by the app (router, storage, analytics, window.location).
@@ -105,6 +115,10 @@ const rootSetup = setup({
       const user = (event as { output?: UserProfile }).output ?? context.user;
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !context.enrolmentSkipped));
     },
+    routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
+    routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
+    stepUpNeeded: ({ context, event }) =>
+      SENSITIVE_PATHS.includes(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
     routeInEnrolment: ({ event }) => event.type === 'ROUTE' && ENROLMENT_PATHS.includes(event.location.path),
     forced: ({ context }) => context.user?.mfa_forced === true,
     enrolled: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'enrolled',
@@ -310,6 +324,7 @@ export const rootMachine = rootSetup.createMachine({
           on: {
             ROUTE: [
               { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
               { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
             ],
           },
@@ -352,6 +367,57 @@ export const rootMachine = rootSetup.createMachine({
                 ],
               },
             ],
+          },
+        },
+        security: {
+          on: {
+            ROUTE: [
+              { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              { guard: 'routeToSecurity', target: 'security', reenter: true, actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+              { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+            ],
+          },
+          initial: 'checking',
+          states: {
+            checking: {
+              invoke: {
+                id: 'secondFactorStatus',
+                src: 'secondFactorStatus',
+                onDone: [
+                  {
+                    guard: 'stepUpNeeded',
+                    target: 'steppingUp',
+                    actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
+                  },
+                  { target: 'open' },
+                ],
+                onError: { target: 'open' },
+              },
+            },
+            // The sensitive screen waits behind /mfa/methods?single=true&redirect=…, then comes back.
+            steppingUp: {
+              entry: { type: 'navigate', params: ({ context }) => ({ to: `/mfa/methods?single=true&redirect=${encodeURIComponent(context.location.path)}` }) },
+              on: {
+                ROUTE: [
+                  { guard: 'routeIsMethods', actions: sendTo('stepUp', { type: 'CHANGE_METHOD' }) },
+                  { guard: 'routeToStepUpScreens' },
+                  { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+                  { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
+                ],
+              },
+              invoke: {
+                id: 'stepUp',
+                src: 'mfaCode',
+                input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+                onDone: {
+                  target: 'open',
+                  actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+                },
+              },
+            },
+            open: {
+              invoke: { id: 'mfaSettings', src: 'mfaSettings' },
+            },
           },
         },
         recovering: {

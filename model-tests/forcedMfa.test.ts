@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { forcedMfaMachine, type EnrolmentInput } from '../machines/forcedMfa.ts';
+import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
 import { report, walk } from './coverage.ts';
 
 const answers = [
@@ -44,8 +44,8 @@ describe('forced MFA machine: behaviour', () => {
     const screens: string[] = [];
     const actor = createActor(forcedMfaMachine.provide({
       actors: {
-        startActivation: fromPromise(async () => ({ payload: 'p', fuzzion: false, data: { target: 't' } })),
-        confirmActivation: fromPromise(async () => ({})),
+        startActivation: fromPromise(async (): Promise<ActivationStart> => ({ payload: 'p', fuzzion: false, data: { target: 't' } })),
+        confirmActivation: fromPromise(async (): Promise<unknown> => ({})),
       },
       actions: { show: (_, { screen }) => { screens.push(screen); } },
     }), { input }).start();

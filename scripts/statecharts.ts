@@ -3,11 +3,12 @@
 import type { AnyStateMachine } from 'xstate';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import { loginMachine } from '../machines/login.ts';
+import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { rootMachine } from '../machines/root.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -1,5 +1,5 @@
 // The API calls of the root and login flows, bound to the machines' actors in src/app/actor.ts.
-import type { AppConfig, MfaChallengeAnswer, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
+import type { AppConfig, MfaChallengeAnswer, MfaMethodSummary, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import { api, call } from './client.ts';
 
@@ -35,3 +35,14 @@ export const startActivation = async (input: { kind: 'sms' | 'email'; target: st
 };
 
 export const confirmActivation = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<unknown>());
+
+export const secondFactorStatus = async () => {
+  const [status, methods] = await Promise.all([
+    call(() => api.get('mfa/status').json<{ sudo: boolean }>()),
+    call(() => api.get('mfa', { searchParams: { includeAll: 'true' } }).json<{ data: MfaMethodSummary[] }>()),
+  ]);
+  return { sudo: status.sudo, methods: methods.data };
+};
+export const listMethods = async () => (await call(() => api.get('mfa', { searchParams: { includeAll: 'true' } }).json<{ data: MfaMethodSummary[] }>())).data;
+export const switchPrimary = async (input: { id: number }) => { await call(() => api.post(`mfa/switch-primary/${input.id}`)); };
+export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };

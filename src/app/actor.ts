@@ -7,7 +7,11 @@ import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 
 import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { confirmActivation, fetchUser, loadConfig, logout, regenerateRecoveryKeys, startActivation, startChallenge, submitLogin, verifyCode } from '../api/calls.ts';
+import {
+  confirmActivation, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, secondFactorStatus, startActivation,
+  startChallenge, submitLogin, switchPrimary, verifyCode,
+} from '../api/calls.ts';
+import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
@@ -57,6 +61,15 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         },
         actions: { show: (_, { screen }) => go(screen === 'methods' ? '/mfa/methods' : '/mfa') },
       }),
+      mfaSettings: mfaSettingsMachine.provide({
+        actors: {
+          listMethods: fromPromise(() => listMethods()),
+          switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
+          deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
+          regenerate: fromPromise(() => regenerateRecoveryKeys()),
+        },
+      }),
+      secondFactorStatus: fromPromise(() => secondFactorStatus()),
       totpRecovery: totpRecoveryMachine.provide({ actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()) } }),
       forcedMfa: forcedMfaMachine.provide({
         actors: {

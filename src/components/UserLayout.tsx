@@ -8,7 +8,7 @@ import { TopBar } from './TopBar.tsx';
 const ENTRIES = [
   { key: 'dashboard', to: '/user/dashboard' },
   { key: 'profile', to: null },
-  { key: 'security', to: null },
+  { key: 'security', to: '/security' },
   { key: 'access', to: null },
   { key: 'notifications', to: null },
 ] as const;

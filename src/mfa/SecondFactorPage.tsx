@@ -14,7 +14,8 @@ type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
 export function SecondFactorPage() {
   const root = useRootActor();
-  const mfa = useSelector(root, (s) => s.children.mfaCode as MfaRef | undefined);
+  // A sign-in's second factor, or a step-up before a sensitive screen.
+  const mfa = useSelector(root, (s) => (s.children.mfaCode ?? s.children.stepUp) as MfaRef | undefined);
   return (
     <PublicLayout>
       <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
@@ -56,7 +57,7 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
         {error && <p role="alert" className="mt-4 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>}
       </div>
       {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
-      <p className="mt-5 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+      <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
     </>
   );
 }
@@ -118,8 +119,17 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
         {methods.length > 1 && (
           <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
         )}
-        <Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link>
+        <BackLink mfa={mfa} />
       </div>
     </>
   );
+}
+
+/** Back to sign-in, or, for a step-up, back to the security overview. */
+function BackLink({ mfa }: { mfa: MfaRef }) {
+  const { t } = useTranslation();
+  const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
+  return signingIn
+    ? <Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link>
+    : <Link to="/security" className="text-brand underline">{t('security.back')}</Link>;
 }

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
+import { report, walk } from './coverage.ts';
+
+const methods: MfaMethodSummary[] = [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }, { id: 2, method: 'sms', target: '+32•••••••56', primary: false }];
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(409, { code }) });
+
+describe('MFA settings machine: model', () => {
+  it('takes every declared transition', () => {
+    const result = walk(mfaSettingsMachine, {
+      events: () => [
+        { type: 'SWITCH', id: 2 }, { type: 'DELETE', id: 2 }, { type: 'REGENERATE' }, { type: 'DISMISS' },
+        done('listMethods', methods), fail('listMethods', 'unauthorized'),
+        done('switchPrimary'), fail('switchPrimary', 'step_up_required'),
+        done('deleteMethod'), fail('deleteMethod', 'last_method'),
+        done('regenerate', { recovery_keys: ['A'] }), fail('regenerate', 'not_found'),
+      ] as never,
+      serializeState: ({ value, context }) => {
+        const c = context as { methods: unknown[]; keys: unknown; error: unknown; notice: unknown };
+        return JSON.stringify([value, c.methods.length, !!c.keys, c.error, c.notice]);
+      },
+    });
+    console.info(report('mfaSettings', result));
+    expect(result.missing).toEqual([]);
+  });
+
+  it('refreshes the list after a deletion and reports the refusal of the last method', async () => {
+    let list = methods;
+    const actor = createActor(mfaSettingsMachine.provide({
+      actors: {
+        listMethods: fromPromise(async () => list),
+        switchPrimary: fromPromise(async () => {}),
+        deleteMethod: fromPromise(async ({ input }) => {
+          if (list.length === 1) throw apiFailure(409, { code: 'last_method' });
+          list = list.filter((m) => m.id !== input.id);
+        }),
+        regenerate: fromPromise(async () => ({ recovery_keys: [] as string[] })),
+      },
+    })).start();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    await settle();
+    actor.send({ type: 'DELETE', id: 2 });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'deleted', methods: [methods[0]] });
+    actor.send({ type: 'DELETE', id: 1 });
+    await settle();
+    expect(actor.getSnapshot().context.error).toBe('last_method');
+  });
+});
