@@ -174,6 +174,8 @@ export const MfaActivateAnswer = v.object({
     /** For a new authenticator: the secret to type in, and the otpauth:// URL the QR code shows. */
     secret: v.optional(v.string()),
     otpauth_url: v.optional(v.string()),
+    /** The otpauth:// URL as a QR code (SVG). */
+    qr_svg: v.optional(v.string()),
     /** For fuzzion: why (email_in_use / phone_in_use) and the spec's message. */
     code: v.optional(v.string()),
     message: v.optional(v.string()),

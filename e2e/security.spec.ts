@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { TOTP } from 'otpauth';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
 import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
 
@@ -39,4 +40,16 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await expect(page.getByRole('status')).toHaveText('The method was deleted.');
   await page.getByRole('button', { name: /Delete: Email/ }).click();
   await expect(page.getByRole('alert')).toHaveText('You cannot delete your last email or phone verification method.');
+
+  // Adding an authenticator app: QR code or key, a 6-digit code, then the recovery keys once.
+  await page.getByRole('link', { name: 'Security settings' }).click();
+  await page.getByRole('link', { name: 'Add an authenticator app' }).click();
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+  await expectNoAxeViolations(page);
+  const secret = (await page.getByTestId('totp-secret').textContent())!;
+  await page.getByLabel('6-digit code').fill(new TOTP({ secret, digits: 6, period: 30 }).generate());
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
+  await page.getByRole('button', { name: 'I have saved them' }).click();
+  await expect(page.getByTestId('mfa-methods')).toContainText('Authenticator app');
 });

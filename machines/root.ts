@@ -9,6 +9,7 @@ import { mfaCodeMachine, type MfaCodeOutput } from './mfaCode.ts';
 import { totpRecoveryMachine } from './totpRecovery.ts';
 import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';
 import { mfaSettingsMachine } from './mfaSettings.ts';
+import { totpSetupMachine } from './totpSetup.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -47,8 +48,9 @@ const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
 /** The security area; the sensitive screens need a recent second-factor check (spec §4 "Route guard"). */
-export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery'];
-export const SENSITIVE_PATHS = ['/security/mfa-edit', '/security/edit-recovery'];
+export const AUTHENTICATOR_PATH = '/setup-mfa/totp';
+export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH];
+export const SENSITIVE_PATHS = ['/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH];
 
 /** The enrolment screens; leaving them while forced signs the user out. */
 export const ENROLMENT_PATHS = ['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success'];
@@ -83,6 +85,7 @@ const rootSetup = setup({
     totpRecovery: totpRecoveryMachine,
     forcedMfa: forcedMfaMachine,
     mfaSettings: mfaSettingsMachine,
+    totpSetup: totpSetupMachine,
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -117,6 +120,7 @@ const rootSetup = setup({
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
+    onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
     stepUpNeeded: ({ context, event }) =>
       SENSITIVE_PATHS.includes(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
     routeInEnrolment: ({ event }) => event.type === 'ROUTE' && ENROLMENT_PATHS.includes(event.location.path),
@@ -389,6 +393,7 @@ export const rootMachine = rootSetup.createMachine({
                     target: 'steppingUp',
                     actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
                   },
+                  { guard: 'onAuthenticatorPath', target: 'authenticator' },
                   { target: 'open' },
                 ],
                 onError: { target: 'open' },
@@ -409,14 +414,28 @@ export const rootMachine = rootSetup.createMachine({
                 id: 'stepUp',
                 src: 'mfaCode',
                 input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
-                onDone: {
-                  target: 'open',
-                  actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
-                },
+                onDone: [
+                  {
+                    guard: 'onAuthenticatorPath',
+                    target: 'authenticator',
+                    actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+                  },
+                  {
+                    target: 'open',
+                    actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+                  },
+                ],
               },
             },
             open: {
               invoke: { id: 'mfaSettings', src: 'mfaSettings' },
+            },
+            authenticator: {
+              invoke: {
+                id: 'totpSetup',
+                src: 'totpSetup',
+                onDone: { actions: { type: 'navigate', params: { to: '/security' } } },
+              },
             },
           },
         },

@@ -16,6 +16,7 @@ export const SCREENS: Record<string, Access> = {
   '/security/mfa-edit': 'private',
   '/security/edit-recovery': 'private',
   '/setup-mfa': 'private',
+  '/setup-mfa/totp': 'private',
   '/setup-mfa/selection': 'private',
   '/setup-mfa/phone': 'private',
   '/setup-mfa/email': 'private',

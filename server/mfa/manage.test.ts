@@ -104,6 +104,7 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     expect(started.statusCode).toBe(200);
     const { secret, otpauth_url } = started.json().data;
     expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/Tessera/);
+    expect(started.json().data.qr_svg).toMatch(/^<svg /);
     const code = new TOTP({ secret, digits: 6, period: 30 }).generate();
     const done = await call('POST', '/api/mfa/activate', { payload: started.json().payload, code });
     expect(done.statusCode).toBe(200);

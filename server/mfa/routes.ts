@@ -2,6 +2,7 @@
 // deletion, recovery keys, and adding a method (activate).
 import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { normalisePhone } from '../../contract/phone.ts';
@@ -171,7 +172,9 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
         userId, language: await languageOf(userId), purpose: 'activate', deviceKey: request.deviceKey, log: request.log,
         subject: { id: null, method: 'totp', target: null, secret: encryptSecret(ctx.config.secretKey, secret.base32) },
       });
-      return { payload: started.payload, fuzzion: false, data: { method: 'totp' as const, expires_at: started.expires_at, secret: secret.base32, otpauth_url: otpauth } };
+      // The QR code is drawn here, so the browser needs no QR library.
+      const qr = await QRCode.toString(otpauth, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+      return { payload: started.payload, fuzzion: false, data: { method: 'totp' as const, expires_at: started.expires_at, secret: secret.base32, otpauth_url: otpauth, qr_svg: qr } };
     }
 
     const raw = request.query.target ?? existing.find((m) => m.id === id)?.target ?? '';

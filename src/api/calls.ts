@@ -46,3 +46,10 @@ export const secondFactorStatus = async () => {
 export const listMethods = async () => (await call(() => api.get('mfa', { searchParams: { includeAll: 'true' } }).json<{ data: MfaMethodSummary[] }>())).data;
 export const switchPrimary = async (input: { id: number }) => { await call(() => api.post(`mfa/switch-primary/${input.id}`)); };
 export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
+
+/** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
+export const startTotp = async () => {
+  const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
+  return response.status === 204 ? null : ((await response.json()) as { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } });
+};
+export const confirmTotp = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<{ recovery_keys?: string[] }>());

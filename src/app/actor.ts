@@ -8,9 +8,10 @@ import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import {
-  confirmActivation, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, secondFactorStatus, startActivation,
-  startChallenge, submitLogin, switchPrimary, verifyCode,
+  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, secondFactorStatus, startActivation,
+  startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
+import { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
@@ -70,6 +71,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         },
       }),
       secondFactorStatus: fromPromise(() => secondFactorStatus()),
+      totpSetup: totpSetupMachine.provide({
+        actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
+      }),
       totpRecovery: totpRecoveryMachine.provide({ actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()) } }),
       forcedMfa: forcedMfaMachine.provide({
         actors: {

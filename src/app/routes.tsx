@@ -9,6 +9,7 @@ const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
 const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
+const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -23,6 +24,7 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
   ...['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success']
     .map((path) => ({ path, element: later(<SetupMfaPage />) })),
   ...['/security', '/security/mfa-edit', '/security/edit-recovery'].map((path) => ({ path, element: later(<SecurityPage />) })),
+  { path: '/setup-mfa/totp', element: later(<AuthenticatorPage />) },
   { path: '/maintenance', element: <MaintenancePage /> },
   { path: '*', element: <Pending /> },
 ];

@@ -51,7 +51,9 @@ function Settings({ settings, path }: { settings: SettingsRef; path: string }) {
           </ul>
           <div className="mt-4 flex flex-wrap gap-4 text-sm">
             <Link to="/security/mfa-edit" className="text-brand underline">{t('security.manage')}</Link>
-            {hasAuthenticator && <Link to="/security/edit-recovery" className="text-brand underline">{t('security.recovery.title')}</Link>}
+            {hasAuthenticator
+              ? <Link to="/security/edit-recovery" className="text-brand underline">{t('security.recovery.title')}</Link>
+              : <Link to="/setup-mfa/totp" className="text-brand underline">{t('authenticator.add')}</Link>}
           </div>
         </section>
       )}

@@ -1,0 +1,73 @@
+// Adding an authenticator app (spec §2 "Authenticator setup"): scan the QR code or type the key,
+// confirm with a 6-digit code, then the recovery keys are shown once.
+import { assign, fromPromise, setup } from 'xstate';
+import { isApiFailure } from '../contract/api.ts';
+import { sanitiseCodeInput } from '../contract/rules.ts';
+import { errorOf } from './login.ts';
+
+export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
+
+type Context = {
+  payload: string | null; secret: string | null; qrSvg: string | null;
+  code: string; keys: string[] | null; error: { code: string; message: string } | null;
+};
+
+const problem = (event: object) => {
+  const error = errorOf(event);
+  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+};
+
+export const totpSetupMachine = setup({
+  types: {
+    context: {} as Context,
+    events: {} as { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'CONTINUE' } | { type: 'RETRY' },
+  },
+  actors: {
+    startTotp: fromPromise<TotpStart>(async () => { throw new Error('startTotp is provided by the app'); }),
+    confirmTotp: fromPromise<{ recovery_keys?: string[] }, { payload: string; code: string }>(async () => {
+      throw new Error('confirmTotp is provided by the app');
+    }),
+  },
+  guards: {
+    alreadySet: ({ event }) => (event as { output?: TotpStart }).output === null,
+    sixDigits: ({ context }) => /^\d{6}$/.test(context.code),
+  },
+}).createMachine({
+  id: 'totpSetup',
+  context: { payload: null, secret: null, qrSvg: null, code: '', keys: null, error: null },
+  initial: 'starting',
+  states: {
+    starting: {
+      invoke: {
+        id: 'startTotp',
+        src: 'startTotp',
+        onDone: [
+          { guard: 'alreadySet', target: 'done' },
+          {
+            target: 'scanning',
+            actions: assign(({ event }) => ({ payload: event.output!.payload, secret: event.output!.data.secret ?? null, qrSvg: event.output!.data.qr_svg ?? null })),
+          },
+        ],
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => problem(event) }) },
+      },
+    },
+    failed: { on: { RETRY: 'starting' } },
+    scanning: {
+      on: {
+        CHANGE: { actions: assign(({ event }) => ({ code: sanitiseCodeInput(event.value).slice(0, 6), error: null })) },
+        SUBMIT: { guard: 'sixDigits', target: 'verifying' },
+      },
+    },
+    verifying: {
+      invoke: {
+        id: 'confirmTotp',
+        src: 'confirmTotp',
+        input: ({ context }) => ({ payload: context.payload!, code: context.code }),
+        onDone: { target: 'showingKeys', actions: assign({ keys: ({ event }) => event.output.recovery_keys ?? [] }) },
+        onError: { target: 'scanning', actions: assign({ error: ({ event }) => problem(event) }) },
+      },
+    },
+    showingKeys: { on: { CONTINUE: 'done' } },
+    done: { type: 'final' },
+  },
+});

@@ -1,0 +1,79 @@
+// /setup-mfa/totp: add an authenticator app — a projection of the authenticator set-up machine.
+import { useSelector } from '@xstate/react';
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ActorRefFrom } from 'xstate';
+import type { totpSetupMachine } from '../../machines/totpSetup.ts';
+import { useRootActor } from '../app/context.ts';
+import { UserLayout } from '../components/UserLayout.tsx';
+
+type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
+
+export default function AuthenticatorPage() {
+  const { t } = useTranslation();
+  const root = useRootActor();
+  const setupRef = useSelector(root, (s) => s.children.totpSetup as SetupRef | undefined);
+  return (
+    <UserLayout>
+      <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
+      {setupRef ? <Setup setup={setupRef} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+    </UserLayout>
+  );
+}
+
+function Setup({ setup }: { setup: SetupRef }) {
+  const { t } = useTranslation();
+  const ids = { code: useId(), error: useId() };
+  const state = useSelector(setup, (s) => s);
+  const { secret, qrSvg, code, keys, error } = state.context;
+  const errorText = error && <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>;
+
+  if (state.matches('failed')) {
+    return (
+      <div className="mt-5 space-y-3">
+        {errorText}
+        <button type="button" onClick={() => setup.send({ type: 'RETRY' })} className="rounded border border-slate-400 px-4 py-2">{t('authenticator.retry')}</button>
+      </div>
+    );
+  }
+  if (state.matches('showingKeys') && keys) {
+    const text = keys.join('\n');
+    return (
+      <section aria-labelledby="keys-title" className="mt-5 rounded-lg border border-slate-200 bg-white p-5">
+        <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
+        <p className="mt-1 text-sm text-slate-700">{t('authenticator.keysOnce')}</p>
+        <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">{keys.map((key) => <li key={key}>{key}</li>)}</ul>
+        <div className="mt-4 flex flex-wrap gap-3 text-sm">
+          <button type="button" onClick={() => void navigator.clipboard?.writeText(text)} className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.copy')}</button>
+          <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="tessera-recovery-keys.txt" className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.download')}</a>
+          <button type="button" onClick={() => window.print()} className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.print')}</button>
+        </div>
+        <button type="button" onClick={() => setup.send({ type: 'CONTINUE' })} className="mt-5 rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.recovery.continue')}</button>
+      </section>
+    );
+  }
+  if (state.matches('scanning') || state.matches('verifying')) {
+    return (
+      <div className="mt-5 space-y-5">
+        <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-800">
+          <li>{t('authenticator.step1')}</li>
+          <li>{t('authenticator.step2')}</li>
+        </ol>
+        {qrSvg && <img src={`data:image/svg+xml;base64,${btoa(qrSvg)}`} alt={t('authenticator.qrAlt')} width={200} height={200} className="rounded border border-slate-200 bg-white p-2" />}
+        <p className="text-sm">{t('authenticator.orKey')} <code data-testid="totp-secret" className="break-all rounded bg-slate-100 px-2 py-1 font-mono">{secret}</code></p>
+        <form className="space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); setup.send({ type: 'SUBMIT' }); }}>
+          <div>
+            <label htmlFor={ids.code} className="block text-sm font-medium">{t('authenticator.codeLabel')}</label>
+            <input id={ids.code} inputMode="numeric" autoComplete="one-time-code" value={code}
+              aria-invalid={error ? true : undefined} aria-describedby={error ? ids.error : undefined}
+              onChange={(event) => setup.send({ type: 'CHANGE', value: event.target.value })}
+              className="mt-1 w-full max-w-xs rounded border border-slate-400 px-3 py-2 font-mono text-lg tracking-widest" />
+          </div>
+          <div aria-live="assertive">{errorText}</div>
+          <button type="submit" disabled={state.matches('verifying')} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.code.confirm')}</button>
+        </form>
+      </div>
+    );
+  }
+  return <p role="status" className="mt-4">{t('common.loading')}</p>;
+}
