@@ -120,6 +120,7 @@ const rootSetup = setup({
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
+    authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
     stepUpNeeded: ({ context, event }) =>
       SENSITIVE_PATHS.includes(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
@@ -452,7 +453,12 @@ export const rootMachine = rootSetup.createMachine({
             id: 'totpRecovery',
             src: 'totpRecovery',
             input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft ?? 0 }),
-            onDone: {
+            onDone: [{
+              // Resetting the authenticator continues with the set-up of a new one.
+              guard: 'authenticatorReset',
+              target: 'idle',
+              actions: [assign({ recoveryKeysLeft: null }), { type: 'navigate', params: { to: AUTHENTICATOR_PATH } }],
+            }, {
               target: 'idle',
               actions: [
                 assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
@@ -460,7 +466,7 @@ export const rootMachine = rootSetup.createMachine({
                 assign({ target: null }),
                 { type: 'persistTarget', params: { target: null } },
               ],
-            },
+            }],
           },
         },
         loggingOut: {

@@ -1,31 +1,37 @@
 // After signing in with a recovery key (spec §4 "TOTP recovery"): the screen shows how many keys
-// remain; the user skips, or generates new keys (the old ones stop working) and sees them once.
+// remain; the user skips, generates new keys (the old ones stop working) and sees them once, or
+// resets the authenticator (it is deleted, and the set-up of a new one follows).
 import { assign, fromPromise, setup } from 'xstate';
 import { errorOf } from './login.ts';
 import { isApiFailure } from '../contract/api.ts';
 
-type Context = { keysLeft: number; keys: string[] | null; error: string | null };
+type Context = { keysLeft: number; keys: string[] | null; error: string | null; outcome: 'done' | 'reset' };
 
 export const totpRecoveryMachine = setup({
   types: {
     context: {} as Context,
     input: {} as { keysLeft: number },
-    events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'CONTINUE' },
+    events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'CONTINUE' } | { type: 'RESET' },
+    output: {} as { outcome: 'done' | 'reset' },
   },
   actors: {
     regenerate: fromPromise<{ recovery_keys: string[] }>(async () => {
       throw new Error('regenerate is provided by the app');
     }),
+    resetAuthenticator: fromPromise<void>(async () => {
+      throw new Error('resetAuthenticator is provided by the app');
+    }),
   },
 }).createMachine({
   id: 'totpRecovery',
-  context: ({ input }) => ({ keysLeft: input.keysLeft, keys: null, error: null }),
+  context: ({ input }) => ({ keysLeft: input.keysLeft, keys: null, error: null, outcome: 'done' as const }),
   initial: 'overview',
   states: {
     overview: {
       on: {
         SKIP: 'done',
         REGENERATE: 'regenerating',
+        RESET: 'resetting',
       },
     },
     regenerating: {
@@ -36,9 +42,18 @@ export const totpRecoveryMachine = setup({
         onError: { target: 'overview', actions: assign({ error: ({ event }) => { const e = errorOf(event); return isApiFailure(e) ? e.code : 'internal_error'; } }) },
       },
     },
+    resetting: {
+      invoke: {
+        id: 'resetAuthenticator',
+        src: 'resetAuthenticator',
+        onDone: { target: 'done', actions: assign({ outcome: 'reset' as const }) },
+        onError: { target: 'overview', actions: assign({ error: ({ event }) => { const e = errorOf(event); return isApiFailure(e) ? e.code : 'internal_error'; } }) },
+      },
+    },
     showingKeys: {
       on: { CONTINUE: 'done' },
     },
     done: { type: 'final' },
   },
+  output: ({ context }) => ({ outcome: context.outcome }),
 });

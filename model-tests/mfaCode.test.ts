@@ -131,7 +131,9 @@ describe('TOTP recovery machine: model', () => {
     const result = walk(totpRecoveryMachine, {
       input: { keysLeft: 3 },
       events: () => [
-        { type: 'SKIP' }, { type: 'REGENERATE' }, { type: 'CONTINUE' },
+        { type: 'SKIP' }, { type: 'REGENERATE' }, { type: 'CONTINUE' }, { type: 'RESET' },
+        { type: 'xstate.done.actor.resetAuthenticator' },
+        { type: 'xstate.error.actor.resetAuthenticator', error: apiFailure(403, { code: 'step_up_required' }) },
         { type: 'xstate.done.actor.regenerate', output: { recovery_keys: ['A', 'B'] } },
         { type: 'xstate.error.actor.regenerate', error: apiFailure(403, { code: 'step_up_required' }) },
       ] as never,

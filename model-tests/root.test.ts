@@ -38,7 +38,7 @@ describe('root machine: model', () => {
       done('logout'), fail('logout', 401), fail('logout', 500),
       done('mfaCode', { method: 'email', accessToken: 't', recoveryKeysLeft: null }),
       done('mfaCode', { method: 'totpRecovery', accessToken: 't', recoveryKeysLeft: 4 }),
-      done('totpRecovery'),
+      done('totpRecovery', { outcome: 'done' }), done('totpRecovery', { outcome: 'reset' }),
       done('restoreUser', forcedUser), done('loadUser', forcedUser), done('loadUser', offeredUser),
       done('forcedMfa', { outcome: 'enrolled' }), done('forcedMfa', { outcome: 'skipped' }),
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),

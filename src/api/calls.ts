@@ -53,3 +53,10 @@ export const startTotp = async () => {
   return response.status === 204 ? null : ((await response.json()) as { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } });
 };
 export const confirmTotp = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<{ recovery_keys?: string[] }>());
+
+/** Deletes the authenticator (and its recovery keys): the TOTP recovery screen's reset. */
+export const resetAuthenticator = async () => {
+  const methods = await listMethods();
+  const totp = methods.find((m) => m.method === 'totp');
+  if (totp) await deleteMethod({ id: totp.id });
+};

@@ -8,7 +8,7 @@ import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import {
-  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, secondFactorStatus, startActivation,
+  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, secondFactorStatus, startActivation,
   startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
 import { totpSetupMachine } from '../../machines/totpSetup.ts';
@@ -74,7 +74,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
       }),
-      totpRecovery: totpRecoveryMachine.provide({ actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()) } }),
+      totpRecovery: totpRecoveryMachine.provide({
+        actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },
+      }),
       forcedMfa: forcedMfaMachine.provide({
         actors: {
           startActivation: fromPromise(({ input }) => startActivation(input)),

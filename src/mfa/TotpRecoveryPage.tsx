@@ -45,6 +45,7 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
       {error && <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error}`, { defaultValue: error })}</p>}
       <div className="mt-5 flex flex-wrap gap-3">
         <button type="button" onClick={() => recovery.send({ type: 'REGENERATE' })} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.recovery.regenerate')}</button>
+        <button type="button" onClick={() => recovery.send({ type: 'RESET' })} className="rounded border border-slate-400 px-4 py-2">{t('mfa.recovery.reset')}</button>
         {keysLeft > 0 && <button type="button" onClick={() => recovery.send({ type: 'SKIP' })} className="rounded border border-slate-400 px-4 py-2">{t('mfa.recovery.skip')}</button>}
       </div>
     </section>

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../seed/demo.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { codeIn } from '../testing/peers.ts';
+
+const mila = DEMO_MFA_USERS.find((u) => u.key === 'mfa')!;
+
+describe('dev outbox', () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer('sqlite'); });
+  afterAll(async () => server?.stop());
+
+  it('keeps what would have been sent, newest first, escaped in HTML', async () => {
+    const headers = { 'x-device-id': 'outbox-device-01' };
+    const login = await server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username: mila.email, password: DEMO_PASSWORD } });
+    const sms = (login.json().mfa.methods as Array<{ id: number; method: string }>).find((m) => m.method === 'sms')!;
+    const started = await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${sms.id}&payload=${login.json().mfa.payload}&channel=call`, headers });
+    expect(started.statusCode).toBe(200);
+    const outbox = (await server.app.inject({ method: 'GET', url: '/dev/outbox.json' })).json().messages;
+    expect(outbox[0]).toMatchObject({ channel: 'call', recipient: mila.phone });
+    const code = codeIn(outbox[0].body);
+    const signedIn = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers, payload: { payload: started.json().payload, code } });
+    expect(signedIn.statusCode).toBe(200);
+
+    await server.ctx.delivery.send({ channel: 'email', to: 'x@example.be', subject: '<script>alert(1)</script>', body: 'a & b' });
+    const page = await server.app.inject({ method: 'GET', url: '/dev/outbox' });
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('&#60;script&#62;');
+    expect(page.body).not.toContain('<script>alert');
+  });
+
+  it('does not exist in production', async () => {
+    const production = await startTestServer('sqlite', { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40) }, { seed: false });
+    try {
+      expect((await production.app.inject({ method: 'GET', url: '/dev/outbox.json' })).statusCode).toBe(404);
+      // Without SMTP or a provider, production cannot send: it says so rather than pretending.
+      await expect(production.ctx.delivery.send({ channel: 'sms', to: '+32470000000', subject: 's', body: 'b' })).rejects.toThrow(/no delivery configured/);
+    } finally {
+      await production.stop();
+    }
+  });
+});
