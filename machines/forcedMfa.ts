@@ -2,9 +2,8 @@
 // not forced may skip; others start with a phone, or with email when they already have an SMS
 // method; customers choose. The destination gets a code, the code proves it, and the method is on.
 import { assign, fromPromise, setup } from 'xstate';
-import { isApiFailure } from '../contract/api.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { errorOf } from './login.ts';
+import { problemOf } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'email';
 export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms: boolean };
@@ -21,11 +20,6 @@ type Context = EnrolmentInput & {
   code: string;
   error: { code: string; message: string } | null;
   outcome: EnrolmentOutput['outcome'] | null;
-};
-
-const problem = (event: object) => {
-  const error = errorOf(event);
-  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
 };
 
 export const forcedMfaMachine = setup({
@@ -105,7 +99,7 @@ export const forcedMfaMachine = setup({
             actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, target: event.output!.data.target ?? null }, code: '', error: null })),
           },
         ],
-        onError: { target: 'destination', actions: assign({ error: ({ event }) => problem(event) }) },
+        onError: { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     confirmation: {
@@ -122,7 +116,7 @@ export const forcedMfaMachine = setup({
         src: 'confirmActivation',
         input: ({ context }) => ({ payload: context.challenge!.payload, code: context.code }),
         onDone: 'success',
-        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problem(event) }) },
+        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     success: {

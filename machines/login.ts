@@ -3,6 +3,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { errorOf } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
 export type LoginError = { code: string; message: string };
@@ -24,10 +25,6 @@ function failureOf(error: unknown): ApiFailure | null {
   return isApiFailure(error) ? error : null;
 }
 
-/** The error an actor failed with, for guards that see the machine's whole event union. */
-export function errorOf(event: object): unknown {
-  return 'error' in event ? event.error : undefined;
-}
 
 /** The error shown for a failed sign-in, by status (spec §8); the view translates by code. */
 export function loginErrorOf(error: unknown): LoginError {

@@ -3,10 +3,9 @@
 // resend cooldown (30 s, then 15 s) — and finish with the server's answer. Pure: the calls are
 // the `startChallenge` and `verifyCode` actors; screens change through the `show` action.
 import { assign, fromPromise, setup } from 'xstate';
-import { isApiFailure } from '../contract/api.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { errorOf } from './login.ts';
+import { problemOf } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 export type MfaCodeInput = {
@@ -39,10 +38,6 @@ export type MfaCodeEvent =
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
 const CODE_LENGTH: Record<string, number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10 };
 
-function failure(event: object) {
-  const error = errorOf(event);
-  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
-}
 
 export const mfaCodeMachine = setup({
   types: { context: {} as Context, events: {} as MfaCodeEvent, input: {} as MfaCodeInput, output: {} as MfaCodeOutput },
@@ -106,7 +101,7 @@ export const mfaCodeMachine = setup({
             error: null,
           })),
         },
-        onError: { target: 'choosing', actions: assign({ error: ({ event }) => failure(event) }) },
+        onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     entering: {
@@ -142,7 +137,7 @@ export const mfaCodeMachine = setup({
                     },
                   })),
                 },
-                onError: { target: 'typing', actions: assign({ error: ({ event }) => failure(event) }) },
+                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
               },
             },
           },

@@ -2,18 +2,12 @@
 // switching the primary one, deleting one, regenerating recovery keys. The server refuses these
 // changes without a recent second-factor check; the root machine gets that check first.
 import { assign, fromPromise, setup } from 'xstate';
-import { isApiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { errorOf } from './login.ts';
+import { problemCodeOf } from './failures.ts';
 
 export type SettingsNotice = 'switched' | 'deleted' | 'regenerated' | null;
 
 type Context = { methods: MfaMethodSummary[]; keys: string[] | null; error: string | null; notice: SettingsNotice };
-
-const codeOf = (event: object) => {
-  const error = errorOf(event);
-  return isApiFailure(error) ? error.code : 'internal_error';
-};
 
 export const mfaSettingsMachine = setup({
   types: {
@@ -36,7 +30,7 @@ export const mfaSettingsMachine = setup({
         id: 'listMethods',
         src: 'listMethods',
         onDone: { target: 'ready', actions: assign({ methods: ({ event }) => event.output }) },
-        onError: { target: 'ready', actions: assign({ error: ({ event }) => codeOf(event) }) },
+        onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
     ready: {
@@ -53,7 +47,7 @@ export const mfaSettingsMachine = setup({
         src: 'switchPrimary',
         input: ({ event }) => ({ id: (event as { id: number }).id }),
         onDone: { target: 'loading', actions: assign({ notice: 'switched' }) },
-        onError: { target: 'ready', actions: assign({ error: ({ event }) => codeOf(event) }) },
+        onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
     deleting: {
@@ -62,7 +56,7 @@ export const mfaSettingsMachine = setup({
         src: 'deleteMethod',
         input: ({ event }) => ({ id: (event as { id: number }).id }),
         onDone: { target: 'loading', actions: assign({ notice: 'deleted' }) },
-        onError: { target: 'ready', actions: assign({ error: ({ event }) => codeOf(event) }) },
+        onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
     regenerating: {
@@ -70,7 +64,7 @@ export const mfaSettingsMachine = setup({
         id: 'regenerate',
         src: 'regenerate',
         onDone: { target: 'ready', actions: assign({ keys: ({ event }) => event.output.recovery_keys, notice: 'regenerated' }) },
-        onError: { target: 'ready', actions: assign({ error: ({ event }) => codeOf(event) }) },
+        onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
   },

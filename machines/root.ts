@@ -4,7 +4,8 @@
 import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
-import { errorOf, loginMachine, type LoginMode, type LoginOutput } from './login.ts';
+import { errorOf } from './failures.ts';
+import { loginMachine, type LoginMode, type LoginOutput } from './login.ts';
 import { mfaCodeMachine, type MfaCodeOutput } from './mfaCode.ts';
 import { totpRecoveryMachine } from './totpRecovery.ts';
 import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';

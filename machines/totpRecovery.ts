@@ -2,8 +2,7 @@
 // remain; the user skips, generates new keys (the old ones stop working) and sees them once, or
 // resets the authenticator (it is deleted, and the set-up of a new one follows).
 import { assign, fromPromise, setup } from 'xstate';
-import { errorOf } from './login.ts';
-import { isApiFailure } from '../contract/api.ts';
+import { problemCodeOf } from './failures.ts';
 
 type Context = { keysLeft: number; keys: string[] | null; error: string | null; outcome: 'done' | 'reset' };
 
@@ -39,7 +38,7 @@ export const totpRecoveryMachine = setup({
         id: 'regenerate',
         src: 'regenerate',
         onDone: { target: 'showingKeys', actions: assign(({ event }) => ({ keys: event.output.recovery_keys, keysLeft: event.output.recovery_keys.length, error: null })) },
-        onError: { target: 'overview', actions: assign({ error: ({ event }) => { const e = errorOf(event); return isApiFailure(e) ? e.code : 'internal_error'; } }) },
+        onError: { target: 'overview', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
     resetting: {
@@ -47,7 +46,7 @@ export const totpRecoveryMachine = setup({
         id: 'resetAuthenticator',
         src: 'resetAuthenticator',
         onDone: { target: 'done', actions: assign({ outcome: 'reset' as const }) },
-        onError: { target: 'overview', actions: assign({ error: ({ event }) => { const e = errorOf(event); return isApiFailure(e) ? e.code : 'internal_error'; } }) },
+        onError: { target: 'overview', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
     showingKeys: {

@@ -1,20 +1,14 @@
 // Adding an authenticator app (spec §2 "Authenticator setup"): scan the QR code or type the key,
 // confirm with a 6-digit code, then the recovery keys are shown once.
 import { assign, fromPromise, setup } from 'xstate';
-import { isApiFailure } from '../contract/api.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { errorOf } from './login.ts';
+import { problemOf } from './failures.ts';
 
 export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
 
 type Context = {
   payload: string | null; secret: string | null; qrSvg: string | null;
   code: string; keys: string[] | null; error: { code: string; message: string } | null;
-};
-
-const problem = (event: object) => {
-  const error = errorOf(event);
-  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
 };
 
 export const totpSetupMachine = setup({
@@ -48,7 +42,7 @@ export const totpSetupMachine = setup({
             actions: assign(({ event }) => ({ payload: event.output!.payload, secret: event.output!.data.secret ?? null, qrSvg: event.output!.data.qr_svg ?? null })),
           },
         ],
-        onError: { target: 'failed', actions: assign({ error: ({ event }) => problem(event) }) },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     failed: { on: { RETRY: 'starting' } },
@@ -64,7 +58,7 @@ export const totpSetupMachine = setup({
         src: 'confirmTotp',
         input: ({ context }) => ({ payload: context.payload!, code: context.code }),
         onDone: { target: 'showingKeys', actions: assign({ keys: ({ event }) => event.output.recovery_keys ?? [] }) },
-        onError: { target: 'scanning', actions: assign({ error: ({ event }) => problem(event) }) },
+        onError: { target: 'scanning', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     showingKeys: { on: { CONTINUE: 'done' } },

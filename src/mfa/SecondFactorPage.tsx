@@ -7,6 +7,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { useRootActor } from '../app/context.ts';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { minutesSeconds, useNow } from './useNow.ts';
 
@@ -53,9 +54,7 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
       <ul className="mt-5 space-y-2">
         {methods.flatMap((m) => (m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)]))}
       </ul>
-      <div aria-live="assertive">
-        {error && <p role="alert" className="mt-4 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>}
-      </div>
+      <div className="mt-4"><ErrorMessage error={error} /></div>
       {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
       <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
     </>
@@ -64,7 +63,7 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
 
 function CodeEntry({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
-  const ids = { code: useId(), error: useId(), trust: useId() };
+  const trustId = useId();
   const { selected, challenge, code, trust, error, methods, loginPayload, channel } = useSelector(mfa, (s) => s.context);
   const expired = useSelector(mfa, (s) => s.matches({ entering: { expiry: 'expired' } }));
   const canResend = useSelector(mfa, (s) => s.matches({ entering: { resend: 'ready' } }));
@@ -78,32 +77,22 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
       <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
       <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.target ?? '' })}</p>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); mfa.send({ type: 'SUBMIT' }); }}>
-        <div>
-          <label htmlFor={ids.code} className="block text-sm font-medium">{t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : 'mfa.code.label')}</label>
-          <input
-            id={ids.code}
-            name="code"
-            value={code}
-            inputMode={selected.method === 'totpRecovery' ? 'text' : 'numeric'}
-            autoComplete="one-time-code"
-            autoCapitalize="characters"
-            spellCheck={false}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? ids.error : undefined}
-            onChange={(event) => mfa.send({ type: 'TYPE', value: event.target.value })}
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2 font-mono text-lg tracking-widest"
-          />
-        </div>
+        <TextField
+          label={t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : 'mfa.code.label')}
+          inputMode={selected.method === 'totpRecovery' ? 'text' : 'numeric'}
+          autoComplete="one-time-code"
+          code
+          value={code}
+          error={error}
+          onChange={(value) => mfa.send({ type: 'TYPE', value })}
+        />
         <p className="text-sm text-slate-700" aria-live="polite">
           {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(challenge.expiresAt - now) })}
         </p>
-        <div aria-live="assertive">
-          {error && <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>}
-        </div>
         {loginPayload && (
           <div className="flex items-center gap-2">
-            <input id={ids.trust} type="checkbox" checked={trust} onChange={() => mfa.send({ type: 'TOGGLE_TRUST' })} className="h-4 w-4" />
-            <label htmlFor={ids.trust} className="text-sm">{t('mfa.code.trust')}</label>
+            <input id={trustId} type="checkbox" checked={trust} onChange={() => mfa.send({ type: 'TOGGLE_TRUST' })} className="h-4 w-4" />
+            <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
           </div>
         )}
         <button type="submit" disabled={verifying} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">

@@ -1,10 +1,10 @@
 // /setup-mfa and its steps: a projection of the enrolment machine.
 import { useSelector } from '@xstate/react';
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { useRootActor } from '../app/context.ts';
+import { TextField } from '../components/Field.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 
 type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
@@ -28,10 +28,6 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
   const state = useSelector(enrol, (s) => s);
   const { forced, customer, kind, target, code, error, challenge } = state.context;
-  const ids = { field: useId(), error: useId() };
-  const errorText = error && (
-    <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>
-  );
 
   if (state.matches('intro')) {
     return (
@@ -71,20 +67,14 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
       <>
         <h1 className="text-2xl font-bold">{t(email ? 'setup.destination.emailTitle' : 'setup.destination.phoneTitle')}</h1>
         <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); enrol.send({ type: 'SUBMIT' }); }}>
-          <div>
-            <label htmlFor={ids.field} className="block text-sm font-medium">{t(email ? 'login.field.email' : 'login.field.phone')}</label>
-            <input
-              id={ids.field}
-              type={email ? 'email' : 'tel'}
-              autoComplete={email ? 'email' : 'tel'}
-              value={target}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? ids.error : undefined}
-              onChange={(event) => enrol.send({ type: 'CHANGE', value: event.target.value })}
-              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-            />
-          </div>
-          <div aria-live="assertive">{errorText}</div>
+          <TextField
+            label={t(email ? 'login.field.email' : 'login.field.phone')}
+            type={email ? 'email' : 'tel'}
+            autoComplete={email ? 'email' : 'tel'}
+            value={target}
+            error={error}
+            onChange={(value) => enrol.send({ type: 'CHANGE', value })}
+          />
           <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('setup.destination.send')}</button>
           <button type="button" className={secondary} onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</button>
         </form>
@@ -97,20 +87,15 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
         <h1 className="text-2xl font-bold">{t('setup.confirmation.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">{t('setup.confirmation.text', { target: challenge?.target ?? '' })}</p>
         <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); enrol.send({ type: 'SUBMIT' }); }}>
-          <div>
-            <label htmlFor={ids.field} className="block text-sm font-medium">{t('mfa.code.label')}</label>
-            <input
-              id={ids.field}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              value={code}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? ids.error : undefined}
-              onChange={(event) => enrol.send({ type: 'CHANGE', value: event.target.value })}
-              className="mt-1 w-full rounded border border-slate-400 px-3 py-2 font-mono text-lg tracking-widest"
-            />
-          </div>
-          <div aria-live="assertive">{errorText}</div>
+          <TextField
+            label={t('mfa.code.label')}
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            code
+            value={code}
+            error={error}
+            onChange={(value) => enrol.send({ type: 'CHANGE', value })}
+          />
           <button type="submit" className={primary} disabled={state.matches('verifying')}>{t('mfa.code.confirm')}</button>
           <button type="button" className={secondary} onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</button>
         </form>

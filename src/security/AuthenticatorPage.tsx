@@ -1,10 +1,10 @@
 // /setup-mfa/totp: add an authenticator app — a projection of the authenticator set-up machine.
 import { useSelector } from '@xstate/react';
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 
 type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
@@ -23,15 +23,13 @@ export default function AuthenticatorPage() {
 
 function Setup({ setup }: { setup: SetupRef }) {
   const { t } = useTranslation();
-  const ids = { code: useId(), error: useId() };
   const state = useSelector(setup, (s) => s);
   const { secret, qrSvg, code, keys, error } = state.context;
-  const errorText = error && <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error.code}`, { defaultValue: error.message })}</p>;
 
   if (state.matches('failed')) {
     return (
       <div className="mt-5 space-y-3">
-        {errorText}
+        <ErrorMessage error={error} />
         <button type="button" onClick={() => setup.send({ type: 'RETRY' })} className="rounded border border-slate-400 px-4 py-2">{t('authenticator.retry')}</button>
       </div>
     );
@@ -62,14 +60,15 @@ function Setup({ setup }: { setup: SetupRef }) {
         {qrSvg && <img src={`data:image/svg+xml;base64,${btoa(qrSvg)}`} alt={t('authenticator.qrAlt')} width={200} height={200} className="rounded border border-slate-200 bg-white p-2" />}
         <p className="text-sm">{t('authenticator.orKey')} <code data-testid="totp-secret" className="break-all rounded bg-slate-100 px-2 py-1 font-mono">{secret}</code></p>
         <form className="space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); setup.send({ type: 'SUBMIT' }); }}>
-          <div>
-            <label htmlFor={ids.code} className="block text-sm font-medium">{t('authenticator.codeLabel')}</label>
-            <input id={ids.code} inputMode="numeric" autoComplete="one-time-code" value={code}
-              aria-invalid={error ? true : undefined} aria-describedby={error ? ids.error : undefined}
-              onChange={(event) => setup.send({ type: 'CHANGE', value: event.target.value })}
-              className="mt-1 w-full max-w-xs rounded border border-slate-400 px-3 py-2 font-mono text-lg tracking-widest" />
-          </div>
-          <div aria-live="assertive">{errorText}</div>
+          <TextField
+            label={t('authenticator.codeLabel')}
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            code
+            value={code}
+            error={error}
+            onChange={(value) => setup.send({ type: 'CHANGE', value })}
+          />
           <button type="submit" disabled={state.matches('verifying')} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.code.confirm')}</button>
         </form>
       </div>

@@ -1,0 +1,54 @@
+// The labelled input and the error message every form uses: the label names the input, and an
+// error is tied to it (aria-invalid, aria-describedby) and announced.
+import { useId, type HTMLAttributes, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export type Problem = { code: string; message: string } | null;
+
+export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
+  const { t } = useTranslation();
+  return (
+    <div aria-live="assertive">
+      {error && (
+        <p id={id} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
+          {t(`errors.${error.code}`, { defaultValue: error.message })}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function TextField(props: {
+  label: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  error?: Problem;
+  type?: string;
+  inputMode?: HTMLAttributes<HTMLInputElement>['inputMode'];
+  autoComplete?: string;
+  /** Codes read better in a monospaced, spaced-out font. */
+  code?: boolean;
+}) {
+  const id = useId();
+  const errorId = useId();
+  return (
+    <div className="space-y-4">
+      <div>
+        <label htmlFor={id} className="block text-sm font-medium">{props.label}</label>
+        <input
+          id={id}
+          type={props.type ?? 'text'}
+          inputMode={props.inputMode}
+          autoComplete={props.autoComplete}
+          spellCheck={props.code ? false : undefined}
+          value={props.value}
+          aria-invalid={props.error ? true : undefined}
+          aria-describedby={props.error ? errorId : undefined}
+          onChange={(event) => props.onChange(event.target.value)}
+          className={`mt-1 w-full rounded border border-slate-400 px-3 py-2 ${props.code ? 'font-mono text-lg tracking-widest' : ''}`}
+        />
+      </div>
+      {props.error !== undefined && <ErrorMessage id={errorId} error={props.error} />}
+    </div>
+  );
+}
