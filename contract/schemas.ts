@@ -141,6 +141,7 @@ export type MfaChallengeAnswer = v.InferOutput<typeof MfaChallengeAnswer>;
 
 export const MfaVerifyRequest = v.strictObject({
   payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  /** A code, a recovery key, or a card number (16 digits). */
   code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
   isTrustedDevice: v.optional(v.boolean()),
 });

@@ -111,3 +111,13 @@ test('the second-factor screens cannot be opened without a pending sign-in', asy
   await page.goto('/mfa');
   await expect(page).toHaveURL(/\/login\/email$/);
 });
+
+test('signs in with the number of a benefit card', async ({ page }) => {
+  const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
+  await signIn(page, kato.email);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Confirm with your card');
+  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+});

@@ -36,7 +36,7 @@ export type MfaCodeEvent =
   | { type: 'CHANGE_METHOD' };
 
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
-const CODE_LENGTH: Record<string, number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10 };
+const CODE_LENGTH: Record<string, number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
 
 
 export const mfaCodeMachine = setup({

@@ -171,6 +171,21 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '2026_11_12_cards': {
+    async up(db: Kysely<any>) {
+      // Benefit cards: the number identifies a card; a card belongs to at most one account. The
+      // onboarding flow (activation codes, imports) builds on this table.
+      await db.schema
+        .createTable('cards')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('number', 'text', (c) => c.notNull().unique())
+        .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('activated_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('cards_user_idx').on('cards').column('user_id').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

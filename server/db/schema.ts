@@ -154,7 +154,17 @@ export interface OutboxTable {
   created_at: string;
 }
 
+export interface CardsTable {
+  id: string;
+  /** 16 digits, 5065… in Belgium. */
+  number: string;
+  user_id: string | null;
+  activated_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  cards: CardsTable;
   mfa_methods: MfaMethodsTable;
   recovery_keys: RecoveryKeysTable;
   mfa_challenges: MfaChallengesTable;

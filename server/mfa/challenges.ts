@@ -125,6 +125,11 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     const left = await useRecoveryKey(ctx, challenge.user_id, code);
     right = left !== null;
     if (left !== null) recoveryKeysLeft = left;
+  } else if (kind === 'card') {
+    // The card challenge: the number of one of the user's activated cards.
+    const card = await db.selectFrom('cards').select('id').where('user_id', '=', challenge.user_id)
+      .where('number', '=', code.replace(/\s+/g, '')).where('activated_at', 'is not', null).executeTakeFirst();
+    right = card !== undefined;
   } else if (challenge.code_hash) {
     right = sameHash(challenge.code_hash, hashCode(config.secretKey, challenge.id, code));
   }

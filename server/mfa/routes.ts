@@ -45,7 +45,12 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/mfa/status', {
     schema: { tags: ['mfa'], summary: 'Whether this session passed MFA recently', response: responses({ 200: MfaStatus }, [400, 401, 403, 503]) },
     preHandler: enrolling,
-  }, async (request) => ({ sudo: hasRecentMfa(request.session!.mfaAt, ctx.config), single: false, need_card: false }));
+  }, async (request) => {
+    const methods = await methodsOf(ctx.db, request.session!.userId);
+    // need_card: the card is the only way this account can pass a second factor.
+    const needCard = methods.length > 0 && methods.every((m) => m.method === 'card');
+    return { sudo: hasRecentMfa(request.session!.mfaAt, ctx.config), single: methods.length === 1, need_card: needCard };
+  });
 
   app.get<{ Querystring: MfaChallengeQuery }>('/mfa/sudo', {
     schema: {

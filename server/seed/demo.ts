@@ -43,7 +43,10 @@ export const DEMO_USERS: DemoUser[] = [
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
 export const DEMO_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' | 'totp'> }> = [
+/** Demo benefit cards (16 digits starting with 5065), with their holders. */
+export const DEMO_CARDS = [{ number: '5065000000000001', holder: 'card' }];
+
+export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' | 'totp' | 'card'> }> = [
   { key: 'mfa', description: 'Second factor by email or phone (SMS, call, WhatsApp)', firstname: 'Mila', lastname: 'Maes',
     language: 'en', email: 'mila.mfa@example.be', phone: '+32470222222',
     user_id: 'U-1004', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
@@ -53,6 +56,9 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
   { key: 'secure', description: 'Second factor by email or phone, for trying the security settings', firstname: 'Sara', lastname: 'Segers',
     language: 'en', email: 'sara.secure@example.be', phone: '+32470888888',
     user_id: 'U-1007', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
+  { key: 'card', description: 'Second factor: the number of the card 5065 0000 0000 0001, or email', firstname: 'Kato', lastname: 'Claes',
+    language: 'en', email: 'kato.card@example.be', phone: '+32470999999',
+    user_id: 'U-1008', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['card', 'email'] },
   { key: 'forced', description: 'Must set up a second factor at first sign-in', firstname: 'Fiona', lastname: 'Fontaine',
     language: 'en', email: 'fiona.forced@example.be', phone: '+32470444444',
     user_id: 'U-1006', customer_user_id: null, fridom_user_id: null, password_status: 0, mfa_forced: true, methods: [] },
@@ -111,6 +117,11 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
         await addMethod(ctx.db, { userId, method: 'totp', secret: encryptSecret(ctx.config.secretKey, DEMO_TOTP_SECRET), primary: i === 0 });
         await addMethod(ctx.db, { userId, method: 'totpRecovery' });
         await issueRecoveryKeys(ctx, ctx.db, userId);
+      } else if (method === 'card') {
+        for (const card of DEMO_CARDS.filter((c) => c.holder === user.key)) {
+          await ctx.db.insertInto('cards').values({ id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso() }).execute();
+        }
+        await addMethod(ctx.db, { userId, method: 'card', primary: i === 0 });
       } else {
         await addMethod(ctx.db, { userId, method, target: method === 'email' ? user.email : user.phone, primary: i === 0 });
       }

@@ -78,7 +78,7 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
       <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.target ?? '' })}</p>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); mfa.send({ type: 'SUBMIT' }); }}>
         <TextField
-          label={t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : 'mfa.code.label')}
+          label={t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : selected.method === 'card' ? 'mfa.code.cardLabel' : 'mfa.code.label')}
           inputMode={selected.method === 'totpRecovery' ? 'text' : 'numeric'}
           autoComplete="one-time-code"
           code
