@@ -12,6 +12,7 @@ import { openDatabase } from './db/index.ts';
 import { createDelivery } from './delivery/index.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -85,6 +86,7 @@ export async function buildApp(config: Config): Promise<App> {
     await sessionRoutes(api, ctx);
     await profileRoutes(api, ctx);
     await mfaRoutes(api, ctx);
+    await deviceRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

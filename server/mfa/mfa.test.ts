@@ -167,8 +167,22 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   it('skips the second factor on a trusted device only', async () => {
     const started = (await challenge(await loginPayload('trusted-device-01'), ids.email, 'trusted-device-01')).json();
     expect((await verify(started.payload, mailedCode(), { isTrustedDevice: true }, 'trusted-device-01')).statusCode).toBe(200);
-    expect((await password('trusted-device-01')).statusCode).toBe(200);
+    const trusted = await password('trusted-device-01');
+    expect(trusted.statusCode).toBe(200);
     expect((await password('another-device-01')).statusCode).toBe(401);
+
+    // Trust is listed, and withdrawing it (after a fresh second factor) brings the code back.
+    const auth = { ...device('trusted-device-01'), authorization: `Bearer ${trusted.json().access_token}` };
+    const devices = (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).json().data as Array<{ id: string; trusted_until: string | null; current: boolean }>;
+    const current = devices.find((d) => d.current)!;
+    expect(current.trusted_until).not.toBeNull();
+    const withoutStepUp = await server.app.inject({ method: 'DELETE', url: `/api/devices/${current.id}/trust`, headers: auth });
+    expect(withoutStepUp.json().code).toBe('step_up_required');
+    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() }).execute();
+    expect((await server.app.inject({ method: 'DELETE', url: `/api/devices/${current.id}/trust`, headers: auth })).statusCode).toBe(204);
+    expect((await password('trusted-device-01')).statusCode).toBe(401);
+    // Trusted again for the next test, which signs in there by password alone.
+    await server.ctx.db.updateTable('devices').set({ trusted_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', current.id).execute();
   });
 
   it('refreshes a password-only session\'s MFA check by step-up', async () => {
