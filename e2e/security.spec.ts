@@ -49,6 +49,7 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   const secret = (await page.getByTestId('totp-secret').textContent())!;
   await page.getByLabel('6-digit code').fill(new TOTP({ secret, digits: 6, period: 30 }).generate());
   await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page).toHaveURL(/\/setup-totp\/success$/);
   await expect(page.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
   await page.getByRole('button', { name: 'I have saved them' }).click();
   await expect(page.getByTestId('mfa-methods')).toContainText('Authenticator app');

@@ -50,7 +50,8 @@ const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
 /** The security area; the sensitive screens need a recent second-factor check (spec §4 "Route guard"). */
 export const AUTHENTICATOR_PATH = '/setup-mfa/totp';
-export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH];
+export const AUTHENTICATOR_DONE_PATH = '/setup-totp/success';
+export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH];
 export const SENSITIVE_PATHS = ['/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH];
 
 /** The enrolment screens; leaving them while forced signs the user out. */
@@ -122,6 +123,7 @@ const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
+    routeInAuthenticatorSetup: ({ event }) => event.type === 'ROUTE' && [AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH].includes(event.location.path),
     onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
     stepUpNeeded: ({ context, event }) =>
       SENSITIVE_PATHS.includes(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
@@ -433,6 +435,10 @@ export const rootMachine = rootSetup.createMachine({
               invoke: { id: 'mfaSettings', src: 'mfaSettings' },
             },
             authenticator: {
+              on: {
+                // The set-up moves between its two screens by itself.
+                ROUTE: { guard: 'routeInAuthenticatorSetup', actions: assign({ location: ({ event }) => event.location }) },
+              },
               invoke: {
                 id: 'totpSetup',
                 src: 'totpSetup',

@@ -17,6 +17,7 @@ export const SCREENS: Record<string, Access> = {
   '/security/edit-recovery': 'private',
   '/setup-mfa': 'private',
   '/setup-mfa/totp': 'private',
+  '/setup-totp/success': 'private',
   '/setup-mfa/selection': 'private',
   '/setup-mfa/phone': 'private',
   '/setup-mfa/email': 'private',
@@ -29,6 +30,8 @@ export const SCREENS: Record<string, Access> = {
 export const REDIRECTS: Record<string, string> = {
   '/': '/user/dashboard',
   '/login': '/login/email',
+  // After an authenticator is set up elsewhere, back home (the saved target is honoured at sign-in).
+  '/totp/redirect': '/',
 };
 
 export const LOGIN_PATH = '/login/email';

@@ -22,6 +22,9 @@ export const totpSetupMachine = setup({
       throw new Error('confirmTotp is provided by the app');
     }),
   },
+  actions: {
+    show: (_, _params: { screen: 'success' }) => {},
+  },
   guards: {
     alreadySet: ({ event }) => (event as { output?: TotpStart }).output === null,
     sixDigits: ({ context }) => /^\d{6}$/.test(context.code),
@@ -61,7 +64,10 @@ export const totpSetupMachine = setup({
         onError: { target: 'scanning', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
-    showingKeys: { on: { CONTINUE: 'done' } },
+    showingKeys: {
+      entry: { type: 'show', params: { screen: 'success' } },
+      on: { CONTINUE: 'done' },
+    },
     done: { type: 'final' },
   },
 });

@@ -73,6 +73,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       secondFactorStatus: fromPromise(() => secondFactorStatus()),
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
+        actions: { show: () => go('/setup-totp/success') },
       }),
       totpRecovery: totpRecoveryMachine.provide({
         actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },

@@ -25,6 +25,7 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
     .map((path) => ({ path, element: later(<SetupMfaPage />) })),
   ...['/security', '/security/mfa-edit', '/security/edit-recovery'].map((path) => ({ path, element: later(<SecurityPage />) })),
   { path: '/setup-mfa/totp', element: later(<AuthenticatorPage />) },
+  { path: '/setup-totp/success', element: later(<AuthenticatorPage />) },
   { path: '/maintenance', element: <MaintenancePage /> },
   { path: '*', element: <Pending /> },
 ];

@@ -1,6 +1,7 @@
 // /setup-mfa/totp: add an authenticator app — a projection of the authenticator set-up machine.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
@@ -16,7 +17,7 @@ export default function AuthenticatorPage() {
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
-      {setupRef ? <Setup setup={setupRef} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {setupRef ? <Setup setup={setupRef} /> : <AlreadyDone />}
     </UserLayout>
   );
 }
@@ -75,4 +76,15 @@ function Setup({ setup }: { setup: SetupRef }) {
     );
   }
   return <p role="status" className="mt-4">{t('common.loading')}</p>;
+}
+
+/** Outside a set-up (a reload after the keys were shown): the keys are gone for good; say what to do. */
+function AlreadyDone() {
+  const { t } = useTranslation();
+  return (
+    <div className="mt-5 space-y-3">
+      <p>{t('authenticator.done')}</p>
+      <Link to="/security" className="text-brand underline">{t('security.back')}</Link>
+    </div>
+  );
 }
