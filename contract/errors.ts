@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   invalid_phone: 400,
   last_method: 409,
   mfa_enrolment_required: 403,
+  weak_new_password: 422,
+  password_reused: 422,
   internal_error: 500,
   maintenance: 503,
 } as const;
@@ -60,6 +62,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_phone: 'The phone number provided is invalid',
   last_method: 'You cannot delete your last email or phone verification method.',
   mfa_enrolment_required: 'Set up two-step verification first.',
+  weak_new_password: 'This password does not meet the rules.',
+  password_reused: 'Choose a password you have not used recently.',
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
 };

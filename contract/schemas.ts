@@ -197,3 +197,12 @@ export const MfaActivateResult = v.object({
 });
 
 export const RecoveryKeysAnswer = v.object({ recovery_keys: v.array(v.string()) });
+
+// ---- Recovery ----------------------------------------------------------------------------------
+
+export const ResetPasswordRequest = v.strictObject({
+  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  password: v.pipe(v.string(), v.maxLength(1024)),
+  confirmation: v.pipe(v.string(), v.maxLength(1024)),
+});
+export type ResetPasswordRequest = v.InferOutput<typeof ResetPasswordRequest>;

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
-import { DEMO_PASSWORD, signIn, user } from './support.ts';
+import { DEMO_PASSWORD, expectNoAxeViolations, signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -48,12 +48,28 @@ test('shows the throttling message after repeated failures', async ({ page }) =>
   await expect(page.getByRole('alert')).toHaveText('Too many attempts. Please try again later.');
 });
 
-test('tells a user with a weak password to renew it, without signing in', async ({ page }) => {
+test('a user with a weak password chooses a new one against the rules, then signs in with it', async ({ page }) => {
   await signIn(page, user('weak').email);
-  await expect(page.getByRole('alert')).toContainText('choose a new one');
+  await expect(page).toHaveURL(/\/weak-password$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
+  await expectNoAxeViolations(page);
+  const rules = page.getByTestId('password-rules');
+  await page.getByLabel('New password', { exact: true }).fill('abc');
+  await expect(rules).toContainText('• Not enough characters');
+  await expect(rules).toContainText('• No number');
+  await page.getByLabel('New password', { exact: true }).fill('Brand-new-pass-77');
+  await page.getByLabel('Confirm the new password').fill('Brand-new-pass-78');
+  await expect(rules).toContainText("• Passwords don't match!");
+  // Without a matching confirmation nothing is sent.
+  await page.getByRole('button', { name: 'Save my new password' }).click();
+  await expect(page).toHaveURL(/\/weak-password$/);
+  await page.getByLabel('Confirm the new password').fill('Brand-new-pass-77');
+  await expect(rules).toContainText('✓ Not enough characters');
+  await page.getByRole('button', { name: 'Save my new password' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
-  await page.goto('/user/dashboard');
-  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByRole('status')).toHaveText('Your password was changed. Sign in with your new password.');
+  await signIn(page, user('weak').email, 'Brand-new-pass-77');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Wout');
 });
 
 test('logout revokes the session, clears the cookie and the local copy', async ({ page, request }) => {

@@ -11,6 +11,7 @@ import { totpRecoveryMachine } from './totpRecovery.ts';
 import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';
 import { mfaSettingsMachine } from './mfaSettings.ts';
 import { totpSetupMachine } from './totpSetup.ts';
+import { weakPasswordMachine } from './weakPassword.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -29,7 +30,7 @@ export type RootEvent =
   | { type: 'DISMISS_NOTICE' };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
-export type Notice = 'weak_password' | 'logout_failed' | null;
+export type Notice = 'weak_password' | 'password_renewed' | 'logout_failed' | null;
 
 type Context = {
   config: AppConfig | null;
@@ -43,6 +44,8 @@ type Context = {
   recoveryKeysLeft: number | null;
   /** A customer who skipped the offered second factor is not asked again in this session. */
   enrolmentSkipped: boolean;
+  /** The ticket a sign-in with a weak password handed out, for choosing a new one. */
+  weakPayload: string | null;
 };
 
 const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
@@ -88,6 +91,7 @@ const rootSetup = setup({
     forcedMfa: forcedMfaMachine,
     mfaSettings: mfaSettingsMachine,
     totpSetup: totpSetupMachine,
+    weakPassword: weakPasswordMachine,
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -123,6 +127,7 @@ const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
+    routeIsWeakPassword: ({ event }) => event.type === 'ROUTE' && event.location.path === '/weak-password',
     routeInAuthenticatorSetup: ({ event }) => event.type === 'ROUTE' && [AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH].includes(event.location.path),
     onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
     stepUpNeeded: ({ context, event }) =>
@@ -168,6 +173,7 @@ export const rootMachine = rootSetup.createMachine({
     mfa: null,
     recoveryKeysLeft: null,
     enrolmentSkipped: false,
+    weakPayload: null,
   }),
   initial: 'booting',
   on: {
@@ -251,15 +257,33 @@ export const rootMachine = rootSetup.createMachine({
               },
               {
                 guard: 'loginWeakPassword',
-                target: 'signingIn',
-                reenter: true,
+                target: 'renewingPassword',
                 actions: [
                   { type: 'storeSession', params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }) },
-                  assign({ notice: 'weak_password' }),
+                  assign({ notice: 'weak_password', weakPayload: ({ event }) => (event.output as { payload: string }).payload }),
+                  { type: 'navigate', params: { to: '/weak-password' } },
                 ],
               },
               { target: '#root.maintenance' },
             ],
+          },
+        },
+        renewingPassword: {
+          on: {
+            ROUTE: [
+              { guard: 'routeIsWeakPassword', actions: assign({ location: ({ event }) => event.location }) },
+              // Leaving abandons the renewal: the account still cannot be used until it is done.
+              { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }), applyGuard('anonymous')] },
+            ],
+          },
+          invoke: {
+            id: 'weakPassword',
+            src: 'weakPassword',
+            input: ({ context }) => ({ payload: context.weakPayload ?? '' }),
+            onDone: {
+              target: 'signingIn',
+              actions: [assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }],
+            },
           },
         },
         secondFactor: {

@@ -1,7 +1,7 @@
 // The route table the root machine guards (spec §2 and §4), as data and pure functions. Only the
 // screens that exist are listed: any other path goes home.
 
-/** `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits for its code. */
+/** `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits for a further step (its code, a new password). */
 export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 
 /** Screens by path: `public` is for anonymous users only, `private` needs a session. */
@@ -10,6 +10,7 @@ export const SCREENS: Record<string, Access> = {
   '/login/phone': 'public',
   '/user/dashboard': 'private',
   '/mfa/methods': 'secondFactor',
+  '/weak-password': 'secondFactor',
   '/mfa': 'secondFactor',
   '/mfa/totp-recovery': 'private',
   '/security': 'private',

@@ -13,7 +13,7 @@ const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/setup-mfa/totp'), at('/setup-totp/success'), at('/totp/redirect'),
+const PATHS = [at('/'), at('/login'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/setup-mfa/totp'), at('/setup-totp/success'), at('/totp/redirect'), at('/weak-password'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -43,7 +43,7 @@ describe('root machine: model', () => {
       done('forcedMfa', { outcome: 'enrolled' }), done('forcedMfa', { outcome: 'skipped' }),
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
       done('stepUp', { method: 'email', accessToken: null, recoveryKeysLeft: null }),
-      done('totpSetup'),
+      done('totpSetup'), done('weakPassword'),
     ];
     // An actor's answer can only come while that actor runs.
     const relevant = (snapshot: unknown) => events.filter((e) => {

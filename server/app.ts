@@ -13,6 +13,7 @@ import { createDelivery } from './delivery/index.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
+import { recoveryRoutes } from './recovery/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -87,6 +88,7 @@ export async function buildApp(config: Config): Promise<App> {
     await profileRoutes(api, ctx);
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
+    await recoveryRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

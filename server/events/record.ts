@@ -3,7 +3,7 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 
-export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout';
+export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout' | 'password_changed';
 
 export async function recordEvent(db: Db, event: {
   type: SecurityEventType; userId: string | null; ip: string | null; deviceKey: string | null; detail?: Record<string, unknown>;

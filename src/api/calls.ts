@@ -60,3 +60,7 @@ export const resetAuthenticator = async () => {
   const totp = methods.find((m) => m.method === 'totp');
   if (totp) await deleteMethod({ id: totp.id });
 };
+
+export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
+  await call(() => api.post('user/reset-password', { json: input }));
+};

@@ -8,10 +8,12 @@ import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import {
-  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, secondFactorStatus, startActivation,
+  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, resetPassword,
+  secondFactorStatus, startActivation,
   startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
 import { totpSetupMachine } from '../../machines/totpSetup.ts';
+import { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
@@ -71,6 +73,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         },
       }),
       secondFactorStatus: fromPromise(() => secondFactorStatus()),
+      weakPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
         actions: { show: () => go('/setup-totp/success') },

@@ -10,6 +10,7 @@ const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
 const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
 const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx'));
+const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -26,6 +27,7 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
   ...['/security', '/security/mfa-edit', '/security/edit-recovery'].map((path) => ({ path, element: later(<SecurityPage />) })),
   { path: '/setup-mfa/totp', element: later(<AuthenticatorPage />) },
   { path: '/setup-totp/success', element: later(<AuthenticatorPage />) },
+  { path: '/weak-password', element: later(<WeakPasswordPage />) },
   { path: '/maintenance', element: <MaintenancePage /> },
   { path: '*', element: <Pending /> },
 ];

@@ -19,7 +19,7 @@ export function LoginPage() {
   return (
     <PublicLayout>
       <div className="grid gap-8 md:grid-cols-[minmax(0,28rem)_1fr]">
-        {login ? <LoginForm login={login} weakPassword={notice === 'weak_password'} /> : <p role="status">…</p>}
+        {login ? <LoginForm login={login} renewed={notice === 'password_renewed'} /> : <p role="status">…</p>}
         <aside className="space-y-6">
           <ActivateCardBanner />
           <Brochure />
@@ -29,7 +29,7 @@ export function LoginPage() {
   );
 }
 
-function LoginForm({ login, weakPassword }: { login: LoginRef; weakPassword: boolean }) {
+function LoginForm({ login, renewed }: { login: LoginRef; renewed: boolean }) {
   const { t } = useTranslation();
   const { mode, username, password, error } = useSelector(login, (s) => s.context);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
@@ -54,9 +54,9 @@ function LoginForm({ login, weakPassword }: { login: LoginRef; weakPassword: boo
         ))}
       </nav>
 
-      {weakPassword && (
-        <div role="alert" className="mt-4 rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-900">
-          {t('login.weakPasswordNotice')}
+      {renewed && (
+        <div role="status" className="mt-4 rounded border border-green-300 bg-green-50 p-3 text-sm text-green-900">
+          {t('login.passwordRenewed')}
         </div>
       )}
 

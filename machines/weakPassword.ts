@@ -1,0 +1,45 @@
+// Renewing a weak password (spec §4 Login: password_status 1 or 2): choose a new password against
+// the live checklist, confirm it, and the server — which checks everything again — takes it.
+import { assign, fromPromise, setup } from 'xstate';
+import { DEFAULT_PASSWORD_POLICY, passwordProblems } from '../contract/password.ts';
+import { problemOf, type Problem } from './failures.ts';
+
+type Context = { payload: string; password: string; confirmation: string; error: Problem | null };
+
+export const weakPasswordMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as { payload: string },
+    events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' },
+  },
+  actors: {
+    resetPassword: fromPromise<void, { payload: string; password: string; confirmation: string }>(async () => {
+      throw new Error('resetPassword is provided by the app');
+    }),
+  },
+  guards: {
+    acceptable: ({ context }) => passwordProblems(context.password, DEFAULT_PASSWORD_POLICY, context.confirmation).length === 0,
+  },
+}).createMachine({
+  id: 'weakPassword',
+  context: ({ input }) => ({ payload: input.payload, password: '', confirmation: '', error: null }),
+  initial: 'editing',
+  states: {
+    editing: {
+      on: {
+        CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
+        SUBMIT: { guard: 'acceptable', target: 'saving' },
+      },
+    },
+    saving: {
+      invoke: {
+        id: 'resetPassword',
+        src: 'resetPassword',
+        input: ({ context }) => ({ payload: context.payload, password: context.password, confirmation: context.confirmation }),
+        onDone: 'renewed',
+        onError: { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    renewed: { type: 'final' },
+  },
+});
