@@ -206,3 +206,25 @@ export const ResetPasswordRequest = v.strictObject({
   confirmation: v.pipe(v.string(), v.maxLength(1024)),
 });
 export type ResetPasswordRequest = v.InferOutput<typeof ResetPasswordRequest>;
+
+export const ForgotPasswordRequest = v.strictObject({
+  username: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),
+  /** For a phone: how the code comes (SMS by default). */
+  channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+});
+export type ForgotPasswordRequest = v.InferOutput<typeof ForgotPasswordRequest>;
+
+/** The same shape whether the account exists or not. */
+export const ForgotPasswordAnswer = v.object({
+  recipient: v.array(v.string()),
+  technology: v.picklist(['EMAIL', 'sms', 'call', 'whatsapp']),
+  payload: v.string(),
+});
+
+export const ForgotPasswordVerifyRequest = v.strictObject({
+  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  code: v.pipe(v.string(), v.regex(/^\d{8}$/)),
+});
+export type ForgotPasswordVerifyRequest = v.InferOutput<typeof ForgotPasswordVerifyRequest>;
+
+export const ForgotPasswordVerifyAnswer = v.object({ payload: v.string() });

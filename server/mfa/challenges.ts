@@ -14,7 +14,7 @@ import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
 import { useRecoveryKey } from './recovery.ts';
 import { decryptSecret } from './secrets.ts';
 
-export type Purpose = 'login' | 'sudo' | 'activate';
+export type Purpose = 'login' | 'sudo' | 'activate' | 'reset';
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
 
 /** What a challenge is about: an existing method (id) or, for activation, a new one (id null). */

@@ -83,7 +83,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   }, async (request, reply) => {
     const passed = await verifyChallenge(ctx, request.body.payload, request.body.code);
-    if (passed.purpose === 'activate') throw new ApiError('challenge_closed');
+    if (passed.purpose === 'activate' || passed.purpose === 'reset') throw new ApiError('challenge_closed');
     const left = passed.recoveryKeysLeft !== undefined ? { recovery_keys_left: passed.recoveryKeysLeft } : {};
     if (passed.purpose === 'login') {
       // The sign-in's ticket is spent with it: one password check, one session.

@@ -1,7 +1,12 @@
-// POST /user/reset-password: a new password for the holder of a ticket — the weak-password ticket
-// a sign-in hands out (and, with forgot-password, the ticket a verified code hands out).
+// Forgotten and weak passwords: POST /user/forgot-password sends a code, /user/forgot-password/verify
+// trades it for a ticket, POST /user/reset-password takes a new password with that ticket or with the
+// weak-password ticket a sign-in hands out.
 import type { FastifyInstance } from 'fastify';
-import { ResetPasswordRequest } from '../../contract/schemas.ts';
+import { variantOfHost } from '../../contract/constants.ts';
+import {
+  ForgotPasswordAnswer, ForgotPasswordRequest, ForgotPasswordVerifyAnswer, ForgotPasswordVerifyRequest, ResetPasswordRequest,
+} from '../../contract/schemas.ts';
+import { requestReset, verifyReset } from './forgot.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
@@ -9,6 +14,23 @@ import { peekTicket, redeemTicket } from '../sessions/tickets.ts';
 import { setNewPassword } from './passwords.ts';
 
 export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
+  app.post<{ Body: ForgotPasswordRequest }>('/user/forgot-password', {
+    schema: {
+      tags: ['recovery'], summary: 'Send a code to reset a forgotten password (the answer does not tell whether the account exists)',
+      body: jsonSchema(ForgotPasswordRequest), response: responses({ 200: ForgotPasswordAnswer }, [400, 429, 503]),
+    },
+  }, async (request) => requestReset(ctx, {
+    username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
+    ip: request.ip, deviceKey: request.deviceKey, log: request.log,
+  }));
+
+  app.post<{ Body: ForgotPasswordVerifyRequest }>('/user/forgot-password/verify', {
+    schema: {
+      tags: ['recovery'], summary: 'Trade the code for a ticket to choose a new password',
+      body: jsonSchema(ForgotPasswordVerifyRequest), response: responses({ 200: ForgotPasswordVerifyAnswer }, [400, 410, 422, 503]),
+    },
+  }, async (request) => ({ payload: await verifyReset(ctx, request.body.payload, request.body.code) }));
+
   app.post<{ Body: ResetPasswordRequest }>('/user/reset-password', {
     schema: {
       tags: ['recovery'], summary: 'Choose a new password with a ticket (weak password or forgotten password)',
@@ -18,10 +40,11 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
     const { payload, password, confirmation } = request.body;
     if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
     // Checked first without spending the ticket, so that a refused password can be corrected.
-    const userId = await peekTicket(ctx.db, payload, 'weak_password');
+    const kind = (await peekTicket(ctx.db, payload, 'weak_password')) ? 'weak_password' : 'reset';
+    const userId = await peekTicket(ctx.db, payload, kind);
     if (!userId) throw new ApiError('unauthorized');
     await setNewPassword(ctx, userId, password, { ip: request.ip, deviceKey: request.deviceKey });
-    await redeemTicket(ctx.db, payload, 'weak_password');
+    await redeemTicket(ctx.db, payload, kind);
     return reply.code(204).send();
   });
 }
