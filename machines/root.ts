@@ -12,6 +12,7 @@ import { forcedMfaMachine, type EnrolmentOutput } from './forcedMfa.ts';
 import { mfaSettingsMachine } from './mfaSettings.ts';
 import { totpSetupMachine } from './totpSetup.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
+import { forgotPasswordMachine } from './forgotPassword.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -57,6 +58,10 @@ export const AUTHENTICATOR_DONE_PATH = '/setup-totp/success';
 export const SECURITY_PATHS = ['/security', '/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH];
 export const SENSITIVE_PATHS = ['/security/mfa-edit', '/security/edit-recovery', AUTHENTICATOR_PATH];
 
+/** Forgotten password: where it starts, and the screens of its later steps. */
+export const FORGOT_START_PATHS = ['/forgot-password/email', '/forgot-password/phone'];
+export const FORGOT_FLOW_PATHS = ['/forgot-password-sent', '/reset-password', '/reset-password-confirmed'];
+
 /** The enrolment screens; leaving them while forced signs the user out. */
 export const ENROLMENT_PATHS = ['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success'];
 
@@ -92,6 +97,7 @@ const rootSetup = setup({
     mfaSettings: mfaSettingsMachine,
     totpSetup: totpSetupMachine,
     weakPassword: weakPasswordMachine,
+    forgotPassword: forgotPasswordMachine,
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -127,6 +133,8 @@ const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
+    routeToForgot: ({ event }) => event.type === 'ROUTE' && FORGOT_START_PATHS.includes(event.location.path),
+    routeInForgot: ({ event }) => event.type === 'ROUTE' && [...FORGOT_START_PATHS, ...FORGOT_FLOW_PATHS].includes(event.location.path),
     routeIsWeakPassword: ({ event }) => event.type === 'ROUTE' && event.location.path === '/weak-password',
     routeInAuthenticatorSetup: ({ event }) => event.type === 'ROUTE' && [AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH].includes(event.location.path),
     onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
@@ -222,7 +230,13 @@ export const rootMachine = rootSetup.createMachine({
       },
     },
     anonymous: {
-      entry: applyGuard('anonymous'),
+      entry: [
+        applyGuard('anonymous'),
+        // Arriving on a forgotten-password screen (deep link, reload) starts that flow.
+        rootSetup.enqueueActions(({ context, enqueue }) => {
+          if (FORGOT_START_PATHS.includes(context.location.path)) enqueue.raise({ type: 'ROUTE', location: context.location });
+        }),
+      ],
       on: {
         ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
       },
@@ -230,13 +244,17 @@ export const rootMachine = rootSetup.createMachine({
       states: {
         signingIn: {
           on: {
-            ROUTE: {
+            ROUTE: [{
+              guard: 'routeToForgot',
+              target: 'recoveringPassword',
+              actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')],
+            }, {
               actions: [
                 assign({ location: ({ event }) => event.location }),
                 applyGuard('anonymous'),
                 sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
               ],
-            },
+            }],
           },
           invoke: {
             id: 'login',
@@ -266,6 +284,27 @@ export const rootMachine = rootSetup.createMachine({
               },
               { target: '#root.maintenance' },
             ],
+          },
+        },
+        recoveringPassword: {
+          on: {
+            ROUTE: [
+              {
+                guard: 'routeToForgot',
+                actions: [
+                  assign({ location: ({ event }) => event.location }),
+                  sendTo('forgotPassword', ({ event }) => ({ type: 'SET_MODE', mode: event.location.path.endsWith('/phone') ? 'phone' : 'email' })),
+                ],
+              },
+              { guard: 'routeInForgot', actions: assign({ location: ({ event }) => event.location }) },
+              { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+            ],
+          },
+          invoke: {
+            id: 'forgotPassword',
+            src: 'forgotPassword',
+            input: ({ context }) => ({ mode: context.location.path.endsWith('/phone') ? 'phone' as const : 'email' as const }),
+            onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
           },
         },
         renewingPassword: {

@@ -11,6 +11,11 @@ export const SCREENS: Record<string, Access> = {
   '/user/dashboard': 'private',
   '/mfa/methods': 'secondFactor',
   '/weak-password': 'secondFactor',
+  '/forgot-password/email': 'public',
+  '/forgot-password/phone': 'public',
+  '/forgot-password-sent': 'secondFactor',
+  '/reset-password': 'secondFactor',
+  '/reset-password-confirmed': 'secondFactor',
   '/mfa': 'secondFactor',
   '/mfa/totp-recovery': 'private',
   '/security': 'private',
@@ -31,6 +36,7 @@ export const SCREENS: Record<string, Access> = {
 export const REDIRECTS: Record<string, string> = {
   '/': '/user/dashboard',
   '/login': '/login/email',
+  '/forgot-password': '/forgot-password/email',
   // After an authenticator is set up elsewhere, back home (the saved target is honoured at sign-in).
   '/totp/redirect': '/',
 };

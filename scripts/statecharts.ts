@@ -2,6 +2,7 @@
 // every transition with its event and guard. Used by `npm run charts` and by the staleness test.
 import type { AnyStateMachine } from 'xstate';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
+import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { loginMachine } from '../machines/login.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
@@ -10,7 +11,7 @@ import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../machines/weakPassword.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -39,6 +39,9 @@ export const DEMO_USERS: DemoUser[] = [
   { key: 'weak', description: 'User whose password must be renewed', firstname: 'Wout', lastname: 'Janssens',
     language: 'nl', email: 'wout.weak@example.be', phone: '+32470555555',
     user_id: 'U-1003', customer_user_id: null, fridom_user_id: null, password_status: 1 },
+  { key: 'reset', description: 'For trying the forgotten-password flow', firstname: 'Rita', lastname: 'Renard',
+    language: 'en', email: 'rita.reset@example.be', phone: '+32470111111',
+    user_id: 'U-1009', customer_user_id: null, fridom_user_id: null, password_status: 0 },
 ];
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */

@@ -64,3 +64,9 @@ export const resetAuthenticator = async () => {
 export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
   await call(() => api.post('user/reset-password', { json: input }));
 };
+
+export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null }) =>
+  call(() => api.post('user/forgot-password', { json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}) } })
+    .json<{ recipient: string[]; technology: string; payload: string }>());
+export const verifyPasswordCode = (input: { payload: string; code: string }) =>
+  call(() => api.post('user/forgot-password/verify', { json: input }).json<{ payload: string }>());

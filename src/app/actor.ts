@@ -9,11 +9,12 @@ import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import {
   confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, resetPassword,
-  secondFactorStatus, startActivation,
+  requestPasswordCode, secondFactorStatus, startActivation, verifyPasswordCode,
   startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
 import { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../../machines/weakPassword.ts';
+import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
@@ -74,6 +75,16 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       }),
       secondFactorStatus: fromPromise(() => secondFactorStatus()),
       weakPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
+      forgotPassword: forgotPasswordMachine.provide({
+        actors: {
+          requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
+          verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
+          newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
+        },
+        actions: {
+          show: (_, { screen }) => go({ email: '/forgot-password/email', phone: '/forgot-password/phone', sent: '/forgot-password-sent', reset: '/reset-password', confirmed: '/reset-password-confirmed' }[screen]),
+        },
+      }),
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
         actions: { show: () => go('/setup-totp/success') },

@@ -9,7 +9,7 @@ import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 
-type WeakRef = ActorRefFrom<typeof weakPasswordMachine>;
+export type WeakRef = ActorRefFrom<typeof weakPasswordMachine>;
 const CHECKS: PasswordProblem[] = ['too_short', 'no_letter', 'no_number', 'no_special', 'mismatch'];
 
 export default function WeakPasswordPage() {
@@ -24,15 +24,15 @@ export default function WeakPasswordPage() {
   );
 }
 
-function NewPassword({ weak }: { weak: WeakRef }) {
+export function NewPassword({ weak, title = 'weak.title', text = 'weak.text' }: { weak: WeakRef; title?: string; text?: string }) {
   const { t } = useTranslation();
   const { password, confirmation, error } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
   const problems = passwordProblems(password, DEFAULT_PASSWORD_POLICY, confirmation);
   return (
     <>
-      <h1 className="text-2xl font-bold">{t('weak.title')}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t('weak.text')}</p>
+      <h1 className="text-2xl font-bold">{t(title)}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); weak.send({ type: 'SUBMIT' }); }}>
         <TextField label={t('weak.password')} type="password" autoComplete="new-password" value={password}
           onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })} />

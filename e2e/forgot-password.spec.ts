@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { codeSentTo, expectNoAxeViolations, sentCount, signIn, user } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+test.describe.configure({ mode: 'serial' });
+
+const rita = user('reset');
+
+test('forgot password by email: the code, a new password, and signing in with it', async ({ page }) => {
+  await page.goto('/login/email');
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page).toHaveURL(/\/forgot-password\/email$/);
+  await expectNoAxeViolations(page);
+  const before = await sentCount(rita.email);
+  await page.getByLabel('Email address').fill(rita.email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/forgot-password-sent$/);
+  await expect(page.getByText('If an account uses r***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  await page.getByLabel('Security code').fill(await codeSentTo(rita.email, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page).toHaveURL(/\/reset-password$/);
+  await page.getByLabel('New password', { exact: true }).fill('Rita-new-pass-01');
+  await page.getByLabel('Confirm the new password').fill('Rita-new-pass-01');
+  await page.getByRole('button', { name: 'Save my new password' }).click();
+  await expect(page).toHaveURL(/\/reset-password-confirmed$/);
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, rita.email, 'Rita-new-pass-01');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Rita');
+});
+
+test('forgot password by WhatsApp, and the same answer for an unknown number', async ({ page }) => {
+  await page.goto('/forgot-password/phone');
+  await page.getByLabel('Phone number').fill('0470 00 00 01');
+  await page.getByLabel('WhatsApp').check();
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page.getByText(/If an account uses \+32.*01, we sent it an 8-digit code on WhatsApp\./)).toBeVisible();
+
+  await page.goto('/forgot-password/phone');
+  const before = await sentCount(rita.phone);
+  await page.getByLabel('Phone number').fill('0470 11 11 11');
+  await page.getByLabel('WhatsApp').check();
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page.getByText(/If an account uses \+32.*11, we sent it an 8-digit code on WhatsApp\./)).toBeVisible();
+  await page.getByLabel('Security code').fill(await codeSentTo(rita.phone, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByLabel('New password', { exact: true }).fill('Rita-new-pass-02');
+  await page.getByLabel('Confirm the new password').fill('Rita-new-pass-02');
+  await page.getByRole('button', { name: 'Save my new password' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your password was changed');
+});

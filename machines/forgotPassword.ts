@@ -1,0 +1,96 @@
+// Forgotten password (spec §2 forgot-password): by email, or by phone with SMS, call or WhatsApp;
+// the sent page names where the code went; the code buys a ticket; a new password is chosen with
+// the weak-password machine (same rules); then it is confirmed. Screens change through `show`.
+import { assign, fromPromise, setup } from 'xstate';
+import { sanitiseCodeInput } from '../contract/rules.ts';
+import { problemOf, type Problem } from './failures.ts';
+import { weakPasswordMachine } from './weakPassword.ts';
+
+export type ForgotMode = 'email' | 'phone';
+export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
+type Sent = { recipient: string[]; technology: string; payload: string };
+
+type Context = {
+  mode: ForgotMode; username: string; channel: 'sms' | 'call' | 'whatsapp';
+  sent: Sent | null; code: string; ticket: string | null; error: Problem | null;
+};
+
+export const forgotPasswordMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as { mode: ForgotMode },
+    events: {} as
+      | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username' | 'code'; value: string }
+      | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' } | { type: 'SUBMIT' } | { type: 'RESEND' } | { type: 'CONTINUE' },
+  },
+  actors: {
+    requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null }>(async () => {
+      throw new Error('requestCode is provided by the app');
+    }),
+    verifyCode: fromPromise<{ payload: string }, { payload: string; code: string }>(async () => {
+      throw new Error('verifyCode is provided by the app');
+    }),
+    newPassword: weakPasswordMachine,
+  },
+  actions: {
+    show: (_, _params: { screen: ForgotScreen }) => {},
+  },
+  guards: {
+    hasUsername: ({ context }) => context.username.trim() !== '',
+    eightDigits: ({ context }) => /^\d{8}$/.test(context.code),
+  },
+}).createMachine({
+  id: 'forgotPassword',
+  context: ({ input }) => ({ mode: input.mode, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null }),
+  initial: 'asking',
+  states: {
+    asking: {
+      on: {
+        SET_MODE: { actions: [assign(({ event }) => ({ mode: event.mode, username: '', error: null }))] },
+        CHANGE: { actions: assign(({ event }) => (event.field === 'username' ? { username: event.value, error: null } : {})) },
+        SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
+        SUBMIT: { guard: 'hasUsername', target: 'requesting' },
+      },
+    },
+    requesting: {
+      invoke: {
+        id: 'requestCode',
+        src: 'requestCode',
+        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null }),
+        onDone: { target: 'sent', actions: assign(({ event }) => ({ sent: event.output, code: '', error: null })) },
+        onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    sent: {
+      entry: { type: 'show', params: { screen: 'sent' } },
+      on: {
+        CHANGE: { actions: assign(({ event }) => (event.field === 'code' ? { code: sanitiseCodeInput(event.value).slice(0, 8), error: null } : {})) },
+        SUBMIT: { guard: 'eightDigits', target: 'verifying' },
+        RESEND: 'requesting',
+      },
+    },
+    verifying: {
+      invoke: {
+        id: 'verifyCode',
+        src: 'verifyCode',
+        input: ({ context }) => ({ payload: context.sent!.payload, code: context.code }),
+        onDone: { target: 'resetting', actions: assign({ ticket: ({ event }) => event.output.payload }) },
+        onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    resetting: {
+      entry: { type: 'show', params: { screen: 'reset' } },
+      invoke: {
+        id: 'newPassword',
+        src: 'newPassword',
+        input: ({ context }) => ({ payload: context.ticket! }),
+        onDone: 'confirmed',
+      },
+    },
+    confirmed: {
+      entry: { type: 'show', params: { screen: 'confirmed' } },
+      on: { CONTINUE: 'done' },
+    },
+    done: { type: 'final' },
+  },
+});

@@ -1,0 +1,92 @@
+// /forgot-password/email|phone, /forgot-password-sent, /reset-password, /reset-password-confirmed:
+// a projection of the forgotten-password machine.
+import { useSelector } from '@xstate/react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { ActorRefFrom } from 'xstate';
+import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
+import { useRootActor } from '../app/context.ts';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { PublicLayout } from '../components/PublicLayout.tsx';
+import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
+
+type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
+const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
+
+export default function ForgotPasswordPage() {
+  const root = useRootActor();
+  const forgot = useSelector(root, (s) => s.children.forgotPassword as ForgotRef | undefined);
+  return (
+    <PublicLayout>
+      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+        {forgot ? <Forgot forgot={forgot} /> : <p role="status">…</p>}
+      </section>
+    </PublicLayout>
+  );
+}
+
+function Forgot({ forgot }: { forgot: ForgotRef }) {
+  const { t } = useTranslation();
+  const state = useSelector(forgot, (s) => s);
+  const { mode, username, channel, sent, code, error } = state.context;
+  const newPassword = state.children.newPassword as WeakRef | undefined;
+
+  if (state.matches('resetting') && newPassword) return <NewPassword weak={newPassword} title="forgot.reset.title" text="forgot.reset.text" />;
+  if (state.matches('confirmed')) {
+    return (
+      <>
+        <h1 className="text-2xl font-bold">{t('forgot.confirmed.title')}</h1>
+        <p className="mt-1 text-sm text-slate-700">{t('forgot.confirmed.text')}</p>
+        <button type="button" className={`${primary} mt-5`} onClick={() => forgot.send({ type: 'CONTINUE' })}>{t('forgot.confirmed.signIn')}</button>
+      </>
+    );
+  }
+  if ((state.matches('sent') || state.matches('verifying')) && sent) {
+    return (
+      <>
+        <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>
+        <p className="mt-1 text-sm text-slate-700">{t(`forgot.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, { recipient: sent.recipient.join(', ') })}</p>
+        <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT' }); }}>
+          <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
+            onChange={(value) => forgot.send({ type: 'CHANGE', field: 'code', value })} />
+          <button type="submit" className={primary} disabled={state.matches('verifying')}>{t('mfa.code.confirm')}</button>
+        </form>
+        <button type="button" onClick={() => forgot.send({ type: 'RESEND' })} className="mt-4 text-sm text-brand underline">{t('mfa.code.resend')}</button>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t('forgot.title')}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t('forgot.text')}</p>
+      <nav aria-label={t('forgot.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
+        {(['email', 'phone'] as const).map((m) => (
+          <Link key={m} to={`/forgot-password/${m}`} aria-current={mode === m ? 'page' : undefined}
+            className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}>
+            {t(`login.by.${m}`)}
+          </Link>
+        ))}
+      </nav>
+      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT' }); }}>
+        <TextField label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')} type={mode === 'email' ? 'email' : 'tel'}
+          autoComplete="username" value={username} onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })} />
+        {mode === 'phone' && (
+          <fieldset>
+            <legend className="text-sm font-medium">{t('forgot.channel')}</legend>
+            <div className="mt-1 flex flex-wrap gap-4">
+              {(['sms', 'call', 'whatsapp'] as const).map((c) => (
+                <label key={c} className="flex items-center gap-2 text-sm">
+                  <input type="radio" name="channel" checked={channel === c} onChange={() => forgot.send({ type: 'SET_CHANNEL', channel: c })} />
+                  {t(`forgot.channels.${c}`)}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        <ErrorMessage error={error} />
+        <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('forgot.send')}</button>
+      </form>
+      <p className="mt-4 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+    </>
+  );
+}
