@@ -228,3 +228,13 @@ export const ForgotPasswordVerifyRequest = v.strictObject({
 export type ForgotPasswordVerifyRequest = v.InferOutput<typeof ForgotPasswordVerifyRequest>;
 
 export const ForgotPasswordVerifyAnswer = v.object({ payload: v.string() });
+
+/** Exactly one of the two. */
+export const ForgotUsernameRequest = v.strictObject({
+  cardNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
+  nationalRegisterNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
+});
+export type ForgotUsernameRequest = v.InferOutput<typeof ForgotUsernameRequest>;
+
+/** The account's usernames (emails and phones), masked; empty when none was found. */
+export const ForgotUsernameAnswer = v.object({ usernames: v.array(v.string()) });

@@ -49,3 +49,27 @@ test('forgot password by WhatsApp, and the same answer for an unknown number', a
   await page.getByRole('button', { name: 'Save my new password' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your password was changed');
 });
+
+test('forgot username by card number and by national register number', async ({ page }) => {
+  await page.goto('/login/email');
+  await page.getByRole('link', { name: 'Forgot your username?' }).click();
+  await expect(page).toHaveURL(/\/forgot-username$/);
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Card number (16 digits)').fill('4065 0000 0000 0002');
+  await page.getByRole('button', { name: 'Find my username' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Your card number is invalid.');
+  await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 0002');
+  await page.getByRole('button', { name: 'Find my username' }).click();
+  await expect(page).toHaveURL(/\/forgot-username-response$/);
+  await expect(page.getByTestId('usernames')).toContainText('e***@example.be');
+  await page.getByRole('button', { name: 'Try another number' }).click();
+  await page.getByLabel('My national register number').check();
+  await page.getByLabel('National register number (11 digits)').fill('85.07.30-033.28');
+  await page.getByRole('button', { name: 'Find my username' }).click();
+  await expect(page.getByTestId('usernames')).toContainText('+32•••••••56');
+  await page.getByRole('button', { name: 'Try another number' }).click();
+  await page.getByLabel('My national register number').check();
+  await page.getByLabel('National register number (11 digits)').fill('90010100123');
+  await page.getByRole('button', { name: 'Find my username' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('No account was found with this number.');
+});

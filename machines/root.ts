@@ -13,6 +13,7 @@ import { mfaSettingsMachine } from './mfaSettings.ts';
 import { totpSetupMachine } from './totpSetup.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 import { forgotPasswordMachine } from './forgotPassword.ts';
+import { forgotUsernameMachine } from './forgotUsername.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -98,6 +99,7 @@ const rootSetup = setup({
     totpSetup: totpSetupMachine,
     weakPassword: weakPasswordMachine,
     forgotPassword: forgotPasswordMachine,
+    forgotUsername: forgotUsernameMachine,
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -133,6 +135,8 @@ const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && SECURITY_PATHS.includes(event.location.path),
     routeToStepUpScreens: ({ event }) => event.type === 'ROUTE' && ['/mfa', '/mfa/methods'].includes(event.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
+    routeToForgotUsername: ({ event }) => event.type === 'ROUTE' && event.location.path === '/forgot-username',
+    routeInForgotUsername: ({ event }) => event.type === 'ROUTE' && ['/forgot-username', '/forgot-username-response'].includes(event.location.path),
     routeToForgot: ({ event }) => event.type === 'ROUTE' && FORGOT_START_PATHS.includes(event.location.path),
     routeInForgot: ({ event }) => event.type === 'ROUTE' && [...FORGOT_START_PATHS, ...FORGOT_FLOW_PATHS].includes(event.location.path),
     routeIsWeakPassword: ({ event }) => event.type === 'ROUTE' && event.location.path === '/weak-password',
@@ -232,9 +236,9 @@ export const rootMachine = rootSetup.createMachine({
     anonymous: {
       entry: [
         applyGuard('anonymous'),
-        // Arriving on a forgotten-password screen (deep link, reload) starts that flow.
+        // Arriving on a forgotten-password or -username screen (deep link, reload) starts that flow.
         rootSetup.enqueueActions(({ context, enqueue }) => {
-          if (FORGOT_START_PATHS.includes(context.location.path)) enqueue.raise({ type: 'ROUTE', location: context.location });
+          if ([...FORGOT_START_PATHS, '/forgot-username'].includes(context.location.path)) enqueue.raise({ type: 'ROUTE', location: context.location });
         }),
       ],
       on: {
@@ -245,6 +249,10 @@ export const rootMachine = rootSetup.createMachine({
         signingIn: {
           on: {
             ROUTE: [{
+              guard: 'routeToForgotUsername',
+              target: 'findingUsername',
+              actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')],
+            }, {
               guard: 'routeToForgot',
               target: 'recoveringPassword',
               actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')],
@@ -285,6 +293,15 @@ export const rootMachine = rootSetup.createMachine({
               { target: '#root.maintenance' },
             ],
           },
+        },
+        findingUsername: {
+          on: {
+            ROUTE: [
+              { guard: 'routeInForgotUsername', actions: assign({ location: ({ event }) => event.location }) },
+              { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+            ],
+          },
+          invoke: { id: 'forgotUsername', src: 'forgotUsername' },
         },
         recoveringPassword: {
           on: {

@@ -11,6 +11,8 @@ export const SCREENS: Record<string, Access> = {
   '/user/dashboard': 'private',
   '/mfa/methods': 'secondFactor',
   '/weak-password': 'secondFactor',
+  '/forgot-username': 'public',
+  '/forgot-username-response': 'secondFactor',
   '/forgot-password/email': 'public',
   '/forgot-password/phone': 'public',
   '/forgot-password-sent': 'secondFactor',

@@ -3,6 +3,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
+import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { loginMachine } from '../machines/login.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
@@ -11,7 +12,7 @@ import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../machines/weakPassword.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -184,6 +184,9 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('cards_user_idx').on('cards').column('user_id').execute();
+      // The Belgian national register number, for finding a forgotten username (11 digits, unique).
+      await db.schema.alterTable('users').addColumn('national_register_number', 'text').execute();
+      await db.schema.createIndex('users_nrn_unique').on('users').column('national_register_number').unique().execute();
     },
   },
 };

@@ -19,6 +19,7 @@ export interface UsersTable {
   mfa_customer: Flag;
   has_sso: Flag;
   sso_only: Flag;
+  national_register_number: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -4,9 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import { variantOfHost } from '../../contract/constants.ts';
 import {
-  ForgotPasswordAnswer, ForgotPasswordRequest, ForgotPasswordVerifyAnswer, ForgotPasswordVerifyRequest, ResetPasswordRequest,
+  ForgotPasswordAnswer, ForgotPasswordRequest, ForgotPasswordVerifyAnswer, ForgotPasswordVerifyRequest, ForgotUsernameAnswer, ForgotUsernameRequest,
+  ResetPasswordRequest,
 } from '../../contract/schemas.ts';
 import { requestReset, verifyReset } from './forgot.ts';
+import { findUsernames } from './username.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
@@ -23,6 +25,13 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
     username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
     ip: request.ip, deviceKey: request.deviceKey, log: request.log,
   }));
+
+  app.post<{ Body: ForgotUsernameRequest }>('/user/forgot-username', {
+    schema: {
+      tags: ['recovery'], summary: 'The usernames (masked) of the account with this card number or national register number',
+      body: jsonSchema(ForgotUsernameRequest), response: responses({ 200: ForgotUsernameAnswer }, [400, 429, 503]),
+    },
+  }, async (request) => ({ usernames: await findUsernames(ctx, { ...request.body, ip: request.ip }) }));
 
   app.post<{ Body: ForgotPasswordVerifyRequest }>('/user/forgot-password/verify', {
     schema: {

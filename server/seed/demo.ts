@@ -24,12 +24,13 @@ export type DemoUser = {
   mfa_forced?: boolean;
   /** A company customer offered a second factor, who may skip it. */
   mfa_customer?: boolean;
+  national_register_number?: string;
 };
 
 export const DEMO_USERS: DemoUser[] = [
   { key: 'cardholder', description: 'Belgian card holder with all three platforms', firstname: 'Emma', lastname: 'Peeters',
     language: 'nl', email: 'emma.peeters@example.be', phone: '+32470123456',
-    user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001', password_status: 0 },
+    user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001', password_status: 0, national_register_number: '85073003328' },
   { key: 'luxembourg', description: 'Luxembourg user', firstname: 'Luc', lastname: 'Schmit',
     language: 'fr_LU', email: 'luc.schmit@example.lu', phone: '+352621123456',
     user_id: 'U-1002', customer_user_id: null, fridom_user_id: 'F-3002', password_status: 0 },
@@ -47,7 +48,7 @@ export const DEMO_USERS: DemoUser[] = [
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
 export const DEMO_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 /** Demo benefit cards (16 digits starting with 5065), with their holders. */
-export const DEMO_CARDS = [{ number: '5065000000000001', holder: 'card' }];
+export const DEMO_CARDS = [{ number: '5065000000000001', holder: 'card' }, { number: '5065000000000002', holder: 'cardholder' }];
 
 export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' | 'totp' | 'card'> }> = [
   { key: 'mfa', description: 'Second factor by email or phone (SMS, call, WhatsApp)', firstname: 'Mila', lastname: 'Maes',
@@ -94,6 +95,7 @@ export async function createUser(ctx: AppContext, user: Omit<DemoUser, 'key' | '
       user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
       password_status: user.password_status, last_password_change: now,
       mfa_forced: user.mfa_forced ? 1 : 0, mfa_customer: user.mfa_customer ? 1 : 0, has_sso: 0, sso_only: 0,
+      national_register_number: user.national_register_number ?? null,
       created_at: now, updated_at: now,
     }).execute();
     await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
@@ -112,7 +114,12 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
     await ctx.db.insertInto('oauth_clients').values({ ...client, redirect_uris: JSON.stringify(client.redirect_uris), created_at: now })
       .onConflict((c) => c.column('client_id').doNothing()).execute();
   }
-  for (const user of DEMO_USERS) await createUser(ctx, user, DEMO_PASSWORD);
+  for (const user of DEMO_USERS) {
+    const userId = await createUser(ctx, user, DEMO_PASSWORD);
+    for (const card of DEMO_CARDS.filter((c) => c.holder === user.key)) {
+      await ctx.db.insertInto('cards').values({ id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso() }).execute();
+    }
+  }
   for (const user of DEMO_MFA_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);
     for (const [i, method] of user.methods.entries()) {

@@ -70,3 +70,7 @@ export const requestPasswordCode = (input: { username: string; channel: 'sms' | 
     .json<{ recipient: string[]; technology: string; payload: string }>());
 export const verifyPasswordCode = (input: { payload: string; code: string }) =>
   call(() => api.post('user/forgot-password/verify', { json: input }).json<{ payload: string }>());
+
+export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string }) =>
+  (await call(() => api.post('user/forgot-username', { json: input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value } })
+    .json<{ usernames: string[] }>())).usernames;

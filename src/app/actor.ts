@@ -8,13 +8,14 @@ import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import {
-  confirmActivation, confirmTotp, deleteMethod, fetchUser, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, resetPassword,
+  confirmActivation, confirmTotp, deleteMethod, fetchUser, findUsernames, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, resetPassword,
   requestPasswordCode, secondFactorStatus, startActivation, verifyPasswordCode,
   startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
 import { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
+import { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
 import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
@@ -75,6 +76,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       }),
       secondFactorStatus: fromPromise(() => secondFactorStatus()),
       weakPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
+      forgotUsername: forgotUsernameMachine.provide({
+        actors: { findUsernames: fromPromise(({ input }) => findUsernames(input)) },
+        actions: { show: (_, { screen }) => go(screen === 'ask' ? '/forgot-username' : '/forgot-username-response') },
+      }),
       forgotPassword: forgotPasswordMachine.provide({
         actors: {
           requestCode: fromPromise(({ input }) => requestPasswordCode(input)),

@@ -12,6 +12,7 @@ const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
 const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx'));
 const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx'));
+const ForgotUsernamePage = lazy(() => import('../recovery/ForgotUsernamePage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -29,6 +30,8 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
   { path: '/setup-mfa/totp', element: later(<AuthenticatorPage />) },
   { path: '/setup-totp/success', element: later(<AuthenticatorPage />) },
   { path: '/weak-password', element: later(<WeakPasswordPage />) },
+  { path: '/forgot-username', element: later(<ForgotUsernamePage />) },
+  { path: '/forgot-username-response', element: later(<ForgotUsernamePage />) },
   ...['/forgot-password/email', '/forgot-password/phone', '/forgot-password-sent', '/reset-password', '/reset-password-confirmed']
     .map((path) => ({ path, element: later(<ForgotPasswordPage />) })),
   { path: '/maintenance', element: <MaintenancePage /> },

@@ -1,0 +1,63 @@
+// Forgotten username (spec §2 forgot-username): by card number or national register number; the
+// response lists the usernames (masked) or says none was found. The browser checks the number's
+// form to guide; the server checks it again.
+import { assign, fromPromise, setup } from 'xstate';
+import { isNationalRegisterNumber } from '../contract/nationalRegister.ts';
+import { isCardNumber } from '../contract/rules.ts';
+import { problemOf, type Problem } from './failures.ts';
+
+export type UsernameKind = 'card' | 'nationalRegister';
+type Context = { kind: UsernameKind; value: string; usernames: string[] | null; error: Problem | null };
+
+export const forgotUsernameMachine = setup({
+  types: {
+    context: {} as Context,
+    events: {} as { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'AGAIN' },
+  },
+  actors: {
+    findUsernames: fromPromise<string[], { kind: UsernameKind; value: string }>(async () => {
+      throw new Error('findUsernames is provided by the app');
+    }),
+  },
+  actions: {
+    show: (_, _params: { screen: 'ask' | 'response' }) => {},
+  },
+  guards: {
+    wellFormed: ({ context }) => (context.kind === 'card' ? isCardNumber(context.value) : isNationalRegisterNumber(context.value)),
+  },
+}).createMachine({
+  id: 'forgotUsername',
+  context: { kind: 'card', value: '', usernames: null, error: null },
+  initial: 'asking',
+  states: {
+    asking: {
+      on: {
+        SET_KIND: { actions: assign(({ event }) => ({ kind: event.kind, value: '', error: null })) },
+        CHANGE: { actions: assign(({ event }) => ({ value: event.value, error: null })) },
+        SUBMIT: [
+          { guard: 'wellFormed', target: 'searching' },
+          {
+            actions: assign(({ context }) => ({
+              error: context.kind === 'card'
+                ? { code: 'invalid_card_number', message: 'Your card number is invalid.' }
+                : { code: 'invalid_national_register_number', message: 'The national register number is invalid.' },
+            })),
+          },
+        ],
+      },
+    },
+    searching: {
+      invoke: {
+        id: 'findUsernames',
+        src: 'findUsernames',
+        input: ({ context }) => ({ kind: context.kind, value: context.value }),
+        onDone: { target: 'answered', actions: assign({ usernames: ({ event }) => event.output }) },
+        onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    answered: {
+      entry: { type: 'show', params: { screen: 'response' } },
+      on: { AGAIN: { target: 'asking', actions: [assign({ value: '', usernames: null }), { type: 'show', params: { screen: 'ask' } }] } },
+    },
+  },
+});

@@ -1,0 +1,32 @@
+// Forgotten username: by card number or by Belgian national register number. The answer lists
+// the account's usernames masked (enough to recognise, not to harvest), or none.
+import { normaliseNationalRegisterNumber, isNationalRegisterNumber } from '../../contract/nationalRegister.ts';
+import { isCardNumber } from '../../contract/rules.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { maskTarget } from '../mfa/codes.ts';
+import { spend } from '../ratelimit/index.ts';
+
+export async function findUsernames(ctx: AppContext, input: { cardNumber?: string; nationalRegisterNumber?: string; ip: string }): Promise<string[]> {
+  if ((input.cardNumber === undefined) === (input.nationalRegisterNumber === undefined)) throw new ApiError('validation_failed');
+  // Every look-up costs a point of the per-IP budget: guessing numbers is a probe.
+  const wait = await spend(ctx.limiters.ip, input.ip);
+  if (wait > 0) throw new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
+  let userId: string | null = null;
+  if (input.cardNumber !== undefined) {
+    if (!isCardNumber(input.cardNumber)) throw new ApiError('invalid_card_number');
+    const card = await ctx.db.selectFrom('cards').select('user_id').where('number', '=', input.cardNumber.replace(/\s+/g, '')).executeTakeFirst();
+    userId = card?.user_id ?? null;
+  } else {
+    if (!isNationalRegisterNumber(input.nationalRegisterNumber!)) throw new ApiError('invalid_national_register_number');
+    const user = await ctx.db.selectFrom('users').select('id')
+      .where('national_register_number', '=', normaliseNationalRegisterNumber(input.nationalRegisterNumber!)).executeTakeFirst();
+    userId = user?.id ?? null;
+  }
+  if (!userId) return [];
+  const [emails, phones] = await Promise.all([
+    ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+    ctx.db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+  ]);
+  return [...emails, ...phones].map((row) => maskTarget(row.value));
+}

@@ -1,0 +1,63 @@
+// /forgot-username and /forgot-username-response: a projection of the forgotten-username machine.
+import { useSelector } from '@xstate/react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { ActorRefFrom } from 'xstate';
+import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
+import { useRootActor } from '../app/context.ts';
+import { TextField } from '../components/Field.tsx';
+import { PublicLayout } from '../components/PublicLayout.tsx';
+
+type UsernameRef = ActorRefFrom<typeof forgotUsernameMachine>;
+
+export default function ForgotUsernamePage() {
+  const root = useRootActor();
+  const finder = useSelector(root, (s) => s.children.forgotUsername as UsernameRef | undefined);
+  return (
+    <PublicLayout>
+      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+        {finder ? <Finder finder={finder} /> : <p role="status">…</p>}
+      </section>
+    </PublicLayout>
+  );
+}
+
+function Finder({ finder }: { finder: UsernameRef }) {
+  const { t } = useTranslation();
+  const state = useSelector(finder, (s) => s);
+  const { kind, value, usernames, error } = state.context;
+  if (state.matches('answered') && usernames) {
+    return (
+      <>
+        <h1 className="text-2xl font-bold">{t(usernames.length ? 'username.found' : 'username.none')}</h1>
+        {usernames.length > 0 && <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
+        <div className="mt-5 flex flex-wrap gap-4 text-sm">
+          <Link to="/login/email" className="text-brand underline">{t('username.signIn')}</Link>
+          <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">{t('username.again')}</button>
+        </div>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t('username.title')}</h1>
+      <fieldset className="mt-5">
+        <legend className="text-sm font-medium">{t('username.by')}</legend>
+        <div className="mt-1 flex flex-wrap gap-4">
+          {(['card', 'nationalRegister'] as const).map((k) => (
+            <label key={k} className="flex items-center gap-2 text-sm">
+              <input type="radio" name="kind" checked={kind === k} onChange={() => finder.send({ type: 'SET_KIND', kind: k })} />
+              {t(`username.kind.${k}`)}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <form className="mt-4 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); finder.send({ type: 'SUBMIT' }); }}>
+        <TextField label={t(`username.label.${kind}`)} inputMode="numeric" value={value} error={error}
+          onChange={(v) => finder.send({ type: 'CHANGE', value: v })} />
+        <button type="submit" disabled={state.matches('searching')} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t('username.search')}</button>
+      </form>
+      <p className="mt-4 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+    </>
+  );
+}
