@@ -50,6 +50,7 @@ test('trusting the device skips the second factor next time', async ({ page }) =
   await enterCode(page, await codeSentTo(mila.email, before));
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
   await page.getByRole('link', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
   await signIn(page, mila.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Mila');
 });

@@ -17,6 +17,7 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Sara');
   await page.getByRole('link', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
   await signIn(page, sara.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Sara');
 

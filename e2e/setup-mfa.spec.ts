@@ -38,6 +38,7 @@ test('a forced user sets up a phone second factor, and needs it at the next sign
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Fiona');
   await page.getByRole('link', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
   await signIn(page, fiona.email);
   await expect(page).toHaveURL(/\/mfa\/methods$/);
 });
