@@ -6,24 +6,16 @@ import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
-import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
-import { PublicLayout } from '../components/PublicLayout.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { minutesSeconds, useNow } from './useNow.ts';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
 export function SecondFactorPage() {
-  const root = useRootActor();
   // A sign-in's second factor, or a step-up before a sensitive screen.
-  const mfa = useSelector(root, (s) => (s.children.mfaCode ?? s.children.stepUp) as MfaRef | undefined);
-  return (
-    <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        {mfa ? <SecondFactor mfa={mfa} /> : <p role="status">…</p>}
-      </section>
-    </PublicLayout>
-  );
+  const mfa = useFlowChild<MfaRef>('mfaCode', 'stepUp');
+  return <FlowCard flow={mfa}>{(flow) => <SecondFactor mfa={flow} />}</FlowCard>;
 }
 
 function SecondFactor({ mfa }: { mfa: MfaRef }) {

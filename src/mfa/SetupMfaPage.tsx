@@ -3,22 +3,14 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { forcedMfaMachine } from '../../machines/forcedMfa.ts';
-import { useRootActor } from '../app/context.ts';
 import { TextField } from '../components/Field.tsx';
-import { PublicLayout } from '../components/PublicLayout.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
 type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
 
 export default function SetupMfaPage() {
-  const root = useRootActor();
-  const enrol = useSelector(root, (s) => s.children.forcedMfa as EnrolRef | undefined);
-  return (
-    <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        {enrol ? <Enrolment enrol={enrol} /> : <p role="status">…</p>}
-      </section>
-    </PublicLayout>
-  );
+  const enrol = useFlowChild<EnrolRef>('forcedMfa');
+  return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
 }
 
 const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';

@@ -5,24 +5,16 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
-import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
-import { PublicLayout } from '../components/PublicLayout.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
 
 type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
 const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
 
 export default function ForgotPasswordPage() {
-  const root = useRootActor();
-  const forgot = useSelector(root, (s) => s.children.forgotPassword as ForgotRef | undefined);
-  return (
-    <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        {forgot ? <Forgot forgot={forgot} /> : <p role="status">…</p>}
-      </section>
-    </PublicLayout>
-  );
+  const forgot = useFlowChild<ForgotRef>('forgotPassword');
+  return <FlowCard flow={forgot}>{(flow) => <Forgot forgot={flow} />}</FlowCard>;
 }
 
 function Forgot({ forgot }: { forgot: ForgotRef }) {

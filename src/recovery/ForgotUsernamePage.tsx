@@ -4,22 +4,14 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
-import { useRootActor } from '../app/context.ts';
 import { TextField } from '../components/Field.tsx';
-import { PublicLayout } from '../components/PublicLayout.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
 type UsernameRef = ActorRefFrom<typeof forgotUsernameMachine>;
 
 export default function ForgotUsernamePage() {
-  const root = useRootActor();
-  const finder = useSelector(root, (s) => s.children.forgotUsername as UsernameRef | undefined);
-  return (
-    <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        {finder ? <Finder finder={finder} /> : <p role="status">…</p>}
-      </section>
-    </PublicLayout>
-  );
+  const finder = useFlowChild<UsernameRef>('forgotUsername');
+  return <FlowCard flow={finder}>{(flow) => <Finder finder={flow} />}</FlowCard>;
 }
 
 function Finder({ finder }: { finder: UsernameRef }) {

@@ -5,23 +5,15 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { DEFAULT_PASSWORD_POLICY, passwordProblems, type PasswordProblem } from '../../contract/password.ts';
 import type { weakPasswordMachine } from '../../machines/weakPassword.ts';
-import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
-import { PublicLayout } from '../components/PublicLayout.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
 export type WeakRef = ActorRefFrom<typeof weakPasswordMachine>;
 const CHECKS: PasswordProblem[] = ['too_short', 'no_letter', 'no_number', 'no_special', 'mismatch'];
 
 export default function WeakPasswordPage() {
-  const root = useRootActor();
-  const weak = useSelector(root, (s) => s.children.weakPassword as WeakRef | undefined);
-  return (
-    <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        {weak ? <NewPassword weak={weak} /> : <p role="status">…</p>}
-      </section>
-    </PublicLayout>
-  );
+  const weak = useFlowChild<WeakRef>('weakPassword');
+  return <FlowCard flow={weak}>{(flow) => <NewPassword weak={flow} />}</FlowCard>;
 }
 
 export function NewPassword({ weak, title = 'weak.title', text = 'weak.text' }: { weak: WeakRef; title?: string; text?: string }) {
