@@ -1,56 +1,60 @@
-// A server for the benchmarks, in its own process: `tessera` (the real app on a fresh SQLite file,
-// with extra users) or `bare` (a minimal Fastify route answering a profile-sized JSON). Reports
-// its port over IPC and, when asked, its peak RSS (VmHWM).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// A server for the benchmarks, in its own process:
+//   node bench/server-child.ts tessera [sqlite|postgres] — the real app on a fresh database (a temp
+//     SQLite file, or a PostgreSQL database created for the run), demo users plus BENCH_USERS more;
+//   node bench/server-child.ts bare <payload file> — a minimal Fastify app whose GET /api/user
+//     answers the JSON in the file (the real profile, so both answers are the same size).
+// Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
+// --cpu-prof, when given, writes its profile).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
-import { buildApp } from '../server/app.ts';
-import { loadConfig } from '../server/config/index.ts';
-import { DEMO_PASSWORD, createUser, seedDemo } from '../server/seed/demo.ts';
-import { BENCH_USERS, benchEmail } from './users.ts';
+import { BENCH_USERS, benchUser } from './users.ts';
 
+type Started = { port: number; close(): Promise<void> };
 
-function peakRss(): number {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-  return kb * 1024;
+async function startBare(payloadFile: string): Promise<Started> {
+  const { default: Fastify } = await import('fastify');
+  const payload = JSON.parse(readFileSync(payloadFile, 'utf8')) as unknown;
+  const app = Fastify({ logger: false });
+  app.get('/api/user', async () => payload);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { port: (app.server.address() as { port: number }).port, close: () => app.close() };
 }
 
-const kind = process.argv[2];
-let port: number;
-if (kind === 'bare') {
-  const app = Fastify({ logger: false });
-  const profile = {
-    data: {
-      id: '00000000-0000-4000-8000-000000000000', firstname: 'Emma', lastname: 'Peeters', birthdate: null, gender: null, language: 'nl',
-      email: [{ value: 'emma.peeters@example.be', default: true, verified: true }],
-      phone: [{ value: '+32470123456', default: true, verified: true }],
-      user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001', password_status: 0,
-      last_password_change: '2026-11-01T00:00:00.000Z', mfa_forced: false, mfa_customer: false, has_sso: false, sso_only: false,
-    },
-  };
-  app.get('/api/user', async () => profile);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  port = (app.server.address() as { port: number }).port;
-} else {
+async function startTessera(db: string): Promise<Started> {
+  const { buildApp } = await import('../server/app.ts');
+  const { loadConfig } = await import('../server/config/index.ts');
+  const { DEMO_PASSWORD, createUser, seedDemo } = await import('../server/seed/demo.ts');
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+  let pg: { url: string; drop(): Promise<void> } | null = null;
+  if (db === 'postgres') {
+    const { createPostgresDatabase } = await import('../server/testing/harness.ts');
+    pg = await createPostgresDatabase();
+  }
   const server = await buildApp(loadConfig({
     NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: 'none', LOG_LEVEL: 'silent',
-    LOGIN_MAX_FAILS_PER_IP: '100000',
-  }, 2));
+    LOGIN_MAX_FAILS_PER_IP: '100000', ...(pg ? { DATABASE_URL: pg.url } : {}),
+  }, availableParallelism()));
   await seedDemo(server.ctx);
-  for (let i = 0; i < BENCH_USERS; i++) {
-    await createUser(server.ctx, {
-      firstname: `Bench${i}`, lastname: 'User', language: 'en', email: benchEmail(i), phone: `+3247090${String(i).padStart(4, '0')}`,
-      user_id: `UB-${i}`, customer_user_id: null, fridom_user_id: null, password_status: 0,
-    }, DEMO_PASSWORD);
-  }
+  await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
   await server.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (server.app.server.address() as { port: number }).port;
+  return {
+    port: (server.app.server.address() as { port: number }).port,
+    async close() {
+      await server.close();
+      await pg?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-process.send!({ type: 'ready', port });
-process.on('message', (message: { type: string }) => {
-  if (message.type === 'rss') process.send!({ type: 'rss', bytes: peakRss() });
+const [kind, arg] = process.argv.slice(2);
+const started = kind === 'bare' ? await startBare(arg!) : await startTessera(arg ?? 'sqlite');
+process.send!({ type: 'ready', port: started.port });
+process.on('message', async (message: { type: string }) => {
+  if (message.type !== 'stop') return;
+  await started.close().catch((error) => console.error('bench server: closing failed:', error));
+  process.exit(0);
 });
+// The orchestrator went away without a word: do not linger.
+process.on('disconnect', () => void started.close().finally(() => process.exit(0)));
