@@ -3,6 +3,8 @@
 //   http   — closed loop: `concurrency` workers each send a request over a keep-alive connection,
 //            wait for the answer and send the next, cycling through `requests`, until time is up;
 //   argon2 — the bound for logins: `concurrency` raw Argon2id verifications in flight, same options.
+// A measurement may come in slices (to interleave two sides in time): slices sent with the same
+// `key` add up, and { finish: key } answers their sum.
 import http from 'node:http';
 import { hash, verify } from '@node-rs/argon2';
 import { ARGON2_OPTIONS } from '../server/passwords/hashing.ts';
@@ -25,6 +27,8 @@ export type LoadResult = {
   seconds: number;
 };
 
+type Tally = { latencies: number[]; statuses: Record<string, number>; ok: number; seconds: number };
+
 const REQUEST_TIMEOUT_MS = 10_000;
 
 function send(agent: http.Agent, port: number, spec: RequestSpec): Promise<number> {
@@ -46,10 +50,8 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** Runs `task` from `concurrency` workers until `seconds` have passed; a task's answer is a status. */
-async function closedLoop(seconds: number, concurrency: number, task: (i: number) => Promise<number>): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let ok = 0;
+async function closedLoop(tally: Tally, seconds: number, concurrency: number, task: (i: number) => Promise<number>): Promise<void> {
+  const { latencies, statuses } = tally;
   let counter = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -59,34 +61,53 @@ async function closedLoop(seconds: number, concurrency: number, task: (i: number
       const status = await task(counter++);
       latencies.push(performance.now() - t0);
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status >= 200 && status < 300) ok++;
+      if (status >= 200 && status < 300) tally.ok++;
     }
   }));
-  const elapsed = (performance.now() - started) / 1000;
-  const sorted = Float64Array.from(latencies).sort();
+  tally.seconds += (performance.now() - started) / 1000;
+}
+
+function summary(tally: Tally): LoadResult {
+  const sorted = Float64Array.from(tally.latencies).sort();
   return {
-    perSecond: ok / elapsed, requests: latencies.length, ok, statuses,
-    p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), seconds: elapsed,
+    perSecond: tally.ok / tally.seconds, requests: sorted.length, ok: tally.ok, statuses: tally.statuses,
+    p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), seconds: tally.seconds,
   };
 }
 
-export async function runJob(job: LoadJob): Promise<LoadResult> {
+const storedHashes = new Map<string, Promise<string>>();
+
+async function runJob(tally: Tally, job: LoadJob): Promise<void> {
   if (job.kind === 'argon2') {
-    const stored = await hash(job.password, ARGON2_OPTIONS);
-    return closedLoop(job.seconds, job.concurrency, async () => ((await verify(stored, job.password)) ? 200 : 401));
+    let pending = storedHashes.get(job.password);
+    if (!pending) storedHashes.set(job.password, (pending = hash(job.password, ARGON2_OPTIONS)));
+    const stored = await pending;
+    return closedLoop(tally, job.seconds, job.concurrency, async () => ((await verify(stored, job.password)) ? 200 : 401));
   }
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
   try {
-    return await closedLoop(job.seconds, job.concurrency, (i) => send(agent, job.port, job.requests[i % job.requests.length]!));
+    await closedLoop(tally, job.seconds, job.concurrency, (i) => send(agent, job.port, job.requests[i % job.requests.length]!));
   } finally {
     agent.destroy();
   }
 }
 
+export type LoadMessage = { id: number; key: string; job: LoadJob } | { id: number; finish: string };
+
 if (import.meta.main && process.send) {
-  process.on('message', async (message: { id: number; job: LoadJob }) => {
+  const tallies = new Map<string, Tally>();
+  process.on('message', async (message: LoadMessage) => {
     try {
-      process.send!({ id: message.id, result: await runJob(message.job) });
+      if ('finish' in message) {
+        const tally = tallies.get(message.finish) ?? { latencies: [], statuses: {}, ok: 0, seconds: 0 };
+        tallies.delete(message.finish);
+        process.send!({ id: message.id, result: summary(tally) });
+        return;
+      }
+      let tally = tallies.get(message.key);
+      if (!tally) tallies.set(message.key, (tally = { latencies: [], statuses: {}, ok: 0, seconds: 0 }));
+      await runJob(tally, message.job);
+      process.send!({ id: message.id });
     } catch (error) {
       process.send!({ id: message.id, error: String((error as Error)?.stack ?? error) });
     }

@@ -3,7 +3,8 @@
 // orchestrates. Prints a line per phase and a table at the end, writes bench/results/latest.json,
 // and asserts nothing (targets are informational).
 //   BENCH_SECONDS (5)        length of each measured phase
-//   BENCH_ROUNDS (3)         measured rounds per pair, after one warm-up round; the median is kept
+//   BENCH_ROUNDS (3)         measured rounds per pair, after one warm-up round; the median ratio is kept
+//   BENCH_SLICE (1)          the two sides of a pair alternate every this many seconds within a round
 //   BENCH_DB (sqlite)        sqlite or postgres (TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
@@ -24,6 +25,7 @@ const SECONDS = env('BENCH_SECONDS', 5);
 const ROUNDS = Math.max(1, env('BENCH_ROUNDS', 3));
 const LOGIN_CONCURRENCY = env('BENCH_LOGIN_CONCURRENCY', 2 * CORES);
 const READ_CONCURRENCY = env('BENCH_READ_CONCURRENCY', 16);
+const SLICE = env('BENCH_SLICE', 1);
 const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const here = import.meta.dirname;
@@ -38,7 +40,7 @@ const step = (text: string) => console.log(`[${((performance.now() - t0) / 1000)
 const children = new Set<ChildProcess>();
 process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
 // Bounded time whatever happens: two sides per round, two pairs, plus start-up and seeding.
-const budgetMs = (2 * 2 * (ROUNDS + 1) * (SECONDS + 2) + 120) * 1000;
+const budgetMs = (2 * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120) * 1000;
 setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
 
 function spawn(file: string, args: string[], execArgv: string[] = []): ChildProcess {
@@ -74,49 +76,80 @@ async function stopServer(server: Server): Promise<void> {
   clearTimeout(timer);
 }
 
+/** CPU time (user + system) of a process, or of one of its threads, in ms. */
+function cpuMs(pid: number, tid?: number): number {
+  const stat = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in clock ticks of 10 ms
+}
+
 const loader = spawn('load.ts', []);
-let jobs = 0;
-function runLoad(job: LoadJob): Promise<LoadResult> {
-  const id = ++jobs;
+let messages = 0;
+function ask(message: { key: string; job: LoadJob } | { finish: string }): Promise<LoadResult | undefined> {
+  const id = ++messages;
   return new Promise((resolve, reject) => {
     const onMessage = (m: { id: number; result?: LoadResult; error?: string }) => {
       if (m.id !== id) return;
       loader.off('message', onMessage);
       loader.off('exit', onExit);
       if (m.error) reject(new Error(`load generator: ${m.error}`));
-      else resolve(m.result!);
+      else resolve(m.result);
     };
     const onExit = (code: number | null) => reject(new Error(`load generator exited with ${code}`));
     loader.on('message', onMessage);
     loader.once('exit', onExit);
-    loader.send({ id, job });
+    loader.send({ id, ...message });
   });
 }
 
 // ---- measuring ---------------------------------------------------------------------------------
 
+type Side = { name: string; job: (seconds: number) => LoadJob; /** a server whose CPU time to account */ pid?: number };
+type Round = { a: LoadResult; b: LoadResult; ratio: number; serverCpu?: { mainMsPerRequest: number; cores: number } };
+type Pair = Round & { rounds: Round[] };
+
 const describe = (r: LoadResult) => {
   const failed = r.requests - r.ok;
-  const statuses = failed > 0 ? ` — ${failed} not 2xx: ${JSON.stringify(r.statuses)}` : '';
-  return `${r.perSecond.toFixed(1)}/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${statuses}`;
+  const statuses = failed > 0 ? ` (${failed} not 2xx: ${JSON.stringify(r.statuses)})` : '';
+  return `${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(2)} ms${statuses}`;
 };
 
-type Pair = { a: LoadResult; b: LoadResult; rounds: Array<{ a: LoadResult; b: LoadResult }> };
-
-/** Runs each side in turn, a warm-up round and then ROUNDS rounds, so that both see the same
- * machine; keeps each side's median round. */
-async function alternate(label: string, names: [string, string], a: () => Promise<LoadResult>, b: () => Promise<LoadResult>): Promise<Pair> {
-  const rounds: Pair['rounds'] = [];
+/** A warm-up round, then ROUNDS rounds. In each round both sides run SECONDS in all, interleaved in
+ * slices of about SLICE seconds, so that both see the same machine even when other work comes and
+ * goes on it. The round with the median ratio a/b is kept. */
+async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
+  const slices = Math.max(1, Math.round(SECONDS / SLICE));
+  const rounds: Round[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
-    const name = round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`;
-    const ra = await a();
-    step(`${label}, ${name}: ${names[0]} ${describe(ra)}`);
-    const rb = await b();
-    step(`${label}, ${name}: ${names[1]} ${describe(rb)}`);
-    if (round > 0) rounds.push({ a: ra, b: rb });
+    const keys = [`${label} ${round} a`, `${label} ${round} b`];
+    let mainCpu = 0;
+    let processCpu = 0;
+    for (let slice = 0; slice < slices; slice++) {
+      const order = slice % 2 === 0 ? [0, 1] : [1, 0];
+      for (const which of order) {
+        const side = which === 0 ? a : b;
+        const before = side.pid ? [cpuMs(side.pid, side.pid), cpuMs(side.pid)] : null;
+        await ask({ key: keys[which]!, job: side.job(SECONDS / slices) });
+        if (before) {
+          mainCpu += cpuMs(side.pid!, side.pid) - before[0]!;
+          processCpu += cpuMs(side.pid!) - before[1]!;
+        }
+      }
+    }
+    const [ra, rb] = [(await ask({ finish: keys[0]! }))!, (await ask({ finish: keys[1]! }))!];
+    const serverPid = a.pid ?? b.pid;
+    const served = a.pid ? ra : rb;
+    const result: Round = {
+      a: ra, b: rb, ratio: ra.perSecond / rb.perSecond,
+      ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds } } : {}),
+    };
+    const cpu = result.serverCpu
+      ? ` | server CPU ${result.serverCpu.cores.toFixed(2)} cores, main thread ${(result.serverCpu.mainMsPerRequest * 1000).toFixed(0)} µs/request` : '';
+    step(`${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}`);
+    if (round > 0) rounds.push(result);
   }
-  const median = (list: LoadResult[]) => list.toSorted((x, y) => x.perSecond - y.perSecond)[Math.floor(list.length / 2)]!;
-  return { a: median(rounds.map((r) => r.a)), b: median(rounds.map((r) => r.b)), rounds };
+  const median = rounds.toSorted((x, y) => x.ratio - y.ratio)[Math.floor(rounds.length / 2)]!;
+  return { ...median, rounds };
 }
 
 const headers = (extra: Record<string, string> = {}) => ({ [DEVICE_ID_HEADER]: 'bench-device-0001', ...extra });
@@ -138,9 +171,9 @@ step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${DB}, no
 step(`starting the Tessera server (fresh ${DB} database, demo users and ${BENCH_USERS} benchmark users)`);
 const loginServer = await startServer(['tessera', DB]);
 const loginRequests = Array.from({ length: BENCH_USERS }, (_, i) => loginRequest(i));
-const logins = await alternate('logins', ['HTTP logins', 'Argon2id bound'],
-  () => runLoad({ kind: 'http', port: loginServer.port, seconds: SECONDS, concurrency: LOGIN_CONCURRENCY, requests: loginRequests }),
-  () => runLoad({ kind: 'argon2', seconds: SECONDS, concurrency: CORES, password: DEMO_PASSWORD }));
+const logins = await alternate('logins',
+  { name: 'HTTP logins', pid: loginServer.pid, job: (seconds) => ({ kind: 'http', port: loginServer.port, seconds, concurrency: LOGIN_CONCURRENCY, requests: loginRequests }) },
+  { name: 'Argon2id bound', job: (seconds) => ({ kind: 'argon2', seconds, concurrency: CORES, password: DEMO_PASSWORD }) });
 const loginRss = peakRss(loginServer.pid);
 await stopServer(loginServer);
 
@@ -155,9 +188,9 @@ const payloadFile = join(resultsDir, 'profile-payload.json');
 writeFileSync(payloadFile, profileBody);
 const bare = await startServer(['bare', payloadFile]);
 step(`GET /api/user answers ${profileBody.length} bytes of JSON; the bare handler answers the same`);
-const reads = await alternate('GET /api/user', ['Tessera', 'bare Fastify'],
-  () => runLoad({ kind: 'http', port: readServer.port, seconds: SECONDS, concurrency: READ_CONCURRENCY, requests: readRequests }),
-  () => runLoad({ kind: 'http', port: bare.port, seconds: SECONDS, concurrency: READ_CONCURRENCY, requests: readRequests }));
+const reads = await alternate('GET /api/user',
+  { name: 'Tessera', pid: readServer.pid, job: (seconds) => ({ kind: 'http', port: readServer.port, seconds, concurrency: READ_CONCURRENCY, requests: readRequests }) },
+  { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests: readRequests }) });
 const readRss = peakRss(readServer.pid);
 const bareRss = peakRss(bare.pid);
 await Promise.all([stopServer(readServer), stopServer(bare)]);
@@ -193,7 +226,9 @@ const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
 console.log(`\n${line(table[0]!)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const cells of table.slice(1)) console.log(line(cells));
-console.log(`\n${CORES} cores, ${DB}, ${SECONDS} s × ${ROUNDS} rounds (median kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
+const spread = (p: Pair) => `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
+console.log(`\nRatios over the rounds: logins ${spread(logins)}, GET /api/user ${spread(reads)}.`);
+console.log(`${CORES} cores, ${DB}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
 
 const resultsFile = join(resultsDir, 'latest.json');
 writeFileSync(resultsFile, `${JSON.stringify({
