@@ -1,0 +1,136 @@
+// Plain unit tests of the route guard rules (spec §4 "Route guard", §2 "Anything else redirects to
+// home"), the dashboard redirect_uri allow-list and the partner-login rule (spec §4 Login, §9).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FIRST_PARTY_CLIENT_IDS } from '../contract/constants.ts';
+import { HOME_PATH, LOGIN_PATH, REDIRECTS, SCREENS, allowedRedirect, guard, isPartnerLogin, safeTarget } from '../machines/routes.ts';
+
+const at = (path: string, search = '') => ({ path, search });
+const byAccess = (access: string) => Object.keys(SCREENS).filter((path) => SCREENS[path] === access);
+
+describe('route guard', () => {
+  it('sends an anonymous visitor of every private screen to login, keeping the whole target', () => {
+    expect(byAccess('private')).toContain(HOME_PATH);
+    for (const path of byAccess('private')) {
+      expect(guard(at(path, '?a=1'), 'anonymous')).toEqual({ kind: 'login', target: `${path}?a=1` });
+      expect(guard(at(path), 'signedIn')).toEqual({ kind: 'stay' });
+    }
+  });
+
+  it('sends a signed-in user on every public screen home', () => {
+    expect(byAccess('public')).toEqual(expect.arrayContaining(['/login/email', '/login/phone']));
+    for (const path of byAccess('public')) {
+      expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+      expect(guard(at(path), 'anonymous')).toEqual({ kind: 'stay' });
+    }
+  });
+
+  it('shows the second-factor screens only while a sign-in waits for them', () => {
+    for (const path of byAccess('secondFactor')) {
+      expect(guard(at(path), 'secondFactor')).toEqual({ kind: 'stay' });
+      expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
+      expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    }
+  });
+
+  it('redirects / home and /login to the email login, whoever asks', () => {
+    expect(REDIRECTS['/']).toBe(HOME_PATH);
+    expect(REDIRECTS['/login']).toBe(LOGIN_PATH);
+    for (const session of ['anonymous', 'signedIn'] as const) {
+      expect(guard(at('/'), session)).toEqual({ kind: 'redirect', to: HOME_PATH });
+      expect(guard(at('/login'), session)).toEqual({ kind: 'redirect', to: LOGIN_PATH });
+      expect(guard(at('/login/'), session)).toEqual({ kind: 'redirect', to: LOGIN_PATH });
+    }
+  });
+
+  it('logs a signed-in user out on /logout; an anonymous one just goes to login', () => {
+    expect(guard(at('/logout'), 'signedIn')).toEqual({ kind: 'logout' });
+    expect(guard(at('/logout'), 'anonymous')).toEqual({ kind: 'redirect', to: LOGIN_PATH });
+  });
+
+  it('shows maintenance to anyone', () => {
+    for (const session of ['anonymous', 'signedIn', 'secondFactor'] as const) expect(guard(at('/maintenance'), session)).toEqual({ kind: 'stay' });
+  });
+
+  it('sends any unknown path home, including screens not built yet', () => {
+    for (const path of ['/nowhere', '/profile', '/user/access', '/onboarding', '/partner', '/approve', '/user/dashboard/x']) {
+      expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
+      expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    }
+  });
+
+  it('never leaves an anonymous visitor on a private screen nor a signed-in user on a public one', () => {
+    const paths = [...Object.keys(SCREENS), ...Object.keys(REDIRECTS), '/logout'];
+    fc.assert(fc.property(
+      fc.oneof(fc.constantFrom(...paths), fc.string({ maxLength: 24 }).map((s) => `/${s}`)),
+      fc.constantFrom('anonymous' as const, 'signedIn' as const),
+      (path, session) => {
+        const decision = guard(at(path), session);
+        if (decision.kind !== 'stay') return true;
+        const access = SCREENS[path.length > 1 ? path.replace(/\/+$/, '') : path];
+        return access === 'any' || (session === 'anonymous' ? access === 'public' : access === 'private');
+      },
+    ));
+  });
+});
+
+describe('saved target after sign-in', () => {
+  it('honours our own private screens with their query', () => {
+    expect(safeTarget('/user/dashboard?redirect_uri=x')).toBe('/user/dashboard?redirect_uri=x');
+    expect(safeTarget('/security')).toBe('/security');
+  });
+  it.each([null, '', 'https://evil.example/', '//evil.example/user/dashboard', '/login/email', '/nowhere', 'user/dashboard'])(
+    'refuses %j', (target) => expect(safeTarget(target)).toBeNull());
+});
+
+describe('dashboard redirect_uri', () => {
+  const registered = ['https://client.tessera.example/auth/callback', 'https://partner.example/cb?x=1'];
+  const query = (value: string) => `?${new URLSearchParams({ redirect_uri: value })}`;
+
+  it('follows an exactly registered target', () => {
+    for (const target of registered) expect(allowedRedirect(query(target), registered)).toBe(target);
+  });
+
+  it.each([
+    'https://evil.example/',
+    'https://client.tessera.example/auth/callback/',
+    'https://client.tessera.example/auth/callback?next=https://evil.example',
+    'HTTPS://client.tessera.example/auth/callback',
+    'https://client.tessera.example.evil.example/auth/callback',
+    '//client.tessera.example/auth/callback',
+    'javascript:alert(1)',
+    '',
+  ])('ignores %j', (value) => expect(allowedRedirect(query(value), registered)).toBeNull());
+
+  it('ignores a missing parameter and an empty allow-list', () => {
+    expect(allowedRedirect('', registered)).toBeNull();
+    expect(allowedRedirect('?other=1', registered)).toBeNull();
+    expect(allowedRedirect(query(registered[0]!), [])).toBeNull();
+  });
+
+  it('never answers anything but a registered target', () => {
+    fc.assert(fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom(...registered)), (value) => {
+      const answer = allowedRedirect(query(value), registered);
+      return answer === null || registered.includes(answer);
+    }));
+  });
+});
+
+describe('partner login', () => {
+  it('is not a partner login for the first-party clients 2, 17, 51 and 66', () => {
+    expect([...FIRST_PARTY_CLIENT_IDS]).toEqual(['2', '17', '51', '66']);
+    for (const id of FIRST_PARTY_CLIENT_IDS) expect(isPartnerLogin(`/oauth/authorize?client_id=${id}&response_type=code`, FIRST_PARTY_CLIENT_IDS)).toBe(false);
+  });
+
+  it('is a partner login for any other client id in the target URL', () => {
+    expect(isPartnerLogin('/oauth/authorize?client_id=partner-app&response_type=code', FIRST_PARTY_CLIENT_IDS)).toBe(true);
+    expect(isPartnerLogin('https://account.tessera.be/authorize?response_type=code&client_id=3', FIRST_PARTY_CLIENT_IDS)).toBe(true);
+    expect(isPartnerLogin('/authorize?client_id=', FIRST_PARTY_CLIENT_IDS)).toBe(true);
+  });
+
+  it('is not a partner login without a target or without a client id', () => {
+    expect(isPartnerLogin(null, FIRST_PARTY_CLIENT_IDS)).toBe(false);
+    expect(isPartnerLogin('/user/dashboard', FIRST_PARTY_CLIENT_IDS)).toBe(false);
+    expect(isPartnerLogin('/authorize?redirect_uri=x', FIRST_PARTY_CLIENT_IDS)).toBe(false);
+  });
+});
