@@ -1,14 +1,19 @@
-// The API calls of the root and login flows, bound to the machines' actors in src/app/actor.ts.
-import type { AppConfig, MfaChallengeAnswer, MfaMethodSummary, TokenAnswer, UserAnswer, UserProfile } from '../../contract/schemas.ts';
+// The API calls of the flows, bound to the machines' actors in src/app/actor.ts. Every JSON
+// answer is parsed with its schema from contract/schemas.ts.
+import {
+  AppConfig, ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
+  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, TokenAnswer, UserAnswer, type UserProfile,
+} from '../../contract/schemas.ts';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
-import { api, call } from './client.ts';
+import type { TotpStart } from '../../machines/totpSetup.ts';
+import { api, call, parsed } from './client.ts';
 
-export const loadConfig = () => call(() => api.get('config').json<AppConfig>());
+export const loadConfig = () => parsed(AppConfig, () => api.get('config').json());
 
-export const fetchUser = async (): Promise<UserProfile> => (await call(() => api.get('user').json<UserAnswer>())).data;
+export const fetchUser = async (): Promise<UserProfile> => (await parsed(UserAnswer, () => api.get('user').json())).data;
 
 export const submitLogin = (input: { username: string; password: string }) =>
-  call(() => api.post('token', { json: input }).json<TokenAnswer>());
+  parsed(TokenAnswer, () => api.post('token', { json: input }).json());
 
 export const logout = async () => {
   await call(() => api.delete('token'));
@@ -18,41 +23,40 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
   const searchParams: Record<string, string> = { mfaId: String(input.mfaId) };
   if (input.loginPayload) searchParams.payload = input.loginPayload;
   if (input.channel) searchParams.channel = input.channel;
-  return call(() => api.get('mfa/sudo', { searchParams }).json<MfaChallengeAnswer>());
+  return parsed(MfaChallengeAnswer, () => api.get('mfa/sudo', { searchParams }).json());
 };
 
 export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
-  call(() => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } })
-    .json<{ access_token?: string; recovery_keys_left?: number }>());
+  parsed(MfaVerifyAnswer, () => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } }).json());
 
-export const regenerateRecoveryKeys = () => call(() => api.post('mfa/regenerate-recovery').json<{ recovery_keys: string[] }>());
+export const regenerateRecoveryKeys = () => parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
 
 /** GET /mfa/{-1|-2}/activate: null when there is nothing to do (204). */
 export const startActivation = async (input: { kind: 'sms' | 'email'; target: string }) => {
   const id = input.kind === 'email' ? NEW_METHOD_IDS.email : NEW_METHOD_IDS.sms;
   const response = await call(() => api.get(`mfa/${id}/activate`, { searchParams: { target: input.target } }));
-  return response.status === 204 ? null : ((await response.json()) as { payload: string; fuzzion: boolean; data: { target?: string; code?: string; message?: string } });
+  return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
 
-export const confirmActivation = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<unknown>());
+export const confirmActivation = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
 
 export const secondFactorStatus = async () => {
   const [status, methods] = await Promise.all([
-    call(() => api.get('mfa/status').json<{ sudo: boolean }>()),
-    call(() => api.get('mfa', { searchParams: { includeAll: 'true' } }).json<{ data: MfaMethodSummary[] }>()),
+    parsed(MfaStatus, () => api.get('mfa/status').json()),
+    parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json()),
   ]);
   return { sudo: status.sudo, methods: methods.data };
 };
-export const listMethods = async () => (await call(() => api.get('mfa', { searchParams: { includeAll: 'true' } }).json<{ data: MfaMethodSummary[] }>())).data;
+export const listMethods = async () => (await parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json())).data;
 export const switchPrimary = async (input: { id: number }) => { await call(() => api.post(`mfa/switch-primary/${input.id}`)); };
 export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
-export const startTotp = async () => {
+export const startTotp = async (): Promise<TotpStart> => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
-  return response.status === 204 ? null : ((await response.json()) as { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } });
+  return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
-export const confirmTotp = (input: { payload: string; code: string }) => call(() => api.post('mfa/activate', { json: input }).json<{ recovery_keys?: string[] }>());
+export const confirmTotp = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
 
 /** Deletes the authenticator (and its recovery keys): the TOTP recovery screen's reset. */
 export const resetAuthenticator = async () => {
@@ -66,11 +70,9 @@ export const resetPassword = async (input: { payload: string; password: string; 
 };
 
 export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null }) =>
-  call(() => api.post('user/forgot-password', { json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}) } })
-    .json<{ recipient: string[]; technology: string; payload: string }>());
+  parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', { json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}) } }).json());
 export const verifyPasswordCode = (input: { payload: string; code: string }) =>
-  call(() => api.post('user/forgot-password/verify', { json: input }).json<{ payload: string }>());
+  parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input }).json());
 
 export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string }) =>
-  (await call(() => api.post('user/forgot-username', { json: input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value } })
-    .json<{ usernames: string[] }>())).usernames;
+  (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', { json: input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value } }).json())).usernames;
