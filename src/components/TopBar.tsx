@@ -1,6 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link } from '../app/links.tsx';
 import { useRootActor } from '../app/context.ts';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
 

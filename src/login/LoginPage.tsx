@@ -2,7 +2,7 @@
 import { useSelector } from '@xstate/react';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { loginMachine } from '../../machines/login.ts';
 import { useRootActor } from '../app/context.ts';

@@ -2,7 +2,7 @@
 // a projection of the forgotten-password machine.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';

@@ -1,7 +1,7 @@
 // /forgot-username and /forgot-username-response: a projection of the forgotten-username machine.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
 import { TextField } from '../components/Field.tsx';

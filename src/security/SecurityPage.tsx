@@ -2,7 +2,7 @@
 // the settings machine. The sensitive screens only open after a recent second-factor check.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
