@@ -1,24 +1,10 @@
 // The dashboard (spec §1): greeting by first name and the services card with one tile per platform.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { serviceHost } from '../../contract/constants.ts';
-import type { UserProfile } from '../../contract/schemas.ts';
 import { useRootActor } from '../app/context.ts';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { variant } from '../variant.ts';
-
-type Tile = { key: 'client' | 'my' | 'fridom' | 'deals'; href: string };
-
-/** Which tiles a user gets: by the platform ids set on the account, deals except in Luxembourg. */
-export function tilesFor(user: UserProfile, host: string, protocol: string, lu: boolean): Tile[] {
-  const url = (service: 'client' | 'my' | 'fridom') => `${protocol}//${serviceHost(host, service)}/`;
-  const tiles: Tile[] = [];
-  if (user.customer_user_id) tiles.push({ key: 'client', href: url('client') });
-  if (user.user_id) tiles.push({ key: 'my', href: url('my') });
-  if (user.fridom_user_id) tiles.push({ key: 'fridom', href: url('fridom') });
-  if (!lu) tiles.push({ key: 'deals', href: 'https://deals.partner.example/' });
-  return tiles;
-}
+import { tilesFor } from './tiles.ts';
 
 export default function DashboardPage() {
   const { t } = useTranslation();
