@@ -14,10 +14,13 @@ async function inspector() {
 }
 
 applyVariantFavicon();
-await startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
+// The session starts (GET /api/config, then /api/user) while the locale's strings load: the two
+// requests run side by side, and the first screen renders once the strings are there.
+const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
 const routeNavigator: Navigator = { current: null, pending: null };
 const actor = createRootActor(routeNavigator, await inspector());
 actor.start();
+await strings;
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
