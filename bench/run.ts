@@ -31,6 +31,8 @@ const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const here = import.meta.dirname;
 const resultsDir = join(here, 'results');
 const MB = 1024 * 1024;
+/** Cores used by other processes above which a round counts as disturbed. */
+const DISTURBED = 0.2;
 
 const t0 = performance.now();
 const step = (text: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${text}`);
@@ -83,6 +85,22 @@ function cpuMs(pid: number, tid?: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in clock ticks of 10 ms
 }
 
+/** CPU time the whole machine spent busy (all cores), in ms. */
+function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number);
+  const idle = ticks[3]! + ticks[4]!; // idle, iowait
+  return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) * 10;
+}
+
+/** Cores kept busy by processes other than this benchmark's, between two readings. */
+function othersMeter() {
+  const ours = () => [process.pid, ...[...children].map((c) => c.pid!)].reduce((sum, pid) => {
+    try { return sum + cpuMs(pid); } catch { return sum; } // a child that just exited
+  }, 0);
+  const start = { machine: machineBusyMs(), ours: ours(), at: performance.now() };
+  return () => Math.max(0, (machineBusyMs() - start.machine - (ours() - start.ours)) / (performance.now() - start.at));
+}
+
 const loader = spawn('load.ts', []);
 let messages = 0;
 function ask(message: { key: string; job: LoadJob } | { finish: string }): Promise<LoadResult | undefined> {
@@ -105,7 +123,12 @@ function ask(message: { key: string; job: LoadJob } | { finish: string }): Promi
 // ---- measuring ---------------------------------------------------------------------------------
 
 type Side = { name: string; job: (seconds: number) => LoadJob; /** a server whose CPU time to account */ pid?: number };
-type Round = { a: LoadResult; b: LoadResult; ratio: number; serverCpu?: { mainMsPerRequest: number; cores: number } };
+type Round = {
+  a: LoadResult; b: LoadResult; ratio: number;
+  serverCpu?: { mainMsPerRequest: number; cores: number };
+  /** Cores used by other processes on the machine meanwhile (above DISTURBED, the round is set aside). */
+  otherCores: number;
+};
 type Pair = Round & { rounds: Round[] };
 
 const describe = (r: LoadResult) => {
@@ -124,6 +147,7 @@ async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
     const keys = [`${label} ${round} a`, `${label} ${round} b`];
     let mainCpu = 0;
     let processCpu = 0;
+    const others = othersMeter();
     for (let slice = 0; slice < slices; slice++) {
       const order = slice % 2 === 0 ? [0, 1] : [1, 0];
       for (const which of order) {
@@ -136,19 +160,24 @@ async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
         }
       }
     }
+    const otherCores = others();
     const [ra, rb] = [(await ask({ finish: keys[0]! }))!, (await ask({ finish: keys[1]! }))!];
     const serverPid = a.pid ?? b.pid;
     const served = a.pid ? ra : rb;
     const result: Round = {
-      a: ra, b: rb, ratio: ra.perSecond / rb.perSecond,
+      a: ra, b: rb, ratio: ra.perSecond / rb.perSecond, otherCores,
       ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds } } : {}),
     };
     const cpu = result.serverCpu
       ? ` | server CPU ${result.serverCpu.cores.toFixed(2)} cores, main thread ${(result.serverCpu.mainMsPerRequest * 1000).toFixed(0)} µs/request` : '';
-    step(`${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}`);
+    const busy = otherCores > DISTURBED ? ` | other processes used ${otherCores.toFixed(1)} cores: disturbed` : '';
+    step(`${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}${busy}`);
     if (round > 0) rounds.push(result);
   }
-  const median = rounds.toSorted((x, y) => x.ratio - y.ratio)[Math.floor(rounds.length / 2)]!;
+  // Rounds that other work on the machine disturbed count only when no round was quiet.
+  const quiet = rounds.filter((r) => r.otherCores <= DISTURBED);
+  const kept = quiet.length > 0 ? quiet : rounds;
+  const median = kept.toSorted((x, y) => x.ratio - y.ratio)[Math.floor(kept.length / 2)]!;
   return { ...median, rounds };
 }
 
@@ -226,8 +255,12 @@ const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
 console.log(`\n${line(table[0]!)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const cells of table.slice(1)) console.log(line(cells));
-const spread = (p: Pair) => `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
-console.log(`\nRatios over the rounds: logins ${spread(logins)}, GET /api/user ${spread(reads)}.`);
+const spread = (p: Pair) => {
+  const disturbed = p.rounds.filter((r) => r.otherCores > DISTURBED).length;
+  const range = `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
+  return `${range}${disturbed ? ` (${disturbed} of ${p.rounds.length} rounds disturbed by other processes${disturbed === p.rounds.length ? ': figures unreliable, run again on a quiet machine' : ', set aside'})` : ''}`;
+};
+console.log(`\nRatios over the rounds: logins ${spread(logins)}; GET /api/user ${spread(reads)}.`);
 console.log(`${CORES} cores, ${DB}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
 
 const resultsFile = join(resultsDir, 'latest.json');

@@ -10,6 +10,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_USERS, benchUser } from './users.ts';
 
+/** Settings of the server under test that may be varied from the environment of `npm run bench`. */
+const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
+
 type Started = { port: number; close(): Promise<void> };
 
 async function startBare(payloadFile: string): Promise<Started> {
@@ -34,6 +37,8 @@ async function startTessera(db: string): Promise<Started> {
   const server = await buildApp(loadConfig({
     NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: 'none', LOG_LEVEL: 'silent',
     LOGIN_MAX_FAILS_PER_IP: '100000', ...(pg ? { DATABASE_URL: pg.url } : {}),
+    // Server settings worth trying under load pass through from the environment.
+    ...Object.fromEntries(PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
   }, availableParallelism()));
   await seedDemo(server.ctx);
   await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
