@@ -23,10 +23,13 @@ describe('dev outbox', () => {
     expect(signedIn.statusCode).toBe(200);
 
     await server.ctx.delivery.send({ channel: 'email', to: 'x@example.be', subject: '<script>alert(1)</script>', body: 'a & b' });
+    const newest = (await server.app.inject({ method: 'GET', url: '/dev/outbox.json' })).json().messages;
+    expect(newest.map((m: { recipient: string }) => m.recipient).slice(0, 2)).toEqual(['x@example.be', mila.phone]);
     const page = await server.app.inject({ method: 'GET', url: '/dev/outbox' });
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.body).toContain('&#60;script&#62;');
     expect(page.body).not.toContain('<script>alert');
+    expect(page.body.indexOf('x@example.be')).toBeLessThan(page.body.indexOf(mila.phone));
   });
 
   it('does not exist in production', async () => {

@@ -25,12 +25,17 @@ export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[];
   return { url: `smtp://127.0.0.1:${bound}`, mails, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-export async function startSmsProvider(port = 0): Promise<{ url: string; messages: ProviderMessage[]; stop(): Promise<void> }> {
+/** A provider that accepts every message (202), or while `failing` is set answers 500 and keeps nothing. */
+export async function startSmsProvider(port = 0): Promise<{ url: string; messages: ProviderMessage[]; failing: boolean; stop(): Promise<void> }> {
   const messages: ProviderMessage[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
     req.on('end', () => {
+      if (peer.failing) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
+        return;
+      }
       const parsed = JSON.parse(body) as { channel: string; to: string; text: string };
       messages.push({ ...parsed, authorization: req.headers.authorization });
       res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
@@ -38,15 +43,23 @@ export async function startSmsProvider(port = 0): Promise<{ url: string; message
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${bound}/messages`, messages, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  const peer = {
+    url: `http://127.0.0.1:${bound}/messages`, messages, failing: false,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return peer;
 }
 
 /** The 8-digit code in a message text, or in a mail's body (not its headers: a Message-ID may hold
- * eight digits too), which may be quoted-printable. */
+ * eight digits too), which may be quoted-printable; or the digits a voice call spells out. */
 export function codeIn(text: string): string {
   const headerEnd = text.search(/\r?\n\r?\n/);
   const body = /^[\w-]+: /.test(text) && headerEnd >= 0 ? text.slice(headerEnd) : text;
-  const match = /\b(\d{8})\b/.exec(body.replace(/=\r?\n/g, ''));
-  if (!match) throw new Error(`no code in: ${text.slice(0, 200)}`);
-  return match[1]!;
+  const unfolded = body.replace(/=\r?\n/g, '');
+  const match = /\b(\d{8})\b/.exec(unfolded);
+  if (match) return match[1]!;
+  // A voice call's text reads the digits one by one: "1, 2, 3, …".
+  const spoken = /\b(?:\d, ){7}\d\b/.exec(unfolded);
+  if (spoken) return spoken[0].replace(/\D/g, '');
+  throw new Error(`no code in: ${text.slice(0, 200)}`);
 }

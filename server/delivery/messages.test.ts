@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { LOCALES } from '../../contract/constants.ts';
+import { codeMessage } from './messages.ts';
+
+// What each locale's texts must say, by a word only that language uses.
+const MARKERS: Record<string, { code: RegExp; activate: RegExp; reset: RegExp; voice: RegExp }> = {
+  en: { code: /security code is 12345678\. It is valid for 15 minutes/, activate: /confirm this email address/, reset: /reset your Tessera password/, voice: /^Hello, this is Tessera/ },
+  fr: { code: /code de sécurité Tessera est 12345678\. Il est valable 15 minutes/, activate: /confirmer cette adresse e-mail/, reset: /réinitialiser votre mot de passe/, voice: /^Bonjour, ici Tessera/ },
+  nl: { code: /Tessera-beveiligingscode is 12345678\. Hij is 15 minuten geldig/, activate: /dit e-mailadres te bevestigen/, reset: /wachtwoord opnieuw in te stellen/, voice: /^Goedendag, hier is Tessera/ },
+  de: { code: /Sicherheitscode lautet 12345678\. Er ist 15 Minuten gültig/, activate: /Bestätigung dieser E-Mail-Adresse/, reset: /Zurücksetzen Ihres Tessera-Passworts/, voice: /^Guten Tag, hier ist Tessera/ },
+};
+
+describe('messages', () => {
+  it.each(LOCALES)('speaks %s, for every purpose and channel', (locale) => {
+    const marker = MARKERS[locale.split('_')[0]!]!;
+    const code = codeMessage(locale, '12345678', 900, { purpose: 'login', channel: 'sms' });
+    expect(code.body).toMatch(marker.code);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'sudo', channel: 'email' })).toEqual(code);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'activate', channel: 'email' }).body).toMatch(marker.activate);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'reset', channel: 'whatsapp' }).body).toMatch(marker.reset);
+    const voice = codeMessage(locale, '12345678', 900, { purpose: 'login', channel: 'call' }).body;
+    expect(voice).toMatch(marker.voice);
+    // Spoken digit by digit, twice; never as one number.
+    expect(voice.match(/1, 2, 3, 4, 5, 6, 7, 8/g)).toHaveLength(2);
+    expect(voice).not.toContain('12345678');
+    for (const purpose of ['login', 'activate', 'reset'] as const) {
+      expect(codeMessage(locale, '12345678', 900, { purpose }).subject).toMatch(/Tessera/);
+    }
+  });
+
+  it('says what is being confirmed: an address or a number', () => {
+    expect(codeMessage('fr', '12345678', 900, { purpose: 'activate', channel: 'sms' }).body).toMatch(/ce numéro de téléphone/);
+    expect(codeMessage('nl', '12345678', 900, { purpose: 'activate', channel: 'whatsapp' }).body).toMatch(/dit telefoonnummer/);
+  });
+
+  it('counts minutes in the singular when there is one, and falls back to English', () => {
+    expect(codeMessage('de_LU', '12345678', 60).body).toMatch(/1 Minute gültig/);
+    expect(codeMessage('nl', '12345678', 60).body).toMatch(/1 minuut geldig/);
+    expect(codeMessage('pt', '12345678', 600).body).toBe('Your Tessera security code is 12345678. It is valid for 10 minutes. Never share it with anyone.');
+  });
+});
