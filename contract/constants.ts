@@ -43,4 +43,9 @@ export function serviceHost(host: string, service: 'client' | 'my' | 'fridom'): 
 export const PASSWORD_STATUS_WEAK = [1, 2] as const;
 
 /** Negative MFA method ids name a method to add; the target comes with the request (spec §3). */
-export const NEW_METHOD_IDS = { email: -1, sms: -2, totp: -3 } as const;
+export const NEW_METHOD_IDS = { email: -1, sms: -2, totp: -3, call: -4, whatsapp: -5 } as const;
+
+/** Wrong codes a challenge takes before it dies. */
+export const MFA_MAX_ATTEMPTS = 5;
+/** Recovery keys issued with an authenticator (and on regeneration). */
+export const RECOVERY_KEY_COUNT = 10;

@@ -24,10 +24,17 @@ export const LoginRequest = v.strictObject({
 });
 export type LoginRequest = v.InferOutput<typeof LoginRequest>;
 
+/** Whether the user must set up a second factor before anything else ('required'), may do so or
+ * skip ('offered': a company customer who is not forced), or neither ('none'). */
+export const MfaEnrolment = v.picklist(['required', 'offered', 'none']);
+export type MfaEnrolment = v.InferOutput<typeof MfaEnrolment>;
+
 export const TokenAnswer = v.object({
   access_token: v.string(),
   token_type: v.literal('Bearer'),
   expires_in: v.number(),
+  /** Present when the user has no second factor and must ('required') or may ('offered') set one up. */
+  mfa_enrolment: v.optional(v.picklist(['required', 'offered'])),
 });
 export type TokenAnswer = v.InferOutput<typeof TokenAnswer>;
 
@@ -40,6 +47,8 @@ export const MfaMethodSummary = v.object({
   /** Masked destination (email or phone) when the method has one. */
   target: v.optional(v.string()),
   primary: v.optional(v.boolean()),
+  /** On the totpRecovery entry of GET /mfa: how many recovery keys are still unused. */
+  recovery_keys_left: v.optional(v.number()),
 });
 export type MfaMethodSummary = v.InferOutput<typeof MfaMethodSummary>;
 
@@ -113,10 +122,21 @@ export const HealthAnswer = v.object({ status: v.picklist(['ok', 'unavailable'])
 
 // ---- MFA -------------------------------------------------------------------------------------
 
-export const MfaMethodList = v.object({ data: v.array(MfaMethodSummary) });
+/** GET /api/mfa query: `?includeAll` (or includeAll=true) adds the kinds that can still be added. */
+export const MfaListQuery = v.strictObject({
+  includeAll: v.optional(v.picklist(['', 'true', 'false', '1', '0'])),
+});
+export type MfaListQuery = v.InferOutput<typeof MfaListQuery>;
 
-/** GET /api/mfa/status: whether the session passed MFA recently (sudo). */
-export const MfaStatus = v.object({ sudo: v.boolean(), single: v.boolean(), need_card: v.boolean() });
+export const MfaMethodList = v.object({
+  data: v.array(MfaMethodSummary),
+  /** With includeAll: methods that can be added, by their negative id (a target must be supplied). */
+  available: v.optional(v.array(v.object({ id: v.number(), method: MfaMethodKind }))),
+});
+
+/** GET /api/mfa/status: whether the session passed MFA recently (sudo), whether the account has a
+ * single method, whether the card is its only way through, and whether it must set one up. */
+export const MfaStatus = v.object({ sudo: v.boolean(), single: v.boolean(), need_card: v.boolean(), enrolment: MfaEnrolment });
 
 /** GET /api/mfa/sudo query: start (or resend) a challenge on one method. */
 export const MfaChallengeQuery = v.strictObject({
@@ -134,8 +154,12 @@ export const MfaChallengeAnswer = v.object({
   /** Masked destination, for email, sms, call and whatsapp. */
   target: v.optional(v.string()),
   expires_at: v.string(),
+  /** Seconds until expiry: a countdown that does not depend on the browser's clock. */
+  expires_in: v.optional(v.number()),
   /** When a new code may be asked for; absent for totp. */
   resend_at: v.optional(v.string()),
+  /** Seconds until a new code may be asked for; absent for totp. */
+  resend_in: v.optional(v.number()),
 });
 export type MfaChallengeAnswer = v.InferOutput<typeof MfaChallengeAnswer>;
 
@@ -171,7 +195,9 @@ export const MfaActivateAnswer = v.object({
     method: v.optional(MfaMethodKind),
     target: v.optional(v.string()),
     expires_at: v.optional(v.string()),
+    expires_in: v.optional(v.number()),
     resend_at: v.optional(v.string()),
+    resend_in: v.optional(v.number()),
     /** For a new authenticator: the secret to type in, and the otpauth:// URL the QR code shows. */
     secret: v.optional(v.string()),
     otpauth_url: v.optional(v.string()),
@@ -197,6 +223,12 @@ export const MfaActivateResult = v.object({
 });
 
 export const RecoveryKeysAnswer = v.object({ recovery_keys: v.array(v.string()) });
+
+/** DELETE /api/mfa/{id}: optionally, the method that becomes primary instead of the default backup. */
+export const MfaDeleteRequest = v.strictObject({
+  target: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+export type MfaDeleteRequest = v.InferOutput<typeof MfaDeleteRequest>;
 
 // ---- Recovery ----------------------------------------------------------------------------------
 

@@ -17,9 +17,23 @@ describe('configuration', () => {
     [{ NODE_ENV: 'staging' }, /NODE_ENV must be one of development, production, test/],
     [{ LOGIN_MAX_FAILS_PER_ACCOUNT: '500' }, /LOGIN_MAX_FAILS_PER_ACCOUNT must be a whole number from 1 to 100/],
     [{ REDIS_URL: 'http://x' }, /REDIS_URL must be a URL starting with redis:/],
+    [{ MFA_CODE_TTL_SECONDS: '10' }, /MFA_CODE_TTL_SECONDS must be a whole number from 60 to 3600/],
+    [{ MFA_STEP_UP_SECONDS: 'ten minutes' }, /MFA_STEP_UP_SECONDS must be a whole number/],
+    [{ MFA_MAX_FAILS_PER_ACCOUNT: '101' }, /MFA_MAX_FAILS_PER_ACCOUNT must be a whole number from 1 to 100/],
+    [{ MFA_SENDS_PER_DESTINATION: '0' }, /MFA_SENDS_PER_DESTINATION must be a whole number from 1/],
+    [{ SMTP_URL: 'http://mail' }, /SMTP_URL must be a URL starting with smtp: or smtps:/],
+    [{ SMS_PROVIDER_URL: 'ftp://x' }, /SMS_PROVIDER_URL must be a URL starting with https: or http:/],
+    [{ SECRET_KEY: 'short' }, /SECRET_KEY must be 32 or more characters/],
+    [{ NODE_ENV: 'production' }, /SECRET_KEY must be set in production/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+  it('has the second factor\'s defaults: 900 s codes, 10 minutes of step-up, 30 days of trust, 5 tries', () => {
+    expect(loadConfig({}).mfa).toEqual({
+      codeTtlSeconds: 900, stepUpSeconds: 600, trustedDeviceDays: 30, maxAttempts: 5, resendFirstWaitSeconds: 30, resendNextWaitSeconds: 15,
+      maxFailsPerAccount: 10, failBlockSeconds: 3600, sendsPerDestination: 10, sendsPerAccount: 20,
+    });
   });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
 });

@@ -1,5 +1,6 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
+import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S } from '../../contract/constants.ts';
 
 export type Config = {
   env: 'development' | 'production' | 'test';
@@ -38,6 +39,13 @@ export type Config = {
     maxAttempts: number;
     resendFirstWaitSeconds: number;
     resendNextWaitSeconds: number;
+    /** Wrong second-factor answers per account within an hour before its checks are blocked. */
+    maxFailsPerAccount: number;
+    /** How long that block lasts. */
+    failBlockSeconds: number;
+    /** Codes sent per hour to one destination (email or phone), and for one account. */
+    sendsPerDestination: number;
+    sendsPerAccount: number;
   };
   /** Key for code hashes and secrets at rest (32+ characters); required in production. */
   secretKey: string;
@@ -136,9 +144,13 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       codeTtlSeconds: integer(env, 'MFA_CODE_TTL_SECONDS', 900, 60, 3600),
       stepUpSeconds: integer(env, 'MFA_STEP_UP_SECONDS', 600, 30, 86400),
       trustedDeviceDays: integer(env, 'TRUSTED_DEVICE_DAYS', 30, 1, 365),
-      maxAttempts: 5,
-      resendFirstWaitSeconds: 30,
-      resendNextWaitSeconds: 15,
+      maxAttempts: MFA_MAX_ATTEMPTS,
+      resendFirstWaitSeconds: RESEND_FIRST_WAIT_S,
+      resendNextWaitSeconds: RESEND_NEXT_WAIT_S,
+      maxFailsPerAccount: integer(env, 'MFA_MAX_FAILS_PER_ACCOUNT', 10, 1, 100),
+      failBlockSeconds: integer(env, 'MFA_BLOCK_SECONDS', 3600, 1, 86400),
+      sendsPerDestination: integer(env, 'MFA_SENDS_PER_DESTINATION', 10, 1, 1000),
+      sendsPerAccount: integer(env, 'MFA_SENDS_PER_ACCOUNT', 20, 1, 1000),
     },
     secretKey: secretKey(env, nodeEnv),
     delivery: {

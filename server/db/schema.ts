@@ -77,6 +77,8 @@ export interface TicketsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** JSON: what the ticket carries besides its user (a sign-in's client_id, a merge offer's target). */
+  detail: string | null;
 }
 
 export interface SecurityEventsTable {
@@ -144,6 +146,8 @@ export interface MfaChallengesTable {
   login_ticket_hash: string | null;
   completed_at: string | null;
   created_at: string;
+  /** For an activation that replaces a method (new target, reset authenticator): that method. */
+  replaces_method_id: number | null;
 }
 
 export interface OutboxTable {

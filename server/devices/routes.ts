@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { responses } from '../http/schema.ts';
@@ -49,6 +50,7 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     const done = await ctx.db.updateTable('devices').set({ trusted_until: null })
       .where('id', '=', request.params.id).where('user_id', '=', request.session!.userId).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new ApiError('not_found');
+    await recordEvent(ctx.db, { type: 'device_trust_revoked', userId: request.session!.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { device: request.params.id } });
     return reply.code(204).send();
   });
 }

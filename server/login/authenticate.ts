@@ -18,6 +18,10 @@ export type LoginLimiters = {
   userIp: RateLimiterAbstract; account: RateLimiterAbstract; ip: RateLimiterAbstract;
   /** Codes sent to one destination (email or phone) and for one account, per hour. */
   codeDestination: RateLimiterAbstract; codeAccount: RateLimiterAbstract;
+  /** Wrong second-factor answers per account (a password holder guessing authenticator codes). */
+  mfaFailures: RateLimiterAbstract;
+  /** Activation targets looked up per account: whether an address belongs to another account is not free. */
+  targetLookups: RateLimiterAbstract;
 };
 
 export type LoginOutcome =

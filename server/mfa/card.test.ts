@@ -25,6 +25,6 @@ describe.each(kinds)('card challenge on %s', (kind) => {
     expect(right.statusCode).toBe(200);
     expect(right.json().access_token).toBeTruthy();
     const auth = { ...headers, authorization: `Bearer ${right.json().access_token}` };
-    expect((await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: auth })).json()).toEqual({ sudo: true, single: false, need_card: false });
+    expect((await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: auth })).json()).toEqual({ sudo: true, single: false, need_card: false, enrolment: 'none' });
   });
 });

@@ -1,26 +1,38 @@
 // MFA challenges: one per code sent. A challenge is held by an opaque payload (stored hashed),
 // dies after its expiry, after the maximum of wrong codes, or on success; a new code (resend)
 // replaces the challenge after the server-enforced wait (30 s, then 15 s). The same machinery
-// serves a sign-in ('login'), a step-up ('sudo') and adding a method ('activate').
+// serves a sign-in ('login'), a step-up ('sudo'), adding a method ('activate') and a forgotten
+// password ('reset').
 import { TOTP } from 'otpauth';
 import { CODE_LENGTH } from '../../contract/rules.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
+import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { spend } from '../ratelimit/index.ts';
+import { spend, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
-import { useRecoveryKey } from './recovery.ts';
+import { CODED } from './methods.ts';
+import { findRecoveryKey, spendRecoveryKey, unusedRecoveryKeys } from './recovery.ts';
 import { decryptSecret } from './secrets.ts';
 
 export type Purpose = 'login' | 'sudo' | 'activate' | 'reset';
-const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
+const DAY_MS = 24 * 3600 * 1000;
 
-/** What a challenge is about: an existing method (id) or, for activation, a new one (id null). */
-export type ChallengeSubject = { id: number | null; method: string; target: string | null; secret?: string | null };
+/** What a challenge is about: an existing method (id), or for activation and reset a kind and
+ * target (id null); an activation may replace an existing method (new target, reset authenticator). */
+export type ChallengeSubject = { id: number | null; method: string; target: string | null; secret?: string | null; replaces?: number | null };
 
-export type StartedChallenge = { payload: string; method: string; target?: string; expires_at: string; resend_at?: string };
+export type StartedChallenge = {
+  payload: string; method: string; target?: string;
+  expires_at: string; expires_in: number; resend_at?: string; resend_in?: number;
+};
+
+function tooMany(seconds: number): ApiError {
+  return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
+}
 
 export async function startChallenge(ctx: AppContext, input: {
   userId: string; language: string; subject: ChallengeSubject; purpose: Purpose; deviceKey: string; channel?: string;
@@ -54,10 +66,10 @@ export async function startChallenge(ctx: AppContext, input: {
     // Nobody may use the portal to flood an inbox or a phone: sends are counted per destination and per account.
     const waits = await Promise.all([spend(ctx.limiters.codeDestination, subject.target!), spend(ctx.limiters.codeAccount, input.userId)]);
     const blocked = Math.max(...waits);
-    if (blocked > 0) throw new ApiError('too_many_attempts', { retry_after: blocked }, { 'retry-after': String(blocked) });
+    if (blocked > 0) throw tooMany(blocked);
     // A phone method can take its code by SMS, voice call or WhatsApp.
-    const channel = (subject.method !== 'email' && input.channel && input.channel !== 'email' ? input.channel : subject.method) as 'email';
-    const text = codeMessage(input.language, code, config.mfa.codeTtlSeconds);
+    const channel = (subject.method !== 'email' && input.channel && input.channel !== 'email' ? input.channel : subject.method) as Channel;
+    const text = codeMessage(input.language, code, config.mfa.codeTtlSeconds, { purpose: input.purpose, channel });
     try {
       await ctx.delivery.send({ channel, to: subject.target!, ...text });
     } catch (error) {
@@ -68,6 +80,8 @@ export async function startChallenge(ctx: AppContext, input: {
   await db.transaction().execute(async (trx) => {
     // The new code replaces the old one: the previous challenge can no longer be used.
     if (previous) await trx.updateTable('mfa_challenges').set({ completed_at: nowIso(now), attempts: config.mfa.maxAttempts }).where('id', '=', previous.id).execute();
+    // Challenges are kept a day past their expiry (the resend wait reads them), then go.
+    await trx.deleteFrom('mfa_challenges').where('user_id', '=', input.userId).where('expires_at', '<', nowIso(now - DAY_MS)).execute();
     await trx.insertInto('mfa_challenges').values({
       id, user_id: input.userId, method_id: subject.id, purpose: input.purpose,
       new_method: subject.id === null ? subject.method : null,
@@ -76,55 +90,79 @@ export async function startChallenge(ctx: AppContext, input: {
       payload_hash: hashToken(payload),
       code_hash: code ? hashCode(config.secretKey, id, code) : null, attempts: 0, sends, expires_at: expiresAt, resend_at: resendAt,
       device_key: input.deviceKey, login_ticket_hash: input.loginTicket ? hashToken(input.loginTicket) : null,
-      completed_at: null, created_at: nowIso(now),
+      completed_at: null, created_at: nowIso(now), replaces_method_id: subject.replaces ?? null,
     }).execute();
   });
   return {
-    payload, method: subject.method, expires_at: expiresAt,
+    payload, method: subject.method, expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds,
     ...(subject.target && coded ? { target: maskTarget(subject.target) } : {}),
-    ...(coded ? { resend_at: resendAt } : {}),
+    ...(coded ? { resend_at: resendAt, resend_in: wait } : {}),
   };
 }
 
 export type PassedChallenge = {
   userId: string; purpose: Purpose; methodId: number | null; method: string;
-  /** For activation: the new method's kind and target (or sealed TOTP secret). */
-  newMethod: string | null; target: string | null;
+  /** For activation: the new method's kind and target (or sealed TOTP secret), and the method it replaces. */
+  newMethod: string | null; target: string | null; replacesMethodId: number | null;
+  /** The authenticator time step accepted (a new authenticator starts from it: its first code is spent). */
+  step: number | null;
   loginTicketHash: string | null;
   /** After a recovery key: how many unused keys remain. */
   recoveryKeysLeft?: number;
 };
 
-/** Checks a code against its challenge; on success closes it, atomically, and says for whom and why. */
-export async function verifyChallenge(ctx: AppContext, payload: string, code: string): Promise<PassedChallenge> {
+/** Thrown inside the closing transaction: the answer was right but lost a race (replayed authenticator code, key spent). */
+class Lost extends Error {}
+class Closed extends Error {}
+
+/** Checks a code against its challenge; on success closes it, atomically, and says for whom and why.
+ * A challenge of another purpose than the caller expects, or a sign-in's challenge answered from
+ * another device, reads as closed and costs no attempt. */
+export async function verifyChallenge(ctx: AppContext, payload: string, code: string, options: {
+  purposes?: readonly Purpose[]; deviceKey?: string; ip?: string;
+} = {}): Promise<PassedChallenge> {
   const { db, config } = ctx;
   const now = nowIso();
   const challenge = await db.selectFrom('mfa_challenges')
     .leftJoin('mfa_methods', 'mfa_methods.id', 'mfa_challenges.method_id')
     .select(['mfa_challenges.id', 'mfa_challenges.user_id', 'mfa_challenges.purpose', 'mfa_challenges.code_hash', 'mfa_challenges.attempts',
       'mfa_challenges.expires_at', 'mfa_challenges.completed_at', 'mfa_challenges.login_ticket_hash', 'mfa_challenges.new_method',
-      'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_methods.method', 'mfa_methods.secret', 'mfa_methods.last_step'])
+      'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_challenges.device_key', 'mfa_challenges.replaces_method_id',
+      'mfa_methods.method', 'mfa_methods.secret', 'mfa_methods.last_step'])
     .where('mfa_challenges.payload_hash', '=', hashToken(payload)).executeTakeFirst();
   if (!challenge || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
+  const purpose = challenge.purpose as Purpose;
+  if (options.purposes && !options.purposes.includes(purpose)) throw new ApiError('challenge_closed');
+  if (purpose === 'login' && options.deviceKey !== undefined && challenge.device_key !== null && challenge.device_key !== options.deviceKey) {
+    throw new ApiError('challenge_closed');
+  }
   if (challenge.expires_at <= now) throw new ApiError('code_expired');
-  const kind = challenge.method ?? challenge.new_method ?? '';
 
+  // Wrong answers are counted per account too: a password holder cannot guess authenticator codes
+  // across endless challenges. A forgotten-password request is anonymous, so its failures are
+  // counted apart: nobody can block the owner's sign-in by asking for reset codes.
+  const failKey = purpose === 'reset' ? `reset:${challenge.user_id}` : challenge.user_id;
+  const blocked = (await standing(ctx.limiters.mfaFailures, failKey)).wait;
+  if (blocked > 0) throw tooMany(blocked);
+
+  const existing = challenge.method_id !== null;
+  const kind = (existing ? challenge.method : challenge.new_method) ?? '';
   let step: number | null = null;
   let right = false;
-  let recoveryKeysLeft: number | undefined;
+  let recoveryKeyId: string | null = null;
   if (kind === 'totp') {
-    const sealed = challenge.secret ?? challenge.target;
+    const sealed = existing ? challenge.secret : challenge.target;
     const totp = new TOTP({ secret: decryptSecret(config.secretKey, sealed!), digits: 6, period: 30 });
     const delta = /^\d{6}$/.test(code) ? totp.validate({ token: code, window: 1 }) : null;
     if (delta !== null) {
       step = Math.floor(Date.now() / 30_000) + delta;
       // Never the same code twice: the step must be newer than the last one accepted.
-      right = challenge.last_step === null || step > Number(challenge.last_step);
+      const lastStep = existing && challenge.last_step !== null ? Number(challenge.last_step) : null;
+      right = lastStep === null || step > lastStep;
     }
   } else if (kind === 'totpRecovery') {
-    const left = await useRecoveryKey(ctx, challenge.user_id, code);
-    right = left !== null;
-    if (left !== null) recoveryKeysLeft = left;
+    recoveryKeyId = await findRecoveryKey(ctx, challenge.user_id, code);
+    right = recoveryKeyId !== null;
   } else if (kind === 'card') {
     // The card challenge: the number of one of the user's activated cards.
     const card = await db.selectFrom('cards').select('id').where('user_id', '=', challenge.user_id)
@@ -134,28 +172,46 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     right = sameHash(challenge.code_hash, hashCode(config.secretKey, challenge.id, code));
   }
 
-  if (!right) {
+  const refuse = async (): Promise<never> => {
     const counted = await db.updateTable('mfa_challenges').set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', challenge.id).where('attempts', '<', config.mfa.maxAttempts).where('completed_at', 'is', null).executeTakeFirst();
-    if (Number(counted.numUpdatedRows) === 0) throw new ApiError('challenge_closed');
-    const left = config.mfa.maxAttempts - challenge.attempts - 1;
-    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: Math.max(0, left) });
-  }
+      .where('id', '=', challenge.id).where('attempts', '<', config.mfa.maxAttempts).where('completed_at', 'is', null)
+      .returning('attempts').executeTakeFirst();
+    if (!counted) throw new ApiError('challenge_closed');
+    const wait = await spend(ctx.limiters.mfaFailures, failKey);
+    await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
+    if (wait > 0) throw tooMany(wait);
+    const left = Math.max(0, config.mfa.maxAttempts - Number(counted.attempts));
+    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
+  };
+  if (!right) return refuse();
 
   // Exactly one of two racing verifications wins: the one whose update finds the challenge open.
-  const closed = await db.updateTable('mfa_challenges').set({ completed_at: now })
-    .where('id', '=', challenge.id).where('completed_at', 'is', null).where('attempts', '<', config.mfa.maxAttempts).executeTakeFirst();
-  if (Number(closed.numUpdatedRows) === 0) throw new ApiError('challenge_closed');
-  if (step !== null && challenge.method_id !== null) {
-    const stepped = await db.updateTable('mfa_methods').set({ last_step: step })
-      .where('id', '=', Number(challenge.method_id))
-      .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)])).executeTakeFirst();
-    if (Number(stepped.numUpdatedRows) === 0) throw new ApiError('invalid_code', { attempts_left: 0 });
+  // The authenticator's step and the recovery key are spent in the same transaction.
+  try {
+    await db.transaction().execute(async (trx) => {
+      const closed = await trx.updateTable('mfa_challenges').set({ completed_at: now })
+        .where('id', '=', challenge.id).where('completed_at', 'is', null).where('attempts', '<', config.mfa.maxAttempts).executeTakeFirst();
+      if (Number(closed.numUpdatedRows) === 0) throw new Closed();
+      if (step !== null && existing) {
+        const stepped = await trx.updateTable('mfa_methods').set({ last_step: step })
+          .where('id', '=', Number(challenge.method_id))
+          .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)])).executeTakeFirst();
+        if (Number(stepped.numUpdatedRows) === 0) throw new Lost();
+      }
+      if (recoveryKeyId && !(await spendRecoveryKey(trx, recoveryKeyId))) throw new Lost();
+    });
+  } catch (error) {
+    if (error instanceof Closed) throw new ApiError('challenge_closed');
+    if (error instanceof Lost) return refuse();
+    throw error;
   }
+  await ctx.limiters.mfaFailures.delete(failKey);
   return {
-    userId: challenge.user_id, purpose: challenge.purpose as Purpose, method: kind,
-    methodId: challenge.method_id === null ? null : Number(challenge.method_id),
-    newMethod: challenge.new_method, target: challenge.target, loginTicketHash: challenge.login_ticket_hash,
-    ...(recoveryKeysLeft !== undefined ? { recoveryKeysLeft } : {}),
+    userId: challenge.user_id, purpose, method: kind,
+    methodId: existing ? Number(challenge.method_id) : null,
+    newMethod: challenge.new_method, target: challenge.target,
+    replacesMethodId: challenge.replaces_method_id === null ? null : Number(challenge.replaces_method_id),
+    step, loginTicketHash: challenge.login_ticket_hash,
+    ...(recoveryKeyId ? { recoveryKeysLeft: await unusedRecoveryKeys(db, challenge.user_id) } : {}),
   };
 }

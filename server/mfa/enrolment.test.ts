@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
 const fiona = DEMO_MFA_USERS.find((u) => u.key === 'forced')!;
+const carl = DEMO_MFA_USERS.find((u) => u.key === 'offered')!;
+const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 
 describe.each(kinds)('forced enrolment on %s', (kind) => {
   let server: TestServer;
@@ -18,9 +20,42 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     await sms?.stop();
   });
 
+  const signIn = (username: string, device: string, clientId?: string) => server.app.inject({
+    method: 'POST', url: '/api/token', headers: { 'x-device-id': device }, payload: { username, password: DEMO_PASSWORD, ...(clientId ? { client_id: clientId } : {}) },
+  });
+  const status = async (token: string, device: string) =>
+    (await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } })).json();
+
+  it('tells whether a second factor must, may or need not be set up: at sign-in and in the status', async () => {
+    const forced = await signIn(fiona.email, 'enrol-device-002');
+    expect(forced.json().mfa_enrolment).toBe('required');
+    expect((await status(forced.json().access_token, 'enrol-device-002')).enrolment).toBe('required');
+    const customer = await signIn(carl.email, 'enrol-device-003');
+    expect(customer.json().mfa_enrolment).toBe('offered');
+    expect(await status(customer.json().access_token, 'enrol-device-003')).toEqual({ sudo: false, single: false, need_card: false, enrolment: 'offered' });
+    // A customer who may skip has a full session.
+    const full = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { 'x-device-id': 'enrol-device-003', authorization: `Bearer ${customer.json().access_token}` } });
+    expect(full.statusCode).toBe(200);
+    const plain = await signIn(emma.email, 'enrol-device-004');
+    expect(plain.json()).not.toHaveProperty('mfa_enrolment');
+    expect((await status(plain.json().access_token, 'enrol-device-004')).enrolment).toBe('none');
+  });
+
+  it('does not divert a registered partner\'s sign-in, but a first-party or unknown client id does not dodge the rule', async () => {
+    for (const clientId of ['2', '17', '51', '66', 'no-such-client']) {
+      const res = await signIn(fiona.email, 'enrol-device-005', clientId);
+      expect(res.json().mfa_enrolment).toBe('required');
+      const refused = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { 'x-device-id': 'enrol-device-005', authorization: `Bearer ${res.json().access_token}` } });
+      expect(refused.json().code).toBe('mfa_enrolment_required');
+    }
+    const partner = await signIn(fiona.email, 'enrol-device-006', 'deals-partner');
+    expect(partner.json()).not.toHaveProperty('mfa_enrolment');
+    expect((await status(partner.json().access_token, 'enrol-device-006')).enrolment).toBe('none');
+  });
+
   it('gives a forced user without a second factor a session that can only set one up', async () => {
     const headers = { 'x-device-id': 'enrol-device-001' };
-    const login = await server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username: fiona.email, password: DEMO_PASSWORD } });
+    const login = await signIn(fiona.email, 'enrol-device-001');
     expect(login.statusCode).toBe(200);
     const auth = { ...headers, authorization: `Bearer ${login.json().access_token}` };
     const user = await server.app.inject({ method: 'GET', url: '/api/user', headers: auth });
@@ -38,5 +73,6 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     const after = await server.app.inject({ method: 'POST', url: '/api/mfa/regenerate-recovery', headers: auth });
     expect(after.json().code).toBe('not_found');
     expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: auth })).json().data.mfa_enrolled).toBe(true);
+    expect((await status(login.json().access_token, 'enrol-device-001')).enrolment).toBe('none');
   });
 });

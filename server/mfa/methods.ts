@@ -1,8 +1,10 @@
 // A user's second factors.
 import { randomInt } from 'node:crypto';
-import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import { NEW_METHOD_IDS } from '../../contract/constants.ts';
+import type { MfaMethodKind, MfaMethodSummary } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
+import { ApiError } from '../http/errors.ts';
 import { maskTarget } from './codes.ts';
 
 export type MfaMethodRow = { id: number; user_id: string; method: string; target: string | null; secret: string | null; is_primary: number; last_step: number | null };
@@ -26,13 +28,75 @@ export function summary(method: MfaMethodRow): MfaMethodSummary {
   };
 }
 
-export async function addMethod(db: Db, input: { userId: string; method: string; target?: string | null; secret?: string | null; primary?: boolean }): Promise<number> {
-  const id = randomInt(1, 2 ** 31 - 1);
-  await db.insertInto('mfa_methods').values({
-    id, user_id: input.userId, method: input.method, target: input.target ?? null, secret: input.secret ?? null,
-    is_primary: input.primary ? 1 : 0, last_step: null, created_at: nowIso(),
-  }).execute();
-  return id;
+/** The kinds a user can still add, by their negative id (GET /mfa?includeAll). One authenticator at most. */
+export function addable(methods: MfaMethodRow[]): Array<{ id: number; method: MfaMethodKind }> {
+  return (Object.entries(NEW_METHOD_IDS) as Array<[MfaMethodKind, number]>)
+    .filter(([kind]) => kind !== 'totp' || !methods.some((m) => m.method === 'totp'))
+    .map(([method, id]) => ({ id, method }))
+    .toSorted((a, b) => b.id - a.id);
+}
+
+/** Adds a method and returns its id: a random positive number (portable, not guessable in order).
+ * Adding a kind and target the user already has returns the existing method. */
+export async function addMethod(db: Db, input: {
+  userId: string; method: string; target?: string | null; secret?: string | null; primary?: boolean; lastStep?: number | null;
+}): Promise<number> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const id = randomInt(1, 2 ** 31 - 1);
+    // DO NOTHING rather than an error: a failed statement would abort a PostgreSQL transaction.
+    const inserted = await db.insertInto('mfa_methods').values({
+      id, user_id: input.userId, method: input.method, target: input.target ?? null, secret: input.secret ?? null,
+      is_primary: input.primary ? 1 : 0, last_step: input.lastStep ?? null, created_at: nowIso(),
+    }).onConflict((c) => c.doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return id;
+    if (input.target) {
+      const same = await db.selectFrom('mfa_methods').select('id').where('user_id', '=', input.userId)
+        .where('method', '=', input.method).where('target', '=', input.target).executeTakeFirst();
+      if (same) return Number(same.id);
+    }
+  }
+  throw new Error('could not allocate an MFA method id');
+}
+
+/** Methods whose codes Tessera sends (the others are typed from an app, a sheet of keys or a card). */
+export const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
+
+/** Codes to these methods are how an account is recovered: the last of them stays (spec §5). */
+const isEmailOrSms = (m: { method: string }) => m.method === 'email' || m.method === 'sms';
+
+/** Removes a method, keeping the account's rules: the last email or SMS method stays, a forced
+ * account keeps a second factor, and a primary is always left (the named one, else the backup:
+ * the oldest email or phone method, else the oldest other). */
+export async function removeMethod(db: Db, input: { userId: string; id: number; newPrimary?: number; forced: boolean }): Promise<MfaMethodRow> {
+  const methods = await methodsOf(db, input.userId);
+  const method = methods.find((m) => m.id === input.id);
+  if (!method || method.method === 'totpRecovery') throw new ApiError('not_found');
+  if (isEmailOrSms(method) && methods.filter(isEmailOrSms).length === 1) throw new ApiError('last_method');
+  const others = methods.filter((m) => m.id !== method.id && m.method !== 'totpRecovery');
+  if (others.length === 0 && input.forced) throw new ApiError('last_method');
+  let primary: MfaMethodRow | undefined;
+  if (input.newPrimary !== undefined) {
+    primary = others.find((m) => m.id === input.newPrimary);
+    if (!primary) throw new ApiError('not_found');
+  } else if (method.is_primary === 1) {
+    primary = others.find((m) => CODED.has(m.method)) ?? others[0];
+  }
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('mfa_methods').where('id', '=', method.id).execute();
+    if (method.method === 'totp') {
+      // The keys stand in for the authenticator: they go with it.
+      await trx.deleteFrom('mfa_methods').where('user_id', '=', input.userId).where('method', '=', 'totpRecovery').execute();
+      await trx.deleteFrom('recovery_keys').where('user_id', '=', input.userId).execute();
+    }
+    if (primary) await setPrimary(trx, input.userId, primary.id);
+  });
+  return method;
+}
+
+/** Makes one method the user's only primary. */
+export async function setPrimary(db: Db, userId: string, id: number): Promise<void> {
+  await db.updateTable('mfa_methods').set({ is_primary: 0 }).where('user_id', '=', userId).where('id', '!=', id).execute();
+  await db.updateTable('mfa_methods').set({ is_primary: 1 }).where('id', '=', id).where('user_id', '=', userId).execute();
 }
 
 /** A device the user chose to trust skips MFA at sign-in until its trust expires. */

@@ -88,7 +88,7 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     const token = right.json().access_token;
     expect(String(right.headers['set-cookie'])).toContain(`tessera_token=${token}`);
     const status = await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: { ...device(), authorization: `Bearer ${token}` } });
-    expect(status.json()).toEqual({ sudo: true, single: false, need_card: false });
+    expect(status.json()).toEqual({ sudo: true, single: false, need_card: false, enrolment: 'none' });
 
     // Single use: neither the code nor the sign-in's payload works again.
     expect((await verify(answer.payload, code)).json().code).toBe('challenge_closed');

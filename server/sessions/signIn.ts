@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { touchDevice } from '../devices/queries.ts';
 import { recordEvent } from '../events/record.ts';
+import { enrolmentOf } from '../mfa/enrolment.ts';
 import { authCookieOptions } from './cookie.ts';
 import { createSession } from './store.ts';
 
@@ -18,14 +19,16 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
     await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
   }
   // A user who must have a second factor and has none gets a session that can only set one up.
-  const enrolmentOnly = !input.viaMfa && (await ctx.db.selectFrom('users').select('id').where('id', '=', input.userId).where('mfa_forced', '=', 1)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id'))))
-    .executeTakeFirst()) !== undefined;
+  const enrolment = input.viaMfa ? 'none' : await enrolmentOf(ctx.db, input.userId, input.clientId);
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
-    mfaAt: input.viaMfa ? nowIso() : null, scope: enrolmentOnly ? 'enrolment' : null,
+    mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
   });
   await recordEvent(ctx.db, { type: 'login_succeeded', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { mfa: input.viaMfa } });
+  if (input.trustDevice) await recordEvent(ctx.db, { type: 'device_trusted', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey });
   reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));
-  return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn };
+  return {
+    access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn,
+    ...(enrolment !== 'none' ? { mfa_enrolment: enrolment } : {}),
+  };
 }

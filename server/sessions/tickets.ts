@@ -4,14 +4,20 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
-export async function issueTicket(db: Db, userId: string, kind: string, ttlSeconds: number): Promise<string> {
+export async function issueTicket(db: Db, userId: string, kind: string, ttlSeconds: number, detail?: Record<string, unknown>): Promise<string> {
   const ticket = newToken();
   const now = Date.now();
   await db.insertInto('tickets').values({
     id: newId(), user_id: userId, kind, ticket_hash: hashToken(ticket),
     created_at: nowIso(now), expires_at: nowIso(now + ttlSeconds * 1000), used_at: null,
+    detail: detail ? JSON.stringify(detail) : null,
   }).execute();
   return ticket;
+}
+
+/** What a ticket carries besides its user (issueTicket's detail), or {}. */
+export function ticketDetail(row: { detail: string | null } | undefined): Record<string, unknown> {
+  return row?.detail ? (JSON.parse(row.detail) as Record<string, unknown>) : {};
 }
 
 /** Uses a ticket once: returns its user when it is of this kind, unexpired and unused. */

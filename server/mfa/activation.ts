@@ -1,0 +1,176 @@
+// Adding a second factor (GET /mfa/{id}/activate, POST /mfa/activate): a negative id names the
+// kind to add (-1 email, -2 sms, -3 authenticator, -4 call, -5 whatsapp) and the target comes with
+// the request; a positive id names a method the user has, which `edit` replaces (a new target, or
+// a new authenticator secret with new recovery keys). The method exists only once its first code
+// proved the destination (or the authenticator's set-up).
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import { NEW_METHOD_IDS, type Variant } from '../../contract/constants.ts';
+import { ERROR_MESSAGES } from '../../contract/errors.ts';
+import { normalisePhone } from '../../contract/phone.ts';
+import { isEmail, normaliseEmail } from '../../contract/rules.ts';
+import type { MfaActivateQuery, MfaMethodKind } from '../../contract/schemas.ts';
+import type { AppContext } from '../context.ts';
+import { nowIso } from '../db/index.ts';
+import { recordEvent } from '../events/record.ts';
+import { ApiError } from '../http/errors.ts';
+import { spend } from '../ratelimit/index.ts';
+import { markMfa } from '../sessions/store.ts';
+import { issueTicket } from '../sessions/tickets.ts';
+import { newId } from '../sessions/tokens.ts';
+import { startChallenge, verifyChallenge } from './challenges.ts';
+import { addMethod, methodsOf, setPrimary } from './methods.ts';
+import { issueRecoveryKeys } from './recovery.ts';
+import { encryptSecret } from './secrets.ts';
+import { hasRecentMfa } from './stepup.ts';
+
+const ACTIVATABLE = new Set(['email', 'sms', 'call', 'whatsapp', 'totp']);
+/** The kind a negative id names (NEW_METHOD_IDS). */
+const kindOfNewId = (id: number) => (Object.entries(NEW_METHOD_IDS) as Array<[MfaMethodKind, number]>).find(([, value]) => value === id)?.[0];
+
+type Caller = { userId: string; mfaAt: string | null; language: string; variant: Variant; deviceKey: string; ip: string; log: { warn(data: object, message: string): void } };
+
+export type ActivationAnswer = {
+  payload: string;
+  fuzzion: boolean;
+  data: {
+    method?: MfaMethodKind; target?: string; expires_at?: string; expires_in?: number; resend_at?: string; resend_in?: number;
+    secret?: string; otpauth_url?: string; qr_svg?: string; code?: string; message?: string;
+  };
+};
+
+/** Starts adding (or replacing) a method; null means there is nothing to do (the spec's 204). */
+export async function startActivation(ctx: AppContext, caller: Caller, id: number, query: MfaActivateQuery): Promise<ActivationAnswer | null> {
+  const { userId } = caller;
+  const existing = await methodsOf(ctx.db, userId);
+  // Adding a factor to an account that has one is a sensitive change; a first factor (forced enrolment) is not.
+  if (existing.length > 0 && !hasRecentMfa(caller.mfaAt, ctx.config)) throw new ApiError('step_up_required');
+  const current = id > 0 ? existing.find((m) => m.id === id) : undefined;
+  const kind = id < 0 ? kindOfNewId(id) : current?.method as MfaMethodKind | undefined;
+  if (!kind || !ACTIVATABLE.has(kind)) throw new ApiError('not_found');
+  const edit = query.edit === 'true';
+  const replaces = edit ? current ?? (kind === 'totp' ? existing.find((m) => m.method === 'totp') : undefined) : undefined;
+
+  if (kind === 'totp') {
+    if (!replaces && existing.some((m) => m.method === 'totp')) return null;
+    const secret = new Secret({ size: 20 });
+    const otpauth = new TOTP({ issuer: 'Tessera', label: await accountLabel(ctx, userId), secret, digits: 6, period: 30 }).toString();
+    const started = await startChallenge(ctx, {
+      userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, log: caller.log,
+      subject: { id: null, method: 'totp', target: null, secret: encryptSecret(ctx.config.secretKey, secret.base32), replaces: replaces?.id ?? null },
+    });
+    // The QR code is drawn here, so the browser needs no QR library.
+    const qr = await QRCode.toString(otpauth, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    return {
+      payload: started.payload, fuzzion: false,
+      data: { method: 'totp', expires_at: started.expires_at, expires_in: started.expires_in, secret: secret.base32, otpauth_url: otpauth, qr_svg: qr },
+    };
+  }
+
+  const raw = query.target ?? (current && !edit ? current.target : null) ?? '';
+  const target = kind === 'email'
+    ? (isEmail(normaliseEmail(raw)) ? normaliseEmail(raw) : null)
+    : normalisePhone(raw, caller.variant === 'lu' ? 'LU' : 'BE');
+  if (!target) throw new ApiError(kind === 'email' ? 'invalid_email' : 'invalid_phone');
+  if (existing.some((m) => m.method === kind && m.target === target)) return null;
+
+  // Whether an address belongs to another account is worth something: lookups are counted.
+  const wait = await spend(ctx.limiters.targetLookups, userId);
+  if (wait > 0) throw new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
+  const table = kind === 'email' ? 'user_emails' : 'user_phones';
+  const owner = await ctx.db.selectFrom(table).select('user_id').where('value', '=', target).executeTakeFirst();
+  if (owner && owner.user_id !== userId) {
+    // A target of another account leads to the merge (fuzzion), not to a code. The payload names
+    // the offer for the merge flow; the merge itself is not built yet.
+    const code = kind === 'email' ? 'email_in_use' : 'phone_in_use';
+    const payload = await issueTicket(ctx.db, userId, 'fuzzion', ctx.config.mfa.codeTtlSeconds, { method: kind, target });
+    return { payload, fuzzion: true, data: { method: kind, target, code, message: ERROR_MESSAGES[code] } };
+  }
+  if (query['dry-run'] === 'true') return { payload: '', fuzzion: false, data: { method: kind, target } };
+  const started = await startChallenge(ctx, {
+    userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, log: caller.log,
+    subject: { id: null, method: kind, target, replaces: replaces?.id ?? null },
+    ...(query.channel ? { channel: query.channel } : {}),
+  });
+  return {
+    payload: started.payload, fuzzion: false,
+    data: {
+      method: kind, ...(started.target ? { target: started.target } : {}),
+      expires_at: started.expires_at, expires_in: started.expires_in,
+      ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
+    },
+  };
+}
+
+/** What the authenticator app shows beside the code: the account's main email (or phone). */
+async function accountLabel(ctx: AppContext, userId: string): Promise<string> {
+  const email = await ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').executeTakeFirst();
+  if (email) return email.value;
+  const phone = await ctx.db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').executeTakeFirst();
+  return phone?.value ?? 'account';
+}
+
+export type ActivationResult = { id: number; method: MfaMethodKind; recovery_keys?: string[] };
+
+/** Finishes an activation with its first code: the method is added (or replaced), its destination
+ * joins the user's verified contacts, and the session counts as freshly checked. */
+export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'mfaAt' | 'language' | 'variant' | 'log'> & { sessionId: string },
+  payload: string, code: string): Promise<ActivationResult> {
+  const { userId } = caller;
+  const passed = await verifyChallenge(ctx, payload, code, { purposes: ['activate'], deviceKey: caller.deviceKey, ip: caller.ip });
+  if (passed.userId !== userId || !passed.newMethod) throw new ApiError('challenge_closed');
+  const kind = passed.newMethod as MfaMethodKind;
+  const result = await ctx.db.transaction().execute(async (trx): Promise<ActivationResult> => {
+    const methods = await methodsOf(trx, userId);
+    const first = !methods.some((m) => m.method !== 'totpRecovery');
+    const replaced = passed.replacesMethodId === null ? undefined : methods.find((m) => m.id === passed.replacesMethodId && m.method === kind);
+    // The method to replace went away meanwhile.
+    if (passed.replacesMethodId !== null && !replaced) throw new ApiError('not_found');
+
+    if (kind === 'totp') {
+      let id: number;
+      if (replaced) {
+        // The old secret stops working at once; the new one starts past the step that proved it.
+        await trx.updateTable('mfa_methods').set({ secret: passed.target, last_step: passed.step }).where('id', '=', replaced.id).execute();
+        id = replaced.id;
+      } else {
+        // Two set-ups raced: the first one counts.
+        if (methods.some((m) => m.method === 'totp')) throw new ApiError('challenge_closed');
+        id = await addMethod(trx, { userId, method: 'totp', secret: passed.target, primary: first, lastStep: passed.step });
+      }
+      if (!methods.some((m) => m.method === 'totpRecovery')) await addMethod(trx, { userId, method: 'totpRecovery' });
+      return { id, method: 'totp', recovery_keys: await issueRecoveryKeys(ctx, trx, userId) };
+    }
+
+    // The verified destination joins the user's contacts (unique across accounts: a race loses here).
+    const target = passed.target!;
+    const table = kind === 'email' ? 'user_emails' : 'user_phones';
+    const hasContacts = (await trx.selectFrom(table).select('id').where('user_id', '=', userId).limit(1).execute()).length > 0;
+    await trx.insertInto(table).values({ id: newId(), user_id: userId, value: target, is_default: hasContacts ? 0 : 1, verified: 1, created_at: nowIso() })
+      .onConflict((c) => c.column('value').doNothing()).execute();
+    const contact = await trx.selectFrom(table).select(['id', 'user_id', 'verified']).where('value', '=', target).executeTakeFirstOrThrow();
+    if (contact.user_id !== userId) throw new ApiError(kind === 'email' ? 'email_in_use' : 'phone_in_use');
+    if (contact.verified !== 1) await trx.updateTable(table).set({ verified: 1 }).where('id', '=', contact.id).execute();
+
+    const same = methods.find((m) => m.method === kind && m.target === target);
+    if (same) {
+      // Replacing a method by one the user already has: keep that one, drop the replaced one.
+      if (replaced && replaced.id !== same.id) {
+        await trx.deleteFrom('mfa_methods').where('id', '=', replaced.id).execute();
+        if (replaced.is_primary === 1) await setPrimary(trx, userId, same.id);
+      }
+      return { id: same.id, method: kind };
+    }
+    if (replaced) {
+      await trx.updateTable('mfa_methods').set({ target }).where('id', '=', replaced.id).execute();
+      return { id: replaced.id, method: kind };
+    }
+    return { id: await addMethod(trx, { userId, method: kind, target, primary: first }), method: kind };
+  });
+  await markMfa(ctx.db, caller.sessionId);
+  await recordEvent(ctx.db, {
+    type: passed.replacesMethodId !== null ? 'mfa_method_replaced' : 'mfa_method_added', userId, ip: caller.ip, deviceKey: caller.deviceKey,
+    detail: { method: kind, id: result.id },
+  });
+  return result;
+}

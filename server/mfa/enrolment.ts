@@ -1,0 +1,24 @@
+// Forced second factor (spec §4): a user with mfa_forced and no method must set one up before
+// anything else; a company customer with mfa_customer who is not forced is offered it and may
+// skip. The diversion applies when the sign-in's client is absent or first-party (2, 17, 51, 66):
+// a registered partner's sign-in is not diverted. An unknown client id counts as absent, so a
+// made-up client_id cannot dodge the rule.
+import type { MfaEnrolment } from '../../contract/schemas.ts';
+import type { Db } from '../db/index.ts';
+
+export async function enrolmentOf(db: Db, userId: string, clientId: string | null): Promise<MfaEnrolment> {
+  const user = await db.selectFrom('users').select(['mfa_forced', 'mfa_customer'])
+    .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
+    .where('id', '=', userId).executeTakeFirst();
+  if (!user || isTrue(user.enrolled) || (user.mfa_forced !== 1 && user.mfa_customer !== 1)) return 'none';
+  if (clientId !== null) {
+    const partner = await db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', clientId).where('first_party', '=', 0).executeTakeFirst();
+    if (partner) return 'none';
+  }
+  return user.mfa_forced === 1 ? 'required' : 'offered';
+}
+
+/** EXISTS comes back as 1/0 from SQLite and true/false from PostgreSQL. */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
