@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { addMethod } from '../mfa/methods.ts';
-import { issueRecoveryKeys } from '../mfa/recovery.ts';
+import { storeRecoveryKeys } from '../mfa/recovery.ts';
 import { encryptSecret } from '../mfa/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
 
@@ -47,6 +47,11 @@ export const DEMO_USERS: DemoUser[] = [
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
 export const DEMO_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+/** Tom's recovery keys, published for trying the recovery screen (each works once). */
+export const DEMO_RECOVERY_KEYS = [
+  'DEMXK-AAAA2', 'DEMXK-BBBB3', 'DEMXK-CCCC4', 'DEMXK-DDDD5', 'DEMXK-EEEE6',
+  'DEMXK-FFFF7', 'DEMXK-GGGG8', 'DEMXK-HHHH9', 'DEMXK-JJJJ2', 'DEMXK-KKKK3',
+];
 /** Demo benefit cards (16 digits starting with 5065), with their holders. */
 export const DEMO_CARDS = [{ number: '5065000000000001', holder: 'card' }, { number: '5065000000000002', holder: 'cardholder' }];
 
@@ -126,7 +131,7 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
       if (method === 'totp') {
         await addMethod(ctx.db, { userId, method: 'totp', secret: encryptSecret(ctx.config.secretKey, DEMO_TOTP_SECRET), primary: i === 0 });
         await addMethod(ctx.db, { userId, method: 'totpRecovery' });
-        await issueRecoveryKeys(ctx, ctx.db, userId);
+        await storeRecoveryKeys(ctx, ctx.db, userId, DEMO_RECOVERY_KEYS);
       } else if (method === 'card') {
         for (const card of DEMO_CARDS.filter((c) => c.holder === user.key)) {
           await ctx.db.insertInto('cards').values({ id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso() }).execute();
