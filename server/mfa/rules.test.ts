@@ -23,7 +23,7 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
     server = await startTestServer(kind, {
-      SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, MFA_MAX_FAILS_PER_ACCOUNT: '6', MFA_CODE_TTL_SECONDS: '120',
+      SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, MFA_MAX_FAILS_PER_ACCOUNT: '6', MFA_CODE_TTL_SECONDS: '120', MFA_STEP_UP_SECONDS: '60',
     });
     api = client(server);
   });
@@ -212,6 +212,26 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     expect(call).toMatchObject({ channel: 'call', to: user.phone });
     expect(call.text).toMatch(/^Goedendag, hier is Tessera\. Uw beveiligingscode is: (\d, ){7}\d\. Ik herhaal: (\d, ){7}\d\./);
     expect((await api.verify(started.json().payload, codeIn(call.text), 'voice-device-001')).statusCode).toBe(200);
+  });
+
+  it('accepts a second-factor check for sensitive changes only within the configured window', async () => {
+    const user = await makeUser(server, { methods: ['email', 'sms'] });
+    const token = await sessionFor(server, user.userId, 'window-device-02');
+    const ago = (seconds: number) => server.ctx.db.updateTable('sessions').set({ mfa_at: new Date(Date.now() - seconds * 1000).toISOString() })
+      .where('user_id', '=', user.userId).execute();
+    await ago(90);
+    expect((await api.call('GET', '/api/mfa/status', token, 'window-device-02')).json().sudo).toBe(false);
+    const refused = await api.call('POST', `/api/mfa/switch-primary/${user.ids.sms}`, token, 'window-device-02');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ code: 'step_up_required', message: 'Please confirm it is you with a second factor first.' });
+    await ago(30);
+    expect((await api.call('GET', '/api/mfa/status', token, 'window-device-02')).json().sudo).toBe(true);
+    expect((await api.call('POST', `/api/mfa/switch-primary/${user.ids.sms}`, token, 'window-device-02')).statusCode).toBe(204);
+    // Another account's device is not found, even with a fresh check.
+    const stranger = await makeUser(server, { methods: [] });
+    await sessionFor(server, stranger.userId, 'window-device-03');
+    const theirs = await server.ctx.db.selectFrom('devices').select('id').where('user_id', '=', stranger.userId).executeTakeFirstOrThrow();
+    expect((await api.call('DELETE', `/api/devices/${theirs.id}/trust`, token, 'window-device-02')).statusCode).toBe(404);
   });
 
   it('keeps wrong input out: bad codes and payloads are 4xx and change nothing', async () => {
