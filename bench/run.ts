@@ -8,6 +8,7 @@
 //   BENCH_DB (sqlite)        sqlite or postgres (TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
+//   BENCH_ONLY (both)        logins or reads: measure one pair only
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ const READ_CONCURRENCY = env('BENCH_READ_CONCURRENCY', 16);
 const SLICE = env('BENCH_SLICE', 1);
 const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+const ONLY = process.env.BENCH_ONLY; // logins or reads: one pair only
 const here = import.meta.dirname;
 const resultsDir = join(here, 'results');
 const MB = 1024 * 1024;
@@ -196,55 +198,75 @@ async function signIn(port: number, i: number): Promise<string> {
 
 step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${DB}, node ${process.version}`);
 
+type Row = { measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null };
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+const spreads: string[] = [];
+const spread = (name: string, p: Pair) => {
+  const disturbed = p.rounds.filter((r) => r.otherCores > DISTURBED).length;
+  const range = `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
+  spreads.push(`${name} ${range}${disturbed ? ` (${disturbed} of ${p.rounds.length} rounds disturbed by other processes${disturbed === p.rounds.length ? ': figures unreliable, run again on a quiet machine' : ', set aside'})` : ''}`);
+};
+
 // 1. Password logins over HTTP against raw Argon2id verifications at concurrency = cores.
-step(`starting the Tessera server (fresh ${DB} database, demo users and ${BENCH_USERS} benchmark users)`);
-const loginServer = await startServer(['tessera', DB]);
-const loginRequests = Array.from({ length: BENCH_USERS }, (_, i) => loginRequest(i));
-const logins = await alternate('logins',
-  { name: 'HTTP logins', pid: loginServer.pid, job: (seconds) => ({ kind: 'http', port: loginServer.port, seconds, concurrency: LOGIN_CONCURRENCY, requests: loginRequests }) },
-  { name: 'Argon2id bound', job: (seconds) => ({ kind: 'argon2', seconds, concurrency: CORES, password: DEMO_PASSWORD }) });
-const loginRss = peakRss(loginServer.pid);
-await stopServer(loginServer);
+async function measureLogins() {
+  step(`starting the Tessera server (fresh ${DB} database, demo users and ${BENCH_USERS} benchmark users)`);
+  const server = await startServer(['tessera', DB]);
+  const requests = Array.from({ length: BENCH_USERS }, (_, i) => loginRequest(i));
+  const logins = await alternate('logins',
+    { name: 'HTTP logins', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: LOGIN_CONCURRENCY, requests }) },
+    { name: 'Argon2id bound', job: (seconds) => ({ kind: 'argon2', seconds, concurrency: CORES, password: DEMO_PASSWORD }) });
+  const rss = peakRss(server.pid);
+  await stopServer(server);
+  rows.push(
+    { measurement: 'password logins/s vs raw Argon2id verifications/s', value: logins.a.perSecond, baseline: logins.b.perSecond, unit: '/s', target: 'ratio ≥ 0.9', meets: logins.ratio >= 0.9 },
+    { measurement: 'login p99 latency vs one Argon2id verification (p50)', value: logins.a.p99Ms, baseline: logins.b.p50Ms, unit: ' ms', target: '—', meets: null },
+    { measurement: 'server peak RSS under login load', value: rss / MB, baseline: null, unit: ' MB', target: '≤ 300 MB', meets: rss <= 300 * MB },
+  );
+  spread('logins', logins);
+  Object.assign(results, { logins, loginPeakRssBytes: rss });
+}
 
 // 2. Token-authenticated GET /api/user against a bare Fastify handler answering the same JSON.
-step('starting a second Tessera server and a bare Fastify server');
-const readServer = await startServer(['tessera', DB]);
-const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => signIn(readServer.port, i)));
-const readRequests = tokens.map((token) => ({ method: 'GET', path: '/api/user', headers: headers({ authorization: `Bearer ${token}` }) }));
-const profileBody = await (await fetch(`http://127.0.0.1:${readServer.port}/api/user`, { headers: readRequests[0]!.headers })).text();
+async function measureReads() {
+  step('starting a Tessera server and a bare Fastify server');
+  const server = await startServer(['tessera', DB]);
+  const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => signIn(server.port, i)));
+  const requests = tokens.map((token) => ({ method: 'GET', path: '/api/user', headers: headers({ authorization: `Bearer ${token}` }) }));
+  const profileBody = await (await fetch(`http://127.0.0.1:${server.port}/api/user`, { headers: requests[0]!.headers })).text();
+  const payloadFile = join(resultsDir, 'profile-payload.json');
+  writeFileSync(payloadFile, profileBody);
+  const bare = await startServer(['bare', payloadFile]);
+  step(`GET /api/user answers ${profileBody.length} bytes of JSON; the bare handler answers the same`);
+  const reads = await alternate('GET /api/user',
+    { name: 'Tessera', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }) },
+    { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }) });
+  const [rss, bareRss] = [peakRss(server.pid), peakRss(bare.pid)];
+  await Promise.all([stopServer(server), stopServer(bare)]);
+  rows.push(
+    { measurement: 'GET /api/user req/s vs bare Fastify req/s', value: reads.a.perSecond, baseline: reads.b.perSecond, unit: '/s', target: 'ratio ≥ 0.5', meets: reads.ratio >= 0.5 },
+    { measurement: 'GET /api/user p99 latency vs bare Fastify p99', value: reads.a.p99Ms, baseline: reads.b.p99Ms, unit: ' ms', target: '—', meets: null },
+    { measurement: 'server peak RSS under GET /api/user load vs bare Fastify', value: rss / MB, baseline: bareRss / MB, unit: ' MB', target: '—', meets: null },
+  );
+  spread('GET /api/user', reads);
+  Object.assign(results, { reads, readPeakRssBytes: rss, barePeakRssBytes: bareRss });
+}
+
 mkdirSync(resultsDir, { recursive: true });
-const payloadFile = join(resultsDir, 'profile-payload.json');
-writeFileSync(payloadFile, profileBody);
-const bare = await startServer(['bare', payloadFile]);
-step(`GET /api/user answers ${profileBody.length} bytes of JSON; the bare handler answers the same`);
-const reads = await alternate('GET /api/user',
-  { name: 'Tessera', pid: readServer.pid, job: (seconds) => ({ kind: 'http', port: readServer.port, seconds, concurrency: READ_CONCURRENCY, requests: readRequests }) },
-  { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests: readRequests }) });
-const readRss = peakRss(readServer.pid);
-const bareRss = peakRss(bare.pid);
-await Promise.all([stopServer(readServer), stopServer(bare)]);
+if (ONLY !== 'reads') await measureLogins();
+if (ONLY !== 'logins') await measureReads();
 loader.disconnect();
 
 // 3. First-load JavaScript of /login/email, from the last build (DESIGN.md's third budget).
 const bundle = firstLoadJs(join(here, '..', 'dist'));
 step(bundle ? `first-load JS of /login/email: ${bundle.files.length} files in dist/` : 'no dist/ build: first-load JS skipped (npm run build)');
-
-// ---- report ------------------------------------------------------------------------------------
-
-type Row = { measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null };
-const ratio = (r: Row) => (r.baseline ? r.value / r.baseline : null);
-const rows: Row[] = [
-  { measurement: 'password logins/s vs raw Argon2id verifications/s', value: logins.a.perSecond, baseline: logins.b.perSecond, unit: '/s', target: 'ratio ≥ 0.9', meets: logins.a.perSecond / logins.b.perSecond >= 0.9 },
-  { measurement: 'login p99 latency vs one Argon2id verification (p50)', value: logins.a.p99Ms, baseline: logins.b.p50Ms, unit: ' ms', target: '—', meets: null },
-  { measurement: 'GET /api/user req/s vs bare Fastify req/s', value: reads.a.perSecond, baseline: reads.b.perSecond, unit: '/s', target: 'ratio ≥ 0.5', meets: reads.a.perSecond / reads.b.perSecond >= 0.5 },
-  { measurement: 'GET /api/user p99 latency vs bare Fastify p99', value: reads.a.p99Ms, baseline: reads.b.p99Ms, unit: ' ms', target: '—', meets: null },
-  { measurement: 'server peak RSS under login load vs bare Fastify', value: loginRss / MB, baseline: bareRss / MB, unit: ' MB', target: '≤ 300 MB', meets: loginRss <= 300 * MB },
-  { measurement: 'server peak RSS under GET /api/user load vs bare Fastify', value: readRss / MB, baseline: bareRss / MB, unit: ' MB', target: '—', meets: null },
-];
 if (bundle) {
   rows.push({ measurement: `first-load JS of /login/email, gzipped (${bundle.files.length} files)`, value: bundle.gzipBytes / 1024, baseline: 120, unit: ' KB', target: '≤ 120 KB', meets: bundle.gzipBytes <= 120 * 1024 });
 }
 
+// ---- report ------------------------------------------------------------------------------------
+
+const ratio = (r: Row) => (r.baseline ? r.value / r.baseline : null);
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const table = [
   ['measurement', 'value', 'baseline', 'ratio', 'target', 'meets target'],
@@ -255,19 +277,13 @@ const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
 console.log(`\n${line(table[0]!)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const cells of table.slice(1)) console.log(line(cells));
-const spread = (p: Pair) => {
-  const disturbed = p.rounds.filter((r) => r.otherCores > DISTURBED).length;
-  const range = `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
-  return `${range}${disturbed ? ` (${disturbed} of ${p.rounds.length} rounds disturbed by other processes${disturbed === p.rounds.length ? ': figures unreliable, run again on a quiet machine' : ', set aside'})` : ''}`;
-};
-console.log(`\nRatios over the rounds: logins ${spread(logins)}; GET /api/user ${spread(reads)}.`);
+console.log(`\nRatios over the rounds: ${spreads.join('; ')}.`);
 console.log(`${CORES} cores, ${DB}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
 
 const resultsFile = join(resultsDir, 'latest.json');
 writeFileSync(resultsFile, `${JSON.stringify({
   at: new Date().toISOString(), node: process.version, cores: CORES, db: DB, seconds: SECONDS, rounds: ROUNDS,
   loginConcurrency: LOGIN_CONCURRENCY, readConcurrency: READ_CONCURRENCY,
-  rows: rows.map((r) => ({ ...r, ratio: ratio(r) })),
-  logins, reads, peakRssBytes: { login: loginRss, read: readRss, bare: bareRss }, bundle,
+  rows: rows.map((r) => ({ ...r, ratio: ratio(r) })), ...results, bundle,
 }, null, 2)}\n`);
 step(`results written to ${resultsFile}${CPU_PROF ? `; CPU profiles in ${join(resultsDir, 'profiles')}` : ''}`);
