@@ -11,7 +11,7 @@
 //   BENCH_ONLY (both)        logins or reads: measure one pair only
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEVICE_ID_HEADER } from '../contract/constants.ts';
@@ -94,9 +94,16 @@ function machineBusyMs(): number {
   return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) * 10;
 }
 
+/** PostgreSQL's own processes: on BENCH_DB=postgres they serve the server under test. */
+function postgresPids(): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres'; } catch { return false; }
+  });
+}
+
 /** Cores kept busy by processes other than this benchmark's, between two readings. */
 function othersMeter() {
-  const ours = () => [process.pid, ...[...children].map((c) => c.pid!)].reduce((sum, pid) => {
+  const ours = () => [process.pid, ...[...children].map((c) => c.pid!), ...(DB === 'postgres' ? postgresPids() : [])].reduce((sum, pid) => {
     try { return sum + cpuMs(pid); } catch { return sum; } // a child that just exited
   }, 0);
   const start = { machine: machineBusyMs(), ours: ours(), at: performance.now() };
@@ -127,7 +134,7 @@ function ask(message: { key: string; job: LoadJob } | { finish: string }): Promi
 type Side = { name: string; job: (seconds: number) => LoadJob; /** a server whose CPU time to account */ pid?: number };
 type Round = {
   a: LoadResult; b: LoadResult; ratio: number;
-  serverCpu?: { mainMsPerRequest: number; cores: number };
+  serverCpu?: { mainMsPerRequest: number; cores: number; loadGeneratorCores: number; postgresCores?: number };
   /** Cores used by other processes on the machine meanwhile (above DISTURBED, the round is set aside). */
   otherCores: number;
 };
@@ -149,16 +156,21 @@ async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
     const keys = [`${label} ${round} a`, `${label} ${round} b`];
     let mainCpu = 0;
     let processCpu = 0;
+    let loaderCpu = 0;
+    let postgresCpu = 0;
+    const postgresMs = () => (DB === 'postgres' ? postgresPids().reduce((sum, pid) => { try { return sum + cpuMs(pid); } catch { return sum; } }, 0) : 0);
     const others = othersMeter();
     for (let slice = 0; slice < slices; slice++) {
       const order = slice % 2 === 0 ? [0, 1] : [1, 0];
       for (const which of order) {
         const side = which === 0 ? a : b;
-        const before = side.pid ? [cpuMs(side.pid, side.pid), cpuMs(side.pid)] : null;
+        const before = side.pid ? [cpuMs(side.pid, side.pid), cpuMs(side.pid), cpuMs(loader.pid!), postgresMs()] : null;
         await ask({ key: keys[which]!, job: side.job(SECONDS / slices) });
         if (before) {
           mainCpu += cpuMs(side.pid!, side.pid) - before[0]!;
           processCpu += cpuMs(side.pid!) - before[1]!;
+          loaderCpu += cpuMs(loader.pid!) - before[2]!;
+          postgresCpu += postgresMs() - before[3]!;
         }
       }
     }
@@ -168,10 +180,12 @@ async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
     const served = a.pid ? ra : rb;
     const result: Round = {
       a: ra, b: rb, ratio: ra.perSecond / rb.perSecond, otherCores,
-      ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds } } : {}),
+      ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds, loadGeneratorCores: loaderCpu / 1000 / served.seconds,
+        ...(DB === 'postgres' ? { postgresCores: postgresCpu / 1000 / served.seconds } : {}) } } : {}),
     };
     const cpu = result.serverCpu
-      ? ` | server CPU ${result.serverCpu.cores.toFixed(2)} cores, main thread ${(result.serverCpu.mainMsPerRequest * 1000).toFixed(0)} µs/request` : '';
+      ? ` | server ${result.serverCpu.cores.toFixed(2)} cores, its main thread ${(result.serverCpu.mainMsPerRequest * 1000).toFixed(0)} µs/request; load generator ${result.serverCpu.loadGeneratorCores.toFixed(2)} cores${
+        result.serverCpu.postgresCores === undefined ? '' : `; PostgreSQL ${result.serverCpu.postgresCores.toFixed(2)} cores`}` : '';
     const busy = otherCores > DISTURBED ? ` | other processes used ${otherCores.toFixed(1)} cores: disturbed` : '';
     step(`${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}${busy}`);
     if (round > 0) rounds.push(result);
@@ -271,7 +285,7 @@ const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n
 const table = [
   ['measurement', 'value', 'baseline', 'ratio', 'target', 'meets target'],
   ...rows.map((r) => [r.measurement, `${fmt(r.value)}${r.unit}`, r.baseline === null ? '—' : `${fmt(r.baseline)}${r.unit}`,
-    ratio(r) === null ? '—' : ratio(r)!.toFixed(2), r.target, r.meets === null ? '—' : r.meets ? 'yes' : 'NO']),
+    ratio(r) === null ? '—' : ratio(r)!.toFixed(3), r.target, r.meets === null ? '—' : r.meets ? 'yes' : 'NO']),
 ];
 const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.length)));
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
