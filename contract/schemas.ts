@@ -106,6 +106,11 @@ export type UserAnswer = v.InferOutput<typeof UserAnswer>;
 
 // ---- GET /api/config -------------------------------------------------------------------------
 
+/** The bounds of a new password (server configuration); the browser's checklist shows them. */
+export const PasswordPolicySchema = v.object({
+  minLength: v.number(), minLetters: v.number(), minDigits: v.number(), minSpecial: v.number(), maxLength: v.number(),
+});
+
 /** What the browser needs before it renders: variant, languages, where it may redirect. */
 export const AppConfig = v.object({
   variant: v.picklist(['be', 'lu']),
@@ -115,6 +120,7 @@ export const AppConfig = v.object({
   redirectTargets: v.array(v.string()),
   /** Analytics endpoint for virtual page views; null means page views go nowhere. */
   analyticsUrl: v.nullable(v.string()),
+  passwordPolicy: PasswordPolicySchema,
 });
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 

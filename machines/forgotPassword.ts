@@ -2,6 +2,7 @@
 // the sent page names where the code went; the code buys a ticket; a new password is chosen with
 // the weak-password machine (same rules); then it is confirmed. Screens change through `show`.
 import { assign, fromPromise, setup } from 'xstate';
+import type { PasswordPolicy } from '../contract/password.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
 import { problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
@@ -11,14 +12,14 @@ export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
 type Sent = { recipient: string[]; technology: string; payload: string };
 
 type Context = {
-  mode: ForgotMode; username: string; channel: 'sms' | 'call' | 'whatsapp';
+  mode: ForgotMode; policy: PasswordPolicy; username: string; channel: 'sms' | 'call' | 'whatsapp';
   sent: Sent | null; code: string; ticket: string | null; error: Problem | null;
 };
 
 export const forgotPasswordMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as { mode: ForgotMode },
+    input: {} as { mode: ForgotMode; policy: PasswordPolicy },
     events: {} as
       | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username' | 'code'; value: string }
       | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' } | { type: 'SUBMIT' } | { type: 'RESEND' } | { type: 'CONTINUE' },
@@ -41,7 +42,7 @@ export const forgotPasswordMachine = setup({
   },
 }).createMachine({
   id: 'forgotPassword',
-  context: ({ input }) => ({ mode: input.mode, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null }),
+  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null }),
   initial: 'asking',
   states: {
     asking: {
@@ -83,7 +84,7 @@ export const forgotPasswordMachine = setup({
       invoke: {
         id: 'newPassword',
         src: 'newPassword',
-        input: ({ context }) => ({ payload: context.ticket! }),
+        input: ({ context }) => ({ payload: context.ticket!, policy: context.policy }),
         onDone: 'confirmed',
       },
     },

@@ -3,6 +3,7 @@
 // machine answers with `navigate` (the only way the app changes screens).
 import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
+import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { errorOf } from './failures.ts';
 import { loginMachine, type LoginMode, type LoginOutput } from './login.ts';
@@ -70,6 +71,9 @@ function locationOf(url: string): Location {
   const at = url.indexOf('?');
   return at < 0 ? { path: url, search: '' } : { path: url.slice(0, at), search: url.slice(at) };
 }
+
+/** The password rules of the server, or the defaults while the config is unknown (the server checks again). */
+const policyOf = (config: AppConfig | null) => config?.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
 
 function loginModeOf(path: string): LoginMode {
   return path.startsWith('/login/phone') ? 'phone' : 'email';
@@ -320,7 +324,7 @@ export const rootMachine = rootSetup.createMachine({
           invoke: {
             id: 'forgotPassword',
             src: 'forgotPassword',
-            input: ({ context }) => ({ mode: context.location.path.endsWith('/phone') ? 'phone' as const : 'email' as const }),
+            input: ({ context }) => ({ mode: context.location.path.endsWith('/phone') ? 'phone' as const : 'email' as const, policy: policyOf(context.config) }),
             onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
           },
         },
@@ -335,7 +339,7 @@ export const rootMachine = rootSetup.createMachine({
           invoke: {
             id: 'weakPassword',
             src: 'weakPassword',
-            input: ({ context }) => ({ payload: context.weakPayload ?? '' }),
+            input: ({ context }) => ({ payload: context.weakPayload ?? '', policy: policyOf(context.config) }),
             onDone: {
               target: 'signingIn',
               actions: [assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }],

@@ -1,15 +1,16 @@
 // Renewing a weak password (spec §4 Login: password_status 1 or 2): choose a new password against
-// the live checklist, confirm it, and the server — which checks everything again — takes it.
+// the live checklist of the configured policy, confirm it, and the server — which checks
+// everything again — takes it.
 import { assign, fromPromise, setup } from 'xstate';
-import { DEFAULT_PASSWORD_POLICY, passwordProblems } from '../contract/password.ts';
+import { passwordProblems, type PasswordPolicy } from '../contract/password.ts';
 import { problemOf, type Problem } from './failures.ts';
 
-type Context = { payload: string; password: string; confirmation: string; error: Problem | null };
+type Context = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null };
 
 export const weakPasswordMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as { payload: string },
+    input: {} as { payload: string; policy: PasswordPolicy },
     events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' },
   },
   actors: {
@@ -18,11 +19,11 @@ export const weakPasswordMachine = setup({
     }),
   },
   guards: {
-    acceptable: ({ context }) => passwordProblems(context.password, DEFAULT_PASSWORD_POLICY, context.confirmation).length === 0,
+    acceptable: ({ context }) => passwordProblems(context.password, context.policy, context.confirmation).length === 0,
   },
 }).createMachine({
   id: 'weakPassword',
-  context: ({ input }) => ({ payload: input.payload, password: '', confirmation: '', error: null }),
+  context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', error: null }),
   initial: 'editing',
   states: {
     editing: {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../contract/api.ts';
+import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { report, walk } from './coverage.ts';
 
 describe('forgotten password machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(forgotPasswordMachine, {
-      input: { mode: 'email' },
+      input: { mode: 'email', policy: DEFAULT_PASSWORD_POLICY },
       events: () => [
         { type: 'SET_MODE', mode: 'phone' }, { type: 'SET_CHANNEL', channel: 'whatsapp' },
         { type: 'CHANGE', field: 'username', value: 'rita@example.be' }, { type: 'CHANGE', field: 'code', value: '12345678' },

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
+import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine } from '../machines/root.ts';
 import { report, walk } from './coverage.ts';
 
 const REGISTERED = 'https://client.tessera.example/auth/callback';
-const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null };
+const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY };
 const user = { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false } as UserProfile;
 const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import { apiFailure } from '../contract/api.ts';
 import { weakPasswordMachine } from '../machines/weakPassword.ts';
 import { report, walk } from './coverage.ts';
@@ -6,7 +8,7 @@ import { report, walk } from './coverage.ts';
 describe('weak password machine: model', () => {
   it('takes every declared transition, and submits only a password meeting the rules', () => {
     const result = walk(weakPasswordMachine, {
-      input: { payload: 'ticket' },
+      input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
       events: () => [
         { type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' }, { type: 'CHANGE', field: 'password', value: 'weak' },
         { type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-77' }, { type: 'SUBMIT' },
@@ -20,5 +22,21 @@ describe('weak password machine: model', () => {
     });
     console.info(report('weakPassword', result));
     expect(result.missing).toEqual([]);
+  });
+
+  it('judges the password by the policy it was given', async () => {
+    const sent: string[] = [];
+    const strict = { ...DEFAULT_PASSWORD_POLICY, minDigits: 3 };
+    const actor = createActor(weakPasswordMachine.provide({
+      actors: { resetPassword: fromPromise(async ({ input }) => { sent.push(input.password); }) },
+    }), { input: { payload: 'ticket', policy: strict } }).start();
+    for (const [field, value] of [['password', 'Brand-new-pass-77'], ['confirmation', 'Brand-new-pass-77']] as const) actor.send({ type: 'CHANGE', field, value });
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().value).toBe('editing');
+    for (const field of ['password', 'confirmation'] as const) actor.send({ type: 'CHANGE', field, value: 'Brand-new-pass-777' });
+    actor.send({ type: 'SUBMIT' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(sent).toEqual(['Brand-new-pass-777']);
+    expect(actor.getSnapshot().status).toBe('done');
   });
 });

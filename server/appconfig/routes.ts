@@ -9,7 +9,7 @@ import { registeredRedirectTargets } from './queries.ts';
 
 export async function appConfigRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/config', {
-    schema: { tags: ['config'], summary: 'Variant, languages and redirect targets for this host', response: responses({ 200: AppConfig }, [400, 503]) },
+    schema: { tags: ['config'], summary: 'Variant, languages, redirect targets and password rules for this host', response: responses({ 200: AppConfig }, [400, 503]) },
   }, async (request) => {
     const variant = variantOfHost(request.host);
     const locales = VARIANT_LOCALES[variant];
@@ -19,6 +19,7 @@ export async function appConfigRoutes(app: FastifyInstance, ctx: AppContext) {
       defaultLocale: locales.default,
       redirectTargets: await registeredRedirectTargets(ctx.db),
       analyticsUrl: ctx.config.analyticsUrl,
+      passwordPolicy: ctx.config.passwordPolicy,
     };
   });
 }

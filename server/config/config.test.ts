@@ -25,6 +25,9 @@ describe('configuration', () => {
     [{ SMS_PROVIDER_URL: 'ftp://x' }, /SMS_PROVIDER_URL must be a URL starting with https: or http:/],
     [{ SECRET_KEY: 'short' }, /SECRET_KEY must be 32 or more characters/],
     [{ NODE_ENV: 'production' }, /SECRET_KEY must be set in production/],
+    [{ PASSWORD_MIN_LENGTH: '6' }, /PASSWORD_MIN_LENGTH must be a whole number from 8 to 128/],
+    [{ PASSWORD_MIN_SPECIAL: 'two' }, /PASSWORD_MIN_SPECIAL must be a whole number/],
+    [{ PASSWORD_HISTORY: '30' }, /PASSWORD_HISTORY must be a whole number from 1 to 24/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -34,6 +37,12 @@ describe('configuration', () => {
       codeTtlSeconds: 900, stepUpSeconds: 600, trustedDeviceDays: 30, maxAttempts: 5, resendFirstWaitSeconds: 30, resendNextWaitSeconds: 15,
       maxFailsPerAccount: 10, failBlockSeconds: 3600, sendsPerDestination: 10, sendsPerAccount: 20,
     });
+  });
+  it('takes the password policy\'s bounds from the environment, with defaults 10, 1, 1, 1 and a history of 5', () => {
+    expect(loadConfig({}).passwordPolicy).toEqual({ minLength: 10, minLetters: 1, minDigits: 1, minSpecial: 1, maxLength: 128 });
+    expect(loadConfig({}).passwordHistory).toBe(5);
+    expect(loadConfig({ PASSWORD_MIN_LENGTH: '14', PASSWORD_MIN_LETTERS: '2', PASSWORD_MIN_DIGITS: '0', PASSWORD_MIN_SPECIAL: '3' }).passwordPolicy)
+      .toEqual({ minLength: 14, minLetters: 2, minDigits: 0, minSpecial: 3, maxLength: 128 });
   });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
 });

@@ -1,6 +1,7 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
 import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S } from '../../contract/constants.ts';
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../../contract/password.ts';
 
 export type Config = {
   env: 'development' | 'production' | 'test';
@@ -47,6 +48,10 @@ export type Config = {
     sendsPerDestination: number;
     sendsPerAccount: number;
   };
+  /** Bounds of a new password (the browser's checklist gets them from GET /config). */
+  passwordPolicy: PasswordPolicy;
+  /** How many previous passwords may not come back. */
+  passwordHistory: number;
   /** Key for code hashes and secrets at rest (32+ characters); required in production. */
   secretKey: string;
   delivery: {
@@ -152,6 +157,8 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       sendsPerDestination: integer(env, 'MFA_SENDS_PER_DESTINATION', 10, 1, 1000),
       sendsPerAccount: integer(env, 'MFA_SENDS_PER_ACCOUNT', 20, 1, 1000),
     },
+    passwordPolicy: passwordPolicy(env),
+    passwordHistory: integer(env, 'PASSWORD_HISTORY', 5, 1, 24),
     secretKey: secretKey(env, nodeEnv),
     delivery: {
       smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
@@ -160,6 +167,21 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       smsProviderKey: optional(env, 'SMS_PROVIDER_KEY'),
     },
   };
+}
+
+function passwordPolicy(env: Env): PasswordPolicy {
+  const d = DEFAULT_PASSWORD_POLICY;
+  const policy = {
+    minLength: integer(env, 'PASSWORD_MIN_LENGTH', d.minLength, 8, d.maxLength),
+    minLetters: integer(env, 'PASSWORD_MIN_LETTERS', d.minLetters, 0, 32),
+    minDigits: integer(env, 'PASSWORD_MIN_DIGITS', d.minDigits, 0, 32),
+    minSpecial: integer(env, 'PASSWORD_MIN_SPECIAL', d.minSpecial, 0, 32),
+    maxLength: d.maxLength,
+  };
+  if (policy.minLetters + policy.minDigits + policy.minSpecial > policy.maxLength) {
+    throw new ConfigError('PASSWORD_MIN_LETTERS + PASSWORD_MIN_DIGITS + PASSWORD_MIN_SPECIAL must not exceed the longest password (128)');
+  }
+  return policy;
 }
 
 /** A development key is fine on a laptop; production must bring its own. */

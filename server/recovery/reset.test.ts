@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { isCommonPassword } from './passwords.ts';
+import { isCommonPassword } from '../passwords/policy.ts';
 
 const kinds = await databaseKinds();
 const wout = DEMO_USERS.find((u) => u.key === 'weak')!;
@@ -36,7 +36,24 @@ describe.each(kinds)('renewing a weak password on %s', (kind) => {
   });
 });
 
+describe.each(kinds)('a configured password policy on %s', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(kind, { PASSWORD_MIN_LENGTH: '16', PASSWORD_MIN_SPECIAL: '2', PASSWORD_HISTORY: '1' }); });
+  afterAll(async () => server?.stop());
+
+  it('is announced to the browser and enforced by the server', async () => {
+    const config = (await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json();
+    expect(config.passwordPolicy).toEqual({ minLength: 16, minLetters: 1, minDigits: 1, minSpecial: 2, maxLength: 128 });
+    const ticket = (await server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username: wout.email, password: DEMO_PASSWORD } })).json().payload as string;
+    const reset = (password: string) => server.app.inject({ method: 'POST', url: '/api/user/reset-password', headers: DEVICE, payload: { payload: ticket, password, confirmation: password } });
+    // Long enough under the default rules, not under these.
+    expect((await reset('Brand-new-pass7')).json()).toMatchObject({ code: 'weak_new_password', problems: ['too_short'] });
+    expect((await reset('Brandnewpassword-77')).json()).toMatchObject({ code: 'weak_new_password', problems: ['no_special'] });
+    expect((await reset('Brand-new-pass-word-77')).statusCode).toBe(204);
+  });
+});
+
 describe('common passwords', () => {
-  it.each(['Password1!', 'AZERTY-123', 'Tessera2026!', 'wachtwoord!!1'])('refuses %s', (p) => expect(isCommonPassword(p)).toBe(true));
-  it.each(['Brand-new-pass-77', 'Correct-Horse-Battery'])('accepts %s', (p) => expect(isCommonPassword(p)).toBe(false));
+  it.each(['Password1!', 'AZERTY-123', 'Tessera2026!', 'wachtwoord!!1', 'Michael-1987!', '1234567890!a', 'Qwertyuiop-9'])('refuses %s', (p) => expect(isCommonPassword(p)).toBe(true));
+  it.each(['Brand-new-pass-77', 'Correct-Horse-Battery', 'Rita-new-pass-01', 'Lux-new-pass-2026'])('accepts %s', (p) => expect(isCommonPassword(p)).toBe(false));
 });

@@ -3,7 +3,7 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
-import { DEFAULT_PASSWORD_POLICY, passwordProblems, type PasswordProblem } from '../../contract/password.ts';
+import { passwordProblems, type PasswordProblem } from '../../contract/password.ts';
 import type { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
@@ -18,9 +18,9 @@ export default function WeakPasswordPage() {
 
 export function NewPassword({ weak, title = 'weak.title', text = 'weak.text' }: { weak: WeakRef; title?: string; text?: string }) {
   const { t } = useTranslation();
-  const { password, confirmation, error } = useSelector(weak, (s) => s.context);
+  const { password, confirmation, error, policy } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
-  const problems = passwordProblems(password, DEFAULT_PASSWORD_POLICY, confirmation);
+  const problems = passwordProblems(password, policy, confirmation);
   return (
     <>
       <h1 className="text-2xl font-bold">{t(title)}</h1>
