@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { VARIANT_LOCALES, serviceHost, variantOfHost } from './constants.ts';
 import { ERROR_MESSAGES, ERROR_STATUS } from './errors.ts';
 import { normalisePhone } from './phone.ts';
-import { isCardNumber, isDeviceId, isEmail, looksLikeEmail, normaliseEmail, sanitiseCodeInput } from './rules.ts';
+import {
+  isActivationCode, isCardNumber, isDeviceId, isEmail, isInvitationCode, looksLikeEmail, normaliseActivationCode, normaliseEmail, normaliseInvitationCode,
+  sanitiseCodeInput,
+} from './rules.ts';
 
 describe('email rule', () => {
   it.each(['emma.peeters@example.be', 'a+b@sub.example.co.uk'])('accepts %s', (email) => expect(isEmail(email)).toBe(true));
@@ -80,5 +83,19 @@ describe('error catalogue', () => {
     expect(ERROR_MESSAGES.invalid_credentials).toBe('Invalid username/password.');
     expect(ERROR_MESSAGES.too_many_attempts).toBe('Too many attempts. Please try again later.');
     expect(ERROR_MESSAGES.internal_error).toBe('An error has occurred. Please try again later.');
+  });
+});
+
+describe('activation and invitation codes', () => {
+  it('reads an activation code without spaces, dashes or case', () => {
+    expect(normaliseActivationCode(' ab12-cd 34 ')).toBe('AB12CD34');
+    for (const code of ['1001', '100101', 'AB12-CD34', 'abcdefghijkl']) expect(isActivationCode(code)).toBe(true);
+    for (const code of ['', '123', 'ABCDEFGHIJKLM', '12 3!', 'é1234']) expect(isActivationCode(code)).toBe(false);
+  });
+  it('reads an invitation code forgivingly: case, dashes, O for 0 and I or L for 1', () => {
+    expect(normaliseInvitationCode('tess-0ilo-abcd')).toBe('TESS0110ABCD');
+    expect(isInvitationCode('TESS-0001-DEMO')).toBe(true);
+    expect(isInvitationCode('tess 0001 demo')).toBe(true);
+    for (const code of ['', 'TESS-0001', 'TESS-0001-DEMO-1', 'TESS-0001-DEMU']) expect(isInvitationCode(code)).toBe(false);
   });
 });

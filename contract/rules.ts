@@ -18,9 +18,35 @@ export function looksLikeEmail(value: string): boolean {
   return value.includes('@');
 }
 
+/** Card numbers as typed ("5065 0000 0000 0001") without their spaces. */
+export function normaliseCardNumber(value: string): string {
+  return value.replace(/\s+/g, '');
+}
+
 /** Belgian card numbers: 16 digits starting with 5065 (spaces allowed in input). */
 export function isCardNumber(value: string): boolean {
-  return /^5065\d{12}$/.test(value.replace(/\s+/g, ''));
+  return /^5065\d{12}$/.test(normaliseCardNumber(value));
+}
+
+/** A card's activation code, from the holder's letter: 4 to 12 letters and digits, spaces and dashes ignored. */
+export function normaliseActivationCode(value: string): string {
+  return value.replace(/[\s-]+/g, '').toUpperCase();
+}
+
+export function isActivationCode(value: string): boolean {
+  return /^[A-Z0-9]{4,12}$/.test(normaliseActivationCode(value));
+}
+
+/** Invitation codes: 12 characters of Crockford's base 32, shown as XXXX-XXXX-XXXX. Typing is
+ * forgiving: case, spaces and dashes do not matter, and O, I and L read as 0, 1 and 1. */
+export const INVITATION_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+export function normaliseInvitationCode(value: string): string {
+  return value.toUpperCase().replace(/[\s-]+/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
+}
+
+export function isInvitationCode(value: string): boolean {
+  return /^[0-9A-HJKMNP-TV-Z]{12}$/.test(normaliseInvitationCode(value));
 }
 
 export const CODE_LENGTH = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6 } as const;

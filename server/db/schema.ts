@@ -1,6 +1,8 @@
 // Table types for Kysely. Timestamps are ISO-8601 UTC strings and flags are 0/1 integers, so that
 // one set of migrations and queries runs unchanged on SQLite and PostgreSQL.
 
+import type { Generated } from 'kysely';
+
 export type Flag = 0 | 1;
 
 export interface UsersTable {
@@ -166,10 +168,97 @@ export interface CardsTable {
   user_id: string | null;
   activated_at: string | null;
   created_at: string;
+  /** Keyed hash of the activation code in the holder's letter (server/cards/codes.ts). */
+  activation_code_hash: string | null;
+  /** 'issued' (may be activated) or 'blocked'. */
+  status: Generated<string>;
+  /** What the employer told us of the holder: onboarding's defaults. */
+  holder_firstname: string | null;
+  holder_lastname: string | null;
+  holder_email: string | null;
+  holder_phone: string | null;
+  holder_language: string | null;
+  company: string | null;
+  /** The consumer platform's id of the holder: the new account's user_id. */
+  beneficiary_id: string | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  code_hash: string;
+  email: string;
+  firstname: string | null;
+  lastname: string | null;
+  language: string | null;
+  company: string | null;
+  user_id: string | null;
+  customer_user_id: string | null;
+  fridom_user_id: string | null;
+  mfa_forced: Flag;
+  mfa_customer: Flag;
+  expires_at: string;
+  used_at: string | null;
+  used_by: string | null;
+  created_at: string;
+}
+
+export interface OnboardingFlowsTable {
+  id: string;
+  token_hash: string;
+  /** 'card' or 'invitation'. */
+  source: string;
+  card_id: string | null;
+  invitation_id: string | null;
+  /** How far the flow got (server/onboarding/progress.ts). */
+  state: string;
+  firstname: string | null;
+  lastname: string | null;
+  language: string;
+  email: string | null;
+  email_verified_at: string | null;
+  phone: string | null;
+  phone_verified_at: string | null;
+  terms_accepted_at: string | null;
+  /** JSON: the marketing preferences chosen with the terms. */
+  marketing: string | null;
+  /** The one code outstanding: for 'email' or 'phone', sent to code_target. */
+  code_kind: string | null;
+  code_target: string | null;
+  code_hash: string | null;
+  code_attempts: Generated<number>;
+  code_sends: Generated<number>;
+  code_expires_at: string | null;
+  code_resend_at: string | null;
+  ip: string | null;
+  created_at: string;
+  expires_at: string;
+  completed_at: string | null;
+  user_id: string | null;
+  /** 'card_activated', 'card_activation_failed' or 'invitation', once completed. */
+  outcome: string | null;
+}
+
+export interface ConsentsTable {
+  id: string;
+  user_id: string;
+  /** 'terms', 'privacy', 'marketing_email', 'marketing_sms', 'marketing_partners'. */
+  kind: string;
+  granted: Flag;
+  created_at: string;
+}
+
+export interface CaptchaSpentTable {
+  /** The challenge's signature. */
+  id: string;
+  expires_at: string;
 }
 
 export interface Database {
   cards: CardsTable;
+  invitations: InvitationsTable;
+  onboarding_flows: OnboardingFlowsTable;
+  consents: ConsentsTable;
+  captcha_spent: CaptchaSpentTable;
   mfa_methods: MfaMethodsTable;
   recovery_keys: RecoveryKeysTable;
   mfa_challenges: MfaChallengesTable;
