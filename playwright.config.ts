@@ -17,6 +17,10 @@ const serverEnv = {
   LOG_LEVEL: 'warn',
   LOGIN_MAX_FAILS_PER_USER_IP: '3',
   LOGIN_MAX_FAILS_PER_IP: '10000',
+  // The CAPTCHA is on, as in production, with challenges a test solves in a blink.
+  CAPTCHA: 'true',
+  CAPTCHA_COST: '10',
+  CAPTCHA_MAX_COUNTER: '100',
 };
 
 export default defineConfig({

@@ -121,6 +121,8 @@ export const AppConfig = v.object({
   /** Analytics endpoint for virtual page views; null means page views go nowhere. */
   analyticsUrl: v.nullable(v.string()),
   passwordPolicy: PasswordPolicySchema,
+  /** Whether the forms a robot would abuse carry an ALTCHA proof of work. */
+  captcha: v.boolean(),
 });
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 
@@ -236,6 +238,21 @@ export const MfaDeleteRequest = v.strictObject({
 });
 export type MfaDeleteRequest = v.InferOutput<typeof MfaDeleteRequest>;
 
+// ---- CAPTCHA (ALTCHA) --------------------------------------------------------------------------
+
+/** GET /api/captcha/challenge: altcha-lib's v2 challenge. */
+export const CaptchaChallenge = v.object({
+  parameters: v.object({
+    algorithm: v.string(), nonce: v.string(), salt: v.string(), cost: v.number(), keyLength: v.number(), keyPrefix: v.string(),
+    keySignature: v.optional(v.string()), expiresAt: v.optional(v.number()),
+  }),
+  signature: v.string(),
+});
+export type CaptchaChallenge = v.InferOutput<typeof CaptchaChallenge>;
+
+/** The solved challenge a protected form sends (base64 of ALTCHA's JSON payload). */
+export const CaptchaField = v.optional(v.pipe(v.string(), v.maxLength(4096)));
+
 // ---- Recovery ----------------------------------------------------------------------------------
 
 export const ResetPasswordRequest = v.strictObject({
@@ -249,6 +266,7 @@ export const ForgotPasswordRequest = v.strictObject({
   username: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),
   /** For a phone: how the code comes (SMS by default). */
   channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+  captcha: CaptchaField,
 });
 export type ForgotPasswordRequest = v.InferOutput<typeof ForgotPasswordRequest>;
 
@@ -271,6 +289,7 @@ export const ForgotPasswordVerifyAnswer = v.object({ payload: v.string() });
 export const ForgotUsernameRequest = v.strictObject({
   cardNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
   nationalRegisterNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
+  captcha: CaptchaField,
 });
 export type ForgotUsernameRequest = v.InferOutput<typeof ForgotUsernameRequest>;
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { codeSentTo, expectNoAxeViolations, sentCount, signIn, user } from './support.ts';
+import { captchaReady, codeSentTo, expectNoAxeViolations, sentCount, signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 test.describe.configure({ mode: 'serial' });
@@ -13,6 +13,7 @@ test('forgot password by email: the code, a new password, and signing in with it
   await expectNoAxeViolations(page);
   const before = await sentCount(rita.email);
   await page.getByLabel('Email address').fill(rita.email);
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
   await expect(page.getByText('If an account uses r***@example.be, we sent it an 8-digit code.')).toBeVisible();
@@ -33,6 +34,7 @@ test('forgot password by WhatsApp, and the same answer for an unknown number', a
   await page.goto('/forgot-password/phone');
   await page.getByLabel('Phone number').fill('0470 00 00 01');
   await page.getByLabel('WhatsApp').check();
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page.getByText(/If an account uses \+32.*01, we sent it an 8-digit code on WhatsApp\./)).toBeVisible();
 
@@ -40,6 +42,7 @@ test('forgot password by WhatsApp, and the same answer for an unknown number', a
   const before = await sentCount(rita.phone);
   await page.getByLabel('Phone number').fill('0470 11 11 11');
   await page.getByLabel('WhatsApp').check();
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page.getByText(/If an account uses \+32.*11, we sent it an 8-digit code on WhatsApp\./)).toBeVisible();
   await page.getByLabel('Security code').fill(await codeSentTo(rita.phone, before));
@@ -56,20 +59,24 @@ test('forgot username by card number and by national register number', async ({ 
   await expect(page).toHaveURL(/\/forgot-username$/);
   await expectNoAxeViolations(page);
   await page.getByLabel('Card number (16 digits)').fill('4065 0000 0000 0002');
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page.getByRole('alert')).toHaveText('Your card number is invalid.');
   await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 0002');
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page).toHaveURL(/\/forgot-username-response$/);
   await expect(page.getByTestId('usernames')).toContainText('e***@example.be');
   await page.getByRole('button', { name: 'Try another number' }).click();
   await page.getByLabel('My national register number').check();
   await page.getByLabel('National register number (11 digits)').fill('85.07.30-033.28');
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page.getByTestId('usernames')).toContainText('+32•••••••56');
   await page.getByRole('button', { name: 'Try another number' }).click();
   await page.getByLabel('My national register number').check();
   await page.getByLabel('National register number (11 digits)').fill('90010100123');
+  await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('No account was found with this number.');
 });

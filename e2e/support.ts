@@ -19,6 +19,11 @@ export async function expectNoAxeViolations(page: Page) {
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
+/** Waits until the form's CAPTCHA has its answer ready. */
+export async function captchaReady(page: Page) {
+  await expect(page.getByTestId('captcha')).toContainText('Checked: you are not a robot.');
+}
+
 /** The newest code the mail or SMS peer received for a recipient, after `since` messages. */
 export async function codeSentTo(recipient: string, since = 0): Promise<string> {
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');

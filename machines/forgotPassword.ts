@@ -4,6 +4,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
 import { problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 
@@ -14,6 +15,8 @@ type Sent = { recipient: string[]; technology: string; payload: string };
 type Context = {
   mode: ForgotMode; policy: PasswordPolicy; username: string; channel: 'sms' | 'call' | 'whatsapp';
   sent: Sent | null; code: string; ticket: string | null; error: Problem | null;
+  /** The CAPTCHA solution that goes with the next request for a code. */
+  captcha: string | null;
 };
 
 export const forgotPasswordMachine = setup({
@@ -22,10 +25,11 @@ export const forgotPasswordMachine = setup({
     input: {} as { mode: ForgotMode; policy: PasswordPolicy },
     events: {} as
       | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username' | 'code'; value: string }
-      | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' } | { type: 'SUBMIT' } | { type: 'RESEND' } | { type: 'CONTINUE' },
+      | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
+      | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha: CaptchaAnswer } | { type: 'CONTINUE' },
   },
   actors: {
-    requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null }>(async () => {
+    requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }>(async () => {
       throw new Error('requestCode is provided by the app');
     }),
     verifyCode: fromPromise<{ payload: string }, { payload: string; code: string }>(async () => {
@@ -39,10 +43,12 @@ export const forgotPasswordMachine = setup({
   guards: {
     hasUsername: ({ context }) => context.username.trim() !== '',
     eightDigits: ({ context }) => /^\d{8}$/.test(context.code),
+    captchaRefused,
+    codeSent: ({ context }) => context.sent !== null,
   },
 }).createMachine({
   id: 'forgotPassword',
-  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null }),
+  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null, captcha: null }),
   initial: 'asking',
   states: {
     asking: {
@@ -50,16 +56,23 @@ export const forgotPasswordMachine = setup({
         SET_MODE: { actions: [assign(({ event }) => ({ mode: event.mode, username: '', error: null }))] },
         CHANGE: { actions: assign(({ event }) => (event.field === 'username' ? { username: event.value, error: null } : {})) },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
-        SUBMIT: { guard: 'hasUsername', target: 'requesting' },
+        SUBMIT: [
+          { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+          { guard: 'hasUsername', target: 'requesting', actions: assign({ captcha: captchaToken }) },
+        ],
       },
     },
     requesting: {
       invoke: {
         id: 'requestCode',
         src: 'requestCode',
-        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null }),
+        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
         onDone: { target: 'sent', actions: assign(({ event }) => ({ sent: event.output, code: '', error: null })) },
-        onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        onError: [
+          // A failed resend keeps the code already sent usable.
+          { guard: 'codeSent', target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        ],
       },
     },
     sent: {
@@ -67,7 +80,10 @@ export const forgotPasswordMachine = setup({
       on: {
         CHANGE: { actions: assign(({ event }) => (event.field === 'code' ? { code: sanitiseCodeInput(event.value).slice(0, 8), error: null } : {})) },
         SUBMIT: { guard: 'eightDigits', target: 'verifying' },
-        RESEND: 'requesting',
+        RESEND: [
+          { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+          { target: 'requesting', actions: assign({ captcha: captchaToken }) },
+        ],
       },
     },
     verifying: {

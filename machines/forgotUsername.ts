@@ -4,18 +4,19 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { isNationalRegisterNumber } from '../contract/nationalRegister.ts';
 import { isCardNumber } from '../contract/rules.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
 import { problemOf, type Problem } from './failures.ts';
 
 export type UsernameKind = 'card' | 'nationalRegister';
-type Context = { kind: UsernameKind; value: string; usernames: string[] | null; error: Problem | null };
+type Context = { kind: UsernameKind; value: string; usernames: string[] | null; error: Problem | null; captcha: string | null };
 
 export const forgotUsernameMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'AGAIN' },
+    events: {} as { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT'; captcha: CaptchaAnswer } | { type: 'AGAIN' },
   },
   actors: {
-    findUsernames: fromPromise<string[], { kind: UsernameKind; value: string }>(async () => {
+    findUsernames: fromPromise<string[], { kind: UsernameKind; value: string; captcha: string | null }>(async () => {
       throw new Error('findUsernames is provided by the app');
     }),
   },
@@ -23,11 +24,12 @@ export const forgotUsernameMachine = setup({
     show: (_, _params: { screen: 'ask' | 'response' }) => {},
   },
   guards: {
+    captchaRefused,
     wellFormed: ({ context }) => (context.kind === 'card' ? isCardNumber(context.value) : isNationalRegisterNumber(context.value)),
   },
 }).createMachine({
   id: 'forgotUsername',
-  context: { kind: 'card', value: '', usernames: null, error: null },
+  context: { kind: 'card', value: '', usernames: null, error: null, captcha: null },
   initial: 'asking',
   states: {
     asking: {
@@ -35,7 +37,8 @@ export const forgotUsernameMachine = setup({
         SET_KIND: { actions: assign(({ event }) => ({ kind: event.kind, value: '', error: null })) },
         CHANGE: { actions: assign(({ event }) => ({ value: event.value, error: null })) },
         SUBMIT: [
-          { guard: 'wellFormed', target: 'searching' },
+          { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+          { guard: 'wellFormed', target: 'searching', actions: assign({ captcha: captchaToken }) },
           {
             actions: assign(({ context }) => ({
               error: context.kind === 'card'
@@ -50,7 +53,7 @@ export const forgotUsernameMachine = setup({
       invoke: {
         id: 'findUsernames',
         src: 'findUsernames',
-        input: ({ context }) => ({ kind: context.kind, value: context.value }),
+        input: ({ context }) => ({ kind: context.kind, value: context.value, captcha: context.captcha }),
         onDone: { target: 'answered', actions: assign({ usernames: ({ event }) => event.output }) },
         onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
+import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { report, walk } from './coverage.ts';
 
@@ -11,7 +12,8 @@ describe('forgotten password machine: model', () => {
       events: () => [
         { type: 'SET_MODE', mode: 'phone' }, { type: 'SET_CHANNEL', channel: 'whatsapp' },
         { type: 'CHANGE', field: 'username', value: 'rita@example.be' }, { type: 'CHANGE', field: 'code', value: '12345678' },
-        { type: 'SUBMIT' }, { type: 'RESEND' }, { type: 'CONTINUE' },
+        { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
+        { type: 'RESEND', captcha: { token: 'solved' } }, { type: 'RESEND', captcha: { error: CAPTCHA_FAILURES.server } }, { type: 'CONTINUE' },
         { type: 'xstate.done.actor.requestCode', output: { recipient: ['r***@example.be'], technology: 'EMAIL', payload: 'p' } },
         { type: 'xstate.error.actor.requestCode', error: apiFailure(429, { code: 'too_many_attempts', message: '' }) },
         { type: 'xstate.done.actor.verifyCode', output: { payload: 'ticket' } },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../contract/api.ts';
+import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { report, walk } from './coverage.ts';
 
@@ -9,7 +10,7 @@ describe('forgotten username machine: model', () => {
       events: () => [
         { type: 'SET_KIND', kind: 'nationalRegister' }, { type: 'SET_KIND', kind: 'card' },
         { type: 'CHANGE', value: '5065000000000002' }, { type: 'CHANGE', value: '85073003328' }, { type: 'CHANGE', value: '123' },
-        { type: 'SUBMIT' }, { type: 'AGAIN' },
+        { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.element } }, { type: 'AGAIN' },
         { type: 'xstate.done.actor.findUsernames', output: ['e***@example.be'] },
         { type: 'xstate.error.actor.findUsernames', error: apiFailure(429, { code: 'too_many_attempts', message: '' }) },
       ] as never,

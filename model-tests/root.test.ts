@@ -8,7 +8,7 @@ import { rootMachine } from '../machines/root.ts';
 import { report, walk } from './coverage.ts';
 
 const REGISTERED = 'https://client.tessera.example/auth/callback';
-const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY };
+const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY, captcha: true };
 const user = { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false } as UserProfile;
 const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;

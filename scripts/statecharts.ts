@@ -1,6 +1,7 @@
 // Renders a machine as a Mermaid state diagram: nested states, initial states, final states and
 // every transition with its event and guard. Used by `npm run charts` and by the staleness test.
 import type { AnyStateMachine } from 'xstate';
+import { captchaMachine } from '../machines/captcha.ts';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
@@ -12,7 +13,7 @@ import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../machines/weakPassword.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -14,6 +14,7 @@ import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
+import { captchaRoutes } from './captcha/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -92,6 +93,7 @@ export async function buildApp(config: Config): Promise<App> {
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
     await recoveryRoutes(api, ctx);
+    await captchaRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

@@ -20,6 +20,7 @@ export async function appConfigRoutes(app: FastifyInstance, ctx: AppContext) {
       redirectTargets: await registeredRedirectTargets(ctx.db),
       analyticsUrl: ctx.config.analyticsUrl,
       passwordPolicy: ctx.config.passwordPolicy,
+      captcha: ctx.config.captcha.enabled,
     };
   });
 }

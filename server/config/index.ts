@@ -48,6 +48,16 @@ export type Config = {
     sendsPerDestination: number;
     sendsPerAccount: number;
   };
+  /** ALTCHA proof of work on the forms a robot would abuse; off only by explicit configuration. */
+  captcha: {
+    enabled: boolean;
+    /** PBKDF2 rounds per attempt, and the largest attempt count a challenge may need. */
+    cost: number;
+    maxCounter: number;
+    ttlSeconds: number;
+  };
+  /** Life of an onboarding flow, from the card or invitation to the new account. */
+  onboardingTtlSeconds: number;
   /** Bounds of a new password (the browser's checklist gets them from GET /config). */
   passwordPolicy: PasswordPolicy;
   /** How many previous passwords may not come back. */
@@ -157,6 +167,13 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       sendsPerDestination: integer(env, 'MFA_SENDS_PER_DESTINATION', 10, 1, 1000),
       sendsPerAccount: integer(env, 'MFA_SENDS_PER_ACCOUNT', 20, 1, 1000),
     },
+    captcha: {
+      enabled: flag(env, 'CAPTCHA', true),
+      cost: integer(env, 'CAPTCHA_COST', 100, 1, 100_000),
+      maxCounter: integer(env, 'CAPTCHA_MAX_COUNTER', 5000, 10, 10_000_000),
+      ttlSeconds: integer(env, 'CAPTCHA_TTL_SECONDS', 600, 30, 3600),
+    },
+    onboardingTtlSeconds: integer(env, 'ONBOARDING_TTL_SECONDS', 3600, 300, 86_400),
     passwordPolicy: passwordPolicy(env),
     passwordHistory: integer(env, 'PASSWORD_HISTORY', 5, 1, 24),
     secretKey: secretKey(env, nodeEnv),

@@ -7,6 +7,7 @@ import {
   ForgotPasswordAnswer, ForgotPasswordRequest, ForgotPasswordVerifyAnswer, ForgotPasswordVerifyRequest, ForgotUsernameAnswer, ForgotUsernameRequest,
   ResetPasswordRequest,
 } from '../../contract/schemas.ts';
+import { assertCaptcha } from '../captcha/index.ts';
 import { requestReset, verifyReset } from './forgot.ts';
 import { findUsernames } from './username.ts';
 import type { AppContext } from '../context.ts';
@@ -21,17 +22,24 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
       tags: ['recovery'], summary: 'Send a code to reset a forgotten password (the answer does not tell whether the account exists)',
       body: jsonSchema(ForgotPasswordRequest), response: responses({ 200: ForgotPasswordAnswer }, [400, 429, 503]),
     },
-  }, async (request) => requestReset(ctx, {
-    username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
-    ip: request.ip, deviceKey: request.deviceKey, log: request.log,
-  }));
+  }, async (request) => {
+    await assertCaptcha(ctx, request.body.captcha);
+    return requestReset(ctx, {
+      username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
+      ip: request.ip, deviceKey: request.deviceKey, log: request.log,
+    });
+  });
 
   app.post<{ Body: ForgotUsernameRequest }>('/user/forgot-username', {
     schema: {
       tags: ['recovery'], summary: 'The usernames (masked) of the account with this card number or national register number',
       body: jsonSchema(ForgotUsernameRequest), response: responses({ 200: ForgotUsernameAnswer }, [400, 429, 503]),
     },
-  }, async (request) => ({ usernames: await findUsernames(ctx, { ...request.body, ip: request.ip }) }));
+  }, async (request) => {
+    await assertCaptcha(ctx, request.body.captcha);
+    const { captcha: _captcha, ...numbers } = request.body;
+    return { usernames: await findUsernames(ctx, { ...numbers, ip: request.ip }) };
+  });
 
   app.post<{ Body: ForgotPasswordVerifyRequest }>('/user/forgot-password/verify', {
     schema: {

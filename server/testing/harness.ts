@@ -58,6 +58,8 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     SQLITE_PATH: ':memory:',
     SPA_DIR: 'none',
     LOG_LEVEL: 'silent',
+    // Off unless a test turns it on (server/captcha tests it; e2e runs with it on).
+    CAPTCHA: 'false',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });

@@ -69,10 +69,17 @@ export const resetPassword = async (input: { payload: string; password: string; 
   await call(() => api.post('user/reset-password', { json: input }));
 };
 
-export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null }) =>
-  parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', { json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}) } }).json());
+/** A CAPTCHA solution goes with a request when the CAPTCHA is on. */
+const withCaptcha = (captcha: string | null) => (captcha ? { captcha } : {});
+
+export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
+  parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
+    json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}), ...withCaptcha(input.captcha) },
+  }).json());
 export const verifyPasswordCode = (input: { payload: string; code: string }) =>
   parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input }).json());
 
-export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string }) =>
-  (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', { json: input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value } }).json())).usernames;
+export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string; captcha: string | null }) =>
+  (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', {
+    json: { ...(input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value }), ...withCaptcha(input.captcha) },
+  }).json())).usernames;

@@ -1,6 +1,7 @@
 // /forgot-password/email|phone, /forgot-password-sent, /reset-password, /reset-password-confirmed:
 // a projection of the forgotten-password machine.
 import { useSelector } from '@xstate/react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
@@ -8,6 +9,8 @@ import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
+import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
 
 type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
 const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
@@ -22,6 +25,8 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
   const state = useSelector(forgot, (s) => s);
   const { mode, username, channel, sent, code, error } = state.context;
   const newPassword = state.children.newPassword as WeakRef | undefined;
+  const captcha = useRef<CaptchaHandle>(null);
+  const answer = () => captcha.current?.take() ?? NO_CAPTCHA_ELEMENT;
 
   if (state.matches('resetting') && newPassword) return <NewPassword weak={newPassword} title="forgot.reset.title" text="forgot.reset.text" />;
   if (state.matches('confirmed')) {
@@ -43,7 +48,10 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
             onChange={(value) => forgot.send({ type: 'CHANGE', field: 'code', value })} />
           <button type="submit" className={primary} disabled={state.matches('verifying')}>{t('mfa.code.confirm')}</button>
         </form>
-        <button type="button" onClick={() => forgot.send({ type: 'RESEND' })} className="mt-4 text-sm text-brand underline">{t('mfa.code.resend')}</button>
+        <div className="mt-5 space-y-2">
+          <Captcha ref={captcha} />
+          <button type="button" onClick={() => forgot.send({ type: 'RESEND', captcha: answer() })} className="text-sm text-brand underline">{t('mfa.code.resend')}</button>
+        </div>
       </>
     );
   }
@@ -59,7 +67,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
           </Link>
         ))}
       </nav>
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT' }); }}>
+      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT', captcha: answer() }); }}>
         <TextField label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')} type={mode === 'email' ? 'email' : 'tel'}
           autoComplete="username" value={username} onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })} />
         {mode === 'phone' && (
@@ -75,6 +83,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
             </div>
           </fieldset>
         )}
+        <Captcha ref={captcha} />
         <ErrorMessage error={error} />
         <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('forgot.send')}</button>
       </form>

@@ -1,11 +1,14 @@
 // /forgot-username and /forgot-username-response: a projection of the forgotten-username machine.
 import { useSelector } from '@xstate/react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
 
 type UsernameRef = ActorRefFrom<typeof forgotUsernameMachine>;
 
@@ -18,6 +21,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
   const { t } = useTranslation();
   const state = useSelector(finder, (s) => s);
   const { kind, value, usernames, error } = state.context;
+  const captcha = useRef<CaptchaHandle>(null);
   if (state.matches('answered') && usernames) {
     return (
       <>
@@ -44,9 +48,10 @@ function Finder({ finder }: { finder: UsernameRef }) {
           ))}
         </div>
       </fieldset>
-      <form className="mt-4 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); finder.send({ type: 'SUBMIT' }); }}>
+      <form className="mt-4 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT }); }}>
         <TextField label={t(`username.label.${kind}`)} inputMode="numeric" value={value} error={error}
           onChange={(v) => finder.send({ type: 'CHANGE', value: v })} />
+        <Captcha ref={captcha} />
         <button type="submit" disabled={state.matches('searching')} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t('username.search')}</button>
       </form>
       <p className="mt-4 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>

@@ -1,0 +1,78 @@
+// The CAPTCHA widget (ALTCHA): it fetches a challenge and solves the proof of work as soon as the
+// form shows, so that the answer is ready when the user submits. Each answer counts once on the
+// server, so the form takes it (TAKE) and the widget starts on the next one at once. The widget's
+// failures are the spec's (§8): not available on the server side, not available on window, script
+// failed to load, not loaded, element not defined.
+import { assign, fromPromise, setup } from 'xstate';
+import { problemOf, type Problem } from './failures.ts';
+
+/** What a form sends with its SUBMIT: a solution (null when the CAPTCHA is off) or why there is none. */
+export type CaptchaAnswer = { token: string | null } | { error: Problem };
+
+export const CAPTCHA_FAILURES = {
+  server: { code: 'captcha_unavailable_server', message: 'The CAPTCHA is not available on the server side. Please try again later.' },
+  window: { code: 'captcha_unavailable_window', message: 'The CAPTCHA is not available in this browser window.' },
+  script: { code: 'captcha_script_failed', message: 'The CAPTCHA script failed to load. Check your connection and try again.' },
+  notLoaded: { code: 'captcha_not_loaded', message: 'The CAPTCHA is not loaded yet. Please wait a moment.' },
+  element: { code: 'captcha_element_undefined', message: 'The CAPTCHA element is not defined. Please reload the page.' },
+} as const satisfies Record<string, Problem>;
+
+/** A form without a CAPTCHA element on the page answers this. */
+export const NO_CAPTCHA_ELEMENT: CaptchaAnswer = { error: CAPTCHA_FAILURES.element };
+
+export function isCaptchaError(answer: CaptchaAnswer): answer is { error: Problem } {
+  return 'error' in answer;
+}
+
+/** For the flows whose SUBMIT carries a CAPTCHA answer: whether it stands in the way, and what it says. */
+export const captchaRefused = ({ event }: { event: object }) => 'captcha' in event && isCaptchaError(event.captcha as CaptchaAnswer);
+export const captchaProblem = ({ event }: { event: object }) => ((event as { captcha: { error: Problem } }).captcha.error);
+export const captchaToken = ({ event }: { event: object }) => {
+  const answer = (event as { captcha?: CaptchaAnswer }).captcha;
+  return answer && !isCaptchaError(answer) ? answer.token : null;
+};
+
+type Context = { enabled: boolean; token: string | null; error: Problem | null };
+
+export const captchaMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as { enabled: boolean },
+    events: {} as { type: 'TAKE' } | { type: 'RETRY' },
+  },
+  actors: {
+    solve: fromPromise<string>(async () => {
+      throw new Error('solve is provided by the app');
+    }),
+  },
+  guards: {
+    enabled: ({ context }) => context.enabled,
+  },
+}).createMachine({
+  id: 'captcha',
+  context: ({ input }) => ({ enabled: input.enabled, token: null, error: null }),
+  initial: 'starting',
+  states: {
+    starting: { always: [{ guard: 'enabled', target: 'solving' }, { target: 'off' }] },
+    solving: {
+      invoke: {
+        id: 'solve',
+        src: 'solve',
+        onDone: { target: 'ready', actions: assign({ token: ({ event }) => event.output, error: null }) },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    // The answer went with a submit: the next one is on its way.
+    ready: { on: { TAKE: { target: 'solving', actions: assign({ token: null }) } } },
+    failed: { on: { RETRY: { target: 'solving', actions: assign({ error: null }) } } },
+    off: {},
+  },
+});
+
+/** The answer a form sends now: the solution, or the failure that stands in its way. */
+export function answerOf(snapshot: { value: unknown; context: Context }): CaptchaAnswer {
+  if (snapshot.value === 'off') return { token: null };
+  if (snapshot.value === 'ready' && snapshot.context.token) return { token: snapshot.context.token };
+  if (snapshot.value === 'failed' && snapshot.context.error) return { error: snapshot.context.error };
+  return { error: CAPTCHA_FAILURES.notLoaded };
+}

@@ -1,0 +1,69 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
+
+const kinds = await databaseKinds();
+
+describe.each(kinds)('ALTCHA on %s', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(kind, CAPTCHA_ON); });
+  afterAll(async () => server?.stop());
+  afterEach(() => { vi.useRealTimers(); });
+
+  const forgot = (captcha?: string) => server.app.inject({
+    method: 'POST', url: '/api/user/forgot-password', headers: DEVICE, payload: { username: 'nobody@example.be', ...(captcha !== undefined ? { captcha } : {}) },
+  });
+  const username = (captcha?: string) => server.app.inject({
+    method: 'POST', url: '/api/user/forgot-username', headers: DEVICE, payload: { cardNumber: '5065000000000002', ...(captcha !== undefined ? { captcha } : {}) },
+  });
+
+  it('says so in the configuration and hands out signed PBKDF2 challenges', async () => {
+    expect((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json().captcha).toBe(true);
+    const challenge = (await server.app.inject({ method: 'GET', url: '/api/captcha/challenge', headers: DEVICE })).json();
+    expect(challenge.parameters).toMatchObject({ algorithm: 'PBKDF2/SHA-256', cost: 1 });
+    expect(challenge.signature).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses the forgotten-password and -username forms without a solution, or with a wrong one', async () => {
+    for (const send of [forgot, username]) {
+      expect((await send()).json()).toMatchObject({ code: 'captcha_required', message: 'Please confirm that you are not a robot.' });
+      expect((await send('not base64 json')).json().code).toBe('captcha_invalid');
+      const solved = JSON.parse(Buffer.from(await solvedCaptcha(server.app), 'base64').toString());
+      const key = solved.solution.derivedKey as string;
+      solved.solution.derivedKey = (key[0] === 'a' ? 'b' : 'a') + key.slice(1); // a key nobody worked for
+      expect((await send(Buffer.from(JSON.stringify(solved)).toString('base64'))).json().code).toBe('captcha_invalid');
+      solved.solution.derivedKey = key;
+      solved.challenge.parameters.cost = 2; // tampered: the signature no longer matches
+      expect((await send(Buffer.from(JSON.stringify(solved)).toString('base64'))).json().code).toBe('captcha_invalid');
+    }
+  });
+
+  it('takes a right solution once', async () => {
+    const captcha = await solvedCaptcha(server.app);
+    expect((await forgot(captcha)).statusCode).toBe(200);
+    expect((await forgot(captcha)).json().code).toBe('captcha_invalid');
+    const other = await solvedCaptcha(server.app);
+    expect((await username(other)).json()).toEqual({ usernames: ['e***@example.be', '+32•••••••56'] });
+    expect((await username(other)).json().code).toBe('captcha_invalid');
+  });
+
+  it('refuses a solution whose challenge expired', async () => {
+    const captcha = await solvedCaptcha(server.app);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 601_000);
+    expect((await forgot(captcha)).json().code).toBe('captcha_invalid');
+  });
+});
+
+describe('ALTCHA turned off by configuration', () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer('sqlite', { CAPTCHA: 'false' }); });
+  afterAll(async () => server?.stop());
+
+  it('lets the forms through without a solution and hands out no challenge', async () => {
+    expect((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json().captcha).toBe(false);
+    expect((await server.app.inject({ method: 'GET', url: '/api/captcha/challenge', headers: DEVICE })).statusCode).toBe(404);
+    const res = await server.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers: DEVICE, payload: { username: 'nobody@example.be' } });
+    expect(res.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,26 @@
+// Solving the server's ALTCHA challenge in the browser: the proof-of-work code (altcha-lib) loads
+// only on the screens that need it. Each failure is one of the widget's failures (machines/captcha.ts).
+import { apiFailure } from '../../contract/api.ts';
+import { CaptchaChallenge } from '../../contract/schemas.ts';
+import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
+import { api, parsed } from '../api/client.ts';
+
+export async function solveCaptcha(): Promise<string> {
+  // PBKDF2 runs in the browser's WebCrypto, which only secure pages (https, localhost) have.
+  if (!globalThis.crypto?.subtle) throw apiFailure(0, CAPTCHA_FAILURES.window);
+  let altcha: typeof import('./altcha.ts');
+  try {
+    altcha = await import('./altcha.ts');
+  } catch {
+    throw apiFailure(0, CAPTCHA_FAILURES.script);
+  }
+  let challenge: CaptchaChallenge;
+  try {
+    challenge = await parsed(CaptchaChallenge, () => api.get('captcha/challenge').json());
+  } catch {
+    throw apiFailure(0, CAPTCHA_FAILURES.server);
+  }
+  const payload = await altcha.solve(challenge);
+  if (!payload) throw apiFailure(0, CAPTCHA_FAILURES.notLoaded);
+  return payload;
+}
