@@ -253,6 +253,103 @@ export type CaptchaChallenge = v.InferOutput<typeof CaptchaChallenge>;
 /** The solved challenge a protected form sends (base64 of ALTCHA's JSON payload). */
 export const CaptchaField = v.optional(v.pipe(v.string(), v.maxLength(4096)));
 
+// ---- Onboarding ----------------------------------------------------------------------------------
+
+/** Every call after the start carries the flow's opaque token. */
+const FlowToken = v.pipe(v.string(), v.minLength(16), v.maxLength(256));
+const OptionalLocale = v.optional(v.picklist(LOCALES));
+
+/** "I received my card": the card's number and the activation code of its letter. */
+export const OnboardingCardRequest = v.strictObject({
+  cardNumber: v.pipe(v.string(), v.maxLength(32)),
+  activationCode: v.pipe(v.string(), v.maxLength(32)),
+  /** The language the person is using, for the messages of the flow (the card's holder language wins). */
+  language: OptionalLocale,
+  captcha: CaptchaField,
+});
+export type OnboardingCardRequest = v.InferOutput<typeof OnboardingCardRequest>;
+
+/** "I received an email": the invitation code it carried. */
+export const OnboardingInvitationRequest = v.strictObject({
+  code: v.pipe(v.string(), v.maxLength(32)),
+  language: OptionalLocale,
+  captcha: CaptchaField,
+});
+export type OnboardingInvitationRequest = v.InferOutput<typeof OnboardingInvitationRequest>;
+
+/** What the welcome screen and the following steps start from (what the employer told us). */
+export const OnboardingStarted = v.object({
+  flow: v.string(),
+  source: v.picklist(['card', 'invitation']),
+  welcome: v.object({
+    firstname: v.nullable(v.string()),
+    lastname: v.nullable(v.string()),
+    company: v.nullable(v.string()),
+    email: v.nullable(v.string()),
+    /** The invitation's address is proven by the invitation: it may be kept without a code. */
+    emailVerified: v.boolean(),
+    phone: v.nullable(v.string()),
+    language: v.picklist(LOCALES),
+  }),
+});
+export type OnboardingStarted = v.InferOutput<typeof OnboardingStarted>;
+
+/** 409 card_already_active: the card belongs to an account, whose usernames are shown masked. */
+export const CardAlreadyActiveAnswer = v.object({ code: v.literal('card_already_active'), message: v.string(), usernames: v.array(v.string()) });
+
+export const MarketingPreferences = v.strictObject({ email: v.boolean(), sms: v.boolean(), partners: v.boolean() });
+export type MarketingPreferences = v.InferOutput<typeof MarketingPreferences>;
+
+export const OnboardingTermsRequest = v.strictObject({ flow: FlowToken, terms: v.boolean(), privacy: v.boolean(), marketing: MarketingPreferences });
+export type OnboardingTermsRequest = v.InferOutput<typeof OnboardingTermsRequest>;
+
+export const OnboardingProfileRequest = v.strictObject({
+  flow: FlowToken,
+  firstname: v.pipe(v.string(), v.maxLength(100)),
+  lastname: v.pipe(v.string(), v.maxLength(100)),
+  language: v.picklist(LOCALES),
+});
+export type OnboardingProfileRequest = v.InferOutput<typeof OnboardingProfileRequest>;
+
+export const OnboardingEmailRequest = v.strictObject({ flow: FlowToken, email: v.pipe(v.string(), v.maxLength(320)) });
+export type OnboardingEmailRequest = v.InferOutput<typeof OnboardingEmailRequest>;
+
+export const OnboardingPhoneRequest = v.strictObject({
+  flow: FlowToken,
+  phone: v.pipe(v.string(), v.maxLength(32)),
+  channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+});
+export type OnboardingPhoneRequest = v.InferOutput<typeof OnboardingPhoneRequest>;
+
+/** A code went to the address or number (masked in target), or none was needed: it is proven already. */
+export const OnboardingCodeSent = v.object({
+  verified: v.boolean(),
+  target: v.string(),
+  expires_at: v.optional(v.string()),
+  expires_in: v.optional(v.number()),
+  resend_at: v.optional(v.string()),
+  resend_in: v.optional(v.number()),
+});
+export type OnboardingCodeSent = v.InferOutput<typeof OnboardingCodeSent>;
+
+export const OnboardingVerifyRequest = v.strictObject({ flow: FlowToken, code: v.pipe(v.string(), v.regex(/^\d{8}$/)) });
+export type OnboardingVerifyRequest = v.InferOutput<typeof OnboardingVerifyRequest>;
+
+export const OnboardingVerified = v.object({ verified: v.picklist(['email', 'phone']) });
+
+export const OnboardingPasswordRequest = v.strictObject({
+  flow: FlowToken,
+  password: v.pipe(v.string(), v.maxLength(1024)),
+  confirmation: v.pipe(v.string(), v.maxLength(1024)),
+});
+export type OnboardingPasswordRequest = v.InferOutput<typeof OnboardingPasswordRequest>;
+
+/** The spec's three outcomes, and the username to sign in with. */
+export const OnboardingOutcome = v.picklist(['card_activated', 'card_activation_failed', 'invitation']);
+export type OnboardingOutcome = v.InferOutput<typeof OnboardingOutcome>;
+export const OnboardingDone = v.object({ outcome: OnboardingOutcome, username: v.string() });
+export type OnboardingDone = v.InferOutput<typeof OnboardingDone>;
+
 // ---- Recovery ----------------------------------------------------------------------------------
 
 export const ResetPasswordRequest = v.strictObject({

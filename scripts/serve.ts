@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { buildApp } from '../server/app.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config/index.ts';
-import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
+import { DEMO_INVITATIONS, DEMO_MFA_USERS, DEMO_ONBOARDING_CARDS, DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
 
 let config: Config;
 try {
@@ -33,6 +33,12 @@ if (config.env !== 'production') lines.push(`  OpenAPI:             http://local
 if (config.seedDemo) {
   lines.push('', `Demo accounts${seeded ? ' (seeded now)' : ''}, password for all: ${DEMO_PASSWORD}`);
   for (const user of [...DEMO_USERS, ...DEMO_MFA_USERS]) lines.push(`  ${user.email.padEnd(28)} ${user.phone.padEnd(15)} ${user.description}`);
+  lines.push('', 'Cards to activate (number, activation code) and invitation codes, at /onboarding:');
+  for (const card of DEMO_ONBOARDING_CARDS) {
+    const who = card.status === 'blocked' ? 'blocked (lost card)' : card.firstname ? `${card.firstname} ${card.lastname}, ${card.company}` : 'no holder details';
+    lines.push(`  ${card.number.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${card.activationCode}   ${who}`);
+  }
+  for (const invitation of DEMO_INVITATIONS) lines.push(`  ${invitation.code}  ${invitation.email}`);
   if (!config.delivery.smtpUrl || !config.delivery.smsProviderUrl) lines.push(`  Codes sent by email or phone appear at http://localhost:${config.port}/dev/outbox`);
 }
 console.log(lines.join('\n') + '\n');

@@ -15,6 +15,7 @@ import { mfaRoutes } from './mfa/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
+import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -53,6 +54,7 @@ export async function buildApp(config: Config): Promise<App> {
       mfaFailures: await createLimiter({ keyPrefix: 'mfa_failures', points: config.mfa.maxFailsPerAccount, duration: 3600,
         blockDuration: config.mfa.failBlockSeconds }, store),
       targetLookups: await createLimiter({ keyPrefix: 'mfa_target_lookups', points: 30, duration: 3600, blockDuration: 0 }, store),
+      activationAttempts: await createLimiter({ keyPrefix: 'card_activation', points: 5, duration: 3600, blockDuration: 3600 }, store),
     },
     cookieName: authCookieName(config),
     delivery: createDelivery(config, database.db),
@@ -94,6 +96,7 @@ export async function buildApp(config: Config): Promise<App> {
     await deviceRoutes(api, ctx);
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);
+    await onboardingRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

@@ -3,11 +3,11 @@ import { LOCALES } from '../../contract/constants.ts';
 import { codeMessage } from './messages.ts';
 
 // What each locale's texts must say, by a word only that language uses.
-const MARKERS: Record<string, { code: RegExp; activate: RegExp; reset: RegExp; voice: RegExp }> = {
-  en: { code: /security code is 12345678\. It is valid for 15 minutes/, activate: /confirm this email address/, reset: /reset your Tessera password/, voice: /^Hello, this is Tessera/ },
-  fr: { code: /code de sécurité Tessera est 12345678\. Il est valable 15 minutes/, activate: /confirmer cette adresse e-mail/, reset: /réinitialiser votre mot de passe/, voice: /^Bonjour, ici Tessera/ },
-  nl: { code: /Tessera-beveiligingscode is 12345678\. Hij is 15 minuten geldig/, activate: /dit e-mailadres te bevestigen/, reset: /wachtwoord opnieuw in te stellen/, voice: /^Goedendag, hier is Tessera/ },
-  de: { code: /Sicherheitscode lautet 12345678\. Er ist 15 Minuten gültig/, activate: /Bestätigung dieser E-Mail-Adresse/, reset: /Zurücksetzen Ihres Tessera-Passworts/, voice: /^Guten Tag, hier ist Tessera/ },
+const MARKERS: Record<string, { code: RegExp; activate: RegExp; reset: RegExp; onboarding: RegExp; voice: RegExp }> = {
+  en: { code: /security code is 12345678\. It is valid for 15 minutes/, activate: /confirm this email address/, reset: /reset your Tessera password/, onboarding: /this phone number for your new Tessera account/, voice: /^Hello, this is Tessera/ },
+  fr: { code: /code de sécurité Tessera est 12345678\. Il est valable 15 minutes/, activate: /confirmer cette adresse e-mail/, reset: /réinitialiser votre mot de passe/, onboarding: /ce numéro de téléphone pour votre nouveau compte/, voice: /^Bonjour, ici Tessera/ },
+  nl: { code: /Tessera-beveiligingscode is 12345678\. Hij is 15 minuten geldig/, activate: /dit e-mailadres te bevestigen/, reset: /wachtwoord opnieuw in te stellen/, onboarding: /dit telefoonnummer te bevestigen voor uw nieuwe Tessera-account/, voice: /^Goedendag, hier is Tessera/ },
+  de: { code: /Sicherheitscode lautet 12345678\. Er ist 15 Minuten gültig/, activate: /Bestätigung dieser E-Mail-Adresse/, reset: /Zurücksetzen Ihres Tessera-Passworts/, onboarding: /dieser Telefonnummer für Ihr neues Tessera-Konto/, voice: /^Guten Tag, hier ist Tessera/ },
 };
 
 describe('messages', () => {
@@ -18,12 +18,13 @@ describe('messages', () => {
     expect(codeMessage(locale, '12345678', 900, { purpose: 'sudo', channel: 'email' })).toEqual(code);
     expect(codeMessage(locale, '12345678', 900, { purpose: 'activate', channel: 'email' }).body).toMatch(marker.activate);
     expect(codeMessage(locale, '12345678', 900, { purpose: 'reset', channel: 'whatsapp' }).body).toMatch(marker.reset);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'onboarding', channel: 'sms' }).body).toMatch(marker.onboarding);
     const voice = codeMessage(locale, '12345678', 900, { purpose: 'login', channel: 'call' }).body;
     expect(voice).toMatch(marker.voice);
     // Spoken digit by digit, twice; never as one number.
     expect(voice.match(/1, 2, 3, 4, 5, 6, 7, 8/g)).toHaveLength(2);
     expect(voice).not.toContain('12345678');
-    for (const purpose of ['login', 'activate', 'reset'] as const) {
+    for (const purpose of ['login', 'activate', 'reset', 'onboarding'] as const) {
       expect(codeMessage(locale, '12345678', 900, { purpose }).subject).toMatch(/Tessera/);
     }
   });

@@ -22,6 +22,8 @@ export type LoginLimiters = {
   mfaFailures: RateLimiterAbstract;
   /** Activation targets looked up per account: whether an address belongs to another account is not free. */
   targetLookups: RateLimiterAbstract;
+  /** Wrong activation codes per card: a card's code cannot be guessed. */
+  activationAttempts: RateLimiterAbstract;
 };
 
 export type LoginOutcome =

@@ -1,8 +1,9 @@
 // Forgotten username: by card number or by Belgian national register number. The answer lists
 // the account's usernames masked (enough to recognise, not to harvest), or none.
 import { normaliseNationalRegisterNumber, isNationalRegisterNumber } from '../../contract/nationalRegister.ts';
-import { isCardNumber } from '../../contract/rules.ts';
+import { isCardNumber, normaliseCardNumber } from '../../contract/rules.ts';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { maskTarget } from '../mfa/codes.ts';
 import { spend } from '../ratelimit/index.ts';
@@ -15,7 +16,7 @@ export async function findUsernames(ctx: AppContext, input: { cardNumber?: strin
   let userId: string | null = null;
   if (input.cardNumber !== undefined) {
     if (!isCardNumber(input.cardNumber)) throw new ApiError('invalid_card_number');
-    const card = await ctx.db.selectFrom('cards').select('user_id').where('number', '=', input.cardNumber.replace(/\s+/g, '')).executeTakeFirst();
+    const card = await ctx.db.selectFrom('cards').select('user_id').where('number', '=', normaliseCardNumber(input.cardNumber)).executeTakeFirst();
     userId = card?.user_id ?? null;
   } else {
     if (!isNationalRegisterNumber(input.nationalRegisterNumber!)) throw new ApiError('invalid_national_register_number');
@@ -23,10 +24,14 @@ export async function findUsernames(ctx: AppContext, input: { cardNumber?: strin
       .where('national_register_number', '=', normaliseNationalRegisterNumber(input.nationalRegisterNumber!)).executeTakeFirst();
     userId = user?.id ?? null;
   }
-  if (!userId) return [];
+  return userId ? maskedUsernames(ctx.db, userId) : [];
+}
+
+/** An account's usernames (emails, then phones, defaults first), masked: enough to recognise, not to harvest. */
+export async function maskedUsernames(db: Db, userId: string): Promise<string[]> {
   const [emails, phones] = await Promise.all([
-    ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
-    ctx.db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+    db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+    db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
   ]);
   return [...emails, ...phones].map((row) => maskTarget(row.value));
 }

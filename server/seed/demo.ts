@@ -5,6 +5,8 @@ import { addMethod } from '../mfa/methods.ts';
 import { storeRecoveryKeys } from '../mfa/recovery.ts';
 import { encryptSecret } from '../mfa/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
+import { activationCodeHash } from '../cards/codes.ts';
+import { invitationCodeHash } from '../invitations/codes.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
 
@@ -52,8 +54,38 @@ export const DEMO_RECOVERY_KEYS = [
   'DEMXK-AAAA2', 'DEMXK-BBBB3', 'DEMXK-CCCC4', 'DEMXK-DDDD5', 'DEMXK-EEEE6',
   'DEMXK-FFFF7', 'DEMXK-GGGG8', 'DEMXK-HHHH9', 'DEMXK-JJJJ2', 'DEMXK-KKKK3',
 ];
-/** Demo benefit cards (16 digits starting with 5065), with their holders. */
-export const DEMO_CARDS = [{ number: '5065000000000001', holder: 'card' }, { number: '5065000000000002', holder: 'cardholder' }];
+/** Demo benefit cards (16 digits starting with 5065), with their holders. Emma's card also has its
+ * letter's activation code: activating it again leads to the "already activated" screen. */
+export const DEMO_CARDS = [
+  { number: '5065000000000001', holder: 'card', activationCode: null },
+  { number: '5065000000000002', holder: 'cardholder', activationCode: '200202' },
+];
+
+/** Cards waiting for their holder (onboarding), with what the employer told us of them. */
+export type DemoOnboardingCard = {
+  number: string; activationCode: string; firstname: string | null; lastname: string | null; email: string | null; phone: string | null;
+  language: string | null; company: string | null; beneficiaryId: string | null; status?: 'blocked';
+};
+export const DEMO_ONBOARDING_CARDS: DemoOnboardingCard[] = [
+  { number: '5065000000001001', activationCode: '100101', firstname: 'Nora', lastname: 'Nys', email: 'nora.nys@example.be', phone: '+32470101001', language: 'nl', company: 'Brasserie De Smet', beneficiaryId: 'U-2001' },
+  { number: '5065000000001002', activationCode: '100202', firstname: 'Bart', lastname: 'Bosmans', email: 'bart.bosmans@example.be', phone: '+32470101002', language: 'nl', company: 'Brasserie De Smet', beneficiaryId: 'U-2002' },
+  { number: '5065000000001003', activationCode: '100303', firstname: 'Julie', lastname: 'Lambert', email: 'julie.lambert@example.be', phone: '+32470101003', language: 'fr', company: 'Atelier Lambert', beneficiaryId: 'U-2003' },
+  { number: '5065000000001004', activationCode: '100404', firstname: 'Sophie', lastname: 'Weber', email: 'sophie.weber@example.lu', phone: '+352621100404', language: 'fr_LU', company: 'Boulangerie Weber', beneficiaryId: 'U-2004' },
+  { number: '5065000000001005', activationCode: '100505', firstname: null, lastname: null, email: null, phone: null, language: null, company: null, beneficiaryId: null },
+  { number: '5065000000001006', activationCode: '100606', firstname: 'Tim', lastname: 'Thys', email: 'tim.thys@example.be', phone: '+32470101006', language: 'en', company: 'Thys Logistics', beneficiaryId: 'U-2006' },
+  { number: '5065000000001007', activationCode: '100707', firstname: 'Lea', lastname: 'Lost', email: 'lea.lost@example.be', phone: '+32470101007', language: 'en', company: 'Thys Logistics', beneficiaryId: 'U-2007', status: 'blocked' },
+];
+
+/** Invitations ("I received an email"), good for a year from the seeding. */
+export type DemoInvitation = {
+  code: string; email: string; firstname: string | null; lastname: string | null; language: string | null; company: string | null;
+  userId: string | null; customerUserId: string | null; mfaCustomer?: boolean;
+};
+export const DEMO_INVITATIONS: DemoInvitation[] = [
+  { code: 'TESS-JOIN-0001', email: 'anna.aerts@example.be', firstname: 'Anna', lastname: 'Aerts', language: 'nl', company: 'Brasserie De Smet', userId: 'U-2101', customerUserId: null },
+  { code: 'TESS-JOIN-0002', email: 'hugo.hendrickx@example.be', firstname: 'Hugo', lastname: 'Hendrickx', language: 'en', company: 'Thys Logistics', userId: 'U-2102', customerUserId: null },
+  { code: 'TESS-JOIN-0003', email: 'chloe.client@example.com', firstname: 'Chloé', lastname: 'Collin', language: 'fr', company: 'Atelier Lambert', userId: null, customerUserId: 'C-2103', mfaCustomer: true },
+];
 
 export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' | 'totp' | 'card'> }> = [
   { key: 'mfa', description: 'Second factor by email or phone (SMS, call, WhatsApp)', firstname: 'Mila', lastname: 'Maes',
@@ -122,8 +154,28 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
   for (const user of DEMO_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);
     for (const card of DEMO_CARDS.filter((c) => c.holder === user.key)) {
-      await ctx.db.insertInto('cards').values({ id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso() }).execute();
+      await ctx.db.insertInto('cards').values({
+        id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso(),
+        activation_code_hash: card.activationCode ? activationCodeHash(ctx.config.secretKey, card.number, card.activationCode) : null,
+      }).execute();
     }
+  }
+  for (const card of DEMO_ONBOARDING_CARDS) {
+    await ctx.db.insertInto('cards').values({
+      id: newId(), number: card.number, user_id: null, activated_at: null, created_at: nowIso(), status: card.status ?? 'issued',
+      activation_code_hash: activationCodeHash(ctx.config.secretKey, card.number, card.activationCode),
+      holder_firstname: card.firstname, holder_lastname: card.lastname, holder_email: card.email, holder_phone: card.phone,
+      holder_language: card.language, company: card.company, beneficiary_id: card.beneficiaryId,
+    }).execute();
+  }
+  for (const invitation of DEMO_INVITATIONS) {
+    await ctx.db.insertInto('invitations').values({
+      id: newId(), code_hash: invitationCodeHash(ctx.config.secretKey, invitation.code), email: invitation.email,
+      firstname: invitation.firstname, lastname: invitation.lastname, language: invitation.language, company: invitation.company,
+      user_id: invitation.userId, customer_user_id: invitation.customerUserId, fridom_user_id: null,
+      mfa_forced: 0, mfa_customer: invitation.mfaCustomer ? 1 : 0,
+      expires_at: nowIso(Date.now() + 365 * 24 * 3600 * 1000), used_at: null, used_by: null, created_at: nowIso(),
+    }).execute();
   }
   for (const user of DEMO_MFA_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);

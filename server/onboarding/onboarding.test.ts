@@ -1,0 +1,239 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
+import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { makeCard, makeInvitation, onboardingClient } from './testkit.ts';
+
+const kinds = await databaseKinds();
+const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
+const PASSWORD = 'Nieuw-wachtwoord-42';
+
+describe.each(kinds)('onboarding on %s', (kind) => {
+  let server: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let api: ReturnType<typeof onboardingClient>;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    sms = await startSmsProvider();
+    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
+    api = onboardingClient(server, { mails: smtp.mails, messages: sms.messages });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await smtp?.stop();
+    await sms?.stop();
+  });
+  afterEach(() => { vi.useRealTimers(); });
+
+  const signIn = (username: string, password = PASSWORD) => server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password } });
+
+  it('creates the account from a card, with the proven email and phone, the consents and the card activated', async () => {
+    const card = await makeCard(server);
+    const started = (await api.card(card.number.replace(/(\d{4})/g, '$1 '), card.activationCode.toLowerCase())).json();
+    expect(started).toMatchObject({ source: 'card', welcome: { firstname: 'Nina', company: 'Test Company', email: card.email, emailVerified: false, phone: card.phone, language: 'nl' } });
+    const flow = started.flow as string;
+    expect((await api.terms(flow)).statusCode).toBe(204);
+    expect((await api.profile(flow, ' Nina ', 'Nieuw')).statusCode).toBe(204);
+    const sent = (await api.email(flow, card.email.toUpperCase())).json();
+    expect(sent).toMatchObject({ verified: false, target: `n***@example.be`, expires_in: 900, resend_in: 30 });
+    expect(smtp.mails.at(-1)!.raw).toMatch(/new Tessera account|nieuwe Tessera-account/);
+    expect((await api.verify(flow, api.codeFor(card.email))).json()).toEqual({ verified: 'email' });
+    expect((await api.phone(flow, card.phone, 'whatsapp')).json()).toMatchObject({ verified: false });
+    expect(sms.messages.at(-1)).toMatchObject({ channel: 'whatsapp', to: card.phone });
+    expect((await api.verify(flow, api.codeFor(card.phone))).json()).toEqual({ verified: 'phone' });
+    const done = await api.password(flow, PASSWORD);
+    expect(done.statusCode).toBe(201);
+    expect(done.json()).toEqual({ outcome: 'card_activated', username: card.email });
+
+    const token = (await signIn(card.email)).json().access_token as string;
+    const me = (await server.app.inject({ method: 'GET', url: '/api/user', headers: { ...DEVICE, authorization: `Bearer ${token}` } })).json().data;
+    expect(me).toMatchObject({ firstname: 'Nina', lastname: 'Nieuw', language: 'nl', user_id: expect.stringMatching(/^U-T/), password_status: 0 });
+    expect(me.email).toEqual([{ value: card.email, default: true, verified: true }]);
+    expect(me.phone).toEqual([{ value: card.phone, default: true, verified: true }]);
+    expect((await signIn(card.phone)).statusCode).toBe(200);
+    const stored = await server.ctx.db.selectFrom('cards').select(['user_id', 'activated_at']).where('number', '=', card.number).executeTakeFirstOrThrow();
+    expect(stored.activated_at).not.toBeNull();
+    const userId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', card.email).executeTakeFirstOrThrow()).user_id;
+    expect(stored.user_id).toBe(userId);
+    const consents = await server.ctx.db.selectFrom('consents').select(['kind', 'granted']).where('user_id', '=', userId).orderBy('kind').execute();
+    expect(consents.map((c) => [c.kind, Number(c.granted)])).toEqual([
+      ['marketing_email', 1], ['marketing_partners', 0], ['marketing_sms', 0], ['privacy', 1], ['terms', 1],
+    ]);
+    // The flow is over: its token opens nothing any more.
+    expect((await api.terms(flow)).json().code).toBe('onboarding_expired');
+    expect((await api.card(card.number, card.activationCode)).json().code).toBe('card_already_active');
+  });
+
+  it('refuses every call out of order, whatever the browser sends', async () => {
+    const card = await makeCard(server);
+    const flow = (await api.card(card.number, card.activationCode)).json().flow as string;
+    expect((await api.profile(flow)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.email(flow, card.email)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.verify(flow, '12345678')).json().code).toBe('onboarding_out_of_order');
+    expect((await api.password(flow, PASSWORD)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.terms(flow, false)).json()).toMatchObject({ code: 'terms_required', message: 'Please accept the terms and the privacy policy to use your card.' });
+    expect((await api.terms(flow)).statusCode).toBe(204);
+    expect((await api.email(flow, card.email)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.profile(flow, '  ', 'X')).json()).toMatchObject({ code: 'validation_failed', fields: [{ field: 'firstname', code: 'required' }] });
+    expect((await api.profile(flow)).statusCode).toBe(204);
+    expect((await api.phone(flow, card.phone)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.email(flow, card.email)).statusCode).toBe(200);
+    expect((await api.phone(flow, card.phone)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.password(flow, PASSWORD)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.terms('x'.repeat(43))).json()).toMatchObject({ code: 'onboarding_expired', message: 'Your activation has expired. Please start again.' });
+    // Nothing was created along the way.
+    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('tells a wrong card number from a wrong activation code, and stops guessing after five wrong codes', async () => {
+    const card = await makeCard(server);
+    expect((await api.card('4065 0000 0000 0001', '123456')).json()).toMatchObject({ code: 'invalid_card_number', message: 'Your card number is invalid.' });
+    expect((await api.card('5065 9999 9999 9999', '123456')).json().code).toBe('invalid_card_number');
+    for (let i = 0; i < 5; i++) {
+      expect((await api.card(card.number, 'WRONG1')).json()).toMatchObject({ code: 'invalid_activation_code', message: 'Your activation code is invalid.' });
+    }
+    const sixth = await api.card(card.number, 'WRONG1');
+    expect(sixth.statusCode).toBe(429);
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(3500);
+    // Blocked for the hour: even the right code waits.
+    expect((await api.card(card.number, card.activationCode)).json().code).toBe('too_many_attempts');
+  });
+
+  it('refuses a blocked card, and shows whose account holds an activated one', async () => {
+    const blocked = await makeCard(server, { status: 'blocked' });
+    expect((await api.card(blocked.number, blocked.activationCode)).json()).toMatchObject({ code: 'card_blocked' });
+    const active = await api.card('5065 0000 0000 0002', '200202');
+    expect(active.statusCode).toBe(409);
+    expect(active.json()).toEqual({ code: 'card_already_active', message: 'This card is already activated.', usernames: ['e***@example.be', '+32•••••••56'] });
+    expect((await api.card('5065 0000 0000 0002', '999999')).json().code).toBe('invalid_activation_code');
+  });
+
+  it('starts from an invitation whose address is proven, and spends the invitation with the account', async () => {
+    const invitation = await makeInvitation(server, { customerUserId: `C-I${Date.now()}` });
+    expect((await api.invitation('TESS-0000-0000')).json()).toMatchObject({ code: 'invalid_invitation_code', message: 'The code is invalid.' });
+    const started = (await api.invitation(invitation.code.toLowerCase().replace(/-/g, ' '))).json();
+    expect(started).toMatchObject({ source: 'invitation', welcome: { email: invitation.email, emailVerified: true, company: 'Invite Corp', language: 'fr' } });
+    const flow = started.flow as string;
+    await api.terms(flow);
+    await api.profile(flow, 'Iris', 'Invited');
+    const mails = smtp.mails.length;
+    // "Continue with the current email": no code, straight on to the phone.
+    expect((await api.email(flow, invitation.email)).json()).toEqual({ verified: true, target: 'i***@example.be' });
+    expect(smtp.mails.length).toBe(mails);
+    const phone = `+32473${String(Date.now()).slice(-6)}`;
+    await api.phone(flow, phone);
+    await api.verify(flow, api.codeFor(phone));
+    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'invitation', username: invitation.email });
+    const user = await server.ctx.db.selectFrom('users').innerJoin('user_emails', 'user_emails.user_id', 'users.id')
+      .select(['users.customer_user_id', 'users.mfa_customer']).where('user_emails.value', '=', invitation.email).executeTakeFirstOrThrow();
+    expect(user.customer_user_id).toMatch(/^C-I/);
+    expect(Number(user.mfa_customer)).toBe(1);
+    expect((await api.invitation(invitation.code)).json().code).toBe('invalid_invitation_code');
+    const expired = await makeInvitation(server, { expired: true });
+    expect((await api.invitation(expired.code)).json().code).toBe('invalid_invitation_code');
+  });
+
+  it('keeps codes single use, five tries each, for fifteen minutes, with a resend wait', async () => {
+    const card = await makeCard(server);
+    const flow = (await api.card(card.number, card.activationCode)).json().flow as string;
+    await api.terms(flow);
+    await api.profile(flow);
+    await api.email(flow, card.email);
+    expect((await api.email(flow, card.email)).json()).toMatchObject({ code: 'resend_too_soon' });
+    const right = api.codeFor(card.email);
+    const wrong = right === '00000000' ? '11111111' : '00000000';
+    expect((await api.verify(flow, wrong)).json()).toMatchObject({ code: 'invalid_code', attempts_left: 4 });
+    for (let i = 0; i < 3; i++) await api.verify(flow, wrong);
+    expect((await api.verify(flow, wrong)).json()).toMatchObject({ code: 'challenge_closed', attempts_left: 0 });
+    expect((await api.verify(flow, right)).json().code).toBe('challenge_closed');
+    // A new code after the wait replaces the dead one.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 31_000);
+    expect((await api.email(flow, card.email)).json()).toMatchObject({ verified: false, resend_in: 15 });
+    const second = api.codeFor(card.email);
+    vi.setSystemTime(Date.now() + 901_000);
+    expect((await api.verify(flow, second)).json().code).toBe('code_expired');
+    vi.setSystemTime(Date.now() + 16_000);
+    await api.email(flow, card.email);
+    const third = api.codeFor(card.email);
+    expect((await api.verify(flow, third)).json()).toEqual({ verified: 'email' });
+    expect((await api.verify(flow, third)).json().code).toBe('onboarding_out_of_order');
+  });
+
+  it('refuses an email or phone another account uses, and malformed ones', async () => {
+    const card = await makeCard(server);
+    const flow = (await api.card(card.number, card.activationCode)).json().flow as string;
+    await api.terms(flow);
+    await api.profile(flow);
+    expect((await api.email(flow, 'not-an-email')).json()).toMatchObject({ code: 'invalid_email', message: 'The email provided is invalid' });
+    expect((await api.email(flow, emma.email)).json()).toMatchObject({ code: 'email_unavailable', message: 'This email is invalid or already used' });
+    await api.email(flow, card.email);
+    await api.verify(flow, api.codeFor(card.email));
+    expect((await api.phone(flow, '12')).json().code).toBe('invalid_phone');
+    expect((await api.phone(flow, '0470 12 34 56')).json()).toMatchObject({ code: 'phone_unavailable', message: 'This phone number is invalid or already used' });
+  });
+
+  it('lets the person go back and change the email after the phone is proven, without proving the phone again', async () => {
+    const card = await makeCard(server);
+    const flow = await api.throughPhone(card);
+    const other = `changed.${Date.now()}@example.be`;
+    await api.email(flow, other);
+    // The new address is not proven yet: no account.
+    expect((await api.password(flow, PASSWORD)).json().code).toBe('onboarding_out_of_order');
+    expect((await api.verify(flow, api.codeFor(other))).json()).toEqual({ verified: 'email' });
+    // The phone stays proven ("continue with the current phone").
+    expect((await api.phone(flow, card.phone)).json()).toMatchObject({ verified: true });
+    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'card_activated', username: other });
+  });
+
+  it('creates the account but says so when the card was activated or blocked meanwhile', async () => {
+    const card = await makeCard(server);
+    const first = await api.throughPhone(card);
+    const second = await api.throughPhone({ ...card, email: `twin.${Date.now()}@example.be`, phone: `+32474${String(Date.now()).slice(-6)}` });
+    expect((await api.password(first, PASSWORD)).json().outcome).toBe('card_activated');
+    const late = await api.password(second, PASSWORD);
+    expect(late.statusCode).toBe(201);
+    expect(late.json().outcome).toBe('card_activation_failed');
+    expect((await signIn(late.json().username)).statusCode).toBe(200);
+
+    const lost = await makeCard(server);
+    const flow = await api.throughPhone(lost);
+    await server.ctx.db.updateTable('cards').set({ status: 'blocked' }).where('number', '=', lost.number).execute();
+    expect((await api.password(flow, PASSWORD)).json().outcome).toBe('card_activation_failed');
+  });
+
+  it('takes the password once, only a good one, and refuses a flow past its life', async () => {
+    const card = await makeCard(server);
+    const flow = await api.throughPhone(card);
+    expect((await api.password(flow, PASSWORD, 'something else')).json()).toMatchObject({ code: 'weak_new_password', problems: ['mismatch'] });
+    expect((await api.password(flow, 'short1!')).json()).toMatchObject({ code: 'weak_new_password', problems: ['too_short'] });
+    expect((await api.password(flow, 'Password-2026!')).json()).toMatchObject({ code: 'weak_new_password', problems: ['common'] });
+    const [a, b] = await Promise.all([api.password(flow, PASSWORD), api.password(flow, PASSWORD)]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([201, 410]);
+    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).execute()).toHaveLength(1);
+
+    const slow = await makeCard(server);
+    const stale = (await api.card(slow.number, slow.activationCode)).json().flow as string;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3601_000);
+    expect((await api.terms(stale)).json().code).toBe('onboarding_expired');
+  });
+});
+
+describe('onboarding behind the CAPTCHA', () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer('sqlite', CAPTCHA_ON); });
+  afterAll(async () => server?.stop());
+
+  it('starts only with a solved challenge', async () => {
+    const card = await makeCard(server);
+    const post = (path: string, payload: object) => server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers: DEVICE, payload });
+    expect((await post('card', { cardNumber: card.number, activationCode: card.activationCode })).json().code).toBe('captcha_required');
+    expect((await post('invitation', { code: 'TESS-JOIN-0001' })).json().code).toBe('captcha_required');
+    const started = await post('card', { cardNumber: card.number, activationCode: card.activationCode, captcha: await solvedCaptcha(server.app) });
+    expect(started.statusCode).toBe(201);
+    expect((await post('invitation', { code: 'TESS-JOIN-0001', captcha: await solvedCaptcha(server.app) })).statusCode).toBe(201);
+  });
+});

@@ -1,0 +1,83 @@
+// Onboarding (spec §2, §4, §5): start with a card or an invitation (behind the CAPTCHA), then the
+// terms, the details, the email and phone with their codes, and the password that creates the
+// account. Each call after the start carries the flow's token, and the flow refuses calls out of order.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { variantOfHost } from '../../contract/constants.ts';
+import {
+  OnboardingCardRequest, OnboardingCodeSent, OnboardingDone, OnboardingEmailRequest, OnboardingInvitationRequest, OnboardingPasswordRequest,
+  OnboardingPhoneRequest, OnboardingProfileRequest, OnboardingStarted, OnboardingTermsRequest, OnboardingVerified, OnboardingVerifyRequest,
+} from '../../contract/schemas.ts';
+import { assertCaptcha } from '../captcha/index.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { jsonSchema, responses } from '../http/schema.ts';
+import { createAccount } from './account.ts';
+import { openFlow } from './flows.ts';
+import { startWithCard, startWithInvitation } from './start.ts';
+import { acceptTerms, contactOf, saveProfile, sendCode, verifyCode } from './steps.ts';
+
+const tags = ['onboarding'];
+const FLOW_ERRORS = [400, 409, 410, 429, 503];
+
+export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
+  const start = (request: FastifyRequest) => ({ variant: variantOfHost(request.host), ip: request.ip });
+
+  app.post<{ Body: OnboardingCardRequest }>('/onboarding/card', {
+    schema: { tags, summary: 'Start with a card: its number and activation code', body: jsonSchema(OnboardingCardRequest), response: responses({ 201: OnboardingStarted }, [400, 409, 429, 503]) },
+  }, async (request, reply) => {
+    await assertCaptcha(ctx, request.body.captcha);
+    const started = await startWithCard(ctx, { ...start(request), cardNumber: request.body.cardNumber, activationCode: request.body.activationCode, language: request.body.language });
+    return reply.code(201).send(started);
+  });
+
+  app.post<{ Body: OnboardingInvitationRequest }>('/onboarding/invitation', {
+    schema: { tags, summary: 'Start with the code of an invitation email', body: jsonSchema(OnboardingInvitationRequest), response: responses({ 201: OnboardingStarted }, [400, 429, 503]) },
+  }, async (request, reply) => {
+    await assertCaptcha(ctx, request.body.captcha);
+    const started = await startWithInvitation(ctx, { ...start(request), code: request.body.code, language: request.body.language });
+    return reply.code(201).send(started);
+  });
+
+  app.post<{ Body: OnboardingTermsRequest }>('/onboarding/terms', {
+    schema: { tags, summary: 'Accept the terms and the privacy policy (required) and choose marketing preferences', body: jsonSchema(OnboardingTermsRequest), response: responses({ 204: null }, FLOW_ERRORS) },
+  }, async (request, reply) => {
+    const { flow, ...terms } = request.body;
+    await acceptTerms(ctx, await openFlow(ctx, flow), terms);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Body: OnboardingProfileRequest }>('/onboarding/profile', {
+    schema: { tags, summary: "The new account's name and language", body: jsonSchema(OnboardingProfileRequest), response: responses({ 204: null }, FLOW_ERRORS) },
+  }, async (request, reply) => {
+    const { flow, ...profile } = request.body;
+    await saveProfile(ctx, await openFlow(ctx, flow), profile);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Body: OnboardingEmailRequest }>('/onboarding/email', {
+    schema: { tags, summary: 'The email to sign in with: a code goes to it, unless it is proven already (also: send a new code)', body: jsonSchema(OnboardingEmailRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
+  }, async (request) => {
+    const flow = await openFlow(ctx, request.body.flow);
+    return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.log);
+  });
+
+  app.post<{ Body: OnboardingPhoneRequest }>('/onboarding/phone', {
+    schema: { tags, summary: 'The phone number: a code goes to it by SMS, call or WhatsApp, unless it is proven already', body: jsonSchema(OnboardingPhoneRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
+  }, async (request) => {
+    const flow = await openFlow(ctx, request.body.flow);
+    return sendCode(ctx, flow, contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel), request.log);
+  });
+
+  app.post<{ Body: OnboardingVerifyRequest }>('/onboarding/verify', {
+    schema: { tags, summary: 'The code sent to the email or the phone', body: jsonSchema(OnboardingVerifyRequest), response: responses({ 200: OnboardingVerified }, [400, 409, 410, 422, 429, 503]) },
+  }, async (request) => verifyCode(ctx, await openFlow(ctx, request.body.flow), request.body.code));
+
+  app.post<{ Body: OnboardingPasswordRequest }>('/onboarding/password', {
+    schema: { tags, summary: 'The password: creates the account, then activates the card', body: jsonSchema(OnboardingPasswordRequest), response: responses({ 201: OnboardingDone }, [400, 409, 410, 422, 503]) },
+  }, async (request, reply) => {
+    const { flow, password, confirmation } = request.body;
+    if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+    const done = await createAccount(ctx, await openFlow(ctx, flow), password, { ip: request.ip, deviceKey: request.deviceKey });
+    return reply.code(201).send(done);
+  });
+}

@@ -1,0 +1,78 @@
+// Helpers for the onboarding tests: cards and invitations of their own (the seeded ones stay for
+// the browser tests), and the calls of a flow, step by step.
+import { expect } from 'vitest';
+import { activationCodeHash } from '../cards/codes.ts';
+import { nowIso } from '../db/index.ts';
+import { invitationCodeHash, newInvitationCode } from '../invitations/codes.ts';
+import { newId } from '../sessions/tokens.ts';
+import type { TestServer } from '../testing/harness.ts';
+import { codeIn } from '../testing/peers.ts';
+
+let counter = 0;
+const next = () => `${process.pid % 1000}${++counter}`.padStart(8, '0').slice(-8);
+
+/** A card waiting for its holder, with made-up holder details unless told otherwise. */
+export async function makeCard(server: TestServer, options: { status?: 'issued' | 'blocked'; holder?: boolean } = {}) {
+  const n = next();
+  const card = { number: `50650000${n}`, activationCode: `A${n.slice(-5)}`, email: `new.${n}@example.be`, phone: `+32472${n.slice(-6)}` };
+  const holder = options.holder ?? true;
+  await server.ctx.db.insertInto('cards').values({
+    id: newId(), number: card.number, user_id: null, activated_at: null, created_at: nowIso(), status: options.status ?? 'issued',
+    activation_code_hash: activationCodeHash(server.ctx.config.secretKey, card.number, card.activationCode),
+    holder_firstname: holder ? 'Nina' : null, holder_lastname: holder ? `Nieuw ${n}` : null, holder_email: holder ? card.email : null,
+    holder_phone: holder ? card.phone : null, holder_language: holder ? 'nl' : null, company: holder ? 'Test Company' : null,
+    beneficiary_id: holder ? `U-T${n}` : null,
+  }).execute();
+  return card;
+}
+
+export async function makeInvitation(server: TestServer, options: { expired?: boolean; customerUserId?: string } = {}) {
+  const n = next();
+  const code = newInvitationCode();
+  const email = `invited.${n}@example.be`;
+  await server.ctx.db.insertInto('invitations').values({
+    id: newId(), code_hash: invitationCodeHash(server.ctx.config.secretKey, code), email, firstname: 'Iris', lastname: `Invited ${n}`,
+    language: 'fr', company: 'Invite Corp', user_id: null, customer_user_id: options.customerUserId ?? null, fridom_user_id: null,
+    mfa_forced: 0, mfa_customer: options.customerUserId ? 1 : 0,
+    expires_at: nowIso(Date.now() + (options.expired ? -1 : 1) * 24 * 3600 * 1000), used_at: null, used_by: null, created_at: nowIso(),
+  }).execute();
+  return { code, email };
+}
+
+export type Peers = { mails: Array<{ to: string; raw: string }>; messages: Array<{ to: string; text: string; channel: string }> };
+
+export function onboardingClient(server: TestServer, peers: Peers, device = 'onboarding-device-01') {
+  const headers = { 'x-device-id': device };
+  const post = (path: string, payload: object) => server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers, payload });
+  const api = {
+    post,
+    card: (cardNumber: string, activationCode: string) => post('card', { cardNumber, activationCode }),
+    invitation: (code: string) => post('invitation', { code }),
+    terms: (flow: string, accept = true) => post('terms', { flow, terms: accept, privacy: accept, marketing: { email: true, sms: false, partners: false } }),
+    profile: (flow: string, firstname = 'Nina', lastname = 'Nieuw') => post('profile', { flow, firstname, lastname, language: 'nl' }),
+    email: (flow: string, email: string) => post('email', { flow, email }),
+    phone: (flow: string, phone: string, channel?: string) => post('phone', { flow, phone, ...(channel ? { channel } : {}) }),
+    verify: (flow: string, code: string) => post('verify', { flow, code }),
+    password: (flow: string, password: string, confirmation = password) => post('password', { flow, password, confirmation }),
+    /** The newest code the email or phone received. */
+    codeFor(target: string): string {
+      const texts = [...peers.mails.filter((m) => m.to === target).map((m) => m.raw), ...peers.messages.filter((m) => m.to === target).map((m) => m.text)];
+      expect(texts.length, `a code for ${target}`).toBeGreaterThan(0);
+      return codeIn(texts.at(-1)!);
+    },
+    /** Card → terms → details → email code → phone code: ready for the password. */
+    async throughPhone(card: { number: string; activationCode: string; email: string; phone: string }): Promise<string> {
+      const started = await api.card(card.number, card.activationCode);
+      expect(started.statusCode).toBe(201);
+      const flow = started.json().flow as string;
+      expect((await api.terms(flow)).statusCode).toBe(204);
+      expect((await api.profile(flow)).statusCode).toBe(204);
+      expect((await api.email(flow, card.email)).json()).toMatchObject({ verified: false });
+      expect((await api.verify(flow, api.codeFor(card.email))).json()).toEqual({ verified: 'email' });
+      expect((await api.phone(flow, card.phone)).json()).toMatchObject({ verified: false });
+      expect((await api.verify(flow, api.codeFor(card.phone))).json()).toEqual({ verified: 'phone' });
+      return flow;
+    },
+  };
+  return api;
+}
