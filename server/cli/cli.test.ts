@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activationCodeMatches } from '../cards/codes.ts';
+import { invitationCodeHash } from '../invitations/codes.ts';
+import { createPostgresDatabase, databaseKinds } from '../testing/harness.ts';
+import { EXIT_ERROR, EXIT_OK, EXIT_REFUSED_ROWS, runCli, USAGE } from './index.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const SECRET_KEY = 'cli-test-secret-key-of-at-least-32-characters';
+const CODE = /Code: ([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4})\n/;
+
+describe('the command, run as a process', () => {
+  let dir: string;
+  let env: Record<string, string | undefined>;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+    env = { ...process.env, NODE_ENV: 'test', SQLITE_PATH: join(dir, 'tessera.sqlite'), SECRET_KEY, DATABASE_URL: '', INIT_CWD: dir };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/cli.ts', ...args], { cwd: root, env, encoding: 'utf8', timeout: 30_000 });
+  const sqlite = <T>(query: string, ...params: string[]): T[] => {
+    const database = new DatabaseSync(env.SQLITE_PATH!);
+    try {
+      return database.prepare(query).all(...params) as T[];
+    } finally {
+      database.close();
+    }
+  };
+
+  it('imports the good rows of a file, reports the bad one, and exits with 2', () => {
+    const file = join(dir, 'cards.csv');
+    writeFileSync(file, 'number,activation_code,email\r\n5065 7000 0000 0001,AB12-CD34,Jane@Example.be\r\n5065,ABCD,\r\n5065700000000003,EFGH,\r\n');
+    const run = cli('cards', 'import', file);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('Imported 2 cards; refused 1 row:\n  line 3: the card number must be 16 digits starting with 5065\n');
+    expect(run.status).toBe(EXIT_REFUSED_ROWS);
+    const stored = sqlite<{ number: string; activation_code_hash: string; holder_email: string | null }>('select * from cards order by number');
+    expect(stored.map((c) => [c.number, c.holder_email])).toEqual([['5065700000000001', 'jane@example.be'], ['5065700000000003', null]]);
+    // Keyed with the SECRET_KEY of the environment, as the server will check it.
+    expect(activationCodeMatches(SECRET_KEY, stored[0]!, 'AB12CD34')).toBe(true);
+
+    // A file name is taken from where the operator ran npm (INIT_CWD); every row is now known.
+    const again = cli('cards', 'import', 'cards.csv');
+    expect(again.status).toBe(EXIT_REFUSED_ROWS);
+    expect(again.stdout).toContain('Imported 0 cards; refused 3 rows:\n  line 2: the card 5065700000000001 is already imported\n');
+  });
+
+  it('exits with 0 when every row is imported, and with 1, importing nothing, for a bad header or a missing file', () => {
+    writeFileSync(join(dir, 'good.csv'), 'NUMBER,Activation_Code\n5065700000000010,WXYZ\n');
+    const good = cli('cards', 'import', join(dir, 'good.csv'));
+    expect([good.status, good.stdout]).toEqual([EXIT_OK, 'Imported 1 card.\n']);
+
+    writeFileSync(join(dir, 'bad.csv'), 'number,code\n5065700000000011,WXYZ\n');
+    const bad = cli('cards', 'import', join(dir, 'bad.csv'));
+    expect(bad.status).toBe(EXIT_ERROR);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain('Error: unknown column "code" in the header');
+    expect(sqlite('select * from cards where number = ?', '5065700000000011')).toEqual([]);
+
+    const missing = cli('cards', 'import', join(dir, 'nowhere.csv'));
+    expect(missing.status).toBe(EXIT_ERROR);
+    expect(missing.stderr).toBe(`Error: cannot read ${join(dir, 'nowhere.csv')}: no such file\n`);
+  });
+
+  it('creates an invitation and prints its code once', () => {
+    const run = cli('invitations', 'create', '--email', 'Anna@Example.be', '--firstname', 'Anna', '--language', 'nl', '--company', 'Acme, Inc', '--mfa-forced', '--days', '7');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(EXIT_OK);
+    expect(run.stdout).toMatch(/^Invitation created for anna@example\.be, valid until \d{4}-\d\d-\d\dT[\d:.]+Z \(7 days\)\.\n/);
+    const code = CODE.exec(run.stdout)![1]!;
+    const [row] = sqlite<{ email: string; company: string; mfa_forced: number; expires_at: string }>(
+      'select * from invitations where code_hash = ?', invitationCodeHash(SECRET_KEY, code));
+    expect(row).toMatchObject({ email: 'anna@example.be', company: 'Acme, Inc', mfa_forced: 1 });
+    expect(Date.parse(row!.expires_at) - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(run.stdout).toContain(row!.expires_at);
+  });
+
+  it('names the bad option of an invitation and creates nothing', () => {
+    const before = sqlite('select id from invitations').length;
+    const runs = [
+      [cli('invitations', 'create', '--email', 'nope'), 'Error: --email "nope" is not a valid email address\n'],
+      [cli('invitations', 'create', '--email', 'a@example.be', '--language', 'xx'), 'Error: --language "xx" is not one of en, en_LU, fr, fr_LU, nl, de_LU\n'],
+      [cli('invitations', 'create', '--email', 'a@example.be', '--days', '120'), 'Error: --days must be a whole number of days from 1 to 90 (got 120)\n'],
+      [cli('invitations', 'create', '--email', 'a@example.be', '--days', 'ten'), 'Error: --days must be a whole number of days from 1 to 90 (got "ten")\n'],
+      [cli('invitations', 'create', '--firstname', 'Anna'), 'Error: --email is required\n'],
+    ] as const;
+    for (const [run, message] of runs) expect([run.status, run.stderr]).toEqual([EXIT_ERROR, message]);
+    expect(sqlite('select id from invitations')).toHaveLength(before);
+  });
+
+  it('blocks and unblocks a card, and refuses an unknown one', () => {
+    writeFileSync(join(dir, 'one.csv'), 'number,activation_code\n5065700000000020,ABCD\n');
+    expect(cli('cards', 'import', join(dir, 'one.csv')).status).toBe(EXIT_OK);
+    const status = () => sqlite<{ status: string }>('select status from cards where number = ?', '5065700000000020')[0]!.status;
+    const block = cli('cards', 'block', '5065 7000 0000 0020');
+    expect([block.status, block.stdout]).toEqual([EXIT_OK, 'Card 5065700000000020 is now blocked.\n']);
+    expect(status()).toBe('blocked');
+    const unblock = cli('cards', 'unblock', '5065700000000020');
+    expect([unblock.status, unblock.stdout]).toEqual([EXIT_OK, 'Card 5065700000000020 is now unblocked.\n']);
+    expect(status()).toBe('issued');
+    const unknown = cli('cards', 'block', '5065700000000099');
+    expect([unknown.status, unknown.stderr]).toEqual([EXIT_ERROR, 'Error: no card has the number 5065700000000099\n']);
+    const malformed = cli('cards', 'block', '1234');
+    expect([malformed.status, malformed.stderr]).toEqual([EXIT_ERROR, 'Error: "1234": the card number must be 16 digits starting with 5065\n']);
+  });
+
+  it('shows its usage for help (exit 0), and for no or an unknown command (exit 1)', () => {
+    const help = cli('help');
+    expect([help.status, help.stdout]).toEqual([EXIT_OK, USAGE]);
+    const none = cli();
+    expect([none.status, none.stderr]).toEqual([EXIT_ERROR, USAGE]);
+    const unknown = cli('cards', 'burn');
+    expect(unknown.status).toBe(EXIT_ERROR);
+    expect(unknown.stderr).toBe(`Unknown command "cards burn".\n\n${USAGE}`);
+  });
+
+  it('stops on a bad configuration, naming the variable', () => {
+    const run = spawnSync(process.execPath, ['scripts/cli.ts', 'cards', 'block', '5065700000000020'],
+      { cwd: root, env: { ...env, SECRET_KEY: 'short' }, encoding: 'utf8', timeout: 30_000 });
+    expect([run.status, run.stderr]).toEqual([EXIT_ERROR, 'Configuration error: SECRET_KEY must be 32 or more characters\n']);
+  });
+});
+
+const kinds = await databaseKinds();
+
+describe.each(kinds)('the command on %s', (kind) => {
+  let dir: string;
+  let env: Record<string, string>;
+  let drop: (() => Promise<void>) | null = null;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+    env = { NODE_ENV: 'test', SECRET_KEY, SQLITE_PATH: join(dir, 'tessera.sqlite') };
+    if (kind === 'postgres') {
+      const database = await createPostgresDatabase();
+      env.DATABASE_URL = database.url;
+      drop = database.drop;
+    }
+  });
+  afterAll(async () => {
+    await drop?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = async (...argv: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const status = await runCli(argv, { env, cwd: dir, stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; } });
+    return { status, stdout, stderr };
+  };
+
+  it('imports, blocks and invites on the database of the environment', async () => {
+    writeFileSync(join(dir, 'cards.csv'), 'number,activation_code,language\n5065800000000001,ABCD,fr\n5065800000000002,EFGH,xx\n');
+    expect(await run('cards', 'import', 'cards.csv')).toEqual({
+      status: EXIT_REFUSED_ROWS,
+      stdout: 'Imported 1 card; refused 1 row:\n  line 3: the language "xx" is not one of en, en_LU, fr, fr_LU, nl, de_LU\n',
+      stderr: '',
+    });
+    expect(await run('cards', 'block', '5065800000000001')).toMatchObject({ status: EXIT_OK, stdout: 'Card 5065800000000001 is now blocked.\n' });
+    expect(await run('cards', 'block', '5065800000000001')).toMatchObject({ status: EXIT_OK, stdout: 'Card 5065800000000001 was already blocked.\n' });
+    expect(await run('cards', 'unblock', '5065800000000002')).toMatchObject({ status: EXIT_ERROR, stderr: 'Error: no card has the number 5065800000000002\n' });
+    const invited = await run('invitations', 'create', '--email', 'x@example.be');
+    expect(invited.status).toBe(EXIT_OK);
+    expect(invited.stdout).toMatch(CODE);
+    expect(invited.stdout).toContain('(14 days)');
+  });
+
+  it('shows progress on stderr for a long import', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => `${5065810000000000 + i},CODE`);
+    writeFileSync(join(dir, 'long.csv'), ['number,activation_code', ...rows].join('\n'));
+    expect(await run('cards', 'import', join(dir, 'long.csv'))).toEqual({
+      status: EXIT_OK, stdout: 'Imported 1200 cards.\n', stderr: '… 1000 of 1200 cards written\n',
+    });
+  });
+});
+
+describe('the command without its database', () => {
+  it('exits with 1 and says which database it could not reach', async () => {
+    let stderr = '';
+    const status = await runCli(['cards', 'block', '5065800000000001'], {
+      env: { NODE_ENV: 'test', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' },
+      stdout: () => {}, stderr: (t) => { stderr += t; },
+    });
+    expect(status).toBe(EXIT_ERROR);
+    expect(stderr).toMatch(/^Error: cannot reach the PostgreSQL database of DATABASE_URL: .*ECONNREFUSED/);
+  });
+});
