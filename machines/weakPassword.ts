@@ -1,20 +1,22 @@
-// Renewing a weak password (spec §4 Login: password_status 1 or 2): choose a new password against
-// the live checklist of the configured policy, confirm it, and the server — which checks
-// everything again — takes it.
+// Choosing a new password against the live checklist of the configured policy, confirming it, and
+// the server — which checks everything again — takes it. Renewing a weak password (spec §4 Login:
+// password_status 1 or 2), a forgotten one, and the first one of a new account all go this way.
 import { assign, fromPromise, setup } from 'xstate';
 import { passwordProblems, type PasswordPolicy } from '../contract/password.ts';
 import { problemOf, type Problem } from './failures.ts';
 
-type Context = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null };
+type Context = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null; result: unknown };
 
 export const weakPasswordMachine = setup({
   types: {
     context: {} as Context,
     input: {} as { payload: string; policy: PasswordPolicy },
     events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' },
+    /** What the server answered the new password (e.g. a new account's outcome), for the flow that asked. */
+    output: {} as { result: unknown },
   },
   actors: {
-    resetPassword: fromPromise<void, { payload: string; password: string; confirmation: string }>(async () => {
+    resetPassword: fromPromise<unknown, { payload: string; password: string; confirmation: string }>(async () => {
       throw new Error('resetPassword is provided by the app');
     }),
   },
@@ -23,7 +25,7 @@ export const weakPasswordMachine = setup({
   },
 }).createMachine({
   id: 'weakPassword',
-  context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', error: null }),
+  context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', error: null, result: null }),
   initial: 'editing',
   states: {
     editing: {
@@ -37,10 +39,11 @@ export const weakPasswordMachine = setup({
         id: 'resetPassword',
         src: 'resetPassword',
         input: ({ context }) => ({ payload: context.payload, password: context.password, confirmation: context.confirmation }),
-        onDone: 'renewed',
+        onDone: { target: 'renewed', actions: assign({ result: ({ event }) => event.output }) },
         onError: { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     renewed: { type: 'final' },
   },
+  output: ({ context }) => ({ result: context.result }),
 });

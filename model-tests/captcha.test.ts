@@ -14,7 +14,7 @@ describe('CAPTCHA widget machine: model', () => {
     const on = walk(captchaMachine, { input: { enabled: true }, events });
     const off = walk(captchaMachine, { input: { enabled: false }, events });
     const missing = on.missing.filter((t) => off.missing.includes(t));
-    console.info(report('captcha', { ...on, taken: on.declared - missing.length, missing, states: on.states + off.states }));
+    console.info(report('captcha', { declared: on.declared, taken: on.declared - missing.length, states: on.states + off.states }));
     expect(missing).toEqual([]);
   });
 

@@ -38,10 +38,18 @@ export function walk<TEvent extends EventObject>(machine: AnyStateMachine, optio
   }
   const declared = declaredTransitions(machine);
   const missing = declared.filter((t) => !taken.has(t)).map((t) => describeTransition(t, declared.indexOf(t)));
-  return { states: Object.keys(adjacency).length, declared: declared.length, taken: declared.length - missing.length, missing };
+  return { states: Object.keys(adjacency).length, declared: declared.length, taken: declared.length - missing.length, missing, adjacency };
 }
 
-export function report(name: string, result: ReturnType<typeof walk>): string {
+/** Every step of the walk: a reachable snapshot, an event, and the snapshot it led to. */
+export function stepsOf(result: ReturnType<typeof walk>): Array<{ from: AnySnapshot; event: EventObject; to: AnySnapshot }> {
+  return Object.values(result.adjacency).flatMap(({ state, transitions }) =>
+    Object.values(transitions).map(({ event, state: to }) => ({ from: state as AnySnapshot, event, to: to as AnySnapshot })));
+}
+
+type AnySnapshot = { value: unknown; context: Record<string, unknown>; status: string };
+
+export function report(name: string, result: { taken: number; declared: number; states: number }): string {
   const percent = result.declared === 0 ? 100 : Math.round((result.taken / result.declared) * 1000) / 10;
   return `${name}: ${result.taken}/${result.declared} transitions (${percent}%) over ${result.states} states`;
 }

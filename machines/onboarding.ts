@@ -1,0 +1,540 @@
+// Onboarding (spec §2 onboarding, §4 Onboarding): start with a card (its number and activation
+// code) or an invitation code; welcome; terms and privacy; the new account's details; its email,
+// then its phone, each proven by a code (the onboarding-mfa step); its password; the confirmation
+// with one of the spec's three outcomes.
+//
+// Each step is reachable only from the steps the spec names (PREDECESSORS): the machine's ways
+// into a step are exactly those, and a location change to any step with no legal way in from
+// where the person is (deep link, reload, back button) sends them back to the start. existingCard
+// is open to all. Screens change through `show`; the server enforces the same order again.
+import { assign, fromPromise, setup } from 'xstate';
+import type { Locale } from '../contract/constants.ts';
+import type { PasswordPolicy } from '../contract/password.ts';
+import { isActivationCode, isCardNumber, isInvitationCode, sanitiseCodeInput } from '../contract/rules.ts';
+import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
+import { errorOf, problemOf, type Problem } from './failures.ts';
+import { isApiFailure } from '../contract/api.ts';
+import { weakPasswordMachine } from './weakPassword.ts';
+
+export const ONBOARDING_STEPS = [
+  'onboarding', 'card', 'existingCard', 'code', 'welcome', 'terms-conditions', 'create', 'confirmation', 'password',
+  'phone-verification', 'email-verification', 'onboarding-mfa',
+] as const;
+export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
+type GuardedStep = Exclude<OnboardingStep, 'onboarding' | 'existingCard'>;
+
+/** Spec §2: the steps each step may be entered from. The start and existingCard are open to all. */
+export const PREDECESSORS: Record<GuardedStep, readonly OnboardingStep[]> = {
+  card: ['onboarding', 'welcome'],
+  code: ['onboarding', 'welcome'],
+  welcome: ['code', 'card', 'terms-conditions'],
+  'terms-conditions': ['welcome', 'create'],
+  create: ['welcome', 'terms-conditions', 'email-verification'],
+  confirmation: ['password'],
+  password: ['onboarding-mfa', 'phone-verification'],
+  'phone-verification': ['onboarding-mfa', 'email-verification'],
+  'email-verification': ['create', 'phone-verification', 'onboarding-mfa'],
+  'onboarding-mfa': ['email-verification', 'phone-verification'],
+};
+
+export const ONBOARDING_PATHS: Record<OnboardingStep, string> = {
+  onboarding: '/onboarding',
+  card: '/onboarding/card',
+  existingCard: '/onboarding/existing-card',
+  code: '/onboarding/code',
+  welcome: '/onboarding/welcome',
+  'terms-conditions': '/onboarding/terms-conditions',
+  create: '/onboarding/create',
+  confirmation: '/onboarding/confirmation',
+  password: '/onboarding/password',
+  'phone-verification': '/onboarding/phone-verification',
+  'email-verification': '/onboarding/email-verification',
+  'onboarding-mfa': '/onboarding/onboarding-mfa',
+};
+
+/** The step a path shows, if it is one of onboarding's. */
+export function onboardingStepOf(path: string): OnboardingStep | null {
+  const normal = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  return (Object.keys(ONBOARDING_PATHS) as OnboardingStep[]).find((step) => ONBOARDING_PATHS[step] === normal) ?? null;
+}
+
+/** The machine's state for each step. */
+const STATE_OF: Record<OnboardingStep, string> = {
+  onboarding: 'start', card: 'card', existingCard: 'existingCard', code: 'code', welcome: 'welcome', 'terms-conditions': 'terms',
+  create: 'create', 'email-verification': 'emailVerification', 'onboarding-mfa': 'codeEntry', 'phone-verification': 'phoneVerification',
+  password: 'password', confirmation: 'confirmation',
+};
+
+export type Channel = 'sms' | 'call' | 'whatsapp';
+export type OnboardingInput = { entry: OnboardingStep; policy: PasswordPolicy; language: Locale };
+export type OnboardingOutput = { username: string };
+
+type Challenge = { kind: 'email' | 'phone'; target: string; expiresAt: number; resendAt: number };
+
+type Context = {
+  step: OnboardingStep;
+  policy: PasswordPolicy;
+  /** The language the person uses: the new account's, unless the employer said otherwise. */
+  language: Locale;
+  source: 'card' | 'invitation' | null;
+  cardNumber: string;
+  activationCode: string;
+  invitationCode: string;
+  captcha: string | null;
+  /** The server's token of this onboarding, once a card or invitation started it. */
+  flow: string | null;
+  welcome: OnboardingStarted['welcome'] | null;
+  /** The masked usernames of the account that already holds the card (existingCard). */
+  usernames: string[];
+  consents: { terms: boolean; privacy: boolean; marketing: MarketingPreferences };
+  termsAccepted: boolean;
+  profile: { firstname: string; lastname: string; language: Locale };
+  profileSaved: boolean;
+  email: string;
+  /** The email and phone this flow has proven (or that came proven), null until then. */
+  provenEmail: string | null;
+  phone: string;
+  channel: Channel;
+  provenPhone: string | null;
+  challenge: Challenge | null;
+  code: string;
+  outcome: OnboardingDone | null;
+  error: Problem | null;
+};
+
+export type OnboardingEvent =
+  | { type: 'ROUTE'; step: OnboardingStep }
+  | { type: 'CHOOSE'; source: 'card' | 'invitation' }
+  | { type: 'CHANGE'; field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone' | 'code'; value: string }
+  | { type: 'SET_LANGUAGE'; language: Locale }
+  | { type: 'SET_CHANNEL'; channel: Channel }
+  | { type: 'TOGGLE'; consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners' }
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
+  | { type: 'RESEND' }
+  | { type: 'CONTINUE' }
+  | { type: 'BACK' };
+
+/** Everything a flow collects, empty: a first start, or a start over. */
+const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Context, 'step'> => ({
+  policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, flow: null, welcome: null,
+  usernames: [], consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } }, termsAccepted: false,
+  profile: { firstname: '', lastname: '', language: input.language }, profileSaved: false,
+  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, code: '', outcome: null, error: null,
+});
+
+/** Whether what a step needs is there: a step entered without it would have nothing to show. */
+function ready(step: GuardedStep, context: Context): boolean {
+  switch (step) {
+    case 'card': case 'code': return true;
+    case 'welcome': case 'terms-conditions': return context.flow !== null;
+    case 'create': return context.termsAccepted;
+    case 'email-verification': return context.profileSaved;
+    case 'onboarding-mfa': return context.challenge !== null;
+    case 'phone-verification': return context.provenEmail !== null;
+    case 'password': return context.provenPhone !== null;
+    case 'confirmation': return context.outcome !== null;
+  }
+}
+
+const codeOf = (event: object) => {
+  const error = errorOf(event);
+  return isApiFailure(error) ? error.code : null;
+};
+
+const onboardingSetup = setup({
+  types: {
+    context: {} as Context,
+    input: {} as OnboardingInput,
+    output: {} as OnboardingOutput,
+    events: {} as OnboardingEvent,
+  },
+  actors: {
+    startWithCard: fromPromise<OnboardingStarted, { cardNumber: string; activationCode: string; captcha: string | null }>(async () => {
+      throw new Error('startWithCard is provided by the app');
+    }),
+    startWithInvitation: fromPromise<OnboardingStarted, { code: string; captcha: string | null }>(async () => {
+      throw new Error('startWithInvitation is provided by the app');
+    }),
+    acceptTerms: fromPromise<void, { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }>(async () => {
+      throw new Error('acceptTerms is provided by the app');
+    }),
+    saveProfile: fromPromise<void, { flow: string; firstname: string; lastname: string; language: Locale }>(async () => {
+      throw new Error('saveProfile is provided by the app');
+    }),
+    sendEmailCode: fromPromise<OnboardingCodeSent, { flow: string; email: string }>(async () => {
+      throw new Error('sendEmailCode is provided by the app');
+    }),
+    sendPhoneCode: fromPromise<OnboardingCodeSent, { flow: string; phone: string; channel: Channel }>(async () => {
+      throw new Error('sendPhoneCode is provided by the app');
+    }),
+    verifyCode: fromPromise<{ verified: 'email' | 'phone' }, { flow: string; code: string }>(async () => {
+      throw new Error('verifyCode is provided by the app');
+    }),
+    /** The password step: the new-password machine, whose call creates the account. */
+    newPassword: weakPasswordMachine,
+  },
+  actions: {
+    show: (_, _params: { step: OnboardingStep }) => {},
+    // The card or invitation was accepted: what the employer told us becomes the defaults.
+    started: assign(({ context, event }) => {
+      const { flow, source, welcome } = (event as unknown as { output: OnboardingStarted }).output;
+      return {
+        flow, source, welcome, error: null, termsAccepted: false, profileSaved: false,
+        profile: { firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language ?? context.language },
+        email: welcome.email ?? '', provenEmail: welcome.emailVerified ? welcome.email : null,
+        phone: welcome.phone ?? '', provenPhone: null, challenge: null,
+      };
+    }),
+    /** Back to the start, with nothing kept but the policy and the language. */
+    startOver: assign(({ context }) => fresh(context)),
+    /** A failed call's problem, shown on the step. */
+    showFailure: assign({ error: ({ event }) => problemOf(event) }),
+    /** A code went out: the challenge the code screen times, from the server's answer. */
+    challenge: assign(({ event }, params: { kind: 'email' | 'phone' }) => {
+      const sent = (event as unknown as { output: OnboardingCodeSent }).output;
+      const now = Date.now();
+      return {
+        challenge: { kind: params.kind, target: sent.target, expiresAt: now + (sent.expires_in ?? 0) * 1000, resendAt: now + (sent.resend_in ?? 0) * 1000 },
+        code: '', error: null,
+      };
+    }),
+  },
+  delays: {
+    expiry: ({ context }) => Math.max(0, (context.challenge?.expiresAt ?? 0) - Date.now()),
+    resendCooldown: ({ context }) => Math.max(0, (context.challenge?.resendAt ?? 0) - Date.now()),
+  },
+  guards: {
+    sameStep: ({ context, event }) => event.type === 'ROUTE' && event.step === context.step,
+    routeToExistingCard: ({ event }) => event.type === 'ROUTE' && event.step === 'existingCard',
+    /** A location change to `step` from a step the spec lets into it, with what the step needs. */
+    canEnter: ({ context, event }, params: { step: GuardedStep }) =>
+      event.type === 'ROUTE' && event.step === params.step && PREDECESSORS[params.step].includes(context.step) && ready(params.step, context),
+    choseCard: ({ event }) => event.type === 'CHOOSE' && event.source === 'card',
+    captchaRefused,
+    cardNumberMalformed: ({ context }) => !isCardNumber(context.cardNumber),
+    activationCodeMalformed: ({ context }) => !isActivationCode(context.activationCode),
+    invitationCodeMalformed: ({ context }) => !isInvitationCode(context.invitationCode),
+    cardTaken: ({ event }) => codeOf(event) === 'card_already_active',
+    flowGone: ({ event }) => codeOf(event) === 'onboarding_expired',
+    fromCard: ({ context }) => context.source === 'card',
+    termsAccepted: ({ context }) => context.termsAccepted,
+    consentsGiven: ({ context }) => context.consents.terms && context.consents.privacy,
+    namesGiven: ({ context }) => context.profile.firstname.trim() !== '' && context.profile.lastname.trim() !== '',
+    hasEmail: ({ context }) => context.email.trim() !== '',
+    hasPhone: ({ context }) => context.phone.trim() !== '',
+    alreadyProven: ({ event }) => (event as { output?: OnboardingCodeSent }).output?.verified === true,
+    eightDigits: ({ context }) => /^\d{8}$/.test(context.code),
+    codeForEmail: ({ context }) => context.challenge?.kind === 'email',
+    emailProven: ({ event }) => (event as { output?: { verified: string } }).output?.verified === 'email',
+  },
+});
+
+/** Where a step's screen is: entering it records the step and shows it. */
+const enter = (step: OnboardingStep) => [onboardingSetup.assign({ step }), { type: 'show' as const, params: { step } }];
+
+/** A call's failure: an expired flow starts over (saying why); anything else is shown on the step. */
+const failed = (stay: string) => [
+  { guard: 'flowGone' as const, target: '#onboarding.start', actions: ['startOver' as const, 'showFailure' as const] },
+  { target: stay, actions: 'showFailure' as const },
+];
+
+const GUARDED = Object.keys(PREDECESSORS) as GuardedStep[];
+
+export const onboardingMachine = onboardingSetup.createMachine({
+  id: 'onboarding',
+  context: ({ input }) => ({ step: input.entry, ...fresh(input) }),
+  on: {
+    ROUTE: [
+      { guard: 'sameStep' },
+      { guard: 'routeToExistingCard', target: '.existingCard' },
+      ...GUARDED.map((step) => ({ guard: { type: 'canEnter' as const, params: { step } }, target: `.${STATE_OF[step]}` })),
+      // Any other way in: back to the start, with nothing kept.
+      { target: '.start', actions: ['startOver', { type: 'show', params: { step: 'onboarding' } }] },
+    ],
+  },
+  initial: 'entering',
+  states: {
+    // A first visit lands on the start, unless it is existingCard, which is open to all.
+    entering: {
+      always: [{ guard: ({ context }) => context.step === 'existingCard', target: 'existingCard' }, { target: 'start' }],
+    },
+    start: {
+      entry: enter('onboarding'),
+      on: {
+        CHOOSE: [
+          { guard: 'choseCard', target: 'card', actions: assign({ source: 'card', error: null }) },
+          { target: 'code', actions: assign({ source: 'invitation', error: null }) },
+        ],
+      },
+    },
+    card: {
+      entry: enter('card'),
+      initial: 'editing',
+      on: { BACK: { target: 'start', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            CHANGE: { actions: assign(({ event }) => (event.field === 'cardNumber' || event.field === 'activationCode' ? { [event.field]: event.value, error: null } : {})) },
+            SUBMIT: [
+              { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+              { guard: 'cardNumberMalformed', actions: assign({ error: { code: 'invalid_card_number', message: 'Your card number is invalid.' } }) },
+              { guard: 'activationCodeMalformed', actions: assign({ error: { code: 'invalid_activation_code', message: 'Your activation code is invalid.' } }) },
+              { target: 'submitting', actions: assign({ captcha: captchaToken }) },
+            ],
+          },
+        },
+        submitting: {
+          invoke: {
+            id: 'startWithCard',
+            src: 'startWithCard',
+            input: ({ context }) => ({ cardNumber: context.cardNumber, activationCode: context.activationCode, captcha: context.captcha }),
+            onDone: { target: '#onboarding.welcome', actions: 'started' },
+            onError: [
+              { guard: 'cardTaken', target: '#onboarding.existingCard', actions: assign(({ event }) => ({ usernames: usernamesOf(event), error: null })) },
+              { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+            ],
+          },
+        },
+      },
+    },
+    existingCard: {
+      entry: enter('existingCard'),
+    },
+    code: {
+      entry: enter('code'),
+      initial: 'editing',
+      on: { BACK: { target: 'start', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            CHANGE: { actions: assign(({ event }) => (event.field === 'invitationCode' ? { invitationCode: event.value, error: null } : {})) },
+            SUBMIT: [
+              { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+              { guard: 'invitationCodeMalformed', actions: assign({ error: { code: 'invalid_invitation_code', message: 'The code is invalid.' } }) },
+              { target: 'submitting', actions: assign({ captcha: captchaToken }) },
+            ],
+          },
+        },
+        submitting: {
+          invoke: {
+            id: 'startWithInvitation',
+            src: 'startWithInvitation',
+            input: ({ context }) => ({ code: context.invitationCode, captcha: context.captcha }),
+            onDone: { target: '#onboarding.welcome', actions: 'started' },
+            onError: { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          },
+        },
+      },
+    },
+    welcome: {
+      entry: enter('welcome'),
+      on: {
+        CONTINUE: [{ guard: 'termsAccepted', target: 'create' }, { target: 'terms' }],
+        BACK: [{ guard: 'fromCard', target: 'card' }, { target: 'code' }],
+      },
+    },
+    terms: {
+      entry: enter('terms-conditions'),
+      initial: 'editing',
+      on: { BACK: { target: 'welcome', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            TOGGLE: {
+              actions: assign(({ context, event }) => {
+                const { consents } = context;
+                return event.consent === 'terms' || event.consent === 'privacy'
+                  ? { consents: { ...consents, [event.consent]: !consents[event.consent] }, error: null }
+                  : { consents: { ...consents, marketing: { ...consents.marketing, [event.consent]: !consents.marketing[event.consent] } } };
+              }),
+            },
+            SUBMIT: [
+              { guard: 'consentsGiven', target: 'saving' },
+              { actions: assign({ error: { code: 'terms_required', message: 'Please accept the terms and the privacy policy to use your card.' } }) },
+            ],
+          },
+        },
+        saving: {
+          invoke: {
+            id: 'acceptTerms',
+            src: 'acceptTerms',
+            input: ({ context }) => ({ flow: context.flow!, ...context.consents }),
+            onDone: { target: '#onboarding.create', actions: assign({ termsAccepted: true, error: null }) },
+            onError: failed('editing'),
+          },
+        },
+      },
+    },
+    create: {
+      entry: enter('create'),
+      initial: 'editing',
+      on: { BACK: { target: 'terms', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            CHANGE: {
+              actions: assign(({ context, event }) => (event.field === 'firstname' || event.field === 'lastname'
+                ? { profile: { ...context.profile, [event.field]: event.value }, error: null } : {})),
+            },
+            SET_LANGUAGE: { actions: assign(({ context, event }) => ({ profile: { ...context.profile, language: event.language } })) },
+            SUBMIT: { guard: 'namesGiven', target: 'saving' },
+          },
+        },
+        saving: {
+          invoke: {
+            id: 'saveProfile',
+            src: 'saveProfile',
+            input: ({ context }) => ({ flow: context.flow!, ...context.profile, firstname: context.profile.firstname.trim(), lastname: context.profile.lastname.trim() }),
+            onDone: { target: '#onboarding.emailVerification', actions: assign({ profileSaved: true, error: null }) },
+            onError: failed('editing'),
+          },
+        },
+      },
+    },
+    emailVerification: {
+      entry: enter('email-verification'),
+      initial: 'editing',
+      on: { BACK: { target: 'create', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            CHANGE: { actions: assign(({ event }) => (event.field === 'email' ? { email: event.value, error: null } : {})) },
+            SUBMIT: { guard: 'hasEmail', target: 'sending' },
+          },
+        },
+        sending: {
+          invoke: {
+            id: 'sendEmailCode',
+            src: 'sendEmailCode',
+            input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
+            onDone: [
+              // "Continue with the current email": it is proven already.
+              { guard: 'alreadyProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })) },
+              { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind: 'email' } } },
+            ],
+            onError: failed('editing'),
+          },
+        },
+      },
+    },
+    codeEntry: {
+      entry: enter('onboarding-mfa'),
+      type: 'parallel',
+      on: {
+        BACK: [
+          { guard: 'codeForEmail', target: 'emailVerification', actions: assign({ error: null, code: '' }) },
+          { target: 'phoneVerification', actions: assign({ error: null, code: '' }) },
+        ],
+      },
+      states: {
+        input: {
+          initial: 'typing',
+          states: {
+            typing: {
+              on: {
+                // A wrong code's error shows until the person types again.
+                CHANGE: { actions: assign(({ event }) => (event.field === 'code' ? { code: sanitiseCodeInput(event.value).slice(0, 8), error: null } : {})) },
+                SUBMIT: { guard: 'eightDigits', target: 'verifying' },
+              },
+            },
+            verifying: {
+              invoke: {
+                id: 'verifyCode',
+                src: 'verifyCode',
+                input: ({ context }) => ({ flow: context.flow!, code: context.code }),
+                onDone: [
+                  { guard: 'emailProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, code: '', error: null })) },
+                  { target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, code: '', error: null })) },
+                ],
+                onError: failed('typing'),
+              },
+            },
+          },
+        },
+        expiry: {
+          initial: 'running',
+          states: {
+            running: { after: { expiry: 'expired' } },
+            expired: {},
+          },
+        },
+        resend: {
+          initial: 'cooling',
+          states: {
+            cooling: { after: { resendCooldown: 'ready' } },
+            ready: {
+              on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
+            },
+            // A new code replaces the old one: the whole step starts again with its timers.
+            sendingEmail: {
+              invoke: {
+                id: 'resendEmailCode',
+                src: 'sendEmailCode',
+                input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
+                onDone: { target: '#onboarding.codeEntry', reenter: true, actions: { type: 'challenge', params: { kind: 'email' } } },
+                onError: failed('ready'),
+              },
+            },
+            sendingPhone: {
+              invoke: {
+                id: 'resendPhoneCode',
+                src: 'sendPhoneCode',
+                input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
+                onDone: { target: '#onboarding.codeEntry', reenter: true, actions: { type: 'challenge', params: { kind: 'phone' } } },
+                onError: failed('ready'),
+              },
+            },
+          },
+        },
+      },
+    },
+    phoneVerification: {
+      entry: enter('phone-verification'),
+      initial: 'editing',
+      on: { BACK: { target: 'emailVerification', actions: assign({ error: null }) } },
+      states: {
+        editing: {
+          on: {
+            CHANGE: { actions: assign(({ event }) => (event.field === 'phone' ? { phone: event.value, error: null } : {})) },
+            SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
+            SUBMIT: { guard: 'hasPhone', target: 'sending' },
+          },
+        },
+        sending: {
+          invoke: {
+            id: 'sendPhoneCode',
+            src: 'sendPhoneCode',
+            input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
+            onDone: [
+              { guard: 'alreadyProven', target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
+              { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind: 'phone' } } },
+            ],
+            onError: failed('editing'),
+          },
+        },
+      },
+    },
+    password: {
+      entry: enter('password'),
+      invoke: {
+        id: 'newPassword',
+        src: 'newPassword',
+        input: ({ context }) => ({ payload: context.flow!, policy: context.policy }),
+        onDone: { target: 'confirmation', actions: assign({ outcome: ({ event }) => event.output.result as OnboardingDone }) },
+      },
+    },
+    confirmation: {
+      entry: enter('confirmation'),
+      on: { CONTINUE: 'done' },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => ({ username: context.outcome?.username ?? '' }),
+});
+
+function usernamesOf(event: object): string[] {
+  const error = errorOf(event);
+  const usernames = isApiFailure(error) ? error.body.usernames : undefined;
+  return Array.isArray(usernames) ? usernames.filter((u): u is string => typeof u === 'string') : [];
+}
