@@ -15,6 +15,7 @@ import { totpSetupMachine } from './totpSetup.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 import { forgotPasswordMachine } from './forgotPassword.ts';
 import { forgotUsernameMachine } from './forgotUsername.ts';
+import { onboardingMachine, onboardingStepOf } from './onboarding.ts';
 import {
   HOME_PATH, LOGIN_PATH, MAINTENANCE_PATH, allowedRedirect, guard, safeTarget, type Location, type SessionState,
 } from './routes.ts';
@@ -33,7 +34,7 @@ export type RootEvent =
   | { type: 'DISMISS_NOTICE' };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
-export type Notice = 'weak_password' | 'password_renewed' | 'logout_failed' | null;
+export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | null;
 
 type Context = {
   config: AppConfig | null;
@@ -104,6 +105,7 @@ const rootSetup = setup({
     weakPassword: weakPasswordMachine,
     forgotPassword: forgotPasswordMachine,
     forgotUsername: forgotUsernameMachine,
+    onboarding: onboardingMachine,
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -144,6 +146,7 @@ const rootSetup = setup({
     routeToForgot: ({ event }) => event.type === 'ROUTE' && FORGOT_START_PATHS.includes(event.location.path),
     routeInForgot: ({ event }) => event.type === 'ROUTE' && [...FORGOT_START_PATHS, ...FORGOT_FLOW_PATHS].includes(event.location.path),
     routeIsWeakPassword: ({ event }) => event.type === 'ROUTE' && event.location.path === '/weak-password',
+    routeToOnboarding: ({ event }) => event.type === 'ROUTE' && onboardingStepOf(event.location.path) !== null,
     routeInAuthenticatorSetup: ({ event }) => event.type === 'ROUTE' && [AUTHENTICATOR_PATH, AUTHENTICATOR_DONE_PATH].includes(event.location.path),
     onAuthenticatorPath: ({ context }) => context.location.path === AUTHENTICATOR_PATH,
     stepUpNeeded: ({ context, event }) =>
@@ -240,9 +243,10 @@ export const rootMachine = rootSetup.createMachine({
     anonymous: {
       entry: [
         applyGuard('anonymous'),
-        // Arriving on a forgotten-password or -username screen (deep link, reload) starts that flow.
+        // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
         rootSetup.enqueueActions(({ context, enqueue }) => {
-          if ([...FORGOT_START_PATHS, '/forgot-username'].includes(context.location.path)) enqueue.raise({ type: 'ROUTE', location: context.location });
+          const path = context.location.path;
+          if ([...FORGOT_START_PATHS, '/forgot-username'].includes(path) || onboardingStepOf(path) !== null) enqueue.raise({ type: 'ROUTE', location: context.location });
         }),
       ],
       on: {
@@ -253,6 +257,10 @@ export const rootMachine = rootSetup.createMachine({
         signingIn: {
           on: {
             ROUTE: [{
+              guard: 'routeToOnboarding',
+              target: 'onboarding',
+              actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')],
+            }, {
               guard: 'routeToForgotUsername',
               target: 'findingUsername',
               actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')],
@@ -296,6 +304,31 @@ export const rootMachine = rootSetup.createMachine({
               },
               { target: '#root.maintenance' },
             ],
+          },
+        },
+        // Activating a card or an invitation (spec §4 Onboarding): the flow decides which step may
+        // show; every location change inside it goes to the flow as the step asked for.
+        onboarding: {
+          on: {
+            ROUTE: [
+              {
+                guard: 'routeToOnboarding',
+                actions: [
+                  assign({ location: ({ event }) => event.location }),
+                  applyGuard('anonymous'),
+                  sendTo('onboarding', ({ event }) => ({ type: 'ROUTE', step: onboardingStepOf(event.location.path)! })),
+                ],
+              },
+              { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+            ],
+          },
+          invoke: {
+            id: 'onboarding',
+            src: 'onboarding',
+            input: ({ context }) => ({
+              entry: onboardingStepOf(context.location.path) ?? 'onboarding', policy: policyOf(context.config), language: context.config?.defaultLocale ?? 'en',
+            }),
+            onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
           },
         },
         findingUsername: {

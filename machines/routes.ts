@@ -1,5 +1,6 @@
 // The route table the root machine guards (spec §2 and §4), as data and pure functions. Only the
 // screens that exist are listed: any other path goes home.
+import { ONBOARDING_PATHS } from './onboarding.ts';
 
 /** `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits for a further step (its code, a new password). */
 export type Access = 'public' | 'private' | 'any' | 'secondFactor';
@@ -32,6 +33,8 @@ export const SCREENS: Record<string, Access> = {
   '/setup-mfa/confirmation': 'private',
   '/setup-mfa/success': 'private',
   '/maintenance': 'any',
+  // Onboarding (spec §2): which of its steps may show is the onboarding machine's decision.
+  ...Object.fromEntries(Object.values(ONBOARDING_PATHS).map((path) => [path, 'public' as const])),
 };
 
 /** Paths that are only redirects or actions, never screens. */

@@ -168,7 +168,7 @@ describe('onboarding machine: the code step on a simulated clock', () => {
         acceptTerms: fromPromise(async () => {}),
         saveProfile: fromPromise(async () => {}),
         sendEmailCode: fromPromise(async ({ input: i }) => { calls.push(`email:${i.email}`); return sent; }),
-        verifyCode: fromPromise(async () => ({ verified: 'email' as const })),
+        verifyCode: fromPromise<{ verified: 'email' | 'phone' }, { flow: string; code: string }>(async () => ({ verified: 'email' })),
       },
       actions: { show: (_, { step }) => { shown.push(step); } },
     }), { input, clock }).start();

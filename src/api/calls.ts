@@ -1,7 +1,9 @@
 // The API calls of the flows, bound to the machines' actors in src/app/actor.ts. Every JSON
 // answer is parsed with its schema from contract/schemas.ts.
+import { LOCALES, type Locale } from '../../contract/constants.ts';
 import {
-  AppConfig, ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
+  AppConfig, OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingVerified, type MarketingPreferences,
+  ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, TokenAnswer, UserAnswer, type UserProfile,
 } from '../../contract/schemas.ts';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
@@ -83,3 +85,37 @@ export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; 
   (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', {
     json: { ...(input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value }), ...withCaptcha(input.captcha) },
   }).json())).usernames;
+
+// ---- Onboarding: every call after the start carries the flow's token -----------------------------
+
+/** The language the person reads, when it is one of ours: the flow's messages speak it. */
+const withLanguage = (language: string | undefined) => ((LOCALES as readonly string[]).includes(language ?? '') ? { language: language as Locale } : {});
+
+export const startWithCard = (input: { cardNumber: string; activationCode: string; captcha: string | null; language?: string }) =>
+  parsed(OnboardingStarted, () => api.post('onboarding/card', {
+    json: { cardNumber: input.cardNumber, activationCode: input.activationCode, ...withLanguage(input.language), ...withCaptcha(input.captcha) },
+  }).json());
+
+export const startWithInvitation = (input: { code: string; captcha: string | null; language?: string }) =>
+  parsed(OnboardingStarted, () => api.post('onboarding/invitation', { json: { code: input.code, ...withLanguage(input.language), ...withCaptcha(input.captcha) } }).json());
+
+export const acceptTerms = async (input: { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }) => {
+  await call(() => api.post('onboarding/terms', { json: input }));
+};
+
+export const saveProfile = async (input: { flow: string; firstname: string; lastname: string; language: Locale }) => {
+  await call(() => api.post('onboarding/profile', { json: input }));
+};
+
+export const sendEmailCode = (input: { flow: string; email: string }) =>
+  parsed(OnboardingCodeSent, () => api.post('onboarding/email', { json: input }).json());
+
+export const sendPhoneCode = (input: { flow: string; phone: string; channel: 'sms' | 'call' | 'whatsapp' }) =>
+  parsed(OnboardingCodeSent, () => api.post('onboarding/phone', { json: input }).json());
+
+export const verifyOnboardingCode = (input: { flow: string; code: string }) =>
+  parsed(OnboardingVerified, () => api.post('onboarding/verify', { json: input }).json());
+
+/** The password step: the new-password machine's call, whose payload is the flow's token. */
+export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>
+  parsed(OnboardingDone, () => api.post('onboarding/password', { json: { flow: input.payload, password: input.password, confirmation: input.confirmation } }).json());

@@ -16,6 +16,11 @@ import { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
+import { ONBOARDING_PATHS, onboardingMachine } from '../../machines/onboarding.ts';
+import {
+  acceptTerms, createAccount, saveProfile, sendEmailCode, sendPhoneCode, startWithCard, startWithInvitation, verifyOnboardingCode,
+} from '../api/calls.ts';
+import i18next from 'i18next';
 import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { mfaCodeMachine } from '../../machines/mfaCode.ts';
@@ -89,6 +94,20 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         actions: {
           show: (_, { screen }) => go({ email: '/forgot-password/email', phone: '/forgot-password/phone', sent: '/forgot-password-sent', reset: '/reset-password', confirmed: '/reset-password-confirmed' }[screen]),
         },
+      }),
+      onboarding: onboardingMachine.provide({
+        actors: {
+          // The language the person reads goes with the start: the flow's messages speak it.
+          startWithCard: fromPromise(({ input }) => startWithCard({ ...input, language: i18next.language })),
+          startWithInvitation: fromPromise(({ input }) => startWithInvitation({ ...input, language: i18next.language })),
+          acceptTerms: fromPromise(({ input }) => acceptTerms(input)),
+          saveProfile: fromPromise(({ input }) => saveProfile(input)),
+          sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
+          sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
+          verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
+          newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
+        },
+        actions: { show: (_, { step }) => go(ONBOARDING_PATHS[step]) },
       }),
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },

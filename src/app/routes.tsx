@@ -4,6 +4,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { LoginPage } from '../login/LoginPage.tsx';
 import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
 import { Pending } from '../components/Pending.tsx';
+import { ONBOARDING_PATHS } from '../../machines/onboarding.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
@@ -13,6 +14,7 @@ const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx')
 const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx'));
 const ForgotUsernamePage = lazy(() => import('../recovery/ForgotUsernamePage.tsx'));
+const OnboardingPage = lazy(() => import('../onboarding/OnboardingPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -34,6 +36,7 @@ export const routes: Array<{ path: string; element: ReactNode }> = [
   { path: '/forgot-username-response', element: later(<ForgotUsernamePage />) },
   ...['/forgot-password/email', '/forgot-password/phone', '/forgot-password-sent', '/reset-password', '/reset-password-confirmed']
     .map((path) => ({ path, element: later(<ForgotPasswordPage />) })),
+  ...Object.values(ONBOARDING_PATHS).map((path) => ({ path, element: later(<OnboardingPage />) })),
   { path: '/maintenance', element: <MaintenancePage /> },
   { path: '*', element: <Pending /> },
 ];

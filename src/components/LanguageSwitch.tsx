@@ -4,7 +4,7 @@ import { switchLocale } from '../i18n.ts';
 import { variant } from '../variant.ts';
 
 /** Names of the languages in themselves, so everyone finds their own. */
-const NATIVE: Record<Locale, string> = {
+export const NATIVE: Record<Locale, string> = {
   en: 'English', en_LU: 'English', fr: 'Français', fr_LU: 'Français', nl: 'Nederlands', de_LU: 'Deutsch',
 };
 

@@ -19,7 +19,7 @@ export function LoginPage() {
   return (
     <PublicLayout>
       <div className="grid gap-8 md:grid-cols-[minmax(0,28rem)_1fr]">
-        {login ? <LoginForm login={login} renewed={notice === 'password_renewed'} /> : <p role="status">…</p>}
+        {login ? <LoginForm login={login} notice={notice === 'password_renewed' || notice === 'account_created' ? notice : null} /> : <p role="status">…</p>}
         <aside className="space-y-6">
           <ActivateCardBanner />
           <Brochure />
@@ -29,7 +29,8 @@ export function LoginPage() {
   );
 }
 
-function LoginForm({ login, renewed }: { login: LoginRef; renewed: boolean }) {
+/** What the page says on arrival: a password just changed, or an account just created. */
+function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | null }) {
   const { t } = useTranslation();
   const { mode, username, password, error } = useSelector(login, (s) => s.context);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
@@ -54,9 +55,9 @@ function LoginForm({ login, renewed }: { login: LoginRef; renewed: boolean }) {
         ))}
       </nav>
 
-      {renewed && (
+      {notice && (
         <div role="status" className="mt-4 rounded border border-green-300 bg-green-50 p-3 text-sm text-green-900">
-          {t('login.passwordRenewed')}
+          {t(notice === 'password_renewed' ? 'login.passwordRenewed' : 'login.accountCreated')}
         </div>
       )}
 

@@ -16,7 +16,7 @@ export default function WeakPasswordPage() {
   return <FlowCard flow={weak}>{(flow) => <NewPassword weak={flow} />}</FlowCard>;
 }
 
-export function NewPassword({ weak, title = 'weak.title', text = 'weak.text' }: { weak: WeakRef; title?: string; text?: string }) {
+export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit' }: { weak: WeakRef; title?: string; text?: string; submit?: string }) {
   const { t } = useTranslation();
   const { password, confirmation, error, policy } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
@@ -37,7 +37,7 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text' }: 
           })}
         </ul>
         <ErrorMessage error={error} />
-        <button type="submit" disabled={saving} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t('weak.submit')}</button>
+        <button type="submit" disabled={saving} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t(submit)}</button>
       </form>
     </>
   );

@@ -1,0 +1,240 @@
+// Onboarding in a real browser (spec §2, §4): by card and by invitation, with the email code read
+// from the real SMTP server and the phone code from the local SMS provider; the activation-failed
+// outcome; guarded steps; axe on every screen.
+import { expect, test, type Page } from '@playwright/test';
+import { captchaReady, codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+const PASSWORD = 'Onboarding-pass-2026';
+const heading = (page: Page) => page.getByRole('heading', { level: 1 });
+
+async function startWithCard(page: Page, number: string, code: string) {
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received my card/ }).click();
+  await expect(page).toHaveURL(/\/onboarding\/card$/);
+  await page.getByLabel('Card number (16 digits)').fill(number);
+  await page.getByLabel('Activation code').fill(code);
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** Terms, details (in English), up to the email step. */
+async function throughDetails(page: Page) {
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel('I accept the terms of use').check();
+  await page.getByLabel('I accept the privacy policy').check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/create$/);
+  await page.getByLabel('Language of your account').selectOption('en');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
+}
+
+async function enterCode(page: Page, recipient: string, since: number) {
+  await expect(page).toHaveURL(/\/onboarding\/onboarding-mfa$/);
+  await page.getByLabel('Security code').fill(await codeSentTo(recipient, since));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+}
+
+async function confirmEmail(page: Page, email: string) {
+  const before = await sentCount(email);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await enterCode(page, email, before);
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+}
+
+async function confirmPhone(page: Page, typed: string, e164: string) {
+  const before = await sentCount(e164);
+  await page.getByLabel('Phone number').fill(typed);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await enterCode(page, e164, before);
+  await expect(page).toHaveURL(/\/onboarding\/password$/);
+}
+
+async function choosePassword(page: Page) {
+  await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Confirm the new password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create my account' }).click();
+}
+
+test('a new card holder activates a card: every step, codes by email and SMS, then signs in', async ({ page }) => {
+  await page.goto('/login/email');
+  await page.getByRole('link', { name: 'Activate my card' }).click();
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: /I received my card/ }).click();
+  await expect(page.getByText('Step 1 of 7')).toBeVisible();
+  await captchaReady(page);
+  await expectNoAxeViolations(page);
+  // The browser guides; the server checks the activation code.
+  await page.getByLabel('Card number (16 digits)').fill('4065 0000 0000 1001');
+  await page.getByLabel('Activation code').fill('100101');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert').last()).toHaveText('Your card number is invalid.');
+  await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 1001');
+  await page.getByLabel('Activation code').fill('999999');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert').last()).toHaveText('Your activation code is invalid.');
+  await page.getByLabel('Activation code').fill('100101');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page).toHaveURL(/\/onboarding\/welcome$/);
+  await expect(heading(page)).toHaveText('Welcome, Nora!');
+  await expect(page.getByText('Your card from Brasserie De Smet is ready to be activated.')).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page).toHaveURL(/\/onboarding\/terms-conditions$/);
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Please accept the terms and the privacy policy to use your card.');
+  await page.getByLabel('I accept the terms of use').check();
+  await page.getByLabel('I accept the privacy policy').check();
+  await page.getByLabel('News and offers by email').check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page).toHaveURL(/\/onboarding\/create$/);
+  await expect(page.getByLabel('First name')).toHaveValue('Nora');
+  await expect(page.getByLabel('Last name')).toHaveValue('Nys');
+  await expect(page.getByLabel('Language of your account')).toHaveValue('nl');
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Language of your account').selectOption('en');
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
+  await expect(page.getByLabel('Email address')).toHaveValue('nora.nys@example.be');
+  await expectNoAxeViolations(page);
+  const mails = await sentCount('nora.nys@example.be');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/onboarding-mfa$/);
+  await expect(heading(page)).toHaveText('Check your email');
+  await expect(page.getByText('We sent an 8-digit code to n***@example.be.')).toBeVisible();
+  await expectNoAxeViolations(page);
+  await enterCode(page, 'nora.nys@example.be', mails);
+
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+  await expect(page.getByLabel('Phone number')).toHaveValue('+32470101001');
+  await expectNoAxeViolations(page);
+  const texts = await sentCount('+32470101001');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(heading(page)).toHaveText('Check your text messages');
+  await enterCode(page, '+32470101001', texts);
+
+  await expect(page).toHaveURL(/\/onboarding\/password$/);
+  await expect(page.getByText('Step 7 of 7')).toBeVisible();
+  await expectNoAxeViolations(page);
+  await choosePassword(page);
+
+  await expect(page).toHaveURL(/\/onboarding\/confirmation$/);
+  await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
+  await expect(page.getByText('Sign in with nora.nys@example.be and your new password.')).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByRole('status').filter({ hasText: 'Your account is ready.' })).toBeVisible();
+  await signIn(page, 'nora.nys@example.be', PASSWORD);
+  await expect(heading(page)).toHaveText('Hello, Nora');
+});
+
+test('an invitation: the invited address is kept without a code, the phone gets its code on WhatsApp', async ({ page }) => {
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received an email/ }).click();
+  await expect(page).toHaveURL(/\/onboarding\/code$/);
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Invitation code').fill('tess join 0002');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(heading(page)).toHaveText('Welcome, Hugo!');
+  await expect(page.getByText('Thys Logistics invites you to Tessera.')).toBeVisible();
+  await throughDetails(page);
+  await expect(page.getByText('Your invitation came to this address, so it is confirmed already.')).toBeVisible();
+  await expectNoAxeViolations(page);
+  const mails = await sentCount('hugo.hendrickx@example.be');
+  await page.getByRole('button', { name: 'Continue with this email address' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+  expect(await sentCount('hugo.hendrickx@example.be')).toBe(mails);
+  await page.getByLabel('WhatsApp').check();
+  const before = await sentCount('+32470102002');
+  await page.getByLabel('Phone number').fill('0470 10 20 02');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(heading(page)).toHaveText('Check WhatsApp');
+  await enterCode(page, '+32470102002', before);
+  await choosePassword(page);
+  await expect(heading(page)).toHaveText('Your account is ready');
+  await expect(page.getByText('Your invitation is accepted.')).toBeVisible();
+});
+
+test('the account is created but the card is not activated when another account took it meanwhile', async ({ page, browser }) => {
+  // Two people with the same card: the first one at the end takes it.
+  await startWithCard(page, '5065 0000 0000 1002', '100202');
+  await expect(heading(page)).toHaveText('Welcome, Bart!');
+  await throughDetails(page);
+  await confirmEmail(page, 'bart.second@example.be');
+  await confirmPhone(page, '0470 10 20 22', '+32470102022');
+
+  const other = await browser.newPage({ locale: 'en-GB' });
+  await startWithCard(other, '5065 0000 0000 1002', '100202');
+  await throughDetails(other);
+  await confirmEmail(other, 'bart.bosmans@example.be');
+  await confirmPhone(other, '0470 10 10 02', '+32470101002');
+  await choosePassword(other);
+  await expect(heading(other)).toHaveText('Your account is ready and your card is activated');
+  await other.close();
+
+  await choosePassword(page);
+  await expect(heading(page)).toHaveText('Your account is ready, but your card could not be activated');
+  await expect(page.getByText('You can activate your card later in the app.')).toBeVisible();
+  await expectNoAxeViolations(page);
+});
+
+test('a card that is already activated leads to the account that has it', async ({ page }) => {
+  await startWithCard(page, '5065 0000 0000 0002', '200202');
+  await expect(page).toHaveURL(/\/onboarding\/existing-card$/);
+  await expect(heading(page)).toHaveText('This card is already activated');
+  await expect(page.getByTestId('usernames')).toContainText('e***@example.be');
+  await expectNoAxeViolations(page);
+  await page.getByRole('link', { name: 'Forgot your username?' }).click();
+  await expect(page).toHaveURL(/\/forgot-username$/);
+});
+
+test('a step entered from anywhere the spec does not allow goes back to the start; existingCard is open to all', async ({ page }) => {
+  for (const step of ['create', 'password', 'welcome', 'onboarding-mfa', 'confirmation']) {
+    await page.goto(`/onboarding/${step}`);
+    await expect(page).toHaveURL(/\/onboarding$/);
+    await expect(heading(page)).toHaveText('Create your Tessera account');
+  }
+  await page.goto('/onboarding/existing-card');
+  await expect(heading(page)).toHaveText('This card is already activated');
+  await expectNoAxeViolations(page);
+
+  // Mid-flow, a history jump (back or forward button) to a step with no legal way in starts over.
+  await startWithCard(page, '5065 0000 0000 1006', '100606');
+  await expect(heading(page)).toHaveText('Welcome, Tim!');
+  await page.evaluate(() => {
+    window.history.pushState({}, '', '/onboarding/password');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  });
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+  // A legal one is followed: from welcome back to the card.
+  await startWithCard(page, '5065 0000 0000 1006', '100606');
+  await expect(heading(page)).toHaveText('Welcome, Tim!');
+  await page.evaluate(() => {
+    window.history.pushState({}, '', '/onboarding/card');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  });
+  await expect(page).toHaveURL(/\/onboarding\/card$/);
+  await expect(heading(page)).toHaveText('Your card');
+});
+
+test('a signed-in user does not see onboarding', async ({ page }) => {
+  await signIn(page, 'emma.peeters@example.be');
+  await expect(heading(page)).toHaveText('Hello, Emma');
+  await page.goto('/onboarding/card');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+});

@@ -1,0 +1,365 @@
+// /onboarding and its steps (spec §2): a projection of the onboarding machine. Each step is one
+// screen; which one shows, and when, is the machine's decision.
+import { useSelector } from '@xstate/react';
+import { useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ActorRefFrom } from 'xstate';
+import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
+import { Link } from '../app/links.tsx';
+import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { NATIVE } from '../components/LanguageSwitch.tsx';
+import { minutesSeconds, useNow } from '../mfa/useNow.ts';
+import { NewPassword, type WeakRef } from '../recovery/WeakPasswordPage.tsx';
+import { variant } from '../variant.ts';
+
+type OnboardingRef = ActorRefFrom<typeof onboardingMachine>;
+type Send = OnboardingRef['send'];
+
+const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
+const secondary = 'w-full rounded border border-slate-400 px-4 py-2';
+
+/** Where each step stands among the seven the person goes through. */
+const POSITION: Partial<Record<OnboardingStep, number>> = {
+  card: 1, code: 1, welcome: 2, 'terms-conditions': 3, create: 4, 'email-verification': 5, 'phone-verification': 6, password: 7,
+};
+
+export default function OnboardingPage() {
+  const onboarding = useFlowChild<OnboardingRef>('onboarding');
+  return <FlowCard flow={onboarding}>{(flow) => <Onboarding onboarding={flow} />}</FlowCard>;
+}
+
+function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
+  const step = useSelector(onboarding, (s) => s.context.step);
+  const codeFor = useSelector(onboarding, (s) => s.context.challenge?.kind);
+  const position = step === 'onboarding-mfa' ? (codeFor === 'phone' ? 6 : 5) : POSITION[step];
+  const screens: Record<OnboardingStep, ReactNode> = {
+    onboarding: <Start onboarding={onboarding} />,
+    card: <CardStep onboarding={onboarding} />,
+    code: <InvitationStep onboarding={onboarding} />,
+    existingCard: <ExistingCard onboarding={onboarding} />,
+    welcome: <Welcome onboarding={onboarding} />,
+    'terms-conditions': <Terms onboarding={onboarding} />,
+    create: <Details onboarding={onboarding} />,
+    'email-verification': <EmailStep onboarding={onboarding} />,
+    'onboarding-mfa': <CodeStep onboarding={onboarding} />,
+    'phone-verification': <PhoneStep onboarding={onboarding} />,
+    password: <PasswordStep onboarding={onboarding} />,
+    confirmation: <Confirmation onboarding={onboarding} />,
+  };
+  return (
+    <>
+      {position !== undefined && <Progress position={position} />}
+      {screens[step]}
+    </>
+  );
+}
+
+function Progress({ position }: { position: number }) {
+  const { t } = useTranslation();
+  return (
+    <div className="mb-4">
+      <p className="text-sm font-medium text-slate-700">{t('onboarding.progress', { step: position, steps: 7 })}</p>
+      <div className="mt-1 h-1.5 rounded bg-slate-200" aria-hidden="true">
+        <div className="h-1.5 rounded bg-brand" style={{ width: `${(position / 7) * 100}%` }} />
+      </div>
+    </div>
+  );
+}
+
+function Heading({ title, text }: { title: string; text?: ReactNode }) {
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{title}</h1>
+      {text && <p className="mt-1 text-sm text-slate-700">{text}</p>}
+    </>
+  );
+}
+
+function Back({ send, label }: { send: Send; label?: string }) {
+  const { t } = useTranslation();
+  return <button type="button" className={secondary} onClick={() => send({ type: 'BACK' })}>{label ?? t('setup.back')}</button>;
+}
+
+/** A step's form: the fields, the step's error, continue and (where the spec allows) back. */
+function StepForm({ onboarding, busy, submitLabel, back, children, captcha }: {
+  onboarding: OnboardingRef; busy: boolean; submitLabel?: string; back?: string | true; children?: ReactNode; captcha?: boolean;
+}) {
+  const { t } = useTranslation();
+  const error = useSelector(onboarding, (s) => s.context.error);
+  const widget = useRef<CaptchaHandle>(null);
+  return (
+    <form className="mt-5 space-y-4" noValidate onSubmit={(event) => {
+      event.preventDefault();
+      onboarding.send(captcha ? { type: 'SUBMIT', captcha: widget.current?.take() ?? NO_CAPTCHA_ELEMENT } : { type: 'SUBMIT' });
+    }}>
+      {children}
+      {captcha && <Captcha ref={widget} />}
+      <ErrorMessage error={error} />
+      <button type="submit" className={primary} disabled={busy}>{submitLabel ?? t('onboarding.continue')}</button>
+      {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}
+    </form>
+  );
+}
+
+function Start({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const error = useSelector(onboarding, (s) => s.context.error);
+  const choice = (source: 'card' | 'invitation') => (
+    <button type="button" onClick={() => onboarding.send({ type: 'CHOOSE', source })}
+      className="w-full rounded border border-slate-300 px-4 py-3 text-left hover:border-brand hover:bg-brand-light">
+      <span className="block font-semibold">{t(`onboarding.start.${source}`)}</span>
+      <span className="block text-sm text-slate-700">{t(`onboarding.start.${source}Hint`)}</span>
+    </button>
+  );
+  return (
+    <>
+      <Heading title={t('onboarding.start.title')} text={t('onboarding.start.text')} />
+      <div className="mt-4"><ErrorMessage error={error} /></div>
+      <div className="mt-4 space-y-3">
+        {choice('card')}
+        {choice('invitation')}
+      </div>
+      <ul className="mt-5 space-y-1 text-sm">
+        <li><Link to="/login/email" className="text-brand underline">{t('onboarding.start.signIn')}</Link></li>
+        <li><Link to="/onboarding/existing-card" className="text-brand underline">{t('onboarding.start.existing')}</Link></li>
+      </ul>
+    </>
+  );
+}
+
+function CardStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { cardNumber, activationCode } = useSelector(onboarding, (s) => s.context);
+  const busy = useSelector(onboarding, (s) => s.matches({ card: 'submitting' }));
+  return (
+    <>
+      <Heading title={t('onboarding.card.title')} text={t('onboarding.card.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back captcha>
+        <TextField label={t('onboarding.card.number')} inputMode="numeric" autoComplete="off" value={cardNumber}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'cardNumber', value })} />
+        <TextField label={t('onboarding.card.activationCode')} autoComplete="off" code value={activationCode}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'activationCode', value })} />
+      </StepForm>
+    </>
+  );
+}
+
+function InvitationStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const invitationCode = useSelector(onboarding, (s) => s.context.invitationCode);
+  const busy = useSelector(onboarding, (s) => s.matches({ code: 'submitting' }));
+  return (
+    <>
+      <Heading title={t('onboarding.code.title')} text={t('onboarding.code.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back captcha>
+        <TextField label={t('onboarding.code.label')} autoComplete="off" code value={invitationCode}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'invitationCode', value })} />
+      </StepForm>
+    </>
+  );
+}
+
+function ExistingCard({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const usernames = useSelector(onboarding, (s) => s.context.usernames);
+  return (
+    <>
+      <Heading title={t('onboarding.existing.title')} text={t(usernames.length ? 'onboarding.existing.known' : 'onboarding.existing.text')} />
+      {usernames.length > 0 && <ul className="mt-3 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
+      <ul className="mt-5 space-y-2 text-sm">
+        <li><Link to="/login/email" className="font-semibold text-brand underline">{t('onboarding.existing.signIn')}</Link></li>
+        <li><Link to="/forgot-username" className="text-brand underline">{t('login.forgotUsername')}</Link></li>
+        <li><Link to="/forgot-password" className="text-brand underline">{t('login.forgotPassword')}</Link></li>
+        <li><Link to="/onboarding" className="text-brand underline">{t('onboarding.existing.another')}</Link></li>
+      </ul>
+    </>
+  );
+}
+
+function Welcome({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { welcome, source } = useSelector(onboarding, (s) => s.context);
+  const company = welcome?.company;
+  const lead = source === 'card'
+    ? (company ? t('onboarding.welcome.card', { company }) : t('onboarding.welcome.cardAnonymous'))
+    : (company ? t('onboarding.welcome.invitation', { company }) : t('onboarding.welcome.invitationAnonymous'));
+  return (
+    <>
+      <Heading title={welcome?.firstname ? t('onboarding.welcome.title', { name: welcome.firstname }) : t('onboarding.welcome.titleAnonymous')} text={lead} />
+      <p className="mt-4 text-sm font-medium">{t('onboarding.welcome.next')}</p>
+      <ol className="mt-2 list-decimal space-y-1 pl-5 text-sm text-slate-800">
+        {(['terms', 'details', 'email', 'phone', 'password'] as const).map((item) => <li key={item}>{t(`onboarding.welcome.steps.${item}`)}</li>)}
+      </ol>
+      <div className="mt-6 space-y-3">
+        <button type="button" className={primary} onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.continue')}</button>
+        <Back send={onboarding.send} label={t(source === 'card' ? 'onboarding.welcome.otherCard' : 'onboarding.welcome.otherCode')} />
+      </div>
+    </>
+  );
+}
+
+const TERMS_URL = 'https://www.tessera.example/terms';
+const PRIVACY_URL = 'https://www.tessera.example/privacy';
+
+function Check({ checked, onChange, children }: { checked: boolean; onChange: () => void; children: ReactNode }) {
+  return (
+    <label className="flex items-start gap-2 text-sm">
+      <input type="checkbox" checked={checked} onChange={onChange} className="mt-0.5 h-4 w-4" />
+      <span>{children}</span>
+    </label>
+  );
+}
+
+function Terms({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { consents } = useSelector(onboarding, (s) => s.context);
+  const busy = useSelector(onboarding, (s) => s.matches({ terms: 'saving' }));
+  const toggle = (consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners') => () => onboarding.send({ type: 'TOGGLE', consent });
+  return (
+    <>
+      <Heading title={t('onboarding.terms.title')} text={t('onboarding.terms.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back>
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-medium">{t('onboarding.terms.required')}</legend>
+          <Check checked={consents.terms} onChange={toggle('terms')}>{t('onboarding.terms.acceptTerms')}</Check>
+          <Check checked={consents.privacy} onChange={toggle('privacy')}>{t('onboarding.terms.acceptPrivacy')}</Check>
+          <p className="flex flex-wrap gap-4 text-sm">
+            <a href={TERMS_URL} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readTerms')}</a>
+            <a href={PRIVACY_URL} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readPrivacy')}</a>
+          </p>
+        </fieldset>
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-medium">{t('onboarding.terms.marketing')}</legend>
+          <Check checked={consents.marketing.email} onChange={toggle('email')}>{t('onboarding.terms.byEmail')}</Check>
+          <Check checked={consents.marketing.sms} onChange={toggle('sms')}>{t('onboarding.terms.bySms')}</Check>
+          <Check checked={consents.marketing.partners} onChange={toggle('partners')}>{t('onboarding.terms.partners')}</Check>
+        </fieldset>
+      </StepForm>
+    </>
+  );
+}
+
+function Details({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const profile = useSelector(onboarding, (s) => s.context.profile);
+  const busy = useSelector(onboarding, (s) => s.matches({ create: 'saving' }));
+  const offered = Object.values(VARIANT_LOCALES[variant].locales);
+  const languages = offered.includes(profile.language) ? offered : [...offered, profile.language];
+  return (
+    <>
+      <Heading title={t('onboarding.details.title')} text={t('onboarding.details.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back>
+        <TextField label={t('onboarding.details.firstname')} autoComplete="given-name" value={profile.firstname}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'firstname', value })} />
+        <TextField label={t('onboarding.details.lastname')} autoComplete="family-name" value={profile.lastname}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'lastname', value })} />
+        <label className="block text-sm font-medium">
+          {t('onboarding.details.language')}
+          <select value={profile.language} onChange={(event) => onboarding.send({ type: 'SET_LANGUAGE', language: event.target.value as Locale })}
+            className="mt-1 block w-full rounded border border-slate-400 bg-white px-3 py-2 font-normal">
+            {languages.map((locale) => <option key={locale} value={locale} lang={locale.slice(0, 2)}>{NATIVE[locale]}</option>)}
+          </select>
+        </label>
+      </StepForm>
+    </>
+  );
+}
+
+function EmailStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { email, provenEmail } = useSelector(onboarding, (s) => s.context);
+  const busy = useSelector(onboarding, (s) => s.matches({ emailVerification: 'sending' }));
+  const keeping = provenEmail !== null && provenEmail === email.trim();
+  return (
+    <>
+      <Heading title={t('onboarding.email.title')} text={t(keeping ? 'onboarding.email.proven' : 'onboarding.email.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.email.keep' : 'onboarding.sendCode')}>
+        <TextField label={t('login.field.email')} type="email" autoComplete="email" value={email}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'email', value })} />
+      </StepForm>
+    </>
+  );
+}
+
+function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { phone, provenPhone, channel } = useSelector(onboarding, (s) => s.context);
+  const busy = useSelector(onboarding, (s) => s.matches({ phoneVerification: 'sending' }));
+  const keeping = provenPhone !== null && provenPhone === phone.trim();
+  return (
+    <>
+      <Heading title={t('onboarding.phone.title')} text={t(keeping ? 'onboarding.phone.proven' : 'onboarding.phone.text')} />
+      <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}>
+        <TextField label={t('login.field.phone')} type="tel" autoComplete="tel" value={phone}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })} />
+        {!keeping && (
+          <fieldset>
+            <legend className="text-sm font-medium">{t('forgot.channel')}</legend>
+            <div className="mt-1 flex flex-wrap gap-4">
+              {(['sms', 'call', 'whatsapp'] as const).map((c) => (
+                <label key={c} className="flex items-center gap-2 text-sm">
+                  <input type="radio" name="channel" checked={channel === c} onChange={() => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />
+                  {t(`forgot.channels.${c}`)}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+      </StepForm>
+    </>
+  );
+}
+
+function CodeStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const { challenge, code, channel, error } = useSelector(onboarding, (s) => s.context);
+  const expired = useSelector(onboarding, (s) => s.matches({ codeEntry: { expiry: 'expired' } }));
+  const canResend = useSelector(onboarding, (s) => s.matches({ codeEntry: { resend: 'ready' } }));
+  const resending = useSelector(onboarding, (s) => s.matches({ codeEntry: { resend: 'sendingEmail' } }) || s.matches({ codeEntry: { resend: 'sendingPhone' } }));
+  const verifying = useSelector(onboarding, (s) => s.matches({ codeEntry: { input: 'verifying' } }));
+  const now = useNow(true);
+  if (!challenge) return null;
+  const how = challenge.kind === 'email' ? 'email' : channel;
+  return (
+    <>
+      <Heading title={t(`mfa.code.title.${how}`)} text={t(`mfa.code.instruction.${how}`, { target: challenge.target })} />
+      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); onboarding.send({ type: 'SUBMIT' }); }}>
+        <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'code', value })} />
+        <p className="text-sm text-slate-700" aria-live="polite">
+          {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(challenge.expiresAt - now) })}
+        </p>
+        <button type="submit" className={primary} disabled={verifying}>{t('mfa.code.confirm')}</button>
+      </form>
+      <div className="mt-4 space-y-3">
+        <button type="button" disabled={!canResend || resending} onClick={() => onboarding.send({ type: 'RESEND' })}
+          className="rounded border border-slate-400 px-3 py-1.5 text-sm disabled:text-slate-600">
+          {canResend ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(challenge.resendAt - now) })}
+        </button>
+        <Back send={onboarding.send} label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')} />
+      </div>
+    </>
+  );
+}
+
+function PasswordStep({ onboarding }: { onboarding: OnboardingRef }) {
+  const password = useSelector(onboarding, (s) => s.children.newPassword as WeakRef | undefined);
+  return password ? <NewPassword weak={password} title="onboarding.password.title" text="onboarding.password.text" submit="onboarding.password.submit" /> : null;
+}
+
+function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
+  const outcome = useSelector(onboarding, (s) => s.context.outcome);
+  if (!outcome) return null;
+  return (
+    <>
+      <Heading title={t(`onboarding.done.${outcome.outcome}.title`)} text={t(`onboarding.done.${outcome.outcome}.text`)} />
+      <p className="mt-3 text-sm text-slate-800">{t('onboarding.done.signInWith', { username: outcome.username })}</p>
+      <button type="button" className={`${primary} mt-6`} onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.done.signIn')}</button>
+    </>
+  );
+}
