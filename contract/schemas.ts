@@ -13,6 +13,9 @@ export const ErrorBody = v.object({
 });
 export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 
+/** The solved CAPTCHA challenge a protected form sends (base64 of ALTCHA's JSON payload). */
+export const CaptchaField = v.optional(v.pipe(v.string(), v.maxLength(4096)));
+
 // ---- POST /api/token -------------------------------------------------------------------------
 
 /** Email, or phone in any common format (normalised to E.164 by the server), plus password. */
@@ -21,6 +24,8 @@ export const LoginRequest = v.strictObject({
   password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
   /** The OAuth client the sign-in is for, when it comes from a partner's target URL. */
   client_id: v.optional(v.pipe(v.string(), v.maxLength(128))),
+  /** After repeated failures the sign-in needs a CAPTCHA solution (the failure answers say `captcha: true`). */
+  captcha: CaptchaField,
 });
 export type LoginRequest = v.InferOutput<typeof LoginRequest>;
 
@@ -249,9 +254,6 @@ export const CaptchaChallenge = v.object({
   signature: v.string(),
 });
 export type CaptchaChallenge = v.InferOutput<typeof CaptchaChallenge>;
-
-/** The solved challenge a protected form sends (base64 of ALTCHA's JSON payload). */
-export const CaptchaField = v.optional(v.pipe(v.string(), v.maxLength(4096)));
 
 // ---- Onboarding ----------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
-import { DEMO_PASSWORD, expectNoAxeViolations, signIn, user } from './support.ts';
+import { DEMO_PASSWORD, captchaReady, expectNoAxeViolations, signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -38,14 +38,31 @@ test('shows the wrong-password message until the user types again', async ({ pag
   await expect(alert).toHaveCount(0);
 });
 
-test('shows the throttling message after repeated failures', async ({ page }) => {
+test('asks for the robot check after two failures, then shows the throttling message', async ({ page }) => {
   const username = `throttled-${Date.now()}@example.be`;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 2; i++) {
     await signIn(page, username, `wrong-${i}`);
     await expect(page.getByRole('alert')).toHaveText('Invalid username/password.');
   }
+  await captchaReady(page);
+  await signIn(page, username, 'wrong-2');
+  await expect(page.getByRole('alert').last()).toHaveText('Invalid username/password.');
+  await captchaReady(page);
   await signIn(page, username, 'wrong-again');
-  await expect(page.getByRole('alert')).toHaveText('Too many attempts. Please try again later.');
+  await expect(page.getByRole('alert').last()).toHaveText('Too many attempts. Please try again later.');
+});
+
+test('after failures the right password signs in once the robot check is done', async ({ page }) => {
+  const claire = user('customer');
+  // However many failures earlier tests left, two more bring the robot check.
+  await signIn(page, claire.email, 'not-the-password-1');
+  await expect(page.getByRole('alert')).toHaveText('Invalid username/password.');
+  if (!(await page.getByTestId('captcha').isVisible())) await signIn(page, claire.email, 'not-the-password-2');
+  await captchaReady(page);
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
 });
 
 test('a user with a weak password chooses a new one against the rules, then signs in with it', async ({ page }) => {

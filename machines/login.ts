@@ -3,6 +3,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
 import { errorOf } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
@@ -17,9 +18,14 @@ export type LoginOutput =
 export type LoginEvent =
   | { type: 'CHANGE'; field: 'username' | 'password'; value: string }
   | { type: 'SET_MODE'; mode: LoginMode }
-  | { type: 'SUBMIT' };
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer };
 
-type Context = { mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null };
+type Context = {
+  mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null;
+  /** After repeated failures the server wants a CAPTCHA solution with each attempt: the form shows the widget. */
+  captchaNeeded: boolean;
+  captcha: string | null;
+};
 
 function failureOf(error: unknown): ApiFailure | null {
   return isApiFailure(error) ? error : null;
@@ -34,6 +40,7 @@ export function loginErrorOf(error: unknown): LoginError {
   }
   if (failure.status === 429) return { code: 'too_many_attempts', message: 'Too many attempts. Please try again later.' };
   if (failure.status === 422 || failure.code === 'validation_failed') return { code: failure.code, message: failure.message };
+  if (failure.code === 'captcha_required' || failure.code === 'captcha_invalid') return { code: failure.code, message: failure.message };
   return { code: 'invalid_credentials', message: 'Invalid username/password.' };
 }
 
@@ -55,7 +62,7 @@ export const loginMachine = setup({
     output: {} as LoginOutput,
   },
   actors: {
-    submitLogin: fromPromise<unknown, { username: string; password: string }>(async () => {
+    submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(async () => {
       throw new Error('submitLogin is provided by the app');
     }),
   },
@@ -64,10 +71,11 @@ export const loginMachine = setup({
     needsMfa: ({ event }) => failureOf(errorOf(event))?.code === 'mfa_required',
     weakPassword: ({ event }) => failureOf(errorOf(event))?.code === 'weak_password',
     inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
+    captchaRefused: ({ context, event }) => context.captchaNeeded && captchaRefused({ event }),
   },
 }).createMachine({
   id: 'login',
-  context: ({ input }) => ({ mode: input.mode, username: '', password: '', error: null, outcome: null }),
+  context: ({ input }) => ({ mode: input.mode, username: '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null }),
   initial: 'editing',
   states: {
     editing: {
@@ -75,20 +83,29 @@ export const loginMachine = setup({
         // An error stays until the user types again.
         CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
         SET_MODE: { actions: assign(({ event }) => ({ mode: event.mode, username: '', error: null })) },
-        SUBMIT: { guard: 'canSubmit', target: 'submitting' },
+        SUBMIT: [
+          { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+          { guard: 'canSubmit', target: 'submitting', actions: assign({ captcha: captchaToken }) },
+        ],
       },
     },
     submitting: {
       invoke: {
         id: 'submitLogin',
         src: 'submitLogin',
-        input: ({ context }) => ({ username: context.username.trim(), password: context.password }),
+        input: ({ context }) => ({ username: context.username.trim(), password: context.password, captcha: context.captchaNeeded ? context.captcha : null }),
         onDone: { target: 'done', actions: assign({ outcome: { kind: 'success' } }) },
         onError: [
           { guard: 'needsMfa', target: 'done', actions: assign({ outcome: ({ event }) => mfaOutcome(event.error) }) },
           { guard: 'weakPassword', target: 'done', actions: assign({ outcome: ({ event }) => weakOutcome(event.error) }) },
           { guard: 'inMaintenance', target: 'done', actions: assign({ outcome: { kind: 'maintenance' } }) },
-          { target: 'editing', actions: assign({ error: ({ event }) => loginErrorOf(event.error), password: '' }) },
+          {
+            target: 'editing',
+            actions: assign(({ context, event }) => ({
+              error: loginErrorOf(event.error), password: '',
+              captchaNeeded: context.captchaNeeded || failureOf(event.error)?.body.captcha === true,
+            })),
+          },
         ],
       },
     },

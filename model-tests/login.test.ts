@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
+import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { loginMachine } from '../machines/login.ts';
 import { report, walk } from './coverage.ts';
 
@@ -13,6 +14,7 @@ const ANSWERS = [
   { type: 'xstate.error.actor.submitLogin', error: failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'p', methods: [] } }) },
   { type: 'xstate.error.actor.submitLogin', error: failure(403, { code: 'weak_password', message: '', payload: 'w' }) },
   { type: 'xstate.error.actor.submitLogin', error: failure(503, { code: 'maintenance', message: '' }) },
+  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }) },
 ];
 
 describe('login machine: model', () => {
@@ -23,7 +25,7 @@ describe('login machine: model', () => {
         { type: 'CHANGE', field: 'username', value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be' },
         { type: 'CHANGE', field: 'password', value: 'secret' },
         { type: 'SET_MODE', mode: 'phone' },
-        { type: 'SUBMIT' },
+        { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
         ...ANSWERS,
       ] as never,
     });
@@ -71,7 +73,7 @@ describe('login machine: behaviour', () => {
     actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     actor.send({ type: 'SUBMIT' });
     await settle();
-    expect(sent).toEqual({ username: '0470 12 34 56', password: 'pw' });
+    expect(sent).toEqual({ username: '0470 12 34 56', password: 'pw', captcha: null });
     expect(actor.getSnapshot().output).toEqual({ kind: 'success' });
   });
 
@@ -86,5 +88,24 @@ describe('login machine: behaviour', () => {
     const actor = run(async () => { throw failure(403, { code: 'weak_password', message: '', payload: 'ticket' }); });
     await settle();
     expect(actor.getSnapshot().output).toEqual({ kind: 'weakPassword', payload: 'ticket' });
+  });
+
+  it('asks for the CAPTCHA once the server says so, and sends its solution with every attempt after', async () => {
+    const sent: Array<string | null> = [];
+    const actor = createActor(loginMachine.provide({
+      actors: { submitLogin: fromPromise(async ({ input }) => { sent.push(input.captcha); throw failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }); }) },
+    }), { input: { mode: 'email' } }).start();
+    const attempt = async (captcha?: { token: string } | { error: { code: string; message: string } }) => {
+      actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+      actor.send({ type: 'CHANGE', field: 'password', value: 'wrong' });
+      actor.send(captcha ? { type: 'SUBMIT', captcha } : { type: 'SUBMIT' });
+      await settle();
+    };
+    await attempt({ token: 'ignored' });
+    expect(actor.getSnapshot().context.captchaNeeded).toBe(true);
+    await attempt({ error: CAPTCHA_FAILURES.notLoaded });
+    expect(actor.getSnapshot().context.error).toEqual(CAPTCHA_FAILURES.notLoaded);
+    await attempt({ token: 'solved' });
+    expect(sent).toEqual([null, 'solved']);
   });
 });

@@ -8,12 +8,13 @@ import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { loginMachine } from '../machines/login.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
+import { onboardingMachine } from '../machines/onboarding.ts';
 import { rootMachine } from '../machines/root.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../machines/weakPassword.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, weakPassword: weakPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
 
@@ -45,6 +46,23 @@ describe.each(kinds)('ALTCHA on %s', (kind) => {
     const other = await solvedCaptcha(server.app);
     expect((await username(other)).json()).toEqual({ usernames: ['e***@example.be', '+32•••••••56'] });
     expect((await username(other)).json().code).toBe('captcha_invalid');
+  });
+
+  it('asks for a robot check at sign-in after two failures for the account from this address, known or not', async () => {
+    const login = (username: string, password: string, captcha?: string) => server.app.inject({
+      method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password, ...(captcha ? { captcha } : {}) },
+    });
+    for (const username of ['claire.dubois@example.com', 'nobody.at.all@example.be']) {
+      expect((await login(username, 'wrong-1')).json()).toEqual({ code: 'invalid_credentials', message: 'Invalid username/password.' });
+      expect((await login(username, 'wrong-2')).json()).toMatchObject({ code: 'invalid_credentials', captcha: true });
+      // Even the right password waits for the robot check now.
+      expect((await login(username, DEMO_PASSWORD)).json()).toMatchObject({ code: 'captcha_required', captcha: true });
+      expect((await login(username, DEMO_PASSWORD, 'garbage')).json()).toMatchObject({ code: 'captcha_invalid', captcha: true });
+    }
+    const signedIn = await login('claire.dubois@example.com', DEMO_PASSWORD, await solvedCaptcha(server.app));
+    expect(signedIn.statusCode).toBe(200);
+    // The owner got in from here: the pair's failures, and the check, are forgotten.
+    expect((await login('claire.dubois@example.com', DEMO_PASSWORD)).statusCode).toBe(200);
   });
 
   it('refuses a solution whose challenge expired', async () => {

@@ -55,6 +55,8 @@ export type Config = {
     cost: number;
     maxCounter: number;
     ttlSeconds: number;
+    /** Failed sign-ins for one account from one address after which signing in needs a solution too (0: never). */
+    loginAfterFailures: number;
   };
   /** Life of an onboarding flow, from the card or invitation to the new account. */
   onboardingTtlSeconds: number;
@@ -172,6 +174,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       cost: integer(env, 'CAPTCHA_COST', 100, 1, 100_000),
       maxCounter: integer(env, 'CAPTCHA_MAX_COUNTER', 5000, 10, 10_000_000),
       ttlSeconds: integer(env, 'CAPTCHA_TTL_SECONDS', 600, 30, 3600),
+      loginAfterFailures: integer(env, 'CAPTCHA_LOGIN_AFTER_FAILURES', 2, 0, 1000),
     },
     onboardingTtlSeconds: integer(env, 'ONBOARDING_TTL_SECONDS', 3600, 300, 86_400),
     passwordPolicy: passwordPolicy(env),

@@ -44,8 +44,12 @@ function tooMany(seconds: number): ApiError {
   return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
 }
 
-export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limiters: LoginLimiters }, input: {
-  username: string; password: string; variant: Variant; ip: string; deviceKey: string;
+export async function authenticate(deps: {
+  db: Db; hasher: PasswordHasher; limiters: LoginLimiters;
+  /** Checks a CAPTCHA solution once this account failed `afterFailures` times from this address (0: never). */
+  captcha: { afterFailures: number; assert(payload: string | undefined): Promise<void> };
+}, input: {
+  username: string; password: string; variant: Variant; ip: string; deviceKey: string; captcha?: string;
 }): Promise<LoginOutcome> {
   const { db, hasher, limiters } = deps;
   const name = loginName(input.username, input.variant);
@@ -58,6 +62,15 @@ export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limit
   const blocked = Math.max(...counts.map((c) => c.wait));
   if (blocked > 0) {
     throw tooMany(blocked);
+  }
+  // After repeated failures a robot check comes before any password check; unknown accounts alike.
+  const { afterFailures } = deps.captcha;
+  const needsCaptcha = (failures: number) => afterFailures > 0 && failures >= afterFailures;
+  if (needsCaptcha(counts[0]!.failures)) {
+    await deps.captcha.assert(input.captcha).catch((error: unknown) => {
+      if (error instanceof ApiError) throw new ApiError(error.code, { ...error.extra, captcha: true });
+      throw error;
+    });
   }
 
   const candidate = name ? await findByLoginName(db, name.kind, name.value) : null;
@@ -72,7 +85,7 @@ export async function authenticate(deps: { db: Db; hasher: PasswordHasher; limit
     await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
     const wait = Math.max(...spent);
     if (wait > 0) throw tooMany(wait);
-    throw new ApiError('invalid_credentials');
+    throw new ApiError('invalid_credentials', needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {});
   }
 
   // The owner got in from here: forget this pair's failures (the account-wide count stays).

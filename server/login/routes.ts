@@ -10,6 +10,7 @@ import { jsonSchema, responses } from '../http/schema.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { authenticate } from './authenticate.ts';
+import { assertCaptcha } from '../captcha/index.ts';
 
 export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Body: LoginRequest }>('/token', {
@@ -21,12 +22,14 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   }, async (request, reply) => {
     const deviceKey = deviceKeyOf(request);
-    const outcome = await authenticate(ctx, {
+    const captcha = { afterFailures: ctx.config.captcha.enabled ? ctx.config.captcha.loginAfterFailures : 0, assert: (payload: string | undefined) => assertCaptcha(ctx, payload) };
+    const outcome = await authenticate({ ...ctx, captcha }, {
       username: request.body.username,
       password: request.body.password,
       variant: variantOfHost(request.host),
       ip: request.ip,
       deviceKey,
+      ...(request.body.captcha ? { captcha: request.body.captcha } : {}),
     });
     if (outcome.kind === 'weak_password') {
       return reply.code(403).send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });

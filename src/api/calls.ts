@@ -10,12 +10,15 @@ import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
 import { api, call, parsed } from './client.ts';
 
+/** A CAPTCHA solution goes with a request when there is one. */
+const withCaptcha = (captcha: string | null) => (captcha ? { captcha } : {});
+
 export const loadConfig = () => parsed(AppConfig, () => api.get('config').json());
 
 export const fetchUser = async (): Promise<UserProfile> => (await parsed(UserAnswer, () => api.get('user').json())).data;
 
-export const submitLogin = (input: { username: string; password: string }) =>
-  parsed(TokenAnswer, () => api.post('token', { json: input }).json());
+export const submitLogin = (input: { username: string; password: string; captcha: string | null }) =>
+  parsed(TokenAnswer, () => api.post('token', { json: { username: input.username, password: input.password, ...withCaptcha(input.captcha) } }).json());
 
 export const logout = async () => {
   await call(() => api.delete('token'));
@@ -70,9 +73,6 @@ export const resetAuthenticator = async () => {
 export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
   await call(() => api.post('user/reset-password', { json: input }));
 };
-
-/** A CAPTCHA solution goes with a request when the CAPTCHA is on. */
-const withCaptcha = (captcha: string | null) => (captcha ? { captcha } : {});
 
 export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
   parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {

@@ -1,6 +1,6 @@
 // Sign-in by email or phone (spec §2 login): a projection of the login machine.
 import { useSelector } from '@xstate/react';
-import { useId, useState } from 'react';
+import { lazy, Suspense, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
@@ -9,6 +9,11 @@ import { useRootActor } from '../app/context.ts';
 import { Brochure } from '../components/Brochure.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
+import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
+import type { CaptchaHandle } from '../captcha/Captcha.tsx';
+
+// Needed only after repeated failures: loaded then, not with the first screen.
+const Captcha = lazy(() => import('../captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
 
 type LoginRef = ActorRefFrom<typeof loginMachine>;
 
@@ -32,7 +37,8 @@ export function LoginPage() {
 /** What the page says on arrival: a password just changed, or an account just created. */
 function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | null }) {
   const { t } = useTranslation();
-  const { mode, username, password, error } = useSelector(login, (s) => s.context);
+  const { mode, username, password, error, captchaNeeded } = useSelector(login, (s) => s.context);
+  const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
   const [revealed, setRevealed] = useState(false);
   const ids = { username: useId(), password: useId(), error: useId() };
@@ -66,7 +72,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          login.send({ type: 'SUBMIT' });
+          // While the widget's code still loads, its answer is not there yet.
+          login.send(captchaNeeded ? { type: 'SUBMIT', captcha: captcha.current?.take() ?? { error: CAPTCHA_FAILURES.notLoaded } } : { type: 'SUBMIT' });
         }}
       >
         <div>
@@ -110,6 +117,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
             </button>
           </div>
         </div>
+
+        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} /></Suspense>}
 
         <div aria-live="assertive">
           {error && (
