@@ -17,9 +17,12 @@ test('forgot password by email: the code, a new password, and signing in with it
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
   await expect(page.getByText('If an account uses r***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  await captchaReady(page);
+  await expectNoAxeViolations(page);
   await page.getByLabel('Security code').fill(await codeSentTo(rita.email, before));
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/reset-password$/);
+  await expectNoAxeViolations(page);
   await page.getByLabel('New password', { exact: true }).fill('Rita-new-pass-01');
   await page.getByLabel('Confirm the new password').fill('Rita-new-pass-01');
   await page.getByRole('button', { name: 'Save my new password' }).click();
@@ -32,6 +35,8 @@ test('forgot password by email: the code, a new password, and signing in with it
 
 test('forgot password by WhatsApp, and the same answer for an unknown number', async ({ page }) => {
   await page.goto('/forgot-password/phone');
+  await captchaReady(page);
+  await expectNoAxeViolations(page);
   await page.getByLabel('Phone number').fill('0470 00 00 01');
   await page.getByLabel('WhatsApp').check();
   await captchaReady(page);
@@ -67,6 +72,7 @@ test('forgot username by card number and by national register number', async ({ 
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page).toHaveURL(/\/forgot-username-response$/);
   await expect(page.getByTestId('usernames')).toContainText('e***@example.be');
+  await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'Try another number' }).click();
   await page.getByLabel('My national register number').check();
   await page.getByLabel('National register number (11 digits)').fill('85.07.30-033.28');
@@ -79,4 +85,5 @@ test('forgot username by card number and by national register number', async ({ 
   await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('No account was found with this number.');
+  await expectNoAxeViolations(page);
 });
