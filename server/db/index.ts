@@ -72,6 +72,12 @@ export async function isReachable(db: Db): Promise<boolean> {
   }
 }
 
+/** A write refused by a unique index, on either database (PostgreSQL 23505, SQLite's UNIQUE constraint). */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '23505' || (typeof message === 'string' && message.includes('UNIQUE constraint failed'));
+}
+
 /** Current time as stored: ISO-8601 UTC. */
 export function nowIso(now = Date.now()): string {
   return new Date(now).toISOString();

@@ -6,7 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { MarketingPreferences, OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
+import { isUniqueViolation, nowIso } from '../db/index.ts';
 import type { Database } from '../db/schema.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
@@ -43,39 +43,42 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
   const now = nowIso();
   const marketing = (flow.marketing ? JSON.parse(flow.marketing) : { email: false, sms: false, partners: false }) as MarketingPreferences;
 
+  const create = () => ctx.db.transaction().execute(async (trx) => {
+    // Exactly once: a second submit (another tab, a double click) finds the flow finished.
+    const finished = await trx.updateTable('onboarding_flows').set({ completed_at: now, state: 'completed' })
+      .where('id', '=', flow.id).where('completed_at', 'is', null).executeTakeFirst();
+    if (Number(finished.numUpdatedRows) === 0) throw new Refused(new ApiError('onboarding_expired'));
+    const invitation = flow.invitation_id
+      ? await trx.updateTable('invitations').set({ used_at: now }).where('id', '=', flow.invitation_id)
+        .where('used_at', 'is', null).where('expires_at', '>', now).returningAll().executeTakeFirst()
+      : undefined;
+    if (flow.invitation_id && !invitation) throw new Refused(new ApiError('invalid_invitation_code'));
+    for (const [table, value, code] of [['user_emails', flow.email!, 'email_unavailable'], ['user_phones', flow.phone!, 'phone_unavailable']] as const) {
+      if (await trx.selectFrom(table).select('id').where('value', '=', value).executeTakeFirst()) throw new Refused(new ApiError(code));
+    }
+    await trx.insertInto('users').values({
+      id: userId, firstname: flow.firstname!, lastname: flow.lastname!, birthdate: null, gender: null, language: flow.language,
+      user_id: await freeId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
+      customer_user_id: await freeId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
+      fridom_user_id: await freeId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
+      password_status: 0, last_password_change: now,
+      mfa_forced: invitation?.mfa_forced ?? 0, mfa_customer: invitation?.mfa_customer ?? 0, has_sso: 0, sso_only: 0,
+      national_register_number: null, created_at: now, updated_at: now,
+    }).execute();
+    if (invitation) await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
+    await trx.insertInto('user_emails').values({ id: newId(), user_id: userId, value: flow.email!, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx.insertInto('user_phones').values({ id: newId(), user_id: userId, value: flow.phone!, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
+    const consents = { terms: true, privacy: true, marketing_email: marketing.email, marketing_sms: marketing.sms, marketing_partners: marketing.partners };
+    await trx.insertInto('consents').values(Object.entries(consents).map(([kind, granted]) => ({
+      id: newId(), user_id: userId, kind, granted: granted ? 1 as const : 0 as const, created_at: flow.terms_accepted_at!,
+    }))).execute();
+    await trx.updateTable('onboarding_flows').set({ user_id: userId }).where('id', '=', flow.id).execute();
+  });
   try {
-    await ctx.db.transaction().execute(async (trx) => {
-      // Exactly once: a second submit (another tab, a double click) finds the flow finished.
-      const finished = await trx.updateTable('onboarding_flows').set({ completed_at: now, state: 'completed' })
-        .where('id', '=', flow.id).where('completed_at', 'is', null).executeTakeFirst();
-      if (Number(finished.numUpdatedRows) === 0) throw new Refused(new ApiError('onboarding_expired'));
-      const invitation = flow.invitation_id
-        ? await trx.updateTable('invitations').set({ used_at: now }).where('id', '=', flow.invitation_id)
-          .where('used_at', 'is', null).where('expires_at', '>', now).returningAll().executeTakeFirst()
-        : undefined;
-      if (flow.invitation_id && !invitation) throw new Refused(new ApiError('invalid_invitation_code'));
-      for (const [table, value, code] of [['user_emails', flow.email!, 'email_unavailable'], ['user_phones', flow.phone!, 'phone_unavailable']] as const) {
-        if (await trx.selectFrom(table).select('id').where('value', '=', value).executeTakeFirst()) throw new Refused(new ApiError(code));
-      }
-      await trx.insertInto('users').values({
-        id: userId, firstname: flow.firstname!, lastname: flow.lastname!, birthdate: null, gender: null, language: flow.language,
-        user_id: await freeId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
-        customer_user_id: await freeId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
-        fridom_user_id: await freeId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
-        password_status: 0, last_password_change: now,
-        mfa_forced: invitation?.mfa_forced ?? 0, mfa_customer: invitation?.mfa_customer ?? 0, has_sso: 0, sso_only: 0,
-        national_register_number: null, created_at: now, updated_at: now,
-      }).execute();
-      if (invitation) await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
-      await trx.insertInto('user_emails').values({ id: newId(), user_id: userId, value: flow.email!, is_default: 1, verified: 1, created_at: now }).execute();
-      await trx.insertInto('user_phones').values({ id: newId(), user_id: userId, value: flow.phone!, is_default: 1, verified: 1, created_at: now }).execute();
-      await trx.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
-      const consents = { terms: true, privacy: true, marketing_email: marketing.email, marketing_sms: marketing.sms, marketing_partners: marketing.partners };
-      await trx.insertInto('consents').values(Object.entries(consents).map(([kind, granted]) => ({
-        id: newId(), user_id: userId, kind, granted: granted ? 1 as const : 0 as const, created_at: flow.terms_accepted_at!,
-      }))).execute();
-      await trx.updateTable('onboarding_flows').set({ user_id: userId }).where('id', '=', flow.id).execute();
-    });
+    // Two accounts made at the same instant may both see an address or platform id free: the
+    // unique index refuses the second, and a second try finds who holds it.
+    await create().catch((error: unknown) => (isUniqueViolation(error) ? create() : Promise.reject(error)));
   } catch (error) {
     if (error instanceof Refused) throw error.error;
     throw error;
@@ -83,10 +86,10 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
   await recordEvent(ctx.db, { type: 'account_created', userId, ip: meta.ip, deviceKey: meta.deviceKey, detail: { source: flow.source } });
 
   let outcome: OnboardingDone['outcome'] = 'invitation';
-  if (card) {
-    const activated = await ctx.db.updateTable('cards').set({ user_id: userId, activated_at: nowIso() })
-      .where('id', '=', card.id).where('activated_at', 'is', null).where('status', '=', 'issued').executeTakeFirst();
-    outcome = Number(activated.numUpdatedRows) === 1 ? 'card_activated' : 'card_activation_failed';
+  if (flow.source === 'card') {
+    const activated = card ? await ctx.db.updateTable('cards').set({ user_id: userId, activated_at: nowIso() })
+      .where('id', '=', card.id).where('activated_at', 'is', null).where('status', '=', 'issued').executeTakeFirst() : null;
+    outcome = Number(activated?.numUpdatedRows ?? 0) === 1 ? 'card_activated' : 'card_activation_failed';
     await recordEvent(ctx.db, { type: outcome === 'card_activated' ? 'card_activated' : 'card_activation_failed', userId, ip: meta.ip, deviceKey: meta.deviceKey });
   }
   await ctx.db.updateTable('onboarding_flows').set({ outcome }).where('id', '=', flow.id).execute();

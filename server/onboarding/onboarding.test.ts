@@ -204,6 +204,16 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.password(flow, PASSWORD)).json().outcome).toBe('card_activation_failed');
   });
 
+  it('gives an address proven by two flows at once to the first account only', async () => {
+    const [one, two] = [await makeCard(server), await makeCard(server)];
+    const first = await api.throughPhone(one);
+    const second = await api.throughPhone({ ...two, email: one.email, phone: one.phone });
+    const answers = await Promise.all([api.password(first, PASSWORD), api.password(second, PASSWORD)]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409]);
+    expect(answers.find((a) => a.statusCode === 409)!.json().code).toMatch(/^(email|phone)_unavailable$/);
+    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', one.email).execute()).toHaveLength(1);
+  });
+
   it('takes the password once, only a good one, and refuses a flow past its life', async () => {
     const card = await makeCard(server);
     const flow = await api.throughPhone(card);

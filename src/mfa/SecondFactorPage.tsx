@@ -8,7 +8,8 @@ import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { minutesSeconds, useNow } from './useNow.ts';
+import { useNow } from './useNow.ts';
+import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
@@ -78,9 +79,7 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
           error={error}
           onChange={(value) => mfa.send({ type: 'TYPE', value })}
         />
-        <p className="text-sm text-slate-700" aria-live="polite">
-          {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(challenge.expiresAt - now) })}
-        </p>
+        <ExpiryNotice expired={expired} expiresAt={challenge.expiresAt} now={now} />
         {loginPayload && (
           <div className="flex items-center gap-2">
             <input id={trustId} type="checkbox" checked={trust} onChange={() => mfa.send({ type: 'TOGGLE_TRUST' })} className="h-4 w-4" />
@@ -92,11 +91,7 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
         </button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
-        {coded && (
-          <button type="button" disabled={!canResend} onClick={() => mfa.send({ type: 'RESEND' })} className="rounded border border-slate-400 px-3 py-1.5 disabled:text-slate-600">
-            {canResend || challenge.resendAt === null ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(challenge.resendAt - now) })}
-          </button>
-        )}
+        {coded && <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} onResend={() => mfa.send({ type: 'RESEND' })} />}
         {methods.length > 1 && (
           <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
         )}

@@ -12,7 +12,9 @@ import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
-import { minutesSeconds, useNow } from '../mfa/useNow.ts';
+import { useNow } from '../mfa/useNow.ts';
+import { ChannelChoice } from '../components/ChannelChoice.tsx';
+import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
 import { NewPassword, type WeakRef } from '../recovery/WeakPasswordPage.tsx';
 import { variant } from '../variant.ts';
 
@@ -296,19 +298,7 @@ function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
       <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}>
         <TextField label={t('login.field.phone')} type="tel" autoComplete="tel" value={phone}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })} />
-        {!keeping && (
-          <fieldset>
-            <legend className="text-sm font-medium">{t('forgot.channel')}</legend>
-            <div className="mt-1 flex flex-wrap gap-4">
-              {(['sms', 'call', 'whatsapp'] as const).map((c) => (
-                <label key={c} className="flex items-center gap-2 text-sm">
-                  <input type="radio" name="channel" checked={channel === c} onChange={() => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />
-                  {t(`forgot.channels.${c}`)}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-        )}
+        {!keeping && <ChannelChoice channel={channel} onChange={(c) => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />}
       </StepForm>
     </>
   );
@@ -330,16 +320,11 @@ function CodeStep({ onboarding }: { onboarding: OnboardingRef }) {
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); onboarding.send({ type: 'SUBMIT' }); }}>
         <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'code', value })} />
-        <p className="text-sm text-slate-700" aria-live="polite">
-          {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(challenge.expiresAt - now) })}
-        </p>
+        <ExpiryNotice expired={expired} expiresAt={challenge.expiresAt} now={now} />
         <button type="submit" className={primary} disabled={verifying}>{t('mfa.code.confirm')}</button>
       </form>
       <div className="mt-4 space-y-3">
-        <button type="button" disabled={!canResend || resending} onClick={() => onboarding.send({ type: 'RESEND' })}
-          className="rounded border border-slate-400 px-3 py-1.5 text-sm disabled:text-slate-600">
-          {canResend ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(challenge.resendAt - now) })}
-        </button>
+        <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} busy={resending} onResend={() => onboarding.send({ type: 'RESEND' })} />
         <Back send={onboarding.send} label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')} />
       </div>
     </>

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
+import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
@@ -70,19 +71,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT', captcha: answer() }); }}>
         <TextField label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')} type={mode === 'email' ? 'email' : 'tel'}
           autoComplete="username" value={username} onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })} />
-        {mode === 'phone' && (
-          <fieldset>
-            <legend className="text-sm font-medium">{t('forgot.channel')}</legend>
-            <div className="mt-1 flex flex-wrap gap-4">
-              {(['sms', 'call', 'whatsapp'] as const).map((c) => (
-                <label key={c} className="flex items-center gap-2 text-sm">
-                  <input type="radio" name="channel" checked={channel === c} onChange={() => forgot.send({ type: 'SET_CHANNEL', channel: c })} />
-                  {t(`forgot.channels.${c}`)}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-        )}
+        {mode === 'phone' && <ChannelChoice channel={channel} onChange={(c) => forgot.send({ type: 'SET_CHANNEL', channel: c })} />}
         <Captcha ref={captcha} />
         <ErrorMessage error={error} />
         <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('forgot.send')}</button>
