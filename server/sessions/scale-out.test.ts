@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
 import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../seed/demo.ts';
+import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
 import { DEVICE, createPostgresDatabase, databaseKinds } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
@@ -34,7 +35,12 @@ describe.each(withRedis ? ['postgres+redis'] : [])('two instances on %s', () => 
   const prefix = `t${Date.now()}`;
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    const env = { NODE_ENV: 'test', SPA_DIR: 'none', DATABASE_URL: database.url, REDIS_URL, LOGIN_MAX_FAILS_PER_USER_IP: '2', LOGIN_MAX_FAILS_PER_IP: '100000' };
+    // The CAPTCHA is on (the forms' solutions count once across instances) but not at sign-in, where
+    // the throttling is what this test counts.
+    const env = {
+      NODE_ENV: 'test', SPA_DIR: 'none', DATABASE_URL: database.url, REDIS_URL, LOGIN_MAX_FAILS_PER_USER_IP: '2', LOGIN_MAX_FAILS_PER_IP: '100000',
+      ...CAPTCHA_ON, CAPTCHA_LOGIN_AFTER_FAILURES: '0',
+    };
     one = await buildApp(loadConfig(env));
     await seedDemo(one.ctx);
     two = await buildApp(loadConfig(env));
@@ -53,6 +59,13 @@ describe.each(withRedis ? ['postgres+redis'] : [])('two instances on %s', () => 
     expect((await two.app.inject({ method: 'GET', url: '/api/user', headers: auth })).statusCode).toBe(200);
     expect((await two.app.inject({ method: 'DELETE', url: '/api/token', headers: auth })).statusCode).toBe(204);
     expect((await one.app.inject({ method: 'GET', url: '/api/user', headers: auth })).statusCode).toBe(401);
+  });
+
+  it('a CAPTCHA solution spent on one instance is refused by the other', async () => {
+    const captcha = await solvedCaptcha(one.app);
+    const forgot = (app: App) => app.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers: DEVICE, payload: { username: 'nobody@example.be', captcha } });
+    expect((await forgot(two)).statusCode).toBe(200);
+    expect((await forgot(one)).json().code).toBe('captcha_invalid');
   });
 
   it('throttling counts failures across instances', async () => {
