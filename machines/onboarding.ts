@@ -8,13 +8,13 @@
 // where the person is (deep link, reload, back button) sends them back to the start. existingCard
 // is open to all. Screens change through `show`; the server enforces the same order again.
 import { assign, fromPromise, setup } from 'xstate';
+import { isApiFailure } from '../contract/api.ts';
 import type { Locale } from '../contract/constants.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, sanitiseCodeInput } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
-import { isApiFailure } from '../contract/api.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 
 export const ONBOARDING_STEPS = [
@@ -177,11 +177,11 @@ const onboardingSetup = setup({
   actions: {
     show: (_, _params: { step: OnboardingStep }) => {},
     // The card or invitation was accepted: what the employer told us becomes the defaults.
-    started: assign(({ context, event }) => {
+    started: assign(({ event }) => {
       const { flow, source, welcome } = (event as unknown as { output: OnboardingStarted }).output;
       return {
         flow, source, welcome, error: null, termsAccepted: false, profileSaved: false,
-        profile: { firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language ?? context.language },
+        profile: { firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language },
         email: welcome.email ?? '', provenEmail: welcome.emailVerified ? welcome.email : null,
         phone: welcome.phone ?? '', provenPhone: null, challenge: null,
       };
