@@ -5,6 +5,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
+import { expiryRegion, resendCooling } from './codeTimers.ts';
 import { problemOf } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
@@ -142,17 +143,11 @@ export const mfaCodeMachine = setup({
             },
           },
         },
-        expiry: {
-          initial: 'running',
-          states: {
-            running: { after: { expiry: 'expired' } },
-            expired: {},
-          },
-        },
+        expiry: expiryRegion,
         resend: {
           initial: 'cooling',
           states: {
-            cooling: { after: { resendCooldown: 'ready' } },
+            cooling: resendCooling,
             ready: {
               on: { RESEND: { guard: 'resendable', target: '#mfaCode.requesting' } },
             },

@@ -14,6 +14,7 @@ import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, sanitiseCodeInput } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
+import { expiryRegion, resendCooling } from './codeTimers.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 
@@ -452,17 +453,11 @@ export const onboardingMachine = onboardingSetup.createMachine({
             },
           },
         },
-        expiry: {
-          initial: 'running',
-          states: {
-            running: { after: { expiry: 'expired' } },
-            expired: {},
-          },
-        },
+        expiry: expiryRegion,
         resend: {
           initial: 'cooling',
           states: {
-            cooling: { after: { resendCooldown: 'ready' } },
+            cooling: resendCooling,
             ready: {
               on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
             },
