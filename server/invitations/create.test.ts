@@ -17,6 +17,13 @@ describe.each(kinds)('creating invitations on %s', (kind) => {
   const count = async () => Number((await server.ctx.db.selectFrom('invitations')
     .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
+  it('takes a code of our own choosing (published demo codes), and refuses one that is not a code', async () => {
+    const created = await createInvitation(server.ctx.db, server.ctx.config.secretKey, { email: 'demo.code@example.be', code: 'TESS-JOIN-0099' });
+    expect(created.code).toBe('TESS-JOIN-0099');
+    expect((await byCode('tess join 0099'))?.email).toBe('demo.code@example.be');
+    await expect(createInvitation(server.ctx.db, server.ctx.config.secretKey, { email: 'x@example.be', code: 'TESS-JOIN' })).rejects.toThrow(/not an invitation code/);
+  });
+
   it('stores an invitation found by the keyed hash of its code, never the code', async () => {
     const now = Date.parse('2026-11-23T10:00:00.000Z');
     const created = await createInvitation(server.ctx.db, server.ctx.config.secretKey, {

@@ -1,7 +1,7 @@
 // Creating an invitation (`npm run cli -- invitations create`): a code for one person, good for one
 // account until it expires. The code is returned once, to be mailed; only its keyed hash is stored.
 import { LOCALES, type Locale } from '../../contract/constants.ts';
-import { isEmail, normaliseEmail } from '../../contract/rules.ts';
+import { isEmail, isInvitationCode, normaliseEmail } from '../../contract/rules.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { invitationCodeHash, newInvitationCode } from './codes.ts';
 
@@ -24,6 +24,8 @@ export type InvitationInput = {
   mfaCustomer?: boolean;
   /** Days the code stays valid: 1 to 90, 14 by default. */
   days?: number;
+  /** A code of our own choosing instead of a random one: published demo codes, tests. */
+  code?: string;
 };
 
 export type InvitationField = 'email' | 'firstname' | 'lastname' | 'language' | 'company' | 'userId' | 'customerUserId' | 'fridomUserId' | 'days';
@@ -96,7 +98,8 @@ export function checkInvitationInput(input: InvitationInput): CheckedInvitation 
 /** Stores a new invitation; gives its code, which exists nowhere else (only its keyed hash is stored). */
 export async function createInvitation(db: Db, secretKey: string, input: InvitationInput, now = Date.now()): Promise<{ id: string; code: string; email: string; expiresAt: string }> {
   const { days, ...values } = checkInvitationInput(input);
-  const code = newInvitationCode();
+  if (input.code !== undefined && !isInvitationCode(input.code)) throw new Error(`"${input.code}" is not an invitation code`);
+  const code = input.code ?? newInvitationCode();
   const id = crypto.randomUUID();
   const expiresAt = nowIso(now + days * 86_400_000);
   await db.insertInto('invitations').values({

@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { activationCodeHash } from '../cards/codes.ts';
 import { nowIso } from '../db/index.ts';
-import { invitationCodeHash, newInvitationCode } from '../invitations/codes.ts';
+import { createInvitation } from '../invitations/create.ts';
 import { newId } from '../sessions/tokens.ts';
 import type { TestServer } from '../testing/harness.ts';
 import { codeIn } from '../testing/peers.ts';
@@ -28,15 +28,12 @@ export async function makeCard(server: TestServer, options: { status?: 'issued' 
 
 export async function makeInvitation(server: TestServer, options: { expired?: boolean; customerUserId?: string } = {}) {
   const n = next();
-  const code = newInvitationCode();
-  const email = `invited.${n}@example.be`;
-  await server.ctx.db.insertInto('invitations').values({
-    id: newId(), code_hash: invitationCodeHash(server.ctx.config.secretKey, code), email, firstname: 'Iris', lastname: `Invited ${n}`,
-    language: 'fr', company: 'Invite Corp', user_id: null, customer_user_id: options.customerUserId ?? null, fridom_user_id: null,
-    mfa_forced: 0, mfa_customer: options.customerUserId ? 1 : 0,
-    expires_at: nowIso(Date.now() + (options.expired ? -1 : 1) * 24 * 3600 * 1000), used_at: null, used_by: null, created_at: nowIso(),
-  }).execute();
-  return { code, email };
+  // An expired one was made two days ago, good for one.
+  const made = Date.now() - (options.expired ? 2 * 24 * 3600 * 1000 : 0);
+  return createInvitation(server.ctx.db, server.ctx.config.secretKey, {
+    email: `invited.${n}@example.be`, firstname: 'Iris', lastname: `Invited ${n}`, language: 'fr', company: 'Invite Corp',
+    customerUserId: options.customerUserId ?? null, mfaCustomer: options.customerUserId !== undefined, days: 1,
+  }, made);
 }
 
 export type Peers = { mails: Array<{ to: string; raw: string }>; messages: Array<{ to: string; text: string; channel: string }> };

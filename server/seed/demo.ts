@@ -6,7 +6,7 @@ import { storeRecoveryKeys } from '../mfa/recovery.ts';
 import { encryptSecret } from '../mfa/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
 import { activationCodeHash } from '../cards/codes.ts';
-import { invitationCodeHash } from '../invitations/codes.ts';
+import { MAX_INVITATION_DAYS, createInvitation } from '../invitations/create.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
 
@@ -76,7 +76,7 @@ export const DEMO_ONBOARDING_CARDS: DemoOnboardingCard[] = [
   { number: '5065000000001007', activationCode: '100707', firstname: 'Lea', lastname: 'Lost', email: 'lea.lost@example.be', phone: '+32470101007', language: 'en', company: 'Thys Logistics', beneficiaryId: 'U-2007', status: 'blocked' },
 ];
 
-/** Invitations ("I received an email"), good for a year from the seeding. */
+/** Invitations ("I received an email"), good for 90 days (the longest an invitation lives) from the seeding. */
 export type DemoInvitation = {
   code: string; email: string; firstname: string | null; lastname: string | null; language: string | null; company: string | null;
   userId: string | null; customerUserId: string | null; mfaCustomer?: boolean;
@@ -168,14 +168,8 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
       holder_language: card.language, company: card.company, beneficiary_id: card.beneficiaryId,
     }).execute();
   }
-  for (const invitation of DEMO_INVITATIONS) {
-    await ctx.db.insertInto('invitations').values({
-      id: newId(), code_hash: invitationCodeHash(ctx.config.secretKey, invitation.code), email: invitation.email,
-      firstname: invitation.firstname, lastname: invitation.lastname, language: invitation.language, company: invitation.company,
-      user_id: invitation.userId, customer_user_id: invitation.customerUserId, fridom_user_id: null,
-      mfa_forced: 0, mfa_customer: invitation.mfaCustomer ? 1 : 0,
-      expires_at: nowIso(Date.now() + 365 * 24 * 3600 * 1000), used_at: null, used_by: null, created_at: nowIso(),
-    }).execute();
+  for (const { mfaCustomer, ...invitation } of DEMO_INVITATIONS) {
+    await createInvitation(ctx.db, ctx.config.secretKey, { ...invitation, mfaCustomer: mfaCustomer ?? false, days: MAX_INVITATION_DAYS });
   }
   for (const user of DEMO_MFA_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);
