@@ -10,6 +10,7 @@ import type { Config } from './config/index.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/index.ts';
 import { createDelivery } from './delivery/index.ts';
+import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
@@ -24,7 +25,7 @@ import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
-import { createLimiter } from './ratelimit/index.ts';
+import { createLimiters } from './ratelimit/limiters.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
 import { installSpa } from './spa/index.ts';
@@ -36,30 +37,6 @@ export async function buildApp(config: Config): Promise<App> {
   await migrate(database.db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
   const store = { database, redis };
-  const ctx: AppContext = {
-    config,
-    db: database.db,
-    database,
-    redis,
-    hasher: createPasswordHasher(config.hashConcurrency || availableParallelism()),
-    limiters: {
-      userIp: await createLimiter({ keyPrefix: 'login_user_ip', points: config.login.maxFailsPerUserIp,
-        duration: config.login.windowSeconds, blockDuration: config.login.blockSeconds }, store),
-      account: await createLimiter({ keyPrefix: 'login_account', points: config.login.maxFailsPerAccount,
-        duration: 3600, blockDuration: config.login.blockSeconds }, store),
-      ip: await createLimiter({ keyPrefix: 'login_ip', points: config.login.maxFailsPerIp,
-        duration: 3600, blockDuration: 3600 }, store),
-      codeDestination: await createLimiter({ keyPrefix: 'code_destination', points: config.mfa.sendsPerDestination, duration: 3600, blockDuration: 0 }, store),
-      codeAccount: await createLimiter({ keyPrefix: 'code_account', points: config.mfa.sendsPerAccount, duration: 3600, blockDuration: 0 }, store),
-      mfaFailures: await createLimiter({ keyPrefix: 'mfa_failures', points: config.mfa.maxFailsPerAccount, duration: 3600,
-        blockDuration: config.mfa.failBlockSeconds }, store),
-      targetLookups: await createLimiter({ keyPrefix: 'mfa_target_lookups', points: 30, duration: 3600, blockDuration: 0 }, store),
-      activationAttempts: await createLimiter({ keyPrefix: 'card_activation', points: 5, duration: 3600, blockDuration: 3600 }, store),
-    },
-    cookieName: authCookieName(config),
-    delivery: createDelivery(config, database.db),
-  };
-
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -71,6 +48,17 @@ export async function buildApp(config: Config): Promise<App> {
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
+
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    database,
+    redis,
+    hasher: createPasswordHasher(config.hashConcurrency || availableParallelism()),
+    limiters: await createLimiters(config, store),
+    cookieName: authCookieName(config),
+    outbox: createOutbox(database.db, createDelivery(config, database.db), app.log),
+  };
 
   installErrorHandling(app);
   installSecurityHeaders(app, config);
@@ -105,12 +93,14 @@ export async function buildApp(config: Config): Promise<App> {
   await healthRoutes(app, ctx);
   if (config.env !== 'production') await outboxRoutes(app, ctx);
   await installSpa(app, config.spaDir);
+  ctx.outbox.start();
 
   return {
     app,
     ctx,
     async close() {
       await app.close();
+      await ctx.outbox.stop();
       redis?.disconnect();
       await database.close();
     },

@@ -2,8 +2,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config/index.ts';
 import type { Db, DatabaseHandle } from './db/index.ts';
-import type { Delivery } from './delivery/index.ts';
-import type { LoginLimiters } from './login/authenticate.ts';
+import type { Outbox } from './delivery/queue.ts';
+import type { Limiters } from './ratelimit/limiters.ts';
 import type { PasswordHasher } from './passwords/hashing.ts';
 
 export type AppContext = {
@@ -12,7 +12,8 @@ export type AppContext = {
   database: DatabaseHandle;
   redis: Redis | null;
   hasher: PasswordHasher;
-  limiters: LoginLimiters;
+  limiters: Limiters;
   cookieName: string;
-  delivery: Delivery;
+  /** Every message leaves through it (server/delivery/queue.ts). */
+  outbox: Outbox;
 };

@@ -35,7 +35,7 @@ describe('configuration', () => {
   it('has the second factor\'s defaults: 900 s codes, 10 minutes of step-up, 30 days of trust, 5 tries', () => {
     expect(loadConfig({}).mfa).toEqual({
       codeTtlSeconds: 900, stepUpSeconds: 600, trustedDeviceDays: 30, maxAttempts: 5, resendFirstWaitSeconds: 30, resendNextWaitSeconds: 15,
-      maxFailsPerAccount: 10, failBlockSeconds: 3600, sendsPerDestination: 10, sendsPerAccount: 20,
+      maxFailsPerAccount: 10, failBlockSeconds: 3600, sendsPerRequester: 5, sendsPerDestination: 10, sendsPerAccount: 20,
     });
   });
   it('takes the password policy\'s bounds from the environment, with defaults 10, 1, 1, 1 and a history of 5', () => {

@@ -44,6 +44,8 @@ export type Config = {
     maxFailsPerAccount: number;
     /** How long that block lasts. */
     failBlockSeconds: number;
+    /** Codes one client address may have sent to one destination per hour (lower than the next). */
+    sendsPerRequester: number;
     /** Codes sent per hour to one destination (email or phone), and for one account. */
     sendsPerDestination: number;
     sendsPerAccount: number;
@@ -166,6 +168,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       resendNextWaitSeconds: RESEND_NEXT_WAIT_S,
       maxFailsPerAccount: integer(env, 'MFA_MAX_FAILS_PER_ACCOUNT', 10, 1, 100),
       failBlockSeconds: integer(env, 'MFA_BLOCK_SECONDS', 3600, 1, 86400),
+      sendsPerRequester: integer(env, 'MFA_SENDS_PER_REQUESTER', 5, 1, 1000),
       sendsPerDestination: integer(env, 'MFA_SENDS_PER_DESTINATION', 10, 1, 1000),
       sendsPerAccount: integer(env, 'MFA_SENDS_PER_ACCOUNT', 20, 1, 1000),
     },

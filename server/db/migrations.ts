@@ -289,6 +289,30 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // The durable outbox: every message is written in the transaction of the change that sends it,
+  // and a worker delivers it with retries, so neither a crash nor a slow sender shows in an answer.
+  '2026_11_24_message_outbox': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('message_outbox')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('recipient', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        // A code is worth nothing once it expired: such a message is dropped, not sent late.
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+        // A worker's lease on the message while it delivers it; another worker takes it after.
+        .addColumn('locked_until', 'text')
+        .addColumn('failed_at', 'text')
+        .addColumn('last_error', 'text')
+        .execute();
+      await db.schema.createIndex('message_outbox_due_idx').on('message_outbox').columns(['failed_at', 'next_attempt_at']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -161,6 +161,22 @@ export interface OutboxTable {
   created_at: string;
 }
 
+/** Messages waiting for delivery (server/delivery/queue.ts); a delivered one is deleted. */
+export interface MessageOutboxTable {
+  id: string;
+  channel: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: string;
+  expires_at: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  locked_until: string | null;
+  failed_at: string | null;
+  last_error: string | null;
+}
+
 export interface CardsTable {
   id: string;
   /** 16 digits, 5065… in Belgium. */
@@ -263,6 +279,7 @@ export interface Database {
   recovery_keys: RecoveryKeysTable;
   mfa_challenges: MfaChallengesTable;
   outbox: OutboxTable;
+  message_outbox: MessageOutboxTable;
   users: UsersTable;
   user_emails: ContactTable;
   user_phones: ContactTable;

@@ -22,7 +22,8 @@ describe('dev outbox', () => {
     const signedIn = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers, payload: { payload: started.json().payload, code } });
     expect(signedIn.statusCode).toBe(200);
 
-    await server.ctx.delivery.send({ channel: 'email', to: 'x@example.be', subject: '<script>alert(1)</script>', body: 'a & b' });
+    await server.ctx.outbox.enqueue(server.ctx.db, { channel: 'email', to: 'x@example.be', subject: '<script>alert(1)</script>', body: 'a & b', ttlSeconds: 60 });
+    await server.ctx.outbox.drain();
     const newest = (await server.app.inject({ method: 'GET', url: '/dev/outbox.json' })).json().messages;
     expect(newest.map((m: { recipient: string }) => m.recipient).slice(0, 2)).toEqual(['x@example.be', mila.phone]);
     const page = await server.app.inject({ method: 'GET', url: '/dev/outbox' });
@@ -36,8 +37,12 @@ describe('dev outbox', () => {
     const production = await startTestServer('sqlite', { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40) }, { seed: false });
     try {
       expect((await production.app.inject({ method: 'GET', url: '/dev/outbox.json' })).statusCode).toBe(404);
-      // Without SMTP or a provider, production cannot send: it says so rather than pretending.
-      await expect(production.ctx.delivery.send({ channel: 'sms', to: '+32470000000', subject: 's', body: 'b' })).rejects.toThrow(/no delivery configured/);
+      // Without SMTP or a provider, production cannot send: the message waits for a retry, and says why.
+      await production.ctx.outbox.enqueue(production.ctx.db, { channel: 'sms', to: '+32470000000', subject: 's', body: 'b', ttlSeconds: 60 });
+      await production.ctx.outbox.drain();
+      const waiting = await production.ctx.db.selectFrom('message_outbox').selectAll().executeTakeFirstOrThrow();
+      expect(waiting).toMatchObject({ attempts: 1, failed_at: null });
+      expect(waiting.last_error).toMatch(/no delivery configured/);
     } finally {
       await production.stop();
     }

@@ -2,7 +2,6 @@
 // work (a dummy Argon2id verification). Failures are throttled per account+IP (short block), per
 // account across all IPs (NIST's 100, short block, so an attacker cannot lock the owner out for
 // long) and per IP.
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { looksLikeEmail, normaliseEmail } from '../../contract/rules.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import type { Variant } from '../../contract/constants.ts';
@@ -11,20 +10,9 @@ import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
 import { spend, standing } from '../ratelimit/index.ts';
+import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from './queries.ts';
-
-export type LoginLimiters = {
-  userIp: RateLimiterAbstract; account: RateLimiterAbstract; ip: RateLimiterAbstract;
-  /** Codes sent to one destination (email or phone) and for one account, per hour. */
-  codeDestination: RateLimiterAbstract; codeAccount: RateLimiterAbstract;
-  /** Wrong second-factor answers per account (a password holder guessing authenticator codes). */
-  mfaFailures: RateLimiterAbstract;
-  /** Activation targets looked up per account: whether an address belongs to another account is not free. */
-  targetLookups: RateLimiterAbstract;
-  /** Wrong activation codes per card: a card's code cannot be guessed. */
-  activationAttempts: RateLimiterAbstract;
-};
 
 export type LoginOutcome =
   | { kind: 'success'; userId: string }
@@ -45,7 +33,7 @@ function tooMany(seconds: number): ApiError {
 }
 
 export async function authenticate(deps: {
-  db: Db; hasher: PasswordHasher; limiters: LoginLimiters;
+  db: Db; hasher: PasswordHasher; limiters: Limiters;
   /** Checks a CAPTCHA solution once this account failed `afterFailures` times from this address (0: never). */
   captcha: { afterFailures: number; assert(payload: string | undefined): Promise<void> };
 }, input: {
@@ -53,7 +41,10 @@ export async function authenticate(deps: {
 }): Promise<LoginOutcome> {
   const { db, hasher, limiters } = deps;
   const name = loginName(input.username, input.variant);
-  const accountKey = name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
+  // Known or not, the name is looked up first: the same work either way. A known account is counted
+  // by its id, so failures by email and by phone add up (NIST counts per account).
+  const candidate = name ? await findByLoginName(db, name.kind, name.value) : null;
+  const accountKey = candidate ? `user:${candidate.userId}` : name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
   const userIpKey = `${accountKey}|${input.ip}`;
 
   const counts = await Promise.all([
@@ -73,7 +64,6 @@ export async function authenticate(deps: {
     });
   }
 
-  const candidate = name ? await findByLoginName(db, name.kind, name.value) : null;
   const ok = candidate?.passwordHash
     ? await hasher.verify(candidate.passwordHash, input.password)
     : await hasher.verifyDummy(input.password);

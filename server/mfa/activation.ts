@@ -28,7 +28,7 @@ const ACTIVATABLE = new Set(['email', 'sms', 'call', 'whatsapp', 'totp']);
 /** The kind a negative id names (NEW_METHOD_IDS). */
 const kindOfNewId = (id: number) => (Object.entries(NEW_METHOD_IDS) as Array<[MfaMethodKind, number]>).find(([, value]) => value === id)?.[0];
 
-type Caller = { userId: string; mfaAt: string | null; language: string; variant: Variant; deviceKey: string; ip: string; log: { warn(data: object, message: string): void } };
+type Caller = { userId: string; mfaAt: string | null; language: string; variant: Variant; deviceKey: string; ip: string };
 
 export type ActivationAnswer = {
   payload: string;
@@ -56,7 +56,7 @@ export async function startActivation(ctx: AppContext, caller: Caller, id: numbe
     const secret = new Secret({ size: 20 });
     const otpauth = new TOTP({ issuer: 'Tessera', label: await accountLabel(ctx, userId), secret, digits: 6, period: 30 }).toString();
     const started = await startChallenge(ctx, {
-      userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, log: caller.log,
+      userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, ip: caller.ip,
       subject: { id: null, method: 'totp', target: null, secret: encryptSecret(ctx.config.secretKey, secret.base32), replaces: replaces?.id ?? null },
     });
     // The QR code is drawn here, so the browser needs no QR library.
@@ -88,7 +88,7 @@ export async function startActivation(ctx: AppContext, caller: Caller, id: numbe
   }
   if (query['dry-run'] === 'true') return { payload: '', fuzzion: false, data: { method: kind, target } };
   const started = await startChallenge(ctx, {
-    userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, log: caller.log,
+    userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, ip: caller.ip,
     subject: { id: null, method: kind, target, replaces: replaces?.id ?? null },
     ...(query.channel ? { channel: query.channel } : {}),
   });

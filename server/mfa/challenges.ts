@@ -5,13 +5,15 @@
 // password ('reset').
 import { TOTP } from 'otpauth';
 import { CODE_LENGTH } from '../../contract/rules.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
+import { nowIso, type Db } from '../db/index.ts';
+import { lockUser } from '../db/locks.ts';
 import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { spend, standing } from '../ratelimit/index.ts';
+import { refund, spend, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
 import { CODED } from './methods.ts';
@@ -34,70 +36,111 @@ function tooMany(seconds: number): ApiError {
   return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
 }
 
+/** The wait before another code, when the previous one for the same subject was sent too recently. */
+function resendWait(previous: { resend_at: string } | undefined, now: number): number {
+  if (!previous || previous.resend_at <= nowIso(now)) return 0;
+  return Math.max(1, Math.ceil((Date.parse(previous.resend_at) - now) / 1000));
+}
+
+/** Lost the race for the resend wait to a concurrent request for the same subject. */
+class TooSoon extends Error {
+  readonly wait: number;
+  constructor(wait: number) {
+    super('resend too soon');
+    this.wait = wait;
+  }
+}
+
+/** Starts a challenge on a method and, for a method whose code Tessera sends, queues the code.
+ * A challenge of a signed-in person or a sign-in replaces the previous one on the same method,
+ * after the resend wait. A forgotten-password challenge is asked for by anybody who knows an
+ * address, so it replaces nothing: a code a stranger asks for never spoils the owner's. */
 export async function startChallenge(ctx: AppContext, input: {
   userId: string; language: string; subject: ChallengeSubject; purpose: Purpose; deviceKey: string; channel?: string;
   loginTicket?: string;
-  log: { warn(data: object, message: string): void };
+  /** The client address, as resolved through the trusted proxies: its own sending budget bites first. */
+  ip: string;
 }): Promise<StartedChallenge> {
   const { db, config } = ctx;
   const { subject } = input;
   const now = Date.now();
-  let previousQuery = db.selectFrom('mfa_challenges').select(['id', 'sends', 'resend_at'])
-    .where('user_id', '=', input.userId).where('purpose', '=', input.purpose).where('expires_at', '>', nowIso(now))
-    .where('completed_at', 'is', null);
-  previousQuery = subject.id !== null
-    ? previousQuery.where('method_id', '=', subject.id)
-    : previousQuery.where('new_method', '=', subject.method).where('target', '=', subject.target ?? '');
-  const previous = await previousQuery.orderBy('created_at', 'desc').executeTakeFirst();
   const coded = CODED.has(subject.method);
-  if (coded && previous && previous.resend_at > nowIso(now)) {
-    const wait = Math.max(1, Math.ceil((Date.parse(previous.resend_at) - now) / 1000));
-    throw new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
-  }
-  const sends = (previous?.sends ?? 0) + 1;
-  const wait = sends === 1 ? config.mfa.resendFirstWaitSeconds : config.mfa.resendNextWaitSeconds;
+  const replacing = input.purpose !== 'reset';
+  const previousOf = (reader: Db) => {
+    let query = reader.selectFrom('mfa_challenges').select(['id', 'sends', 'resend_at'])
+      .where('user_id', '=', input.userId).where('purpose', '=', input.purpose).where('expires_at', '>', nowIso(now))
+      .where('completed_at', 'is', null);
+    query = subject.id !== null
+      ? query.where('method_id', '=', subject.id)
+      : query.where('new_method', '=', subject.method).where('target', '=', subject.target ?? '');
+    return query.orderBy('created_at', 'desc').executeTakeFirst();
+  };
+  // A cheap look first, so a burst of resends is refused before it spends any sending budget.
+  const early = replacing && coded ? resendWait(await previousOf(db), now) : 0;
+  if (early > 0) throw resendTooSoon(early);
+
+  // Nobody may use the portal to flood an inbox or a phone: sends are counted per requester and
+  // destination (lowest, so a stranger runs out before the owner), per destination and per account.
+  const spent: Array<[RateLimiterAbstract, string]> = coded ? [
+    [ctx.limiters.codeRequester, `${input.ip}|${subject.target}`],
+    [ctx.limiters.codeDestination, subject.target!],
+    [ctx.limiters.codeAccount, input.userId],
+  ] : [];
+  const waits = await Promise.all(spent.map(([limiter, key]) => spend(limiter, key)));
+  if (Math.max(0, ...waits) > 0) throw tooMany(Math.max(...waits));
+
   const id = newId();
   const payload = newToken();
   const code = coded ? newCode(CODE_LENGTH.email) : null;
   const expiresAt = nowIso(now + config.mfa.codeTtlSeconds * 1000);
-  const resendAt = nowIso(now + wait * 1000);
-
-  if (code) {
-    // Nobody may use the portal to flood an inbox or a phone: sends are counted per destination and per account.
-    const waits = await Promise.all([spend(ctx.limiters.codeDestination, subject.target!), spend(ctx.limiters.codeAccount, input.userId)]);
-    const blocked = Math.max(...waits);
-    if (blocked > 0) throw tooMany(blocked);
-    // A phone method can take its code by SMS, voice call or WhatsApp.
-    const channel = (subject.method !== 'email' && input.channel && input.channel !== 'email' ? input.channel : subject.method) as Channel;
-    const text = codeMessage(input.language, code, config.mfa.codeTtlSeconds, { purpose: input.purpose, channel });
-    try {
-      await ctx.delivery.send({ channel, to: subject.target!, ...text });
-    } catch (error) {
-      input.log.warn({ err: error }, 'code delivery failed');
-      throw new ApiError('delivery_failed');
-    }
+  let wait = config.mfa.resendFirstWaitSeconds;
+  try {
+    await db.transaction().execute(async (trx) => {
+      // One writer per account at a time: of thirty simultaneous resends, one finds the wait over.
+      await lockUser(trx, input.userId);
+      const previous = replacing ? await previousOf(trx) : undefined;
+      const tooSoon = coded ? resendWait(previous, now) : 0;
+      if (tooSoon > 0) throw new TooSoon(tooSoon);
+      const sends = (previous?.sends ?? 0) + 1;
+      wait = sends === 1 ? config.mfa.resendFirstWaitSeconds : config.mfa.resendNextWaitSeconds;
+      // The new code replaces the old one: the previous challenge can no longer be used.
+      if (previous) await trx.updateTable('mfa_challenges').set({ completed_at: nowIso(now), attempts: config.mfa.maxAttempts }).where('id', '=', previous.id).execute();
+      // Challenges are kept a day past their expiry (the resend wait reads them), then go.
+      await trx.deleteFrom('mfa_challenges').where('user_id', '=', input.userId).where('expires_at', '<', nowIso(now - DAY_MS)).execute();
+      await trx.insertInto('mfa_challenges').values({
+        id, user_id: input.userId, method_id: subject.id, purpose: input.purpose,
+        new_method: subject.id === null ? subject.method : null,
+        // For a new authenticator the sealed secret waits here until its first code proves the setup.
+        target: subject.id === null ? (subject.secret ?? subject.target) : null,
+        payload_hash: hashToken(payload),
+        code_hash: code ? hashCode(config.secretKey, id, code) : null, attempts: 0, sends, expires_at: expiresAt,
+        resend_at: nowIso(now + wait * 1000),
+        device_key: input.deviceKey, login_ticket_hash: input.loginTicket ? hashToken(input.loginTicket) : null,
+        completed_at: null, created_at: nowIso(now), replaces_method_id: subject.replaces ?? null,
+      }).execute();
+      if (code) {
+        // A phone method can take its code by SMS, voice call or WhatsApp.
+        const channel = (subject.method !== 'email' && input.channel && input.channel !== 'email' ? input.channel : subject.method) as Channel;
+        const text = codeMessage(input.language, code, config.mfa.codeTtlSeconds, { purpose: input.purpose, channel });
+        await ctx.outbox.enqueue(trx, { channel, to: subject.target!, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
+      }
+    });
+  } catch (error) {
+    // Nothing was sent: the budget spent on the way is given back.
+    await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
+    if (error instanceof TooSoon) throw resendTooSoon(error.wait);
+    throw error;
   }
-  await db.transaction().execute(async (trx) => {
-    // The new code replaces the old one: the previous challenge can no longer be used.
-    if (previous) await trx.updateTable('mfa_challenges').set({ completed_at: nowIso(now), attempts: config.mfa.maxAttempts }).where('id', '=', previous.id).execute();
-    // Challenges are kept a day past their expiry (the resend wait reads them), then go.
-    await trx.deleteFrom('mfa_challenges').where('user_id', '=', input.userId).where('expires_at', '<', nowIso(now - DAY_MS)).execute();
-    await trx.insertInto('mfa_challenges').values({
-      id, user_id: input.userId, method_id: subject.id, purpose: input.purpose,
-      new_method: subject.id === null ? subject.method : null,
-      // For a new authenticator the sealed secret waits here until its first code proves the setup.
-      target: subject.id === null ? (subject.secret ?? subject.target) : null,
-      payload_hash: hashToken(payload),
-      code_hash: code ? hashCode(config.secretKey, id, code) : null, attempts: 0, sends, expires_at: expiresAt, resend_at: resendAt,
-      device_key: input.deviceKey, login_ticket_hash: input.loginTicket ? hashToken(input.loginTicket) : null,
-      completed_at: null, created_at: nowIso(now), replaces_method_id: subject.replaces ?? null,
-    }).execute();
-  });
+  ctx.outbox.kick();
   return {
     payload, method: subject.method, expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds,
     ...(subject.target && coded ? { target: maskTarget(subject.target) } : {}),
-    ...(coded ? { resend_at: resendAt, resend_in: wait } : {}),
+    ...(coded ? { resend_at: nowIso(now + wait * 1000), resend_in: wait } : {}),
   };
+}
+
+function resendTooSoon(wait: number): ApiError {
+  return new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
 }
 
 export type PassedChallenge = {
@@ -140,9 +183,12 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
 
   // Wrong answers are counted per account too: a password holder cannot guess authenticator codes
   // across endless challenges. A forgotten-password request is anonymous, so its failures are
-  // counted apart: nobody can block the owner's sign-in by asking for reset codes.
-  const failKey = purpose === 'reset' ? `reset:${challenge.user_id}` : challenge.user_id;
-  const blocked = (await standing(ctx.limiters.mfaFailures, failKey)).wait;
+  // counted apart, per account and address first: a stranger guessing codes runs out long before
+  // the owner's right code is refused, and never touches the owner's sign-in.
+  const failures: Array<[RateLimiterAbstract, string]> = purpose === 'reset'
+    ? [[ctx.limiters.resetFailuresUserIp, `${challenge.user_id}|${options.ip ?? ''}`], [ctx.limiters.resetFailuresAccount, challenge.user_id]]
+    : [[ctx.limiters.mfaFailures, challenge.user_id]];
+  const blocked = Math.max(...(await Promise.all(failures.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
   if (blocked > 0) throw tooMany(blocked);
 
   const existing = challenge.method_id !== null;
@@ -177,7 +223,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
       .where('id', '=', challenge.id).where('attempts', '<', config.mfa.maxAttempts).where('completed_at', 'is', null)
       .returning('attempts').executeTakeFirst();
     if (!counted) throw new ApiError('challenge_closed');
-    const wait = await spend(ctx.limiters.mfaFailures, failKey);
+    const wait = Math.max(...(await Promise.all(failures.map(([limiter, key]) => spend(limiter, key)))));
     await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
     if (wait > 0) throw tooMany(wait);
     const left = Math.max(0, config.mfa.maxAttempts - Number(counted.attempts));
@@ -205,7 +251,8 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     if (error instanceof Lost) return refuse();
     throw error;
   }
-  await ctx.limiters.mfaFailures.delete(failKey);
+  // The owner got in from here: this address's count starts again (a ceiling keeps its count).
+  await failures[0]![0].delete(failures[0]![1]);
   return {
     userId: challenge.user_id, purpose, method: kind,
     methodId: existing ? Number(challenge.method_id) : null,

@@ -5,6 +5,7 @@ import type { MfaMethodKind, MfaMethodSummary } from '../../contract/schemas.ts'
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
+import { lockUser } from '../db/locks.ts';
 import { maskTarget } from './codes.ts';
 
 export type MfaMethodRow = { id: number; user_id: string; method: string; target: string | null; secret: string | null; is_primary: number; last_step: number | null };
@@ -68,20 +69,23 @@ const isEmailOrSms = (m: { method: string }) => m.method === 'email' || m.method
  * account keeps a second factor, and a primary is always left (the named one, else the backup:
  * the oldest email or phone method, else the oldest other). */
 export async function removeMethod(db: Db, input: { userId: string; id: number; newPrimary?: number; forced: boolean }): Promise<MfaMethodRow> {
-  const methods = await methodsOf(db, input.userId);
-  const method = methods.find((m) => m.id === input.id);
-  if (!method || method.method === 'totpRecovery') throw new ApiError('not_found');
-  if (isEmailOrSms(method) && methods.filter(isEmailOrSms).length === 1) throw new ApiError('last_method');
-  const others = methods.filter((m) => m.id !== method.id && m.method !== 'totpRecovery');
-  if (others.length === 0 && input.forced) throw new ApiError('last_method');
-  let primary: MfaMethodRow | undefined;
-  if (input.newPrimary !== undefined) {
-    primary = others.find((m) => m.id === input.newPrimary);
-    if (!primary) throw new ApiError('not_found');
-  } else if (method.is_primary === 1) {
-    primary = others.find((m) => CODED.has(m.method)) ?? others[0];
-  }
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
+    // The rules count the account's methods: the count must be the one the deletion acts on, so
+    // thirty simultaneous deletions of two methods leave one.
+    await lockUser(trx, input.userId);
+    const methods = await methodsOf(trx, input.userId);
+    const method = methods.find((m) => m.id === input.id);
+    if (!method || method.method === 'totpRecovery') throw new ApiError('not_found');
+    if (isEmailOrSms(method) && methods.filter(isEmailOrSms).length === 1) throw new ApiError('last_method');
+    const others = methods.filter((m) => m.id !== method.id && m.method !== 'totpRecovery');
+    if (others.length === 0 && input.forced) throw new ApiError('last_method');
+    let primary: MfaMethodRow | undefined;
+    if (input.newPrimary !== undefined) {
+      primary = others.find((m) => m.id === input.newPrimary);
+      if (!primary) throw new ApiError('not_found');
+    } else if (method.is_primary === 1) {
+      primary = others.find((m) => CODED.has(m.method)) ?? others[0];
+    }
     await trx.deleteFrom('mfa_methods').where('id', '=', method.id).execute();
     if (method.method === 'totp') {
       // The keys stand in for the authenticator: they go with it.
@@ -89,8 +93,8 @@ export async function removeMethod(db: Db, input: { userId: string; id: number; 
       await trx.deleteFrom('recovery_keys').where('user_id', '=', input.userId).execute();
     }
     if (primary) await setPrimary(trx, input.userId, primary.id);
+    return method;
   });
-  return method;
 }
 
 /** Makes one method the user's only primary. */

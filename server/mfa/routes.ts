@@ -8,6 +8,7 @@ import {
 } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
@@ -89,7 +90,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!method) throw new ApiError('not_found');
     return startChallenge(ctx, {
       userId, language: await languageOf(userId), subject: method, purpose: payload ? 'login' : 'sudo', deviceKey: request.deviceKey,
-      ...(channel ? { channel } : {}), ...(payload ? { loginTicket: payload } : {}), log: request.log,
+      ...(channel ? { channel } : {}), ...(payload ? { loginTicket: payload } : {}), ip: request.ip,
     });
   });
 
@@ -130,7 +131,10 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     const userId = request.session!.userId;
     const method = await methodOf(ctx.db, userId, Number(request.params.id));
     if (!method || method.method === 'totpRecovery') throw new ApiError('not_found');
-    await ctx.db.transaction().execute((trx) => setPrimary(trx, userId, method.id));
+    await ctx.db.transaction().execute(async (trx) => {
+      await lockUser(trx, userId);
+      await setPrimary(trx, userId, method.id);
+    });
     await event(request, userId, 'mfa_primary_changed', { method: method.method, id: method.id });
     return reply.code(204).send();
   });
@@ -176,7 +180,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     const session = request.session!;
     const answer = await startActivation(ctx, {
       userId: session.userId, mfaAt: session.mfaAt, language: await languageOf(session.userId), variant: variantOfHost(request.host),
-      deviceKey: request.deviceKey, ip: request.ip, log: request.log,
+      deviceKey: request.deviceKey, ip: request.ip,
     }, Number(request.params.id), request.query);
     return answer ?? reply.code(204).send();
   });

@@ -186,22 +186,29 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     expect(types).toContain('device_trusted');
   });
 
-  it('answers 503 when the provider fails, keeps no challenge, and sends at once when it is back', async () => {
+  it('answers before the provider is reached: a failing provider delays the code, never the answer, and it arrives once the provider is back', async () => {
     const user = await makeUser(server, { methods: ['sms'] });
     const payload = await api.loginPayload(user.email, 'down-device-0001');
-    const before = await server.ctx.db.selectFrom('mfa_challenges').select('id').where('user_id', '=', user.userId).execute();
+    const received = sms.messages.length;
     sms.failing = true;
+    let started;
     try {
-      const failed = await api.challenge(payload, user.ids.sms!, 'down-device-0001');
-      expect(failed.statusCode).toBe(503);
-      expect(failed.json().code).toBe('delivery_failed');
+      started = await api.challenge(payload, user.ids.sms!, 'down-device-0001');
+      expect(started.statusCode).toBe(200);
+      expect(sms.messages.length).toBe(received);
+      // The message waits in the outbox with the provider's refusal, for a retry.
+      const waiting = await server.ctx.db.selectFrom('message_outbox').selectAll().where('recipient', '=', user.phone).executeTakeFirstOrThrow();
+      expect(waiting).toMatchObject({ attempts: 1, failed_at: null });
+      expect(waiting.last_error).toMatch(/500/);
     } finally {
       sms.failing = false;
     }
-    expect(await server.ctx.db.selectFrom('mfa_challenges').select('id').where('user_id', '=', user.userId).execute()).toEqual(before);
-    const started = await api.challenge(payload, user.ids.sms!, 'down-device-0001');
-    expect(started.statusCode).toBe(200);
+    // The retry comes due; the code is delivered and works.
+    await server.ctx.db.updateTable('message_outbox').set({ next_attempt_at: '2000-01-01T00:00:00.000Z' }).where('recipient', '=', user.phone).execute();
+    await server.ctx.outbox.drain();
+    expect(sms.messages.length).toBe(received + 1);
     expect((await api.verify(started.json().payload, textTo(user.phone), 'down-device-0001')).statusCode).toBe(200);
+    expect(await server.ctx.db.selectFrom('message_outbox').select('id').where('recipient', '=', user.phone).execute()).toEqual([]);
   });
 
   it('reads a voice call\'s code digit by digit, in the user\'s language', async () => {

@@ -1,8 +1,8 @@
 // The last step of an onboarding: the password creates the account, with the proven email and
-// phone, the consents given, and the platform ids of the card or invitation; then the card is
-// activated. The account and the card are two steps on purpose (spec §4: "created with card
-// activation failed, the card can be activated later"): a card blocked or taken meanwhile does not
-// cost the person the account they just made.
+// phone, the consents given, and the platform ids of the card or invitation, and activates the
+// card, all in one transaction: no crash leaves an account whose card stays unusable. A card
+// blocked or taken meanwhile does not cost the person the account they just made (spec §4:
+// "created with card activation failed, the card can be activated later").
 import type { Transaction } from 'kysely';
 import type { MarketingPreferences, OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
@@ -43,7 +43,7 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
   const now = nowIso();
   const marketing = (flow.marketing ? JSON.parse(flow.marketing) : { email: false, sms: false, partners: false }) as MarketingPreferences;
 
-  const create = () => ctx.db.transaction().execute(async (trx) => {
+  const create = () => ctx.db.transaction().execute(async (trx): Promise<OnboardingDone['outcome']> => {
     // Exactly once: a second submit (another tab, a double click) finds the flow finished.
     const finished = await trx.updateTable('onboarding_flows').set({ completed_at: now, state: 'completed' })
       .where('id', '=', flow.id).where('completed_at', 'is', null).executeTakeFirst();
@@ -73,25 +73,28 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
     await trx.insertInto('consents').values(Object.entries(consents).map(([kind, granted]) => ({
       id: newId(), user_id: userId, kind, granted: granted ? 1 as const : 0 as const, created_at: flow.terms_accepted_at!,
     }))).execute();
-    await trx.updateTable('onboarding_flows').set({ user_id: userId }).where('id', '=', flow.id).execute();
+    let outcome: OnboardingDone['outcome'] = 'invitation';
+    if (flow.source === 'card') {
+      // Activated once: a card blocked or activated by someone else meanwhile is left as it is.
+      const activated = card ? await trx.updateTable('cards').set({ user_id: userId, activated_at: now })
+        .where('id', '=', card.id).where('activated_at', 'is', null).where('status', '=', 'issued').executeTakeFirst() : null;
+      outcome = Number(activated?.numUpdatedRows ?? 0) === 1 ? 'card_activated' : 'card_activation_failed';
+    }
+    await trx.updateTable('onboarding_flows').set({ user_id: userId, outcome }).where('id', '=', flow.id).execute();
+    return outcome;
   });
+  let outcome: OnboardingDone['outcome'];
   try {
     // Two accounts made at the same instant may both see an address or platform id free: the
     // unique index refuses the second, and a second try finds who holds it.
-    await create().catch((error: unknown) => (isUniqueViolation(error) ? create() : Promise.reject(error)));
+    outcome = await create().catch((error: unknown) => (isUniqueViolation(error) ? create() : Promise.reject(error)));
   } catch (error) {
     if (error instanceof Refused) throw error.error;
     throw error;
   }
   await recordEvent(ctx.db, { type: 'account_created', userId, ip: meta.ip, deviceKey: meta.deviceKey, detail: { source: flow.source } });
-
-  let outcome: OnboardingDone['outcome'] = 'invitation';
   if (flow.source === 'card') {
-    const activated = card ? await ctx.db.updateTable('cards').set({ user_id: userId, activated_at: nowIso() })
-      .where('id', '=', card.id).where('activated_at', 'is', null).where('status', '=', 'issued').executeTakeFirst() : null;
-    outcome = Number(activated?.numUpdatedRows ?? 0) === 1 ? 'card_activated' : 'card_activation_failed';
     await recordEvent(ctx.db, { type: outcome === 'card_activated' ? 'card_activated' : 'card_activation_failed', userId, ip: meta.ip, deviceKey: meta.deviceKey });
   }
-  await ctx.db.updateTable('onboarding_flows').set({ outcome }).where('id', '=', flow.id).execute();
   return { outcome, username: flow.email };
 }

@@ -87,18 +87,44 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst()).toBeUndefined();
   });
 
-  it('tells a wrong card number from a wrong activation code, and stops guessing after five wrong codes', async () => {
+  it('tells nothing of which card numbers exist: only a malformed number is "invalid", any other wrong pair reads as a wrong code', async () => {
     const card = await makeCard(server);
     expect((await api.card('4065 0000 0000 0001', '123456')).json()).toMatchObject({ code: 'invalid_card_number', message: 'Your card number is invalid.' });
-    expect((await api.card('5065 9999 9999 9999', '123456')).json().code).toBe('invalid_card_number');
+    const unknown = await api.card('5065 9999 9999 9999', '123456');
+    const known = await api.card(card.number, '123456');
+    expect(unknown.statusCode).toBe(known.statusCode);
+    expect(unknown.body).toBe(known.body);
+    expect(known.json()).toEqual({ code: 'invalid_activation_code', message: 'Your activation code is invalid.' });
+    // A malformed activation code reads the same for both too.
+    expect((await api.card('5065 9999 9999 9998', '!')).body).toBe((await api.card(card.number, '!')).body);
+  });
+
+  it('stops a stranger after five wrong codes for a card, while its holder still activates it from their own connection', async () => {
+    const card = await makeCard(server);
+    const stranger = '203.0.113.7';
     for (let i = 0; i < 5; i++) {
-      expect((await api.card(card.number, 'WRONG1')).json()).toMatchObject({ code: 'invalid_activation_code', message: 'Your activation code is invalid.' });
+      expect((await api.card(card.number, 'WRONG1', stranger)).json()).toMatchObject({ code: 'invalid_activation_code' });
     }
-    const sixth = await api.card(card.number, 'WRONG1');
+    const sixth = await api.card(card.number, 'WRONG1', stranger);
     expect(sixth.statusCode).toBe(429);
     expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(3500);
-    // Blocked for the hour: even the right code waits.
-    expect((await api.card(card.number, card.activationCode)).json().code).toBe('too_many_attempts');
+    // The stranger's address is blocked for this card, even with the right code…
+    expect((await api.card(card.number, card.activationCode, stranger)).json().code).toBe('too_many_attempts');
+    // …and an unknown number is throttled the same way, so the block tells nothing either.
+    for (let i = 0; i < 6; i++) await api.card('5065 9999 9999 9997', 'WRONG1', stranger);
+    expect((await api.card('5065 9999 9999 9997', 'WRONG1', stranger)).json().code).toBe('too_many_attempts');
+    // The holder, from their own address, is not locked out.
+    expect((await api.card(card.number, card.activationCode, '198.51.100.20')).statusCode).toBe(201);
+  });
+
+  it('keeps a loose ceiling per card number: past twenty wrong codes from many addresses, it is blocked for a short while', async () => {
+    const card = await makeCard(server);
+    for (let i = 0; i < 21; i++) await api.card(card.number, 'WRONG1', `192.0.2.${i + 1}`);
+    const blocked = await api.card(card.number, card.activationCode, '198.51.100.21');
+    expect(blocked.statusCode).toBe(429);
+    const wait = Number(blocked.headers['retry-after']);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(15 * 60);
   });
 
   it('refuses a blocked card, and shows whose account holds an activated one', async () => {

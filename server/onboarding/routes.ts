@@ -58,14 +58,14 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     schema: { tags, summary: 'The email to sign in with: a code goes to it, unless it is proven already (also: send a new code)', body: jsonSchema(OnboardingEmailRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
   }, async (request) => {
     const flow = await openFlow(ctx, request.body.flow);
-    return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.log);
+    return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.ip);
   });
 
   app.post<{ Body: OnboardingPhoneRequest }>('/onboarding/phone', {
     schema: { tags, summary: 'The phone number: a code goes to it by SMS, call or WhatsApp, unless it is proven already', body: jsonSchema(OnboardingPhoneRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
   }, async (request) => {
     const flow = await openFlow(ctx, request.body.flow);
-    return sendCode(ctx, flow, contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel), request.log);
+    return sendCode(ctx, flow, contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel), request.ip);
   });
 
   app.post<{ Body: OnboardingVerifyRequest }>('/onboarding/verify', {

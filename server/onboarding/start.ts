@@ -1,11 +1,16 @@
 // The start of an onboarding (spec §4): "I received my card" (the card's number and the activation
-// code of its letter) or "I received an email" (an invitation code). Wrong guesses cost: a point of
-// the per-IP budget each, and per card five wrong activation codes an hour before it refuses more.
+// code of its letter) or "I received an email" (an invitation code). The answers tell nothing of
+// which card numbers exist: "Your card number is invalid." is for a number that fails the format,
+// and every well-formed number with a wrong code, known or not, reads "Your activation code is
+// invalid." after the same work. Wrong guesses cost a point of the per-IP budget each, and are
+// counted per address and card number (five an hour), under a loose ceiling per card number with
+// a short block: a stranger hammering a card does not stop its holder from their own connection.
 import type { Locale, Variant } from '../../contract/constants.ts';
 import { LOCALES, VARIANT_LOCALES } from '../../contract/constants.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, normaliseCardNumber } from '../../contract/rules.ts';
 import type { OnboardingStarted } from '../../contract/schemas.ts';
 import { activationCodeMatches } from '../cards/codes.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
@@ -31,20 +36,26 @@ async function refuse(ctx: AppContext, ip: string, error: ApiError): Promise<nev
   throw error;
 }
 
+/** What an unknown card number is compared against: the same keyed hash is computed either way. */
+const NO_CARD = { number: '0', activation_code_hash: 'no-card-has-this-hash' };
+
 export async function startWithCard(ctx: AppContext, input: Start & { cardNumber: string; activationCode: string }): Promise<OnboardingStarted> {
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
   if (ipWait > 0) throw tooMany(ipWait);
   if (!isCardNumber(input.cardNumber)) return refuse(ctx, input.ip, new ApiError('invalid_card_number'));
-  const card = await ctx.db.selectFrom('cards').selectAll().where('number', '=', normaliseCardNumber(input.cardNumber)).executeTakeFirst();
-  if (!card) return refuse(ctx, input.ip, new ApiError('invalid_card_number'));
-  const cardWait = (await standing(ctx.limiters.activationAttempts, card.id)).wait;
+  const number = normaliseCardNumber(input.cardNumber);
+  const counted: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.activationIpCard, `${input.ip}|${number}`], [ctx.limiters.activationCard, number]];
+  const cardWait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
   if (cardWait > 0) throw tooMany(cardWait);
-  if (!isActivationCode(input.activationCode) || !activationCodeMatches(ctx.config.secretKey, card, input.activationCode)) {
-    const wait = await spend(ctx.limiters.activationAttempts, card.id);
+  const card = await ctx.db.selectFrom('cards').selectAll().where('number', '=', number).executeTakeFirst();
+  const matches = activationCodeMatches(ctx.config.secretKey, card ?? NO_CARD, isActivationCode(input.activationCode) ? input.activationCode : '');
+  if (!card || !matches || !isActivationCode(input.activationCode)) {
+    const wait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => spend(limiter, key)))));
     if (wait > 0) throw tooMany(wait);
     return refuse(ctx, input.ip, new ApiError('invalid_activation_code'));
   }
-  await ctx.limiters.activationAttempts.delete(card.id);
+  // The holder got in from here: this address's count starts again (the ceiling keeps its count).
+  await ctx.limiters.activationIpCard.delete(`${input.ip}|${number}`);
   if (card.status === 'blocked') throw new ApiError('card_blocked');
   // The holder proved the card: they may see, masked, which account already has it.
   if (card.activated_at !== null) {

@@ -7,13 +7,14 @@ import type { Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent } from '../../contract/schemas.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { ApiError } from '../http/errors.ts';
 import { hashCode, maskTarget, newCode, sameHash } from '../mfa/codes.ts';
-import { spend } from '../ratelimit/index.ts';
+import { refund, spend } from '../ratelimit/index.ts';
 import type { Flow } from './flows.ts';
 import { furthest, requireProgress } from './progress.ts';
 
@@ -54,7 +55,7 @@ export function contactOf(kind: 'email' | 'phone', raw: string, variant: Variant
 }
 
 /** Sends a code to the email or phone the person chose, unless that one is proven already. */
-export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, log: { warn(data: object, message: string): void }): Promise<OnboardingCodeSent> {
+export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip: string): Promise<OnboardingCodeSent> {
   const { config, db } = ctx;
   const email = contact.kind === 'email';
   requireProgress(flow.state, email ? 'profile_saved' : 'email_verified');
@@ -78,27 +79,38 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, lo
     throw new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
   }
   if (flow.code_sends >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
-  const blocked = await spend(ctx.limiters.codeDestination, contact.value);
-  if (blocked > 0) throw new ApiError('too_many_attempts', { retry_after: blocked }, { 'retry-after': String(blocked) });
+  // The requester's own budget for this destination bites before the destination's.
+  const spent: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.codeRequester, `${ip}|${contact.value}`], [ctx.limiters.codeDestination, contact.value]];
+  const blocked = Math.max(...(await Promise.all(spent.map(([limiter, key]) => spend(limiter, key)))));
+  if (blocked > 0) {
+    throw new ApiError('too_many_attempts', { retry_after: blocked }, { 'retry-after': String(blocked) });
+  }
 
   const sends = flow.code_sends + 1;
   const code = newCode(8);
   const wait = sameTarget ? config.mfa.resendNextWaitSeconds : config.mfa.resendFirstWaitSeconds;
   const expiresAt = nowIso(now + config.mfa.codeTtlSeconds * 1000);
   const resendAt = nowIso(now + wait * 1000);
-  try {
-    await ctx.delivery.send({ channel: contact.channel, to: contact.value, ...codeMessage(flow.language, code, config.mfa.codeTtlSeconds, { purpose: 'onboarding', channel: contact.channel }) });
-  } catch (error) {
-    log.warn({ err: error }, 'onboarding code delivery failed');
-    throw new ApiError('delivery_failed');
+  // The new code replaces any other; a new address is not proven until its code comes back. The
+  // count of sends decides a race: of thirty simultaneous requests, one finds it unchanged. The
+  // message is queued in the same transaction, so the code and its message exist together.
+  const won = await db.transaction().execute(async (trx) => {
+    const updated = await trx.updateTable('onboarding_flows').set({
+      ...(email ? { email: contact.value, email_verified_at: null } : { phone: contact.value, phone_verified_at: null }),
+      state: email ? 'email_code_sent' : 'phone_code_sent',
+      code_kind: contact.kind, code_target: contact.value, code_hash: hashCode(config.secretKey, `${flow.id}:${sends}`, code),
+      code_attempts: 0, code_sends: sends, code_expires_at: expiresAt, code_resend_at: resendAt,
+    }).where('id', '=', flow.id).where('code_sends', '=', flow.code_sends).executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    const text = codeMessage(flow.language, code, config.mfa.codeTtlSeconds, { purpose: 'onboarding', channel: contact.channel });
+    await ctx.outbox.enqueue(trx, { channel: contact.channel, to: contact.value, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
+    return true;
+  });
+  if (!won) {
+    await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
+    throw new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
   }
-  // The new code replaces any other; a new address is not proven until its code comes back.
-  await db.updateTable('onboarding_flows').set({
-    ...(email ? { email: contact.value, email_verified_at: null } : { phone: contact.value, phone_verified_at: null }),
-    state: email ? 'email_code_sent' : 'phone_code_sent',
-    code_kind: contact.kind, code_target: contact.value, code_hash: hashCode(config.secretKey, `${flow.id}:${sends}`, code),
-    code_attempts: 0, code_sends: sends, code_expires_at: expiresAt, code_resend_at: resendAt,
-  }).where('id', '=', flow.id).execute();
+  ctx.outbox.kick();
   return { verified: false, target: maskTarget(contact.value), expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds, resend_at: resendAt, resend_in: wait };
 }
 

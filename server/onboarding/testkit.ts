@@ -40,10 +40,12 @@ export type Peers = { mails: Array<{ to: string; raw: string }>; messages: Array
 
 export function onboardingClient(server: TestServer, peers: Peers, device = 'onboarding-device-01') {
   const headers = { 'x-device-id': device };
-  const post = (path: string, payload: object) => server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers, payload });
+  /** `from`: the client address the request comes from (127.0.0.1 unless a test plays a stranger). */
+  const post = (path: string, payload: object, from?: string) =>
+    server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers, payload, ...(from ? { remoteAddress: from } : {}) });
   const api = {
     post,
-    card: (cardNumber: string, activationCode: string) => post('card', { cardNumber, activationCode }),
+    card: (cardNumber: string, activationCode: string, from?: string) => post('card', { cardNumber, activationCode }, from),
     invitation: (code: string) => post('invitation', { code }),
     terms: (flow: string, accept = true) => post('terms', { flow, terms: accept, privacy: accept, marketing: { email: true, sms: false, partners: false } }),
     profile: (flow: string, firstname = 'Nina', lastname = 'Nieuw') => post('profile', { flow, firstname, lastname, language: 'nl' }),

@@ -61,3 +61,8 @@ export async function spend(limiter: RateLimiterAbstract, key: string): Promise<
     return Math.max(1, Math.ceil(ms / 1000));
   }
 }
+
+/** Gives back a point spent for something that then did not happen (a send that lost a race). */
+export async function refund(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  await limiter.reward(key, 1).catch(() => {});
+}

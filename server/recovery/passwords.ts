@@ -5,9 +5,15 @@ import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { assertAcceptablePassword } from '../passwords/policy.ts';
+import { peekTicket, redeemTicket } from '../sessions/tickets.ts';
 import { newId } from '../sessions/tokens.ts';
 
-export async function setNewPassword(ctx: AppContext, userId: string, password: string, meta: { ip: string; deviceKey: string }): Promise<void> {
+/** Sets the password with a ticket that proves the right to (a forgotten or a weak password): the
+ * ticket is spent in the same transaction, and only the request that spends it writes anything. */
+export async function setNewPassword(ctx: AppContext, ticket: { payload: string; kind: string }, password: string, meta: { ip: string; deviceKey: string }): Promise<void> {
+  // Checked first without spending the ticket, so that a refused password can be corrected.
+  const userId = await peekTicket(ctx.db, ticket.payload, ticket.kind);
+  if (!userId) throw new ApiError('unauthorized');
   assertAcceptablePassword(password, ctx.config.passwordPolicy);
   const history = await ctx.db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
     .orderBy('created_at', 'desc').limit(ctx.config.passwordHistory).execute();
@@ -17,6 +23,8 @@ export async function setNewPassword(ctx: AppContext, userId: string, password: 
   const hash = await ctx.hasher.hash(password);
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {
+    // Of thirty simultaneous submissions of one ticket, one finds it unused; the others write nothing.
+    if (!(await redeemTicket(trx, ticket.payload, ticket.kind))) throw new ApiError('unauthorized');
     await trx.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
     await trx.updateTable('users').set({ password_status: 0, last_password_change: now, updated_at: now }).where('id', '=', userId).execute();
     // A new password ends every session: whoever knew the old one is out.

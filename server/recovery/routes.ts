@@ -13,7 +13,7 @@ import { findUsernames } from './username.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
-import { peekTicket, redeemTicket } from '../sessions/tickets.ts';
+import { peekTicket } from '../sessions/tickets.ts';
 import { setNewPassword } from './passwords.ts';
 
 export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -26,7 +26,7 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
     await assertCaptcha(ctx, request.body.captcha);
     return requestReset(ctx, {
       username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
-      ip: request.ip, deviceKey: request.deviceKey, log: request.log,
+      ip: request.ip, deviceKey: request.deviceKey,
     });
   });
 
@@ -46,7 +46,7 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
       tags: ['recovery'], summary: 'Trade the code for a ticket to choose a new password',
       body: jsonSchema(ForgotPasswordVerifyRequest), response: responses({ 200: ForgotPasswordVerifyAnswer }, [400, 410, 422, 503]),
     },
-  }, async (request) => ({ payload: await verifyReset(ctx, request.body.payload, request.body.code) }));
+  }, async (request) => ({ payload: await verifyReset(ctx, request.body.payload, request.body.code, request.ip) }));
 
   app.post<{ Body: ResetPasswordRequest }>('/user/reset-password', {
     schema: {
@@ -56,12 +56,8 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const { payload, password, confirmation } = request.body;
     if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
-    // Checked first without spending the ticket, so that a refused password can be corrected.
     const kind = (await peekTicket(ctx.db, payload, 'weak_password')) ? 'weak_password' : 'reset';
-    const userId = await peekTicket(ctx.db, payload, kind);
-    if (!userId) throw new ApiError('unauthorized');
-    await setNewPassword(ctx, userId, password, { ip: request.ip, deviceKey: request.deviceKey });
-    await redeemTicket(ctx.db, payload, kind);
+    await setNewPassword(ctx, { payload, kind }, password, { ip: request.ip, deviceKey: request.deviceKey });
     return reply.code(204).send();
   });
 }

@@ -51,7 +51,10 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 
 export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
 
-export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {}, options: { seed?: boolean } = {}): Promise<TestServer> {
+/** Options of a test server. `settleMessages` (on by default): each `app.inject` returns once the
+ * messages its request queued were handed to their sender, so a test reads the mail it caused at
+ * once. A test of the outbox itself turns it off and sees the answer come before delivery. */
+export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {}, options: { seed?: boolean; settleMessages?: boolean } = {}): Promise<TestServer> {
   const database = kind === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -60,11 +63,22 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     LOG_LEVEL: 'silent',
     // Off unless a test turns it on (server/captcha tests it; e2e runs with it on).
     CAPTCHA: 'false',
+    // Every test request comes from one address: its own sending budget is the destination's,
+    // unless a test of that budget sets it lower.
+    MFA_SENDS_PER_REQUESTER: '10',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
   const app = await buildApp(config);
   if (options.seed ?? true) await seedDemo(app.ctx);
+  if (options.settleMessages ?? true) {
+    const inject = app.app.inject.bind(app.app) as (request: unknown) => Promise<unknown>;
+    (app.app as { inject: unknown }).inject = async (request: unknown) => {
+      const answer = await inject(request);
+      await app.ctx.outbox.drain();
+      return answer;
+    };
+  }
   return {
     ...app,
     kind,

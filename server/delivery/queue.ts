@@ -1,0 +1,137 @@
+// The durable outbox. A message is written with `enqueue` inside the transaction of the change that
+// sends it (a code stored, a flow advanced), so a crash never keeps one without the other. A worker
+// in every instance delivers what is due, with retries and backoff; instances share the table and
+// lease each message while they deliver it. The answer to the request never waits for the sender:
+// its speed or failure cannot tell a real account from an unknown one.
+import { SqliteAdapter, sql } from 'kysely';
+import type { Db } from '../db/index.ts';
+import { nowIso } from '../db/index.ts';
+import { newId } from '../sessions/tokens.ts';
+import type { Delivery, Message } from './index.ts';
+
+/** Tries before a message is given up; with the backoff below they span about two minutes. */
+export const MAX_DELIVERY_ATTEMPTS = 6;
+/** How long a worker holds a message it is delivering before another may take it over. */
+const LEASE_MS = 60_000;
+const POLL_MS = 1_000;
+const BATCH = 20;
+
+const backoffMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
+
+export type Outbox = {
+  /** Queues a message; pass the transaction of the change it belongs to. */
+  enqueue(db: Db, message: Message & { ttlSeconds: number }): Promise<void>;
+  /** Asks the worker to look now (after the transaction that queued a message committed). */
+  kick(): void;
+  /** Delivers every message that is due, and returns once none is left (tests, shutdown). */
+  drain(): Promise<void>;
+  /** Messages waiting to be delivered. */
+  depth(): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+};
+
+type Log = { warn(data: object, message: string): void; error(data: object, message: string): void };
+
+export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { failed?(channel: string): void } = {}): Outbox {
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = true;
+
+  /** Leases the due messages to this worker. PostgreSQL skips rows another worker holds. */
+  async function claim() {
+    const now = nowIso();
+    const due = db.selectFrom('message_outbox').select('id')
+      .where('failed_at', 'is', null).where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('created_at').limit(BATCH);
+    return db.updateTable('message_outbox').set({ locked_until: nowIso(Date.now() + LEASE_MS) })
+      .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked())
+      .returningAll().execute();
+  }
+
+  async function deliver(row: Awaited<ReturnType<typeof claim>>[number]) {
+    if (row.expires_at <= nowIso()) {
+      await db.updateTable('message_outbox').set({ failed_at: nowIso(), last_error: 'expired before delivery', body: '' }).where('id', '=', row.id).execute();
+      hooks.failed?.(row.channel);
+      return;
+    }
+    try {
+      await delivery.send({ channel: row.channel as Message['channel'], to: row.recipient, subject: row.subject, body: row.body });
+      // Delivered: the code in its text is not kept at rest.
+      await db.deleteFrom('message_outbox').where('id', '=', row.id).execute();
+    } catch (error) {
+      const attempts = Number(row.attempts) + 1;
+      const last = attempts >= MAX_DELIVERY_ATTEMPTS;
+      log.warn({ err: error, channel: row.channel, attempts }, last ? 'message delivery given up' : 'message delivery failed, will retry');
+      hooks.failed?.(row.channel);
+      await db.updateTable('message_outbox').set({
+        attempts, locked_until: null, last_error: String((error as Error)?.message ?? error).slice(0, 500),
+        next_attempt_at: nowIso(Date.now() + backoffMs(attempts)),
+        ...(last ? { failed_at: nowIso(), body: '' } : {}),
+      }).where('id', '=', row.id).execute();
+    }
+  }
+
+  async function pass(): Promise<void> {
+    for (;;) {
+      const rows = await claim();
+      if (rows.length === 0) return;
+      await Promise.all(rows.map(deliver));
+    }
+  }
+
+  /** One pass at a time; a kick during a pass runs another after it. */
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        // A lost database is survived: the next poll tries again.
+        await pass().catch((error: unknown) => log.error({ err: error }, 'outbox pass failed'));
+      } while (again);
+    })().finally(() => { running = null; });
+    return running;
+  }
+
+  return {
+    async enqueue(tx, message) {
+      const now = Date.now();
+      await tx.insertInto('message_outbox').values({
+        id: newId(), channel: message.channel, recipient: message.to, subject: message.subject, body: message.body,
+        created_at: nowIso(now), expires_at: nowIso(now + message.ttlSeconds * 1000), next_attempt_at: nowIso(now),
+        locked_until: null, failed_at: null, last_error: null,
+      }).execute();
+    },
+    kick() {
+      if (!stopped) setImmediate(() => void run());
+    },
+    async drain() {
+      await run();
+      // A kick may have started a pass just before this one was asked for.
+      while (running) await running;
+    },
+    async depth() {
+      const row = await db.selectFrom('message_outbox').select(sql<number>`count(*)`.as('n')).where('failed_at', 'is', null).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(() => void run(), POLL_MS);
+      timer.unref();
+      void run();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      while (running) await running;
+    },
+  };
+}
