@@ -291,7 +291,7 @@ const migrations: Record<string, Migration> = {
   },
   // The durable outbox: every message is written in the transaction of the change that sends it,
   // and a worker delivers it with retries, so neither a crash nor a slow sender shows in an answer.
-  '2026_11_24_message_outbox': {
+  '2026_11_24_outbox': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('message_outbox')
@@ -311,6 +311,21 @@ const migrations: Record<string, Migration> = {
         .addColumn('last_error', 'text')
         .execute();
       await db.schema.createIndex('message_outbox_due_idx').on('message_outbox').columns(['failed_at', 'next_attempt_at']).execute();
+
+      // Forgotten-password requests, taken as they are typed, real account or not: the worker looks
+      // the account up and starts its challenge, so the answer does the same work for both.
+      await db.schema
+        .createTable('reset_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text')
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .addColumn('device_key', 'text', (c) => c.notNull())
+        .addColumn('payload_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('locked_until', 'text')
+        .execute();
     },
   },
 };

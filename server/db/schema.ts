@@ -177,6 +177,19 @@ export interface MessageOutboxTable {
   last_error: string | null;
 }
 
+/** Forgotten-password requests waiting for the worker (server/recovery/forgot.ts). */
+export interface ResetRequestsTable {
+  id: string;
+  kind: 'email' | 'phone';
+  name: string;
+  channel: string | null;
+  ip: string;
+  device_key: string;
+  payload_hash: string;
+  created_at: string;
+  locked_until: string | null;
+}
+
 export interface CardsTable {
   id: string;
   /** 16 digits, 5065… in Belgium. */
@@ -280,6 +293,7 @@ export interface Database {
   mfa_challenges: MfaChallengesTable;
   outbox: OutboxTable;
   message_outbox: MessageOutboxTable;
+  reset_requests: ResetRequestsTable;
   users: UsersTable;
   user_emails: ContactTable;
   user_phones: ContactTable;

@@ -24,7 +24,8 @@ function outbox(db: Db): Delivery {
 }
 
 function smtp(url: string, from: string): Delivery {
-  const transport = nodemailer.createTransport(url);
+  // A mail server that hangs must not hold a worker for minutes (nodemailer's defaults).
+  const transport = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   return {
     async send(message) {
       await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.body });

@@ -27,6 +27,8 @@ export type Outbox = {
   drain(): Promise<void>;
   /** Messages waiting to be delivered. */
   depth(): Promise<number>;
+  /** Work that turns queued requests into messages, run before each pass (forgotten passwords). */
+  addStep(step: () => Promise<void>): void;
   start(): void;
   stop(): Promise<void>;
 };
@@ -39,6 +41,7 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { fail
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = true;
+  const steps: Array<() => Promise<void>> = [];
 
   /** Leases the due messages to this worker. PostgreSQL skips rows another worker holds. */
   async function claim() {
@@ -76,6 +79,7 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { fail
   }
 
   async function pass(): Promise<void> {
+    for (const step of steps) await step();
     for (;;) {
       const rows = await claim();
       if (rows.length === 0) return;
@@ -127,11 +131,16 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { fail
       timer.unref();
       void run();
     },
+    addStep(step) {
+      steps.push(step);
+    },
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
-      while (running) await running;
+      // A sender that hangs does not hold the shutdown: its message's lease runs out and a worker
+      // sends it again (delivery is at least once).
+      if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     },
   };
 }

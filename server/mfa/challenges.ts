@@ -13,7 +13,7 @@ import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { refund, spend, standing } from '../ratelimit/index.ts';
+import { refund, spend, spendInTurn, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
 import { CODED } from './methods.ts';
@@ -60,6 +60,9 @@ export async function startChallenge(ctx: AppContext, input: {
   loginTicket?: string;
   /** The client address, as resolved through the trusted proxies: its own sending budget bites first. */
   ip: string;
+  /** The hash of a payload already handed out (a forgotten-password request answered before its
+   * challenge existed); without it a new payload is made. */
+  payloadHash?: string;
 }): Promise<StartedChallenge> {
   const { db, config } = ctx;
   const { subject } = input;
@@ -86,8 +89,8 @@ export async function startChallenge(ctx: AppContext, input: {
     [ctx.limiters.codeDestination, subject.target!],
     [ctx.limiters.codeAccount, input.userId],
   ] : [];
-  const waits = await Promise.all(spent.map(([limiter, key]) => spend(limiter, key)));
-  if (Math.max(0, ...waits) > 0) throw tooMany(Math.max(...waits));
+  const blocked = await spendInTurn(spent);
+  if (blocked > 0) throw tooMany(blocked);
 
   const id = newId();
   const payload = newToken();
@@ -112,7 +115,7 @@ export async function startChallenge(ctx: AppContext, input: {
         new_method: subject.id === null ? subject.method : null,
         // For a new authenticator the sealed secret waits here until its first code proves the setup.
         target: subject.id === null ? (subject.secret ?? subject.target) : null,
-        payload_hash: hashToken(payload),
+        payload_hash: input.payloadHash ?? hashToken(payload),
         code_hash: code ? hashCode(config.secretKey, id, code) : null, attempts: 0, sends, expires_at: expiresAt,
         resend_at: nowIso(now + wait * 1000),
         device_key: input.deviceKey, login_ticket_hash: input.loginTicket ? hashToken(input.loginTicket) : null,

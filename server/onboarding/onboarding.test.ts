@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
+import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { startSmsProvider, startSmtp } from '../testing/peers.ts';
 import { makeCard, makeInvitation, onboardingClient } from './testkit.ts';
@@ -228,6 +230,42 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const flow = await api.throughPhone(lost);
     await server.ctx.db.updateTable('cards').set({ status: 'blocked' }).where('number', '=', lost.number).execute();
     expect((await api.password(flow, PASSWORD)).json().outcome).toBe('card_activation_failed');
+  });
+
+  it('creates the account and activates the card together or not at all: a failure between them leaves neither, and the next try does both', async () => {
+    const card = await makeCard(server);
+    const flow = await api.throughPhone(card);
+    // The database refuses to activate cards, as a crash at that instant would stop it.
+    if (kind === 'postgres') {
+      await sql`create function refuse_activation() returns trigger language plpgsql as $$ begin raise exception 'power cut'; end $$`.execute(server.ctx.db);
+      await sql`create trigger refuse_activation before update of activated_at on cards for each row execute function refuse_activation()`.execute(server.ctx.db);
+    } else {
+      await sql`create trigger refuse_activation before update of activated_at on cards begin select raise(abort, 'power cut'); end`.execute(server.ctx.db);
+    }
+    try {
+      expect((await api.password(flow, PASSWORD)).statusCode).toBe(500);
+    } finally {
+      await sql`drop trigger refuse_activation${sql.raw(kind === 'postgres' ? ' on cards' : '')}`.execute(server.ctx.db);
+    }
+    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst()).toBeUndefined();
+    expect(await server.ctx.db.selectFrom('cards').select('activated_at').where('number', '=', card.number).executeTakeFirstOrThrow()).toEqual({ activated_at: null });
+    // The same flow finishes on the next try, card and all.
+    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'card_activated', username: card.email });
+    const owner = await server.ctx.db.selectFrom('cards').innerJoin('user_emails', 'user_emails.user_id', 'cards.user_id')
+      .select('user_emails.value').where('cards.number', '=', card.number).executeTakeFirstOrThrow();
+    expect(owner.value).toBe(card.email);
+  });
+
+  it('sends one code when thirty requests for the same address race the resend wait', async () => {
+    const card = await makeCard(server);
+    const flow = (await api.card(card.number, card.activationCode)).json().flow as string;
+    await api.terms(flow);
+    await api.profile(flow);
+    const before = smtp.mails.filter((m) => m.to === card.email).length;
+    const answers = await atOnce(30, () => api.email(flow, card.email));
+    expect(statusCounts(answers)).toEqual({ 200: 1, 429: 29 });
+    expect(smtp.mails.filter((m) => m.to === card.email).length).toBe(before + 1);
+    expect((await api.verify(flow, api.codeFor(card.email))).json()).toEqual({ verified: 'email' });
   });
 
   it('gives an address proven by two flows at once to the first account only', async () => {

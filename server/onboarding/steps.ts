@@ -14,7 +14,7 @@ import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { ApiError } from '../http/errors.ts';
 import { hashCode, maskTarget, newCode, sameHash } from '../mfa/codes.ts';
-import { refund, spend } from '../ratelimit/index.ts';
+import { refund, spendInTurn } from '../ratelimit/index.ts';
 import type { Flow } from './flows.ts';
 import { furthest, requireProgress } from './progress.ts';
 
@@ -81,7 +81,7 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   if (flow.code_sends >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
   // The requester's own budget for this destination bites before the destination's.
   const spent: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.codeRequester, `${ip}|${contact.value}`], [ctx.limiters.codeDestination, contact.value]];
-  const blocked = Math.max(...(await Promise.all(spent.map(([limiter, key]) => spend(limiter, key)))));
+  const blocked = await spendInTurn(spent);
   if (blocked > 0) {
     throw new ApiError('too_many_attempts', { retry_after: blocked }, { 'retry-after': String(blocked) });
   }

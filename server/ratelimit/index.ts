@@ -66,3 +66,18 @@ export async function spend(limiter: RateLimiterAbstract, key: string): Promise<
 export async function refund(limiter: RateLimiterAbstract, key: string): Promise<void> {
   await limiter.reward(key, 1).catch(() => {});
 }
+
+/** Spends a point on each limiter in turn, stopping at the first that refuses (and giving back the
+ * points spent before it): a request refused by a narrow budget costs nothing of the wider ones,
+ * so a stranger who exhausts their own budget leaves the destination's to its owner. */
+export async function spendInTurn(pairs: Array<[RateLimiterAbstract, string]>): Promise<number> {
+  for (const [index, [limiter, key]] of pairs.entries()) {
+    const wait = await spend(limiter, key);
+    if (wait > 0) {
+      await limiter.reward(key, 1).catch(() => {});
+      await Promise.all(pairs.slice(0, index).map(([earlier, earlierKey]) => refund(earlier, earlierKey)));
+      return wait;
+    }
+  }
+  return 0;
+}

@@ -8,7 +8,9 @@ import { maskTarget } from '../mfa/codes.ts';
 import { startChallenge, verifyChallenge } from '../mfa/challenges.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { newToken } from '../sessions/tokens.ts';
+import { hashToken, newId, newToken } from '../sessions/tokens.ts';
+import { nowIso } from '../db/index.ts';
+import { SqliteAdapter } from 'kysely';
 import type { Variant } from '../../contract/constants.ts';
 import { looksLikeEmail } from '../../contract/rules.ts';
 
@@ -33,25 +35,45 @@ export async function requestReset(ctx: AppContext, input: {
   if (again > 0) throw new ApiError('resend_too_soon', { retry_after: again }, { 'retry-after': String(again) });
   // Decided by what was typed, not by what was found.
   const technology: Technology = looksLikeEmail(input.username) ? 'EMAIL' : input.channel ?? 'sms';
-  const shown = { recipient: [maskTarget(name?.value ?? input.username.trim())], technology };
-  if (!name) return { ...shown, payload: newToken() };
-  const table = name.kind === 'email' ? 'user_emails' : 'user_phones';
-  const owner = await ctx.db.selectFrom(table).innerJoin('users', 'users.id', `${table}.user_id`)
-    .select(['users.id', 'users.language']).where(`${table}.value`, '=', name.value).executeTakeFirst();
-  if (!owner) return { ...shown, payload: newToken() };
-  try {
-    // The code is queued, not sent: the answer goes out before any mail server or provider is
-    // spoken to, so neither its speed nor its failure shows here.
-    const started = await startChallenge(ctx, {
-      userId: owner.id, language: owner.language, purpose: 'reset', deviceKey: input.deviceKey, ip: input.ip,
-      subject: { id: null, method: name.kind === 'email' ? 'email' : 'sms', target: name.value },
-      ...(input.channel ? { channel: input.channel } : {}),
-    });
-    return { ...shown, payload: started.payload };
-  } catch (error) {
-    // Sending caps must not tell a real account from an unknown one either.
-    if (error instanceof ApiError && error.code === 'too_many_attempts') return { ...shown, payload: newToken() };
-    throw error;
+  const payload = newToken();
+  if (name) {
+    // The request is taken as typed and the worker looks the account up: a real account and an
+    // unknown one cost the answer the same single write, and no mail server is waited for.
+    await ctx.db.insertInto('reset_requests').values({
+      id: newId(), kind: name.kind, name: name.value, channel: input.channel, ip: input.ip, device_key: input.deviceKey,
+      payload_hash: hashToken(payload), created_at: nowIso(), locked_until: null,
+    }).execute();
+    ctx.outbox.kick();
+  }
+  return { recipient: [maskTarget(name?.value ?? input.username.trim())], technology, payload };
+}
+
+/** The worker's step: each queued request of a real account becomes a challenge whose code is
+ * queued for delivery; a request for nobody ends here. A request is removed once handled, so a
+ * crash in between handles it again (at least once). */
+export async function startQueuedResets(ctx: AppContext): Promise<void> {
+  const { db } = ctx;
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const now = nowIso();
+  const due = db.selectFrom('reset_requests').select('id')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).orderBy('created_at').limit(20);
+  const requests = await db.updateTable('reset_requests').set({ locked_until: nowIso(Date.now() + 60_000) })
+    .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked()).returningAll().execute();
+  for (const request of requests) {
+    const table = request.kind === 'email' ? 'user_emails' : 'user_phones';
+    const owner = await db.selectFrom(table).innerJoin('users', 'users.id', `${table}.user_id`)
+      .select(['users.id', 'users.language']).where(`${table}.value`, '=', request.name).executeTakeFirst();
+    if (owner) {
+      await startChallenge(ctx, {
+        userId: owner.id, language: owner.language, purpose: 'reset', deviceKey: request.device_key, ip: request.ip,
+        subject: { id: null, method: request.kind === 'email' ? 'email' : 'sms', target: request.name },
+        payloadHash: request.payload_hash, ...(request.channel ? { channel: request.channel } : {}),
+      }).catch((error: unknown) => {
+        // A sending cap reached: this request sends nothing (the answer said nothing either way).
+        if (!(error instanceof ApiError && error.code === 'too_many_attempts')) throw error;
+      });
+    }
+    await db.deleteFrom('reset_requests').where('id', '=', request.id).execute();
   }
 }
 
