@@ -12,6 +12,7 @@ import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MfaActivateQuery, MfaMethodKind } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { spend } from '../ratelimit/index.ts';
@@ -121,6 +122,9 @@ export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'm
   if (passed.userId !== userId || !passed.newMethod) throw new ApiError('challenge_closed');
   const kind = passed.newMethod as MfaMethodKind;
   const result = await ctx.db.transaction().execute(async (trx): Promise<ActivationResult> => {
+    // The account's methods as the change will find them: two set-ups, or a set-up and a
+    // deletion, one after the other.
+    await lockUser(trx, userId);
     const methods = await methodsOf(trx, userId);
     const first = !methods.some((m) => m.method !== 'totpRecovery');
     const replaced = passed.replacesMethodId === null ? undefined : methods.find((m) => m.id === passed.replacesMethodId && m.method === kind);

@@ -1,5 +1,6 @@
 // Thirty requests at once against each "read, check, then write" rule of the second factors:
 // exactly one wins, on PostgreSQL as on SQLite.
+import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
@@ -53,5 +54,23 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
     await atOnce(30, () => api.challenge(payload, user.ids.email!, 'race-budget-0001'));
     const state = await server.ctx.limiters.codeAccount.get(user.userId);
     expect(state?.consumedPoints ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps one authenticator when two set-ups are confirmed at once', async () => {
+    const user = await makeUser(server, { methods: ['email'] });
+    const token = await sessionFor(server, user.userId, 'race-totp-00001');
+    await freshMfa(server, user.userId);
+    const setups = [];
+    for (let i = 0; i < 2; i++) {
+      const started = await api.call('GET', '/api/mfa/-3/activate', token, 'race-totp-00001');
+      expect(started.statusCode).toBe(200);
+      setups.push(started.json() as { payload: string; data: { secret: string } });
+    }
+    const answers = await atOnce(2, (i) => api.call('POST', '/api/mfa/activate', token, 'race-totp-00001', {
+      payload: setups[i]!.payload, code: new TOTP({ secret: setups[i]!.data.secret, digits: 6, period: 30 }).generate(),
+    }));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 410]);
+    const totps = await server.ctx.db.selectFrom('mfa_methods').select('id').where('user_id', '=', user.userId).where('method', '=', 'totp').execute();
+    expect(totps).toHaveLength(1);
   });
 });
