@@ -20,6 +20,7 @@ import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { installErrorHandling, sendError } from './http/errors.ts';
+import { proxyTrust } from './http/proxy.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
@@ -67,7 +68,7 @@ export async function buildApp(config: Config): Promise<App> {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
     },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
