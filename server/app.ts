@@ -105,7 +105,7 @@ export async function buildApp(config: Config): Promise<App> {
 
   await healthRoutes(app, ctx);
   if (config.env !== 'production') await outboxRoutes(app, ctx);
-  await installSpa(app, config.spaDir);
+  await installSpa(app, config.spaDir, { sourceMaps: config.env === 'development' });
 
   return {
     app,
