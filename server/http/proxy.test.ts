@@ -28,6 +28,13 @@ describe.each(kinds.flatMap((kind) => [[kind, '1'], [kind, '127.0.0.1']] as cons
     // Another client behind the same proxy is not affected.
     expect((await failedSignIn(4, '6.6.6.6, 1.2.3.5')).statusCode).toBe(400);
   });
+
+  it('takes a forwarded address of any length without failing', async () => {
+    // Nothing checks what a proxy forwards: a long value is one more key to the limits, not a 500.
+    const res = await failedSignIn(5, `6.6.6.6, ${'f'.repeat(400)}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('invalid_credentials');
+  });
 });
 
 describe.each(kinds)('without TRUST_PROXY on %s', (kind) => {

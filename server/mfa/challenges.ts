@@ -11,7 +11,7 @@ import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { spend, standing } from '../ratelimit/index.ts';
+import { forget, spend, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
 import { CODED } from './methods.ts';
@@ -205,7 +205,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     if (error instanceof Lost) return refuse();
     throw error;
   }
-  await ctx.limiters.mfaFailures.delete(failKey);
+  await forget(ctx.limiters.mfaFailures, failKey);
   return {
     userId: challenge.user_id, purpose, method: kind,
     methodId: existing ? Number(challenge.method_id) : null,

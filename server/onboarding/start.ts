@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { invitationCodeHash } from '../invitations/codes.ts';
-import { spend, standing } from '../ratelimit/index.ts';
+import { forget, spend, standing } from '../ratelimit/index.ts';
 import { maskedUsernames } from '../recovery/username.ts';
 import { createFlow } from './flows.ts';
 
@@ -44,7 +44,7 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
     if (wait > 0) throw tooMany(wait);
     return refuse(ctx, input.ip, new ApiError('invalid_activation_code'));
   }
-  await ctx.limiters.activationAttempts.delete(card.id);
+  await forget(ctx.limiters.activationAttempts, card.id);
   if (card.status === 'blocked') throw new ApiError('card_blocked');
   // The holder proved the card: they may see, masked, which account already has it.
   if (card.activated_at !== null) {
