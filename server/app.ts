@@ -19,7 +19,7 @@ import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
-import { installErrorHandling, sendError } from './http/errors.ts';
+import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
 import { proxyTrust } from './http/proxy.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
@@ -69,6 +69,7 @@ export async function buildApp(config: Config): Promise<App> {
     },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: proxyTrust(config.trustProxy),
+    frameworkErrors: frameworkError,
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
