@@ -46,7 +46,10 @@ function endpointsOf(doc: { paths: Record<string, Record<string, {
 
 /** A number JSON can carry but JavaScript cannot hold as it is, written into the body verbatim. */
 class RawNumber {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 const ODD = [
