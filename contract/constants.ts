@@ -3,8 +3,6 @@
 /** First-party OAuth client ids: never a partner login; forced-MFA diversion applies to them. */
 export const FIRST_PARTY_CLIENT_IDS = ['2', '17', '51', '66'] as const;
 
-export const AUTH_COOKIE_DAYS = 30;
-export const AUTH_COOKIE_MAX_AGE_S = AUTH_COOKIE_DAYS * 24 * 60 * 60;
 /** Cookie name; production prefixes it with `__Secure-`. */
 export const AUTH_COOKIE_BASENAME = 'tessera_token';
 export const DEVICE_ID_HEADER = 'x-device-id';

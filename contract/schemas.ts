@@ -3,6 +3,22 @@
 import * as v from 'valibot';
 import { LOCALES } from './constants.ts';
 
+/** What no text field takes: control characters (C0, DEL, C1) and unpaired surrogate halves.
+ * PostgreSQL cannot store NUL, and none of them belongs in a name, an address, a code or a ticket. */
+export const PLAIN_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
+
+/** A text field of a request: plain text, from `min` to `max` characters. Every request string
+ * that is not an enum or matched by a stricter pattern of its own is one of these (JSON Schema
+ * carries a single pattern per field, so the two cannot be combined). */
+export function text(max: number, min = 0) {
+  return v.pipe(v.string(), v.regex(PLAIN_TEXT, 'Control characters are not allowed'), v.minLength(min), v.maxLength(max));
+}
+
+/** The same, trimmed (the server's JSON Schema does not trim: the handler does where it matters). */
+export function trimmedText(max: number, min = 0) {
+  return v.pipe(v.string(), v.regex(PLAIN_TEXT, 'Control characters are not allowed'), v.trim(), v.minLength(min), v.maxLength(max));
+}
+
 export const ErrorBody = v.object({
   code: v.string(),
   message: v.string(),
@@ -14,16 +30,16 @@ export const ErrorBody = v.object({
 export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 
 /** The solved CAPTCHA challenge a protected form sends (base64 of ALTCHA's JSON payload). */
-export const CaptchaField = v.optional(v.pipe(v.string(), v.maxLength(4096)));
+export const CaptchaField = v.optional(text(4096));
 
 // ---- POST /api/token -------------------------------------------------------------------------
 
 /** Email, or phone in any common format (normalised to E.164 by the server), plus password. */
 export const LoginRequest = v.strictObject({
-  username: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320)),
-  password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
+  username: trimmedText(320, 1),
+  password: text(1024, 1),
   /** The OAuth client the sign-in is for, when it comes from a partner's target URL. */
-  client_id: v.optional(v.pipe(v.string(), v.maxLength(128))),
+  client_id: v.optional(text(128)),
   /** After repeated failures the sign-in needs a CAPTCHA solution (the failure answers say `captcha: true`). */
   captcha: CaptchaField,
 });
@@ -155,7 +171,7 @@ export const MfaStatus = v.object({ sudo: v.boolean(), single: v.boolean(), need
 export const MfaChallengeQuery = v.strictObject({
   mfaId: v.pipe(v.string(), v.regex(/^\d{1,10}$/)),
   /** The login payload from POST /token's 401, when the challenge completes a sign-in. */
-  payload: v.optional(v.pipe(v.string(), v.maxLength(256))),
+  payload: v.optional(text(256)),
   channel: v.optional(v.picklist(['email', 'sms', 'call', 'whatsapp'])),
   single: v.optional(v.picklist(['true', 'false'])),
 });
@@ -177,7 +193,7 @@ export const MfaChallengeAnswer = v.object({
 export type MfaChallengeAnswer = v.InferOutput<typeof MfaChallengeAnswer>;
 
 export const MfaVerifyRequest = v.strictObject({
-  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  payload: text(256, 1),
   /** A code, a recovery key, or a card number (16 digits). */
   code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
   isTrustedDevice: v.optional(v.boolean()),
@@ -193,7 +209,7 @@ export const MfaVerifyAnswer = v.object({
 });
 
 export const MfaActivateQuery = v.strictObject({
-  target: v.optional(v.pipe(v.string(), v.maxLength(320))),
+  target: v.optional(text(320)),
   edit: v.optional(v.picklist(['true', 'false'])),
   channel: v.optional(v.picklist(['email', 'sms', 'call', 'whatsapp'])),
   'dry-run': v.optional(v.picklist(['true', 'false'])),
@@ -223,7 +239,7 @@ export const MfaActivateAnswer = v.object({
 });
 
 export const MfaActivateRequest = v.strictObject({
-  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  payload: text(256, 1),
   code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
 });
 export type MfaActivateRequest = v.InferOutput<typeof MfaActivateRequest>;
@@ -239,7 +255,8 @@ export const RecoveryKeysAnswer = v.object({ recovery_keys: v.array(v.string()) 
 
 /** DELETE /api/mfa/{id}: optionally, the method that becomes primary instead of the default backup. */
 export const MfaDeleteRequest = v.strictObject({
-  target: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  // A method id: a database integer.
+  target: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1))),
 });
 export type MfaDeleteRequest = v.InferOutput<typeof MfaDeleteRequest>;
 
@@ -258,13 +275,13 @@ export type CaptchaChallenge = v.InferOutput<typeof CaptchaChallenge>;
 // ---- Onboarding ----------------------------------------------------------------------------------
 
 /** Every call after the start carries the flow's opaque token. */
-const FlowToken = v.pipe(v.string(), v.minLength(16), v.maxLength(256));
+const FlowToken = text(256, 16);
 const OptionalLocale = v.optional(v.picklist(LOCALES));
 
 /** "I received my card": the card's number and the activation code of its letter. */
 export const OnboardingCardRequest = v.strictObject({
-  cardNumber: v.pipe(v.string(), v.maxLength(32)),
-  activationCode: v.pipe(v.string(), v.maxLength(32)),
+  cardNumber: text(32),
+  activationCode: text(32),
   /** The language the person is using, for the messages of the flow (the card's holder language wins). */
   language: OptionalLocale,
   captcha: CaptchaField,
@@ -273,7 +290,7 @@ export type OnboardingCardRequest = v.InferOutput<typeof OnboardingCardRequest>;
 
 /** "I received an email": the invitation code it carried. */
 export const OnboardingInvitationRequest = v.strictObject({
-  code: v.pipe(v.string(), v.maxLength(32)),
+  code: text(32),
   language: OptionalLocale,
   captcha: CaptchaField,
 });
@@ -307,18 +324,18 @@ export type OnboardingTermsRequest = v.InferOutput<typeof OnboardingTermsRequest
 
 export const OnboardingProfileRequest = v.strictObject({
   flow: FlowToken,
-  firstname: v.pipe(v.string(), v.maxLength(100)),
-  lastname: v.pipe(v.string(), v.maxLength(100)),
+  firstname: text(100),
+  lastname: text(100),
   language: v.picklist(LOCALES),
 });
 export type OnboardingProfileRequest = v.InferOutput<typeof OnboardingProfileRequest>;
 
-export const OnboardingEmailRequest = v.strictObject({ flow: FlowToken, email: v.pipe(v.string(), v.maxLength(320)) });
+export const OnboardingEmailRequest = v.strictObject({ flow: FlowToken, email: text(320) });
 export type OnboardingEmailRequest = v.InferOutput<typeof OnboardingEmailRequest>;
 
 export const OnboardingPhoneRequest = v.strictObject({
   flow: FlowToken,
-  phone: v.pipe(v.string(), v.maxLength(32)),
+  phone: text(32),
   channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
 });
 export type OnboardingPhoneRequest = v.InferOutput<typeof OnboardingPhoneRequest>;
@@ -341,8 +358,8 @@ export const OnboardingVerified = v.object({ verified: v.picklist(['email', 'pho
 
 export const OnboardingPasswordRequest = v.strictObject({
   flow: FlowToken,
-  password: v.pipe(v.string(), v.maxLength(1024)),
-  confirmation: v.pipe(v.string(), v.maxLength(1024)),
+  password: text(1024),
+  confirmation: text(1024),
 });
 export type OnboardingPasswordRequest = v.InferOutput<typeof OnboardingPasswordRequest>;
 
@@ -355,14 +372,14 @@ export type OnboardingDone = v.InferOutput<typeof OnboardingDone>;
 // ---- Recovery ----------------------------------------------------------------------------------
 
 export const ResetPasswordRequest = v.strictObject({
-  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
-  password: v.pipe(v.string(), v.maxLength(1024)),
-  confirmation: v.pipe(v.string(), v.maxLength(1024)),
+  payload: text(256, 1),
+  password: text(1024),
+  confirmation: text(1024),
 });
 export type ResetPasswordRequest = v.InferOutput<typeof ResetPasswordRequest>;
 
 export const ForgotPasswordRequest = v.strictObject({
-  username: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),
+  username: text(320, 1),
   /** For a phone: how the code comes (SMS by default). */
   channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
   captcha: CaptchaField,
@@ -377,7 +394,7 @@ export const ForgotPasswordAnswer = v.object({
 });
 
 export const ForgotPasswordVerifyRequest = v.strictObject({
-  payload: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  payload: text(256, 1),
   code: v.pipe(v.string(), v.regex(/^\d{8}$/)),
 });
 export type ForgotPasswordVerifyRequest = v.InferOutput<typeof ForgotPasswordVerifyRequest>;
@@ -386,8 +403,8 @@ export const ForgotPasswordVerifyAnswer = v.object({ payload: v.string() });
 
 /** Exactly one of the two. */
 export const ForgotUsernameRequest = v.strictObject({
-  cardNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
-  nationalRegisterNumber: v.optional(v.pipe(v.string(), v.maxLength(32))),
+  cardNumber: v.optional(text(32)),
+  nationalRegisterNumber: v.optional(text(32)),
   captcha: CaptchaField,
 });
 export type ForgotUsernameRequest = v.InferOutput<typeof ForgotUsernameRequest>;

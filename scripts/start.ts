@@ -1,7 +1,7 @@
 // npm start: builds the SPA when it is missing or older than its sources, then serves everything.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildWebApp } from './build.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -16,8 +16,8 @@ const sources = ['src', 'machines', 'locales', 'contract', 'public', 'index.html
   .map((name) => join(root, name)).filter(existsSync);
 if (!existsSync(built) || Math.max(...sources.map(newestMtime)) > statSync(built).mtimeMs) {
   console.log('Building the web app…');
-  const build = spawnSync('vite', ['build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  const status = buildWebApp();
+  if (status !== 0) process.exit(status);
 }
 
 await import('./serve.ts');

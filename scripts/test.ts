@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildWebApp } from './build.ts';
 import { ensureChromium, ensurePostgres } from './test-env.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -24,7 +25,8 @@ failedSteps += run('Unit, model-based and server tests (vitest)', 'vitest', [
   'run', '--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, 'vitest.json')}`,
 ]) === 0 ? 0 : 1;
 
-failedSteps += run('Building the web app', 'vite', ['build', '--logLevel', 'warn']) === 0 ? 0 : 1;
+console.log('\n▶ Building the web app');
+failedSteps += buildWebApp() === 0 ? 0 : 1;
 
 if (existsSync(join(root, 'playwright.config.ts'))) {
   failedSteps += run('Browser tests (Playwright, Chromium)', 'playwright', ['test'], {

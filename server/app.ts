@@ -21,7 +21,8 @@ import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
 import { deviceKeyOf } from './http/auth.ts';
-import { installErrorHandling, sendError } from './http/errors.ts';
+import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
+import { proxyTrust } from './http/proxy.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
@@ -45,7 +46,8 @@ export async function buildApp(config: Config): Promise<App> {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
     },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
+    frameworkErrors: frameworkError,
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
@@ -93,7 +95,7 @@ export async function buildApp(config: Config): Promise<App> {
 
   await healthRoutes(app, ctx);
   if (config.env !== 'production') await outboxRoutes(app, ctx);
-  await installSpa(app, config.spaDir);
+  await installSpa(app, config.spaDir, { sourceMaps: config.env === 'development' });
   ctx.outbox.addStep(() => startQueuedResets(ctx));
   ctx.outbox.start();
 

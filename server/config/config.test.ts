@@ -44,6 +44,23 @@ describe('configuration', () => {
     expect(loadConfig({ PASSWORD_MIN_LENGTH: '14', PASSWORD_MIN_LETTERS: '2', PASSWORD_MIN_DIGITS: '0', PASSWORD_MIN_SPECIAL: '3' }).passwordPolicy)
       .toEqual({ minLength: 14, minLetters: 2, minDigits: 0, minSpecial: 3, maxLength: 128 });
   });
+  it('trusts X-Forwarded-For only from a hop count or the proxies named in TRUST_PROXY', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 192.168.1.10,fd00::/8,::1,loopback' }).trustProxy)
+      .toEqual(['127.0.0.1', '192.168.1.10', 'fd00::/8', '::1', 'loopback']);
+  });
+  it.each(['true', 'TRUE', 'yes', 'on'])('refuses TRUST_PROXY=%s, which would trust any client, naming the new forms', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY=.* would trust any address .* a hop count \(1\), or proxy addresses and CIDR ranges/);
+  });
+  it.each(['11', '10.0.0.0/33', '10.0.0', 'proxy.example', '10.0.0.1,', '::1/129', '10.0.0.0/8/8'])('refuses TRUST_PROXY=%s', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must be false, a hop count/);
+  });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
 });
 

@@ -1,6 +1,7 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
 import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S } from '../../contract/constants.ts';
+import { isIP } from 'node:net';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../../contract/password.ts';
 
 export type Config = {
@@ -15,7 +16,8 @@ export type Config = {
   sessionTtlDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  /** Which hops may set X-Forwarded-For: none (false), a hop count, or proxy addresses and CIDR ranges. */
+  trustProxy: false | number | string[];
   /** Explicit cookie domain; null derives it from the host (host minus `account.`). */
   cookieDomain: string | null;
   analyticsUrl: string | null;
@@ -146,7 +148,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 10 * 1024 * 1024),
-    trustProxy: flag(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     cookieDomain: optional(env, 'COOKIE_DOMAIN'),
     analyticsUrl: url(env, 'ANALYTICS_URL', ['https:', 'http:']),
     seedDemo: flag(env, 'SEED_DEMO', nodeEnv !== 'production'),
@@ -190,6 +192,38 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       smsProviderKey: optional(env, 'SMS_PROVIDER_KEY'),
     },
   };
+}
+
+const TRUST_PROXY_FORMS = 'false, a hop count (1), or proxy addresses and CIDR ranges separated by commas (10.0.0.0/8,192.168.1.10)';
+// proxy-addr's names for well-known ranges, which Fastify accepts beside addresses.
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Trusting every hop would let a client choose its own address by writing X-Forwarded-For, and
+ * so escape every per-address limit: only a hop count or the proxies' own addresses are trusted. */
+function trustProxy(env: Env): false | number | string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || ['false', 'no', 'off', '0'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`TRUST_PROXY=${raw} would trust any address a client writes in X-Forwarded-For; set ${TRUST_PROXY_FORMS}`);
+  }
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > 10) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; a hop count goes from 1 to 10 (got "${raw}")`);
+    return Number(raw);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS} (got "${entry}")`);
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function passwordPolicy(env: Env): PasswordPolicy {

@@ -1,6 +1,6 @@
 // Every failure leaves the API as `{ code, message }` with the status of its code: never a 500
 // for bad input, never a stack trace.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_MESSAGES, ERROR_STATUS, type ErrorCode } from '../../contract/errors.ts';
 
 export class ApiError extends Error {
@@ -30,6 +30,12 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
 };
+
+/** Fastify's `frameworkErrors`: a URL its router cannot take (bad percent-encoding, a parameter
+ * past its length) gets our error body too, not Fastify's own. */
+export function frameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  return sendError(reply, 'invalid_request');
+}
 
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {

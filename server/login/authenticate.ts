@@ -9,7 +9,7 @@ import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
-import { spend, standing } from '../ratelimit/index.ts';
+import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from './queries.ts';
@@ -79,7 +79,7 @@ export async function authenticate(deps: {
   }
 
   // The owner got in from here: forget this pair's failures (the account-wide count stays).
-  if (counts[0]!.failures > 0) await limiters.userIp.delete(userIpKey);
+  if (counts[0]!.failures > 0) await forget(limiters.userIp, userIpKey);
 
   if (candidate.passwordStatus === 1 || candidate.passwordStatus === 2) {
     const payload = await issueTicket(db, candidate.userId, 'weak_password', WEAK_PASSWORD_TICKET_SECONDS);

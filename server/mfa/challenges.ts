@@ -13,7 +13,7 @@ import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { refund, spend, spendInTurn, standing } from '../ratelimit/index.ts';
+import { forget, refund, spend, spendInTurn, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { hashCode, maskTarget, newCode, sameHash } from './codes.ts';
 import { CODED } from './methods.ts';
@@ -255,7 +255,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     throw error;
   }
   // The owner got in from here: this address's count starts again (a ceiling keeps its count).
-  await failures[0]![0].delete(failures[0]![1]);
+  await forget(...failures[0]!);
   return {
     userId: challenge.user_id, purpose, method: kind,
     methodId: existing ? Number(challenge.method_id) : null,

@@ -60,11 +60,11 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
     const user = await makeUser(server, { methods: ['email'] });
     const token = await sessionFor(server, user.userId, 'race-totp-00001');
     await freshMfa(server, user.userId);
-    const setups = [];
+    const setups: Array<{ payload: string; data: { secret: string } }> = [];
     for (let i = 0; i < 2; i++) {
       const started = await api.call('GET', '/api/mfa/-3/activate', token, 'race-totp-00001');
       expect(started.statusCode).toBe(200);
-      setups.push(started.json() as { payload: string; data: { secret: string } });
+      setups.push(started.json());
     }
     const answers = await atOnce(2, (i) => api.call('POST', '/api/mfa/activate', token, 'race-totp-00001', {
       payload: setups[i]!.payload, code: new TOTP({ secret: setups[i]!.data.secret, digits: 6, period: 30 }).generate(),

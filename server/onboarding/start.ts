@@ -15,7 +15,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { invitationCodeHash } from '../invitations/codes.ts';
-import { spend, standing } from '../ratelimit/index.ts';
+import { forget, spend, standing } from '../ratelimit/index.ts';
 import { maskedUsernames } from '../recovery/username.ts';
 import { createFlow } from './flows.ts';
 
@@ -55,7 +55,7 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
     return refuse(ctx, input.ip, new ApiError('invalid_activation_code'));
   }
   // The holder got in from here: this address's count starts again (the ceiling keeps its count).
-  await ctx.limiters.activationIpCard.delete(`${input.ip}|${number}`);
+  await forget(ctx.limiters.activationIpCard, `${input.ip}|${number}`);
   if (card.status === 'blocked') throw new ApiError('card_blocked');
   // The holder proved the card: they may see, masked, which account already has it.
   if (card.activated_at !== null) {

@@ -1,5 +1,6 @@
 // Login throttling with rate-limiter-flexible: kept in the database by default (SQLite or
 // PostgreSQL), in Redis when REDIS_URL is set so that several instances share the counts.
+import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Redis } from 'ioredis';
 import {
@@ -42,9 +43,19 @@ export async function createLimiter(spec: LimiterSpec, store: { database: Databa
   });
 }
 
+/** Keys longer than this are stored as their hash. */
+const MAX_KEY_LENGTH = 200;
+
+/** The key as stored. Callers build keys from what clients send (a username, a forwarded address),
+ * and the stores' key columns are bounded (PostgreSQL: varchar(255), with the prefix): a long key
+ * becomes its SHA-256, of fixed length, still one key per value. */
+export function storedKey(key: string): string {
+  return key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash('sha256').update(key).digest('base64url')}`;
+}
+
 /** The failures counted against a key, and the wait in seconds when it has used up its points. */
 export async function standing(limiter: RateLimiterAbstract, key: string): Promise<{ failures: number; wait: number }> {
-  const state = await limiter.get(key);
+  const state = await limiter.get(storedKey(key));
   if (!state) return { failures: 0, wait: 0 };
   const wait = state.consumedPoints > limiter.points ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
   return { failures: state.consumedPoints, wait };
@@ -53,7 +64,7 @@ export async function standing(limiter: RateLimiterAbstract, key: string): Promi
 /** Spends one point; returns the wait in seconds when this spending crossed the limit. */
 export async function spend(limiter: RateLimiterAbstract, key: string): Promise<number> {
   try {
-    await limiter.consume(key);
+    await limiter.consume(storedKey(key));
     return 0;
   } catch (rejection) {
     if (rejection instanceof Error) throw rejection; // a store failure, not a limit
@@ -64,7 +75,7 @@ export async function spend(limiter: RateLimiterAbstract, key: string): Promise<
 
 /** Gives back a point spent for something that then did not happen (a send that lost a race). */
 export async function refund(limiter: RateLimiterAbstract, key: string): Promise<void> {
-  await limiter.reward(key, 1).catch(() => {});
+  await limiter.reward(storedKey(key), 1).catch(() => {});
 }
 
 /** Spends a point on each limiter in turn, stopping at the first that refuses (and giving back the
@@ -74,10 +85,15 @@ export async function spendInTurn(pairs: Array<[RateLimiterAbstract, string]>): 
   for (const [index, [limiter, key]] of pairs.entries()) {
     const wait = await spend(limiter, key);
     if (wait > 0) {
-      await limiter.reward(key, 1).catch(() => {});
+      await refund(limiter, key);
       await Promise.all(pairs.slice(0, index).map(([earlier, earlierKey]) => refund(earlier, earlierKey)));
       return wait;
     }
   }
   return 0;
+}
+
+/** Clears a key's count (after a success). */
+export async function forget(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  await limiter.delete(storedKey(key));
 }

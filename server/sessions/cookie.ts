@@ -1,6 +1,6 @@
-// The auth cookie: HttpOnly, SameSite=Lax, 30 days; `__Secure-` prefixed and Secure in production;
+// The auth cookie: HttpOnly, SameSite=Lax, living as long as the session (SESSION_TTL_DAYS); `__Secure-` prefixed and Secure in production;
 // its domain is the host minus `account.` so sibling platforms (client., my.) share the sign-in.
-import { AUTH_COOKIE_BASENAME, AUTH_COOKIE_MAX_AGE_S } from '../../contract/constants.ts';
+import { AUTH_COOKIE_BASENAME } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 
 export function authCookieName(config: Pick<Config, 'env'>): string {
@@ -17,13 +17,14 @@ export function cookieDomainFor(host: string | undefined, configured: string | n
   return parent;
 }
 
-export function authCookieOptions(config: Pick<Config, 'env' | 'cookieDomain'>, host: string | undefined) {
+export function authCookieOptions(config: Pick<Config, 'env' | 'cookieDomain' | 'sessionTtlDays'>, host: string | undefined) {
   return {
     path: '/',
     httpOnly: true,
     sameSite: 'lax' as const,
     secure: config.env === 'production',
-    maxAge: AUTH_COOKIE_MAX_AGE_S,
+    // The cookie goes when the session does, not on a fixed date of its own.
+    maxAge: config.sessionTtlDays * 24 * 60 * 60,
     domain: cookieDomainFor(host, config.cookieDomain),
   };
 }

@@ -6,7 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/constants.ts';
 import { sendError } from '../http/errors.ts';
 
-export async function installSpa(app: FastifyInstance, spaDir: string | null) {
+/** A file's path: an asset, or anything whose last segment has an extension. Page routes have neither. */
+function isFilePath(path: string): boolean {
+  return path.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(path.slice(path.lastIndexOf('/') + 1));
+}
+
+export async function installSpa(app: FastifyInstance, spaDir: string | null, options: { sourceMaps: boolean }) {
   const root = spaDir ? resolve(spaDir) : null;
   const hasSpa = root !== null && existsSync(resolve(root, 'index.html'));
   if (hasSpa) {
@@ -14,6 +19,8 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null) {
       root,
       wildcard: false,
       index: false,
+      // Source maps give the sources away: only a development server serves them.
+      ...(options.sourceMaps ? {} : { globIgnore: ['**/*.map'] }),
       setHeaders(reply, path) {
         // Vite fingerprints everything under assets/: cache it for a year; the rest revalidates.
         reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
@@ -22,7 +29,8 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null) {
   }
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX || request.method !== 'GET' || !hasSpa) {
+    // A missing script or file is a 404: the app shell in its place would be run or parsed as something it is not.
+    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX || request.method !== 'GET' || !hasSpa || isFilePath(path)) {
       return sendError(reply, 'not_found');
     }
     return reply.header('cache-control', 'no-cache').sendFile('index.html');

@@ -4,14 +4,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE, startTestServer, type TestServer } from '../testing/harness.ts';
 
+// A built app: its shell, a fingerprinted script and that script's source map.
+const spaDir = mkdtempSync(join(tmpdir(), 'tessera-spa-'));
+mkdirSync(join(spaDir, 'assets'));
+writeFileSync(join(spaDir, 'index.html'), '<!doctype html><title>Tessera</title><div id="root"></div>');
+writeFileSync(join(spaDir, 'assets', 'app-abc123.js'), 'console.info(1)');
+writeFileSync(join(spaDir, 'assets', 'app-abc123.js.map'), '{"version":3}');
+
 describe('serving the web app', () => {
   let server: TestServer;
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-spa-'));
-    mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Tessera</title><div id="root"></div>');
-    writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.info(1)');
-    server = await startTestServer('sqlite', { SPA_DIR: dir }, { seed: false });
+    server = await startTestServer('sqlite', { SPA_DIR: spaDir }, { seed: false });
   });
   afterAll(async () => server?.stop());
 
@@ -30,6 +33,19 @@ describe('serving the web app', () => {
     expect(res.headers['cache-control']).toContain('immutable');
   });
 
+  it.each(['/assets/app-gone.js', '/assets/app-gone.css', '/assets/nothing', '/favicon.ico', '/robots.txt', '/login/email/app.js'])(
+    'answers a missing file %s with 404, not the app shell', async (url) => {
+      const res = await server.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toContain('<div id="root">');
+    });
+
+  it('does not serve source maps outside development', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/assets/app-abc123.js.map' });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('"version"');
+  });
+
   it('never answers an API path with the app shell', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/unknown', headers: DEVICE });
     expect(res.statusCode).toBe(404);
@@ -39,5 +55,23 @@ describe('serving the web app', () => {
   it('does not serve the app for other methods', async () => {
     const res = await server.app.inject({ method: 'POST', url: '/login/email', payload: {} });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('serving the web app in development', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { SPA_DIR: spaDir, NODE_ENV: 'development' }, { seed: false });
+  });
+  afterAll(async () => server?.stop());
+
+  it('serves source maps', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/assets/app-abc123.js.map' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('{"version":3}');
+  });
+
+  it('still answers a missing asset with 404', async () => {
+    expect((await server.app.inject({ method: 'GET', url: '/assets/app-gone.js' })).statusCode).toBe(404);
   });
 });
