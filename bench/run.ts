@@ -284,7 +284,7 @@ async function measureReads() {
 // databases are filled in bulk (bench/scale.ts) and measured side by side in the same run.
 //  - Look-up: findByLoginName, the query sign-in runs before Argon2id, timed in this process on
 //    both databases in turn (Argon2id's cost does not depend on the number of accounts, and would
-//    hide the query's in its noise: one verification takes ~100 times longer).
+//    hide the query's in its noise: one verification takes some 40 times longer).
 //  - GET /api/user: token-authenticated, over HTTP against a server on each database, tokens of
 //    sessions made for accounts sampled at random; median latency at SCALE_CONCURRENCY in flight.
 async function measureScale() {

@@ -34,7 +34,8 @@ export async function createScaleDatabase(accounts: number, progress: (done: num
     // A crash loses a bench database, nothing more: no need to wait for each commit's flush.
     await client.query('set synchronous_commit = off');
     // Rows consistent by construction: skip the per-row foreign-key triggers, as a restore does
-    // (the constraints stay in the schema and hold for every later write).
+    // (the constraints stay in the schema and hold for every later write). Needs a superuser, as
+    // the bench's default connection (postgres) is.
     await client.query('set session_replication_role = replica');
     // Ids as the app makes them (random-looking UUIDs), but derived from the account number so
     // that the four statements agree without a join.
