@@ -8,7 +8,9 @@
 //   BENCH_DB (sqlite)        sqlite or postgres (TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
-//   BENCH_ONLY (both)        logins or reads: measure one pair only
+//   BENCH_ONLY (all)         logins, reads or scale: measure that part only
+//   BENCH_SCALE_ACCOUNTS (1000000)  accounts of the scale part's large database, against 10,000
+//   BENCH_SCALE_CONCURRENCY  GET /api/user requests in flight in the scale part (default cores)
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,8 +18,10 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEVICE_ID_HEADER } from '../contract/constants.ts';
 import { DEMO_PASSWORD } from '../server/seed/demo.ts';
+import { postgresReachable } from '../server/testing/harness.ts';
 import { firstLoadJs } from './bundle.ts';
 import type { LoadJob, LoadResult, RequestSpec } from './load.ts';
+import { createScaleDatabase, sampleSessions, timeLookups, type Timing } from './scale.ts';
 import { BENCH_USERS, benchEmail } from './users.ts';
 
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -29,7 +33,14 @@ const READ_CONCURRENCY = env('BENCH_READ_CONCURRENCY', 16);
 const SLICE = env('BENCH_SLICE', 1);
 const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
-const ONLY = process.env.BENCH_ONLY; // logins or reads: one pair only
+const ONLY = process.env.BENCH_ONLY; // logins, reads or scale: that part only
+const runs = (part: 'logins' | 'reads' | 'scale') => !ONLY || ONLY === part;
+const SCALE_ACCOUNTS = env('BENCH_SCALE_ACCOUNTS', 1_000_000);
+const SCALE_BASE = 10_000;
+const SCALE_CONCURRENCY = env('BENCH_SCALE_CONCURRENCY', CORES);
+/** Sessions made for sampled accounts, and look-ups timed on each database. */
+const SCALE_SESSIONS = 1000;
+const SCALE_LOOKUPS = 5000;
 const here = import.meta.dirname;
 const resultsDir = join(here, 'results');
 const MB = 1024 * 1024;
@@ -43,8 +54,9 @@ const step = (text: string) => console.log(`[${((performance.now() - t0) / 1000)
 
 const children = new Set<ChildProcess>();
 process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
-// Bounded time whatever happens: two sides per round, two pairs, plus start-up and seeding.
-const budgetMs = (2 * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120) * 1000;
+// Bounded time whatever happens: two sides per round, three pairs, plus start-up and seeding
+// (the scale part's million accounts take one to three minutes on two cores).
+const budgetMs = (3 * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)) * 1000;
 setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
 
 function spawn(file: string, args: string[], execArgv: string[] = []): ChildProcess {
@@ -148,8 +160,9 @@ const describe = (r: LoadResult) => {
 
 /** A warm-up round, then ROUNDS rounds. In each round both sides run SECONDS in all, interleaved in
  * slices of about SLICE seconds, so that both see the same machine even when other work comes and
- * goes on it. The round with the median ratio a/b is kept. */
-async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
+ * goes on it. The round with the median ratio a/b (throughput, unless `ratioOf` says otherwise) is kept. */
+async function alternate(label: string, a: Side, b: Side,
+  ratioOf = (ra: LoadResult, rb: LoadResult) => ra.perSecond / rb.perSecond): Promise<Pair> {
   const slices = Math.max(1, Math.round(SECONDS / SLICE));
   const rounds: Round[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
@@ -179,7 +192,7 @@ async function alternate(label: string, a: Side, b: Side): Promise<Pair> {
     const serverPid = a.pid ?? b.pid;
     const served = a.pid ? ra : rb;
     const result: Round = {
-      a: ra, b: rb, ratio: ra.perSecond / rb.perSecond, otherCores,
+      a: ra, b: rb, ratio: ratioOf(ra, rb), otherCores,
       ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds, loadGeneratorCores: loaderCpu / 1000 / served.seconds,
         ...(DB === 'postgres' ? { postgresCores: postgresCpu / 1000 / served.seconds } : {}) } } : {}),
     };
@@ -266,12 +279,60 @@ async function measureReads() {
   Object.assign(results, { reads, readPeakRssBytes: rss, barePeakRssBytes: bareRss });
 }
 
+// 3. Scale, on PostgreSQL whatever BENCH_DB says: the sign-in's account look-up and GET /api/user
+// with SCALE_ACCOUNTS accounts against SCALE_BASE, as ratios of medians (large ÷ small). Both
+// databases are filled in bulk (bench/scale.ts) and measured side by side in the same run.
+//  - Look-up: findByLoginName, the query sign-in runs before Argon2id, timed in this process on
+//    both databases in turn (Argon2id's cost does not depend on the number of accounts, and would
+//    hide the query's in its noise: one verification takes some 40 times longer).
+//  - GET /api/user: token-authenticated, over HTTP against a server on each database, tokens of
+//    sessions made for accounts sampled at random; median latency at SCALE_CONCURRENCY in flight.
+async function measureScale() {
+  if (!(await postgresReachable())) {
+    if (ONLY === 'scale') throw new Error('the scale benchmark needs PostgreSQL (TEST_POSTGRES_URL)');
+    step('PostgreSQL not reachable: scale part skipped');
+    return;
+  }
+  const count = (n: number) => n.toLocaleString('en');
+  step(`scale: two PostgreSQL databases, ${count(SCALE_BASE)} and ${count(SCALE_ACCOUNTS)} accounts, filled in bulk`);
+  const seed = (accounts: number) => createScaleDatabase(accounts, (done) => step(`seeding accounts: ${count(done)} / ${count(accounts)}`));
+  const small = await seed(SCALE_BASE);
+  const large = await seed(SCALE_ACCOUNTS).catch(async (error) => { await small.drop(); throw error; });
+  try {
+    step(`timing the sign-in look-up, ${count(SCALE_LOOKUPS)} times on each database`);
+    const [lookupSmall, lookupLarge] = await timeLookups([small, large], SCALE_LOOKUPS) as [Timing, Timing];
+    step(`sign-in look-up: median ${lookupLarge.p50Ms.toFixed(3)} ms at ${count(SCALE_ACCOUNTS)} accounts, ${lookupSmall.p50Ms.toFixed(3)} ms at ${count(SCALE_BASE)}`
+      + ` (ratio ${(lookupLarge.p50Ms / lookupSmall.p50Ms).toFixed(2)}); p99 ${lookupLarge.p99Ms.toFixed(2)} ms, ${lookupSmall.p99Ms.toFixed(2)} ms`);
+    const [smallTokens, largeTokens] = await Promise.all([sampleSessions(small, SCALE_SESSIONS), sampleSessions(large, SCALE_SESSIONS)]);
+    const [smallServer, largeServer] = await Promise.all([startServer(['tessera', small.url]), startServer(['tessera', large.url])]);
+    const reading = (server: Server, tokens: string[]) => (seconds: number): LoadJob => ({ kind: 'http', port: server.port, seconds, concurrency: SCALE_CONCURRENCY,
+      requests: tokens.map((token) => ({ method: 'GET', path: '/api/user', headers: headers({ authorization: `Bearer ${token}` }) })) });
+    const reads = await alternate('GET /api/user at scale',
+      { name: `${count(SCALE_ACCOUNTS)} accounts`, pid: largeServer.pid, job: reading(largeServer, largeTokens) },
+      { name: `${count(SCALE_BASE)} accounts`, job: reading(smallServer, smallTokens) },
+      (ra, rb) => ra.p50Ms / rb.p50Ms);
+    await Promise.all([stopServer(smallServer), stopServer(largeServer)]);
+    const versus = `${count(SCALE_ACCOUNTS)} accounts vs ${count(SCALE_BASE)}`;
+    rows.push(
+      { measurement: `sign-in look-up median, ${versus}`, value: lookupLarge.p50Ms, baseline: lookupSmall.p50Ms, unit: ' ms', target: 'ratio ≤ 1.25', meets: lookupLarge.p50Ms <= 1.25 * lookupSmall.p50Ms },
+      { measurement: `sign-in look-up p99, ${versus}`, value: lookupLarge.p99Ms, baseline: lookupSmall.p99Ms, unit: ' ms', target: '—', meets: null },
+      { measurement: `GET /api/user median latency, ${versus}`, value: reads.a.p50Ms, baseline: reads.b.p50Ms, unit: ' ms', target: 'ratio ≤ 1.25', meets: reads.ratio <= 1.25 },
+      { measurement: `GET /api/user p99 latency, ${versus}`, value: reads.a.p99Ms, baseline: reads.b.p99Ms, unit: ' ms', target: '—', meets: null },
+    );
+    spread('GET /api/user at scale (median latency ratio)', reads);
+    Object.assign(results, { scale: { accounts: SCALE_ACCOUNTS, base: SCALE_BASE, concurrency: SCALE_CONCURRENCY, lookups: { large: lookupLarge, small: lookupSmall }, reads } });
+  } finally {
+    await Promise.all([small.drop(), large.drop()]);
+  }
+}
+
 mkdirSync(resultsDir, { recursive: true });
-if (ONLY !== 'reads') await measureLogins();
-if (ONLY !== 'logins') await measureReads();
+if (runs('logins')) await measureLogins();
+if (runs('reads')) await measureReads();
+if (runs('scale')) await measureScale();
 loader.disconnect();
 
-// 3. First-load JavaScript of /login/email, from the last build (DESIGN.md's third budget).
+// 4. First-load JavaScript of /login/email, from the last build (DESIGN.md's third budget).
 const bundle = firstLoadJs(join(here, '..', 'dist'));
 step(bundle ? `first-load JS of /login/email: ${bundle.files.length} files in dist/` : 'no dist/ build: first-load JS skipped (npm run build)');
 if (bundle) {

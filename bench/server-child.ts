@@ -1,6 +1,8 @@
 // A server for the benchmarks, in its own process:
 //   node bench/server-child.ts tessera [sqlite|postgres] — the real app on a fresh database (a temp
 //     SQLite file, or a PostgreSQL database created for the run), demo users plus BENCH_USERS more;
+//   node bench/server-child.ts tessera <postgres://…> — the real app on a database filled
+//     beforehand (the scale benchmark's), left as it is: no seeding, not dropped;
 //   node bench/server-child.ts bare <payload file> — a minimal Fastify app whose GET /api/user
 //     answers the JSON in the file (the real profile, so both answers are the same size).
 // Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
@@ -24,24 +26,29 @@ async function startBare(payloadFile: string): Promise<Started> {
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() };
 }
 
+/** `db`: sqlite or postgres (a fresh database, seeded here), or the URL of a database filled beforehand. */
 async function startTessera(db: string): Promise<Started> {
   const { buildApp } = await import('../server/app.ts');
   const { loadConfig } = await import('../server/config/index.ts');
   const { DEMO_PASSWORD, createUser, seedDemo } = await import('../server/seed/demo.ts');
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+  const given = /^postgres(ql)?:\/\//.test(db) ? db : null;
   let pg: { url: string; drop(): Promise<void> } | null = null;
   if (db === 'postgres') {
     const { createPostgresDatabase } = await import('../server/testing/harness.ts');
     pg = await createPostgresDatabase();
   }
+  const databaseUrl = given ?? pg?.url;
   const server = await buildApp(loadConfig({
     NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: 'none', LOG_LEVEL: 'silent',
-    LOGIN_MAX_FAILS_PER_IP: '100000', ...(pg ? { DATABASE_URL: pg.url } : {}),
+    LOGIN_MAX_FAILS_PER_IP: '100000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     // Server settings worth trying under load pass through from the environment.
     ...Object.fromEntries(PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
   }, availableParallelism()));
-  await seedDemo(server.ctx);
-  await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
+  if (!given) {
+    await seedDemo(server.ctx);
+    await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
+  }
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     port: (server.app.server.address() as { port: number }).port,
