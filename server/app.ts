@@ -72,6 +72,7 @@ export async function buildApp(config: Config): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
+  database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   installErrorHandling(app);
   installSecurityHeaders(app, config);
   await app.register(fastifyCookie);
