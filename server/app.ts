@@ -34,7 +34,9 @@ export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void
 export async function buildApp(config: Config): Promise<App> {
   const database = openDatabase(config);
   await migrate(database.db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  // A command on a connection that stopped answering fails after a second (the limiters then use
+  // the database); ioredis keeps reconnecting in the background.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 }) : null;
   const store = { database, redis };
   const ctx: AppContext = {
     config,
@@ -73,6 +75,7 @@ export async function buildApp(config: Config): Promise<App> {
   });
 
   database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
+  redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);
   installSecurityHeaders(app, config);
   await app.register(fastifyCookie);

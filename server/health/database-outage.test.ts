@@ -16,16 +16,22 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
   });
   afterAll(async () => server?.stop());
 
-  /** Ends every other connection to this test's own database, never anyone else's. */
-  async function terminateBackends(): Promise<void> {
-    const admin = new pg.Client({ connectionString: server.ctx.config.databaseUrl! });
+  /** Runs statements on a connection of its own, to this test's database or to the server's default one. */
+  async function asAdmin(...statements: string[]): Promise<void> {
+    return onDatabase(server.ctx.config.databaseUrl!, ...statements);
+  }
+  async function onDatabase(url: string, ...statements: string[]): Promise<void> {
+    const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      for (const statement of statements) await admin.query(statement);
     } finally {
       await admin.end();
     }
   }
+  /** Ends every other connection to this test's own database, never anyone else's. */
+  const TERMINATE = 'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()';
+  const terminateBackends = () => asAdmin(TERMINATE);
 
   const signIn = (username: string, password: string) => server.app.inject({
     method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password },
@@ -79,5 +85,21 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
     }
     expect(ready).toBe(200);
     expect((await signIn(emma.email, DEMO_PASSWORD)).statusCode).toBe(200);
+  });
+
+  it('names the database in /readyz while it refuses connections, and is ready again after', async () => {
+    const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
+    const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    // Only this test's own database stops taking connections, and only its connections end.
+    await onDatabase(adminUrl, `alter database ${name} with allow_connections false`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);
+    try {
+      const res = await server.app.inject({ method: 'GET', url: '/readyz' });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'down' } } });
+    } finally {
+      await onDatabase(adminUrl, `alter database ${name} with allow_connections true`);
+    }
+    const res = await server.app.inject({ method: 'GET', url: '/readyz' });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
   });
 });
