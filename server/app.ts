@@ -69,6 +69,10 @@ export async function buildApp(config: Config): Promise<App> {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
     },
     bodyLimit: config.bodyLimitBytes,
+    // A request, body included, must arrive within the bound (Fastify's default is no bound at all),
+    // and its headers within 10 s; Node checks these every second (its default is every 30 s).
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: { headersTimeout: Math.min(10, config.requestTimeoutSeconds) * 1000, connectionsCheckingInterval: 1000 },
     trustProxy: config.trustProxy,
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
