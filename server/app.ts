@@ -24,6 +24,8 @@ import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { countedDelivery, createMetrics } from './metrics/index.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { createLimiter } from './ratelimit/index.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
@@ -38,12 +40,14 @@ export async function buildApp(config: Config): Promise<App> {
   // the database); ioredis keeps reconnecting in the background.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 }) : null;
   const store = { database, redis };
+  const hasher = createPasswordHasher(config.hashConcurrency || availableParallelism());
+  const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });
   const ctx: AppContext = {
     config,
     db: database.db,
     database,
     redis,
-    hasher: createPasswordHasher(config.hashConcurrency || availableParallelism()),
+    hasher,
     limiters: {
       userIp: await createLimiter({ keyPrefix: 'login_user_ip', points: config.login.maxFailsPerUserIp,
         duration: config.login.windowSeconds, blockDuration: config.login.blockSeconds }, store),
@@ -59,7 +63,8 @@ export async function buildApp(config: Config): Promise<App> {
       activationAttempts: await createLimiter({ keyPrefix: 'card_activation', points: 5, duration: 3600, blockDuration: 3600 }, store),
     },
     cookieName: authCookieName(config),
-    delivery: createDelivery(config, database.db),
+    delivery: countedDelivery(createDelivery(config, database.db), metrics),
+    metrics,
   };
 
   const app = Fastify({
@@ -82,6 +87,7 @@ export async function buildApp(config: Config): Promise<App> {
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);
   installSecurityHeaders(app, config);
+  await metricsRoutes(app, ctx);
   await app.register(fastifyCookie);
 
   if (config.env !== 'production') {

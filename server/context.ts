@@ -1,9 +1,10 @@
-// What every flow's routes get: configuration, database, hasher, limiters.
+// What every flow's routes get: configuration, database, hasher, limiters, metrics.
 import type { Redis } from 'ioredis';
 import type { Config } from './config/index.ts';
 import type { Db, DatabaseHandle } from './db/index.ts';
 import type { Delivery } from './delivery/index.ts';
 import type { LoginLimiters } from './login/authenticate.ts';
+import type { Metrics } from './metrics/index.ts';
 import type { PasswordHasher } from './passwords/hashing.ts';
 
 export type AppContext = {
@@ -15,4 +16,5 @@ export type AppContext = {
   limiters: LoginLimiters;
   cookieName: string;
   delivery: Delivery;
+  metrics: Metrics;
 };
