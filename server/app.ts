@@ -18,6 +18,7 @@ import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
+import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { installErrorHandling, sendError } from './http/errors.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -33,7 +34,8 @@ import { installSpa } from './spa/index.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void> };
 
-export async function buildApp(config: Config): Promise<App> {
+/** `logStream`: where the log goes instead of stdout (tests read it). */
+export async function buildApp(config: Config, options: { logStream?: { write(line: string): void } } = {}): Promise<App> {
   const database = openDatabase(config);
   await migrate(database.db);
   // A command on a connection that stopped answering fails after a second (the limiters then use
@@ -70,6 +72,7 @@ export async function buildApp(config: Config): Promise<App> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
       // Secrets never reach the log: tokens, cookies, passwords.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
     },
@@ -83,6 +86,7 @@ export async function buildApp(config: Config): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
+  setAuditLogger(database.db, app.log);
   database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);

@@ -51,7 +51,8 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 
 export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
 
-export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {}, options: { seed?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {},
+  options: { seed?: boolean; logStream?: { write(line: string): void } } = {}): Promise<TestServer> {
   const database = kind === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -63,7 +64,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const app = await buildApp(config);
+  const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : {});
   if (options.seed ?? true) await seedDemo(app.ctx);
   return {
     ...app,
