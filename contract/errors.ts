@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   phone_unavailable: 409,
   internal_error: 500,
   maintenance: 503,
+  database_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -92,6 +93,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   phone_unavailable: 'This phone number is invalid or already used',
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
+  database_unavailable: 'The service is briefly unavailable. Please try again in a moment.',
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

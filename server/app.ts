@@ -20,6 +20,7 @@ import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
+import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
 import { proxyTrust } from './http/proxy.ts';
@@ -27,6 +28,8 @@ import { installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { countedDelivery, createMetrics } from './metrics/index.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { createLimiters } from './ratelimit/limiters.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
@@ -34,18 +37,28 @@ import { installSpa } from './spa/index.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void> };
 
-export async function buildApp(config: Config): Promise<App> {
+/** `logStream`: where the log goes instead of stdout (tests read it). */
+export async function buildApp(config: Config, options: { logStream?: { write(line: string): void } } = {}): Promise<App> {
   const database = openDatabase(config);
   await migrate(database.db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  // A command on a connection that stopped answering fails after a second (the limiters then use
+  // the database); ioredis keeps reconnecting in the background.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 }) : null;
   const store = { database, redis };
+  const hasher = createPasswordHasher(config.hashConcurrency || availableParallelism());
+  const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
       // Secrets never reach the log: tokens, cookies, passwords.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
     },
     bodyLimit: config.bodyLimitBytes,
+    // A request, body included, must arrive within the bound (Fastify's default is no bound at all),
+    // and its headers within 10 s; Node checks these every second (its default is every 30 s).
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: { headersTimeout: Math.min(10, config.requestTimeoutSeconds) * 1000, connectionsCheckingInterval: 1000 },
     trustProxy: proxyTrust(config.trustProxy),
     frameworkErrors: frameworkError,
     // Unknown fields and wrong types are refused, never silently dropped or coerced.
@@ -57,14 +70,21 @@ export async function buildApp(config: Config): Promise<App> {
     db: database.db,
     database,
     redis,
-    hasher: createPasswordHasher(config.hashConcurrency || availableParallelism()),
+    hasher,
     limiters: await createLimiters(config, store),
     cookieName: authCookieName(config),
-    outbox: createOutbox(database.db, createDelivery(config, database.db), app.log),
+    outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log,
+      { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
+    metrics,
   };
+  metrics.measureOutbox(() => ctx.outbox.depth());
 
+  setAuditLogger(database.db, app.log);
+  database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
+  redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);
   installSecurityHeaders(app, config);
+  await metricsRoutes(app, ctx);
   await app.register(fastifyCookie);
 
   if (config.env !== 'production') {

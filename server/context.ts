@@ -1,9 +1,10 @@
-// What every flow's routes get: configuration, database, hasher, limiters.
+// What every flow's routes get: configuration, database, hasher, limiters, metrics.
 import type { Redis } from 'ioredis';
 import type { Config } from './config/index.ts';
 import type { Db, DatabaseHandle } from './db/index.ts';
 import type { Outbox } from './delivery/queue.ts';
 import type { Limiters } from './ratelimit/limiters.ts';
+import type { Metrics } from './metrics/index.ts';
 import type { PasswordHasher } from './passwords/hashing.ts';
 
 export type AppContext = {
@@ -16,4 +17,5 @@ export type AppContext = {
   cookieName: string;
   /** Every message leaves through it (server/delivery/queue.ts). */
   outbox: Outbox;
+  metrics: Metrics;
 };

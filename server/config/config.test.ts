@@ -28,6 +28,9 @@ describe('configuration', () => {
     [{ PASSWORD_MIN_LENGTH: '6' }, /PASSWORD_MIN_LENGTH must be a whole number from 8 to 128/],
     [{ PASSWORD_MIN_SPECIAL: 'two' }, /PASSWORD_MIN_SPECIAL must be a whole number/],
     [{ PASSWORD_HISTORY: '30' }, /PASSWORD_HISTORY must be a whole number from 1 to 24/],
+    [{ REQUEST_TIMEOUT_SECONDS: '0' }, /REQUEST_TIMEOUT_SECONDS must be a whole number from 1 to 300/],
+    [{ METRICS: 'sometimes' }, /METRICS must be true or false/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be 16 or more characters/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -60,6 +63,14 @@ describe('configuration', () => {
   });
   it.each(['11', '10.0.0.0/33', '10.0.0', 'proxy.example', '10.0.0.1,', '::1/129', '10.0.0.0/8/8'])('refuses TRUST_PROXY=%s', (value) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must be false, a hop count/);
+  });
+  it('bounds a request to 15 s by default', () => expect(loadConfig({}).requestTimeoutSeconds).toBe(15));
+  it('serves metrics outside production, and in production only when asked for', () => {
+    const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) };
+    expect(loadConfig({}).metrics).toEqual({ enabled: true, token: null });
+    expect(loadConfig(production).metrics).toEqual({ enabled: false, token: null });
+    expect(loadConfig({ ...production, METRICS: 'true' }).metrics).toEqual({ enabled: true, token: null });
+    expect(loadConfig({ ...production, METRICS_TOKEN: 't'.repeat(16) }).metrics).toEqual({ enabled: true, token: 't'.repeat(16) });
   });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
 });

@@ -16,6 +16,10 @@ export type Config = {
   sessionTtlDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
+  /** Longest time to receive a whole request, headers and body: a slow sender holds a socket no longer. */
+  requestTimeoutSeconds: number;
+  /** GET /metrics (Prometheus): served or not, and the bearer token it then asks for (null: none). */
+  metrics: { enabled: boolean; token: string | null };
   /** Which hops may set X-Forwarded-For: none (false), a hop count, or proxy addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   /** Explicit cookie domain; null derives it from the host (host minus `account.`). */
@@ -148,6 +152,8 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 10 * 1024 * 1024),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 15, 1, 300),
+    metrics: metrics(env, nodeEnv),
     trustProxy: trustProxy(env),
     cookieDomain: optional(env, 'COOKIE_DOMAIN'),
     analyticsUrl: url(env, 'ANALYTICS_URL', ['https:', 'http:']),
@@ -239,6 +245,13 @@ function passwordPolicy(env: Env): PasswordPolicy {
     throw new ConfigError('PASSWORD_MIN_LETTERS + PASSWORD_MIN_DIGITS + PASSWORD_MIN_SPECIAL must not exceed the longest password (128)');
   }
   return policy;
+}
+
+/** Metrics are open on a laptop; in production only when asked for, by METRICS=true or a token. */
+function metrics(env: Env, nodeEnv: string): Config['metrics'] {
+  const token = optional(env, 'METRICS_TOKEN');
+  if (token !== null && token.length < 16) throw new ConfigError('METRICS_TOKEN must be 16 or more characters');
+  return { enabled: flag(env, 'METRICS', nodeEnv !== 'production' || token !== null), token };
 }
 
 /** A development key is fine on a laptop; production must bring its own. */

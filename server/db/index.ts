@@ -52,9 +52,15 @@ export function openSqlite(path: string): DatabaseSync {
 
 export function openDatabase(options: { databaseUrl: string | null; sqlitePath: string }): DatabaseHandle {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    // A dropped idle connection must not crash the process; the pool replaces it.
+    // Without a connection timeout a request waits forever for a database that is down.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // A dropped idle connection must not crash the process; the pool replaces it. The pool may get
+    // more listeners (the app logs these).
     pool.on('error', () => {});
+    // A connection dropped while checked out (Kysely holds one for a transaction, the limiter for a
+    // query) emits 'error' on its client, where no pool listener is: unhandled, it ends the process.
+    // The query in flight fails with it, and the pool discards the dead client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', sqlite: null, pgPool: pool, close: () => db.destroy() };
   }
@@ -70,6 +76,16 @@ export async function isReachable(db: Db): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** PostgreSQL or the way to it went away: the connection was terminated (57P01-57P03), refused or
+ * reset, could not be opened in time (08xxx, the pool's timeout). Retrying later may succeed. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (/^57P0[123]$/.test(code) || code.startsWith('08')
+    || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))) return true;
+  return typeof message === 'string'
+    && /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(message);
 }
 
 /** A write refused by a unique index, on either database (PostgreSQL 23505, SQLite's UNIQUE constraint). */

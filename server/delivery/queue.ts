@@ -35,7 +35,9 @@ export type Outbox = {
 
 type Log = { warn(data: object, message: string): void; error(data: object, message: string): void };
 
-export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { failed?(channel: string): void } = {}): Outbox {
+/** `dropped`: told of a message given up unsent because its code expired first (a sender's own
+ * failures are counted by the sender). */
+export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { dropped?(channel: string): void } = {}): Outbox {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -58,7 +60,7 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { fail
   async function deliver(row: Awaited<ReturnType<typeof claim>>[number]) {
     if (row.expires_at <= nowIso()) {
       await db.updateTable('message_outbox').set({ failed_at: nowIso(), last_error: 'expired before delivery', body: '' }).where('id', '=', row.id).execute();
-      hooks.failed?.(row.channel);
+      hooks.dropped?.(row.channel);
       return;
     }
     try {
@@ -69,7 +71,6 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { fail
       const attempts = Number(row.attempts) + 1;
       const last = attempts >= MAX_DELIVERY_ATTEMPTS;
       log.warn({ err: error, channel: row.channel, attempts }, last ? 'message delivery given up' : 'message delivery failed, will retry');
-      hooks.failed?.(row.channel);
       await db.updateTable('message_outbox').set({
         attempts, locked_until: null, last_error: String((error as Error)?.message ?? error).slice(0, 500),
         next_attempt_at: nowIso(Date.now() + backoffMs(attempts)),

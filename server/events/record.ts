@@ -1,4 +1,7 @@
-// Security events: what happened to an account, when, from where. Never holds secrets.
+// Security events: what happened to an account, when, from where. Never holds secrets. Each one is
+// a row, and one structured log line (`audit: true`) for whoever watches the logs.
+import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
@@ -8,9 +11,31 @@ export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_thro
   | 'recovery_key_used' | 'recovery_keys_regenerated' | 'device_trusted' | 'device_trust_revoked'
   | 'account_created' | 'card_activated' | 'card_activation_failed';
 
+type AuditLogger = Pick<FastifyBaseLogger, 'info'>;
+
+// The app's logger, by the app's database handle: several apps may share a process (tests), and
+// every caller already passes the handle. A transaction is a handle of its own: it gets the last
+// logger set.
+const loggers = new WeakMap<Db, AuditLogger>();
+let lastLogger: AuditLogger | null = null;
+
+export function setAuditLogger(db: Db, logger: AuditLogger): void {
+  loggers.set(db, logger);
+  lastLogger = logger;
+}
+
+/** A device id lets a trusted device skip the second factor: the log gets a fingerprint of it only. */
+function fingerprint(deviceKey: string | null): string | null {
+  return deviceKey === null ? null : createHash('sha256').update(deviceKey).digest('base64url').slice(0, 16);
+}
+
 export async function recordEvent(db: Db, event: {
   type: SecurityEventType; userId: string | null; ip: string | null; deviceKey: string | null; detail?: Record<string, unknown>;
 }): Promise<void> {
+  // Logged first: the line stays even when the database cannot take the row.
+  (loggers.get(db) ?? lastLogger)?.info({
+    audit: true, event: event.type, user_id: event.userId, ip: event.ip, device: fingerprint(event.deviceKey), detail: event.detail ?? null,
+  }, 'security event');
   await db.insertInto('security_events').values({
     id: newId(),
     user_id: event.userId,

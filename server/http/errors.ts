@@ -2,6 +2,7 @@
 // for bad input, never a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_MESSAGES, ERROR_STATUS, type ErrorCode } from '../../contract/errors.ts';
+import { isDatabaseUnavailable } from '../db/index.ts';
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -57,6 +58,11 @@ export function installErrorHandling(app: FastifyInstance) {
       return sendError(reply, 'invalid_json');
     }
     if (error.statusCode === 429) return sendError(reply, 'too_many_attempts');
+    // The database went away: a retry will do once it is back (the pool reconnects by itself).
+    if (isDatabaseUnavailable(error) || isDatabaseUnavailable(error.cause)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendError(reply, 'database_unavailable');
+    }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, error.statusCode === 404 ? 'not_found' : 'invalid_request');
     }

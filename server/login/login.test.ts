@@ -175,7 +175,7 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   });
 
   it('reports readiness from the database', async () => {
-    expect((await server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' });
+    expect((await server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
   });
 });
 

@@ -13,6 +13,11 @@ export class Semaphore {
     this.limit = limit;
   }
 
+  /** Tasks running, and tasks waiting for a turn (for the metrics). */
+  get load(): { running: number; queued: number } {
+    return { running: this.active, queued: this.waiting.length };
+  }
+
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.active++;
@@ -30,6 +35,8 @@ export type PasswordHasher = {
   verify(storedHash: string, password: string): Promise<boolean>;
   /** Spends the same time as a real verification, for unknown accounts (no enumeration by timing). */
   verifyDummy(password: string): Promise<false>;
+  /** Computations running and waiting now. */
+  load(): { running: number; queued: number };
 };
 
 export function createPasswordHasher(concurrency: number): PasswordHasher {
@@ -54,5 +61,6 @@ export function createPasswordHasher(concurrency: number): PasswordHasher {
       await gate.run(() => verify(stored, password).catch(() => false));
       return false;
     },
+    load: () => gate.load,
   };
 }

@@ -1,5 +1,6 @@
 // Login throttling with rate-limiter-flexible: kept in the database by default (SQLite or
-// PostgreSQL), in Redis when REDIS_URL is set so that several instances share the counts.
+// PostgreSQL), in Redis when REDIS_URL is set so that several instances share the counts, with the
+// database standing in while Redis is unreachable.
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Redis } from 'ioredis';
@@ -27,10 +28,7 @@ function betterSqliteShape(database: DatabaseSync) {
 
 export async function createLimiter(spec: LimiterSpec, store: { database: DatabaseHandle; redis: Redis | null }): Promise<RateLimiterAbstract> {
   const common = { ...spec, tableName: 'rate_limits' };
-  if (store.redis) {
-    return new RateLimiterRedis({ ...common, storeClient: store.redis, rejectIfRedisNotReady: true });
-  }
-  return new Promise((resolve, reject) => {
+  const database = await new Promise<RateLimiterAbstract>((resolve, reject) => {
     const done = (error?: unknown) => (error ? reject(error) : resolve(limiter));
     let limiter: RateLimiterAbstract;
     if (store.database.kind === 'postgres') {
@@ -41,6 +39,11 @@ export async function createLimiter(spec: LimiterSpec, store: { database: Databa
       }, done);
     }
   });
+  if (!store.redis) return database;
+  // While Redis is away the database counts instead (every operation, `get` and `delete` included,
+  // goes to the insurance limiter when Redis fails), so sign-in keeps working and stays throttled.
+  // Not ready means "use the insurance now": calls do not wait in ioredis' offline queue.
+  return new RateLimiterRedis({ ...common, storeClient: store.redis, rejectIfRedisNotReady: true, insuranceLimiter: database });
 }
 
 /** Keys longer than this are stored as their hash. */

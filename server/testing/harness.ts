@@ -53,8 +53,10 @@ export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
 
 /** Options of a test server. `settleMessages` (on by default): each `app.inject` returns once the
  * messages its request queued were handed to their sender, so a test reads the mail it caused at
- * once. A test of the outbox itself turns it off and sees the answer come before delivery. */
-export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {}, options: { seed?: boolean; settleMessages?: boolean } = {}): Promise<TestServer> {
+ * once. A test of the outbox itself turns it off and sees the answer come before delivery.
+ * `logStream` receives the server's log lines. */
+export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {},
+  options: { seed?: boolean; settleMessages?: boolean; logStream?: { write(line: string): void } } = {}): Promise<TestServer> {
   const database = kind === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -69,7 +71,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const app = await buildApp(config);
+  const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : {});
   if (options.seed ?? true) await seedDemo(app.ctx);
   if (options.settleMessages ?? true) {
     const inject = app.app.inject.bind(app.app) as (request: unknown) => Promise<unknown>;
