@@ -1,7 +1,7 @@
 // The root machine: owns the session (anonymous / signed in), the route guard of spec §4, and
 // invokes the flows. The URL reflects it: the app sends ROUTE on every location change and the
 // machine answers with `navigate` (the only way the app changes screens).
-import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromPromise, sendTo, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';

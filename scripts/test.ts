@@ -1,5 +1,6 @@
-// npm test: every test the project has — unit, model-based, server integration on SQLite and
-// PostgreSQL, then Playwright in Debian's Chromium against the real server — and one closing line.
+// npm test: the type check and the linter, then every test the project has — unit, model-based,
+// server integration on SQLite and PostgreSQL, then Playwright in Debian's Chromium against the
+// real server — and one closing line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ ensurePostgres();
 const chromium = ensureChromium();
 
 let failedSteps = 0;
+failedSteps += run('Type check (tsc)', 'tsc', ['--noEmit', '-p', 'tsconfig.json']) === 0 ? 0 : 1;
+failedSteps += run('Lint (ESLint)', 'eslint', ['.']) === 0 ? 0 : 1;
 failedSteps += run('Unit, model-based and server tests (vitest)', 'vitest', [
   'run', '--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, 'vitest.json')}`,
 ]) === 0 ? 0 : 1;

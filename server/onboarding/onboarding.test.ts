@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { DEMO_USERS } from '../seed/demo.ts';
 import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';

@@ -13,7 +13,7 @@ export async function findUsernames(ctx: AppContext, input: { cardNumber?: strin
   // Every look-up costs a point of the per-IP budget: guessing numbers is a probe.
   const wait = await spend(ctx.limiters.ip, input.ip);
   if (wait > 0) throw new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
-  let userId: string | null = null;
+  let userId: string | null;
   if (input.cardNumber !== undefined) {
     if (!isCardNumber(input.cardNumber)) throw new ApiError('invalid_card_number');
     const card = await ctx.db.selectFrom('cards').select('user_id').where('number', '=', normaliseCardNumber(input.cardNumber)).executeTakeFirst();

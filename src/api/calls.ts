@@ -7,7 +7,6 @@ import {
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, TokenAnswer, UserAnswer, type UserProfile,
 } from '../../contract/schemas.ts';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
-import type { TotpStart } from '../../machines/totpSetup.ts';
 import { api, call, parsed } from './client.ts';
 
 /** A CAPTCHA solution goes with a request when there is one. */
@@ -57,7 +56,7 @@ export const switchPrimary = async (input: { id: number }) => { await call(() =>
 export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
-export const startTotp = async (): Promise<TotpStart> => {
+export const startTotp = async () => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };

@@ -12,7 +12,7 @@ import {
   requestPasswordCode, secondFactorStatus, startActivation, verifyPasswordCode,
   startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
 } from '../api/calls.ts';
-import { totpSetupMachine } from '../../machines/totpSetup.ts';
+import { totpSetupMachine, type TotpStart } from '../../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
@@ -110,7 +110,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         actions: { show: (_, { step }) => go(ONBOARDING_PATHS[step]) },
       }),
       totpSetup: totpSetupMachine.provide({
-        actors: { startTotp: fromPromise(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
+        actors: { startTotp: fromPromise<TotpStart>(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
         actions: { show: () => go('/setup-totp/success') },
       }),
       totpRecovery: totpRecoveryMachine.provide({

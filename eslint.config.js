@@ -1,0 +1,165 @@
+// ESLint: the recommended JavaScript and TypeScript rules, with little style, and the import rules
+// that hold the code's directions (DESIGN.md, "Shape of the repository"):
+//   - machines/ are pure XState: no React, no DOM code from src/, no API client, no server;
+//   - contract/ is shared by browser and server, so it imports npm packages only, none of our code;
+//   - the API client (src/api/) knows no machine; the machines receive it through .provide();
+//   - the browser (src/, machines/) and the server never import each other;
+//   - no import cycles;
+//   - a feature folder never imports another feature folder (front end and server), and a shared
+//     folder imports no feature. The imports that break this today are listed in ALLOWED below;
+//     everything new must go through a shared folder.
+// Not type-aware: it stays fast on small machines, and `tsc` already checks the types.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'captcha', 'maintenance'];
+// src/app is the shell that routes to every feature's page, so it may import them all.
+const SRC_SHARED = ['components', 'api'];
+
+const SERVER_FEATURES = [
+  'appconfig', 'captcha', 'cards', 'cli', 'devices', 'invitations', 'login', 'mfa', 'onboarding', 'profile',
+  'recovery', 'seed',
+];
+const SERVER_SHARED = [
+  'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
+  'health', 'spa',
+];
+
+// Imports across features (or from a shared folder into a feature) that exist today, file by file:
+// importing file → the files of other features it may import. Shrink this list; never grow it.
+const ALLOWED = {
+  // Front end: the CAPTCHA widget, the clock hook and the new-password form are shared in fact.
+  'src/components/CodeTimers.tsx': ['src/mfa/useNow.ts'],
+  'src/login/LoginPage.tsx': ['src/captcha/Captcha.tsx'],
+  'src/onboarding/OnboardingPage.tsx': ['src/captcha/Captcha.tsx', 'src/mfa/useNow.ts', 'src/recovery/WeakPasswordPage.tsx'],
+  'src/recovery/ForgotPasswordPage.tsx': ['src/captcha/Captcha.tsx'],
+  'src/recovery/ForgotUsernamePage.tsx': ['src/captcha/Captcha.tsx'],
+
+  // Server: the CAPTCHA check used by the routes that need it.
+  'server/login/routes.ts': ['server/captcha/index.ts', 'server/mfa/methods.ts'],
+  'server/onboarding/routes.ts': ['server/captcha/index.ts'],
+  'server/recovery/routes.ts': ['server/captcha/index.ts'],
+  // Server: code hashing, challenges and the account's methods, which belong to no flow in fact.
+  'server/cards/codes.ts': ['server/mfa/codes.ts'],
+  'server/devices/routes.ts': ['server/mfa/stepup.ts'],
+  'server/onboarding/start.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts', 'server/recovery/username.ts'],
+  'server/onboarding/steps.ts': ['server/mfa/codes.ts'],
+  'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts', 'server/mfa/codes.ts'],
+  'server/recovery/username.ts': ['server/mfa/codes.ts'],
+  'server/sessions/signIn.ts': ['server/devices/queries.ts', 'server/mfa/enrolment.ts'],
+  // Server: the operators' command line and the demo data drive several features.
+  'server/cli/index.ts': ['server/cards/import.ts', 'server/cards/manage.ts', 'server/invitations/create.ts'],
+  'server/seed/demo.ts': [
+    'server/cards/codes.ts', 'server/invitations/create.ts', 'server/mfa/methods.ts', 'server/mfa/recovery.ts',
+    'server/mfa/secrets.ts',
+  ],
+  // Server tests and their kits: the demo data, the second-factor kit, codes and invitations.
+  'server/testing/harness.ts': ['server/seed/demo.ts'],
+  'server/mfa/testkit.ts': ['server/seed/demo.ts'],
+  'server/onboarding/testkit.ts': ['server/cards/codes.ts', 'server/invitations/create.ts'],
+  'server/cli/cli.test.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts'],
+  'server/captcha/captcha.test.ts': ['server/seed/demo.ts'],
+  'server/delivery/outbox.test.ts': ['server/seed/demo.ts'],
+  'server/http/badinput.test.ts': ['server/seed/demo.ts'],
+  'server/login/account-limit.test.ts': ['server/mfa/testkit.ts', 'server/seed/demo.ts'],
+  'server/login/login.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/card.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/demo.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/enrolment.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/manage.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/methods.test.ts': ['server/seed/demo.ts'],
+  'server/mfa/mfa.test.ts': ['server/seed/demo.ts'],
+  'server/onboarding/onboarding.test.ts': ['server/seed/demo.ts'],
+  'server/recovery/enumeration.test.ts': ['server/mfa/testkit.ts'],
+  'server/recovery/forgot.test.ts': ['server/seed/demo.ts'],
+  'server/recovery/races.test.ts': ['server/mfa/testkit.ts', 'server/seed/demo.ts'],
+  'server/recovery/reset.test.ts': ['server/seed/demo.ts'],
+  'server/sessions/cookie.test.ts': ['server/seed/demo.ts'],
+  'server/sessions/scale-out.test.ts': ['server/seed/demo.ts'],
+};
+
+const TOP = ['contract', 'server', 'machines', 'src', 'locales', 'model-tests', 'e2e', 'bench', 'scripts'];
+
+/** The zones of import-x/no-restricted-paths, with the exceptions `allowed` grants one file. */
+function zones(allowed = []) {
+  const result = [
+    {
+      target: './machines',
+      from: ['./src', './server'],
+      message: 'Machines are pure XState: views, the API client and the server reach them through .provide().',
+    },
+    {
+      target: './contract',
+      from: TOP.filter((dir) => dir !== 'contract').map((dir) => `./${dir}`),
+      message: 'contract/ is shared by browser and server: it imports npm packages only.',
+    },
+    { target: './src/api', from: './machines', message: 'The API client knows no machine.' },
+    { target: './src', from: './server', message: 'The browser talks to the server over HTTP only.' },
+    { target: './server', from: ['./src', './machines'], message: 'The server imports contract/, never browser code.' },
+  ];
+  const features = (base, features, shared) => {
+    for (const from of features) {
+      const targets = [...features.filter((f) => f !== from), ...shared];
+      for (const target of targets) {
+        const prefix = `${base}/${from}/`;
+        const except = allowed.filter((file) => file.startsWith(prefix)).map((file) => `./${file.slice(prefix.length)}`);
+        result.push({
+          target: `./${base}/${target}`,
+          from: `./${base}/${from}`,
+          ...(except.length ? { except } : {}),
+          message: shared.includes(target)
+            ? `A shared folder imports no feature (${from}).`
+            : `Features do not import each other: move what ${target} needs from ${from} to a shared folder.`,
+        });
+      }
+    }
+  };
+  features('src', SRC_FEATURES, SRC_SHARED);
+  features('server', SERVER_FEATURES, SERVER_SHARED);
+  return result;
+}
+
+const restrictedPaths = (allowed) => ['error', { basePath: import.meta.dirname, zones: zones(allowed) }];
+
+export default defineConfig(
+  { ignores: ['node_modules/', 'dist/', 'data/', 'docs/', 'test-reports/', 'test-results/', 'public/'] },
+  {
+    files: ['**/*.{ts,tsx}'],
+    extends: [js.configs.recommended, tseslint.configs.recommended],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver()],
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+    },
+    rules: {
+      // TypeScript checks these better than ESLint can.
+      'no-undef': 'off',
+      'no-redeclare': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': restrictedPaths([]),
+    },
+  },
+  {
+    files: ['machines/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['react', 'react-dom', '@xstate/react', 'react-router', 'react-i18next', 'i18next', 'ky'].map((name) => ({
+          name, message: 'Machines are pure XState: no React, no DOM, no HTTP client; use actors passed with .provide().',
+        })),
+        patterns: [{ group: ['react/*', 'react-dom/*', 'ky/*'], message: 'Machines are pure XState.' }],
+      }],
+    },
+  },
+  ...Object.entries(ALLOWED).map(([file, allowed]) => ({
+    files: [file],
+    rules: { 'import-x/no-restricted-paths': restrictedPaths(allowed) },
+  })),
+);
