@@ -77,7 +77,7 @@ export async function startActivation(ctx: AppContext, caller: Caller, id: numbe
 
   // Whether an address belongs to another account is worth something: lookups are counted.
   const wait = await spend(ctx.limiters.targetLookups, userId);
-  if (wait > 0) throw new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
+  if (wait > 0) throw ApiError.tooMany(wait);
   const table = kind === 'email' ? 'user_emails' : 'user_phones';
   const owner = await ctx.db.selectFrom(table).select('user_id').where('value', '=', target).executeTakeFirst();
   if (owner && owner.user_id !== userId) {
