@@ -12,7 +12,7 @@ import type { PasswordHasher } from '../passwords/hashing.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { findByLoginName } from './queries.ts';
+import { findByLoginName } from '../identity/accounts.ts';
 
 export type LoginOutcome =
   | { kind: 'success'; userId: string }
