@@ -52,6 +52,11 @@ export async function createUser(db: Db, user: NewUser): Promise<string> {
   return id;
 }
 
+/** The language the user chose (their messages are written in it). */
+export async function languageOf(db: Db, userId: string): Promise<string> {
+  return (await db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow()).language;
+}
+
 /** The account an email or phone belongs to, if any. */
 export async function contactOwner(db: Db, kind: ContactKind, value: string): Promise<string | undefined> {
   return (await db.selectFrom(contactTable(kind)).select('user_id').where('value', '=', value).executeTakeFirst())?.user_id;
