@@ -6,7 +6,7 @@ import { hash } from '@node-rs/argon2';
 import pg from 'pg';
 import { openDatabase, type Db, type DatabaseHandle } from '../server/db/index.ts';
 import { migrate } from '../server/db/migrations.ts';
-import { findByLoginName } from '../server/login/queries.ts';
+import { findByLoginName } from '../server/identity/accounts.ts';
 import { ARGON2_OPTIONS } from '../server/passwords/hashing.ts';
 import { DEMO_PASSWORD } from '../server/seed/demo.ts';
 import { createSession } from '../server/sessions/store.ts';

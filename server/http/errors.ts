@@ -17,6 +17,14 @@ export class ApiError extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+  /** A throttle said no: the wait goes in the body and in Retry-After, so clients need not parse. */
+  static tooMany(seconds: number): ApiError {
+    return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
+  }
+  /** A new code was asked for before the previous one may be replaced. */
+  static resendTooSoon(seconds: number): ApiError {
+    return new ApiError('resend_too_soon', { retry_after: seconds }, { 'retry-after': String(seconds) });
+  }
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, extra: Record<string, unknown> = {}) {

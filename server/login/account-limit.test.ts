@@ -1,7 +1,7 @@
 // NIST SP 800-63B counts failed sign-ins per account: by email or by phone, they add up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
-import { makeUser } from '../mfa/testkit.ts';
+import { makeUser } from '../testing/mfaKit.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();

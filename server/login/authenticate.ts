@@ -12,7 +12,7 @@ import type { PasswordHasher } from '../passwords/hashing.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { findByLoginName } from './queries.ts';
+import { findByLoginName } from '../identity/accounts.ts';
 
 export type LoginOutcome =
   | { kind: 'success'; userId: string }
@@ -26,10 +26,6 @@ export function loginName(username: string, variant: Variant): { kind: 'email' |
   if (looksLikeEmail(trimmed)) return { kind: 'email', value: normaliseEmail(trimmed) };
   const phone = normalisePhone(trimmed, variant === 'lu' ? 'LU' : 'BE');
   return phone ? { kind: 'phone', value: phone } : null;
-}
-
-function tooMany(seconds: number): ApiError {
-  return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
 }
 
 export async function authenticate(deps: {
@@ -52,7 +48,7 @@ export async function authenticate(deps: {
   ]);
   const blocked = Math.max(...counts.map((c) => c.wait));
   if (blocked > 0) {
-    throw tooMany(blocked);
+    throw ApiError.tooMany(blocked);
   }
   // After repeated failures a robot check comes before any password check; unknown accounts alike.
   const { afterFailures } = deps.captcha;
@@ -74,7 +70,7 @@ export async function authenticate(deps: {
     ]);
     await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
     const wait = Math.max(...spent);
-    if (wait > 0) throw tooMany(wait);
+    if (wait > 0) throw ApiError.tooMany(wait);
     throw new ApiError('invalid_credentials', needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {});
   }
 

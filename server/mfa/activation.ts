@@ -11,14 +11,13 @@ import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MfaActivateQuery, MfaMethodKind } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
+import { addVerifiedContact, contactOwner } from '../identity/accounts.ts';
 import { spend } from '../ratelimit/index.ts';
 import { markMfa } from '../sessions/store.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { newId } from '../sessions/tokens.ts';
 import { startChallenge, verifyChallenge } from './challenges.ts';
 import { addMethod, methodsOf, setPrimary } from './methods.ts';
 import { issueRecoveryKeys } from './recovery.ts';
@@ -77,10 +76,9 @@ export async function startActivation(ctx: AppContext, caller: Caller, id: numbe
 
   // Whether an address belongs to another account is worth something: lookups are counted.
   const wait = await spend(ctx.limiters.targetLookups, userId);
-  if (wait > 0) throw new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
-  const table = kind === 'email' ? 'user_emails' : 'user_phones';
-  const owner = await ctx.db.selectFrom(table).select('user_id').where('value', '=', target).executeTakeFirst();
-  if (owner && owner.user_id !== userId) {
+  if (wait > 0) throw ApiError.tooMany(wait);
+  const owner = await contactOwner(ctx.db, kind === 'email' ? 'email' : 'phone', target);
+  if (owner && owner !== userId) {
     // A target of another account leads to the merge (fuzzion), not to a code. The payload names
     // the offer for the merge flow; the merge itself is not built yet.
     const code = kind === 'email' ? 'email_in_use' : 'phone_in_use';
@@ -148,13 +146,9 @@ export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'm
 
     // The verified destination joins the user's contacts (unique across accounts: a race loses here).
     const target = passed.target!;
-    const table = kind === 'email' ? 'user_emails' : 'user_phones';
-    const hasContacts = (await trx.selectFrom(table).select('id').where('user_id', '=', userId).limit(1).execute()).length > 0;
-    await trx.insertInto(table).values({ id: newId(), user_id: userId, value: target, is_default: hasContacts ? 0 : 1, verified: 1, created_at: nowIso() })
-      .onConflict((c) => c.column('value').doNothing()).execute();
-    const contact = await trx.selectFrom(table).select(['id', 'user_id', 'verified']).where('value', '=', target).executeTakeFirstOrThrow();
-    if (contact.user_id !== userId) throw new ApiError(kind === 'email' ? 'email_in_use' : 'phone_in_use');
-    if (contact.verified !== 1) await trx.updateTable(table).set({ verified: 1 }).where('id', '=', contact.id).execute();
+    if (!(await addVerifiedContact(trx, userId, kind === 'email' ? 'email' : 'phone', target))) {
+      throw new ApiError(kind === 'email' ? 'email_in_use' : 'phone_in_use');
+    }
 
     const same = methods.find((m) => m.method === kind && m.target === target);
     if (same) {

@@ -32,10 +32,6 @@ export type StartedChallenge = {
   expires_at: string; expires_in: number; resend_at?: string; resend_in?: number;
 };
 
-function tooMany(seconds: number): ApiError {
-  return new ApiError('too_many_attempts', { retry_after: seconds }, { 'retry-after': String(seconds) });
-}
-
 /** The wait before another code, when the previous one for the same subject was sent too recently. */
 function resendWait(previous: { resend_at: string } | undefined, now: number): number {
   if (!previous || previous.resend_at <= nowIso(now)) return 0;
@@ -80,7 +76,7 @@ export async function startChallenge(ctx: AppContext, input: {
   };
   // A cheap look first, so a burst of resends is refused before it spends any sending budget.
   const early = replacing && coded ? resendWait(await previousOf(db), now) : 0;
-  if (early > 0) throw resendTooSoon(early);
+  if (early > 0) throw ApiError.resendTooSoon(early);
 
   // Nobody may use the portal to flood an inbox or a phone: sends are counted per requester and
   // destination (lowest, so a stranger runs out before the owner), per destination and per account.
@@ -90,7 +86,7 @@ export async function startChallenge(ctx: AppContext, input: {
     [ctx.limiters.codeAccount, input.userId],
   ] : [];
   const blocked = await spendInTurn(spent);
-  if (blocked > 0) throw tooMany(blocked);
+  if (blocked > 0) throw ApiError.tooMany(blocked);
 
   const id = newId();
   const payload = newToken();
@@ -131,7 +127,7 @@ export async function startChallenge(ctx: AppContext, input: {
   } catch (error) {
     // Nothing was sent: the budget spent on the way is given back.
     await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
-    if (error instanceof TooSoon) throw resendTooSoon(error.wait);
+    if (error instanceof TooSoon) throw ApiError.resendTooSoon(error.wait);
     throw error;
   }
   ctx.outbox.kick();
@@ -140,10 +136,6 @@ export async function startChallenge(ctx: AppContext, input: {
     ...(subject.target && coded ? { target: maskTarget(subject.target) } : {}),
     ...(coded ? { resend_at: nowIso(now + wait * 1000), resend_in: wait } : {}),
   };
-}
-
-function resendTooSoon(wait: number): ApiError {
-  return new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
 }
 
 export type PassedChallenge = {
@@ -192,7 +184,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     ? [[ctx.limiters.resetFailuresUserIp, `${challenge.user_id}|${options.ip ?? ''}`], [ctx.limiters.resetFailuresAccount, challenge.user_id]]
     : [[ctx.limiters.mfaFailures, challenge.user_id]];
   const blocked = Math.max(...(await Promise.all(failures.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
-  if (blocked > 0) throw tooMany(blocked);
+  if (blocked > 0) throw ApiError.tooMany(blocked);
 
   const existing = challenge.method_id !== null;
   const kind = (existing ? challenge.method : challenge.new_method) ?? '';
@@ -228,7 +220,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     if (!counted) throw new ApiError('challenge_closed');
     const wait = Math.max(...(await Promise.all(failures.map(([limiter, key]) => spend(limiter, key)))));
     await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
-    if (wait > 0) throw tooMany(wait);
+    if (wait > 0) throw ApiError.tooMany(wait);
     const left = Math.max(0, config.mfa.maxAttempts - Number(counted.attempts));
     throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
   };

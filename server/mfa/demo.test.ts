@@ -3,7 +3,7 @@ import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_RECOVERY_KEYS, DEMO_TOTP_SECRET, DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { client } from './testkit.ts';
+import { client } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();
 const byKey = (key: string) => DEMO_MFA_USERS.find((u) => u.key === key)!;

@@ -22,3 +22,9 @@ export async function enrolmentOf(db: Db, userId: string, clientId: string | nul
 function isTrue(value: unknown): boolean {
   return value === true || value === 1 || value === '1';
 }
+
+/** Whether the account must keep a second factor (mfa_forced). */
+export async function isMfaForced(db: Db, userId: string): Promise<boolean> {
+  const user = await db.selectFrom('users').select('mfa_forced').where('id', '=', userId).executeTakeFirstOrThrow();
+  return user.mfa_forced === 1;
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
-import { client, freshMfa, makeUser, sessionFor } from './testkit.ts';
+import { client, freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();
 type Listed = { id: number; method: string; target?: string; primary: boolean; recovery_keys_left?: number };

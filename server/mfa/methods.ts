@@ -103,6 +103,14 @@ export async function setPrimary(db: Db, userId: string, id: number): Promise<vo
   await db.updateTable('mfa_methods').set({ is_primary: 1 }).where('id', '=', id).where('user_id', '=', userId).execute();
 }
 
+/** Makes a method the primary one, one change at a time per account (as removeMethod does). */
+export async function switchPrimary(db: Db, userId: string, id: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockUser(trx, userId);
+    await setPrimary(trx, userId, id);
+  });
+}
+
 /** A device the user chose to trust skips MFA at sign-in until its trust expires. */
 export async function isTrustedDevice(db: Db, userId: string, deviceKey: string): Promise<boolean> {
   const row = await db.selectFrom('devices').select('trusted_until')

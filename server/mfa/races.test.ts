@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { startSmtp } from '../testing/peers.ts';
-import { client, freshMfa, makeUser, sessionFor } from './testkit.ts';
+import { client, freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();
 

@@ -38,6 +38,11 @@ export async function issueRecoveryKeys(ctx: Pick<AppContext, 'config'>, db: Db,
   return keys;
 }
 
+/** New keys in place of the old ones, all or nothing; returns them, to be shown once. */
+export async function regenerateRecoveryKeys(ctx: Pick<AppContext, 'config' | 'db'>, userId: string): Promise<string[]> {
+  return ctx.db.transaction().execute((trx) => issueRecoveryKeys(ctx, trx, userId));
+}
+
 export async function unusedRecoveryKeys(db: Db, userId: string): Promise<number> {
   const row = await db.selectFrom('recovery_keys').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirstOrThrow();

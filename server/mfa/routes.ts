@@ -7,20 +7,19 @@ import {
   MfaListQuery, MfaMethodList, MfaStatus, MfaVerifyAnswer, MfaVerifyRequest, RecoveryKeysAnswer,
 } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
-import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { languageOf } from '../identity/accounts.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
-import { findSession, markMfa } from '../sessions/store.ts';
-import { peekTicket, ticketDetail } from '../sessions/tickets.ts';
+import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
+import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
 import { startChallenge, verifyChallenge } from './challenges.ts';
-import { enrolmentOf } from './enrolment.ts';
-import { addable, methodOf, methodsOf, removeMethod, setPrimary, summary } from './methods.ts';
-import { issueRecoveryKeys, unusedRecoveryKeys } from './recovery.ts';
+import { enrolmentOf, isMfaForced } from './enrolment.ts';
+import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from './methods.ts';
+import { regenerateRecoveryKeys, unusedRecoveryKeys } from './recovery.ts';
 import { hasRecentMfa, requireRecentMfa } from './stepup.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };
@@ -30,8 +29,6 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   // What a session limited to enrolment may do: see its methods and add the first one.
   const enrolling = requireSession(ctx.db, ctx.cookieName, { enrolment: true });
   const recentMfa = requireRecentMfa(ctx.config);
-  const languageOf = async (userId: string) =>
-    (await ctx.db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow()).language;
   const event = (request: { ip: string; deviceKey: string }, userId: string, type: Parameters<typeof recordEvent>[1]['type'], detail?: Record<string, unknown>) =>
     recordEvent(ctx.db, { type, userId, ip: request.ip, deviceKey: request.deviceKey, ...(detail ? { detail } : {}) });
 
@@ -60,13 +57,12 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request) => {
     const session = request.session!;
     const methods = (await methodsOf(ctx.db, session.userId)).filter((m) => m.method !== 'totpRecovery');
-    const client = await ctx.db.selectFrom('sessions').select('client_id').where('id', '=', session.sessionId).executeTakeFirst();
     return {
       sudo: hasRecentMfa(session.mfaAt, ctx.config),
       single: methods.length === 1,
       // need_card: the card is the only way this account can pass a second factor.
       need_card: methods.length > 0 && methods.every((m) => m.method === 'card'),
-      enrolment: await enrolmentOf(ctx.db, session.userId, client?.client_id ?? null),
+      enrolment: await enrolmentOf(ctx.db, session.userId, await clientOfSession(ctx.db, session.sessionId)),
     };
   });
 
@@ -89,7 +85,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     const method = await methodOf(ctx.db, userId, Number(mfaId));
     if (!method) throw new ApiError('not_found');
     return startChallenge(ctx, {
-      userId, language: await languageOf(userId), subject: method, purpose: payload ? 'login' : 'sudo', deviceKey: request.deviceKey,
+      userId, language: await languageOf(ctx.db, userId), subject: method, purpose: payload ? 'login' : 'sudo', deviceKey: request.deviceKey,
       ...(channel ? { channel } : {}), ...(payload ? { loginTicket: payload } : {}), ip: request.ip,
     });
   });
@@ -106,11 +102,9 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     if (passed.recoveryKeysLeft !== undefined) await event(request, passed.userId, 'recovery_key_used', { left: passed.recoveryKeysLeft });
     if (passed.purpose === 'login') {
       // The sign-in's ticket is spent with it: one password check, one session.
-      const spent = await ctx.db.updateTable('tickets').set({ used_at: nowIso() })
-        .where('ticket_hash', '=', passed.loginTicketHash ?? '').where('kind', '=', 'mfa_login')
-        .where('used_at', 'is', null).where('expires_at', '>', nowIso()).returning('detail').executeTakeFirst();
+      const spent = await redeemTicketHash(ctx.db, passed.loginTicketHash ?? '', 'mfa_login');
       if (!spent) throw new ApiError('unauthorized');
-      const clientId = ticketDetail(spent).client_id;
+      const clientId = spent.client_id;
       const signedIn = await completeSignIn(ctx, request, reply, {
         userId: passed.userId, clientId: typeof clientId === 'string' ? clientId : null, viaMfa: true, trustDevice: request.body.isTrustedDevice === true,
       });
@@ -131,10 +125,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     const userId = request.session!.userId;
     const method = await methodOf(ctx.db, userId, Number(request.params.id));
     if (!method || method.method === 'totpRecovery') throw new ApiError('not_found');
-    await ctx.db.transaction().execute(async (trx) => {
-      await lockUser(trx, userId);
-      await setPrimary(trx, userId, method.id);
-    });
+    await switchPrimary(ctx.db, userId, method.id);
     await event(request, userId, 'mfa_primary_changed', { method: method.method, id: method.id });
     return reply.code(204).send();
   });
@@ -149,10 +140,9 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     preHandler: [signedIn, recentMfa],
   }, async (request, reply) => {
     const userId = request.session!.userId;
-    const user = await ctx.db.selectFrom('users').select('mfa_forced').where('id', '=', userId).executeTakeFirstOrThrow();
     const target = request.body?.target;
     const removed = await removeMethod(ctx.db, {
-      userId, id: Number(request.params.id), forced: user.mfa_forced === 1, ...(target !== undefined ? { newPrimary: target } : {}),
+      userId, id: Number(request.params.id), forced: await isMfaForced(ctx.db, userId), ...(target !== undefined ? { newPrimary: target } : {}),
     });
     await event(request, userId, 'mfa_method_removed', { method: removed.method, id: removed.id });
     return reply.code(204).send();
@@ -164,7 +154,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request) => {
     const userId = request.session!.userId;
     if (!(await methodsOf(ctx.db, userId)).some((m) => m.method === 'totp')) throw new ApiError('not_found');
-    const keys = await ctx.db.transaction().execute((trx) => issueRecoveryKeys(ctx, trx, userId));
+    const keys = await regenerateRecoveryKeys(ctx, userId);
     await event(request, userId, 'recovery_keys_regenerated');
     return { recovery_keys: keys };
   });
@@ -179,7 +169,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const session = request.session!;
     const answer = await startActivation(ctx, {
-      userId: session.userId, mfaAt: session.mfaAt, language: await languageOf(session.userId), variant: variantOfHost(request.host),
+      userId: session.userId, mfaAt: session.mfaAt, language: await languageOf(ctx.db, session.userId), variant: variantOfHost(request.host),
       deviceKey: request.deviceKey, ip: request.ip,
     }, Number(request.params.id), request.query);
     return answer ?? reply.code(204).send();

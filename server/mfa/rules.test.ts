@@ -6,7 +6,7 @@ import { databaseKinds, startTestServer, type TestServer } from '../testing/harn
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
 import { addMethod } from './methods.ts';
 import { issueRecoveryKeys } from './recovery.ts';
-import { client, freshMfa, makeUser, sessionFor, skipResendWaits } from './testkit.ts';
+import { client, freshMfa, makeUser, sessionFor, skipResendWaits } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();
 

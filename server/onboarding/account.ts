@@ -3,13 +3,12 @@
 // card, all in one transaction: no crash leaves an account whose card stays unusable. A card
 // blocked or taken meanwhile does not cost the person the account they just made (spec §4:
 // "created with card activation failed, the card can be activated later").
-import type { Transaction } from 'kysely';
 import type { MarketingPreferences, OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation, nowIso } from '../db/index.ts';
-import type { Database } from '../db/schema.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
+import { contactOwner, createUser, unclaimedPlatformId } from '../identity/accounts.ts';
 import { assertAcceptablePassword } from '../passwords/policy.ts';
 import { newId } from '../sessions/tokens.ts';
 import type { Flow } from './flows.ts';
@@ -22,13 +21,6 @@ class Refused extends Error {
     super(error.message);
     this.error = error;
   }
-}
-
-/** A platform id another account holds stays with it: the new account goes without. */
-async function freeId(trx: Transaction<Database>, column: 'user_id' | 'customer_user_id' | 'fridom_user_id', value: string | null): Promise<string | null> {
-  if (!value) return null;
-  const holder = await trx.selectFrom('users').select('id').where(column, '=', value).executeTakeFirst();
-  return holder ? null : value;
 }
 
 export async function createAccount(ctx: AppContext, flow: Flow, password: string, meta: { ip: string; deviceKey: string }): Promise<OnboardingDone> {
@@ -53,22 +45,17 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
         .where('used_at', 'is', null).where('expires_at', '>', now).returningAll().executeTakeFirst()
       : undefined;
     if (flow.invitation_id && !invitation) throw new Refused(new ApiError('invalid_invitation_code'));
-    for (const [table, value, code] of [['user_emails', flow.email!, 'email_unavailable'], ['user_phones', flow.phone!, 'phone_unavailable']] as const) {
-      if (await trx.selectFrom(table).select('id').where('value', '=', value).executeTakeFirst()) throw new Refused(new ApiError(code));
+    for (const [kind, value, code] of [['email', flow.email!, 'email_unavailable'], ['phone', flow.phone!, 'phone_unavailable']] as const) {
+      if (await contactOwner(trx, kind, value)) throw new Refused(new ApiError(code));
     }
-    await trx.insertInto('users').values({
-      id: userId, firstname: flow.firstname!, lastname: flow.lastname!, birthdate: null, gender: null, language: flow.language,
-      user_id: await freeId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
-      customer_user_id: await freeId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
-      fridom_user_id: await freeId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
-      password_status: 0, last_password_change: now,
-      mfa_forced: invitation?.mfa_forced ?? 0, mfa_customer: invitation?.mfa_customer ?? 0, has_sso: 0, sso_only: 0,
-      national_register_number: null, created_at: now, updated_at: now,
-    }).execute();
+    await createUser(trx, {
+      id: userId, now, firstname: flow.firstname!, lastname: flow.lastname!, language: flow.language, email: flow.email!, phone: flow.phone!,
+      user_id: await unclaimedPlatformId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
+      customer_user_id: await unclaimedPlatformId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
+      fridom_user_id: await unclaimedPlatformId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
+      password_status: 0, mfa_forced: invitation?.mfa_forced === 1, mfa_customer: invitation?.mfa_customer === 1, passwordHash: hash,
+    });
     if (invitation) await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
-    await trx.insertInto('user_emails').values({ id: newId(), user_id: userId, value: flow.email!, is_default: 1, verified: 1, created_at: now }).execute();
-    await trx.insertInto('user_phones').values({ id: newId(), user_id: userId, value: flow.phone!, is_default: 1, verified: 1, created_at: now }).execute();
-    await trx.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
     const consents = { terms: true, privacy: true, marketing_email: marketing.email, marketing_sms: marketing.sms, marketing_partners: marketing.partners };
     await trx.insertInto('consents').values(Object.entries(consents).map(([kind, granted]) => ({
       id: newId(), user_id: userId, kind, granted: granted ? 1 as const : 0 as const, created_at: flow.terms_accepted_at!,

@@ -5,7 +5,7 @@ import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { startSmsProvider, startSmtp } from '../testing/peers.ts';
-import { makeCard, makeInvitation, onboardingClient } from './testkit.ts';
+import { makeCard, makeInvitation, onboardingClient } from '../testing/onboardingKit.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;

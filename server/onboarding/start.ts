@@ -21,10 +21,6 @@ import { createFlow } from './flows.ts';
 
 type Start = { language: Locale | undefined; variant: Variant; ip: string };
 
-function tooMany(wait: number): ApiError {
-  return new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
-}
-
 /** The language of the flow: what the employer said, else what the person uses, else the variant's. */
 function languageOf(stated: string | null, start: Start): Locale {
   if (stated && (LOCALES as readonly string[]).includes(stated)) return stated as Locale;
@@ -41,17 +37,17 @@ const NO_CARD = { number: '0', activation_code_hash: 'no-card-has-this-hash' };
 
 export async function startWithCard(ctx: AppContext, input: Start & { cardNumber: string; activationCode: string }): Promise<OnboardingStarted> {
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
-  if (ipWait > 0) throw tooMany(ipWait);
+  if (ipWait > 0) throw ApiError.tooMany(ipWait);
   if (!isCardNumber(input.cardNumber)) return refuse(ctx, input.ip, new ApiError('invalid_card_number'));
   const number = normaliseCardNumber(input.cardNumber);
   const counted: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.activationIpCard, `${input.ip}|${number}`], [ctx.limiters.activationCard, number]];
   const cardWait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
-  if (cardWait > 0) throw tooMany(cardWait);
+  if (cardWait > 0) throw ApiError.tooMany(cardWait);
   const card = await ctx.db.selectFrom('cards').selectAll().where('number', '=', number).executeTakeFirst();
   const matches = activationCodeMatches(ctx.config.secretKey, card ?? NO_CARD, isActivationCode(input.activationCode) ? input.activationCode : '');
   if (!card || !matches || !isActivationCode(input.activationCode)) {
     const wait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => spend(limiter, key)))));
-    if (wait > 0) throw tooMany(wait);
+    if (wait > 0) throw ApiError.tooMany(wait);
     return refuse(ctx, input.ip, new ApiError('invalid_activation_code'));
   }
   // The holder got in from here: this address's count starts again (the ceiling keeps its count).
@@ -77,7 +73,7 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
 
 export async function startWithInvitation(ctx: AppContext, input: Start & { code: string }): Promise<OnboardingStarted> {
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
-  if (ipWait > 0) throw tooMany(ipWait);
+  if (ipWait > 0) throw ApiError.tooMany(ipWait);
   const invitation = isInvitationCode(input.code)
     ? await ctx.db.selectFrom('invitations').selectAll().where('code_hash', '=', invitationCodeHash(ctx.config.secretKey, input.code)).executeTakeFirst()
     : undefined;

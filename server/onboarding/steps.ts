@@ -76,14 +76,14 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   const sameTarget = flow.code_kind === contact.kind && flow.code_target === contact.value && flow.code_hash !== null;
   if (sameTarget && flow.code_resend_at !== null && flow.code_resend_at > nowIso(now)) {
     const wait = Math.max(1, Math.ceil((Date.parse(flow.code_resend_at) - now) / 1000));
-    throw new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
+    throw ApiError.resendTooSoon(wait);
   }
   if (flow.code_sends >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
   // The requester's own budget for this destination bites before the destination's.
   const spent: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.codeRequester, `${ip}|${contact.value}`], [ctx.limiters.codeDestination, contact.value]];
   const blocked = await spendInTurn(spent);
   if (blocked > 0) {
-    throw new ApiError('too_many_attempts', { retry_after: blocked }, { 'retry-after': String(blocked) });
+    throw ApiError.tooMany(blocked);
   }
 
   const sends = flow.code_sends + 1;
@@ -108,7 +108,7 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   });
   if (!won) {
     await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
-    throw new ApiError('resend_too_soon', { retry_after: wait }, { 'retry-after': String(wait) });
+    throw ApiError.resendTooSoon(wait);
   }
   ctx.outbox.kick();
   return { verified: false, target: maskTarget(contact.value), expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds, resend_at: resendAt, resend_in: wait };

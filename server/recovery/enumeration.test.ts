@@ -3,7 +3,7 @@
 // neither lock its owner out of the reset nor spoil the owner's code.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeUser } from '../mfa/testkit.ts';
+import { makeUser } from '../testing/mfaKit.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmtp } from '../testing/peers.ts';
 

@@ -17,22 +17,18 @@ import { looksLikeEmail } from '../../contract/rules.ts';
 export const RESET_TICKET_SECONDS = 900;
 export type Technology = 'EMAIL' | 'sms' | 'call' | 'whatsapp';
 
-function tooMany(wait: number): ApiError {
-  return new ApiError('too_many_attempts', { retry_after: wait }, { 'retry-after': String(wait) });
-}
-
 export async function requestReset(ctx: AppContext, input: {
   username: string; channel: 'sms' | 'call' | 'whatsapp' | null; variant: Variant; ip: string; deviceKey: string;
 }): Promise<{ recipient: string[]; technology: Technology; payload: string }> {
   // The same throttle as failed sign-ins, per IP: a flood of requests is a probe.
   const wait = await spend(ctx.limiters.ip, input.ip);
-  if (wait > 0) throw tooMany(wait);
+  if (wait > 0) throw ApiError.tooMany(wait);
   const name = loginName(input.username, input.variant);
   // The resend wait, per address and name: the same for real and unknown accounts, and a
   // stranger's request elsewhere never delays the owner's.
   const typed = name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
   const again = await spend(ctx.limiters.resetRequests, `${input.ip}|${typed}`);
-  if (again > 0) throw new ApiError('resend_too_soon', { retry_after: again }, { 'retry-after': String(again) });
+  if (again > 0) throw ApiError.resendTooSoon(again);
   // Decided by what was typed, not by what was found.
   const technology: Technology = looksLikeEmail(input.username) ? 'EMAIL' : input.channel ?? 'sms';
   const payload = newToken();
@@ -82,14 +78,14 @@ export async function startQueuedResets(ctx: AppContext): Promise<void> {
  * more (no attempts left, no expiry), and wrong codes from one address are counted either way. */
 export async function verifyReset(ctx: AppContext, payload: string, code: string, ip: string): Promise<string> {
   const blocked = (await standing(ctx.limiters.ip, ip)).wait;
-  if (blocked > 0) throw tooMany(blocked);
+  if (blocked > 0) throw ApiError.tooMany(blocked);
   try {
     const passed = await verifyChallenge(ctx, payload, code, { purposes: ['reset'], ip });
     return await issueTicket(ctx.db, passed.userId, 'reset', RESET_TICKET_SECONDS);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const wait = await spend(ctx.limiters.ip, ip);
-    if (wait > 0) throw tooMany(wait);
+    if (wait > 0) throw ApiError.tooMany(wait);
     throw new ApiError('invalid_code');
   }
 }

@@ -4,9 +4,9 @@ import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
+import { assertNotRecent, recordPassword } from '../identity/accounts.ts';
 import { assertAcceptablePassword } from '../passwords/policy.ts';
 import { peekTicket, redeemTicket } from '../sessions/tickets.ts';
-import { newId } from '../sessions/tokens.ts';
 
 /** Sets the password with a ticket that proves the right to (a forgotten or a weak password): the
  * ticket is spent in the same transaction, and only the request that spends it writes anything. */
@@ -15,18 +15,13 @@ export async function setNewPassword(ctx: AppContext, ticket: { payload: string;
   const userId = await peekTicket(ctx.db, ticket.payload, ticket.kind);
   if (!userId) throw new ApiError('unauthorized');
   assertAcceptablePassword(password, ctx.config.passwordPolicy);
-  const history = await ctx.db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
-    .orderBy('created_at', 'desc').limit(ctx.config.passwordHistory).execute();
-  for (const { hash } of history) {
-    if (await ctx.hasher.verify(hash, password)) throw new ApiError('password_reused');
-  }
+  await assertNotRecent(ctx, userId, password);
   const hash = await ctx.hasher.hash(password);
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {
     // Of thirty simultaneous submissions of one ticket, one finds it unused; the others write nothing.
     if (!(await redeemTicket(trx, ticket.payload, ticket.kind))) throw new ApiError('unauthorized');
-    await trx.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
-    await trx.updateTable('users').set({ password_status: 0, last_password_change: now, updated_at: now }).where('id', '=', userId).execute();
+    await recordPassword(trx, userId, hash, now);
     // A new password ends every session: whoever knew the old one is out.
     await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
   });

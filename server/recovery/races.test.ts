@@ -2,7 +2,7 @@
 // one password, on PostgreSQL as on SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
-import { makeUser } from '../mfa/testkit.ts';
+import { makeUser } from '../testing/mfaKit.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';

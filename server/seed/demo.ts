@@ -1,6 +1,7 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import { createUser as createAccountUser } from '../identity/accounts.ts';
 import { addMethod } from '../mfa/methods.ts';
 import { storeRecoveryKeys } from '../mfa/recovery.ts';
 import { encryptSecret } from '../mfa/secrets.ts';
@@ -122,24 +123,15 @@ export const DEMO_CLIENTS = [
     redirect_uris: ['https://deals.partner.example/oauth/callback'] },
 ];
 
+/** A demo (or test) account with this password. */
 export async function createUser(ctx: AppContext, user: Omit<DemoUser, 'key' | 'description'>, password: string): Promise<string> {
-  const id = newId();
-  const now = nowIso();
-  const hash = await ctx.hasher.hash(password);
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.insertInto('users').values({
-      id, firstname: user.firstname, lastname: user.lastname, birthdate: null, gender: null, language: user.language,
-      user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
-      password_status: user.password_status, last_password_change: now,
-      mfa_forced: user.mfa_forced ? 1 : 0, mfa_customer: user.mfa_customer ? 1 : 0, has_sso: 0, sso_only: 0,
-      national_register_number: user.national_register_number ?? null,
-      created_at: now, updated_at: now,
-    }).execute();
-    await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
-    await trx.insertInto('user_phones').values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now }).execute();
-    await trx.insertInto('passwords').values({ id: newId(), user_id: id, hash, created_at: now }).execute();
+  const { email, phone, firstname, lastname, language, user_id, customer_user_id, fridom_user_id, password_status } = user;
+  return createAccountUser(ctx.db, {
+    email, phone, firstname, lastname, language, user_id, customer_user_id, fridom_user_id, password_status,
+    mfa_forced: user.mfa_forced ?? false, mfa_customer: user.mfa_customer ?? false,
+    national_register_number: user.national_register_number ?? null,
+    passwordHash: await ctx.hasher.hash(password),
   });
-  return id;
 }
 
 /** Seeds only an empty database; returns whether it did. */

@@ -62,6 +62,12 @@ export async function revokeSession(db: Db, sessionId: string): Promise<void> {
     .where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
 }
 
+/** The OAuth client a session was opened for, if any. */
+export async function clientOfSession(db: Db, sessionId: string): Promise<string | null> {
+  const row = await db.selectFrom('sessions').select('client_id').where('id', '=', sessionId).executeTakeFirst();
+  return row?.client_id ?? null;
+}
+
 /** Records a passed MFA check on a session (step-up, or a first factor set up: the session becomes a full one). */
 export async function markMfa(db: Db, sessionId: string): Promise<void> {
   await db.updateTable('sessions').set({ mfa_at: nowIso(), scope: null }).where('id', '=', sessionId).execute();

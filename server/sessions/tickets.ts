@@ -30,6 +30,15 @@ export async function redeemTicket(db: Db, ticket: string, kind: string): Promis
   return row?.user_id ?? null;
 }
 
+/** Uses a ticket once by its stored hash (a challenge keeps the hash of its sign-in's ticket, never
+ * the ticket): returns its detail when it is of this kind, unexpired and unused, else null. */
+export async function redeemTicketHash(db: Db, ticketHash: string, kind: string): Promise<Record<string, unknown> | null> {
+  const row = await db.updateTable('tickets').set({ used_at: nowIso() })
+    .where('ticket_hash', '=', ticketHash).where('kind', '=', kind)
+    .where('used_at', 'is', null).where('expires_at', '>', nowIso()).returning('detail').executeTakeFirst();
+  return row ? ticketDetail(row) : null;
+}
+
 /** Reads a ticket without using it: its user when it is of this kind, unexpired and unused. */
 export async function peekTicket(db: Db, ticket: string, kind: string): Promise<string | null> {
   const row = await db.selectFrom('tickets').select('user_id')

@@ -5,8 +5,8 @@ import { activationCodeHash } from '../cards/codes.ts';
 import { nowIso } from '../db/index.ts';
 import { createInvitation } from '../invitations/create.ts';
 import { newId } from '../sessions/tokens.ts';
-import type { TestServer } from '../testing/harness.ts';
-import { codeIn } from '../testing/peers.ts';
+import type { TestServer } from './harness.ts';
+import { codeIn } from './peers.ts';
 
 let counter = 0;
 const next = () => `${process.pid % 1000}${++counter}`.padStart(8, '0').slice(-8);

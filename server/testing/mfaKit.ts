@@ -3,9 +3,9 @@
 import { expect } from 'vitest';
 import { nowIso } from '../db/index.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
-import type { TestServer } from '../testing/harness.ts';
-import { addMethod } from './methods.ts';
-import { encryptSecret } from './secrets.ts';
+import type { TestServer } from './harness.ts';
+import { addMethod } from '../mfa/methods.ts';
+import { encryptSecret } from '../mfa/secrets.ts';
 
 export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';
 

@@ -1,0 +1,120 @@
+// The account itself: users, their emails and phones, and their passwords. Every flow and the seed
+// write these tables through here, so an account is always made and changed the same way. Each
+// function takes the caller's transaction when it has one: a flow's own writes (a spent ticket, an
+// activated card) then commit or roll back with the account's.
+import type { Config } from '../config/index.ts';
+import { nowIso, type Db } from '../db/index.ts';
+import type { Flag } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { PasswordHasher } from '../passwords/hashing.ts';
+import { newId } from '../sessions/tokens.ts';
+
+export type ContactKind = 'email' | 'phone';
+export type PlatformIdColumn = 'user_id' | 'customer_user_id' | 'fridom_user_id';
+
+const contactTable = (kind: ContactKind) => (kind === 'email' ? 'user_emails' : 'user_phones');
+const flag = (on: boolean): Flag => (on ? 1 : 0);
+
+export type NewUser = {
+  /** Chosen by the caller when it needs the id before the account exists (events, retries). */
+  id?: string;
+  firstname: string; lastname: string; language: string;
+  /** The default email and phone, already proven. */
+  email: string; phone: string;
+  user_id: string | null; customer_user_id: string | null; fridom_user_id: string | null;
+  password_status: number;
+  mfa_forced: boolean; mfa_customer: boolean;
+  national_register_number?: string | null;
+  /** The first password, hashed already: hashing is slow and stays out of transactions. */
+  passwordHash: string;
+  now?: string;
+};
+
+/** Creates a user with its default email and phone and its first password, all or nothing: inside
+ * the caller's transaction, or in one of its own. Returns the user's id. */
+export async function createUser(db: Db, user: NewUser): Promise<string> {
+  const id = user.id ?? newId();
+  const now = user.now ?? nowIso();
+  const write = async (trx: Db) => {
+    await trx.insertInto('users').values({
+      id, firstname: user.firstname, lastname: user.lastname, birthdate: null, gender: null, language: user.language,
+      user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
+      password_status: user.password_status, last_password_change: now,
+      mfa_forced: flag(user.mfa_forced), mfa_customer: flag(user.mfa_customer), has_sso: 0, sso_only: 0,
+      national_register_number: user.national_register_number ?? null,
+      created_at: now, updated_at: now,
+    }).execute();
+    await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx.insertInto('user_phones').values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now }).execute();
+    await insertPassword(trx, id, user.passwordHash, now);
+  };
+  await (db.isTransaction ? write(db) : db.transaction().execute(write));
+  return id;
+}
+
+/** The language the user chose (their messages are written in it). */
+export async function languageOf(db: Db, userId: string): Promise<string> {
+  return (await db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow()).language;
+}
+
+/** The account an email or phone belongs to, if any. */
+export async function contactOwner(db: Db, kind: ContactKind, value: string): Promise<string | undefined> {
+  return (await db.selectFrom(contactTable(kind)).select('user_id').where('value', '=', value).executeTakeFirst())?.user_id;
+}
+
+/** A platform id another account holds stays with it: a new account goes without (null). */
+export async function unclaimedPlatformId(db: Db, column: PlatformIdColumn, value: string | null): Promise<string | null> {
+  if (!value) return null;
+  const holder = await db.selectFrom('users').select('id').where(column, '=', value).executeTakeFirst();
+  return holder ? null : value;
+}
+
+/** Adds a proven email or phone to a user (their default if they had none of that kind), or marks
+ * it proven if they had it already. Addresses are unique across accounts, so a race with another
+ * account loses here: false means someone else holds it, and nothing was written. */
+export async function addVerifiedContact(trx: Db, userId: string, kind: ContactKind, value: string): Promise<boolean> {
+  const table = contactTable(kind);
+  const hasContacts = (await trx.selectFrom(table).select('id').where('user_id', '=', userId).limit(1).execute()).length > 0;
+  await trx.insertInto(table).values({ id: newId(), user_id: userId, value, is_default: hasContacts ? 0 : 1, verified: 1, created_at: nowIso() })
+    .onConflict((c) => c.column('value').doNothing()).execute();
+  const contact = await trx.selectFrom(table).select(['id', 'user_id', 'verified']).where('value', '=', value).executeTakeFirstOrThrow();
+  if (contact.user_id !== userId) return false;
+  if (contact.verified !== 1) await trx.updateTable(table).set({ verified: 1 }).where('id', '=', contact.id).execute();
+  return true;
+}
+
+export type LoginCandidate = { userId: string; passwordHash: string | null; passwordStatus: number };
+
+/** The account with this login name (a normalised email or phone), with its current password. */
+export async function findByLoginName(db: Db, kind: ContactKind, value: string): Promise<LoginCandidate | null> {
+  const table = contactTable(kind);
+  const row = await db.selectFrom(table)
+    .innerJoin('users', 'users.id', `${table}.user_id`)
+    .select(['users.id as userId', 'users.password_status as passwordStatus'])
+    .select((eb) => eb.selectFrom('passwords').select('passwords.hash')
+      .whereRef('passwords.user_id', '=', 'users.id')
+      .orderBy('passwords.created_at', 'desc').limit(1).as('passwordHash'))
+    .where(`${table}.value`, '=', value)
+    .executeTakeFirst();
+  return row ? { userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus } : null;
+}
+
+/** Refuses a password the user had among their last PASSWORD_HISTORY ones (password_reused). */
+export async function assertNotRecent(deps: { db: Db; hasher: PasswordHasher; config: Pick<Config, 'passwordHistory'> }, userId: string, password: string): Promise<void> {
+  const history = await deps.db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
+    .orderBy('created_at', 'desc').limit(deps.config.passwordHistory).execute();
+  for (const { hash } of history) {
+    if (await deps.hasher.verify(hash, password)) throw new ApiError('password_reused');
+  }
+}
+
+/** Makes a hashed password the user's current one, kept in the history, and the account's
+ * password good again (no longer weak). Sessions are the caller's business. */
+export async function recordPassword(trx: Db, userId: string, hash: string, now = nowIso()): Promise<void> {
+  await insertPassword(trx, userId, hash, now);
+  await trx.updateTable('users').set({ password_status: 0, last_password_change: now, updated_at: now }).where('id', '=', userId).execute();
+}
+
+async function insertPassword(db: Db, userId: string, hash: string, now: string): Promise<void> {
+  await db.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
+}
