@@ -60,6 +60,8 @@ async function choosePassword(page: Page) {
 }
 
 test('a new card holder activates a card: every step, codes by email and SMS, then signs in', async ({ page }) => {
+  // The whole journey, with an accessibility scan on each of its screens.
+  test.slow();
   await page.goto('/login/email');
   await page.getByRole('link', { name: 'Activate my card' }).click();
   await expect(page).toHaveURL(/\/onboarding$/);
