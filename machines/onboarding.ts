@@ -17,6 +17,7 @@ import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from
 import { expiryRegion, resendCooling } from './codeTimers.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
+import { pathOf, stepOf } from './routes.ts';
 
 export const ONBOARDING_STEPS = [
   'onboarding', 'card', 'existingCard', 'code', 'welcome', 'terms-conditions', 'create', 'confirmation', 'password',
@@ -39,25 +40,14 @@ export const PREDECESSORS: Record<GuardedStep, readonly OnboardingStep[]> = {
   'onboarding-mfa': ['email-verification', 'phone-verification'],
 };
 
-export const ONBOARDING_PATHS: Record<OnboardingStep, string> = {
-  onboarding: '/onboarding',
-  card: '/onboarding/card',
-  existingCard: '/onboarding/existing-card',
-  code: '/onboarding/code',
-  welcome: '/onboarding/welcome',
-  'terms-conditions': '/onboarding/terms-conditions',
-  create: '/onboarding/create',
-  confirmation: '/onboarding/confirmation',
-  password: '/onboarding/password',
-  'phone-verification': '/onboarding/phone-verification',
-  'email-verification': '/onboarding/email-verification',
-  'onboarding-mfa': '/onboarding/onboarding-mfa',
-};
+/** Each step's path: the route table owns them (flow `onboarding`, one entry per step). */
+export const ONBOARDING_PATHS = Object.fromEntries(
+  ONBOARDING_STEPS.map((step) => [step, pathOf('onboarding', step)]),
+) as Record<OnboardingStep, string>;
 
 /** The step a path shows, if it is one of onboarding's. */
 export function onboardingStepOf(path: string): OnboardingStep | null {
-  const normal = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return (Object.keys(ONBOARDING_PATHS) as OnboardingStep[]).find((step) => ONBOARDING_PATHS[step] === normal) ?? null;
+  return stepOf(path, 'onboarding');
 }
 
 /** The machine's state for each step. */

@@ -1,55 +1,147 @@
-// The route table the root machine guards (spec §2 and §4), as data and pure functions. Only the
-// screens that exist are listed: any other path goes home.
-import { ONBOARDING_PATHS } from './onboarding.ts';
+// The route table (spec §2 and §4), as data: every path of the app is declared here once, with who
+// may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
+// guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
+// from it. Only the screens that exist are listed: any other path goes home.
 
-/** `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits for a further step (its code, a new password). */
+/**
+ * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
+ * for a further step (its code, a new password); `any`: everyone.
+ */
 export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 
-/** Screens by path: `public` is for anonymous users only, `private` needs a session. */
-export const SCREENS: Record<string, Access> = {
-  '/login/email': 'public',
-  '/login/phone': 'public',
-  '/user/dashboard': 'private',
-  '/mfa/methods': 'secondFactor',
-  '/weak-password': 'secondFactor',
-  '/forgot-username': 'public',
-  '/forgot-username-response': 'secondFactor',
-  '/forgot-password/email': 'public',
-  '/forgot-password/phone': 'public',
-  '/forgot-password-sent': 'secondFactor',
-  '/reset-password': 'secondFactor',
-  '/reset-password-confirmed': 'secondFactor',
-  '/mfa': 'secondFactor',
-  '/mfa/totp-recovery': 'private',
-  '/security': 'private',
-  '/security/mfa-edit': 'private',
-  '/security/edit-recovery': 'private',
-  '/setup-mfa': 'private',
-  '/setup-mfa/totp': 'private',
-  '/setup-totp/success': 'private',
-  '/setup-mfa/selection': 'private',
-  '/setup-mfa/phone': 'private',
-  '/setup-mfa/email': 'private',
-  '/setup-mfa/confirmation': 'private',
-  '/setup-mfa/success': 'private',
-  '/maintenance': 'any',
-  // Onboarding (spec §2): which of its steps may show is the onboarding machine's decision.
-  ...Object.fromEntries(Object.values(ONBOARDING_PATHS).map((path) => [path, 'public' as const])),
+/** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
+export type Flow =
+  | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance';
+
+/** The screens: src/app/routes.tsx maps each to its (lazy) component. */
+export type ScreenId =
+  | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance';
+
+export type Route = {
+  path: string;
+  access: Access;
+  flow: Flow;
+  /** The step of the flow this path shows: what the flow's machine names it (`show`, ROUTE). */
+  step: string;
+  screen: ScreenId;
+  /** The screen needs a recent second factor (spec §4 "Route guard"). */
+  sensitive?: true;
+  /** Arriving here starts the flow; the flow's other paths are reached from inside it. */
+  start?: true;
 };
 
-/** Paths that are only redirects or actions, never screens. */
+export const ROUTES = [
+  { path: '/login/email', access: 'public', flow: 'login', step: 'email', screen: 'login' },
+  { path: '/login/phone', access: 'public', flow: 'login', step: 'phone', screen: 'login' },
+  { path: '/user/dashboard', access: 'private', flow: 'dashboard', step: 'home', screen: 'dashboard' },
+  { path: '/mfa', access: 'secondFactor', flow: 'mfa', step: 'code', screen: 'secondFactor' },
+  { path: '/mfa/methods', access: 'secondFactor', flow: 'mfa', step: 'methods', screen: 'secondFactor' },
+  { path: '/weak-password', access: 'secondFactor', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
+  { path: '/forgot-username', access: 'public', flow: 'forgotUsername', step: 'ask', screen: 'forgotUsername', start: true },
+  { path: '/forgot-username-response', access: 'secondFactor', flow: 'forgotUsername', step: 'response', screen: 'forgotUsername' },
+  { path: '/forgot-password/email', access: 'public', flow: 'forgotPassword', step: 'email', screen: 'forgotPassword', start: true },
+  { path: '/forgot-password/phone', access: 'public', flow: 'forgotPassword', step: 'phone', screen: 'forgotPassword', start: true },
+  { path: '/forgot-password-sent', access: 'secondFactor', flow: 'forgotPassword', step: 'sent', screen: 'forgotPassword' },
+  { path: '/reset-password', access: 'secondFactor', flow: 'forgotPassword', step: 'reset', screen: 'forgotPassword' },
+  { path: '/reset-password-confirmed', access: 'secondFactor', flow: 'forgotPassword', step: 'confirmed', screen: 'forgotPassword' },
+  { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
+  { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
+  { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },
+  { path: '/security/edit-recovery', access: 'private', flow: 'security', step: 'recovery', screen: 'security', sensitive: true, start: true },
+  { path: '/setup-mfa/totp', access: 'private', flow: 'authenticator', step: 'scan', screen: 'authenticator', sensitive: true, start: true },
+  { path: '/setup-totp/success', access: 'private', flow: 'authenticator', step: 'success', screen: 'authenticator' },
+  { path: '/setup-mfa', access: 'private', flow: 'setupMfa', step: 'intro', screen: 'setupMfa' },
+  { path: '/setup-mfa/selection', access: 'private', flow: 'setupMfa', step: 'selection', screen: 'setupMfa' },
+  { path: '/setup-mfa/phone', access: 'private', flow: 'setupMfa', step: 'phone', screen: 'setupMfa' },
+  { path: '/setup-mfa/email', access: 'private', flow: 'setupMfa', step: 'email', screen: 'setupMfa' },
+  { path: '/setup-mfa/confirmation', access: 'private', flow: 'setupMfa', step: 'confirmation', screen: 'setupMfa' },
+  { path: '/setup-mfa/success', access: 'private', flow: 'setupMfa', step: 'success', screen: 'setupMfa' },
+  { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
+  // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
+  // decision (its predecessor rules), so every step starts the flow.
+  { path: '/onboarding', access: 'public', flow: 'onboarding', step: 'onboarding', screen: 'onboarding', start: true },
+  { path: '/onboarding/card', access: 'public', flow: 'onboarding', step: 'card', screen: 'onboarding', start: true },
+  { path: '/onboarding/existing-card', access: 'public', flow: 'onboarding', step: 'existingCard', screen: 'onboarding', start: true },
+  { path: '/onboarding/code', access: 'public', flow: 'onboarding', step: 'code', screen: 'onboarding', start: true },
+  { path: '/onboarding/welcome', access: 'public', flow: 'onboarding', step: 'welcome', screen: 'onboarding', start: true },
+  { path: '/onboarding/terms-conditions', access: 'public', flow: 'onboarding', step: 'terms-conditions', screen: 'onboarding', start: true },
+  { path: '/onboarding/create', access: 'public', flow: 'onboarding', step: 'create', screen: 'onboarding', start: true },
+  { path: '/onboarding/confirmation', access: 'public', flow: 'onboarding', step: 'confirmation', screen: 'onboarding', start: true },
+  { path: '/onboarding/password', access: 'public', flow: 'onboarding', step: 'password', screen: 'onboarding', start: true },
+  { path: '/onboarding/phone-verification', access: 'public', flow: 'onboarding', step: 'phone-verification', screen: 'onboarding', start: true },
+  { path: '/onboarding/email-verification', access: 'public', flow: 'onboarding', step: 'email-verification', screen: 'onboarding', start: true },
+  { path: '/onboarding/onboarding-mfa', access: 'public', flow: 'onboarding', step: 'onboarding-mfa', screen: 'onboarding', start: true },
+] as const satisfies readonly Route[];
+
+/** Paths that are only links, redirects or actions, never screens. */
+export const LINKS = {
+  home: '/',
+  login: '/login',
+  logout: '/logout',
+  forgotPassword: '/forgot-password',
+  /** After an authenticator is set up elsewhere, back home (the saved target is honoured at sign-in). */
+  totpRedirect: '/totp/redirect',
+} as const;
+
+type Entry = (typeof ROUTES)[number];
+/** The steps of a flow, as the table names them. */
+export type StepOf<F extends Flow> = Extract<Entry, { flow: F }>['step'];
+
+const BY_PATH = new Map<string, Route>(ROUTES.map((route) => [route.path, route]));
+
+/** The path of a flow's step. */
+export function pathOf<F extends Flow>(flow: F, step: StepOf<F>): string {
+  return ROUTES.find((route) => route.flow === flow && route.step === step)!.path;
+}
+
+/** The paths of a flow, in table order. */
+export function pathsOf(flow: Flow): string[] {
+  return ROUTES.filter((route) => route.flow === flow).map((route) => route.path);
+}
+
+/** A path without its trailing slashes. */
+export function normalise(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/** The table's entry for a path, if it is a screen. */
+export function routeOf(path: string): Route | undefined {
+  return BY_PATH.get(normalise(path));
+}
+
+/** Whether a path is one of the flow's screens. */
+export const inFlow = (path: string, flow: Flow): boolean => routeOf(path)?.flow === flow;
+/** Whether arriving on a path starts the flow. */
+export const startsFlow = (path: string, flow: Flow): boolean => {
+  const route = routeOf(path);
+  return route?.flow === flow && route.start === true;
+};
+/** Whether a path needs a recent second factor. */
+export const isSensitive = (path: string): boolean => routeOf(path)?.sensitive === true;
+/** The step a path shows within its flow. */
+export function stepOf<F extends Flow>(path: string, flow: F): StepOf<F> | null {
+  const route = routeOf(path);
+  if (route?.flow !== flow) return null;
+  return route.step as never;
+}
+
+/** Screens by path, with who may see them. */
+export const SCREENS: Record<string, Access> = Object.fromEntries(ROUTES.map((route) => [route.path, route.access]));
+
+export const LOGIN_PATH = pathOf('login', 'email');
+export const HOME_PATH = pathOf('dashboard', 'home');
+export const LOGOUT_PATH = LINKS.logout;
+export const MAINTENANCE_PATH = pathOf('maintenance', 'notice');
+
+/** Paths that are only redirects, and where they lead. */
 export const REDIRECTS: Record<string, string> = {
-  '/': '/user/dashboard',
-  '/login': '/login/email',
-  '/forgot-password': '/forgot-password/email',
-  // After an authenticator is set up elsewhere, back home (the saved target is honoured at sign-in).
-  '/totp/redirect': '/',
+  [LINKS.home]: HOME_PATH,
+  [LINKS.login]: LOGIN_PATH,
+  [LINKS.forgotPassword]: pathOf('forgotPassword', 'email'),
+  [LINKS.totpRedirect]: LINKS.home,
 };
-
-export const LOGIN_PATH = '/login/email';
-export const HOME_PATH = '/user/dashboard';
-export const LOGOUT_PATH = '/logout';
-export const MAINTENANCE_PATH = '/maintenance';
 
 export type Location = { path: string; search: string };
 
@@ -59,10 +151,6 @@ export type GuardDecision =
   /** Anonymous on a private screen: remember where they wanted to go, then sign in. */
   | { kind: 'login'; target: string }
   | { kind: 'logout' };
-
-function normalise(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
-}
 
 export type SessionState = 'anonymous' | 'signedIn' | 'secondFactor';
 
@@ -74,10 +162,10 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   const redirect = REDIRECTS[path];
   if (redirect) return { kind: 'redirect', to: redirect };
   const access = SCREENS[path];
-  if (!access) return { kind: 'redirect', to: '/' };
-  if (access === 'secondFactor') return state === 'secondFactor' ? { kind: 'stay' } : { kind: 'redirect', to: '/' };
+  if (!access) return { kind: 'redirect', to: LINKS.home };
+  if (access === 'secondFactor') return state === 'secondFactor' ? { kind: 'stay' } : { kind: 'redirect', to: LINKS.home };
   if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
-  if (access === 'public' && signedIn) return { kind: 'redirect', to: '/' };
+  if (access === 'public' && signedIn) return { kind: 'redirect', to: LINKS.home };
   return { kind: 'stay' };
 }
 

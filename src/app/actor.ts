@@ -16,7 +16,8 @@ import { totpSetupMachine, type TotpStart } from '../../machines/totpSetup.ts';
 import { weakPasswordMachine } from '../../machines/weakPassword.ts';
 import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
-import { ONBOARDING_PATHS, onboardingMachine } from '../../machines/onboarding.ts';
+import { onboardingMachine } from '../../machines/onboarding.ts';
+import { pathOf } from '../../machines/routes.ts';
 import {
   acceptTerms, createAccount, saveProfile, sendEmailCode, sendPhoneCode, startWithCard, startWithInvitation, verifyOnboardingCode,
 } from '../api/calls.ts';
@@ -69,7 +70,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
           startChallenge: fromPromise(({ input }) => startChallenge(input)),
           verifyCode: fromPromise(({ input }) => verifyCode(input)),
         },
-        actions: { show: (_, { screen }) => go(screen === 'methods' ? '/mfa/methods' : '/mfa') },
+        actions: { show: (_, { screen }) => go(pathOf('mfa', screen)) },
       }),
       mfaSettings: mfaSettingsMachine.provide({
         actors: {
@@ -83,7 +84,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       weakPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
       forgotUsername: forgotUsernameMachine.provide({
         actors: { findUsernames: fromPromise(({ input }) => findUsernames(input)) },
-        actions: { show: (_, { screen }) => go(screen === 'ask' ? '/forgot-username' : '/forgot-username-response') },
+        actions: { show: (_, { screen }) => go(pathOf('forgotUsername', screen)) },
       }),
       forgotPassword: forgotPasswordMachine.provide({
         actors: {
@@ -91,9 +92,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
           verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
           newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
         },
-        actions: {
-          show: (_, { screen }) => go({ email: '/forgot-password/email', phone: '/forgot-password/phone', sent: '/forgot-password-sent', reset: '/reset-password', confirmed: '/reset-password-confirmed' }[screen]),
-        },
+        actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
       }),
       onboarding: onboardingMachine.provide({
         actors: {
@@ -107,11 +106,11 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
           verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
           newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
         },
-        actions: { show: (_, { step }) => go(ONBOARDING_PATHS[step]) },
+        actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
       }),
       totpSetup: totpSetupMachine.provide({
         actors: { startTotp: fromPromise<TotpStart>(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
-        actions: { show: () => go('/setup-totp/success') },
+        actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
       }),
       totpRecovery: totpRecoveryMachine.provide({
         actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },
@@ -121,7 +120,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
           startActivation: fromPromise(({ input }) => startActivation(input)),
           confirmActivation: fromPromise(({ input }) => confirmActivation(input)),
         },
-        actions: { show: (_, { screen }) => go(screen === 'intro' ? '/setup-mfa' : `/setup-mfa/${screen}`) },
+        actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
       }),
     },
     actions: {

@@ -1,10 +1,12 @@
-// The screens this app has (spec §2). Which one may show is the root machine's decision; a path
-// that is not here renders nothing while the machine sends the user where the spec says.
+// The React routes, derived from the route table (machines/routes.ts): each screen id maps to its
+// component, and every path of the table renders its screen. Which one may show is the root
+// machine's decision; a path that is not in the table renders nothing while the machine sends the
+// user where the spec says.
 import { lazy, Suspense, type ReactNode } from 'react';
 import { LoginPage } from '../login/LoginPage.tsx';
 import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
 import { Pending } from '../components/Pending.tsx';
-import { ONBOARDING_PATHS } from '../../machines/onboarding.ts';
+import { ROUTES, type ScreenId } from '../../machines/routes.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
@@ -19,24 +21,23 @@ const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
 
+/** Each screen of the table, as an element. */
+const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
+  login: <LoginPage />,
+  maintenance: <MaintenancePage />,
+  dashboard: later(<DashboardPage />),
+  secondFactor: later(<SecondFactorPage />),
+  totpRecovery: later(<TotpRecoveryPage />),
+  setupMfa: later(<SetupMfaPage />),
+  security: later(<SecurityPage />),
+  authenticator: later(<AuthenticatorPage />),
+  weakPassword: later(<WeakPasswordPage />),
+  forgotUsername: later(<ForgotUsernamePage />),
+  forgotPassword: later(<ForgotPasswordPage />),
+  onboarding: later(<OnboardingPage />),
+};
+
 export const routes: Array<{ path: string; element: ReactNode }> = [
-  { path: '/login/email', element: <LoginPage /> },
-  { path: '/login/phone', element: <LoginPage /> },
-  { path: '/user/dashboard', element: later(<DashboardPage />) },
-  { path: '/mfa/methods', element: later(<SecondFactorPage />) },
-  { path: '/mfa', element: later(<SecondFactorPage />) },
-  { path: '/mfa/totp-recovery', element: later(<TotpRecoveryPage />) },
-  ...['/setup-mfa', '/setup-mfa/selection', '/setup-mfa/phone', '/setup-mfa/email', '/setup-mfa/confirmation', '/setup-mfa/success']
-    .map((path) => ({ path, element: later(<SetupMfaPage />) })),
-  ...['/security', '/security/mfa-edit', '/security/edit-recovery'].map((path) => ({ path, element: later(<SecurityPage />) })),
-  { path: '/setup-mfa/totp', element: later(<AuthenticatorPage />) },
-  { path: '/setup-totp/success', element: later(<AuthenticatorPage />) },
-  { path: '/weak-password', element: later(<WeakPasswordPage />) },
-  { path: '/forgot-username', element: later(<ForgotUsernamePage />) },
-  { path: '/forgot-username-response', element: later(<ForgotUsernamePage />) },
-  ...['/forgot-password/email', '/forgot-password/phone', '/forgot-password-sent', '/reset-password', '/reset-password-confirmed']
-    .map((path) => ({ path, element: later(<ForgotPasswordPage />) })),
-  ...Object.values(ONBOARDING_PATHS).map((path) => ({ path, element: later(<OnboardingPage />) })),
-  { path: '/maintenance', element: <MaintenancePage /> },
+  ...ROUTES.map((route) => ({ path: route.path, element: SCREEN_ELEMENTS[route.screen] })),
   { path: '*', element: <Pending /> },
 ];

@@ -3,13 +3,16 @@
 import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
 import type { AnyActorRef } from 'xstate';
+import type { RootActor } from '../app/actor.ts';
 import { useRootActor } from '../app/context.ts';
 import { PublicLayout } from './PublicLayout.tsx';
 
-/** The root's running child under one of these ids (the first that runs). */
-export function useFlowChild<T extends AnyActorRef>(...ids: string[]): T | undefined {
+type RootChildren = ReturnType<RootActor['getSnapshot']>['children'];
+
+/** The root's running child under one of these ids (the first that runs), typed by the root's setup. */
+export function useFlowChild<K extends keyof RootChildren>(...ids: K[]): RootChildren[K] | undefined {
   const root = useRootActor();
-  return useSelector(root, (s) => ids.map((id) => (s.children as Record<string, AnyActorRef | undefined>)[id]).find(Boolean) as T | undefined);
+  return useSelector(root, (s) => ids.map((id) => s.children[id]).find(Boolean));
 }
 
 export function FlowCard<T extends AnyActorRef>({ flow, children }: { flow: T | undefined; children: (flow: T) => ReactNode }) {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import { useRootActor } from '../app/context.ts';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
+import { LINKS, pathOf } from '../../machines/routes.ts';
 
 /** The top bar: brand, the public navbar (Login, Register) or the signed-in user, and the language switch. */
 export function TopBar() {
@@ -12,17 +13,17 @@ export function TopBar() {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-        <Link to="/" className="text-xl font-bold text-brand">{t('brand')}</Link>
+        <Link to={LINKS.home} className="text-xl font-bold text-brand">{t('brand')}</Link>
         <nav aria-label={t('topbar.navigation')} className="flex flex-wrap items-center gap-4">
           {user ? (
             <>
               <span className="text-sm">{t('topbar.signedInAs', { name: user.firstname })}</span>
-              <Link to="/logout" className="text-sm font-medium text-brand underline">{t('topbar.logout')}</Link>
+              <Link to={LINKS.logout} className="text-sm font-medium text-brand underline">{t('topbar.logout')}</Link>
             </>
           ) : (
             <>
-              <Link to="/login/email" className="text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
-              <Link to="/onboarding" className="rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
+              <Link to={pathOf('login', 'email')} className="text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
+              <Link to={pathOf('onboarding', 'onboarding')} className="rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
             </>
           )}
           <LanguageSwitch />

@@ -3,12 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { NavLink } from '../app/links.tsx';
 import { Footer } from './Footer.tsx';
 import { TopBar } from './TopBar.tsx';
+import { pathOf } from '../../machines/routes.ts';
 
 /** Sidebar entries (spec §2); the ones whose screens do not exist yet are shown but not linked. */
 const ENTRIES = [
-  { key: 'dashboard', to: '/user/dashboard' },
+  { key: 'dashboard', to: pathOf('dashboard', 'home') },
   { key: 'profile', to: null },
-  { key: 'security', to: '/security' },
+  { key: 'security', to: pathOf('security', 'overview') },
   { key: 'access', to: null },
   { key: 'notifications', to: null },
 ] as const;

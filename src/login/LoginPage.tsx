@@ -11,6 +11,7 @@ import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
 import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
 import type { CaptchaHandle } from '../captcha/Captcha.tsx';
+import { LINKS, pathOf } from '../../machines/routes.ts';
 
 // Needed only after repeated failures: loaded then, not with the first screen.
 const Captcha = lazy(() => import('../captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
@@ -19,7 +20,7 @@ type LoginRef = ActorRefFrom<typeof loginMachine>;
 
 export function LoginPage() {
   const root = useRootActor();
-  const login = useSelector(root, (s) => s.children.login as LoginRef | undefined);
+  const login = useSelector(root, (s) => s.children.login);
   const notice = useSelector(root, (s) => s.context.notice);
   return (
     <PublicLayout>
@@ -52,7 +53,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         {(['email', 'phone'] as const).map((m) => (
           <Link
             key={m}
-            to={`/login/${m}`}
+            to={pathOf('login', m)}
             aria-current={mode === m ? 'page' : undefined}
             className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}
           >
@@ -138,8 +139,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
       </form>
 
       <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
-        <li><Link to="/forgot-password" className="text-brand underline">{t('login.forgotPassword')}</Link></li>
-        <li><Link to="/forgot-username" className="text-brand underline">{t('login.forgotUsername')}</Link></li>
+        <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
+        <li><Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">{t('login.forgotUsername')}</Link></li>
       </ul>
     </section>
   );
@@ -151,7 +152,7 @@ function ActivateCardBanner() {
     <section aria-labelledby="activate-title" className="rounded-lg bg-brand-light p-5">
       <h2 id="activate-title" className="text-lg font-semibold text-brand-dark">{t('login.activate.title')}</h2>
       <p className="mt-1 text-sm text-slate-800">{t('login.activate.text')}</p>
-      <Link to="/onboarding" className="mt-3 inline-block rounded bg-brand px-3 py-2 text-sm font-medium text-white">
+      <Link to={pathOf('onboarding', 'onboarding')} className="mt-3 inline-block rounded bg-brand px-3 py-2 text-sm font-medium text-white">
         {t('login.activate.cta')}
       </Link>
     </section>

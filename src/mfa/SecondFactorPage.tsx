@@ -10,12 +10,13 @@ import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { useNow } from './useNow.ts';
 import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
+import { pathOf } from '../../machines/routes.ts';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
 export function SecondFactorPage() {
   // A sign-in's second factor, or a step-up before a sensitive screen.
-  const mfa = useFlowChild<MfaRef>('mfaCode', 'stepUp');
+  const mfa = useFlowChild('mfaCode', 'stepUp');
   return <FlowCard flow={mfa}>{(flow) => <SecondFactor mfa={flow} />}</FlowCard>;
 }
 
@@ -106,6 +107,6 @@ function BackLink({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
   return signingIn
-    ? <Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link>
-    : <Link to="/security" className="text-brand underline">{t('security.back')}</Link>;
+    ? <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>
+    : <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
 }

@@ -9,7 +9,7 @@ import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
 
 export default function SetupMfaPage() {
-  const enrol = useFlowChild<EnrolRef>('forcedMfa');
+  const enrol = useFlowChild('forcedMfa');
   return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
 }
 

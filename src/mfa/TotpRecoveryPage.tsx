@@ -11,7 +11,7 @@ type RecoveryRef = ActorRefFrom<typeof totpRecoveryMachine>;
 export default function TotpRecoveryPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const recovery = useSelector(root, (s) => s.children.totpRecovery as RecoveryRef | undefined);
+  const recovery = useSelector(root, (s) => s.children.totpRecovery);
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('mfa.recovery.title')}</h1>

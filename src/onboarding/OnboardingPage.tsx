@@ -17,6 +17,7 @@ import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
 import { NewPassword, type WeakRef } from '../recovery/WeakPasswordPage.tsx';
 import { variant } from '../variant.ts';
+import { LINKS, pathOf } from '../../machines/routes.ts';
 
 type OnboardingRef = ActorRefFrom<typeof onboardingMachine>;
 type Send = OnboardingRef['send'];
@@ -30,7 +31,7 @@ const POSITION: Partial<Record<OnboardingStep, number>> = {
 };
 
 export default function OnboardingPage() {
-  const onboarding = useFlowChild<OnboardingRef>('onboarding');
+  const onboarding = useFlowChild('onboarding');
   return <FlowCard flow={onboarding}>{(flow) => <Onboarding onboarding={flow} />}</FlowCard>;
 }
 
@@ -126,8 +127,8 @@ function Start({ onboarding }: { onboarding: OnboardingRef }) {
         {choice('invitation')}
       </div>
       <ul className="mt-5 space-y-1 text-sm">
-        <li><Link to="/login/email" className="text-brand underline">{t('onboarding.start.signIn')}</Link></li>
-        <li><Link to="/onboarding/existing-card" className="text-brand underline">{t('onboarding.start.existing')}</Link></li>
+        <li><Link to={pathOf('login', 'email')} className="text-brand underline">{t('onboarding.start.signIn')}</Link></li>
+        <li><Link to={pathOf('onboarding', 'existingCard')} className="text-brand underline">{t('onboarding.start.existing')}</Link></li>
       </ul>
     </>
   );
@@ -173,10 +174,10 @@ function ExistingCard({ onboarding }: { onboarding: OnboardingRef }) {
       <Heading title={t('onboarding.existing.title')} text={t(usernames.length ? 'onboarding.existing.known' : 'onboarding.existing.text')} />
       {usernames.length > 0 && <ul className="mt-3 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
       <ul className="mt-5 space-y-2 text-sm">
-        <li><Link to="/login/email" className="font-semibold text-brand underline">{t('onboarding.existing.signIn')}</Link></li>
-        <li><Link to="/forgot-username" className="text-brand underline">{t('login.forgotUsername')}</Link></li>
-        <li><Link to="/forgot-password" className="text-brand underline">{t('login.forgotPassword')}</Link></li>
-        <li><Link to="/onboarding" className="text-brand underline">{t('onboarding.existing.another')}</Link></li>
+        <li><Link to={pathOf('login', 'email')} className="font-semibold text-brand underline">{t('onboarding.existing.signIn')}</Link></li>
+        <li><Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">{t('login.forgotUsername')}</Link></li>
+        <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
+        <li><Link to={pathOf('onboarding', 'onboarding')} className="text-brand underline">{t('onboarding.existing.another')}</Link></li>
       </ul>
     </>
   );

@@ -12,12 +12,13 @@ import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
 import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import { pathOf } from '../../machines/routes.ts';
 
 type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
 const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
 
 export default function ForgotPasswordPage() {
-  const forgot = useFlowChild<ForgotRef>('forgotPassword');
+  const forgot = useFlowChild('forgotPassword');
   return <FlowCard flow={forgot}>{(flow) => <Forgot forgot={flow} />}</FlowCard>;
 }
 
@@ -62,7 +63,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       <p className="mt-1 text-sm text-slate-700">{t('forgot.text')}</p>
       <nav aria-label={t('forgot.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
         {(['email', 'phone'] as const).map((m) => (
-          <Link key={m} to={`/forgot-password/${m}`} aria-current={mode === m ? 'page' : undefined}
+          <Link key={m} to={pathOf('forgotPassword', m)} aria-current={mode === m ? 'page' : undefined}
             className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}>
             {t(`login.by.${m}`)}
           </Link>
@@ -76,7 +77,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         <ErrorMessage error={error} />
         <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('forgot.send')}</button>
       </form>
-      <p className="mt-4 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+      <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
     </>
   );
 }

@@ -9,11 +9,12 @@ import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import { pathOf } from '../../machines/routes.ts';
 
 type UsernameRef = ActorRefFrom<typeof forgotUsernameMachine>;
 
 export default function ForgotUsernamePage() {
-  const finder = useFlowChild<UsernameRef>('forgotUsername');
+  const finder = useFlowChild('forgotUsername');
   return <FlowCard flow={finder}>{(flow) => <Finder finder={flow} />}</FlowCard>;
 }
 
@@ -28,7 +29,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
         <h1 className="text-2xl font-bold">{t(usernames.length ? 'username.found' : 'username.none')}</h1>
         {usernames.length > 0 && <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
         <div className="mt-5 flex flex-wrap gap-4 text-sm">
-          <Link to="/login/email" className="text-brand underline">{t('username.signIn')}</Link>
+          <Link to={pathOf('login', 'email')} className="text-brand underline">{t('username.signIn')}</Link>
           <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">{t('username.again')}</button>
         </div>
       </>
@@ -54,7 +55,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
         <Captcha ref={captcha} />
         <button type="submit" disabled={state.matches('searching')} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t('username.search')}</button>
       </form>
-      <p className="mt-4 text-sm"><Link to="/login/email" className="text-brand underline">{t('mfa.back')}</Link></p>
+      <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
     </>
   );
 }

@@ -12,7 +12,7 @@ export type WeakRef = ActorRefFrom<typeof weakPasswordMachine>;
 const CHECKS: PasswordProblem[] = ['too_short', 'no_letter', 'no_number', 'no_special', 'mismatch'];
 
 export default function WeakPasswordPage() {
-  const weak = useFlowChild<WeakRef>('weakPassword');
+  const weak = useFlowChild('weakPassword');
   return <FlowCard flow={weak}>{(flow) => <NewPassword weak={flow} />}</FlowCard>;
 }
 

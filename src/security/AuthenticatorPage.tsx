@@ -7,13 +7,14 @@ import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { pathOf } from '../../machines/routes.ts';
 
 type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
 
 export default function AuthenticatorPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const setupRef = useSelector(root, (s) => s.children.totpSetup as SetupRef | undefined);
+  const setupRef = useSelector(root, (s) => s.children.totpSetup);
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
@@ -84,7 +85,7 @@ function AlreadyDone() {
   return (
     <div className="mt-5 space-y-3">
       <p>{t('authenticator.done')}</p>
-      <Link to="/security" className="text-brand underline">{t('security.back')}</Link>
+      <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>
     </div>
   );
 }

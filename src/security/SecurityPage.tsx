@@ -7,29 +7,30 @@ import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { pathOf, stepOf } from '../../machines/routes.ts';
 
 type SettingsRef = ActorRefFrom<typeof mfaSettingsMachine>;
 
 export default function SecurityPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const settings = useSelector(root, (s) => s.children.mfaSettings as SettingsRef | undefined);
-  const path = useSelector(root, (s) => s.context.location.path);
+  const settings = useSelector(root, (s) => s.children.mfaSettings);
+  const step = useSelector(root, (s) => stepOf(s.context.location.path, 'security'));
   return (
     <UserLayout>
       <nav aria-label={t('security.breadcrumbs')} className="text-sm">
         <ol className="flex gap-2">
-          <li><Link to="/user/dashboard" className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
-          <li><Link to="/security" className="text-brand underline">{t('security.title')}</Link></li>
+          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
+          <li><Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.title')}</Link></li>
         </ol>
       </nav>
-      <h1 className="mt-3 text-2xl font-bold">{t(path === '/security/mfa-edit' ? 'security.mfaEdit.title' : path === '/security/edit-recovery' ? 'security.recovery.title' : 'security.title')}</h1>
-      {settings ? <Settings settings={settings} path={path} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      <h1 className="mt-3 text-2xl font-bold">{t(step === 'methods' ? 'security.mfaEdit.title' : step === 'recovery' ? 'security.recovery.title' : 'security.title')}</h1>
+      {settings ? <Settings settings={settings} step={step} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
     </UserLayout>
   );
 }
 
-function Settings({ settings, path }: { settings: SettingsRef; path: string }) {
+function Settings({ settings, step }: { settings: SettingsRef; step: string | null }) {
   const { t } = useTranslation();
   const { methods, keys, error, notice } = useSelector(settings, (s) => s.context);
   const busy = useSelector(settings, (s) => !s.matches('ready'));
@@ -41,7 +42,7 @@ function Settings({ settings, path }: { settings: SettingsRef; path: string }) {
         {notice && <p role="status" className="rounded border border-green-300 bg-green-50 p-3 text-sm text-green-900">{t(`security.notice.${notice}`)}</p>}
         {error && <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`security.error.${error}`, { defaultValue: t('security.error.generic') })}</p>}
       </div>
-      {path === '/security' && (
+      {step === 'overview' && (
         <section aria-labelledby="two-step" className="rounded-lg border border-slate-200 bg-white p-5">
           <h2 id="two-step" className="text-lg font-semibold">{t('security.twoStep')}</h2>
           <ul className="mt-3 space-y-1 text-sm" data-testid="mfa-methods">
@@ -50,14 +51,14 @@ function Settings({ settings, path }: { settings: SettingsRef; path: string }) {
             ))}
           </ul>
           <div className="mt-4 flex flex-wrap gap-4 text-sm">
-            <Link to="/security/mfa-edit" className="text-brand underline">{t('security.manage')}</Link>
+            <Link to={pathOf('security', 'methods')} className="text-brand underline">{t('security.manage')}</Link>
             {hasAuthenticator
-              ? <Link to="/security/edit-recovery" className="text-brand underline">{t('security.recovery.title')}</Link>
-              : <Link to="/setup-mfa/totp" className="text-brand underline">{t('authenticator.add')}</Link>}
+              ? <Link to={pathOf('security', 'recovery')} className="text-brand underline">{t('security.recovery.title')}</Link>
+              : <Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('authenticator.add')}</Link>}
           </div>
         </section>
       )}
-      {path === '/security/mfa-edit' && (
+      {step === 'methods' && (
         <ul className="space-y-3" data-testid="mfa-edit">
           {methods.filter((m) => m.method !== 'totpRecovery').map((m) => (
             <li key={m.id} className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-slate-200 bg-white p-4">
@@ -76,7 +77,7 @@ function Settings({ settings, path }: { settings: SettingsRef; path: string }) {
           ))}
         </ul>
       )}
-      {path === '/security/edit-recovery' && (
+      {step === 'recovery' && (
         <section className="rounded-lg border border-slate-200 bg-white p-5">
           <p className="text-sm">{t('security.recovery.text')}</p>
           <button type="button" disabled={busy} onClick={() => settings.send({ type: 'REGENERATE' })} className="mt-4 rounded bg-brand px-4 py-2 font-semibold text-white">

@@ -1,0 +1,213 @@
+// Signed out: signing in (the login flow and what follows it: a second factor, a weak password's
+// renewal) and the flows an anonymous visitor starts from their paths (onboarding, forgotten
+// password or username). Which flow a path belongs to is the route table's.
+import { assign, sendTo } from 'xstate';
+import type { LoginOutput } from '../login.ts';
+import type { MfaCodeOutput } from '../mfaCode.ts';
+import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
+import { applyGuard, setLocation } from './actions.ts';
+import { forgotModeOf, locationOf, loginModeOf, policyOf, rootSetup } from './setup.ts';
+
+/** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
+export const ANONYMOUS_FLOWS = {
+  onboarding: 'onboarding',
+  forgotUsername: 'findingUsername',
+  forgotPassword: 'recoveringPassword',
+} as const;
+const ANONYMOUS_FLOW_NAMES = Object.keys(ANONYMOUS_FLOWS) as Array<keyof typeof ANONYMOUS_FLOWS>;
+
+export const anonymous = rootSetup.createStateConfig({
+  entry: [
+    applyGuard('anonymous'),
+    // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
+    rootSetup.enqueueActions(({ context, enqueue }) => {
+      const path = context.location.path;
+      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow))) enqueue.raise({ type: 'ROUTE', location: context.location });
+    }),
+  ],
+  on: {
+    ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+  },
+  initial: 'signingIn',
+  states: {
+    signingIn: {
+      on: {
+        ROUTE: [
+          // A path that starts a flow starts it (the route table says which flow owns the path).
+          ...ANONYMOUS_FLOW_NAMES.map((flow) => ({
+            guard: { type: 'routeStartsFlow' as const, params: { flow } },
+            target: ANONYMOUS_FLOWS[flow],
+            actions: [setLocation, applyGuard('anonymous')],
+          })), {
+          actions: [
+            assign({ location: ({ event }) => event.location }),
+            applyGuard('anonymous'),
+            sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
+          ],
+        }],
+      },
+      invoke: {
+        id: 'login',
+        src: 'login',
+        input: ({ context }) => ({ mode: loginModeOf(context.location.path) }),
+        onDone: [
+          { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null }) },
+          {
+            guard: 'loginNeedsMfa',
+            target: 'secondFactor',
+            actions: [
+              { type: 'storeSession', params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }) },
+              assign({ mfa: ({ event }) => {
+                const output = event.output as Extract<LoginOutput, { kind: 'mfa' }>;
+                return { payload: output.payload, methods: output.methods };
+              } }),
+            ],
+          },
+          {
+            guard: 'loginWeakPassword',
+            target: 'renewingPassword',
+            actions: [
+              { type: 'storeSession', params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }) },
+              assign({ notice: 'weak_password', weakPayload: ({ event }) => (event.output as { payload: string }).payload }),
+              { type: 'navigate', params: { to: pathOf('weakPassword', 'renew') } },
+            ],
+          },
+          { target: '#root.maintenance' },
+        ],
+      },
+    },
+    // Activating a card or an invitation (spec §4 Onboarding): the flow decides which step may
+    // show; every location change inside it goes to the flow as the step asked for.
+    onboarding: {
+      on: {
+        ROUTE: [
+          {
+            guard: { type: 'routeStartsFlow', params: { flow: 'onboarding' } },
+            actions: [
+              assign({ location: ({ event }) => event.location }),
+              applyGuard('anonymous'),
+              sendTo('onboarding', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'onboarding')! })),
+            ],
+          },
+          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+        ],
+      },
+      invoke: {
+        id: 'onboarding',
+        src: 'onboarding',
+        input: ({ context }) => ({
+          entry: stepOf(context.location.path, 'onboarding') ?? 'onboarding', policy: policyOf(context.config), language: context.config?.defaultLocale ?? 'en',
+        }),
+        onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
+      },
+    },
+    findingUsername: {
+      on: {
+        ROUTE: [
+          { guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } }, actions: assign({ location: ({ event }) => event.location }) },
+          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+        ],
+      },
+      invoke: { id: 'forgotUsername', src: 'forgotUsername' },
+    },
+    recoveringPassword: {
+      on: {
+        ROUTE: [
+          {
+            guard: { type: 'routeStartsFlow', params: { flow: 'forgotPassword' } },
+            actions: [
+              assign({ location: ({ event }) => event.location }),
+              sendTo('forgotPassword', ({ event }) => ({ type: 'SET_MODE', mode: forgotModeOf(event.location.path) })),
+            ],
+          },
+          { guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } }, actions: assign({ location: ({ event }) => event.location }) },
+          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+        ],
+      },
+      invoke: {
+        id: 'forgotPassword',
+        src: 'forgotPassword',
+        input: ({ context }) => ({ mode: forgotModeOf(context.location.path), policy: policyOf(context.config) }),
+        onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
+      },
+    },
+    renewingPassword: {
+      on: {
+        ROUTE: [
+          { guard: { type: 'routeInFlow', params: { flow: 'weakPassword' } }, actions: assign({ location: ({ event }) => event.location }) },
+          // Leaving abandons the renewal: the account still cannot be used until it is done.
+          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }), applyGuard('anonymous')] },
+        ],
+      },
+      invoke: {
+        id: 'weakPassword',
+        src: 'weakPassword',
+        input: ({ context }) => ({ payload: context.weakPayload ?? '', policy: policyOf(context.config) }),
+        onDone: {
+          target: 'signingIn',
+          actions: [assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }],
+        },
+      },
+    },
+    secondFactor: {
+      on: {
+        ROUTE: [
+          { guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('anonymous')] },
+          { guard: 'routeIsMethods', actions: [assign({ location: ({ event }) => event.location }), sendTo('mfaCode', { type: 'CHANGE_METHOD' })] },
+          { actions: assign({ location: ({ event }) => event.location }) },
+        ],
+      },
+      invoke: {
+        id: 'mfaCode',
+        src: 'mfaCode',
+        input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: context.mfa?.payload ?? null }),
+        onDone: {
+          target: 'loadingUser',
+          actions: assign({
+            mfa: null,
+            recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft,
+          }),
+        },
+      },
+    },
+    loadingUser: {
+      invoke: {
+        id: 'loadUser',
+        src: 'fetchUser',
+        onDone: [{
+          guard: 'needsEnrolment',
+          target: '#root.signedIn.enrolling',
+          actions: [
+            // The guard entering signedIn judges the set-up screen, where the user is going.
+            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')) }),
+            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+          ],
+        }, {
+          guard: 'usedRecoveryKey',
+          target: '#root.signedIn.recovering',
+          actions: [
+            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('totpRecovery', 'keys')) }),
+            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            { type: 'navigate', params: { to: pathOf('totpRecovery', 'keys') } },
+          ],
+        }, {
+          target: '#root.signedIn',
+          actions: [
+            assign({ user: ({ event }) => event.output }),
+            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            // Where the user goes next is known now: the guard on entering signedIn must judge
+            // that location, not the login screen the URL still shows.
+            assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+            { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+            assign({ target: null }),
+            { type: 'persistTarget', params: { target: null } },
+          ],
+        }],
+        onError: [
+          { guard: 'isMaintenance', target: '#root.maintenance' },
+          { target: 'signingIn', actions: assign({ notice: null }) },
+        ],
+      },
+    },
+  },
+});

@@ -1,0 +1,86 @@
+// The root machine: owns the session (anonymous / signed in), the route guard of spec §4, and
+// starts the flows the route table assigns to each path. The URL reflects it: the app sends ROUTE
+// on every location change and the machine answers with `navigate` (the only way the app changes
+// screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
+// and the anonymous flows), signedIn.ts (the signed-in flows).
+import { assign } from 'xstate';
+import { MAINTENANCE_PATH, pathOf } from '../routes.ts';
+import { anonymous } from './anonymous.ts';
+import { signedIn } from './signedIn.ts';
+import { locationOf, rootSetup } from './setup.ts';
+
+export type { Context as RootContext, Notice, RootEvent, RootInput } from './setup.ts';
+export { ANONYMOUS_FLOWS } from './anonymous.ts';
+
+export const rootMachine = rootSetup.createMachine({
+  id: 'root',
+  context: ({ input }) => ({
+    config: null,
+    user: input.storedAccount,
+    target: input.storedTarget,
+    location: input.location,
+    notice: null,
+    mfa: null,
+    recoveryKeysLeft: null,
+    enrolmentSkipped: false,
+    weakPayload: null,
+  }),
+  initial: 'booting',
+  on: {
+    DISMISS_NOTICE: { actions: assign({ notice: null }) },
+  },
+  states: {
+    booting: {
+      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      invoke: {
+        id: 'loadConfig',
+        src: 'loadConfig',
+        onDone: { target: 'restoring', actions: assign({ config: ({ event }) => event.output }) },
+        onError: [
+          { guard: 'isMaintenance', target: 'maintenance' },
+          // Without the config the app still works with the host's defaults.
+          { target: 'restoring' },
+        ],
+      },
+    },
+    restoring: {
+      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      invoke: {
+        id: 'restoreUser',
+        src: 'fetchUser',
+        onDone: [
+          {
+            guard: 'needsEnrolment',
+            target: 'signedIn.enrolling',
+            actions: [
+              assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')) }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            ],
+          },
+          {
+            target: 'signedIn',
+            actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }],
+          },
+        ],
+        onError: [
+          { guard: 'isMaintenance', target: 'maintenance' },
+          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null }), { type: 'persistAccount', params: { user: null } }] },
+          // Offline or failing: keep the local copy if there is one.
+          { guard: 'hasStoredUser', target: 'signedIn' },
+          { target: 'anonymous' },
+        ],
+      },
+    },
+    anonymous,
+    signedIn,
+    maintenance: {
+      entry: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
+      on: {
+        ROUTE: {
+          guard: ({ event }) => event.location.path !== MAINTENANCE_PATH,
+          actions: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
+        },
+      },
+    },
+  },
+});

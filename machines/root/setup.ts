@@ -1,0 +1,162 @@
+// The root machine's setup: its context, events, children (one per flow, each started by the
+// route table's flow of the current path) and the guards it decides with. Pure XState: every side
+// effect is an action or actor the app provides with `.provide()`.
+import { fromPromise, setup } from 'xstate';
+import { isApiFailure } from '../../contract/api.ts';
+import { DEFAULT_PASSWORD_POLICY } from '../../contract/password.ts';
+import type { AppConfig, UserProfile } from '../../contract/schemas.ts';
+import { errorOf } from '../failures.ts';
+import { loginMachine, type LoginMode, type LoginOutput } from '../login.ts';
+import { mfaCodeMachine } from '../mfaCode.ts';
+import { totpRecoveryMachine } from '../totpRecovery.ts';
+import { forcedMfaMachine, type EnrolmentOutput } from '../forcedMfa.ts';
+import { mfaSettingsMachine } from '../mfaSettings.ts';
+import { totpSetupMachine } from '../totpSetup.ts';
+import { weakPasswordMachine } from '../weakPassword.ts';
+import { forgotPasswordMachine } from '../forgotPassword.ts';
+import { forgotUsernameMachine } from '../forgotUsername.ts';
+import { onboardingMachine } from '../onboarding.ts';
+import {
+  guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location,
+} from '../routes.ts';
+import type { MfaMethodSummary } from '../../contract/schemas.ts';
+
+export type RootInput = {
+  /** The local copy of the user kept under `account`, if any. */
+  storedAccount: UserProfile | null;
+  /** The target URL saved before a sign-in, if any (session storage). */
+  storedTarget: string | null;
+  location: Location;
+};
+
+export type RootEvent =
+  | { type: 'ROUTE'; location: Location }
+  | { type: 'DISMISS_NOTICE' };
+
+/** A message the current screen shows once: e.g. the weak-password notice on the login page. */
+export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | null;
+
+export type Context = {
+  config: AppConfig | null;
+  user: UserProfile | null;
+  target: string | null;
+  location: Location;
+  notice: Notice;
+  /** A sign-in waiting for its second factor. */
+  mfa: { payload: string; methods: MfaMethodSummary[] } | null;
+  /** After signing in with a recovery key: how many keys remain (the TOTP recovery screen shows it). */
+  recoveryKeysLeft: number | null;
+  /** A customer who skipped the offered second factor is not asked again in this session. */
+  enrolmentSkipped: boolean;
+  /** The ticket a sign-in with a weak password handed out, for choosing a new one. */
+  weakPayload: string | null;
+};
+
+export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
+export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
+
+/** The security area: the settings and the authenticator's set-up (spec §4 "Route guard"). */
+export const inSecurity = (path: string) => inFlow(path, 'security') || inFlow(path, 'authenticator');
+
+export function locationOf(url: string): Location {
+  const at = url.indexOf('?');
+  return at < 0 ? { path: url, search: '' } : { path: url.slice(0, at), search: url.slice(at) };
+}
+
+/** The password rules of the server, or the defaults while the config is unknown (the server checks again). */
+export const policyOf = (config: AppConfig | null) => config?.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
+
+export function loginModeOf(path: string): LoginMode {
+  return stepOf(path, 'login') === 'phone' ? 'phone' : 'email';
+}
+
+export const forgotModeOf = (path: string) => (stepOf(path, 'forgotPassword') === 'phone' ? 'phone' as const : 'email' as const);
+
+export const rootSetup = setup({
+  types: {
+    context: {} as Context,
+    events: {} as RootEvent,
+    input: {} as RootInput,
+    // Every child by its id, so views read `snapshot.children.login` with its own type.
+    children: {} as {
+      loadConfig: 'loadConfig';
+      restoreUser: 'fetchUser';
+      loadUser: 'fetchUser';
+      logout: 'logout';
+      login: 'login';
+      mfaCode: 'mfaCode';
+      stepUp: 'mfaCode';
+      secondFactorStatus: 'secondFactorStatus';
+      totpRecovery: 'totpRecovery';
+      forcedMfa: 'forcedMfa';
+      mfaSettings: 'mfaSettings';
+      totpSetup: 'totpSetup';
+      weakPassword: 'weakPassword';
+      forgotPassword: 'forgotPassword';
+      forgotUsername: 'forgotUsername';
+      onboarding: 'onboarding';
+    },
+  },
+  actors: {
+    loadConfig: fromPromise<AppConfig>(async () => {
+      throw new Error('loadConfig is provided by the app');
+    }),
+    fetchUser: fromPromise<UserProfile>(async () => {
+      throw new Error('fetchUser is provided by the app');
+    }),
+    logout: fromPromise<void>(async () => {
+      throw new Error('logout is provided by the app');
+    }),
+    login: loginMachine,
+    mfaCode: mfaCodeMachine,
+    totpRecovery: totpRecoveryMachine,
+    forcedMfa: forcedMfaMachine,
+    mfaSettings: mfaSettingsMachine,
+    totpSetup: totpSetupMachine,
+    weakPassword: weakPasswordMachine,
+    forgotPassword: forgotPasswordMachine,
+    forgotUsername: forgotUsernameMachine,
+    onboarding: onboardingMachine,
+    /** Whether this session passed MFA recently, and the methods to check it with. */
+    secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
+      throw new Error('secondFactorStatus is provided by the app');
+    }),
+  },
+  actions: {
+    // Side effects, provided by the app (router, storage, analytics, window.location).
+    navigate: (_, _params: { to: string }) => {},
+    leaveTo: (_, _params: { url: string }) => {},
+    trackPageView: (_, _params: { path: string }) => {},
+    persistAccount: (_, _params: { user: UserProfile | null }) => {},
+    persistTarget: (_, _params: { target: string | null }) => {},
+    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string }) => {},
+    clearSession: () => {},
+  },
+  guards: {
+    isMaintenance: ({ event }) => is503(errorOf(event)),
+    isUnauthorised: ({ event }) => is401(errorOf(event)),
+    hasStoredUser: ({ context }) => context.user !== null,
+    loginSucceeded: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'success',
+    loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
+    loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
+    // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.
+    routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
+    routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
+    routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),
+    routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
+    routeIsMethods: ({ event }) => event.type === 'ROUTE' && stepOf(event.location.path, 'mfa') === 'methods',
+    usedRecoveryKey: ({ context }) => context.recoveryKeysLeft !== null,
+    /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
+    needsEnrolment: ({ context, event }) => {
+      const user = (event as { output?: UserProfile }).output ?? context.user;
+      return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !context.enrolmentSkipped));
+    },
+    routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
+    authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
+    onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
+    stepUpNeeded: ({ context, event }) =>
+      isSensitive(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
+    forced: ({ context }) => context.user?.mfa_forced === true,
+    enrolled: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'enrolled',
+  },
+});

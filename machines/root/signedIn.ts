@@ -1,0 +1,176 @@
+// Signed in: the guard judges every location; the security area checks for a recent second
+// factor before its sensitive screens; forced enrolment and the recovery-key screen run their flows.
+import { assign, sendTo } from 'xstate';
+import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget } from '../routes.ts';
+import { applyGuard, forgetSession } from './actions.ts';
+import { locationOf, rootSetup } from './setup.ts';
+
+export const signedIn = rootSetup.createStateConfig({
+  entry: applyGuard('signedIn'),
+  initial: 'idle',
+  states: {
+    idle: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+        ],
+      },
+    },
+    enrolling: {
+      on: {
+        ROUTE: [
+          { guard: { type: 'routeInFlow', params: { flow: 'setupMfa' } }, actions: assign({ location: ({ event }) => event.location }) },
+          // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
+          { guard: 'forced', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), applyGuard('signedIn')] },
+        ],
+      },
+      invoke: {
+        id: 'forcedMfa',
+        src: 'forcedMfa',
+        input: ({ context }) => ({
+          forced: context.user?.mfa_forced === true,
+          customer: context.user?.mfa_customer === true,
+          hasSms: false,
+        }),
+        onDone: [
+          {
+            guard: 'enrolled',
+            target: 'idle',
+            actions: [
+              assign({ user: ({ context }) => (context.user ? { ...context.user, mfa_enrolled: true } : null) }),
+              { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
+              assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+              assign({ target: null }),
+            ],
+          },
+          {
+            target: 'idle',
+            actions: [
+              assign({ enrolmentSkipped: true, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+              assign({ target: null }),
+            ],
+          },
+        ],
+      },
+    },
+    security: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { guard: 'routeToSecurity', target: 'security', reenter: true, actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+        ],
+      },
+      initial: 'checking',
+      states: {
+        checking: {
+          invoke: {
+            id: 'secondFactorStatus',
+            src: 'secondFactorStatus',
+            onDone: [
+              {
+                guard: 'stepUpNeeded',
+                target: 'steppingUp',
+                actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
+              },
+              { guard: 'onAuthenticatorPath', target: 'authenticator' },
+              { target: 'open' },
+            ],
+            onError: { target: 'open' },
+          },
+        },
+        // The sensitive screen waits behind /mfa/methods?single=true&redirect=…, then comes back.
+        steppingUp: {
+          entry: { type: 'navigate', params: ({ context }) => ({ to: `${pathOf('mfa', 'methods')}?single=true&redirect=${encodeURIComponent(context.location.path)}` }) },
+          on: {
+            ROUTE: [
+              { guard: 'routeIsMethods', actions: sendTo('stepUp', { type: 'CHANGE_METHOD' }) },
+              { guard: { type: 'routeInFlow', params: { flow: 'mfa' } } },
+              { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+              { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
+            ],
+          },
+          invoke: {
+            id: 'stepUp',
+            src: 'mfaCode',
+            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+            onDone: [
+              {
+                guard: 'onAuthenticatorPath',
+                target: 'authenticator',
+                actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+              },
+              {
+                target: 'open',
+                actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+              },
+            ],
+          },
+        },
+        open: {
+          invoke: { id: 'mfaSettings', src: 'mfaSettings' },
+        },
+        authenticator: {
+          on: {
+            // The set-up moves between its two screens by itself.
+            ROUTE: { guard: { type: 'routeInFlow', params: { flow: 'authenticator' } }, actions: assign({ location: ({ event }) => event.location }) },
+          },
+          invoke: {
+            id: 'totpSetup',
+            src: 'totpSetup',
+            onDone: { actions: { type: 'navigate', params: { to: pathOf('security', 'overview') } } },
+          },
+        },
+      },
+    },
+    recovering: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          // Leaving the screen is skipping it.
+          { guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } }, target: 'idle', actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), applyGuard('signedIn')] },
+          { actions: assign({ location: ({ event }) => event.location }) },
+        ],
+      },
+      invoke: {
+        id: 'totpRecovery',
+        src: 'totpRecovery',
+        input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft ?? 0 }),
+        onDone: [{
+          // Resetting the authenticator continues with the set-up of a new one.
+          guard: 'authenticatorReset',
+          target: 'idle',
+          actions: [assign({ recoveryKeysLeft: null }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
+        }, {
+          target: 'idle',
+          actions: [
+            assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+            { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+            assign({ target: null }),
+            { type: 'persistTarget', params: { target: null } },
+          ],
+        }],
+      },
+    },
+    loggingOut: {
+      invoke: {
+        id: 'logout',
+        src: 'logout',
+        onDone: {
+          target: '#root.anonymous',
+          actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+        },
+        onError: [
+          // The server no longer knows the token: the user is signed out all the same.
+          { guard: 'isUnauthorised', target: '#root.anonymous', actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }] },
+          { target: 'idle', actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }] },
+        ],
+      },
+    },
+  },
+});
