@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../contract/constants.ts';
 import { ERROR_STATUS } from '../contract/errors.ts';
+import { CLIENT_ERROR_CODES } from '../machines/failures.ts';
 
 type Tree = { [key: string]: string | Tree };
 const dir = import.meta.dirname;
@@ -37,5 +38,9 @@ describe('locales', () => {
 
   it('translates every API error code', () => {
     for (const code of Object.keys(ERROR_STATUS)) expect(en[`errors.${code}`], code).toBeTruthy();
+  });
+
+  it('translates every failure the browser finds itself: a screen shows any problem by its code alone', () => {
+    for (const code of CLIENT_ERROR_CODES) expect(en[`errors.${code}`], code).toBeTruthy();
   });
 });

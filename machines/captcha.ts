@@ -10,11 +10,11 @@ import { problemOf, type Problem } from './failures.ts';
 export type CaptchaAnswer = { token: string | null } | { error: Problem };
 
 export const CAPTCHA_FAILURES = {
-  server: { code: 'captcha_unavailable_server', message: 'The CAPTCHA is not available on the server side. Please try again later.' },
-  window: { code: 'captcha_unavailable_window', message: 'The CAPTCHA is not available in this browser window.' },
-  script: { code: 'captcha_script_failed', message: 'The CAPTCHA script failed to load. Check your connection and try again.' },
-  notLoaded: { code: 'captcha_not_loaded', message: 'The CAPTCHA is not loaded yet. Please wait a moment.' },
-  element: { code: 'captcha_element_undefined', message: 'The CAPTCHA element is not defined. Please reload the page.' },
+  server: { code: 'captcha_unavailable_server' },
+  window: { code: 'captcha_unavailable_window' },
+  script: { code: 'captcha_script_failed' },
+  notLoaded: { code: 'captcha_not_loaded' },
+  element: { code: 'captcha_element_undefined' },
 } as const satisfies Record<string, Problem>;
 
 /** A form without a CAPTCHA element on the page answers this. */

@@ -1,8 +1,24 @@
 // How the machines read a failed call: the actor's error is an ApiFailure (contract/api.ts) or,
-// for a failure before any answer, anything else.
+// for a failure before any answer, anything else. A failure is kept as its stable code only: the
+// screen shows `errors.<code>` from the locales, so no machine holds a sentence in any language.
 import { isApiFailure } from '../contract/api.ts';
+import { ERROR_STATUS, type ErrorCode } from '../contract/errors.ts';
 
-export type Problem = { code: string; message: string };
+/** Failures the browser finds itself, with no answer from the server (the CAPTCHA widget's). */
+export const CLIENT_ERROR_CODES = [
+  'captcha_unavailable_server', 'captcha_unavailable_window', 'captcha_script_failed', 'captcha_not_loaded', 'captcha_element_undefined',
+] as const;
+export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
+export type ProblemCode = ErrorCode | ClientErrorCode;
+
+export type Problem = { code: ProblemCode };
+
+const KNOWN = new Set<string>([...Object.keys(ERROR_STATUS), ...CLIENT_ERROR_CODES]);
+
+/** A code as a problem; a code this app does not know (a newer server's) reads as a general error. */
+export function problemFromCode(code: string | undefined): Problem {
+  return { code: code !== undefined && KNOWN.has(code) ? code as ProblemCode : 'internal_error' };
+}
 
 /** The error an actor failed with, for guards and actions that see the machine's whole event union. */
 export function errorOf(event: object): unknown {
@@ -11,9 +27,9 @@ export function errorOf(event: object): unknown {
 
 export function problemOf(event: object): Problem {
   const error = errorOf(event);
-  return isApiFailure(error) ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+  return problemFromCode(isApiFailure(error) ? error.code : undefined);
 }
 
-export function problemCodeOf(event: object): string {
+export function problemCodeOf(event: object): ProblemCode {
   return problemOf(event).code;
 }

@@ -3,7 +3,7 @@
 // method; customers choose. The destination gets a code, the code proves it, and the method is on.
 import { assign, fromPromise, setup } from 'xstate';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { problemOf } from './failures.ts';
+import { problemOf, type Problem, problemFromCode } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'email';
 export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms: boolean };
@@ -18,7 +18,7 @@ type Context = EnrolmentInput & {
   target: string;
   challenge: { payload: string; target: string | null } | null;
   code: string;
-  error: { code: string; message: string } | null;
+  error: Problem | null;
   outcome: EnrolmentOutput['outcome'] | null;
 };
 
@@ -92,7 +92,7 @@ export const forcedMfaMachine = setup({
           {
             guard: 'mergeOffered',
             target: 'destination',
-            actions: assign({ error: ({ event }) => ({ code: event.output?.data.code ?? 'email_in_use', message: event.output?.data.message ?? '' }) }),
+            actions: assign({ error: ({ event }) => problemFromCode(event.output?.data.code ?? 'email_in_use') }),
           },
           {
             target: 'confirmation',

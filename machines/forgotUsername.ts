@@ -42,8 +42,8 @@ export const forgotUsernameMachine = setup({
           {
             actions: assign(({ context }) => ({
               error: context.kind === 'card'
-                ? { code: 'invalid_card_number', message: 'Your card number is invalid.' }
-                : { code: 'invalid_national_register_number', message: 'The national register number is invalid.' },
+                ? { code: 'invalid_card_number' }
+                : { code: 'invalid_national_register_number' },
             })),
           },
         ],

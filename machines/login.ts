@@ -4,10 +4,10 @@ import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
-import { errorOf } from './failures.ts';
+import { errorOf, problemFromCode, type Problem } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
-export type LoginError = { code: string; message: string };
+export type LoginError = Problem;
 
 export type LoginOutput =
   | { kind: 'success' }
@@ -36,12 +36,12 @@ function failureOf(error: unknown): ApiFailure | null {
 export function loginErrorOf(error: unknown): LoginError {
   const failure = failureOf(error);
   if (!failure || failure.status === 0 || failure.status >= 500) {
-    return { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+    return { code: 'internal_error' };
   }
-  if (failure.status === 429) return { code: 'too_many_attempts', message: 'Too many attempts. Please try again later.' };
-  if (failure.status === 422 || failure.code === 'validation_failed') return { code: failure.code, message: failure.message };
-  if (failure.code === 'captcha_required' || failure.code === 'captcha_invalid') return { code: failure.code, message: failure.message };
-  return { code: 'invalid_credentials', message: 'Invalid username/password.' };
+  if (failure.status === 429) return { code: 'too_many_attempts' };
+  if (failure.status === 422 || failure.code === 'validation_failed') return problemFromCode(failure.code);
+  if (failure.code === 'captcha_required' || failure.code === 'captcha_invalid') return problemFromCode(failure.code);
+  return { code: 'invalid_credentials' };
 }
 
 function mfaOutcome(error: unknown): LoginOutput {

@@ -6,7 +6,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
 import { expiryRegion, resendCooling } from './codeTimers.ts';
-import { problemOf } from './failures.ts';
+import { problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 export type MfaCodeInput = {
@@ -24,7 +24,7 @@ type Context = {
   challenge: { payload: string; target: string | null; expiresAt: number; resendAt: number | null } | null;
   code: string;
   trust: boolean;
-  error: { code: string; message: string } | null;
+  error: Problem | null;
   result: MfaCodeOutput | null;
 };
 

@@ -269,8 +269,8 @@ export const onboardingMachine = onboardingSetup.createMachine({
             CHANGE: { actions: assign(({ event }) => (event.field === 'cardNumber' || event.field === 'activationCode' ? { [event.field]: event.value, error: null } : {})) },
             SUBMIT: [
               { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
-              { guard: 'cardNumberMalformed', actions: assign({ error: { code: 'invalid_card_number', message: 'Your card number is invalid.' } }) },
-              { guard: 'activationCodeMalformed', actions: assign({ error: { code: 'invalid_activation_code', message: 'Your activation code is invalid.' } }) },
+              { guard: 'cardNumberMalformed', actions: assign({ error: { code: 'invalid_card_number' } }) },
+              { guard: 'activationCodeMalformed', actions: assign({ error: { code: 'invalid_activation_code' } }) },
               { target: 'submitting', actions: assign({ captcha: captchaToken }) },
             ],
           },
@@ -302,7 +302,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             CHANGE: { actions: assign(({ event }) => (event.field === 'invitationCode' ? { invitationCode: event.value, error: null } : {})) },
             SUBMIT: [
               { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
-              { guard: 'invitationCodeMalformed', actions: assign({ error: { code: 'invalid_invitation_code', message: 'The code is invalid.' } }) },
+              { guard: 'invitationCodeMalformed', actions: assign({ error: { code: 'invalid_invitation_code' } }) },
               { target: 'submitting', actions: assign({ captcha: captchaToken }) },
             ],
           },
@@ -342,7 +342,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             },
             SUBMIT: [
               { guard: 'consentsGiven', target: 'saving' },
-              { actions: assign({ error: { code: 'terms_required', message: 'Please accept the terms and the privacy policy to use your card.' } }) },
+              { actions: assign({ error: { code: 'terms_required' } }) },
             ],
           },
         },

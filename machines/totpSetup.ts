@@ -2,13 +2,13 @@
 // confirm with a 6-digit code, then the recovery keys are shown once.
 import { assign, fromPromise, setup } from 'xstate';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { problemOf } from './failures.ts';
+import { problemOf, type Problem } from './failures.ts';
 
 export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
 
 type Context = {
   payload: string | null; secret: string | null; qrSvg: string | null;
-  code: string; keys: string[] | null; error: { code: string; message: string } | null;
+  code: string; keys: string[] | null; error: Problem | null;
 };
 
 export const totpSetupMachine = setup({

@@ -2,8 +2,10 @@
 // error is tied to it (aria-invalid, aria-describedby) and announced.
 import { useId, type HTMLAttributes, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { Problem as MachineProblem } from '../../machines/failures.ts';
 
-export type Problem = { code: string; message: string } | null;
+/** A failure to show, by its stable code: its text is `errors.<code>` in the locales. */
+export type Problem = MachineProblem | null;
 
 export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
   const { t } = useTranslation();
@@ -11,7 +13,7 @@ export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
     <div aria-live="assertive">
       {error && (
         <p id={id} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
-          {t(`errors.${error.code}`, { defaultValue: error.message })}
+          {t(`errors.${error.code}`)}
         </p>
       )}
     </div>

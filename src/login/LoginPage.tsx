@@ -124,7 +124,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         <div aria-live="assertive">
           {error && (
             <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
-              {t(`errors.${error.code}`, { defaultValue: error.message })}
+              {t(`errors.${error.code}`)}
             </p>
           )}
         </div>

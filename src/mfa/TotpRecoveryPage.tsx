@@ -42,7 +42,7 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
     <section className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>
       {keysLeft === 0 && <p role="alert" className="mt-3 rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-900">{t('mfa.recovery.none')}</p>}
-      {error && <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error}`, { defaultValue: error })}</p>}
+      {error && <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error}`)}</p>}
       <div className="mt-5 flex flex-wrap gap-3">
         <button type="button" onClick={() => recovery.send({ type: 'REGENERATE' })} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.recovery.regenerate')}</button>
         <button type="button" onClick={() => recovery.send({ type: 'RESET' })} className="rounded border border-slate-400 px-4 py-2">{t('mfa.recovery.reset')}</button>
