@@ -13,7 +13,7 @@ import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { ApiError } from '../http/errors.ts';
-import { hashCode, maskTarget, newCode, sameHash } from '../mfa/codes.ts';
+import { hashCode, maskTarget, newCode, sameHash } from '../methods/codes.ts';
 import { refund, spendInTurn } from '../ratelimit/index.ts';
 import type { Flow } from './flows.ts';
 import { furthest, requireProgress } from './progress.ts';
