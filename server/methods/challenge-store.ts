@@ -27,7 +27,7 @@ export function sendingBudgets(ctx: Pick<AppContext, 'limiters'>, ip: string, ta
 
 export type NewChallenge = {
   id: string; purpose: MessagePurpose; method: string; language: string; channel?: string;
-  userId: string; methodId: number | null;
+  userId: string | null; flowId?: string | null; methodId: number | null;
   newMethod: string | null; target: string | null; payloadHash: string; sends: number; resendWaitSeconds: number;
   deviceKey: string | null; loginTicketHash?: string | null; replacesMethodId?: number | null;
   /** Where the code goes, for a method whose code is sent. */
@@ -35,7 +35,8 @@ export type NewChallenge = {
 };
 
 /** Writes a challenge and, for a method whose code Tessera sends, makes the code and queues its
- * message, all in the caller's transaction. */
+ * message, all in the caller's transaction. Returns false when a concurrent request already took
+ * this flow's send number (only flows number their sends). */
 export async function openChallenge(ctx: Pick<AppContext, 'config' | 'outbox'>, trx: Db, challenge: NewChallenge, now: number): Promise<boolean> {
   const method = methodOfKind(challenge.method);
   const sent = method.start && challenge.sendTo
@@ -45,13 +46,17 @@ export async function openChallenge(ctx: Pick<AppContext, 'config' | 'outbox'>, 
     })
     : null;
   const inserted = await trx.insertInto('mfa_challenges').values({
-    id: challenge.id, user_id: challenge.userId, method_id: challenge.methodId,
+    id: challenge.id, user_id: challenge.userId, flow_id: challenge.flowId ?? null, method_id: challenge.methodId,
     purpose: challenge.purpose, new_method: challenge.newMethod, target: challenge.target, payload_hash: challenge.payloadHash,
     code_hash: sent?.codeHash ?? null, attempts: 0, sends: challenge.sends,
     expires_at: nowIso(now + ctx.config.mfa.codeTtlSeconds * 1000), resend_at: nowIso(now + challenge.resendWaitSeconds * 1000),
     device_key: challenge.deviceKey, login_ticket_hash: challenge.loginTicketHash ?? null,
     completed_at: null, created_at: nowIso(now), replaces_method_id: challenge.replacesMethodId ?? null,
-  }).executeTakeFirst();
+  })
+    // A flow's send number taken already: DO NOTHING rather than an error, which would abort a
+    // PostgreSQL transaction. Any other conflict is an error.
+    .$if(challenge.flowId != null, (insert) => insert.onConflict((c) => c.columns(['flow_id', 'sends']).doNothing()))
+    .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 

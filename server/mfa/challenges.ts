@@ -146,7 +146,8 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
       'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_challenges.device_key', 'mfa_challenges.replaces_method_id',
       'mfa_methods.method', 'mfa_methods.secret', 'mfa_methods.last_step'])
     .where('mfa_challenges.payload_hash', '=', hashToken(payload)).executeTakeFirst();
-  if (!challenge || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) {
+  // An onboarding's challenge (no user) is answered through its flow, never here.
+  if (!challenge || challenge.user_id === null || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) {
     throw new ApiError('challenge_closed');
   }
   const userId = challenge.user_id;
