@@ -24,7 +24,7 @@ const SERVER_FEATURES = [
 ];
 const SERVER_SHARED = [
   'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
-  'health', 'spa',
+  'health', 'spa', 'methods',
 ];
 
 // Imports across features (or from a shared folder into a feature) that exist today, file by file:
@@ -42,18 +42,14 @@ const ALLOWED = {
   'server/onboarding/routes.ts': ['server/captcha/index.ts'],
   'server/recovery/routes.ts': ['server/captcha/index.ts'],
   // Server: code hashing, challenges and the account's methods, which belong to no flow in fact.
-  'server/cards/codes.ts': ['server/mfa/codes.ts'],
   'server/devices/routes.ts': ['server/mfa/stepup.ts'],
   'server/onboarding/start.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts', 'server/recovery/username.ts'],
-  'server/onboarding/steps.ts': ['server/mfa/codes.ts'],
-  'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts', 'server/mfa/codes.ts'],
-  'server/recovery/username.ts': ['server/mfa/codes.ts'],
+  'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts'],
   'server/sessions/signIn.ts': ['server/devices/queries.ts', 'server/mfa/enrolment.ts'],
   // Server: the operators' command line and the demo data drive several features.
   'server/cli/index.ts': ['server/cards/import.ts', 'server/cards/manage.ts', 'server/invitations/create.ts'],
   'server/seed/demo.ts': [
-    'server/cards/codes.ts', 'server/invitations/create.ts', 'server/mfa/methods.ts', 'server/mfa/recovery.ts',
-    'server/mfa/secrets.ts',
+    'server/cards/codes.ts', 'server/invitations/create.ts', 'server/mfa/methods.ts',
   ],
 };
 

@@ -2,7 +2,7 @@
 // database leak nor a code seen beside another card opens a card. Compared in constant time.
 import { createHmac } from 'node:crypto';
 import { normaliseActivationCode, normaliseCardNumber } from '../../contract/rules.ts';
-import { sameHash } from '../mfa/codes.ts';
+import { sameHash } from '../methods/codes.ts';
 
 export function activationCodeHash(secretKey: string, cardNumber: string, code: string): string {
   return createHmac('sha256', secretKey)

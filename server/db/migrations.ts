@@ -8,6 +8,7 @@ import * as m2026_11_12_cards from './migrations/2026_11_12_cards.ts';
 import * as m2026_11_20_mfa_rules from './migrations/2026_11_20_mfa_rules.ts';
 import * as m2026_11_23_onboarding from './migrations/2026_11_23_onboarding.ts';
 import * as m2026_11_24_outbox from './migrations/2026_11_24_outbox.ts';
+import * as m2026_11_25_challenge_store from './migrations/2026_11_25_challenge_store.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_20_mfa_rules': m2026_11_20_mfa_rules,
   '2026_11_23_onboarding': m2026_11_23_onboarding,
   '2026_11_24_outbox': m2026_11_24_outbox,
+  '2026_11_25_challenge_store': m2026_11_25_challenge_store,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -127,10 +127,14 @@ export interface RecoveryKeysTable {
 
 export interface MfaChallengesTable {
   id: string;
-  user_id: string;
+  /** Null for an onboarding challenge: its flow has no user yet. */
+  user_id: string | null;
+  /** For an onboarding challenge: its flow, which numbers its sends (unique with `sends`). */
+  flow_id: string | null;
   /** The method the code belongs to; null while a new method is being activated. */
   method_id: number | null;
-  /** 'login' (completes a sign-in), 'sudo' (refreshes a session's MFA check) or 'activate' (adds a method). */
+  /** 'login' (completes a sign-in), 'sudo' (refreshes a session's MFA check), 'activate' (adds a
+   * method), 'reset' (a forgotten password) or 'onboarding' (proves a new account's email or phone). */
   purpose: string;
   new_method: string | null;
   target: string | null;
@@ -250,7 +254,7 @@ export interface OnboardingFlowsTable {
   terms_accepted_at: string | null;
   /** JSON: the marketing preferences chosen with the terms. */
   marketing: string | null;
-  /** The one code outstanding: for 'email' or 'phone', sent to code_target. */
+  /** Unused since 2026_11_25_challenge_store: onboarding's codes live in mfa_challenges. */
   code_kind: string | null;
   code_target: string | null;
   code_hash: string | null;

@@ -13,6 +13,7 @@ import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from '../identity/accounts.ts';
+import { password } from '../methods/password.ts';
 
 export type LoginOutcome =
   | { kind: 'success'; userId: string }
@@ -60,9 +61,7 @@ export async function authenticate(deps: {
     });
   }
 
-  const ok = candidate?.passwordHash
-    ? await hasher.verify(candidate.passwordHash, input.password)
-    : await hasher.verifyDummy(input.password);
+  const { right: ok } = await password.verify({ hasher }, { passwordHash: candidate?.passwordHash ?? null }, input.password);
 
   if (!ok || !candidate) {
     const spent = await Promise.all([

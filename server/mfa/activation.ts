@@ -20,8 +20,8 @@ import { markMfa } from '../sessions/store.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { startChallenge, verifyChallenge } from './challenges.ts';
 import { addMethod, methodsOf, setPrimary } from './methods.ts';
-import { issueRecoveryKeys } from './recovery.ts';
-import { encryptSecret } from './secrets.ts';
+import { issueRecoveryKeys } from '../methods/recovery-key.ts';
+import { encryptSecret } from '../methods/secrets.ts';
 import { hasRecentMfa } from './stepup.ts';
 
 const ACTIVATABLE = new Set(['email', 'sms', 'call', 'whatsapp', 'totp']);

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { lockUser } from '../db/locks.ts';
-import { maskTarget } from './codes.ts';
+import { describeMethod, sendsCodes } from '../methods/index.ts';
 
 export type MfaMethodRow = { id: number; user_id: string; method: string; target: string | null; secret: string | null; is_primary: number; last_step: number | null };
 
@@ -21,12 +21,7 @@ export async function methodOf(db: Db, userId: string, id: number): Promise<MfaM
 }
 
 export function summary(method: MfaMethodRow): MfaMethodSummary {
-  return {
-    id: method.id,
-    method: method.method as MfaMethodSummary['method'],
-    ...(method.target ? { target: maskTarget(method.target) } : {}),
-    primary: method.is_primary === 1,
-  };
+  return describeMethod(method);
 }
 
 /** The kinds a user can still add, by their negative id (GET /mfa?includeAll). One authenticator at most. */
@@ -59,9 +54,6 @@ export async function addMethod(db: Db, input: {
   throw new Error('could not allocate an MFA method id');
 }
 
-/** Methods whose codes Tessera sends (the others are typed from an app, a sheet of keys or a card). */
-export const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
-
 /** Codes to these methods are how an account is recovered: the last of them stays (spec §5). */
 const isEmailOrSms = (m: { method: string }) => m.method === 'email' || m.method === 'sms';
 
@@ -84,7 +76,7 @@ export async function removeMethod(db: Db, input: { userId: string; id: number; 
       primary = others.find((m) => m.id === input.newPrimary);
       if (!primary) throw new ApiError('not_found');
     } else if (method.is_primary === 1) {
-      primary = others.find((m) => CODED.has(m.method)) ?? others[0];
+      primary = others.find((m) => sendsCodes(m.method)) ?? others[0];
     }
     await trx.deleteFrom('mfa_methods').where('id', '=', method.id).execute();
     if (method.method === 'totp') {

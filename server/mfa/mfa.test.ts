@@ -4,7 +4,7 @@ import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
 import { addMethod } from './methods.ts';
-import { encryptSecret } from './secrets.ts';
+import { encryptSecret } from '../methods/secrets.ts';
 
 const kinds = await databaseKinds();
 

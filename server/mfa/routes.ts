@@ -19,7 +19,7 @@ import { confirmActivation, startActivation } from './activation.ts';
 import { startChallenge, verifyChallenge } from './challenges.ts';
 import { enrolmentOf, isMfaForced } from './enrolment.ts';
 import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from './methods.ts';
-import { regenerateRecoveryKeys, unusedRecoveryKeys } from './recovery.ts';
+import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
 import { hasRecentMfa, requireRecentMfa } from './stepup.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
 import { addMethod } from './methods.ts';
-import { issueRecoveryKeys } from './recovery.ts';
+import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { client, freshMfa, makeUser, sessionFor, skipResendWaits } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();

@@ -28,7 +28,7 @@ export async function createFlow(ctx: AppContext, values: {
     id: newId(), token_hash: hashToken(token), source: values.source, card_id: values.cardId ?? null, invitation_id: values.invitationId ?? null,
     state: 'started', firstname: values.firstname, lastname: values.lastname, language: values.language,
     email: values.email, email_verified_at: values.emailVerified ? nowIso(now) : null, phone: values.phone, phone_verified_at: null,
-    terms_accepted_at: null, marketing: null, code_kind: null, code_target: null, code_hash: null, code_expires_at: null, code_resend_at: null,
+    terms_accepted_at: null, marketing: null,
     ip: values.ip, created_at: nowIso(now), expires_at: nowIso(now + ctx.config.onboardingTtlSeconds * 1000),
     completed_at: null, user_id: null, outcome: null,
   }).execute();

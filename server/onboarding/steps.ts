@@ -1,20 +1,22 @@
 // The middle of an onboarding: the terms, the person's details, then their email and their phone,
 // each proven by an 8-digit code (or kept without one when already proven: an invitation's address,
 // or an address the flow proved before the person went back a step). One code is outstanding at a
-// time; it lives MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s,
-// then 15 s. An address or number another account uses is refused (spec §5).
+// time, kept in the challenge store with every other code (purpose 'onboarding'): it lives
+// MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s, then 15 s for
+// the same target. An address or number another account uses is refused (spec §5).
 import type { Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent } from '../../contract/schemas.ts';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
-import { codeMessage } from '../delivery/messages.ts';
 import { ApiError } from '../http/errors.ts';
-import { hashCode, maskTarget, newCode, sameHash } from '../mfa/codes.ts';
+import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from '../methods/challenge-store.ts';
+import { maskTarget } from '../methods/codes.ts';
+import { methodOfKind } from '../methods/index.ts';
 import { refund, spendInTurn } from '../ratelimit/index.ts';
+import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import type { Flow } from './flows.ts';
 import { furthest, requireProgress } from './progress.ts';
 
@@ -73,38 +75,46 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   }
 
   const now = Date.now();
-  const sameTarget = flow.code_kind === contact.kind && flow.code_target === contact.value && flow.code_hash !== null;
-  if (sameTarget && flow.code_resend_at !== null && flow.code_resend_at > nowIso(now)) {
-    const wait = Math.max(1, Math.ceil((Date.parse(flow.code_resend_at) - now) / 1000));
-    throw ApiError.resendTooSoon(wait);
+  // The flow's latest challenge is its one outstanding code: each new one retires the previous.
+  const previous = await latestChallenge(ctx, flow.id);
+  const sameTarget = previous !== undefined && previous.completed_at === null && previous.target === contact.value;
+  if (sameTarget) {
+    const tooSoon = resendWait(previous, now);
+    if (tooSoon > 0) throw ApiError.resendTooSoon(tooSoon);
   }
-  if (flow.code_sends >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
+  const sendsSoFar = previous?.sends ?? 0;
+  if (sendsSoFar >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
   // The requester's own budget for this destination bites before the destination's.
-  const spent: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.codeRequester, `${ip}|${contact.value}`], [ctx.limiters.codeDestination, contact.value]];
+  const spent = sendingBudgets(ctx, ip, contact.value);
   const blocked = await spendInTurn(spent);
   if (blocked > 0) {
     throw ApiError.tooMany(blocked);
   }
 
-  const sends = flow.code_sends + 1;
-  const code = newCode(8);
   const wait = sameTarget ? config.mfa.resendNextWaitSeconds : config.mfa.resendFirstWaitSeconds;
   const expiresAt = nowIso(now + config.mfa.codeTtlSeconds * 1000);
   const resendAt = nowIso(now + wait * 1000);
   // The new code replaces any other; a new address is not proven until its code comes back. The
-  // count of sends decides a race: of thirty simultaneous requests, one finds it unchanged. The
+  // flow's send number decides a race: of thirty simultaneous requests, one inserts it. The
   // message is queued in the same transaction, so the code and its message exist together.
   const won = await db.transaction().execute(async (trx) => {
-    const updated = await trx.updateTable('onboarding_flows').set({
+    const opened = await openChallenge(ctx, trx, {
+      id: newId(), purpose: 'onboarding', method: email ? 'email' : 'sms', channel: contact.channel, language: flow.language,
+      userId: null, flowId: flow.id, methodId: null, newMethod: email ? 'email' : 'sms', target: contact.value,
+      // Nobody holds this challenge by a payload: the flow's token leads to it.
+      payloadHash: hashToken(newToken()), sends: sendsSoFar + 1, resendWaitSeconds: wait, deviceKey: null, sendTo: contact.value,
+    }, now);
+    // Lost the race: throwing rolls back the message queued with it.
+    if (!opened) throw new LostSend();
+    if (previous && previous.completed_at === null) await retireChallenge(ctx, trx, previous.id, now);
+    await trx.updateTable('onboarding_flows').set({
       ...(email ? { email: contact.value, email_verified_at: null } : { phone: contact.value, phone_verified_at: null }),
       state: email ? 'email_code_sent' : 'phone_code_sent',
-      code_kind: contact.kind, code_target: contact.value, code_hash: hashCode(config.secretKey, `${flow.id}:${sends}`, code),
-      code_attempts: 0, code_sends: sends, code_expires_at: expiresAt, code_resend_at: resendAt,
-    }).where('id', '=', flow.id).where('code_sends', '=', flow.code_sends).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return false;
-    const text = codeMessage(flow.language, code, config.mfa.codeTtlSeconds, { purpose: 'onboarding', channel: contact.channel });
-    await ctx.outbox.enqueue(trx, { channel: contact.channel, to: contact.value, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
+    }).where('id', '=', flow.id).execute();
     return true;
+  }).catch((error: unknown) => {
+    if (error instanceof LostSend) return false;
+    throw error;
   });
   if (!won) {
     await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
@@ -114,27 +124,40 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   return { verified: false, target: maskTarget(contact.value), expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds, resend_at: resendAt, resend_in: wait };
 }
 
+class LostSend extends Error {}
+
+/** The flow's latest challenge (its sends are numbered), open or not. */
+async function latestChallenge(ctx: AppContext, flowId: string) {
+  return ctx.db.selectFrom('mfa_challenges').select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
+    .where('flow_id', '=', flowId).where('purpose', '=', 'onboarding').orderBy('sends', 'desc').executeTakeFirst();
+}
+
 /** Checks the outstanding code; the right one proves its email or phone, once. */
 export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Promise<{ verified: 'email' | 'phone' }> {
   const { config, db } = ctx;
-  const kind = flow.code_kind as 'email' | 'phone' | null;
-  if (!kind || flow.code_hash === null) throw new ApiError('onboarding_out_of_order');
-  if (flow.code_attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
-  if ((flow.code_expires_at ?? '') <= nowIso()) throw new ApiError('code_expired');
-  if (!sameHash(flow.code_hash, hashCode(config.secretKey, `${flow.id}:${flow.code_sends}`, code))) {
-    const counted = await db.updateTable('onboarding_flows').set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
-      .where('id', '=', flow.id).where('code_hash', '=', flow.code_hash).where('code_attempts', '<', config.mfa.maxAttempts)
-      .returning('code_attempts').executeTakeFirst();
-    const left = counted ? Math.max(0, config.mfa.maxAttempts - Number(counted.code_attempts)) : 0;
+  const challenge = await latestChallenge(ctx, flow.id);
+  if (!challenge || challenge.completed_at !== null) throw new ApiError('onboarding_out_of_order');
+  if (challenge.attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
+  if (challenge.expires_at <= nowIso()) throw new ApiError('code_expired');
+  const kind = challenge.new_method === 'email' ? 'email' : 'phone';
+  const verdict = await methodOfKind(challenge.new_method ?? '').verify(ctx, {
+    id: challenge.id, userId: null, codeHash: challenge.code_hash, methodId: null, secret: null, lastStep: null,
+  }, code);
+  if (!verdict.right) {
+    const counted = await countWrongAnswer(ctx, challenge.id);
+    const left = counted === null ? 0 : Math.max(0, config.mfa.maxAttempts - counted);
     throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
   }
   const now = nowIso();
   const reached = kind === 'email' ? (flow.phone_verified_at !== null && flow.phone ? 'phone_verified' : 'email_verified') : 'phone_verified';
-  // Spent once: of two racing checks of the right code, one finds it still there.
-  const spent = await db.updateTable('onboarding_flows').set({
-    ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }),
-    code_kind: null, code_target: null, code_hash: null, code_expires_at: null, code_resend_at: null, state: reached,
-  }).where('id', '=', flow.id).where('code_hash', '=', flow.code_hash).executeTakeFirst();
-  if (Number(spent.numUpdatedRows) === 0) throw new ApiError('challenge_closed');
+  // Spent once: of two racing checks of the right code, one closes the challenge.
+  const spent = await db.transaction().execute(async (trx) => {
+    if (!(await closeChallenge(ctx, trx, challenge.id, now))) return false;
+    await trx.updateTable('onboarding_flows').set({
+      ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }), state: reached,
+    }).where('id', '=', flow.id).execute();
+    return true;
+  });
+  if (!spent) throw new ApiError('challenge_closed');
   return { verified: kind };
 }

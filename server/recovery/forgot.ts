@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { loginName } from '../login/authenticate.ts';
-import { maskTarget } from '../mfa/codes.ts';
+import { maskTarget } from '../methods/codes.ts';
 import { startChallenge, verifyChallenge } from '../mfa/challenges.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';

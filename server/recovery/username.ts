@@ -5,7 +5,7 @@ import { isCardNumber, normaliseCardNumber } from '../../contract/rules.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
-import { maskTarget } from '../mfa/codes.ts';
+import { maskTarget } from '../methods/codes.ts';
 import { spend } from '../ratelimit/index.ts';
 
 export async function findUsernames(ctx: AppContext, input: { cardNumber?: string; nationalRegisterNumber?: string; ip: string }): Promise<string[]> {

@@ -5,7 +5,7 @@ import { nowIso } from '../db/index.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import type { TestServer } from './harness.ts';
 import { addMethod } from '../mfa/methods.ts';
-import { encryptSecret } from '../mfa/secrets.ts';
+import { encryptSecret } from '../methods/secrets.ts';
 
 export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
+import { describeRow, type ChallengeMethod } from './method.ts';
 
 export { RECOVERY_KEY_COUNT };
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I: keys are typed from paper
@@ -62,3 +63,18 @@ export async function spendRecoveryKey(db: Db, keyId: string): Promise<boolean> 
   const spent = await db.updateTable('recovery_keys').set({ used_at: nowIso() }).where('id', '=', keyId).where('used_at', 'is', null).executeTakeFirst();
   return Number(spent.numUpdatedRows) === 1;
 }
+
+/** A recovery key answers an authenticator's challenge; the key is spent with the challenge, once. */
+export const recoveryKey: ChallengeMethod = {
+  kind: 'totpRecovery',
+  async verify(deps, held, answer) {
+    const keyId = held.userId === null ? null : await findRecoveryKey(deps, held.userId, answer);
+    if (keyId === null) return { right: false };
+    return {
+      right: true,
+      spend: (trx) => spendRecoveryKey(trx, keyId),
+      after: async (db) => ({ recoveryKeysLeft: await unusedRecoveryKeys(db, held.userId!) }),
+    };
+  },
+  describe: describeRow,
+};
