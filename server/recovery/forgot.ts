@@ -51,6 +51,9 @@ export async function startQueuedResets(ctx: AppContext): Promise<void> {
   const { db } = ctx;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const now = nowIso();
+  // A request that could not be handled for a code's whole life is worth nothing any more: it goes,
+  // rather than being tried again forever.
+  await db.deleteFrom('reset_requests').where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000)).execute();
   const due = db.selectFrom('reset_requests').select('id')
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).orderBy('created_at').limit(20);
   const requests = await db.updateTable('reset_requests').set({ locked_until: nowIso(Date.now() + 60_000) })
