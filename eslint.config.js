@@ -14,7 +14,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'captcha', 'maintenance'];
+const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance'];
 // src/app is the shell that routes to every feature's page, so it may import them all.
 const SRC_SHARED = ['components', 'api'];
 
@@ -30,13 +30,6 @@ const SERVER_SHARED = [
 // Imports across features (or from a shared folder into a feature) that exist today, file by file:
 // importing file → the files of other features it may import. Shrink this list; never grow it.
 const ALLOWED = {
-  // Front end: the CAPTCHA widget, the clock hook and the new-password form are shared in fact.
-  'src/components/CodeTimers.tsx': ['src/mfa/useNow.ts'],
-  'src/login/LoginPage.tsx': ['src/captcha/Captcha.tsx'],
-  'src/onboarding/OnboardingPage.tsx': ['src/captcha/Captcha.tsx', 'src/mfa/useNow.ts', 'src/recovery/WeakPasswordPage.tsx'],
-  'src/recovery/ForgotPasswordPage.tsx': ['src/captcha/Captcha.tsx'],
-  'src/recovery/ForgotUsernamePage.tsx': ['src/captcha/Captcha.tsx'],
-
   // Server: the CAPTCHA check used by the routes that need it.
   'server/login/routes.ts': ['server/captcha/index.ts', 'server/mfa/methods.ts'],
   'server/onboarding/routes.ts': ['server/captcha/index.ts'],

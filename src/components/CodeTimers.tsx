@@ -1,7 +1,7 @@
 // What the code screens show of their two timers (the machines own them; this only displays): the
 // countdown to the code's expiry, and the button for a new code with the wait before it.
 import { useTranslation } from 'react-i18next';
-import { minutesSeconds } from '../mfa/useNow.ts';
+import { minutesSeconds } from '../app/useNow.ts';
 
 export function ExpiryNotice({ expired, expiresAt, now }: { expired: boolean; expiresAt: number; now: number }) {
   const { t } = useTranslation();

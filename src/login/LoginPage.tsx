@@ -10,11 +10,11 @@ import { Brochure } from '../components/Brochure.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
 import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
-import type { CaptchaHandle } from '../captcha/Captcha.tsx';
+import type { CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 
 // Needed only after repeated failures: loaded then, not with the first screen.
-const Captcha = lazy(() => import('../captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
+const Captcha = lazy(() => import('../components/captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
 
 type LoginRef = ActorRefFrom<typeof loginMachine>;
 

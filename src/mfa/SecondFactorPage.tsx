@@ -8,7 +8,7 @@ import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { useNow } from './useNow.ts';
+import { useNow } from '../app/useNow.ts';
 import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
 import { pathOf } from '../../machines/routes.ts';
 

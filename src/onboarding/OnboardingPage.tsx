@@ -8,14 +8,14 @@ import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
 import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
 import { Link } from '../app/links.tsx';
-import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
-import { useNow } from '../mfa/useNow.ts';
+import { useNow } from '../app/useNow.ts';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
-import { NewPassword, type WeakRef } from '../recovery/WeakPasswordPage.tsx';
+import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
 import { variant } from '../variant.ts';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 

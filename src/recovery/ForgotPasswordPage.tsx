@@ -9,8 +9,8 @@ import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { NewPassword, type WeakRef } from './WeakPasswordPage.tsx';
-import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
+import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
 import { pathOf } from '../../machines/routes.ts';
 

@@ -7,7 +7,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { Captcha, type CaptchaHandle } from '../captcha/Captcha.tsx';
+import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
 import { pathOf } from '../../machines/routes.ts';
 

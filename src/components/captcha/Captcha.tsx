@@ -4,9 +4,9 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { useImperativeHandle, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
-import { answerOf, captchaMachine, type CaptchaAnswer } from '../../machines/captcha.ts';
-import { useRootActor } from '../app/context.ts';
-import { ErrorMessage } from '../components/Field.tsx';
+import { answerOf, captchaMachine, type CaptchaAnswer } from '../../../machines/captcha.ts';
+import { useRootActor } from '../../app/context.ts';
+import { ErrorMessage } from '../Field.tsx';
 import { solveCaptcha } from './solve.ts';
 
 export type CaptchaHandle = { take(): CaptchaAnswer };

@@ -1,9 +1,9 @@
 // Solving the server's ALTCHA challenge in the browser: the proof-of-work code (altcha-lib) loads
 // only on the screens that need it. Each failure is one of the widget's failures (machines/captcha.ts).
-import { apiFailure } from '../../contract/api.ts';
-import { CaptchaChallenge } from '../../contract/schemas.ts';
-import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
-import { api, parsed } from '../api/client.ts';
+import { apiFailure } from '../../../contract/api.ts';
+import { CaptchaChallenge } from '../../../contract/schemas.ts';
+import { CAPTCHA_FAILURES } from '../../../machines/captcha.ts';
+import { api, parsed } from '../../api/client.ts';
 
 export async function solveCaptcha(): Promise<string> {
   // PBKDF2 runs in the browser's WebCrypto, which only secure pages (https, localhost) have.
