@@ -7,7 +7,7 @@ import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 
 import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { fetchUser, loadConfig, logout, secondFactorStatus, submitLogin } from '../api/calls.ts';
+import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 
@@ -48,7 +48,8 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       fetchUser: fromPromise(fetchUser),
       logout: fromPromise(logout),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) } }),
-      secondFactorStatus: fromPromise(() => secondFactorStatus()),
+      // The security area's check comes with the flows' calls.
+      secondFactorStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).secondFactorStatus()),
       ...flowsOf(go),
     },
     actions: {
