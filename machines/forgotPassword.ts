@@ -4,7 +4,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';
 

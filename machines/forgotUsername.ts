@@ -4,7 +4,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { isNationalRegisterNumber } from '../contract/nationalRegister.ts';
 import { isCardNumber } from '../contract/rules.ts';
-import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { problemOf, type Problem } from './failures.ts';
 
 export type UsernameKind = 'card' | 'nationalRegister';

@@ -13,7 +13,7 @@ import type { Locale } from '../contract/constants.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, sanitiseCodeInput } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
-import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captcha.ts';
+import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { expiryRegion, resendCooling } from './codeTimers.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { weakPasswordMachine } from './weakPassword.ts';

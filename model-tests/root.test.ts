@@ -4,8 +4,12 @@ import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { loginMachine } from '../machines/login.ts';
-import { rootMachine } from '../machines/root.ts';
+import { rootMachine as declared } from '../machines/root.ts';
+import { FLOW_MACHINES } from '../machines/root/flows.ts';
 import { report, walk } from './coverage.ts';
+
+/** The root with its flows' pure machines (the app loads each in its own chunk). */
+const rootMachine = declared.provide({ actors: FLOW_MACHINES });
 
 const REGISTERED = 'https://client.tessera.example/auth/callback';
 const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY, captcha: true };

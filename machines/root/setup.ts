@@ -1,21 +1,21 @@
 // The root machine's setup: its context, events, children (one per flow, each started by the
 // route table's flow of the current path) and the guards it decides with. Pure XState: every side
 // effect is an action or actor the app provides with `.provide()`.
-import { fromPromise, setup } from 'xstate';
+import { fromPromise, setup, type AnyActorLogic } from 'xstate';
 import { isApiFailure } from '../../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../../contract/password.ts';
 import type { AppConfig, UserProfile } from '../../contract/schemas.ts';
 import { errorOf } from '../failures.ts';
 import { loginMachine, type LoginMode, type LoginOutput } from '../login.ts';
-import { mfaCodeMachine } from '../mfaCode.ts';
-import { totpRecoveryMachine } from '../totpRecovery.ts';
-import { forcedMfaMachine, type EnrolmentOutput } from '../forcedMfa.ts';
-import { mfaSettingsMachine } from '../mfaSettings.ts';
-import { totpSetupMachine } from '../totpSetup.ts';
-import { weakPasswordMachine } from '../weakPassword.ts';
-import { forgotPasswordMachine } from '../forgotPassword.ts';
-import { forgotUsernameMachine } from '../forgotUsername.ts';
-import { onboardingMachine } from '../onboarding.ts';
+import type { mfaCodeMachine } from '../mfaCode.ts';
+import type { totpRecoveryMachine } from '../totpRecovery.ts';
+import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
+import type { mfaSettingsMachine } from '../mfaSettings.ts';
+import type { totpSetupMachine } from '../totpSetup.ts';
+import type { weakPasswordMachine } from '../weakPassword.ts';
+import type { forgotPasswordMachine } from '../forgotPassword.ts';
+import type { forgotUsernameMachine } from '../forgotUsername.ts';
+import type { onboardingMachine } from '../onboarding.ts';
 import {
   guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location,
 } from '../routes.ts';
@@ -72,6 +72,17 @@ export function loginModeOf(path: string): LoginMode {
 
 export const forgotModeOf = (path: string) => (stepOf(path, 'forgotPassword') === 'phone' ? 'phone' as const : 'email' as const);
 
+/**
+ * A flow declared by its type only: the root does not import the flows beyond login, so each can
+ * load in its own chunk. The app binds the real machine (src/app/actor.ts, loaded on first use);
+ * tests bind `FLOW_MACHINES` (./flows.ts).
+ */
+function flow<T extends AnyActorLogic>(name: string): T {
+  return fromPromise(async () => {
+    throw new Error(`the ${name} flow is provided by the app`);
+  }) as unknown as T;
+}
+
 export const rootSetup = setup({
   types: {
     context: {} as Context,
@@ -108,15 +119,15 @@ export const rootSetup = setup({
       throw new Error('logout is provided by the app');
     }),
     login: loginMachine,
-    mfaCode: mfaCodeMachine,
-    totpRecovery: totpRecoveryMachine,
-    forcedMfa: forcedMfaMachine,
-    mfaSettings: mfaSettingsMachine,
-    totpSetup: totpSetupMachine,
-    weakPassword: weakPasswordMachine,
-    forgotPassword: forgotPasswordMachine,
-    forgotUsername: forgotUsernameMachine,
-    onboarding: onboardingMachine,
+    mfaCode: flow<typeof mfaCodeMachine>('mfaCode'),
+    totpRecovery: flow<typeof totpRecoveryMachine>('totpRecovery'),
+    forcedMfa: flow<typeof forcedMfaMachine>('forcedMfa'),
+    mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
+    totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
+    weakPassword: flow<typeof weakPasswordMachine>('weakPassword'),
+    forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),
+    forgotUsername: flow<typeof forgotUsernameMachine>('forgotUsername'),
+    onboarding: flow<typeof onboardingMachine>('onboarding'),
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');

@@ -7,25 +7,8 @@ import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 
 import type { UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
-import {
-  confirmActivation, confirmTotp, deleteMethod, fetchUser, findUsernames, listMethods, loadConfig, logout, regenerateRecoveryKeys, resetAuthenticator, resetPassword,
-  requestPasswordCode, secondFactorStatus, startActivation, verifyPasswordCode,
-  startChallenge, startTotp, submitLogin, switchPrimary, verifyCode,
-} from '../api/calls.ts';
-import { totpSetupMachine, type TotpStart } from '../../machines/totpSetup.ts';
-import { weakPasswordMachine } from '../../machines/weakPassword.ts';
-import { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
-import { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
-import { onboardingMachine } from '../../machines/onboarding.ts';
-import { pathOf } from '../../machines/routes.ts';
-import {
-  acceptTerms, createAccount, saveProfile, sendEmailCode, sendPhoneCode, startWithCard, startWithInvitation, verifyOnboardingCode,
-} from '../api/calls.ts';
-import i18next from 'i18next';
-import { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
-import { forcedMfaMachine } from '../../machines/forcedMfa.ts';
-import { mfaCodeMachine } from '../../machines/mfaCode.ts';
-import { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
+import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 
 const ACCOUNT_KEY = 'account';
@@ -65,63 +48,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       fetchUser: fromPromise(fetchUser),
       logout: fromPromise(logout),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) } }),
-      mfaCode: mfaCodeMachine.provide({
-        actors: {
-          startChallenge: fromPromise(({ input }) => startChallenge(input)),
-          verifyCode: fromPromise(({ input }) => verifyCode(input)),
-        },
-        actions: { show: (_, { screen }) => go(pathOf('mfa', screen)) },
-      }),
-      mfaSettings: mfaSettingsMachine.provide({
-        actors: {
-          listMethods: fromPromise(() => listMethods()),
-          switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
-          deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
-          regenerate: fromPromise(() => regenerateRecoveryKeys()),
-        },
-      }),
-      secondFactorStatus: fromPromise(() => secondFactorStatus()),
-      weakPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
-      forgotUsername: forgotUsernameMachine.provide({
-        actors: { findUsernames: fromPromise(({ input }) => findUsernames(input)) },
-        actions: { show: (_, { screen }) => go(pathOf('forgotUsername', screen)) },
-      }),
-      forgotPassword: forgotPasswordMachine.provide({
-        actors: {
-          requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
-          verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
-          newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
-        },
-        actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
-      }),
-      onboarding: onboardingMachine.provide({
-        actors: {
-          // The language the person reads goes with the start: the flow's messages speak it.
-          startWithCard: fromPromise(({ input }) => startWithCard({ ...input, language: i18next.language })),
-          startWithInvitation: fromPromise(({ input }) => startWithInvitation({ ...input, language: i18next.language })),
-          acceptTerms: fromPromise(({ input }) => acceptTerms(input)),
-          saveProfile: fromPromise(({ input }) => saveProfile(input)),
-          sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
-          sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
-          verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
-          newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
-        },
-        actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
-      }),
-      totpSetup: totpSetupMachine.provide({
-        actors: { startTotp: fromPromise<TotpStart>(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
-        actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
-      }),
-      totpRecovery: totpRecoveryMachine.provide({
-        actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },
-      }),
-      forcedMfa: forcedMfaMachine.provide({
-        actors: {
-          startActivation: fromPromise(({ input }) => startActivation(input)),
-          confirmActivation: fromPromise(({ input }) => confirmActivation(input)),
-        },
-        actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
-      }),
+      // The security area's check comes with the flows' calls.
+      secondFactorStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).secondFactorStatus()),
+      ...flowsOf(go),
     },
     actions: {
       navigate: (_, { to }) => go(to),

@@ -5,14 +5,20 @@ import type { ReactNode } from 'react';
 import type { AnyActorRef } from 'xstate';
 import type { RootActor } from '../app/actor.ts';
 import { useRootActor } from '../app/context.ts';
+import { isPending } from '../app/lazyFlow.ts';
 import { PublicLayout } from './PublicLayout.tsx';
 
 type RootChildren = ReturnType<RootActor['getSnapshot']>['children'];
 
-/** The root's running child under one of these ids (the first that runs), typed by the root's setup. */
+/**
+ * The root's running child under one of these ids (the first that runs), typed by the root's setup,
+ * once its machine's chunk is loaded (see src/app/lazyFlow.ts); until then undefined.
+ */
 export function useFlowChild<K extends keyof RootChildren>(...ids: K[]): RootChildren[K] | undefined {
   const root = useRootActor();
-  return useSelector(root, (s) => ids.map((id) => s.children[id]).find(Boolean));
+  const child = useSelector(root, (s) => ids.map((id) => s.children[id]).find(Boolean));
+  const ready = useSelector(child, (s) => s !== undefined && !isPending(s));
+  return ready ? child : undefined;
 }
 
 export function FlowCard<T extends AnyActorRef>({ flow, children }: { flow: T | undefined; children: (flow: T) => ReactNode }) {

@@ -9,7 +9,7 @@ import { useRootActor } from '../app/context.ts';
 import { Brochure } from '../components/Brochure.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
-import { CAPTCHA_FAILURES } from '../../machines/captcha.ts';
+import { CAPTCHA_FAILURES } from '../../machines/captchaAnswer.ts';
 import type { CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 

@@ -3,15 +3,14 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
-import { useRootActor } from '../app/context.ts';
+import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 
 type RecoveryRef = ActorRefFrom<typeof totpRecoveryMachine>;
 
 export default function TotpRecoveryPage() {
   const { t } = useTranslation();
-  const root = useRootActor();
-  const recovery = useSelector(root, (s) => s.children.totpRecovery);
+  const recovery = useFlowChild('totpRecovery');
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('mfa.recovery.title')}</h1>

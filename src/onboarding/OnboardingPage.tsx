@@ -5,7 +5,7 @@ import { useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
-import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
 import { Link } from '../app/links.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';

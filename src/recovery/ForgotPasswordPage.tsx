@@ -11,7 +11,7 @@ import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
-import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
 
 type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;

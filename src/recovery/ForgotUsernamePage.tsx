@@ -8,7 +8,7 @@ import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
-import { NO_CAPTCHA_ELEMENT } from '../../machines/captcha.ts';
+import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
 
 type UsernameRef = ActorRefFrom<typeof forgotUsernameMachine>;

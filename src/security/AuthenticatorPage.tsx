@@ -6,6 +6,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
 
@@ -14,11 +15,12 @@ type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
 export default function AuthenticatorPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const setupRef = useSelector(root, (s) => s.children.totpSetup);
+  const running = useSelector(root, (s) => s.children.totpSetup !== undefined);
+  const setupRef = useFlowChild('totpSetup');
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
-      {setupRef ? <Setup setup={setupRef} /> : <AlreadyDone />}
+      {setupRef ? <Setup setup={setupRef} /> : running ? <p role="status" className="mt-4">{t('common.loading')}</p> : <AlreadyDone />}
     </UserLayout>
   );
 }

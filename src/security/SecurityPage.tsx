@@ -6,6 +6,7 @@ import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
+import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf, stepOf } from '../../machines/routes.ts';
 
@@ -14,7 +15,7 @@ type SettingsRef = ActorRefFrom<typeof mfaSettingsMachine>;
 export default function SecurityPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const settings = useSelector(root, (s) => s.children.mfaSettings);
+  const settings = useFlowChild('mfaSettings');
   const step = useSelector(root, (s) => stepOf(s.context.location.path, 'security'));
   return (
     <UserLayout>

@@ -2,7 +2,7 @@
 // only on the screens that need it. Each failure is one of the widget's failures (machines/captcha.ts).
 import { apiFailure } from '../../../contract/api.ts';
 import { CaptchaChallenge } from '../../../contract/schemas.ts';
-import { CAPTCHA_FAILURES } from '../../../machines/captcha.ts';
+import { CAPTCHA_FAILURES } from '../../../machines/captchaAnswer.ts';
 import { api, parsed } from '../../api/client.ts';
 
 export async function solveCaptcha(): Promise<string> {

@@ -1,0 +1,29 @@
+// What a form's SUBMIT carries from the CAPTCHA widget (machines/captcha.ts), and how the flows read
+// it. Apart from the widget's machine, so a flow and its page need not load the widget up front.
+import type { Problem } from './failures.ts';
+
+/** What a form sends with its SUBMIT: a solution (null when the CAPTCHA is off) or why there is none. */
+export type CaptchaAnswer = { token: string | null } | { error: Problem };
+
+export const CAPTCHA_FAILURES = {
+  server: { code: 'captcha_unavailable_server' },
+  window: { code: 'captcha_unavailable_window' },
+  script: { code: 'captcha_script_failed' },
+  notLoaded: { code: 'captcha_not_loaded' },
+  element: { code: 'captcha_element_undefined' },
+} as const satisfies Record<string, Problem>;
+
+/** A form without a CAPTCHA element on the page answers this. */
+export const NO_CAPTCHA_ELEMENT: CaptchaAnswer = { error: CAPTCHA_FAILURES.element };
+
+export function isCaptchaError(answer: CaptchaAnswer): answer is { error: Problem } {
+  return 'error' in answer;
+}
+
+/** For the flows whose SUBMIT carries a CAPTCHA answer: whether it stands in the way, and what it says. */
+export const captchaRefused = ({ event }: { event: object }) => 'captcha' in event && isCaptchaError(event.captcha as CaptchaAnswer);
+export const captchaProblem = ({ event }: { event: object }) => ((event as { captcha: { error: Problem } }).captcha.error);
+export const captchaToken = ({ event }: { event: object }) => {
+  const answer = (event as { captcha?: CaptchaAnswer }).captcha;
+  return answer && !isCaptchaError(answer) ? answer.token : null;
+};

@@ -1,0 +1,24 @@
+// The root's flows beyond login, as the pure machines: what tests and the statechart walk bind
+// with `rootMachine.provide({ actors: FLOW_MACHINES })`. The app binds each to its own chunk
+// instead (src/app/actor.ts), so nothing the app loads first imports this module.
+import { forcedMfaMachine } from '../forcedMfa.ts';
+import { forgotPasswordMachine } from '../forgotPassword.ts';
+import { forgotUsernameMachine } from '../forgotUsername.ts';
+import { mfaCodeMachine } from '../mfaCode.ts';
+import { mfaSettingsMachine } from '../mfaSettings.ts';
+import { onboardingMachine } from '../onboarding.ts';
+import { totpRecoveryMachine } from '../totpRecovery.ts';
+import { totpSetupMachine } from '../totpSetup.ts';
+import { weakPasswordMachine } from '../weakPassword.ts';
+
+export const FLOW_MACHINES = {
+  mfaCode: mfaCodeMachine,
+  totpRecovery: totpRecoveryMachine,
+  forcedMfa: forcedMfaMachine,
+  mfaSettings: mfaSettingsMachine,
+  totpSetup: totpSetupMachine,
+  weakPassword: weakPasswordMachine,
+  forgotPassword: forgotPasswordMachine,
+  forgotUsername: forgotUsernameMachine,
+  onboarding: onboardingMachine,
+};

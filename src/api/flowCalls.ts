@@ -1,0 +1,106 @@
+// The API calls of the flows beyond login, bound to their machines' actors in src/app/bindings.ts
+// and loaded with the first of them. Every JSON answer is parsed with its schema from contract/schemas.ts.
+import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.ts';
+import {
+  OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingVerified, type MarketingPreferences,
+  ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
+  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer,
+} from '../../contract/schemas.ts';
+import { withCaptcha } from './calls.ts';
+import { api, call, parsed } from './client.ts';
+
+export const startChallenge = (input: { mfaId: number; loginPayload: string | null; channel: string | null }) => {
+  const searchParams: Record<string, string> = { mfaId: String(input.mfaId) };
+  if (input.loginPayload) searchParams.payload = input.loginPayload;
+  if (input.channel) searchParams.channel = input.channel;
+  return parsed(MfaChallengeAnswer, () => api.get('mfa/sudo', { searchParams }).json());
+};
+
+export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
+  parsed(MfaVerifyAnswer, () => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } }).json());
+
+export const regenerateRecoveryKeys = () => parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
+
+/** GET /mfa/{-1|-2}/activate: null when there is nothing to do (204). */
+export const startActivation = async (input: { kind: 'sms' | 'email'; target: string }) => {
+  const id = input.kind === 'email' ? NEW_METHOD_IDS.email : NEW_METHOD_IDS.sms;
+  const response = await call(() => api.get(`mfa/${id}/activate`, { searchParams: { target: input.target } }));
+  return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
+};
+
+export const confirmActivation = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
+
+export const secondFactorStatus = async () => {
+  const [status, methods] = await Promise.all([
+    parsed(MfaStatus, () => api.get('mfa/status').json()),
+    parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json()),
+  ]);
+  return { sudo: status.sudo, methods: methods.data };
+};
+export const listMethods = async () => (await parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json())).data;
+export const switchPrimary = async (input: { id: number }) => { await call(() => api.post(`mfa/switch-primary/${input.id}`)); };
+export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
+
+/** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
+export const startTotp = async () => {
+  const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
+  return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
+};
+export const confirmTotp = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
+
+/** Deletes the authenticator (and its recovery keys): the TOTP recovery screen's reset. */
+export const resetAuthenticator = async () => {
+  const methods = await listMethods();
+  const totp = methods.find((m) => m.method === 'totp');
+  if (totp) await deleteMethod({ id: totp.id });
+};
+
+export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
+  await call(() => api.post('user/reset-password', { json: input }));
+};
+
+export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
+  parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
+    json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}), ...withCaptcha(input.captcha) },
+  }).json());
+export const verifyPasswordCode = (input: { payload: string; code: string }) =>
+  parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input }).json());
+
+export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string; captcha: string | null }) =>
+  (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', {
+    json: { ...(input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value }), ...withCaptcha(input.captcha) },
+  }).json())).usernames;
+
+// ---- Onboarding: every call after the start carries the flow's token -----------------------------
+
+/** The language the person reads, when it is one of ours: the flow's messages speak it. */
+const withLanguage = (language: string | undefined) => ((LOCALES as readonly string[]).includes(language ?? '') ? { language: language as Locale } : {});
+
+export const startWithCard = (input: { cardNumber: string; activationCode: string; captcha: string | null; language?: string }) =>
+  parsed(OnboardingStarted, () => api.post('onboarding/card', {
+    json: { cardNumber: input.cardNumber, activationCode: input.activationCode, ...withLanguage(input.language), ...withCaptcha(input.captcha) },
+  }).json());
+
+export const startWithInvitation = (input: { code: string; captcha: string | null; language?: string }) =>
+  parsed(OnboardingStarted, () => api.post('onboarding/invitation', { json: { code: input.code, ...withLanguage(input.language), ...withCaptcha(input.captcha) } }).json());
+
+export const acceptTerms = async (input: { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }) => {
+  await call(() => api.post('onboarding/terms', { json: input }));
+};
+
+export const saveProfile = async (input: { flow: string; firstname: string; lastname: string; language: Locale }) => {
+  await call(() => api.post('onboarding/profile', { json: input }));
+};
+
+export const sendEmailCode = (input: { flow: string; email: string }) =>
+  parsed(OnboardingCodeSent, () => api.post('onboarding/email', { json: input }).json());
+
+export const sendPhoneCode = (input: { flow: string; phone: string; channel: 'sms' | 'call' | 'whatsapp' }) =>
+  parsed(OnboardingCodeSent, () => api.post('onboarding/phone', { json: input }).json());
+
+export const verifyOnboardingCode = (input: { flow: string; code: string }) =>
+  parsed(OnboardingVerified, () => api.post('onboarding/verify', { json: input }).json());
+
+/** The password step: the new-password machine's call, whose payload is the flow's token. */
+export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>
+  parsed(OnboardingDone, () => api.post('onboarding/password', { json: { flow: input.payload, password: input.password, confirmation: input.confirmation } }).json());

@@ -1,0 +1,90 @@
+// How each flow beyond login meets the real world: its machine (imported here, each in its own
+// chunk), its API calls, its screen requests (`show`, to the route table's path of the step) and
+// the language it speaks. Loaded with the first flow the root starts (see flows.ts).
+import i18next from 'i18next';
+import { fromPromise } from 'xstate';
+import { pathOf } from '../../machines/routes.ts';
+import type { TotpStart } from '../../machines/totpSetup.ts';
+import {
+  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, regenerateRecoveryKeys, requestPasswordCode,
+  resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp, startWithCard,
+  startWithInvitation, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
+} from '../api/flowCalls.ts';
+
+/** Asks the router for a path. */
+type Go = (to: string) => void;
+
+const newPassword = () => import('../../machines/weakPassword.ts').then(({ weakPasswordMachine }) => weakPasswordMachine);
+
+export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ mfaCodeMachine }) => mfaCodeMachine.provide({
+  actors: {
+    startChallenge: fromPromise(({ input }) => startChallenge(input)),
+    verifyCode: fromPromise(({ input }) => verifyCode(input)),
+  },
+  actions: { show: (_, { screen }) => go(pathOf('mfa', screen)) },
+}));
+
+export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').then(({ mfaSettingsMachine }) => mfaSettingsMachine.provide({
+  actors: {
+    listMethods: fromPromise(() => listMethods()),
+    switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
+    deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
+    regenerate: fromPromise(() => regenerateRecoveryKeys()),
+  },
+}));
+
+export const weakPassword = (_go: Go) => newPassword().then((machine) => machine.provide({
+  actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) },
+}));
+
+export const forgotUsername = (go: Go) => import('../../machines/forgotUsername.ts').then(({ forgotUsernameMachine }) => forgotUsernameMachine.provide({
+  actors: { findUsernames: fromPromise(({ input }) => findUsernames(input)) },
+  actions: { show: (_, { screen }) => go(pathOf('forgotUsername', screen)) },
+}));
+
+export const forgotPassword = async (go: Go) => {
+  const [{ forgotPasswordMachine }, weakPasswordMachine] = await Promise.all([import('../../machines/forgotPassword.ts'), newPassword()]);
+  return forgotPasswordMachine.provide({
+    actors: {
+      requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
+      verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
+      newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
+    },
+    actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
+  });
+};
+
+export const onboarding = async (go: Go) => {
+  const [{ onboardingMachine }, weakPasswordMachine] = await Promise.all([import('../../machines/onboarding.ts'), newPassword()]);
+  return onboardingMachine.provide({
+    actors: {
+      // The language the person reads goes with the start: the flow's messages speak it.
+      startWithCard: fromPromise(({ input }) => startWithCard({ ...input, language: i18next.language })),
+      startWithInvitation: fromPromise(({ input }) => startWithInvitation({ ...input, language: i18next.language })),
+      acceptTerms: fromPromise(({ input }) => acceptTerms(input)),
+      saveProfile: fromPromise(({ input }) => saveProfile(input)),
+      sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
+      sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
+      verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
+      newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
+    },
+    actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
+  });
+};
+
+export const totpSetup = (go: Go) => import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) => totpSetupMachine.provide({
+  actors: { startTotp: fromPromise<TotpStart>(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
+  actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
+}));
+
+export const totpRecovery = (_go: Go) => import('../../machines/totpRecovery.ts').then(({ totpRecoveryMachine }) => totpRecoveryMachine.provide({
+  actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },
+}));
+
+export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) => forcedMfaMachine.provide({
+  actors: {
+    startActivation: fromPromise(({ input }) => startActivation(input)),
+    confirmActivation: fromPromise(({ input }) => confirmActivation(input)),
+  },
+  actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
+}));
