@@ -18,7 +18,7 @@ const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
+const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -70,6 +70,9 @@ describe('root machine: model', () => {
     const result = { ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states };
     console.info(report('root', result));
     expect(missing).toEqual([]);
+    // The security area's screens are states the view reads by tag; the walk reaches each of them.
+    const tags = new Set(Object.values(withStoredUser.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags]));
+    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.recovery']);
   }, 180_000); // tens of thousands of states: allow a slow, busy machine
 });
 

@@ -17,7 +17,7 @@ import type { forgotPasswordMachine } from '../forgotPassword.ts';
 import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import {
-  guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location,
+  guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 
@@ -165,6 +165,8 @@ export const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
+    /** The security area's screen the location asks for. */
+    atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) => stepOf(context.location.path, 'security') === step,
     stepUpNeeded: ({ context, event }) =>
       isSensitive(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
     forced: ({ context }) => context.user?.mfa_forced === true,

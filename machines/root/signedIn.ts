@@ -112,8 +112,22 @@ export const signedIn = rootSetup.createStateConfig({
             ],
           },
         },
+        // The screen shown is a state, tagged for the view: the view never reads the URL.
         open: {
           invoke: { id: 'mfaSettings', src: 'mfaSettings' },
+          initial: 'choosing',
+          states: {
+            choosing: {
+              always: [
+                { guard: { type: 'atSecurityStep', params: { step: 'methods' } }, target: 'methods' },
+                { guard: { type: 'atSecurityStep', params: { step: 'recovery' } }, target: 'recovery' },
+                { target: 'overview' },
+              ],
+            },
+            overview: { tags: ['security.overview'] },
+            methods: { tags: ['security.methods'] },
+            recovery: { tags: ['security.recovery'] },
+          },
         },
         authenticator: {
           on: {

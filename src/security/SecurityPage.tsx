@@ -8,7 +8,7 @@ import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
-import { pathOf, stepOf } from '../../machines/routes.ts';
+import { pathOf } from '../../machines/routes.ts';
 
 type SettingsRef = ActorRefFrom<typeof mfaSettingsMachine>;
 
@@ -16,7 +16,8 @@ export default function SecurityPage() {
   const { t } = useTranslation();
   const root = useRootActor();
   const settings = useFlowChild('mfaSettings');
-  const step = useSelector(root, (s) => stepOf(s.context.location.path, 'security'));
+  // The root's state says which screen of the area shows (its tags), never the URL.
+  const step = useSelector(root, (s) => (['overview', 'methods', 'recovery'] as const).find((name) => s.hasTag(`security.${name}`)) ?? null);
   return (
     <UserLayout>
       <nav aria-label={t('security.breadcrumbs')} className="text-sm">
