@@ -6,7 +6,7 @@ import type { PasswordPolicy } from '../contract/password.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { problemOf, type Problem } from './failures.ts';
-import { weakPasswordMachine } from './weakPassword.ts';
+import { newPasswordMachine } from './newPassword.ts';
 
 export type ForgotMode = 'email' | 'phone';
 export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
@@ -35,7 +35,7 @@ export const forgotPasswordMachine = setup({
     verifyCode: fromPromise<{ payload: string }, { payload: string; code: string }>(async () => {
       throw new Error('verifyCode is provided by the app');
     }),
-    newPassword: weakPasswordMachine,
+    newPassword: newPasswordMachine,
   },
   actions: {
     show: (_, _params: { screen: ForgotScreen }) => {},

@@ -16,7 +16,7 @@ import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, Onboardi
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { expiryRegion, resendCooling } from './codeTimers.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
-import { weakPasswordMachine } from './weakPassword.ts';
+import { newPasswordMachineOf } from './newPassword.ts';
 import { pathOf, stepOf } from './routes.ts';
 
 export const ONBOARDING_STEPS = [
@@ -163,7 +163,7 @@ const onboardingSetup = setup({
       throw new Error('verifyCode is provided by the app');
     }),
     /** The password step: the new-password machine, whose call creates the account. */
-    newPassword: weakPasswordMachine,
+    newPassword: newPasswordMachineOf<OnboardingDone>(),
   },
   actions: {
     show: (_, _params: { step: OnboardingStep }) => {},
@@ -506,7 +506,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
         id: 'newPassword',
         src: 'newPassword',
         input: ({ context }) => ({ payload: context.flow!, policy: context.policy }),
-        onDone: { target: 'confirmation', actions: assign({ outcome: ({ event }) => event.output.result as OnboardingDone }) },
+        onDone: { target: 'confirmation', actions: assign({ outcome: ({ event }) => event.output.result }) },
       },
     },
     confirmation: {

@@ -9,7 +9,7 @@ import { mfaSettingsMachine } from '../mfaSettings.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
-import { weakPasswordMachine } from '../weakPassword.ts';
+import { newPasswordMachine } from '../newPassword.ts';
 
 export const FLOW_MACHINES = {
   mfaCode: mfaCodeMachine,
@@ -17,7 +17,7 @@ export const FLOW_MACHINES = {
   forcedMfa: forcedMfaMachine,
   mfaSettings: mfaSettingsMachine,
   totpSetup: totpSetupMachine,
-  weakPassword: weakPasswordMachine,
+  weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,
   forgotUsername: forgotUsernameMachine,
   onboarding: onboardingMachine,

@@ -12,7 +12,7 @@ import type { totpRecoveryMachine } from '../totpRecovery.ts';
 import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
-import type { weakPasswordMachine } from '../weakPassword.ts';
+import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
 import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
@@ -124,7 +124,7 @@ export const rootSetup = setup({
     forcedMfa: flow<typeof forcedMfaMachine>('forcedMfa'),
     mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
-    weakPassword: flow<typeof weakPasswordMachine>('weakPassword'),
+    weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),
     forgotUsername: flow<typeof forgotUsernameMachine>('forgotUsername'),
     onboarding: flow<typeof onboardingMachine>('onboarding'),

@@ -5,6 +5,7 @@ import i18next from 'i18next';
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
+import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
   acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, regenerateRecoveryKeys, requestPasswordCode,
   resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp, startWithCard,
@@ -14,7 +15,7 @@ import {
 /** Asks the router for a path. */
 type Go = (to: string) => void;
 
-const newPassword = () => import('../../machines/weakPassword.ts').then(({ weakPasswordMachine }) => weakPasswordMachine);
+const newPassword = () => import('../../machines/newPassword.ts');
 
 export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ mfaCodeMachine }) => mfaCodeMachine.provide({
   actors: {
@@ -33,7 +34,7 @@ export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').
   },
 }));
 
-export const weakPassword = (_go: Go) => newPassword().then((machine) => machine.provide({
+export const weakPassword = (_go: Go) => newPassword().then(({ newPasswordMachine }) => newPasswordMachine.provide({
   actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) },
 }));
 
@@ -43,19 +44,19 @@ export const forgotUsername = (go: Go) => import('../../machines/forgotUsername.
 }));
 
 export const forgotPassword = async (go: Go) => {
-  const [{ forgotPasswordMachine }, weakPasswordMachine] = await Promise.all([import('../../machines/forgotPassword.ts'), newPassword()]);
+  const [{ forgotPasswordMachine }, { newPasswordMachine }] = await Promise.all([import('../../machines/forgotPassword.ts'), newPassword()]);
   return forgotPasswordMachine.provide({
     actors: {
       requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
       verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
-      newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
+      newPassword: newPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
     },
     actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
   });
 };
 
 export const onboarding = async (go: Go) => {
-  const [{ onboardingMachine }, weakPasswordMachine] = await Promise.all([import('../../machines/onboarding.ts'), newPassword()]);
+  const [{ onboardingMachine }, { newPasswordMachineOf }] = await Promise.all([import('../../machines/onboarding.ts'), newPassword()]);
   return onboardingMachine.provide({
     actors: {
       // The language the person reads goes with the start: the flow's messages speak it.
@@ -66,7 +67,7 @@ export const onboarding = async (go: Go) => {
       sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
       sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
       verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
-      newPassword: weakPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
+      newPassword: newPasswordMachineOf<OnboardingDone>().provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
     },
     actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
   });

@@ -4,10 +4,10 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { passwordProblems, type PasswordProblem } from '../../contract/password.ts';
-import type { weakPasswordMachine } from '../../machines/weakPassword.ts';
+import type { newPasswordMachine } from '../../machines/newPassword.ts';
 import { ErrorMessage, TextField } from './Field.tsx';
 
-export type WeakRef = ActorRefFrom<typeof weakPasswordMachine>;
+export type WeakRef = ActorRefFrom<typeof newPasswordMachine>;
 const CHECKS: PasswordProblem[] = ['too_short', 'no_letter', 'no_number', 'no_special', 'mismatch'];
 
 export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit' }: { weak: WeakRef; title?: string; text?: string; submit?: string }) {

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import { apiFailure } from '../contract/api.ts';
-import { weakPasswordMachine } from '../machines/weakPassword.ts';
+import { newPasswordMachine } from '../machines/newPassword.ts';
 import { report, walk } from './coverage.ts';
 
 describe('weak password machine: model', () => {
   it('takes every declared transition, and submits only a password meeting the rules', () => {
-    const result = walk(weakPasswordMachine, {
+    const result = walk(newPasswordMachine, {
       input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
       events: () => [
         { type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' }, { type: 'CHANGE', field: 'password', value: 'weak' },
@@ -27,7 +27,7 @@ describe('weak password machine: model', () => {
   it('judges the password by the policy it was given', async () => {
     const sent: string[] = [];
     const strict = { ...DEFAULT_PASSWORD_POLICY, minDigits: 3 };
-    const actor = createActor(weakPasswordMachine.provide({
+    const actor = createActor(newPasswordMachine.provide({
       actors: { resetPassword: fromPromise(async ({ input }) => { sent.push(input.password); }) },
     }), { input: { payload: 'ticket', policy: strict } }).start();
     for (const [field, value] of [['password', 'Brand-new-pass-77'], ['confirmation', 'Brand-new-pass-77']] as const) actor.send({ type: 'CHANGE', field, value });

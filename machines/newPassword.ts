@@ -5,18 +5,20 @@ import { assign, fromPromise, setup } from 'xstate';
 import { passwordProblems, type PasswordPolicy } from '../contract/password.ts';
 import { problemOf, type Problem } from './failures.ts';
 
-type Context = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null; result: unknown };
+type Context<TResult> = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null; result: TResult | null };
 
-export const weakPasswordMachine = setup({
+/** The new-password machine of a flow whose server call answers `TResult` (a new account's outcome
+ * for onboarding, nothing for a reset): the flow reads it, typed, from the machine's output. */
+export const newPasswordMachineOf = <TResult>() => setup({
   types: {
-    context: {} as Context,
+    context: {} as Context<TResult>,
     input: {} as { payload: string; policy: PasswordPolicy },
     events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' },
-    /** What the server answered the new password (e.g. a new account's outcome), for the flow that asked. */
-    output: {} as { result: unknown },
+    /** What the server answered the new password, for the flow that asked. */
+    output: {} as { result: TResult },
   },
   actors: {
-    resetPassword: fromPromise<unknown, { payload: string; password: string; confirmation: string }>(async () => {
+    resetPassword: fromPromise<TResult, { payload: string; password: string; confirmation: string }>(async () => {
       throw new Error('resetPassword is provided by the app');
     }),
   },
@@ -24,7 +26,7 @@ export const weakPasswordMachine = setup({
     acceptable: ({ context }) => passwordProblems(context.password, context.policy, context.confirmation).length === 0,
   },
 }).createMachine({
-  id: 'weakPassword',
+  id: 'newPassword',
   context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', error: null, result: null }),
   initial: 'editing',
   states: {
@@ -45,5 +47,8 @@ export const weakPasswordMachine = setup({
     },
     renewed: { type: 'final' },
   },
-  output: ({ context }) => ({ result: context.result }),
+  output: ({ context }) => ({ result: context.result as TResult }),
 });
+
+/** For a flow that only needs to know the password was taken (a weak password renewed). */
+export const newPasswordMachine = newPasswordMachineOf<unknown>();
