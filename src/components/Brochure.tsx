@@ -1,10 +1,11 @@
 import { useTranslation } from 'react-i18next';
+import { Card } from './Card.tsx';
 
 /** The brochure download block of the public pages, with the card's tax facts (spec §1). */
 export function Brochure() {
   const { t } = useTranslation();
   return (
-    <section aria-labelledby="brochure-title" className="rounded-lg border border-slate-200 bg-white p-5">
+    <Card aria-labelledby="brochure-title">
       <h2 id="brochure-title" className="text-lg font-semibold">{t('brochure.title')}</h2>
       <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
         <li>{t('brochure.deductible')}</li>
@@ -13,6 +14,6 @@ export function Brochure() {
       <a href="https://www.tessera.example/brochure.pdf" className="mt-3 inline-block text-sm font-medium text-brand underline">
         {t('brochure.download')}
       </a>
-    </section>
+    </Card>
   );
 }

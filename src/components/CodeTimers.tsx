@@ -2,6 +2,7 @@
 // countdown to the code's expiry, and the button for a new code with the wait before it.
 import { useTranslation } from 'react-i18next';
 import { minutesSeconds } from '../app/useNow.ts';
+import { Button } from './Button.tsx';
 
 export function ExpiryNotice({ expired, expiresAt, now }: { expired: boolean; expiresAt: number; now: number }) {
   const { t } = useTranslation();
@@ -17,8 +18,8 @@ export function ResendButton({ ready, resendAt, now, busy = false, onResend }: {
 }) {
   const { t } = useTranslation();
   return (
-    <button type="button" disabled={!ready || busy} onClick={onResend} className="rounded border border-slate-400 px-3 py-1.5 text-sm disabled:text-slate-600">
+    <Button variant="secondary" size="sm" disabled={!ready || busy} onClick={onResend}>
       {ready || resendAt === null ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(resendAt - now) })}
-    </button>
+    </Button>
   );
 }

@@ -3,6 +3,7 @@
 import { useId, type HTMLAttributes, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Problem as MachineProblem } from '../../machines/failures.ts';
+import { Alert } from './Alert.tsx';
 
 /** A failure to show, by its stable code: its text is `errors.<code>` in the locales. */
 export type Problem = MachineProblem | null;
@@ -12,9 +13,7 @@ export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
   return (
     <div aria-live="assertive">
       {error && (
-        <p id={id} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
-          {t(`errors.${error.code}`)}
-        </p>
+        <Alert tone="error" id={id}>{t(`errors.${error.code}`)}</Alert>
       )}
     </div>
   );
@@ -47,7 +46,7 @@ export function TextField(props: {
           aria-invalid={props.error ? true : undefined}
           aria-describedby={props.error ? errorId : undefined}
           onChange={(event) => props.onChange(event.target.value)}
-          className={`mt-1 w-full rounded border border-slate-400 px-3 py-2 ${props.code ? 'font-mono text-lg tracking-widest' : ''}`}
+          className={`input mt-1 ${props.code ? 'font-mono text-lg tracking-widest' : ''}`}
         />
       </div>
       {props.error !== undefined && <ErrorMessage id={errorId} error={props.error} />}

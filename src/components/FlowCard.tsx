@@ -6,6 +6,7 @@ import type { AnyActorRef } from 'xstate';
 import type { RootActor } from '../app/actor.ts';
 import { useRootActor } from '../app/context.ts';
 import { isPending } from '../app/lazyFlow.ts';
+import { Card } from './Card.tsx';
 import { PublicLayout } from './PublicLayout.tsx';
 
 type RootChildren = ReturnType<RootActor['getSnapshot']>['children'];
@@ -24,9 +25,9 @@ export function useFlowChild<K extends keyof RootChildren>(...ids: K[]): RootChi
 export function FlowCard<T extends AnyActorRef>({ flow, children }: { flow: T | undefined; children: (flow: T) => ReactNode }) {
   return (
     <PublicLayout>
-      <section className="mx-auto max-w-lg rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+      <Card className="mx-auto max-w-lg">
         {flow ? children(flow) : <p role="status">…</p>}
-      </section>
+      </Card>
     </PublicLayout>
   );
 }

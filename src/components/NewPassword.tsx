@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { passwordProblems, type PasswordProblem } from '../../contract/password.ts';
 import type { newPasswordMachine } from '../../machines/newPassword.ts';
+import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
 
 export type WeakRef = ActorRefFrom<typeof newPasswordMachine>;
@@ -31,7 +32,7 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
           })}
         </ul>
         <ErrorMessage error={error} />
-        <button type="submit" disabled={saving} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t(submit)}</button>
+        <Button type="submit" full loading={saving}>{t(submit)}</Button>
       </form>
     </>
   );

@@ -2,6 +2,8 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../app/context.ts';
+import { Alert } from '../components/Alert.tsx';
+import { Card } from '../components/Card.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { variant } from '../variant.ts';
 import { tilesFor } from './tiles.ts';
@@ -17,9 +19,9 @@ export default function DashboardPage() {
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('dashboard.greeting', { name: user.firstname })}</h1>
       {notice === 'logout_failed' && (
-        <p role="alert" className="mt-4 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t('errors.logout_failed')}</p>
+        <Alert tone="error" className="mt-4">{t('errors.logout_failed')}</Alert>
       )}
-      <section aria-labelledby="services-title" className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
+      <Card aria-labelledby="services-title" className="mt-6">
         <h2 id="services-title" className="text-lg font-semibold">{t('dashboard.services')}</h2>
         <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {tiles.map((tile) => (
@@ -31,7 +33,7 @@ export default function DashboardPage() {
             </li>
           ))}
         </ul>
-      </section>
+      </Card>
     </UserLayout>
   );
 }

@@ -6,7 +6,10 @@ import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { loginMachine } from '../../machines/login.ts';
 import { useRootActor } from '../app/context.ts';
+import { Alert } from '../components/Alert.tsx';
 import { Brochure } from '../components/Brochure.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
 import { CAPTCHA_FAILURES } from '../../machines/captchaAnswer.ts';
@@ -45,7 +48,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
   const ids = { username: useId(), password: useId(), error: useId() };
 
   return (
-    <section aria-labelledby="login-title" className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+    <Card aria-labelledby="login-title">
       <h1 id="login-title" className="text-2xl font-bold">{t(`login.title.${variant}`)}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('login.subtitle')}</p>
 
@@ -63,9 +66,9 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
       </nav>
 
       {notice && (
-        <div role="status" className="mt-4 rounded border border-green-300 bg-green-50 p-3 text-sm text-green-900">
+        <Alert tone="success" className="mt-4">
           {t(notice === 'password_renewed' ? 'login.passwordRenewed' : 'login.accountCreated')}
-        </div>
+        </Alert>
       )}
 
       <form
@@ -90,7 +93,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? ids.error : undefined}
             onChange={(event) => login.send({ type: 'CHANGE', field: 'username', value: event.target.value })}
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+            className="input mt-1"
           />
         </div>
         <div>
@@ -106,16 +109,17 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? ids.error : undefined}
               onChange={(event) => login.send({ type: 'CHANGE', field: 'password', value: event.target.value })}
-              className="w-full rounded border border-slate-400 px-3 py-2"
+              className="input"
             />
-            <button
-              type="button"
+            <Button
+              variant="secondary"
+              size="sm"
               aria-pressed={revealed}
               onClick={() => setRevealed(!revealed)}
-              className="shrink-0 rounded border border-slate-400 px-3 text-sm"
+              className="shrink-0"
             >
               {revealed ? t('login.hidePassword') : t('login.showPassword')}
-            </button>
+            </Button>
           </div>
         </div>
 
@@ -123,26 +127,22 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
 
         <div aria-live="assertive">
           {error && (
-            <p id={ids.error} role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">
+            <Alert tone="error" id={ids.error}>
               {t(`errors.${error.code}`)}
-            </p>
+            </Alert>
           )}
         </div>
 
-        <button
-          type="submit"
-          disabled={submitting}
-          className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70"
-        >
+        <Button type="submit" full loading={submitting}>
           {submitting ? t('login.submitting') : t('login.submit')}
-        </button>
+        </Button>
       </form>
 
       <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
         <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
         <li><Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">{t('login.forgotUsername')}</Link></li>
       </ul>
-    </section>
+    </Card>
   );
 }
 
@@ -152,7 +152,7 @@ function ActivateCardBanner() {
     <section aria-labelledby="activate-title" className="rounded-lg bg-brand-light p-5">
       <h2 id="activate-title" className="text-lg font-semibold text-brand-dark">{t('login.activate.title')}</h2>
       <p className="mt-1 text-sm text-slate-800">{t('login.activate.text')}</p>
-      <Link to={pathOf('onboarding', 'onboarding')} className="mt-3 inline-block rounded bg-brand px-3 py-2 text-sm font-medium text-white">
+      <Link to={pathOf('onboarding', 'onboarding')} className="btn btn-primary btn-sm mt-3">
         {t('login.activate.cta')}
       </Link>
     </section>

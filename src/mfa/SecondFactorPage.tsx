@@ -6,6 +6,7 @@ import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
+import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { useNow } from '../app/useNow.ts';
@@ -87,9 +88,9 @@ function CodeEntry({ mfa }: { mfa: MfaRef }) {
             <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
           </div>
         )}
-        <button type="submit" disabled={verifying} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">
+        <Button type="submit" full loading={verifying}>
           {t('mfa.code.confirm')}
-        </button>
+        </Button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
         {coded && <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} onResend={() => mfa.send({ type: 'RESEND' })} />}

@@ -3,6 +3,8 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { forcedMfaMachine } from '../../machines/forcedMfa.ts';
+import { Alert } from '../components/Alert.tsx';
+import { Button } from '../components/Button.tsx';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
@@ -13,8 +15,6 @@ export default function SetupMfaPage() {
   return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
 }
 
-const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
-const secondary = 'w-full rounded border border-slate-400 px-4 py-2';
 
 function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
@@ -30,14 +30,14 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           <li>{t('setup.intro.reason2')}</li>
         </ul>
         {customer && (
-          <div className="mt-4 rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-900">
+          <Alert tone="warning" role={null} className="mt-4">
             <p>{t('setup.intro.customerWarning')}</p>
             <p className="mt-1">{t('setup.intro.customerAdvice')}</p>
-          </div>
+          </Alert>
         )}
         <div className="mt-6 space-y-3">
-          <button type="button" className={primary} onClick={() => enrol.send({ type: 'ACTIVATE' })}>{t('setup.intro.activate')}</button>
-          {customer && !forced && <button type="button" className={secondary} onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</button>}
+          <Button full onClick={() => enrol.send({ type: 'ACTIVATE' })}>{t('setup.intro.activate')}</Button>
+          {customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
         </div>
       </>
     );
@@ -47,8 +47,8 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
       <>
         <h1 className="text-2xl font-bold">{t('setup.selection.title')}</h1>
         <div className="mt-5 space-y-3">
-          <button type="button" className={secondary} onClick={() => enrol.send({ type: 'CHOOSE', kind: 'sms' })}>{t('setup.selection.phone')}</button>
-          <button type="button" className={secondary} onClick={() => enrol.send({ type: 'CHOOSE', kind: 'email' })}>{t('setup.selection.email')}</button>
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind: 'sms' })}>{t('setup.selection.phone')}</Button>
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind: 'email' })}>{t('setup.selection.email')}</Button>
         </div>
       </>
     );
@@ -67,8 +67,8 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
             error={error}
             onChange={(value) => enrol.send({ type: 'CHANGE', value })}
           />
-          <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('setup.destination.send')}</button>
-          <button type="button" className={secondary} onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</button>
+          <Button type="submit" full loading={state.matches('requesting')}>{t('setup.destination.send')}</Button>
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
         </form>
       </>
     );
@@ -88,8 +88,8 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
             error={error}
             onChange={(value) => enrol.send({ type: 'CHANGE', value })}
           />
-          <button type="submit" className={primary} disabled={state.matches('verifying')}>{t('mfa.code.confirm')}</button>
-          <button type="button" className={secondary} onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</button>
+          <Button type="submit" full loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
         </form>
       </>
     );
@@ -98,7 +98,7 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
     <>
       <h1 className="text-2xl font-bold">{t('setup.success.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('setup.success.text')}</p>
-      <button type="button" className={`${primary} mt-6`} onClick={() => enrol.send({ type: 'CONTINUE' })}>{t('setup.success.continue')}</button>
+      <Button full className="mt-6" onClick={() => enrol.send({ type: 'CONTINUE' })}>{t('setup.success.continue')}</Button>
     </>
   );
 }

@@ -3,6 +3,9 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
+import { Alert } from '../components/Alert.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 
@@ -25,28 +28,28 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const showing = useSelector(recovery, (s) => s.matches('showingKeys'));
   if (showing && keys) {
     return (
-      <section aria-labelledby="keys-title" className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
+      <Card aria-labelledby="keys-title" className="mt-6">
         <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
         <p className="mt-1 text-sm text-slate-700">{t('mfa.recovery.keepThem')}</p>
         <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
           {keys.map((key) => <li key={key}>{key}</li>)}
         </ul>
-        <button type="button" onClick={() => recovery.send({ type: 'CONTINUE' })} className="mt-5 rounded bg-brand px-4 py-2 font-semibold text-white">
+        <Button className="mt-5" onClick={() => recovery.send({ type: 'CONTINUE' })}>
           {t('mfa.recovery.continue')}
-        </button>
-      </section>
+        </Button>
+      </Card>
     );
   }
   return (
-    <section className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
+    <Card className="mt-6">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>
-      {keysLeft === 0 && <p role="alert" className="mt-3 rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-900">{t('mfa.recovery.none')}</p>}
-      {error && <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`errors.${error}`)}</p>}
+      {keysLeft === 0 && <Alert tone="warning" role="alert" className="mt-3">{t('mfa.recovery.none')}</Alert>}
+      {error && <Alert tone="error" className="mt-3">{t(`errors.${error}`)}</Alert>}
       <div className="mt-5 flex flex-wrap gap-3">
-        <button type="button" onClick={() => recovery.send({ type: 'REGENERATE' })} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.recovery.regenerate')}</button>
-        <button type="button" onClick={() => recovery.send({ type: 'RESET' })} className="rounded border border-slate-400 px-4 py-2">{t('mfa.recovery.reset')}</button>
-        {keysLeft > 0 && <button type="button" onClick={() => recovery.send({ type: 'SKIP' })} className="rounded border border-slate-400 px-4 py-2">{t('mfa.recovery.skip')}</button>}
+        <Button onClick={() => recovery.send({ type: 'REGENERATE' })}>{t('mfa.recovery.regenerate')}</Button>
+        <Button variant="secondary" onClick={() => recovery.send({ type: 'RESET' })}>{t('mfa.recovery.reset')}</Button>
+        {keysLeft > 0 && <Button variant="secondary" onClick={() => recovery.send({ type: 'SKIP' })}>{t('mfa.recovery.skip')}</Button>}
       </div>
-    </section>
+    </Card>
   );
 }

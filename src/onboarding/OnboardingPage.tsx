@@ -8,6 +8,8 @@ import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
 import { Link } from '../app/links.tsx';
+import { Button } from '../components/Button.tsx';
+import { Stepper } from '../components/Stepper.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
@@ -22,8 +24,6 @@ import { LINKS, pathOf } from '../../machines/routes.ts';
 type OnboardingRef = ActorRefFrom<typeof onboardingMachine>;
 type Send = OnboardingRef['send'];
 
-const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
-const secondary = 'w-full rounded border border-slate-400 px-4 py-2';
 
 /** Where each step stands among the seven the person goes through. */
 const POSITION: Partial<Record<OnboardingStep, number>> = {
@@ -64,12 +64,7 @@ function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
 function Progress({ position }: { position: number }) {
   const { t } = useTranslation();
   return (
-    <div className="mb-4">
-      <p className="text-sm font-medium text-slate-700">{t('onboarding.progress', { step: position, steps: 7 })}</p>
-      <div className="mt-1 h-1.5 rounded bg-slate-200" aria-hidden="true">
-        <div className="h-1.5 rounded bg-brand" style={{ width: `${(position / 7) * 100}%` }} />
-      </div>
-    </div>
+    <Stepper step={position} steps={7}>{t('onboarding.progress', { step: position, steps: 7 })}</Stepper>
   );
 }
 
@@ -84,7 +79,7 @@ function Heading({ title, text }: { title: string; text?: ReactNode }) {
 
 function Back({ send, label }: { send: Send; label?: string }) {
   const { t } = useTranslation();
-  return <button type="button" className={secondary} onClick={() => send({ type: 'BACK' })}>{label ?? t('setup.back')}</button>;
+  return <Button variant="secondary" full onClick={() => send({ type: 'BACK' })}>{label ?? t('setup.back')}</Button>;
 }
 
 /** A step's form: the fields, the step's error, continue and (where the spec allows) back. */
@@ -102,7 +97,7 @@ function StepForm({ onboarding, busy, submitLabel, back, children, captcha }: {
       {children}
       {captcha && <Captcha ref={widget} />}
       <ErrorMessage error={error} />
-      <button type="submit" className={primary} disabled={busy}>{submitLabel ?? t('onboarding.continue')}</button>
+      <Button type="submit" full loading={busy}>{submitLabel ?? t('onboarding.continue')}</Button>
       {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}
     </form>
   );
@@ -198,7 +193,7 @@ function Welcome({ onboarding }: { onboarding: OnboardingRef }) {
         {(['terms', 'details', 'email', 'phone', 'password'] as const).map((item) => <li key={item}>{t(`onboarding.welcome.steps.${item}`)}</li>)}
       </ol>
       <div className="mt-6 space-y-3">
-        <button type="button" className={primary} onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.continue')}</button>
+        <Button full onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.continue')}</Button>
         <Back send={onboarding.send} label={t(source === 'card' ? 'onboarding.welcome.otherCard' : 'onboarding.welcome.otherCode')} />
       </div>
     </>
@@ -322,7 +317,7 @@ function CodeStep({ onboarding }: { onboarding: OnboardingRef }) {
         <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'code', value })} />
         <ExpiryNotice expired={expired} expiresAt={challenge.expiresAt} now={now} />
-        <button type="submit" className={primary} disabled={verifying}>{t('mfa.code.confirm')}</button>
+        <Button type="submit" full loading={verifying}>{t('mfa.code.confirm')}</Button>
       </form>
       <div className="mt-4 space-y-3">
         <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} busy={resending} onResend={() => onboarding.send({ type: 'RESEND' })} />
@@ -345,7 +340,7 @@ function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
     <>
       <Heading title={t(`onboarding.done.${outcome.outcome}.title`)} text={t(`onboarding.done.${outcome.outcome}.text`)} />
       <p className="mt-3 text-sm text-slate-800">{t('onboarding.done.signInWith', { username: outcome.username })}</p>
-      <button type="button" className={`${primary} mt-6`} onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.done.signIn')}</button>
+      <Button full className="mt-6" onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.done.signIn')}</Button>
     </>
   );
 }

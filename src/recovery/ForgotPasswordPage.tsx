@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
+import { Button } from '../components/Button.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
@@ -15,7 +16,6 @@ import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
 
 type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
-const primary = 'w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70';
 
 export default function ForgotPasswordPage() {
   const forgot = useFlowChild('forgotPassword');
@@ -36,7 +36,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       <>
         <h1 className="text-2xl font-bold">{t('forgot.confirmed.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">{t('forgot.confirmed.text')}</p>
-        <button type="button" className={`${primary} mt-5`} onClick={() => forgot.send({ type: 'CONTINUE' })}>{t('forgot.confirmed.signIn')}</button>
+        <Button full className="mt-5" onClick={() => forgot.send({ type: 'CONTINUE' })}>{t('forgot.confirmed.signIn')}</Button>
       </>
     );
   }
@@ -48,7 +48,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT' }); }}>
           <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
             onChange={(value) => forgot.send({ type: 'CHANGE', field: 'code', value })} />
-          <button type="submit" className={primary} disabled={state.matches('verifying')}>{t('mfa.code.confirm')}</button>
+          <Button type="submit" full loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
         </form>
         <div className="mt-5 space-y-2">
           <Captcha ref={captcha} />
@@ -75,7 +75,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         {mode === 'phone' && <ChannelChoice channel={channel} onChange={(c) => forgot.send({ type: 'SET_CHANNEL', channel: c })} />}
         <Captcha ref={captcha} />
         <ErrorMessage error={error} />
-        <button type="submit" className={primary} disabled={state.matches('requesting')}>{t('forgot.send')}</button>
+        <Button type="submit" full loading={state.matches('requesting')}>{t('forgot.send')}</Button>
       </form>
       <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
     </>

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotUsernameMachine } from '../../machines/forgotUsername.ts';
+import { Button } from '../components/Button.tsx';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
@@ -53,7 +54,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
         <TextField label={t(`username.label.${kind}`)} inputMode="numeric" value={value} error={error}
           onChange={(v) => finder.send({ type: 'CHANGE', value: v })} />
         <Captcha ref={captcha} />
-        <button type="submit" disabled={state.matches('searching')} className="w-full rounded bg-brand px-4 py-2 font-semibold text-white hover:bg-brand-dark disabled:opacity-70">{t('username.search')}</button>
+        <Button type="submit" full loading={state.matches('searching')}>{t('username.search')}</Button>
       </form>
       <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
     </>

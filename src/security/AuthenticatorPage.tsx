@@ -5,6 +5,8 @@ import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
@@ -34,24 +36,24 @@ function Setup({ setup }: { setup: SetupRef }) {
     return (
       <div className="mt-5 space-y-3">
         <ErrorMessage error={error} />
-        <button type="button" onClick={() => setup.send({ type: 'RETRY' })} className="rounded border border-slate-400 px-4 py-2">{t('authenticator.retry')}</button>
+        <Button variant="secondary" onClick={() => setup.send({ type: 'RETRY' })}>{t('authenticator.retry')}</Button>
       </div>
     );
   }
   if (state.matches('showingKeys') && keys) {
     const text = keys.join('\n');
     return (
-      <section aria-labelledby="keys-title" className="mt-5 rounded-lg border border-slate-200 bg-white p-5">
+      <Card aria-labelledby="keys-title" className="mt-5">
         <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
         <p className="mt-1 text-sm text-slate-700">{t('authenticator.keysOnce')}</p>
         <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">{keys.map((key) => <li key={key}>{key}</li>)}</ul>
         <div className="mt-4 flex flex-wrap gap-3 text-sm">
-          <button type="button" onClick={() => void navigator.clipboard?.writeText(text)} className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.copy')}</button>
-          <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="tessera-recovery-keys.txt" className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.download')}</a>
-          <button type="button" onClick={() => window.print()} className="rounded border border-slate-400 px-3 py-1.5">{t('authenticator.print')}</button>
+          <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(text)}>{t('authenticator.copy')}</Button>
+          <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="tessera-recovery-keys.txt" className="btn btn-secondary btn-sm">{t('authenticator.download')}</a>
+          <Button variant="secondary" size="sm" onClick={() => window.print()}>{t('authenticator.print')}</Button>
         </div>
-        <button type="button" onClick={() => setup.send({ type: 'CONTINUE' })} className="mt-5 rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.recovery.continue')}</button>
-      </section>
+        <Button className="mt-5" onClick={() => setup.send({ type: 'CONTINUE' })}>{t('mfa.recovery.continue')}</Button>
+      </Card>
     );
   }
   if (state.matches('scanning') || state.matches('verifying')) {
@@ -73,7 +75,7 @@ function Setup({ setup }: { setup: SetupRef }) {
             error={error}
             onChange={(value) => setup.send({ type: 'CHANGE', value })}
           />
-          <button type="submit" disabled={state.matches('verifying')} className="rounded bg-brand px-4 py-2 font-semibold text-white">{t('mfa.code.confirm')}</button>
+          <Button type="submit" loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
         </form>
       </div>
     );

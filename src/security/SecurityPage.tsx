@@ -6,6 +6,10 @@ import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
+import { Alert } from '../components/Alert.tsx';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
@@ -41,15 +45,15 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
-        {notice && <p role="status" className="rounded border border-green-300 bg-green-50 p-3 text-sm text-green-900">{t(`security.notice.${notice}`)}</p>}
-        {error && <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-800">{t(`security.error.${error}`, { defaultValue: t('security.error.generic') })}</p>}
+        {notice && <Alert tone="success">{t(`security.notice.${notice}`)}</Alert>}
+        {error && <Alert tone="error">{t(`security.error.${error}`, { defaultValue: t('security.error.generic') })}</Alert>}
       </div>
       {step === 'overview' && (
-        <section aria-labelledby="two-step" className="rounded-lg border border-slate-200 bg-white p-5">
+        <Card aria-labelledby="two-step">
           <h2 id="two-step" className="text-lg font-semibold">{t('security.twoStep')}</h2>
           <ul className="mt-3 space-y-1 text-sm" data-testid="mfa-methods">
             {methods.filter((m) => m.method !== 'totpRecovery').map((m) => (
-              <li key={m.id}>{label(m)}{m.primary ? ` — ${t('security.primary')}` : ''}</li>
+              <li key={m.id}>{label(m)}{m.primary && <> <span className="sr-only">— </span><Badge>{t('security.primary')}</Badge></>}</li>
             ))}
           </ul>
           <div className="mt-4 flex flex-wrap gap-4 text-sm">
@@ -58,39 +62,39 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
               ? <Link to={pathOf('security', 'recovery')} className="text-brand underline">{t('security.recovery.title')}</Link>
               : <Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('authenticator.add')}</Link>}
           </div>
-        </section>
+        </Card>
       )}
       {step === 'methods' && (
         <ul className="space-y-3" data-testid="mfa-edit">
           {methods.filter((m) => m.method !== 'totpRecovery').map((m) => (
             <li key={m.id} className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-slate-200 bg-white p-4">
-              <span>{label(m)}{m.primary ? ` — ${t('security.primary')}` : ''}</span>
+              <span>{label(m)}{m.primary && <> <span className="sr-only">— </span><Badge>{t('security.primary')}</Badge></>}</span>
               <span className="flex gap-2">
                 {!m.primary && (
-                  <button type="button" disabled={busy} onClick={() => settings.send({ type: 'SWITCH', id: m.id })} className="rounded border border-slate-400 px-3 py-1.5 text-sm">
+                  <Button variant="secondary" size="sm" disabled={busy} onClick={() => settings.send({ type: 'SWITCH', id: m.id })}>
                     {t('security.makePrimary', { method: label(m) })}
-                  </button>
+                  </Button>
                 )}
-                <button type="button" disabled={busy} onClick={() => settings.send({ type: 'DELETE', id: m.id })} className="rounded border border-red-400 px-3 py-1.5 text-sm text-red-800">
+                <Button variant="danger" size="sm" disabled={busy} onClick={() => settings.send({ type: 'DELETE', id: m.id })}>
                   {t('security.delete', { method: label(m) })}
-                </button>
+                </Button>
               </span>
             </li>
           ))}
         </ul>
       )}
       {step === 'recovery' && (
-        <section className="rounded-lg border border-slate-200 bg-white p-5">
+        <Card>
           <p className="text-sm">{t('security.recovery.text')}</p>
-          <button type="button" disabled={busy} onClick={() => settings.send({ type: 'REGENERATE' })} className="mt-4 rounded bg-brand px-4 py-2 font-semibold text-white">
+          <Button className="mt-4" loading={busy} onClick={() => settings.send({ type: 'REGENERATE' })}>
             {t('mfa.recovery.regenerate')}
-          </button>
+          </Button>
           {keys && (
             <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
               {keys.map((key) => <li key={key}>{key}</li>)}
             </ul>
           )}
-        </section>
+        </Card>
       )}
     </div>
   );

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
 import { answerOf, captchaMachine, type CaptchaAnswer } from '../../../machines/captcha.ts';
 import { useRootActor } from '../../app/context.ts';
+import { Button } from '../Button.tsx';
 import { ErrorMessage } from '../Field.tsx';
 import { solveCaptcha } from './solve.ts';
 
@@ -41,7 +42,7 @@ export function Captcha({ ref }: { ref: Ref<CaptchaHandle> }) {
       {state.matches('failed') && (
         <div className="mt-2 space-y-2">
           <ErrorMessage error={state.context.error} />
-          <button type="button" onClick={() => captcha.send({ type: 'RETRY' })} className="rounded border border-slate-400 bg-white px-3 py-1">{t('captcha.retry')}</button>
+          <Button variant="secondary" size="sm" onClick={() => captcha.send({ type: 'RETRY' })}>{t('captcha.retry')}</Button>
         </div>
       )}
     </div>
