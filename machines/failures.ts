@@ -2,7 +2,7 @@
 // for a failure before any answer, anything else. A failure is kept as its stable code only: the
 // screen shows `errors.<code>` from the locales, so no machine holds a sentence in any language.
 import { isApiFailure } from '../contract/api.ts';
-import { ERROR_STATUS, type ErrorCode } from '../contract/errors.ts';
+import type { ErrorCode } from '../contract/errors.ts';
 
 /** Failures the browser finds itself, with no answer from the server (the CAPTCHA widget's). */
 export const CLIENT_ERROR_CODES = [
@@ -13,11 +13,11 @@ export type ProblemCode = ErrorCode | ClientErrorCode;
 
 export type Problem = { code: ProblemCode };
 
-const KNOWN = new Set<string>([...Object.keys(ERROR_STATUS), ...CLIENT_ERROR_CODES]);
-
-/** A code as a problem; a code this app does not know (a newer server's) reads as a general error. */
+/** A code as a problem. A code this app does not know (a newer server's) is kept as it came: the
+ * screens fall back to the general error's text for it (`t([errors.<code>, errors.internal_error])`),
+ * which spares the first screen the list of every code. */
 export function problemFromCode(code: string | undefined): Problem {
-  return { code: code !== undefined && KNOWN.has(code) ? code as ProblemCode : 'internal_error' };
+  return { code: (code ?? 'internal_error') as ProblemCode };
 }
 
 /** The error an actor failed with, for guards and actions that see the machine's whole event union. */

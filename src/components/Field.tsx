@@ -13,7 +13,7 @@ export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
   return (
     <div aria-live="assertive">
       {error && (
-        <Alert tone="error" id={id}>{t(`errors.${error.code}`)}</Alert>
+        <Alert tone="error" id={id}>{t([`errors.${error.code}`, 'errors.internal_error'])}</Alert>
       )}
     </div>
   );

@@ -128,7 +128,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         <div aria-live="assertive">
           {error && (
             <Alert tone="error" id={ids.error}>
-              {t(`errors.${error.code}`)}
+              {t([`errors.${error.code}`, 'errors.internal_error'])}
             </Alert>
           )}
         </div>

@@ -44,7 +44,7 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
     <Card className="mt-6">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>
       {keysLeft === 0 && <Alert tone="warning" role="alert" className="mt-3">{t('mfa.recovery.none')}</Alert>}
-      {error && <Alert tone="error" className="mt-3">{t(`errors.${error}`)}</Alert>}
+      {error && <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       <div className="mt-5 flex flex-wrap gap-3">
         <Button onClick={() => recovery.send({ type: 'REGENERATE' })}>{t('mfa.recovery.regenerate')}</Button>
         <Button variant="secondary" onClick={() => recovery.send({ type: 'RESET' })}>{t('mfa.recovery.reset')}</Button>
