@@ -55,3 +55,20 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await page.getByRole('button', { name: 'I have saved them' }).click();
   await expect(page.getByTestId('mfa-methods')).toContainText('Authenticator app');
 });
+
+test('a security screen reached by reload or a typed address opens, and asks for a second factor only where it must', async ({ page }) => {
+  const before = await sentCount(sara.email);
+  await signIn(page, sara.email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(sara.email, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Sara');
+  await page.goto('/security');
+  await expect(page.getByTestId('mfa-methods')).toContainText('Email to s***@example.be');
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Security settings');
+  await expect(page.getByTestId('mfa-methods')).toContainText('Email to s***@example.be');
+  // The sensitive screen, opened cold within the step-up window, opens too.
+  await page.goto('/security/mfa-edit');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
+});

@@ -163,6 +163,7 @@ export const rootSetup = setup({
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !context.enrolmentSkipped));
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
+    atSecurity: ({ context }) => inSecurity(context.location.path),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
     /** The security area's screen the location asks for. */

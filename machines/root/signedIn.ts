@@ -10,6 +10,8 @@ export const signedIn = rootSetup.createStateConfig({
   initial: 'idle',
   states: {
     idle: {
+      // A security screen reached by reload or deep link opens like one reached by a link.
+      always: { guard: 'atSecurity', target: 'security' },
       on: {
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
