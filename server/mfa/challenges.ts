@@ -143,14 +143,18 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     .leftJoin('mfa_methods', 'mfa_methods.id', 'mfa_challenges.method_id')
     .select(['mfa_challenges.id', 'mfa_challenges.user_id', 'mfa_challenges.purpose', 'mfa_challenges.code_hash', 'mfa_challenges.attempts',
       'mfa_challenges.expires_at', 'mfa_challenges.completed_at', 'mfa_challenges.login_ticket_hash', 'mfa_challenges.new_method',
-      'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_challenges.device_key', 'mfa_challenges.replaces_method_id',
+      'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_challenges.device_key', 'mfa_challenges.replaces_method_id', 'mfa_challenges.flow_id',
       'mfa_methods.method', 'mfa_methods.secret', 'mfa_methods.last_step'])
     .where('mfa_challenges.payload_hash', '=', hashToken(payload)).executeTakeFirst();
-  // An onboarding's challenge (no user) is answered through its flow, never here.
-  if (!challenge || challenge.user_id === null || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) {
+  // A forgotten-password request for an unknown account holds a challenge too, with no user and no
+  // code: a wrong answer to it costs the same work as to a real one, and no answer is ever right.
+  // An onboarding's challenge (no user either) is answered through its flow, never here.
+  const standIn = challenge?.user_id === null && challenge.purpose === 'reset' && challenge.flow_id === null;
+  if (!challenge || (challenge.user_id === null && !standIn) || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) {
     throw new ApiError('challenge_closed');
   }
-  const userId = challenge.user_id;
+  const userId = challenge.user_id ?? '';
+  const accountKey = challenge.user_id ?? `request:${challenge.id}`;
   const purpose = challenge.purpose as Purpose;
   if (options.purposes && !options.purposes.includes(purpose)) throw new ApiError('challenge_closed');
   if (purpose === 'login' && options.deviceKey !== undefined && challenge.device_key !== null && challenge.device_key !== options.deviceKey) {
@@ -163,7 +167,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
   // counted apart, per account and address first: a stranger guessing codes runs out long before
   // the owner's right code is refused, and never touches the owner's sign-in.
   const failures: Array<[RateLimiterAbstract, string]> = purpose === 'reset'
-    ? [[ctx.limiters.resetFailuresUserIp, `${userId}|${options.ip ?? ''}`], [ctx.limiters.resetFailuresAccount, userId]]
+    ? [[ctx.limiters.resetFailuresUserIp, `${accountKey}|${options.ip ?? ''}`], [ctx.limiters.resetFailuresAccount, accountKey]]
     : [[ctx.limiters.mfaFailures, userId]];
   const blocked = Math.max(...(await Promise.all(failures.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
   if (blocked > 0) throw ApiError.tooMany(blocked);
@@ -182,12 +186,12 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     const counted = await countWrongAnswer(ctx, challenge.id);
     if (counted === null) throw new ApiError('challenge_closed');
     const wait = Math.max(...(await Promise.all(failures.map(([limiter, key]) => spend(limiter, key)))));
-    await recordEvent(db, { type: 'mfa_failed', userId, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
+    await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
     if (wait > 0) throw ApiError.tooMany(wait);
     const left = Math.max(0, config.mfa.maxAttempts - counted);
     throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
   };
-  if (!verdict.right) return refuse();
+  if (!verdict.right || standIn) return refuse();
 
   // Exactly one of two racing verifications wins: the one whose update finds the challenge open.
   // What the answer uses up (the authenticator's step, the recovery key) is spent in the same transaction.

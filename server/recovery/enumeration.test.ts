@@ -124,6 +124,37 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       expect((await verify(server, known.json().payload, code)).body).toBe(b.body);
     });
 
+    it('checks a code against an unknown account\'s payload with the same work: a stand-in challenge, no code, no name kept, attempts counted', async () => {
+      const user = await makeUser(server, { methods: [] });
+      const known = (await forgot(server, user.email, '192.0.2.61')).json().payload as string;
+      const sentBefore = smtp.mails.length;
+      const unknown = (await forgot(server, 'nobody.stands.in@example.be', '192.0.2.61')).json().payload as string;
+      expect(smtp.mails.length).toBe(sentBefore);
+      const standIn = await server.ctx.db.selectFrom('mfa_challenges').selectAll().where('user_id', 'is', null).where('flow_id', 'is', null)
+        .orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      expect(standIn).toMatchObject({ purpose: 'reset', code_hash: null, target: null, attempts: 0 });
+      // Wrong codes are counted on both, and answer the same until the last.
+      for (let i = 0; i < 5; i++) {
+        const a = await verify(server, known, String(20_000_000 + i), '192.0.2.61');
+        const b = await verify(server, unknown, String(20_000_000 + i), '192.0.2.61');
+        expect(a.statusCode).toBe(b.statusCode);
+        expect(a.body).toBe(b.body);
+      }
+      expect((await server.ctx.db.selectFrom('mfa_challenges').select('attempts').where('id', '=', standIn.id).executeTakeFirstOrThrow()).attempts).toBe(5);
+      // Printed, never asserted: the time of a wrong code for each, from this probe, taken in turns.
+      const samples: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
+      for (let i = 0; i < 21; i++) {
+        const payloads = { known: (await forgot(server, user.email, `10.8.${i}.1`)).json().payload, unknown: (await forgot(server, 'nobody.stands.in@example.be', `10.8.${i}.1`)).json().payload };
+        for (const which of ['known', 'unknown'] as const) {
+          const start = performance.now();
+          await verify(server, payloads[which], '12345678', `10.8.${i}.2`);
+          samples[which].push(performance.now() - start);
+        }
+      }
+      const median = (values: number[]) => values.toSorted((x, y) => x - y)[10]!.toFixed(2);
+      console.info(`wrong forgotten-password code on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`);
+    });
+
     it('answers a second request at once the same for both: wait, whether the account exists or not', async () => {
       const user = await makeUser(server, { methods: [] });
       await forgot(server, user.email, '192.0.2.50');

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { loginName } from '../login/authenticate.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { startChallenge, verifyChallenge } from '../mfa/challenges.ts';
+import { openChallenge } from '../methods/challenge-store.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
@@ -45,8 +46,9 @@ export async function requestReset(ctx: AppContext, input: {
 }
 
 /** The worker's step: each queued request of a real account becomes a challenge whose code is
- * queued for delivery; a request for nobody ends here. A request is removed once handled, so a
- * crash in between handles it again (at least once). */
+ * queued for delivery. A request for nobody becomes a stand-in challenge, with no user, no code
+ * and nothing sent, so that checking a code against its payload costs what it costs for a real
+ * one. A request is removed once handled, so a crash in between handles it again (at least once). */
 export async function startQueuedResets(ctx: AppContext): Promise<void> {
   const { db } = ctx;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
@@ -54,6 +56,9 @@ export async function startQueuedResets(ctx: AppContext): Promise<void> {
   // A request that could not be handled for a code's whole life is worth nothing any more: it goes,
   // rather than being tried again forever.
   await db.deleteFrom('reset_requests').where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000)).execute();
+  // Stand-ins go a day after their expiry, as real challenges do.
+  await db.deleteFrom('mfa_challenges').where('user_id', 'is', null).where('flow_id', 'is', null)
+    .where('expires_at', '<', nowIso(Date.now() - 24 * 3600 * 1000)).execute();
   const due = db.selectFrom('reset_requests').select('id')
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).orderBy('created_at').limit(20);
   const requests = await db.updateTable('reset_requests').set({ locked_until: nowIso(Date.now() + 60_000) })
@@ -71,6 +76,12 @@ export async function startQueuedResets(ctx: AppContext): Promise<void> {
         // A sending cap reached: this request sends nothing (the answer said nothing either way).
         if (!(error instanceof ApiError && error.code === 'too_many_attempts')) throw error;
       });
+    } else {
+      const method = request.kind === 'email' ? 'email' : 'sms';
+      await openChallenge(ctx, db, {
+        id: newId(), purpose: 'reset', method, language: 'en', userId: null, methodId: null, newMethod: method, target: null,
+        payloadHash: request.payload_hash, sends: 1, resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds, deviceKey: request.device_key,
+      }, Date.now());
     }
     await db.deleteFrom('reset_requests').where('id', '=', request.id).execute();
   }
