@@ -14,7 +14,7 @@ import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
-import { startQueuedResets } from './recovery/forgot.ts';
+import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
@@ -116,7 +116,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   await healthRoutes(app, ctx);
   if (config.env !== 'production') await outboxRoutes(app, ctx);
   await installSpa(app, config.spaDir, { sourceMaps: config.env === 'development' });
-  ctx.outbox.addStep(() => startQueuedResets(ctx));
+  ctx.outbox.addStep(queuedResets(ctx));
   ctx.outbox.start();
 
   return {

@@ -49,16 +49,30 @@ export async function requestReset(ctx: AppContext, input: {
  * queued for delivery. A request for nobody becomes a stand-in challenge, with no user, no code
  * and nothing sent, so that checking a code against its payload costs what it costs for a real
  * one. A request is removed once handled, so a crash in between handles it again (at least once). */
-export async function startQueuedResets(ctx: AppContext): Promise<void> {
+export function queuedResets(ctx: AppContext): () => Promise<void> {
+  // The worker passes every second; the sweep of old rows needs doing once a minute at most.
+  let sweptAt = 0;
+  return async () => {
+    if (Date.now() - sweptAt >= 60_000) {
+      sweptAt = Date.now();
+      await sweepResets(ctx);
+    }
+    await startQueuedResets(ctx);
+  };
+}
+
+/** A request that could not be handled for a code's whole life is worth nothing any more: it goes,
+ * rather than being tried again forever. Stand-ins go a day after their expiry, as real challenges do. */
+async function sweepResets(ctx: AppContext): Promise<void> {
+  await ctx.db.deleteFrom('reset_requests').where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000)).execute();
+  await ctx.db.deleteFrom('mfa_challenges').where('user_id', 'is', null).where('flow_id', 'is', null)
+    .where('expires_at', '<', nowIso(Date.now() - 24 * 3600 * 1000)).execute();
+}
+
+async function startQueuedResets(ctx: AppContext): Promise<void> {
   const { db } = ctx;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const now = nowIso();
-  // A request that could not be handled for a code's whole life is worth nothing any more: it goes,
-  // rather than being tried again forever.
-  await db.deleteFrom('reset_requests').where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000)).execute();
-  // Stand-ins go a day after their expiry, as real challenges do.
-  await db.deleteFrom('mfa_challenges').where('user_id', 'is', null).where('flow_id', 'is', null)
-    .where('expires_at', '<', nowIso(Date.now() - 24 * 3600 * 1000)).execute();
   const due = db.selectFrom('reset_requests').select('id')
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).orderBy('created_at').limit(20);
   const requests = await db.updateTable('reset_requests').set({ locked_until: nowIso(Date.now() + 60_000) })
