@@ -13,7 +13,6 @@ import { findUsernames } from './username.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
-import { peekTicket } from '../sessions/tickets.ts';
 import { setNewPassword } from './passwords.ts';
 
 export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -56,8 +55,7 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const { payload, password, confirmation } = request.body;
     if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
-    const kind = (await peekTicket(ctx.db, payload, 'weak_password')) ? 'weak_password' : 'reset';
-    await setNewPassword(ctx, { payload, kind }, password, { ip: request.ip, deviceKey: request.deviceKey });
+    await setNewPassword(ctx, payload, password, { ip: request.ip, deviceKey: request.deviceKey });
     return reply.code(204).send();
   });
 }

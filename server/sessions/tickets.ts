@@ -40,6 +40,14 @@ export async function redeemTicketHash(db: Db, ticketHash: string, kind: string)
 }
 
 /** Reads a ticket without using it: its user when it is of this kind, unexpired and unused. */
+/** Reads a ticket of one of these kinds without using it: its user and kind, or null. */
+export async function peekTicketOf(db: Db, ticket: string, kinds: readonly string[]): Promise<{ userId: string; kind: string } | null> {
+  const row = await db.selectFrom('tickets').select(['user_id', 'kind'])
+    .where('ticket_hash', '=', hashToken(ticket)).where('kind', 'in', kinds)
+    .where('used_at', 'is', null).where('expires_at', '>', nowIso()).executeTakeFirst();
+  return row ? { userId: row.user_id, kind: row.kind } : null;
+}
+
 export async function peekTicket(db: Db, ticket: string, kind: string): Promise<string | null> {
   const row = await db.selectFrom('tickets').select('user_id')
     .where('ticket_hash', '=', hashToken(ticket)).where('kind', '=', kind)
