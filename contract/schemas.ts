@@ -391,6 +391,9 @@ export const ForgotPasswordAnswer = v.object({
   recipient: v.array(v.string()),
   technology: v.picklist(['EMAIL', 'sms', 'call', 'whatsapp']),
   payload: v.string(),
+  /** Seconds until the code expires, and until a new one may be asked for (the same for every account). */
+  expires_in: v.number(),
+  resend_in: v.number(),
 });
 
 export const ForgotPasswordVerifyRequest = v.strictObject({

@@ -1,8 +1,9 @@
 // Setting up a second factor (spec §4 "Forced MFA"): an intro with the reasons; customers who are
 // not forced may skip; others start with a phone, or with email when they already have an SMS
-// method; customers choose. The destination gets a code, the code proves it, and the method is on.
+// method; customers choose. The destination gets a code, the code (typed in the shared code entry,
+// with its timers) proves it, and the method is on.
 import { assign, fromPromise, setup } from 'xstate';
-import { sanitiseCodeInput } from '../contract/rules.ts';
+import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem, problemFromCode } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'email';
@@ -11,13 +12,15 @@ export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' };
 export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
 
 /** What GET /mfa/{id}/activate answered: nothing to do (null), a code sent, or a merge offer. */
-export type ActivationStart = null | { payload: string; fuzzion: boolean; data: { target?: string; code?: string; message?: string } };
+export type ActivationStart = null | {
+  payload: string; fuzzion: boolean;
+  data: { target?: string; code?: string; message?: string; expires_in?: number; expires_at?: string; resend_in?: number; resend_at?: string };
+};
 
 type Context = EnrolmentInput & {
   kind: EnrolmentKind | null;
   target: string;
-  challenge: { payload: string; target: string | null } | null;
-  code: string;
+  challenge: { payload: string; sent: SentCode } | null;
   error: Problem | null;
   outcome: EnrolmentOutput['outcome'] | null;
 };
@@ -29,15 +32,17 @@ export const forcedMfaMachine = setup({
     output: {} as EnrolmentOutput,
     events: {} as
       | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind }
-      | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' },
+      | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' }
+      /** From the code entry, once its wait is over. */
+      | { type: 'RESEND' },
+    children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
     startActivation: fromPromise<ActivationStart, { kind: EnrolmentKind; target: string }>(async () => {
       throw new Error('startActivation is provided by the app');
     }),
-    confirmActivation: fromPromise<unknown, { payload: string; code: string }>(async () => {
-      throw new Error('confirmActivation is provided by the app');
-    }),
+    /** The code that proves the destination; its check turns the method on. */
+    codeEntry: codeEntryMachineOf<unknown>(),
   },
   actions: {
     show: (_, _params: { screen: EnrolmentScreen }) => {},
@@ -47,13 +52,13 @@ export const forcedMfaMachine = setup({
     chooses: ({ context }) => context.customer && !context.forced,
     hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
-    completeCode: ({ context }) => context.code.length === 8,
+    resending: ({ context }) => context.challenge !== null,
     nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
     mergeOffered: ({ event }) => (event as { output?: ActivationStart }).output?.fuzzion === true,
   },
 }).createMachine({
   id: 'forcedMfa',
-  context: ({ input }) => ({ ...input, kind: null, target: '', challenge: null, code: '', error: null, outcome: null }),
+  context: ({ input }) => ({ ...input, kind: null, target: '', challenge: null, error: null, outcome: null }),
   initial: 'intro',
   states: {
     intro: {
@@ -78,7 +83,7 @@ export const forcedMfaMachine = setup({
       entry: { type: 'show', params: ({ context }) => ({ screen: context.kind === 'email' ? 'email' : 'phone' }) },
       on: {
         CHANGE: { actions: assign(({ event }) => ({ target: event.value, error: null })) },
-        SUBMIT: { guard: 'hasTarget', target: 'requesting' },
+        SUBMIT: { guard: 'hasTarget', target: 'requesting', actions: assign({ challenge: null }) },
         BACK: [{ guard: 'chooses', target: 'selection' }, { target: 'intro' }],
       },
     },
@@ -96,27 +101,27 @@ export const forcedMfaMachine = setup({
           },
           {
             target: 'confirmation',
-            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, target: event.output!.data.target ?? null }, code: '', error: null })),
+            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, sent: sentCodeOf(event.output!.data) }, error: null })),
           },
         ],
-        onError: { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        onError: [
+          // A new code that could not be sent leaves the one before usable.
+          { guard: 'resending', target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        ],
       },
     },
     confirmation: {
       entry: { type: 'show', params: { screen: 'confirmation' } },
-      on: {
-        CHANGE: { actions: assign(({ event }) => ({ code: sanitiseCodeInput(event.value).slice(0, 8), error: null })) },
-        SUBMIT: { guard: 'completeCode', target: 'verifying' },
-        BACK: 'destination',
-      },
-    },
-    verifying: {
       invoke: {
-        id: 'confirmActivation',
-        src: 'confirmActivation',
-        input: ({ context }) => ({ payload: context.challenge!.payload, code: context.code }),
+        id: 'codeEntry',
+        src: 'codeEntry',
+        input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, error: context.error }),
         onDone: 'success',
-        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+      on: {
+        RESEND: { target: 'requesting', actions: assign({ error: null }) },
+        BACK: { target: 'destination', actions: assign({ challenge: null, error: null }) },
       },
     },
     success: {

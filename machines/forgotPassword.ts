@@ -1,40 +1,42 @@
 // Forgotten password (spec §2 forgot-password): by email, or by phone with SMS, call or WhatsApp;
-// the sent page names where the code went; the code buys a ticket; a new password is chosen with
-// the weak-password machine (same rules); then it is confirmed. Screens change through `show`.
+// the sent page names where the code went and times it; the code, typed in the shared code entry,
+// buys a ticket; a new password is chosen with the new-password machine (same rules); then it is
+// confirmed. Screens change through `show`.
 import { assign, fromPromise, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
-import { sanitiseCodeInput } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
+import { codeEntryMachineOf, sentCodeOf, type SentAnswer, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 import { newPasswordMachine } from './newPassword.ts';
 
 export type ForgotMode = 'email' | 'phone';
 export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
-type Sent = { recipient: string[]; technology: string; payload: string };
+/** The server's answer: where the code went (masked), how, the payload its check goes with, and its timers. */
+type Sent = SentAnswer & { recipient: string[]; technology: string; payload: string };
 
 type Context = {
   mode: ForgotMode; policy: PasswordPolicy; username: string; channel: 'sms' | 'call' | 'whatsapp';
-  sent: Sent | null; code: string; ticket: string | null; error: Problem | null;
+  sent: Sent | null; timers: SentCode | null; ticket: string | null; error: Problem | null;
   /** The CAPTCHA solution that goes with the next request for a code. */
   captcha: string | null;
 };
 
 export const forgotPasswordMachine = setup({
   types: {
+    children: {} as { codeEntry: 'codeEntry'; newPassword: 'newPassword' },
     context: {} as Context,
     input: {} as { mode: ForgotMode; policy: PasswordPolicy },
     events: {} as
-      | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username' | 'code'; value: string }
+      | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username'; value: string }
       | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
-      | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha: CaptchaAnswer } | { type: 'CONTINUE' },
+      | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha?: CaptchaAnswer } | { type: 'CONTINUE' },
   },
   actors: {
     requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }>(async () => {
       throw new Error('requestCode is provided by the app');
     }),
-    verifyCode: fromPromise<{ payload: string }, { payload: string; code: string }>(async () => {
-      throw new Error('verifyCode is provided by the app');
-    }),
+    /** The code's check answers the ticket that lets a new password be chosen. */
+    codeEntry: codeEntryMachineOf<{ payload: string }>(),
     newPassword: newPasswordMachine,
   },
   actions: {
@@ -42,19 +44,18 @@ export const forgotPasswordMachine = setup({
   },
   guards: {
     hasUsername: ({ context }) => context.username.trim() !== '',
-    eightDigits: ({ context }) => /^\d{8}$/.test(context.code),
     captchaRefused,
     codeSent: ({ context }) => context.sent !== null,
   },
 }).createMachine({
   id: 'forgotPassword',
-  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, code: '', ticket: null, error: null, captcha: null }),
+  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null }),
   initial: 'asking',
   states: {
     asking: {
       on: {
         SET_MODE: { actions: [assign(({ event }) => ({ mode: event.mode, username: '', error: null }))] },
-        CHANGE: { actions: assign(({ event }) => (event.field === 'username' ? { username: event.value, error: null } : {})) },
+        CHANGE: { actions: assign(({ event }) => ({ username: event.value, error: null })) },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
         SUBMIT: [
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
@@ -67,7 +68,7 @@ export const forgotPasswordMachine = setup({
         id: 'requestCode',
         src: 'requestCode',
         input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
-        onDone: { target: 'sent', actions: assign(({ event }) => ({ sent: event.output, code: '', error: null })) },
+        onDone: { target: 'sent', actions: assign(({ event }) => ({ sent: event.output, timers: sentCodeOf({ ...event.output, target: event.output.recipient.join(', ') }), error: null })) },
         onError: [
           // A failed resend keeps the code already sent usable.
           { guard: 'codeSent', target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
@@ -77,22 +78,18 @@ export const forgotPasswordMachine = setup({
     },
     sent: {
       entry: { type: 'show', params: { screen: 'sent' } },
-      on: {
-        CHANGE: { actions: assign(({ event }) => (event.field === 'code' ? { code: sanitiseCodeInput(event.value).slice(0, 8), error: null } : {})) },
-        SUBMIT: { guard: 'eightDigits', target: 'verifying' },
-        RESEND: [
-          { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
-          { target: 'requesting', actions: assign({ captcha: captchaToken }) },
-        ],
-      },
-    },
-    verifying: {
       invoke: {
-        id: 'verifyCode',
-        src: 'verifyCode',
-        input: ({ context }) => ({ payload: context.sent!.payload, code: context.code }),
-        onDone: { target: 'resetting', actions: assign({ ticket: ({ event }) => event.output.payload }) },
-        onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        id: 'codeEntry',
+        src: 'codeEntry',
+        input: ({ context }) => ({ ticket: context.sent!.payload, length: 8, sent: context.timers, error: context.error }),
+        onDone: { target: 'resetting', actions: assign({ ticket: ({ event }) => event.output.result!.payload, error: null }) },
+      },
+      on: {
+        // From the code entry once its wait is over, with the CAPTCHA's answer the screen took.
+        RESEND: [
+          { guard: 'captchaRefused', target: 'sent', reenter: true, actions: assign({ error: captchaProblem }) },
+          { target: 'requesting', actions: assign({ captcha: captchaToken, error: null }) },
+        ],
       },
     },
     resetting: {

@@ -1,11 +1,10 @@
-// Entering a second-factor code (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a
-// code sent, type it while two timers run — expiry (900 s, from the server's answer) and the
-// resend cooldown (30 s, then 15 s) — and finish with the server's answer. Pure: the calls are
-// the `startChallenge` and `verifyCode` actors; screens change through the `show` action.
+// Entering a second factor (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a code sent,
+// type it in the shared code entry (codeEntry.ts: its timers come from the server's answer), and
+// finish with the server's answer. Pure: the calls are the `startChallenge` actor and the code
+// entry's `check`; screens change through the `show` action.
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
-import { sanitiseCodeInput } from '../contract/rules.ts';
-import { expiryRegion, resendCooling } from './codeTimers.ts';
+import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
@@ -21,54 +20,50 @@ type Context = {
   loginPayload: string | null;
   selected: MfaMethodSummary | null;
   channel: Channel | null;
-  challenge: { payload: string; target: string | null; expiresAt: number; resendAt: number | null } | null;
-  code: string;
-  trust: boolean;
+  /** The code on its way; `sent` is null for a code nobody sent (authenticator, recovery key, card). */
+  challenge: { payload: string; sent: SentCode | null } | null;
   error: Problem | null;
   result: MfaCodeOutput | null;
 };
 
 export type MfaCodeEvent =
   | { type: 'SELECT'; id: number; channel?: Channel }
-  | { type: 'TYPE'; value: string }
-  | { type: 'TOGGLE_TRUST' }
-  | { type: 'SUBMIT' }
+  /** From the code entry, once its resend wait is over. */
   | { type: 'RESEND' }
   | { type: 'CHANGE_METHOD' };
 
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
-const CODE_LENGTH: Record<string, number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
+const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
+
+/** What the server answers a right code. */
+export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
 
 
 export const mfaCodeMachine = setup({
-  types: { context: {} as Context, events: {} as MfaCodeEvent, input: {} as MfaCodeInput, output: {} as MfaCodeOutput },
+  types: {
+    context: {} as Context, events: {} as MfaCodeEvent, input: {} as MfaCodeInput, output: {} as MfaCodeOutput,
+    children: {} as { codeEntry: 'codeEntry' },
+  },
   actors: {
     startChallenge: fromPromise<MfaChallengeAnswer, { mfaId: number; loginPayload: string | null; channel: Channel | null }>(async () => {
       throw new Error('startChallenge is provided by the app');
     }),
-    verifyCode: fromPromise<{ access_token?: string; recovery_keys_left?: number }, { payload: string; code: string; trust: boolean }>(async () => {
-      throw new Error('verifyCode is provided by the app');
-    }),
+    codeEntry: codeEntryMachineOf<MfaVerified>(),
   },
   actions: {
     show: (_, _params: { screen: 'methods' | 'code' }) => {},
   },
-  delays: {
-    // Lengths come from the server's answer, so the countdown follows the server's expiry.
-    expiry: ({ context }) => Math.max(0, (context.challenge?.expiresAt ?? 0) - Date.now()),
-    resendCooldown: ({ context }) => Math.max(0, (context.challenge?.resendAt ?? 0) - Date.now()),
-  },
   guards: {
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
-    complete: ({ context }) => context.code.length >= (CODE_LENGTH[context.selected?.method ?? 'email'] ?? 6),
     resendable: ({ context }) => CODED.has(context.selected?.method ?? ''),
     severalMethods: ({ context }) => context.methods.length > 1,
+    resending: ({ context }) => context.challenge !== null,
   },
 }).createMachine({
   id: 'mfaCode',
   context: ({ input }) => ({
     methods: input.methods, loginPayload: input.loginPayload, selected: null, channel: null, challenge: null,
-    code: '', trust: false, error: null, result: null,
+    error: null, result: null,
   }),
   initial: 'choosing',
   states: {
@@ -91,68 +86,43 @@ export const mfaCodeMachine = setup({
         input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
         onDone: {
           target: 'entering',
-          actions: assign(({ event }) => ({
-            challenge: {
-              payload: event.output.payload,
-              target: event.output.target ?? null,
-              expiresAt: Date.parse(event.output.expires_at),
-              resendAt: event.output.resend_at ? Date.parse(event.output.resend_at) : null,
-            },
-            code: '',
+          actions: assign(({ context, event }) => ({
+            challenge: { payload: event.output.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(event.output) : null },
             error: null,
           })),
         },
-        onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        onError: [
+          // A new code that could not be sent leaves the one before usable.
+          { guard: 'resending', target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        ],
       },
     },
     entering: {
       entry: { type: 'show', params: { screen: 'code' } },
-      type: 'parallel',
-      on: {
-        CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ challenge: null, code: '', error: null }) },
+      invoke: {
+        id: 'codeEntry',
+        src: 'codeEntry',
+        input: ({ context }) => ({
+          ticket: context.challenge!.payload,
+          length: CODE_LENGTH[context.selected!.method],
+          sent: context.challenge!.sent,
+          error: context.error,
+        }),
+        onDone: {
+          target: 'done',
+          actions: assign(({ context, event }) => ({
+            result: {
+              method: context.selected!.method,
+              accessToken: event.output.result!.access_token ?? null,
+              recoveryKeysLeft: event.output.result!.recovery_keys_left ?? null,
+            },
+          })),
+        },
       },
-      states: {
-        input: {
-          initial: 'typing',
-          states: {
-            typing: {
-              on: {
-                // A wrong code's error shows until the user types again.
-                TYPE: { actions: assign(({ event }) => ({ code: sanitiseCodeInput(event.value).slice(0, 16), error: null })) },
-                TOGGLE_TRUST: { actions: assign(({ context }) => ({ trust: !context.trust })) },
-                SUBMIT: { guard: 'complete', target: 'verifying' },
-              },
-            },
-            verifying: {
-              invoke: {
-                id: 'verifyCode',
-                src: 'verifyCode',
-                input: ({ context }) => ({ payload: context.challenge!.payload, code: context.code, trust: context.trust }),
-                onDone: {
-                  target: '#mfaCode.done',
-                  actions: assign(({ context, event }) => ({
-                    result: {
-                      method: context.selected!.method,
-                      accessToken: event.output.access_token ?? null,
-                      recoveryKeysLeft: event.output.recovery_keys_left ?? null,
-                    },
-                  })),
-                },
-                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
-              },
-            },
-          },
-        },
-        expiry: expiryRegion,
-        resend: {
-          initial: 'cooling',
-          states: {
-            cooling: resendCooling,
-            ready: {
-              on: { RESEND: { guard: 'resendable', target: '#mfaCode.requesting' } },
-            },
-          },
-        },
+      on: {
+        CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ challenge: null, error: null }) },
+        RESEND: { guard: 'resendable', target: 'requesting', actions: assign({ error: null }) },
       },
     },
     done: { type: 'final' },

@@ -11,10 +11,10 @@ import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import type { Locale } from '../contract/constants.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
-import { isActivationCode, isCardNumber, isInvitationCode, sanitiseCodeInput } from '../contract/rules.ts';
+import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
-import { expiryRegion, resendCooling } from './codeTimers.ts';
+import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
 import { pathOf, stepOf } from './routes.ts';
@@ -61,7 +61,7 @@ export type Channel = 'sms' | 'call' | 'whatsapp';
 export type OnboardingInput = { entry: OnboardingStep; policy: PasswordPolicy; language: Locale };
 export type OnboardingOutput = { username: string };
 
-type Challenge = { kind: 'email' | 'phone'; target: string; expiresAt: number; resendAt: number };
+type Challenge = { kind: 'email' | 'phone'; sent: SentCode };
 
 type Context = {
   step: OnboardingStep;
@@ -89,7 +89,6 @@ type Context = {
   channel: Channel;
   provenPhone: string | null;
   challenge: Challenge | null;
-  code: string;
   outcome: OnboardingDone | null;
   error: Problem | null;
 };
@@ -97,11 +96,12 @@ type Context = {
 export type OnboardingEvent =
   | { type: 'ROUTE'; step: OnboardingStep }
   | { type: 'CHOOSE'; source: 'card' | 'invitation' }
-  | { type: 'CHANGE'; field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone' | 'code'; value: string }
+  | { type: 'CHANGE'; field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone'; value: string }
   | { type: 'SET_LANGUAGE'; language: Locale }
   | { type: 'SET_CHANNEL'; channel: Channel }
   | { type: 'TOGGLE'; consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners' }
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
+  /** From the code entry, once its wait is over. */
   | { type: 'RESEND' }
   | { type: 'CONTINUE' }
   | { type: 'BACK' };
@@ -111,7 +111,7 @@ const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Contex
   policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, flow: null, welcome: null,
   usernames: [], consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } }, termsAccepted: false,
   profile: { firstname: '', lastname: '', language: input.language }, profileSaved: false,
-  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, code: '', outcome: null, error: null,
+  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null,
 });
 
 /** Whether what a step needs is there: a step entered without it would have nothing to show. */
@@ -135,6 +135,7 @@ const codeOf = (event: object) => {
 
 const onboardingSetup = setup({
   types: {
+    children: {} as { codeEntry: 'codeEntry'; newPassword: 'newPassword' },
     context: {} as Context,
     input: {} as OnboardingInput,
     output: {} as OnboardingOutput,
@@ -159,9 +160,8 @@ const onboardingSetup = setup({
     sendPhoneCode: fromPromise<OnboardingCodeSent, { flow: string; phone: string; channel: Channel }>(async () => {
       throw new Error('sendPhoneCode is provided by the app');
     }),
-    verifyCode: fromPromise<{ verified: 'email' | 'phone' }, { flow: string; code: string }>(async () => {
-      throw new Error('verifyCode is provided by the app');
-    }),
+    /** The email or phone step's code, checked with the flow's token. */
+    codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>(),
     /** The password step: the new-password machine, whose call creates the account. */
     newPassword: newPasswordMachineOf<OnboardingDone>(),
   },
@@ -184,16 +184,8 @@ const onboardingSetup = setup({
     /** A code went out: the challenge the code screen times, from the server's answer. */
     challenge: assign(({ event }, params: { kind: 'email' | 'phone' }) => {
       const sent = (event as unknown as { output: OnboardingCodeSent }).output;
-      const now = Date.now();
-      return {
-        challenge: { kind: params.kind, target: sent.target, expiresAt: now + (sent.expires_in ?? 0) * 1000, resendAt: now + (sent.resend_in ?? 0) * 1000 },
-        code: '', error: null,
-      };
+      return { challenge: { kind: params.kind, sent: sentCodeOf(sent) }, error: null };
     }),
-  },
-  delays: {
-    expiry: ({ context }) => Math.max(0, (context.challenge?.expiresAt ?? 0) - Date.now()),
-    resendCooldown: ({ context }) => Math.max(0, (context.challenge?.resendAt ?? 0) - Date.now()),
   },
   guards: {
     sameStep: ({ context, event }) => event.type === 'ROUTE' && event.step === context.step,
@@ -215,9 +207,9 @@ const onboardingSetup = setup({
     hasEmail: ({ context }) => context.email.trim() !== '',
     hasPhone: ({ context }) => context.phone.trim() !== '',
     alreadyProven: ({ event }) => (event as { output?: OnboardingCodeSent }).output?.verified === true,
-    eightDigits: ({ context }) => /^\d{8}$/.test(context.code),
     codeForEmail: ({ context }) => context.challenge?.kind === 'email',
-    emailProven: ({ event }) => (event as { output?: { verified: string } }).output?.verified === 'email',
+    entryEnded: ({ event }) => (event as { output?: { failure: unknown } }).output?.failure != null,
+    emailProven: ({ event }) => (event as { output?: { result?: { verified: string } } }).output?.result?.verified === 'email',
   },
 });
 
@@ -411,65 +403,48 @@ export const onboardingMachine = onboardingSetup.createMachine({
     },
     codeEntry: {
       entry: enter('onboarding-mfa'),
-      type: 'parallel',
+      initial: 'entering',
       on: {
         BACK: [
-          { guard: 'codeForEmail', target: 'emailVerification', actions: assign({ error: null, code: '' }) },
-          { target: 'phoneVerification', actions: assign({ error: null, code: '' }) },
+          { guard: 'codeForEmail', target: 'emailVerification', actions: assign({ error: null }) },
+          { target: 'phoneVerification', actions: assign({ error: null }) },
         ],
       },
       states: {
-        input: {
-          initial: 'typing',
-          states: {
-            typing: {
-              on: {
-                // A wrong code's error shows until the person types again.
-                CHANGE: { actions: assign(({ event }) => (event.field === 'code' ? { code: sanitiseCodeInput(event.value).slice(0, 8), error: null } : {})) },
-                SUBMIT: { guard: 'eightDigits', target: 'verifying' },
+        entering: {
+          invoke: {
+            id: 'codeEntry',
+            src: 'codeEntry',
+            input: ({ context }) => ({ ticket: context.flow!, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: ['onboarding_expired'] }),
+            onDone: [
+              // The flow expired: start over, saying why.
+              {
+                guard: 'entryEnded', target: '#onboarding.start',
+                actions: ['startOver', assign({ error: ({ event }) => event.output.failure })],
               },
-            },
-            verifying: {
-              invoke: {
-                id: 'verifyCode',
-                src: 'verifyCode',
-                input: ({ context }) => ({ flow: context.flow!, code: context.code }),
-                onDone: [
-                  { guard: 'emailProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, code: '', error: null })) },
-                  { target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, code: '', error: null })) },
-                ],
-                onError: failed('typing'),
-              },
-            },
+              { guard: 'emailProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })) },
+              { target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
+            ],
+          },
+          on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
+        },
+        // A new code replaces the old one: a new entry with its own timers.
+        sendingEmail: {
+          invoke: {
+            id: 'resendEmailCode',
+            src: 'sendEmailCode',
+            input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
+            onDone: { target: 'entering', actions: { type: 'challenge', params: { kind: 'email' } } },
+            onError: failed('entering'),
           },
         },
-        expiry: expiryRegion,
-        resend: {
-          initial: 'cooling',
-          states: {
-            cooling: resendCooling,
-            ready: {
-              on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
-            },
-            // A new code replaces the old one: the whole step starts again with its timers.
-            sendingEmail: {
-              invoke: {
-                id: 'resendEmailCode',
-                src: 'sendEmailCode',
-                input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
-                onDone: { target: '#onboarding.codeEntry', reenter: true, actions: { type: 'challenge', params: { kind: 'email' } } },
-                onError: failed('ready'),
-              },
-            },
-            sendingPhone: {
-              invoke: {
-                id: 'resendPhoneCode',
-                src: 'sendPhoneCode',
-                input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
-                onDone: { target: '#onboarding.codeEntry', reenter: true, actions: { type: 'challenge', params: { kind: 'phone' } } },
-                onError: failed('ready'),
-              },
-            },
+        sendingPhone: {
+          invoke: {
+            id: 'resendPhoneCode',
+            src: 'sendPhoneCode',
+            input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
+            onDone: { target: 'entering', actions: { type: 'challenge', params: { kind: 'phone' } } },
+            onError: failed('entering'),
           },
         },
       },

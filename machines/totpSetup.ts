@@ -1,37 +1,37 @@
 // Adding an authenticator app (spec §2 "Authenticator setup"): scan the QR code or type the key,
-// confirm with a 6-digit code, then the recovery keys are shown once.
+// confirm with its first 6-digit code (the shared code entry; nothing was sent, so no timers), then
+// the recovery keys are shown once.
 import { assign, fromPromise, setup } from 'xstate';
-import { sanitiseCodeInput } from '../contract/rules.ts';
+import { codeEntryMachineOf } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 
 export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
 
 type Context = {
   payload: string | null; secret: string | null; qrSvg: string | null;
-  code: string; keys: string[] | null; error: Problem | null;
+  keys: string[] | null; error: Problem | null;
 };
 
 export const totpSetupMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'CONTINUE' } | { type: 'RETRY' },
+    events: {} as { type: 'CONTINUE' } | { type: 'RETRY' },
+    children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
     startTotp: fromPromise<TotpStart>(async () => { throw new Error('startTotp is provided by the app'); }),
-    confirmTotp: fromPromise<{ recovery_keys?: string[] }, { payload: string; code: string }>(async () => {
-      throw new Error('confirmTotp is provided by the app');
-    }),
+    /** The app's first code; its check answers the recovery keys. */
+    codeEntry: codeEntryMachineOf<{ recovery_keys?: string[] }>(),
   },
   actions: {
     show: (_, _params: { screen: 'success' }) => {},
   },
   guards: {
     alreadySet: ({ event }) => (event as { output?: TotpStart }).output === null,
-    sixDigits: ({ context }) => /^\d{6}$/.test(context.code),
   },
 }).createMachine({
   id: 'totpSetup',
-  context: { payload: null, secret: null, qrSvg: null, code: '', keys: null, error: null },
+  context: { payload: null, secret: null, qrSvg: null, keys: null, error: null },
   initial: 'starting',
   states: {
     starting: {
@@ -50,18 +50,11 @@ export const totpSetupMachine = setup({
     },
     failed: { on: { RETRY: 'starting' } },
     scanning: {
-      on: {
-        CHANGE: { actions: assign(({ event }) => ({ code: sanitiseCodeInput(event.value).slice(0, 6), error: null })) },
-        SUBMIT: { guard: 'sixDigits', target: 'verifying' },
-      },
-    },
-    verifying: {
       invoke: {
-        id: 'confirmTotp',
-        src: 'confirmTotp',
-        input: ({ context }) => ({ payload: context.payload!, code: context.code }),
-        onDone: { target: 'showingKeys', actions: assign({ keys: ({ event }) => event.output.recovery_keys ?? [] }) },
-        onError: { target: 'scanning', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        id: 'codeEntry',
+        src: 'codeEntry',
+        input: ({ context }) => ({ ticket: context.payload!, length: 6, sent: null }),
+        onDone: { target: 'showingKeys', actions: assign({ keys: ({ event }) => event.output.result?.recovery_keys ?? [] }) },
       },
     },
     showingKeys: {

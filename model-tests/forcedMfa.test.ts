@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { SimulatedClock, createActor, fromPromise } from 'xstate';
+import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
 import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
 import { report, walk } from './coverage.ts';
@@ -7,10 +8,9 @@ import { report, walk } from './coverage.ts';
 const answers = [
   { type: 'xstate.done.actor.startActivation', output: null },
   { type: 'xstate.done.actor.startActivation', output: { payload: '', fuzzion: true, data: { code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' } } },
-  { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44' } } },
+  { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }) },
-  { type: 'xstate.done.actor.confirmActivation', output: {} },
-  { type: 'xstate.error.actor.confirmActivation', error: apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }) },
+  { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
 ];
 
 function walkFrom(input: EnrolmentInput) {
@@ -18,12 +18,12 @@ function walkFrom(input: EnrolmentInput) {
     input,
     events: () => [
       { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' },
-      { type: 'CHANGE', value: '12345678' }, { type: 'CHANGE', value: '' }, { type: 'SUBMIT' }, { type: 'BACK' }, { type: 'CONTINUE' },
+      { type: 'CHANGE', value: '0470 44 44 44' }, { type: 'CHANGE', value: '' }, { type: 'SUBMIT' }, { type: 'BACK' }, { type: 'CONTINUE' }, { type: 'RESEND' },
       ...answers,
     ] as never,
     serializeState: ({ value, context }) => {
-      const c = context as { kind: unknown; target: string; code: string; error: unknown; challenge: unknown };
-      return JSON.stringify([value, c.kind, !!c.target, !!c.code, !!c.error, !!c.challenge]);
+      const c = context as { kind: unknown; target: string; error: unknown; challenge: unknown };
+      return JSON.stringify([value, c.kind, !!c.target, !!c.error, !!c.challenge]);
     },
   });
 }
@@ -42,14 +42,16 @@ describe('forced MFA machine: behaviour', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
   const start = (input: EnrolmentInput) => {
     const screens: string[] = [];
+    let sends = 0;
+    const clock = new SimulatedClock();
     const actor = createActor(forcedMfaMachine.provide({
       actors: {
-        startActivation: fromPromise(async (): Promise<ActivationStart> => ({ payload: 'p', fuzzion: false, data: { target: 't' } })),
-        confirmActivation: fromPromise(async (): Promise<unknown> => ({})),
+        startActivation: fromPromise(async (): Promise<ActivationStart> => { sends++; return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
+        codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
       },
       actions: { show: (_, { screen }) => { screens.push(screen); } },
-    }), { input }).start();
-    return { actor, screens };
+    }), { input, clock }).start();
+    return { actor, screens, clock, sends: () => sends };
   };
 
   it('lets a customer who is not forced skip, and nobody else', () => {
@@ -79,11 +81,39 @@ describe('forced MFA machine: behaviour', () => {
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
     await settle();
-    actor.send({ type: 'CHANGE', value: '1234 5678' });
-    actor.send({ type: 'SUBMIT' });
+    const entry = actor.getSnapshot().children.codeEntry!;
+    entry.send({ type: 'TYPE', value: '1234 5678' });
+    entry.send({ type: 'SUBMIT' });
     await settle();
     actor.send({ type: 'CONTINUE' });
     expect(screens).toEqual(['intro', 'phone', 'confirmation', 'success']);
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled' });
+  });
+});
+
+describe('forced MFA machine: the code', () => {
+  it('is timed from the answer, and a new one goes to the same destination once the wait is over', async () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const clock = new SimulatedClock();
+    const targets: string[] = [];
+    const actor = createActor(forcedMfaMachine.provide({
+      actors: {
+        startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
+          targets.push(input.target);
+          return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+        }),
+      },
+    }), { input: { forced: true, customer: false, hasSms: false }, clock }).start();
+    actor.send({ type: 'ACTIVATE' });
+    actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    const entry = () => actor.getSnapshot().children.codeEntry!;
+    expect(entry().getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    clock.increment(31_000);
+    entry().send({ type: 'RESEND' });
+    await settle();
+    expect(targets).toEqual(['0470 44 44 44', '0470 44 44 44']);
+    expect(actor.getSnapshot().value).toBe('confirmation');
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
-import { mfaCodeMachine } from '../machines/mfaCode.ts';
+import { codeEntryMachineOf } from '../machines/codeEntry.ts';
+import { mfaCodeMachine, type MfaVerified } from '../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { report, walk } from './coverage.ts';
 
@@ -17,22 +18,18 @@ describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(mfaCodeMachine, {
       input: { methods, loginPayload: 'login' },
-      events: (snapshot) => {
-        const code = (snapshot as { context: { code: string } }).context.code;
+      events: () => {
         return [
           { type: 'SELECT', id: 1 }, { type: 'SELECT', id: 2 }, { type: 'SELECT', id: 99 },
-          { type: 'TYPE', value: code ? '' : '12345678' }, { type: 'TOGGLE_TRUST' }, { type: 'SUBMIT' }, { type: 'RESEND' }, { type: 'CHANGE_METHOD' },
+          { type: 'RESEND' }, { type: 'CHANGE_METHOD' },
           { type: 'xstate.done.actor.startChallenge', output: challenge(true) },
           { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
-          { type: 'xstate.done.actor.verifyCode', output: { access_token: 't' } },
-          { type: 'xstate.error.actor.verifyCode', error: apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }) },
-          { type: 'xstate.after.expiry.mfaCode.entering.expiry.running' },
-          { type: 'xstate.after.resendCooldown.mfaCode.entering.resend.cooling' },
+          { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
         ] as never;
       },
       serializeState: ({ value, context }) => {
-        const c = context as { code: string; trust: boolean; error: unknown; selected: { id: number } | null; challenge: unknown };
-        return JSON.stringify([value, !!c.code, c.trust, !!c.error, c.selected?.id ?? null, !!c.challenge]);
+        const c = context as { error: unknown; selected: { id: number } | null; challenge: unknown };
+        return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge]);
       },
     });
     console.info(report('mfaCode', result));
@@ -40,89 +37,103 @@ describe('MFA code machine: model', () => {
   });
 });
 
-describe('MFA code machine: timers on a simulated clock', () => {
-  function start(verify: () => Promise<{ access_token?: string }> = async () => ({ access_token: 't' })) {
+describe('MFA code machine: the code entry it starts', () => {
+  function start(verify: (input: { ticket: string; code: string; remember: boolean }) => Promise<MfaVerified> = async () => ({ access_token: 't' })) {
     const clock = new SimulatedClock();
     const sent: number[] = [];
     const actor = createActor(mfaCodeMachine.provide({
       actors: {
         startChallenge: fromPromise(async ({ input }) => { sent.push(input.mfaId); return challenge(true); }),
-        verifyCode: fromPromise(verify),
+        codeEntry: codeEntryMachineOf<MfaVerified>().provide({ actors: { check: fromPromise(({ input }) => verify(input)) } }),
       },
     }), { input: { methods, loginPayload: 'login' }, clock }).start();
-    return { actor, clock, sent };
+    const entry = () => actor.getSnapshot().children.codeEntry!;
+    return { actor, clock, sent, entry };
   }
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
   it('shows expired after 900 s and enables resend after 30 s', async () => {
-    const { actor, clock } = start();
+    const { actor, clock, entry } = start();
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
-    expect(actor.getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
     clock.increment(29_000);
-    expect(actor.getSnapshot().matches({ entering: { resend: 'cooling' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling' } })).toBe(true);
     clock.increment(2_000);
-    expect(actor.getSnapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
     clock.increment(870_000);
-    expect(actor.getSnapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
   });
 
   it('resends only when ready, and the timers start again', async () => {
-    const { actor, clock, sent } = start();
+    const { actor, clock, sent, entry } = start();
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
-    actor.send({ type: 'RESEND' });
+    entry().send({ type: 'RESEND' });
     expect(sent).toEqual([1]);
     clock.increment(31_000);
-    actor.send({ type: 'RESEND' });
+    entry().send({ type: 'RESEND' });
     await settle();
     expect(sent).toEqual([1, 1]);
-    expect(actor.getSnapshot().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
   });
 
-  it('has no resend for the authenticator', async () => {
-    const { actor, clock, sent } = start();
+  it('has no resend and no countdown for the authenticator', async () => {
+    const { actor, clock, sent, entry } = start();
     actor.send({ type: 'SELECT', id: 2 });
     await settle();
     clock.increment(31_000);
-    actor.send({ type: 'RESEND' });
+    entry().send({ type: 'RESEND' });
     expect(sent).toEqual([2]);
+    expect(entry().getSnapshot().matches({ entering: { expiry: 'untimed', resend: 'unavailable' } })).toBe(true);
   });
 
   it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {
     let calls = 0;
-    const { actor } = start(async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); });
+    const { actor, entry } = start(async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); });
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
-    actor.send({ type: 'TYPE', value: '12 34-56' });
-    expect(actor.getSnapshot().context.code).toBe('123456');
-    actor.send({ type: 'SUBMIT' });
+    entry().send({ type: 'TYPE', value: '12 34-56' });
+    expect(entry().getSnapshot().context.code).toBe('123456');
+    entry().send({ type: 'SUBMIT' });
     expect(calls).toBe(0);
-    actor.send({ type: 'TYPE', value: '12345678' });
-    actor.send({ type: 'SUBMIT' });
+    entry().send({ type: 'TYPE', value: '12345678' });
+    entry().send({ type: 'SUBMIT' });
     await settle();
-    expect(actor.getSnapshot().context.error).toEqual({ code: 'invalid_code' });
-    actor.send({ type: 'TYPE', value: '1234567' });
-    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(entry().getSnapshot().context.error).toEqual({ code: 'invalid_code' });
+    entry().send({ type: 'TYPE', value: '1234567' });
+    expect(entry().getSnapshot().context.error).toBeNull();
   });
 
   it('ends with the token and the trust choice sent', async () => {
     let trusted: boolean | null = null;
+    const { actor, entry } = start(async (input) => { trusted = input.remember; return { access_token: 'tok' }; });
+    actor.send({ type: 'SELECT', id: 1 });
+    await settle();
+    entry().send({ type: 'TOGGLE_REMEMBER' });
+    entry().send({ type: 'TYPE', value: '12345678' });
+    entry().send({ type: 'SUBMIT' });
+    await settle();
+    expect(trusted).toBe(true);
+    expect(actor.getSnapshot().output).toEqual({ method: 'email', accessToken: 'tok', recoveryKeysLeft: null });
+  });
+
+  it('keeps the code screen, with the reason, when a new code cannot be sent', async () => {
+    let fail = false;
     const clock = new SimulatedClock();
     const actor = createActor(mfaCodeMachine.provide({
       actors: {
-        startChallenge: fromPromise(async () => challenge(true)),
-        verifyCode: fromPromise(async ({ input }) => { trusted = input.trust; return { access_token: 'tok' }; }),
+        startChallenge: fromPromise(async () => { if (fail) throw apiFailure(429, { code: 'resend_too_soon' }); return challenge(true); }),
       },
     }), { input: { methods, loginPayload: 'login' }, clock }).start();
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
-    actor.send({ type: 'TOGGLE_TRUST' });
-    actor.send({ type: 'TYPE', value: '12345678' });
-    actor.send({ type: 'SUBMIT' });
+    fail = true;
+    clock.increment(31_000);
+    actor.getSnapshot().children.codeEntry!.send({ type: 'RESEND' });
     await settle();
-    expect(trusted).toBe(true);
-    expect(actor.getSnapshot().output).toEqual({ method: 'email', accessToken: 'tok', recoveryKeysLeft: null });
+    expect(actor.getSnapshot().value).toBe('entering');
+    expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context.error).toEqual({ code: 'resend_too_soon' });
   });
 });
 

@@ -6,6 +6,7 @@ import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { OnboardingCodeSent, OnboardingStarted } from '../contract/schemas.ts';
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
+import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { ONBOARDING_STEPS, PREDECESSORS, onboardingMachine, type OnboardingStep } from '../machines/onboarding.ts';
 import { report, stepsOf, walk } from './coverage.ts';
 
@@ -26,7 +27,7 @@ type Ctx = {
   step: OnboardingStep; source: string | null; flow: string | null; termsAccepted: boolean; profileSaved: boolean;
   consents: { terms: boolean; privacy: boolean }; profile: { firstname: string; lastname: string }; cardNumber: string; activationCode: string;
   invitationCode: string; email: string; provenEmail: string | null; phone: string; provenPhone: string | null;
-  challenge: { kind: string } | null; code: string; outcome: unknown; error: unknown; usernames: string[];
+  challenge: { kind: string } | null; outcome: unknown; error: unknown; usernames: string[];
 };
 type Snap = { value: unknown; context: Ctx; children: Record<string, unknown> };
 
@@ -52,7 +53,6 @@ function events(snapshot: unknown) {
     ],
     'email-verification': [{ type: 'CHANGE', field: 'email', value: c.email ? '' : 'nora@example.be' }],
     'phone-verification': [{ type: 'CHANGE', field: 'phone', value: c.phone ? '' : '0470 10 10 01' }, { type: 'SET_CHANNEL', channel: 'whatsapp' }],
-    'onboarding-mfa': [{ type: 'CHANGE', field: 'code', value: c.code ? '' : '12345678' }],
   };
   const answers = [
     done('startWithCard', welcome('card')), fail('startWithCard', 400, 'invalid_activation_code'),
@@ -62,16 +62,15 @@ function events(snapshot: unknown) {
     done('saveProfile'), fail('saveProfile', 410, 'onboarding_expired'), fail('saveProfile', 400, 'validation_failed'),
     done('sendEmailCode', sent), done('sendEmailCode', proven), fail('sendEmailCode', 409, 'email_unavailable'), fail('sendEmailCode', 410, 'onboarding_expired'),
     done('sendPhoneCode', sent), done('sendPhoneCode', proven), fail('sendPhoneCode', 409, 'phone_unavailable'), fail('sendPhoneCode', 410, 'onboarding_expired'),
-    done('verifyCode', { verified: c.challenge?.kind ?? 'email' }), fail('verifyCode', 422, 'invalid_code'), fail('verifyCode', 410, 'onboarding_expired'),
+    done('codeEntry', { result: { verified: c.challenge?.kind ?? 'email' }, failure: null }),
+    done('codeEntry', { result: null, failure: { code: 'onboarding_expired' } }),
     done('resendEmailCode', sent), fail('resendEmailCode', 429, 'resend_too_soon'), fail('resendEmailCode', 410, 'onboarding_expired'),
     done('resendPhoneCode', sent), fail('resendPhoneCode', 429, 'resend_too_soon'), fail('resendPhoneCode', 410, 'onboarding_expired'),
     done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
-    { type: 'xstate.after.expiry.onboarding.codeEntry.expiry.running' },
-    { type: 'xstate.after.resendCooldown.onboarding.codeEntry.resend.cooling' },
   ].filter((e) => {
-    // An actor's answer can only come while that actor runs; a timer only fires on the code step.
+    // An actor's answer can only come while that actor runs.
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
-    return actor ? actor in (children ?? {}) : c.step === 'onboarding-mfa';
+    return actor !== undefined && actor in (children ?? {});
   });
   return [...moves, ...(stepMoves[c.step] ?? []), ...answers] as never;
 }
@@ -87,7 +86,6 @@ function serializeState({ value, context }: { value: unknown; context: unknown }
     create: !!c.profile.firstname.trim() && !!c.profile.lastname.trim(),
     'email-verification': !!c.email.trim(),
     'phone-verification': !!c.phone.trim(),
-    'onboarding-mfa': c.code.length === 8,
   };
   return JSON.stringify([
     value, c.step, c.source, !!c.flow, c.termsAccepted, c.profileSaved, c.provenEmail !== null, c.provenPhone !== null,
@@ -158,7 +156,7 @@ describe('onboarding machine: model', () => {
 describe('onboarding machine: the code step on a simulated clock', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  async function atEmailCode() {
+  async function atEmailCode(check: () => Promise<{ verified: 'email' | 'phone' }> = async () => ({ verified: 'email' })) {
     const clock = new SimulatedClock();
     const calls: string[] = [];
     const shown: string[] = [];
@@ -168,7 +166,7 @@ describe('onboarding machine: the code step on a simulated clock', () => {
         acceptTerms: fromPromise(async () => {}),
         saveProfile: fromPromise(async () => {}),
         sendEmailCode: fromPromise(async ({ input: i }) => { calls.push(`email:${i.email}`); return sent; }),
-        verifyCode: fromPromise<{ verified: 'email' | 'phone' }, { flow: string; code: string }>(async () => ({ verified: 'email' })),
+        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(check) } }),
       },
       actions: { show: (_, { step }) => { shown.push(step); } },
     }), { input, clock }).start();
@@ -198,15 +196,32 @@ describe('onboarding machine: the code step on a simulated clock', () => {
 
   it('lets a new code go after 30 s only, and shows the code expired after 900 s', async () => {
     const { actor, clock, calls } = await atEmailCode();
-    actor.send({ type: 'RESEND' });
+    const entry = () => actor.getSnapshot().children.codeEntry!;
+    entry().send({ type: 'RESEND' });
     expect(calls).toHaveLength(1);
     clock.increment(30_000);
-    expect(actor.getSnapshot().matches({ codeEntry: { resend: 'ready' } })).toBe(true);
-    actor.send({ type: 'RESEND' });
+    expect(entry().getSnapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
+    entry().send({ type: 'RESEND' });
     await settle();
     expect(calls).toHaveLength(2);
-    expect(actor.getSnapshot().matches({ codeEntry: { resend: 'cooling', expiry: 'running' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
     clock.increment(900_000);
-    expect(actor.getSnapshot().matches({ codeEntry: { expiry: 'expired' } })).toBe(true);
+    expect(entry().getSnapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
+  });
+
+  it('goes on to the phone with the right email code, and starts over, saying why, when the flow expired', async () => {
+    const { actor } = await atEmailCode();
+    const entry = actor.getSnapshot().children.codeEntry!;
+    entry.send({ type: 'TYPE', value: '12345678' });
+    entry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ step: 'phone-verification', provenEmail: 'nora@example.be' });
+
+    const gone = await atEmailCode(async () => { throw apiFailure(410, { code: 'onboarding_expired' }); });
+    const goneEntry = gone.actor.getSnapshot().children.codeEntry!;
+    goneEntry.send({ type: 'TYPE', value: '12345678' });
+    goneEntry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(gone.actor.getSnapshot().context).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
   });
 });

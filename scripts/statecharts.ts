@@ -5,6 +5,7 @@ import { captchaMachine } from '../machines/captcha.ts';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
+import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { loginMachine } from '../machines/login.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
@@ -14,7 +15,7 @@ import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { newPasswordMachine } from '../machines/newPassword.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine };
 
 type Node = AnyStateMachine['root'];
 

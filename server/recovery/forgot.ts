@@ -20,7 +20,7 @@ export type Technology = 'EMAIL' | 'sms' | 'call' | 'whatsapp';
 
 export async function requestReset(ctx: AppContext, input: {
   username: string; channel: 'sms' | 'call' | 'whatsapp' | null; variant: Variant; ip: string; deviceKey: string;
-}): Promise<{ recipient: string[]; technology: Technology; payload: string }> {
+}): Promise<{ recipient: string[]; technology: Technology; payload: string; expires_in: number; resend_in: number }> {
   // The same throttle as failed sign-ins, per IP: a flood of requests is a probe.
   const wait = await spend(ctx.limiters.ip, input.ip);
   if (wait > 0) throw ApiError.tooMany(wait);
@@ -42,7 +42,12 @@ export async function requestReset(ctx: AppContext, input: {
     }).execute();
     ctx.outbox.kick();
   }
-  return { recipient: [maskTarget(name?.value ?? input.username.trim())], technology, payload };
+  // The timers are the configured ones, not the challenge's (the worker opens it a moment later, or
+  // never for an unknown account): the answer must not tell the two apart.
+  return {
+    recipient: [maskTarget(name?.value ?? input.username.trim())], technology, payload,
+    expires_in: ctx.config.mfa.codeTtlSeconds, resend_in: ctx.config.mfa.resendFirstWaitSeconds,
+  };
 }
 
 /** The worker's step: each queued request of a real account becomes a challenge whose code is

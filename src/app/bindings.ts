@@ -4,6 +4,7 @@
 import i18next from 'i18next';
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
+import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
@@ -17,10 +18,14 @@ type Go = (to: string) => void;
 
 const newPassword = () => import('../../machines/newPassword.ts');
 
+/** The shared code entry, specialised by the call that checks the code: `ticket` is what goes with it. */
+const codeEntryChecking = <TResult>(check: (input: { ticket: string; code: string; remember: boolean }) => Promise<TResult>) =>
+  codeEntryMachineOf<TResult>().provide({ actors: { check: fromPromise(({ input }) => check(input)) } });
+
 export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ mfaCodeMachine }) => mfaCodeMachine.provide({
   actors: {
     startChallenge: fromPromise(({ input }) => startChallenge(input)),
-    verifyCode: fromPromise(({ input }) => verifyCode(input)),
+    codeEntry: codeEntryChecking(({ ticket, code, remember }) => verifyCode({ payload: ticket, code, trust: remember })),
   },
   actions: { show: (_, { screen }) => go(pathOf('mfa', screen)) },
 }));
@@ -48,7 +53,7 @@ export const forgotPassword = async (go: Go) => {
   return forgotPasswordMachine.provide({
     actors: {
       requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
-      verifyCode: fromPromise(({ input }) => verifyPasswordCode(input)),
+      codeEntry: codeEntryChecking(({ ticket, code }) => verifyPasswordCode({ payload: ticket, code })),
       newPassword: newPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
     },
     actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
@@ -66,7 +71,7 @@ export const onboarding = async (go: Go) => {
       saveProfile: fromPromise(({ input }) => saveProfile(input)),
       sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
       sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
-      verifyCode: fromPromise(({ input }) => verifyOnboardingCode(input)),
+      codeEntry: codeEntryChecking(({ ticket, code }) => verifyOnboardingCode({ flow: ticket, code })),
       newPassword: newPasswordMachineOf<OnboardingDone>().provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
     },
     actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
@@ -74,7 +79,10 @@ export const onboarding = async (go: Go) => {
 };
 
 export const totpSetup = (go: Go) => import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) => totpSetupMachine.provide({
-  actors: { startTotp: fromPromise<TotpStart>(() => startTotp()), confirmTotp: fromPromise(({ input }) => confirmTotp(input)) },
+  actors: {
+    startTotp: fromPromise<TotpStart>(() => startTotp()),
+    codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code }) => confirmTotp({ payload: ticket, code })),
+  },
   actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
 }));
 
@@ -85,7 +93,7 @@ export const totpRecovery = (_go: Go) => import('../../machines/totpRecovery.ts'
 export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) => forcedMfaMachine.provide({
   actors: {
     startActivation: fromPromise(({ input }) => startActivation(input)),
-    confirmActivation: fromPromise(({ input }) => confirmActivation(input)),
+    codeEntry: codeEntryChecking<unknown>(({ ticket, code }) => confirmActivation({ payload: ticket, code })),
   },
   actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
 }));

@@ -1,16 +1,14 @@
-// /mfa/methods and /mfa: a projection of the MFA code machine (choose a method, then enter the code).
+// /mfa/methods and /mfa: a projection of the MFA code machine (choose a method, then enter the code
+// in the shared code entry).
 import { useSelector } from '@xstate/react';
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
-import { Button } from '../components/Button.tsx';
-import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { ErrorMessage } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { useNow } from '../app/useNow.ts';
-import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
+import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { pathOf } from '../../machines/routes.ts';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
@@ -22,8 +20,9 @@ export function SecondFactorPage() {
 }
 
 function SecondFactor({ mfa }: { mfa: MfaRef }) {
-  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
-  return choosing ? <MethodChoice mfa={mfa} /> : <CodeEntry mfa={mfa} />;
+  // A new code on its way keeps the code screen; a first one keeps the choice of method.
+  const choosing = useSelector(mfa, (s) => s.matches('choosing') || (s.matches('requesting') && s.context.challenge === null));
+  return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
 }
 
 function MethodChoice({ mfa }: { mfa: MfaRef }) {
@@ -56,49 +55,25 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
   );
 }
 
-function CodeEntry({ mfa }: { mfa: MfaRef }) {
+function CodeStep({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
-  const trustId = useId();
-  const { selected, challenge, code, trust, error, methods, loginPayload, channel } = useSelector(mfa, (s) => s.context);
-  const expired = useSelector(mfa, (s) => s.matches({ entering: { expiry: 'expired' } }));
-  const canResend = useSelector(mfa, (s) => s.matches({ entering: { resend: 'ready' } }));
-  const verifying = useSelector(mfa, (s) => s.matches({ entering: { input: 'verifying' } }));
-  const now = useNow(true);
+  const { selected, challenge, methods, loginPayload, channel } = useSelector(mfa, (s) => s.context);
+  const entry = useSelector(mfa, (s) => s.children.codeEntry);
   if (!selected || !challenge) return null;
   const kind = selected.method === 'sms' && channel ? channel : selected.method;
-  const coded = ['email', 'sms', 'call', 'whatsapp'].includes(selected.method);
   return (
     <>
       <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.target ?? '' })}</p>
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); mfa.send({ type: 'SUBMIT' }); }}>
-        <TextField
-          label={t(selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : selected.method === 'card' ? 'mfa.code.cardLabel' : 'mfa.code.label')}
-          inputMode={selected.method === 'totpRecovery' ? 'text' : 'numeric'}
-          autoComplete="one-time-code"
-          code
-          value={code}
-          error={error}
-          onChange={(value) => mfa.send({ type: 'TYPE', value })}
-        />
-        <ExpiryNotice expired={expired} expiresAt={challenge.expiresAt} now={now} />
-        {loginPayload && (
-          <div className="flex items-center gap-2">
-            <input id={trustId} type="checkbox" checked={trust} onChange={() => mfa.send({ type: 'TOGGLE_TRUST' })} className="h-4 w-4" />
-            <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
-          </div>
-        )}
-        <Button type="submit" full loading={verifying}>
-          {t('mfa.code.confirm')}
-        </Button>
-      </form>
-      <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
-        {coded && <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} onResend={() => mfa.send({ type: 'RESEND' })} />}
-        {methods.length > 1 && (
-          <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
-        )}
-        <BackLink mfa={mfa} />
-      </div>
+      <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}</p>
+      {entry ? (
+        <CodeEntryForm entry={entry} letters={selected.method === 'totpRecovery'} offerTrust={loginPayload !== null}
+          label={selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : selected.method === 'card' ? 'mfa.code.cardLabel' : undefined}>
+          {methods.length > 1 && (
+            <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
+          )}
+          <BackLink mfa={mfa} />
+        </CodeEntryForm>
+      ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
     </>
   );
 }

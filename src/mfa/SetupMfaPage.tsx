@@ -6,6 +6,7 @@ import type { forcedMfaMachine } from '../../machines/forcedMfa.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { TextField } from '../components/Field.tsx';
+import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
 type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
@@ -19,7 +20,8 @@ export default function SetupMfaPage() {
 function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
   const state = useSelector(enrol, (s) => s);
-  const { forced, customer, kind, target, code, error, challenge } = state.context;
+  const { forced, customer, kind, target, error, challenge } = state.context;
+  const entry = state.children.codeEntry;
 
   if (state.matches('intro')) {
     return (
@@ -73,24 +75,16 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
       </>
     );
   }
-  if (state.matches('confirmation') || state.matches('verifying')) {
+  if (state.matches('confirmation') || (state.matches('requesting') && challenge)) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('setup.confirmation.title')}</h1>
-        <p className="mt-1 text-sm text-slate-700">{t('setup.confirmation.text', { target: challenge?.target ?? '' })}</p>
-        <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); enrol.send({ type: 'SUBMIT' }); }}>
-          <TextField
-            label={t('mfa.code.label')}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            code
-            value={code}
-            error={error}
-            onChange={(value) => enrol.send({ type: 'CHANGE', value })}
-          />
-          <Button type="submit" full loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
-        </form>
+        <p className="mt-1 text-sm text-slate-700">{t('setup.confirmation.text', { target: challenge?.sent.target ?? '' })}</p>
+        {entry ? (
+          <CodeEntryForm entry={entry}>
+            <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
+          </CodeEntryForm>
+        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
       </>
     );
   }

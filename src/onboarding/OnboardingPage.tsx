@@ -14,9 +14,8 @@ import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
-import { useNow } from '../app/useNow.ts';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
-import { ExpiryNotice, ResendButton } from '../components/CodeTimers.tsx';
+import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
 import { variant } from '../variant.ts';
 import { LINKS, pathOf } from '../../machines/routes.ts';
@@ -302,27 +301,18 @@ function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
 
 function CodeStep({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
-  const { challenge, code, channel, error } = useSelector(onboarding, (s) => s.context);
-  const expired = useSelector(onboarding, (s) => s.matches({ codeEntry: { expiry: 'expired' } }));
-  const canResend = useSelector(onboarding, (s) => s.matches({ codeEntry: { resend: 'ready' } }));
-  const resending = useSelector(onboarding, (s) => s.matches({ codeEntry: { resend: 'sendingEmail' } }) || s.matches({ codeEntry: { resend: 'sendingPhone' } }));
-  const verifying = useSelector(onboarding, (s) => s.matches({ codeEntry: { input: 'verifying' } }));
-  const now = useNow(true);
+  const { challenge, channel } = useSelector(onboarding, (s) => s.context);
+  const entry = useSelector(onboarding, (s) => s.children.codeEntry);
   if (!challenge) return null;
   const how = challenge.kind === 'email' ? 'email' : channel;
   return (
     <>
-      <Heading title={t(`mfa.code.title.${how}`)} text={t(`mfa.code.instruction.${how}`, { target: challenge.target })} />
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); onboarding.send({ type: 'SUBMIT' }); }}>
-        <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'code', value })} />
-        <ExpiryNotice expired={expired} expiresAt={challenge.expiresAt} now={now} />
-        <Button type="submit" full loading={verifying}>{t('mfa.code.confirm')}</Button>
-      </form>
-      <div className="mt-4 space-y-3">
-        <ResendButton ready={canResend} resendAt={challenge.resendAt} now={now} busy={resending} onResend={() => onboarding.send({ type: 'RESEND' })} />
-        <Back send={onboarding.send} label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')} />
-      </div>
+      <Heading title={t(`mfa.code.title.${how}`)} text={t(`mfa.code.instruction.${how}`, { target: challenge.sent.target ?? '' })} />
+      {entry ? (
+        <CodeEntryForm entry={entry}>
+          <Back send={onboarding.send} label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')} />
+        </CodeEntryForm>
+      ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
     </>
   );
 }

@@ -10,7 +10,8 @@ import { Button } from '../components/Button.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
+import { NewPassword } from '../components/NewPassword.tsx';
+import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
@@ -25,8 +26,8 @@ export default function ForgotPasswordPage() {
 function Forgot({ forgot }: { forgot: ForgotRef }) {
   const { t } = useTranslation();
   const state = useSelector(forgot, (s) => s);
-  const { mode, username, channel, sent, code, error } = state.context;
-  const newPassword = state.children.newPassword as WeakRef | undefined;
+  const { mode, username, channel, sent, error } = state.context;
+  const { newPassword, codeEntry: entry } = state.children;
   const captcha = useRef<CaptchaHandle>(null);
   const answer = () => captcha.current?.take() ?? NO_CAPTCHA_ELEMENT;
 
@@ -40,20 +41,18 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       </>
     );
   }
-  if ((state.matches('sent') || state.matches('verifying')) && sent) {
+  if ((state.matches('sent') || state.matches('requesting')) && sent) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">{t(`forgot.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, { recipient: sent.recipient.join(', ') })}</p>
-        <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT' }); }}>
-          <TextField label={t('mfa.code.label')} inputMode="numeric" autoComplete="one-time-code" code value={code} error={error}
-            onChange={(value) => forgot.send({ type: 'CHANGE', field: 'code', value })} />
-          <Button type="submit" full loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
-        </form>
-        <div className="mt-5 space-y-2">
-          <Captcha ref={captcha} />
-          <button type="button" onClick={() => forgot.send({ type: 'RESEND', captcha: answer() })} className="text-sm text-brand underline">{t('mfa.code.resend')}</button>
-        </div>
+        {entry ? (
+          <>
+            <CodeEntryForm entry={entry} onResend={() => entry.send({ type: 'RESEND', captcha: answer() })} />
+            {/* A new code asks for the CAPTCHA again, as the first request did. */}
+            <div className="mt-3"><Captcha ref={captcha} /></div>
+          </>
+        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
       </>
     );
   }

@@ -7,7 +7,8 @@ import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { CodeEntryForm } from '../components/CodeEntry.tsx';
+import { ErrorMessage } from '../components/Field.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
@@ -30,7 +31,7 @@ export default function AuthenticatorPage() {
 function Setup({ setup }: { setup: SetupRef }) {
   const { t } = useTranslation();
   const state = useSelector(setup, (s) => s);
-  const { secret, qrSvg, code, keys, error } = state.context;
+  const { secret, qrSvg, keys, error } = state.context;
 
   if (state.matches('failed')) {
     return (
@@ -56,7 +57,7 @@ function Setup({ setup }: { setup: SetupRef }) {
       </Card>
     );
   }
-  if (state.matches('scanning') || state.matches('verifying')) {
+  if (state.matches('scanning')) {
     return (
       <div className="mt-5 space-y-5">
         <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-800">
@@ -65,18 +66,7 @@ function Setup({ setup }: { setup: SetupRef }) {
         </ol>
         {qrSvg && <img src={`data:image/svg+xml;base64,${btoa(qrSvg)}`} alt={t('authenticator.qrAlt')} width={200} height={200} className="rounded border border-slate-200 bg-white p-2" />}
         <p className="text-sm">{t('authenticator.orKey')} <code data-testid="totp-secret" className="break-all rounded bg-slate-100 px-2 py-1 font-mono">{secret}</code></p>
-        <form className="space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); setup.send({ type: 'SUBMIT' }); }}>
-          <TextField
-            label={t('authenticator.codeLabel')}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            code
-            value={code}
-            error={error}
-            onChange={(value) => setup.send({ type: 'CHANGE', value })}
-          />
-          <Button type="submit" loading={state.matches('verifying')}>{t('mfa.code.confirm')}</Button>
-        </form>
+        {state.children.codeEntry && <CodeEntryForm entry={state.children.codeEntry} label="authenticator.codeLabel" />}
       </div>
     );
   }

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import { codeEntryMachine, codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type SentCode } from '../machines/codeEntry.ts';
+import { report, walk } from './coverage.ts';
+
+const sentAt = (now: number): SentCode => ({ target: 'm***@example.be', expiresAt: now + 900_000, resendAt: now + 30_000 });
+
+function walkFrom(input: CodeEntryInput) {
+  // Alone, the entry has no flow above it to ask for a new code.
+  return walk(codeEntryMachine.provide({ actions: { askForNewCode: () => {} } }), {
+    input,
+    events: (snapshot) => {
+      const code = (snapshot as { context: { code: string } }).context.code;
+      return [
+        { type: 'TYPE', value: code ? '' : '12345678' }, { type: 'TYPE', value: '123' }, { type: 'TOGGLE_REMEMBER' }, { type: 'SUBMIT' }, { type: 'RESEND' },
+        { type: 'xstate.done.actor.check', output: { access_token: 't' } },
+        { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '' }) },
+        { type: 'xstate.error.actor.check', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
+        { type: 'xstate.after.expiry.codeEntry.entering.expiry.running' },
+        { type: 'xstate.after.resendCooldown.codeEntry.entering.resend.cooling' },
+      ] as never;
+    },
+    serializeState: ({ value, context }) => {
+      const c = context as { code: string; remember: boolean; error: unknown; result: unknown };
+      return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result]);
+    },
+  });
+}
+
+describe('code-entry machine: model', () => {
+  it('takes every declared transition (a sent code, one that cannot be sent again, one nobody sent)', () => {
+    const now = Date.now();
+    const runs = [
+      walkFrom({ ticket: 'p', length: 8, sent: sentAt(now), endsOn: ['onboarding_expired'] }),
+      walkFrom({ ticket: 'p', length: 8, sent: { ...sentAt(now), resendAt: null } }),
+      walkFrom({ ticket: 'p', length: 6, sent: null }),
+    ];
+    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
+    const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
+    console.info(report('codeEntry', result));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('code-entry machine: behaviour', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  /** The entry, specialised as a flow would, under a parent that records what comes up to it. */
+  function start(input: Partial<CodeEntryInput> & { check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown> }) {
+    const clock = new SimulatedClock();
+    const toParent: unknown[] = [];
+    const entry = codeEntryMachineOf<unknown>().provide({ actors: { check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)) } });
+    const parent = createMachine({
+      invoke: {
+        id: 'entry', src: entry,
+        input: { ticket: 'payload', length: input.length ?? 8, sent: input.sent === undefined ? sentAt(Date.now()) : input.sent, error: input.error ?? null, endsOn: input.endsOn ?? [] },
+        onDone: { actions: ({ event }) => { toParent.push({ done: event.output }); } },
+      },
+      on: {
+        RESEND: { actions: ({ event }) => { toParent.push(event); } },
+      },
+    });
+    const actor = createActor(parent, { clock }).start();
+    const child = () => actor.getSnapshot().children.entry!;
+    const send = (event: object) => child().send(event as never);
+    return { clock, toParent, snapshot: () => child().getSnapshot() as ReturnType<ReturnType<typeof codeEntryMachineOf<unknown>>['getInitialSnapshot']>, send };
+  }
+
+  it('shows expired after 900 s and enables resend after 30 s, from the server answer', () => {
+    const { clock, snapshot } = start({});
+    expect(snapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    clock.increment(29_000);
+    expect(snapshot().matches({ entering: { resend: 'cooling' } })).toBe(true);
+    clock.increment(2_000);
+    expect(snapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
+    clock.increment(870_000);
+    expect(snapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
+  });
+
+  it('asks the flow for a new code only once the wait is over, with what came with the request', () => {
+    const { clock, toParent, send } = start({});
+    send({ type: 'RESEND' });
+    expect(toParent).toEqual([]);
+    clock.increment(31_000);
+    send({ type: 'RESEND', captcha: { token: 'solved' } });
+    expect(toParent).toEqual([{ type: 'RESEND', captcha: { token: 'solved' } }]);
+  });
+
+  it('has neither timer nor resend for a code nobody sent (authenticator, recovery key, card)', () => {
+    const { clock, toParent, snapshot, send } = start({ sent: null, length: 6 });
+    expect(snapshot().matches({ entering: { expiry: 'untimed', resend: 'unavailable' } })).toBe(true);
+    clock.increment(1_000_000);
+    send({ type: 'RESEND' });
+    expect(toParent).toEqual([]);
+    expect(snapshot().matches({ entering: { expiry: 'untimed' } })).toBe(true);
+  });
+
+  it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {
+    let calls = 0;
+    const { snapshot, send } = start({ check: async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); } });
+    send({ type: 'TYPE', value: '12 34-56' });
+    expect(snapshot().context.code).toBe('123456');
+    send({ type: 'SUBMIT' });
+    expect(calls).toBe(0);
+    send({ type: 'TYPE', value: '1234567890' });
+    expect(snapshot().context.code).toBe('12345678');
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toBe(1);
+    expect(snapshot().context.error).toEqual({ code: 'invalid_code' });
+    send({ type: 'TYPE', value: '1234567' });
+    expect(snapshot().context.error).toBeNull();
+  });
+
+  it('ends with the check answer and the trust choice sent', async () => {
+    let seen: unknown = null;
+    const { toParent, send } = start({ check: async (input) => { seen = input; return { access_token: 'tok' }; } });
+    send({ type: 'TOGGLE_REMEMBER' });
+    send({ type: 'TYPE', value: '12345678' });
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(seen).toEqual({ ticket: 'payload', code: '12345678', remember: true });
+    expect(toParent).toEqual([{ done: { result: { access_token: 'tok' }, failure: null } }]);
+  });
+
+  it('ends with the failure for a problem the flow named, and lets the person retry any other', async () => {
+    let answer = 'invalid_code';
+    const { toParent, snapshot, send } = start({ endsOn: ['onboarding_expired'], check: async () => { throw apiFailure(410, { code: answer, message: '' }); } });
+    send({ type: 'TYPE', value: '12345678' });
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(snapshot().matches({ entering: { input: 'typing' } })).toBe(true);
+    answer = 'onboarding_expired';
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(toParent).toEqual([{ done: { result: null, failure: { code: 'onboarding_expired' } } }]);
+  });
+
+  it('shows from the start a problem the flow passed in (a new code that could not be sent)', () => {
+    const { snapshot } = start({ error: { code: 'resend_too_soon' } });
+    expect(snapshot().context.error).toEqual({ code: 'resend_too_soon' });
+  });
+});
+
+describe('the timers of a sent code', () => {
+  it('prefer seconds to go over instants, which a wrong browser clock would skew', () => {
+    const now = 1_000_000;
+    expect(sentCodeOf({ target: 't', expires_in: 900, resend_in: 30, expires_at: '2000-01-01T00:00:00Z' }, now)).toEqual({ target: 't', expiresAt: now + 900_000, resendAt: now + 30_000 });
+    expect(sentCodeOf({ expires_at: '2030-01-01T00:00:00.000Z' }, now)).toEqual({ target: null, expiresAt: Date.parse('2030-01-01T00:00:00.000Z'), resendAt: null });
+  });
+});

@@ -1,0 +1,65 @@
+// The form of every code screen: a projection of the shared code-entry machine
+// (machines/codeEntry.ts). The field, the check's error, and — for a code that was sent — the
+// countdown to its expiry and the button for a new one with the wait before it. Screens put their
+// own title and text above it, and their own ways out beside the resend button.
+import { useSelector } from '@xstate/react';
+import { useId, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ActorRefFrom } from 'xstate';
+import type { codeEntryMachineOf } from '../../machines/codeEntry.ts';
+import { minutesSeconds, useNow } from '../app/useNow.ts';
+import { Button } from './Button.tsx';
+import { TextField } from './Field.tsx';
+
+/** A flow's running code entry, whose check answers `TResult`. */
+export type CodeEntryRef<TResult> = ActorRefFrom<ReturnType<typeof codeEntryMachineOf<TResult>>>;
+
+export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTrust = false, onResend, children }: {
+  entry: CodeEntryRef<TResult>;
+  /** The field's label; a one-time code's by default. */
+  label?: string;
+  /** Recovery keys have letters; other codes are digits. */
+  letters?: boolean;
+  /** A sign-in's second factor may trust the device. */
+  offerTrust?: boolean;
+  /** What asks for a new code (a screen with a CAPTCHA sends its answer along). */
+  onResend?: () => void;
+  /** The screen's ways out, beside the resend button. */
+  children?: ReactNode;
+}) {
+  const { t } = useTranslation();
+  const trustId = useId();
+  const { code, error, remember, sent } = useSelector(entry, (s) => s.context);
+  const checking = useSelector(entry, (s) => s.matches({ entering: { input: 'checking' } }));
+  const expired = useSelector(entry, (s) => s.matches({ entering: { expiry: 'expired' } }));
+  const canResend = useSelector(entry, (s) => s.matches({ entering: { resend: 'ready' } }));
+  const now = useNow(sent !== null);
+  return (
+    <>
+      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); entry.send({ type: 'SUBMIT' }); }}>
+        <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete="one-time-code" code
+          value={code} error={error} onChange={(value) => entry.send({ type: 'TYPE', value })} />
+        {sent && (
+          <p className="text-sm text-slate-700" aria-live="polite">
+            {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}
+          </p>
+        )}
+        {offerTrust && (
+          <div className="flex items-center gap-2">
+            <input id={trustId} type="checkbox" checked={remember} onChange={() => entry.send({ type: 'TOGGLE_REMEMBER' })} className="h-4 w-4" />
+            <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
+          </div>
+        )}
+        <Button type="submit" full loading={checking}>{t('mfa.code.confirm')}</Button>
+      </form>
+      <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
+        {sent?.resendAt != null && (
+          <Button variant="secondary" size="sm" disabled={!canResend} onClick={onResend ?? (() => entry.send({ type: 'RESEND' }))}>
+            {canResend ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(sent.resendAt - now) })}
+          </Button>
+        )}
+        {children}
+      </div>
+    </>
+  );
+}
