@@ -17,6 +17,9 @@ test('forgot password by email: the code, a new password, and signing in with it
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
   await expect(page.getByText('If an account uses r***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  // The code's two timers, from the server's answer.
+  await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Send a new code in 0:[0-3]\d$/ })).toBeDisabled();
   await captchaReady(page);
   await expectNoAxeViolations(page);
   await page.getByLabel('Security code').fill(await codeSentTo(rita.email, before));

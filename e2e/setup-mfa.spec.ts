@@ -32,6 +32,8 @@ test('a forced user sets up a phone second factor, and needs it at the next sign
   await page.getByLabel('Phone number').fill('0470 44 44 44');
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/confirmation$/);
+  await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Send a new code in 0:[0-3]\d$/ })).toBeDisabled();
   await page.getByLabel('Security code').fill(await codeSentTo(fiona.phone, before));
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
