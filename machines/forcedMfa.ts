@@ -34,7 +34,9 @@ export const forcedMfaMachine = setup({
       | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind }
       | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' }
       /** From the code entry, once its wait is over. */
-      | { type: 'RESEND' },
+      | { type: 'RESEND' }
+      /** The location moved to one of the flow's steps (Back, Forward). */
+      | { type: 'ROUTE'; step: EnrolmentScreen },
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
@@ -52,7 +54,14 @@ export const forcedMfaMachine = setup({
     chooses: ({ context }) => context.customer && !context.forced,
     hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
-    resending: ({ context }) => context.challenge !== null,
+    routeTo: ({ event }, { step }: { step: EnrolmentScreen }) => event.type === 'ROUTE' && event.step === step,
+    /** Customers choose their method: their selection step can show again. */
+    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && context.customer && !context.forced,
+    /** Back or Forward to the destination chosen (phone or email). */
+    routeToDestination: ({ context, event }) =>
+      event.type === 'ROUTE' && context.kind !== null && event.step === (context.kind === 'email' ? 'email' : 'phone'),
+    /** Forward to the code still held. */
+    routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
     nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
     mergeOffered: ({ event }) => (event as { output?: ActivationStart }).output?.fuzzion === true,
   },
@@ -65,6 +74,11 @@ export const forcedMfaMachine = setup({
       entry: { type: 'show', params: { screen: 'intro' } },
       on: {
         SKIP: { guard: 'maySkip', target: 'skipped' },
+        ROUTE: [
+          { guard: 'routeToSelection', target: 'selection' },
+          { guard: 'routeToDestination', target: 'destination' },
+          { actions: { type: 'show', params: { screen: 'intro' } } },
+        ],
         ACTIVATE: [
           { guard: 'chooses', target: 'selection' },
           { guard: 'hasSms', target: 'destination', actions: assign({ kind: 'email' }) },
@@ -75,8 +89,13 @@ export const forcedMfaMachine = setup({
     selection: {
       entry: { type: 'show', params: { screen: 'selection' } },
       on: {
-        CHOOSE: { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind, target: '', error: null })) },
+        CHOOSE: { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind, target: '', challenge: null, error: null })) },
         BACK: 'intro',
+        ROUTE: [
+          { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro' },
+          { guard: 'routeToDestination', target: 'destination' },
+          { actions: { type: 'show', params: { screen: 'selection' } } },
+        ],
       },
     },
     destination: {
@@ -85,6 +104,12 @@ export const forcedMfaMachine = setup({
         CHANGE: { actions: assign(({ event }) => ({ target: event.value, error: null })) },
         SUBMIT: { guard: 'hasTarget', target: 'requesting', actions: assign({ challenge: null }) },
         BACK: [{ guard: 'chooses', target: 'selection' }, { target: 'intro' }],
+        ROUTE: [
+          { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro' },
+          { guard: 'routeToSelection', target: 'selection' },
+          { guard: 'routeToCode', target: 'confirmation' },
+          { actions: { type: 'show', params: ({ context }) => ({ screen: context.kind === 'email' ? 'email' : 'phone' }) } },
+        ],
       },
     },
     requesting: {
@@ -104,11 +129,23 @@ export const forcedMfaMachine = setup({
             actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, sent: sentCodeOf(event.output!.data) }, error: null })),
           },
         ],
-        onError: [
-          // A new code that could not be sent leaves the one before usable.
-          { guard: 'resending', target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
-          { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        onError: { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    resending: {
+      invoke: {
+        id: 'resendActivation',
+        src: 'startActivation',
+        input: ({ context }) => ({ kind: context.kind!, target: context.target.trim() }),
+        onDone: [
+          { guard: 'nothingToDo', target: 'success' },
+          {
+            target: 'confirmation',
+            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, sent: sentCodeOf(event.output!.data) }, error: null })),
+          },
         ],
+        // A new code that could not be sent leaves the one before usable.
+        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     confirmation: {
@@ -120,13 +157,23 @@ export const forcedMfaMachine = setup({
         onDone: 'success',
       },
       on: {
-        RESEND: { target: 'requesting', actions: assign({ error: null }) },
-        BACK: { target: 'destination', actions: assign({ challenge: null, error: null }) },
+        RESEND: { target: 'resending', actions: assign({ error: null }) },
+        BACK: { target: 'destination', actions: assign({ error: null }) },
+        // Back to the destination keeps the code sent: Forward comes back to it.
+        ROUTE: [
+          { guard: 'routeToDestination', target: 'destination', actions: assign({ error: null }) },
+          { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro', actions: assign({ error: null }) },
+          { actions: { type: 'show', params: { screen: 'confirmation' } } },
+        ],
       },
     },
+    // The method is on: nothing before it can show again.
     success: {
       entry: { type: 'show', params: { screen: 'success' } },
-      on: { CONTINUE: 'enrolled' },
+      on: {
+        CONTINUE: 'enrolled',
+        ROUTE: { actions: { type: 'show', params: { screen: 'success' } } },
+      },
     },
     enrolled: { type: 'final', entry: assign({ outcome: 'enrolled' as const }) },
     skipped: { type: 'final', entry: assign({ outcome: 'skipped' as const }) },

@@ -1,7 +1,9 @@
 // Forgotten password (spec §2 forgot-password): by email, or by phone with SMS, call or WhatsApp;
 // the sent page names where the code went and times it; the code, typed in the shared code entry,
 // buys a ticket; a new password is chosen with the new-password machine (same rules); then it is
-// confirmed. Screens change through `show`.
+// confirmed. Screens change through `show`. Back from any step returns to the request (the code
+// already sent stays usable: Forward shows it again); a step the flow cannot show yet, or any more,
+// shows the current one instead.
 import { assign, fromPromise, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
@@ -27,7 +29,8 @@ export const forgotPasswordMachine = setup({
     context: {} as Context,
     input: {} as { mode: ForgotMode; policy: PasswordPolicy },
     events: {} as
-      | { type: 'SET_MODE'; mode: ForgotMode } | { type: 'CHANGE'; field: 'username'; value: string }
+      /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
+      | { type: 'ROUTE'; step: ForgotScreen } | { type: 'CHANGE'; field: 'username'; value: string }
       | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
       | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha?: CaptchaAnswer } | { type: 'CONTINUE' },
   },
@@ -41,11 +44,25 @@ export const forgotPasswordMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: ForgotScreen }) => {},
+    /** The request's mode from the step routed to; another mode starts its form empty. */
+    takeMode: assign(({ context, event }) => {
+      const mode = (event as { step: ForgotMode }).step;
+      return mode === context.mode ? {} : { mode, username: '', error: null };
+    }),
+    takeSent: assign(({ event }) => {
+      const sent = (event as unknown as { output: Sent }).output;
+      return { sent, timers: sentCodeOf({ ...sent, target: sent.recipient.join(', ') }), error: null };
+    }),
   },
   guards: {
     hasUsername: ({ context }) => context.username.trim() !== '',
     captchaRefused,
-    codeSent: ({ context }) => context.sent !== null,
+    /** Back to the request, by email or by phone. */
+    routeToRequest: ({ event }) => event.type === 'ROUTE' && (event.step === 'email' || event.step === 'phone'),
+    /** Forward to the code still held, before it bought a ticket. */
+    routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'sent' && context.sent !== null && context.ticket === null,
+    /** Forward to the new password, while the ticket is unused. */
+    routeToReset: ({ context, event }) => event.type === 'ROUTE' && event.step === 'reset' && context.ticket !== null,
   },
 }).createMachine({
   id: 'forgotPassword',
@@ -54,7 +71,12 @@ export const forgotPasswordMachine = setup({
   states: {
     asking: {
       on: {
-        SET_MODE: { actions: [assign(({ event }) => ({ mode: event.mode, username: '', error: null }))] },
+        ROUTE: [
+          { guard: 'routeToRequest', actions: 'takeMode' },
+          { guard: 'routeToCode', target: 'sent' },
+          { guard: 'routeToReset', target: 'resetting' },
+          { actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+        ],
         CHANGE: { actions: assign(({ event }) => ({ username: event.value, error: null })) },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
         SUBMIT: [
@@ -68,12 +90,18 @@ export const forgotPasswordMachine = setup({
         id: 'requestCode',
         src: 'requestCode',
         input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
-        onDone: { target: 'sent', actions: assign(({ event }) => ({ sent: event.output, timers: sentCodeOf({ ...event.output, target: event.output.recipient.join(', ') }), error: null })) },
-        onError: [
-          // A failed resend keeps the code already sent usable.
-          { guard: 'codeSent', target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
-          { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
-        ],
+        onDone: { target: 'sent', actions: 'takeSent' },
+        onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    resending: {
+      invoke: {
+        id: 'resendCode',
+        src: 'requestCode',
+        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
+        onDone: { target: 'sent', actions: 'takeSent' },
+        // A failed resend keeps the code already sent usable.
+        onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     sent: {
@@ -88,7 +116,11 @@ export const forgotPasswordMachine = setup({
         // From the code entry once its wait is over, with the CAPTCHA's answer the screen took.
         RESEND: [
           { guard: 'captchaRefused', target: 'sent', reenter: true, actions: assign({ error: captchaProblem }) },
-          { target: 'requesting', actions: assign({ captcha: captchaToken, error: null }) },
+          { target: 'resending', actions: assign({ captcha: captchaToken, error: null }) },
+        ],
+        ROUTE: [
+          { guard: 'routeToRequest', target: 'asking', actions: 'takeMode' },
+          { actions: { type: 'show', params: { screen: 'sent' } } },
         ],
       },
     },
@@ -98,12 +130,22 @@ export const forgotPasswordMachine = setup({
         id: 'newPassword',
         src: 'newPassword',
         input: ({ context }) => ({ payload: context.ticket!, policy: context.policy }),
-        onDone: 'confirmed',
+        onDone: { target: 'confirmed', actions: assign({ ticket: null }) },
+      },
+      on: {
+        ROUTE: [
+          { guard: 'routeToRequest', target: 'asking', actions: 'takeMode' },
+          { actions: { type: 'show', params: { screen: 'reset' } } },
+        ],
       },
     },
+    // The password is changed: nothing before it can show again.
     confirmed: {
       entry: { type: 'show', params: { screen: 'confirmed' } },
-      on: { CONTINUE: 'done' },
+      on: {
+        CONTINUE: 'done',
+        ROUTE: { actions: { type: 'show', params: { screen: 'confirmed' } } },
+      },
     },
     done: { type: 'final' },
   },

@@ -1,6 +1,7 @@
 // Forgotten username (spec §2 forgot-username): by card number or national register number; the
 // response lists the usernames (masked) or says none was found. The browser checks the number's
-// form to guide; the server checks it again.
+// form to guide; the server checks it again. Back from the response asks again; Forward shows the
+// response once more, while the flow still holds it.
 import { assign, fromPromise, setup } from 'xstate';
 import { isNationalRegisterNumber } from '../contract/nationalRegister.ts';
 import { isCardNumber } from '../contract/rules.ts';
@@ -13,7 +14,10 @@ type Context = { kind: UsernameKind; value: string; usernames: string[] | null; 
 export const forgotUsernameMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT'; captcha: CaptchaAnswer } | { type: 'AGAIN' },
+    events: {} as
+      | { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT'; captcha: CaptchaAnswer } | { type: 'AGAIN' }
+      /** The location moved to one of the flow's steps (Back, Forward, a link). */
+      | { type: 'ROUTE'; step: 'ask' | 'response' },
   },
   actors: {
     findUsernames: fromPromise<string[], { kind: UsernameKind; value: string; captcha: string | null }>(async () => {
@@ -25,6 +29,9 @@ export const forgotUsernameMachine = setup({
   },
   guards: {
     captchaRefused,
+    routeToAsk: ({ event }) => event.type === 'ROUTE' && event.step === 'ask',
+    /** Forward to the answer, while the flow holds it. */
+    routeToAnswer: ({ context, event }) => event.type === 'ROUTE' && event.step === 'response' && context.usernames !== null,
     wellFormed: ({ context }) => (context.kind === 'card' ? isCardNumber(context.value) : isNationalRegisterNumber(context.value)),
   },
 }).createMachine({
@@ -34,6 +41,10 @@ export const forgotUsernameMachine = setup({
   states: {
     asking: {
       on: {
+        ROUTE: [
+          { guard: 'routeToAnswer', target: 'answered' },
+          { actions: { type: 'show', params: { screen: 'ask' } } },
+        ],
         SET_KIND: { actions: assign(({ event }) => ({ kind: event.kind, value: '', error: null })) },
         CHANGE: { actions: assign(({ event }) => ({ value: event.value, error: null })) },
         SUBMIT: [
@@ -60,7 +71,13 @@ export const forgotUsernameMachine = setup({
     },
     answered: {
       entry: { type: 'show', params: { screen: 'response' } },
-      on: { AGAIN: { target: 'asking', actions: [assign({ value: '', usernames: null }), { type: 'show', params: { screen: 'ask' } }] } },
+      on: {
+        AGAIN: { target: 'asking', actions: [assign({ value: '', usernames: null }), { type: 'show', params: { screen: 'ask' } }] },
+        ROUTE: [
+          { guard: 'routeToAsk', target: 'asking' },
+          { actions: { type: 'show', params: { screen: 'response' } } },
+        ],
+      },
     },
   },
 });

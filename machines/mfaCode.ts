@@ -30,6 +30,8 @@ export type MfaCodeEvent =
   | { type: 'SELECT'; id: number; channel?: Channel }
   /** From the code entry, once its resend wait is over. */
   | { type: 'RESEND' }
+  /** The location moved to one of the flow's steps (Back, Forward). */
+  | { type: 'ROUTE'; step: 'methods' | 'code' }
   | { type: 'CHANGE_METHOD' };
 
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
@@ -52,12 +54,18 @@ export const mfaCodeMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: 'methods' | 'code' }) => {},
+    takeChallenge: assign(({ context, event }) => {
+      const answer = (event as unknown as { output: MfaChallengeAnswer }).output;
+      return { challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null }, error: null };
+    }),
   },
   guards: {
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
     resendable: ({ context }) => CODED.has(context.selected?.method ?? ''),
     severalMethods: ({ context }) => context.methods.length > 1,
-    resending: ({ context }) => context.challenge !== null,
+    routeToMethods: ({ event }) => event.type === 'ROUTE' && event.step === 'methods',
+    /** Forward to the code still held, for the method chosen. */
+    routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'code' && context.challenge !== null,
   },
 }).createMachine({
   id: 'mfaCode',
@@ -70,11 +78,15 @@ export const mfaCodeMachine = setup({
     choosing: {
       entry: { type: 'show', params: { screen: 'methods' } },
       on: {
+        ROUTE: [
+          { guard: 'routeToCode', target: 'entering' },
+          { actions: { type: 'show', params: { screen: 'methods' } } },
+        ],
         SELECT: {
           guard: 'knownMethod',
           target: 'requesting',
           actions: assign(({ context, event }) => ({
-            selected: context.methods.find((m) => m.id === event.id)!, channel: event.channel ?? null, error: null,
+            selected: context.methods.find((m) => m.id === event.id)!, channel: event.channel ?? null, challenge: null, error: null,
           })),
         },
       },
@@ -84,18 +96,18 @@ export const mfaCodeMachine = setup({
         id: 'startChallenge',
         src: 'startChallenge',
         input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
-        onDone: {
-          target: 'entering',
-          actions: assign(({ context, event }) => ({
-            challenge: { payload: event.output.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(event.output) : null },
-            error: null,
-          })),
-        },
-        onError: [
-          // A new code that could not be sent leaves the one before usable.
-          { guard: 'resending', target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
-          { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
-        ],
+        onDone: { target: 'entering', actions: 'takeChallenge' },
+        onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    resending: {
+      invoke: {
+        id: 'resendChallenge',
+        src: 'startChallenge',
+        input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
+        onDone: { target: 'entering', actions: 'takeChallenge' },
+        // A new code that could not be sent leaves the one before usable.
+        onError: { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     entering: {
@@ -121,8 +133,13 @@ export const mfaCodeMachine = setup({
         },
       },
       on: {
-        CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ challenge: null, error: null }) },
-        RESEND: { guard: 'resendable', target: 'requesting', actions: assign({ error: null }) },
+        CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ error: null }) },
+        RESEND: { guard: 'resendable', target: 'resending', actions: assign({ error: null }) },
+        // Back to the methods keeps the code sent: Forward comes back to it.
+        ROUTE: [
+          { guard: 'routeToMethods', target: 'choosing', actions: assign({ error: null }) },
+          { actions: { type: 'show', params: { screen: 'code' } } },
+        ],
       },
     },
     done: { type: 'final' },

@@ -11,6 +11,9 @@ const answers = [
   { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }) },
   { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
+  { type: 'xstate.done.actor.resendActivation', output: null },
+  { type: 'xstate.done.actor.resendActivation', output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
+  { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
 ];
 
 function walkFrom(input: EnrolmentInput) {
@@ -19,6 +22,7 @@ function walkFrom(input: EnrolmentInput) {
     events: () => [
       { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' },
       { type: 'CHANGE', value: '0470 44 44 44' }, { type: 'CHANGE', value: '' }, { type: 'SUBMIT' }, { type: 'BACK' }, { type: 'CONTINUE' }, { type: 'RESEND' },
+      ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({ type: 'ROUTE', step })),
       ...answers,
     ] as never,
     serializeState: ({ value, context }) => {

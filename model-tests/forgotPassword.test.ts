@@ -11,12 +11,14 @@ describe('forgotten password machine: model', () => {
     const result = walk(forgotPasswordMachine, {
       input: { mode: 'email', policy: DEFAULT_PASSWORD_POLICY },
       events: () => [
-        { type: 'SET_MODE', mode: 'phone' }, { type: 'SET_CHANNEL', channel: 'whatsapp' },
+        ...(['email', 'phone', 'sent', 'reset', 'confirmed'] as const).map((step) => ({ type: 'ROUTE', step })), { type: 'SET_CHANNEL', channel: 'whatsapp' },
         { type: 'CHANGE', field: 'username', value: 'rita@example.be' },
         { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
         { type: 'RESEND', captcha: { token: 'solved' } }, { type: 'RESEND', captcha: { error: CAPTCHA_FAILURES.server } }, { type: 'CONTINUE' },
         { type: 'xstate.done.actor.requestCode', output: { recipient: ['r***@example.be'], technology: 'EMAIL', payload: 'p', expires_in: 900, resend_in: 30 } },
         { type: 'xstate.error.actor.requestCode', error: apiFailure(429, { code: 'too_many_attempts', message: '' }) },
+        { type: 'xstate.done.actor.resendCode', output: { recipient: ['r***@example.be'], technology: 'EMAIL', payload: 'p2', expires_in: 900, resend_in: 30 } },
+        { type: 'xstate.error.actor.resendCode', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
         { type: 'xstate.done.actor.codeEntry', output: { result: { payload: 'ticket' }, failure: null } },
         { type: 'xstate.done.actor.newPassword' },
       ] as never,

@@ -11,6 +11,7 @@ describe('forgotten username machine: model', () => {
         { type: 'SET_KIND', kind: 'nationalRegister' }, { type: 'SET_KIND', kind: 'card' },
         { type: 'CHANGE', value: '5065000000000002' }, { type: 'CHANGE', value: '85073003328' }, { type: 'CHANGE', value: '123' },
         { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.element } }, { type: 'AGAIN' },
+        { type: 'ROUTE', step: 'ask' }, { type: 'ROUTE', step: 'response' },
         { type: 'xstate.done.actor.findUsernames', output: ['e***@example.be'] },
         { type: 'xstate.error.actor.findUsernames', error: apiFailure(429, { code: 'too_many_attempts', message: '' }) },
       ] as never,

@@ -21,9 +21,11 @@ describe('MFA code machine: model', () => {
       events: () => {
         return [
           { type: 'SELECT', id: 1 }, { type: 'SELECT', id: 2 }, { type: 'SELECT', id: 99 },
-          { type: 'RESEND' }, { type: 'CHANGE_METHOD' },
+          { type: 'RESEND' }, { type: 'CHANGE_METHOD' }, { type: 'ROUTE', step: 'methods' }, { type: 'ROUTE', step: 'code' },
           { type: 'xstate.done.actor.startChallenge', output: challenge(true) },
-          { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
+          { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
+          { type: 'xstate.done.actor.resendChallenge', output: challenge(true) },
+          { type: 'xstate.error.actor.resendChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
           { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
         ] as never;
       },

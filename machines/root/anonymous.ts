@@ -104,7 +104,10 @@ export const anonymous = rootSetup.createStateConfig({
     findingUsername: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } }, actions: assign({ location: ({ event }) => event.location }) },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } },
+            actions: [setLocation, sendTo('forgotUsername', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotUsername')! }))],
+          },
           { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
         ],
       },
@@ -113,14 +116,11 @@ export const anonymous = rootSetup.createStateConfig({
     recoveringPassword: {
       on: {
         ROUTE: [
+          // Every step of the flow, Back and Forward included, goes to the flow, which decides.
           {
-            guard: { type: 'routeStartsFlow', params: { flow: 'forgotPassword' } },
-            actions: [
-              assign({ location: ({ event }) => event.location }),
-              sendTo('forgotPassword', ({ event }) => ({ type: 'SET_MODE', mode: forgotModeOf(event.location.path) })),
-            ],
+            guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } },
+            actions: [setLocation, sendTo('forgotPassword', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotPassword')! }))],
           },
-          { guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } }, actions: assign({ location: ({ event }) => event.location }) },
           { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
         ],
       },
@@ -153,8 +153,7 @@ export const anonymous = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           { guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('anonymous')] },
-          { guard: 'routeIsMethods', actions: [assign({ location: ({ event }) => event.location }), sendTo('mfaCode', { type: 'CHANGE_METHOD' })] },
-          { actions: assign({ location: ({ event }) => event.location }) },
+          { actions: [setLocation, sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! }))] },
         ],
       },
       invoke: {

@@ -155,7 +155,6 @@ export const rootSetup = setup({
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
-    routeIsMethods: ({ event }) => event.type === 'ROUTE' && stepOf(event.location.path, 'mfa') === 'methods',
     usedRecoveryKey: ({ context }) => context.recoveryKeysLeft !== null,
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {

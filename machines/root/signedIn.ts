@@ -1,8 +1,8 @@
 // Signed in: the guard judges every location; the security area checks for a recent second
 // factor before its sensitive screens; forced enrolment and the recovery-key screen run their flows.
 import { assign, sendTo } from 'xstate';
-import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget } from '../routes.ts';
-import { applyGuard, forgetSession } from './actions.ts';
+import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
+import { applyGuard, forgetSession, setLocation } from './actions.ts';
 import { locationOf, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
@@ -23,7 +23,10 @@ export const signedIn = rootSetup.createStateConfig({
     enrolling: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeInFlow', params: { flow: 'setupMfa' } }, actions: assign({ location: ({ event }) => event.location }) },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'setupMfa' } },
+            actions: [setLocation, sendTo('forcedMfa', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'setupMfa')! }))],
+          },
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
           { guard: 'forced', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
           { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), applyGuard('signedIn')] },
@@ -91,8 +94,10 @@ export const signedIn = rootSetup.createStateConfig({
           entry: { type: 'navigate', params: ({ context }) => ({ to: `${pathOf('mfa', 'methods')}?single=true&redirect=${encodeURIComponent(context.location.path)}` }) },
           on: {
             ROUTE: [
-              { guard: 'routeIsMethods', actions: sendTo('stepUp', { type: 'CHANGE_METHOD' }) },
-              { guard: { type: 'routeInFlow', params: { flow: 'mfa' } } },
+              {
+                guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
+                actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
+              },
               { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: assign({ location: ({ event }) => event.location }) },
               { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
             ],

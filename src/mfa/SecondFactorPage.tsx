@@ -21,7 +21,7 @@ export function SecondFactorPage() {
 
 function SecondFactor({ mfa }: { mfa: MfaRef }) {
   // A new code on its way keeps the code screen; a first one keeps the choice of method.
-  const choosing = useSelector(mfa, (s) => s.matches('choosing') || (s.matches('requesting') && s.context.challenge === null));
+  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
   return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
 }
 

@@ -41,7 +41,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       </>
     );
   }
-  if ((state.matches('sent') || state.matches('requesting')) && sent) {
+  if ((state.matches('sent') || state.matches('resending')) && sent) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>
