@@ -32,7 +32,6 @@ const SERVER_SHARED = [
 const ALLOWED = {
   // Server: code hashing, challenges and the account's methods, which belong to no flow in fact.
   'server/login/routes.ts': ['server/mfa/methods.ts'],
-  'server/devices/routes.ts': ['server/mfa/stepup.ts'],
   'server/onboarding/start.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts', 'server/recovery/username.ts'],
   'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts'],
   'server/sessions/signIn.ts': ['server/devices/queries.ts', 'server/mfa/enrolment.ts'],

@@ -13,6 +13,7 @@ import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
+import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
@@ -20,7 +21,6 @@ import { startChallenge, verifyChallenge } from './challenges.ts';
 import { enrolmentOf, isMfaForced } from './enrolment.ts';
 import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from './methods.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
-import { hasRecentMfa, requireRecentMfa } from './stepup.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };
 
