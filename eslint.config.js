@@ -34,7 +34,6 @@ const ALLOWED = {
   'server/login/routes.ts': ['server/mfa/methods.ts'],
   'server/onboarding/start.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts', 'server/recovery/username.ts'],
   'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts'],
-  'server/sessions/signIn.ts': ['server/devices/queries.ts', 'server/mfa/enrolment.ts'],
   // Server: the operators' command line and the demo data drive several features.
   'server/cli/index.ts': ['server/cards/import.ts', 'server/cards/manage.ts', 'server/invitations/create.ts'],
   'server/seed/demo.ts': [

@@ -102,10 +102,3 @@ export async function switchPrimary(db: Db, userId: string, id: number): Promise
     await setPrimary(trx, userId, id);
   });
 }
-
-/** A device the user chose to trust skips MFA at sign-in until its trust expires. */
-export async function isTrustedDevice(db: Db, userId: string, deviceKey: string): Promise<boolean> {
-  const row = await db.selectFrom('devices').select('trusted_until')
-    .where('user_id', '=', userId).where('device_key', '=', deviceKey).executeTakeFirst();
-  return !!row?.trusted_until && row.trusted_until > nowIso();
-}
