@@ -12,6 +12,7 @@ import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
+import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from '../identity/second-factors.ts';
 import { enrolmentOf, isMfaForced } from '../sessions/enrolment.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
@@ -19,7 +20,6 @@ import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
 import { startChallenge, verifyChallenge } from './challenges.ts';
-import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from './methods.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };

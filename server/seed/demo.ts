@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { createUser as createAccountUser } from '../identity/accounts.ts';
-import { addMethod } from '../mfa/methods.ts';
+import { addMethod } from '../identity/second-factors.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 import { newId } from '../sessions/tokens.ts';

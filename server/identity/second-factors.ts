@@ -1,4 +1,5 @@
-// A user's second factors.
+// The account's second factors (mfa_methods): listed, added, removed and made primary under the
+// account's rules. The sign-in lists them, MFA manages them, the demo data and the tests add them.
 import { randomInt } from 'node:crypto';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import type { MfaMethodKind, MfaMethodSummary } from '../../contract/schemas.ts';
