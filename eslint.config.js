@@ -32,7 +32,6 @@ const SERVER_SHARED = [
 const ALLOWED = {
   // Server: code hashing, challenges and the account's methods, which belong to no flow in fact.
   'server/onboarding/start.ts': ['server/cards/codes.ts', 'server/invitations/codes.ts', 'server/recovery/username.ts'],
-  'server/recovery/forgot.ts': ['server/login/authenticate.ts', 'server/mfa/challenges.ts'],
   // Server: the operators' command line and the demo data drive several features.
   'server/cli/index.ts': ['server/cards/import.ts', 'server/cards/manage.ts', 'server/invitations/create.ts'],
   'server/seed/demo.ts': [

@@ -20,7 +20,7 @@ import { spend } from '../ratelimit/index.ts';
 import { hasRecentMfa } from '../sessions/stepup.ts';
 import { markMfa } from '../sessions/store.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { startChallenge, verifyChallenge } from './challenges.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 

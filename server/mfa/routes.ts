@@ -19,7 +19,7 @@ import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
-import { startChallenge, verifyChallenge } from './challenges.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };
