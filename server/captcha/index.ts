@@ -1,7 +1,8 @@
 // ALTCHA, self-hosted: the server hands out signed proof-of-work challenges (PBKDF2/SHA-256 in
 // altcha-lib's deterministic mode, so that checking a solution costs one HMAC) and checks the
 // solutions the forms send back. A solution counts once: its challenge's signature is recorded
-// until the challenge expires, in the database every instance shares.
+// until the challenge expires, in the database every instance shares. The flows that want a robot
+// check (sign-in, onboarding, forgotten password and username) share this one; it imports no flow.
 import { createHmac } from 'node:crypto';
 import { createChallenge, randomInt, verifySolution, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/index.ts';
+import { activationCodeMatches } from '../methods/activation-code.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { activationCodeMatches } from './codes.ts';
 import { CardImportError, importCards, type ImportProgress } from './import.ts';
 
 const kinds = await databaseKinds();

@@ -8,7 +8,7 @@ import { LOCALES, type Locale } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isActivationCode, isCardNumber, isEmail, normaliseCardNumber, normaliseEmail } from '../../contract/rules.ts';
 import { nowIso, type Db } from '../db/index.ts';
-import { activationCodeHash } from './codes.ts';
+import { activationCodeHash } from '../methods/activation-code.ts';
 
 export const REQUIRED_COLUMNS = ['number', 'activation_code'] as const;
 export const OPTIONAL_COLUMNS = ['firstname', 'lastname', 'email', 'phone', 'language', 'company', 'beneficiary_id'] as const;

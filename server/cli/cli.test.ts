@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activationCodeMatches } from '../cards/codes.ts';
-import { invitationCodeHash } from '../invitations/codes.ts';
+import { activationCodeMatches } from '../methods/activation-code.ts';
+import { invitationCodeHash } from '../methods/invitation-code.ts';
 import { createPostgresDatabase, databaseKinds } from '../testing/harness.ts';
 import { EXIT_ERROR, EXIT_OK, EXIT_REFUSED_ROWS, runCli, USAGE } from './index.ts';
 

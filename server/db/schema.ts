@@ -201,7 +201,7 @@ export interface CardsTable {
   user_id: string | null;
   activated_at: string | null;
   created_at: string;
-  /** Keyed hash of the activation code in the holder's letter (server/cards/codes.ts). */
+  /** Keyed hash of the activation code in the holder's letter (server/methods/activation-code.ts). */
   activation_code_hash: string | null;
   /** 'issued' (may be activated) or 'blocked'. */
   status: Generated<string>;

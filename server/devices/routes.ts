@@ -7,7 +7,7 @@ import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { responses } from '../http/schema.ts';
-import { requireRecentMfa } from '../mfa/stepup.ts';
+import { requireRecentMfa } from '../sessions/stepup.ts';
 import { listDevices, untrustDevice } from './queries.ts';
 
 const DeviceList = v.object({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInvitationCode } from '../../contract/rules.ts';
+import { invitationCodeHash } from '../methods/invitation-code.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { invitationCodeHash } from './codes.ts';
 import { createInvitation, InvitationInputError, type InvitationInput } from './create.ts';
 
 const kinds = await databaseKinds();

@@ -3,7 +3,7 @@
 import { LOCALES, type Locale } from '../../contract/constants.ts';
 import { isEmail, isInvitationCode, normaliseEmail } from '../../contract/rules.ts';
 import { nowIso, type Db } from '../db/index.ts';
-import { invitationCodeHash, newInvitationCode } from './codes.ts';
+import { invitationCodeHash, newInvitationCode } from '../methods/invitation-code.ts';
 
 export const DEFAULT_INVITATION_DAYS = 14;
 export const MAX_INVITATION_DAYS = 90;

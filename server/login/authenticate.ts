@@ -2,8 +2,6 @@
 // work (a dummy Argon2id verification). Failures are throttled per account+IP (short block), per
 // account across all IPs (NIST's 100, short block, so an attacker cannot lock the owner out for
 // long) and per IP.
-import { looksLikeEmail, normaliseEmail } from '../../contract/rules.ts';
-import { normalisePhone } from '../../contract/phone.ts';
 import type { Variant } from '../../contract/constants.ts';
 import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
@@ -13,6 +11,7 @@ import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName } from '../identity/accounts.ts';
+import { loginName } from '../identity/usernames.ts';
 import { password } from '../methods/password.ts';
 
 export type LoginOutcome =
@@ -20,14 +19,6 @@ export type LoginOutcome =
   | { kind: 'weak_password'; userId: string; payload: string };
 
 export const WEAK_PASSWORD_TICKET_SECONDS = 900;
-
-/** The canonical login name: a lower-cased email, or a phone in E.164 (variant's country by default). */
-export function loginName(username: string, variant: Variant): { kind: 'email' | 'phone'; value: string } | null {
-  const trimmed = username.trim();
-  if (looksLikeEmail(trimmed)) return { kind: 'email', value: normaliseEmail(trimmed) };
-  const phone = normalisePhone(trimmed, variant === 'lu' ? 'LU' : 'BE');
-  return phone ? { kind: 'phone', value: phone } : null;
-}
 
 export async function authenticate(deps: {
   db: Db; hasher: PasswordHasher; limiters: Limiters;

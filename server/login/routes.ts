@@ -4,9 +4,10 @@ import { LoginRequest, TokenAnswer, WeakPasswordAnswer, MfaRequiredAnswer } from
 import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
-import { isTrustedDevice, methodsOf, summary } from '../mfa/methods.ts';
 import { deviceKeyOf } from '../http/auth.ts';
+import { methodsOf, summary } from '../identity/second-factors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { isTrustedDevice } from '../sessions/devices.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { authenticate } from './authenticate.ts';

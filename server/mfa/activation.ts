@@ -15,14 +15,14 @@ import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { addVerifiedContact, contactOwner } from '../identity/accounts.ts';
+import { addMethod, methodsOf, setPrimary } from '../identity/second-factors.ts';
 import { spend } from '../ratelimit/index.ts';
+import { hasRecentMfa } from '../sessions/stepup.ts';
 import { markMfa } from '../sessions/store.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { startChallenge, verifyChallenge } from './challenges.ts';
-import { addMethod, methodsOf, setPrimary } from './methods.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
-import { hasRecentMfa } from './stepup.ts';
 
 const ACTIVATABLE = new Set(['email', 'sms', 'call', 'whatsapp', 'totp']);
 /** The kind a negative id names (NEW_METHOD_IDS). */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
-import { addMethod } from './methods.ts';
+import { addMethod } from '../identity/second-factors.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 
 const kinds = await databaseKinds();

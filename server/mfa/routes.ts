@@ -12,15 +12,15 @@ import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
+import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from '../identity/second-factors.ts';
+import { enrolmentOf, isMfaForced } from '../sessions/enrolment.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
+import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
-import { startChallenge, verifyChallenge } from './challenges.ts';
-import { enrolmentOf, isMfaForced } from './enrolment.ts';
-import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from './methods.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
-import { hasRecentMfa, requireRecentMfa } from './stepup.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', pattern: '^-?\\d{1,10}$' } }, required: ['id'], additionalProperties: false };
 

@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
-import { addMethod } from './methods.ts';
+import { addMethod } from '../identity/second-factors.ts';
 import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { client, freshMfa, makeUser, sessionFor, skipResendWaits } from '../testing/mfaKit.ts';
 

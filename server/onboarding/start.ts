@@ -9,14 +9,14 @@ import type { Locale, Variant } from '../../contract/constants.ts';
 import { LOCALES, VARIANT_LOCALES } from '../../contract/constants.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, normaliseCardNumber } from '../../contract/rules.ts';
 import type { OnboardingStarted } from '../../contract/schemas.ts';
-import { activationCodeMatches } from '../cards/codes.ts';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
-import { invitationCodeHash } from '../invitations/codes.ts';
+import { maskedUsernames } from '../identity/usernames.ts';
+import { activationCodeMatches } from '../methods/activation-code.ts';
+import { invitationCodeHash } from '../methods/invitation-code.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
-import { maskedUsernames } from '../recovery/username.ts';
 import { createFlow } from './flows.ts';
 
 type Start = { language: Locale | undefined; variant: Variant; ip: string };

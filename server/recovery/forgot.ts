@@ -3,10 +3,10 @@
 // masked, and a payload (for an unknown account it leads nowhere).
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { loginName } from '../login/authenticate.ts';
+import { loginName } from '../identity/usernames.ts';
 import { maskTarget } from '../methods/codes.ts';
-import { startChallenge, verifyChallenge } from '../mfa/challenges.ts';
 import { openChallenge } from '../methods/challenge-store.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';

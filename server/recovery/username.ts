@@ -3,9 +3,8 @@
 import { normaliseNationalRegisterNumber, isNationalRegisterNumber } from '../../contract/nationalRegister.ts';
 import { isCardNumber, normaliseCardNumber } from '../../contract/rules.ts';
 import type { AppContext } from '../context.ts';
-import type { Db } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
-import { maskTarget } from '../methods/codes.ts';
+import { maskedUsernames } from '../identity/usernames.ts';
 import { spend } from '../ratelimit/index.ts';
 
 export async function findUsernames(ctx: AppContext, input: { cardNumber?: string; nationalRegisterNumber?: string; ip: string }): Promise<string[]> {
@@ -25,13 +24,4 @@ export async function findUsernames(ctx: AppContext, input: { cardNumber?: strin
     userId = user?.id ?? null;
   }
   return userId ? maskedUsernames(ctx.db, userId) : [];
-}
-
-/** An account's usernames (emails, then phones, defaults first), masked: enough to recognise, not to harvest. */
-export async function maskedUsernames(db: Db, userId: string): Promise<string[]> {
-  const [emails, phones] = await Promise.all([
-    db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
-    db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
-  ]);
-  return [...emails, ...phones].map((row) => maskTarget(row.value));
 }

@@ -2,11 +2,11 @@
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { createUser as createAccountUser } from '../identity/accounts.ts';
-import { addMethod } from '../mfa/methods.ts';
+import { addMethod } from '../identity/second-factors.ts';
+import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
-import { activationCodeHash } from '../cards/codes.ts';
 import { MAX_INVITATION_DAYS, createInvitation } from '../invitations/create.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';

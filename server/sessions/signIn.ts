@@ -3,10 +3,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
-import { touchDevice } from '../devices/queries.ts';
 import { recordEvent } from '../events/record.ts';
-import { enrolmentOf } from '../mfa/enrolment.ts';
 import { authCookieOptions } from './cookie.ts';
+import { touchDevice } from './devices.ts';
+import { enrolmentOf } from './enrolment.ts';
 import { createSession } from './store.ts';
 
 export async function completeSignIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, input: {

@@ -2,9 +2,9 @@
 // other tests), and the calls of a sign-in with a second factor.
 import { expect } from 'vitest';
 import { nowIso } from '../db/index.ts';
+import { addMethod } from '../identity/second-factors.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import type { TestServer } from './harness.ts';
-import { addMethod } from '../mfa/methods.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 
 export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';

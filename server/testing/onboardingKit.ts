@@ -1,9 +1,9 @@
 // Helpers for the onboarding tests: cards and invitations of their own (the seeded ones stay for
 // the browser tests), and the calls of a flow, step by step.
 import { expect } from 'vitest';
-import { activationCodeHash } from '../cards/codes.ts';
 import { nowIso } from '../db/index.ts';
 import { createInvitation } from '../invitations/create.ts';
+import { activationCodeHash } from '../methods/activation-code.ts';
 import { newId } from '../sessions/tokens.ts';
 import type { TestServer } from './harness.ts';
 import { codeIn } from './peers.ts';

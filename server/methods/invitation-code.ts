@@ -1,5 +1,6 @@
 // Invitation codes: 12 random characters of Crockford's base 32 (60 bits), shown as XXXX-XXXX-XXXX,
-// kept only as a keyed hash, which is also how a typed code is looked up.
+// kept only as a keyed hash, which is also how a typed code is looked up. Creating an invitation
+// makes one; an onboarding that starts with an invitation looks it up.
 import { createHmac, randomInt } from 'node:crypto';
 import { INVITATION_ALPHABET, normaliseInvitationCode } from '../../contract/rules.ts';
 

@@ -1,8 +1,9 @@
 // Activation codes of cards: kept as a keyed hash bound to the card's number, so that neither a
-// database leak nor a code seen beside another card opens a card. Compared in constant time.
+// database leak nor a code seen beside another card opens a card. Compared in constant time. The
+// card import stores the hash; an onboarding that starts with a card checks the code against it.
 import { createHmac } from 'node:crypto';
 import { normaliseActivationCode, normaliseCardNumber } from '../../contract/rules.ts';
-import { sameHash } from '../methods/codes.ts';
+import { sameHash } from './codes.ts';
 
 export function activationCodeHash(secretKey: string, cardNumber: string, code: string): string {
   return createHmac('sha256', secretKey)

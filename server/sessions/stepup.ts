@@ -1,4 +1,5 @@
-// Step-up: sensitive changes need an MFA check on this session within the configured window.
+// Step-up: sensitive changes need an MFA check on this session within the configured window. The
+// session holds when its last check was, so this lives with it: MFA, devices and the other flows ask it.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';

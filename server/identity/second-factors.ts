@@ -1,4 +1,5 @@
-// A user's second factors.
+// The account's second factors (mfa_methods): listed, added, removed and made primary under the
+// account's rules. The sign-in lists them, MFA manages them, the demo data and the tests add them.
 import { randomInt } from 'node:crypto';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import type { MfaMethodKind, MfaMethodSummary } from '../../contract/schemas.ts';
@@ -101,11 +102,4 @@ export async function switchPrimary(db: Db, userId: string, id: number): Promise
     await lockUser(trx, userId);
     await setPrimary(trx, userId, id);
   });
-}
-
-/** A device the user chose to trust skips MFA at sign-in until its trust expires. */
-export async function isTrustedDevice(db: Db, userId: string, deviceKey: string): Promise<boolean> {
-  const row = await db.selectFrom('devices').select('trusted_until')
-    .where('user_id', '=', userId).where('device_key', '=', deviceKey).executeTakeFirst();
-  return !!row?.trusted_until && row.trusted_until > nowIso();
 }

@@ -1,8 +1,9 @@
-// MFA challenges: one per code sent. A challenge is held by an opaque payload (stored hashed),
-// dies after its expiry, after the maximum of wrong codes, or on success; a new code (resend)
-// replaces the challenge after the server-enforced wait (30 s, then 15 s). The same machinery
-// serves a sign-in ('login'), a step-up ('sudo'), adding a method ('activate') and a forgotten
-// password ('reset').
+// An account's challenges: one per code sent. A challenge is held by an opaque payload (stored
+// hashed), dies after its expiry, after the maximum of wrong codes, or on success; a new code
+// (resend) replaces the challenge after the server-enforced wait (30 s, then 15 s). The same
+// machinery serves a sign-in ('login'), a step-up ('sudo'), adding a method ('activate') and a
+// forgotten password ('reset'), on the rules of the challenge store; an onboarding, which has no
+// account yet, opens its challenges on the store from its flow.
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
@@ -11,9 +12,9 @@ import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { forget, refund, spend, spendInTurn, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
-import { maskTarget } from '../methods/codes.ts';
-import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from '../methods/challenge-store.ts';
-import { methodOfKind } from '../methods/index.ts';
+import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from './challenge-store.ts';
+import { maskTarget } from './codes.ts';
+import { methodOfKind } from './index.ts';
 
 export type Purpose = 'login' | 'sudo' | 'activate' | 'reset';
 const DAY_MS = 24 * 3600 * 1000;

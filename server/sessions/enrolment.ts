@@ -2,7 +2,8 @@
 // anything else; a company customer with mfa_customer who is not forced is offered it and may
 // skip. The diversion applies when the sign-in's client is absent or first-party (2, 17, 51, 66):
 // a registered partner's sign-in is not diverted. An unknown client id counts as absent, so a
-// made-up client_id cannot dodge the rule.
+// made-up client_id cannot dodge the rule. A sign-in's session is scoped by it (signIn.ts); the MFA
+// routes report it and keep a forced account's last method.
 import type { MfaEnrolment } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
 

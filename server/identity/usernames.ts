@@ -1,0 +1,25 @@
+// An account's usernames are its emails and phones: how a typed one is read (the same way by the
+// sign-in and the forgotten password), and how they are shown masked (the forgotten username, and
+// an onboarding that finds its card already active).
+import type { Variant } from '../../contract/constants.ts';
+import { normalisePhone } from '../../contract/phone.ts';
+import { looksLikeEmail, normaliseEmail } from '../../contract/rules.ts';
+import type { Db } from '../db/index.ts';
+import { maskTarget } from '../methods/codes.ts';
+
+/** The canonical login name: a lower-cased email, or a phone in E.164 (variant's country by default). */
+export function loginName(username: string, variant: Variant): { kind: 'email' | 'phone'; value: string } | null {
+  const trimmed = username.trim();
+  if (looksLikeEmail(trimmed)) return { kind: 'email', value: normaliseEmail(trimmed) };
+  const phone = normalisePhone(trimmed, variant === 'lu' ? 'LU' : 'BE');
+  return phone ? { kind: 'phone', value: phone } : null;
+}
+
+/** An account's usernames (emails, then phones, defaults first), masked: enough to recognise, not to harvest. */
+export async function maskedUsernames(db: Db, userId: string): Promise<string[]> {
+  const [emails, phones] = await Promise.all([
+    db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+    db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+  ]);
+  return [...emails, ...phones].map((row) => maskTarget(row.value));
+}
