@@ -1,17 +1,21 @@
 // The one place where the URL and the root machine meet: every location change (link, back
 // button, reload) becomes a ROUTE event, and the machine's `navigate` requests reach the router.
-// A request made while the machine answers a location change corrects that location (a guard's
-// redirect, a flow refusing a step it cannot show): it replaces the entry, so Back never lands on
-// it again. Any other request is a step forward (a code sent, a sign-in done): a new entry, so Back
-// returns to the step before it and Forward comes back.
+// A request that follows something the person did since the location last changed (a code sent, a
+// sign-in done) is a step forward: a new entry, so Back returns to the step before it and Forward
+// comes back. Any other request corrects the location it answers (a guard's redirect, a flow that
+// refuses a step, resumes one after a reload, or starts on its first): it replaces the entry, so
+// Back never lands on it again.
 import { useEffect } from 'react';
 import { useLocation } from 'react-router';
 import { browserHistory } from './history.ts';
 import type { Navigator } from './actor.ts';
 import { useRootActor } from './context.ts';
 
-/** True while the machine handles a location change: what it asks for then replaces that location. */
-let answering = false;
+/** Whether the person clicked, tapped or typed since the location last changed. */
+let acted = false;
+const act = () => { acted = true; };
+window.addEventListener('pointerdown', act, true);
+window.addEventListener('keydown', act, true);
 
 export function RouteSync({ navigator }: { navigator: Navigator }) {
   const actor = useRootActor();
@@ -21,8 +25,8 @@ export function RouteSync({ navigator }: { navigator: Navigator }) {
       const { pathname, search } = browserHistory.location();
       // Already there (a path alone keeps the query it has: a step-up's redirect).
       if (to === pathname + search || to === pathname) return;
-      if (answering) browserHistory.replace(to);
-      else browserHistory.push(to);
+      if (acted) browserHistory.push(to);
+      else browserHistory.replace(to);
     };
     if (navigator.pending) {
       navigator.current(navigator.pending);
@@ -31,12 +35,8 @@ export function RouteSync({ navigator }: { navigator: Navigator }) {
     return () => { navigator.current = null; };
   }, [navigator]);
   useEffect(() => {
-    answering = true;
-    try {
-      actor.send({ type: 'ROUTE', location: { path: location.pathname, search: location.search } });
-    } finally {
-      answering = false;
-    }
+    acted = false;
+    actor.send({ type: 'ROUTE', location: { path: location.pathname, search: location.search } });
   }, [actor, location.pathname, location.search]);
   return null;
 }
