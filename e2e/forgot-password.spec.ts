@@ -7,6 +7,8 @@ test.describe.configure({ mode: 'serial' });
 const rita = user('reset');
 
 test('forgot password by email: the code, a new password, and signing in with it', async ({ page }) => {
+  // Five accessibility scans, a CAPTCHA and two password hashes: more than the default on a busy machine.
+  test.slow();
   await page.goto('/login/email');
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);

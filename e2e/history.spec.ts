@@ -94,3 +94,22 @@ test('forgotten username: Back asks again, Forward shows the answer once more', 
   await expect(page).toHaveURL(/\/forgot-username-response$/);
   await expect(heading(page)).toHaveText(answer!);
 });
+
+test('forgotten password: a reload on the code resumes it; a reload on a step the tab cannot resume says why', async ({ page }) => {
+  await page.goto('/forgot-password/email');
+  await page.getByLabel('Email address').fill('nobody.reload@example.be');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/forgot-password-sent$/);
+  await page.reload();
+  await expect(page).toHaveURL(/\/forgot-password-sent$/);
+  await expect(page.getByText('If an account uses n***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
+  await expect(page.getByLabel('Security code')).toBeVisible();
+
+  // Another tab has no memory of this flow: its new-password step goes back to the request.
+  const other = await page.context().newPage();
+  await other.goto('/reset-password');
+  await expect(other).toHaveURL(/\/forgot-password\/email$/);
+  await expect(other.getByRole('alert')).toHaveText('This code has expired. Ask for a new one.');
+});

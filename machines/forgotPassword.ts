@@ -3,7 +3,9 @@
 // buys a ticket; a new password is chosen with the new-password machine (same rules); then it is
 // confirmed. Screens change through `show`. Back from any step returns to the request (the code
 // already sent stays usable: Forward shows it again); a step the flow cannot show yet, or any more,
-// shows the current one instead.
+// shows the current one instead. The flow keeps what it needs to resume in the tab's memory
+// (`keep`, `recall`): a reload on the code or on the new password comes back to it while the code
+// is alive, and says it expired otherwise.
 import { assign, fromPromise, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
@@ -16,18 +18,31 @@ export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
 /** The server's answer: where the code went (masked), how, the payload its check goes with, and its timers. */
 type Sent = SentAnswer & { recipient: string[]; technology: string; payload: string };
 
+/** What a reload needs to resume: the request, the code's answer and timers, and the ticket once bought. */
+export type ResetMemory = { mode: ForgotMode; username: string; channel: 'sms' | 'call' | 'whatsapp'; sent: Sent; timers: SentCode; ticket: string | null };
+
 type Context = {
   mode: ForgotMode; policy: PasswordPolicy; username: string; channel: 'sms' | 'call' | 'whatsapp';
+  /** The step whose path started the flow. */
+  entry: ForgotScreen;
   sent: Sent | null; timers: SentCode | null; ticket: string | null; error: Problem | null;
   /** The CAPTCHA solution that goes with the next request for a code. */
   captcha: string | null;
 };
 
+const recalled = (event: object) => (event as { output?: ResetMemory | null }).output ?? null;
+/** What the flow keeps for a reload, once a code was sent. */
+const memoryOf = (context: Context): ResetMemory => ({
+  mode: context.mode, username: context.username, channel: context.channel, sent: context.sent!, timers: context.timers!, ticket: context.ticket,
+});
+const keepMemory = { type: 'keep', params: ({ context }: { context: Context }) => memoryOf(context) } as const;
+
 export const forgotPasswordMachine = setup({
   types: {
     children: {} as { codeEntry: 'codeEntry'; newPassword: 'newPassword' },
     context: {} as Context,
-    input: {} as { mode: ForgotMode; policy: PasswordPolicy },
+    /** `entry`: the step whose path started the flow (a reload lands there). */
+    input: {} as { mode: ForgotMode; policy: PasswordPolicy; entry?: ForgotScreen },
     events: {} as
       /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
       | { type: 'ROUTE'; step: ForgotScreen } | { type: 'CHANGE'; field: 'username'; value: string }
@@ -35,6 +50,8 @@ export const forgotPasswordMachine = setup({
       | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha?: CaptchaAnswer } | { type: 'CONTINUE' },
   },
   actors: {
+    /** What this tab kept of the flow, if anything. */
+    recall: fromPromise<ResetMemory | null>(async () => null),
     requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }>(async () => {
       throw new Error('requestCode is provided by the app');
     }),
@@ -44,6 +61,8 @@ export const forgotPasswordMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: ForgotScreen }) => {},
+    /** Keeps what a reload needs (null: nothing any more). */
+    keep: (_, _params: ResetMemory | null) => {},
     /** The request's mode from the step routed to; another mode starts its form empty. */
     takeMode: assign(({ context, event }) => {
       const mode = (event as { step: ForgotMode }).step;
@@ -51,7 +70,11 @@ export const forgotPasswordMachine = setup({
     }),
     takeSent: assign(({ event }) => {
       const sent = (event as unknown as { output: Sent }).output;
-      return { sent, timers: sentCodeOf({ ...sent, target: sent.recipient.join(', ') }), error: null };
+      return { sent, timers: sentCodeOf({ ...sent, target: sent.recipient.join(', ') }), ticket: null, error: null };
+    }),
+    takeMemory: assign(({ event }) => {
+      const { mode, username, channel, sent, timers, ticket } = recalled(event)!;
+      return { mode, username, channel, sent, timers, ticket };
     }),
   },
   guards: {
@@ -63,12 +86,38 @@ export const forgotPasswordMachine = setup({
     routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'sent' && context.sent !== null && context.ticket === null,
     /** Forward to the new password, while the ticket is unused. */
     routeToReset: ({ context, event }) => event.type === 'ROUTE' && event.step === 'reset' && context.ticket !== null,
+    resumesReset: ({ context, event }) => context.entry === 'reset' && recalled(event)?.ticket != null,
+    resumesCode: ({ context, event }) => {
+      const memory = recalled(event);
+      return context.entry === 'sent' && memory !== null && memory.ticket === null && memory.timers.expiresAt > Date.now();
+    },
+    /** A reload on a step whose code or ticket is gone: say so on the request. */
+    stepGone: ({ context }) => context.entry === 'sent' || context.entry === 'reset',
   },
 }).createMachine({
   id: 'forgotPassword',
-  context: ({ input }) => ({ mode: input.mode, policy: input.policy, username: '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null }),
-  initial: 'asking',
+  context: ({ input }) => ({
+    mode: input.mode, policy: input.policy, entry: input.entry ?? input.mode,
+    username: '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null,
+  }),
+  initial: 'recalling',
   states: {
+    recalling: {
+      invoke: {
+        id: 'recall',
+        src: 'recall',
+        onDone: [
+          { guard: 'resumesReset', target: 'resetting', actions: 'takeMemory' },
+          { guard: 'resumesCode', target: 'sent', actions: 'takeMemory' },
+          {
+            guard: 'stepGone', target: 'asking',
+            actions: [{ type: 'keep', params: null }, assign({ error: { code: 'code_expired' } }), { type: 'show', params: ({ context }) => ({ screen: context.mode }) }],
+          },
+          { target: 'asking', actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+        ],
+        onError: { target: 'asking', actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+      },
+    },
     asking: {
       on: {
         ROUTE: [
@@ -90,7 +139,7 @@ export const forgotPasswordMachine = setup({
         id: 'requestCode',
         src: 'requestCode',
         input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
-        onDone: { target: 'sent', actions: 'takeSent' },
+        onDone: { target: 'sent', actions: ['takeSent', keepMemory] },
         onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
@@ -99,7 +148,7 @@ export const forgotPasswordMachine = setup({
         id: 'resendCode',
         src: 'requestCode',
         input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
-        onDone: { target: 'sent', actions: 'takeSent' },
+        onDone: { target: 'sent', actions: ['takeSent', keepMemory] },
         // A failed resend keeps the code already sent usable.
         onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
@@ -110,7 +159,13 @@ export const forgotPasswordMachine = setup({
         id: 'codeEntry',
         src: 'codeEntry',
         input: ({ context }) => ({ ticket: context.sent!.payload, length: 8, sent: context.timers, error: context.error }),
-        onDone: { target: 'resetting', actions: assign({ ticket: ({ event }) => event.output.result!.payload, error: null }) },
+        onDone: {
+          target: 'resetting',
+          actions: [
+            assign({ ticket: ({ event }) => event.output.result!.payload, error: null }),
+            keepMemory,
+          ],
+        },
       },
       on: {
         // From the code entry once its wait is over, with the CAPTCHA's answer the screen took.
@@ -130,7 +185,7 @@ export const forgotPasswordMachine = setup({
         id: 'newPassword',
         src: 'newPassword',
         input: ({ context }) => ({ payload: context.ticket!, policy: context.policy }),
-        onDone: { target: 'confirmed', actions: assign({ ticket: null }) },
+        onDone: { target: 'confirmed', actions: [assign({ ticket: null }), { type: 'keep', params: null }] },
       },
       on: {
         ROUTE: [

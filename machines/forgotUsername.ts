@@ -40,6 +40,7 @@ export const forgotUsernameMachine = setup({
   initial: 'asking',
   states: {
     asking: {
+      entry: { type: 'show', params: { screen: 'ask' } },
       on: {
         ROUTE: [
           { guard: 'routeToAnswer', target: 'answered' },
@@ -72,7 +73,7 @@ export const forgotUsernameMachine = setup({
     answered: {
       entry: { type: 'show', params: { screen: 'response' } },
       on: {
-        AGAIN: { target: 'asking', actions: [assign({ value: '', usernames: null }), { type: 'show', params: { screen: 'ask' } }] },
+        AGAIN: { target: 'asking', actions: assign({ value: '', usernames: null }) },
         ROUTE: [
           { guard: 'routeToAsk', target: 'asking' },
           { actions: { type: 'show', params: { screen: 'response' } } },

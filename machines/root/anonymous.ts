@@ -127,7 +127,9 @@ export const anonymous = rootSetup.createStateConfig({
       invoke: {
         id: 'forgotPassword',
         src: 'forgotPassword',
-        input: ({ context }) => ({ mode: forgotModeOf(context.location.path), policy: policyOf(context.config) }),
+        input: ({ context }) => ({
+          mode: forgotModeOf(context.location.path), policy: policyOf(context.config), entry: stepOf(context.location.path, 'forgotPassword') ?? undefined,
+        }),
         onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
       },
     },

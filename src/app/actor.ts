@@ -10,27 +10,10 @@ import { loginMachine } from '../../machines/login.ts';
 import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
+import { readJson, write } from './storage.ts';
 
 const ACCOUNT_KEY = 'account';
 const TARGET_KEY = 'targetUrl';
-
-function readJson<T>(storage: Storage, key: string): T | null {
-  try {
-    const raw = storage.getItem(key);
-    return raw ? (JSON.parse(raw) as T) : null;
-  } catch {
-    return null;
-  }
-}
-
-function write(storage: Storage, key: string, value: string | null): void {
-  try {
-    if (value === null) storage.removeItem(key);
-    else storage.setItem(key, value);
-  } catch {
-    // storage unavailable: the session lives in memory only
-  }
-}
 
 export function createRootActor(navigator: Navigator, inspect?: ActorOptions<AnyActorLogic>['inspect']) {
   const go = (to: string) => {

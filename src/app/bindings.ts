@@ -6,6 +6,8 @@ import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
 import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
+import type { ResetMemory } from '../../machines/forgotPassword.ts';
+import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
   acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, regenerateRecoveryKeys, requestPasswordCode,
@@ -50,13 +52,15 @@ export const forgotUsername = (go: Go) => import('../../machines/forgotUsername.
 
 export const forgotPassword = async (go: Go) => {
   const [{ forgotPasswordMachine }, { newPasswordMachine }] = await Promise.all([import('../../machines/forgotPassword.ts'), newPassword()]);
+  const memory = flowMemory<ResetMemory>('forgotPassword');
   return forgotPasswordMachine.provide({
     actors: {
+      recall: fromPromise(memory.recall),
       requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
       codeEntry: codeEntryChecking(({ ticket, code }) => verifyPasswordCode({ payload: ticket, code })),
       newPassword: newPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
     },
-    actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)) },
+    actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)), keep: (_, value) => memory.keep(value) },
   });
 };
 
