@@ -104,7 +104,7 @@ export default defineConfig(
     files: ['machines/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: ['react', 'react-dom', '@xstate/react', 'react-router', 'react-i18next', 'i18next', 'ky'].map((name) => ({
+        paths: ['react', 'react-dom', '@xstate/react', 'react-router', 'react-i18next', 'i18next'].map((name) => ({
           name, message: 'Machines are pure XState: no React, no DOM, no HTTP client; use actors passed with .provide().',
         })),
         patterns: [{ group: ['react/*', 'react-dom/*', 'ky/*'], message: 'Machines are pure XState.' }],

@@ -1,39 +1,64 @@
-// The one HTTP client of the app: ky, JSON, the device id header on every call, answers parsed
-// with the contract's valibot schemas, and failures turned into ApiFailure (status, stable code,
-// message) for the machines.
-import ky, { HTTPError } from 'ky';
+// The one HTTP client of the app: fetch with JSON, the device id header on every call and a time
+// limit; answers parsed with the contract's valibot schemas, and failures turned into ApiFailure
+// (status, stable code, message) for the machines. A few lines of our own instead of a client
+// library: the first screen carries every byte of it.
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
 import { ErrorBody } from '../../contract/schemas.ts';
 import { deviceId } from './device.ts';
 
-export const api = ky.create({
-  prefix: API_PREFIX,
-  timeout: REQUEST_TIMEOUT_MS,
-  credentials: 'same-origin',
-  retry: 0,
-  headers: { accept: 'application/json' },
-  hooks: {
-    beforeRequest: [({ request }) => { request.headers.set(DEVICE_ID_HEADER, deviceId()); }],
-  },
-});
+type Options = { json?: unknown; searchParams?: Record<string, string> };
+/** An answer on its way, whose JSON body can be asked for directly, as `api.get(…).json()`. */
+type Answer = Promise<Response> & { json: () => Promise<unknown> };
+
+/** A non-2xx answer: its status and its body, JSON when it is JSON. */
+class HttpError extends Error {
+  readonly status: number;
+  readonly data: unknown;
+  constructor(status: number, data: unknown) {
+    super(`HTTP ${status}`);
+    this.status = status;
+    this.data = data;
+  }
+}
+
+function send(method: string, path: string, options: Options = {}): Answer {
+  const query = options.searchParams ? `?${new URLSearchParams(options.searchParams)}` : '';
+  const headers: Record<string, string> = { accept: 'application/json', [DEVICE_ID_HEADER]: deviceId() };
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const answer = fetch(`${API_PREFIX}/${path}${query}`, {
+    method, headers, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+  }).then(async (response) => {
+    if (response.ok) return response;
+    const text = await response.text().catch(() => '');
+    let data: unknown = {};
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // not JSON: keep the status only
+    }
+    throw new HttpError(response.status, data);
+  });
+  return Object.assign(answer, { json: () => answer.then((response) => (response.status === 204 ? undefined : response.json())) });
+}
+
+/** The one HTTP client of the app: fetch, JSON, the device id header on every call, a time limit. */
+export const api = {
+  get: (path: string, options?: Options) => send('GET', path, options),
+  post: (path: string, options?: Options) => send('POST', path, options),
+  delete: (path: string, options?: Options) => send('DELETE', path, options),
+};
 
 function toFailure(error: unknown): ApiFailure {
-  if (error instanceof HTTPError) {
-    let data: unknown = error.data;
-    if (typeof data === 'string') {
-      try {
-        data = JSON.parse(data);
-      } catch {
-        data = {}; // not JSON: keep the status only
-      }
-    }
+  if (error instanceof HttpError) {
     // An error answer is `{ code, message, … }` (contract/errors.ts); the whole body is kept for the
     // answers that carry more (mfa, payload, retry_after). Anything else keeps the status only.
-    const body = v.is(ErrorBody, data) ? (data as Record<string, unknown>) : {};
-    return apiFailure(error.response.status, body);
+    const body = v.is(ErrorBody, error.data) ? (error.data as Record<string, unknown>) : {};
+    return apiFailure(error.status, body);
   }
+  // No answer: the network, or the time limit.
   return apiFailure(0, {});
 }
 
