@@ -113,3 +113,22 @@ test('forgotten password: a reload on the code resumes it; a reload on a step th
   await expect(other).toHaveURL(/\/forgot-password\/email$/);
   await expect(other.getByRole('alert')).toHaveText('This code has expired. Ask for a new one.');
 });
+
+test('second factor: a reload on the methods or on the code resumes the sign-in', async ({ page }) => {
+  await signIn(page, kato.email);
+  await expect(page).toHaveURL(/\/mfa\/methods$/);
+  await page.reload();
+  await expect(page).toHaveURL(/\/mfa\/methods$/);
+  await expect(heading(page)).toHaveText("Verify it's you");
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await expect(heading(page)).toHaveText('Confirm with your card');
+  await page.reload();
+  await expect(page).toHaveURL(/\/mfa$/);
+  await expect(heading(page)).toHaveText('Confirm with your card');
+  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(heading(page)).toHaveText('Hello, Kato');
+  // Signed in, the second factor is over: its screens go home.
+  await page.goto('/mfa');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+});

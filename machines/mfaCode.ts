@@ -12,10 +12,16 @@ export type MfaCodeInput = {
   methods: MfaMethodSummary[];
   /** The sign-in's payload (POST /token's 401), when this completes a login. */
   loginPayload: string | null;
+  /** The step whose path started the flow (a reload lands there). */
+  entry?: 'methods' | 'code';
 };
+
+/** What a reload on the code screen needs: the sign-in it belongs to, the method and the code sent. */
+export type MfaMemory = { loginPayload: string | null; selected: MfaMethodSummary; channel: Channel | null; challenge: { payload: string; sent: SentCode | null } };
 export type MfaCodeOutput = { method: MfaMethodSummary['method']; accessToken: string | null; recoveryKeysLeft: number | null };
 
 type Context = {
+  entry: 'methods' | 'code';
   methods: MfaMethodSummary[];
   loginPayload: string | null;
   selected: MfaMethodSummary | null;
@@ -41,12 +47,19 @@ const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms:
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
 
 
+const keepChallenge = {
+  type: 'keep',
+  params: ({ context }: { context: Context }) => ({ loginPayload: context.loginPayload, selected: context.selected!, channel: context.channel, challenge: context.challenge! }),
+} as const;
+
 export const mfaCodeMachine = setup({
   types: {
     context: {} as Context, events: {} as MfaCodeEvent, input: {} as MfaCodeInput, output: {} as MfaCodeOutput,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
+    /** What this tab kept of the flow, if anything. */
+    recall: fromPromise<MfaMemory | null>(async () => null),
     startChallenge: fromPromise<MfaChallengeAnswer, { mfaId: number; loginPayload: string | null; channel: Channel | null }>(async () => {
       throw new Error('startChallenge is provided by the app');
     }),
@@ -54,6 +67,8 @@ export const mfaCodeMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: 'methods' | 'code' }) => {},
+    /** Keeps what a reload needs (a step-up's needs nothing: its sensitive screen asks again). */
+    keep: (_, _params: MfaMemory) => {},
     takeChallenge: assign(({ context, event }) => {
       const answer = (event as unknown as { output: MfaChallengeAnswer }).output;
       return { challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null }, error: null };
@@ -63,6 +78,12 @@ export const mfaCodeMachine = setup({
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
     resendable: ({ context }) => CODED.has(context.selected?.method ?? ''),
     severalMethods: ({ context }) => context.methods.length > 1,
+    /** A reload on the code screen of the same sign-in, while its code lives. */
+    resumesCode: ({ context, event }) => {
+      const memory = (event as { output?: MfaMemory | null }).output;
+      return context.entry === 'code' && !!memory && memory.loginPayload === context.loginPayload
+        && (memory.challenge.sent === null || memory.challenge.sent.expiresAt > Date.now());
+    },
     routeToMethods: ({ event }) => event.type === 'ROUTE' && event.step === 'methods',
     /** Forward to the code still held, for the method chosen. */
     routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'code' && context.challenge !== null,
@@ -70,11 +91,29 @@ export const mfaCodeMachine = setup({
 }).createMachine({
   id: 'mfaCode',
   context: ({ input }) => ({
+    entry: input.entry ?? 'methods',
     methods: input.methods, loginPayload: input.loginPayload, selected: null, channel: null, challenge: null,
     error: null, result: null,
   }),
-  initial: 'choosing',
+  initial: 'recalling',
   states: {
+    recalling: {
+      invoke: {
+        id: 'recall',
+        src: 'recall',
+        onDone: [
+          {
+            guard: 'resumesCode', target: 'entering',
+            actions: assign(({ event }) => {
+              const { selected, channel, challenge } = event.output!;
+              return { selected, channel, challenge };
+            }),
+          },
+          { target: 'choosing' },
+        ],
+        onError: 'choosing',
+      },
+    },
     choosing: {
       entry: { type: 'show', params: { screen: 'methods' } },
       on: {
@@ -96,7 +135,7 @@ export const mfaCodeMachine = setup({
         id: 'startChallenge',
         src: 'startChallenge',
         input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
-        onDone: { target: 'entering', actions: 'takeChallenge' },
+        onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
         onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
@@ -105,7 +144,7 @@ export const mfaCodeMachine = setup({
         id: 'resendChallenge',
         src: 'startChallenge',
         input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
-        onDone: { target: 'entering', actions: 'takeChallenge' },
+        onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
         // A new code that could not be sent leaves the one before usable.
         onError: { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },

@@ -3,7 +3,7 @@ import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { mfaCodeMachine, type MfaVerified } from '../machines/mfaCode.ts';
+import { mfaCodeMachine, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { report, walk } from './coverage.ts';
 
@@ -17,11 +17,13 @@ const challenge = (resend: boolean): MfaChallengeAnswer => ({ payload: 'p', meth
 describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(mfaCodeMachine, {
-      input: { methods, loginPayload: 'login' },
+      input: { methods, loginPayload: 'login', entry: 'code' },
       events: () => {
         return [
           { type: 'SELECT', id: 1 }, { type: 'SELECT', id: 2 }, { type: 'SELECT', id: 99 },
-          { type: 'RESEND' }, { type: 'CHANGE_METHOD' }, { type: 'ROUTE', step: 'methods' }, { type: 'ROUTE', step: 'code' },
+          { type: 'RESEND' }, { type: 'CHANGE_METHOD' },
+          { type: 'xstate.done.actor.recall', output: null }, { type: 'xstate.error.actor.recall', error: new Error('storage') },
+          { type: 'xstate.done.actor.recall', output: { loginPayload: 'login', selected: methods[0], channel: null, challenge: { payload: 'p', sent: null } } }, { type: 'ROUTE', step: 'methods' }, { type: 'ROUTE', step: 'code' },
           { type: 'xstate.done.actor.startChallenge', output: challenge(true) },
           { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
           { type: 'xstate.done.actor.resendChallenge', output: challenge(true) },
@@ -56,6 +58,7 @@ describe('MFA code machine: the code entry it starts', () => {
 
   it('shows expired after 900 s and enables resend after 30 s', async () => {
     const { actor, clock, entry } = start();
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     expect(entry().getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
@@ -69,6 +72,7 @@ describe('MFA code machine: the code entry it starts', () => {
 
   it('resends only when ready, and the timers start again', async () => {
     const { actor, clock, sent, entry } = start();
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     entry().send({ type: 'RESEND' });
@@ -82,6 +86,7 @@ describe('MFA code machine: the code entry it starts', () => {
 
   it('has no resend and no countdown for the authenticator', async () => {
     const { actor, clock, sent, entry } = start();
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 2 });
     await settle();
     clock.increment(31_000);
@@ -93,6 +98,7 @@ describe('MFA code machine: the code entry it starts', () => {
   it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {
     let calls = 0;
     const { actor, entry } = start(async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); });
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     entry().send({ type: 'TYPE', value: '12 34-56' });
@@ -110,6 +116,7 @@ describe('MFA code machine: the code entry it starts', () => {
   it('ends with the token and the trust choice sent', async () => {
     let trusted: boolean | null = null;
     const { actor, entry } = start(async (input) => { trusted = input.remember; return { access_token: 'tok' }; });
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     entry().send({ type: 'TOGGLE_REMEMBER' });
@@ -128,6 +135,7 @@ describe('MFA code machine: the code entry it starts', () => {
         startChallenge: fromPromise(async () => { if (fail) throw apiFailure(429, { code: 'resend_too_soon' }); return challenge(true); }),
       },
     }), { input: { methods, loginPayload: 'login' }, clock }).start();
+    await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     fail = true;
@@ -153,5 +161,30 @@ describe('TOTP recovery machine: model', () => {
     });
     console.info(report('totpRecovery', result));
     expect(result.missing).toEqual([]);
+  });
+});
+
+describe('MFA code machine: a reload', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const kept = (loginPayload: string, expiresAt: number) => ({
+    loginPayload, selected: methods[0]!, channel: null, challenge: { payload: 'p', sent: { target: 'm***@example.be', expiresAt, resendAt: null } },
+  });
+  const started = (entry: 'methods' | 'code', memory: unknown) => createActor(mfaCodeMachine.provide({
+    actors: { recall: fromPromise(async (): Promise<MfaMemory | null> => memory as MfaMemory | null) },
+  }), { input: { methods, loginPayload: 'login', entry } }).start();
+
+  it('on the code screen of the same sign-in resumes the code sent, while it lives', async () => {
+    const actor = started('code', kept('login', Date.now() + 60_000));
+    await settle();
+    expect(actor.getSnapshot().value).toBe('entering');
+    expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context).toMatchObject({ ticket: 'p', sent: { target: 'm***@example.be' } });
+  });
+
+  it('goes to the methods for a code that expired, another sign-in, or a reload on the methods', async () => {
+    for (const [entry, memory] of [['code', kept('login', Date.now() - 1)], ['code', kept('other', Date.now() + 60_000)], ['methods', kept('login', Date.now() + 60_000)]] as const) {
+      const actor = started(entry, memory);
+      await settle();
+      expect(actor.getSnapshot().value).toBe('choosing');
+    }
   });
 });

@@ -4,7 +4,7 @@
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
-import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
+import { HOME_PATH, LOGIN_PATH, inFlow, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import { applyGuard, setLocation } from './actions.ts';
 import { forgotModeOf, locationOf, loginModeOf, policyOf, rootSetup } from './setup.ts';
 
@@ -22,7 +22,9 @@ export const anonymous = rootSetup.createStateConfig({
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
-      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow))) enqueue.raise({ type: 'ROUTE', location: context.location });
+      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || (context.mfa && inFlow(path, 'mfa'))) {
+        enqueue.raise({ type: 'ROUTE', location: context.location });
+      }
     }),
   ],
   on: {
@@ -33,6 +35,7 @@ export const anonymous = rootSetup.createStateConfig({
     signingIn: {
       on: {
         ROUTE: [
+          { guard: 'resumesSignIn', target: 'secondFactor', actions: setLocation },
           // A path that starts a flow starts it (the route table says which flow owns the path).
           ...ANONYMOUS_FLOW_NAMES.map((flow) => ({
             guard: { type: 'routeStartsFlow' as const, params: { flow } },
@@ -154,20 +157,25 @@ export const anonymous = rootSetup.createStateConfig({
     secondFactor: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('anonymous')] },
+          {
+            guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn',
+            actions: [assign({ location: ({ event }) => event.location, mfa: null }), { type: 'storeSession', params: { key: 'mfaPayload', value: null } }, applyGuard('anonymous')],
+          },
           { actions: [setLocation, sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! }))] },
         ],
       },
       invoke: {
         id: 'mfaCode',
         src: 'mfaCode',
-        input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: context.mfa?.payload ?? null }),
+        input: ({ context }) => ({
+          methods: context.mfa?.methods ?? [], loginPayload: context.mfa?.payload ?? null, entry: stepOf(context.location.path, 'mfa') ?? 'methods',
+        }),
         onDone: {
           target: 'loadingUser',
-          actions: assign({
-            mfa: null,
-            recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft,
-          }),
+          actions: [
+            assign({ mfa: null, recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft }),
+            { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
+          ],
         },
       },
     },

@@ -20,7 +20,7 @@ export const rootMachine = rootSetup.createMachine({
     target: input.storedTarget,
     location: input.location,
     notice: null,
-    mfa: null,
+    mfa: input.storedSignIn ?? null,
     recoveryKeysLeft: null,
     enrolmentSkipped: false,
     weakPayload: null,

@@ -26,6 +26,8 @@ export type RootInput = {
   storedAccount: UserProfile | null;
   /** The target URL saved before a sign-in, if any (session storage). */
   storedTarget: string | null;
+  /** A sign-in waiting for its second factor when the tab reloaded (session storage `mfaPayload`). */
+  storedSignIn?: { payload: string; methods: MfaMethodSummary[] } | null;
   location: Location;
 };
 
@@ -140,7 +142,8 @@ export const rootSetup = setup({
     trackPageView: (_, _params: { path: string }) => {},
     persistAccount: (_, _params: { user: UserProfile | null }) => {},
     persistTarget: (_, _params: { target: string | null }) => {},
-    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string }) => {},
+    /** Keeps a value in the tab's session storage (null removes it). */
+    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string | null }) => {},
     clearSession: () => {},
   },
   guards: {
@@ -151,6 +154,8 @@ export const rootSetup = setup({
     loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
     // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.
+    /** A sign-in's second factor resumes after a reload, from what the tab kept. */
+    resumesSignIn: ({ context, event }) => event.type === 'ROUTE' && inFlow(event.location.path, 'mfa') && context.mfa !== null,
     routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),

@@ -4,7 +4,7 @@
 /** Where the machine's navigation requests go: set by RouteSync once the router is mounted. */
 export type Navigator = { current: ((to: string) => void) | null; pending: string | null };
 import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
-import type { UserProfile } from '../../contract/schemas.ts';
+import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
@@ -56,6 +56,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     input: {
       storedAccount: readJson<UserProfile>(localStorage, ACCOUNT_KEY),
       storedTarget: (() => { try { return sessionStorage.getItem(TARGET_KEY); } catch { return null; } })(),
+      storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
       location: { path: location.pathname, search: location.search },
     },
     inspect,

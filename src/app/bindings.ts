@@ -7,6 +7,7 @@ import { pathOf } from '../../machines/routes.ts';
 import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
 import type { ResetMemory } from '../../machines/forgotPassword.ts';
+import type { MfaMemory } from '../../machines/mfaCode.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
@@ -24,12 +25,18 @@ const newPassword = () => import('../../machines/newPassword.ts');
 const codeEntryChecking = <TResult>(check: (input: { ticket: string; code: string; remember: boolean }) => Promise<TResult>) =>
   codeEntryMachineOf<TResult>().provide({ actors: { check: fromPromise(({ input }) => check(input)) } });
 
+const mfaMemory = flowMemory<MfaMemory>('mfaCode');
+
 export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ mfaCodeMachine }) => mfaCodeMachine.provide({
   actors: {
+    recall: fromPromise(mfaMemory.recall),
     startChallenge: fromPromise(({ input }) => startChallenge(input)),
     codeEntry: codeEntryChecking(({ ticket, code, remember }) => verifyCode({ payload: ticket, code, trust: remember })),
   },
-  actions: { show: (_, { screen }) => go(pathOf('mfa', screen)) },
+  actions: {
+    show: (_, { screen }) => go(pathOf('mfa', screen)),
+    keep: (_, memory) => { if (memory.loginPayload) mfaMemory.keep(memory); },
+  },
 }));
 
 export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').then(({ mfaSettingsMachine }) => mfaSettingsMachine.provide({
