@@ -128,7 +128,14 @@ test('second factor: a reload on the methods or on the code resumes the sign-in'
   await page.getByLabel('Card number').fill('5065 0000 0000 0001');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(heading(page)).toHaveText('Hello, Kato');
-  // Signed in, the second factor is over: its screens go home.
+  // Signed in, the second factor is over: its screens go home, and so does the set-up of a
+  // second factor the account already has.
   await page.goto('/mfa');
   await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await page.goto('/setup-mfa/phone');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await expect(heading(page)).toHaveText('Hello, Kato');
+  // The recovery-key screen opened outside a sign-in by recovery key signs out (spec §4).
+  await page.goto('/mfa/totp-recovery');
+  await expect(page).toHaveURL(/\/login\/email$/);
 });

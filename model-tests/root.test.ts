@@ -140,6 +140,40 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain('navigate /maintenance');
   });
 
+  it('opens the screens of a flow reached outside it where the spec says', async () => {
+    // The recovery-key screen without a sign-in by recovery key has no method: it signs out.
+    const recovery = start({ storedAccount: user, location: at('/user/dashboard') });
+    await settle();
+    recovery.actor.send({ type: 'ROUTE', location: at('/mfa/totp-recovery') });
+    await settle();
+    expect(recovery.actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(recovery.effects.at(-1)).toBe('navigate /login/email');
+    // The set-up: an account with a second factor goes home; one without starts it.
+    const enrolled = start({ storedAccount: user, location: at('/setup-mfa/phone'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
+    await settle();
+    expect(enrolled.effects).toContain('navigate /user/dashboard');
+    expect(enrolled.actor.getSnapshot().children.forcedMfa).toBeUndefined();
+    const without = start({ storedAccount: user, location: at('/user/dashboard') });
+    await settle();
+    without.actor.send({ type: 'ROUTE', location: at('/setup-mfa') });
+    await settle();
+    expect(without.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    expect(without.actor.getSnapshot().children.forcedMfa).toBeDefined();
+  });
+
+  it('resumes a sign-in waiting for its second factor after a reload, from what the tab kept', async () => {
+    const methods = [{ id: 1, method: 'card' as const }];
+    const effects: string[] = [];
+    const actor = createActor(rootMachine.provide({
+      actors: { loadConfig: fromPromise(async () => config), fetchUser: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(401, {}); }) },
+      actions: { navigate: (_, params) => { effects.push(`navigate ${params.to}`); } },
+    }), { input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'login', methods }, location: at('/mfa/methods') } }).start();
+    await settle();
+    expect(actor.getSnapshot().matches({ anonymous: 'secondFactor' })).toBe(true);
+    expect(effects).toEqual([]);
+    expect(actor.getSnapshot().children.mfaCode!.getSnapshot().context).toMatchObject({ methods, loginPayload: 'login' });
+  });
+
   it('logs out on /logout and forgets the session', async () => {
     const { actor, effects } = start({ storedAccount: user, location: at('/user/dashboard') });
     await settle();

@@ -168,6 +168,11 @@ export const rootSetup = setup({
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
+    /** The recovery-key screen outside a sign-in with a recovery key: it has no method (spec §4: sign out). */
+    atTotpRecovery: ({ context }) => inFlow(context.location.path, 'totpRecovery'),
+    /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
+    atSetupWithoutMethod: ({ context }) => inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
+    atSetup: ({ context }) => inFlow(context.location.path, 'setupMfa'),
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
     /** The security area's screen the location asks for. */

@@ -10,8 +10,15 @@ export const signedIn = rootSetup.createStateConfig({
   initial: 'idle',
   states: {
     idle: {
-      // A security screen reached by reload or deep link opens like one reached by a link.
-      always: { guard: 'atSecurity', target: 'security' },
+      // Screens of a flow reached by reload or deep link: a security screen opens like one reached
+      // by a link; the set-up starts for an account without a second factor and goes home for the
+      // others; the recovery-key screen, which only a sign-in with a recovery key opens, signs out.
+      always: [
+        { guard: 'atSecurity', target: 'security' },
+        { guard: 'atSetupWithoutMethod', target: 'enrolling' },
+        { guard: 'atSetup', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+        { guard: 'atTotpRecovery', target: 'loggingOut' },
+      ],
       on: {
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
