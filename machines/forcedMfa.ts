@@ -7,7 +7,8 @@ import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem, problemFromCode } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'email';
-export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms: boolean };
+/** `hasSms` is what is known before the account's methods are read (they decide). */
+export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms?: boolean };
 export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' };
 export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
 
@@ -17,7 +18,7 @@ export type ActivationStart = null | {
   data: { target?: string; code?: string; message?: string; expires_in?: number; expires_at?: string; resend_in?: number; resend_at?: string };
 };
 
-type Context = EnrolmentInput & {
+type Context = Required<EnrolmentInput> & {
   kind: EnrolmentKind | null;
   target: string;
   challenge: { payload: string; sent: SentCode } | null;
@@ -40,6 +41,8 @@ export const forcedMfaMachine = setup({
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
+    /** The kinds of second factor the account has (an SMS one means the email comes next). */
+    methodKinds: fromPromise<string[]>(async () => []),
     startActivation: fromPromise<ActivationStart, { kind: EnrolmentKind; target: string }>(async () => {
       throw new Error('startActivation is provided by the app');
     }),
@@ -67,9 +70,18 @@ export const forcedMfaMachine = setup({
   },
 }).createMachine({
   id: 'forcedMfa',
-  context: ({ input }) => ({ ...input, kind: null, target: '', challenge: null, error: null, outcome: null }),
-  initial: 'intro',
+  context: ({ input }) => ({ hasSms: false, ...input, kind: null, target: '', challenge: null, error: null, outcome: null }),
+  initial: 'checking',
   states: {
+    // Spec §4 "Forced MFA": the phone first, or the email when the account has an SMS method.
+    checking: {
+      invoke: {
+        id: 'methodKinds',
+        src: 'methodKinds',
+        onDone: { target: 'intro', actions: assign({ hasSms: ({ event }) => event.output.includes('sms') }) },
+        onError: 'intro',
+      },
+    },
     intro: {
       entry: { type: 'show', params: { screen: 'intro' } },
       on: {

@@ -6,6 +6,8 @@ import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../
 import { report, walk } from './coverage.ts';
 
 const answers = [
+  { type: 'xstate.done.actor.methodKinds', output: [] }, { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
+  { type: 'xstate.error.actor.methodKinds', error: apiFailure(500, { code: 'internal_error' }) },
   { type: 'xstate.done.actor.startActivation', output: null },
   { type: 'xstate.done.actor.startActivation', output: { payload: '', fuzzion: true, data: { code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' } } },
   { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
@@ -26,15 +28,15 @@ function walkFrom(input: EnrolmentInput) {
       ...answers,
     ] as never,
     serializeState: ({ value, context }) => {
-      const c = context as { kind: unknown; target: string; error: unknown; challenge: unknown };
-      return JSON.stringify([value, c.kind, !!c.target, !!c.error, !!c.challenge]);
+      const c = context as { kind: unknown; target: string; error: unknown; challenge: unknown; hasSms: boolean };
+      return JSON.stringify([value, c.kind, !!c.target, !!c.error, !!c.challenge, c.hasSms]);
     },
   });
 }
 
 describe('forced MFA machine: model', () => {
   it('takes every declared transition (forced user, forced user with SMS, offered customer)', () => {
-    const runs = [walkFrom({ forced: true, customer: false, hasSms: false }), walkFrom({ forced: true, customer: false, hasSms: true }), walkFrom({ forced: false, customer: true, hasSms: false })];
+    const runs = [walkFrom({ forced: true, customer: false }), walkFrom({ forced: true, customer: false, hasSms: true }), walkFrom({ forced: false, customer: true })];
     const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
     const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
     console.info(report('forcedMfa', result));
@@ -44,43 +46,46 @@ describe('forced MFA machine: model', () => {
 
 describe('forced MFA machine: behaviour', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-  const start = (input: EnrolmentInput) => {
+  const start = async ({ hasSms, ...input }: EnrolmentInput) => {
     const screens: string[] = [];
     let sends = 0;
     const clock = new SimulatedClock();
     const actor = createActor(forcedMfaMachine.provide({
       actors: {
+        // The account's methods decide: an SMS one sends the forced user to the email set-up.
+        methodKinds: fromPromise(async (): Promise<string[]> => (hasSms ? ['sms'] : ['totp'])),
         startActivation: fromPromise(async (): Promise<ActivationStart> => { sends++; return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
         codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
       },
       actions: { show: (_, { screen }) => { screens.push(screen); } },
     }), { input, clock }).start();
+    await settle();
     return { actor, screens, clock, sends: () => sends };
   };
 
-  it('lets a customer who is not forced skip, and nobody else', () => {
-    const customer = start({ forced: false, customer: true, hasSms: false });
+  it('lets a customer who is not forced skip, and nobody else', async () => {
+    const customer = await start({ forced: false, customer: true, hasSms: false });
     customer.actor.send({ type: 'SKIP' });
     expect(customer.actor.getSnapshot().output).toEqual({ outcome: 'skipped' });
-    const forced = start({ forced: true, customer: true, hasSms: false });
+    const forced = await start({ forced: true, customer: true, hasSms: false });
     forced.actor.send({ type: 'SKIP' });
     expect(forced.actor.getSnapshot().value).toBe('intro');
   });
 
-  it('sends forced users to phone set-up, or to email when they have an SMS method; customers choose', () => {
-    const phone = start({ forced: true, customer: false, hasSms: false });
+  it('sends forced users to phone set-up, or to email when they have an SMS method; customers choose', async () => {
+    const phone = await start({ forced: true, customer: false, hasSms: false });
     phone.actor.send({ type: 'ACTIVATE' });
     expect(phone.screens.at(-1)).toBe('phone');
-    const email = start({ forced: true, customer: false, hasSms: true });
+    const email = await start({ forced: true, customer: false, hasSms: true });
     email.actor.send({ type: 'ACTIVATE' });
     expect(email.screens.at(-1)).toBe('email');
-    const customer = start({ forced: false, customer: true, hasSms: false });
+    const customer = await start({ forced: false, customer: true, hasSms: false });
     customer.actor.send({ type: 'ACTIVATE' });
     expect(customer.screens.at(-1)).toBe('selection');
   });
 
   it('enrols with the code sent to the destination', async () => {
-    const { actor, screens } = start({ forced: true, customer: false, hasSms: false });
+    const { actor, screens } = await start({ forced: true, customer: false });
     actor.send({ type: 'ACTIVATE' });
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
@@ -107,7 +112,8 @@ describe('forced MFA machine: the code', () => {
           return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
         }),
       },
-    }), { input: { forced: true, customer: false, hasSms: false }, clock }).start();
+    }), { input: { forced: true, customer: false }, clock }).start();
+    await settle();
     actor.send({ type: 'ACTIVATE' });
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });

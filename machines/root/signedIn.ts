@@ -45,7 +45,6 @@ export const signedIn = rootSetup.createStateConfig({
         input: ({ context }) => ({
           forced: context.user?.mfa_forced === true,
           customer: context.user?.mfa_customer === true,
-          hasSms: false,
         }),
         onDone: [
           {

@@ -103,6 +103,7 @@ export const totpRecovery = (_go: Go) => import('../../machines/totpRecovery.ts'
 
 export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) => forcedMfaMachine.provide({
   actors: {
+    methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
     startActivation: fromPromise(({ input }) => startActivation(input)),
     codeEntry: codeEntryChecking<unknown>(({ ticket, code }) => confirmActivation({ payload: ticket, code })),
   },
