@@ -139,3 +139,20 @@ test('second factor: a reload on the methods or on the code resumes the sign-in'
   await page.goto('/mfa/totp-recovery');
   await expect(page).toHaveURL(/\/login\/email$/);
 });
+
+test('onboarding: Back to the start and Forward to the card step; a reload before any step was taken starts again', async ({ page }) => {
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received my card/ }).click();
+  await expect(page).toHaveURL(/\/onboarding\/card$/);
+  await expect(page.getByLabel('Card number (16 digits)')).toBeVisible();
+  await page.goBack();
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+  await page.goForward();
+  await expect(page).toHaveURL(/\/onboarding\/card$/);
+  await expect(page.getByLabel('Card number (16 digits)')).toBeVisible();
+  // Nothing was sent to the server yet: a reload is a first visit, which starts at the start.
+  await page.reload();
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+});
