@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/schemas.ts';
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
@@ -86,7 +86,7 @@ describe('root machine: model', () => {
 function start(options: {
   storedAccount?: UserProfile | null; location: { path: string; search: string };
   fetchUser?: () => Promise<UserProfile>; loadConfig?: () => Promise<AppConfig>; logout?: () => Promise<void>;
-  submitLogin?: () => Promise<unknown>;
+  submitLogin?: () => Promise<unknown>; secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
 }) {
   const effects: string[] = [];
   const actor = createActor(rootMachine.provide({
@@ -94,6 +94,7 @@ function start(options: {
       loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
       fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
       logout: fromPromise(options.logout ?? (async () => {})),
+      ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) } }),
     },
     actions: {
@@ -209,6 +210,16 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'SESSION_ENDED' });
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('a session that ends during a step-up leaves no second factor to resume', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/security/mfa-edit'), secondFactorStatus: async () => ({ sudo: false, methods: [] }) });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
+    actor.send({ type: 'SESSION_ENDED' });
+    expect(actor.getSnapshot().context.mfa).toBeNull();
+    actor.send({ type: 'ROUTE', location: at('/mfa/methods') });
+    expect(actor.getSnapshot().matches({ anonymous: 'signingIn' })).toBe(true);
   });
 
   it('signing out of a session that already ended says nothing of it', async () => {

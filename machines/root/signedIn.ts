@@ -10,8 +10,9 @@ export const signedIn = rootSetup.createStateConfig({
   on: {
     // The session ended elsewhere (expiry, revocation, another tab's sign-out): on any screen, back
     // to sign-in with a notice; the anonymous guard sends there and remembers the screen. Running
-    // flows stop with the state, their failed call unseen.
-    SESSION_ENDED: { target: '#root.anonymous', actions: [assign({ user: null, notice: 'session_ended' }), ...forgetSession] },
+    // flows stop with the state, their failed call unseen; a step-up's wait goes with the session
+    // (anonymous, a kept second factor would resume as a sign-in).
+    SESSION_ENDED: { target: '#root.anonymous', actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession] },
   },
   initial: 'idle',
   states: {
