@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/schemas.ts';
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
@@ -40,7 +40,7 @@ describe('root machine: model', () => {
   it('takes every declared transition', () => {
     const events = [
       ...PATHS.map((location) => ({ type: 'ROUTE', location })),
-      { type: 'DISMISS_NOTICE' },
+      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' },
       done('loadConfig', config), fail('loadConfig', 503), fail('loadConfig', 0),
       done('restoreUser', user), fail('restoreUser', 503), fail('restoreUser', 401), fail('restoreUser', 0),
       done('login', { kind: 'success' }), done('login', { kind: 'mfa', payload: 'p', methods: [] }),
@@ -86,7 +86,7 @@ describe('root machine: model', () => {
 function start(options: {
   storedAccount?: UserProfile | null; location: { path: string; search: string };
   fetchUser?: () => Promise<UserProfile>; loadConfig?: () => Promise<AppConfig>; logout?: () => Promise<void>;
-  submitLogin?: () => Promise<unknown>;
+  submitLogin?: () => Promise<unknown>; secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
 }) {
   const effects: string[] = [];
   const actor = createActor(rootMachine.provide({
@@ -94,12 +94,14 @@ function start(options: {
       loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
       fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
       logout: fromPromise(options.logout ?? (async () => {})),
+      ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) } }),
     },
     actions: {
       navigate: (_, params) => { effects.push(`navigate ${params.to}`); },
       leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
       trackPageView: (_, params) => { effects.push(`view ${params.path}`); },
+      persistAccount: (_, params) => { effects.push(`account ${params.user ? 'kept' : 'forgotten'}`); },
       persistTarget: (_, params) => { effects.push(`target ${params.target}`); },
       storeSession: (_, params) => { effects.push(`session ${params.key}`); },
       clearSession: () => { effects.push('clear session'); },
@@ -192,6 +194,56 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(actor.getSnapshot().matches('signedIn')).toBe(true);
     expect(actor.getSnapshot().context.notice).toBe('logout_failed');
+  });
+
+  it('a session ended elsewhere leads from any signed-in screen to sign-in with a notice, back there after', async () => {
+    const { actor, effects } = start({ storedAccount: user, location: at('/security/mfa-edit') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'security' })).toBe(true);
+    effects.length = 0;
+    actor.send({ type: 'SESSION_ENDED' });
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ user: null, notice: 'session_ended', target: '/security/mfa-edit' });
+    expect(effects).toEqual(['account forgotten', 'clear session', 'target /security/mfa-edit', 'navigate /login/email']);
+    // Anonymous, the signal means nothing more.
+    actor.send({ type: 'DISMISS_NOTICE' });
+    actor.send({ type: 'SESSION_ENDED' });
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('a session that ends during a step-up leaves no second factor to resume', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/security/mfa-edit'), secondFactorStatus: async () => ({ sudo: false, methods: [] }) });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
+    actor.send({ type: 'SESSION_ENDED' });
+    expect(actor.getSnapshot().context.mfa).toBeNull();
+    actor.send({ type: 'ROUTE', location: at('/mfa/methods') });
+    expect(actor.getSnapshot().matches({ anonymous: 'signingIn' })).toBe(true);
+  });
+
+  it('signing out of a session that already ended says nothing of it', async () => {
+    const { actor, effects } = start({
+      storedAccount: user, location: at('/user/dashboard'),
+      // The app's client signals the 401 before the call fails.
+      logout: async () => { actor.send({ type: 'SESSION_ENDED' }); throw apiFailure(401, {}); },
+    });
+    await settle();
+    actor.send({ type: 'ROUTE', location: at('/logout') });
+    await settle();
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(actor.getSnapshot().context.notice).toBeNull();
+    expect(effects.at(-1)).toBe('navigate /login/email');
+  });
+
+  it('a stored account the server no longer knows at start is a session ended; no account, no notice', async () => {
+    const gone = async () => { throw apiFailure(401, {}); };
+    const stored = start({ storedAccount: user, location: at('/user/dashboard'), fetchUser: gone });
+    const fresh = start({ location: at('/user/dashboard'), fetchUser: gone });
+    await settle();
+    expect(stored.actor.getSnapshot().context).toMatchObject({ user: null, notice: 'session_ended' });
+    expect(stored.effects).toContain('account forgotten');
+    expect(fresh.actor.getSnapshot().context.notice).toBeNull();
   });
 
   it('goes to the saved target after signing in, and the guard judges that target', async () => {

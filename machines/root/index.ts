@@ -64,7 +64,8 @@ export const rootMachine = rootSetup.createMachine({
         ],
         onError: [
           { guard: 'isMaintenance', target: 'maintenance' },
-          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null }), { type: 'persistAccount', params: { user: null } }] },
+          // A stored account whose session the server no longer knows: it ended (expiry, revocation).
+          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null, notice: ({ context }) => (context.user ? 'session_ended' : null) }), { type: 'persistAccount', params: { user: null } }] },
           // Offline or failing: keep the local copy if there is one.
           { guard: 'hasStoredUser', target: 'signedIn' },
           { target: 'anonymous' },

@@ -33,10 +33,12 @@ export type RootInput = {
 
 export type RootEvent =
   | { type: 'ROUTE'; location: Location }
-  | { type: 'DISMISS_NOTICE' };
+  | { type: 'DISMISS_NOTICE' }
+  /** The server no longer knows the session (a 401), or another tab signed out. */
+  | { type: 'SESSION_ENDED' };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
-export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | null;
+export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | null;
 
 export type Context = {
   config: AppConfig | null;

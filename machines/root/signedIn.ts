@@ -7,6 +7,13 @@ import { locationOf, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
   entry: applyGuard('signedIn'),
+  on: {
+    // The session ended elsewhere (expiry, revocation, another tab's sign-out): on any screen, back
+    // to sign-in with a notice; the anonymous guard sends there and remembers the screen. Running
+    // flows stop with the state, their failed call unseen; a step-up's wait goes with the session
+    // (anonymous, a kept second factor would resume as a sign-in).
+    SESSION_ENDED: { target: '#root.anonymous', actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession] },
+  },
   initial: 'idle',
   states: {
     idle: {
@@ -185,6 +192,8 @@ export const signedIn = rootSetup.createStateConfig({
       },
     },
     loggingOut: {
+      // Signing out already: the call's own answer decides, without the notice.
+      on: { SESSION_ENDED: {} },
       invoke: {
         id: 'logout',
         src: 'logout',

@@ -51,8 +51,17 @@ export const api = {
   delete: (path: string, options?: Options) => send('DELETE', path, options),
 };
 
+let unauthorised = () => {};
+
+/**
+ * Who hears every 401: the server no longer knows the session, whichever call found out. The app
+ * tells the root machine, which acts only while signed in (a sign-in's own 401s mean something else).
+ */
+export const onUnauthorised = (listener: () => void) => { unauthorised = listener; };
+
 function toFailure(error: unknown): ApiFailure {
   if (error instanceof HttpError) {
+    if (error.status === 401) unauthorised();
     // An error answer is `{ code, message, … }` (contract/errors.ts); the whole body is kept for the
     // answers that carry more (mfa, payload, retry_after). Anything else keeps the status only.
     const body = v.is(ErrorBody, error.data) ? (error.data as Record<string, unknown>) : {};

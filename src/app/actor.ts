@@ -8,6 +8,7 @@ import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { onUnauthorised } from '../api/client.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { readJson, write } from './storage.ts';
@@ -61,6 +62,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     },
     inspect,
   });
+  // The session ended elsewhere: a call answered 401, or another tab signed out (its account gone).
+  const ended = () => actor.send({ type: 'SESSION_ENDED' });
+  onUnauthorised(ended);
+  addEventListener('storage', (event) => { if ((event.key === ACCOUNT_KEY || event.key === null) && !event.newValue) ended(); });
   return actor;
 }
 
