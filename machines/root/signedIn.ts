@@ -199,11 +199,11 @@ export const signedIn = rootSetup.createStateConfig({
         src: 'logout',
         onDone: {
           target: '#root.anonymous',
-          actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+          actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
         },
         onError: [
           // The server no longer knows the token: the user is signed out all the same.
-          { guard: 'isUnauthorised', target: '#root.anonymous', actions: [assign({ user: null, target: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }] },
+          { guard: 'isUnauthorised', target: '#root.anonymous', actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }] },
           { target: 'idle', actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }] },
         ],
       },
