@@ -71,9 +71,9 @@ describe('root machine: model', () => {
       events: relevant,
       serializeState,
     });
-    // A reload while a sign-in waits for its second factor.
+    // A reload while a sign-in waits for its second factor, or for its new password.
     const keptSignIn = walk(walkedRoot, {
-      input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, location: at('/mfa/methods') },
+      input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods') },
       events: relevant,
       serializeState,
     });
@@ -169,6 +169,22 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(without.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(without.actor.getSnapshot().children.forcedMfa).toBeDefined();
+  });
+
+  it('resumes a sign-in waiting for its new password after a reload, from what the tab kept', async () => {
+    const effects: string[] = [];
+    const actor = createActor(rootMachine.provide({
+      actors: { loadConfig: fromPromise(async () => config), fetchUser: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(401, {}); }) },
+      actions: { navigate: (_, params) => { effects.push(`navigate ${params.to}`); }, storeSession: (_, params) => { effects.push(`session ${params.key} ${params.value}`); } },
+    }), { input: { storedAccount: null, storedTarget: null, storedRenewal: 'weak-ticket', location: at('/weak-password') } }).start();
+    await settle();
+    expect(actor.getSnapshot().matches({ anonymous: 'renewingPassword' })).toBe(true);
+    expect(actor.getSnapshot().children.weakPassword!.getSnapshot().context.payload).toBe('weak-ticket');
+    expect(effects).toEqual([]);
+    // Leaving it forgets it: a later reload signs in afresh.
+    actor.send({ type: 'ROUTE', location: at('/login/email') });
+    expect(effects).toContain('session loginPayload null');
+    expect(actor.getSnapshot().context.weakPayload).toBeNull();
   });
 
   it('resumes a sign-in waiting for its second factor after a reload, from what the tab kept', async () => {

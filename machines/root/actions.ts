@@ -6,8 +6,8 @@ import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, type SessionState } from
 /** Applies the route guard (spec §4) to the current location. */
 export const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({ context, enqueue }) => {
   const signedIn = session === 'signedIn';
-  // A sign-in kept from before a reload still waits for its second factor.
-  const decision = guard(context.location, session === 'anonymous' && context.mfa ? 'secondFactor' : session);
+  // A sign-in kept from before a reload still waits for its second factor or its new password.
+  const decision = guard(context.location, session === 'anonymous' && (context.mfa || context.weakPayload) ? 'secondFactor' : session);
   if (decision.kind === 'redirect') {
     enqueue({ type: 'navigate', params: { to: decision.to } });
   } else if (decision.kind === 'login') {

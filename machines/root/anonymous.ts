@@ -22,7 +22,7 @@ export const anonymous = rootSetup.createStateConfig({
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
-      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || (context.mfa && inFlow(path, 'mfa'))) {
+      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || (context.mfa && inFlow(path, 'mfa')) || (context.weakPayload && inFlow(path, 'weakPassword'))) {
         enqueue.raise({ type: 'ROUTE', location: context.location });
       }
     }),
@@ -36,6 +36,7 @@ export const anonymous = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           { guard: 'resumesSignIn', target: 'secondFactor', actions: setLocation },
+          { guard: 'resumesRenewal', target: 'renewingPassword', actions: setLocation },
           // A path that starts a flow starts it (the route table says which flow owns the path).
           ...ANONYMOUS_FLOW_NAMES.map((flow) => ({
             guard: { type: 'routeStartsFlow' as const, params: { flow } },
@@ -141,7 +142,13 @@ export const anonymous = rootSetup.createStateConfig({
         ROUTE: [
           { guard: { type: 'routeInFlow', params: { flow: 'weakPassword' } }, actions: assign({ location: ({ event }) => event.location }) },
           // Leaving abandons the renewal: the account still cannot be used until it is done.
-          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }), applyGuard('anonymous')] },
+          {
+            target: 'signingIn',
+            actions: [
+              assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }),
+              { type: 'storeSession', params: { key: 'loginPayload', value: null } }, applyGuard('anonymous'),
+            ],
+          },
         ],
       },
       invoke: {
@@ -150,7 +157,10 @@ export const anonymous = rootSetup.createStateConfig({
         input: ({ context }) => ({ payload: context.weakPayload ?? '', policy: policyOf(context.config) }),
         onDone: {
           target: 'signingIn',
-          actions: [assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }],
+          actions: [
+            assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'storeSession', params: { key: 'loginPayload', value: null } },
+            { type: 'navigate', params: { to: LOGIN_PATH } },
+          ],
         },
       },
     },

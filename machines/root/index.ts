@@ -23,7 +23,7 @@ export const rootMachine = rootSetup.createMachine({
     mfa: input.storedSignIn ?? null,
     recoveryKeysLeft: null,
     enrolmentSkipped: false,
-    weakPayload: null,
+    weakPayload: input.storedRenewal ?? null,
   }),
   initial: 'booting',
   on: {

@@ -28,6 +28,8 @@ export type RootInput = {
   storedTarget: string | null;
   /** A sign-in waiting for its second factor when the tab reloaded (session storage `mfaPayload`). */
   storedSignIn?: { payload: string; methods: MfaMethodSummary[] } | null;
+  /** A sign-in waiting for a new password when the tab reloaded (session storage `loginPayload`). */
+  storedRenewal?: string | null;
   location: Location;
 };
 
@@ -158,6 +160,8 @@ export const rootSetup = setup({
     // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.
     /** A sign-in's second factor resumes after a reload, from what the tab kept. */
     resumesSignIn: ({ context, event }) => event.type === 'ROUTE' && inFlow(event.location.path, 'mfa') && context.mfa !== null,
+    /** A weak password's renewal resumes after a reload, from what the tab kept. */
+    resumesRenewal: ({ context, event }) => event.type === 'ROUTE' && inFlow(event.location.path, 'weakPassword') && context.weakPayload !== null,
     routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),

@@ -58,6 +58,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       storedAccount: readJson<UserProfile>(localStorage, ACCOUNT_KEY),
       storedTarget: (() => { try { return sessionStorage.getItem(TARGET_KEY); } catch { return null; } })(),
       storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
+      storedRenewal: (() => { try { return sessionStorage.getItem('loginPayload'); } catch { return null; } })(),
       location: { path: location.pathname, search: location.search },
     },
     inspect,
