@@ -104,9 +104,9 @@ export const codeEntryMachineOf = <TResult>() => setup({
                 input: ({ context }) => ({ ticket: context.ticket, code: context.code, remember: context.remember }),
                 onDone: { target: '#codeEntry.checked', actions: assign({ result: ({ event }) => event.output }) },
                 onError: [
-              { guard: 'ending', target: '#codeEntry.ended', actions: assign({ error: ({ event }) => problemOf(event) }) },
-              { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
-            ],
+                  { guard: 'ending', target: '#codeEntry.ended', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                  { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                ],
               },
             },
           },

@@ -26,6 +26,9 @@ type Context = Required<EnrolmentInput> & {
   outcome: EnrolmentOutput['outcome'] | null;
 };
 
+/** The request for a code, first or again, to the destination typed. */
+const activationRequest = ({ context }: { context: Context }) => ({ kind: context.kind!, target: context.target.trim() });
+
 export const forcedMfaMachine = setup({
   types: {
     context: {} as Context,
@@ -51,6 +54,11 @@ export const forcedMfaMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: EnrolmentScreen }) => {},
+    /** A code went out: its payload and its timers, from the server's answer. */
+    takeChallenge: assign(({ event }) => {
+      const answer = (event as unknown as { output: NonNullable<ActivationStart> }).output;
+      return { challenge: { payload: answer.payload, sent: sentCodeOf(answer.data) }, error: null };
+    }),
   },
   guards: {
     maySkip: ({ context }) => context.customer && !context.forced,
@@ -128,7 +136,7 @@ export const forcedMfaMachine = setup({
       invoke: {
         id: 'startActivation',
         src: 'startActivation',
-        input: ({ context }) => ({ kind: context.kind!, target: context.target.trim() }),
+        input: activationRequest,
         onDone: [
           { guard: 'nothingToDo', target: 'success' },
           {
@@ -138,7 +146,7 @@ export const forcedMfaMachine = setup({
           },
           {
             target: 'confirmation',
-            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, sent: sentCodeOf(event.output!.data) }, error: null })),
+            actions: 'takeChallenge',
           },
         ],
         onError: { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
@@ -148,12 +156,12 @@ export const forcedMfaMachine = setup({
       invoke: {
         id: 'resendActivation',
         src: 'startActivation',
-        input: ({ context }) => ({ kind: context.kind!, target: context.target.trim() }),
+        input: activationRequest,
         onDone: [
           { guard: 'nothingToDo', target: 'success' },
           {
             target: 'confirmation',
-            actions: assign(({ event }) => ({ challenge: { payload: event.output!.payload, sent: sentCodeOf(event.output!.data) }, error: null })),
+            actions: 'takeChallenge',
           },
         ],
         // A new code that could not be sent leaves the one before usable.

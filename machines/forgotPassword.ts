@@ -35,6 +35,11 @@ const recalled = (event: object) => (event as { output?: ResetMemory | null }).o
 const memoryOf = (context: Context): ResetMemory => ({
   mode: context.mode, username: context.username, channel: context.channel, sent: context.sent!, timers: context.timers!, ticket: context.ticket,
 });
+/** The request for a code, first or again, as the form holds it. */
+const requestOf = ({ context }: { context: Context }) =>
+  ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha });
+/** The request's screen, by email or by phone. */
+const showRequest = { type: 'show', params: ({ context }: { context: Context }) => ({ screen: context.mode }) } as const;
 const keepMemory = { type: 'keep', params: ({ context }: { context: Context }) => memoryOf(context) } as const;
 
 export const forgotPasswordMachine = setup({
@@ -111,11 +116,11 @@ export const forgotPasswordMachine = setup({
           { guard: 'resumesCode', target: 'sent', actions: 'takeMemory' },
           {
             guard: 'stepGone', target: 'asking',
-            actions: [{ type: 'keep', params: null }, assign({ error: { code: 'code_expired' } }), { type: 'show', params: ({ context }) => ({ screen: context.mode }) }],
+            actions: [{ type: 'keep', params: null }, assign({ error: { code: 'code_expired' } }), showRequest],
           },
-          { target: 'asking', actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+          { target: 'asking', actions: showRequest },
         ],
-        onError: { target: 'asking', actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+        onError: { target: 'asking', actions: showRequest },
       },
     },
     asking: {
@@ -124,7 +129,7 @@ export const forgotPasswordMachine = setup({
           { guard: 'routeToRequest', actions: 'takeMode' },
           { guard: 'routeToCode', target: 'sent' },
           { guard: 'routeToReset', target: 'resetting' },
-          { actions: { type: 'show', params: ({ context }) => ({ screen: context.mode }) } },
+          { actions: showRequest },
         ],
         CHANGE: { actions: assign(({ event }) => ({ username: event.value, error: null })) },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
@@ -138,7 +143,7 @@ export const forgotPasswordMachine = setup({
       invoke: {
         id: 'requestCode',
         src: 'requestCode',
-        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
+        input: requestOf,
         onDone: { target: 'sent', actions: ['takeSent', keepMemory] },
         onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
@@ -147,7 +152,7 @@ export const forgotPasswordMachine = setup({
       invoke: {
         id: 'resendCode',
         src: 'requestCode',
-        input: ({ context }) => ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha }),
+        input: requestOf,
         onDone: { target: 'sent', actions: ['takeSent', keepMemory] },
         // A failed resend keeps the code already sent usable.
         onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },

@@ -47,6 +47,9 @@ const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms:
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
 
 
+/** The request for a code, first or again, for the method chosen. */
+const challengeRequest = ({ context }: { context: Context }) =>
+  ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel });
 const keepChallenge = {
   type: 'keep',
   params: ({ context }: { context: Context }) => ({ loginPayload: context.loginPayload, selected: context.selected!, channel: context.channel, challenge: context.challenge! }),
@@ -76,7 +79,6 @@ export const mfaCodeMachine = setup({
   },
   guards: {
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
-    resendable: ({ context }) => CODED.has(context.selected?.method ?? ''),
     severalMethods: ({ context }) => context.methods.length > 1,
     /** A reload on the code screen of the same sign-in, while its code lives. */
     resumesCode: ({ context, event }) => {
@@ -134,7 +136,7 @@ export const mfaCodeMachine = setup({
       invoke: {
         id: 'startChallenge',
         src: 'startChallenge',
-        input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
+        input: challengeRequest,
         onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
         onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
@@ -143,7 +145,7 @@ export const mfaCodeMachine = setup({
       invoke: {
         id: 'resendChallenge',
         src: 'startChallenge',
-        input: ({ context }) => ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel }),
+        input: challengeRequest,
         onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
         // A new code that could not be sent leaves the one before usable.
         onError: { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
@@ -173,7 +175,8 @@ export const mfaCodeMachine = setup({
       },
       on: {
         CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ error: null }) },
-        RESEND: { guard: 'resendable', target: 'resending', actions: assign({ error: null }) },
+        // The code entry sends it only for a code that was sent, once its wait is over.
+        RESEND: { target: 'resending', actions: assign({ error: null }) },
         // Back to the methods keeps the code sent: Forward comes back to it.
         ROUTE: [
           { guard: 'routeToMethods', target: 'choosing', actions: assign({ error: null }) },

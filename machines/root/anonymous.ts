@@ -4,9 +4,9 @@
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
-import { HOME_PATH, LOGIN_PATH, inFlow, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
+import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import { applyGuard, setLocation } from './actions.ts';
-import { forgotModeOf, locationOf, loginModeOf, policyOf, rootSetup } from './setup.ts';
+import { forgotModeOf, locationOf, loginModeOf, policyOf, resumedFlow, rootSetup } from './setup.ts';
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
 export const ANONYMOUS_FLOWS = {
@@ -22,7 +22,7 @@ export const anonymous = rootSetup.createStateConfig({
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
-      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || (context.mfa && inFlow(path, 'mfa')) || (context.weakPayload && inFlow(path, 'weakPassword'))) {
+      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || resumedFlow(context, path)) {
         enqueue.raise({ type: 'ROUTE', location: context.location });
       }
     }),

@@ -58,6 +58,14 @@ export type Context = {
   weakPayload: string | null;
 };
 
+/** The flow of a sign-in that a path resumes from what the tab kept (its second factor or its new
+ * password), if any. */
+export function resumedFlow(context: Pick<Context, 'mfa' | 'weakPayload'>, path: string): 'mfa' | 'weakPassword' | null {
+  if (context.mfa && inFlow(path, 'mfa')) return 'mfa';
+  if (context.weakPayload && inFlow(path, 'weakPassword')) return 'weakPassword';
+  return null;
+}
+
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
@@ -159,9 +167,9 @@ export const rootSetup = setup({
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
     // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.
     /** A sign-in's second factor resumes after a reload, from what the tab kept. */
-    resumesSignIn: ({ context, event }) => event.type === 'ROUTE' && inFlow(event.location.path, 'mfa') && context.mfa !== null,
+    resumesSignIn: ({ context, event }) => event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'mfa',
     /** A weak password's renewal resumes after a reload, from what the tab kept. */
-    resumesRenewal: ({ context, event }) => event.type === 'ROUTE' && inFlow(event.location.path, 'weakPassword') && context.weakPayload !== null,
+    resumesRenewal: ({ context, event }) => event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'weakPassword',
     routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),

@@ -57,7 +57,7 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
         }
       }
       const median = (values: number[]) => values.toSorted((a, b) => a - b)[15]!.toFixed(2);
-      console.log(`forgotten password on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`);
+      console.info(`forgotten password on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`);
       // The worker then starts the real account's challenge and hangs on the silent server: the
       // code's message waits, undelivered, while every answer above was long given.
       server.ctx.outbox.start();
