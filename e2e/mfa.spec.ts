@@ -98,7 +98,8 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await signIn(other, tom.email);
   await other.getByRole('button', { name: 'Use a recovery key' }).click();
   await enterCode(other, keys[0]!.replace('-', ''));
-  await expect(other).toHaveURL(/\/mfa\/totp-recovery$/);
+  // The recovery screen carries the method used (spec §4 "MFA", after a code, rule 1).
+  await expect(other).toHaveURL(/\/mfa\/totp-recovery\?mfaId=\d+$/);
   await expect(other.getByTestId('keys-left')).toHaveText('Unused recovery keys: 9');
   await expectNoAxeViolations(other);
   await other.getByRole('button', { name: 'Generate new keys' }).click();

@@ -18,7 +18,7 @@ export type MfaCodeInput = {
 
 /** What a reload on the code screen needs: the sign-in it belongs to, the method and the code sent. */
 export type MfaMemory = { loginPayload: string | null; selected: MfaMethodSummary; channel: Channel | null; challenge: { payload: string; sent: SentCode | null } };
-export type MfaCodeOutput = { method: MfaMethodSummary['method']; accessToken: string | null; recoveryKeysLeft: number | null };
+export type MfaCodeOutput = { method: MfaMethodSummary['method']; mfaId: number; accessToken: string | null; recoveryKeysLeft: number | null };
 
 type Context = {
   entry: 'methods' | 'code';
@@ -167,6 +167,7 @@ export const mfaCodeMachine = setup({
           actions: assign(({ context, event }) => ({
             result: {
               method: context.selected!.method,
+              mfaId: context.selected!.id,
               accessToken: event.output.result!.access_token ?? null,
               recoveryKeysLeft: event.output.result!.recovery_keys_left ?? null,
             },

@@ -124,7 +124,7 @@ describe('MFA code machine: the code entry it starts', () => {
     entry().send({ type: 'SUBMIT' });
     await settle();
     expect(trusted).toBe(true);
-    expect(actor.getSnapshot().output).toEqual({ method: 'email', accessToken: 'tok', recoveryKeysLeft: null });
+    expect(actor.getSnapshot().output).toEqual({ method: 'email', mfaId: 1, accessToken: 'tok', recoveryKeysLeft: null });
   });
 
   it('keeps the code screen, with the reason, when a new code cannot be sent', async () => {

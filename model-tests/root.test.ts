@@ -32,8 +32,8 @@ const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`
 /** The walk tells states apart by value, location and the context fields a guard reads (the
  * notice shown and the number of recovery keys left decide nothing, so they do not multiply the walk). */
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as { user: UserProfile | null; target: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown; enrolmentSkipped: boolean };
-  return JSON.stringify([value, c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null, !!c.target, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft !== null, c.enrolmentSkipped]);
+  const c = context as { user: UserProfile | null; target: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown; enrolmentSkipped: boolean; afterCode: { kind: string } | null };
+  return JSON.stringify([value, c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null, !!c.target, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft !== null, c.enrolmentSkipped, c.afterCode?.kind ?? null]);
 };
 
 describe('root machine: model', () => {
@@ -47,13 +47,14 @@ describe('root machine: model', () => {
       done('login', { kind: 'weakPassword', payload: 'w' }), done('login', { kind: 'maintenance' }),
       done('loadUser', user), fail('loadUser', 503), fail('loadUser', 0),
       done('logout'), fail('logout', 401), fail('logout', 500),
-      done('mfaCode', { method: 'email', accessToken: 't', recoveryKeysLeft: null }),
-      done('mfaCode', { method: 'totpRecovery', accessToken: 't', recoveryKeysLeft: 4 }),
+      done('mfaCode', { method: 'email', mfaId: 1, accessToken: 't', recoveryKeysLeft: null }),
+      done('mfaCode', { method: 'totpRecovery', mfaId: 3, accessToken: 't', recoveryKeysLeft: 4 }),
       done('totpRecovery', { outcome: 'done' }), done('totpRecovery', { outcome: 'reset' }),
       done('restoreUser', forcedUser), done('loadUser', forcedUser), done('loadUser', offeredUser),
       done('forcedMfa', { outcome: 'enrolled' }), done('forcedMfa', { outcome: 'skipped' }),
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
-      done('stepUp', { method: 'email', accessToken: null, recoveryKeysLeft: null }),
+      done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
+      done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
       done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }),
     ];
     // An actor's answer can only come while that actor runs.

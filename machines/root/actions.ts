@@ -1,7 +1,8 @@
 // The root machine's shared actions: the route guard applied to the current location, and
 // forgetting a signed-out session.
-import { rootSetup, type RootEvent } from './setup.ts';
-import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, type SessionState } from '../routes.ts';
+import type { ActionArgs, EventObject } from 'xstate';
+import { locationOf, rootSetup, stepUpSearch, type Context, type RootEvent } from './setup.ts';
+import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, pathOf, type Location, type SessionState } from '../routes.ts';
 
 /** Applies the route guard (spec §4) to the current location. */
 export const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({ context, enqueue }) => {
@@ -29,3 +30,21 @@ export const forgetSession = [{ type: 'persistAccount', params: { user: null } }
 
 /** Keeps the location a ROUTE event brings. */
 export const setLocation = rootSetup.assign({ location: ({ event }) => (event as Extract<RootEvent, { type: 'ROUTE' }>).location });
+
+export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
+
+
+/** Follows where the right code leads (context.afterCode): a screen of ours (the location the guard
+ * judges next), a partner, or Back. It reads only the context, so any event may carry it (a flow's
+ * end, a user's load). */
+export const followAfterCode = rootSetup.enqueueActions(({ context, enqueue }) => {
+  const next = context.afterCode;
+  if (!next) return;
+  if (next.kind === 'partner') enqueue({ type: 'leaveTo', params: { url: next.url } });
+  else if (next.kind === 'back') enqueue({ type: 'goBack', params: { steps: next.steps } });
+  else {
+    enqueue.assign({ location: locationOf(next.to) });
+    enqueue({ type: 'navigate', params: { to: next.to } });
+  }
+  enqueue.assign({ afterCode: null });
+}) as unknown as <E extends EventObject>(args: ActionArgs<Context, E, RootEvent>, params: unknown) => void;

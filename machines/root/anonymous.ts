@@ -5,7 +5,7 @@ import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
-import { applyGuard, setLocation } from './actions.ts';
+import { applyGuard, followAfterCode, setLocation } from './actions.ts';
 import { forgotModeOf, locationOf, loginModeOf, policyOf, resumedFlow, rootSetup } from './setup.ts';
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
@@ -55,7 +55,8 @@ export const anonymous = rootSetup.createStateConfig({
         src: 'login',
         input: ({ context }) => ({ mode: loginModeOf(context.location.path) }),
         onDone: [
-          { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null }) },
+          // Without a second factor, the spec's fourth rule after a code holds alone: the target, or home.
+          { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null, afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }) }) },
           {
             guard: 'loginNeedsMfa',
             target: 'secondFactor',
@@ -183,6 +184,7 @@ export const anonymous = rootSetup.createStateConfig({
         onDone: {
           target: 'loadingUser',
           actions: [
+            { type: 'decideAfterCode', params: { purpose: 'signIn' } },
             assign({ mfa: null, recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft }),
             { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
           ],
@@ -198,17 +200,13 @@ export const anonymous = rootSetup.createStateConfig({
           target: '#root.signedIn.enrolling',
           actions: [
             // The guard entering signedIn judges the set-up screen, where the user is going.
-            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')) }),
+            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')), afterCode: null }),
             { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
           ],
         }, {
-          guard: 'usedRecoveryKey',
+          guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
           target: '#root.signedIn.recovering',
-          actions: [
-            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('totpRecovery', 'keys')) }),
-            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-            { type: 'navigate', params: { to: pathOf('totpRecovery', 'keys') } },
-          ],
+          actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }, followAfterCode],
         }, {
           target: '#root.signedIn',
           actions: [
@@ -216,15 +214,14 @@ export const anonymous = rootSetup.createStateConfig({
             { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
             // Where the user goes next is known now: the guard on entering signedIn must judge
             // that location, not the login screen the URL still shows.
-            assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
-            { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+            followAfterCode,
             assign({ target: null }),
             { type: 'persistTarget', params: { target: null } },
           ],
         }],
         onError: [
           { guard: 'isMaintenance', target: '#root.maintenance' },
-          { target: 'signingIn', actions: assign({ notice: null }) },
+          { target: 'signingIn', actions: assign({ notice: null, afterCode: null }) },
         ],
       },
     },

@@ -24,6 +24,7 @@ export const rootMachine = rootSetup.createMachine({
     recoveryKeysLeft: null,
     enrolmentSkipped: false,
     weakPayload: input.storedRenewal ?? null,
+    afterCode: null,
   }),
   initial: 'booting',
   on: {

@@ -1,13 +1,13 @@
 // The root machine's setup: its context, events, children (one per flow, each started by the
 // route table's flow of the current path) and the guards it decides with. Pure XState: every side
 // effect is an action or actor the app provides with `.provide()`.
-import { fromPromise, setup, type AnyActorLogic } from 'xstate';
+import { assign, fromPromise, setup, type AnyActorLogic } from 'xstate';
 import { isApiFailure } from '../../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../../contract/password.ts';
 import type { AppConfig, UserProfile } from '../../contract/schemas.ts';
 import { errorOf } from '../failures.ts';
 import { loginMachine, type LoginMode, type LoginOutput } from '../login.ts';
-import type { mfaCodeMachine } from '../mfaCode.ts';
+import type { MfaCodeOutput, mfaCodeMachine } from '../mfaCode.ts';
 import type { totpRecoveryMachine } from '../totpRecovery.ts';
 import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
@@ -20,6 +20,7 @@ import {
   guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import { afterCode, type AfterCode } from '../afterCode.ts';
 
 export type RootInput = {
   /** The local copy of the user kept under `account`, if any. */
@@ -56,6 +57,8 @@ export type Context = {
   enrolmentSkipped: boolean;
   /** The ticket a sign-in with a weak password handed out, for choosing a new one. */
   weakPayload: string | null;
+  /** Where the last right second-factor code leads (./afterCode.ts), until the root has gone there. */
+  afterCode: AfterCode | null;
 };
 
 /** The flow of a sign-in that a path resumes from what the tab kept (its second factor or its new
@@ -64,6 +67,33 @@ export function resumedFlow(context: Pick<Context, 'mfa' | 'weakPayload'>, path:
   if (context.mfa && inFlow(path, 'mfa')) return 'mfa';
   if (context.weakPayload && inFlow(path, 'weakPassword')) return 'weakPassword';
   return null;
+}
+
+/** The query of a step-up's code screen: back to the sensitive screen afterwards, with the action and
+ * method it was opened for. */
+export function stepUpSearch(location: Location): string {
+  const asked = new URLSearchParams(location.search);
+  const query = new URLSearchParams({ single: 'true', redirect: location.path });
+  for (const key of ['action', 'targetMfaId']) {
+    const value = asked.get(key);
+    if (value) query.set(key, value);
+  }
+  return `?${query.toString()}`;
+}
+
+export type CodePurpose = 'signIn' | 'stepUp';
+
+/** Where a right code leads (../afterCode.ts). During a step-up the location is still the sensitive
+ * screen: its code screen's query is rebuilt from it. */
+export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 'method' | 'mfaId'>, purpose: CodePurpose): AfterCode {
+  return afterCode({
+    method: output.method, mfaId: output.mfaId,
+    search: purpose === 'signIn' ? context.location.search : stepUpSearch(context.location),
+    // No partner application signs in through these screens: the authorisation server keeps its own return.
+    partnerRedirect: null,
+    signIn: purpose === 'signIn',
+    target: context.target,
+  });
 }
 
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
@@ -151,12 +181,19 @@ export const rootSetup = setup({
     // Side effects, provided by the app (router, storage, analytics, window.location).
     navigate: (_, _params: { to: string }) => {},
     leaveTo: (_, _params: { url: string }) => {},
+    /** Back in the browser's history, by as many entries. */
+    goBack: (_, _params: { steps: number }) => {},
     trackPageView: (_, _params: { path: string }) => {},
     persistAccount: (_, _params: { user: UserProfile | null }) => {},
     persistTarget: (_, _params: { target: string | null }) => {},
     /** Keeps a value in the tab's session storage (null removes it). */
     storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string | null }) => {},
     clearSession: () => {},
+    /** Asks once where the right code leads (../afterCode.ts), from the code entry's answer. */
+    decideAfterCode: assign({
+      afterCode: ({ context, event }, { purpose }: { purpose: CodePurpose }) =>
+        decisionAfterCode(context, (event as unknown as { output: MfaCodeOutput }).output, purpose),
+    }),
   },
   guards: {
     isMaintenance: ({ event }) => is503(errorOf(event)),
@@ -174,7 +211,11 @@ export const rootSetup = setup({
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
-    usedRecoveryKey: ({ context }) => context.recoveryKeysLeft !== null,
+    /** What the last right code leads to (spec §4 "MFA": the order after a code). */
+    afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,
+    /** The same, asked of the code entry's answer before it is kept. */
+    codeLeadsTo: ({ context, event }, { kind, purpose }: { kind: AfterCode['kind']; purpose: CodePurpose }) =>
+      decisionAfterCode(context, (event as unknown as { output: MfaCodeOutput }).output, purpose).kind === kind,
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {
       const user = (event as { output?: UserProfile }).output ?? context.user;

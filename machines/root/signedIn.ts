@@ -2,7 +2,8 @@
 // factor before its sensitive screens; forced enrolment and the recovery-key screen run their flows.
 import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
-import { applyGuard, forgetSession, setLocation } from './actions.ts';
+import { afterRecovery } from '../afterCode.ts';
+import { applyGuard, followAfterCode, forgetSession, setLocation, stepUpPath } from './actions.ts';
 import { locationOf, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
@@ -104,7 +105,7 @@ export const signedIn = rootSetup.createStateConfig({
         },
         // The sensitive screen waits behind /mfa/methods?single=true&redirect=…, then comes back.
         steppingUp: {
-          entry: { type: 'navigate', params: ({ context }) => ({ to: `${pathOf('mfa', 'methods')}?single=true&redirect=${encodeURIComponent(context.location.path)}` }) },
+          entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
           on: {
             ROUTE: [
               {
@@ -119,16 +120,16 @@ export const signedIn = rootSetup.createStateConfig({
             id: 'stepUp',
             src: 'mfaCode',
             input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+            // The spec's order after a code: a recovery key first shows the recovery screen, which
+            // then returns here; any other code returns to the sensitive screen (its redirect).
             onDone: [
               {
-                guard: 'onAuthenticatorPath',
-                target: 'authenticator',
-                actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
+                guard: { type: 'codeLeadsTo', params: { kind: 'totpRecovery', purpose: 'stepUp' } },
+                target: '#root.signedIn.recovering',
+                actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }), followAfterCode],
               },
-              {
-                target: 'open',
-                actions: [assign({ mfa: null }), { type: 'navigate', params: ({ context }) => ({ to: context.location.path }) }],
-              },
+              { guard: 'onAuthenticatorPath', target: 'authenticator', actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null }), followAfterCode] },
+              { target: 'open', actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null }), followAfterCode] },
             ],
           },
         },
@@ -183,7 +184,7 @@ export const signedIn = rootSetup.createStateConfig({
         }, {
           target: 'idle',
           actions: [
-            assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+            assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(afterRecovery(context.location.search, context.target)) }),
             { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
             assign({ target: null }),
             { type: 'persistTarget', params: { target: null } },

@@ -39,6 +39,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     actions: {
       navigate: (_, { to }) => go(to),
       leaveTo: (_, { url }) => { window.location.assign(url); },
+      goBack: (_, { steps }) => { window.history.go(-steps); },
       trackPageView: (_, { path }) => trackPageView(path),
       persistAccount: (_, { user }) => write(localStorage, ACCOUNT_KEY, user ? JSON.stringify(user) : null),
       persistTarget: (_, { target }) => write(sessionStorage, TARGET_KEY, target),
