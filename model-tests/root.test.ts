@@ -112,7 +112,7 @@ function start(options: {
       trackPageView: (_, params) => { effects.push(`view ${params.path}`); },
       persistAccount: (_, params) => { effects.push(`account ${params.user ? 'kept' : 'forgotten'}`); },
       persistTarget: (_, params) => { effects.push(`target ${params.target}`); },
-      storeSession: (_, params) => { effects.push(`session ${params.key}`); },
+      storeSession: (_, params) => { effects.push(`session ${params.key} ${params.value}`); },
       clearSession: () => { effects.push('clear session'); },
     },
   }), { input: { storedAccount: options.storedAccount ?? null, storedTarget: null, location: options.location } }).start();
@@ -269,6 +269,27 @@ describe('root machine: behaviour', () => {
     expect(stored.actor.getSnapshot().context).toMatchObject({ user: null, notice: 'session_ended' });
     expect(stored.effects).toContain('account forgotten');
     expect(fresh.actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('mirrors a mandatory set-up into the session key mfa_forced while it runs, and forgets it after', async () => {
+    const { actor, effects } = start({ storedAccount: forcedUser, fetchUser: async () => forcedUser, location: at('/setup-mfa') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    expect(effects).toContain('session mfa_forced true');
+    expect(effects).not.toContain('session mfa_forced null');
+    // Leaving the set-up while it is mandatory signs out: the mirror goes with it.
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    await settle();
+    expect(effects).toContain('session mfa_forced null');
+  });
+
+  it('does not mirror a customer\'s optional set-up as mandatory', async () => {
+    const customer = { ...user, mfa_customer: true } as UserProfile;
+    const { actor, effects } = start({ storedAccount: customer, fetchUser: async () => customer, location: at('/setup-mfa') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    expect(effects).toContain('session mfa_forced null');
+    expect(effects).not.toContain('session mfa_forced true');
   });
 
   it('goes to the saved target after signing in, and the guard judges that target', async () => {

@@ -187,7 +187,7 @@ export const rootSetup = setup({
     persistAccount: (_, _params: { user: UserProfile | null }) => {},
     persistTarget: (_, _params: { target: string | null }) => {},
     /** Keeps a value in the tab's session storage (null removes it). */
-    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload'; value: string | null }) => {},
+    storeSession: (_, _params: { key: 'mfaPayload' | 'loginPayload' | 'mfa_forced'; value: string | null }) => {},
     clearSession: () => {},
     /** Asks once where the right code leads (../afterCode.ts), from the code entry's answer. */
     decideAfterCode: assign({

@@ -36,6 +36,10 @@ export const signedIn = rootSetup.createStateConfig({
       },
     },
     enrolling: {
+      // The spec's session key mirrors a mandatory set-up while it runs (spec §3, §4 "Forced MFA");
+      // the server's profile stays the authority on a reload.
+      entry: { type: 'storeSession', params: ({ context }) => ({ key: 'mfa_forced', value: context.user?.mfa_forced ? 'true' : null }) },
+      exit: { type: 'storeSession', params: { key: 'mfa_forced', value: null } },
       on: {
         ROUTE: [
           {
