@@ -102,6 +102,10 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await expect(other).toHaveURL(/\/mfa\/totp-recovery\?mfaId=\d+$/);
   await expect(other.getByTestId('keys-left')).toHaveText('Unused recovery keys: 9');
   await expectNoAxeViolations(other);
+  // A reload resumes the screen by the method it carries, the count read again from the server.
+  await other.reload();
+  await expect(other).toHaveURL(/\/mfa\/totp-recovery\?mfaId=\d+$/);
+  await expect(other.getByTestId('keys-left')).toHaveText('Unused recovery keys: 9');
   await other.getByRole('button', { name: 'Generate new keys' }).click();
   await expect(other.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
   await other.getByRole('button', { name: 'I have saved them' }).click();

@@ -1,19 +1,24 @@
 // After signing in with a recovery key (spec §4 "TOTP recovery"): the screen shows how many keys
 // remain; the user skips, generates new keys (the old ones stop working) and sees them once, or
-// resets the authenticator (it is deleted, and the set-up of a new one follows).
+// resets the authenticator (it is deleted, and the set-up of a new one follows). Reached by a reload,
+// it asks the server how many keys remain.
 import { assign, fromPromise, setup } from 'xstate';
 import { problemCodeOf } from './failures.ts';
 
-type Context = { keysLeft: number; keys: string[] | null; error: string | null; outcome: 'done' | 'reset' };
+type Context = { keysLeft: number | null; keys: string[] | null; error: string | null; outcome: 'done' | 'reset' };
 
 export const totpRecoveryMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as { keysLeft: number },
+    /** The keys left, as the sign-in's answer said; null after a reload (the server is asked). */
+    input: {} as { keysLeft: number | null },
     events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'CONTINUE' } | { type: 'RESET' },
     output: {} as { outcome: 'done' | 'reset' },
   },
   actors: {
+    countKeys: fromPromise<number>(async () => {
+      throw new Error('countKeys is provided by the app');
+    }),
     regenerate: fromPromise<{ recovery_keys: string[] }>(async () => {
       throw new Error('regenerate is provided by the app');
     }),
@@ -24,8 +29,20 @@ export const totpRecoveryMachine = setup({
 }).createMachine({
   id: 'totpRecovery',
   context: ({ input }) => ({ keysLeft: input.keysLeft, keys: null, error: null, outcome: 'done' as const }),
-  initial: 'overview',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [{ guard: ({ context }) => context.keysLeft === null, target: 'counting' }, { target: 'overview' }],
+    },
+    counting: {
+      invoke: {
+        id: 'countKeys',
+        src: 'countKeys',
+        onDone: { target: 'overview', actions: assign({ keysLeft: ({ event }) => event.output }) },
+        // Without the count the screen still offers every way on; it reads as none left.
+        onError: { target: 'overview', actions: assign({ keysLeft: 0 }) },
+      },
+    },
     overview: {
       on: {
         SKIP: 'done',

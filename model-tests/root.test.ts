@@ -23,7 +23,7 @@ const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
+const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -159,6 +159,11 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(recovery.actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(recovery.effects.at(-1)).toBe('navigate /login/email');
+    // With the method it carries (a reload on it), the screen opens again.
+    const reloaded = start({ storedAccount: user, location: at('/mfa/totp-recovery', '?mfaId=3') });
+    await settle();
+    expect(reloaded.actor.getSnapshot().matches({ signedIn: 'recovering' })).toBe(true);
+    expect(reloaded.actor.getSnapshot().children.totpRecovery).toBeDefined();
     // The set-up: an account with a second factor goes home; one without starts it.
     const enrolled = start({ storedAccount: user, location: at('/setup-mfa/phone'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
     await settle();

@@ -223,8 +223,10 @@ export const rootSetup = setup({
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
-    /** The recovery-key screen outside a sign-in with a recovery key: it has no method (spec §4: sign out). */
+    /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */
     atTotpRecovery: ({ context }) => inFlow(context.location.path, 'totpRecovery'),
+    atTotpRecoveryWithMethod: ({ context }) =>
+      inFlow(context.location.path, 'totpRecovery') && !!new URLSearchParams(context.location.search).get('mfaId'),
     /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
     atSetupWithoutMethod: ({ context }) => inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
     atSetup: ({ context }) => inFlow(context.location.path, 'setupMfa'),

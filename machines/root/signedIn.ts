@@ -25,6 +25,8 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atSecurity', target: 'security' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         { guard: 'atSetup', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+        // The recovery screen resumes by the method it carries (a reload); without one it signs out.
+        { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
         { guard: 'atTotpRecovery', target: 'loggingOut' },
       ],
       on: {
@@ -179,12 +181,13 @@ export const signedIn = rootSetup.createStateConfig({
       invoke: {
         id: 'totpRecovery',
         src: 'totpRecovery',
-        input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft ?? 0 }),
+        input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft }),
         onDone: [{
           // Resetting the authenticator continues with the set-up of a new one.
           guard: 'authenticatorReset',
           target: 'idle',
-          actions: [assign({ recoveryKeysLeft: null }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
+          // The location moves with it: the recovery screen's own would open it again.
+          actions: [assign({ recoveryKeysLeft: null, location: locationOf(pathOf('authenticator', 'scan')) }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
         }, {
           target: 'idle',
           actions: [

@@ -98,7 +98,11 @@ export const totpSetup = (go: Go) => import('../../machines/totpSetup.ts').then(
 }));
 
 export const totpRecovery = (_go: Go) => import('../../machines/totpRecovery.ts').then(({ totpRecoveryMachine }) => totpRecoveryMachine.provide({
-  actors: { regenerate: fromPromise(() => regenerateRecoveryKeys()), resetAuthenticator: fromPromise(() => resetAuthenticator()) },
+  actors: {
+    countKeys: fromPromise(async () => (await listMethods()).find((m) => m.method === 'totpRecovery')?.recovery_keys_left ?? 0),
+    regenerate: fromPromise(() => regenerateRecoveryKeys()),
+    resetAuthenticator: fromPromise(() => resetAuthenticator()),
+  },
 }));
 
 export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) => forcedMfaMachine.provide({

@@ -26,6 +26,7 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const { t } = useTranslation();
   const { keysLeft, keys, error } = useSelector(recovery, (s) => s.context);
   const showing = useSelector(recovery, (s) => s.matches('showingKeys'));
+  if (keysLeft === null) return <p className="mt-4" role="status">{t('common.loading')}</p>;
   if (showing && keys) {
     return (
       <Card aria-labelledby="keys-title" className="mt-6">
