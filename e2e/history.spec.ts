@@ -156,3 +156,30 @@ test('onboarding: Back to the start and Forward to the card step; a reload befor
   await expect(page).toHaveURL(/\/onboarding$/);
   await expect(heading(page)).toHaveText('Create your Tessera account');
 });
+
+test('authenticator set-up: a reload shows a new key, Back returns to Security, Forward opens the set-up again', async ({ page }) => {
+  await signIn(page, kato.email);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(heading(page)).toHaveText('Hello, Kato');
+  await page.getByRole('link', { name: 'Security' }).click();
+  await expect(heading(page)).toHaveText('Security settings');
+  await page.getByRole('link', { name: 'Add an authenticator app' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/totp$/);
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+  const first = await page.getByTestId('totp-secret').textContent();
+
+  // The key nobody confirmed is not kept: a reload starts the set-up with a new one.
+  await page.reload();
+  await expect(page).toHaveURL(/\/setup-mfa\/totp$/);
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+  expect(await page.getByTestId('totp-secret').textContent()).not.toBe(first);
+
+  await page.goBack();
+  await expect(page).toHaveURL(/\/security$/);
+  await expect(heading(page)).toHaveText('Security settings');
+  await page.goForward();
+  await expect(page).toHaveURL(/\/setup-mfa\/totp$/);
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+});

@@ -65,6 +65,22 @@ test('after failures the right password signs in once the robot check is done', 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
 });
 
+// Runs before the renewal below in this file's order: Wout's password is still the weak one.
+test("a weak password's renewal survives a reload; Back leaves it for sign-in, and Forward cannot reopen it", async ({ page }) => {
+  await signIn(page, user('weak').email);
+  await expect(page).toHaveURL(/\/weak-password$/);
+  await page.reload();
+  await expect(page).toHaveURL(/\/weak-password$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
+  await page.goBack();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
+  // Leaving forgot the sign-in's ticket: Forward finds nothing to renew and stays on sign-in.
+  await page.goForward();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  expect(await page.evaluate(() => sessionStorage.getItem('loginPayload'))).toBeNull();
+});
+
 test('a user with a weak password chooses a new one against the rules, then signs in with it', async ({ page }) => {
   await signIn(page, user('weak').email);
   await expect(page).toHaveURL(/\/weak-password$/);
