@@ -200,6 +200,10 @@ export const MfaVerifyRequest = v.strictObject({
 });
 export type MfaVerifyRequest = v.InferOutput<typeof MfaVerifyRequest>;
 
+/** POST /api/mfa/sudo/password: the step-up of an account without a second factor. */
+export const PasswordStepUpRequest = v.strictObject({ password: text(1024, 1) });
+export type PasswordStepUpRequest = v.InferOutput<typeof PasswordStepUpRequest>;
+
 export const MfaVerifyAnswer = v.object({
   /** After a recovery key: how many unused keys remain (spec: the TOTP recovery screen shows it). */
   recovery_keys_left: v.optional(v.number()),

@@ -118,3 +118,10 @@ export async function recordPassword(trx: Db, userId: string, hash: string, now 
 async function insertPassword(db: Db, userId: string, hash: string, now: string): Promise<void> {
   await db.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
 }
+
+/** The account's current password hash (the newest), if it has one. */
+export async function currentPasswordHash(db: Db, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
+    .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return row?.hash ?? null;
+}

@@ -28,7 +28,7 @@ const ACTIVATABLE = new Set(['email', 'sms', 'call', 'whatsapp', 'totp']);
 /** The kind a negative id names (NEW_METHOD_IDS). */
 const kindOfNewId = (id: number) => (Object.entries(NEW_METHOD_IDS) as Array<[MfaMethodKind, number]>).find(([, value]) => value === id)?.[0];
 
-type Caller = { userId: string; mfaAt: string | null; language: string; variant: Variant; deviceKey: string; ip: string };
+type Caller = { userId: string; mfaAt: string | null; signedInAt: string; language: string; variant: Variant; deviceKey: string; ip: string };
 
 export type ActivationAnswer = {
   payload: string;
@@ -43,8 +43,11 @@ export type ActivationAnswer = {
 export async function startActivation(ctx: AppContext, caller: Caller, id: number, query: MfaActivateQuery): Promise<ActivationAnswer | null> {
   const { userId } = caller;
   const existing = await methodsOf(ctx.db, userId);
-  // Adding a factor to an account that has one is a sensitive change; a first factor (forced enrolment) is not.
-  if (existing.length > 0 && !hasRecentMfa(caller.mfaAt, ctx.config)) throw new ApiError('step_up_required');
+  // Adding a factor is a sensitive change: an account with one steps up with it; a first factor
+  // needs the password proven within the step-up window, by the sign-in itself or typed again
+  // (DESIGN.md, "Decisions"). So a stolen old session cannot put its thief's phone on the account.
+  const recent = hasRecentMfa(caller.mfaAt, ctx.config) || (existing.length === 0 && hasRecentMfa(caller.signedInAt, ctx.config));
+  if (!recent) throw new ApiError('step_up_required');
   const current = id > 0 ? existing.find((m) => m.id === id) : undefined;
   const kind = id < 0 ? kindOfNewId(id) : current?.method as MfaMethodKind | undefined;
   if (!kind || !ACTIVATABLE.has(kind)) throw new ApiError('not_found');
@@ -113,7 +116,7 @@ export type ActivationResult = { id: number; method: MfaMethodKind; recovery_key
 
 /** Finishes an activation with its first code: the method is added (or replaced), its destination
  * joins the user's verified contacts, and the session counts as freshly checked. */
-export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'mfaAt' | 'language' | 'variant' | 'log'> & { sessionId: string },
+export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'mfaAt' | 'signedInAt' | 'language' | 'variant' | 'log'> & { sessionId: string },
   payload: string, code: string): Promise<ActivationResult> {
   const { userId } = caller;
   const passed = await verifyChallenge(ctx, payload, code, { purposes: ['activate'], deviceKey: caller.deviceKey, ip: caller.ip });

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { variantOfHost } from '../../contract/constants.ts';
 import {
   MfaActivateAnswer, MfaActivateQuery, MfaActivateRequest, MfaActivateResult, MfaChallengeAnswer, MfaChallengeQuery, MfaDeleteRequest,
-  MfaListQuery, MfaMethodList, MfaStatus, MfaVerifyAnswer, MfaVerifyRequest, RecoveryKeysAnswer,
+  MfaListQuery, MfaMethodList, MfaStatus, MfaVerifyAnswer, MfaVerifyRequest, PasswordStepUpRequest, RecoveryKeysAnswer,
 } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
@@ -19,6 +19,7 @@ import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
 import { confirmActivation, startActivation } from './activation.ts';
+import { stepUpWithPassword } from './password-step-up.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
 
@@ -118,6 +119,18 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     return left;
   });
 
+  app.post<{ Body: PasswordStepUpRequest }>('/mfa/sudo/password', {
+    schema: {
+      tags: ['mfa'], summary: 'Step up by typing the password again: only for an account without a second factor',
+      body: jsonSchema(PasswordStepUpRequest), response: responses({ 204: null }, [400, 401, 403, 409, 429, 503]),
+    },
+    preHandler: enrolling,
+  }, async (request, reply) => {
+    const session = request.session!;
+    await stepUpWithPassword(ctx, { userId: session.userId, sessionId: session.sessionId, ip: request.ip, deviceKey: request.deviceKey }, request.body.password);
+    return reply.code(204).send();
+  });
+
   app.post<{ Params: { id: string } }>('/mfa/switch-primary/:id', {
     schema: { tags: ['mfa'], summary: 'Make a method the primary one', params: idParam, response: responses({ 204: null }, [400, 401, 403, 404, 503]) },
     preHandler: [signedIn, recentMfa],
@@ -169,7 +182,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const session = request.session!;
     const answer = await startActivation(ctx, {
-      userId: session.userId, mfaAt: session.mfaAt, language: await languageOf(ctx.db, session.userId), variant: variantOfHost(request.host),
+      userId: session.userId, mfaAt: session.mfaAt, signedInAt: session.signedInAt, language: await languageOf(ctx.db, session.userId), variant: variantOfHost(request.host),
       deviceKey: request.deviceKey, ip: request.ip,
     }, Number(request.params.id), request.query);
     return answer ?? reply.code(204).send();

@@ -4,7 +4,11 @@ import { nowIso } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
-export type SessionInfo = { sessionId: string; userId: string; deviceId: string | null; mfaAt: string | null; scope: string | null };
+export type SessionInfo = {
+  sessionId: string; userId: string; deviceId: string | null; mfaAt: string | null; scope: string | null;
+  /** When the sign-in behind it proved the password. */
+  signedInAt: string;
+};
 
 /** last_used_at is refreshed at most this often, so that reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -35,14 +39,14 @@ export async function createSession(db: Db, input: {
   return { token, expiresIn };
 }
 
-const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
+const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; created_at: string; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
 
 /** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
   let lookup = lookups.get(db);
   if (!lookup) {
     lookup = prepared(db, (q, tokenHash: string, now: string) => q.selectFrom('sessions')
-      .select(['id', 'user_id', 'device_id', 'last_used_at', 'mfa_at', 'scope'])
+      .select(['id', 'user_id', 'device_id', 'created_at', 'last_used_at', 'mfa_at', 'scope'])
       .where('token_hash', '=', tokenHash)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now), 2);
@@ -54,7 +58,7 @@ export async function findSession(db: Db, token: string): Promise<SessionInfo | 
   if (now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
     await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.id).execute();
   }
-  return { sessionId: row.id, userId: row.user_id, deviceId: row.device_id, mfaAt: row.mfa_at, scope: row.scope };
+  return { sessionId: row.id, userId: row.user_id, deviceId: row.device_id, mfaAt: row.mfa_at, scope: row.scope, signedInAt: row.created_at };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
