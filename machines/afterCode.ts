@@ -1,12 +1,12 @@
 // Where a right second-factor code leads (spec §4 "MFA", "After a successful code, in this order").
 // One decision for every code screen, sign-in and step-up alike: the root asks it once, when the
 // code entry ends, and follows the answer. The order is the spec's and is the point of this file.
-import type { MfaMethodSummary } from '../contract/schemas.ts';
+import type { ProofKind } from './mfaCode.ts';
 import { HOME_PATH, pathOf, safeTarget } from './routes.ts';
 
 export type AfterCodeFacts = {
-  /** The method the code was typed for, and its id. */
-  method: MfaMethodSummary['method'];
+  /** The method the code was typed for (or the password, where the account has none), and its id. */
+  method: ProofKind;
   mfaId: number;
   /** The code screen's query: redirect, action, targetMfaId, weakPassword. */
   search: string;

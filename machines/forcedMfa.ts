@@ -1,15 +1,19 @@
 // Setting up a second factor (spec §4 "Forced MFA"): an intro with the reasons; customers who are
 // not forced may skip; others start with a phone, or with email when they already have an SMS
 // method; customers choose. The destination gets a code, the code (typed in the shared code entry,
-// with its timers) proves it, and the method is on.
+// with its timers) proves it, and the method is on. Opened on a step of its own (selection, phone,
+// email) from Security, it adds a method of the person's choosing: phone (SMS, call or WhatsApp),
+// email, or the authenticator app, whose own set-up then follows.
 import { assign, fromPromise, setup } from 'xstate';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem, problemFromCode } from './failures.ts';
 
-export type EnrolmentKind = 'sms' | 'email';
-/** `hasSms` is what is known before the account's methods are read (they decide). */
-export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms?: boolean };
-export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' };
+export type EnrolmentKind = 'sms' | 'call' | 'whatsapp' | 'email';
+/** `hasSms` is what is known before the account's methods are read (they decide). `entry` is the
+ * step whose path opened the flow: the intro at sign-in, or a step of its own from Security. */
+export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms?: boolean; entry?: EnrolmentScreen };
+/** `authenticator`: the person chose the app; its own set-up follows. `voluntary`: opened from Security. */
+export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' | 'authenticator'; voluntary: boolean };
 export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
 
 /** What GET /mfa/{id}/activate answered: nothing to do (null), a code sent, or a merge offer. */
@@ -19,12 +23,18 @@ export type ActivationStart = null | {
 };
 
 type Context = Required<EnrolmentInput> & {
+  /** Opened from Security rather than at sign-in. */
+  voluntary: boolean;
   kind: EnrolmentKind | null;
   target: string;
   challenge: { payload: string; sent: SentCode } | null;
   error: Problem | null;
   outcome: EnrolmentOutput['outcome'] | null;
 };
+
+const VOLUNTARY_ENTRIES: ReadonlySet<EnrolmentScreen> = new Set(['selection', 'phone', 'email']);
+/** The destination screen of a kind. */
+const screenOf = (kind: EnrolmentKind | null): EnrolmentScreen => (kind === 'email' ? 'email' : 'phone');
 
 /** The request for a code, first or again, to the destination typed. */
 const activationRequest = ({ context }: { context: Context }) => ({ kind: context.kind!, target: context.target.trim() });
@@ -35,7 +45,7 @@ export const forcedMfaMachine = setup({
     input: {} as EnrolmentInput,
     output: {} as EnrolmentOutput,
     events: {} as
-      | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind }
+      | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind | 'totp' }
       | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' }
       /** From the code entry, once its wait is over. */
       | { type: 'RESEND' }
@@ -61,16 +71,19 @@ export const forcedMfaMachine = setup({
     }),
   },
   guards: {
-    maySkip: ({ context }) => context.customer && !context.forced,
-    chooses: ({ context }) => context.customer && !context.forced,
+    maySkip: ({ context }) => (context.customer && !context.forced) || context.voluntary,
+    chooses: ({ context }) => (context.customer && !context.forced) || context.voluntary,
+    voluntary: ({ context }) => context.voluntary,
+    entersAt: ({ context }, { step }: { step: EnrolmentScreen }) => context.voluntary && context.entry === step,
+    choseAuthenticator: ({ event }) => event.type === 'CHOOSE' && event.kind === 'totp',
     hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
     routeTo: ({ event }, { step }: { step: EnrolmentScreen }) => event.type === 'ROUTE' && event.step === step,
     /** Customers choose their method: their selection step can show again. */
-    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && context.customer && !context.forced,
+    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && ((context.customer && !context.forced) || context.voluntary),
     /** Back or Forward to the destination chosen (phone or email). */
     routeToDestination: ({ context, event }) =>
-      event.type === 'ROUTE' && context.kind !== null && event.step === (context.kind === 'email' ? 'email' : 'phone'),
+      event.type === 'ROUTE' && context.kind !== null && event.step === screenOf(context.kind),
     /** Forward to the code still held. */
     routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
     nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
@@ -78,7 +91,10 @@ export const forcedMfaMachine = setup({
   },
 }).createMachine({
   id: 'forcedMfa',
-  context: ({ input }) => ({ hasSms: false, ...input, kind: null, target: '', challenge: null, error: null, outcome: null }),
+  context: ({ input }) => ({
+    hasSms: false, entry: 'intro' as const, ...input, voluntary: VOLUNTARY_ENTRIES.has(input.entry ?? 'intro'),
+    kind: null, target: '', challenge: null, error: null, outcome: null,
+  }),
   initial: 'checking',
   states: {
     // Spec §4 "Forced MFA": the phone first, or the email when the account has an SMS method.
@@ -86,9 +102,18 @@ export const forcedMfaMachine = setup({
       invoke: {
         id: 'methodKinds',
         src: 'methodKinds',
-        onDone: { target: 'intro', actions: assign({ hasSms: ({ event }) => event.output.includes('sms') }) },
-        onError: 'intro',
+        onDone: { target: 'opening', actions: assign({ hasSms: ({ event }) => event.output.includes('sms') }) },
+        onError: 'opening',
       },
+    },
+    // The step the path asked for: from Security, the choice or a destination; at sign-in, the intro.
+    opening: {
+      always: [
+        { guard: { type: 'entersAt', params: { step: 'selection' } }, target: 'selection' },
+        { guard: { type: 'entersAt', params: { step: 'email' } }, target: 'destination', actions: assign({ kind: 'email' as const }) },
+        { guard: { type: 'entersAt', params: { step: 'phone' } }, target: 'destination', actions: assign({ kind: 'sms' as const }) },
+        { target: 'intro' },
+      ],
     },
     intro: {
       entry: { type: 'show', params: { screen: 'intro' } },
@@ -109,8 +134,13 @@ export const forcedMfaMachine = setup({
     selection: {
       entry: { type: 'show', params: { screen: 'selection' } },
       on: {
-        CHOOSE: { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind, target: '', challenge: null, error: null })) },
-        BACK: 'intro',
+        CHOOSE: [
+          { guard: 'choseAuthenticator', target: 'authenticator' },
+          { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind as EnrolmentKind, target: '', challenge: null, error: null })) },
+        ],
+        // From Security, Back leaves the set-up; at sign-in it returns to the intro.
+        BACK: [{ guard: 'voluntary', target: 'skipped' }, { target: 'intro' }],
+        SKIP: { guard: 'maySkip', target: 'skipped' },
         ROUTE: [
           { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro' },
           { guard: 'routeToDestination', target: 'destination' },
@@ -119,7 +149,7 @@ export const forcedMfaMachine = setup({
       },
     },
     destination: {
-      entry: { type: 'show', params: ({ context }) => ({ screen: context.kind === 'email' ? 'email' : 'phone' }) },
+      entry: { type: 'show', params: ({ context }) => ({ screen: screenOf(context.kind) }) },
       on: {
         CHANGE: { actions: assign(({ event }) => ({ target: event.value, error: null })) },
         SUBMIT: { guard: 'hasTarget', target: 'requesting', actions: assign({ challenge: null }) },
@@ -128,7 +158,7 @@ export const forcedMfaMachine = setup({
           { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro' },
           { guard: 'routeToSelection', target: 'selection' },
           { guard: 'routeToCode', target: 'confirmation' },
-          { actions: { type: 'show', params: ({ context }) => ({ screen: context.kind === 'email' ? 'email' : 'phone' }) } },
+          { actions: { type: 'show', params: ({ context }) => ({ screen: screenOf(context.kind) }) } },
         ],
       },
     },
@@ -197,6 +227,7 @@ export const forcedMfaMachine = setup({
     },
     enrolled: { type: 'final', entry: assign({ outcome: 'enrolled' as const }) },
     skipped: { type: 'final', entry: assign({ outcome: 'skipped' as const }) },
+    authenticator: { type: 'final', entry: assign({ outcome: 'authenticator' as const }) },
   },
-  output: ({ context }) => ({ outcome: context.outcome ?? 'enrolled' }),
+  output: ({ context }) => ({ outcome: context.outcome ?? 'enrolled', voluntary: context.voluntary }),
 });

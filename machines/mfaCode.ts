@@ -1,7 +1,8 @@
 // Entering a second factor (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a code sent,
 // type it in the shared code entry (codeEntry.ts: its timers come from the server's answer), and
-// finish with the server's answer. Pure: the calls are the `startChallenge` actor and the code
-// entry's `check`; screens change through the `show` action.
+// finish with the server's answer. A step-up of an account without a second factor asks for the
+// password instead (DESIGN.md, "Decisions"). Pure: the calls are the `startChallenge` and
+// `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
@@ -18,7 +19,9 @@ export type MfaCodeInput = {
 
 /** What a reload on the code screen needs: the sign-in it belongs to, the method and the code sent. */
 export type MfaMemory = { loginPayload: string | null; selected: MfaMethodSummary; channel: Channel | null; challenge: { payload: string; sent: SentCode | null } };
-export type MfaCodeOutput = { method: MfaMethodSummary['method']; mfaId: number; accessToken: string | null; recoveryKeysLeft: number | null };
+/** How the person proved it: a second factor, or the password where the account has none. */
+export type ProofKind = MfaMethodSummary['method'] | 'password';
+export type MfaCodeOutput = { method: ProofKind; mfaId: number; accessToken: string | null; recoveryKeysLeft: number | null };
 
 type Context = {
   entry: 'methods' | 'code';
@@ -38,7 +41,9 @@ export type MfaCodeEvent =
   | { type: 'RESEND' }
   /** The location moved to one of the flow's steps (Back, Forward). */
   | { type: 'ROUTE'; step: 'methods' | 'code' }
-  | { type: 'CHANGE_METHOD' };
+  | { type: 'CHANGE_METHOD' }
+  /** The password typed again, for a step-up without a second factor. */
+  | { type: 'CONFIRM_PASSWORD'; password: string };
 
 const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
 const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
@@ -67,6 +72,9 @@ export const mfaCodeMachine = setup({
       throw new Error('startChallenge is provided by the app');
     }),
     codeEntry: codeEntryMachineOf<MfaVerified>(),
+    confirmPassword: fromPromise<void, { password: string }>(async () => {
+      throw new Error('confirmPassword is provided by the app');
+    }),
   },
   actions: {
     show: (_, _params: { screen: 'methods' | 'code' }) => {},
@@ -80,6 +88,9 @@ export const mfaCodeMachine = setup({
   guards: {
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
     severalMethods: ({ context }) => context.methods.length > 1,
+    /** A step-up of an account without a second factor: the password stands in for one. */
+    passwordOnly: ({ context }) => context.methods.length === 0 && context.loginPayload === null,
+    typedPassword: ({ event }) => event.type === 'CONFIRM_PASSWORD' && event.password !== '',
     /** A reload on the code screen of the same sign-in, while its code lives. */
     resumesCode: ({ context, event }) => {
       const memory = (event as { output?: MfaMemory | null }).output;
@@ -111,9 +122,34 @@ export const mfaCodeMachine = setup({
               return { selected, channel, challenge };
             }),
           },
+          { guard: 'passwordOnly', target: 'password' },
           { target: 'choosing' },
         ],
-        onError: 'choosing',
+        onError: [{ guard: 'passwordOnly', target: 'password' }, { target: 'choosing' }],
+      },
+    },
+    password: {
+      entry: { type: 'show', params: { screen: 'methods' } },
+      initial: 'typing',
+      states: {
+        typing: {
+          on: {
+            CONFIRM_PASSWORD: { guard: 'typedPassword', target: 'checking', actions: assign({ error: null }) },
+            ROUTE: { actions: { type: 'show', params: { screen: 'methods' } } },
+          },
+        },
+        checking: {
+          invoke: {
+            id: 'confirmPassword',
+            src: 'confirmPassword',
+            input: ({ event }) => ({ password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password }),
+            onDone: {
+              target: '#mfaCode.done',
+              actions: assign({ result: { method: 'password' as const, mfaId: 0, accessToken: null, recoveryKeysLeft: null } }),
+            },
+            onError: { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          },
+        },
       },
     },
     choosing: {

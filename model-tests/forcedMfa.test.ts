@@ -22,7 +22,7 @@ function walkFrom(input: EnrolmentInput) {
   return walk(forcedMfaMachine, {
     input,
     events: () => [
-      { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' },
+      { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' }, { type: 'CHOOSE', kind: 'totp' },
       { type: 'CHANGE', value: '0470 44 44 44' }, { type: 'CHANGE', value: '' }, { type: 'SUBMIT' }, { type: 'BACK' }, { type: 'CONTINUE' }, { type: 'RESEND' },
       ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({ type: 'ROUTE', step })),
       ...answers,
@@ -35,8 +35,11 @@ function walkFrom(input: EnrolmentInput) {
 }
 
 describe('forced MFA machine: model', () => {
-  it('takes every declared transition (forced user, forced user with SMS, offered customer)', () => {
-    const runs = [walkFrom({ forced: true, customer: false }), walkFrom({ forced: true, customer: false, hasSms: true }), walkFrom({ forced: false, customer: true })];
+  it('takes every declared transition (forced user, forced user with SMS, offered customer, from Security)', () => {
+    const runs = [
+      walkFrom({ forced: true, customer: false }), walkFrom({ forced: true, customer: false, hasSms: true }), walkFrom({ forced: false, customer: true }),
+      ...(['selection', 'phone', 'email'] as const).map((entry) => walkFrom({ forced: false, customer: false, entry })),
+    ];
     const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
     const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
     console.info(report('forcedMfa', result));
@@ -66,7 +69,7 @@ describe('forced MFA machine: behaviour', () => {
   it('lets a customer who is not forced skip, and nobody else', async () => {
     const customer = await start({ forced: false, customer: true, hasSms: false });
     customer.actor.send({ type: 'SKIP' });
-    expect(customer.actor.getSnapshot().output).toEqual({ outcome: 'skipped' });
+    expect(customer.actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: false });
     const forced = await start({ forced: true, customer: true, hasSms: false });
     forced.actor.send({ type: 'SKIP' });
     expect(forced.actor.getSnapshot().value).toBe('intro');
@@ -96,7 +99,65 @@ describe('forced MFA machine: behaviour', () => {
     await settle();
     actor.send({ type: 'CONTINUE' });
     expect(screens).toEqual(['intro', 'phone', 'confirmation', 'success']);
-    expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled' });
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: false });
+  });
+});
+
+describe('adding a method from Security', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const start = async (entry: 'selection' | 'phone' | 'email') => {
+    const screens: string[] = [];
+    const kinds: string[] = [];
+    const actor = createActor(forcedMfaMachine.provide({
+      actors: {
+        methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
+        startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => { kinds.push(input.kind); return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
+        codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
+      },
+      actions: { show: (_, { screen }) => { screens.push(screen); } },
+    }), { input: { forced: false, customer: false, entry } }).start();
+    await settle();
+    return { actor, screens, kinds };
+  };
+
+  it('opens on the step its path names, never the intro', async () => {
+    for (const entry of ['selection', 'phone', 'email'] as const) {
+      const { screens } = await start(entry);
+      expect(screens).toEqual([entry]);
+    }
+  });
+
+  it('adds a phone by the channel chosen: SMS, call or WhatsApp', async () => {
+    for (const kind of ['sms', 'call', 'whatsapp'] as const) {
+      const { actor, kinds, screens } = await start('selection');
+      actor.send({ type: 'CHOOSE', kind });
+      actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
+      actor.send({ type: 'SUBMIT' });
+      await settle();
+      expect(kinds).toEqual([kind]);
+      expect(screens).toEqual(['selection', 'phone', 'confirmation']);
+    }
+  });
+
+  it('hands the authenticator to its own set-up, and Back leaves for Security', async () => {
+    const app = await start('selection');
+    app.actor.send({ type: 'CHOOSE', kind: 'totp' });
+    expect(app.actor.getSnapshot().output).toEqual({ outcome: 'authenticator', voluntary: true });
+    const back = await start('selection');
+    back.actor.send({ type: 'BACK' });
+    expect(back.actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: true });
+  });
+
+  it('ends enrolled and says it came from Security', async () => {
+    const { actor } = await start('email');
+    actor.send({ type: 'CHANGE', value: 'emma@example.be' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    actor.getSnapshot().children.codeEntry!.send({ type: 'TYPE', value: '12345678' });
+    actor.getSnapshot().children.codeEntry!.send({ type: 'SUBMIT' });
+    await settle();
+    actor.send({ type: 'CONTINUE' });
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: true });
   });
 });
 

@@ -36,8 +36,37 @@ describe('MFA code machine: model', () => {
         return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge]);
       },
     });
-    console.info(report('mfaCode', result));
-    expect(result.missing).toEqual([]);
+    // A step-up of an account without a second factor: the password stands in for one.
+    const passwordOnly = walk(mfaCodeMachine, {
+      input: { methods: [], loginPayload: null },
+      events: () => [
+        { type: 'xstate.done.actor.recall', output: null }, { type: 'xstate.error.actor.recall', error: new Error('storage') },
+        { type: 'CONFIRM_PASSWORD', password: '' }, { type: 'CONFIRM_PASSWORD', password: 'pw' }, { type: 'ROUTE', step: 'methods' },
+        { type: 'xstate.done.actor.confirmPassword' },
+        { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
+      ] as never,
+      serializeState: ({ value, context }) => JSON.stringify([value, !!(context as { error: unknown }).error]),
+    });
+    const missing = result.missing.filter((t) => passwordOnly.missing.includes(t));
+    console.info(report('mfaCode', { declared: result.declared, taken: result.declared - missing.length, states: result.states + passwordOnly.states }));
+    expect(missing).toEqual([]);
+  });
+
+  it('asks an account without a second factor for its password, and ends with it as the proof', async () => {
+    let typed: string | null = null;
+    const actor = createActor(mfaCodeMachine.provide({
+      actors: { confirmPassword: fromPromise(async ({ input }) => { typed = input.password; if (input.password !== 'right') throw apiFailure(400, { code: 'invalid_credentials' }); }) },
+    }), { input: { methods: [], loginPayload: null } }).start();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(actor.getSnapshot().matches('password')).toBe(true);
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'wrong' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'invalid_credentials' });
+    expect(actor.getSnapshot().matches({ password: 'typing' })).toBe(true);
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'right' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(typed).toBe('right');
+    expect(actor.getSnapshot().output).toEqual({ method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null });
   });
 });
 

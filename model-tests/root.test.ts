@@ -23,7 +23,7 @@ const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
+const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
@@ -51,7 +51,8 @@ describe('root machine: model', () => {
       done('mfaCode', { method: 'totpRecovery', mfaId: 3, accessToken: 't', recoveryKeysLeft: 4 }),
       done('totpRecovery', { outcome: 'done' }), done('totpRecovery', { outcome: 'reset' }),
       done('restoreUser', forcedUser), done('loadUser', forcedUser), done('loadUser', offeredUser),
-      done('forcedMfa', { outcome: 'enrolled' }), done('forcedMfa', { outcome: 'skipped' }),
+      done('forcedMfa', { outcome: 'enrolled', voluntary: false }), done('forcedMfa', { outcome: 'skipped', voluntary: false }),
+      done('forcedMfa', { outcome: 'enrolled', voluntary: true }), done('forcedMfa', { outcome: 'authenticator', voluntary: true }),
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
@@ -164,11 +165,16 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(reloaded.actor.getSnapshot().matches({ signedIn: 'recovering' })).toBe(true);
     expect(reloaded.actor.getSnapshot().children.totpRecovery).toBeDefined();
-    // The set-up: an account with a second factor goes home; one without starts it.
-    const enrolled = start({ storedAccount: user, location: at('/setup-mfa/phone'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
+    // The set-up: its intro sends an account with a second factor home; one without starts it.
+    const enrolled = start({ storedAccount: user, location: at('/setup-mfa'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
     await settle();
     expect(enrolled.effects).toContain('navigate /user/dashboard');
     expect(enrolled.actor.getSnapshot().children.forcedMfa).toBeUndefined();
+    // Its own steps add a method from Security, for any account.
+    const adding = start({ storedAccount: user, location: at('/setup-mfa/phone'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
+    await settle();
+    expect(adding.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    expect(adding.actor.getSnapshot().children.forcedMfa).toBeDefined();
     const without = start({ storedAccount: user, location: at('/user/dashboard') });
     await settle();
     without.actor.send({ type: 'ROUTE', location: at('/setup-mfa') });

@@ -96,6 +96,12 @@ export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 
   });
 }
 
+/** A forced account without a second factor: it may do nothing else until it has one. */
+export const mustEnrol = (user: UserProfile | null) => user?.mfa_forced === true && user.mfa_enrolled === false;
+
+/** The set-up's steps that Security opens to add a method. */
+const ADDING_STEPS: ReadonlySet<string> = new Set(['selection', 'phone', 'email']);
+
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
@@ -230,13 +236,16 @@ export const rootSetup = setup({
     /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
     atSetupWithoutMethod: ({ context }) => inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
     atSetup: ({ context }) => inFlow(context.location.path, 'setupMfa'),
+    atSetupAdding: ({ context }) => ADDING_STEPS.has(stepOf(context.location.path, 'setupMfa') ?? 'intro'),
+    choseAuthenticator: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'authenticator',
+    enrolledFromSecurity: ({ event }) => (event as { output?: EnrolmentOutput }).output?.voluntary === true,
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
     /** The security area's screen the location asks for. */
     atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) => stepOf(context.location.path, 'security') === step,
     stepUpNeeded: ({ context, event }) =>
       isSensitive(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
-    forced: ({ context }) => context.user?.mfa_forced === true,
+    forced: ({ context }) => mustEnrol(context.user),
     enrolled: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'enrolled',
   },
 });

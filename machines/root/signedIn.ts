@@ -4,7 +4,7 @@ import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
 import { applyGuard, followAfterCode, forgetSession, setLocation, stepUpPath } from './actions.ts';
-import { locationOf, rootSetup } from './setup.ts';
+import { locationOf, mustEnrol, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
   entry: applyGuard('signedIn'),
@@ -24,6 +24,8 @@ export const signedIn = rootSetup.createStateConfig({
       always: [
         { guard: 'atSecurity', target: 'security' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
+        // From Security, a method of one's choosing is added on the set-up's own steps.
+        { guard: 'atSetupAdding', target: 'enrolling' },
         { guard: 'atSetup', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
         // The recovery screen resumes by the method it carries (a reload); without one it signs out.
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
@@ -40,7 +42,7 @@ export const signedIn = rootSetup.createStateConfig({
     enrolling: {
       // The spec's session key mirrors a mandatory set-up while it runs (spec §3, §4 "Forced MFA");
       // the server's profile stays the authority on a reload.
-      entry: { type: 'storeSession', params: ({ context }) => ({ key: 'mfa_forced', value: context.user?.mfa_forced ? 'true' : null }) },
+      entry: { type: 'storeSession', params: ({ context }) => ({ key: 'mfa_forced', value: mustEnrol(context.user) ? 'true' : null }) },
       exit: { type: 'storeSession', params: { key: 'mfa_forced', value: null } },
       on: {
         ROUTE: [
@@ -57,10 +59,28 @@ export const signedIn = rootSetup.createStateConfig({
         id: 'forcedMfa',
         src: 'forcedMfa',
         input: ({ context }) => ({
-          forced: context.user?.mfa_forced === true,
+          forced: mustEnrol(context.user),
           customer: context.user?.mfa_customer === true,
+          entry: stepOf(context.location.path, 'setupMfa') ?? 'intro',
         }),
         onDone: [
+          {
+            // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
+            guard: 'choseAuthenticator',
+            target: 'idle',
+            actions: [assign({ location: locationOf(pathOf('authenticator', 'scan')) }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
+          },
+          {
+            // Opened from Security: back there, the new method listed.
+            guard: 'enrolledFromSecurity',
+            target: 'idle',
+            actions: [
+              assign({ user: ({ context, event }) => (context.user && event.output.outcome === 'enrolled' ? { ...context.user, mfa_enrolled: true } : context.user) }),
+              { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
+              assign({ location: locationOf(pathOf('security', 'methods')) }),
+              { type: 'navigate', params: { to: pathOf('security', 'methods') } },
+            ],
+          },
           {
             guard: 'enrolled',
             target: 'idle',

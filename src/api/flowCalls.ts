@@ -19,12 +19,14 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
 export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
   parsed(MfaVerifyAnswer, () => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } }).json());
 
+/** POST /mfa/sudo/password: the step-up of an account without a second factor. */
+export const stepUpWithPassword = async (input: { password: string }) => { await call(() => api.post('mfa/sudo/password', { json: input })); };
+
 export const regenerateRecoveryKeys = () => parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
 
-/** GET /mfa/{-1|-2}/activate: null when there is nothing to do (204). */
-export const startActivation = async (input: { kind: 'sms' | 'email'; target: string }) => {
-  const id = input.kind === 'email' ? NEW_METHOD_IDS.email : NEW_METHOD_IDS.sms;
-  const response = await call(() => api.get(`mfa/${id}/activate`, { searchParams: { target: input.target } }));
+/** GET /mfa/{-1|-2|-4|-5}/activate: null when there is nothing to do (204). */
+export const startActivation = async (input: { kind: 'sms' | 'call' | 'whatsapp' | 'email'; target: string }) => {
+  const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS[input.kind]}/activate`, { searchParams: { target: input.target } }));
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
 

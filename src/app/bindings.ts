@@ -13,7 +13,7 @@ import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
   acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, regenerateRecoveryKeys, requestPasswordCode,
   resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp, startWithCard,
-  startWithInvitation, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
+  startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
 } from '../api/flowCalls.ts';
 
 /** Asks the router for a path. */
@@ -32,6 +32,7 @@ export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ m
     recall: fromPromise(mfaMemory.recall),
     startChallenge: fromPromise(({ input }) => startChallenge(input)),
     codeEntry: codeEntryChecking(({ ticket, code, remember }) => verifyCode({ payload: ticket, code, trust: remember })),
+    confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
   },
   actions: {
     show: (_, { screen }) => go(pathOf('mfa', screen)),

@@ -1,12 +1,14 @@
 // /mfa/methods and /mfa: a projection of the MFA code machine (choose a method, then enter the code
 // in the shared code entry).
 import { useSelector } from '@xstate/react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
-import { ErrorMessage } from '../components/Field.tsx';
+import { Button } from '../components/Button.tsx';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { pathOf } from '../../machines/routes.ts';
@@ -22,7 +24,33 @@ export function SecondFactorPage() {
 function SecondFactor({ mfa }: { mfa: MfaRef }) {
   // A new code on its way keeps the code screen; a first one keeps the choice of method.
   const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
+  const password = useSelector(mfa, (s) => s.matches('password'));
+  if (password) return <PasswordStep mfa={mfa} />;
   return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
+}
+
+/** A step-up of an account without a second factor: its password, typed again. */
+function PasswordStep({ mfa }: { mfa: MfaRef }) {
+  const { t } = useTranslation();
+  const error = useSelector(mfa, (s) => s.context.error);
+  const checking = useSelector(mfa, (s) => s.matches({ password: 'checking' }));
+  // The password stays in the form; the machine gets it only with the request.
+  const [typed, setTyped] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    mfa.send({ type: 'CONFIRM_PASSWORD', password: typed });
+  };
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t('mfa.password.title')}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t('mfa.password.text')}</p>
+      <form onSubmit={submit} className="mt-5 space-y-4" noValidate>
+        <TextField label={t('mfa.password.label')} type="password" autoComplete="current-password" value={typed} onChange={setTyped} error={error} />
+        <Button type="submit" full loading={checking}>{t('mfa.password.submit')}</Button>
+      </form>
+      <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
+    </>
+  );
 }
 
 function MethodChoice({ mfa }: { mfa: MfaRef }) {

@@ -11,6 +11,9 @@ import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
 type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
 
+/** What the selection offers: a phone by each of its channels, an email, the authenticator app. */
+const CHOICES = ['sms', 'call', 'whatsapp', 'email', 'totp'] as const;
+
 export default function SetupMfaPage() {
   const enrol = useFlowChild('forcedMfa');
   return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
@@ -20,7 +23,7 @@ export default function SetupMfaPage() {
 function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
   const state = useSelector(enrol, (s) => s);
-  const { forced, customer, kind, target, error, challenge } = state.context;
+  const { forced, customer, voluntary, kind, target, error, challenge } = state.context;
   const entry = state.children.codeEntry;
 
   if (state.matches('intro')) {
@@ -49,8 +52,14 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
       <>
         <h1 className="text-2xl font-bold">{t('setup.selection.title')}</h1>
         <div className="mt-5 space-y-3">
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind: 'sms' })}>{t('setup.selection.phone')}</Button>
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind: 'email' })}>{t('setup.selection.email')}</Button>
+          {CHOICES.map((kind) => (
+            <Button key={kind} variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind })}>{t(`setup.selection.${kind}`)}</Button>
+          ))}
+        </div>
+        <div className="mt-6">
+          {voluntary
+            ? <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
+            : customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
         </div>
       </>
     );

@@ -41,6 +41,8 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
   const { methods, keys, error, notice } = useSelector(settings, (s) => s.context);
   const busy = useSelector(settings, (s) => !s.matches('ready'));
   const hasAuthenticator = methods.some((m) => m.method === 'totp');
+  // The recovery keys go with the authenticator: they are not a method of their own here.
+  const factors = methods.filter((m) => m.method !== 'totpRecovery');
   const label = (m: (typeof methods)[number]) => t(`security.method.${m.method}`, { target: m.target ?? '' });
   return (
     <div className="mt-5 space-y-5">
@@ -51,22 +53,34 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
       {step === 'overview' && (
         <Card aria-labelledby="two-step">
           <h2 id="two-step" className="text-lg font-semibold">{t('security.twoStep')}</h2>
-          <ul className="mt-3 space-y-1 text-sm" data-testid="mfa-methods">
-            {methods.filter((m) => m.method !== 'totpRecovery').map((m) => (
-              <li key={m.id}>{label(m)}{m.primary && <> <span className="sr-only">— </span><Badge>{t('security.primary')}</Badge></>}</li>
-            ))}
-          </ul>
-          <div className="mt-4 flex flex-wrap gap-4 text-sm">
-            <Link to={pathOf('security', 'methods')} className="text-brand underline">{t('security.manage')}</Link>
-            {hasAuthenticator
-              ? <Link to={pathOf('security', 'recovery')} className="text-brand underline">{t('security.recovery.title')}</Link>
-              : <Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('authenticator.add')}</Link>}
-          </div>
+          {factors.length === 0 ? (
+            <>
+              <Alert tone="warning" role={null} className="mt-3">{t('security.off')}</Alert>
+              <p className="mt-4 text-sm">
+                <Link to={pathOf('security', 'methods')} className="text-brand underline">{t('security.turnOn')}</Link>
+              </p>
+            </>
+          ) : (
+            <>
+              <ul className="mt-3 space-y-1 text-sm" data-testid="mfa-methods">
+                {factors.map((m) => (
+                  <li key={m.id}>{label(m)}{m.primary && <> <span className="sr-only">— </span><Badge>{t('security.primary')}</Badge></>}</li>
+                ))}
+              </ul>
+              <div className="mt-4 flex flex-wrap gap-4 text-sm">
+                <Link to={pathOf('security', 'methods')} className="text-brand underline">{t('security.manage')}</Link>
+                {hasAuthenticator
+                  ? <Link to={pathOf('security', 'recovery')} className="text-brand underline">{t('security.recovery.title')}</Link>
+                  : <Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('authenticator.add')}</Link>}
+              </div>
+            </>
+          )}
         </Card>
       )}
+      {step === 'methods' && factors.length === 0 && <p className="text-sm">{t('security.none')}</p>}
       {step === 'methods' && (
         <ul className="space-y-3" data-testid="mfa-edit">
-          {methods.filter((m) => m.method !== 'totpRecovery').map((m) => (
+          {factors.map((m) => (
             <li key={m.id} className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-slate-200 bg-white p-4">
               <span>{label(m)}{m.primary && <> <span className="sr-only">— </span><Badge>{t('security.primary')}</Badge></>}</span>
               <span className="flex gap-2">
@@ -82,6 +96,17 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
             </li>
           ))}
         </ul>
+      )}
+      {step === 'methods' && (
+        <Card aria-labelledby="add-method">
+          <h2 id="add-method" className="text-lg font-semibold">{t('security.add.title')}</h2>
+          <p className="mt-1 text-sm text-slate-700">{t('security.add.text')}</p>
+          <ul className="mt-4 flex flex-wrap gap-3 text-sm">
+            <li><Link to={pathOf('setupMfa', 'phone')} className="text-brand underline">{t('security.add.phone')}</Link></li>
+            <li><Link to={pathOf('setupMfa', 'email')} className="text-brand underline">{t('security.add.email')}</Link></li>
+            {!hasAuthenticator && <li><Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('security.add.authenticator')}</Link></li>}
+          </ul>
+        </Card>
       )}
       {step === 'recovery' && (
         <Card>
