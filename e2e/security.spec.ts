@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { TOTP } from 'otpauth';
-import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
 import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -72,4 +72,80 @@ test('a security screen reached by reload or a typed address opens, and asks for
   // The sensitive screen, opened cold within the step-up window, opens too.
   await page.goto('/security/mfa-edit');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
+});
+
+const noah = DEMO_USERS.find((u) => u.key === 'newcomer')!;
+
+// An account without a second factor turns one on from Security: the password stands in for the
+// step-up, then any method can be added, removed and added back. The journey starts on a desktop
+// and goes on at a phone's width: both must hold it.
+test('an account without a second factor turns it on from Security, at 1280 then 375 px', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, noah.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Noah');
+  await page.getByRole('link', { name: 'Security' }).click();
+  await expect(page.getByText('Two-step verification is off.', { exact: false })).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByRole('link', { name: 'Turn on two-step verification' }).click();
+
+  // No second factor to step up with: the password, typed again.
+  await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fmfa-edit$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/screens/security-password-step-up-1280.png' });
+  await page.getByLabel('Password').fill('not-my-password');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Invalid username/password.');
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await expect(page.getByText('You have no verification method yet.')).toBeVisible();
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.screenshot({ path: 'test-results/screens/security-first-method-375.png', fullPage: true });
+
+  // A first method: the email, proven by its code.
+  await page.getByRole('link', { name: 'Add a method' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'By email' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/email$/);
+  await page.getByLabel('Email address').fill(noah.email);
+  let before = await sentCount(noah.email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(noah.email, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
+
+  // A further one, by phone; Back from the choice returns to Security.
+  await page.getByRole('link', { name: 'Add a method' }).click();
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await page.getByRole('link', { name: 'Add a method' }).click();
+  await page.getByRole('button', { name: 'By text message (SMS)' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
+  await page.getByLabel('Phone number').fill('0470 12 12 12');
+  before = await sentCount(noah.phone);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(noah.phone, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByTestId('mfa-edit')).toContainText('Phone');
+
+  // The email goes, and comes back.
+  await page.getByRole('button', { name: /^Delete: Email/ }).click();
+  await expect(page.getByRole('status')).toHaveText('The method was deleted.');
+  await expect(page.getByTestId('mfa-edit')).not.toContainText('Email to');
+  await page.getByRole('link', { name: 'Add a method' }).click();
+  await page.getByRole('button', { name: 'By email' }).click();
+  await page.getByLabel('Email address').fill(noah.email);
+  before = await sentCount(noah.email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(noah.email, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
+  await page.screenshot({ path: 'test-results/screens/security-methods-375.png', fullPage: true });
 });

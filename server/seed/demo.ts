@@ -46,6 +46,9 @@ export const DEMO_USERS: DemoUser[] = [
   { key: 'reset', description: 'For trying the forgotten-password flow', firstname: 'Rita', lastname: 'Renard',
     language: 'en', email: 'rita.reset@example.be', phone: '+32470111111',
     user_id: 'U-1009', customer_user_id: null, fridom_user_id: null, password_status: 0 },
+  { key: 'newcomer', description: 'No second factor yet, for turning it on from Security', firstname: 'Noah', lastname: 'Nijs',
+    language: 'en', email: 'noah.nijs@example.be', phone: '+32470121212',
+    user_id: 'U-1010', customer_user_id: null, fridom_user_id: null, password_status: 0 },
 ];
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */

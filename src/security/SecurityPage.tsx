@@ -101,11 +101,9 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         <Card aria-labelledby="add-method">
           <h2 id="add-method" className="text-lg font-semibold">{t('security.add.title')}</h2>
           <p className="mt-1 text-sm text-slate-700">{t('security.add.text')}</p>
-          <ul className="mt-4 flex flex-wrap gap-3 text-sm">
-            <li><Link to={pathOf('setupMfa', 'phone')} className="text-brand underline">{t('security.add.phone')}</Link></li>
-            <li><Link to={pathOf('setupMfa', 'email')} className="text-brand underline">{t('security.add.email')}</Link></li>
-            {!hasAuthenticator && <li><Link to={pathOf('authenticator', 'scan')} className="text-brand underline">{t('security.add.authenticator')}</Link></li>}
-          </ul>
+          <p className="mt-4 text-sm">
+            <Link to={pathOf('setupMfa', 'selection')} className="text-brand underline">{t('security.add.link')}</Link>
+          </p>
         </Card>
       )}
       {step === 'recovery' && (
