@@ -1,7 +1,7 @@
 // Valibot schemas of every request and answer the browser and the server exchange.
 // The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
 import * as v from 'valibot';
-import { LOCALES } from './constants.ts';
+import { LOCALES, ONBOARDING_PROGRESS } from './constants.ts';
 
 /** What no text field takes: control characters (C0, DEL, C1) and unpaired surrogate halves.
  * PostgreSQL cannot store NUL, and none of them belongs in a name, an address, a code or a ticket. */
@@ -300,20 +300,24 @@ export const OnboardingInvitationRequest = v.strictObject({
 });
 export type OnboardingInvitationRequest = v.InferOutput<typeof OnboardingInvitationRequest>;
 
+/** What the employer told us, from the card or the invitation. */
+const OnboardingWelcome = v.object({
+  firstname: v.nullable(v.string()),
+  lastname: v.nullable(v.string()),
+  company: v.nullable(v.string()),
+  email: v.nullable(v.string()),
+  /** The invitation's address is proven by the invitation: it may be kept without a code. */
+  emailVerified: v.boolean(),
+  phone: v.nullable(v.string()),
+  /** The flow's language: what the employer said, else what the person uses. */
+  language: v.picklist(LOCALES),
+});
+
 /** What the welcome screen and the following steps start from (what the employer told us). */
 export const OnboardingStarted = v.object({
   flow: v.string(),
   source: v.picklist(['card', 'invitation']),
-  welcome: v.object({
-    firstname: v.nullable(v.string()),
-    lastname: v.nullable(v.string()),
-    company: v.nullable(v.string()),
-    email: v.nullable(v.string()),
-    /** The invitation's address is proven by the invitation: it may be kept without a code. */
-    emailVerified: v.boolean(),
-    phone: v.nullable(v.string()),
-    language: v.picklist(LOCALES),
-  }),
+  welcome: OnboardingWelcome,
 });
 export type OnboardingStarted = v.InferOutput<typeof OnboardingStarted>;
 
@@ -359,6 +363,36 @@ export const OnboardingVerifyRequest = v.strictObject({ flow: FlowToken, code: v
 export type OnboardingVerifyRequest = v.InferOutput<typeof OnboardingVerifyRequest>;
 
 export const OnboardingVerified = v.object({ verified: v.picklist(['email', 'phone']) });
+
+/** A reload asks what the flow holds: POST, so that the token stays out of URLs and logs. */
+export const OnboardingStateRequest = v.strictObject({ flow: FlowToken });
+export type OnboardingStateRequest = v.InferOutput<typeof OnboardingStateRequest>;
+
+/** What the flow's record holds, for a reload to show the step reached: only what the start
+ * answered and what the person gave in this flow. */
+export const OnboardingState = v.object({
+  progress: v.picklist(ONBOARDING_PROGRESS),
+  source: v.picklist(['card', 'invitation']),
+  /** As the start answered it, but for the language: the flow's, which the details may have changed since. */
+  welcome: OnboardingWelcome,
+  /** Null until the terms and the privacy policy are accepted. */
+  terms: v.nullable(v.object({ marketing: MarketingPreferences })),
+  /** Null until the details are saved. */
+  profile: v.nullable(v.object({ firstname: v.string(), lastname: v.string(), language: v.picklist(LOCALES) })),
+  /** The address and number the flow holds (the employer's until the person gives their own), and whether proven. */
+  email: v.nullable(v.object({ address: v.string(), verified: v.boolean() })),
+  phone: v.nullable(v.object({ number: v.string(), verified: v.boolean() })),
+  /** The code waiting to be typed, timed as the answer that sent it was; null when none is. */
+  code: v.nullable(v.object({
+    kind: v.picklist(['email', 'phone']),
+    target: v.string(),
+    expires_at: v.string(),
+    expires_in: v.number(),
+    resend_at: v.string(),
+    resend_in: v.number(),
+  })),
+});
+export type OnboardingState = v.InferOutput<typeof OnboardingState>;
 
 export const OnboardingPasswordRequest = v.strictObject({
   flow: FlowToken,

@@ -194,6 +194,59 @@ test('the account is created but the card is not activated when another account 
   await expectNoAxeViolations(page);
 });
 
+test('a reload on the terms, on the email code and on the password resumes that step from the server', async ({ page }) => {
+  await startWithCard(page, '5065 0000 0000 1003', '100303');
+  await expect(heading(page)).toHaveText('Welcome, Julie!');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/terms-conditions$/);
+  await page.reload();
+  await expect(page).toHaveURL(/\/onboarding\/terms-conditions$/);
+  await expect(heading(page)).toHaveText('Terms and privacy');
+  await expect(page.getByText('Step 3 of 7')).toBeVisible();
+  // What came before is there too: Back shows the welcome the start answered.
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(heading(page)).toHaveText('Welcome, Julie!');
+  await throughDetails(page);
+
+  const email = 'julie.lambert@example.be';
+  const before = await sentCount(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/onboarding-mfa$/);
+  await expect(heading(page)).toHaveText('Check your email');
+  await page.reload();
+  await expect(page).toHaveURL(/\/onboarding\/onboarding-mfa$/);
+  await expect(heading(page)).toHaveText('Check your email');
+  await expect(page.getByText('We sent an 8-digit code to j***@example.be.')).toBeVisible();
+  await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
+  // The reload sent no new code: the one sent before is the one to type.
+  expect(await sentCount(email)).toBe(before + 1);
+  await enterCode(page, email, before);
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+  await confirmPhone(page, '0470 10 10 03', '+32470101003');
+
+  await page.reload();
+  await expect(page).toHaveURL(/\/onboarding\/password$/);
+  await expect(heading(page)).toHaveText('Choose your password');
+  await expect(page.getByText('Step 7 of 7')).toBeVisible();
+  await choosePassword(page);
+  await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
+  // The account exists: the tab forgot the flow, and its steps start afresh.
+  await page.goto('/onboarding/password');
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+});
+
+test('a reload on a flow the server no longer holds starts again and says it expired', async ({ page }) => {
+  await page.goto('/onboarding');
+  await page.evaluate(() => sessionStorage.setItem('onboarding', JSON.stringify({ flow: 'gone'.repeat(11), channel: 'sms' })));
+  await page.goto('/onboarding/create');
+  await expect(page).toHaveURL(/\/onboarding$/);
+  await expect(heading(page)).toHaveText('Create your Tessera account');
+  await expect(page.getByRole('alert')).toHaveText('Your activation has expired. Please start again.');
+  expect(await page.evaluate(() => sessionStorage.getItem('onboarding'))).toBeNull();
+});
+
 test('a card that is already activated leads to the account that has it', async ({ page }) => {
   await startWithCard(page, '5065 0000 0000 0002', '200202');
   await expect(page).toHaveURL(/\/onboarding\/existing-card$/);

@@ -5,14 +5,19 @@
 //
 // Each step is reachable only from the steps the spec names (PREDECESSORS): the machine's ways
 // into a step are exactly those, and a location change to any step with no legal way in from
-// where the person is (deep link, reload, back button) sends them back to the start. existingCard
-// is open to all. Screens change through `show`; the server enforces the same order again.
+// where the person is (deep link, back button) sends them back to the start. existingCard is open
+// to all. Screens change through `show`; the server enforces the same order again.
+//
+// A reload resumes: the tab keeps the flow's token (`keep`), and `recall` brings it back with the
+// server's record of the flow, from which the step reloaded shows again if what it needs is there
+// (ready()) and the server got that far, else the furthest step that can. A flow the server no
+// longer holds starts over, saying it expired.
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
-import type { Locale } from '../contract/constants.ts';
+import { ONBOARDING_NEEDS, progressReached, type Locale, type OnboardingProgress } from '../contract/constants.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
-import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted } from '../contract/schemas.ts';
+import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
@@ -60,6 +65,11 @@ const STATE_OF: Record<OnboardingStep, string> = {
 export type Channel = 'sms' | 'call' | 'whatsapp';
 export type OnboardingInput = { entry: OnboardingStep; policy: PasswordPolicy; language: Locale };
 export type OnboardingOutput = { username: string };
+/** What the tab keeps for a reload: the flow's token, and the channel of a phone code, which the
+ * server does not keep. */
+export type OnboardingMemory = { flow: string; channel: Channel };
+/** What a reload brings back: the tab's memory with the server's record of the flow. */
+export type OnboardingRecalled = OnboardingMemory & { state: OnboardingState };
 
 type Challenge = { kind: 'email' | 'phone'; sent: SentCode };
 
@@ -114,6 +124,10 @@ const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Contex
   email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null,
 });
 
+/** The details the employer gave: the defaults of the person's own. */
+const profileOf = (welcome: OnboardingStarted['welcome']): Context['profile'] =>
+  ({ firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language });
+
 /** Whether what a step needs is there: a step entered without it would have nothing to show. */
 function ready(step: GuardedStep, context: Context): boolean {
   switch (step) {
@@ -127,6 +141,44 @@ function ready(step: GuardedStep, context: Context): boolean {
     case 'confirmation': return context.outcome !== null;
   }
 }
+
+/** The steps a reload resumes: past the card or invitation, before the account exists. Furthest
+ * first: a code waiting comes after the step that sent it (the phone's after the phone step). */
+const RESUMABLE = ['password', 'onboarding-mfa', 'phone-verification', 'email-verification', 'create', 'terms-conditions', 'welcome'] as const;
+type ResumableStep = (typeof RESUMABLE)[number];
+
+/** The call each step makes: a reload shows the step only once the server would take it. */
+const CALL_OF: Partial<Record<ResumableStep, keyof typeof ONBOARDING_NEEDS>> = {
+  'terms-conditions': 'terms', create: 'profile', 'email-verification': 'email', 'phone-verification': 'phone', password: 'password',
+};
+
+const resumable = (step: OnboardingStep): step is ResumableStep => (RESUMABLE as readonly string[]).includes(step);
+
+/** The context a reload restores from what was recalled. */
+function restored(context: Context, { flow, channel, state }: OnboardingRecalled): Context {
+  const { source, welcome, terms, profile, email, phone, code } = state;
+  return {
+    ...context, flow, source, welcome, channel, error: null,
+    consents: terms ? { terms: true, privacy: true, marketing: terms.marketing } : context.consents,
+    termsAccepted: terms !== null,
+    profile: profile ?? profileOf(welcome),
+    profileSaved: profile !== null,
+    email: email?.address ?? '', provenEmail: email?.verified ? email.address : null,
+    phone: phone?.number ?? '', provenPhone: phone?.verified ? phone.number : null,
+    // The code already sent, timed by the server: a reload sends no new one.
+    challenge: code && { kind: code.kind, sent: sentCodeOf(code) },
+  };
+}
+
+/** Where a reload lands: the step reloaded if it can show, else the furthest that can. */
+function resumedStep(context: Context, progress: OnboardingProgress): ResumableStep {
+  const canShow = (step: ResumableStep) => ready(step, context) && (CALL_OF[step] === undefined || progressReached(progress, ONBOARDING_NEEDS[CALL_OF[step]]));
+  if (resumable(context.step) && canShow(context.step)) return context.step;
+  // A live flow can always show its welcome.
+  return RESUMABLE.find(canShow) ?? 'welcome';
+}
+
+const recalledOf = (event: object) => (event as { output?: OnboardingRecalled | null }).output ?? null;
 
 const codeOf = (event: object) => {
   const error = errorOf(event);
@@ -142,6 +194,8 @@ const onboardingSetup = setup({
     events: {} as OnboardingEvent,
   },
   actors: {
+    /** What this tab kept of the flow, with the server's record of it; null when nothing was kept. */
+    recall: fromPromise<OnboardingRecalled | null>(async () => null),
     startWithCard: fromPromise<OnboardingStarted, { cardNumber: string; activationCode: string; captcha: string | null }>(async () => {
       throw new Error('startWithCard is provided by the app');
     }),
@@ -167,18 +221,20 @@ const onboardingSetup = setup({
   },
   actions: {
     show: (_, _params: { step: OnboardingStep }) => {},
+    /** Keeps what a reload needs (null: nothing any more). */
+    keep: (_, _params: OnboardingMemory | null) => {},
     // The card or invitation was accepted: what the employer told us becomes the defaults.
     started: assign(({ event }) => {
       const { flow, source, welcome } = (event as unknown as { output: OnboardingStarted }).output;
       return {
-        flow, source, welcome, error: null, termsAccepted: false, profileSaved: false,
-        profile: { firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language },
+        flow, source, welcome, error: null, termsAccepted: false, profileSaved: false, profile: profileOf(welcome),
         email: welcome.email ?? '', provenEmail: welcome.emailVerified ? welcome.email : null,
         phone: welcome.phone ?? '', provenPhone: null, challenge: null,
       };
     }),
     /** Back to the start, with nothing kept but the policy and the language. */
     startOver: assign(({ context }) => fresh(context)),
+    takeRecalled: assign(({ context, event }) => restored(context, recalledOf(event)!)),
     /** A failed call's problem, shown on the step. */
     showFailure: assign({ error: ({ event }) => problemOf(event) }),
     /** A code went out: the challenge the code screen times, from the server's answer. */
@@ -190,6 +246,13 @@ const onboardingSetup = setup({
   guards: {
     sameStep: ({ context, event }) => event.type === 'ROUTE' && event.step === context.step,
     routeToExistingCard: ({ event }) => event.type === 'ROUTE' && event.step === 'existingCard',
+    /** A first visit of a step past the card or invitation: the tab may hold a flow to resume. */
+    entersResumable: ({ context }) => resumable(context.step),
+    /** What was recalled resumes the flow on `step`. */
+    resumesOn: ({ context, event }, params: { step: ResumableStep }) => {
+      const recalled = recalledOf(event);
+      return recalled !== null && resumedStep(restored(context, recalled), recalled.state.progress) === params.step;
+    },
     /** A location change to `step` from a step the spec lets into it, with what the step needs. */
     canEnter: ({ context, event }, params: { step: GuardedStep }) =>
       event.type === 'ROUTE' && event.step === params.step && PREDECESSORS[params.step].includes(context.step) && ready(params.step, context),
@@ -216,9 +279,14 @@ const onboardingSetup = setup({
 /** Where a step's screen is: entering it records the step and shows it. */
 const enter = (step: OnboardingStep) => [onboardingSetup.assign({ step }), { type: 'show' as const, params: { step } }];
 
+/** Forgets what the tab kept: the flow is over, or starts over. */
+const forget = { type: 'keep', params: null } as const;
+/** Keeps the flow's token (and a phone code's channel) for a reload. */
+const keepMemory = { type: 'keep', params: ({ context }: { context: Context }) => ({ flow: context.flow!, channel: context.channel }) } as const;
+
 /** A call's failure: an expired flow starts over (saying why); anything else is shown on the step. */
 const failed = (stay: string) => [
-  { guard: 'flowGone' as const, target: '#onboarding.start', actions: ['startOver' as const, 'showFailure' as const] },
+  { guard: 'flowGone' as const, target: '#onboarding.start', actions: ['startOver' as const, forget, 'showFailure' as const] },
   { target: stay, actions: 'showFailure' as const },
 ];
 
@@ -233,14 +301,34 @@ export const onboardingMachine = onboardingSetup.createMachine({
       { guard: 'routeToExistingCard', target: '.existingCard' },
       ...GUARDED.map((step) => ({ guard: { type: 'canEnter' as const, params: { step } }, target: `.${STATE_OF[step]}` })),
       // Any other way in: back to the start, with nothing kept.
-      { target: '.start', actions: ['startOver', { type: 'show', params: { step: 'onboarding' } }] },
+      { target: '.start', actions: ['startOver', forget, { type: 'show', params: { step: 'onboarding' } }] },
     ],
   },
   initial: 'entering',
   states: {
-    // A first visit lands on the start, unless it is existingCard, which is open to all.
+    // A first visit lands on the start, unless it is existingCard, which is open to all, or a step
+    // past the card or invitation, which a reload may resume.
     entering: {
-      always: [{ guard: ({ context }) => context.step === 'existingCard', target: 'existingCard' }, { target: 'start' }],
+      always: [
+        { guard: ({ context }) => context.step === 'existingCard', target: 'existingCard' },
+        { guard: 'entersResumable', target: 'recalling' },
+        { target: 'start' },
+      ],
+    },
+    recalling: {
+      // Until the flow is known, a location change has nothing to decide on: the step resumed shows.
+      on: { ROUTE: {} },
+      invoke: {
+        id: 'recall',
+        src: 'recall',
+        onDone: [
+          ...RESUMABLE.map((step) => ({ guard: { type: 'resumesOn' as const, params: { step } }, target: STATE_OF[step], actions: 'takeRecalled' as const })),
+          // Nothing kept: a first visit.
+          { target: 'start' },
+        ],
+        // An expired flow starts over, saying so; any other failure shows on the start.
+        onError: failed('start'),
+      },
     },
     start: {
       entry: enter('onboarding'),
@@ -272,7 +360,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             id: 'startWithCard',
             src: 'startWithCard',
             input: ({ context }) => ({ cardNumber: context.cardNumber, activationCode: context.activationCode, captcha: context.captcha }),
-            onDone: { target: '#onboarding.welcome', actions: 'started' },
+            onDone: { target: '#onboarding.welcome', actions: ['started', keepMemory] },
             onError: [
               { guard: 'cardTaken', target: '#onboarding.existingCard', actions: assign(({ event }) => ({ usernames: usernamesOf(event), error: null })) },
               { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
@@ -304,7 +392,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             id: 'startWithInvitation',
             src: 'startWithInvitation',
             input: ({ context }) => ({ code: context.invitationCode, captcha: context.captcha }),
-            onDone: { target: '#onboarding.welcome', actions: 'started' },
+            onDone: { target: '#onboarding.welcome', actions: ['started', keepMemory] },
             onError: { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
           },
         },
@@ -420,7 +508,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
               // The flow expired: start over, saying why.
               {
                 guard: 'entryEnded', target: '#onboarding.start',
-                actions: ['startOver', assign({ error: ({ event }) => event.output.failure })],
+                actions: ['startOver', forget, assign({ error: ({ event }) => event.output.failure })],
               },
               { guard: 'emailProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })) },
               { target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
@@ -443,7 +531,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             id: 'resendPhoneCode',
             src: 'sendPhoneCode',
             input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
-            onDone: { target: 'entering', actions: { type: 'challenge', params: { kind: 'phone' } } },
+            onDone: { target: 'entering', actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory] },
             onError: failed('entering'),
           },
         },
@@ -468,7 +556,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
             onDone: [
               { guard: 'alreadyProven', target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
-              { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind: 'phone' } } },
+              { target: '#onboarding.codeEntry', actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory] },
             ],
             onError: failed('editing'),
           },
@@ -481,7 +569,8 @@ export const onboardingMachine = onboardingSetup.createMachine({
         id: 'newPassword',
         src: 'newPassword',
         input: ({ context }) => ({ payload: context.flow!, policy: context.policy }),
-        onDone: { target: 'confirmation', actions: assign({ outcome: ({ event }) => event.output.result }) },
+        // The account exists: the flow is over, nothing to resume.
+        onDone: { target: 'confirmation', actions: [assign({ outcome: ({ event }) => event.output.result }), forget] },
       },
     },
     confirmation: {

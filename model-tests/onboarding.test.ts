@@ -1,13 +1,17 @@
 // The onboarding machine, walked over every reachable state: every declared transition taken, and
-// the spec's predecessor rules (§2) checked on every step of the walk, not on a few examples.
+// the spec's predecessor rules (§2) checked on every step of the walk, not on a few examples. The
+// walk starts on the start and, as a reload does, on steps past the card with a flow recalled.
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
+import { apiFailure, type ApiFailure } from '../contract/api.ts';
+import { ONBOARDING_PROGRESS, progressReached, type OnboardingProgress } from '../contract/constants.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import type { OnboardingCodeSent, OnboardingStarted } from '../contract/schemas.ts';
+import type { OnboardingCodeSent, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { ONBOARDING_STEPS, PREDECESSORS, onboardingMachine, type OnboardingStep } from '../machines/onboarding.ts';
+import {
+  ONBOARDING_STEPS, PREDECESSORS, onboardingMachine, type Channel, type OnboardingMemory, type OnboardingRecalled, type OnboardingStep,
+} from '../machines/onboarding.ts';
 import { report, stepsOf, walk } from './coverage.ts';
 
 const welcome = (source: 'card' | 'invitation'): OnboardingStarted => ({
@@ -18,6 +22,27 @@ const welcome = (source: 'card' | 'invitation'): OnboardingStarted => ({
   },
 });
 const sent: OnboardingCodeSent = { verified: false, target: 'n***@example.be', expires_in: 900, resend_in: 30 };
+
+/** What the server holds of a flow that got to `progress` (the invitation's address came proven). */
+function stateAt(progress: OnboardingProgress, source: 'card' | 'invitation' = 'card'): OnboardingState {
+  const reached = (p: OnboardingProgress) => progressReached(progress, p);
+  const { welcome: greeting } = welcome(source);
+  const timers = { expires_at: new Date(Date.now() + 600_000).toISOString(), expires_in: 600, resend_at: new Date().toISOString(), resend_in: 0 };
+  return {
+    progress, source, welcome: greeting,
+    terms: reached('terms_accepted') ? { marketing: { email: false, sms: true, partners: false } } : null,
+    profile: reached('profile_saved') ? { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' } : null,
+    email: { address: greeting.email!, verified: reached('email_verified') || (source === 'invitation' && progress !== 'email_code_sent') },
+    phone: { number: '+32470101001', verified: reached('phone_verified') },
+    code: progress === 'email_code_sent' ? { kind: 'email', target: 'n***@example.be', ...timers }
+      : progress === 'phone_code_sent' ? { kind: 'phone', target: '+32•••••••01', ...timers } : null,
+  };
+}
+const recalledAt = (progress: OnboardingProgress, source: 'card' | 'invitation' = 'card', channel: Channel = 'sms'): OnboardingRecalled =>
+  ({ flow: 'kept-token', channel, state: stateAt(progress, source) });
+/** Every progress a live flow can have (a finished one reads as expired). */
+const LIVE = ONBOARDING_PROGRESS.filter((p) => p !== 'completed');
+
 const proven: OnboardingCodeSent = { verified: true, target: 'n***@example.be' };
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number, code: string, extra: Record<string, unknown> = {}) =>
@@ -67,6 +92,8 @@ function events(snapshot: unknown) {
     done('resendEmailCode', sent), fail('resendEmailCode', 429, 'resend_too_soon'), fail('resendEmailCode', 410, 'onboarding_expired'),
     done('resendPhoneCode', sent), fail('resendPhoneCode', 429, 'resend_too_soon'), fail('resendPhoneCode', 410, 'onboarding_expired'),
     done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
+    done('recall', null), ...LIVE.map((p) => done('recall', recalledAt(p))), done('recall', recalledAt('profile_saved', 'invitation')),
+    fail('recall', 410, 'onboarding_expired'), fail('recall', 503, 'internal_error'),
   ].filter((e) => {
     // An actor's answer can only come while that actor runs.
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
@@ -95,27 +122,60 @@ function serializeState({ value, context }: { value: unknown; context: unknown }
 
 const input = { entry: 'onboarding' as const, policy: DEFAULT_PASSWORD_POLICY, language: 'en' as const };
 
+/** The steps a reload may show for each progress: those whose call the server would take. */
+const SHOWABLE: Record<OnboardingProgress, OnboardingStep[]> = {
+  started: ['welcome', 'terms-conditions'],
+  terms_accepted: ['welcome', 'terms-conditions', 'create'],
+  profile_saved: ['welcome', 'terms-conditions', 'create', 'email-verification'],
+  email_code_sent: ['welcome', 'terms-conditions', 'create', 'email-verification', 'onboarding-mfa'],
+  email_verified: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification'],
+  phone_code_sent: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification', 'onboarding-mfa'],
+  phone_verified: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification', 'password'],
+  completed: [],
+};
+
 describe('onboarding machine: model', () => {
-  const result = walk(onboardingMachine, { input, events, serializeState });
-  const steps = stepsOf(result);
+  // From the start, and reloaded on the first and the last step a reload resumes.
+  const runs = (['onboarding', 'welcome', 'password'] as const).map((entry) => walk(onboardingMachine, { input: { ...input, entry }, events, serializeState }));
+  const steps = runs.flatMap(stepsOf);
   const stepOf = (snapshot: { context: Record<string, unknown> }) => snapshot.context.step as OnboardingStep;
+  const resuming = (snapshot: { value: unknown }) => snapshot.value === 'recalling';
 
   it('takes every declared transition', () => {
+    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
+    const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
     console.info(report('onboarding', result));
-    expect(result.missing).toEqual([]);
+    expect(missing).toEqual([]);
+  });
+
+  it('resumes a reload only on a step the server got to, with what it needs; nothing or an expired flow shows the start', () => {
+    let resumed = 0;
+    for (const { from, event, to } of steps.filter((s) => resuming(s.from) && s.event.type.endsWith('.actor.recall'))) {
+      const recalled = (event as { output?: OnboardingRecalled | null }).output;
+      if (!recalled) {
+        expect(stepOf(to), event.type).toBe('onboarding');
+        continue;
+      }
+      resumed++;
+      expect(SHOWABLE[recalled.state.progress], `${stepOf(from)} at ${recalled.state.progress}`).toContain(stepOf(to));
+      // The step reloaded, whenever it can show.
+      if (SHOWABLE[recalled.state.progress].includes(stepOf(from))) expect(stepOf(to)).toBe(stepOf(from));
+    }
+    expect(resumed).toBeGreaterThan(10);
   });
 
   it('enters a step only from a step the spec names; any other way in goes back to the start, with nothing kept', () => {
     let checked = 0;
     let refused = 0;
-    for (const { from, event, to } of steps) {
+    // A reload's resumption follows its own rule (above); every move after it follows the spec's.
+    for (const { from, event, to } of steps.filter((s) => !resuming(s.from))) {
       const before = stepOf(from);
       const after = stepOf(to);
       if (after === before || after === 'onboarding' || after === 'existingCard') continue;
       checked++;
       expect(PREDECESSORS[after as keyof typeof PREDECESSORS], `${before} → ${after} on ${event.type}`).toContain(before);
     }
-    for (const { from, event, to } of steps.filter((s) => s.event.type === 'ROUTE')) {
+    for (const { from, event, to } of steps.filter((s) => s.event.type === 'ROUTE' && !resuming(s.from))) {
       const asked = (event as unknown as { step: OnboardingStep }).step;
       const before = stepOf(from);
       if (asked === before || asked === 'existingCard' || asked === 'onboarding') continue;
@@ -145,9 +205,10 @@ describe('onboarding machine: model', () => {
     expect([...fromSteps].sort()).toEqual([...ONBOARDING_STEPS].sort());
   });
 
-  it('sends a first visit of any step but existingCard to the start', () => {
+  it('sends a first visit of any step but existingCard to the start, when the tab kept no flow', async () => {
     for (const entry of ONBOARDING_STEPS) {
       const actor = createActor(onboardingMachine, { input: { ...input, entry } }).start();
+      await new Promise((resolve) => setTimeout(resolve, 0));
       expect(actor.getSnapshot().context.step).toBe(entry === 'existingCard' ? 'existingCard' : 'onboarding');
     }
   });
@@ -223,5 +284,151 @@ describe('onboarding machine: the code step on a simulated clock', () => {
     goneEntry.send({ type: 'SUBMIT' });
     await settle();
     expect(gone.actor.getSnapshot().context).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
+  });
+});
+
+describe('onboarding machine: a reload', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  /** A reload on `entry`, the tab and the server holding `recalled`, or the recall failing. */
+  async function reload(entry: OnboardingStep, recalled: OnboardingRecalled | null | { fails: ApiFailure }) {
+    const shown: string[] = [];
+    const kept: Array<OnboardingMemory | null> = [];
+    const sends: string[] = [];
+    const actor = createActor(onboardingMachine.provide({
+      actors: {
+        recall: fromPromise(async () => {
+          if (recalled && 'fails' in recalled) throw recalled.fails;
+          return recalled;
+        }),
+        sendEmailCode: fromPromise(async ({ input: i }) => { sends.push(`email:${i.email}`); return sent; }),
+        sendPhoneCode: fromPromise(async ({ input: i }) => { sends.push(`${i.channel}:${i.phone}`); return sent; }),
+      },
+      actions: { show: (_, { step }) => { shown.push(step); }, keep: (_, memory) => { kept.push(memory); } },
+    }), { input: { ...input, entry } }).start();
+    await settle();
+    return { actor, shown, kept, sends, context: () => actor.getSnapshot().context };
+  }
+
+  it('resumes each step reloaded where the server got that far, with what it holds', async () => {
+    const cases: Array<[OnboardingStep, OnboardingProgress]> = [
+      ['welcome', 'started'], ['terms-conditions', 'started'], ['create', 'terms_accepted'], ['email-verification', 'profile_saved'],
+      ['onboarding-mfa', 'email_code_sent'], ['phone-verification', 'email_verified'], ['onboarding-mfa', 'phone_code_sent'], ['password', 'phone_verified'],
+    ];
+    for (const [entry, progress] of cases) {
+      const { context, shown, kept } = await reload(entry, recalledAt(progress));
+      expect(shown, `${entry} at ${progress}`).toEqual([entry]);
+      expect(context()).toMatchObject({ step: entry, flow: 'kept-token', source: 'card', welcome: { firstname: 'Nora', company: 'Brasserie' }, error: null });
+      // Nothing new to keep: the tab holds it already.
+      expect(kept).toEqual([]);
+    }
+    const onCreate = (await reload('create', recalledAt('terms_accepted'))).context();
+    // The consents given, and the employer's details as the defaults of the form.
+    expect(onCreate).toMatchObject({ termsAccepted: true, consents: { terms: true, privacy: true, marketing: { sms: true } }, profile: { firstname: 'Nora', lastname: 'Nys', language: 'nl' }, profileSaved: false });
+    const onEmail = (await reload('email-verification', recalledAt('profile_saved'))).context();
+    expect(onEmail).toMatchObject({ profile: { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' }, profileSaved: true, email: 'nora@example.be', provenEmail: null });
+    const onPhone = (await reload('phone-verification', recalledAt('email_verified'))).context();
+    expect(onPhone).toMatchObject({ provenEmail: 'nora@example.be', phone: '+32470101001', provenPhone: null, challenge: null });
+  });
+
+  it('resumes the code screen with the code already sent, timed by the server, and sends no new one', async () => {
+    const email = await reload('onboarding-mfa', recalledAt('email_code_sent'));
+    const entry = email.actor.getSnapshot().children.codeEntry!.getSnapshot().context;
+    expect(entry).toMatchObject({ ticket: 'kept-token', length: 8, sent: { target: 'n***@example.be' } });
+    expect(entry.sent!.expiresAt - Date.now()).toBeGreaterThan(590_000);
+    expect(entry.sent!.expiresAt - Date.now()).toBeLessThanOrEqual(600_000);
+    await settle();
+    expect(email.actor.getSnapshot().children.codeEntry!.getSnapshot().matches({ entering: { expiry: 'running', resend: 'ready' } })).toBe(true);
+    expect(email.sends).toEqual([]);
+    // A phone code on WhatsApp: the channel comes from what the tab kept, which the server does not hold.
+    const phone = await reload('onboarding-mfa', recalledAt('phone_code_sent', 'card', 'whatsapp'));
+    expect(phone.context()).toMatchObject({ channel: 'whatsapp', challenge: { kind: 'phone', sent: { target: '+32•••••••01' } } });
+    await settle(); // the resend wait of 0 s is over
+    phone.actor.getSnapshot().children.codeEntry!.send({ type: 'RESEND' });
+    await settle();
+    expect(phone.sends).toEqual(['whatsapp:+32470101001']);
+  });
+
+  it('shows the furthest step that can show when the step reloaded cannot: a step not reached is not shown', async () => {
+    const cases: Array<[OnboardingStep, OnboardingRecalled, OnboardingStep]> = [
+      ['password', recalledAt('started'), 'terms-conditions'],
+      ['password', recalledAt('terms_accepted'), 'create'],
+      ['phone-verification', recalledAt('profile_saved'), 'email-verification'],
+      // The invitation's address came proven, but the person has not passed the email step yet.
+      ['phone-verification', recalledAt('profile_saved', 'invitation'), 'email-verification'],
+      ['onboarding-mfa', recalledAt('email_verified'), 'phone-verification'],
+      ['password', recalledAt('email_code_sent'), 'onboarding-mfa'],
+      ['password', recalledAt('phone_code_sent'), 'onboarding-mfa'],
+      ['create', recalledAt('started'), 'terms-conditions'],
+    ];
+    for (const [entry, recalled, expected] of cases) {
+      const { shown } = await reload(entry, recalled);
+      expect(shown, `${entry} at ${recalled.state.progress}`).toEqual([expected]);
+    }
+  });
+
+  it('starts over on a flow the server no longer holds, says it expired, and forgets what the tab kept', async () => {
+    const { context, shown, kept } = await reload('terms-conditions', { fails: apiFailure(410, { code: 'onboarding_expired' }) });
+    expect(context()).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
+    expect(shown).toEqual(['onboarding']);
+    expect(kept).toEqual([null]);
+    // Nothing kept: a first visit, with nothing to say.
+    const first = await reload('terms-conditions', null);
+    expect(first.context()).toMatchObject({ step: 'onboarding', flow: null, error: null });
+    expect(first.kept).toEqual([]);
+    // The server out of reach: the start says so, and the tab keeps the flow for the next reload.
+    const down = await reload('create', { fails: apiFailure(503, { code: 'database_unavailable' }) });
+    expect(down.context()).toMatchObject({ step: 'onboarding', error: { code: 'database_unavailable' } });
+    expect(down.kept).toEqual([]);
+  });
+
+  it('keeps the predecessor rules after a reload: Back to a step before is followed, a jump ahead starts over', async () => {
+    const { actor, shown, kept } = await reload('create', recalledAt('phone_verified'));
+    actor.send({ type: 'ROUTE', step: 'terms-conditions' });
+    expect(actor.getSnapshot().context.step).toBe('terms-conditions');
+    actor.send({ type: 'ROUTE', step: 'password' });
+    expect(actor.getSnapshot().context).toMatchObject({ step: 'onboarding', flow: null });
+    expect(shown.slice(0, 2)).toEqual(['create', 'terms-conditions']);
+    expect(shown.at(-1)).toBe('onboarding');
+    expect(kept).toEqual([null]);
+  });
+
+  it('keeps the token once the flow starts and a phone code channel once one is sent, and forgets both with the account', async () => {
+    const kept: Array<OnboardingMemory | null> = [];
+    const actor = createActor(onboardingMachine.provide({
+      actors: {
+        startWithInvitation: fromPromise(async () => welcome('invitation')),
+        sendPhoneCode: fromPromise(async () => sent),
+        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })) } }),
+      },
+      actions: { keep: (_, memory) => { kept.push(memory); } },
+    }), { input }).start();
+    actor.send({ type: 'CHOOSE', source: 'invitation' });
+    actor.send({ type: 'CHANGE', field: 'invitationCode', value: 'TESS-JOIN-0001' });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
+    await settle();
+    expect(kept).toEqual([{ flow: 'flow-token', channel: 'sms' }]);
+    // Later on the phone step, after a reload.
+    const resumed = createActor(onboardingMachine.provide({
+      actors: {
+        recall: fromPromise(async (): Promise<OnboardingRecalled | null> => recalledAt('email_verified')),
+        sendPhoneCode: fromPromise(async () => sent),
+        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })) } }),
+        // The password step, answered at once: the account exists.
+        newPassword: fromPromise(async () => ({ result: { outcome: 'card_activated' as const, username: 'nora@example.be' } })) as never,
+      },
+      actions: { keep: (_, memory) => { kept.push(memory); } },
+    }), { input: { ...input, entry: 'phone-verification' } }).start();
+    await settle();
+    resumed.send({ type: 'SET_CHANNEL', channel: 'call' });
+    resumed.send({ type: 'SUBMIT' });
+    await settle();
+    expect(kept.at(-1)).toEqual({ flow: 'kept-token', channel: 'call' });
+    const entry = resumed.getSnapshot().children.codeEntry!;
+    entry.send({ type: 'TYPE', value: '12345678' });
+    entry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(resumed.getSnapshot().context.step).toBe('confirmation');
+    expect(kept.at(-1)).toBeNull();
   });
 });

@@ -3,7 +3,8 @@
 // card, all in one transaction: no crash leaves an account whose card stays unusable. A card
 // blocked or taken meanwhile does not cost the person the account they just made (spec §4:
 // "created with card activation failed, the card can be activated later").
-import type { MarketingPreferences, OnboardingDone } from '../../contract/schemas.ts';
+import { ONBOARDING_NEEDS } from '../../contract/constants.ts';
+import type { OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation, nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
@@ -11,7 +12,7 @@ import { ApiError } from '../http/errors.ts';
 import { contactOwner, createUser, unclaimedPlatformId } from '../identity/accounts.ts';
 import { assertAcceptablePassword } from '../passwords/policy.ts';
 import { newId } from '../sessions/tokens.ts';
-import type { Flow } from './flows.ts';
+import { marketingOf, type Flow } from './flows.ts';
 import { requireProgress } from './progress.ts';
 
 /** Thrown inside the transaction to roll it back with an answer for the person. */
@@ -24,7 +25,7 @@ class Refused extends Error {
 }
 
 export async function createAccount(ctx: AppContext, flow: Flow, password: string, meta: { ip: string; deviceKey: string }): Promise<OnboardingDone> {
-  requireProgress(flow.state, 'phone_verified');
+  requireProgress(flow.state, ONBOARDING_NEEDS.password);
   if (!flow.email || !flow.phone || !flow.email_verified_at || !flow.phone_verified_at || !flow.terms_accepted_at || !flow.firstname || !flow.lastname) {
     throw new ApiError('onboarding_out_of_order');
   }
@@ -33,7 +34,7 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
   const card = flow.card_id ? await ctx.db.selectFrom('cards').select(['id', 'beneficiary_id']).where('id', '=', flow.card_id).executeTakeFirst() : undefined;
   const userId = newId();
   const now = nowIso();
-  const marketing = (flow.marketing ? JSON.parse(flow.marketing) : { email: false, sms: false, partners: false }) as MarketingPreferences;
+  const marketing = marketingOf(flow);
 
   const create = () => ctx.db.transaction().execute(async (trx): Promise<OnboardingDone['outcome']> => {
     // Exactly once: a second submit (another tab, a double click) finds the flow finished.

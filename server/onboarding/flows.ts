@@ -2,6 +2,7 @@
 // the browser as an opaque token (stored hashed) and dead after ONBOARDING_TTL_SECONDS or once the
 // account exists. An unknown, expired and finished token all read the same.
 import type { Selectable } from 'kysely';
+import type { MarketingPreferences } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import type { OnboardingFlowsTable } from '../db/schema.ts';
@@ -14,6 +15,11 @@ export async function openFlow(ctx: AppContext, token: string): Promise<Flow> {
   const flow = await ctx.db.selectFrom('onboarding_flows').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
   if (!flow || flow.completed_at !== null || flow.expires_at <= nowIso()) throw new ApiError('onboarding_expired');
   return flow;
+}
+
+/** The marketing preferences chosen with the terms (none before). */
+export function marketingOf(flow: Pick<Flow, 'marketing'>): MarketingPreferences {
+  return flow.marketing ? (JSON.parse(flow.marketing) as MarketingPreferences) : { email: false, sms: false, partners: false };
 }
 
 export async function createFlow(ctx: AppContext, values: {

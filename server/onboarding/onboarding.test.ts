@@ -68,6 +68,75 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.card(card.number, card.activationCode)).json().code).toBe('card_already_active');
   });
 
+  it('answers a reload with what the flow holds at each step, and no more', async () => {
+    const card = await makeCard(server);
+    const started = (await api.card(card.number, card.activationCode)).json();
+    const flow = started.flow as string;
+    const state = async () => {
+      const answer = await api.state(flow);
+      expect(answer.statusCode).toBe(200);
+      return answer.json();
+    };
+    const first = {
+      progress: 'started', source: 'card', welcome: started.welcome, terms: null, profile: null,
+      email: { address: card.email, verified: false }, phone: { number: card.phone, verified: false }, code: null,
+    };
+    // Exactly these keys: nothing of the card, its account or the flow's record beyond them.
+    expect(await state()).toEqual(first);
+    await api.terms(flow);
+    expect(await state()).toEqual({ ...first, progress: 'terms_accepted', terms: { marketing: { email: true, sms: false, partners: false } } });
+    await api.profile(flow, 'Nina', 'Nieuw');
+    expect(await state()).toMatchObject({ progress: 'profile_saved', profile: { firstname: 'Nina', lastname: 'Nieuw', language: 'nl' }, code: null });
+
+    const typed = `typed.${Date.now()}@example.be`;
+    await api.email(flow, typed.toUpperCase());
+    const mails = smtp.mails.length;
+    const waiting = await state();
+    expect(waiting).toMatchObject({ progress: 'email_code_sent', email: { address: typed, verified: false } });
+    expect(waiting.code).toEqual({ kind: 'email', target: 't***@example.be', expires_at: expect.any(String), expires_in: 900, resend_at: expect.any(String), resend_in: 30 });
+    // Reading sends nothing, and the code sent before still works.
+    expect(smtp.mails.length).toBe(mails);
+    expect((await api.verify(flow, api.codeFor(typed))).json()).toEqual({ verified: 'email' });
+    expect(await state()).toMatchObject({ progress: 'email_verified', email: { address: typed, verified: true }, code: null });
+
+    await api.phone(flow, card.phone, 'call');
+    expect((await state()).code).toMatchObject({ kind: 'phone', target: '+32•••••••' + card.phone.slice(-2), expires_in: 900, resend_in: 30 });
+    // The timers run on: seconds to go, from the server's clock.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 40_000);
+    expect((await state()).code).toMatchObject({ expires_in: 860, resend_in: 0 });
+    vi.setSystemTime(Date.now() + 900_000);
+    expect((await state()).code).toMatchObject({ expires_in: 0, resend_in: 0 });
+    await api.phone(flow, card.phone);
+    await api.verify(flow, api.codeFor(card.phone));
+    expect(await state()).toMatchObject({ progress: 'phone_verified', phone: { number: card.phone, verified: true }, code: null });
+
+    // A finished flow reads as an expired one, as every other call of it does.
+    expect((await api.password(flow, PASSWORD)).statusCode).toBe(201);
+    expect((await api.state(flow)).json()).toEqual({ code: 'onboarding_expired', message: 'Your activation has expired. Please start again.' });
+    expect((await api.state(flow)).statusCode).toBe(410);
+  });
+
+  it('answers a reload of an invitation with its proven address, and refuses unknown, expired and malformed tokens', async () => {
+    const invitation = await makeInvitation(server);
+    const started = (await api.invitation(invitation.code)).json();
+    expect((await api.state(started.flow)).json()).toEqual({
+      progress: 'started', source: 'invitation', welcome: started.welcome, terms: null, profile: null,
+      email: { address: invitation.email, verified: true }, phone: null, code: null,
+    });
+    const unknown = await api.state('x'.repeat(43));
+    expect(unknown.statusCode).toBe(410);
+    expect(unknown.json().code).toBe('onboarding_expired');
+    for (const body of [{}, { flow: 'short' }, { flow: 42 }, { flow: started.flow, extra: true }, { flow: `${started.flow}\u0000` }]) {
+      const bad = await api.post('state', body);
+      expect(bad.statusCode, JSON.stringify(body)).toBe(400);
+      expect(bad.json().code).toBe('validation_failed');
+    }
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3601_000);
+    expect((await api.state(started.flow)).json().code).toBe('onboarding_expired');
+  });
+
   it('refuses every call out of order, whatever the browser sends', async () => {
     const card = await makeCard(server);
     const flow = (await api.card(card.number, card.activationCode)).json().flow as string;

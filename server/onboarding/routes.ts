@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { variantOfHost } from '../../contract/constants.ts';
 import {
   OnboardingCardRequest, OnboardingCodeSent, OnboardingDone, OnboardingEmailRequest, OnboardingInvitationRequest, OnboardingPasswordRequest,
-  OnboardingPhoneRequest, OnboardingProfileRequest, OnboardingStarted, OnboardingTermsRequest, OnboardingVerified, OnboardingVerifyRequest,
+  OnboardingPhoneRequest, OnboardingProfileRequest, OnboardingStarted, OnboardingState, OnboardingStateRequest, OnboardingTermsRequest, OnboardingVerified,
+  OnboardingVerifyRequest,
 } from '../../contract/schemas.ts';
 import { assertCaptcha } from '../captcha/index.ts';
 import type { AppContext } from '../context.ts';
@@ -14,6 +15,7 @@ import { jsonSchema, responses } from '../http/schema.ts';
 import { createAccount } from './account.ts';
 import { openFlow } from './flows.ts';
 import { startWithCard, startWithInvitation } from './start.ts';
+import { flowState } from './state.ts';
 import { acceptTerms, contactOf, saveProfile, sendCode, verifyCode } from './steps.ts';
 
 const tags = ['onboarding'];
@@ -37,6 +39,12 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     const started = await startWithInvitation(ctx, { ...start(request), code: request.body.code, language: request.body.language });
     return reply.code(201).send(started);
   });
+
+  // A reload reads what the flow holds; the token is 256 random bits, so, as the other calls that
+  // carry it, this one is not throttled.
+  app.post<{ Body: OnboardingStateRequest }>('/onboarding/state', {
+    schema: { tags, summary: 'What the flow holds so far, for a reload to show the step reached', body: jsonSchema(OnboardingStateRequest), response: responses({ 200: OnboardingState }, [400, 410, 503]) },
+  }, async (request) => flowState(ctx, await openFlow(ctx, request.body.flow)));
 
   app.post<{ Body: OnboardingTermsRequest }>('/onboarding/terms', {
     schema: { tags, summary: 'Accept the terms and the privacy policy (required) and choose marketing preferences', body: jsonSchema(OnboardingTermsRequest), response: responses({ 204: null }, FLOW_ERRORS) },

@@ -9,9 +9,11 @@ import type { Locale, Variant } from '../../contract/constants.ts';
 import { LOCALES, VARIANT_LOCALES } from '../../contract/constants.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, normaliseCardNumber } from '../../contract/rules.ts';
 import type { OnboardingStarted } from '../../contract/schemas.ts';
+import type { Selectable } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
+import type { CardsTable, InvitationsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { maskedUsernames } from '../identity/usernames.ts';
 import { activationCodeMatches } from '../methods/activation-code.ts';
@@ -62,13 +64,7 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
     source: 'card', cardId: card.id, language, ip: input.ip,
     firstname: card.holder_firstname, lastname: card.holder_lastname, email: card.holder_email, emailVerified: false, phone: card.holder_phone,
   });
-  return {
-    flow, source: 'card',
-    welcome: {
-      firstname: card.holder_firstname, lastname: card.holder_lastname, company: card.company,
-      email: card.holder_email, emailVerified: false, phone: card.holder_phone, language,
-    },
-  };
+  return { flow, source: 'card', welcome: cardWelcome(card, language) };
 }
 
 export async function startWithInvitation(ctx: AppContext, input: Start & { code: string }): Promise<OnboardingStarted> {
@@ -87,11 +83,25 @@ export async function startWithInvitation(ctx: AppContext, input: Start & { code
     source: 'invitation', invitationId: invitation.id, language, ip: input.ip,
     firstname: invitation.firstname, lastname: invitation.lastname, email: invitation.email, emailVerified: true, phone: null,
   });
+  return { flow, source: 'invitation', welcome: invitationWelcome(invitation, language) };
+}
+
+type Welcome = OnboardingStarted['welcome'];
+export type CardHolder = Pick<Selectable<CardsTable>, 'holder_firstname' | 'holder_lastname' | 'company' | 'holder_email' | 'holder_phone'>;
+export type Invited = Pick<Selectable<InvitationsTable>, 'firstname' | 'lastname' | 'company' | 'email'>;
+
+/** What the card's holder is greeted with: the details the employer gave with the card. */
+export function cardWelcome(card: CardHolder, language: Locale): Welcome {
   return {
-    flow, source: 'invitation',
-    welcome: {
-      firstname: invitation.firstname, lastname: invitation.lastname, company: invitation.company,
-      email: invitation.email, emailVerified: true, phone: null, language,
-    },
+    firstname: card.holder_firstname, lastname: card.holder_lastname, company: card.company,
+    email: card.holder_email, emailVerified: false, phone: card.holder_phone, language,
+  };
+}
+
+/** What the invited person is greeted with; the invitation reached its address, which is proven. */
+export function invitationWelcome(invitation: Invited, language: Locale): Welcome {
+  return {
+    firstname: invitation.firstname, lastname: invitation.lastname, company: invitation.company,
+    email: invitation.email, emailVerified: true, phone: null, language,
   };
 }

@@ -4,7 +4,7 @@
 // time, kept in the challenge store with every other code (purpose 'onboarding'): it lives
 // MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s, then 15 s for
 // the same target. An address or number another account uses is refused (spec §5).
-import type { Variant } from '../../contract/constants.ts';
+import { ONBOARDING_NEEDS, type Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent } from '../../contract/schemas.ts';
@@ -24,7 +24,7 @@ import { furthest, requireProgress } from './progress.ts';
 const MAX_SENDS_PER_FLOW = 10;
 
 export async function acceptTerms(ctx: AppContext, flow: Flow, input: { terms: boolean; privacy: boolean; marketing: MarketingPreferences }) {
-  requireProgress(flow.state, 'started');
+  requireProgress(flow.state, ONBOARDING_NEEDS.terms);
   if (!input.terms || !input.privacy) throw new ApiError('terms_required');
   await ctx.db.updateTable('onboarding_flows').set({
     terms_accepted_at: nowIso(), marketing: JSON.stringify(input.marketing), state: furthest(flow.state, 'terms_accepted'),
@@ -32,7 +32,7 @@ export async function acceptTerms(ctx: AppContext, flow: Flow, input: { terms: b
 }
 
 export async function saveProfile(ctx: AppContext, flow: Flow, input: { firstname: string; lastname: string; language: string }) {
-  requireProgress(flow.state, 'terms_accepted');
+  requireProgress(flow.state, ONBOARDING_NEEDS.profile);
   const firstname = input.firstname.trim();
   const lastname = input.lastname.trim();
   if (!firstname || !lastname) {
@@ -60,7 +60,7 @@ export function contactOf(kind: 'email' | 'phone', raw: string, variant: Variant
 export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip: string): Promise<OnboardingCodeSent> {
   const { config, db } = ctx;
   const email = contact.kind === 'email';
-  requireProgress(flow.state, email ? 'profile_saved' : 'email_verified');
+  requireProgress(flow.state, email ? ONBOARDING_NEEDS.email : ONBOARDING_NEEDS.phone);
   const table = email ? 'user_emails' : 'user_phones';
   const taken = await db.selectFrom(table).select('id').where('value', '=', contact.value).executeTakeFirst();
   if (taken) throw new ApiError(email ? 'email_unavailable' : 'phone_unavailable');
@@ -127,7 +127,7 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
 class LostSend extends Error {}
 
 /** The flow's latest challenge (its sends are numbered), open or not. */
-async function latestChallenge(ctx: AppContext, flowId: string) {
+export async function latestChallenge(ctx: AppContext, flowId: string) {
   return ctx.db.selectFrom('mfa_challenges').select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
     .where('flow_id', '=', flowId).where('purpose', '=', 'onboarding').orderBy('sends', 'desc').executeTakeFirst();
 }

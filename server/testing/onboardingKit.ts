@@ -53,6 +53,7 @@ export function onboardingClient(server: TestServer, peers: Peers, device = 'onb
     phone: (flow: string, phone: string, channel?: string) => post('phone', { flow, phone, ...(channel ? { channel } : {}) }),
     verify: (flow: string, code: string) => post('verify', { flow, code }),
     password: (flow: string, password: string, confirmation = password) => post('password', { flow, password, confirmation }),
+    state: (flow: string) => post('state', { flow }),
     /** The newest code the email or phone received. */
     codeFor(target: string): string {
       const texts = [...peers.mails.filter((m) => m.to === target).map((m) => m.raw), ...peers.messages.filter((m) => m.to === target).map((m) => m.text)];

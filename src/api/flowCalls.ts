@@ -2,7 +2,7 @@
 // and loaded with the first of them. Every JSON answer is parsed with its schema from contract/schemas.ts.
 import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.ts';
 import {
-  OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingVerified, type MarketingPreferences,
+  OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer,
 } from '../../contract/schemas.ts';
@@ -102,6 +102,10 @@ export const sendPhoneCode = (input: { flow: string; phone: string; channel: 'sm
 
 export const verifyOnboardingCode = (input: { flow: string; code: string }) =>
   parsed(OnboardingVerified, () => api.post('onboarding/verify', { json: input }).json());
+
+/** What the flow holds, for a reload (POST keeps the token out of URLs and logs). */
+export const onboardingState = (input: { flow: string }) =>
+  parsed(OnboardingState, () => api.post('onboarding/state', { json: input }).json());
 
 /** The password step: the new-password machine's call, whose payload is the flow's token. */
 export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>

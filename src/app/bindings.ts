@@ -8,12 +8,13 @@ import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
 import type { ResetMemory } from '../../machines/forgotPassword.ts';
 import type { MfaMemory } from '../../machines/mfaCode.ts';
+import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, regenerateRecoveryKeys, requestPasswordCode,
-  resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp, startWithCard,
-  startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
+  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, onboardingState, regenerateRecoveryKeys,
+  requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
+  startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
 } from '../api/flowCalls.ts';
 
 /** Asks the router for a path. */
@@ -74,8 +75,14 @@ export const forgotPassword = async (go: Go) => {
 
 export const onboarding = async (go: Go) => {
   const [{ onboardingMachine }, { newPasswordMachineOf }] = await Promise.all([import('../../machines/onboarding.ts'), newPassword()]);
+  const memory = flowMemory<OnboardingMemory>('onboarding');
   return onboardingMachine.provide({
     actors: {
+      // The token the tab kept, with what the server holds of its flow (an expired one fails the call).
+      recall: fromPromise(async () => {
+        const kept = await memory.recall();
+        return kept && { ...kept, state: await onboardingState({ flow: kept.flow }) };
+      }),
       // The language the person reads goes with the start: the flow's messages speak it.
       startWithCard: fromPromise(({ input }) => startWithCard({ ...input, language: i18next.language })),
       startWithInvitation: fromPromise(({ input }) => startWithInvitation({ ...input, language: i18next.language })),
@@ -86,7 +93,7 @@ export const onboarding = async (go: Go) => {
       codeEntry: codeEntryChecking(({ ticket, code }) => verifyOnboardingCode({ flow: ticket, code })),
       newPassword: newPasswordMachineOf<OnboardingDone>().provide({ actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) } }),
     },
-    actions: { show: (_, { step }) => go(pathOf('onboarding', step)) },
+    actions: { show: (_, { step }) => go(pathOf('onboarding', step)), keep: (_, value) => memory.keep(value) },
   });
 };
 

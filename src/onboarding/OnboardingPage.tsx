@@ -35,7 +35,9 @@ export default function OnboardingPage() {
 }
 
 function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
+  const { t } = useTranslation();
   const step = useSelector(onboarding, (s) => s.context.step);
+  const recalling = useSelector(onboarding, (s) => s.matches('recalling'));
   const codeFor = useSelector(onboarding, (s) => s.context.challenge?.kind);
   const position = step === 'onboarding-mfa' ? (codeFor === 'phone' ? 6 : 5) : POSITION[step];
   const screens: Record<OnboardingStep, ReactNode> = {
@@ -52,6 +54,8 @@ function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
     password: <PasswordStep onboarding={onboarding} />,
     confirmation: <Confirmation onboarding={onboarding} />,
   };
+  // A reload: the step to show is known once the server has answered.
+  if (recalling) return <p role="status">{t('common.loading')}</p>;
   return (
     <>
       {position !== undefined && <Progress position={position} />}
