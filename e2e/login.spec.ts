@@ -87,17 +87,32 @@ test('a user with a weak password chooses a new one against the rules, then sign
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
   await expectNoAxeViolations(page);
   const rules = page.getByTestId('password-rules');
+  const rule = (text: string) => rules.getByRole('listitem').filter({ hasText: text });
+  // The rules say what is asked, with their numbers, and each shows whether it is met.
+  await expect(rules.getByRole('listitem')).toHaveText([
+    /At least 10 characters — not met yet/, /A letter — not met yet/, /A number — not met yet/,
+    /A special character, such as ! or - — not met yet/, /Both passwords are the same — not met yet/,
+  ]);
   await page.getByLabel('New password', { exact: true }).fill('abc');
-  await expect(rules).toContainText('• Not enough characters');
-  await expect(rules).toContainText('• No number');
+  await expect(rule('A letter')).toHaveText('✓ A letter — met');
+  await expect(rule('At least 10 characters')).toHaveText('• At least 10 characters — not met yet');
+  await expect(rule('A number')).toHaveText('• A number — not met yet');
+  // The fields hide what is typed unless asked.
+  await expect(page.getByLabel('New password', { exact: true })).toHaveAttribute('type', 'password');
+  await page.getByLabel('Show the passwords').check();
+  await expect(page.getByLabel('New password', { exact: true })).toHaveAttribute('type', 'text');
+  await expect(page.getByLabel('Confirm the new password')).toHaveAttribute('type', 'text');
   await page.getByLabel('New password', { exact: true }).fill('Brand-new-pass-77');
   await page.getByLabel('Confirm the new password').fill('Brand-new-pass-78');
-  await expect(rules).toContainText("• Passwords don't match!");
-  // Without a matching confirmation nothing is sent.
+  await expect(rule('Both passwords are the same')).toHaveText('• Both passwords are the same — not met yet');
+  // Without a matching confirmation nothing is sent, and the spec's failure message says why.
   await page.getByRole('button', { name: 'Save my new password' }).click();
+  await expect(page.getByRole('alert')).toHaveText("Passwords don't match!");
   await expect(page).toHaveURL(/\/weak-password$/);
   await page.getByLabel('Confirm the new password').fill('Brand-new-pass-77');
-  await expect(rules).toContainText('✓ Not enough characters');
+  await expect(rule('At least 10 characters')).toHaveText('✓ At least 10 characters — met');
+  await expect(rule('Both passwords are the same')).toHaveText('✓ Both passwords are the same — met');
+  await page.screenshot({ path: 'test-results/screens/password-rules-1280.png' });
   await page.getByRole('button', { name: 'Save my new password' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByRole('status')).toHaveText('Your password was changed. Sign in with your new password.');

@@ -2,10 +2,15 @@
 // the server — which checks everything again — takes it. Renewing a weak password (spec §4 Login:
 // password_status 1 or 2), a forgotten one, and the first one of a new account all go this way.
 import { assign, fromPromise, setup } from 'xstate';
-import { passwordProblems, type PasswordPolicy } from '../contract/password.ts';
+import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../contract/password.ts';
 import { problemOf, type Problem } from './failures.ts';
 
-type Context<TResult> = { payload: string; policy: PasswordPolicy; password: string; confirmation: string; error: Problem | null; result: TResult | null };
+type Context<TResult> = {
+  payload: string; policy: PasswordPolicy; password: string; confirmation: string;
+  /** The rule a refused submit broke first: the spec's failure message shows for it. */
+  refused: PasswordProblem | null;
+  error: Problem | null; result: TResult | null;
+};
 
 /** The new-password machine of a flow whose server call answers `TResult` (a new account's outcome
  * for onboarding, nothing for a reset): the flow reads it, typed, from the machine's output. */
@@ -27,13 +32,17 @@ export const newPasswordMachineOf = <TResult>() => setup({
   },
 }).createMachine({
   id: 'newPassword',
-  context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', error: null, result: null }),
+  context: ({ input }) => ({ payload: input.payload, policy: input.policy, password: '', confirmation: '', refused: null, error: null, result: null }),
   initial: 'editing',
   states: {
     editing: {
       on: {
-        CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
-        SUBMIT: { guard: 'acceptable', target: 'saving' },
+        CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null, refused: null })) },
+        SUBMIT: [
+          { guard: 'acceptable', target: 'saving' },
+          // Nothing is sent; the first broken rule says why.
+          { actions: assign({ refused: ({ context }) => passwordProblems(context.password, context.policy, context.confirmation)[0] ?? null }) },
+        ],
       },
     },
     saving: {

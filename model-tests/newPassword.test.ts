@@ -24,6 +24,19 @@ describe('weak password machine: model', () => {
     expect(result.missing).toEqual([]);
   });
 
+  it('says which rule a refused submit broke first, sends nothing, and forgets it on the next change', () => {
+    const actor = createActor(newPasswordMachine, { input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY } }).start();
+    actor.send({ type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' });
+    actor.send({ type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-78' });
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().value).toBe('editing');
+    expect(actor.getSnapshot().context.refused).toBe('mismatch');
+    actor.send({ type: 'CHANGE', field: 'password', value: 'short' });
+    expect(actor.getSnapshot().context.refused).toBeNull();
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().context.refused).toBe('too_short');
+  });
+
   it('judges the password by the policy it was given', async () => {
     const sent: string[] = [];
     const strict = { ...DEFAULT_PASSWORD_POLICY, minDigits: 3 };

@@ -29,5 +29,6 @@ export function isCommonPassword(password: string): boolean {
 export function assertAcceptablePassword(password: string, policy: PasswordPolicy): void {
   const problems = passwordProblems(password, policy);
   if (problems.length > 0) throw new ApiError('weak_new_password', { problems });
-  if (isCommonPassword(password)) throw new ApiError('weak_new_password', { problems: ['common'] });
+  // A code of its own: the person is told why a password that meets every rule is still refused.
+  if (isCommonPassword(password)) throw new ApiError('common_password');
 }

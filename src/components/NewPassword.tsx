@@ -1,36 +1,61 @@
 // The new-password form every flow uses (weak-password renewal, forgotten password, onboarding):
-// a projection of the new-password machine, with the live checklist of the password rules.
+// a projection of the new-password machine, with the live checklist of the password rules: each
+// rule is written as what is asked, with its number, and shows as met once it is.
 import { useSelector } from '@xstate/react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
-import { passwordProblems, type PasswordProblem } from '../../contract/password.ts';
+import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../../contract/password.ts';
 import type { newPasswordMachine } from '../../machines/newPassword.ts';
+import { Alert } from './Alert.tsx';
 import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
 
 export type WeakRef = ActorRefFrom<typeof newPasswordMachine>;
-const CHECKS: PasswordProblem[] = ['too_short', 'no_letter', 'no_number', 'no_special', 'mismatch'];
+/** Each rule, the problem that breaks it, and the policy number it states. */
+const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: PasswordPolicy) => number | null }> = [
+  { rule: 'length', problem: 'too_short', count: (policy) => policy.minLength },
+  { rule: 'letter', problem: 'no_letter', count: (policy) => policy.minLetters },
+  { rule: 'number', problem: 'no_number', count: (policy) => policy.minDigits },
+  { rule: 'special', problem: 'no_special', count: (policy) => policy.minSpecial },
+  { rule: 'match', problem: 'mismatch', count: () => null },
+];
 
 export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit' }: { weak: WeakRef; title?: string; text?: string; submit?: string }) {
   const { t } = useTranslation();
-  const { password, confirmation, error, policy } = useSelector(weak, (s) => s.context);
+  const { password, confirmation, error, policy, refused } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
   const problems = passwordProblems(password, policy, confirmation);
+  // Both fields show or hide together: the person compares them.
+  const [shown, setShown] = useState(false);
   return (
     <>
       <h1 className="text-2xl font-bold">{t(title)}</h1>
       <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); weak.send({ type: 'SUBMIT' }); }}>
-        <TextField label={t('weak.password')} type="password" autoComplete="new-password" value={password}
+        <TextField label={t('weak.password')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={password}
           onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })} />
-        <TextField label={t('weak.confirmation')} type="password" autoComplete="new-password" value={confirmation}
+        <TextField label={t('weak.confirmation')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={confirmation}
           onChange={(value) => weak.send({ type: 'CHANGE', field: 'confirmation', value })} />
+        <label className="flex min-h-11 items-center gap-2 text-sm">
+          <input type="checkbox" checked={shown} onChange={(event) => setShown(event.target.checked)} className="h-5 w-5" />
+          {t('weak.show')}
+        </label>
         <ul aria-label={t('weak.rules')} className="space-y-1 text-sm" data-testid="password-rules">
-          {CHECKS.map((check) => {
-            const ok = password !== '' && !problems.includes(check) && !problems.includes('required');
-            return <li key={check} className={ok ? 'text-green-800' : 'text-slate-700'}>{ok ? '✓ ' : '• '}{t(`weak.check.${check}`)}</li>;
+          {RULES.filter(({ count }) => count(policy) !== 0).map(({ rule, problem, count }) => {
+            const met = password !== '' && !problems.includes(problem) && !problems.includes('required');
+            const n = count(policy);
+            return (
+              <li key={rule} className={met ? 'text-green-800' : 'text-slate-700'}>
+                <span aria-hidden="true">{met ? '✓ ' : '• '}</span>
+                {t(`weak.rule.${rule}`, n === null ? {} : { count: n })}
+                <span className="sr-only"> — {t(met ? 'weak.met' : 'weak.notMet')}</span>
+              </li>
+            );
           })}
         </ul>
+        <p className="text-sm text-slate-700">{t('weak.common')}</p>
+        <div aria-live="assertive">{refused && <Alert tone="error">{t(`weak.check.${refused}`)}</Alert>}</div>
         <ErrorMessage error={error} />
         <Button type="submit" full loading={saving}>{t(submit)}</Button>
       </form>
