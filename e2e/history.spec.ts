@@ -65,12 +65,12 @@ test('enrolment: Back through selection to the intro, Forward back to the destin
   await expect(page).toHaveURL(/\/setup-mfa$/);
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
-  await page.getByRole('button', { name: 'To my phone' }).click();
+  await page.getByRole('button', { name: 'By text message (SMS)' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
 
   await page.goBack();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
-  await expect(page.getByRole('button', { name: 'To my email address' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'By email' })).toBeVisible();
   await page.goBack();
   await expect(page).toHaveURL(/\/setup-mfa$/);
   await expect(page.getByRole('button', { name: 'Set it up now' })).toBeVisible();
@@ -128,13 +128,15 @@ test('second factor: a reload on the methods or on the code resumes the sign-in'
   await page.getByLabel('Card number').fill('5065 0000 0000 0001');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(heading(page)).toHaveText('Hello, Kato');
-  // Signed in, the second factor is over: its screens go home, and so does the set-up of a
-  // second factor the account already has.
+  // Signed in, the second factor is over: its screens go home, and so does the set-up's intro for
+  // an account that has one; its own steps add a further method instead.
   await page.goto('/mfa');
   await expect(page).toHaveURL(/\/user\/dashboard$/);
-  await page.goto('/setup-mfa/phone');
+  await page.goto('/setup-mfa');
   await expect(page).toHaveURL(/\/user\/dashboard$/);
   await expect(heading(page)).toHaveText('Hello, Kato');
+  await page.goto('/setup-mfa/phone');
+  await expect(heading(page)).toHaveText('Your mobile phone number');
   // The recovery-key screen opened outside a sign-in by recovery key signs out (spec §4).
   await page.goto('/mfa/totp-recovery');
   await expect(page).toHaveURL(/\/login\/email$/);

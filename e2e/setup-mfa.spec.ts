@@ -53,11 +53,14 @@ test('a customer is warned about shared credentials and may skip', async ({ page
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Carl');
 });
 
-test('a customer who sets up chooses between phone and email', async ({ page }) => {
+test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an email or the authenticator app, or not now', async ({ page }) => {
   await signIn(page, carl.email);
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
-  await page.getByRole('button', { name: 'To my email address' }).click();
+  await expect(page.getByRole('main').getByRole('button')).toHaveText([
+    'By text message (SMS)', 'By phone call', 'By WhatsApp', 'By email', 'With an authenticator app', 'Not now',
+  ]);
+  await page.getByRole('button', { name: 'By email' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
   // An address of another account is refused with the spec's message.
   await page.getByLabel('Email address').fill('emma.peeters@example.be');

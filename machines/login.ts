@@ -18,14 +18,22 @@ export type LoginOutput =
 export type LoginEvent =
   | { type: 'CHANGE'; field: 'username' | 'password'; value: string }
   | { type: 'SET_MODE'; mode: LoginMode }
-  | { type: 'SUBMIT'; captcha?: CaptchaAnswer };
+  /** `automatic`: the form resubmits by itself once the robot check it was refused for is solved. */
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer; automatic?: boolean };
 
 type Context = {
   mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null;
   /** After repeated failures the server wants a CAPTCHA solution with each attempt: the form shows the widget. */
   captchaNeeded: boolean;
   captcha: string | null;
+  /** The server refused a sign-in for want of a robot check: the form sends it again, password kept,
+   * as soon as the widget has solved one. Once only: a second refusal is shown. */
+  resubmitWhenSolved: boolean;
+  /** The submit in flight is that automatic one. */
+  automatic: boolean;
 };
+
+const isCaptchaFailure = (error: unknown) => ['captcha_required', 'captcha_invalid'].includes(failureOf(error)?.code ?? '');
 
 function failureOf(error: unknown): ApiFailure | null {
   return isApiFailure(error) ? error : null;
@@ -72,20 +80,28 @@ export const loginMachine = setup({
     weakPassword: ({ event }) => failureOf(errorOf(event))?.code === 'weak_password',
     inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
     captchaRefused: ({ context, event }) => context.captchaNeeded && captchaRefused({ event }),
+    firstCaptchaRefusal: ({ context, event }) => !context.automatic && isCaptchaFailure(errorOf(event)),
   },
 }).createMachine({
   id: 'login',
-  context: ({ input }) => ({ mode: input.mode, username: '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null }),
+  context: ({ input }) => ({
+    mode: input.mode, username: '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null,
+    resubmitWhenSolved: false, automatic: false,
+  }),
   initial: 'editing',
   states: {
     editing: {
       on: {
         // An error stays until the user types again.
         CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
+        // (Typing does not cancel a resubmit the person is waiting for: it sends what is typed then.)
         SET_MODE: { actions: assign(({ event }) => ({ mode: event.mode, username: '', error: null })) },
         SUBMIT: [
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
-          { guard: 'canSubmit', target: 'submitting', actions: assign({ captcha: captchaToken }) },
+          {
+            guard: 'canSubmit', target: 'submitting',
+            actions: assign({ captcha: captchaToken, automatic: ({ event }) => event.automatic === true, resubmitWhenSolved: false }),
+          },
         ],
       },
     },
@@ -100,10 +116,19 @@ export const loginMachine = setup({
           { guard: 'weakPassword', target: 'done', actions: assign({ outcome: ({ event }) => weakOutcome(event.error) }) },
           { guard: 'inMaintenance', target: 'done', actions: assign({ outcome: { kind: 'maintenance' } }) },
           {
+            // Refused for want of a robot check, the first time: nothing to correct, so nothing to
+            // say; the password stays and the form goes again once the widget has solved one.
+            guard: 'firstCaptchaRefusal',
+            target: 'editing',
+            actions: assign({ captchaNeeded: true, resubmitWhenSolved: true, error: null }),
+          },
+          {
             target: 'editing',
             actions: assign(({ context, event }) => ({
-              error: loginErrorOf(event.error), password: '',
-              captchaNeeded: context.captchaNeeded || failureOf(event.error)?.body.captcha === true,
+              error: loginErrorOf(event.error),
+              // A wrong password goes; one refused for the robot check stays to be sent again.
+              password: isCaptchaFailure(event.error) ? context.password : '',
+              captchaNeeded: context.captchaNeeded || failureOf(event.error)?.body.captcha === true || isCaptchaFailure(event.error),
             })),
           },
         ],

@@ -15,6 +15,7 @@ const ANSWERS = [
   { type: 'xstate.error.actor.submitLogin', error: failure(403, { code: 'weak_password', message: '', payload: 'w' }) },
   { type: 'xstate.error.actor.submitLogin', error: failure(503, { code: 'maintenance', message: '' }) },
   { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }) },
+  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true }) },
 ];
 
 describe('login machine: model', () => {
@@ -26,6 +27,7 @@ describe('login machine: model', () => {
         { type: 'CHANGE', field: 'password', value: 'secret' },
         { type: 'SET_MODE', mode: 'phone' },
         { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
+        { type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true },
         ...ANSWERS,
       ] as never,
     });
@@ -107,5 +109,23 @@ describe('login machine: behaviour', () => {
     expect(actor.getSnapshot().context.error).toEqual(CAPTCHA_FAILURES.notLoaded);
     await attempt({ token: 'solved' });
     expect(sent).toEqual([null, 'solved']);
+  });
+
+  it('keeps the password when the server wants a robot check, resubmits once solved, and shows a second refusal', async () => {
+    const sent: Array<{ password: string; captcha: string | null }> = [];
+    const actor = createActor(loginMachine.provide({
+      actors: { submitLogin: fromPromise(async ({ input }) => { sent.push({ password: input.password, captcha: input.captcha }); throw failure(400, { code: 'captcha_required', message: '', captcha: true }); }) },
+    }), { input: { mode: 'email' } }).start();
+    actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'right-one' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    // Nothing contradicts the widget: no error, the password kept, a resubmit waiting.
+    expect(actor.getSnapshot().context).toMatchObject({ error: null, password: 'right-one', captchaNeeded: true, resubmitWhenSolved: true });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true });
+    await settle();
+    expect(sent).toEqual([{ password: 'right-one', captcha: null }, { password: 'right-one', captcha: 'solved' }]);
+    // Refused again after the automatic one: said, and not sent a third time by itself.
+    expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'captcha_required' }, password: 'right-one', resubmitWhenSolved: false });
   });
 });

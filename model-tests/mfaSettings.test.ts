@@ -13,15 +13,16 @@ describe('MFA settings machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(mfaSettingsMachine, {
       events: () => [
-        { type: 'SWITCH', id: 2 }, { type: 'DELETE', id: 2 }, { type: 'REGENERATE' }, { type: 'DISMISS' },
+        { type: 'SWITCH', id: 2 }, { type: 'DELETE', id: 2 }, { type: 'DELETE', id: 99 }, { type: 'REGENERATE' }, { type: 'DISMISS' },
+        { type: 'CONFIRM' }, { type: 'CANCEL' }, { type: 'SAVED' },
         done('listMethods', methods), fail('listMethods', 'unauthorized'),
         done('switchPrimary'), fail('switchPrimary', 'step_up_required'),
         done('deleteMethod'), fail('deleteMethod', 'last_method'),
         done('regenerate', { recovery_keys: ['A'] }), fail('regenerate', 'not_found'),
       ] as never,
       serializeState: ({ value, context }) => {
-        const c = context as { methods: unknown[]; keys: unknown; error: unknown; notice: unknown };
-        return JSON.stringify([value, c.methods.length, !!c.keys, c.error, c.notice]);
+        const c = context as { methods: unknown[]; keys: unknown; error: unknown; notice: unknown; pending: unknown };
+        return JSON.stringify([value, c.methods.length, !!c.keys, c.error, c.notice, c.pending]);
       },
     });
     console.info(report('mfaSettings', result));
@@ -44,10 +45,39 @@ describe('MFA settings machine: model', () => {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     await settle();
     actor.send({ type: 'DELETE', id: 2 });
+    actor.send({ type: 'CONFIRM' });
     await settle();
     expect(actor.getSnapshot().context).toMatchObject({ notice: 'deleted', methods: [methods[0]] });
     actor.send({ type: 'DELETE', id: 1 });
+    actor.send({ type: 'CONFIRM' });
     await settle();
     expect(actor.getSnapshot().context.error).toBe('last_method');
+  });
+
+  it('deletes and regenerates only after a yes; a no changes nothing; new keys stay until saved', async () => {
+    const calls: string[] = [];
+    const actor = createActor(mfaSettingsMachine.provide({
+      actors: {
+        listMethods: fromPromise(async () => methods),
+        deleteMethod: fromPromise(async ({ input }) => { calls.push(`delete ${input.id}`); }),
+        regenerate: fromPromise(async () => { calls.push('regenerate'); return { recovery_keys: ['K1', 'K2'] }; }),
+      },
+    })).start();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    await settle();
+    actor.send({ type: 'DELETE', id: 2 });
+    expect(actor.getSnapshot().context.pending).toEqual({ action: 'delete', id: 2 });
+    actor.send({ type: 'CANCEL' });
+    actor.send({ type: 'REGENERATE' });
+    actor.send({ type: 'CANCEL' });
+    await settle();
+    expect(calls).toEqual([]);
+    actor.send({ type: 'REGENERATE' });
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    expect(calls).toEqual(['regenerate']);
+    expect(actor.getSnapshot().context.keys).toEqual(['K1', 'K2']);
+    actor.send({ type: 'SAVED' });
+    expect(actor.getSnapshot().context.keys).toBeNull();
   });
 });

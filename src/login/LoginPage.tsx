@@ -1,6 +1,6 @@
 // Sign-in by email or phone (spec §2 login): a projection of the login machine.
 import { useSelector } from '@xstate/react';
-import { lazy, Suspense, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
@@ -41,9 +41,13 @@ export function LoginPage() {
 /** What the page says on arrival: a password just changed, an account just created, or a session ended elsewhere. */
 function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | 'session_ended' | null }) {
   const { t } = useTranslation();
-  const { mode, username, password, error, captchaNeeded } = useSelector(login, (s) => s.context);
+  const { mode, username, password, error, captchaNeeded, resubmitWhenSolved } = useSelector(login, (s) => s.context);
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
+  // Refused for want of a robot check: the form goes again by itself once the widget has one.
+  const resubmit = useCallback(() => {
+    if (login.getSnapshot().context.resubmitWhenSolved && captcha.current) login.send({ type: 'SUBMIT', automatic: true, captcha: captcha.current.take() });
+  }, [login]);
   const [revealed, setRevealed] = useState(false);
   const ids = { username: useId(), password: useId(), error: useId() };
 
@@ -123,7 +127,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           </div>
         </div>
 
-        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} /></Suspense>}
+        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} onReady={resubmitWhenSolved ? resubmit : undefined} /></Suspense>}
+        {resubmitWhenSolved && <p role="status" className="text-sm text-slate-700">{t('login.resubmitting')}</p>}
 
         <div aria-live="assertive">
           {error && (

@@ -5,6 +5,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
+import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { Card } from '../components/Card.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
@@ -27,20 +28,7 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const { keysLeft, keys, error } = useSelector(recovery, (s) => s.context);
   const showing = useSelector(recovery, (s) => s.matches('showingKeys'));
   if (keysLeft === null) return <p className="mt-4" role="status">{t('common.loading')}</p>;
-  if (showing && keys) {
-    return (
-      <Card aria-labelledby="keys-title" className="mt-6">
-        <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
-        <p className="mt-1 text-sm text-slate-700">{t('mfa.recovery.keepThem')}</p>
-        <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
-          {keys.map((key) => <li key={key}>{key}</li>)}
-        </ul>
-        <Button className="mt-5" onClick={() => recovery.send({ type: 'CONTINUE' })}>
-          {t('mfa.recovery.continue')}
-        </Button>
-      </Card>
-    );
-  }
+  if (showing && keys) return <RecoveryKeys keys={keys} className="mt-6" onSaved={() => recovery.send({ type: 'CONTINUE' })} />;
   return (
     <Card className="mt-6">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>

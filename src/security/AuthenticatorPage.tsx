@@ -6,7 +6,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';
 import { Button } from '../components/Button.tsx';
-import { Card } from '../components/Card.tsx';
+import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { ErrorMessage } from '../components/Field.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
@@ -41,22 +41,7 @@ function Setup({ setup }: { setup: SetupRef }) {
       </div>
     );
   }
-  if (state.matches('showingKeys') && keys) {
-    const text = keys.join('\n');
-    return (
-      <Card aria-labelledby="keys-title" className="mt-5">
-        <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
-        <p className="mt-1 text-sm text-slate-700">{t('authenticator.keysOnce')}</p>
-        <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">{keys.map((key) => <li key={key}>{key}</li>)}</ul>
-        <div className="mt-4 flex flex-wrap gap-3 text-sm">
-          <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(text)}>{t('authenticator.copy')}</Button>
-          <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="tessera-recovery-keys.txt" className="btn btn-secondary btn-sm">{t('authenticator.download')}</a>
-          <Button variant="secondary" size="sm" onClick={() => window.print()}>{t('authenticator.print')}</Button>
-        </div>
-        <Button className="mt-5" onClick={() => setup.send({ type: 'CONTINUE' })}>{t('mfa.recovery.continue')}</Button>
-      </Card>
-    );
-  }
+  if (state.matches('showingKeys') && keys) return <RecoveryKeys keys={keys} onSaved={() => setup.send({ type: 'CONTINUE' })} />;
   if (state.matches('scanning')) {
     return (
       <div className="mt-5 space-y-5">

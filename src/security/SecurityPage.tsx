@@ -1,15 +1,17 @@
 // /security, /security/mfa-edit, /security/edit-recovery: the two-step settings, a projection of
 // the settings machine. The sensitive screens only open after a recent second-factor check.
 import { useSelector } from '@xstate/react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
-import type { mfaSettingsMachine } from '../../machines/mfaSettings.ts';
+import type { mfaSettingsMachine, PendingChange } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
@@ -38,12 +40,22 @@ export default function SecurityPage() {
 
 function Settings({ settings, step }: { settings: SettingsRef; step: string | null }) {
   const { t } = useTranslation();
-  const { methods, keys, error, notice } = useSelector(settings, (s) => s.context);
+  const { methods, keys, error, notice, pending } = useSelector(settings, (s) => s.context);
   const busy = useSelector(settings, (s) => !s.matches('ready'));
   const hasAuthenticator = methods.some((m) => m.method === 'totp');
   // The recovery keys go with the authenticator: they are not a method of their own here.
   const factors = methods.filter((m) => m.method !== 'totpRecovery');
   const label = (m: (typeof methods)[number]) => t(`security.method.${m.method}`, { target: m.target ?? '' });
+  /** What a change that cannot be undone asks, and what follows from it. */
+  const question = (change: PendingChange) => {
+    if (change.action === 'regenerate') return { title: t('security.confirm.regenerate.title'), text: t('security.confirm.regenerate.text'), yes: t('security.confirm.regenerate.yes') };
+    const method = methods.find((m) => m.id === change.id);
+    return {
+      title: t('security.confirm.delete.title', { method: method ? label(method) : '' }),
+      text: t('security.confirm.delete.text', { context: method?.primary ? 'primary' : undefined }),
+      yes: t('security.confirm.delete.yes'),
+    };
+  };
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
@@ -107,18 +119,37 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         </Card>
       )}
       {step === 'recovery' && (
-        <Card>
-          <p className="text-sm">{t('security.recovery.text')}</p>
-          <Button className="mt-4" loading={busy} onClick={() => settings.send({ type: 'REGENERATE' })}>
-            {t('mfa.recovery.regenerate')}
-          </Button>
-          {keys && (
-            <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
-              {keys.map((key) => <li key={key}>{key}</li>)}
-            </ul>
-          )}
-        </Card>
+        keys
+          ? <RecoveryKeys keys={keys} className="" onSaved={() => settings.send({ type: 'SAVED' })} />
+          : (
+            <Card>
+              <p className="text-sm">{t('security.recovery.text')}</p>
+              <Button className="mt-4" loading={busy && !pending} disabled={pending !== null} onClick={() => settings.send({ type: 'REGENERATE' })}>
+                {t('mfa.recovery.regenerate')}
+              </Button>
+            </Card>
+          )
       )}
+      {pending && <Confirmation settings={settings} question={question(pending)} danger={pending.action === 'delete'} />}
+    </div>
+  );
+}
+
+/** The question before a change that cannot be undone: focus comes to it, and No is one key away. */
+function Confirmation({ settings, question, danger }: { settings: SettingsRef; question: { title: string; text: string; yes: string }; danger: boolean }) {
+  const { t } = useTranslation();
+  const busy = useSelector(settings, (s) => !s.matches('confirming'));
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <div role="alertdialog" aria-labelledby="confirm-title" aria-describedby="confirm-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => { if (event.key === 'Escape') settings.send({ type: 'CANCEL' }); }}>
+      <h2 id="confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{question.title}</h2>
+      <p id="confirm-text" className="mt-1 text-sm text-slate-800">{question.text}</p>
+      <div className="mt-4 flex flex-wrap gap-3">
+        <Button variant={danger ? 'danger' : 'primary'} loading={busy} onClick={() => settings.send({ type: 'CONFIRM' })}>{question.yes}</Button>
+        <Button variant="secondary" disabled={busy} onClick={() => settings.send({ type: 'CANCEL' })}>{t('security.confirm.no')}</Button>
+      </div>
     </div>
   );
 }

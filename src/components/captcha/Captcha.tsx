@@ -1,7 +1,7 @@
 // The CAPTCHA widget of a form: a projection of its own small machine (machines/captcha.ts), which
 // solves the proof of work while the user types. The form asks it for an answer on submit (take).
 import { useActorRef, useSelector } from '@xstate/react';
-import { useImperativeHandle, type Ref } from 'react';
+import { useEffect, useImperativeHandle, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
 import { answerOf, captchaMachine, type CaptchaAnswer } from '../../../machines/captcha.ts';
@@ -14,7 +14,8 @@ export type CaptchaHandle = { take(): CaptchaAnswer };
 
 const widget = captchaMachine.provide({ actors: { solve: fromPromise(() => solveCaptcha()) } });
 
-export function Captcha({ ref }: { ref: Ref<CaptchaHandle> }) {
+/** `onReady`: called whenever a solution is ready while it is given (a form waiting to resubmit). */
+export function Captcha({ ref, onReady }: { ref: Ref<CaptchaHandle>; onReady?: () => void }) {
   const { t } = useTranslation();
   const enabled = useSelector(useRootActor(), (s) => s.context.config?.captcha ?? true);
   const captcha = useActorRef(widget, { input: { enabled } });
@@ -26,6 +27,11 @@ export function Captcha({ ref }: { ref: Ref<CaptchaHandle> }) {
       return answer;
     },
   }), [captcha]);
+
+  const ready = state.matches('ready') || state.matches('off');
+  useEffect(() => {
+    if (ready && onReady) onReady();
+  }, [ready, onReady]);
 
   if (state.matches('off')) return null;
   return (
