@@ -127,3 +127,28 @@ test('signs in with the number of a benefit card', async ({ page }) => {
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
 });
+
+// After the recovery-key test above (this file runs in order): Tom's keys change only here.
+test('new recovery keys from Security: asked first, then shown with ways to keep them until saved', async ({ page }) => {
+  // By email: the authenticator's current code may have been used by the test above.
+  const before = await sentCount(tom.email);
+  await signIn(page, tom.email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  await enterCode(page, await codeSentTo(tom.email, before));
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
+  await page.goto('/security/edit-recovery');
+  await page.getByRole('button', { name: 'Generate new keys' }).click();
+  const question = page.getByRole('alertdialog');
+  await expect(question).toContainText('Your current recovery keys stop working at once');
+  await question.getByRole('button', { name: 'No, keep it as it is' }).click();
+  await expect(page.getByTestId('recovery-keys')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Generate new keys' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, generate new keys' }).click();
+  await expect(page.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
+  for (const name of ['Copy', 'Print']) await expect(page.getByRole('button', { name })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Download' })).toHaveAttribute('download', 'tessera-recovery-keys.txt');
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'I have saved them' }).click();
+  await expect(page.getByTestId('recovery-keys')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Generate new keys' })).toBeVisible();
+});

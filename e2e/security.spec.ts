@@ -39,8 +39,20 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await page.getByRole('button', { name: /Make primary: Phone/ }).click();
   await expect(page.getByRole('status')).toHaveText('Your primary method was changed.');
   await page.getByRole('button', { name: /Delete: Phone/ }).click();
+  // A deletion asks first and says what follows; No changes nothing, and focus is on the question.
+  const question = page.getByRole('alertdialog');
+  await expect(question.getByRole('heading')).toHaveText('Delete Phone +32•••••••88?');
+  await expect(question.getByRole('heading')).toBeFocused();
+  await expectNoAxeViolations(page);
+  await question.getByRole('button', { name: 'No, keep it as it is' }).click();
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  await expect(page.getByTestId('mfa-edit')).toContainText('Phone');
+  await page.getByRole('button', { name: /Delete: Phone/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
   await expect(page.getByRole('status')).toHaveText('The method was deleted.');
   await page.getByRole('button', { name: /Delete: Email/ }).click();
+  await expect(page.getByRole('alertdialog')).toContainText('This is your primary method');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
   await expect(page.getByRole('alert')).toHaveText('You cannot delete your last email or phone verification method.');
 
   // Adding an authenticator app: QR code or key, a 6-digit code, then the recovery keys once.
@@ -136,6 +148,7 @@ test('an account without a second factor turns it on from Security, at 1280 then
 
   // The email goes, and comes back.
   await page.getByRole('button', { name: /^Delete: Email/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
   await expect(page.getByRole('status')).toHaveText('The method was deleted.');
   await expect(page.getByTestId('mfa-edit')).not.toContainText('Email to');
   await page.getByRole('link', { name: 'Add a method' }).click();
