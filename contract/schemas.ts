@@ -115,6 +115,8 @@ export const UserProfile = v.object({
   last_password_change: v.nullable(v.string()),
   mfa_forced: v.boolean(),
   mfa_customer: v.boolean(),
+  /** The customer said "not now" to the offered second factor, less than 30 days ago. */
+  mfa_offer_later: v.boolean(),
   has_sso: v.boolean(),
   sso_only: v.boolean(),
   /** Whether the account has a second factor (forced enrolment diverts users without one). */

@@ -7,6 +7,7 @@ test.describe.configure({ mode: 'serial' });
 
 const fiona = DEMO_MFA_USERS.find((u) => u.key === 'forced')!;
 const carl = DEMO_MFA_USERS.find((u) => u.key === 'offered')!;
+const lea = DEMO_MFA_USERS.find((u) => u.key === 'later')!;
 
 test('a forced user who leaves the set-up is signed out', async ({ page }) => {
   await signIn(page, fiona.email);
@@ -24,6 +25,8 @@ test('a forced user who leaves the set-up is signed out', async ({ page }) => {
 test('a forced user sets up a phone second factor, and needs it at the next sign-in', async ({ page }) => {
   await signIn(page, fiona.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Protect your account with two-step verification');
+  // The intro says what comes next, and it is what comes.
+  await expect(page.getByText('We start with your mobile phone number.')).toBeVisible();
   await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
@@ -45,12 +48,15 @@ test('a forced user sets up a phone second factor, and needs it at the next sign
   await expect(page).toHaveURL(/\/mfa\/methods$/);
 });
 
-test('a customer is warned about shared credentials and may skip', async ({ page }) => {
-  await signIn(page, carl.email);
+test('a customer is warned about shared credentials and may skip; "not now" holds at the next sign-in', async ({ page }) => {
+  await signIn(page, lea.email);
   await expect(page).toHaveURL(/\/setup-mfa$/);
   await expect(page.getByText('only the person who set it up can sign in')).toBeVisible();
   await page.getByRole('button', { name: 'Not now' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Carl');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Lea');
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await signIn(page, lea.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Lea');
 });
 
 test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an email or the authenticator app, or not now', async ({ page }) => {
@@ -58,8 +64,14 @@ test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an emai
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
   await expect(page.getByRole('main').getByRole('button')).toHaveText([
-    'By text message (SMS)', 'By phone call', 'By WhatsApp', 'By email', 'With an authenticator app', 'Not now',
+    'By text message (SMS)', 'By phone call', 'By WhatsApp', 'By email', 'With an authenticator app', 'Not now', 'Back',
   ]);
+  await expectNoAxeViolations(page);
+  // Back returns to the intro, which says the customer chooses.
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa$/);
+  await expect(page.getByText('You choose how: a phone, an email address or an authenticator app.')).toBeVisible();
+  await page.getByRole('button', { name: 'Set it up now' }).click();
   await page.getByRole('button', { name: 'By email' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
   // An address of another account is refused with the spec's message.

@@ -59,6 +59,8 @@ export const forcedMfaMachine = setup({
     startActivation: fromPromise<ActivationStart, { kind: EnrolmentKind; target: string }>(async () => {
       throw new Error('startActivation is provided by the app');
     }),
+    /** "Not now": the server does not offer it again for a while. */
+    remindLater: fromPromise<void>(async () => {}),
     /** The code that proves the destination; its check turns the method on. */
     codeEntry: codeEntryMachineOf<unknown>(),
   },
@@ -118,7 +120,7 @@ export const forcedMfaMachine = setup({
     intro: {
       entry: { type: 'show', params: { screen: 'intro' } },
       on: {
-        SKIP: { guard: 'maySkip', target: 'skipped' },
+        SKIP: { guard: 'maySkip', target: 'postponing' },
         ROUTE: [
           { guard: 'routeToSelection', target: 'selection' },
           { guard: 'routeToDestination', target: 'destination' },
@@ -140,7 +142,7 @@ export const forcedMfaMachine = setup({
         ],
         // From Security, Back leaves the set-up; at sign-in it returns to the intro.
         BACK: [{ guard: 'voluntary', target: 'skipped' }, { target: 'intro' }],
-        SKIP: { guard: 'maySkip', target: 'skipped' },
+        SKIP: { guard: 'maySkip', target: 'postponing' },
         ROUTE: [
           { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro' },
           { guard: 'routeToDestination', target: 'destination' },
@@ -224,6 +226,10 @@ export const forcedMfaMachine = setup({
         CONTINUE: 'enrolled',
         ROUTE: { actions: { type: 'show', params: { screen: 'success' } } },
       },
+    },
+    // A reminder that could not be kept only means the offer comes back at the next sign-in.
+    postponing: {
+      invoke: { id: 'remindLater', src: 'remindLater', onDone: 'skipped', onError: 'skipped' },
     },
     enrolled: { type: 'final', entry: assign({ outcome: 'enrolled' as const }) },
     skipped: { type: 'final', entry: assign({ outcome: 'skipped' as const }) },

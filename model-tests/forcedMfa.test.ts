@@ -16,6 +16,7 @@ const answers = [
   { type: 'xstate.done.actor.resendActivation', output: null },
   { type: 'xstate.done.actor.resendActivation', output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
+  { type: 'xstate.done.actor.remindLater' }, { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
 ];
 
 function walkFrom(input: EnrolmentInput) {
@@ -52,9 +53,11 @@ describe('forced MFA machine: behaviour', () => {
   const start = async ({ hasSms, ...input }: EnrolmentInput) => {
     const screens: string[] = [];
     let sends = 0;
+    let postponed = 0;
     const clock = new SimulatedClock();
     const actor = createActor(forcedMfaMachine.provide({
       actors: {
+        remindLater: fromPromise(async () => { postponed++; }),
         // The account's methods decide: an SMS one sends the forced user to the email set-up.
         methodKinds: fromPromise(async (): Promise<string[]> => (hasSms ? ['sms'] : ['totp'])),
         startActivation: fromPromise(async (): Promise<ActivationStart> => { sends++; return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
@@ -63,13 +66,16 @@ describe('forced MFA machine: behaviour', () => {
       actions: { show: (_, { screen }) => { screens.push(screen); } },
     }), { input, clock }).start();
     await settle();
-    return { actor, screens, clock, sends: () => sends };
+    return { actor, screens, clock, sends: () => sends, postponed: () => postponed };
   };
 
   it('lets a customer who is not forced skip, and nobody else', async () => {
     const customer = await start({ forced: false, customer: true, hasSms: false });
     customer.actor.send({ type: 'SKIP' });
+    await settle();
     expect(customer.actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: false });
+    // The server keeps the "not now".
+    expect(customer.postponed()).toBe(1);
     const forced = await start({ forced: true, customer: true, hasSms: false });
     forced.actor.send({ type: 'SKIP' });
     expect(forced.actor.getSnapshot().value).toBe('intro');

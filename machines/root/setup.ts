@@ -225,7 +225,7 @@ export const rootSetup = setup({
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {
       const user = (event as { output?: UserProfile }).output ?? context.user;
-      return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !context.enrolmentSkipped));
+      return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
     },
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),

@@ -19,6 +19,8 @@ export interface UsersTable {
   last_password_change: string | null;
   mfa_forced: Flag;
   mfa_customer: Flag;
+  /** Until when a customer who said "not now" to the second factor is not offered it again. */
+  mfa_offer_later_until: string | null;
   has_sso: Flag;
   sso_only: Flag;
   national_register_number: string | null;

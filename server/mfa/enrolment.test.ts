@@ -41,6 +41,27 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     expect((await status(plain.json().access_token, 'enrol-device-004')).enrolment).toBe('none');
   });
 
+  it('remembers a customer\'s "not now" for 30 days; a forced account or any other cannot put it off', async () => {
+    const later = (token: string, device: string) => server.app.inject({ method: 'POST', url: '/api/mfa/enrolment/later', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } });
+    const profile = async (token: string, device: string) =>
+      (await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } })).json().data;
+    const forced = (await signIn(fiona.email, 'enrol-device-011')).json().access_token;
+    expect((await later(forced, 'enrol-device-011')).statusCode).toBe(403);
+    expect((await status(forced, 'enrol-device-011')).enrolment).toBe('required');
+    const plain = (await signIn(emma.email, 'enrol-device-012')).json().access_token;
+    expect((await later(plain, 'enrol-device-012')).statusCode).toBe(403);
+
+    const customer = (await signIn(carl.email, 'enrol-device-013')).json().access_token;
+    expect((await profile(customer, 'enrol-device-013')).mfa_offer_later).toBe(false);
+    expect((await later(customer, 'enrol-device-013')).statusCode).toBe(204);
+    expect((await profile(customer, 'enrol-device-013')).mfa_offer_later).toBe(true);
+    const next = await signIn(carl.email, 'enrol-device-014');
+    expect(next.json()).not.toHaveProperty('mfa_enrolment');
+    // Thirty days on, the offer is back.
+    await server.ctx.db.updateTable('users').set({ mfa_offer_later_until: new Date(Date.now() - 1000).toISOString() }).where('mfa_customer', '=', 1).execute();
+    expect((await signIn(carl.email, 'enrol-device-015')).json().mfa_enrolment).toBe('offered');
+  });
+
   it('does not divert a registered partner\'s sign-in, but a first-party or unknown client id does not dodge the rule', async () => {
     for (const clientId of ['2', '17', '51', '66', 'no-such-client']) {
       const res = await signIn(fiona.email, 'enrol-device-005', clientId);

@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
 import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from '../identity/second-factors.ts';
-import { enrolmentOf, isMfaForced } from '../sessions/enrolment.ts';
+import { enrolmentOf, isMfaForced, offerLater } from '../sessions/enrolment.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { hasRecentMfa, requireRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, findSession, markMfa } from '../sessions/store.ts';
@@ -128,6 +128,17 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const session = request.session!;
     await stepUpWithPassword(ctx, { userId: session.userId, sessionId: session.sessionId, ip: request.ip, deviceKey: request.deviceKey }, request.body.password);
+    return reply.code(204).send();
+  });
+
+  app.post('/mfa/enrolment/later', {
+    schema: {
+      tags: ['mfa'], summary: 'A customer offered a second factor says "not now": not offered again for 30 days (a forced account may not)',
+      response: responses({ 204: null }, [400, 401, 403, 503]),
+    },
+    preHandler: signedIn,
+  }, async (request, reply) => {
+    if (!(await offerLater(ctx.db, request.session!.userId))) throw new ApiError('forbidden');
     return reply.code(204).send();
   });
 

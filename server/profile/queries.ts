@@ -46,6 +46,7 @@ export async function loadProfile(db: Db, userId: string): Promise<UserProfile |
     last_password_change: user.last_password_change,
     mfa_forced: user.mfa_forced === 1,
     mfa_customer: user.mfa_customer === 1,
+    mfa_offer_later: user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now(),
     has_sso: user.has_sso === 1,
     sso_only: user.sso_only === 1,
     mfa_enrolled: Number(user.mfa_count) > 0,

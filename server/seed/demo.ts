@@ -110,6 +110,9 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
   { key: 'offered', description: 'Company customer offered a second factor (may skip)', firstname: 'Carl', lastname: 'Claes',
     language: 'en', email: 'carl.customer@example.com', phone: '+32470666666',
     user_id: null, customer_user_id: 'C-2003', fridom_user_id: null, password_status: 0, mfa_customer: true, methods: [] },
+  { key: 'later', description: 'Company customer offered a second factor, for trying "not now" (not asked again for 30 days)', firstname: 'Lea', lastname: 'Lambert',
+    language: 'en', email: 'lea.later@example.com', phone: '+32470131313',
+    user_id: null, customer_user_id: 'C-2004', fridom_user_id: null, password_status: 0, mfa_customer: true, methods: [] },
 ];
 
 /** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */

@@ -19,6 +19,9 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
 export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
   parsed(MfaVerifyAnswer, () => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } }).json());
 
+/** POST /mfa/enrolment/later: a customer's "not now" to the offered second factor, for 30 days. */
+export const offerLater = async () => { await call(() => api.post('mfa/enrolment/later')); };
+
 /** POST /mfa/sudo/password: the step-up of an account without a second factor. */
 export const stepUpWithPassword = async (input: { password: string }) => { await call(() => api.post('mfa/sudo/password', { json: input })); };
 

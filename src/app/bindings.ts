@@ -12,7 +12,7 @@ import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, onboardingState, regenerateRecoveryKeys,
+  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
 } from '../api/flowCalls.ts';
@@ -116,6 +116,7 @@ export const totpRecovery = (_go: Go) => import('../../machines/totpRecovery.ts'
 export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) => forcedMfaMachine.provide({
   actors: {
     methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
+    remindLater: fromPromise(() => offerLater()),
     startActivation: fromPromise(({ input }) => startActivation(input)),
     codeEntry: codeEntryChecking<unknown>(({ ticket, code }) => confirmActivation({ payload: ticket, code })),
   },

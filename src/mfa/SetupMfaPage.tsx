@@ -23,7 +23,7 @@ export default function SetupMfaPage() {
 function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
   const state = useSelector(enrol, (s) => s);
-  const { forced, customer, voluntary, kind, target, error, challenge } = state.context;
+  const { forced, customer, voluntary, hasSms, kind, target, error, challenge } = state.context;
   const entry = state.children.codeEntry;
 
   if (state.matches('intro')) {
@@ -34,6 +34,8 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           <li>{t('setup.intro.reason1')}</li>
           <li>{t('setup.intro.reason2')}</li>
         </ul>
+        {/* What comes next, as the spec orders it: a phone, or the email when an SMS method exists; customers choose. */}
+        <p className="mt-4 text-sm font-medium text-slate-800">{t('setup.intro.next', { context: customer && !forced ? 'choose' : hasSms ? 'email' : 'phone' })}</p>
         {customer && (
           <Alert tone="warning" role={null} className="mt-4">
             <p>{t('setup.intro.customerWarning')}</p>
@@ -56,10 +58,9 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
             <Button key={kind} variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind })}>{t(`setup.selection.${kind}`)}</Button>
           ))}
         </div>
-        <div className="mt-6">
-          {voluntary
-            ? <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
-            : customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
+        <div className="mt-6 space-y-3">
+          {!voluntary && customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
         </div>
       </>
     );
