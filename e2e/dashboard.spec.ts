@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
+import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
 import { signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -52,4 +53,24 @@ test.describe('wide screens', () => {
     await signIn(page, user('cardholder').email);
     expect(await page.getByTestId('user-nav').evaluate((el) => getComputedStyle(el).flexDirection)).toBe('column');
   });
+});
+
+test('an account without a second factor is nudged to turn it on, at 1280 and 375 px; one with a factor is not', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  const nudge = page.getByText('Protect your account with two-step verification');
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expect(nudge).toBeVisible();
+  }
+  await page.getByRole('link', { name: 'Turn it on' }).click();
+  // The methods screen is sensitive: without a second factor, the password is asked again.
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  await page.goto('/logout');
+  const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
+  await signIn(page, kato.email);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+  await expect(nudge).toHaveCount(0);
 });

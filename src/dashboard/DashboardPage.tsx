@@ -2,6 +2,8 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../app/context.ts';
+import { Link } from '../app/links.tsx';
+import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
@@ -20,6 +22,13 @@ export default function DashboardPage() {
       <h1 className="text-2xl font-bold">{t('dashboard.greeting', { name: user.firstname })}</h1>
       {notice === 'logout_failed' && (
         <Alert tone="error" className="mt-4">{t('errors.logout_failed')}</Alert>
+      )}
+      {!user.mfa_enrolled && (
+        <Alert tone="warning" role={null} className="mt-4">
+          <p className="font-semibold">{t('dashboard.nudge.title')}</p>
+          <p className="mt-1">{t('dashboard.nudge.text')}</p>
+          <Link to={pathOf('security', 'methods')} className="mt-2 inline-block font-medium text-brand-dark underline">{t('dashboard.nudge.action')}</Link>
+        </Alert>
       )}
       <Card aria-labelledby="services-title" className="mt-6">
         <h2 id="services-title" className="text-lg font-semibold">{t('dashboard.services')}</h2>
