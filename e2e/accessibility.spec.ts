@@ -47,3 +47,37 @@ test('the login form works with the keyboard alone', async ({ page }) => {
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
 });
+
+for (const width of [1280, 375]) {
+  test(`each screen names itself in the tab and takes focus, with a skip link first (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto('/login/email');
+    await expect(page).toHaveTitle('Sign in to your Tessera account · Tessera');
+    // Arriving on sign-in, the address field has focus; the first Tab stop is the skip link.
+    await expect(page.getByLabel('Email address')).toBeFocused();
+    await page.getByLabel('Email address').fill('someone@example.be');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await expect(page).toHaveURL(/\/forgot-password\/email$/);
+    // A screen reached by a step: its heading takes focus and names the tab.
+    const heading = page.getByRole('heading', { level: 1 });
+    await expect(heading).toHaveText('Forgot your password?');
+    await expect(heading).toBeFocused();
+    await expect(page).toHaveTitle('Forgot your password? · Tessera');
+    // The skip link is the first stop of the page's tab order, shown when it has focus.
+    await page.goto('/login/email');
+    const skip = page.getByRole('link', { name: 'Skip to the content' });
+    await expect(page.locator('a[href], button, input, select, textarea').first()).toHaveText('Skip to the content');
+    await skip.focus();
+    await expect(skip).toBeInViewport();
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/#main$/);
+  });
+}
+
+test('the tab title is in the language shown', async ({ page }) => {
+  await page.goto('/login/email');
+  await page.getByLabel('Language').selectOption('fr');
+  const heading = page.getByRole('heading', { level: 1 });
+  await expect(heading).not.toHaveText('Sign in to your Tessera account');
+  await expect(page).toHaveTitle(`${(await heading.textContent())!.trim()} · Tessera`);
+});

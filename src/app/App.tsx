@@ -6,6 +6,7 @@ import type { Navigator, RootActor } from './actor.ts';
 import { RootActorContext } from './context.ts';
 import { browserHistory, routerNavigator } from './history.ts';
 import { RouteSync } from './RouteSync.tsx';
+import { ScreenFocus, SkipLink } from './ScreenFocus.tsx';
 import { routes } from './routes.tsx';
 
 function Screens() {
@@ -20,6 +21,8 @@ export function App({ actor, navigator }: { actor: RootActor; navigator: Navigat
     <RootActorContext.Provider value={actor}>
       <Router location={location} navigator={routerNavigator}>
         <RouteSync navigator={navigator} />
+        <SkipLink />
+        <ScreenFocus location={location.pathname} />
         {settling ? <Pending /> : <Screens />}
       </Router>
     </RootActorContext.Provider>

@@ -37,7 +37,8 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
   return (
     <>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); entry.send({ type: 'SUBMIT' }); }}>
-        <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete="one-time-code" code
+        {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
+        <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete={sent ? 'one-time-code' : 'off'} code first
           value={code} error={error} onChange={(value) => entry.send({ type: 'TYPE', value })} />
         {sent && (
           <p className="text-sm text-slate-700" aria-live="polite">

@@ -29,6 +29,8 @@ export function TextField(props: {
   autoComplete?: string;
   /** Codes read better in a monospaced, spaced-out font. */
   code?: boolean;
+  /** The screen's first field for typing: focus comes to it when the screen shows (app/ScreenFocus.tsx). */
+  first?: boolean;
 }) {
   const id = useId();
   const errorId = useId();
@@ -41,6 +43,7 @@ export function TextField(props: {
           type={props.type ?? 'text'}
           inputMode={props.inputMode}
           autoComplete={props.autoComplete}
+          data-autofocus={props.first ? true : undefined}
           spellCheck={props.code ? false : undefined}
           value={props.value}
           aria-invalid={props.error ? true : undefined}

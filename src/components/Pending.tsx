@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 export function Pending() {
   const { t } = useTranslation();
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center">
+    <main id="main" aria-busy="true" className="flex min-h-screen items-center justify-center">
       <h1 className="sr-only">{t('brand')}</h1>
       <p role="status" className="text-slate-700">{t('common.loading')}</p>
     </main>

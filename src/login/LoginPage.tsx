@@ -89,6 +89,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           <input
             id={ids.username}
             name="username"
+            data-autofocus
             type={mode === 'email' ? 'email' : 'tel'}
             inputMode={mode === 'email' ? 'email' : 'tel'}
             autoComplete="username"
