@@ -53,6 +53,7 @@ test('a session revoked on the server turns the next call into sign-in with the 
 
   await revoke(page, request);
   await page.getByRole('button', { name: /Delete: Email/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByRole('status')).toHaveText(NOTICE);
   await expect(page.getByRole('alert')).toHaveCount(0);
