@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseLocale } from './i18n.ts';
+import { chooseLocale, elidedBefore } from './i18n.ts';
 
 describe('locale choice (spec §1)', () => {
   it('Belgian variant: a browser language among en, fr and nl picks it; any other falls back to en', () => {
@@ -23,5 +23,21 @@ describe('locale choice (spec §1)', () => {
     expect(chooseLocale('be', ['fr'], 'fr_LU')).toBe('fr');
     expect(chooseLocale('lu', ['en'], 'nl')).toBe('en_LU');
     expect(chooseLocale('be', ['nl'], 'garbage')).toBe('nl');
+  });
+});
+
+describe('French elision (the grammar holds, no concatenation)', () => {
+  it('elides before a vowel or an h, in French only; other languages keep their sentence', async () => {
+    const { createInstance } = await import('i18next');
+    const fr = (await import('../locales/fr.json')).default;
+    const en = (await import('../locales/en.json')).default;
+    const i18n = createInstance();
+    await i18n.init({ lng: 'fr', resources: { fr: { translation: fr }, en: { translation: en } } });
+    const card = (lng: string, company: string) =>
+      i18n.t('onboarding.welcome.card', { lng, company, context: elidedBefore(company) ? 'elided' : undefined });
+    expect(card('fr', 'Atelier Lambert')).toBe("Votre carte d'Atelier Lambert est prête à être activée.");
+    expect(card('fr', 'Hôtel du Lac')).toBe("Votre carte d'Hôtel du Lac est prête à être activée.");
+    expect(card('fr', 'Brasserie De Smet')).toBe('Votre carte de Brasserie De Smet est prête à être activée.');
+    expect(card('en', 'Atelier Lambert')).toBe('Your card from Atelier Lambert is ready to be activated.');
   });
 });

@@ -51,3 +51,9 @@ export async function startI18n(locale: Locale): Promise<void> {
   });
   await switchLocale(locale, false);
 }
+
+/** Whether a name starts with a vowel sound, so French elides the word before it ("d'Atelier", not
+ * "de Atelier"): the sentence takes the `_elided` context, which only the languages that elide have. */
+export function elidedBefore(name: string): boolean {
+  return /^[aeiouyhàâäæéèêëîïôöœùûü]/i.test(name.trim());
+}

@@ -3,6 +3,7 @@
 import { useSelector } from '@xstate/react';
 import { useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { elidedBefore } from '../i18n.ts';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
@@ -186,7 +187,7 @@ function Welcome({ onboarding }: { onboarding: OnboardingRef }) {
   const { welcome, source } = useSelector(onboarding, (s) => s.context);
   const company = welcome?.company;
   const lead = source === 'card'
-    ? (company ? t('onboarding.welcome.card', { company }) : t('onboarding.welcome.cardAnonymous'))
+    ? (company ? t('onboarding.welcome.card', { company, context: elidedBefore(company) ? 'elided' : undefined }) : t('onboarding.welcome.cardAnonymous'))
     : (company ? t('onboarding.welcome.invitation', { company }) : t('onboarding.welcome.invitationAnonymous'));
   return (
     <>
