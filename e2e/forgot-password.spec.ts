@@ -76,7 +76,7 @@ test('forgot username by card number and by national register number', async ({ 
   await captchaReady(page);
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page).toHaveURL(/\/forgot-username-response$/);
-  await expect(page.getByTestId('usernames')).toContainText('e***@example.be');
+  await expect(page.getByTestId('usernames')).toContainText('e***s@example.be');
   await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'Try another number' }).click();
   await page.getByLabel('My national register number').check();
@@ -91,4 +91,7 @@ test('forgot username by card number and by national register number', async ({ 
   await page.getByRole('button', { name: 'Find my username' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('No account was found with this number.');
   await expectNoAxeViolations(page);
+  // The likely reason, and the way on.
+  await page.getByRole('link', { name: 'Activate my card' }).click();
+  await expect(page).toHaveURL(/\/onboarding(\/card)?$/);
 });

@@ -21,5 +21,13 @@ export async function maskedUsernames(db: Db, userId: string): Promise<string[]>
     db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
     db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
   ]);
-  return [...emails, ...phones].map((row) => maskTarget(row.value));
+  return [...emails.map((row) => maskEmailUsername(row.value)), ...phones.map((row) => maskTarget(row.value))];
+}
+
+/** An email shown as a username to recognise among several: the first and last character of its
+ * local part and the domain (e***a@example.be); a phone shows its last two digits (maskTarget). */
+export function maskEmailUsername(email: string): string {
+  const [local, domain] = email.split('@') as [string, string];
+  const chars = [...local];
+  return chars.length <= 2 ? `${chars[0] ?? ''}***@${domain}` : `${chars[0]}***${chars.at(-1)}@${domain}`;
 }

@@ -203,7 +203,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.card(blocked.number, blocked.activationCode)).json()).toMatchObject({ code: 'card_blocked' });
     const active = await api.card('5065 0000 0000 0002', '200202');
     expect(active.statusCode).toBe(409);
-    expect(active.json()).toEqual({ code: 'card_already_active', message: 'This card is already activated.', usernames: ['e***@example.be', '+32•••••••56'] });
+    expect(active.json()).toEqual({ code: 'card_already_active', message: 'This card is already activated.', usernames: ['e***s@example.be', '+32•••••••56'] });
     expect((await api.card('5065 0000 0000 0002', '999999')).json().code).toBe('invalid_activation_code');
   });
 

@@ -29,6 +29,13 @@ function Finder({ finder }: { finder: UsernameRef }) {
       <>
         <h1 className="text-2xl font-bold">{t(usernames.length ? 'username.found' : 'username.none')}</h1>
         {usernames.length > 0 && <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
+        {/* No account with this number: a card not yet activated is the likely reason. */}
+        {usernames.length === 0 && (
+          <p className="mt-3 text-sm text-slate-800">
+            {t('username.noneHelp')}{' '}
+            <Link to={pathOf('onboarding', 'card')} className="font-medium text-brand underline">{t('username.activate')}</Link>
+          </p>
+        )}
         <div className="mt-5 flex flex-wrap gap-4 text-sm">
           <Link to={pathOf('login', 'email')} className="text-brand underline">{t('username.signIn')}</Link>
           <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">{t('username.again')}</button>
