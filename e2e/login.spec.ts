@@ -46,10 +46,11 @@ test('asks for the robot check after two failures, then shows the throttling mes
   }
   await captchaReady(page);
   await signIn(page, username, 'wrong-2');
-  await expect(page.getByRole('alert').last()).toHaveText('Invalid username/password.');
+  // The last try before the pause is announced with it.
+  await expect(page.getByRole('alert').last()).toHaveText(/^Invalid username\/password\.Careful: one more wrong password/);
   await captchaReady(page);
   await signIn(page, username, 'wrong-again');
-  await expect(page.getByRole('alert').last()).toHaveText('Too many attempts. Please try again later.');
+  await expect(page.getByRole('alert').last()).toHaveText(/^Too many attempts: signing in from here is paused for \d+ minutes?\. Reset your password$/);
 });
 
 test('after failures the right password signs in once the robot check is done', async ({ page }) => {
@@ -155,4 +156,27 @@ test('the session survives a reload', async ({ page }) => {
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   await page.reload();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+});
+
+// The server's side of these answers is in server/login/last-attempt.test.ts; here, what a person
+// reads (the answers staged, so no demo account is paused for the other tests).
+test('before the last try the sign-in warns, and a pause says how long and offers the reset, at 375 px', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  const answers = [
+    { status: 400, body: { code: 'invalid_credentials', message: 'Invalid username/password.', last_attempt: true } },
+    { status: 429, body: { code: 'too_many_attempts', message: 'Too many attempts.', retry_after: 840 } },
+  ];
+  await page.route('**/api/token', (route) => {
+    const answer = answers.shift()!;
+    return route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) });
+  });
+  await signIn(page, 'someone@example.be', 'wrong-one');
+  await expect(page.getByRole('alert')).toContainText('Careful: one more wrong password and signing in from here pauses for a while.');
+  await expect(page.getByRole('alert').getByRole('link', { name: 'Reset your password' })).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Password', { exact: true }).fill('wrong-again');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('Too many attempts: signing in from here is paused for 14 minutes.');
+  await page.getByRole('alert').getByRole('link', { name: 'Reset your password' }).click();
+  await expect(page).toHaveURL(/\/forgot-password\/email$/);
 });

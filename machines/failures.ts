@@ -11,7 +11,9 @@ export const CLIENT_ERROR_CODES = [
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 export type ProblemCode = ErrorCode | ClientErrorCode;
 
-export type Problem = { code: ProblemCode };
+/** A failure by its stable code; a throttle says how long to wait (`retryAfter`, seconds), and a
+ * sign-in warns when the next wrong password pauses it (`lastAttempt`). */
+export type Problem = { code: ProblemCode; retryAfter?: number; lastAttempt?: boolean };
 
 /** A code as a problem. A code this app does not know (a newer server's) is kept as it came: the
  * screens fall back to the general error's text for it (`t([errors.<code>, errors.internal_error])`),

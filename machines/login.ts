@@ -46,10 +46,13 @@ export function loginErrorOf(error: unknown): LoginError {
   if (!failure || failure.status === 0 || failure.status >= 500) {
     return { code: 'internal_error' };
   }
-  if (failure.status === 429) return { code: 'too_many_attempts' };
+  if (failure.status === 429) {
+    const wait = failure.body.retry_after;
+    return typeof wait === 'number' ? { code: 'too_many_attempts', retryAfter: wait } : { code: 'too_many_attempts' };
+  }
   if (failure.status === 422 || failure.code === 'validation_failed') return problemFromCode(failure.code);
   if (failure.code === 'captcha_required' || failure.code === 'captcha_invalid') return problemFromCode(failure.code);
-  return { code: 'invalid_credentials' };
+  return failure.body.last_attempt === true ? { code: 'invalid_credentials', lastAttempt: true } : { code: 'invalid_credentials' };
 }
 
 function mfaOutcome(error: unknown): LoginOutput {

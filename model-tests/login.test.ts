@@ -128,4 +128,13 @@ describe('login machine: behaviour', () => {
     // Refused again after the automatic one: said, and not sent a third time by itself.
     expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'captcha_required' }, password: 'right-one', resubmitWhenSolved: false });
   });
+
+  it('carries how long a pause lasts, and the warning before the last try', async () => {
+    const paused = run(async () => { throw failure(429, { code: 'too_many_attempts', message: '', retry_after: 840 }); });
+    await settle();
+    expect(paused.getSnapshot().context.error).toEqual({ code: 'too_many_attempts', retryAfter: 840 });
+    const warned = run(async () => { throw failure(400, { code: 'invalid_credentials', message: '', last_attempt: true }); });
+    await settle();
+    expect(warned.getSnapshot().context.error).toEqual({ code: 'invalid_credentials', lastAttempt: true });
+  });
 });

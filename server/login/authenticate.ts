@@ -61,7 +61,13 @@ export async function authenticate(deps: {
     await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
     const wait = Math.max(...spent);
     if (wait > 0) throw ApiError.tooMany(wait);
-    throw new ApiError('invalid_credentials', needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {});
+    // Said before the last try, not after it: the next wrong password here pauses sign-in from this
+    // address. Unknown accounts are counted by the name typed, so they are warned alike.
+    const lastTry = counts[0]!.failures + 1 >= limiters.userIp.points;
+    throw new ApiError('invalid_credentials', {
+      ...(needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {}),
+      ...(lastTry ? { last_attempt: true } : {}),
+    });
   }
 
   // The owner got in from here: forget this pair's failures (the account-wide count stays).

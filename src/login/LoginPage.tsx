@@ -134,7 +134,13 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         <div aria-live="assertive">
           {error && (
             <Alert tone="error" id={ids.error}>
-              {t([`errors.${error.code}`, 'errors.internal_error'])}
+              {error.code === 'too_many_attempts' && error.retryAfter
+                // How long, and the way out that does not wait.
+                ? <>{t('login.lockedOut', { count: Math.ceil(error.retryAfter / 60) })} <Link to={LINKS.forgotPassword} className="font-medium underline">{t('login.resetInstead')}</Link></>
+                : t([`errors.${error.code}`, 'errors.internal_error'])}
+              {error.lastAttempt && (
+                <p className="mt-1">{t('login.lastAttempt')} <Link to={LINKS.forgotPassword} className="font-medium underline">{t('login.resetInstead')}</Link></p>
+              )}
             </Alert>
           )}
         </div>
