@@ -123,6 +123,11 @@ test('signs in with the number of a benefit card', async ({ page }) => {
   await signIn(page, kato.email);
   await page.getByRole('button', { name: 'Use my card' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Confirm with your card');
+  // A card has no sent code: no countdown, no resend; a wrong number is called a card number.
+  await expect(page.getByText(/The code expires/)).toHaveCount(0);
+  await page.getByLabel('Card number').fill('5065 0000 0000 0099');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Your card number is invalid.');
   await page.getByLabel('Card number').fill('5065 0000 0000 0001');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');

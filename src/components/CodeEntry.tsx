@@ -7,6 +7,7 @@ import { useId, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { codeEntryMachineOf } from '../../machines/codeEntry.ts';
+import type { ProblemCode } from '../../machines/failures.ts';
 import { minutesSeconds, useNow } from '../app/useNow.ts';
 import { Button } from './Button.tsx';
 import { TextField } from './Field.tsx';
@@ -14,7 +15,7 @@ import { TextField } from './Field.tsx';
 /** A flow's running code entry, whose check answers `TResult`. */
 export type CodeEntryRef<TResult> = ActorRefFrom<ReturnType<typeof codeEntryMachineOf<TResult>>>;
 
-export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTrust = false, onResend, children }: {
+export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTrust = false, wrongAs, onResend, children }: {
   entry: CodeEntryRef<TResult>;
   /** The field's label; a one-time code's by default. */
   label?: string;
@@ -22,6 +23,8 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
   letters?: boolean;
   /** A sign-in's second factor may trust the device. */
   offerTrust?: boolean;
+  /** What a wrong answer is called where it is not a code (a card number): its error code. */
+  wrongAs?: ProblemCode;
   /** What asks for a new code (a screen with a CAPTCHA sends its answer along). */
   onResend?: () => void;
   /** The screen's ways out, beside the resend button. */
@@ -39,7 +42,8 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); entry.send({ type: 'SUBMIT' }); }}>
         {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
         <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete={sent ? 'one-time-code' : 'off'} code first
-          value={code} error={error} onChange={(value) => entry.send({ type: 'TYPE', value })} />
+          value={code} error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
+          onChange={(value) => entry.send({ type: 'TYPE', value })} />
         {sent && (
           <p className="text-sm text-slate-700" aria-live="polite">
             {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}

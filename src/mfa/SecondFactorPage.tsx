@@ -95,6 +95,7 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
       <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}</p>
       {entry ? (
         <CodeEntryForm entry={entry} letters={selected.method === 'totpRecovery'} offerTrust={loginPayload !== null}
+          wrongAs={selected.method === 'card' ? 'invalid_card_number' : undefined}
           label={selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : selected.method === 'card' ? 'mfa.code.cardLabel' : undefined}>
           {methods.length > 1 && (
             <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
