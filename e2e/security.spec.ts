@@ -60,7 +60,10 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await page.getByRole('link', { name: 'Add an authenticator app' }).click();
   await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
   await expectNoAxeViolations(page);
-  const secret = (await page.getByTestId('totp-secret').textContent())!;
+  // The key shows in groups of four, with a link that opens the app on a phone.
+  await expect(page.getByTestId('totp-secret')).toHaveText(/^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/);
+  await expect(page.getByRole('link', { name: 'Open in my authenticator app' })).toHaveAttribute('href', /^otpauth:\/\/totp\//);
+  const secret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
   await page.getByLabel('6-digit code').fill(new TOTP({ secret, digits: 6, period: 30 }).generate());
   await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/setup-totp\/success$/);

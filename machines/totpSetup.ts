@@ -9,6 +9,8 @@ export type TotpStart = null | { payload: string; data: { secret?: string; otpau
 
 type Context = {
   payload: string | null; secret: string | null; qrSvg: string | null;
+  /** The otpauth:// link: on a phone, it opens the authenticator app with the key in it. */
+  otpauthUrl: string | null;
   keys: string[] | null; error: Problem | null;
 };
 
@@ -31,7 +33,7 @@ export const totpSetupMachine = setup({
   },
 }).createMachine({
   id: 'totpSetup',
-  context: { payload: null, secret: null, qrSvg: null, keys: null, error: null },
+  context: { payload: null, secret: null, qrSvg: null, otpauthUrl: null, keys: null, error: null },
   initial: 'starting',
   states: {
     starting: {
@@ -42,7 +44,10 @@ export const totpSetupMachine = setup({
           { guard: 'alreadySet', target: 'done' },
           {
             target: 'scanning',
-            actions: assign(({ event }) => ({ payload: event.output!.payload, secret: event.output!.data.secret ?? null, qrSvg: event.output!.data.qr_svg ?? null })),
+            actions: assign(({ event }) => ({
+              payload: event.output!.payload, secret: event.output!.data.secret ?? null, qrSvg: event.output!.data.qr_svg ?? null,
+              otpauthUrl: event.output!.data.otpauth_url ?? null,
+            })),
           },
         ],
         onError: { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },

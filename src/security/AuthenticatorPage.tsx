@@ -31,7 +31,7 @@ export default function AuthenticatorPage() {
 function Setup({ setup }: { setup: SetupRef }) {
   const { t } = useTranslation();
   const state = useSelector(setup, (s) => s);
-  const { secret, qrSvg, keys, error } = state.context;
+  const { secret, qrSvg, otpauthUrl, keys, error } = state.context;
 
   if (state.matches('failed')) {
     return (
@@ -50,7 +50,16 @@ function Setup({ setup }: { setup: SetupRef }) {
           <li>{t('authenticator.step2')}</li>
         </ol>
         {qrSvg && <img src={`data:image/svg+xml;base64,${btoa(qrSvg)}`} alt={t('authenticator.qrAlt')} width={200} height={200} className="rounded border border-slate-200 bg-white p-2" />}
-        <p className="text-sm">{t('authenticator.orKey')} <code data-testid="totp-secret" className="break-all rounded bg-slate-100 px-2 py-1 font-mono">{secret}</code></p>
+        {/* On a phone, the app is on the same screen: a link opens it with the key. */}
+        {otpauthUrl && <a href={otpauthUrl} className="btn btn-secondary">{t('authenticator.open')}</a>}
+        <div className="space-y-2 text-sm">
+          <p>{t('authenticator.orKey')}</p>
+          <p className="flex flex-wrap items-center gap-3">
+            {/* Grouped in fours to copy by eye; the apps take it with or without the spaces. */}
+            <code data-testid="totp-secret" className="rounded bg-slate-100 px-2 py-1 font-mono tracking-wide" aria-label={t('authenticator.keyLabel')}>{secret ? groupsOfFour(secret) : ''}</code>
+            <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(secret ?? '')}>{t('authenticator.copyKey')}</Button>
+          </p>
+        </div>
         {state.children.codeEntry && <CodeEntryForm entry={state.children.codeEntry} label="authenticator.codeLabel" />}
       </div>
     );
@@ -68,3 +77,6 @@ function AlreadyDone() {
     </div>
   );
 }
+
+/** ABCD EFGH …: easier to read and type by hand. */
+const groupsOfFour = (key: string) => key.match(/.{1,4}/g)!.join(' ');
