@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAINTENANCE_PORT, E2E_PORT } from '../playwright.config.ts';
-import { signIn, user } from './support.ts';
+import { expectNoAxeViolations, signIn, user } from './support.ts';
 
 const LU = `http://account.lu.localhost:${E2E_PORT}`;
 
@@ -72,4 +72,25 @@ test('maintenance: the API answers 503 and the app shows the page in three langu
   await expect(page.getByRole('banner')).toHaveCount(0);
   await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/user/dashboard`);
   await expect(page).toHaveURL(/\/maintenance$/);
+});
+
+test('maintenance: the brand, French first on the Luxembourg host, and a way back once the API answers', async ({ page }) => {
+  await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
+  await expect(page).toHaveURL(/\/maintenance$/);
+  await expect(page.getByRole('main').getByText('Tessera', { exact: true })).toBeVisible();
+  await expect(page.locator('main [lang] h2')).toHaveText(['Onderhoud', 'Maintenance', 'Maintenance']);
+  await expect(page.locator('main [lang]').first()).toHaveAttribute('lang', 'nl');
+  // The API comes back (staged here: this server stays in maintenance): "Try again" starts the app afresh.
+  const config = await (await page.request.get(`http://127.0.0.1:${E2E_PORT}/api/config`, { headers: { host: `account.localhost:${E2E_PORT}`, 'x-device-id': 'maintenance-e2e-01' } })).text();
+  await page.route('**/api/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: config }));
+  await page.route('**/api/user', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ code: 'unauthorized', message: '' }) }));
+  await page.getByRole('button', { name: /Try again/ }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+
+  await page.unrouteAll();
+  await page.goto(`http://account.lu.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
+  await expect(page).toHaveURL(/\/maintenance$/);
+  await expect(page.locator('main [lang]').first()).toHaveAttribute('lang', 'fr');
+  await expect(page.locator('main [lang] h2').first()).toHaveText('Maintenance');
+  await expectNoAxeViolations(page);
 });

@@ -40,7 +40,8 @@ describe('root machine: model', () => {
   it('takes every declared transition', () => {
     const events = [
       ...PATHS.map((location) => ({ type: 'ROUTE', location })),
-      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' },
+      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' }, { type: 'RETRY' },
+      { type: 'xstate.after.MAINTENANCE_RETRY.root.maintenance.waiting' }, done('checkAgain', config), fail('checkAgain', 503),
       done('loadConfig', config), fail('loadConfig', 503), fail('loadConfig', 0),
       done('restoreUser', user), fail('restoreUser', 503), fail('restoreUser', 401), fail('restoreUser', 0),
       done('login', { kind: 'success' }), done('login', { kind: 'mfa', payload: 'p', methods: [] }),
@@ -150,6 +151,24 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(actor.getSnapshot().matches('maintenance')).toBe(true);
     expect(effects).toContain('navigate /maintenance');
+  });
+
+  it('leaves maintenance by itself once the API answers again, starting afresh from home', async () => {
+    let down = true;
+    const { actor, effects } = start({
+      location: at('/login/email'), fetchUser: async () => { throw apiFailure(401, {}); },
+      loadConfig: async () => { if (down) throw apiFailure(503, { code: 'maintenance' }); return config; },
+    });
+    await settle();
+    actor.send({ type: 'RETRY' });
+    await settle();
+    expect(actor.getSnapshot().matches({ maintenance: 'waiting' })).toBe(true);
+    down = false;
+    actor.send({ type: 'RETRY' });
+    await settle();
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    // Home, where the guard sends an anonymous visitor on to sign-in.
+    expect(effects.filter((e) => e.startsWith('navigate')).slice(-2)).toEqual(['navigate /user/dashboard', 'navigate /login/email']);
   });
 
   it('opens the screens of a flow reached outside it where the spec says', async () => {

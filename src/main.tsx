@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { createRootActor, type Navigator } from './app/actor.ts';
 import { App } from './app/App.tsx';
 import { chooseLocale, startI18n, storedLocale } from './i18n.ts';
-import { applyVariantFavicon, variant } from './variant.ts';
+import { applyVariantLook, variant } from './variant.ts';
 import './styles.css';
 
 async function inspector() {
@@ -13,7 +13,7 @@ async function inspector() {
   return createBrowserInspector().inspect;
 }
 
-applyVariantFavicon();
+applyVariantLook();
 // The session starts (GET /api/config, then /api/user) while the locale's strings load: the two
 // requests run side by side, and the first screen renders once the strings are there.
 const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));

@@ -4,7 +4,7 @@
 // screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
 // and the anonymous flows), signedIn.ts (the signed-in flows).
 import { assign } from 'xstate';
-import { MAINTENANCE_PATH, pathOf } from '../routes.ts';
+import { HOME_PATH, MAINTENANCE_PATH, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { locationOf, rootSetup } from './setup.ts';
@@ -75,12 +75,36 @@ export const rootMachine = rootSetup.createMachine({
     },
     anonymous,
     signedIn,
+    // The page checks by itself every minute (and when asked); once the API answers, the app starts
+    // again from home, where the guard sends each person on.
     maintenance: {
       entry: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
       on: {
         ROUTE: {
           guard: ({ event }) => event.location.path !== MAINTENANCE_PATH,
           actions: { type: 'navigate', params: { to: MAINTENANCE_PATH } },
+        },
+      },
+      initial: 'waiting',
+      states: {
+        waiting: {
+          after: { MAINTENANCE_RETRY: 'checking' },
+          on: { RETRY: 'checking' },
+        },
+        checking: {
+          invoke: {
+            id: 'checkAgain',
+            src: 'loadConfig',
+            onDone: {
+              target: '#root.booting',
+              // A fresh start: what was under way before the outage is asked of the server again.
+              actions: [
+                assign({ location: locationOf(HOME_PATH), notice: null, mfa: null, weakPayload: null, target: null, afterCode: null, recoveryKeysLeft: null }),
+                { type: 'navigate', params: { to: HOME_PATH } },
+              ],
+            },
+            onError: 'waiting',
+          },
         },
       },
     },

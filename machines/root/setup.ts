@@ -38,7 +38,9 @@ export type RootEvent =
   | { type: 'ROUTE'; location: Location }
   | { type: 'DISMISS_NOTICE' }
   /** The server no longer knows the session (a 401), or another tab signed out. */
-  | { type: 'SESSION_ENDED' };
+  | { type: 'SESSION_ENDED' }
+  /** On the maintenance page: check now whether the API is back. */
+  | { type: 'RETRY' };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
 export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | null;
@@ -141,6 +143,7 @@ export const rootSetup = setup({
     // Every child by its id, so views read `snapshot.children.login` with its own type.
     children: {} as {
       loadConfig: 'loadConfig';
+      checkAgain: 'loadConfig';
       restoreUser: 'fetchUser';
       loadUser: 'fetchUser';
       logout: 'logout';
@@ -200,6 +203,10 @@ export const rootSetup = setup({
       afterCode: ({ context, event }, { purpose }: { purpose: CodePurpose }) =>
         decisionAfterCode(context, (event as unknown as { output: MfaCodeOutput }).output, purpose),
     }),
+  },
+  delays: {
+    /** How often the maintenance page checks by itself whether the API is back. */
+    MAINTENANCE_RETRY: 60_000,
   },
   guards: {
     isMaintenance: ({ event }) => is503(errorOf(event)),

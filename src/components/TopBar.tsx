@@ -1,5 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
+import { Logo } from './Logo.tsx';
 import { Link } from '../app/links.tsx';
 import { useRootActor } from '../app/context.ts';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
@@ -13,7 +14,7 @@ export function TopBar() {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-        <Link to={LINKS.home} className="text-xl font-bold text-brand">{t('brand')}</Link>
+        <Link to={LINKS.home} aria-label={t('brand')} className="rounded"><Logo /></Link>
         <nav aria-label={t('topbar.navigation')} className="flex flex-wrap items-center gap-4">
           {user ? (
             <>
