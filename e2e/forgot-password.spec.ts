@@ -9,12 +9,20 @@ const rita = user('reset');
 test('forgot password by email: the code, a new password, and signing in with it', async ({ page }) => {
   // Five accessibility scans, a CAPTCHA and two password hashes: more than the default on a busy machine.
   test.slow();
+  // The address typed at sign-in carries to the forgotten password, and what is typed there carries back.
   await page.goto('/login/email');
+  await page.getByLabel('Email address').fill('rita.typo@example.be');
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);
+  await expect(page.getByLabel('Email address')).toHaveValue('rita.typo@example.be');
+  await page.getByLabel('Email address').fill(rita.email);
+  await page.goBack();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByLabel('Email address')).toHaveValue(rita.email);
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page.getByLabel('Email address')).toHaveValue(rita.email);
   await expectNoAxeViolations(page);
   const before = await sentCount(rita.email);
-  await page.getByLabel('Email address').fill(rita.email);
   await captchaReady(page);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
@@ -34,6 +42,10 @@ test('forgot password by email: the code, a new password, and signing in with it
   await expect(page).toHaveURL(/\/reset-password-confirmed$/);
   await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // The sign-in starts with the address the reset was for; signing in stays the person's act.
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByLabel('Email address')).toHaveValue(rita.email);
+  await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
   await signIn(page, rita.email, 'Rita-new-pass-01');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Rita');
 });

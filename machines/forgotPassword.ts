@@ -47,7 +47,8 @@ export const forgotPasswordMachine = setup({
     children: {} as { codeEntry: 'codeEntry'; newPassword: 'newPassword' },
     context: {} as Context,
     /** `entry`: the step whose path started the flow (a reload lands there). */
-    input: {} as { mode: ForgotMode; policy: PasswordPolicy; entry?: ForgotScreen },
+    /** `username`: the address typed at sign-in, to start from. */
+    input: {} as { mode: ForgotMode; policy: PasswordPolicy; entry?: ForgotScreen; username?: string },
     events: {} as
       /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
       | { type: 'ROUTE'; step: ForgotScreen } | { type: 'CHANGE'; field: 'username'; value: string }
@@ -65,6 +66,8 @@ export const forgotPasswordMachine = setup({
     newPassword: newPasswordMachine,
   },
   actions: {
+    /** The address typed, for the app to keep (provided by the app; nothing here). */
+    typed: (_, _params: { value: string }) => {},
     show: (_, _params: { screen: ForgotScreen }) => {},
     /** Keeps what a reload needs (null: nothing any more). */
     keep: (_, _params: ResetMemory | null) => {},
@@ -103,7 +106,7 @@ export const forgotPasswordMachine = setup({
   id: 'forgotPassword',
   context: ({ input }) => ({
     mode: input.mode, policy: input.policy, entry: input.entry ?? input.mode,
-    username: '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null,
+    username: input.username ?? '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null,
   }),
   initial: 'recalling',
   states: {
@@ -131,7 +134,8 @@ export const forgotPasswordMachine = setup({
           { guard: 'routeToReset', target: 'resetting' },
           { actions: showRequest },
         ],
-        CHANGE: { actions: assign(({ event }) => ({ username: event.value, error: null })) },
+        // What is typed here carries back to sign-in: the app tells the root.
+        CHANGE: { actions: [assign(({ event }) => ({ username: event.value, error: null })), { type: 'typed', params: ({ event }) => ({ value: event.value }) }] },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
         SUBMIT: [
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },

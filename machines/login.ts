@@ -69,13 +69,18 @@ export const loginMachine = setup({
   types: {
     context: {} as Context,
     events: {} as LoginEvent,
-    input: {} as { mode: LoginMode },
+    /** `username`: the address the person used last in this tab (prefilled, never sent by itself). */
+    input: {} as { mode: LoginMode; username?: string },
     output: {} as LoginOutput,
   },
   actors: {
     submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(async () => {
       throw new Error('submitLogin is provided by the app');
     }),
+  },
+  actions: {
+    /** The address typed, for the app to keep (provided by the app; nothing here). */
+    typed: (_, _params: { value: string }) => {},
   },
   guards: {
     canSubmit: ({ context }) => context.username.trim() !== '' && context.password !== '',
@@ -88,7 +93,7 @@ export const loginMachine = setup({
 }).createMachine({
   id: 'login',
   context: ({ input }) => ({
-    mode: input.mode, username: '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null,
+    mode: input.mode, username: input.username ?? '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null,
     resubmitWhenSolved: false, automatic: false,
   }),
   initial: 'editing',
@@ -96,9 +101,14 @@ export const loginMachine = setup({
     editing: {
       on: {
         // An error stays until the user types again.
-        CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
+        CHANGE: [
+          // The address carries to the forgotten password and back: the app tells the root.
+          { guard: ({ event }) => event.field === 'username', actions: [assign(({ event }) => ({ username: event.value, error: null })), { type: 'typed', params: ({ event }) => ({ value: event.value }) }] },
+          { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
+        ],
         // (Typing does not cancel a resubmit the person is waiting for: it sends what is typed then.)
-        SET_MODE: { actions: assign(({ event }) => ({ mode: event.mode, username: '', error: null })) },
+        // Another way of signing in starts empty; the same one (a route within it) keeps what is typed.
+        SET_MODE: { actions: assign(({ context, event }) => (event.mode === context.mode ? {} : { mode: event.mode, username: '', error: null })) },
         SUBMIT: [
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
           {

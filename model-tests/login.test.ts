@@ -137,4 +137,17 @@ describe('login machine: behaviour', () => {
     await settle();
     expect(warned.getSnapshot().context.error).toEqual({ code: 'invalid_credentials', lastAttempt: true });
   });
+
+  it('starts with the address it is given, keeps it on a route within its mode, and starts empty in the other', () => {
+    const typed: string[] = [];
+    const actor = createActor(loginMachine.provide({ actions: { typed: (_, { value }) => { typed.push(value); } } }), { input: { mode: 'email', username: 'rita@example.be' } }).start();
+    expect(actor.getSnapshot().context.username).toBe('rita@example.be');
+    actor.send({ type: 'SET_MODE', mode: 'email' });
+    expect(actor.getSnapshot().context.username).toBe('rita@example.be');
+    actor.send({ type: 'CHANGE', field: 'username', value: 'rita.reset@example.be' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'not told to anyone' });
+    expect(typed).toEqual(['rita.reset@example.be']);
+    actor.send({ type: 'SET_MODE', mode: 'phone' });
+    expect(actor.getSnapshot().context.username).toBe('');
+  });
 });

@@ -40,7 +40,7 @@ describe('root machine: model', () => {
   it('takes every declared transition', () => {
     const events = [
       ...PATHS.map((location) => ({ type: 'ROUTE', location })),
-      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' }, { type: 'RETRY' },
+      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' }, { type: 'RETRY' }, { type: 'USERNAME', value: 'emma@example.be' },
       { type: 'xstate.after.MAINTENANCE_RETRY.root.maintenance.waiting' }, done('checkAgain', config), fail('checkAgain', 503),
       done('loadConfig', config), fail('loadConfig', 503), fail('loadConfig', 0),
       done('restoreUser', user), fail('restoreUser', 503), fail('restoreUser', 401), fail('restoreUser', 0),

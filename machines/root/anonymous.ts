@@ -6,7 +6,7 @@ import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import { applyGuard, followAfterCode, setLocation } from './actions.ts';
-import { forgotModeOf, locationOf, loginModeOf, policyOf, resumedFlow, rootSetup } from './setup.ts';
+import { forgotModeOf, locationOf, loginModeOf, policyOf, resumedFlow, rootSetup, usernameFor } from './setup.ts';
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
 export const ANONYMOUS_FLOWS = {
@@ -53,7 +53,7 @@ export const anonymous = rootSetup.createStateConfig({
       invoke: {
         id: 'login',
         src: 'login',
-        input: ({ context }) => ({ mode: loginModeOf(context.location.path) }),
+        input: ({ context }) => ({ mode: loginModeOf(context.location.path), username: usernameFor(loginModeOf(context.location.path), context.username) }),
         onDone: [
           // Without a second factor, the spec's fourth rule after a code holds alone: the target, or home.
           { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null, afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }) }) },
@@ -103,7 +103,8 @@ export const anonymous = rootSetup.createStateConfig({
         input: ({ context }) => ({
           entry: stepOf(context.location.path, 'onboarding') ?? 'onboarding', policy: policyOf(context.config), language: context.config?.defaultLocale ?? 'en',
         }),
-        onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
+        // The new account's address fills the sign-in form; signing in stays the person's act.
+        onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created', username: ({ event }) => event.output.username }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
       },
     },
     findingUsername: {
@@ -134,6 +135,7 @@ export const anonymous = rootSetup.createStateConfig({
         src: 'forgotPassword',
         input: ({ context }) => ({
           mode: forgotModeOf(context.location.path), policy: policyOf(context.config), entry: stepOf(context.location.path, 'forgotPassword') ?? undefined,
+          username: usernameFor(forgotModeOf(context.location.path), context.username),
         }),
         onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
       },

@@ -25,10 +25,12 @@ export const rootMachine = rootSetup.createMachine({
     enrolmentSkipped: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,
+    username: '',
   }),
   initial: 'booting',
   on: {
     DISMISS_NOTICE: { actions: assign({ notice: null }) },
+    USERNAME: { actions: assign({ username: ({ event }) => event.value.trim() }) },
   },
   states: {
     booting: {

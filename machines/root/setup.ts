@@ -3,6 +3,7 @@
 // effect is an action or actor the app provides with `.provide()`.
 import { assign, fromPromise, setup, type AnyActorLogic } from 'xstate';
 import { isApiFailure } from '../../contract/api.ts';
+import { looksLikeEmail } from '../../contract/rules.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../../contract/password.ts';
 import type { AppConfig, UserProfile } from '../../contract/schemas.ts';
 import { errorOf } from '../failures.ts';
@@ -40,7 +41,9 @@ export type RootEvent =
   /** The server no longer knows the session (a 401), or another tab signed out. */
   | { type: 'SESSION_ENDED' }
   /** On the maintenance page: check now whether the API is back. */
-  | { type: 'RETRY' };
+  | { type: 'RETRY' }
+  /** From sign-in or the forgotten password (their `typed` action, bound by the app): the address typed. */
+  | { type: 'USERNAME'; value: string };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
 export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | null;
@@ -61,7 +64,15 @@ export type Context = {
   weakPayload: string | null;
   /** Where the last right second-factor code leads (./afterCode.ts), until the root has gone there. */
   afterCode: AfterCode | null;
+  /** The address the person typed last (sign-in, forgotten password) or was given (a new account):
+   * the next form for it starts with it. Never sent by itself. */
+  username: string;
 };
+
+/** What a form in this mode starts with: the address kept, if it is of the mode's kind. */
+export function usernameFor(mode: 'email' | 'phone', username: string): string {
+  return looksLikeEmail(username) === (mode === 'email') ? username : '';
+}
 
 /** The flow of a sign-in that a path resumes from what the tab kept (its second factor or its new
  * password), if any. */

@@ -22,6 +22,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     if (navigator.current) navigator.current(to);
     else navigator.pending = to;
   };
+  // The flows tell the root what address was typed; the root exists once created below.
+  let root: { send: (event: { type: 'USERNAME'; value: string }) => void } | null = null;
+  const keepUsername = (value: string) => root?.send({ type: 'USERNAME', value });
   const machine = rootMachine.provide({
     actors: {
       loadConfig: fromPromise(async () => {
@@ -31,10 +34,13 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       }),
       fetchUser: fromPromise(fetchUser),
       logout: fromPromise(logout),
-      login: loginMachine.provide({ actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) } }),
+      login: loginMachine.provide({
+        actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) },
+        actions: { typed: (_, { value }) => keepUsername(value) },
+      }),
       // The security area's check comes with the flows' calls.
       secondFactorStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).secondFactorStatus()),
-      ...flowsOf(go),
+      ...flowsOf(go, keepUsername),
     },
     actions: {
       navigate: (_, { to }) => go(to),
@@ -64,6 +70,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     },
     inspect,
   });
+  root = actor;
   // The session ended elsewhere: a call answered 401, or another tab signed out (its account gone).
   const ended = () => actor.send({ type: 'SESSION_ENDED' });
   onUnauthorised(ended);

@@ -19,6 +19,8 @@ import {
 
 /** Asks the router for a path. */
 type Go = (to: string) => void;
+/** Tells the root the address a form has typed (it carries to sign-in and back). */
+type KeepUsername = (value: string) => void;
 
 const newPassword = () => import('../../machines/newPassword.ts');
 
@@ -59,7 +61,7 @@ export const forgotUsername = (go: Go) => import('../../machines/forgotUsername.
   actions: { show: (_, { screen }) => go(pathOf('forgotUsername', screen)) },
 }));
 
-export const forgotPassword = async (go: Go) => {
+export const forgotPassword = async (go: Go, keepUsername: KeepUsername) => {
   const [{ forgotPasswordMachine }, { newPasswordMachine }] = await Promise.all([import('../../machines/forgotPassword.ts'), newPassword()]);
   const memory = flowMemory<ResetMemory>('forgotPassword');
   return forgotPasswordMachine.provide({
@@ -69,7 +71,9 @@ export const forgotPassword = async (go: Go) => {
       codeEntry: codeEntryChecking(({ ticket, code }) => verifyPasswordCode({ payload: ticket, code })),
       newPassword: newPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
     },
-    actions: { show: (_, { screen }) => go(pathOf('forgotPassword', screen)), keep: (_, value) => memory.keep(value) },
+    actions: {
+      show: (_, { screen }) => go(pathOf('forgotPassword', screen)), keep: (_, value) => memory.keep(value), typed: (_, { value }) => keepUsername(value),
+    },
   });
 };
 
