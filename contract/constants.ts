@@ -26,6 +26,13 @@ export const VARIANT_LOCALES: Record<Variant, { locales: Record<string, Locale>;
   lu: { locales: { fr: 'fr_LU', en: 'en_LU' }, fallback: 'fr_LU', default: 'fr_LU' },
 };
 
+/** The locale of the variant a language tag names ("fr-LU", "nl"), if it offers it: the first part
+ * decides, as for the browser's language. */
+export function variantLocaleOf(tag: string | undefined, variant: Variant): Locale | null {
+  const first = tag?.split(',')[0]?.trim().split(/[-_;]/)[0]?.toLowerCase();
+  return (first && VARIANT_LOCALES[variant].locales[first]) || null;
+}
+
 /** Host names starting with `account.lu.` (or containing `.lu`) are the Luxembourg variant. */
 export function variantOfHost(host: string): Variant {
   const name = host.split(':')[0]!.toLowerCase();

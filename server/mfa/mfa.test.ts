@@ -219,4 +219,21 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     expect((await server.app.inject({ method: 'GET', url: '/api/mfa/sudo?mfaId=abc', headers: device() })).json().code).toBe('validation_failed');
     expect((await verify('x'.repeat(43), '12345678')).json().code).toBe('challenge_closed');
   });
+
+  it('speaks the language of the sign-in screen the person is looking at, when this host offers it', async () => {
+    const inDutch = await server.app.inject({
+      method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-01'))}`,
+      headers: { ...device('lang-device-01'), 'accept-language': 'nl-BE' },
+    });
+    expect(inDutch.statusCode).toBe(200);
+    expect(smtp.mails.at(-1)!.raw).toMatch(/Uw Tessera-beveiligingscode/);
+    // German is not a language of the Belgian host: the account's language (French) speaks.
+    await server.ctx.db.updateTable('mfa_challenges').set({ resend_at: '2000-01-01T00:00:00.000Z' }).execute();
+    const inGerman = await server.app.inject({
+      method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-02'))}`,
+      headers: { ...device('lang-device-02'), 'accept-language': 'de-LU' },
+    });
+    expect(inGerman.statusCode).toBe(200);
+    expect(smtp.mails.at(-1)!.raw).toMatch(/Votre code de s=C3=A9curit=C3=A9|Votre code de sécurité/);
+  });
 });

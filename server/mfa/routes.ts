@@ -1,7 +1,7 @@
 // The MFA calls of spec §7: list, status, challenges (send and verify a code), primary switch,
 // deletion, recovery keys, and adding a method (activate).
 import type { FastifyInstance } from 'fastify';
-import { variantOfHost } from '../../contract/constants.ts';
+import { variantLocaleOf, variantOfHost } from '../../contract/constants.ts';
 import {
   MfaActivateAnswer, MfaActivateQuery, MfaActivateRequest, MfaActivateResult, MfaChallengeAnswer, MfaChallengeQuery, MfaDeleteRequest,
   MfaListQuery, MfaMethodList, MfaStatus, MfaVerifyAnswer, MfaVerifyRequest, PasswordStepUpRequest, RecoveryKeysAnswer,
@@ -86,7 +86,9 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
     const method = await methodOf(ctx.db, userId, Number(mfaId));
     if (!method) throw new ApiError('not_found');
     return startChallenge(ctx, {
-      userId, language: await languageOf(ctx.db, userId), subject: method, purpose: payload ? 'login' : 'sudo', deviceKey: request.deviceKey,
+      // A sign-in's code speaks the language of the screen the person is looking at; the account's otherwise.
+      userId, subject: method, purpose: payload ? 'login' : 'sudo', deviceKey: request.deviceKey,
+      language: (payload ? variantLocaleOf(request.headers['accept-language'], variantOfHost(request.host)) : null) ?? await languageOf(ctx.db, userId),
       ...(channel ? { channel } : {}), ...(payload ? { loginTicket: payload } : {}), ip: request.ip,
     });
   });

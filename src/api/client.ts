@@ -25,7 +25,8 @@ class HttpError extends Error {
 
 function send(method: string, path: string, options: Options = {}): Answer {
   const query = options.searchParams ? `?${new URLSearchParams(options.searchParams)}` : '';
-  const headers: Record<string, string> = { accept: 'application/json', [DEVICE_ID_HEADER]: deviceId() };
+  // The language of the screen (i18n.ts sets it on <html>): a code sent during a sign-in speaks it.
+  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', [DEVICE_ID_HEADER]: deviceId() };
   if (options.json !== undefined) headers['content-type'] = 'application/json';
   const answer = fetch(`${API_PREFIX}/${path}${query}`, {
     method, headers, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
