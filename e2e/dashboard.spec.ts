@@ -74,3 +74,18 @@ test('an account without a second factor is nudged to turn it on, at 1280 and 37
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
   await expect(nudge).toHaveCount(0);
 });
+
+test('on a phone the header is one compact row and the tabs say they scroll; on a desktop neither', async ({ page }) => {
+  await signIn(page, user('customer').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
+  await page.setViewportSize({ width: 375, height: 740 });
+  const header = page.getByRole('banner');
+  const row = (await header.boundingBox())!;
+  expect(row.height).toBeLessThan(64);
+  await expect(page.getByLabel('Language')).toBeVisible();
+  await expect(page.getByTestId('tabs-more')).toBeVisible();
+  await page.screenshot({ path: 'test-results/screens/dashboard-375.png' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(page.getByTestId('tabs-more')).toBeHidden();
+  await expect(page.getByText('Signed in as Claire')).toBeVisible();
+});

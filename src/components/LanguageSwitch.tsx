@@ -13,7 +13,8 @@ export function LanguageSwitch() {
   const locales = Object.values(VARIANT_LOCALES[variant].locales);
   return (
     <label className="flex items-center gap-2 text-sm">
-      <span>{t('topbar.language')}</span>
+      {/* On a phone the header is one row: the word goes, the select (and its label for screen readers) stays. */}
+      <span className="sr-only sm:not-sr-only">{t('topbar.language')}</span>
       <select
         className="rounded border border-slate-400 bg-white px-2 py-1 text-slate-900"
         value={i18n.language}

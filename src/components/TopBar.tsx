@@ -13,18 +13,18 @@ export function TopBar() {
   const user = useSelector(root, (s) => (s.matches('signedIn') ? s.context.user : null));
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
+      <div className="mx-auto flex max-w-6xl items-center justify-between gap-2 px-4 py-2 sm:gap-3 sm:py-3">
         <Link to={LINKS.home} aria-label={t('brand')} className="rounded"><Logo /></Link>
-        <nav aria-label={t('topbar.navigation')} className="flex flex-wrap items-center gap-4">
+        <nav aria-label={t('topbar.navigation')} className="flex items-center gap-3 sm:gap-4">
           {user ? (
             <>
-              <span className="text-sm">{t('topbar.signedInAs', { name: user.firstname })}</span>
+              <span className="hidden text-sm sm:inline">{t('topbar.signedInAs', { name: user.firstname })}</span>
               <Link to={LINKS.logout} className="text-sm font-medium text-brand underline">{t('topbar.logout')}</Link>
             </>
           ) : (
             <>
               <Link to={pathOf('login', 'email')} className="text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
-              <Link to={pathOf('onboarding', 'onboarding')} className="rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
+              <Link to={pathOf('onboarding', 'onboarding')} className="whitespace-nowrap rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
             </>
           )}
           <LanguageSwitch />

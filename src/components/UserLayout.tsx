@@ -22,7 +22,8 @@ export function UserLayout({ children }: { children: ReactNode }) {
       <TopBar />
       <div className="mx-auto flex w-full max-w-6xl flex-1 flex-col gap-6 px-4 py-6 md:flex-row">
         <nav aria-label={t('sidebar.label')} className="md:w-56 md:shrink-0">
-          <ul className="flex gap-1 overflow-x-auto border-b border-slate-200 md:flex-col md:border-b-0" data-testid="user-nav">
+          <div className="relative">
+          <ul className="flex gap-1 overflow-x-auto border-b border-slate-200 pr-8 md:flex-col md:border-b-0 md:pr-0" data-testid="user-nav">
             {ENTRIES.map((entry) => (
               <li key={entry.key} className="shrink-0">
                 {entry.to ? (
@@ -38,6 +39,9 @@ export function UserLayout({ children }: { children: ReactNode }) {
               </li>
             ))}
           </ul>
+          {/* On a phone the tabs scroll sideways: the fading edge says there is more. */}
+          <span aria-hidden="true" className="pointer-events-none absolute inset-y-0 right-0 w-10 bg-gradient-to-l from-slate-50 md:hidden" data-testid="tabs-more" />
+          </div>
         </nav>
         <main id="main" className="min-w-0 flex-1">{children}</main>
       </div>
