@@ -180,3 +180,16 @@ test('before the last try the sign-in warns, and a pause says how long and offer
   await page.getByRole('alert').getByRole('link', { name: 'Reset your password' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);
 });
+
+test('a malformed email address is said in the form, in the language shown, before anything is sent', async ({ page }) => {
+  let sent = 0;
+  await page.route('**/api/token', (route) => { sent++; return route.continue(); });
+  await signIn(page, 'emma.peeters@example', 'whatever-1');
+  await expect(page.getByRole('alert')).toHaveText('The email provided is invalid');
+  await expect(page.getByLabel('Email address')).toHaveAttribute('aria-invalid', 'true');
+  expect(sent).toBe(0);
+  await page.getByLabel('Language').selectOption('fr');
+  await page.getByRole('button', { name: /Se connecter|Connexion/ }).click();
+  await expect(page.getByRole('alert')).not.toHaveText('The email provided is invalid');
+  expect(sent).toBe(0);
+});

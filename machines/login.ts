@@ -2,6 +2,7 @@
 // actor, bound to the API client by the app and to scripted answers by the tests.
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
+import { isEmail, normaliseEmail } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { errorOf, problemFromCode, type Problem } from './failures.ts';
@@ -84,6 +85,7 @@ export const loginMachine = setup({
   },
   guards: {
     canSubmit: ({ context }) => context.username.trim() !== '' && context.password !== '',
+    malformedEmail: ({ context }) => context.mode === 'email' && context.username.trim() !== '' && !isEmail(normaliseEmail(context.username)),
     needsMfa: ({ event }) => failureOf(errorOf(event))?.code === 'mfa_required',
     weakPassword: ({ event }) => failureOf(errorOf(event))?.code === 'weak_password',
     inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
@@ -110,6 +112,8 @@ export const loginMachine = setup({
         // Another way of signing in starts empty; the same one (a route within it) keeps what is typed.
         SET_MODE: { actions: assign(({ context, event }) => (event.mode === context.mode ? {} : { mode: event.mode, username: '', error: null })) },
         SUBMIT: [
+          // A malformed address is said before anything is sent (the server would only say "invalid").
+          { guard: 'malformedEmail', actions: assign({ error: { code: 'invalid_email' } }) },
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
           {
             guard: 'canSubmit', target: 'submitting',

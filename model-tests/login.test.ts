@@ -24,7 +24,7 @@ describe('login machine: model', () => {
       input: { mode: 'email' },
       events: (snapshot) => [
         { type: 'CHANGE', field: 'username', value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be' },
-        { type: 'CHANGE', field: 'password', value: 'secret' },
+        { type: 'CHANGE', field: 'password', value: 'secret' }, { type: 'CHANGE', field: 'username', value: 'emma.at.example.be' },
         { type: 'SET_MODE', mode: 'phone' },
         { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
         { type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true },
@@ -149,5 +149,21 @@ describe('login machine: behaviour', () => {
     expect(typed).toEqual(['rita.reset@example.be']);
     actor.send({ type: 'SET_MODE', mode: 'phone' });
     expect(actor.getSnapshot().context.username).toBe('');
+  });
+
+  it('says a malformed email address is invalid before sending anything; a phone number is not judged so', async () => {
+    let sent = 0;
+    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'email' } }).start();
+    actor.send({ type: 'CHANGE', field: 'username', value: 'emma.peeters@example' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'invalid_email' });
+    expect(sent).toBe(0);
+    const phone = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'phone' } }).start();
+    phone.send({ type: 'CHANGE', field: 'username', value: '0470 12 34 56' });
+    phone.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    phone.send({ type: 'SUBMIT' });
+    await settle();
+    expect(sent).toBe(1);
   });
 });

@@ -42,7 +42,7 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); entry.send({ type: 'SUBMIT' }); }}>
         {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
         <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete={sent ? 'one-time-code' : 'off'} code first
-          value={code} error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
+          value={grouped(code, letters)} error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
           onChange={(value) => entry.send({ type: 'TYPE', value })} />
         {sent && (
           <p className="text-sm text-slate-700" aria-live="polite">
@@ -67,4 +67,11 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
       </div>
     </>
   );
+}
+
+/** A code shown in groups (1234 5678, 123 456, ABCDE FGHIJ), easier to compare with the message it
+ * came in; the machine keeps it without spaces, and a pasted code with any spacing is taken. */
+export function grouped(code: string, letters: boolean): string {
+  const size = letters ? 5 : code.length <= 6 ? 3 : 4;
+  return code.match(new RegExp(`.{1,${size}}`, 'g'))?.join(' ') ?? '';
 }
