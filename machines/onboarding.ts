@@ -101,7 +101,13 @@ type Context = {
   challenge: Challenge | null;
   outcome: OnboardingDone | null;
   error: Problem | null;
+  /** The field a submit found empty: the form names it (cleared by typing). */
+  missing: RequiredField | null;
 };
+
+type RequiredField = 'firstname' | 'lastname' | 'email' | 'phone';
+const valueOf = (context: Context, field: RequiredField) =>
+  (field === 'firstname' || field === 'lastname' ? context.profile[field] : context[field]);
 
 export type OnboardingEvent =
   | { type: 'ROUTE'; step: OnboardingStep }
@@ -121,7 +127,7 @@ const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Contex
   policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, flow: null, welcome: null,
   usernames: [], consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } }, termsAccepted: false,
   profile: { firstname: '', lastname: '', language: input.language }, profileSaved: false,
-  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null,
+  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null, missing: null,
 });
 
 /** The details the employer gave: the defaults of the person's own. */
@@ -220,6 +226,8 @@ const onboardingSetup = setup({
     newPassword: newPasswordMachineOf<OnboardingDone>(),
   },
   actions: {
+    /** A submit found a field empty: the first of the step's, in the order the form shows them. */
+    nameMissing: assign({ missing: ({ context }, { fields }: { fields: RequiredField[] }) => fields.find((field) => valueOf(context, field).trim() === '') ?? null }),
     show: (_, _params: { step: OnboardingStep }) => {},
     /** Keeps what a reload needs (null: nothing any more). */
     keep: (_, _params: OnboardingMemory | null) => {},
@@ -446,10 +454,13 @@ export const onboardingMachine = onboardingSetup.createMachine({
           on: {
             CHANGE: {
               actions: assign(({ context, event }) => (event.field === 'firstname' || event.field === 'lastname'
-                ? { profile: { ...context.profile, [event.field]: event.value }, error: null } : {})),
+                ? { profile: { ...context.profile, [event.field]: event.value }, error: null, missing: null } : {})),
             },
             SET_LANGUAGE: { actions: assign(({ context, event }) => ({ profile: { ...context.profile, language: event.language } })) },
-            SUBMIT: { guard: 'namesGiven', target: 'saving' },
+            SUBMIT: [
+              { guard: 'namesGiven', target: 'saving' },
+              { actions: { type: 'nameMissing', params: { fields: ['firstname', 'lastname'] } } },
+            ],
           },
         },
         saving: {
@@ -470,8 +481,8 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'email' ? { email: event.value, error: null } : {})) },
-            SUBMIT: { guard: 'hasEmail', target: 'sending' },
+            CHANGE: { actions: assign(({ event }) => (event.field === 'email' ? { email: event.value, error: null, missing: null } : {})) },
+            SUBMIT: [{ guard: 'hasEmail', target: 'sending' }, { actions: { type: 'nameMissing', params: { fields: ['email'] } } }],
           },
         },
         sending: {
@@ -544,9 +555,9 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'phone' ? { phone: event.value, error: null } : {})) },
+            CHANGE: { actions: assign(({ event }) => (event.field === 'phone' ? { phone: event.value, error: null, missing: null } : {})) },
             SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
-            SUBMIT: { guard: 'hasPhone', target: 'sending' },
+            SUBMIT: [{ guard: 'hasPhone', target: 'sending' }, { actions: { type: 'nameMissing', params: { fields: ['phone'] } } }],
           },
         },
         sending: {

@@ -153,13 +153,13 @@ describe('login machine: behaviour', () => {
 
   it('says a malformed email address is invalid before sending anything; a phone number is not judged so', async () => {
     let sent = 0;
-    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'email' } }).start();
+    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async (): Promise<unknown> => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'email' } }).start();
     actor.send({ type: 'CHANGE', field: 'username', value: 'emma.peeters@example' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     actor.send({ type: 'SUBMIT' });
     expect(actor.getSnapshot().context.error).toEqual({ code: 'invalid_email' });
     expect(sent).toBe(0);
-    const phone = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'phone' } }).start();
+    const phone = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async (): Promise<unknown> => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'phone' } }).start();
     phone.send({ type: 'CHANGE', field: 'username', value: '0470 12 34 56' });
     phone.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     phone.send({ type: 'SUBMIT' });
