@@ -105,6 +105,15 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
   await expect(page.getByLabel('Last name')).toHaveValue('Nys');
   await expect(page.getByLabel('Language of your account')).toHaveValue('nl');
   await expectNoAxeViolations(page);
+  // A field left empty is named on the field itself, and nothing is sent.
+  await page.getByLabel('Last name').fill('');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Enter your last name.');
+  await expect(page.getByLabel('Last name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page).toHaveURL(/\/onboarding\/create$/);
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Last name').fill('Nys');
+  await expect(page.getByRole('alert')).toHaveCount(0);
   await page.getByLabel('Language of your account').selectOption('en');
   await page.getByRole('button', { name: 'Continue' }).click();
 

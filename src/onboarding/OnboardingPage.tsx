@@ -248,6 +248,7 @@ function Terms({ onboarding }: { onboarding: OnboardingRef }) {
 function Details({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
   const profile = useSelector(onboarding, (s) => s.context.profile);
+  const missing = useSelector(onboarding, (s) => s.context.missing);
   const busy = useSelector(onboarding, (s) => s.matches({ create: 'saving' }));
   const offered = Object.values(VARIANT_LOCALES[variant].locales);
   const languages = offered.includes(profile.language) ? offered : [...offered, profile.language];
@@ -255,9 +256,9 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
     <>
       <Heading title={t('onboarding.details.title')} text={t('onboarding.details.text')} />
       <StepForm onboarding={onboarding} busy={busy} back>
-        <TextField label={t('onboarding.details.firstname')} autoComplete="given-name" value={profile.firstname}
+        <TextField label={t('onboarding.details.firstname')} autoComplete="given-name" value={profile.firstname} error={requiredError(missing, 'firstname')}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'firstname', value })} />
-        <TextField label={t('onboarding.details.lastname')} autoComplete="family-name" value={profile.lastname}
+        <TextField label={t('onboarding.details.lastname')} autoComplete="family-name" value={profile.lastname} error={requiredError(missing, 'lastname')}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'lastname', value })} />
         <label className="block text-sm font-medium">
           {t('onboarding.details.language')}
@@ -273,14 +274,14 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
 
 function EmailStep({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
-  const { email, provenEmail } = useSelector(onboarding, (s) => s.context);
+  const { email, provenEmail, missing } = useSelector(onboarding, (s) => s.context);
   const busy = useSelector(onboarding, (s) => s.matches({ emailVerification: 'sending' }));
   const keeping = provenEmail !== null && provenEmail === email.trim();
   return (
     <>
       <Heading title={t('onboarding.email.title')} text={t(keeping ? 'onboarding.email.proven' : 'onboarding.email.text')} />
       <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.email.keep' : 'onboarding.sendCode')}>
-        <TextField label={t('login.field.email')} type="email" autoComplete="email" value={email}
+        <TextField label={t('login.field.email')} type="email" autoComplete="email" value={email} error={requiredError(missing, 'email')}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'email', value })} />
       </StepForm>
     </>
@@ -289,14 +290,14 @@ function EmailStep({ onboarding }: { onboarding: OnboardingRef }) {
 
 function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
-  const { phone, provenPhone, channel } = useSelector(onboarding, (s) => s.context);
+  const { phone, provenPhone, channel, missing } = useSelector(onboarding, (s) => s.context);
   const busy = useSelector(onboarding, (s) => s.matches({ phoneVerification: 'sending' }));
   const keeping = provenPhone !== null && provenPhone === phone.trim();
   return (
     <>
       <Heading title={t('onboarding.phone.title')} text={t(keeping ? 'onboarding.phone.proven' : 'onboarding.phone.text')} />
       <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}>
-        <TextField label={t('login.field.phone')} type="tel" autoComplete="tel" value={phone}
+        <TextField label={t('login.field.phone')} type="tel" autoComplete="tel" value={phone} error={requiredError(missing, 'phone')}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })} />
         {!keeping && <ChannelChoice channel={channel} onChange={(c) => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />}
       </StepForm>
@@ -338,4 +339,9 @@ function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
       <Button full className="mt-6" onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.done.signIn')}</Button>
     </>
   );
+}
+
+/** The message of a field a submit found empty, on that field only. */
+function requiredError(missing: string | null, field: 'firstname' | 'lastname' | 'email' | 'phone') {
+  return missing === field ? { code: `required_${field}` as const } : undefined;
 }
