@@ -23,7 +23,7 @@ export function TopBar() {
             </>
           ) : (
             <>
-              <Link to={pathOf('login', 'email')} className="text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
+              <Link to={pathOf('login', 'email')} className="whitespace-nowrap text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
               <Link to={pathOf('onboarding', 'onboarding')} className="whitespace-nowrap rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
             </>
           )}

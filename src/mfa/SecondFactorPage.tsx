@@ -45,7 +45,7 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
       <h1 className="text-2xl font-bold">{t('mfa.password.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('mfa.password.text')}</p>
       <form onSubmit={submit} className="mt-5 space-y-4" noValidate>
-        <TextField label={t('mfa.password.label')} type="password" autoComplete="current-password" value={typed} onChange={setTyped} error={error} />
+        <TextField label={t('mfa.password.label')} type="password" autoComplete="current-password" value={typed} onChange={setTyped} error={error} first />
         <Button type="submit" full loading={checking}>{t('mfa.password.submit')}</Button>
       </form>
       <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
