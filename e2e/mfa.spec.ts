@@ -157,3 +157,22 @@ test('new recovery keys from Security: asked first, then shown with ways to keep
   await expect(page.getByTestId('recovery-keys')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Generate new keys' })).toBeVisible();
 });
+
+// Last in this file: it leaves Mila's email with a code waiting.
+test('choosing again a method whose code was just sent says how long until a new one, counting down, at 375 px', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await signIn(page, mila.email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  // The tests before may have left a code just sent; otherwise this one is, and Back returns to the choice.
+  const wait = page.getByRole('status').filter({ hasText: 'A code was sent moments ago' });
+  await expect(page.getByLabel('Security code').or(wait)).toBeVisible();
+  if (await page.getByLabel('Security code').isVisible()) {
+    await page.goBack();
+    await expect(page).toHaveURL(/\/mfa\/methods$/);
+    await page.getByRole('button', { name: /Email a code/ }).click();
+  }
+  await expect(wait).toHaveText(/you can ask for a new one in 0:[0-3]\d\.$/);
+  const first = await wait.textContent();
+  await expect(wait).not.toHaveText(first!);
+  await expectNoAxeViolations(page);
+});

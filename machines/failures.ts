@@ -15,7 +15,7 @@ export type ProblemCode = ErrorCode | ClientErrorCode;
 
 /** A failure by its stable code; a throttle says how long to wait (`retryAfter`, seconds), and a
  * sign-in warns when the next wrong password pauses it (`lastAttempt`). */
-export type Problem = { code: ProblemCode; retryAfter?: number; lastAttempt?: boolean };
+export type Problem = { code: ProblemCode; retryAfter?: number; lastAttempt?: boolean; retryAt?: number };
 
 /** A code as a problem. A code this app does not know (a newer server's) is kept as it came: the
  * screens fall back to the general error's text for it (`t([errors.<code>, errors.internal_error])`),
@@ -31,7 +31,10 @@ export function errorOf(event: object): unknown {
 
 export function problemOf(event: object): Problem {
   const error = errorOf(event);
-  return problemFromCode(isApiFailure(error) ? error.code : undefined);
+  const problem = problemFromCode(isApiFailure(error) ? error.code : undefined);
+  // A wait the server names becomes the instant it ends, so a screen can count down to it.
+  const wait = isApiFailure(error) ? error.body.retry_after : undefined;
+  return typeof wait === 'number' ? { ...problem, retryAt: Date.now() + wait * 1000 } : problem;
 }
 
 export function problemCodeOf(event: object): ProblemCode {

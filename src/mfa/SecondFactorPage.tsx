@@ -12,6 +12,7 @@ import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { pathOf } from '../../machines/routes.ts';
+import { minutesSeconds, useNow } from '../app/useNow.ts';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
@@ -76,7 +77,9 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
       <ul className="mt-5 space-y-2">
         {methods.flatMap((m) => (m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)]))}
       </ul>
-      <div className="mt-4"><ErrorMessage error={error} /></div>
+      <div className="mt-4">
+        {error?.code === 'resend_too_soon' && error.retryAt ? <ResendWait until={error.retryAt} /> : <ErrorMessage error={error} />}
+      </div>
       {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
       <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
     </>
@@ -114,4 +117,16 @@ function BackLink({ mfa }: { mfa: MfaRef }) {
   return signingIn
     ? <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>
     : <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
+}
+
+/** A code was sent for this method moments ago: how long until a new one can go (then, that it can). */
+function ResendWait({ until }: { until: number }) {
+  const { t } = useTranslation();
+  const now = useNow(true);
+  const left = until - now;
+  return (
+    <p role="status" className="text-sm text-slate-800">
+      {left > 0 ? t('mfa.choose.wait', { time: minutesSeconds(left) }) : t('mfa.choose.waitOver')}
+    </p>
+  );
 }
