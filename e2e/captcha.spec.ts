@@ -51,7 +51,8 @@ test('a form sent before the CAPTCHA is ready says it is not loaded, and goes th
 // A password manager fills and submits at once; the server then wants a robot check (after earlier
 // failures from this address). Its answer is staged once here, so other tests' accounts keep
 // their counters; the rest is the real server.
-test('a sign-in refused for want of a robot check keeps the password and goes again by itself once solved', async ({ page }) => {
+for (const width of [1280, 375]) test(`a sign-in refused for want of a robot check keeps the password and goes again by itself once solved (${width} px)`, async ({ page }) => {
+  await page.setViewportSize({ width, height: 800 });
   const sent: Array<Record<string, unknown>> = [];
   await page.route('**/api/token', async (route) => {
     sent.push(route.request().postDataJSON() as Record<string, unknown>);

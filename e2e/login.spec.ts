@@ -67,12 +67,16 @@ test('after failures the right password signs in once the robot check is done', 
 });
 
 // Runs before the renewal below in this file's order: Wout's password is still the weak one.
-test("a weak password's renewal survives a reload; Back leaves it for sign-in, and Forward cannot reopen it", async ({ page }) => {
+test("a weak password's renewal survives a reload; Back leaves it for sign-in, and Forward cannot reopen it (375 px)", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, user('weak').email);
   await expect(page).toHaveURL(/\/weak-password$/);
   await page.reload();
   await expect(page).toHaveURL(/\/weak-password$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
+  // The rules read as rules on a phone too.
+  await expect(page.getByTestId('password-rules').getByRole('listitem').first()).toHaveText('• At least 10 characters — not met yet');
+  await expectNoAxeViolations(page);
   await page.goBack();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
