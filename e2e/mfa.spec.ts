@@ -60,6 +60,9 @@ test('shows a wrong code until the user types again', async ({ page }) => {
   await page.getByRole('button', { name: /Text a code/ }).click();
   await enterCode(page, '00000000');
   await expect(page.getByRole('alert')).toHaveText('Your code is invalid, try again.');
+  // A pasted code with any spacing is taken, and shows in groups.
+  await page.getByLabel('Security code').fill(' 12 34-56 78 ');
+  await expect(page.getByLabel('Security code')).toHaveValue('1234 5678');
   await page.getByLabel('Security code').fill('1');
   await expect(page.getByRole('alert')).toHaveCount(0);
 });
@@ -134,7 +137,8 @@ test('signs in with the number of a benefit card', async ({ page }) => {
 });
 
 // After the recovery-key test above (this file runs in order): Tom's keys change only here.
-test('new recovery keys from Security: asked first, then shown with ways to keep them until saved', async ({ page }) => {
+test('new recovery keys from Security: asked first, then shown with ways to keep them until saved (375 px)', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   // By email: the authenticator's current code may have been used by the test above.
   const before = await sentCount(tom.email);
   await signIn(page, tom.email);

@@ -48,7 +48,8 @@ test('a forced user sets up a phone second factor, and needs it at the next sign
   await expect(page).toHaveURL(/\/mfa\/methods$/);
 });
 
-test('a customer is warned about shared credentials and may skip; "not now" holds at the next sign-in', async ({ page }) => {
+test('a customer is warned about shared credentials and may skip; "not now" holds at the next sign-in (375 px)', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, lea.email);
   await expect(page).toHaveURL(/\/setup-mfa$/);
   await expect(page.getByText('only the person who set it up can sign in')).toBeVisible();

@@ -74,7 +74,8 @@ test('maintenance: the API answers 503 and the app shows the page in three langu
   await expect(page).toHaveURL(/\/maintenance$/);
 });
 
-test('maintenance: the brand, French first on the Luxembourg host, and a way back once the API answers', async ({ page }) => {
+test('maintenance: the brand, French first on the Luxembourg host, and a way back once the API answers (375 px)', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
   await expect(page).toHaveURL(/\/maintenance$/);
   await expect(page.getByRole('main').getByText('Tessera', { exact: true })).toBeVisible();
@@ -93,4 +94,25 @@ test('maintenance: the brand, French first on the Luxembourg host, and a way bac
   await expect(page.locator('main [lang]').first()).toHaveAttribute('lang', 'fr');
   await expect(page.locator('main [lang] h2').first()).toHaveText('Maintenance');
   await expectNoAxeViolations(page);
+});
+
+test('each host looks like itself: the Luxembourg host has its own accent and favicon, at 1280 and 375 px', async ({ page }) => {
+  const accent = async (host: string) => {
+    await page.goto(`http://${host}:${E2E_PORT}/login/email`);
+    const button = page.getByRole('button', { name: /Sign in|Se connecter/ });
+    await expect(button).toBeVisible();
+    return {
+      colour: await button.evaluate((el) => getComputedStyle(el).backgroundColor),
+      favicon: await page.locator('#favicon').getAttribute('href'),
+    };
+  };
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    const be = await accent('account.localhost');
+    const lu = await accent('account.lu.localhost');
+    expect(be.favicon).toBe('/favicon.svg');
+    expect(lu.favicon).toBe('/favicon-lu.svg');
+    expect(lu.colour).not.toBe(be.colour);
+    await expectNoAxeViolations(page);
+  }
 });
