@@ -19,6 +19,9 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null, op
       root,
       wildcard: false,
       index: false,
+      // The build wrote .br and .gz twins (scripts/build.ts): sent with Content-Encoding and
+      // Vary: Accept-Encoding to a browser that accepts them, the shell included.
+      preCompressed: true,
       // Source maps give the sources away: only a development server serves them.
       ...(options.sourceMaps ? {} : { globIgnore: ['**/*.map'] }),
       setHeaders(reply, path) {
