@@ -65,7 +65,8 @@ test('an account without a second factor is nudged to turn it on, at 1280 and 37
   await page.getByRole('link', { name: 'Turn it on' }).click();
   // The methods screen is sensitive: without a second factor, the password is asked again.
   await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
-  await page.goto('/logout');
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
   const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
   await signIn(page, kato.email);
   await page.getByRole('button', { name: 'Use my card' }).click();
