@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { signIn, user } from './support.ts';
+import { signIn, signInWithCard, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -68,11 +68,7 @@ test('an account without a second factor is nudged to turn it on, at 1280 and 37
   await page.getByRole('link', { name: 'Log out' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
-  await signIn(page, kato.email);
-  await page.getByRole('button', { name: 'Use my card' }).click();
-  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+  await signInWithCard(page, kato.email, 'Kato');
   await expect(nudge).toHaveCount(0);
 });
 

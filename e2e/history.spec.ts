@@ -3,7 +3,7 @@
 // cannot show any more is replaced by the one it can.
 import { expect, test, type Page } from '@playwright/test';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { captchaReady, signIn } from './support.ts';
+import { captchaReady, signIn, signInWithCard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -160,11 +160,7 @@ test('onboarding: Back to the start and Forward to the card step; a reload befor
 });
 
 test('authenticator set-up: a reload shows a new key, Back returns to Security, Forward opens the set-up again', async ({ page }) => {
-  await signIn(page, kato.email);
-  await page.getByRole('button', { name: 'Use my card' }).click();
-  await page.getByLabel('Card number').fill('5065 0000 0000 0001');
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(heading(page)).toHaveText('Hello, Kato');
+  await signInWithCard(page, kato.email, 'Kato');
   await page.getByRole('link', { name: 'Security' }).click();
   await expect(heading(page)).toHaveText('Security settings');
   await page.getByRole('link', { name: 'Add an authenticator app' }).click();

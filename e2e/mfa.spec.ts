@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { TOTP } from 'otpauth';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS, DEMO_TOTP_SECRET } from '../server/seed/demo.ts';
-import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+import { codeSentTo, expectNoAxeViolations, sentCount, signIn, signInWithEmailCode } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 // One mailbox and one phone per demo user: these tests take turns. The last two leave a code
@@ -140,11 +140,7 @@ test('signs in with the number of a benefit card', async ({ page }) => {
 test('new recovery keys from Security: asked first, then shown with ways to keep them until saved (375 px)', async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   // By email: the authenticator's current code may have been used by the test above.
-  const before = await sentCount(tom.email);
-  await signIn(page, tom.email);
-  await page.getByRole('button', { name: /Email a code/ }).click();
-  await enterCode(page, await codeSentTo(tom.email, before));
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
+  await signInWithEmailCode(page, tom.email, 'Tom');
   await page.goto('/security/edit-recovery');
   await page.getByRole('button', { name: 'Generate new keys' }).click();
   const question = page.getByRole('alertdialog');

@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { TOTP } from 'otpauth';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
-import { codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+import { codeSentTo, expectNoAxeViolations, sentCount, signIn, signInWithEmailCode } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -73,12 +73,7 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
 });
 
 test('a security screen reached by reload or a typed address opens, and asks for a second factor only where it must', async ({ page }) => {
-  const before = await sentCount(sara.email);
-  await signIn(page, sara.email);
-  await page.getByRole('button', { name: /Email a code/ }).click();
-  await page.getByLabel('Security code').fill(await codeSentTo(sara.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Sara');
+  await signInWithEmailCode(page, sara.email, 'Sara');
   await page.goto('/security');
   await expect(page.getByTestId('mfa-methods')).toContainText('Email to s***@example.be');
   await page.reload();
@@ -90,6 +85,17 @@ test('a security screen reached by reload or a typed address opens, and asks for
 });
 
 const noah = DEMO_USERS.find((u) => u.key === 'newcomer')!;
+
+/** On a set-up's destination screen: types it, proves it with the code sent there, and goes on. */
+async function proveDestination(page: Page, field: string, value: string, recipient: string) {
+  await page.getByLabel(field).fill(value);
+  const before = await sentCount(recipient);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(recipient, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
 
 // An account without a second factor turns one on from Security: the password stands in for the
 // step-up, then any method can be added, removed and added back. The journey starts on a desktop
@@ -124,13 +130,7 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'By email' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
-  await page.getByLabel('Email address').fill(noah.email);
-  let before = await sentCount(noah.email);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Security code').fill(await codeSentTo(noah.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await proveDestination(page, 'Email address', noah.email, noah.email);
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
   await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
 
@@ -141,12 +141,7 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await page.getByRole('link', { name: 'Add a method' }).click();
   await page.getByRole('button', { name: 'By text message (SMS)' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
-  await page.getByLabel('Phone number').fill('0470 12 12 12');
-  before = await sentCount(noah.phone);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Security code').fill(await codeSentTo(noah.phone, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await proveDestination(page, 'Phone number', '0470 12 12 12', noah.phone);
   await expect(page.getByTestId('mfa-edit')).toContainText('Phone');
 
   // The email goes, and comes back.
@@ -156,12 +151,7 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await expect(page.getByTestId('mfa-edit')).not.toContainText('Email to');
   await page.getByRole('link', { name: 'Add a method' }).click();
   await page.getByRole('button', { name: 'By email' }).click();
-  await page.getByLabel('Email address').fill(noah.email);
-  before = await sentCount(noah.email);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Security code').fill(await codeSentTo(noah.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await proveDestination(page, 'Email address', noah.email, noah.email);
   await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
   await page.screenshot({ path: 'test-results/screens/security-methods-375.png', fullPage: true });
 });

@@ -3,7 +3,7 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { codeSentTo, sentCount, signIn, user } from './support.ts';
+import { signIn, signInWithEmailCode, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -42,12 +42,7 @@ test('signing out in one tab takes the other to sign-in with the notice, without
 test('a session revoked on the server turns the next call into sign-in with the notice, not an error', async ({ page, request }) => {
   // Kato's email: the other tests sign him in with his card, and a challenge replaces the last one of its method.
   const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
-  const before = await sentCount(kato.email);
-  await signIn(page, kato.email);
-  await page.getByRole('button', { name: /Email a code/ }).click();
-  await page.getByLabel('Security code').fill(await codeSentTo(kato.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+  await signInWithEmailCode(page, kato.email, 'Kato');
   await page.goto('/security/mfa-edit');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
 

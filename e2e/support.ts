@@ -14,6 +14,28 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** Signs in with the password and a code mailed to the account's address; ends on the dashboard. */
+export async function signInWithEmailCode(page: Page, email: string, firstname: string) {
+  const before = await sentCount(email);
+  await signIn(page, email);
+  await page.getByRole('button', { name: /Email a code/ }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(email, before));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Hello, ${firstname}`);
+}
+
+/** Kato's demo card: his second factor is its number. */
+export const KATO_CARD = '5065 0000 0000 0001';
+
+/** Signs in with the password and the number of a benefit card; ends on the dashboard. */
+export async function signInWithCard(page: Page, email: string, firstname: string, card = KATO_CARD) {
+  await signIn(page, email);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await page.getByLabel('Card number').fill(card);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Hello, ${firstname}`);
+}
+
 export async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);

@@ -53,7 +53,7 @@ export async function startI18n(locale: Locale): Promise<void> {
 }
 
 /** Whether a name starts with a vowel sound, so French elides the word before it ("d'Atelier", not
- * "de Atelier"): the sentence takes the `_elided` context, which only the languages that elide have. */
+ * "de Atelier"): the sentence takes the `_elided` context; the languages that do not elide say it the same way. */
 export function elidedBefore(name: string): boolean {
   return /^[aeiouyhàâäæéèêëîïôöœùûü]/i.test(name.trim());
 }
