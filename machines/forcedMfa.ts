@@ -33,6 +33,8 @@ type Context = Required<EnrolmentInput> & {
 };
 
 const VOLUNTARY_ENTRIES: ReadonlySet<EnrolmentScreen> = new Set(['selection', 'phone', 'email']);
+/** Who picks the method and may say "not now": a customer who is not forced, or anyone adding one from Security. */
+const choosesFreely = (context: Context) => (context.customer && !context.forced) || context.voluntary;
 /** The destination screen of a kind. */
 const screenOf = (kind: EnrolmentKind | null): EnrolmentScreen => (kind === 'email' ? 'email' : 'phone');
 
@@ -73,16 +75,17 @@ export const forcedMfaMachine = setup({
     }),
   },
   guards: {
-    maySkip: ({ context }) => (context.customer && !context.forced) || context.voluntary,
-    chooses: ({ context }) => (context.customer && !context.forced) || context.voluntary,
+    maySkip: ({ context }) => choosesFreely(context),
+    chooses: ({ context }) => choosesFreely(context),
     voluntary: ({ context }) => context.voluntary,
+    stepUpExpired: ({ context, event }) => context.voluntary && problemOf(event).code === 'step_up_required',
     entersAt: ({ context }, { step }: { step: EnrolmentScreen }) => context.voluntary && context.entry === step,
     choseAuthenticator: ({ event }) => event.type === 'CHOOSE' && event.kind === 'totp',
     hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
     routeTo: ({ event }, { step }: { step: EnrolmentScreen }) => event.type === 'ROUTE' && event.step === step,
     /** Customers choose their method: their selection step can show again. */
-    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && ((context.customer && !context.forced) || context.voluntary),
+    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && choosesFreely(context),
     /** Back or Forward to the destination chosen (phone or email). */
     routeToDestination: ({ context, event }) =>
       event.type === 'ROUTE' && context.kind !== null && event.step === screenOf(context.kind),
@@ -181,7 +184,12 @@ export const forcedMfaMachine = setup({
             actions: 'takeChallenge',
           },
         ],
-        onError: { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        onError: [
+          // Opened from Security after its step-up ran out: back to Security, whose methods screen
+          // asks again (a code, or the password where there is no second factor), not a dead end here.
+          { guard: 'stepUpExpired', target: 'skipped' },
+          { target: 'destination', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        ],
       },
     },
     resending: {

@@ -12,6 +12,7 @@ const answers = [
   { type: 'xstate.done.actor.startActivation', output: { payload: '', fuzzion: true, data: { code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' } } },
   { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }) },
+  { type: 'xstate.error.actor.startActivation', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
   { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
   { type: 'xstate.done.actor.resendActivation', output: null },
   { type: 'xstate.done.actor.resendActivation', output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
@@ -152,6 +153,20 @@ describe('adding a method from Security', () => {
     const back = await start('selection');
     back.actor.send({ type: 'BACK' });
     expect(back.actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: true });
+  });
+
+  it('goes back to Security when the step-up ran out, rather than showing an error it cannot act on', async () => {
+    const actor = createActor(forcedMfaMachine.provide({
+      actors: {
+        methodKinds: fromPromise(async (): Promise<string[]> => []),
+        startActivation: fromPromise(async (): Promise<ActivationStart> => { throw apiFailure(403, { code: 'step_up_required', message: '' }); }),
+      },
+    }), { input: { forced: false, customer: false, entry: 'email' } }).start();
+    await settle();
+    actor.send({ type: 'CHANGE', value: 'emma@example.be' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: true });
   });
 
   it('ends enrolled and says it came from Security', async () => {

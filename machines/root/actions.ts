@@ -31,8 +31,8 @@ export const forgetSession = [{ type: 'persistAccount', params: { user: null } }
 /** Keeps the location a ROUTE event brings. */
 export const setLocation = rootSetup.assign({ location: ({ event }) => (event as Extract<RootEvent, { type: 'ROUTE' }>).location });
 
+/** Where a step-up's code is asked for: the methods, with the way back to the sensitive screen. */
 export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
-
 
 /** Follows where the right code leads (context.afterCode): a screen of ours (the location the guard
  * judges next), a partner, or Back. It reads only the context, so any event may carry it (a flow's

@@ -237,9 +237,6 @@ export const rootSetup = setup({
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
     /** What the last right code leads to (spec §4 "MFA": the order after a code). */
     afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,
-    /** The same, asked of the code entry's answer before it is kept. */
-    codeLeadsTo: ({ context, event }, { kind, purpose }: { kind: AfterCode['kind']; purpose: CodePurpose }) =>
-      decisionAfterCode(context, (event as unknown as { output: MfaCodeOutput }).output, purpose).kind === kind,
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {
       const user = (event as { output?: UserProfile }).output ?? context.user;

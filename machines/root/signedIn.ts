@@ -71,7 +71,8 @@ export const signedIn = rootSetup.createStateConfig({
             actions: [assign({ location: locationOf(pathOf('authenticator', 'scan')) }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
           },
           {
-            // Opened from Security: back there, the new method listed.
+            // Opened from Security: back there, the new method listed (or, when the step-up ran out,
+            // the methods screen asks for it again).
             guard: 'enrolledFromSecurity',
             target: 'idle',
             actions: [
@@ -146,18 +147,20 @@ export const signedIn = rootSetup.createStateConfig({
             id: 'stepUp',
             src: 'mfaCode',
             input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
-            // The spec's order after a code: a recovery key first shows the recovery screen, which
-            // then returns here; any other code returns to the sensitive screen (its redirect).
-            onDone: [
-              {
-                guard: { type: 'codeLeadsTo', params: { kind: 'totpRecovery', purpose: 'stepUp' } },
-                target: '#root.signedIn.recovering',
-                actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }), followAfterCode],
-              },
-              { guard: 'onAuthenticatorPath', target: 'authenticator', actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null }), followAfterCode] },
-              { target: 'open', actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null }), followAfterCode] },
-            ],
+            onDone: {
+              target: 'afterStepUp',
+              actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+            },
           },
+        },
+        // The spec's order after a code, decided once: a recovery key first shows the recovery
+        // screen, which then returns here; any other code returns to the sensitive screen.
+        afterStepUp: {
+          always: [
+            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+            { guard: 'onAuthenticatorPath', target: 'authenticator', actions: followAfterCode },
+            { target: 'open', actions: followAfterCode },
+          ],
         },
         // The screen shown is a state, tagged for the view: the view never reads the URL.
         open: {
