@@ -20,6 +20,8 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: true,
+    // Which chunk holds each locale's strings: the server preloads the visitor's (scripts/prerender.ts).
+    manifest: true,
     chunkSizeWarningLimit: 400,
     rolldownOptions: {
       output: {

@@ -5,6 +5,10 @@ export const FIRST_PARTY_CLIENT_IDS = ['2', '17', '51', '66'] as const;
 
 /** Cookie name; production prefixes it with `__Secure-`. */
 export const AUTH_COOKIE_BASENAME = 'tessera_token';
+/** The language a person chose (not a secret): the server draws the first screen in it. */
+export const LANGUAGE_COOKIE = 'language';
+/** The element of the page that carries what the server knew when it sent it (contract/schemas.ts `Boot`). */
+export const BOOT_ELEMENT_ID = 'boot';
 export const DEVICE_ID_HEADER = 'x-device-id';
 
 export const CODE_EXPIRY_S = 900;
@@ -25,6 +29,15 @@ export const VARIANT_LOCALES: Record<Variant, { locales: Record<string, Locale>;
   be: { locales: { en: 'en', fr: 'fr', nl: 'nl' }, fallback: 'en', default: 'nl' },
   lu: { locales: { fr: 'fr_LU', en: 'en_LU' }, fallback: 'fr_LU', default: 'fr_LU' },
 };
+
+/** The locale to start with: a remembered choice the variant offers, else the browser's first
+ * language, else the fallback. The browser and the server (drawing the first screen) both use it. */
+export function chooseLocale(variant: Variant, browserLanguages: readonly string[], stored: string | null | undefined): Locale {
+  const offer = VARIANT_LOCALES[variant];
+  if (stored && (Object.values(offer.locales) as string[]).includes(stored)) return stored as Locale;
+  const first = browserLanguages[0]?.split(/[-_]/)[0]?.toLowerCase();
+  return (first && offer.locales[first]) || offer.fallback;
+}
 
 /** The locale of the variant a language tag names ("fr-LU", "nl"), if it offers it: the first part
  * decides, as for the browser's language. */

@@ -149,6 +149,17 @@ export const AppConfig = v.object({
 });
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 
+/** What the server knew when it sent the page, written into it (BOOT_ELEMENT_ID) so that the first
+ * screen waits on no request: the config (null when the server could not read it), the locale it
+ * drew the page in, and whether the browser sent a session cookie at all (without one, there is no
+ * session to ask about). */
+export const Boot = v.object({
+  config: v.nullable(AppConfig),
+  locale: v.picklist(LOCALES),
+  sessionCookie: v.boolean(),
+});
+export type Boot = v.InferOutput<typeof Boot>;
+
 export const HealthAnswer = v.object({ status: v.picklist(['ok', 'unavailable']) });
 
 // ---- MFA -------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // production mode. Vite keeps a NODE_ENV it finds in the environment, so a shell with
 // NODE_ENV=development would otherwise ship React's development build. Every text file of the build
 // then gets its Brotli and gzip twins, which the server sends to a browser that accepts them
-// (server/spa: @fastify/static's preCompressed), so no request pays for compressing.
+// (server/spa: @fastify/static's preCompressed), so no request pays for compressing. The public
+// screens are drawn ahead of the script too (scripts/prerender.ts).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,9 +40,12 @@ export function precompress(dir: string): { files: number; bytes: number; brotli
 /** Builds the web app; returns the exit status of the build. */
 export function buildWebApp(env: NodeJS.ProcessEnv = process.env): number {
   const { command, args, env: childEnv } = webBuildCommand(env);
-  const status = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv }).status ?? 1;
-  if (status === 0) precompress(join(root, 'dist'));
-  return status;
+  const built = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv }).status ?? 1;
+  if (built !== 0) return built;
+  // The public screens drawn ahead of the script, in a process of their own (it pretends to be a browser).
+  const drawn = spawnSync(process.execPath, [join(root, 'scripts', 'prerender.ts')], { cwd: root, stdio: 'inherit', env: childEnv }).status ?? 1;
+  if (drawn === 0) precompress(join(root, 'dist'));
+  return drawn;
 }
 
 if (import.meta.main) process.exit(buildWebApp());

@@ -5,6 +5,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { API_PREFIX } from '../contract/constants.ts';
+import { appConfigFor } from './appconfig/appConfig.ts';
 import { appConfigRoutes } from './appconfig/routes.ts';
 import type { Config } from './config/index.ts';
 import type { AppContext } from './context.ts';
@@ -115,7 +116,11 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
 
   await healthRoutes(app, ctx);
   if (config.env !== 'production') await outboxRoutes(app, ctx);
-  await installSpa(app, config.spaDir, { sourceMaps: config.env === 'development' });
+  await installSpa(app, config.spaDir, {
+    sourceMaps: config.env === 'development',
+    // The page carries the config the API would answer: none while the API answers "maintenance".
+    page: { cookieName: ctx.cookieName, configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)) },
+  });
   ctx.outbox.addStep(queuedResets(ctx));
   ctx.outbox.start();
 

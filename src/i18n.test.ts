@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseLocale, elidedBefore } from './i18n.ts';
+import { chooseLocale } from '../contract/constants.ts';
+import { elidedBefore } from './i18n.ts';
 
 describe('locale choice (spec §1)', () => {
   it('Belgian variant: a browser language among en, fr and nl picks it; any other falls back to en', () => {

@@ -2,20 +2,11 @@
 // Only the active locale's strings are loaded, so the first screen stays small.
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { VARIANT_LOCALES, type Locale, type Variant } from '../contract/constants.ts';
+import { LANGUAGE_COOKIE, type Locale } from '../contract/constants.ts';
 
 const STORAGE_KEY = 'language';
 
 const loaders = import.meta.glob<{ default: Record<string, unknown> }>('../locales/*.json');
-
-/** The locale to start with: a remembered choice the variant offers, else the browser's, else the fallback. */
-export function chooseLocale(variant: Variant, browserLanguages: readonly string[], stored: string | null): Locale {
-  const offer = VARIANT_LOCALES[variant];
-  const offered = Object.values(offer.locales);
-  if (stored && (offered as string[]).includes(stored)) return stored as Locale;
-  const first = browserLanguages[0]?.split(/[-_]/)[0]?.toLowerCase();
-  return (first && offer.locales[first]) || offer.fallback;
-}
 
 export function storedLocale(): string | null {
   try {
@@ -25,11 +16,15 @@ export function storedLocale(): string | null {
   }
 }
 
+/** Loads a locale's strings once (the first screen's locale also comes preloaded with the page). */
+export async function loadStrings(locale: Locale): Promise<void> {
+  if (i18next.hasResourceBundle(locale, 'translation')) return;
+  const module = await loaders[`../locales/${locale}.json`]!();
+  i18next.addResourceBundle(locale, 'translation', module.default, true, true);
+}
+
 export async function switchLocale(locale: Locale, remember: boolean): Promise<void> {
-  if (!i18next.hasResourceBundle(locale, 'translation')) {
-    const module = await loaders[`../locales/${locale}.json`]!();
-    i18next.addResourceBundle(locale, 'translation', module.default, true, true);
-  }
+  await loadStrings(locale);
   await i18next.changeLanguage(locale);
   document.documentElement.lang = locale.replace('_', '-');
   if (remember) {
@@ -38,6 +33,8 @@ export async function switchLocale(locale: Locale, remember: boolean): Promise<v
     } catch {
       // storage unavailable: the choice lasts this visit
     }
+    // The server draws the next visit's first screen in it too (a year, like the stored choice).
+    document.cookie = `${LANGUAGE_COOKIE}=${locale}; path=/; max-age=31536000; samesite=lax`;
   }
 }
 

@@ -1,8 +1,12 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { flushSync } from 'react-dom';
+import { waitFor } from 'xstate';
+import { chooseLocale } from '../contract/constants.ts';
 import { createRootActor, type Navigator } from './app/actor.ts';
-import { App } from './app/App.tsx';
-import { chooseLocale, startI18n, storedLocale } from './i18n.ts';
+import { App, isSettling } from './app/App.tsx';
+import { drawnScreen } from './app/takeOver.ts';
+import { startI18n, storedLocale } from './i18n.ts';
 import { applyVariantLook, variant } from './variant.ts';
 import './styles.css';
 
@@ -14,16 +18,29 @@ async function inspector() {
 }
 
 applyVariantLook();
-// The session starts (GET /api/config, then /api/user) while the locale's strings load: the two
-// requests run side by side, and the first screen renders once the strings are there.
+// The session starts (the config and whether there is a session come with the page; otherwise
+// GET /api/config, then /api/user) while the locale's strings load, preloaded by the page.
 const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
 const routeNavigator: Navigator = { current: null, pending: null };
 const actor = createRootActor(routeNavigator, await inspector());
 actor.start();
 await strings;
 
-createRoot(document.getElementById('root')!).render(
+const container = document.getElementById('root')!;
+// A public screen the server drew before any script ran stays until the app can draw it too: once
+// the session is known (at once, from what the page carried), so no "loading" replaces it.
+const drawn = drawnScreen(container);
+const app = createRoot(container);
+const tree = (
   <StrictMode>
     <App actor={actor} navigator={routeNavigator} />
-  </StrictMode>,
+  </StrictMode>
 );
+if (drawn) {
+  await waitFor(actor, (s) => !isSettling(s));
+  drawn.fill(actor);
+  flushSync(() => app.render(tree));
+  drawn.refocus(container);
+} else {
+  app.render(tree);
+}

@@ -1,26 +1,13 @@
 // GET /config: what the browser needs before it renders (variant by host name, languages, the
 // registered redirect targets a dashboard redirect_uri may point to, the analytics endpoint).
 import type { FastifyInstance } from 'fastify';
-import { VARIANT_LOCALES, variantOfHost } from '../../contract/constants.ts';
 import { AppConfig } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { responses } from '../http/schema.ts';
-import { registeredRedirectTargets } from './queries.ts';
+import { appConfigFor } from './appConfig.ts';
 
 export async function appConfigRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/config', {
     schema: { tags: ['config'], summary: 'Variant, languages, redirect targets and password rules for this host', response: responses({ 200: AppConfig }, [400, 503]) },
-  }, async (request) => {
-    const variant = variantOfHost(request.host);
-    const locales = VARIANT_LOCALES[variant];
-    return {
-      variant,
-      locales: Object.values(locales.locales),
-      defaultLocale: locales.default,
-      redirectTargets: await registeredRedirectTargets(ctx.db),
-      analyticsUrl: ctx.config.analyticsUrl,
-      passwordPolicy: ctx.config.passwordPolicy,
-      captcha: ctx.config.captcha.enabled,
-    };
-  });
+  }, async (request) => appConfigFor(ctx, request.host));
 }

@@ -5,15 +5,17 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/constants.ts';
 import { sendError } from '../http/errors.ts';
+import { pageRenderer, type PageSources } from './page.ts';
 
 /** A file's path: an asset, or anything whose last segment has an extension. Page routes have neither. */
 function isFilePath(path: string): boolean {
   return path.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(path.slice(path.lastIndexOf('/') + 1));
 }
 
-export async function installSpa(app: FastifyInstance, spaDir: string | null, options: { sourceMaps: boolean }) {
+export async function installSpa(app: FastifyInstance, spaDir: string | null, options: { sourceMaps: boolean; page: PageSources }) {
   const root = spaDir ? resolve(spaDir) : null;
   const hasSpa = root !== null && existsSync(resolve(root, 'index.html'));
+  const sendPage = hasSpa ? pageRenderer(root, options.page) : null;
   if (hasSpa) {
     await app.register(fastifyStatic, {
       root,
@@ -22,8 +24,9 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null, op
       // The build wrote .br and .gz twins (scripts/build.ts): sent with Content-Encoding and
       // Vary: Accept-Encoding to a browser that accepts them, the shell included.
       preCompressed: true,
+      // The page and the screens drawn ahead go out only as written into each page (./page.ts).
       // Source maps give the sources away: only a development server serves them.
-      ...(options.sourceMaps ? {} : { globIgnore: ['**/*.map'] }),
+      globIgnore: ['index.html*', 'prerendered.json*', ...(options.sourceMaps ? [] : ['**/*.map'])],
       setHeaders(reply, path) {
         // Vite fingerprints everything under assets/: cache it for a year; the rest revalidates.
         reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
@@ -33,9 +36,9 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null, op
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     // A missing script or file is a 404: the app shell in its place would be run or parsed as something it is not.
-    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX || request.method !== 'GET' || !hasSpa || isFilePath(path)) {
+    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX || request.method !== 'GET' || !sendPage || isFilePath(path)) {
       return sendError(reply, 'not_found');
     }
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return sendPage(request, reply);
   });
 }

@@ -4,13 +4,37 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { precompress } from '../../scripts/build.ts';
+import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE } from '../../contract/constants.ts';
+import type { Boot } from '../../contract/schemas.ts';
+import type { Prerendered } from '../../scripts/prerender.ts';
 import { DEVICE, startTestServer, type TestServer } from '../testing/harness.ts';
+import { acceptedLanguages } from './page.ts';
 
-// A built app: its shell, a fingerprinted script and that script's source map.
+/** What the page carries for the app (contract/schemas.ts Boot). */
+function bootOf(page: string): Boot {
+  const json = new RegExp(`<script type="application/json" id="${BOOT_ELEMENT_ID}">(.*?)</script>`).exec(page)?.[1];
+  if (!json) throw new Error('no boot element in the page');
+  return JSON.parse(json) as Boot;
+}
+
+// A built app: its page, the screens drawn ahead (scripts/prerender.ts), a fingerprinted script and
+// that script's source map.
 const spaDir = mkdtempSync(join(tmpdir(), 'tessera-spa-'));
 mkdirSync(join(spaDir, 'assets'));
-const shell = `<!doctype html><title>Tessera</title><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"><div id="root"></div>`;
+const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg" id="favicon"><title>Tessera</title><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"></head><body><div id="root"></div></body></html>`;
 writeFileSync(join(spaDir, 'index.html'), shell);
+const drawn: Prerendered = {
+  locales: { fr: '/assets/fr-111.js', nl: '/assets/nl-222.js', en: '/assets/en-333.js', fr_LU: '/assets/fr_LU-444.js', en_LU: '/assets/en_LU-555.js' },
+  screens: {
+    be: {
+      fr: { '/login/email': { html: '<div data-prerendered="">Connexion BE</div>', title: 'Connexion · Tessera' } },
+      nl: { '/login/email': { html: '<div data-prerendered="">Aanmelden BE</div>', title: 'Aanmelden · Tessera' } },
+      en: { '/login/email': { html: '<div data-prerendered="">Sign in BE</div>', title: 'Sign in & go · Tessera' } },
+    },
+    lu: { fr_LU: { '/login/email': { html: '<div data-prerendered="">Connexion LU</div>', title: 'Connexion · Tessera' } } },
+  },
+};
+writeFileSync(join(spaDir, 'prerendered.json'), JSON.stringify(drawn));
 writeFileSync(join(spaDir, 'assets', 'app-abc123.js'), 'console.info(1)');
 writeFileSync(join(spaDir, 'assets', 'app-abc123.js.map'), '{"version":3}');
 // The compressed twins the build writes (scripts/build.ts precompress), for a file big enough.
@@ -50,12 +74,89 @@ describe('serving the web app', () => {
     expect(plain.body).toBe(bigScript);
   });
 
-  it('sends the app shell compressed too, for any page route, still revalidated', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-encoding': 'br' } });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-encoding']).toBe('br');
-    expect(res.headers['cache-control']).toBe('no-cache');
-    expect(brotliDecompressSync(res.rawPayload).toString()).toBe(shell);
+  it('sends the page compressed too, for any page route, still revalidated, with an ETag that answers 304', async () => {
+    const get = (headers: Record<string, string>) => server.app.inject({ method: 'GET', url: '/login/email', headers });
+    const br = await get({ 'accept-encoding': 'gzip, br' });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['cache-control']).toBe('no-cache');
+    expect(br.headers.vary).toMatch(/accept-encoding.*accept-language.*cookie/i);
+    const page = brotliDecompressSync(br.rawPayload).toString();
+    expect(page).toContain('<div id="root">');
+    expect(br.rawPayload.length).toBeLessThan(page.length / 2);
+    const gz = await get({ 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(page);
+    const plain = await get({});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(page);
+    const again = await get({ 'if-none-match': String(br.headers.etag) });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    // The page of another language is another page.
+    const other = await get({ 'accept-language': 'nl-BE', 'if-none-match': String(br.headers.etag) });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('writes what the first screen needs into the page: the config, the language and its strings, the variant, no session cookie', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'de-DE;q=0.9, fr-BE, nl;q=0.5' } });
+    const boot = bootOf(res.body);
+    expect(boot.locale).toBe('fr');
+    expect(boot.sessionCookie).toBe(false);
+    expect(boot.config).toEqual((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json());
+    expect(res.body).toContain('<html lang="fr" data-variant="be">');
+    expect(res.body).toContain('<link rel="modulepreload" crossorigin href="/assets/fr-111.js">');
+    expect(res.body).toContain('<div id="root"><div data-prerendered="">Connexion BE</div></div>');
+    expect(res.body).toContain('<title>Connexion · Tessera</title>');
+    // Titles are escaped as text.
+    const en = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'en' } });
+    expect(en.body).toContain('<title>Sign in &amp; go · Tessera</title>');
+  });
+
+  it('draws the Luxembourg page for its host, in its language, with its favicon', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { host: 'account.lu.localhost', 'accept-language': 'nl' } });
+    expect(bootOf(res.body)).toMatchObject({ locale: 'fr_LU', config: { variant: 'lu' } });
+    expect(res.body).toContain('<html lang="fr-LU" data-variant="lu">');
+    expect(res.body).toContain('href="/favicon-lu.svg"');
+    expect(res.body).toContain('Connexion LU');
+    expect(res.body).toContain('/assets/fr_LU-444.js');
+  });
+
+  it('takes a remembered language over the browser\'s, as the app does', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=nl` } });
+    expect(bootOf(res.body).locale).toBe('nl');
+    expect(res.body).toContain('Aanmelden BE');
+    // A language the variant does not offer is not taken.
+    const odd = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=de_LU` } });
+    expect(bootOf(odd.body).locale).toBe('fr');
+  });
+
+  it('draws no public screen for a browser with a session cookie, or on a screen not drawn ahead', async () => {
+    const signedIn = await server.app.inject({ method: 'GET', url: '/login/email', headers: { cookie: `${server.ctx.cookieName}=anything` } });
+    expect(bootOf(signedIn.body).sessionCookie).toBe(true);
+    expect(signedIn.body).toContain('<div id="root"></div>');
+    expect(signedIn.body).toContain('<title>Tessera</title>');
+    const dashboard = await server.app.inject({ method: 'GET', url: '/user/dashboard' });
+    expect(dashboard.body).toContain('<div id="root"></div>');
+  });
+
+  it('keeps a hostile redirect target from closing the script element it travels in', async () => {
+    await server.ctx.db.insertInto('oauth_clients').values({
+      client_id: 'hostile', name: 'Hostile', redirect_uris: JSON.stringify(['https://x.example/</script><script>alert(1)</script>']), first_party: 0, created_at: new Date().toISOString(),
+    }).execute();
+    try {
+      const res = await server.app.inject({ method: 'GET', url: '/login/email' });
+      expect(res.body).not.toContain('<script>alert(1)');
+      expect(bootOf(res.body).config?.redirectTargets).toContain('https://x.example/</script><script>alert(1)</script>');
+    } finally {
+      await server.ctx.db.deleteFrom('oauth_clients').where('client_id', '=', 'hostile').execute();
+    }
+  });
+
+  it('answers the page itself and what is drawn into it only through page routes', async () => {
+    for (const url of ['/index.html', '/prerendered.json']) {
+      expect((await server.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    }
   });
 
   it('serves fingerprinted assets with a long cache', async () => {
@@ -86,6 +187,28 @@ describe('serving the web app', () => {
   it('does not serve the app for other methods', async () => {
     const res = await server.app.inject({ method: 'POST', url: '/login/email', payload: {} });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('the browser\'s languages', () => {
+  it('orders them by quality, keeping the order of equals, leaving out refused ones and the wildcard', () => {
+    expect(acceptedLanguages('de;q=0.5, fr-BE, nl;q=0.8, en;q=0, *;q=0.1, fr')).toEqual(['fr-BE', 'fr', 'nl', 'de']);
+    expect(acceptedLanguages(undefined)).toEqual([]);
+    expect(acceptedLanguages(' , ;q=1')).toEqual([]);
+  });
+});
+
+describe('the page during maintenance', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { SPA_DIR: spaDir, MAINTENANCE: 'true' }, { seed: false });
+  });
+  afterAll(async () => server?.stop());
+
+  it('carries no config, so the app asks the API and shows the maintenance page', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email' });
+    expect(res.statusCode).toBe(200);
+    expect(bootOf(res.body).config).toBeNull();
   });
 });
 

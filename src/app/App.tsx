@@ -4,7 +4,7 @@ import { Router, useRoutes } from 'react-router';
 import { Pending } from '../components/Pending.tsx';
 import type { Navigator, RootActor } from './actor.ts';
 import { RootActorContext } from './context.ts';
-import { browserHistory, routerNavigator } from './history.ts';
+import { browserHistory, routerNavigator, type BrowserLocation } from './history.ts';
 import { RouteSync } from './RouteSync.tsx';
 import { ScreenFocus, SkipLink } from './ScreenFocus.tsx';
 import { routes } from './routes.tsx';
@@ -13,10 +13,10 @@ function Screens() {
   return useRoutes(routes);
 }
 
-/** Screens render once the session is known; until then, a status. */
-export function App({ actor, navigator }: { actor: RootActor; navigator: Navigator }) {
-  const settling = useSelector(actor, (s) => s.matches('booting') || s.matches('restoring'));
-  const location = useSyncExternalStore(browserHistory.subscribe, browserHistory.location);
+/** The app at a location: what the browser shows, and what the build draws ahead of it for the first
+ * visit of a public screen (src/prerender.tsx), so the two cannot drift apart. Screens render once
+ * the session is known; until then, a status. */
+export function AppAt({ actor, navigator, location, settling }: { actor: RootActor; navigator: Navigator; location: BrowserLocation; settling: boolean }) {
   return (
     <RootActorContext.Provider value={actor}>
       <Router location={location} navigator={routerNavigator}>
@@ -28,3 +28,12 @@ export function App({ actor, navigator }: { actor: RootActor; navigator: Navigat
     </RootActorContext.Provider>
   );
 }
+
+export function App({ actor, navigator }: { actor: RootActor; navigator: Navigator }) {
+  const settling = useSelector(actor, isSettling);
+  const location = useSyncExternalStore(browserHistory.subscribe, browserHistory.location);
+  return <AppAt actor={actor} navigator={navigator} location={location} settling={settling} />;
+}
+
+/** Whether the session is still being found out (the config, then the user). */
+export const isSettling = (s: ReturnType<RootActor['getSnapshot']>) => s.matches('booting') || s.matches('restoring');

@@ -5,7 +5,7 @@
 // comes back. Any other request corrects the location it answers (a guard's redirect, a flow that
 // refuses a step, resumes one after a reload, or starts on its first): it replaces the entry, so
 // Back never lands on it again.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useLocation } from 'react-router';
 import { browserHistory } from './history.ts';
 import type { Navigator } from './actor.ts';
@@ -34,7 +34,18 @@ export function RouteSync({ navigator }: { navigator: Navigator }) {
     }
     return () => { navigator.current = null; };
   }, [navigator]);
+  const mounted = useRef(false);
   useEffect(() => {
+    // A location the machine has already moved on from (a request made before the router mounted,
+    // applied just above) is not reported: the render of the new one reports that.
+    const now = browserHistory.location();
+    if (now.pathname !== location.pathname || now.search !== location.search) return;
+    // Nor, on mounting, the location the machine started at: it may have settled on it already
+    // (the page carried the session), and a flow would take it as a second visit.
+    const first = !mounted.current;
+    mounted.current = true;
+    const known = actor.getSnapshot().context.location;
+    if (first && known.path === location.pathname && known.search === location.search) return;
     acted = false;
     actor.send({ type: 'ROUTE', location: { path: location.pathname, search: location.search } });
   }, [actor, location.pathname, location.search]);

@@ -7,6 +7,12 @@ import { useTranslation } from 'react-i18next';
 
 const FIND_FOR_MS = 3000;
 
+/** A tab's title: the screen's heading, then the brand ("Sign in · Tessera"). */
+export function screenTitle(heading: string | null | undefined, brand: string): string {
+  const text = heading?.trim();
+  return text && text !== brand ? `${text} · ${brand}` : brand;
+}
+
 function heading(): HTMLElement | null {
   return document.querySelector<HTMLElement>('main h1');
 }
@@ -19,8 +25,7 @@ export function ScreenFocus({ location }: { location: string }) {
   // The title follows the heading, whenever it changes (a step, a language).
   useEffect(() => {
     const update = () => {
-      const text = heading()?.textContent?.trim();
-      const title = text && text !== brand ? `${text} · ${brand}` : brand;
+      const title = screenTitle(heading()?.textContent, brand);
       if (document.title !== title) document.title = title;
     };
     update();
@@ -36,6 +41,8 @@ export function ScreenFocus({ location }: { location: string }) {
     const until = Date.now() + FIND_FOR_MS;
     let frame = 0;
     const look = () => {
+      // Arriving on a screen drawn ahead of the script, the person may already be typing: stay there.
+      if (arriving && document.activeElement?.matches('main input, main textarea, main select')) return;
       const field = document.querySelector<HTMLElement>('main [data-autofocus]');
       const target = field ?? (arriving ? null : heading());
       if (target && !target.closest('[aria-busy="true"]')) {

@@ -9,6 +9,7 @@ import { rootMachine } from '../../machines/root.ts';
 import { loginMachine } from '../../machines/login.ts';
 import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { onUnauthorised } from '../api/client.ts';
+import { takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { readJson, write } from './storage.ts';
@@ -28,11 +29,15 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   const machine = rootMachine.provide({
     actors: {
       loadConfig: fromPromise(async () => {
-        const config = await loadConfig();
+        const config = takeInlinedConfig() ?? await loadConfig();
         configureAnalytics(config.analyticsUrl);
         return config;
       }),
-      fetchUser: fromPromise(fetchUser),
+      fetchUser: fromPromise(async () => {
+        const absent = takeKnownAbsentSession();
+        if (absent) throw absent;
+        return fetchUser();
+      }),
       logout: fromPromise(logout),
       login: loginMachine.provide({
         actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) },

@@ -2,7 +2,8 @@
 // name. Drawn in the variant's brand colour (src/styles.css), so each host looks like itself.
 import { useTranslation } from 'react-i18next';
 
-export function Logo({ className = '' }: { className?: string }) {
+/** `compact`: on the narrowest phones the name gives its room to the bar's links (the mark stays). */
+export function Logo({ className = '', compact = false }: { className?: string; compact?: boolean }) {
   const { t } = useTranslation();
   return (
     <span className={`inline-flex items-center gap-2 text-xl font-bold text-brand ${className}`}>
@@ -12,7 +13,7 @@ export function Logo({ className = '' }: { className?: string }) {
         <rect x="1" y="15" width="12" height="12" rx="2" fill="currentColor" opacity="0.45" />
         <rect x="15" y="15" width="12" height="12" rx="2" fill="currentColor" />
       </svg>
-      <span>{t('brand')}</span>
+      <span className={compact ? 'hidden min-[400px]:inline' : undefined}>{t('brand')}</span>
     </span>
   );
 }

@@ -14,7 +14,7 @@ export function TopBar() {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl items-center justify-between gap-2 px-4 py-2 sm:gap-3 sm:py-3">
-        <Link to={LINKS.home} aria-label={t('brand')} className="rounded"><Logo /></Link>
+        <Link to={LINKS.home} aria-label={t('brand')} className="rounded"><Logo compact /></Link>
         <nav aria-label={t('topbar.navigation')} className="flex items-center gap-3 sm:gap-4">
           {user ? (
             <>

@@ -77,6 +77,9 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
 
       <form
         className="mt-5 space-y-4"
+        // Sent by the script; a form sent before the script has taken over (a screen drawn ahead of
+        // it) must not put the password in an address, as a GET would.
+        method="post"
         noValidate
         onSubmit={(event) => {
           event.preventDefault();

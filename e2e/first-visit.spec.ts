@@ -1,0 +1,56 @@
+// The first visit of a public screen: the page arrives with the screen drawn, in the visitor's
+// language, and with what the app needs to take it over, so it paints before any script runs and
+// asks nothing before it can be used.
+import { expect, test } from '@playwright/test';
+import { signIn, user } from './support.ts';
+
+test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({ page }) => {
+  const asked: string[] = [];
+  page.on('request', (request) => { if (new URL(request.url()).pathname.startsWith('/api/')) asked.push(new URL(request.url()).pathname); });
+  // The entry script is held back until the person has typed.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  await page.goto('/login/email', { waitUntil: 'commit' });
+
+  await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
+  await expect(page).toHaveTitle('Sign in to your Tessera account · Tessera');
+  await page.getByLabel('Email address').fill('first.visit@example.be');
+  await page.getByLabel('Password', { exact: true }).focus();
+  await page.keyboard.type('not-yet');
+
+  release();
+  // The app's own screen: it has taken over once the drawn marker is gone.
+  await expect(page.locator('[data-prerendered]')).toHaveCount(0);
+  await expect(page.getByLabel('Email address')).toHaveValue('first.visit@example.be');
+  await expect(page.getByLabel('Password', { exact: true })).toHaveValue('not-yet');
+  await expect(page.getByLabel('Password', { exact: true })).toBeFocused();
+  expect(asked).toEqual([]);
+
+  // And it works as the app: a wrong password is refused by the server.
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('Invalid username/password.');
+  expect(asked).toEqual(['/api/token']);
+});
+
+test('each variant and language is drawn in its own words and colours', async ({ browser }) => {
+  const context = await browser.newContext({ locale: 'fr-LU', baseURL: `http://account.lu.localhost:${new URL(test.info().project.use.baseURL!).port}` });
+  const page = await context.newPage();
+  await page.route(/\/assets\/index-[\w-]+\.js$/, (route) => route.abort());
+  await page.goto('/login/email');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'fr-LU');
+  await expect(page.locator('html')).toHaveAttribute('data-variant', 'lu');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Connectez-vous à votre compte Tessera Luxembourg');
+  await context.close();
+});
+
+test('a person who is signed in is sent the page without the sign-in drawn, and on to their screen', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  const sent = await page.evaluate(async () => (await fetch('/login/email')).text());
+  expect(sent).toContain('<div id="root"></div>');
+  expect(sent).toContain('"sessionCookie":true');
+  await page.goto('/login/email');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+});

@@ -1,0 +1,97 @@
+// The page every screen route answers: the built index.html with what the first screen needs
+// written in, so that nothing waits on a chain of requests before the first paint:
+//  - the config and whether the browser sent a session cookie (contract/schemas.ts `Boot`);
+//  - the language, chosen as the app chooses it (a remembered choice, else the browser's), its
+//    strings' chunk preloaded, the variant's look (data-variant, favicon) and the screen's title;
+//  - for a visitor without a session on a public screen, the screen itself as the app draws it
+//    (dist/prerendered.json, from scripts/prerender.ts), which the app then takes over.
+// Pages differ by host, language, cookie and config, so each is compressed when first asked for and
+// kept (a handful of variants × languages × screens).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE, chooseLocale, variantOfHost } from '../../contract/constants.ts';
+import type { AppConfig, Boot } from '../../contract/schemas.ts';
+import type { Prerendered } from '../../scripts/prerender.ts';
+
+export type PageSources = {
+  /** The config for a host, or null when it cannot be read (the app then asks /api/config, and shows maintenance). */
+  configFor(host: string): Promise<AppConfig | null>;
+  cookieName: string;
+};
+
+/** The browser's languages, most wanted first (RFC 9110 quality values; a refused one left out). */
+export function acceptedLanguages(header: string | undefined): string[] {
+  return (header ?? '').split(',').map((part, index) => {
+    const [tag = '', ...params] = part.trim().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/i.exec(p)?.[1]).find((value) => value !== undefined);
+    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+  }).filter((entry) => entry.tag && entry.tag !== '*' && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index).map((entry) => entry.tag);
+}
+
+/** JSON inside a <script> element: nothing in it may close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+const CACHED_PAGES = 64;
+
+export function pageRenderer(spaDir: string, sources: PageSources) {
+  const template = readFileSync(join(spaDir, 'index.html'), 'utf8');
+  const drawnFile = join(spaDir, 'prerendered.json');
+  const drawn: Prerendered = existsSync(drawnFile) ? JSON.parse(readFileSync(drawnFile, 'utf8')) as Prerendered : { locales: {}, screens: {} };
+  const encoded = new Map<string, { etag: string; identity: Buffer; br?: Buffer; gzip?: Buffer }>();
+
+  async function html(request: FastifyRequest): Promise<string> {
+    const variant = variantOfHost(request.host);
+    const locale = chooseLocale(variant, acceptedLanguages(request.headers['accept-language']), request.cookies[LANGUAGE_COOKIE]);
+    const sessionCookie = Boolean(request.cookies[sources.cookieName]);
+    const config = await sources.configFor(request.host).catch(() => null);
+    const path = request.url.split('?')[0]!;
+    // A visitor with a session cookie is probably signed in: the public screen would only flash.
+    const screen = sessionCookie ? undefined : drawn.screens[variant]?.[locale]?.[path];
+    const boot: Boot = { config, locale, sessionCookie };
+    const strings = drawn.locales[locale];
+    const head = [
+      `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(boot)}</script>`,
+      ...(strings ? [`<link rel="modulepreload" crossorigin href="${strings}">`] : []),
+    ].join('\n    ');
+    let page = template
+      .replace(/<html lang="[^"]*">/, `<html lang="${locale.replace('_', '-')}" data-variant="${variant}">`)
+      .replace('</head>', `  ${head}\n  </head>`)
+      .replace('<div id="root"></div>', `<div id="root">${screen?.html ?? ''}</div>`);
+    if (screen) page = page.replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(screen.title)}</title>`);
+    if (variant === 'lu') page = page.replace('href="/favicon.svg"', 'href="/favicon-lu.svg"');
+    return page;
+  }
+
+  function encodings(page: string) {
+    let entry = encoded.get(page);
+    if (!entry) {
+      const identity = Buffer.from(page);
+      entry = { etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`, identity };
+      if (encoded.size >= CACHED_PAGES) encoded.delete(encoded.keys().next().value!);
+      encoded.set(page, entry);
+    }
+    return entry;
+  }
+
+  return async function sendPage(request: FastifyRequest, reply: FastifyReply) {
+    const entry = encodings(await html(request));
+    reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding, accept-language, cookie')
+      .header('etag', entry.etag).type('text/html; charset=utf-8');
+    if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();
+    const accepts = request.headers['accept-encoding'] ?? '';
+    if (/\bbr\b/.test(accepts)) {
+      entry.br ??= brotliCompressSync(entry.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.length } });
+      return reply.header('content-encoding', 'br').send(entry.br);
+    }
+    if (/\bgzip\b/.test(accepts)) {
+      entry.gzip ??= gzipSync(entry.identity, { level: 9 });
+      return reply.header('content-encoding', 'gzip').send(entry.gzip);
+    }
+    return reply.send(entry.identity);
+  };
+}

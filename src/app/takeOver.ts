@@ -1,0 +1,27 @@
+// Taking over a screen the server drew ahead of the script (src/prerender.tsx): what the person
+// typed into it meanwhile, and the field they were in, carry over into the app's own screen.
+import type { RootActor } from './actor.ts';
+
+/** The attribute the drawn screen carries on its outermost element. */
+export const PRERENDERED_ATTRIBUTE = 'data-prerendered';
+
+/** The screen the server drew, if it drew one: read before the app replaces it. */
+export function drawnScreen(container: HTMLElement) {
+  if (!container.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) return null;
+  const inputs = [...container.querySelectorAll<HTMLInputElement>('input[name]')];
+  const typed = inputs.filter((input) => input.value !== '').map((input) => ({ name: input.name, value: input.value }));
+  const focused = inputs.find((input) => input === document.activeElement)?.name ?? null;
+  return {
+    /** The sign-in is the screen drawn ahead: its machine takes the typed fields by name. */
+    fill(actor: RootActor) {
+      const login = actor.getSnapshot().children.login;
+      for (const { name, value } of typed) {
+        if (login && (name === 'username' || name === 'password')) login.send({ type: 'CHANGE', field: name, value });
+      }
+    },
+    /** Back into the field the person was typing in, once the app's screen is there. */
+    refocus(into: HTMLElement) {
+      if (focused) into.querySelector<HTMLInputElement>(`input[name="${focused}"]`)?.focus();
+    },
+  };
+}
