@@ -5,7 +5,7 @@
 // check below goes to 127.0.0.1 with a Host header). Each run has a fresh Chrome profile, so
 // nothing is cached. Runs go one after the other, the variants taking turns, and the median of
 // each figure over the runs is kept.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,10 @@ export type LighthouseFigures = {
 };
 type Run = LighthouseFigures & {
   seconds: number; benchmarkIndex: number; warnings: string[];
+  /** Cores kept busy by processes other than the bench's (its server, Chromium, Lighthouse) during the run. */
+  otherCores: number;
+  /** Attempts that ended in a Lighthouse runtime error before this run. */
+  failedAttempts: string[];
   /** Audits that cost points outside performance, as category: audit ids. */
   failing: string[];
 };
@@ -62,8 +66,66 @@ async function checkServer(port: number): Promise<void> {
   }
 }
 
-async function runOnce(url: string, reportFile: string): Promise<Run & { setup: Setup }> {
+// ---- other work on the machine ----------------------------------------------------------------
+// Lighthouse simulates a slow phone from what it observes on this one: CPU taken by other
+// processes meanwhile shows up as blocking time. Each run says how busy the rest of the machine was.
+
+/** Other processes' cores above which a run is marked as disturbed (as in bench/run.ts). */
+const DISTURBED = 0.2;
+
+/** Fields of /proc/<pid>/stat after the command name, or null once the process is gone. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time, in ms, of this process and its descendants (Chromium's included: they are children of
+ * this one), each with the children it reaped (Chromium's exited renderers), but this process without
+ * its own reaped children (an earlier run's Chromium). */
+function ourCpuMs(): number {
+  const children = new Map<number, number[]>();
+  const times = new Map<number, [number, number]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = statFields(name);
+    if (!fields) continue;
+    const [ppid, own, reaped] = [Number(fields[1]), Number(fields[11]) + Number(fields[12]), Number(fields[13]) + Number(fields[14])];
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    times.set(Number(name), [own, reaped]);
+  }
+  let ticks = times.get(process.pid)?.[0] ?? 0;
+  const queue = [...(children.get(process.pid) ?? [])];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    ticks += (times.get(pid)?.[0] ?? 0) + (times.get(pid)?.[1] ?? 0);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return ticks * 10; // clock ticks of 10 ms
+}
+
+/** CPU time the whole machine spent busy (all cores), in ms. */
+function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number);
+  return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!) * 10; // less idle and iowait
+}
+
+function othersMeter(): () => number {
+  const start = { machine: machineBusyMs(), ours: ourCpuMs(), at: performance.now() };
+  return () => Math.max(0, (machineBusyMs() - start.machine - (ourCpuMs() - start.ours)) / (performance.now() - start.at));
+}
+
+// ---- runs ----------------------------------------------------------------------------------------
+
+/** A run Lighthouse itself gave up on (NO_NAVSTART, NO_FCP…), which it says to run again. */
+class RuntimeError extends Error {}
+const ATTEMPTS = 3;
+
+async function runOnce(url: string, reportFile: string): Promise<Omit<Run, 'failedAttempts'> & { setup: Setup }> {
   const started = performance.now();
+  const others = othersMeter();
   // A profile of its own, deleted afterwards: the visit finds nothing cached or stored.
   const profile = mkdtempSync(join(tmpdir(), 'tessera-lighthouse-'));
   const chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROME_FLAGS, userDataDir: profile, logLevel: 'silent' });
@@ -73,7 +135,7 @@ async function runOnce(url: string, reportFile: string): Promise<Run & { setup: 
     if (!result) throw new Error(`lighthouse: no result for ${url}`);
     const { lhr } = result;
     writeFileSync(reportFile, typeof result.report === 'string' ? result.report : JSON.stringify(lhr));
-    if (lhr.runtimeError) throw new Error(`lighthouse: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
+    if (lhr.runtimeError) throw new RuntimeError(`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
     const score = (id: string) => {
       const value = lhr.categories[id]?.score;
       if (typeof value !== 'number') throw new Error(`lighthouse: no ${id} score for ${url}`);
@@ -97,6 +159,7 @@ async function runOnce(url: string, reportFile: string): Promise<Run & { setup: 
       transferBytes: numeric('total-byte-weight'),
       requests: requests?.type === 'table' ? requests.items.length : 0,
       seconds: (performance.now() - started) / 1000,
+      otherCores: others(),
       benchmarkIndex: lhr.environment.benchmarkIndex,
       warnings: lhr.runWarnings.map(String),
       failing,
@@ -135,7 +198,22 @@ export async function lighthouseVariants(port: number, runs: number, reportsDir:
   let setup: Setup | undefined;
   for (let i = 1; i <= runs; i++) {
     for (const variant of variants) {
-      const { setup: used, ...run } = await runOnce(variant.url, join(reportsDir, `${variant.short.toLowerCase()}-${i}.json`));
+      // On a busy machine Lighthouse sometimes loses the trace (NO_NAVSTART) and asks to be run
+      // again: a few attempts, each failure printed and kept with the run.
+      const failedAttempts: string[] = [];
+      let attempt: Awaited<ReturnType<typeof runOnce>> | undefined;
+      while (!attempt) {
+        try {
+          attempt = await runOnce(variant.url, join(reportsDir, `${variant.short.toLowerCase()}-${i}.json`));
+        } catch (error) {
+          if (!(error instanceof RuntimeError)) throw error;
+          failedAttempts.push(error.message);
+          if (failedAttempts.length >= ATTEMPTS) throw new Error(`lighthouse: ${variant.url} failed ${ATTEMPTS} times: ${failedAttempts.join('; ')}`, { cause: error });
+          step(`lighthouse ${variant.name} ${i}/${runs}: Lighthouse failed (${error.message.replace(/\s+/g, ' ')}), running it again`);
+        }
+      }
+      const { setup: used, ...figures } = attempt;
+      const run: Run = { ...figures, failedAttempts };
       if (!setup) {
         setup = used;
         const t = used.throttling as { rttMs: number; throughputKbps: number; cpuSlowdownMultiplier: number };
@@ -143,7 +221,8 @@ export async function lighthouseVariants(port: number, runs: number, reportsDir:
           + ` (RTT ${t.rttMs} ms, ${(t.throughputKbps / 1024).toFixed(1)} Mb/s, CPU ×${t.cpuSlowdownMultiplier})`);
       }
       variant.runs.push(run);
-      step(`lighthouse ${variant.name} ${i}/${runs}: ${describeFigures(run)} | ${run.seconds.toFixed(1)} s, benchmark index ${run.benchmarkIndex.toFixed(0)}`);
+      step(`lighthouse ${variant.name} ${i}/${runs}: ${describeFigures(run)} | ${run.seconds.toFixed(1)} s,`
+        + ` benchmark index ${run.benchmarkIndex.toFixed(0)}, other processes ${run.otherCores.toFixed(1)} cores${run.otherCores > DISTURBED ? ': disturbed' : ''}`);
       // Each warning, and each set of points lost outside performance, once.
       for (const note of [...run.warnings.map((w) => `warning: ${w.replace(/\s+/g, ' ')}`), ...run.failing.map((f) => `${variant.name}, points lost in ${f}`)]) {
         if (noted.has(note)) continue;
@@ -170,7 +249,8 @@ type Row = { measurement: string; value: number; baseline: number | null; unit: 
 export function lighthouseRows(variants: LighthouseVariant[]): Row[] {
   return variants.flatMap(({ variant, runs, median: m }) => {
     const short = LIGHTHOUSE_VARIANTS.find((v) => v.name === variant)!.short;
-    const label = (what: string) => `Lighthouse mobile ${short} /login/email: ${what} (median of ${runs.length})`;
+    const disturbed = runs.filter((run) => run.otherCores > DISTURBED).length;
+    const label = (what: string) => `Lighthouse mobile ${short} /login/email: ${what} (median of ${runs.length}${disturbed ? `, ${disturbed} disturbed` : ''})`;
     const range = (key: keyof LighthouseFigures, scale = 1, digits = 0) => {
       const values = runs.map((run) => run[key] / scale);
       return `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
