@@ -8,18 +8,20 @@
 //   BENCH_DB (sqlite)        sqlite or postgres (TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
-//   BENCH_ONLY (all)         logins, reads or scale: measure that part only
+//   BENCH_ONLY (all)         logins, reads, scale or lighthouse: measure that part only
 //   BENCH_SCALE_ACCOUNTS (1000000)  accounts of the scale part's large database, against 10,000
 //   BENCH_SCALE_CONCURRENCY  GET /api/user requests in flight in the scale part (default cores)
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
+//   BENCH_LIGHTHOUSE_RUNS (3)  Lighthouse runs per variant (mobile preset, /login/email, needs dist/); the median is kept
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEVICE_ID_HEADER } from '../contract/constants.ts';
 import { DEMO_PASSWORD } from '../server/seed/demo.ts';
 import { postgresReachable } from '../server/testing/harness.ts';
 import { firstLoadBreakdown, firstLoadJs, firstVisitTransfer } from './bundle.ts';
+import { lighthouseRows, lighthouseVariants } from './lighthouse.ts';
 import type { LoadJob, LoadResult, RequestSpec } from './load.ts';
 import { createScaleDatabase, sampleSessions, timeLookups, type Timing } from './scale.ts';
 import { BENCH_USERS, benchEmail } from './users.ts';
@@ -33,8 +35,9 @@ const READ_CONCURRENCY = env('BENCH_READ_CONCURRENCY', 16);
 const SLICE = env('BENCH_SLICE', 1);
 const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
-const ONLY = process.env.BENCH_ONLY; // logins, reads or scale: that part only
-const runs = (part: 'logins' | 'reads' | 'scale') => !ONLY || ONLY === part;
+const ONLY = process.env.BENCH_ONLY; // logins, reads, scale or lighthouse: that part only
+const runs = (part: 'logins' | 'reads' | 'scale' | 'lighthouse') => !ONLY || ONLY === part;
+const LIGHTHOUSE_RUNS = Math.max(1, env('BENCH_LIGHTHOUSE_RUNS', 3));
 const SCALE_ACCOUNTS = env('BENCH_SCALE_ACCOUNTS', 1_000_000);
 const SCALE_BASE = 10_000;
 const SCALE_CONCURRENCY = env('BENCH_SCALE_CONCURRENCY', CORES);
@@ -55,8 +58,9 @@ const step = (text: string) => console.log(`[${((performance.now() - t0) / 1000)
 const children = new Set<ChildProcess>();
 process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
 // Bounded time whatever happens: two sides per round, three pairs, plus start-up and seeding
-// (the scale part's million accounts take one to three minutes on two cores).
-const budgetMs = (3 * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)) * 1000;
+// (the scale part's million accounts take one to three minutes on two cores; a Lighthouse run up to a minute).
+const budgetMs = (3 * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)
+  + (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0)) * 1000;
 setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
 
 function spawn(file: string, args: string[], execArgv: string[] = []): ChildProcess {
@@ -347,10 +351,23 @@ if (bundle) {
   step(`first-load JS by owner (KB gzipped): ${owners.map((o) => `${o.owner} ${(o.gzipBytes / 1024).toFixed(1)}`).join(', ')}`);
 }
 
+// 5. Lighthouse, mobile preset, on the first visit of /login/email of both variants (bench/lighthouse.ts).
+if (runs('lighthouse')) {
+  const dist = join(here, '..', 'dist');
+  if (!existsSync(join(dist, 'index.html'))) step('no dist/ build: Lighthouse skipped (npm run build)');
+  else {
+    step(`Lighthouse: a Tessera server serving dist/, ${LIGHTHOUSE_RUNS} runs per variant`);
+    const server = await startServer(['tessera', 'sqlite', dist]);
+    const lighthouse = await lighthouseVariants(server.port, LIGHTHOUSE_RUNS, join(resultsDir, 'lighthouse'), step).finally(() => stopServer(server));
+    rows.push(...lighthouseRows(lighthouse.variants));
+    results.lighthouse = lighthouse;
+  }
+}
+
 // ---- report ------------------------------------------------------------------------------------
 
 const ratio = (r: Row) => (r.baseline ? r.value / r.baseline : null);
-const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fmt = (n: number) => (Number.isInteger(n) || n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)); // whole numbers (scores) without decimals
 const table = [
   ['measurement', 'value', 'baseline', 'ratio', 'target', 'meets target'],
   ...rows.map((r) => [r.measurement, `${fmt(r.value)}${r.unit}`, r.baseline === null ? '—' : `${fmt(r.baseline)}${r.unit}`,
@@ -360,7 +377,7 @@ const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
 console.log(`\n${line(table[0]!)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const cells of table.slice(1)) console.log(line(cells));
-console.log(`\nRatios over the rounds: ${spreads.join('; ')}.`);
+if (spreads.length > 0) console.log(`\nRatios over the rounds: ${spreads.join('; ')}.`);
 console.log(`${CORES} cores, ${DB}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
 
 const resultsFile = join(resultsDir, 'latest.json');

@@ -1,6 +1,8 @@
 // A server for the benchmarks, in its own process:
 //   node bench/server-child.ts tessera [sqlite|postgres] — the real app on a fresh database (a temp
 //     SQLite file, or a PostgreSQL database created for the run), demo users plus BENCH_USERS more;
+//   node bench/server-child.ts tessera sqlite <dist dir> — the same, also serving the built web app
+//     from that folder as `npm start` does (with the build's Brotli and gzip twins; for Lighthouse);
 //   node bench/server-child.ts tessera <postgres://…> — the real app on a database filled
 //     beforehand (the scale benchmark's), left as it is: no seeding, not dropped;
 //   node bench/server-child.ts bare <payload file> — a minimal Fastify app whose GET /api/user
@@ -26,8 +28,9 @@ async function startBare(payloadFile: string): Promise<Started> {
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() };
 }
 
-/** `db`: sqlite or postgres (a fresh database, seeded here), or the URL of a database filled beforehand. */
-async function startTessera(db: string): Promise<Started> {
+/** `db`: sqlite or postgres (a fresh database, seeded here), or the URL of a database filled beforehand;
+ * `spaDir`: the built web app to serve, or none (the API only). */
+async function startTessera(db: string, spaDir?: string): Promise<Started> {
   const { buildApp } = await import('../server/app.ts');
   const { loadConfig } = await import('../server/config/index.ts');
   const { DEMO_PASSWORD, createUser, seedDemo } = await import('../server/seed/demo.ts');
@@ -40,7 +43,7 @@ async function startTessera(db: string): Promise<Started> {
   }
   const databaseUrl = given ?? pg?.url;
   const server = await buildApp(loadConfig({
-    NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: 'none', LOG_LEVEL: 'silent',
+    NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: spaDir ?? 'none', LOG_LEVEL: 'silent',
     LOGIN_MAX_FAILS_PER_IP: '100000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     // Server settings worth trying under load pass through from the environment.
     ...Object.fromEntries(PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
@@ -60,8 +63,8 @@ async function startTessera(db: string): Promise<Started> {
   };
 }
 
-const [kind, arg] = process.argv.slice(2);
-const started = kind === 'bare' ? await startBare(arg!) : await startTessera(arg ?? 'sqlite');
+const [kind, arg, spaDir] = process.argv.slice(2);
+const started = kind === 'bare' ? await startBare(arg!) : await startTessera(arg ?? 'sqlite', spaDir);
 process.send!({ type: 'ready', port: started.port });
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'stop') return;
