@@ -1,5 +1,6 @@
 // The JavaScript a browser downloads to show /login/email the first time: the entry script of
-// dist/index.html and every chunk it imports statically (not the lazy routes), gzipped.
+// dist/index.html, the app's modules the server preloads into every page (dist/prerendered.json),
+// and every chunk they import statically (not the lazy routes), gzipped.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -10,6 +11,8 @@ export function firstLoadJs(distDir: string): { files: string[]; gzipBytes: numb
   const html = readFileSync(indexFile, 'utf8');
   const queue = [...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+\.js)"/g)]
     .map((m) => m[1]!.replace(/^\//, ''));
+  const drawnFile = join(distDir, 'prerendered.json');
+  if (existsSync(drawnFile)) queue.push(...(JSON.parse(readFileSync(drawnFile, 'utf8')) as { app: string[] }).app.map((file) => file.replace(/^\//, '')));
   const seen = new Set<string>();
   while (queue.length > 0) {
     const file = queue.shift()!;

@@ -18,10 +18,24 @@ export const PRERENDERED_PATHS = [pathOf('login', 'email'), pathOf('login', 'pho
 const HOSTS: Record<Variant, string> = { be: 'account.localhost', lu: 'account.lu.localhost' };
 
 export type Prerendered = {
+  /** The app's modules, which the entry imports once the drawn screen is painted: the page preloads them. */
+  app: string[];
   /** Each locale's strings, as the page preloads them: the chunk's path. */
   locales: Partial<Record<Locale, string>>;
   screens: Partial<Record<Variant, Partial<Record<Locale, Record<string, { html: string; title: string }>>>>>;
 };
+
+/** The module src/main.tsx imports to start the app. */
+const APP_MODULE = 'src/app/start.tsx';
+
+/** A module's chunk and every chunk it imports statically, as the page names them. */
+function chunksOf(manifest: Record<string, { file: string; imports?: string[] }>, key: string, seen = new Set<string>()): string[] {
+  const entry = manifest[key];
+  if (!entry) throw new Error(`prerender: no ${key} in the build's manifest`);
+  if (seen.has(entry.file)) return [];
+  seen.add(entry.file);
+  return [`/${entry.file}`, ...(entry.imports ?? []).flatMap((imported) => chunksOf(manifest, imported, seen))];
+}
 
 /** What the modules read of the browser when they load, for drawing in Node: the host decides the variant. */
 function pretendBrowserAt(host: string): void {
@@ -40,8 +54,8 @@ export async function prerender(distDir: string): Promise<Prerendered> {
       // One file, so that loading it again (per variant) loads every module again.
       build: { ssr: 'src/prerender.tsx', outDir, emptyOutDir: true, sourcemap: false, manifest: false, rolldownOptions: { output: { codeSplitting: false } } },
     });
-    const manifest = JSON.parse(readFileSync(join(distDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, { file: string }>;
-    const result: Prerendered = { locales: {}, screens: {} };
+    const manifest = JSON.parse(readFileSync(join(distDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, { file: string; imports?: string[] }>;
+    const result: Prerendered = { app: chunksOf(manifest, APP_MODULE), locales: {}, screens: {} };
     for (const [variant, offer] of Object.entries(VARIANT_LOCALES) as Array<[Variant, (typeof VARIANT_LOCALES)[Variant]]>) {
       pretendBrowserAt(HOSTS[variant]);
       const app = await import(`${pathToFileURL(join(outDir, 'prerender.js')).href}?variant=${variant}`) as typeof import('../src/prerender.tsx');

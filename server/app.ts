@@ -25,7 +25,7 @@ import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
 import { proxyTrust } from './http/proxy.ts';
-import { installSecurityHeaders } from './http/security.ts';
+import { contentSecurityPolicy, installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
@@ -119,7 +119,11 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   await installSpa(app, config.spaDir, {
     sourceMaps: config.env === 'development',
     // The page carries the config the API would answer: none while the API answers "maintenance".
-    page: { cookieName: ctx.cookieName, configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)) },
+    page: {
+      cookieName: ctx.cookieName,
+      configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)),
+      securityPolicy: (styles) => contentSecurityPolicy(config, { styles }),
+    },
   });
   ctx.outbox.addStep(queuedResets(ctx));
   ctx.outbox.start();

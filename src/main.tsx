@@ -1,46 +1,14 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { flushSync } from 'react-dom';
-import { waitFor } from 'xstate';
-import { chooseLocale } from '../contract/constants.ts';
-import { createRootActor, type Navigator } from './app/actor.ts';
-import { App, isSettling } from './app/App.tsx';
-import { drawnScreen } from './app/takeOver.ts';
-import { startI18n, storedLocale } from './i18n.ts';
-import { applyVariantLook, variant } from './variant.ts';
+// The entry. Where the page came with its screen drawn (src/prerender.tsx), the browser paints it
+// before the app's modules run; they were preloaded meanwhile (server/spa/page.ts), so the app
+// starts one frame later, not one download later.
+import { PRERENDERED_ATTRIBUTE } from './app/takeOver.ts';
 import './styles.css';
 
-async function inspector() {
-  // The XState inspector, in development only and on request (?inspect).
-  if (!import.meta.env.DEV || !new URLSearchParams(window.location.search).has('inspect')) return undefined;
-  const { createBrowserInspector } = await import('@statelyai/inspect');
-  return createBrowserInspector().inspect;
-}
+/** After the next frame is painted; at most a moment in a tab that paints nothing (in the background). */
+const painted = () => new Promise<void>((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 100);
+});
 
-applyVariantLook();
-// The session starts (the config and whether there is a session come with the page; otherwise
-// GET /api/config, then /api/user) while the locale's strings load, preloaded by the page.
-const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
-const routeNavigator: Navigator = { current: null, pending: null };
-const actor = createRootActor(routeNavigator, await inspector());
-actor.start();
-await strings;
-
-const container = document.getElementById('root')!;
-// A public screen the server drew before any script ran stays until the app can draw it too: once
-// the session is known (at once, from what the page carried), so no "loading" replaces it.
-const drawn = drawnScreen(container);
-const app = createRoot(container);
-const tree = (
-  <StrictMode>
-    <App actor={actor} navigator={routeNavigator} />
-  </StrictMode>
-);
-if (drawn) {
-  await waitFor(actor, (s) => !isSettling(s));
-  drawn.fill(actor);
-  flushSync(() => app.render(tree));
-  drawn.refocus(container);
-} else {
-  app.render(tree);
-}
+if (document.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) await painted();
+await import('./app/start.tsx');

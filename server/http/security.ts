@@ -1,13 +1,16 @@
-// Security headers on every answer. The CSP allows only our own origin; frames are refused.
+// Security headers on every answer. The CSP allows only our own origin (and the hash of a page's
+// inline stylesheet); frames are refused.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.ts';
 
-export function installSecurityHeaders(app: FastifyInstance, config: Config) {
+/** The content security policy: our own origin only. `styles` adds the hashes of inline style
+ * elements a page carries (server/spa/page.ts inlines the stylesheet into the page). */
+export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extra: { styles?: string[] } = {}): string {
   const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null].filter(Boolean).join(' ');
-  const csp = [
+  return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    ["style-src 'self'", ...(extra.styles ?? [])].join(' '),
     "img-src 'self' data:",
     "font-src 'self'",
     `connect-src ${connect}`,
@@ -16,8 +19,13 @@ export function installSecurityHeaders(app: FastifyInstance, config: Config) {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+export function installSecurityHeaders(app: FastifyInstance, config: Config) {
+  const csp = contentSecurityPolicy(config);
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('content-security-policy', csp);
+    // A page that carries its own inline style says so in a policy of its own.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'strict-origin-when-cross-origin');

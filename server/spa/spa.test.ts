@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +22,12 @@ function bootOf(page: string): Boot {
 // that script's source map.
 const spaDir = mkdtempSync(join(tmpdir(), 'tessera-spa-'));
 mkdirSync(join(spaDir, 'assets'));
-const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg" id="favicon"><title>Tessera</title><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"></head><body><div id="root"></div></body></html>`;
+const styles = 'body{color:#123}';
+writeFileSync(join(spaDir, 'assets', 'index-abc.css'), styles);
+const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg" id="favicon"><title>Tessera</title><link rel="stylesheet" crossorigin href="/assets/index-abc.css"><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"></head><body><div id="root"></div></body></html>`;
 writeFileSync(join(spaDir, 'index.html'), shell);
 const drawn: Prerendered = {
+  app: ['/assets/start-777.js', '/assets/shell-888.js'],
   locales: { fr: '/assets/fr-111.js', nl: '/assets/nl-222.js', en: '/assets/en-333.js', fr_LU: '/assets/fr_LU-444.js', en_LU: '/assets/en_LU-555.js' },
   screens: {
     be: {
@@ -105,12 +109,24 @@ describe('serving the web app', () => {
     expect(boot.sessionCookie).toBe(false);
     expect(boot.config).toEqual((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json());
     expect(res.body).toContain('<html lang="fr" data-variant="be">');
-    expect(res.body).toContain('<link rel="modulepreload" crossorigin href="/assets/fr-111.js">');
+    for (const chunk of ['start-777', 'shell-888', 'fr-111']) expect(res.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">`);
     expect(res.body).toContain('<div id="root"><div data-prerendered="">Connexion BE</div></div>');
     expect(res.body).toContain('<title>Connexion · Tessera</title>');
     // Titles are escaped as text.
     const en = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'en' } });
     expect(en.body).toContain('<title>Sign in &amp; go · Tessera</title>');
+  });
+
+  it('carries its stylesheet inline, allowed by its hash and by nothing looser', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email' });
+    expect(res.body).toContain(`<style>${styles}</style>`);
+    expect(res.body).not.toContain('rel="stylesheet"');
+    const hash = createHash('sha256').update(styles).digest('base64');
+    expect(res.headers['content-security-policy']).toContain(`style-src 'self' 'sha256-${hash}';`);
+    expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    // Other answers keep the plain policy.
+    const api = await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE });
+    expect(api.headers['content-security-policy']).toContain("style-src 'self';");
   });
 
   it('draws the Luxembourg page for its host, in its language, with its favicon', async () => {

@@ -1,0 +1,47 @@
+// The app: the root machine, the locale, and the React tree, which takes over a screen the page
+// came with (src/main.tsx starts it).
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { flushSync } from 'react-dom';
+import { waitFor } from 'xstate';
+import { chooseLocale } from '../../contract/constants.ts';
+import { createRootActor, type Navigator } from './actor.ts';
+import { App, isSettling } from './App.tsx';
+import { drawnScreen } from './takeOver.ts';
+import { startI18n, storedLocale } from '../i18n.ts';
+import { applyVariantLook, variant } from '../variant.ts';
+
+async function inspector() {
+  // The XState inspector, in development only and on request (?inspect).
+  if (!import.meta.env.DEV || !new URLSearchParams(window.location.search).has('inspect')) return undefined;
+  const { createBrowserInspector } = await import('@statelyai/inspect');
+  return createBrowserInspector().inspect;
+}
+
+applyVariantLook();
+// The session starts (the config and whether there is a session come with the page; otherwise
+// GET /api/config, then /api/user) while the locale's strings load, preloaded by the page.
+const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
+const routeNavigator: Navigator = { current: null, pending: null };
+const actor = createRootActor(routeNavigator, await inspector());
+actor.start();
+await strings;
+
+const container = document.getElementById('root')!;
+// A public screen the server drew before any script ran stays until the app can draw it too: once
+// the session is known (at once, from what the page carried), so no "loading" replaces it.
+const drawn = drawnScreen(container);
+const app = createRoot(container);
+const tree = (
+  <StrictMode>
+    <App actor={actor} navigator={routeNavigator} />
+  </StrictMode>
+);
+if (drawn) {
+  await waitFor(actor, (s) => !isSettling(s));
+  drawn.fill(actor);
+  flushSync(() => app.render(tree));
+  drawn.refocus(container);
+} else {
+  app.render(tree);
+}
