@@ -22,7 +22,7 @@ export type Prerendered = {
   app: string[];
   /** Each locale's strings, as the page preloads them: the chunk's path. */
   locales: Partial<Record<Locale, string>>;
-  screens: Partial<Record<Variant, Partial<Record<Locale, Record<string, { html: string; title: string }>>>>>;
+  screens: Partial<Record<Variant, Partial<Record<Locale, Record<string, { html: string; title: string; description: string }>>>>>;
 };
 
 /** The module src/main.tsx imports to start the app. */
@@ -64,7 +64,7 @@ export async function prerender(distDir: string): Promise<Prerendered> {
         variant, locales: Object.values(offer.locales), defaultLocale: offer.default,
         redirectTargets: [], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY, captcha: false,
       };
-      const screens: Partial<Record<Locale, Record<string, { html: string; title: string }>>> = {};
+      const screens: Partial<Record<Locale, Record<string, { html: string; title: string; description: string }>>> = {};
       for (const locale of Object.values(offer.locales)) {
         const chunk = manifest[`locales/${locale}.json`]?.file;
         if (!chunk) throw new Error(`prerender: no chunk for locales/${locale}.json in the build's manifest`);

@@ -27,8 +27,9 @@ function headingOf(html: string): string | null {
   return inner === undefined ? null : inner.replace(/<[^>]+>/g, '').replace(/&[#\w]+;/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
-/** The screen at `path` for a visitor without a session, in `locale`, and its tab title. */
-export async function draw(path: string, locale: Locale, config: AppConfig): Promise<{ html: string; title: string }> {
+/** The screen at `path` for a visitor without a session, in `locale`, its tab title and the page's
+ * description (the sign-in's subtitle, which says what the account is for). */
+export async function draw(path: string, locale: Locale, config: AppConfig): Promise<{ html: string; title: string; description: string }> {
   await startI18n(locale);
   // The session as the browser finds it with this page: the config inside it, no session cookie.
   const actor = createActor(rootMachine.provide({
@@ -46,5 +47,5 @@ export async function draw(path: string, locale: Locale, config: AppConfig): Pro
     </div>,
   );
   actor.stop();
-  return { html, title: screenTitle(headingOf(html), i18next.t('brand')) };
+  return { html, title: screenTitle(headingOf(html), i18next.t('brand')), description: i18next.t('login.subtitle') };
 }

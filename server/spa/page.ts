@@ -78,7 +78,9 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
       .replace(/<html lang="[^"]*">/, `<html lang="${locale.replace('_', '-')}" data-variant="${variant}">`)
       .replace('</head>', `  ${head}\n  </head>`)
       .replace('<div id="root"></div>', `<div id="root">${screen?.html ?? ''}</div>`);
-    if (screen) page = page.replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(screen.title)}</title>`);
+    if (screen) {
+      page = page.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(screen.title)}</title>\n    <meta name="description" content="${escapeHtml(screen.description)}">`);
+    }
     if (variant === 'lu') page = page.replace('href="/favicon.svg"', 'href="/favicon-lu.svg"');
     return page;
   }

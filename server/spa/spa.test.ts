@@ -31,11 +31,11 @@ const drawn: Prerendered = {
   locales: { fr: '/assets/fr-111.js', nl: '/assets/nl-222.js', en: '/assets/en-333.js', fr_LU: '/assets/fr_LU-444.js', en_LU: '/assets/en_LU-555.js' },
   screens: {
     be: {
-      fr: { '/login/email': { html: '<div data-prerendered="">Connexion BE</div>', title: 'Connexion · Tessera' } },
-      nl: { '/login/email': { html: '<div data-prerendered="">Aanmelden BE</div>', title: 'Aanmelden · Tessera' } },
-      en: { '/login/email': { html: '<div data-prerendered="">Sign in BE</div>', title: 'Sign in & go · Tessera' } },
+      fr: { '/login/email': { html: '<div data-prerendered="">Connexion BE</div>', title: 'Connexion · Tessera', description: 'Un seul compte' } },
+      nl: { '/login/email': { html: '<div data-prerendered="">Aanmelden BE</div>', title: 'Aanmelden · Tessera', description: 'Eén account' } },
+      en: { '/login/email': { html: '<div data-prerendered="">Sign in BE</div>', title: 'Sign in & go · Tessera', description: 'One "account"' } },
     },
-    lu: { fr_LU: { '/login/email': { html: '<div data-prerendered="">Connexion LU</div>', title: 'Connexion · Tessera' } } },
+    lu: { fr_LU: { '/login/email': { html: '<div data-prerendered="">Connexion LU</div>', title: 'Connexion · Tessera', description: 'Un seul compte' } } },
   },
 };
 writeFileSync(join(spaDir, 'prerendered.json'), JSON.stringify(drawn));
@@ -115,6 +115,7 @@ describe('serving the web app', () => {
     // Titles are escaped as text.
     const en = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'en' } });
     expect(en.body).toContain('<title>Sign in &amp; go · Tessera</title>');
+    expect(en.body).toContain('<meta name="description" content="One &quot;account&quot;">');
   });
 
   it('carries its stylesheet inline, allowed by its hash and by nothing looser', async () => {
