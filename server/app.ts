@@ -34,6 +34,7 @@ import { metricsRoutes } from './metrics/routes.ts';
 import { createLimiters } from './ratelimit/limiters.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
+import { createSignInRecords } from './sessions/records.ts';
 import { installSpa } from './spa/index.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void> };
@@ -76,6 +77,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     cookieName: authCookieName(config),
     outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log,
       { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
+    signInRecords: createSignInRecords(database.db, app.log),
     metrics,
   };
   metrics.measureOutbox(() => ctx.outbox.depth());
@@ -127,12 +129,15 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   });
   ctx.outbox.addStep(queuedResets(ctx));
   ctx.outbox.start();
+  ctx.signInRecords.start();
 
   return {
     app,
     ctx,
     async close() {
       await app.close();
+      // No request is left to add records: write what waits.
+      await ctx.signInRecords.stop();
       await ctx.outbox.stop();
       redis?.disconnect();
       await database.close();

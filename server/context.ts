@@ -6,6 +6,7 @@ import type { Outbox } from './delivery/queue.ts';
 import type { Limiters } from './ratelimit/limiters.ts';
 import type { Metrics } from './metrics/index.ts';
 import type { PasswordHasher } from './passwords/hashing.ts';
+import type { SignInRecords } from './sessions/records.ts';
 
 export type AppContext = {
   config: Config;
@@ -17,5 +18,7 @@ export type AppContext = {
   cookieName: string;
   /** Every message leaves through it (server/delivery/queue.ts). */
   outbox: Outbox;
+  /** Writes each sign-in's event and device sighting after its answer (server/sessions/records.ts). */
+  signInRecords: SignInRecords;
   metrics: Metrics;
 };

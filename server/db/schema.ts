@@ -70,6 +70,12 @@ export interface SessionsTable {
   mfa_at: string | null;
   /** null: a full session; 'enrolment': may only set up a second factor. */
   scope: string | null;
+  /** The browser's device id header at sign-in, and its user agent. */
+  device_key: string | null;
+  user_agent: string | null;
+  /** The sign-in event's detail (JSON) while its event and device sighting wait to be written
+   * (server/sessions/records.ts); null once written. */
+  pending_record: string | null;
 }
 
 export interface TicketsTable {

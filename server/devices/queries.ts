@@ -3,15 +3,16 @@
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 
-/** The user's devices, most recently seen first; a lapsed trust shows as none. */
-export async function listDevices(db: Db, userId: string, currentDeviceId: string | null) {
-  const rows = await db.selectFrom('devices').select(['id', 'user_agent', 'first_seen_at', 'last_seen_at', 'trusted_until'])
+/** The user's devices, most recently seen first; a lapsed trust shows as none. The current one is
+ * the device the caller's session was opened on. */
+export async function listDevices(db: Db, userId: string, currentDeviceKey: string | null) {
+  const rows = await db.selectFrom('devices').select(['id', 'device_key', 'user_agent', 'first_seen_at', 'last_seen_at', 'trusted_until'])
     .where('user_id', '=', userId).orderBy('last_seen_at', 'desc').execute();
   const now = nowIso();
-  return rows.map((row) => ({
+  return rows.map(({ device_key: key, ...row }) => ({
     ...row,
     trusted_until: row.trusted_until && row.trusted_until > now ? row.trusted_until : null,
-    current: row.id === currentDeviceId,
+    current: key === currentDeviceKey,
   }));
 }
 

@@ -30,7 +30,9 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     schema: { tags: ['devices'], summary: 'The signed-in user\'s devices, with their trust', response: responses({ 200: DeviceList }, [400, 401, 403, 503]) },
     preHandler: signedIn,
   }, async (request) => {
-    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceId) };
+    // Sign-ins whose sighting is still to be written are written first.
+    await ctx.signInRecords.settle(request.session!.userId);
+    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey) };
   });
 
   // Withdrawing trust is a security change: it needs a recent second-factor check.

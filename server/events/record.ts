@@ -29,20 +29,36 @@ function fingerprint(deviceKey: string | null): string | null {
   return deviceKey === null ? null : createHash('sha256').update(deviceKey).digest('base64url').slice(0, 16);
 }
 
-export async function recordEvent(db: Db, event: {
+export type SecurityEvent = {
   type: SecurityEventType; userId: string | null; ip: string | null; deviceKey: string | null; detail?: Record<string, unknown>;
-}): Promise<void> {
+  /** When it happened, if not now (a sign-in's event is written after its answer). */
+  at?: string;
+};
+
+export async function recordEvent(db: Db, event: SecurityEvent): Promise<void> {
   // Logged first: the line stays even when the database cannot take the row.
+  logEvent(db, event);
+  await writeEvents(db, [event]);
+}
+
+/** The event's audit log line. */
+export function logEvent(db: Db, event: SecurityEvent): void {
   (loggers.get(db) ?? lastLogger)?.info({
     audit: true, event: event.type, user_id: event.userId, ip: event.ip, device: fingerprint(event.deviceKey), detail: event.detail ?? null,
   }, 'security event');
-  await db.insertInto('security_events').values({
+}
+
+/** The events' rows, in one statement. */
+export async function writeEvents(db: Db, events: SecurityEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = nowIso();
+  await db.insertInto('security_events').values(events.map((event) => ({
     id: newId(),
     user_id: event.userId,
     type: event.type,
     ip: event.ip,
     device_key: event.deviceKey,
     detail: event.detail ? JSON.stringify(event.detail) : null,
-    created_at: nowIso(),
-  }).execute();
+    created_at: event.at ?? now,
+  }))).execute();
 }

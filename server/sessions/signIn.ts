@@ -1,5 +1,7 @@
-// Completing a sign-in, after the password alone or after the second factor: the device is
-// remembered (and trusted when asked), a session is opened, its cookie set, the event recorded.
+// Completing a sign-in, after the password alone or after the second factor: a session is opened
+// and its cookie set. The sign-in's event and device sighting are written after the answer, from
+// the session row (records.ts); a device trusted now is written before it, as the trust decides
+// the next sign-in.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
@@ -13,8 +15,9 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
   userId: string; clientId: string | null; viaMfa: boolean; trustDevice?: boolean;
 }) {
   const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
-  const deviceId = await touchDevice(ctx.db, input.userId, request.deviceKey, userAgent);
+  let deviceId: string | null = null;
   if (input.trustDevice) {
+    deviceId = await touchDevice(ctx.db, input.userId, request.deviceKey, userAgent);
     const until = nowIso(Date.now() + ctx.config.mfa.trustedDeviceDays * 24 * 3600 * 1000);
     await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
   }
@@ -23,8 +26,9 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
     mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
+    deviceKey: request.deviceKey, userAgent, signInDetail: { mfa: input.viaMfa },
   });
-  await recordEvent(ctx.db, { type: 'login_succeeded', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { mfa: input.viaMfa } });
+  ctx.signInRecords.kick();
   if (input.trustDevice) await recordEvent(ctx.db, { type: 'device_trusted', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey });
   reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));
   return {

@@ -5,7 +5,10 @@ import { prepared } from '../db/prepared.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
 export type SessionInfo = {
-  sessionId: string; userId: string; deviceId: string | null; mfaAt: string | null; scope: string | null;
+  sessionId: string; userId: string;
+  /** The device id header the session was opened with. */
+  deviceKey: string | null;
+  mfaAt: string | null; scope: string | null;
   /** When the sign-in behind it proved the password. */
   signedInAt: string;
 };
@@ -15,9 +18,12 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export async function createSession(db: Db, input: {
   userId: string; deviceId: string | null; clientId: string | null; ip: string | null; ttlDays: number;
+  deviceKey?: string | null; userAgent?: string | null;
   /** Set when the sign-in passed a second factor. */
   mfaAt?: string | null;
   scope?: string | null;
+  /** The sign-in event's detail: its event and device sighting are written after the answer (records.ts). */
+  signInDetail?: Record<string, unknown>;
 }): Promise<{ token: string; expiresIn: number }> {
   const token = newToken();
   const now = Date.now();
@@ -35,18 +41,21 @@ export async function createSession(db: Db, input: {
     revoked_at: null,
     mfa_at: input.mfaAt ?? null,
     scope: input.scope ?? null,
+    device_key: input.deviceKey ?? null,
+    user_agent: input.userAgent ?? null,
+    pending_record: input.signInDetail ? JSON.stringify(input.signInDetail) : null,
   }).execute();
   return { token, expiresIn };
 }
 
-const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_id: string | null; created_at: string; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
+const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_key: string | null; created_at: string; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
 
 /** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
   let lookup = lookups.get(db);
   if (!lookup) {
     lookup = prepared(db, (q, tokenHash: string, now: string) => q.selectFrom('sessions')
-      .select(['id', 'user_id', 'device_id', 'created_at', 'last_used_at', 'mfa_at', 'scope'])
+      .select(['id', 'user_id', 'device_key', 'created_at', 'last_used_at', 'mfa_at', 'scope'])
       .where('token_hash', '=', tokenHash)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now), 2);
@@ -58,7 +67,7 @@ export async function findSession(db: Db, token: string): Promise<SessionInfo | 
   if (now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
     await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.id).execute();
   }
-  return { sessionId: row.id, userId: row.user_id, deviceId: row.device_id, mfaAt: row.mfa_at, scope: row.scope, signedInAt: row.created_at };
+  return { sessionId: row.id, userId: row.user_id, deviceKey: row.device_key, mfaAt: row.mfa_at, scope: row.scope, signedInAt: row.created_at };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {

@@ -52,8 +52,9 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
 
 /** Options of a test server. `settleMessages` (on by default): each `app.inject` returns once the
- * messages its request queued were handed to their sender, so a test reads the mail it caused at
- * once. A test of the outbox itself turns it off and sees the answer come before delivery.
+ * messages its request queued were handed to their sender, and the sign-in records it left
+ * (server/sessions/records.ts) were written, so a test reads the mail, events and devices it caused
+ * at once. A test of the outbox or of those records turns it off and sees the answer come first.
  * `logStream` receives the server's log lines. */
 export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {},
   options: { seed?: boolean; settleMessages?: boolean; logStream?: { write(line: string): void } } = {}): Promise<TestServer> {
@@ -78,6 +79,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     (app.app as { inject: unknown }).inject = async (request: unknown) => {
       const answer = await inject(request);
       await app.ctx.outbox.drain();
+      await app.ctx.signInRecords.drain();
       return answer;
     };
   }

@@ -1,0 +1,135 @@
+// A sign-in's records: its security event (login_succeeded) and its device sighting. The answer
+// does not wait for them. The session row, which the sign-in inserts anyway, carries them
+// (pending_record) in that one statement, so a crash cannot keep the session and lose them. A
+// worker in every instance writes them soon after, in batches of one transaction each: kicked by
+// each sign-in, and polling for what another instance or a crash left. Shutdown writes what is
+// left; after a crash the next start does. Whoever reads devices settles the user's records
+// first, so nothing reads stale.
+import { SqliteAdapter } from 'kysely';
+import type { Db } from '../db/index.ts';
+import { logEvent, writeEvents, type SecurityEvent } from '../events/record.ts';
+import { touchDevices, type Sighting } from './devices.ts';
+
+/** Records written per transaction. */
+const BATCH = 200;
+/** A kick waits this long, so that sign-ins arriving together are written together. */
+const KICK_DELAY_MS = 20;
+/** What a crash or another instance left is picked up within this. */
+const POLL_MS = 1_000;
+
+export type SignInRecords = {
+  /** Asks the worker to write soon (after the sign-in's session was inserted). */
+  kick(): void;
+  /** Writes every waiting record, and returns once none is left (tests, shutdown). */
+  drain(): Promise<void>;
+  /** Writes one user's waiting records now (before reading their devices). */
+  settle(userId: string): Promise<void>;
+  /** Records waiting to be written. */
+  pending(): Promise<number>;
+  start(): void;
+  /** Stops the worker and writes what is left. */
+  stop(): Promise<void>;
+};
+
+type Log = { error(data: object, message: string): void };
+
+export function createSignInRecords(db: Db, log: Log): SignInRecords {
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  let poll: NodeJS.Timeout | null = null;
+  let kicked: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = true;
+
+  /** Writes up to BATCH waiting records (of one user, when given) in one transaction; returns how
+   * many. Several instances take disjoint rows (skip locked); settling a user waits for rows
+   * another worker holds, so that they are written when it returns. */
+  async function writeBatch(userId?: string): Promise<number> {
+    const events = await db.transaction().execute(async (trx) => {
+      let waiting = trx.selectFrom('sessions').select(['id', 'user_id', 'device_key', 'user_agent', 'ip', 'created_at', 'pending_record'])
+        .where('pending_record', 'is not', null).orderBy('created_at').limit(BATCH);
+      if (userId) waiting = waiting.where('user_id', '=', userId);
+      const rows = await (sqlite ? waiting : userId ? waiting.forUpdate() : waiting.forUpdate().skipLocked()).execute();
+      if (rows.length === 0) return [];
+      // One sighting per device, the latest; sorted, so that concurrent writers lock devices in one order.
+      const sightings = new Map<string, Sighting>();
+      for (const row of rows) {
+        if (row.device_key === null) continue;
+        const key = `${row.user_id}\n${row.device_key}`;
+        const seen = sightings.get(key);
+        sightings.set(key, { userId: row.user_id, deviceKey: row.device_key, userAgent: row.user_agent, at: row.created_at, firstAt: seen?.firstAt ?? row.created_at });
+      }
+      const devices = await touchDevices(trx, [...sightings.keys()].sort().map((key) => sightings.get(key)!));
+      const deviceOf = new Map(devices.map((d) => [`${d.user_id}\n${d.device_key}`, d.id]));
+      const written: SecurityEvent[] = rows.map((row) => ({
+        type: 'login_succeeded', userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at,
+        detail: JSON.parse(row.pending_record!) as Record<string, unknown>,
+      }));
+      await writeEvents(trx, written);
+      const sessionsOf = new Map<string | null, string[]>();
+      for (const row of rows) {
+        const deviceId = deviceOf.get(`${row.user_id}\n${row.device_key}`) ?? null;
+        sessionsOf.set(deviceId, [...(sessionsOf.get(deviceId) ?? []), row.id]);
+      }
+      for (const [deviceId, ids] of sessionsOf) {
+        await trx.updateTable('sessions').set({ pending_record: null, ...(deviceId ? { device_id: deviceId } : {}) }).where('id', 'in', ids).execute();
+      }
+      return written;
+    });
+    // Logged once written: a batch that failed is tried again, and logs then.
+    for (const event of events) logEvent(db, event);
+    return events.length;
+  }
+
+  async function writeAll(userId?: string): Promise<void> {
+    while ((await writeBatch(userId)) === BATCH);
+  }
+
+  /** One pass at a time; a kick during a pass runs another after it. */
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        // A lost database is survived: the rows wait, and the next poll tries again.
+        await writeAll().catch((error: unknown) => log.error({ err: error }, 'writing sign-in records failed'));
+      } while (again);
+    })().finally(() => { running = null; });
+    return running;
+  }
+
+  return {
+    kick() {
+      if (stopped || kicked) return;
+      kicked = setTimeout(() => { kicked = null; void run(); }, KICK_DELAY_MS);
+    },
+    async drain() {
+      await run();
+      while (running) await running;
+    },
+    settle: (userId) => writeAll(userId),
+    async pending() {
+      const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('pending_record', 'is not', null).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      poll = setInterval(() => void run(), POLL_MS);
+      poll.unref();
+      // What the last run left (a crash) is written now.
+      void run();
+    },
+    async stop() {
+      stopped = true;
+      if (poll) clearInterval(poll);
+      if (kicked) clearTimeout(kicked);
+      poll = kicked = null;
+      while (running) await running;
+      await writeAll().catch((error: unknown) => log.error({ err: error }, 'writing sign-in records at shutdown failed; the next start writes them'));
+    },
+  };
+}
