@@ -94,6 +94,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || (typeof message === 'string' && message.includes('UNIQUE constraint failed'));
 }
 
+/** EXISTS comes back as 1/0 from SQLite and true/false from PostgreSQL. */
+export function isTrue(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
 /** Current time as stored: ISO-8601 UTC. */
 export function nowIso(now = Date.now()): string {
   return new Date(now).toISOString();

@@ -6,12 +6,12 @@ import type { Db } from './index.ts';
 
 const STAND_IN = '\u0000stand-in:';
 
-export function prepared<Args extends string[], Row>(
+export function prepared<Args extends Array<string | null>, Row>(
   db: Db,
   build: (db: Db, ...args: Args) => Compilable<Row>,
   arity: Args['length'],
 ): (...args: Args) => Promise<Row[]> {
-  const standIns = Array.from({ length: arity }, (_, i) => `${STAND_IN}${i}`) as Args;
+  const standIns = Array.from({ length: arity }, (_, i) => `${STAND_IN}${i}`) as unknown as Args;
   const compiled = build(db, ...standIns).compile();
   const slots = compiled.parameters.map((value) =>
     typeof value === 'string' && value.startsWith(STAND_IN) ? Number(value.slice(STAND_IN.length)) : -1);

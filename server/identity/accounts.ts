@@ -3,7 +3,9 @@
 // function takes the caller's transaction when it has one: a flow's own writes (a spent ticket, an
 // activated card) then commit or roll back with the account's.
 import type { Config } from '../config/index.ts';
-import { nowIso, type Db } from '../db/index.ts';
+import type { Compilable } from 'kysely';
+import { isTrue, nowIso, type Db } from '../db/index.ts';
+import { prepared } from '../db/prepared.ts';
 import type { Flag } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
@@ -83,20 +85,43 @@ export async function addVerifiedContact(trx: Db, userId: string, kind: ContactK
   return true;
 }
 
-export type LoginCandidate = { userId: string; passwordHash: string | null; passwordStatus: number };
+export type LoginCandidate = {
+  userId: string; passwordHash: string | null; passwordStatus: number;
+  /** What decides the sign-in's next step, read with the account so that it costs no query of its own. */
+  secondFactor: { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
+};
+
+type LoginRow = {
+  userId: string; passwordStatus: number; passwordHash: string | null;
+  mfa_forced: number; mfa_customer: number; mfa_offer_later_until: string | null; enrolled: unknown;
+};
+
+/** The look-up, by email and by phone, compiled once per database: every sign-in runs it. */
+function loginQueries(db: Db) {
+  const build = (kind: ContactKind) => {
+    const table = contactTable(kind);
+    return prepared(db, (q, value: string) => q.selectFrom(table)
+      .innerJoin('users', 'users.id', `${table}.user_id`)
+      .select(['users.id as userId', 'users.password_status as passwordStatus', 'users.mfa_forced', 'users.mfa_customer', 'users.mfa_offer_later_until'])
+      .select((eb) => eb.selectFrom('passwords').select('passwords.hash')
+        .whereRef('passwords.user_id', '=', 'users.id')
+        .orderBy('passwords.created_at', 'desc').limit(1).as('passwordHash'))
+      .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
+      .where(`${table}.value`, '=', value) as unknown as Compilable<LoginRow>, 1);
+  };
+  return { email: build('email'), phone: build('phone') };
+}
+const loginQueriesFor = new WeakMap<Db, ReturnType<typeof loginQueries>>();
 
 /** The account with this login name (a normalised email or phone), with its current password. */
 export async function findByLoginName(db: Db, kind: ContactKind, value: string): Promise<LoginCandidate | null> {
-  const table = contactTable(kind);
-  const row = await db.selectFrom(table)
-    .innerJoin('users', 'users.id', `${table}.user_id`)
-    .select(['users.id as userId', 'users.password_status as passwordStatus'])
-    .select((eb) => eb.selectFrom('passwords').select('passwords.hash')
-      .whereRef('passwords.user_id', '=', 'users.id')
-      .orderBy('passwords.created_at', 'desc').limit(1).as('passwordHash'))
-    .where(`${table}.value`, '=', value)
-    .executeTakeFirst();
-  return row ? { userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus } : null;
+  let queries = loginQueriesFor.get(db);
+  if (!queries) loginQueriesFor.set(db, (queries = loginQueries(db)));
+  const [row] = await queries[kind](value);
+  return row ? {
+    userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus,
+    secondFactor: { enrolled: isTrue(row.enrolled), forced: row.mfa_forced === 1, customer: row.mfa_customer === 1, offerLaterUntil: row.mfa_offer_later_until },
+  } : null;
 }
 
 /** Refuses a password the user had among their last PASSWORD_HISTORY ones (password_reused). */

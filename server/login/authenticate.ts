@@ -10,12 +10,12 @@ import type { PasswordHasher } from '../passwords/hashing.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
-import { findByLoginName } from '../identity/accounts.ts';
+import { findByLoginName, type LoginCandidate } from '../identity/accounts.ts';
 import { loginName } from '../identity/usernames.ts';
 import { password } from '../methods/password.ts';
 
 export type LoginOutcome =
-  | { kind: 'success'; userId: string }
+  | { kind: 'success'; userId: string; secondFactor: LoginCandidate['secondFactor'] }
   | { kind: 'weak_password'; userId: string; payload: string };
 
 export const WEAK_PASSWORD_TICKET_SECONDS = 900;
@@ -78,5 +78,5 @@ export async function authenticate(deps: {
     await recordEvent(db, { type: 'login_weak_password', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey });
     return { kind: 'weak_password', userId: candidate.userId, payload };
   }
-  return { kind: 'success', userId: candidate.userId };
+  return { kind: 'success', userId: candidate.userId, secondFactor: candidate.secondFactor };
 }

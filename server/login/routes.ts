@@ -35,14 +35,17 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
     if (outcome.kind === 'weak_password') {
       return reply.code(403).send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });
     }
-    // A second factor is needed unless this device was trusted after one.
-    const methods = await methodsOf(ctx.db, outcome.userId);
+    // A second factor is needed unless this device was trusted after one. The account's look-up
+    // said whether it has one: an account without asks nothing more of the database.
+    const methods = outcome.secondFactor.enrolled ? await methodsOf(ctx.db, outcome.userId) : [];
     if (methods.length > 0 && !(await isTrustedDevice(ctx.db, outcome.userId, deviceKey))) {
       // The ticket remembers the client the sign-in is for: the session the code opens is for it too.
       const payload = await issueTicket(ctx.db, outcome.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds,
         request.body.client_id ? { client_id: request.body.client_id } : undefined);
       return reply.code(401).send({ code: 'mfa_required', message: ERROR_MESSAGES.mfa_required, mfa: { payload, methods: methods.map(summary) } });
     }
-    return completeSignIn(ctx, request, reply, { userId: outcome.userId, clientId: request.body.client_id ?? null, viaMfa: false });
+    return completeSignIn(ctx, request, reply, {
+      userId: outcome.userId, clientId: request.body.client_id ?? null, viaMfa: false, enrolment: { ...outcome.secondFactor, enrolled: methods.length > 0 },
+    });
   });
 }

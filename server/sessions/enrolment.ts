@@ -5,20 +5,29 @@
 // made-up client_id cannot dodge the rule. A sign-in's session is scoped by it (signIn.ts); the MFA
 // routes report it and keep a forced account's last method.
 import type { MfaEnrolment } from '../../contract/schemas.ts';
-import type { Db } from '../db/index.ts';
+import { isTrue, type Db } from '../db/index.ts';
 
-export async function enrolmentOf(db: Db, userId: string, clientId: string | null): Promise<MfaEnrolment> {
-  const user = await db.selectFrom('users').select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
-    .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
-    .where('id', '=', userId).executeTakeFirst();
-  if (!user || isTrue(user.enrolled) || (user.mfa_forced !== 1 && user.mfa_customer !== 1)) return 'none';
+/** The facts the rule reads: the account's flags and whether it has a second factor. */
+export type EnrolmentFacts = { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
+
+/** `facts`: when the caller read them already (the sign-in reads them with the account). */
+export async function enrolmentOf(db: Db, userId: string, clientId: string | null, facts?: EnrolmentFacts): Promise<MfaEnrolment> {
+  const user = facts ?? await factsOf(db, userId);
+  if (!user || user.enrolled || (!user.forced && !user.customer)) return 'none';
   if (clientId !== null) {
     const partner = await db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', clientId).where('first_party', '=', 0).executeTakeFirst();
     if (partner) return 'none';
   }
-  if (user.mfa_forced === 1) return 'required';
+  if (user.forced) return 'required';
   // "Not now" holds for its 30 days.
-  return user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now() ? 'none' : 'offered';
+  return user.offerLaterUntil !== null && Date.parse(user.offerLaterUntil) > Date.now() ? 'none' : 'offered';
+}
+
+async function factsOf(db: Db, userId: string): Promise<EnrolmentFacts | null> {
+  const user = await db.selectFrom('users').select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
+    .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
+    .where('id', '=', userId).executeTakeFirst();
+  return user ? { enrolled: isTrue(user.enrolled), forced: user.mfa_forced === 1, customer: user.mfa_customer === 1, offerLaterUntil: user.mfa_offer_later_until } : null;
 }
 
 export const OFFER_LATER_DAYS = 30;
@@ -30,11 +39,6 @@ export async function offerLater(db: Db, userId: string, now = Date.now()): Prom
   const updated = await db.updateTable('users').set({ mfa_offer_later_until: until })
     .where('id', '=', userId).where('mfa_forced', '=', 0).where('mfa_customer', '=', 1).executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
-}
-
-/** EXISTS comes back as 1/0 from SQLite and true/false from PostgreSQL. */
-function isTrue(value: unknown): boolean {
-  return value === true || value === 1 || value === '1';
 }
 
 /** Whether the account must keep a second factor (mfa_forced). */

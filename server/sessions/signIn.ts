@@ -8,11 +8,13 @@ import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { authCookieOptions } from './cookie.ts';
 import { touchDevice } from './devices.ts';
-import { enrolmentOf } from './enrolment.ts';
+import { enrolmentOf, type EnrolmentFacts } from './enrolment.ts';
 import { createSession } from './store.ts';
 
 export async function completeSignIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, input: {
   userId: string; clientId: string | null; viaMfa: boolean; trustDevice?: boolean;
+  /** What decides a second factor's set-up, when the caller read it already. */
+  enrolment?: EnrolmentFacts;
 }) {
   const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
   let deviceId: string | null = null;
@@ -22,7 +24,7 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
     await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
   }
   // A user who must have a second factor and has none gets a session that can only set one up.
-  const enrolment = input.viaMfa ? 'none' : await enrolmentOf(ctx.db, input.userId, input.clientId);
+  const enrolment = input.viaMfa ? 'none' : await enrolmentOf(ctx.db, input.userId, input.clientId, input.enrolment);
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
     mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,

@@ -16,6 +16,18 @@ export type SessionInfo = {
 /** last_used_at is refreshed at most this often, so that reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** The insert, compiled once per database: every sign-in runs it. */
+function compileInsert(db: Db) {
+  type Value = string | null;
+  return prepared(db, (q, id: Value, userId: Value, tokenHash: Value, deviceId: Value, clientId: Value, ip: Value, now: Value, expiresAt: Value,
+    mfaAt: Value, scope: Value, deviceKey: Value, userAgent: Value, pending: Value) => q.insertInto('sessions').values({
+    id: id!, user_id: userId!, token_hash: tokenHash!, device_id: deviceId, client_id: clientId, ip,
+    created_at: now!, last_used_at: now!, expires_at: expiresAt!, revoked_at: null,
+    mfa_at: mfaAt, scope, device_key: deviceKey, user_agent: userAgent, pending_record: pending,
+  }), 13);
+}
+const inserts = new WeakMap<Db, ReturnType<typeof compileInsert>>();
+
 export async function createSession(db: Db, input: {
   userId: string; deviceId: string | null; clientId: string | null; ip: string | null; ttlDays: number;
   deviceKey?: string | null; userAgent?: string | null;
@@ -28,23 +40,10 @@ export async function createSession(db: Db, input: {
   const token = newToken();
   const now = Date.now();
   const expiresIn = input.ttlDays * 24 * 60 * 60;
-  await db.insertInto('sessions').values({
-    id: newId(),
-    user_id: input.userId,
-    token_hash: hashToken(token),
-    device_id: input.deviceId,
-    client_id: input.clientId,
-    ip: input.ip,
-    created_at: nowIso(now),
-    last_used_at: nowIso(now),
-    expires_at: nowIso(now + expiresIn * 1000),
-    revoked_at: null,
-    mfa_at: input.mfaAt ?? null,
-    scope: input.scope ?? null,
-    device_key: input.deviceKey ?? null,
-    user_agent: input.userAgent ?? null,
-    pending_record: input.signInDetail ? JSON.stringify(input.signInDetail) : null,
-  }).execute();
+  let insert = inserts.get(db);
+  if (!insert) inserts.set(db, (insert = compileInsert(db)));
+  await insert(newId(), input.userId, hashToken(token), input.deviceId, input.clientId, input.ip, nowIso(now), nowIso(now + expiresIn * 1000),
+    input.mfaAt ?? null, input.scope ?? null, input.deviceKey ?? null, input.userAgent ?? null, input.signInDetail ? JSON.stringify(input.signInDetail) : null);
   return { token, expiresIn };
 }
 
