@@ -1,44 +1,56 @@
 // The user profile as GET /user answers it: emails and phones with the default entry first.
-import { sql } from 'kysely';
+import { SqliteAdapter } from 'kysely';
+import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
 import type { UserProfile } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
+import { nowIso } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
+import { liveSession, sessionOf, type SessionInfo } from '../sessions/store.ts';
+import { hashToken } from '../sessions/tokens.ts';
 
-function contacts(rows: Array<{ value: string; is_default: number; verified: number; created_at: string }>) {
+type ContactRow = { value: string; is_default: number; verified: number; created_at: string };
+
+function contacts(rows: ContactRow[]) {
   return rows
     .toSorted((a, b) => b.is_default - a.is_default || a.created_at.localeCompare(b.created_at))
     .map((row) => ({ value: row.value, default: row.is_default === 1, verified: row.verified === 1 }));
 }
 
-/** The profile's two queries, compiled once per database (GET /user runs them on every call). */
-function profileQueries(db: Db) {
-  const contact = (table: 'user_emails' | 'user_phones', kind: string, id: string) => db.selectFrom(table)
-    .select([sql<string>`${sql.lit(kind)}`.as('kind'), 'value', 'is_default', 'verified', 'created_at']).where('user_id', '=', id);
-  return {
-    user: prepared(db, (q, id: string) => q.selectFrom('users').selectAll()
-      .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
-      .where('id', '=', id), 1),
-    contacts: prepared(db, (_q, id: string) => contact('user_emails', 'email', id).unionAll(contact('user_phones', 'phone', id)), 1),
-  };
+/** The profile's query, compiled once per database (GET /user runs it on every call): the live
+ * session of a token with its account and the account's contacts, in one statement. */
+function profileQuery(db: Db) {
+  const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArray : postgresJsonArray;
+  return prepared(db, (q, tokenHash: string, now: string) => liveSession(q, tokenHash, now)
+    .innerJoin('users', 'users.id', 'sessions.user_id').selectAll('users')
+    .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
+    .select((eb) => [
+      jsonArrayFrom(eb.selectFrom('user_emails').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_emails.user_id', '=', 'users.id')).as('emails'),
+      jsonArrayFrom(eb.selectFrom('user_phones').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_phones.user_id', '=', 'users.id')).as('phones'),
+    ]), 2);
 }
-const compiledFor = new WeakMap<Db, ReturnType<typeof profileQueries>>();
+const compiledFor = new WeakMap<Db, ReturnType<typeof profileQuery>>();
 
-export async function loadProfile(db: Db, userId: string): Promise<UserProfile | null> {
-  let queries = compiledFor.get(db);
-  if (!queries) compiledFor.set(db, (queries = profileQueries(db)));
-  const [[user], contactRows] = await Promise.all([queries.user(userId), queries.contacts(userId)]);
-  const emails = contactRows.filter((row) => row.kind === 'email');
-  const phones = contactRows.filter((row) => row.kind === 'phone');
+/** SQLite answers JSON as text, PostgreSQL as parsed values. */
+const rowsOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as ContactRow[];
+
+/** The profile of a token's user, with the session, when the session is live (GET /user). */
+export async function profileOfToken(db: Db, token: string): Promise<{ session: SessionInfo; profile: UserProfile } | null> {
+  let query = compiledFor.get(db);
+  if (!query) compiledFor.set(db, (query = profileQuery(db)));
+  const now = Date.now();
+  const [user] = await query(hashToken(token), nowIso(now));
   if (!user) return null;
-  return {
+  const session = await sessionOf(db, user, now);
+  return { session, profile: {
     id: user.id,
     firstname: user.firstname,
     lastname: user.lastname,
     birthdate: user.birthdate,
     gender: user.gender,
     language: user.language,
-    email: contacts(emails),
-    phone: contacts(phones),
+    email: contacts(rowsOf(user.emails)),
+    phone: contacts(rowsOf(user.phones)),
     user_id: user.user_id,
     customer_user_id: user.customer_user_id,
     fridom_user_id: user.fridom_user_id,
@@ -50,5 +62,5 @@ export async function loadProfile(db: Db, userId: string): Promise<UserProfile |
     has_sso: user.has_sso === 1,
     sso_only: user.sso_only === 1,
     mfa_enrolled: Number(user.mfa_count) > 0,
-  };
+  } };
 }

@@ -47,26 +47,45 @@ export async function createSession(db: Db, input: {
   return { token, expiresIn };
 }
 
-const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<Array<{ id: string; user_id: string; device_key: string | null; created_at: string; last_used_at: string; mfa_at: string | null; scope: string | null }>>>();
+/** A session as every lookup reads it; aliased, so that a lookup may join other tables. */
+const SESSION_COLUMNS = [
+  'sessions.id as session_id', 'sessions.user_id as session_user_id', 'sessions.device_key as session_device_key',
+  'sessions.created_at as session_created_at', 'sessions.last_used_at as session_last_used_at', 'sessions.mfa_at as session_mfa_at', 'sessions.scope as session_scope',
+] as const;
+export type SessionRow = {
+  session_id: string; session_user_id: string; session_device_key: string | null; session_created_at: string;
+  session_last_used_at: string; session_mfa_at: string | null; session_scope: string | null;
+};
+
+/** The live session of a token's hash (not revoked, not expired), with its columns; a caller
+ * may join and select more (GET /user reads the account in the same statement). */
+export function liveSession(q: Db, tokenHash: string, now: string) {
+  return q.selectFrom('sessions').select(SESSION_COLUMNS)
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now);
+}
+
+/** The session a lookup found, its last use refreshed when stale. */
+export async function sessionOf(db: Db, row: SessionRow, now: number): Promise<SessionInfo> {
+  if (now - Date.parse(row.session_last_used_at) > TOUCH_INTERVAL_MS) {
+    await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.session_id).execute();
+  }
+  return {
+    sessionId: row.session_id, userId: row.session_user_id, deviceKey: row.session_device_key, mfaAt: row.session_mfa_at,
+    scope: row.session_scope, signedInAt: row.session_created_at,
+  };
+}
+
+const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<SessionRow[]>>();
 
 /** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
   let lookup = lookups.get(db);
-  if (!lookup) {
-    lookup = prepared(db, (q, tokenHash: string, now: string) => q.selectFrom('sessions')
-      .select(['id', 'user_id', 'device_key', 'created_at', 'last_used_at', 'mfa_at', 'scope'])
-      .where('token_hash', '=', tokenHash)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', now), 2);
-    lookups.set(db, lookup);
-  }
+  if (!lookup) lookups.set(db, (lookup = prepared(db, liveSession, 2)));
   const now = Date.now();
   const [row] = await lookup(hashToken(token), nowIso(now));
-  if (!row) return null;
-  if (now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
-    await db.updateTable('sessions').set({ last_used_at: nowIso(now) }).where('id', '=', row.id).execute();
-  }
-  return { sessionId: row.id, userId: row.user_id, deviceKey: row.device_key, mfaAt: row.mfa_at, scope: row.scope, signedInAt: row.created_at };
+  return row ? sessionOf(db, row, now) : null;
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {
