@@ -23,7 +23,8 @@ export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extr
 
 export function installSecurityHeaders(app: FastifyInstance, config: Config) {
   const csp = contentSecurityPolicy(config);
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback style: every answer passes here, and an async hook costs a promise each time.
+  app.addHook('onSend', (request, reply, payload, done) => {
     // A page that carries its own inline style says so in a policy of its own.
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
     reply.header('x-content-type-options', 'nosniff');
@@ -33,6 +34,6 @@ export function installSecurityHeaders(app: FastifyInstance, config: Config) {
     reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
     if (config.env === 'production') reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 }

@@ -29,18 +29,20 @@ function authorised(request: FastifyRequest, token: string | null): boolean {
 
 export async function metricsRoutes(app: FastifyInstance, ctx: AppContext) {
   const { metrics } = ctx;
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback-style hooks: they run on every answer, and an async one costs a promise each time.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.method === 'POST' && request.routeOptions.url === SIGN_IN) {
       const outcome = signInOutcome(reply.statusCode, payload);
       if (outcome) metrics.signIns.inc({ outcome });
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode === 429) metrics.throttled.inc({ route: labels.route });
+    done();
   });
 
   // Registered even when off, so that it answers 404 rather than falling through to the app.
