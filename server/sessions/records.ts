@@ -12,8 +12,9 @@ import { touchDevices, type Sighting } from './devices.ts';
 
 /** Records written per transaction. */
 const BATCH = 200;
-/** A kick waits this long, so that sign-ins arriving together are written together. */
-const KICK_DELAY_MS = 20;
+/** A kick waits this long, so that the sign-ins of a busy moment are written together: a batch
+ * costs one transaction and touches each device once, however many sign-ins it holds. */
+const KICK_DELAY_MS = 250;
 /** What a crash or another instance left is picked up within this. */
 const POLL_MS = 1_000;
 
