@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { registerPool } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -62,6 +63,7 @@ export function openDatabase(options: { databaseUrl: string | null; sqlitePath: 
     // The query in flight fails with it, and the pool discards the dead client on release.
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    registerPool(db, pool);
     return { db, kind: 'postgres', sqlite: null, pgPool: pool, close: () => db.destroy() };
   }
   const sqlite = openSqlite(options.sqlitePath);

@@ -1,10 +1,19 @@
 // Hot-path queries built and compiled once. Kysely builds and compiles a query on every call; for
 // the few queries every authenticated request runs, we compile with stand-in values once and
-// afterwards only swap the values in.
+// afterwards only swap the values in. On PostgreSQL they are also named statements, which each
+// connection parses and plans once instead of on every call.
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable } from 'kysely';
+import type pg from 'pg';
 import type { Db } from './index.ts';
 
 const STAND_IN = '\u0000stand-in:';
+
+/** The pool behind a PostgreSQL handle (openDatabase registers it). */
+const pools = new WeakMap<Db, pg.Pool>();
+export function registerPool(db: Db, pool: pg.Pool): void {
+  pools.set(db, pool);
+}
 
 export function prepared<Args extends Array<string | null>, Row>(
   db: Db,
@@ -18,8 +27,12 @@ export function prepared<Args extends Array<string | null>, Row>(
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared: argument ${i} is not used as a parameter`);
   }
+  const pool = pools.get(db);
+  // Named by its text: the same query compiled twice (two apps in one process) shares its name.
+  const name = `tessera_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
   return async (...args: Args) => {
     const parameters = compiled.parameters.map((value, i) => (slots[i]! >= 0 ? args[slots[i]!] : value));
+    if (pool) return (await pool.query<Row & pg.QueryResultRow>({ name, text: compiled.sql, values: parameters as unknown[] })).rows;
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
     return result.rows;
   };
