@@ -10,6 +10,7 @@ import * as m2026_11_23_onboarding from './migrations/2026_11_23_onboarding.ts';
 import * as m2026_11_24_outbox from './migrations/2026_11_24_outbox.ts';
 import * as m2026_11_25_challenge_store from './migrations/2026_11_25_challenge_store.ts';
 import * as m2026_11_26_mfa_offer_later from './migrations/2026_11_26_mfa_offer_later.ts';
+import * as m2026_11_27_oidc from './migrations/2026_11_27_oidc.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_outbox': m2026_11_24_outbox,
   '2026_11_25_challenge_store': m2026_11_25_challenge_store,
   '2026_11_26_mfa_offer_later': m2026_11_26_mfa_offer_later,
+  '2026_11_27_oidc': m2026_11_27_oidc,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
