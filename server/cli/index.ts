@@ -260,7 +260,7 @@ async function oidcKeysList(args: string[], io: CliIo): Promise<number> {
 async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
   noArguments(args);
   const rotated = await withDatabase(io, (db, config) => rotateSigningKeys(db, config.secretKey));
-  io.stdout(`New OIDC signing keys ${rotated.kids.join(', ')} now sign; the previous ones stay published for `
-    + `${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`);
+  io.stdout(`New OIDC signing keys ${rotated.kids.join(', ')} now sign`
+    + (rotated.generation === 1 ? '.\n' : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`));
   return EXIT_OK;
 }
