@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, openDatabase, type Db } from '../db/index.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
-import { OidcAdapter, OidcStorageUnavailable, oidcAdapterFactory, purgeExpiredOidcModels } from './adapter.ts';
+import { OidcAdapter, OidcStorageUnavailable, oidcAdapterFactory, purgeExpiredOidcModels, startOidcPurge } from './adapter.ts';
 import { SigningKeys } from './keys.ts';
 
 const kinds = await databaseKinds();
@@ -93,6 +93,16 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
     expect(await purgeExpiredOidcModels(db, now)).toBe(2);
     const left = await db.selectFrom('oidc_models').select('id').where('id', 'in', ['at-short', 'code-short', 'at-long', 'c-forever']).orderBy('id').execute();
     expect(left.map((row) => row.id)).toEqual(['at-long', 'c-forever']);
+  });
+
+  it('purges on a timer until stopped', async () => {
+    await adapter('AccessToken', () => Date.now() - 60_000).upsert('at-timer', { kind: 'AccessToken' }, 1);
+    const stop = startOidcPurge(db, { intervalMs: 20 });
+    try {
+      await expect.poll(async () => (await db.selectFrom('oidc_models').select('id').where('id', '=', 'at-timer').execute()).length).toBe(0);
+    } finally {
+      stop();
+    }
   });
 
   it('revokeByGrantId removes every model of the grant and nothing else', async () => {
@@ -197,6 +207,12 @@ describe('the oidc-provider adapter without its database', () => {
         expect(error).toMatchObject({ statusCode: 503, error: 'temporarily_unavailable', expose: true });
         expect(isDatabaseUnavailable((error as Error).cause)).toBe(true);
       }
+      // The purge reports a failed pass and goes on.
+      const failures: unknown[] = [];
+      const stop = startOidcPurge(handle.db, { intervalMs: 20, onError: (error) => failures.push(error) });
+      await expect.poll(() => failures.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      stop();
+      expect(isDatabaseUnavailable(failures[0])).toBe(true);
     } finally {
       await handle.close();
     }

@@ -151,8 +151,12 @@ export async function purgeExpiredOidcModels(db: Db, now = Date.now()): Promise<
 /** Purges expired rows every `intervalMs` until stopped; a failed pass (database away) is reported
  * and the next one tries again. */
 export function startOidcPurge(db: Db, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): () => void {
+  let running = false;
   const timer = setInterval(() => {
-    purgeExpiredOidcModels(db).catch((error: unknown) => options.onError?.(error));
+    // A pass waiting on a database that hangs does not get company.
+    if (running) return;
+    running = true;
+    purgeExpiredOidcModels(db).catch((error: unknown) => options.onError?.(error)).finally(() => { running = false; });
   }, options.intervalMs ?? 10 * 60_000);
   timer.unref();
   return () => clearInterval(timer);
