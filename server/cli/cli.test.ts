@@ -120,6 +120,15 @@ describe('the command, run as a process', () => {
     expect(unknown.stderr).toBe(`Unknown command "cards burn".\n\n${USAGE}`);
   });
 
+  it('rotates the OIDC signing keys and lists them', () => {
+    const rotate = cli('oidc-keys', 'rotate');
+    expect([rotate.status, rotate.stderr]).toEqual([EXIT_OK, '']);
+    const list = cli('oidc-keys', 'list');
+    expect(list.status).toBe(EXIT_OK);
+    expect(list.stdout.split('\n').filter((line) => line.includes('- (signing)'))).toHaveLength(2);
+    expect(sqlite<{ n: number }>('select count(*) as n from oidc_signing_keys')[0]!.n).toBe(2);
+  });
+
   it('stops on a bad configuration, naming the variable', () => {
     const run = spawnSync(process.execPath, ['scripts/cli.ts', 'cards', 'block', '5065700000000020'],
       { cwd: root, env: { ...env, SECRET_KEY: 'short' }, encoding: 'utf8', timeout: 30_000 });
@@ -168,6 +177,40 @@ describe.each(kinds)('the command on %s', (kind) => {
     expect(invited.status).toBe(EXIT_OK);
     expect(invited.stdout).toMatch(CODE);
     expect(invited.stdout).toContain('(14 days)');
+  });
+
+  it('lists and rotates the OIDC signing keys, and refuses to rotate with another SECRET_KEY', async () => {
+    expect(await run('oidc-keys', 'list')).toEqual({
+      status: EXIT_OK, stdout: 'No OIDC signing keys yet: the server creates them when it first starts (or run oidc-keys rotate).\n', stderr: '',
+    });
+    const first = await run('oidc-keys', 'rotate');
+    expect(first).toMatchObject({ status: EXIT_OK, stderr: '' });
+    expect(first.stdout).toMatch(/^New OIDC signing keys [\w-]{22}, [\w-]{22} now sign\.\n$/);
+    const second = await run('oidc-keys', 'rotate');
+    expect(second.status).toBe(EXIT_OK);
+    expect(second.stdout).toMatch(/^New OIDC signing keys [\w-]{22}, [\w-]{22} now sign; the previous ones stay published for 14 days\.\n$/);
+    const [newKids, oldKids] = [second, first].map((r) => /keys ([\w-]+), ([\w-]+) now/.exec(r.stdout)!.slice(1));
+
+    const listed = await run('oidc-keys', 'list');
+    expect(listed.status).toBe(EXIT_OK);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^KID +ALG +CREATED +RETIRED$/);
+    expect(lines.slice(1).map((line) => line.split(/ {2,}/))).toEqual([
+      [newKids![0], 'RS256', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), '- (signing)'],
+      [newKids![1], 'ES256', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), '- (signing)'],
+      [oldKids![0], 'RS256', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z \(still published\)$/)],
+      [oldKids![1], 'ES256', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), expect.stringMatching(/ \(still published\)$/)],
+    ]);
+
+    let stderr = '';
+    const status = await runCli(['oidc-keys', 'rotate'], {
+      env: { ...env, SECRET_KEY: 'another-secret-key-of-at-least-32-characters' }, cwd: dir, stdout: () => {}, stderr: (t) => { stderr += t; },
+    });
+    const wrongKey = { status, stderr };
+    expect(wrongKey.stderr).toMatch(/^Configuration error: the OIDC signing key [\w-]+ cannot be decrypted with this SECRET_KEY: run with the SECRET_KEY the keys were created with\n$/);
+    expect(wrongKey.status).toBe(EXIT_ERROR);
+    expect((await run('oidc-keys', 'list')).stdout.trimEnd().split('\n')).toHaveLength(5);
+    expect(await run('oidc-keys', 'list', 'extra')).toEqual({ status: EXIT_ERROR, stdout: '', stderr: 'Error: unexpected argument "extra"\n' });
   });
 
   it('shows progress on stderr for a long import', async () => {

@@ -1,5 +1,5 @@
-// The operator's command line (`npm run cli -- …`): imports cards, blocks and unblocks them, and
-// creates invitations, on the database the server uses. Configuration comes from the environment
+// The operator's command line (`npm run cli -- …`): imports cards, blocks and unblocks them,
+// creates invitations, and lists and rotates the OIDC signing keys, on the database the server uses. Configuration comes from the environment
 // exactly as for the server (DATABASE_URL, SQLITE_PATH, SECRET_KEY): the codes are keyed hashes, so
 // the CLI must run with the server's SECRET_KEY. Exit codes: 0 done, 1 error (nothing done, except
 // the batches an import wrote before a database failure), 2 an import that refused some rows (the
@@ -15,6 +15,7 @@ import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
 import { DEFAULT_INVITATION_DAYS, InvitationInputError, MAX_INVITATION_DAYS, checkInvitationInput, createInvitation, type InvitationField } from '../invitations/create.ts';
+import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -38,6 +39,9 @@ Commands:
       [--company "Acme"] [--user-id U-1] [--customer-id C-1] [--fridom-id F-1]
       [--mfa-forced] [--mfa-customer] [--days ${DEFAULT_INVITATION_DAYS}]
                               create an invitation (valid 1 to ${MAX_INVITATION_DAYS} days) and print its code, once
+  oidc-keys list              list the OIDC signing keys (kid, algorithm, created, retired)
+  oidc-keys rotate            add a new signing key set and retire the current one (it stays
+                              published ${RETIRED_KEY_GRACE_SECONDS / 86_400} more days, so what it signed still verifies)
   help                        show this text
 
 The database and the secret key come from the environment, as for the server (DATABASE_URL,
@@ -100,6 +104,8 @@ const COMMANDS: Record<string, Command> = {
   'cards block': (args, io) => cardStatus(args, io, 'blocked'),
   'cards unblock': (args, io) => cardStatus(args, io, 'issued'),
   'invitations create': invitationsCreate,
+  'oidc-keys list': oidcKeysList,
+  'oidc-keys rotate': oidcKeysRotate,
 };
 
 const OPTION_OF: Record<InvitationField, string> = {
@@ -113,6 +119,11 @@ const OPTION_OF: Record<InvitationField, string> = {
   fridomUserId: '--fridom-id',
   days: '--days',
 };
+
+function noArguments(args: string[]): void {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+}
 
 function onePositional(args: string[], what: string): string {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
@@ -227,5 +238,29 @@ async function invitationsCreate(args: string[], io: CliIo): Promise<number> {
   io.stdout(`Invitation created for ${invitation.email}, valid until ${invitation.expiresAt} (${plural(days, 'day')}).\n`
     + `Code: ${invitation.code}\n`
     + 'The code is shown only this once (only a keyed hash of it is stored): send it to the person now.\n');
+  return EXIT_OK;
+}
+
+async function oidcKeysList(args: string[], io: CliIo): Promise<number> {
+  noArguments(args);
+  const keys = await withDatabase(io, (db) => listSigningKeys(db));
+  if (keys.length === 0) {
+    io.stdout('No OIDC signing keys yet: the server creates them when it first starts (or run oidc-keys rotate).\n');
+    return EXIT_OK;
+  }
+  const rows = [['KID', 'ALG', 'CREATED', 'RETIRED'], ...keys.map((key) => [
+    key.kid, key.alg, key.createdAt,
+    key.retiredAt === null ? '- (signing)' : `${key.retiredAt} (${key.published ? 'still published' : 'no longer published'})`,
+  ])];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  io.stdout(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join(''));
+  return EXIT_OK;
+}
+
+async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
+  noArguments(args);
+  const rotated = await withDatabase(io, (db, config) => rotateSigningKeys(db, config.secretKey));
+  io.stdout(`New OIDC signing keys ${rotated.kids.join(', ')} now sign`
+    + (rotated.generation === 1 ? '.\n' : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`));
   return EXIT_OK;
 }

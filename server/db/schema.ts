@@ -294,7 +294,37 @@ export interface CaptchaSpentTable {
   expires_at: string;
 }
 
+/** Every oidc-provider model (Session, AccessToken, AuthorizationCode, Grant, …), one row each. */
+export interface OidcModelsTable {
+  model: string;
+  id: string;
+  /** The model's payload as JSON text (without `consumed`: consumed_at says it). */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  /** Null: does not expire. */
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+export interface OidcSigningKeysTable {
+  kid: string;
+  /** Key sets are numbered; the highest is the one that signs. */
+  generation: number;
+  /** 'RS256' or 'ES256'. */
+  alg: string;
+  /** The public JWK as JSON text. */
+  public_jwk: string;
+  /** The private JWK, sealed with a key derived from SECRET_KEY (server/methods/secrets.ts). */
+  private_jwk_sealed: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
 export interface Database {
+  oidc_models: OidcModelsTable;
+  oidc_signing_keys: OidcSigningKeysTable;
   cards: CardsTable;
   invitations: InvitationsTable;
   onboarding_flows: OnboardingFlowsTable;

@@ -1,8 +1,13 @@
 // Test harness: a real server on a real database, SQLite in memory or a fresh PostgreSQL database
 // created for the run and dropped after it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
+import { openDatabase, type DatabaseHandle } from '../db/index.ts';
+import { migrate } from '../db/migrations.ts';
 import { seedDemo } from '../seed/demo.ts';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -45,6 +50,28 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
+    },
+  };
+}
+
+/** A migrated database without a server, for storage tests: `open()` gives another handle on the
+ * same database, as a second instance would have (SQLite: a file, so handles share it). */
+export async function createTestDatabase(kind: DatabaseKind): Promise<{ open(): Promise<DatabaseHandle>; drop(): Promise<void> }> {
+  const postgres = kind === 'postgres' ? await createPostgresDatabase() : null;
+  const dir = postgres ? null : mkdtempSync(join(tmpdir(), 'tessera-db-'));
+  const handles: DatabaseHandle[] = [];
+  const open = async () => {
+    const handle = openDatabase({ databaseUrl: postgres?.url ?? null, sqlitePath: dir ? join(dir, 'tessera.sqlite') : ':memory:' });
+    handles.push(handle);
+    return handle;
+  };
+  await migrate((await open()).db);
+  return {
+    open,
+    async drop() {
+      await Promise.all(handles.map((handle) => handle.close().catch(() => {})));
+      await postgres?.drop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

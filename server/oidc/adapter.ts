@@ -1,0 +1,163 @@
+// oidc-provider's storage: every model (Session, Grant, AuthorizationCode, RefreshToken, …) in one
+// table, oidc_models, keyed by (model, id). oidc-provider makes one adapter per model name.
+//
+// Spending a code or a refresh token: the provider finds it, refuses it when `consumed` is set, then
+// calls `consume`. Two parallel exchanges can both find it unconsumed; `consume` is therefore a
+// conditional update, and the call that changes no row throws invalid_grant, which the provider
+// answers as a 400 like any other refused grant. Exactly one exchange goes on to issue tokens.
+import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
+
+/** The database cannot be reached: oidc-provider answers `temporarily_unavailable` with a 503 (the
+ * original error is its cause, so our own error handler classifies it as database_unavailable). */
+export class OidcStorageUnavailable extends errors.TemporarilyUnavailable {
+  constructor(cause: unknown) {
+    super('the service is temporarily unavailable, try again later', { cause });
+    // 503, still exposed: the client learns to retry, not that something broke.
+    Object.assign(this, { status: 503, statusCode: 503, expose: true });
+  }
+}
+
+/** Labels of the models whose consume spends a grant, for the error a losing exchange gets. */
+const CONSUMED_LABEL: Record<string, string> = {
+  AuthorizationCode: 'authorization code',
+  RefreshToken: 'refresh token',
+  DeviceCode: 'device code',
+  BackchannelAuthenticationRequest: 'backchannel authentication request',
+  PreAuthorizedCode: 'pre-authorized code',
+};
+
+/** The error a `consume` that found nothing left to spend throws: the model was spent (or removed or
+ * expired) since the provider read it. */
+function alreadyConsumed(model: string): Error {
+  if (model === 'PushedAuthorizationRequest') {
+    // What oidc-provider itself answers for a request_uri used twice.
+    return new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used');
+  }
+  return new errors.InvalidGrant(`${CONSUMED_LABEL[model] ?? model} already consumed`);
+}
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new OidcStorageUnavailable(error);
+    throw error;
+  }
+}
+
+type Row = { payload: string; consumed_at: string | null };
+
+function toPayload(row: Row | undefined): AdapterPayload | undefined {
+  if (!row) return undefined;
+  const payload = JSON.parse(row.payload) as AdapterPayload;
+  // oidc-provider reads `consumed` (epoch seconds, as its own adapters write it).
+  if (row.consumed_at !== null) payload.consumed = Math.floor(Date.parse(row.consumed_at) / 1000);
+  return payload;
+}
+
+export class OidcAdapter implements Adapter {
+  readonly model: string;
+  private readonly db: Db;
+  private readonly now: () => number;
+
+  constructor(db: Db, model: string, now: () => number = Date.now) {
+    this.db = db;
+    this.model = model;
+    this.now = now;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const now = this.now();
+    // consumed_at is the truth on consumption; a payload saved again must not carry a stale copy.
+    const { consumed, ...rest } = payload;
+    const row = {
+      model: this.model,
+      id,
+      payload: JSON.stringify(rest),
+      grant_id: payload.grantId ?? null,
+      uid: payload.uid ?? null,
+      user_code: payload.userCode ?? null,
+      expires_at: expiresIn ? nowIso(now + expiresIn * 1000) : null,
+      consumed_at: consumed ? nowIso(now) : null,
+    };
+    await guarded(() => this.db.insertInto('oidc_models').values(row)
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+        payload: eb.ref('excluded.payload'),
+        grant_id: eb.ref('excluded.grant_id'),
+        uid: eb.ref('excluded.uid'),
+        user_code: eb.ref('excluded.user_code'),
+        expires_at: eb.ref('excluded.expires_at'),
+        // Saving again never un-spends a model.
+        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
+      })))
+      .execute());
+  }
+
+  find(id: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('id', id);
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('uid', uid);
+  }
+
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('user_code', userCode);
+  }
+
+  private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
+    const now = nowIso(this.now());
+    const row = await guarded(() => this.db.selectFrom('oidc_models').select(['payload', 'consumed_at'])
+      .where('model', '=', this.model).where(column, '=', value)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirst());
+    return toPayload(row);
+  }
+
+  /** Spends the model once: of parallel calls exactly one updates the row; the others throw. */
+  async consume(id: string): Promise<void> {
+    const now = nowIso(this.now());
+    const result = await guarded(() => this.db.updateTable('oidc_models').set({ consumed_at: now })
+      .where('model', '=', this.model).where('id', '=', id).where('consumed_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirst());
+    if (result.numUpdatedRows === 0n) throw alreadyConsumed(this.model);
+  }
+
+  async destroy(id: string): Promise<void> {
+    await guarded(() => this.db.deleteFrom('oidc_models').where('model', '=', this.model).where('id', '=', id).execute());
+  }
+
+  /** Removes everything issued under the grant, whatever the model (as oidc-provider's own
+   * adapters do); the Grant itself is destroyed by the provider when its policy says so. */
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await guarded(() => this.db.deleteFrom('oidc_models').where('grant_id', '=', grantId).execute());
+  }
+}
+
+/** The `adapter` option of oidc-provider's configuration. */
+export function oidcAdapterFactory(db: Db, now: () => number = Date.now): AdapterFactory {
+  return (model: string) => new OidcAdapter(db, model, now);
+}
+
+/** Deletes the rows that have expired; gives how many. */
+export async function purgeExpiredOidcModels(db: Db, now = Date.now()): Promise<number> {
+  const result = await db.deleteFrom('oidc_models').where('expires_at', '<=', nowIso(now)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Purges expired rows every `intervalMs` until stopped; a failed pass (database away) is reported
+ * and the next one tries again. */
+export function startOidcPurge(db: Db, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    // A pass waiting on a database that hangs does not get company.
+    if (running) return;
+    running = true;
+    purgeExpiredOidcModels(db).catch((error: unknown) => options.onError?.(error)).finally(() => { running = false; });
+  }, options.intervalMs ?? 10 * 60_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
