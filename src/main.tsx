@@ -4,10 +4,10 @@
 import { PRERENDERED_ATTRIBUTE } from './app/takeOver.ts';
 import './styles.css';
 
-/** After the next frame is painted; at most a moment in a tab that paints nothing (in the background). */
+/** After the next frame is painted; at once in a tab that paints nothing (opened in the background). */
 const painted = () => new Promise<void>((resolve) => {
-  requestAnimationFrame(() => setTimeout(resolve, 0));
-  setTimeout(resolve, 100);
+  if (document.visibilityState === 'hidden') resolve();
+  else requestAnimationFrame(() => setTimeout(resolve, 0));
 });
 
 if (document.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) await painted();
