@@ -27,22 +27,6 @@ export function firstLoadJs(distDir: string): { files: string[]; gzipBytes: numb
   return { files, gzipBytes };
 }
 
-/** What the first visit of /login/email moves over the wire, as the server sends it: the shell, its
- * stylesheets and the first-load JS, each as its Brotli twin where the build wrote one (a browser
- * that accepts br gets it), against the same files uncompressed. */
-export function firstVisitTransfer(distDir: string): { sentBytes: number; rawBytes: number } | null {
-  const load = firstLoadJs(distDir);
-  if (!load) return null;
-  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
-  const styles = [...html.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+\.css)"/g)].map((m) => m[1]!.replace(/^\//, ''));
-  const files = ['index.html', ...styles, ...load.files];
-  const size = (file: string) => readFileSync(join(distDir, file)).length;
-  return {
-    sentBytes: files.reduce((sum, file) => sum + (existsSync(join(distDir, `${file}.br`)) ? size(`${file}.br`) : size(file)), 0),
-    rawBytes: files.reduce((sum, file) => sum + size(file), 0),
-  };
-}
-
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 /** The fields of one source-map segment (base64 VLQ), relative to the previous segment's. */
