@@ -81,9 +81,11 @@ export async function isReachable(db: Db): Promise<boolean> {
 }
 
 /** PostgreSQL or the way to it went away: the connection was terminated (57P01-57P03), refused or
- * reset, could not be opened in time (08xxx, the pool's timeout). Retrying later may succeed. */
+ * reset, could not be opened in time (08xxx, the pool's timeout), or the database takes no
+ * connections for now (55000 at connect, `allow_connections false`). Retrying later may succeed. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === '55000' && typeof message === 'string' && message.endsWith('is not currently accepting connections')) return true;
   if (typeof code === 'string' && (/^57P0[123]$/.test(code) || code.startsWith('08')
     || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))) return true;
   return typeof message === 'string'
