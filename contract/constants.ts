@@ -17,6 +17,10 @@ export const RESEND_NEXT_WAIT_S = 15;
 export const LINK_SUCCESS_REDIRECT_MS = 3000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/** The sign-in screen (machines/routes.ts lists it in the route table; the server sends the browser
+ * there from an OpenID interaction that has no session). */
+export const SIGN_IN_PATH = '/login/email';
+
 /** All API routes live under this prefix so that they never collide with the SPA's routes. */
 export const API_PREFIX = '/api';
 

@@ -2,6 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
+import { SIGN_IN_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -33,7 +34,7 @@ export type Route = {
 };
 
 export const ROUTES = [
-  { path: '/login/email', access: 'public', flow: 'login', step: 'email', screen: 'login' },
+  { path: SIGN_IN_PATH, access: 'public', flow: 'login', step: 'email', screen: 'login' },
   { path: '/login/phone', access: 'public', flow: 'login', step: 'phone', screen: 'login' },
   { path: '/user/dashboard', access: 'private', flow: 'dashboard', step: 'home', screen: 'dashboard' },
   { path: '/mfa', access: 'secondFactor', flow: 'mfa', step: 'code', screen: 'secondFactor' },
