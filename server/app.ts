@@ -21,6 +21,9 @@ import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { healthRoutes } from './health/routes.ts';
+import { startOidcPurge } from './oidc/adapter.ts';
+import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
+import { oidcRoutes } from './oidc/routes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -37,7 +40,7 @@ import { authCookieName } from './sessions/cookie.ts';
 import { createSignInRecords } from './sessions/records.ts';
 import { installSpa } from './spa/index.ts';
 
-export type App = { app: FastifyInstance; ctx: AppContext; close(): Promise<void> };
+export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
 export async function buildApp(config: Config, options: { logStream?: { write(line: string): void } } = {}): Promise<App> {
@@ -117,6 +120,12 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
+  const oidcProviders = await createOidcProviders(database.db, config, {
+    proxy: config.trustProxy !== false,
+    onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
+  });
+  await oidcRoutes(app, ctx, oidcProviders);
+  const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
   if (config.env !== 'production') await outboxRoutes(app, ctx);
   await installSpa(app, config.spaDir, {
     sourceMaps: config.env === 'development',
@@ -134,7 +143,10 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   return {
     app,
     ctx,
+    oidc: oidcProviders,
     async close() {
+      oidcProviders.close();
+      stopOidcPurge();
       await app.close();
       // No request is left to add records: write what waits.
       await ctx.signInRecords.stop();

@@ -38,7 +38,7 @@ function alreadyConsumed(model: string): Error {
   return new errors.InvalidGrant(`${CONSUMED_LABEL[model] ?? model} already consumed`);
 }
 
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

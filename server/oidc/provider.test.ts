@@ -1,0 +1,265 @@
+// The OpenID Provider end to end over real HTTP: an independent relying party (openid-client) drives
+// the app on a real port. Node cannot resolve *.localhost, so the issuer is the address the server
+// listens on, http://127.0.0.1:<port>/oidc (one variant host, as any other host would be).
+import type { AddressInfo } from 'node:net';
+import * as oidc from 'openid-client';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../sessions/tokens.ts';
+import { DEMO_CLIENTS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { INVALID_PARTNER_MESSAGE } from './errors.ts';
+import { listSigningKeys, rotateSigningKeys } from './keys.ts';
+
+const kinds = await databaseKinds();
+const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
+const REDIRECT_URI = DEMO_CLIENTS.find((c) => c.client_id === '2')!.redirect_uris.find((u) => u.startsWith('http://'))!;
+const PARTNER_REDIRECT = DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!;
+
+describe.each(kinds)('the OpenID Provider on %s', (kind) => {
+  let server: TestServer;
+  let base: string;
+  let issuer: string;
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    await server.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    issuer = `${base}/oidc`;
+    config = await oidc.discovery(new URL(issuer), '2', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+  });
+  afterAll(async () => server?.stop());
+
+  /** Signs emma in through the API: the tessera_token cookie. */
+  async function signIn(): Promise<string> {
+    const res = await fetch(`${base}/api/token`, {
+      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: emma.email, password: DEMO_PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!;
+    return cookie.split(';')[0]!;
+  }
+
+  /** Follows the provider's redirects as a browser would (keeping its cookies), up to the first one
+   * that leaves the provider; gives that response. */
+  async function browse(url: string, cookies: string[]): Promise<Response> {
+    const jar = new Map(cookies.map((c) => [c.split('=')[0]!, c]));
+    let next = url;
+    for (let hop = 0; hop < 10; hop++) {
+      const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
+      for (const set of res.headers.getSetCookie()) {
+        const pair = set.split(';')[0]!;
+        jar.set(pair.split('=')[0]!, pair);
+      }
+      const location = res.headers.get('location');
+      if (res.status < 300 || res.status >= 400 || !location) return res;
+      const target = new URL(location, next);
+      if (target.origin !== base || !target.pathname.startsWith('/oidc')) return res;
+      next = target.href;
+    }
+    throw new Error('too many redirects');
+  }
+
+  function authorizationUrl(params: Record<string, string>): string {
+    return oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, response_type: 'code', ...params }).href;
+  }
+
+  async function signedInFlow(scope: string, extra: Record<string, string> = {}, cookie?: string) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = authorizationUrl({
+      scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+    });
+    const res = await browse(url, [cookie ?? await signIn()]);
+    expect(res.status).toBe(303);
+    const callback = new URL(res.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    return { callback, tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }) };
+  }
+
+  it('publishes discovery under /oidc with its issuer and the code flow only', async () => {
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const meta = await res.json() as Record<string, unknown>;
+    expect(meta.issuer).toBe(issuer);
+    expect(meta.response_types_supported).toEqual(['code']);
+    expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    expect(meta.authorization_response_iss_parameter_supported).toBe(true);
+    for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint',
+      'introspection_endpoint', 'end_session_endpoint']) expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
+    expect(meta.backchannel_logout_supported).toBe(true);
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite']));
+  });
+
+  it('publishes the signing keys in JWKS, public parts only', async () => {
+    const res = await fetch(config.serverMetadata().jwks_uri!);
+    const { keys } = await res.json() as { keys: Array<Record<string, unknown>> };
+    const published = (await listSigningKeys(server.ctx.db)).filter((k) => k.published).map((k) => k.kid);
+    expect(keys.map((k) => k.kid).sort()).toEqual([...published].sort());
+    for (const key of keys) expect(key).not.toHaveProperty('d');
+  });
+
+  it('publishes rotated keys once the instance sees the rotation, without a restart', async () => {
+    const { kids } = await rotateSigningKeys(server.ctx.db, server.ctx.config.secretKey);
+    // What the timer does every 30 s.
+    expect(await server.oidc.refreshKeys()).toBe(true);
+    const { keys } = await (await fetch(config.serverMetadata().jwks_uri!)).json() as { keys: Array<{ kid: string }> };
+    expect(keys.map((k) => k.kid)).toEqual(expect.arrayContaining(kids));
+    expect(keys).toHaveLength(4);
+    // Tokens are signed with the new generation.
+    const { tokens } = await signedInFlow('openid');
+    const header = JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect(kids).toContain(header.kid);
+  });
+
+  it('signs a Tessera session in to first-party client 2 with code + PKCE, and answers claims by scope', async () => {
+    const { callback, tokens } = await signedInFlow('openid profile email phone');
+    // RFC 9207: the authorization response names its issuer.
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.expires_in).toBe(600);
+    const idToken = tokens.claims()!;
+    expect(idToken.iss).toBe(issuer);
+    expect(idToken.aud).toBe('2');
+    expect(idToken.amr).toEqual(['pwd']);
+    expect(idToken.acr).toBe('pwd');
+    expect(idToken.auth_time).toEqual(expect.any(Number));
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
+    expect(info).toEqual({
+      sub: idToken.sub, given_name: 'Emma', family_name: 'Peeters', locale: 'nl',
+      email: emma.email, email_verified: true, phone_number: emma.phone, phone_number_verified: true,
+    });
+  });
+
+  it('says in acr and amr that the Tessera session passed a second factor', async () => {
+    const cookie = await signIn();
+    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() })
+      .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    const { tokens } = await signedInFlow('openid', {}, cookie);
+    expect(tokens.claims()).toMatchObject({ acr: 'mfa', amr: ['pwd', 'mfa'] });
+  });
+
+  it('carries the platform ids under the user scope only', async () => {
+    const { tokens } = await signedInFlow('openid user');
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+    expect(info).toEqual({ sub: tokens.claims()!.sub, user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001' });
+  });
+
+  it('rotates refresh tokens; an old one used again fails and revokes the grant', async () => {
+    const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
+    const first = tokens.refresh_token!;
+    expect(first).toBeTruthy();
+    const second = await oidc.refreshTokenGrant(config, first);
+    expect(second.refresh_token).toBeTruthy();
+    expect(second.refresh_token).not.toBe(first);
+    await expect(oidc.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The reuse revoked the whole grant: the newest refresh token and its access token are dead too.
+    await expect(oidc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const introspected = await oidc.tokenIntrospection(config, second.access_token);
+    expect(introspected.active).toBe(false);
+  });
+
+  it('refuses a request without PKCE, or with the plain method, back to the client', async () => {
+    const cookie = await signIn();
+    const refused: Array<Record<string, string>> = [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }];
+    for (const params of refused) {
+      const res = await browse(authorizationUrl({ scope: 'openid', ...params }), [cookie]);
+      expect(res.status).toBe(303);
+      const callback = new URL(res.headers.get('location')!);
+      expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+      expect(callback.searchParams.get('error')).toBe('invalid_request');
+      expect(callback.searchParams.get('code')).toBeNull();
+    }
+  });
+
+  it('never redirects to an unregistered or near-miss redirect_uri, nor for an unknown client', async () => {
+    const pkce = { code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', scope: 'openid' };
+    for (const redirectUri of ['https://evil.example/callback', `${REDIRECT_URI}/`, REDIRECT_URI.replace('3000', '3001')]) {
+      const res = await fetch(authorizationUrl({ ...pkce, redirect_uri: redirectUri }), { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.text()).toContain(INVALID_PARTNER_MESSAGE);
+    }
+    const unknown = new URL(authorizationUrl(pkce));
+    unknown.searchParams.set('client_id', 'nobody');
+    const res = await fetch(unknown, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain(INVALID_PARTNER_MESSAGE);
+  });
+
+  it('answers prompt=none without a session with login_required, to the client', async () => {
+    const url = authorizationUrl({
+      scope: 'openid', prompt: 'none', state: 's1',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const callback = new URL(res.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    expect(callback.searchParams.get('error')).toBe('login_required');
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+  });
+
+  it('sends a browser without a session to our sign-in, with the way back to the interaction', async () => {
+    const url = authorizationUrl({
+      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const res = await browse(url, []);
+    expect(res.status).toBe(303);
+    const signInUrl = new URL(res.headers.get('location')!, base);
+    expect(signInUrl.pathname).toBe('/login/email');
+    expect(signInUrl.searchParams.get('redirect')).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+  });
+
+  it('refuses a partner at consent with access_denied to the client, until /approve exists', async () => {
+    const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const url = oidc.buildAuthorizationUrl(partner, {
+      redirect_uri: PARTNER_REDIRECT, scope: 'openid', state: 's2',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const res = await browse(url.href, [await signIn()]);
+    expect(res.status).toBe(303);
+    const callback = new URL(res.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('code')).toBeNull();
+  });
+
+  it.runIf(kind === 'postgres')('answers 503 temporarily_unavailable, not 500, while the database is away', async () => {
+    const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
+    const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    const url = authorizationUrl({
+      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    // Only this test's own database stops taking connections, and only its connections end.
+    await admin(`alter database ${name} with allow_connections false`);
+    await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);
+    try {
+      const res = await fetch(url, { redirect: 'manual' });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.text()).toContain('temporarily_unavailable');
+      const token = await fetch(config.serverMetadata().token_endpoint!, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: '2' }),
+      });
+      expect(token.status).toBe(503);
+      expect(await token.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    } finally {
+      await admin(`alter database ${name} with allow_connections true`);
+    }
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+  });
+});

@@ -1,0 +1,201 @@
+// The OpenID Provider: one oidc-provider instance per variant host (issuer `<protocol>://<host>/oidc`),
+// built on first use and cached by issuer. Storage is ours (adapter.ts, clients.ts), keys are ours
+// (keys.ts); when another instance rotates the keys, the providers are rebuilt with the new JWKS.
+import { hkdfSync } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import Provider, { type Account, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../config/index.ts';
+import { isTrue, type Db } from '../db/index.ts';
+import { oidcAdapterFactory, guarded } from './adapter.ts';
+import { OidcClientAdapter } from './clients.ts';
+import { SigningKeys } from './keys.ts';
+import { renderOidcError } from './errors.ts';
+
+export const OIDC_PREFIX = '/oidc';
+export const INTERACTION_PATH = `${OIDC_PREFIX}/interaction`;
+
+const DAY = 86_400;
+const MAX_PROVIDERS = 16;
+
+/** `acr` of a sign-in with the password only, and with a second factor too. */
+export const ACR = { password: 'pwd', mfa: 'mfa' } as const;
+
+/** The spec's consent scopes: they grant API access and carry no claims. */
+export const CONSENT_SCOPES = ['balance', 'clientarea', 'company', 'customerwrite', 'fridom', 'history', 'mobile',
+  'notification', 'payment', 'reimbursemoney', 'transaction', 'user', 'userwrite'] as const;
+
+/** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
+ * user_id, customer_user_id and fridom_user_id. */
+export const CLAIMS_BY_SCOPE = {
+  // Requested by name only (the provider's defaults).
+  sid: null, iss: null,
+  // How the person signed in is in every ID token: a client requiring a second factor reads amr/acr.
+  openid: ['sub', 'acr', 'amr', 'auth_time'],
+  profile: ['given_name', 'family_name', 'locale'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+  user: ['user_id', 'customer_user_id', 'fridom_user_id'],
+};
+
+/** The account behind a `sub` (our users.id), its claims read when the provider asks. */
+export async function findOidcAccount(db: Db, sub: string): Promise<Account | undefined> {
+  const user = await guarded(() => db.selectFrom('users')
+    .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
+    .where('id', '=', sub).executeTakeFirst());
+  if (!user) return undefined;
+  return {
+    accountId: user.id,
+    async claims() {
+      // The default contact (else the first), with its verification flag.
+      const contact = async (table: 'user_emails' | 'user_phones') => guarded(() => db.selectFrom(table)
+        .select(['value', 'verified']).where('user_id', '=', sub)
+        .orderBy('is_default', 'desc').orderBy('created_at', 'asc').limit(1).executeTakeFirst());
+      const [email, phone] = await Promise.all([contact('user_emails'), contact('user_phones')]);
+      return {
+        sub: user.id,
+        given_name: user.firstname,
+        family_name: user.lastname,
+        // Our locales are en_LU-style; claims use BCP 47 tags.
+        locale: user.language.replace('_', '-'),
+        ...(email ? { email: email.value, email_verified: isTrue(email.verified) } : {}),
+        ...(phone ? { phone_number: phone.value, phone_number_verified: isTrue(phone.verified) } : {}),
+        user_id: user.user_id,
+        customer_user_id: user.customer_user_id,
+        fridom_user_id: user.fridom_user_id,
+      };
+    },
+  };
+}
+
+/** The cookie keys of the provider's own cookies (its session and interaction), from SECRET_KEY. */
+function cookieKeys(secretKey: string): string[] {
+  return [Buffer.from(hkdfSync('sha256', secretKey, 'tessera-oidc', 'oidc-cookie-keys', 32)).toString('base64url')];
+}
+
+/** Origins of the client's redirect URIs: the only origins its browser code calls the token,
+ * userinfo or revocation endpoints from. */
+function allowedOrigin(origin: string, redirectUris: readonly string[]): boolean {
+  return redirectUris.some((uri) => {
+    try {
+      return new URL(uri).origin === origin;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function providerConfiguration(db: Db, config: Config, keys: SigningKeys): Configuration {
+  const clients = new OidcClientAdapter(db);
+  const models = oidcAdapterFactory(db);
+  const secure = config.env === 'production';
+  const adapter = ((model: string) => (model === 'Client' ? clients : models(model))) as AdapterFactory;
+  return {
+    adapter,
+    jwks: keys.jwks(),
+    findAccount: (_ctx, sub) => findOidcAccount(db, sub),
+    claims: CLAIMS_BY_SCOPE,
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', ...CONSENT_SCOPES],
+    // ID tokens carry only what the claims parameter asks; scope claims come from userinfo.
+    conformIdTokenClaims: true,
+    acrValues: [ACR.password, ACR.mfa],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    // An authorization request names its redirect_uri, always, and it matches exactly.
+    allowOmittingSingleRegisteredRedirectUri: false,
+    features: {
+      // Accepts any password: never on. Our own screens sign people in (interaction.ts).
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      backchannelLogout: { enabled: true },
+    },
+    // Every use of a refresh token spends it and gives a new one; a spent one used again revokes the grant.
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      // Each rotation gives a fresh 30 days, so whoever uses an application within a month stays
+      // signed in to it; the grant caps the chain (oidc-provider never extends a grant).
+      RefreshToken: 30 * DAY,
+      // A year: long enough that nobody who signs in daily is ever signed out by the grant's expiry
+      // (the default, 14 days, signs everyone out every fortnight). Our own session still decides.
+      Grant: 365 * DAY,
+      Session: 30 * DAY,
+    },
+    cookies: {
+      keys: cookieKeys(config.secretKey),
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    clientBasedCORS: (_ctx, origin, client) => allowedOrigin(origin, client.redirectUris ?? []),
+    // The provider never redirects to a client it could not validate: an error page, or JSON.
+    renderError: (ctx: KoaContextWithOIDC, out, error) => renderOidcError(ctx, out, error),
+    // Only a grant of this client and this account is reused; what it issues is bounded by this
+    // request's scopes (the provider issues requested ∩ granted), and the consent step adds only
+    // what this request asked (interaction.ts).
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
+      if (!grantId) return undefined;
+      const grant = await ctx.oidc.provider.Grant.find(grantId);
+      if (!grant || grant.clientId !== ctx.oidc.client!.clientId || grant.accountId !== ctx.oidc.session?.accountId) return undefined;
+      return grant;
+    },
+  };
+}
+
+export type OidcProviders = {
+  /** The provider of the host the request came to. */
+  forRequest(request: FastifyRequest): Promise<Provider>;
+  /** Checks the database for rotated keys now (the timer does it on its own). */
+  refreshKeys(): Promise<boolean>;
+  close(): void;
+};
+
+/** The providers of this instance. `onError` hears a failed key poll (database away). */
+export async function createOidcProviders(db: Db, config: Config, options: {
+  onError?: (error: unknown) => void; keyPollMs?: number; proxy?: boolean;
+} = {}): Promise<OidcProviders> {
+  const keys = new SigningKeys(db, config.secretKey);
+  await keys.init();
+  let providers = new Map<string, Provider>();
+  const build = (issuer: string) => {
+    const provider = new Provider(issuer, providerConfiguration(db, config, keys));
+    provider.proxy = options.proxy ?? false;
+    return provider;
+  };
+
+  const refreshKeys = async () => {
+    if (!await keys.loadIfChanged()) return false;
+    // New keys: fresh providers, built on next use (their storage is shared, nothing is lost).
+    providers = new Map();
+    return true;
+  };
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    refreshKeys().catch((error: unknown) => options.onError?.(error)).finally(() => { polling = false; });
+  }, options.keyPollMs ?? 30_000);
+  timer.unref();
+
+  return {
+    async forRequest(request) {
+      const protocol = config.env === 'production' ? 'https' : request.protocol;
+      const issuer = `${protocol}://${request.host}${OIDC_PREFIX}`;
+      let provider = providers.get(issuer);
+      if (!provider) {
+        // The Host header is the caller's: a bounded cache, whatever hosts it names.
+        if (providers.size >= MAX_PROVIDERS) providers.delete(providers.keys().next().value!);
+        providers.set(issuer, (provider = build(issuer)));
+      }
+      return provider;
+    },
+    refreshKeys,
+    close: () => clearInterval(timer),
+  };
+}

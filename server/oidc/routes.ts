@@ -1,0 +1,51 @@
+// oidc-provider under /oidc: every standard endpoint is handed to the provider of the request's host,
+// the reply hijacked first so that Fastify never writes to a response the provider owns. The one
+// route of ours under /oidc is the interaction (the provider scopes its interaction cookie there).
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, type ErrorOut } from 'oidc-provider';
+import type { AppContext } from '../context.ts';
+import { isDatabaseUnavailable } from '../db/index.ts';
+import { oidcErrorPage } from './errors.ts';
+import { handleInteraction } from './interaction.ts';
+import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
+
+/** An error outside the provider's own handling, as the provider would show it. */
+function sendOidcError(reply: FastifyReply, error: unknown) {
+  const unavailable = error instanceof errors.TemporarilyUnavailable || isDatabaseUnavailable(error)
+    || isDatabaseUnavailable((error as { cause?: unknown } | null)?.cause);
+  const known = error instanceof errors.OIDCProviderError && error.expose;
+  const out: ErrorOut = unavailable ? { error: 'temporarily_unavailable' }
+    : known ? { error: error.error } : { error: 'server_error' };
+  const status = unavailable ? 503 : known ? error.statusCode : 500;
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(oidcErrorPage(out));
+}
+
+export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
+  await app.register(async (oidc) => {
+    // The provider reads request bodies itself, from the raw request: Fastify leaves them unread.
+    oidc.removeAllContentTypeParsers();
+    oidc.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    oidc.setErrorHandler((error, request, reply) => {
+      if (!(error instanceof errors.OIDCProviderError && error.expose)) request.log.error({ err: error }, 'OIDC interaction failed');
+      return sendOidcError(reply, error);
+    });
+
+    oidc.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
+      const provider = await providers.forRequest(request);
+      return handleInteraction(ctx, provider, request, reply);
+    });
+
+    const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
+      const provider = await providers.forRequest(request);
+      reply.hijack();
+      // Mounted as Express mounts it: the provider sees its own paths and derives /oidc from originalUrl.
+      const raw = request.raw as IncomingMessage & { originalUrl?: string };
+      raw.originalUrl = raw.url;
+      raw.url = raw.url!.slice(OIDC_PREFIX.length) || '/';
+      await provider.callback()(raw, reply.raw);
+    };
+    oidc.all(OIDC_PREFIX, handOver);
+    oidc.all(`${OIDC_PREFIX}/*`, handOver);
+  });
+}
