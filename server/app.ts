@@ -123,6 +123,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   const oidcProviders = await createOidcProviders(database.db, config, {
     proxy: config.trustProxy !== false,
     onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
+    onServerError: (error) => app.log.error({ err: error }, 'OIDC request failed'),
   });
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });

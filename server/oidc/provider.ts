@@ -159,6 +159,8 @@ export type OidcProviders = {
 /** The providers of this instance. `onError` hears a failed key poll (database away). */
 export async function createOidcProviders(db: Db, config: Config, options: {
   onError?: (error: unknown) => void; keyPollMs?: number; proxy?: boolean;
+  /** Hears what the provider answered as server_error (it logs nothing itself). */
+  onServerError?: (error: unknown) => void;
 } = {}): Promise<OidcProviders> {
   const keys = new SigningKeys(db, config.secretKey);
   await keys.init();
@@ -166,6 +168,7 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   const build = (issuer: string) => {
     const provider = new Provider(issuer, providerConfiguration(db, config, keys));
     provider.proxy = options.proxy ?? false;
+    provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError?.(error));
     return provider;
   };
 

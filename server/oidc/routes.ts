@@ -3,6 +3,7 @@
 // route of ours under /oidc is the interaction (the provider scopes its interaction cookie there).
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
 import { errors, type ErrorOut } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
@@ -31,21 +32,27 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       return sendOidcError(reply, error);
     });
 
-    oidc.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
+    // Not part of the account API: the provider's endpoints are in its discovery document.
+    const hidden = { schema: { hide: true } };
+    oidc.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, hidden, async (request, reply) => {
       const provider = await providers.forRequest(request);
       return handleInteraction(ctx, provider, request, reply);
     });
 
+    // Koa composes its middleware in callback(): once per provider.
+    const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
       const provider = await providers.forRequest(request);
+      let handler = handlers.get(provider);
+      if (!handler) handlers.set(provider, (handler = provider.callback()));
       reply.hijack();
       // Mounted as Express mounts it: the provider sees its own paths and derives /oidc from originalUrl.
       const raw = request.raw as IncomingMessage & { originalUrl?: string };
       raw.originalUrl = raw.url;
       raw.url = raw.url!.slice(OIDC_PREFIX.length) || '/';
-      await provider.callback()(raw, reply.raw);
+      await handler(raw, reply.raw);
     };
-    oidc.all(OIDC_PREFIX, handOver);
-    oidc.all(`${OIDC_PREFIX}/*`, handOver);
+    oidc.all(OIDC_PREFIX, hidden, handOver);
+    oidc.all(`${OIDC_PREFIX}/*`, hidden, handOver);
   });
 }
