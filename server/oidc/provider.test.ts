@@ -265,3 +265,19 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
   });
 });
+
+describe.each(kinds)('the OpenID Provider in maintenance on %s', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(kind, { MAINTENANCE: 'true' }, { seed: false }); });
+  afterAll(async () => server?.stop());
+
+  it('answers 503 temporarily_unavailable: a page to a browser, JSON to a client', async () => {
+    const page = await server.app.inject({ method: 'GET', url: '/oidc/auth?client_id=2', headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(503);
+    expect(page.body).toContain('temporarily_unavailable');
+    const token = await server.app.inject({ method: 'POST', url: '/oidc/token', payload: 'grant_type=refresh_token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(token.statusCode).toBe(503);
+    expect(token.json()).toEqual({ error: 'temporarily_unavailable' });
+  });
+});

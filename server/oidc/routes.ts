@@ -11,15 +11,18 @@ import { oidcErrorPage } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
 
-/** An error outside the provider's own handling, as the provider would show it. */
-function sendOidcError(reply: FastifyReply, error: unknown) {
+/** An error outside the provider's own handling, as the provider would show it: a page to a
+ * browser, JSON to a client's back end. */
+function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const unavailable = error instanceof errors.TemporarilyUnavailable || isDatabaseUnavailable(error)
     || isDatabaseUnavailable((error as { cause?: unknown } | null)?.cause);
   const known = error instanceof errors.OIDCProviderError && error.expose;
   const out: ErrorOut = unavailable ? { error: 'temporarily_unavailable' }
     : known ? { error: error.error } : { error: 'server_error' };
   const status = unavailable ? 503 : known ? error.statusCode : 500;
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(oidcErrorPage(out));
+  reply.code(status).header('cache-control', 'no-store');
+  if (!request.headers.accept?.includes('text/html')) return reply.send(out);
+  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out));
 }
 
 export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
@@ -27,9 +30,13 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
     // The provider reads request bodies itself, from the raw request: Fastify leaves them unread.
     oidc.removeAllContentTypeParsers();
     oidc.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Maintenance closes the provider as it closes the API.
+    oidc.addHook('onRequest', async (request, reply) => {
+      if (ctx.config.maintenance) return sendOidcError(request, reply, new errors.TemporarilyUnavailable('maintenance'));
+    });
     oidc.setErrorHandler((error, request, reply) => {
       if (!(error instanceof errors.OIDCProviderError && error.expose)) request.log.error({ err: error }, 'OIDC interaction failed');
-      return sendOidcError(reply, error);
+      return sendOidcError(request, reply, error);
     });
 
     // Not part of the account API: the provider's endpoints are in its discovery document.
