@@ -7,6 +7,7 @@ import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
+import { serialPasses } from '../workers/serialPasses.ts';
 import type { Delivery, Message } from './index.ts';
 
 /** Tries before a message is given up; with the backoff below they span about two minutes. */
@@ -40,8 +41,6 @@ type Log = { warn(data: object, message: string): void; error(data: object, mess
 export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { dropped?(channel: string): void } = {}): Outbox {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = true;
   const steps: Array<() => Promise<void>> = [];
 
@@ -88,21 +87,8 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
     }
   }
 
-  /** One pass at a time; a kick during a pass runs another after it. */
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        // A lost database is survived: the next poll tries again.
-        await pass().catch((error: unknown) => log.error({ err: error }, 'outbox pass failed'));
-      } while (again);
-    })().finally(() => { running = null; });
-    return running;
-  }
+  // A lost database is survived: the next poll tries again.
+  const passes = serialPasses(pass, (error) => log.error({ err: error }, 'outbox pass failed'));
 
   return {
     async enqueue(tx, message) {
@@ -114,13 +100,10 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
       }).execute();
     },
     kick() {
-      if (!stopped) setImmediate(() => void run());
+      if (!stopped) setImmediate(() => void passes.run());
     },
-    async drain() {
-      await run();
-      // A kick may have started a pass just before this one was asked for.
-      while (running) await running;
-    },
+    // A kick may have started a pass just before this one was asked for: drain waits for it too.
+    drain: () => passes.drain(),
     async depth() {
       const row = await db.selectFrom('message_outbox').select(sql<number>`count(*)`.as('n')).where('failed_at', 'is', null).executeTakeFirst();
       return Number(row?.n ?? 0);
@@ -128,9 +111,9 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
     start() {
       if (!stopped) return;
       stopped = false;
-      timer = setInterval(() => void run(), POLL_MS);
+      timer = setInterval(() => void passes.run(), POLL_MS);
       timer.unref();
-      void run();
+      void passes.run();
     },
     addStep(step) {
       steps.push(step);
@@ -141,6 +124,7 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
       timer = null;
       // A sender that hangs does not hold the shutdown: its message's lease runs out and a worker
       // sends it again (delivery is at least once).
+      const running = passes.current();
       if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     },
   };

@@ -8,6 +8,7 @@
 import { SqliteAdapter } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { logEvent, writeEvents, type SecurityEvent } from '../events/record.ts';
+import { serialPasses } from '../workers/serialPasses.ts';
 import { touchDevices, type Sighting } from './devices.ts';
 
 /** Records written per transaction. */
@@ -38,8 +39,6 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let poll: NodeJS.Timeout | null = null;
   let kicked: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = true;
 
   /** Writes up to BATCH waiting records (of one user, when given) in one transaction; returns how
@@ -86,31 +85,15 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
     while ((await writeBatch(userId)) === BATCH);
   }
 
-  /** One pass at a time; a kick during a pass runs another after it. */
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        // A lost database is survived: the rows wait, and the next poll tries again.
-        await writeAll().catch((error: unknown) => log.error({ err: error }, 'writing sign-in records failed'));
-      } while (again);
-    })().finally(() => { running = null; });
-    return running;
-  }
+  // A lost database is survived: the rows wait, and the next poll tries again.
+  const passes = serialPasses(() => writeAll(), (error) => log.error({ err: error }, 'writing sign-in records failed'));
 
   return {
     kick() {
       if (stopped || kicked) return;
-      kicked = setTimeout(() => { kicked = null; void run(); }, KICK_DELAY_MS);
+      kicked = setTimeout(() => { kicked = null; void passes.run(); }, KICK_DELAY_MS);
     },
-    async drain() {
-      await run();
-      while (running) await running;
-    },
+    drain: () => passes.drain(),
     settle: (userId) => writeAll(userId),
     async pending() {
       const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('pending_record', 'is not', null).executeTakeFirst();
@@ -119,17 +102,17 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
     start() {
       if (!stopped) return;
       stopped = false;
-      poll = setInterval(() => void run(), POLL_MS);
+      poll = setInterval(() => void passes.run(), POLL_MS);
       poll.unref();
       // What the last run left (a crash) is written now.
-      void run();
+      void passes.run();
     },
     async stop() {
       stopped = true;
       if (poll) clearInterval(poll);
       if (kicked) clearTimeout(kicked);
       poll = kicked = null;
-      while (running) await running;
+      while (passes.current()) await passes.current();
       await writeAll().catch((error: unknown) => log.error({ err: error }, 'writing sign-in records at shutdown failed; the next start writes them'));
     },
   };
