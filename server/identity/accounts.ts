@@ -4,8 +4,9 @@
 // activated card) then commit or roll back with the account's.
 import type { Config } from '../config/index.ts';
 import type { Compilable } from 'kysely';
-import { isTrue, nowIso, type Db } from '../db/index.ts';
+import { nowIso, type Db } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
+import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
 import type { Flag } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
@@ -88,13 +89,10 @@ export async function addVerifiedContact(trx: Db, userId: string, kind: ContactK
 export type LoginCandidate = {
   userId: string; passwordHash: string | null; passwordStatus: number;
   /** What decides the sign-in's next step, read with the account so that it costs no query of its own. */
-  secondFactor: { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
+  secondFactor: EnrolmentFacts;
 };
 
-type LoginRow = {
-  userId: string; passwordStatus: number; passwordHash: string | null;
-  mfa_forced: number; mfa_customer: number; mfa_offer_later_until: string | null; enrolled: unknown;
-};
+type LoginRow = EnrolmentColumns & { userId: string; passwordStatus: number; passwordHash: string | null };
 
 /** The look-up, by email and by phone, compiled once per database: every sign-in runs it. */
 function loginQueries(db: Db) {
@@ -120,7 +118,7 @@ export async function findByLoginName(db: Db, kind: ContactKind, value: string):
   const [row] = await queries[kind](value);
   return row ? {
     userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus,
-    secondFactor: { enrolled: isTrue(row.enrolled), forced: row.mfa_forced === 1, customer: row.mfa_customer === 1, offerLaterUntil: row.mfa_offer_later_until },
+    secondFactor: enrolmentFacts(row),
   } : null;
 }
 

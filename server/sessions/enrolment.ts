@@ -10,6 +10,12 @@ import { isTrue, type Db } from '../db/index.ts';
 /** The facts the rule reads: the account's flags and whether it has a second factor. */
 export type EnrolmentFacts = { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
 
+/** The facts from the account's columns and an EXISTS over its methods (the sign-in's look-up reads them too). */
+export type EnrolmentColumns = { mfa_forced: number; mfa_customer: number; mfa_offer_later_until: string | null; enrolled: unknown };
+export const enrolmentFacts = (row: EnrolmentColumns): EnrolmentFacts => ({
+  enrolled: isTrue(row.enrolled), forced: row.mfa_forced === 1, customer: row.mfa_customer === 1, offerLaterUntil: row.mfa_offer_later_until,
+});
+
 /** `facts`: when the caller read them already (the sign-in reads them with the account). */
 export async function enrolmentOf(db: Db, userId: string, clientId: string | null, facts?: EnrolmentFacts): Promise<MfaEnrolment> {
   const user = facts ?? await factsOf(db, userId);
@@ -27,7 +33,7 @@ async function factsOf(db: Db, userId: string): Promise<EnrolmentFacts | null> {
   const user = await db.selectFrom('users').select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
     .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
     .where('id', '=', userId).executeTakeFirst();
-  return user ? { enrolled: isTrue(user.enrolled), forced: user.mfa_forced === 1, customer: user.mfa_customer === 1, offerLaterUntil: user.mfa_offer_later_until } : null;
+  return user ? enrolmentFacts(user) : null;
 }
 
 export const OFFER_LATER_DAYS = 30;
