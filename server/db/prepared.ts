@@ -37,3 +37,13 @@ export function prepared<Args extends Array<string | null>, Row>(
     return result.rows;
   };
 }
+
+/** `compile` run once per database handle, its result kept with the handle (a hot path's prepared queries). */
+export function perDatabase<T>(compile: (db: Db) => T): (db: Db) => T {
+  const compiled = new WeakMap<Db, T>();
+  return (db) => {
+    let value = compiled.get(db);
+    if (value === undefined) compiled.set(db, (value = compile(db)));
+    return value;
+  };
+}

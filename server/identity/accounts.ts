@@ -5,7 +5,7 @@
 import type { Config } from '../config/index.ts';
 import type { Compilable } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
-import { prepared } from '../db/prepared.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
 import type { Flag } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -109,13 +109,11 @@ function loginQueries(db: Db) {
   };
   return { email: build('email'), phone: build('phone') };
 }
-const loginQueriesFor = new WeakMap<Db, ReturnType<typeof loginQueries>>();
+const loginQueriesFor = perDatabase(loginQueries);
 
 /** The account with this login name (a normalised email or phone), with its current password. */
 export async function findByLoginName(db: Db, kind: ContactKind, value: string): Promise<LoginCandidate | null> {
-  let queries = loginQueriesFor.get(db);
-  if (!queries) loginQueriesFor.set(db, (queries = loginQueries(db)));
-  const [row] = await queries[kind](value);
+  const [row] = await loginQueriesFor(db)[kind](value);
   return row ? {
     userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus,
     secondFactor: enrolmentFacts(row),

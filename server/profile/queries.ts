@@ -5,7 +5,7 @@ import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
 import type { UserProfile } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
-import { prepared } from '../db/prepared.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 import { liveSession, sessionOf, type SessionInfo } from '../sessions/store.ts';
 import { hashToken } from '../sessions/tokens.ts';
 
@@ -29,15 +29,14 @@ function profileQuery(db: Db) {
       jsonArrayFrom(eb.selectFrom('user_phones').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_phones.user_id', '=', 'users.id')).as('phones'),
     ]), 2);
 }
-const compiledFor = new WeakMap<Db, ReturnType<typeof profileQuery>>();
+const profileQueryOf = perDatabase(profileQuery);
 
 /** SQLite answers JSON as text, PostgreSQL as parsed values. */
 const rowsOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as ContactRow[];
 
 /** The profile of a token's user, with the session, when the session is live (GET /user). */
 export async function profileOfToken(db: Db, token: string): Promise<{ session: SessionInfo; profile: UserProfile } | null> {
-  let query = compiledFor.get(db);
-  if (!query) compiledFor.set(db, (query = profileQuery(db)));
+  const query = profileQueryOf(db);
   const now = Date.now();
   const [user] = await query(hashToken(token), nowIso(now));
   if (!user) return null;

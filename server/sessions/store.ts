@@ -1,7 +1,7 @@
 // Sessions: one row per issued token, looked up by the token's hash, revocable, expiring.
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
-import { prepared } from '../db/prepared.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
 export type SessionInfo = {
@@ -26,7 +26,7 @@ function compileInsert(db: Db) {
     mfa_at: mfaAt, scope, device_key: deviceKey, user_agent: userAgent, pending_record: pending,
   }), 13);
 }
-const inserts = new WeakMap<Db, ReturnType<typeof compileInsert>>();
+const insertOf = perDatabase(compileInsert);
 
 export async function createSession(db: Db, input: {
   userId: string; deviceId: string | null; clientId: string | null; ip: string | null; ttlDays: number;
@@ -40,9 +40,7 @@ export async function createSession(db: Db, input: {
   const token = newToken();
   const now = Date.now();
   const expiresIn = input.ttlDays * 24 * 60 * 60;
-  let insert = inserts.get(db);
-  if (!insert) inserts.set(db, (insert = compileInsert(db)));
-  await insert(newId(), input.userId, hashToken(token), input.deviceId, input.clientId, input.ip, nowIso(now), nowIso(now + expiresIn * 1000),
+  await insertOf(db)(newId(), input.userId, hashToken(token), input.deviceId, input.clientId, input.ip, nowIso(now), nowIso(now + expiresIn * 1000),
     input.mfaAt ?? null, input.scope ?? null, input.deviceKey ?? null, input.userAgent ?? null, input.signInDetail ? JSON.stringify(input.signInDetail) : null);
   return { token, expiresIn };
 }
@@ -77,14 +75,12 @@ export async function sessionOf(db: Db, row: SessionRow, now: number): Promise<S
   };
 }
 
-const lookups = new WeakMap<Db, (tokenHash: string, now: string) => Promise<SessionRow[]>>();
+const lookupOf = perDatabase((db) => prepared(db, liveSession, 2));
 
 /** The session of a token, if it is live. Compiled once per database: every authenticated call runs it. */
 export async function findSession(db: Db, token: string): Promise<SessionInfo | null> {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = prepared(db, liveSession, 2)));
   const now = Date.now();
-  const [row] = await lookup(hashToken(token), nowIso(now));
+  const [row] = await lookupOf(db)(hashToken(token), nowIso(now));
   return row ? sessionOf(db, row, now) : null;
 }
 
