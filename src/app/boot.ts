@@ -2,7 +2,7 @@
 // first screen waits on no request. Each part is taken once: a later check (the maintenance page's
 // retry, a session restored after signing in) asks the server again.
 import * as v from 'valibot';
-import { apiFailure } from '../../contract/api.ts';
+import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import { BOOT_ELEMENT_ID } from '../../contract/constants.ts';
 import { Boot, type AppConfig } from '../../contract/schemas.ts';
 
@@ -33,7 +33,7 @@ export function takeInlinedConfig(): AppConfig | null {
 
 /** The first time the session is asked for: when the browser sent no session cookie with the page,
  * the answer GET /api/user would give (401), without asking. Otherwise null: ask. */
-export function takeKnownAbsentSession(): ReturnType<typeof apiFailure> | null {
+export function takeKnownAbsentSession(): ApiFailure | null {
   if (sessionTaken) return null;
   sessionTaken = true;
   return boot && !boot.sessionCookie ? apiFailure(401, { code: 'unauthorized' }) : null;
