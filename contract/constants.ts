@@ -3,6 +3,27 @@
 /** First-party OAuth client ids: never a partner login; forced-MFA diversion applies to them. */
 export const FIRST_PARTY_CLIENT_IDS = ['2', '17', '51', '66'] as const;
 
+/** The voucher products (spec §1); each names a consent scope and its `my` twin (spec §3). */
+export const PRODUCT_KINDS = ['activ', 'eco', 'emv', 'gift'] as const;
+
+/** The OpenID scopes every client may ask for. */
+export const STANDARD_SCOPES = ['openid', 'offline_access', 'profile', 'email', 'phone'] as const;
+
+/** The spec's consent scopes (§3): they grant API access and carry no claims. A client asks only
+ * for those its registration allows. */
+export const CONSENT_SCOPES = [
+  'balance', 'clientarea', 'company', 'customerwrite', 'fridom', 'history', 'mobile',
+  ...PRODUCT_KINDS, ...PRODUCT_KINDS.map((kind) => `my${kind}` as const),
+  'notification', 'payment', 'reimbursemoney', 'transaction', 'user', 'userwrite',
+] as const;
+export type Scope = (typeof STANDARD_SCOPES)[number] | (typeof CONSENT_SCOPES)[number];
+
+/** Where the authorisation server's interactions live: our sign-in sends the browser back to
+ * `${INTERACTION_PATH}/<uid>`, the only address outside the app it ever returns to. */
+export const INTERACTION_PATH = '/oidc/interaction';
+/** An interaction's uid, as the provider makes them (21 url-safe characters); longer ones are refused. */
+export const INTERACTION_UID = /^[\w-]{1,64}$/;
+
 /** Cookie name; production prefixes it with `__Secure-`. */
 export const AUTH_COOKIE_BASENAME = 'tessera_token';
 /** The language a person chose (not a secret): the server draws the first screen in it. */

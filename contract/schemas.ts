@@ -1,7 +1,7 @@
 // Valibot schemas of every request and answer the browser and the server exchange.
 // The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
 import * as v from 'valibot';
-import { LOCALES, ONBOARDING_PROGRESS } from './constants.ts';
+import { INTERACTION_UID, LOCALES, ONBOARDING_PROGRESS } from './constants.ts';
 
 /** What no text field takes: control characters (C0, DEL, C1) and unpaired surrogate halves.
  * PostgreSQL cannot store NUL, and none of them belongs in a name, an address, a code or a ticket. */
@@ -465,3 +465,51 @@ export type ForgotUsernameRequest = v.InferOutput<typeof ForgotUsernameRequest>;
 
 /** The account's usernames (emails and phones), masked; empty when none was found. */
 export const ForgotUsernameAnswer = v.object({ usernames: v.array(v.string()) });
+
+// ---- Partner applications: GET/POST /api/authorize, GET /api/tokens, DELETE /api/token/{client_id}
+
+/** A client application as the person sees it: its name in the person's language, its logo and links. */
+export const PartnerClient = v.object({
+  client_id: v.string(),
+  name: v.string(),
+  logo_uri: v.nullable(v.string()),
+  policy_uri: v.nullable(v.string()),
+  tos_uri: v.nullable(v.string()),
+});
+export type PartnerClient = v.InferOutput<typeof PartnerClient>;
+
+const InteractionUid = v.pipe(v.string(), v.regex(INTERACTION_UID));
+
+export const AuthorizeQuery = v.strictObject({ uid: InteractionUid });
+export type AuthorizeQuery = v.InferOutput<typeof AuthorizeQuery>;
+
+/** The spec's authorize response: the scopes to approve (`approvalType`), or, when nothing is left
+ * to approve, where the browser goes on (`target`); with the client and what it holds already. */
+export const AuthorizeAnswer = v.object({
+  client: PartnerClient,
+  approvalType: v.optional(v.array(v.string())),
+  target: v.optional(v.string()),
+  granted: v.array(v.string()),
+});
+export type AuthorizeAnswer = v.InferOutput<typeof AuthorizeAnswer>;
+
+/** Send-approval: the person's answer to the consent screen. */
+export const ApprovalRequest = v.strictObject({ uid: InteractionUid, approve: v.boolean() });
+export type ApprovalRequest = v.InferOutput<typeof ApprovalRequest>;
+/** Where the browser goes on: back through the authorisation server to the client. */
+export const ApprovalAnswer = v.object({ target: v.string() });
+export type ApprovalAnswer = v.InferOutput<typeof ApprovalAnswer>;
+
+/** A partner application's access to the account (spec §3 "Access grant"): the scopes are names,
+ * which the app translates. `last_used_at` is when it last got a token. */
+export const AccessGrant = v.object({
+  client_id: v.string(),
+  name: v.string(),
+  logo_uri: v.nullable(v.string()),
+  scopes: v.array(v.string()),
+  granted_at: v.string(),
+  last_used_at: v.nullable(v.string()),
+});
+export type AccessGrant = v.InferOutput<typeof AccessGrant>;
+export const AccessGrantList = v.object({ data: v.array(AccessGrant) });
+export type AccessGrantList = v.InferOutput<typeof AccessGrantList>;

@@ -108,6 +108,21 @@ export interface OAuthClientsTable {
   redirect_uris: string;
   first_party: Flag;
   created_at: string;
+  /** JSON object of the name by locale (en, fr_LU, …); `name` is the fallback. */
+  names: string | null;
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  /** Where the provider sends a logout token when the person signs out (OIDC back-channel logout). */
+  backchannel_logout_uri: string | null;
+  /** The administrator who hears a person's request for access. */
+  admin_email: string | null;
+  /** JSON array of the scopes the client may ask for; null: the standard ones only. */
+  scopes: string | null;
+  /** A confidential client's secret, hashed (server/oidc/clients.ts); null: a public client. */
+  secret_hash: string | null;
+  /** The client signs people in only with a second factor. */
+  require_mfa: Generated<Flag>;
 }
 
 export interface MfaMethodsTable {
@@ -306,6 +321,16 @@ export interface OidcModelsTable {
   /** Null: does not expire. */
   expires_at: string | null;
   consumed_at: string | null;
+  /** The account and client of a grant (and of what it issues), for the access list. */
+  account_id: string | null;
+  client_id: string | null;
+}
+
+export interface PartnerAccessRequestsTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  created_at: string;
 }
 
 export interface OidcSigningKeysTable {
@@ -345,4 +370,5 @@ export interface Database {
   tickets: TicketsTable;
   security_events: SecurityEventsTable;
   oauth_clients: OAuthClientsTable;
+  partner_access_requests: PartnerAccessRequestsTable;
 }

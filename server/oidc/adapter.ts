@@ -79,6 +79,8 @@ export class OidcAdapter implements Adapter {
       grant_id: payload.grantId ?? null,
       uid: payload.uid ?? null,
       user_code: payload.userCode ?? null,
+      account_id: typeof payload.accountId === 'string' ? payload.accountId : null,
+      client_id: typeof payload.clientId === 'string' ? payload.clientId : null,
       expires_at: expiresIn ? nowIso(now + expiresIn * 1000) : null,
       consumed_at: consumed ? nowIso(now) : null,
     };
@@ -88,6 +90,8 @@ export class OidcAdapter implements Adapter {
         grant_id: eb.ref('excluded.grant_id'),
         uid: eb.ref('excluded.uid'),
         user_code: eb.ref('excluded.user_code'),
+        account_id: eb.ref('excluded.account_id'),
+        client_id: eb.ref('excluded.client_id'),
         expires_at: eb.ref('excluded.expires_at'),
         // Saving again never un-spends a model.
         consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),

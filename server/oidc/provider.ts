@@ -4,25 +4,22 @@
 import { hkdfSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import Provider, { type Account, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { CONSENT_SCOPES, INTERACTION_PATH, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { oidcAdapterFactory, guarded } from './adapter.ts';
-import { OidcClientAdapter } from './clients.ts';
+import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
 import { SigningKeys } from './keys.ts';
 import { renderOidcError } from './errors.ts';
 
 export const OIDC_PREFIX = '/oidc';
-export const INTERACTION_PATH = `${OIDC_PREFIX}/interaction`;
+export { INTERACTION_PATH };
 
 const DAY = 86_400;
 const MAX_PROVIDERS = 16;
 
 /** `acr` of a sign-in with the password only, and with a second factor too. */
 export const ACR = { password: 'pwd', mfa: 'mfa' } as const;
-
-/** The spec's consent scopes: they grant API access and carry no claims. */
-export const CONSENT_SCOPES = ['balance', 'clientarea', 'company', 'customerwrite', 'fridom', 'history', 'mobile',
-  'notification', 'payment', 'reimbursemoney', 'transaction', 'user', 'userwrite'] as const;
 
 /** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
  * user_id, customer_user_id and fridom_user_id. */
@@ -94,11 +91,13 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
     jwks: keys.jwks(),
     findAccount: (_ctx, sub) => findOidcAccount(db, sub),
     claims: CLAIMS_BY_SCOPE,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', ...CONSENT_SCOPES],
+    scopes: [...STANDARD_SCOPES, ...CONSENT_SCOPES],
     // ID tokens carry only what the claims parameter asks; scope claims come from userinfo.
     conformIdTokenClaims: true,
     acrValues: [ACR.password, ACR.mfa],
     responseTypes: ['code'],
+    // A secret travels only as itself (a client_secret_jwt would sign with the stored digest).
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     pkce: { required: () => true },
     // An authorization request names its redirect_uri, always, and it matches exactly.
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -168,6 +167,10 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   const build = (issuer: string) => {
     const provider = new Provider(issuer, providerConfiguration(db, config, keys));
     provider.proxy = options.proxy ?? false;
+    // A confidential client's secret is stored as a digest (clients.ts): compare digests.
+    provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, presented: string) {
+      return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
+    };
     provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError?.(error));
     return provider;
   };

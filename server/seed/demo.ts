@@ -7,6 +7,7 @@ import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
+import { registerClient, type ClientRegistration } from '../oidc/clients.ts';
 import { MAX_INVITATION_DAYS, createInvitation } from '../invitations/create.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
@@ -116,16 +117,26 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
 ];
 
 /** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */
-export const DEMO_CLIENTS = [
-  { client_id: '2', name: 'Client area', first_party: 1 as const,
+export const DEMO_CLIENTS: ClientRegistration[] = [
+  { client_id: '2', name: 'Client area', first_party: true,
+    names: { fr: 'Espace client', fr_LU: 'Espace client', nl: 'Klantenzone', de_LU: 'Kundenbereich' },
+    scopes: ['clientarea', 'company', 'customerwrite', 'user'],
     redirect_uris: ['https://client.tessera.example/auth/callback', 'http://client.localhost:3000/auth/callback'] },
-  { client_id: '17', name: 'Employee area', first_party: 1 as const,
+  { client_id: '17', name: 'Employee area', first_party: true,
+    names: { fr: 'Espace salarié', fr_LU: 'Espace salarié', nl: 'Werknemerszone', de_LU: 'Mitarbeiterbereich' },
+    scopes: ['balance', 'history', 'transaction', 'activ', 'eco', 'emv', 'gift', 'myactiv', 'myeco', 'myemv', 'mygift', 'user', 'userwrite'],
     redirect_uris: ['https://my.tessera.example/auth/callback', 'http://my.localhost:3000/auth/callback'] },
-  { client_id: '51', name: 'Administration', first_party: 1 as const,
+  { client_id: '51', name: 'Administration', first_party: true,
+    names: { fr: 'Administration', nl: 'Administratie', de_LU: 'Verwaltung' },
+    scopes: ['company', 'user'],
     redirect_uris: ['https://admin.tessera.example/auth/callback'] },
-  { client_id: '66', name: 'Fridom', first_party: 1 as const,
+  { client_id: '66', name: 'Fridom', first_party: true, scopes: ['fridom', 'user'],
     redirect_uris: ['https://fridom.tessera.example/auth/callback', 'http://fridom.localhost:3000/auth/callback'] },
-  { client_id: 'deals-partner', name: 'Deals partner', first_party: 0 as const,
+  { client_id: 'deals-partner', name: 'Deals partner', first_party: false,
+    names: { fr: 'Partenaire avantages', fr_LU: 'Partenaire avantages', nl: 'Voordelenpartner', de_LU: 'Vorteilspartner' },
+    scopes: ['balance', 'transaction', 'user'],
+    policy_uri: 'https://deals.partner.example/privacy', tos_uri: 'https://deals.partner.example/terms',
+    admin_email: 'access@deals.partner.example',
     redirect_uris: ['https://deals.partner.example/oauth/callback'] },
 ];
 
@@ -144,10 +155,8 @@ export async function createUser(ctx: AppContext, user: Omit<DemoUser, 'key' | '
 export async function seedDemo(ctx: AppContext): Promise<boolean> {
   const any = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (any) return false;
-  const now = nowIso();
   for (const client of DEMO_CLIENTS) {
-    await ctx.db.insertInto('oauth_clients').values({ ...client, redirect_uris: JSON.stringify(client.redirect_uris), created_at: now })
-      .onConflict((c) => c.column('client_id').doNothing()).execute();
+    await registerClient(ctx.db, client);
   }
   for (const user of DEMO_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);

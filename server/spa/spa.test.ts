@@ -10,6 +10,7 @@ import type { Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
 import { DEVICE, startTestServer, type TestServer } from '../testing/harness.ts';
 import { acceptedLanguages } from './page.ts';
+import { registerClient } from '../oidc/clients.ts';
 
 /** What the page carries for the app (contract/schemas.ts Boot). */
 function bootOf(page: string): Boot {
@@ -158,9 +159,7 @@ describe('serving the web app', () => {
   });
 
   it('keeps a hostile redirect target from closing the script element it travels in', async () => {
-    await server.ctx.db.insertInto('oauth_clients').values({
-      client_id: 'hostile', name: 'Hostile', redirect_uris: JSON.stringify(['https://x.example/</script><script>alert(1)</script>']), first_party: 0, created_at: new Date().toISOString(),
-    }).execute();
+    await registerClient(server.ctx.db, { client_id: 'hostile', name: 'Hostile', redirect_uris: ['https://x.example/</script><script>alert(1)</script>'] });
     try {
       const res = await server.app.inject({ method: 'GET', url: '/login/email' });
       expect(res.body).not.toContain('<script>alert(1)');
