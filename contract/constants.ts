@@ -42,6 +42,10 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * there from an OpenID interaction that has no session). */
 export const SIGN_IN_PATH = '/login/email';
 
+/** The consent screen of a partner application (machines/routes.ts lists it; the server sends the
+ * browser there from an OpenID interaction that needs the person's consent). */
+export const CONSENT_PATH = '/approve';
+
 /** All API routes live under this prefix so that they never collide with the SPA's routes. */
 export const API_PREFIX = '/api';
 

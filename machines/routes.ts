@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { SIGN_IN_PATH } from '../contract/constants.ts';
+import { CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, SIGN_IN_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -13,12 +13,12 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent';
 
 export type Route = {
   path: string;
@@ -61,6 +61,9 @@ export const ROUTES = [
   { path: '/setup-mfa/email', access: 'private', flow: 'setupMfa', step: 'email', screen: 'setupMfa' },
   { path: '/setup-mfa/confirmation', access: 'private', flow: 'setupMfa', step: 'confirmation', screen: 'setupMfa' },
   { path: '/setup-mfa/success', access: 'private', flow: 'setupMfa', step: 'success', screen: 'setupMfa' },
+  // A partner application's consent (spec §2 /approve): the authorisation server sends the browser
+  // here with the interaction's uid, and the answer sends it back there.
+  { path: CONSENT_PATH, access: 'private', flow: 'consent', step: 'ask', screen: 'consent' },
   { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
   // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
   // decision (its predecessor rules), so every step starts the flow.
@@ -172,9 +175,26 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   return { kind: 'stay' };
 }
 
-/** A saved target is honoured only if it is one of our own screens (no open redirect). */
+/** Whether a target is the way back to a request of the authorisation server (an interaction of
+ * ours, by its uid, and nothing more): the one place outside the app a sign-in returns to. */
+export function isAuthorisationReturn(target: string | null): boolean {
+  if (!target?.startsWith(`${INTERACTION_PATH}/`)) return false;
+  return INTERACTION_UID.test(target.slice(INTERACTION_PATH.length + 1));
+}
+
+/** Where the authorisation server asked our sign-in to send the browser back (`?redirect=`), if
+ * this location is a sign-in screen that carries one. */
+export function authorisationReturnAt(location: Location): string | null {
+  if (routeOf(location.path)?.flow !== 'login') return null;
+  const redirect = new URLSearchParams(location.search).get('redirect');
+  return redirect && isAuthorisationReturn(redirect) ? redirect : null;
+}
+
+/** A saved target is honoured only if it is one of our own screens, or the way back to the
+ * authorisation server (no open redirect). */
 export function safeTarget(target: string | null): string | null {
   if (!target || !target.startsWith('/') || target.startsWith('//')) return null;
+  if (isAuthorisationReturn(target)) return target;
   const path = normalise(target.split(/[?#]/)[0]!);
   return SCREENS[path] === 'private' ? target : null;
 }

@@ -24,7 +24,8 @@ const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
 const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
-  at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere')];
+  at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere'),
+  at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
@@ -341,5 +342,38 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain('navigate /user/dashboard?tab=1');
     expect(effects).not.toContain('navigate /');
     expect(actor.getSnapshot().context.target).toBeNull();
+  });
+
+  it('returns to the authorisation server after a sign-in it asked for, and to nothing else it names', async () => {
+    let signedIn = false;
+    const { actor, effects } = start({
+      location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc_1-Z'),
+      fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return user; },
+    });
+    await settle();
+    // Kept for the tab, so that a second factor's screen reloaded on the way still returns there.
+    expect(effects).toContain('target /oidc/interaction/abc_1-Z');
+    signedIn = true;
+    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
+    login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    login.send({ type: 'SUBMIT' });
+    await settle();
+    expect(effects).toContain('navigate /oidc/interaction/abc_1-Z');
+
+    for (const redirect of ['https://evil.example/', '//evil.example/oidc/interaction/x', '/oidc/interaction/x/../../admin', '/oidc/auth/x']) {
+      const other = start({ location: at('/login/email', `?redirect=${encodeURIComponent(redirect)}`), fetchUser: async () => { throw apiFailure(401, {}); } });
+      await settle();
+      expect(other.actor.getSnapshot().context.target).toBeNull();
+    }
+  });
+
+  it('opens the consent screen with the request it names, and leaves it for another screen', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/approve', '?uid=abc') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'consenting' })).toBe(true);
+    expect((actor.getSnapshot().children.consent as { getSnapshot(): { context: { uid: string } } }).getSnapshot().context.uid).toBe('abc');
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
   });
 });

@@ -53,7 +53,7 @@ describe('route guard', () => {
   });
 
   it('sends any unknown path home, including screens not built yet', () => {
-    for (const path of ['/nowhere', '/profile', '/user/access', '/onboarding/nowhere', '/partner', '/approve', '/user/dashboard/x']) {
+    for (const path of ['/nowhere', '/profile', '/user/access', '/onboarding/nowhere', '/partner', '/user/dashboard/x']) {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }
@@ -79,7 +79,11 @@ describe('saved target after sign-in', () => {
     expect(safeTarget('/user/dashboard?redirect_uri=x')).toBe('/user/dashboard?redirect_uri=x');
     expect(safeTarget('/security')).toBe('/security');
   });
-  it.each([null, '', 'https://evil.example/', '//evil.example/user/dashboard', '/login/email', '/nowhere', 'user/dashboard'])(
+  it('honours the way back to an authorisation request, by its uid alone', () => {
+    expect(safeTarget('/oidc/interaction/Ab_1-z')).toBe('/oidc/interaction/Ab_1-z');
+  });
+  it.each([null, '', 'https://evil.example/', '//evil.example/user/dashboard', '/login/email', '/nowhere', 'user/dashboard',
+    '/oidc/interaction/', '/oidc/interaction/a/b', '/oidc/interaction/a?x=1', '/oidc/auth/a', '/oidc/interaction/../token', `/oidc/interaction/${'a'.repeat(65)}`])(
     'refuses %j', (target) => expect(safeTarget(target)).toBeNull());
 });
 

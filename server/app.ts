@@ -24,6 +24,7 @@ import { healthRoutes } from './health/routes.ts';
 import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
+import { consentRoutes } from './oidc/consent.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -99,6 +100,11 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     });
   }
 
+  const oidcProviders = await createOidcProviders(database.db, config, {
+    proxy: config.trustProxy !== false,
+    onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
+    onServerError: (error) => app.log.error({ err: error }, 'OIDC request failed'),
+  });
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       if (config.maintenance) return sendError(reply, 'maintenance');
@@ -114,17 +120,13 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);
     await onboardingRoutes(api, ctx);
+    await consentRoutes(api, ctx, oidcProviders);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
-  const oidcProviders = await createOidcProviders(database.db, config, {
-    proxy: config.trustProxy !== false,
-    onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
-    onServerError: (error) => app.log.error({ err: error }, 'OIDC request failed'),
-  });
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
   if (config.env !== 'production') await outboxRoutes(app, ctx);

@@ -10,6 +10,7 @@ import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
 import { newPasswordMachine } from '../newPassword.ts';
+import { consentMachine } from '../consent.ts';
 
 export const FLOW_MACHINES = {
   mfaCode: mfaCodeMachine,
@@ -21,4 +22,5 @@ export const FLOW_MACHINES = {
   forgotPassword: forgotPasswordMachine,
   forgotUsername: forgotUsernameMachine,
   onboarding: onboardingMachine,
+  consent: consentMachine,
 };

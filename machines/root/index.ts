@@ -4,7 +4,7 @@
 // screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
 // and the anonymous flows), signedIn.ts (the signed-in flows).
 import { assign } from 'xstate';
-import { HOME_PATH, MAINTENANCE_PATH, pathOf } from '../routes.ts';
+import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { locationOf, rootSetup } from './setup.ts';
@@ -17,7 +17,8 @@ export const rootMachine = rootSetup.createMachine({
   context: ({ input }) => ({
     config: null,
     user: input.storedAccount,
-    target: input.storedTarget,
+    // Sent to sign in by the authorisation server: back there afterwards, whatever was kept before.
+    target: authorisationReturnAt(input.location) ?? input.storedTarget,
     location: input.location,
     notice: null,
     mfa: input.storedSignIn ?? null,
@@ -34,6 +35,8 @@ export const rootMachine = rootSetup.createMachine({
   },
   states: {
     booting: {
+      // The tab keeps the target, so a reload on the way (a second factor's screen) still returns there.
+      entry: { type: 'persistTarget', params: ({ context }) => ({ target: context.target }) },
       on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
       invoke: {
         id: 'loadConfig',

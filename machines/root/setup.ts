@@ -17,6 +17,7 @@ import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
 import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
+import type { consentMachine } from '../consent.ts';
 import {
   guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
@@ -170,6 +171,7 @@ export const rootSetup = setup({
       forgotPassword: 'forgotPassword';
       forgotUsername: 'forgotUsername';
       onboarding: 'onboarding';
+      consent: 'consent';
     },
   },
   actors: {
@@ -192,6 +194,7 @@ export const rootSetup = setup({
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),
     forgotUsername: flow<typeof forgotUsernameMachine>('forgotUsername'),
     onboarding: flow<typeof onboardingMachine>('onboarding'),
+    consent: flow<typeof consentMachine>('consent'),
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -242,6 +245,8 @@ export const rootSetup = setup({
       const user = (event as { output?: UserProfile }).output ?? context.user;
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
     },
+    /** A partner application's consent screen (the authorisation server sent the browser there). */
+    atConsent: ({ context }) => inFlow(context.location.path, 'consent'),
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
     /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */

@@ -23,6 +23,7 @@ export const signedIn = rootSetup.createStateConfig({
       // others; the recovery-key screen, which only a sign-in with a recovery key opens, signs out.
       always: [
         { guard: 'atSecurity', target: 'security' },
+        { guard: 'atConsent', target: 'consenting' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -35,8 +36,25 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
           { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
           { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
         ],
+      },
+    },
+    // A partner application's consent: the flow answers the authorisation server and leaves the app
+    // for it; leaving the screen otherwise leaves the request unanswered (it expires by itself).
+    consenting: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', reenter: true, actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+        ],
+      },
+      invoke: {
+        id: 'consent',
+        src: 'consent',
+        input: ({ context }) => ({ uid: new URLSearchParams(context.location.search).get('uid') }),
       },
     },
     enrolling: {

@@ -2,9 +2,8 @@
 // - login: a live, full Tessera session signs the interaction in as its user, with `acr`/`amr`
 //   saying whether that session passed a second factor; without one, the browser goes to our
 //   sign-in, with the way back to this interaction in `redirect`;
-// - consent: first-party clients are granted what this request asked, without asking. Partner
-//   consent is the `/approve` screen, which does not exist yet: a partner is refused with
-//   `access_denied` to the client until it does.
+// - consent: first-party clients are granted what this request asked, without asking; a partner's
+//   user is sent to our consent screen (consent.ts), which answers the interaction.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors, type InteractionResults } from 'oidc-provider';
@@ -13,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import { tokenOf } from '../http/auth.ts';
 import { findSession } from '../sessions/store.ts';
 import { findOidcClient, isFirstParty } from './clients.ts';
+import { consentPathFor, grantMissing } from './consent.ts';
 import { ACR, INTERACTION_PATH } from './provider.ts';
 
 /** Where our sign-in sends the browser back to once signed in. */
@@ -56,22 +56,10 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
       return finish({ error: 'login_required', error_description: 'the signed-in account changed during the request' });
     }
     const client = await findOidcClient(ctx.db, String(params.client_id));
-    if (!client || !isFirstParty(client)) {
-      return finish({ error: 'access_denied', error_description: 'partner consent is not available yet' });
-    }
-    const { details } = prompt;
-    const grant = interaction.grantId
-      ? await provider.Grant.find(interaction.grantId)
-      : new provider.Grant({ accountId: signedIn.userId, clientId: client.client_id });
-    if (!grant) throw new errors.InvalidRequest('the grant of this interaction is gone');
-    // Only what this request is missing: never scopes an earlier request carried.
-    const missingScopes = details.missingOIDCScope as string[] | undefined;
-    const missingClaims = details.missingOIDCClaims as string[] | undefined;
-    const missingResources = details.missingResourceScopes as Record<string, string[]> | undefined;
-    if (missingScopes) grant.addOIDCScope(missingScopes.join(' '));
-    if (missingClaims) grant.addOIDCClaims(missingClaims);
-    for (const [indicator, scopes] of Object.entries(missingResources ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
-    const grantId = await grant.save();
+    if (!client) throw new errors.InvalidClient('the client is no longer registered');
+    // A partner asks the person, on our consent screen.
+    if (!isFirstParty(client)) return reply.redirect(consentPathFor(interaction.uid), 303);
+    const grantId = await grantMissing(provider, interaction, signedIn.userId);
     return finish({ consent: { grantId } });
   }
 

@@ -42,10 +42,14 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     return cookie.split(';')[0]!;
   }
 
-  /** Follows the provider's redirects as a browser would (keeping its cookies), up to the first one
-   * that leaves the provider; gives that response. */
-  async function browse(url: string, cookies: string[]): Promise<Response> {
-    const jar = new Map(cookies.map((c) => [c.split('=')[0]!, c]));
+  /** A browser's cookies, by name. */
+  type Jar = Map<string, string>;
+  const jarOf = (cookies: string[]): Jar => new Map(cookies.map((c) => [c.split('=')[0]!, c]));
+
+  /** Follows the provider's redirects as a browser would (keeping its cookies in the jar), up to the
+   * first one that leaves the provider; gives that response. */
+  async function browse(url: string, cookies: string[] | Jar): Promise<Response> {
+    const jar = Array.isArray(cookies) ? jarOf(cookies) : cookies;
     let next = url;
     for (let hop = 0; hop < 10; hop++) {
       const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
@@ -215,18 +219,109 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(signInUrl.searchParams.get('redirect')).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
   });
 
-  it('refuses a partner at consent with access_denied to the client, until /approve exists', async () => {
-    const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-    const url = oidc.buildAuthorizationUrl(partner, {
-      redirect_uri: PARTNER_REDIRECT, scope: 'openid', state: 's2',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+  describe('a partner application', () => {
+    let partner: oidc.Configuration;
+    beforeAll(async () => {
+      partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
     });
-    const res = await browse(url.href, [await signIn()]);
-    expect(res.status).toBe(303);
-    const callback = new URL(res.headers.get('location')!);
-    expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
-    expect(callback.searchParams.get('error')).toBe('access_denied');
-    expect(callback.searchParams.get('code')).toBeNull();
+
+    /** Starts a partner's request in a signed-in browser: where the provider sent it, and its PKCE verifier. */
+    async function startPartnerRequest(scope: string, jar: Jar) {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const url = oidc.buildAuthorizationUrl(partner, {
+        redirect_uri: PARTNER_REDIRECT, scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      const res = await browse(url.href, jar);
+      expect(res.status).toBe(303);
+      return { location: new URL(res.headers.get('location')!, base), verifier, state };
+    }
+
+    async function api(method: 'GET' | 'POST', path: string, cookie: string, body?: unknown, language = 'en') {
+      const res = await fetch(`${base}/api${path}`, {
+        method, headers: { ...DEVICE, cookie, 'accept-language': language, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: await res.json() as Record<string, unknown> };
+    }
+
+    it('asks on /approve for what it wants, then sends the code once the person accepts; it asks again only for new scopes', async () => {
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const first = await startPartnerRequest('openid user balance', jar);
+      expect(first.location.pathname).toBe('/approve');
+      const uid = first.location.searchParams.get('uid')!;
+      const asked = await api('GET', `/authorize?uid=${uid}`, cookie, undefined, 'fr-BE');
+      expect(asked.status).toBe(200);
+      expect(asked.body).toMatchObject({ approvalType: ['openid', 'user', 'balance'], granted: [] });
+      expect(asked.body.client).toMatchObject({ client_id: 'deals-partner', name: 'Partenaire avantages', policy_uri: 'https://deals.partner.example/privacy' });
+      const answered = await api('POST', '/authorize', cookie, { uid, approve: true });
+      expect(answered.status).toBe(200);
+      const back = await browse(String(answered.body.target), jar);
+      const callback = new URL(back.headers.get('location')!);
+      expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
+      const tokens = await oidc.authorizationCodeGrant(partner, callback, { pkceCodeVerifier: first.verifier, expectedState: first.state });
+      expect(await oidc.fetchUserInfo(partner, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ user_id: 'U-1001' });
+
+      // The same scopes again: straight back to the client, no question.
+      const again = await startPartnerRequest('openid user', jar);
+      expect(`${again.location.origin}${again.location.pathname}`).toBe(PARTNER_REDIRECT);
+      expect(again.location.searchParams.get('code')).toBeTruthy();
+      // One more scope: only that one is asked for.
+      const more = await startPartnerRequest('openid user transaction', jar);
+      expect(more.location.pathname).toBe('/approve');
+      const askedMore = await api('GET', `/authorize?uid=${more.location.searchParams.get('uid')}`, cookie);
+      expect(askedMore.body).toMatchObject({ approvalType: ['transaction'], granted: expect.arrayContaining(['openid', 'user', 'balance']) });
+    });
+
+    it('sends access_denied to the client when the person refuses; the first answer stands', async () => {
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const { location } = await startPartnerRequest('openid balance', jar);
+      const uid = location.searchParams.get('uid')!;
+      const refused = await api('POST', '/authorize', cookie, { uid, approve: false });
+      expect(refused.status).toBe(200);
+      expect((await api('POST', '/authorize', cookie, { uid, approve: true })).body.target).toBe(refused.body.target);
+      expect((await api('GET', `/authorize?uid=${uid}`, cookie)).body).toMatchObject({ target: refused.body.target });
+      const back = await browse(String(refused.body.target), jar);
+      const callback = new URL(back.headers.get('location')!);
+      expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
+      expect(callback.searchParams.get('error')).toBe('access_denied');
+      expect(callback.searchParams.get('code')).toBeNull();
+    });
+
+    it('lets nobody else read or answer the request, and resumes it only in the browser that started it', async () => {
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const { location } = await startPartnerRequest('openid user', jar);
+      const uid = location.searchParams.get('uid')!;
+      const noah = DEMO_USERS.find((u) => u.key === 'newcomer')!;
+      const other = await fetch(`${base}/api/token`, {
+        method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+        body: JSON.stringify({ username: noah.email, password: DEMO_PASSWORD }),
+      });
+      expect(other.status).toBe(200);
+      const otherCookie = other.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+      expect(await api('GET', `/authorize?uid=${uid}`, otherCookie)).toMatchObject({ status: 410, body: { code: 'authorization_expired' } });
+      expect(await api('POST', '/authorize', otherCookie, { uid, approve: true })).toMatchObject({ status: 410 });
+      expect((await api('GET', `/authorize?uid=${uid}`, '')).status).toBe(401);
+      expect((await api('GET', '/authorize?uid=nope', cookie)).status).toBe(410);
+      expect((await api('GET', `/authorize?uid=${'x'.repeat(65)}`, cookie)).status).toBe(400);
+      expect((await api('POST', '/authorize', cookie, { uid, approve: 'yes' })).status).toBe(400);
+      const answered = await api('POST', '/authorize', cookie, { uid, approve: true });
+      // Another browser (none of the provider's cookies) cannot pick the answer up.
+      const stolen = await fetch(String(answered.body.target), { redirect: 'manual', headers: { cookie } });
+      expect(stolen.headers.get('location') ?? '').not.toContain('code=');
+    });
+
+    it('never grants a scope the client is not registered for', async () => {
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const { location } = await startPartnerRequest('openid payment', jar);
+      expect(`${location.origin}${location.pathname}`).toBe(PARTNER_REDIRECT);
+      expect(location.searchParams.get('error')).toBe('invalid_scope');
+      expect(location.searchParams.get('code')).toBeNull();
+    });
   });
 
   // Defined on PostgreSQL only: it stops the database taking connections, which SQLite has no way to do.

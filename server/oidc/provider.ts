@@ -43,9 +43,9 @@ export async function findOidcAccount(db: Db, sub: string): Promise<Account | un
   return {
     accountId: user.id,
     async claims() {
-      // The default contact (else the first), with its verification flag.
+      // The default verified contact (else the first verified one): an unproven address is never a claim.
       const contact = async (table: 'user_emails' | 'user_phones') => guarded(() => db.selectFrom(table)
-        .select(['value', 'verified']).where('user_id', '=', sub)
+        .select(['value', 'verified']).where('user_id', '=', sub).where('verified', '=', 1)
         .orderBy('is_default', 'desc').orderBy('created_at', 'asc').limit(1).executeTakeFirst());
       const [email, phone] = await Promise.all([contact('user_emails'), contact('user_phones')]);
       return {

@@ -4,7 +4,7 @@ import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.t
 import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
-  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer,
+  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer,
 } from '../../contract/schemas.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
@@ -113,3 +113,8 @@ export const onboardingState = (input: { flow: string }) =>
 /** The password step: the new-password machine's call, whose payload is the flow's token. */
 export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>
   parsed(OnboardingDone, () => api.post('onboarding/password', { json: { flow: input.payload, password: input.password, confirmation: input.confirmation } }).json());
+
+/** GET /authorize: the partner request waiting for this person (the spec's authorize response). */
+export const readAuthorization = (input: { uid: string }) => parsed(AuthorizeAnswer, () => api.get('authorize', { searchParams: input }).json());
+/** Send-approval: the person's answer; where the browser goes on. */
+export const sendApproval = (input: { uid: string; approve: boolean }) => parsed(ApprovalAnswer, () => api.post('authorize', { json: input }).json());

@@ -6,6 +6,7 @@ export type Navigator = { current: ((to: string) => void) | null; pending: strin
 import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
 import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
+import { isAuthorisationReturn } from '../../machines/routes.ts';
 import { loginMachine } from '../../machines/login.ts';
 import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { onUnauthorised } from '../api/client.ts';
@@ -48,7 +49,8 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       ...flowsOf(go, keepUsername),
     },
     actions: {
-      navigate: (_, { to }) => go(to),
+      // The way back to the authorisation server is a page of the server: the browser loads it.
+      navigate: (_, { to }) => (isAuthorisationReturn(to) ? window.location.assign(to) : go(to)),
       leaveTo: (_, { url }) => { window.location.assign(url); },
       goBack: (_, { steps }) => { window.history.go(-steps); },
       trackPageView: (_, { path }) => trackPageView(path),

@@ -15,6 +15,7 @@ import {
   acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
+  readAuthorization, sendApproval,
 } from '../api/flowCalls.ts';
 
 /** Asks the router for a path. */
@@ -125,4 +126,13 @@ export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(
     codeEntry: codeEntryChecking<unknown>(({ ticket, code }) => confirmActivation({ payload: ticket, code })),
   },
   actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
+}));
+
+export const consent = (_go: Go) => import('../../machines/consent.ts').then(({ consentMachine }) => consentMachine.provide({
+  actors: {
+    readRequest: fromPromise(({ input }) => readAuthorization(input)),
+    sendApproval: fromPromise(({ input }) => sendApproval(input)),
+  },
+  // Back through the authorisation server: a page of the server, not of the app.
+  actions: { leaveTo: (_, { url }) => { window.location.assign(url); } },
 }));

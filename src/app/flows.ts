@@ -22,5 +22,6 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     totpSetup: flow('totpSetup'),
     totpRecovery: flow('totpRecovery'),
     forcedMfa: flow('forcedMfa'),
+    consent: flow('consent'),
   };
 }

@@ -17,6 +17,7 @@ const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx'));
 const ForgotUsernamePage = lazy(() => import('../recovery/ForgotUsernamePage.tsx'));
 const OnboardingPage = lazy(() => import('../onboarding/OnboardingPage.tsx'));
+const ConsentPage = lazy(() => import('../consent/ConsentPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -35,6 +36,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   forgotUsername: later(<ForgotUsernamePage />),
   forgotPassword: later(<ForgotPasswordPage />),
   onboarding: later(<OnboardingPage />),
+  consent: later(<ConsentPage />),
 };
 
 export const routes: Array<{ path: string; element: ReactNode }> = [
