@@ -1,0 +1,83 @@
+// Partner applications sign their users in through the portal: the relying party's page sends the
+// browser to the authorisation server, which goes through our sign-in, second factor and consent
+// screens and back to the relying party with a code (or access_denied).
+import { expect, test } from '@playwright/test';
+import * as oidc from 'openid-client';
+import { DEMO_CLIENTS, DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { relyingParty } from './relyingParty.ts';
+import { KATO_CARD, expectNoAxeViolations, signIn, user } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+const partnerRedirect = DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!;
+const employeeAreaRedirect = DEMO_CLIENTS.find((c) => c.client_id === '17')!.redirect_uris.find((u) => u.startsWith('http://'))!;
+
+for (const width of [375, 1280]) {
+  test(`a partner signs a person in through sign-in, second factor and consent (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 900 });
+    const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
+    const rp = await relyingParty(page, { clientId: 'deals-partner', redirectUri: partnerRedirect, scope: 'openid user balance', name: 'Deals partner' });
+    await page.goto(rp.home);
+    await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+    await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
+    await signIn(page, kato.email);
+    await page.getByRole('button', { name: 'Use my card' }).click();
+    await page.getByLabel('Card number').fill(KATO_CARD);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+
+    await expect(page).toHaveURL(/\/approve\?uid=/);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
+    await expect(page.getByTestId('asked-scopes').getByRole('listitem')).toHaveCount(2);
+    await expect(page.getByRole('link', { name: 'Privacy policy of Deals partner' })).toHaveAttribute('href', 'https://deals.partner.example/privacy');
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: `test-reports/screens/consent-${width}.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Allow' }).click();
+
+    const callback = await rp.callback;
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner: signed in');
+    expect(callback.searchParams.get('iss')).toBe(rp.config.serverMetadata().issuer);
+    const tokens = await rp.exchange(callback);
+    expect(tokens.claims()).toMatchObject({ aud: 'deals-partner', acr: 'mfa' });
+    expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ user_id: kato.user_id });
+  });
+}
+
+test('a refusal shows the warning, and the partner hears access_denied when the person goes back', async ({ page }) => {
+  const emma = user('cardholder');
+  const rp = await relyingParty(page, { clientId: 'deals-partner', redirectUri: partnerRedirect, scope: 'openid balance', name: 'Deals partner' });
+  await page.goto(rp.home);
+  await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await signIn(page, emma.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
+  await page.getByRole('button', { name: 'Refuse' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Access refused');
+  await expect(page.getByText("Given the consent wasn't given, access is denied.")).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Go to the home page' })).toHaveAttribute('href', '/user/dashboard');
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-reports/screens/consent-refused.png', fullPage: true });
+  await page.getByRole('button', { name: 'Back to Deals partner' }).click();
+  const callback = await rp.callback;
+  expect(callback.searchParams.get('error')).toBe('access_denied');
+  expect(callback.searchParams.get('code')).toBeNull();
+});
+
+test('a first-party platform signs a person in with no consent screen', async ({ page }) => {
+  const emma = user('cardholder');
+  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid profile', name: 'Employee area' });
+  await page.goto(rp.home);
+  await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await signIn(page, emma.email);
+  const callback = await rp.callback;
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Employee area: signed in');
+  const tokens = await rp.exchange(callback);
+  expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ given_name: 'Emma' });
+});
+
+test('a request that is gone says so on the consent screen, with the way home', async ({ page }) => {
+  await signIn(page, user('cardholder').email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Hello/);
+  await page.goto('/approve?uid=unknown-request');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('This request is no longer valid');
+  await expect(page.getByRole('link', { name: 'Go to the home page' })).toBeVisible();
+  await expectNoAxeViolations(page);
+});
