@@ -42,6 +42,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * there from an OpenID interaction that has no session). */
 export const SIGN_IN_PATH = '/login/email';
 
+/** Where a second factor (or, for an account without one, the password) is asked again
+ * (machines/routes.ts lists it; the server sends the browser there when an application's request
+ * needs a fresh or a stronger proof than the session holds). */
+export const STEP_UP_PATH = '/mfa/methods';
+
 /** The consent screen of a partner application (machines/routes.ts lists it; the server sends the
  * browser there from an OpenID interaction that needs the person's consent). */
 export const CONSENT_PATH = '/approve';

@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, SIGN_IN_PATH } from '../contract/constants.ts';
+import { CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -38,7 +38,7 @@ export const ROUTES = [
   { path: '/login/phone', access: 'public', flow: 'login', step: 'phone', screen: 'login' },
   { path: '/user/dashboard', access: 'private', flow: 'dashboard', step: 'home', screen: 'dashboard' },
   { path: '/mfa', access: 'secondFactor', flow: 'mfa', step: 'code', screen: 'secondFactor' },
-  { path: '/mfa/methods', access: 'secondFactor', flow: 'mfa', step: 'methods', screen: 'secondFactor' },
+  { path: STEP_UP_PATH, access: 'secondFactor', flow: 'mfa', step: 'methods', screen: 'secondFactor' },
   { path: '/weak-password', access: 'secondFactor', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
   // The recovery flows, as onboarding: every step starts the flow, which shows it if it can (a
   // reload resumes the code sent or the new password) and its first step otherwise.

@@ -25,7 +25,7 @@ const at = (path: string, search = '') => ({ path, search });
 
 const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere'),
-  at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc')];
+  at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc')];
 
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
@@ -375,5 +375,18 @@ describe('root machine: behaviour', () => {
     expect((actor.getSnapshot().children.consent as { getSnapshot(): { context: { uid: string } } }).getSnapshot().context.uid).toBe('abc');
     actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
     expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+  });
+
+  it('proves it is the person again when an application asks, then returns to its request', async () => {
+    const { actor, effects } = start({
+      storedAccount: user, location: at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
+      secondFactorStatus: async () => ({ sudo: true, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+    });
+    await settle();
+    // However recent the last check, the application asked for a new one.
+    expect(actor.getSnapshot().matches({ signedIn: { reauthenticating: 'asking' } })).toBe(true);
+    effects.length = 0;
+    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    expect(effects).toContain('navigate /oidc/interaction/abc');
   });
 });

@@ -19,7 +19,7 @@ import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
 import {
-  guard, inFlow, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  guard, inFlow, isAuthorisationReturn, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -95,14 +95,16 @@ export function stepUpSearch(location: Location): string {
   return `?${query.toString()}`;
 }
 
-export type CodePurpose = 'signIn' | 'stepUp';
+/** signIn: a sign-in's code; stepUp: a sensitive screen's; authorisation: the one an application's
+ * request asked for (its way back is in the code screen's own query). */
+export type CodePurpose = 'signIn' | 'stepUp' | 'authorisation';
 
 /** Where a right code leads (../afterCode.ts). During a step-up the location is still the sensitive
  * screen: its code screen's query is rebuilt from it. */
 export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 'method' | 'mfaId'>, purpose: CodePurpose): AfterCode {
   return afterCode({
     method: output.method, mfaId: output.mfaId,
-    search: purpose === 'signIn' ? context.location.search : stepUpSearch(context.location),
+    search: purpose === 'stepUp' ? stepUpSearch(context.location) : context.location.search,
     // No partner application signs in through these screens: the authorisation server keeps its own return.
     partnerRedirect: null,
     signIn: purpose === 'signIn',
@@ -247,6 +249,10 @@ export const rootSetup = setup({
     },
     /** A partner application's consent screen (the authorisation server sent the browser there). */
     atConsent: ({ context }) => inFlow(context.location.path, 'consent'),
+    /** The code screen an application's request sent a signed-in person to (prompt=login, max_age, a
+     * second factor it demands), with the way back to that request. */
+    atAuthorisationStepUp: ({ context }) => inFlow(context.location.path, 'mfa')
+      && isAuthorisationReturn(new URLSearchParams(context.location.search).get('redirect')),
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
     /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */

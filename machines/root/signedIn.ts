@@ -24,6 +24,7 @@ export const signedIn = rootSetup.createStateConfig({
       always: [
         { guard: 'atSecurity', target: 'security' },
         { guard: 'atConsent', target: 'consenting' },
+        { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -39,6 +40,55 @@ export const signedIn = rootSetup.createStateConfig({
           { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
           { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
         ],
+      },
+    },
+    // An application's request wants a fresh or a stronger proof than this session holds (the
+    // authorisation server sent the browser to the code screen): the person proves it is them, then
+    // the request goes on, back at the authorisation server.
+    reauthenticating: {
+      on: {
+        ROUTE: [
+          // The code screens move among themselves (their flow runs once the methods are known).
+          { guard: { type: 'routeInFlow', params: { flow: 'mfa' } } },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
+        ],
+      },
+      initial: 'checking',
+      states: {
+        checking: {
+          invoke: {
+            id: 'secondFactorStatus',
+            src: 'secondFactorStatus',
+            onDone: { target: 'asking', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
+            // The methods cannot be read: home, where the person can start again from the application.
+            onError: { target: '#root.signedIn.idle', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+          },
+        },
+        asking: {
+          on: {
+            ROUTE: {
+              guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
+              actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
+            },
+          },
+          invoke: {
+            id: 'stepUp',
+            src: 'mfaCode',
+            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+            onDone: {
+              target: 'proven',
+              actions: [{ type: 'decideAfterCode', params: { purpose: 'authorisation' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+            },
+          },
+        },
+        // The spec's order after a code: a recovery key shows the recovery screen first.
+        proven: {
+          always: [
+            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+            { target: '#root.signedIn.idle', actions: followAfterCode },
+          ],
+        },
       },
     },
     // A partner application's consent: the flow answers the authorisation server and leaves the app

@@ -7,13 +7,30 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors, type InteractionResults } from 'oidc-provider';
-import { SIGN_IN_PATH } from '../../contract/constants.ts';
+import { INTERACTION_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../../contract/constants.ts';
+import type { Db } from '../db/index.ts';
+import { guarded } from './adapter.ts';
+import { requestWantsMfa, tesseraSessionOf } from './policy.ts';
 import type { AppContext } from '../context.ts';
 import { tokenOf } from '../http/auth.ts';
-import { findSession } from '../sessions/store.ts';
 import { findOidcClient, isFirstParty } from './clients.ts';
 import { consentPathFor, grantMissing } from './consent.ts';
-import { ACR, INTERACTION_PATH } from './provider.ts';
+import { ACR } from './provider.ts';
+
+/** Seconds the interaction's start may be off from the session's clock. */
+const CLOCK_TOLERANCE_S = 5;
+
+/** Where a signed-in person proves it is them again for this request (its second factor, or the
+ * password where the account has none), then comes back. */
+export function stepUpPathFor(uid: string): string {
+  return `${STEP_UP_PATH}?${new URLSearchParams({ single: 'true', redirect: `${INTERACTION_PATH}/${uid}` })}`;
+}
+
+/** Whether the account has a second factor. */
+async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
+  const row = await guarded(() => db.selectFrom('mfa_methods').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst());
+  return row !== undefined;
+}
 
 /** Where our sign-in sends the browser back to once signed in. */
 export function signInPathFor(uid: string): string {
@@ -26,10 +43,7 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
   // The cookie names the interaction this browser started; the path must be that one.
   if (interaction.uid !== request.params.uid) throw new errors.InvalidRequest('interaction mismatch');
 
-  const token = tokenOf(request, ctx.cookieName);
-  const session = token ? await findSession(ctx.db, token) : null;
-  // A session that may only set up a second factor does not sign anyone in to an application.
-  const signedIn = session && session.scope === null ? session : null;
+  const signedIn = await tesseraSessionOf(ctx.db, tokenOf(request, ctx.cookieName) ?? undefined);
   const finish = async (result: InteractionResults) => {
     reply.hijack();
     await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
@@ -39,13 +53,28 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
 
   const { prompt, params } = interaction;
   if (prompt.name === 'login') {
-    const mfa = signedIn.mfaAt !== null;
+    const reasons = new Set(prompt.reasons);
+    const enrolled = await hasSecondFactor(ctx.db, signedIn.userId);
+    // A password typed again (an account without a second factor) is not a second factor.
+    const mfaAt = enrolled && signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : null;
+    const provenAt = Math.max(Date.parse(signedIn.signedInAt), signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : 0);
+    const wantsMfa = reasons.has('essential_acr') || reasons.has('essential_acrs')
+      || await requestWantsMfa(ctx.db, String(params.client_id), params.acr_values);
+    // prompt=login and max_age want a proof given for this very request.
+    const wantsFresh = reasons.has('login_prompt') || reasons.has('max_age');
+    const requestStarted = (interaction.iat - CLOCK_TOLERANCE_S) * 1000;
+    if (wantsMfa && !enrolled) {
+      return finish({ error: 'access_denied', error_description: 'this application requires two-step verification, which the account has not turned on' });
+    }
+    const freshEnough = !wantsFresh || provenAt >= requestStarted;
+    const strongEnough = !wantsMfa || (mfaAt !== null && (!wantsFresh || mfaAt >= requestStarted));
+    if (!freshEnough || !strongEnough) return reply.redirect(stepUpPathFor(interaction.uid), 303);
     return finish({
       login: {
         accountId: signedIn.userId,
-        acr: mfa ? ACR.mfa : ACR.password,
-        amr: mfa ? ['pwd', 'mfa'] : ['pwd'],
-        ts: Math.floor(Date.parse(signedIn.signedInAt) / 1000),
+        acr: mfaAt !== null ? ACR.mfa : ACR.password,
+        amr: mfaAt !== null ? ['pwd', 'mfa'] : ['pwd'],
+        ts: Math.floor(provenAt / 1000),
       },
     });
   }

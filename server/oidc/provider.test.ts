@@ -6,7 +6,8 @@ import * as oidc from 'openid-client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../sessions/tokens.ts';
-import { DEMO_CLIENTS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { DEMO_CLIENTS, DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { createSession } from '../sessions/store.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
@@ -83,6 +84,15 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     return { callback, tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }) };
   }
 
+  /** A first-party sign-in in the browser whose cookies are in the jar; gives the callback URL. */
+  async function signedInFlowIn(jar: Jar): Promise<URL> {
+    const url = authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+    const res = await browse(url, jar);
+    const callback = new URL(res.headers.get('location')!);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    return callback;
+  }
+
   it('publishes discovery under /oidc with its issuer and the code flow only', async () => {
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
@@ -138,12 +148,72 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     });
   });
 
-  it('says in acr and amr that the Tessera session passed a second factor', async () => {
-    const cookie = await signIn();
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() })
-      .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
-    const { tokens } = await signedInFlow('openid', {}, cookie);
+  /** A Tessera session of a demo account, made directly (its sign-in is tested elsewhere); `mfaAt`
+   * when it passed a second factor. */
+  async function sessionOf(key: string, mfaAt: string | null = null): Promise<string> {
+    const email = [...DEMO_USERS, ...DEMO_MFA_USERS].find((u) => u.key === key)!.email;
+    const { user_id: userId } = await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).executeTakeFirstOrThrow();
+    const { token } = await createSession(server.ctx.db, { userId, deviceId: null, clientId: null, ip: null, ttlDays: 1, mfaAt });
+    return `tessera_token=${token}`;
+  }
+
+  it('says in acr and amr that the Tessera session passed a second factor; a password typed again is not one', async () => {
+    const { tokens } = await signedInFlow('openid', {}, await sessionOf('mfa', new Date().toISOString()));
     expect(tokens.claims()).toMatchObject({ acr: 'mfa', amr: ['pwd', 'mfa'] });
+    // Emma has no second factor: her step-up by password sets the same column, and is still a password.
+    const { tokens: emmas } = await signedInFlow('openid', {}, await sessionOf('cardholder', new Date().toISOString()));
+    expect(emmas.claims()).toMatchObject({ acr: 'pwd', amr: ['pwd'] });
+  });
+
+  it('sends prompt=login, max_age and acr_values=mfa to a step-up first, and on once it is done', async () => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const challenge = { code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', scope: 'openid' };
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString();
+    const extras: Array<Record<string, string>> = [{ prompt: 'login' }, { max_age: '10' }, { acr_values: 'mfa' }];
+    for (const extra of extras) {
+      // Signed in a minute ago (with a second factor, but for acr_values=mfa).
+      const cookie = await sessionOf('mfa', extra.acr_values ? null : minuteAgo);
+      await server.ctx.db.updateTable('sessions').set({ created_at: minuteAgo }).where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+      const jar = jarOf([cookie]);
+      const res = await browse(authorizationUrl({ ...challenge, ...extra }), jar);
+      expect(res.status).toBe(303);
+      const stepUp = new URL(res.headers.get('location')!, base);
+      expect(stepUp.pathname).toBe('/mfa/methods');
+      expect(stepUp.searchParams.get('redirect')).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+      // The step-up done (what a right code does to the session), the request goes on to the client.
+      await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date(Date.now() + 1000).toISOString() })
+        .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+      const back = await browse(new URL(stepUp.searchParams.get('redirect')!, base).href, jar);
+      const callback = new URL(back.headers.get('location')!);
+      expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+      expect(callback.searchParams.get('code')).toBeTruthy();
+    }
+  });
+
+  it('refuses a client that demands a second factor for an account without one', async () => {
+    const res = await browse(authorizationUrl({
+      scope: 'openid', acr_values: 'mfa', state: 's3',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    }), [await sessionOf('cardholder')]);
+    const callback = new URL(res.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('never lets the provider\'s session outlive the Tessera session: signed out, the next request signs in again', async () => {
+    const cookie = await signIn();
+    const jar = jarOf([cookie]);
+    await signedInFlowIn(jar);
+    // Signed out of Tessera: the provider's own session cookie is still in the browser.
+    await fetch(`${base}/api/token`, { method: 'DELETE', headers: { ...DEVICE, cookie } });
+    const none = await browse(authorizationUrl({
+      scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    }), jar);
+    expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+    const again = await browse(authorizationUrl({
+      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    }), jar);
+    expect(new URL(again.headers.get('location')!, base).pathname).toBe('/login/email');
   });
 
   it('carries the platform ids under the user scope only', async () => {

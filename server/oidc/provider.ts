@@ -11,6 +11,8 @@ import { oidcAdapterFactory, guarded } from './adapter.ts';
 import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
 import { SigningKeys } from './keys.ts';
 import { renderOidcError } from './errors.ts';
+import { ACR, interactionPolicyFor } from './policy.ts';
+import { authCookieName } from '../sessions/cookie.ts';
 
 export const OIDC_PREFIX = '/oidc';
 export { INTERACTION_PATH };
@@ -18,8 +20,7 @@ export { INTERACTION_PATH };
 const DAY = 86_400;
 const MAX_PROVIDERS = 16;
 
-/** `acr` of a sign-in with the password only, and with a second factor too. */
-export const ACR = { password: 'pwd', mfa: 'mfa' } as const;
+export { ACR };
 
 /** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
  * user_id, customer_user_id and fridom_user_id. */
@@ -130,7 +131,7 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
     },
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: { policy: interactionPolicyFor(db, authCookieName(config)), url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     clientBasedCORS: (_ctx, origin, client) => allowedOrigin(origin, client.redirectUris ?? []),
     // The provider never redirects to a client it could not validate: an error page, or JSON.
     renderError: (ctx: KoaContextWithOIDC, out, error) => renderOidcError(ctx, out, error),
