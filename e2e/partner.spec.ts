@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO_CLIENTS, DEMO_MFA_USERS } from '../server/seed/demo.ts';
 import { relyingParty } from './relyingParty.ts';
-import { KATO_CARD, expectNoAxeViolations, signIn, user } from './support.ts';
+import { DEMO_PASSWORD, KATO_CARD, expectNoAxeViolations, signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -80,4 +80,22 @@ test('a request that is gone says so on the consent screen, with the way home', 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('This request is no longer valid');
   await expect(page.getByRole('link', { name: 'Go to the home page' })).toBeVisible();
   await expectNoAxeViolations(page);
+});
+
+test('an application that asks for a new sign-in (prompt=login) gets the password typed again, then its code', async ({ page }) => {
+  const emma = user('cardholder');
+  await signIn(page, emma.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid', name: 'Employee area', params: { prompt: 'login' } });
+  await page.goto(rp.home);
+  await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Foidc%2Finteraction%2F/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  const callback = await rp.callback;
+  const tokens = await rp.exchange(callback);
+  // Proven for this request: its auth_time is now, not the morning's sign-in.
+  expect(tokens.claims()!.auth_time).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 30);
+  expect(tokens.claims()).toMatchObject({ acr: 'pwd' });
 });

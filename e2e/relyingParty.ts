@@ -24,13 +24,17 @@ export type RelyingParty = {
   config: oidc.Configuration;
 };
 
-export async function relyingParty(page: Page, options: { clientId: string; redirectUri: string; scope: string; name: string }): Promise<RelyingParty> {
+export async function relyingParty(page: Page, options: {
+  clientId: string; redirectUri: string; scope: string; name: string;
+  /** More authorization parameters (prompt, max_age, acr_values). */
+  params?: Record<string, string>;
+}): Promise<RelyingParty> {
   const config = await oidc.discovery(new URL(ISSUER), options.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const authorization = oidc.buildAuthorizationUrl(config, {
     redirect_uri: options.redirectUri, scope: options.scope, state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...options.params,
   });
   const redirect = new URL(options.redirectUri);
   const home = `${redirect.origin}/`;

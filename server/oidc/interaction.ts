@@ -17,9 +17,6 @@ import { findOidcClient, isFirstParty } from './clients.ts';
 import { consentPathFor, grantMissing } from './consent.ts';
 import { ACR } from './provider.ts';
 
-/** Seconds the interaction's start may be off from the session's clock. */
-const CLOCK_TOLERANCE_S = 5;
-
 /** Where a signed-in person proves it is them again for this request (its second factor, or the
  * password where the account has none), then comes back. */
 export function stepUpPathFor(uid: string): string {
@@ -62,7 +59,8 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
       || await requestWantsMfa(ctx.db, String(params.client_id), params.acr_values);
     // prompt=login and max_age want a proof given for this very request.
     const wantsFresh = reasons.has('login_prompt') || reasons.has('max_age');
-    const requestStarted = (interaction.iat - CLOCK_TOLERANCE_S) * 1000;
+    // Both instants come from this server's clock; the request's is whole seconds.
+    const requestStarted = interaction.iat * 1000;
     if (wantsMfa && !enrolled) {
       return finish({ error: 'access_denied', error_description: 'this application requires two-step verification, which the account has not turned on' });
     }
