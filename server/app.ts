@@ -24,6 +24,7 @@ import { healthRoutes } from './health/routes.ts';
 import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
+import { accessRoutes } from './oidc/accessRoutes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);
     await onboardingRoutes(api, ctx);
+    await accessRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }
