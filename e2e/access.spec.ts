@@ -65,11 +65,12 @@ test('an application given access through the authorisation server is listed, an
   await expectNoAxeViolations(page);
   await question.getByRole('button', { name: 'No, keep access' }).click();
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
-  await expect(card).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Revoke access for Employee area' })).toBeFocused();
 
   await card.getByRole('button', { name: 'Revoke access for Employee area' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, revoke access' }).click();
   await expect(page.getByRole('status')).toHaveText('Access revoked.');
+  await expect(page.getByRole('status').locator('..')).toBeFocused();
   await expect(page.getByTestId('access-empty')).toHaveText('No application has access to your account.');
   await expectNoAxeViolations(page);
 

@@ -42,9 +42,24 @@ function Grants({ grants }: { grants: GrantsRef }) {
   const dates = useMemo(() => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long' }), [i18n.language]);
   const date = (iso: string) => dates.format(new Date(iso));
   const pendingGrant = list.find((g) => g.client_id === pending);
+  // When the question closes, focus goes back where the person was: to the application's Revoke
+  // button when it is still listed (No, or a refusal), else to the notice saying it was revoked.
+  const notices = useRef<HTMLDivElement>(null);
+  const asked = useRef<string | null>(null);
+  useEffect(() => {
+    if (pending !== null) {
+      asked.current = pending;
+      return;
+    }
+    const closed = asked.current;
+    if (closed === null) return;
+    asked.current = null;
+    const button = document.getElementById(revokeButtonId(closed));
+    (button ?? notices.current)?.focus();
+  }, [pending]);
   return (
     <div className="mt-5 space-y-5">
-      <div aria-live="polite">
+      <div aria-live="polite" ref={notices} tabIndex={-1} className="outline-none">
         {notice && <Alert tone="success">{t(`access.notice.${notice}`)}</Alert>}
         {error && state !== 'failed' && <Alert tone="error">{t('access.error.revoke')}</Alert>}
       </div>
@@ -70,6 +85,8 @@ function Grants({ grants }: { grants: GrantsRef }) {
   );
 }
 
+const revokeButtonId = (clientId: string) => `revoke-${clientId.replace(/[^\w-]/g, '_')}`;
+
 function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: boolean; date: (iso: string) => string; onRevoke: () => void }) {
   const { t } = useTranslation();
   const headingId = `grant-${grant.client_id.replace(/[^\w-]/g, '_')}`;
@@ -87,15 +104,12 @@ function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: 
           </p>
         </div>
       </div>
-      {grant.scopes.length > 0 && (
-        <>
-          <p className="mt-3 text-sm font-medium">{t('access.scopes')}</p>
-          <ul className="mt-1 list-disc space-y-1 pl-5 text-sm">
-            {grant.scopes.map((scope) => <li key={scope}>{t(`scopes.${scope}`, { defaultValue: scope })}</li>)}
-          </ul>
-        </>
-      )}
-      <Button className="mt-4" variant="danger" size="sm" disabled={busy} aria-label={t('access.revokeFor', { name: grant.name })} onClick={onRevoke}>
+      <p className="mt-3 text-sm font-medium">{t('access.scopes')}</p>
+      <ul className="mt-1 list-disc space-y-1 pl-5 text-sm">
+        {/* A grant of openid alone lets the application know who signs in, nothing more. */}
+        {(grant.scopes.length > 0 ? grant.scopes : ['openid']).map((scope) => <li key={scope}>{t(`scopes.${scope}`, { defaultValue: scope })}</li>)}
+      </ul>
+      <Button id={revokeButtonId(grant.client_id)} className="mt-4" variant="danger" size="sm" disabled={busy} aria-label={t('access.revokeFor', { name: grant.name })} onClick={onRevoke}>
         {t('access.revoke')}
       </Button>
     </Card>
