@@ -4,9 +4,12 @@ import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessGrantList } from '../../contract/schemas.ts';
+import { nowIso } from '../db/index.ts';
 import { DEMO_CLIENTS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import * as v from 'valibot';
+import { OidcAdapter } from './adapter.ts';
+import { registerClient } from './clients.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -157,6 +160,33 @@ describe.each(kinds)('access grants on %s', (kind) => {
     const events = await server.ctx.db.selectFrom('security_events').select(['type', 'detail'])
       .where('type', '=', 'partner_access_revoked').execute();
     expect(events).toHaveLength(1);
+  });
+
+  it('shows a partner\'s logo; leaves out expired grants and grants of clients no longer registered', async () => {
+    const cookie = await signIn(rita.email);
+    const ritaId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', rita.email).executeTakeFirstOrThrow()).user_id;
+    await registerClient(server.ctx.db, {
+      client_id: 'logo-partner', name: 'Logo partner', names: { fr: 'Partenaire au logo' }, redirect_uris: ['https://logo.partner.example/cb'],
+      logo_uri: 'https://logo.partner.example/logo.png', scopes: ['balance'],
+    });
+    const grants = new OidcAdapter(server.ctx.db, 'Grant');
+    const iat = Math.floor(Date.now() / 1000) - 3600;
+    const payload = (clientId: string, scope: string) => ({ accountId: ritaId, clientId, iat, exp: iat + 86_400, kind: 'Grant', jti: `${clientId}-grant`, openid: { scope } });
+    await grants.upsert('g-logo', payload('logo-partner', 'openid balance'), 86_400);
+    await grants.upsert('g-expired', payload('deals-partner', 'openid user'), 86_400);
+    await server.ctx.db.updateTable('oidc_models').set({ expires_at: nowIso(Date.now() - 1000) }).where('model', '=', 'Grant').where('id', '=', 'g-expired').execute();
+    await grants.upsert('g-gone', payload('unregistered', 'openid'), 86_400);
+    // A token issued under the partner's grant is its last use.
+    await new OidcAdapter(server.ctx.db, 'AccessToken').upsert('t-logo', { accountId: ritaId, clientId: 'logo-partner', grantId: 'g-logo', iat: iat + 60, kind: 'AccessToken' }, 600);
+
+    expect(await list(cookie, 'fr')).toEqual([{
+      client_id: 'logo-partner', name: 'Partenaire au logo', logo_uri: 'https://logo.partner.example/logo.png', scopes: ['balance'],
+      granted_at: new Date(iat * 1000).toISOString(), last_used_at: new Date((iat + 60) * 1000).toISOString(),
+    }]);
+    // An expired grant is no access to revoke.
+    expect((await revoke(cookie, 'deals-partner')).statusCode).toBe(404);
+    expect((await revoke(cookie, 'logo-partner')).statusCode).toBe(204);
+    expect(await server.ctx.db.selectFrom('oidc_models').select('id').where('grant_id', '=', 'g-logo').execute()).toEqual([]);
   });
 
   it('refuses a malformed client id with 400, never 500', async () => {

@@ -82,14 +82,16 @@ export async function listAccessGrants(db: Db, accountId: string, locale: string
   }).sort((a, b) => collator.compare(a.name, b.name) || a.client_id.localeCompare(b.client_id));
 }
 
-/** Revokes every grant the account gave the client, and everything issued under them (codes,
+/** Revokes every live grant the account gave the client, and everything issued under them (codes,
  * access and refresh tokens), in one transaction. Gives how many grants it removed: 0 when the
  * account had none for that client. Of parallel calls exactly one removes them: the Grant rows'
  * deletion decides (on PostgreSQL the others wait on the rows and then find them gone). */
-export async function revokeAccessGrants(db: Db, accountId: string, clientId: string): Promise<number> {
+export async function revokeAccessGrants(db: Db, accountId: string, clientId: string, now = Date.now()): Promise<number> {
   return guarded(() => db.transaction().execute(async (trx) => {
+    // Live grants only, as the list shows them: an expired one is no access (the purge removes it).
     const removed = await trx.deleteFrom('oidc_models')
       .where('model', '=', 'Grant').where('account_id', '=', accountId).where('client_id', '=', clientId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
       .returning('id').execute();
     if (removed.length === 0) return 0;
     await trx.deleteFrom('oidc_models').where('grant_id', 'in', removed.map((grant) => grant.id)).execute();
