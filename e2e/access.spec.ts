@@ -56,6 +56,11 @@ test('an application given access through the authorisation server is listed, an
   await expect(card.getByText(/^Access given on /)).toContainText(year);
   await expect(card.getByText(/Last used on /)).toContainText(year);
   await expectNoAxeViolations(page);
+  // On a phone the cards fit the width.
+  await page.setViewportSize({ width: 360, height: 740 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await expectNoAxeViolations(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // No changes nothing; focus is on the question.
   await card.getByRole('button', { name: 'Revoke access for Employee area' }).click();
@@ -69,8 +74,9 @@ test('an application given access through the authorisation server is listed, an
 
   await card.getByRole('button', { name: 'Revoke access for Employee area' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, revoke access' }).click();
-  await expect(page.getByRole('status')).toHaveText('Access revoked.');
-  await expect(page.getByRole('status').locator('..')).toBeFocused();
+  const notice = page.getByRole('status').filter({ hasText: 'Access revoked.' });
+  await expect(notice).toHaveText('Access revoked.');
+  await expect(notice.locator('..')).toBeFocused();
   await expect(page.getByTestId('access-empty')).toHaveText('No application has access to your account.');
   await expectNoAxeViolations(page);
 

@@ -69,7 +69,8 @@ function Grants({ grants }: { grants: GrantsRef }) {
           <Button className="mt-4" onClick={() => grants.send({ type: 'RETRY' })}>{t('access.error.retry')}</Button>
         </Card>
       )}
-      {state === 'loading' && list.length === 0 && <p role="status">{t('common.loading')}</p>}
+      {/* The reload after a revocation keeps the screen as it is, the notice saying what happened. */}
+      {state === 'loading' && list.length === 0 && !notice && <p role="status">{t('common.loading')}</p>}
       {state !== 'failed' && state !== 'loading' && list.length === 0 && <p data-testid="access-empty">{t('access.empty')}</p>}
       {list.length > 0 && state !== 'failed' && (
         <ul className="space-y-4" data-testid="access-grants">
