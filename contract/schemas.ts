@@ -513,3 +513,9 @@ export const AccessGrant = v.object({
 export type AccessGrant = v.InferOutput<typeof AccessGrant>;
 export const AccessGrantList = v.object({ data: v.array(AccessGrant) });
 export type AccessGrantList = v.InferOutput<typeof AccessGrantList>;
+
+/** The path of DELETE /api/token/{client_id}: a registered client's id (letters, digits, `.`, `_`,
+ * `:`, `-`); anything else is refused before it reaches the database. */
+export const CLIENT_ID = /^[\w.:-]{1,100}$/;
+export const AccessGrantParams = v.strictObject({ client_id: v.pipe(v.string(), v.regex(CLIENT_ID)) });
+export type AccessGrantParams = v.InferOutput<typeof AccessGrantParams>;

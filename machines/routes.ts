@@ -13,12 +13,12 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access';
 
 export type Route = {
   path: string;
@@ -49,6 +49,8 @@ export const ROUTES = [
   { path: '/forgot-password-sent', access: 'public', flow: 'forgotPassword', step: 'sent', screen: 'forgotPassword', start: true },
   { path: '/reset-password', access: 'public', flow: 'forgotPassword', step: 'reset', screen: 'forgotPassword', start: true },
   { path: '/reset-password-confirmed', access: 'public', flow: 'forgotPassword', step: 'confirmed', screen: 'forgotPassword', start: true },
+  // The applications that hold access to the account (spec §2), and revoking one.
+  { path: '/user/access', access: 'private', flow: 'access', step: 'list', screen: 'access', start: true },
   { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
   { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },

@@ -23,7 +23,7 @@ const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
+const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/user/access'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere'),
   at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc')];
 
@@ -266,6 +266,21 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'SESSION_ENDED' });
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('runs the access list while /user/access shows, and stops it when the person leaves', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/user/access') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'access' })).toBe(true);
+    expect(actor.getSnapshot().children.accessGrants).toBeDefined();
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/user/access') });
+    expect(actor.getSnapshot().matches({ signedIn: 'access' })).toBe(true);
+    actor.send({ type: 'ROUTE', location: at('/security') });
+    expect(actor.getSnapshot().matches({ signedIn: 'security' })).toBe(true);
+    expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
   });
 
   it('a session that ends during a step-up leaves no second factor to resume', async () => {

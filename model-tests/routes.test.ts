@@ -48,12 +48,17 @@ describe('route guard', () => {
     expect(guard(at('/logout'), 'anonymous')).toEqual({ kind: 'redirect', to: LOGIN_PATH });
   });
 
+  it('shows the access list to a signed-in user only; an anonymous one signs in first and comes back', () => {
+    expect(guard(at('/user/access'), 'signedIn')).toEqual({ kind: 'stay' });
+    expect(guard(at('/user/access'), 'anonymous')).toEqual({ kind: 'login', target: '/user/access' });
+  });
+
   it('shows maintenance to anyone', () => {
     for (const session of ['anonymous', 'signedIn', 'secondFactor'] as const) expect(guard(at('/maintenance'), session)).toEqual({ kind: 'stay' });
   });
 
   it('sends any unknown path home, including screens not built yet', () => {
-    for (const path of ['/nowhere', '/profile', '/user/access', '/onboarding/nowhere', '/partner', '/user/dashboard/x']) {
+    for (const path of ['/nowhere', '/profile', '/user/access/x', '/onboarding/nowhere', '/partner', '/user/dashboard/x']) {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }

@@ -7,6 +7,7 @@ import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { loginMachine } from '../machines/login.ts';
+import { accessGrantsMachine } from '../machines/accessGrants.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
@@ -16,7 +17,7 @@ import { totpSetupMachine } from '../machines/totpSetup.ts';
 import { newPasswordMachine } from '../machines/newPassword.ts';
 import { consentMachine } from '../machines/consent.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine };
 
 type Node = AnyStateMachine['root'];
 

@@ -25,6 +25,7 @@ import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
 import { consentRoutes } from './oidc/consent.ts';
+import { accessRoutes } from './oidc/accessRoutes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -121,6 +122,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await captchaRoutes(api, ctx);
     await onboardingRoutes(api, ctx);
     await consentRoutes(api, ctx, oidcProviders);
+    await accessRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

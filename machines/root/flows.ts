@@ -6,6 +6,7 @@ import { forgotPasswordMachine } from '../forgotPassword.ts';
 import { forgotUsernameMachine } from '../forgotUsername.ts';
 import { mfaCodeMachine } from '../mfaCode.ts';
 import { mfaSettingsMachine } from '../mfaSettings.ts';
+import { accessGrantsMachine } from '../accessGrants.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
@@ -17,6 +18,7 @@ export const FLOW_MACHINES = {
   totpRecovery: totpRecoveryMachine,
   forcedMfa: forcedMfaMachine,
   mfaSettings: mfaSettingsMachine,
+  accessGrants: accessGrantsMachine,
   totpSetup: totpSetupMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,

@@ -12,6 +12,7 @@ import type { MfaCodeOutput, mfaCodeMachine } from '../mfaCode.ts';
 import type { totpRecoveryMachine } from '../totpRecovery.ts';
 import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
+import type { accessGrantsMachine } from '../accessGrants.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
 import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
@@ -168,6 +169,7 @@ export const rootSetup = setup({
       totpRecovery: 'totpRecovery';
       forcedMfa: 'forcedMfa';
       mfaSettings: 'mfaSettings';
+      accessGrants: 'accessGrants';
       totpSetup: 'totpSetup';
       weakPassword: 'weakPassword';
       forgotPassword: 'forgotPassword';
@@ -191,6 +193,7 @@ export const rootSetup = setup({
     totpRecovery: flow<typeof totpRecoveryMachine>('totpRecovery'),
     forcedMfa: flow<typeof forcedMfaMachine>('forcedMfa'),
     mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
+    accessGrants: flow<typeof accessGrantsMachine>('accessGrants'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
     weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),
@@ -255,6 +258,7 @@ export const rootSetup = setup({
       && isAuthorisationReturn(new URLSearchParams(context.location.search).get('redirect')),
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
+    atAccess: ({ context }) => inFlow(context.location.path, 'access'),
     /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */
     atTotpRecovery: ({ context }) => inFlow(context.location.path, 'totpRecovery'),
     atTotpRecoveryWithMethod: ({ context }) =>

@@ -25,6 +25,7 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atSecurity', target: 'security' },
         { guard: 'atConsent', target: 'consenting' },
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
+        { guard: 'atAccess', target: 'access' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -259,6 +260,17 @@ export const signedIn = rootSetup.createStateConfig({
           },
         },
       },
+    },
+    // The applications that hold access to the account: the list runs while its screen shows.
+    access: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { guard: { type: 'routeInFlow', params: { flow: 'access' } }, actions: assign({ location: ({ event }) => event.location }) },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+        ],
+      },
+      invoke: { id: 'accessGrants', src: 'accessGrants' },
     },
     recovering: {
       on: {

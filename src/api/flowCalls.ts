@@ -4,7 +4,7 @@ import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.t
 import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
-  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer,
+  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
 } from '../../contract/schemas.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
@@ -47,6 +47,9 @@ export const switchPrimary = async (input: { id: number }) => { await call(() =>
 export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
+export const listAccessGrants = async () => (await parsed(AccessGrantList, () => api.get('tokens').json())).data;
+export const revokeAccessGrant = async (input: { clientId: string }) => { await call(() => api.delete(`token/${encodeURIComponent(input.clientId)}`)); };
+
 export const startTotp = async () => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());

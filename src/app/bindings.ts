@@ -12,7 +12,7 @@ import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
+  acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
   readAuthorization, sendApproval,
@@ -50,6 +50,13 @@ export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').
     switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
     deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
     regenerate: fromPromise(() => regenerateRecoveryKeys()),
+  },
+}));
+
+export const accessGrants = (_go: Go) => import('../../machines/accessGrants.ts').then(({ accessGrantsMachine }) => accessGrantsMachine.provide({
+  actors: {
+    listGrants: fromPromise(() => listAccessGrants()),
+    revokeGrant: fromPromise(({ input }) => revokeAccessGrant(input)),
   },
 }));
 

@@ -15,6 +15,7 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
   return {
     mfaCode: flow('mfaCode'),
     mfaSettings: flow('mfaSettings'),
+    accessGrants: flow('accessGrants'),
     weakPassword: flow('weakPassword'),
     forgotUsername: flow('forgotUsername'),
     forgotPassword: flow('forgotPassword'),

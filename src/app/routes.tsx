@@ -12,6 +12,7 @@ const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
 const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
+const AccessPage = lazy(() => import('../access/AccessPage.tsx'));
 const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx'));
 const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx'));
@@ -32,6 +33,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   setupMfa: later(<SetupMfaPage />),
   security: later(<SecurityPage />),
   authenticator: later(<AuthenticatorPage />),
+  access: later(<AccessPage />),
   weakPassword: later(<WeakPasswordPage />),
   forgotUsername: later(<ForgotUsernamePage />),
   forgotPassword: later(<ForgotPasswordPage />),

@@ -10,7 +10,7 @@ const ENTRIES = [
   { key: 'dashboard', to: pathOf('dashboard', 'home') },
   { key: 'profile', to: null },
   { key: 'security', to: pathOf('security', 'overview') },
-  { key: 'access', to: null },
+  { key: 'access', to: pathOf('access', 'list') },
   { key: 'notifications', to: null },
 ] as const;
 

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { AccessGrant } from '../contract/schemas.ts';
+import { accessGrantsMachine } from '../machines/accessGrants.ts';
+import { report, walk } from './coverage.ts';
+
+const grant = (client_id: string, name: string): AccessGrant => ({
+  client_id, name, logo_uri: null, scopes: ['profile'], granted_at: '2026-11-01T10:00:00.000Z', last_used_at: null,
+});
+const grants = [grant('deals', 'Deals partner'), grant('17', 'Employee area')];
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('access grants machine: model', () => {
+  it('takes every declared transition', () => {
+    const result = walk(accessGrantsMachine, {
+      events: () => [
+        { type: 'REVOKE', clientId: 'deals' }, { type: 'REVOKE', clientId: 'unknown' }, { type: 'CONFIRM' }, { type: 'CANCEL' },
+        { type: 'DISMISS' }, { type: 'RETRY' },
+        done('listGrants', grants), fail('listGrants', 503, 'database_unavailable'),
+        done('revokeGrant'), fail('revokeGrant', 404, 'not_found'), fail('revokeGrant', 500, 'internal_error'),
+      ] as never,
+      serializeState: ({ value, context }) => {
+        const c = context as { grants: unknown[]; error: unknown; notice: unknown; pending: unknown };
+        return JSON.stringify([value, c.grants.length, c.error, c.notice, c.pending]);
+      },
+    });
+    console.info(report('accessGrants', result));
+    expect(result.missing).toEqual([]);
+  });
+});
+
+describe('access grants machine: behaviour', () => {
+  function start(options: { list?: () => Promise<AccessGrant[]>; revoke?: (clientId: string) => Promise<void> } = {}) {
+    const calls: string[] = [];
+    let current = [...grants];
+    const actor = createActor(accessGrantsMachine.provide({
+      actors: {
+        listGrants: fromPromise(options.list ?? (async () => current)),
+        revokeGrant: fromPromise(async ({ input }) => {
+          calls.push(`revoke ${input.clientId}`);
+          if (options.revoke) return options.revoke(input.clientId);
+          current = current.filter((g) => g.client_id !== input.clientId);
+        }),
+      },
+    })).start();
+    return { actor, calls };
+  }
+
+  it('revokes only after a yes, removes the application and says so', async () => {
+    const { actor, calls } = start();
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'REVOKE', clientId: 'deals' });
+    expect(actor.getSnapshot().context.pending).toBe('deals');
+    actor.send({ type: 'CANCEL' });
+    expect(actor.getSnapshot().context.pending).toBeNull();
+    expect(calls).toEqual([]);
+    actor.send({ type: 'REVOKE', clientId: 'deals' });
+    actor.send({ type: 'CONFIRM' });
+    expect(actor.getSnapshot().value).toBe('revoking');
+    await settle();
+    expect(calls).toEqual(['revoke deals']);
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'revoked', error: null, pending: null });
+    expect(actor.getSnapshot().context.grants.map((g) => g.client_id)).toEqual(['17']);
+    actor.send({ type: 'DISMISS' });
+    expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('ignores a revocation of an application that is not listed', async () => {
+    const { actor } = start();
+    await settle();
+    actor.send({ type: 'REVOKE', clientId: 'nobody' });
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context.pending).toBeNull();
+  });
+
+  it('keeps the list and reports a refused revocation', async () => {
+    const { actor } = start({ revoke: async () => { throw apiFailure(500, { code: 'internal_error' }); } });
+    await settle();
+    actor.send({ type: 'REVOKE', clientId: 'deals' });
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ error: 'internal_error', notice: null, pending: null });
+    expect(actor.getSnapshot().context.grants).toHaveLength(2);
+  });
+
+  it('takes an access already revoked elsewhere as revoked', async () => {
+    const { actor } = start({ revoke: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    await settle();
+    actor.send({ type: 'REVOKE', clientId: '17' });
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'revoked', error: null });
+  });
+
+  it('offers to try again when the list cannot load', async () => {
+    let attempts = 0;
+    const { actor } = start({
+      list: async () => {
+        attempts += 1;
+        if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
+        return [];
+      },
+    });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe('database_unavailable');
+    actor.send({ type: 'RETRY' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ error: null, grants: [] });
+  });
+});
