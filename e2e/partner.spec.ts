@@ -28,6 +28,7 @@ for (const width of [375, 1280]) {
     await expect(page).toHaveURL(/\/approve\?uid=/);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
     await expect(page.getByTestId('asked-scopes').getByRole('listitem')).toHaveCount(2);
+    await expect(page.getByTestId('asked-scopes')).not.toContainText('scopes.');
     await expect(page.getByRole('link', { name: 'Privacy policy of Deals partner' })).toHaveAttribute('href', 'https://deals.partner.example/privacy');
     await expectNoAxeViolations(page);
     await page.screenshot({ path: `test-reports/screens/consent-${width}.png`, fullPage: true });

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.ts';
 
-/** The content security policy: our own origin only. `styles` adds the hashes of inline style
+/** The content security policy: our own origin only (and https images, for partners' logos). `styles` adds the hashes of inline style
  * elements a page carries (server/spa/page.ts inlines the stylesheet into the page). */
 export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extra: { styles?: string[] } = {}): string {
   const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null].filter(Boolean).join(' ');
@@ -11,7 +11,9 @@ export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extr
     "default-src 'self'",
     "script-src 'self'",
     ["style-src 'self'", ...(extra.styles ?? [])].join(' '),
-    "img-src 'self' data:",
+    // Partner applications' logos are registered https addresses (the consent and access screens
+    // show them): an image runs nothing, and the referrer policy keeps our paths to ourselves.
+    "img-src 'self' data: https:",
     "font-src 'self'",
     `connect-src ${connect}`,
     "object-src 'none'",
