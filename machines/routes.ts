@@ -171,7 +171,10 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   if (redirect) return { kind: 'redirect', to: redirect };
   const access = SCREENS[path];
   if (!access) return { kind: 'redirect', to: LINKS.home };
-  if (access === 'secondFactor') return state === 'secondFactor' ? { kind: 'stay' } : { kind: 'redirect', to: LINKS.home };
+  if (access === 'secondFactor') {
+    const waiting = state === 'secondFactor' || (signedIn && isAuthorisationStepUp(location));
+    return waiting ? { kind: 'stay' } : { kind: 'redirect', to: LINKS.home };
+  }
   if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
   if (access === 'public' && signedIn) return { kind: 'redirect', to: LINKS.home };
   return { kind: 'stay' };
@@ -182,6 +185,12 @@ export function guard(location: Location, session: SessionState | boolean): Guar
 export function isAuthorisationReturn(target: string | null): boolean {
   if (!target?.startsWith(`${INTERACTION_PATH}/`)) return false;
   return INTERACTION_UID.test(target.slice(INTERACTION_PATH.length + 1));
+}
+
+/** Whether this location is the code screen an application's request sent a signed-in person to
+ * (prompt=login, max_age, a second factor it demands), with the way back to that request. */
+export function isAuthorisationStepUp(location: Location): boolean {
+  return routeOf(location.path)?.flow === 'mfa' && isAuthorisationReturn(new URLSearchParams(location.search).get('redirect'));
 }
 
 /** Where the authorisation server asked our sign-in to send the browser back (`?redirect=`), if

@@ -400,6 +400,7 @@ describe('root machine: behaviour', () => {
     await settle();
     // However recent the last check, the application asked for a new one.
     expect(actor.getSnapshot().matches({ signedIn: { reauthenticating: 'asking' } })).toBe(true);
+    expect(effects.filter((e) => e.startsWith('navigate'))).toEqual([]);
     effects.length = 0;
     actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
     expect(effects).toContain('navigate /oidc/interaction/abc');

@@ -79,6 +79,14 @@ describe('route guard', () => {
   });
 });
 
+describe('a step-up an application asked for', () => {
+  it('lets a signed-in person stay on the code screen only with the way back to a request', () => {
+    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'signedIn')).toEqual({ kind: 'stay' });
+    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Fsecurity'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
+  });
+});
+
 describe('saved target after sign-in', () => {
   it('honours our own private screens with their query', () => {
     expect(safeTarget('/user/dashboard?redirect_uri=x')).toBe('/user/dashboard?redirect_uri=x');

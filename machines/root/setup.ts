@@ -20,7 +20,7 @@ import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
 import {
-  guard, inFlow, isAuthorisationReturn, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -254,8 +254,7 @@ export const rootSetup = setup({
     atConsent: ({ context }) => inFlow(context.location.path, 'consent'),
     /** The code screen an application's request sent a signed-in person to (prompt=login, max_age, a
      * second factor it demands), with the way back to that request. */
-    atAuthorisationStepUp: ({ context }) => inFlow(context.location.path, 'mfa')
-      && isAuthorisationReturn(new URLSearchParams(context.location.search).get('redirect')),
+    atAuthorisationStepUp: ({ context }) => isAuthorisationStepUp(context.location),
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
     atAccess: ({ context }) => inFlow(context.location.path, 'access'),
