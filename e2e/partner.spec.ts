@@ -48,6 +48,7 @@ test('a refusal shows the warning, and the partner hears access_denied when the 
   const rp = await relyingParty(page, { clientId: 'deals-partner', redirectUri: partnerRedirect, scope: 'openid balance', name: 'Deals partner' });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
   await signIn(page, emma.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
   await page.getByRole('button', { name: 'Refuse' }).click();
@@ -67,6 +68,7 @@ test('a first-party platform signs a person in with no consent screen', async ({
   const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid profile', name: 'Employee area' });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
   await signIn(page, emma.email);
   const callback = await rp.callback;
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Employee area: signed in');
