@@ -25,6 +25,7 @@ import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
 import { consentRoutes } from './oidc/consent.ts';
+import { endLinkedSessions } from './oidc/logout.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -84,6 +85,8 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
       { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
     signInRecords: createSignInRecords(database.db, app.log),
     metrics,
+    // Nothing depends on sessions until the authorisation server is up (below).
+    sessionsEnded: async () => {},
   };
   metrics.measureOutbox(() => ctx.outbox.depth());
 
@@ -106,6 +109,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
     onServerError: (error) => app.log.error({ err: error }, 'OIDC request failed'),
   });
+  ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       if (config.maintenance) return sendError(reply, 'maintenance');

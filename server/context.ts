@@ -21,4 +21,9 @@ export type AppContext = {
   /** Writes each sign-in's event and device sighting after its answer (server/sessions/records.ts). */
   signInRecords: SignInRecords;
   metrics: Metrics;
+  /** Tells what depends on Tessera sessions that some have ended (these, or all of an account's):
+   * the authorisation server ends the sessions they signed in (server/oidc/logout.ts). */
+  sessionsEnded(ended: EndedSessions): Promise<void>;
 };
+
+export type EndedSessions = { sessionIds: string[] } | { accountId: string };

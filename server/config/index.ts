@@ -13,6 +13,9 @@ export type Config = {
   sqlitePath: string;
   redisUrl: string | null;
   maintenance: boolean;
+  /** The authorisation server may call clients (back-channel logout) at loopback and private
+   * addresses; off, as oidc-provider's SSRF protection wants, but for local set-ups and tests. */
+  oidcPrivateOutbound: boolean;
   sessionTtlDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
@@ -148,6 +151,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     sqlitePath: text(env, 'SQLITE_PATH', './data/tessera.sqlite'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     maintenance: flag(env, 'MAINTENANCE', false),
+    oidcPrivateOutbound: flag(env, 'OIDC_PRIVATE_OUTBOUND', false),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1, 365),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       nodeEnv === 'test' ? 'silent' : 'info'),

@@ -13,6 +13,7 @@ import * as m2026_11_26_mfa_offer_later from './migrations/2026_11_26_mfa_offer_
 import * as m2026_11_27_sign_in_records from './migrations/2026_11_27_sign_in_records.ts';
 import * as m2026_11_28_oidc from './migrations/2026_11_28_oidc.ts';
 import * as m2026_11_29_partners from './migrations/2026_11_29_partners.ts';
+import * as m2026_11_30_oidc_logout from './migrations/2026_11_30_oidc_logout.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_27_sign_in_records': m2026_11_27_sign_in_records,
   '2026_11_28_oidc': m2026_11_28_oidc,
   '2026_11_29_partners': m2026_11_29_partners,
+  '2026_11_30_oidc_logout': m2026_11_30_oidc_logout,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

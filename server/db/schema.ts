@@ -326,6 +326,16 @@ export interface OidcModelsTable {
   client_id: string | null;
 }
 
+export interface OidcSessionLinksTable {
+  /** oidc-provider's Session id (its session cookie's value). */
+  provider_session_id: string;
+  /** The Tessera session (sessions.id) that signed it in. */
+  session_id: string;
+  account_id: string;
+  issuer: string;
+  created_at: string;
+}
+
 export interface PartnerAccessRequestsTable {
   id: string;
   user_id: string;
@@ -371,4 +381,5 @@ export interface Database {
   security_events: SecurityEventsTable;
   oauth_clients: OAuthClientsTable;
   partner_access_requests: PartnerAccessRequestsTable;
+  oidc_session_links: OidcSessionLinksTable;
 }

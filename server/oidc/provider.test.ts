@@ -1,7 +1,9 @@
 // The OpenID Provider end to end over real HTTP: an independent relying party (openid-client) drives
 // the app on a real port. Node cannot resolve *.localhost, so the issuer is the address the server
 // listens on, http://127.0.0.1:<port>/oidc (one variant host, as any other host would be).
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { createSession } from '../sessions/store.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
+import { registerClient } from './clients.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -391,6 +394,64 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect(`${location.origin}${location.pathname}`).toBe(PARTNER_REDIRECT);
       expect(location.searchParams.get('error')).toBe('invalid_scope');
       expect(location.searchParams.get('code')).toBeNull();
+    });
+  });
+
+  describe('back-channel logout', () => {
+    let received: string[];
+    let receiver: http.Server;
+    let bcl: oidc.Configuration;
+    const BCL_REDIRECT = 'http://127.0.0.1:9/callback';
+    beforeAll(async () => {
+      received = [];
+      receiver = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+        req.on('end', () => { received.push(body); res.writeHead(200).end(); });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      await registerClient(server.ctx.db, {
+        client_id: 'bcl-app', name: 'Back-channel app', first_party: true, redirect_uris: [BCL_REDIRECT],
+        backchannel_logout_uri: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/logout`,
+      });
+      bcl = await oidc.discovery(new URL(issuer), 'bcl-app', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    });
+    afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+    async function signInTo(jar: Jar) {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(bcl, {
+        redirect_uri: BCL_REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      const res = await browse(url.href, jar);
+      return oidc.authorizationCodeGrant(bcl, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier });
+    }
+
+    it('tells the application, with a signed logout token for its session, when the person signs out of Tessera', async () => {
+      received.length = 0;
+      const cookie = await signIn();
+      const tokens = await signInTo(jarOf([cookie]));
+      const idToken = tokens.claims()!;
+      expect(idToken.sid).toBeTruthy();
+      expect((await fetch(`${base}/api/token`, { method: 'DELETE', headers: { ...DEVICE, cookie } })).status).toBe(204);
+      expect(received).toHaveLength(1);
+      const logoutToken = new URLSearchParams(received[0]).get('logout_token')!;
+      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(bcl.serverMetadata().jwks_uri!)), { issuer, audience: 'bcl-app' });
+      expect(payload).toMatchObject({ sub: idToken.sub, sid: idToken.sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+      expect(payload.nonce).toBeUndefined();
+      // Signed in without offline_access: what the application held ends with the session.
+      expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
+    });
+
+    it('tells it too when every session of the account ends (a new password)', async () => {
+      received.length = 0;
+      const cookie = await signIn();
+      const tokens = await signInTo(jarOf([cookie]));
+      await server.ctx.sessionsEnded({ accountId: tokens.claims()!.sub });
+      expect(received).toHaveLength(1);
+      // Told once: the link is gone with the provider's session.
+      await server.ctx.sessionsEnded({ accountId: tokens.claims()!.sub });
+      expect(received).toHaveLength(1);
     });
   });
 

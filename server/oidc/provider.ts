@@ -12,6 +12,7 @@ import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
 import { SigningKeys } from './keys.ts';
 import { renderOidcError } from './errors.ts';
 import { ACR, interactionPolicyFor } from './policy.ts';
+import { linkSessions } from './logout.ts';
 import { authCookieName } from '../sessions/cookie.ts';
 
 export const OIDC_PREFIX = '/oidc';
@@ -132,6 +133,12 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
     },
     interactions: { policy: interactionPolicyFor(db, authCookieName(config)), url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    // oidc-provider's outbound calls (back-channel logout) refuse special-use addresses unless the
+    // configuration allows private ones (local set-ups, tests).
+    ...(config.oidcPrivateOutbound ? { fetch: (url: string | URL | Request, options?: RequestInit) => {
+      const { dispatcher: _ssrfGuard, ...rest } = (options ?? {}) as RequestInit & { dispatcher?: unknown };
+      return fetch(url, rest);
+    } } : {}),
     clientBasedCORS: (_ctx, origin, client) => allowedOrigin(origin, client.redirectUris ?? []),
     // The provider never redirects to a client it could not validate: an error page, or JSON.
     renderError: (ctx: KoaContextWithOIDC, out, error) => renderOidcError(ctx, out, error),
@@ -151,6 +158,8 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
 export type OidcProviders = {
   /** The provider of the host the request came to. */
   forRequest(request: FastifyRequest): Promise<Provider>;
+  /** The provider of an issuer this instance serves (or built now). */
+  forIssuer(issuer: string): Provider;
   /** Checks the database for rotated keys now (the timer does it on its own). */
   refreshKeys(): Promise<boolean>;
   close(): void;
@@ -172,6 +181,7 @@ export async function createOidcProviders(db: Db, config: Config, options: {
     provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, presented: string) {
       return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
     };
+    provider.use(linkSessions(db, authCookieName(config)));
     provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError?.(error));
     return provider;
   };
@@ -190,18 +200,22 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   }, options.keyPollMs ?? 30_000);
   timer.unref();
 
+  const forIssuer = (issuer: string) => {
+    let provider = providers.get(issuer);
+    if (!provider) {
+      // The Host header is the caller's: a bounded cache, whatever hosts it names.
+      if (providers.size >= MAX_PROVIDERS) providers.delete(providers.keys().next().value!);
+      providers.set(issuer, (provider = build(issuer)));
+    }
+    return provider;
+  };
+
   return {
     async forRequest(request) {
       const protocol = config.env === 'production' ? 'https' : request.protocol;
-      const issuer = `${protocol}://${request.host}${OIDC_PREFIX}`;
-      let provider = providers.get(issuer);
-      if (!provider) {
-        // The Host header is the caller's: a bounded cache, whatever hosts it names.
-        if (providers.size >= MAX_PROVIDERS) providers.delete(providers.keys().next().value!);
-        providers.set(issuer, (provider = build(issuer)));
-      }
-      return provider;
+      return forIssuer(`${protocol}://${request.host}${OIDC_PREFIX}`);
     },
+    forIssuer,
     refreshKeys,
     close: () => clearInterval(timer),
   };

@@ -26,5 +26,6 @@ export async function setNewPassword(ctx: AppContext, payload: string, password:
     // A new password ends every session: whoever knew the old one is out.
     await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
   });
+  await ctx.sessionsEnded({ accountId: userId });
   await recordEvent(ctx.db, { type: 'password_changed', userId, ip: meta.ip, deviceKey: meta.deviceKey });
 }

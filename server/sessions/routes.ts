@@ -14,6 +14,8 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const session = request.session!;
     await revokeSession(ctx.db, session.sessionId);
+    // The applications this session signed in to hear it (back-channel logout).
+    await ctx.sessionsEnded({ sessionIds: [session.sessionId] });
     await recordEvent(ctx.db, { type: 'logout', userId: session.userId, ip: request.ip, deviceKey: deviceKeyOf(request) });
     const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
     reply.clearCookie(ctx.cookieName, options);

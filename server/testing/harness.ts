@@ -96,6 +96,8 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     // Every test request comes from one address: its own sending budget is the destination's,
     // unless a test of that budget sets it lower.
     MFA_SENDS_PER_REQUESTER: '10',
+    // The clients of the tests listen on the loopback address.
+    OIDC_PRIVATE_OUTBOUND: 'true',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });

@@ -1,0 +1,77 @@
+// Our sign-in session is the source of truth (DESIGN.md, "OIDC layout"). Each time the provider
+// signs a browser in to an application, we note which Tessera session did it (oidc_session_links).
+// When Tessera sessions end (sign-out here, a password set, later per device or everywhere), the
+// provider sessions they signed in end too: every client of those sessions that registered a
+// back-channel logout URI gets a logout token (with the `sid` its ID tokens carried), and grants
+// given without offline_access are revoked, as an RP-initiated logout does.
+//
+// The back-channel calls run with the request that ended the session, in parallel, each bounded by
+// the provider's HTTP timeout; a client that fails to answer is logged. The provider's session is
+// already dead for new requests without them (policy.ts, `tessera_session`).
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { EndedSessions } from '../context.ts';
+import { nowIso, type Db } from '../db/index.ts';
+import { guarded } from './adapter.ts';
+import { tesseraSessionOf } from './policy.ts';
+
+type Log = { warn(detail: object, message: string): void };
+
+/** Koa middleware of the provider: after an authorization (or its resume) that left the browser
+ * signed in, notes the Tessera session behind the provider's session. */
+export function linkSessions(db: Db, cookieName: string) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    const route = ctx.oidc?.route;
+    if (route !== 'authorization' && route !== 'resume') return;
+    const session = ctx.oidc.session;
+    if (!session?.accountId) return;
+    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName));
+    if (ours?.userId !== session.accountId) return;
+    const link = { provider_session_id: session.jti, session_id: ours.sessionId, account_id: ours.userId, issuer: ctx.oidc.provider.issuer, created_at: nowIso() };
+    await guarded(() => db.insertInto('oidc_session_links').values(link)
+      .onConflict((oc) => oc.column('provider_session_id').doUpdateSet({ session_id: link.session_id, account_id: link.account_id }))
+      .execute());
+  };
+}
+
+/** Ends one provider session: back-channel logout to its clients, grants without offline_access
+ * revoked, the session removed. */
+async function endProviderSession(provider: Provider, sessionId: string, log: Log): Promise<void> {
+  const session = await provider.Session.find(sessionId);
+  if (!session) return;
+  const calls = Object.entries(session.authorizations ?? {}).map(async ([clientId, authorization]) => {
+    const client = await provider.Client.find(clientId);
+    if (client?.backchannelLogoutUri && session.accountId) {
+      // The provider's own call (its end-session endpoint makes it): a signed logout token.
+      const withLogout = client as unknown as { backchannelLogout(sub: string, sid: string | undefined): Promise<void> };
+      await withLogout.backchannelLogout(session.accountId, authorization.sid)
+        .catch((error: unknown) => log.warn({ err: error, client_id: clientId }, 'back-channel logout failed'));
+    }
+    if (authorization.grantId && !authorization.persistsLogout) {
+      const grant = await provider.Grant.find(authorization.grantId);
+      await grant?.destroy();
+      await provider.AccessToken.adapter.revokeByGrantId(authorization.grantId);
+    }
+  });
+  await Promise.all(calls);
+  await session.destroy();
+}
+
+/** What the app calls when Tessera sessions end (AppContext.sessionsEnded). */
+export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provider, log: Log) {
+  return async (ended: EndedSessions): Promise<void> => {
+    const query = db.selectFrom('oidc_session_links').select(['provider_session_id', 'issuer']);
+    const links = await ('sessionIds' in ended
+      ? (ended.sessionIds.length ? query.where('session_id', 'in', ended.sessionIds).execute() : [])
+      : query.where('account_id', '=', ended.accountId).execute());
+    await Promise.all(links.map(async (link) => {
+      try {
+        await endProviderSession(providerFor(link.issuer), link.provider_session_id, log);
+        await db.deleteFrom('oidc_session_links').where('provider_session_id', '=', link.provider_session_id).execute();
+      } catch (error) {
+        log.warn({ err: error }, 'a provider session could not be ended');
+      }
+    }));
+  };
+}
