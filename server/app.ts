@@ -26,6 +26,7 @@ import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
 import { consentRoutes } from './oidc/consent.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
+import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     page: {
       cookieName: ctx.cookieName,
       configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)),
+      signingInTo: (redirect, locale) => clientOfInteraction(database.db, redirect, locale),
       securityPolicy: (styles) => contentSecurityPolicy(config, { styles }),
     },
   });

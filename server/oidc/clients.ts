@@ -5,7 +5,7 @@
 // logo and links) comes from here too.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { CONSENT_SCOPES, FIRST_PARTY_CLIENT_IDS, STANDARD_SCOPES } from '../../contract/constants.ts';
+import { CONSENT_SCOPES, FIRST_PARTY_CLIENT_IDS, INTERACTION_PATH, INTERACTION_UID, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { PartnerClient } from '../../contract/schemas.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
@@ -156,4 +156,19 @@ export async function updateClient(db: Db, clientId: string, update: Partial<Omi
   if (Object.keys(row).length === 0) return Boolean(await findOidcClient(db, clientId));
   const result = await db.updateTable('oauth_clients').set(row as never).where('client_id', '=', clientId).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The application an authorisation request is signing someone in to, by the way back to its
+ * interaction (`/oidc/interaction/<uid>`): its name in the locale and its logo; null when the
+ * request is unknown or over. The uid is the request's secret; the answer is public anyway. */
+export async function clientOfInteraction(db: Db, redirect: string, locale: string): Promise<{ name: string; logo_uri: string | null } | null> {
+  if (!redirect.startsWith(`${INTERACTION_PATH}/`)) return null;
+  const uid = redirect.slice(INTERACTION_PATH.length + 1);
+  if (!INTERACTION_UID.test(uid)) return null;
+  const row = await db.selectFrom('oidc_models').select('payload').where('model', '=', 'Interaction').where('id', '=', uid)
+    .where('expires_at', '>', new Date().toISOString()).executeTakeFirst();
+  const clientId = (jsonOf(row?.payload ?? null) as { params?: { client_id?: unknown } } | null)?.params?.client_id;
+  if (typeof clientId !== 'string') return null;
+  const client = await findOidcClient(db, clientId);
+  return client ? { name: clientNameIn(client, locale), logo_uri: client.logo_uri } : null;
 }

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE, chooseLocale, variantOfHost } from '../../contract/constants.ts';
+import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE, chooseLocale, variantOfHost, type Locale } from '../../contract/constants.ts';
 import type { AppConfig, Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
 
@@ -23,6 +23,8 @@ export type PageSources = {
   securityPolicy(styleHashes: string[]): string;
   /** The config for a host, or null when it cannot be read (the app then asks /api/config, and shows maintenance). */
   configFor(host: string): Promise<AppConfig | null>;
+  /** The application an authorisation request (named by the page's `redirect`) is signing in to. */
+  signingInTo?(redirect: string, locale: Locale): Promise<Boot['signingInTo'] | null>;
   cookieName: string;
 };
 
@@ -65,10 +67,13 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
     const locale = chooseLocale(variant, acceptedLanguages(request.headers['accept-language']), request.cookies[LANGUAGE_COOKIE]);
     const sessionCookie = Boolean(request.cookies[sources.cookieName]);
     const config = await sources.configFor(request.host).catch(() => null);
-    const path = request.url.split('?')[0]!;
-    // A visitor with a session cookie is probably signed in: the public screen would only flash.
-    const screen = sessionCookie ? undefined : drawn.screens[variant]?.[locale]?.[path];
-    const boot: Boot = { config, locale, sessionCookie };
+    const [path = '/', query = ''] = request.url.split('?');
+    const redirect = new URLSearchParams(query).get('redirect');
+    const signingInTo = redirect && sources.signingInTo ? await sources.signingInTo(redirect, locale).catch(() => null) : null;
+    // A visitor with a session cookie is probably signed in: the public screen would only flash. A
+    // sign-in for an application names it: the screen drawn ahead does not, so the app draws it.
+    const screen = sessionCookie || signingInTo ? undefined : drawn.screens[variant]?.[locale]?.[path];
+    const boot: Boot = { config, locale, sessionCookie, ...(signingInTo ? { signingInTo } : {}) };
     const strings = drawn.locales[locale];
     const head = [
       `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(boot)}</script>`,

@@ -11,6 +11,7 @@ import type { Prerendered } from '../../scripts/prerender.ts';
 import { DEVICE, startTestServer, type TestServer } from '../testing/harness.ts';
 import { acceptedLanguages } from './page.ts';
 import { registerClient } from '../oidc/clients.ts';
+import { OidcAdapter } from '../oidc/adapter.ts';
 
 /** What the page carries for the app (contract/schemas.ts Boot). */
 function bootOf(page: string): Boot {
@@ -147,6 +148,19 @@ describe('serving the web app', () => {
     // A language the variant does not offer is not taken.
     const odd = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=de_LU` } });
     expect(bootOf(odd.body).locale).toBe('fr');
+  });
+
+  it('names the application an authorisation request signs the visitor in to, in the visitor\'s language', async () => {
+    await registerClient(server.ctx.db, { client_id: 'deals-partner', name: 'Deals partner', names: { fr: 'Partenaire avantages' }, redirect_uris: ['https://deals.partner.example/cb'] });
+    await new OidcAdapter(server.ctx.db, 'Interaction').upsert('uid-of-a-request', { params: { client_id: 'deals-partner' } }, 60);
+    const url = '/login/email?redirect=%2Foidc%2Finteraction%2Fuid-of-a-request';
+    const res = await server.app.inject({ method: 'GET', url, headers: { 'accept-language': 'fr' } });
+    expect(bootOf(res.body).signingInTo).toEqual({ name: 'Partenaire avantages', logo_uri: null });
+    // The screen drawn ahead does not name it: the app draws this one.
+    expect(res.body).toContain('<div id="root"></div>');
+    for (const other of ['/login/email?redirect=%2Foidc%2Finteraction%2Funknown', '/login/email?redirect=%2Fuser%2Fdashboard', '/login/email?redirect=%2Foidc%2Finteraction%2F..%2Fx']) {
+      expect(bootOf((await server.app.inject({ method: 'GET', url: other })).body).signingInTo).toBeUndefined();
+    }
   });
 
   it('draws no public screen for a browser with a session cookie, or on a screen not drawn ahead', async () => {

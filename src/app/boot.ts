@@ -7,6 +7,8 @@ import { BOOT_ELEMENT_ID } from '../../contract/constants.ts';
 import { Boot, type AppConfig } from '../../contract/schemas.ts';
 
 function read(): Boot | null {
+  // Drawn ahead at build time (scripts/prerender.ts), there is no page yet.
+  if (typeof document === 'undefined') return null;
   const text = document.getElementById(BOOT_ELEMENT_ID)?.textContent;
   if (!text) return null; // the development server sends the page as it is
   try {
@@ -38,3 +40,6 @@ export function takeKnownAbsentSession(): ApiFailure | null {
   sessionTaken = true;
   return boot && !boot.sessionCookie ? apiFailure(401, { code: 'unauthorized' }) : null;
 }
+
+/** The application an authorisation request is signing the visitor in to, if the page says. */
+export const signingInTo = boot?.signingInTo ?? null;

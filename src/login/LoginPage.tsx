@@ -12,6 +12,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
+import { signingInTo } from '../app/boot.ts';
 import { CAPTCHA_FAILURES } from '../../machines/captchaAnswer.ts';
 import type { CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { LINKS, pathOf } from '../../machines/routes.ts';
@@ -54,6 +55,12 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
   return (
     <Card aria-labelledby="login-title">
       <h1 id="login-title" className="text-2xl font-bold">{t(`login.title.${variant}`)}</h1>
+      {signingInTo && (
+        <p className="mt-2 flex items-center gap-2 text-slate-700" data-testid="signing-in-to">
+          {signingInTo.logo_uri && <img src={signingInTo.logo_uri} alt="" className="h-6 w-6 rounded object-contain" />}
+          {t('login.signingInTo', { app: signingInTo.name })}
+        </p>
+      )}
       <p className="mt-1 text-sm text-slate-700">{t('login.subtitle')}</p>
 
       <nav aria-label={t('login.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
