@@ -521,3 +521,15 @@ export type AccessGrantList = v.InferOutput<typeof AccessGrantList>;
 export const CLIENT_ID = /^[\w.:-]{1,100}$/;
 export const AccessGrantParams = v.strictObject({ client_id: v.pipe(v.string(), v.regex(CLIENT_ID)) });
 export type AccessGrantParams = v.InferOutput<typeof AccessGrantParams>;
+
+// ---- Sign-in by URL hash: POST /api/login-tickets (a platform), POST /api/token/ticket (the browser)
+
+/** A one-time sign-in ticket for the browser, valid `expires_in` seconds. */
+export const LoginTicketAnswer = v.object({ ticket: v.string(), expires_in: v.number() });
+export type LoginTicketAnswer = v.InferOutput<typeof LoginTicketAnswer>;
+
+export const LoginTicketRequest = v.strictObject({
+  ticket: v.pipe(v.string(), v.regex(/^[\w-]{16,128}$/)),
+  client_id: v.pipe(v.string(), v.regex(/^[\w.-]{1,64}$/)),
+});
+export type LoginTicketRequest = v.InferOutput<typeof LoginTicketRequest>;

@@ -149,6 +149,8 @@ export function oidcAdapterFactory(db: Db, now: () => number = Date.now): Adapte
 /** Deletes the rows that have expired; gives how many. */
 export async function purgeExpiredOidcModels(db: Db, now = Date.now()): Promise<number> {
   const result = await db.deleteFrom('oidc_models').where('expires_at', '<=', nowIso(now)).executeTakeFirst();
+  // Sign-in tickets (loginTickets.ts) go with them: spent or not, an expired one is nothing.
+  await db.deleteFrom('login_tickets').where('expires_at', '<=', nowIso(now)).execute();
   return Number(result.numDeletedRows);
 }
 

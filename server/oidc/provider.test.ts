@@ -455,6 +455,57 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     });
   });
 
+  describe('sign-in by URL hash', () => {
+    const ticketFor = (accessToken: string) => fetch(`${base}/api/login-tickets`, { method: 'POST', headers: { ...DEVICE, authorization: `Bearer ${accessToken}` } });
+    const spend = (ticket: string, clientId: string) => fetch(`${base}/api/token/ticket`, {
+      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' }, body: JSON.stringify({ ticket, client_id: clientId }),
+    });
+
+    it('gives a first-party platform a one-time ticket that opens a session once, for its own client only', async () => {
+      const { tokens } = await signedInFlow('openid');
+      const issued = await ticketFor(tokens.access_token);
+      expect(issued.status).toBe(201);
+      const { ticket, expires_in: expiresIn } = await issued.json() as { ticket: string; expires_in: number };
+      expect(expiresIn).toBe(60);
+      expect((await spend(ticket, '17')).status).toBe(400);
+      const spent = await spend(ticket, '2');
+      expect(spent.status).toBe(200);
+      const cookie = spent.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+      const user = await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } });
+      expect(((await user.json()) as { data: { id: string } }).data.id).toBe(tokens.claims()!.sub);
+      expect(await (await spend(ticket, '2')).json()).toMatchObject({ code: 'invalid_login_ticket' });
+      // Only its digest is kept.
+      expect(await server.ctx.db.selectFrom('login_tickets').selectAll().where('ticket_hash', '=', ticket).executeTakeFirst()).toBeUndefined();
+    });
+
+    it('refuses a missing or unknown access token, and a partner\'s', async () => {
+      expect((await fetch(`${base}/api/login-tickets`, { method: 'POST', headers: DEVICE })).status).toBe(401);
+      expect((await ticketFor('x'.repeat(43))).status).toBe(401);
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const start = await browse(oidc.buildAuthorizationUrl(partner, {
+        redirect_uri: PARTNER_REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      }).href, jar);
+      const uid = new URL(start.headers.get('location')!, base).searchParams.get('uid')!;
+      const answer = await fetch(`${base}/api/authorize`, { method: 'POST', headers: { ...DEVICE, cookie, 'content-type': 'application/json' }, body: JSON.stringify({ uid, approve: true }) });
+      const back = await browse(((await answer.json()) as { target: string }).target, jar);
+      const tokens = await oidc.authorizationCodeGrant(partner, new URL(back.headers.get('location')!), { pkceCodeVerifier: verifier });
+      expect((await ticketFor(tokens.access_token)).status).toBe(403);
+      expect((await spend('bad ticket!', '2')).status).toBe(400);
+    });
+
+    // Defined on PostgreSQL only: its default isolation is where read-check-write races.
+    if (kind === 'postgres') it('of thirty parallel spends of one ticket exactly one opens a session', async () => {
+      const { tokens } = await signedInFlow('openid');
+      const { ticket } = await (await ticketFor(tokens.access_token)).json() as { ticket: string };
+      const statuses = await Promise.all(Array.from({ length: 30 }, () => spend(ticket, '2').then((res) => res.status)));
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(29);
+    });
+  });
+
   // Defined on PostgreSQL only: it stops the database taking connections, which SQLite has no way to do.
   if (kind === 'postgres') it('answers 503 temporarily_unavailable, not 500, while the database is away', async () => {
     const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
