@@ -59,6 +59,7 @@ describe('root machine: model', () => {
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
       done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }),
+      done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.
     const relevant = (snapshot: unknown) => events.filter((e) => {
@@ -75,9 +76,13 @@ describe('root machine: model', () => {
       events: relevant,
       serializeState,
     });
-    // A reload while a sign-in waits for its second factor, or for its new password.
+    // A reload while a sign-in waits for its second factor, or for its new password; the page also
+    // brought a sign-in ticket in its hash.
     const keptSignIn = walk(walkedRoot, {
-      input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods') },
+      input: {
+        storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods'),
+        loginTicket: { ticket: 't'.repeat(43), clientId: '17' },
+      },
       events: relevant,
       serializeState,
     });
@@ -404,5 +409,32 @@ describe('root machine: behaviour', () => {
     effects.length = 0;
     actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
     expect(effects).toContain('navigate /oidc/interaction/abc');
+  });
+
+  it('spends a sign-in ticket from the URL hash before asking for the session; a refused one says so at sign-in', async () => {
+    const spent: unknown[] = [];
+    const accepted = createActor(rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(async () => config),
+        exchangeTicket: fromPromise(async ({ input }) => { spent.push(input); return { access_token: 't' }; }),
+        fetchUser: fromPromise(async () => user),
+      },
+      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+    }), { input: { storedAccount: null, storedTarget: null, location: at('/'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    await settle();
+    expect(spent).toEqual([{ ticket: 'abc', clientId: '17' }]);
+    expect(accepted.getSnapshot().matches('signedIn')).toBe(true);
+
+    const refused = createActor(rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(async () => config),
+        exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => { throw apiFailure(400, { code: 'invalid_login_ticket' }); }),
+        fetchUser: fromPromise<UserProfile>(async () => { throw apiFailure(401, {}); }),
+      },
+      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+    }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    await settle();
+    expect(refused.getSnapshot().matches('anonymous')).toBe(true);
+    expect(refused.getSnapshot().context.notice).toBe('ticket_invalid');
   });
 });

@@ -34,6 +34,8 @@ export type RootInput = {
   storedSignIn?: { payload: string; methods: MfaMethodSummary[] } | null;
   /** A sign-in waiting for a new password when the tab reloaded (session storage `loginPayload`). */
   storedRenewal?: string | null;
+  /** A one-time sign-in ticket the page's URL hash brought (src/app/loginTicket.ts). */
+  loginTicket?: { ticket: string; clientId: string } | null;
   location: Location;
 };
 
@@ -48,7 +50,8 @@ export type RootEvent =
   | { type: 'USERNAME'; value: string };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
-export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | null;
+/** `ticket_invalid`: a sign-in ticket brought in the URL hash was refused (expired, spent). */
+export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | 'ticket_invalid' | null;
 
 export type Context = {
   config: AppConfig | null;
@@ -69,6 +72,8 @@ export type Context = {
   /** The address the person typed last (sign-in, forgotten password) or was given (a new account):
    * the next form for it starts with it. Never sent by itself. */
   username: string;
+  /** The sign-in ticket to spend before the session is asked for, if the page brought one. */
+  loginTicket: { ticket: string; clientId: string } | null;
 };
 
 /** What a form in this mode starts with: the address kept, if it is of the mode's kind. */
@@ -162,6 +167,7 @@ export const rootSetup = setup({
       restoreUser: 'fetchUser';
       loadUser: 'fetchUser';
       logout: 'logout';
+      exchangeTicket: 'exchangeTicket';
       login: 'login';
       mfaCode: 'mfaCode';
       stepUp: 'mfaCode';
@@ -187,6 +193,9 @@ export const rootSetup = setup({
     }),
     logout: fromPromise<void>(async () => {
       throw new Error('logout is provided by the app');
+    }),
+    exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => {
+      throw new Error('exchangeTicket is provided by the app');
     }),
     login: loginMachine,
     mfaCode: flow<typeof mfaCodeMachine>('mfaCode'),
@@ -231,6 +240,7 @@ export const rootSetup = setup({
     isMaintenance: ({ event }) => is503(errorOf(event)),
     isUnauthorised: ({ event }) => is401(errorOf(event)),
     hasStoredUser: ({ context }) => context.user !== null,
+    hasLoginTicket: ({ context }) => context.loginTicket !== null,
     loginSucceeded: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'success',
     loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',

@@ -14,6 +14,10 @@ export const fetchUser = async (): Promise<UserProfile> => (await parsed(UserAns
 export const submitLogin = (input: { username: string; password: string; captcha: string | null }) =>
   parsed(TokenAnswer, () => api.post('token', { json: { username: input.username, password: input.password, ...withCaptcha(input.captcha) } }).json());
 
+/** POST /token/ticket: spends a sign-in ticket brought in the URL hash (src/app/loginTicket.ts). */
+export const exchangeTicket = (input: { ticket: string; clientId: string }) =>
+  parsed(TokenAnswer, () => api.post('token/ticket', { json: { ticket: input.ticket, client_id: input.clientId } }).json());
+
 export const logout = async () => {
   await call(() => api.delete('token'));
 };

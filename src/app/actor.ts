@@ -8,7 +8,8 @@ import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { isAuthorisationReturn } from '../../machines/routes.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { exchangeTicket, fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { takeLoginTicket } from './loginTicket.ts';
 import { onUnauthorised } from '../api/client.ts';
 import { takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
 import { flowsOf } from './flows.ts';
@@ -40,6 +41,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         return fetchUser();
       }),
       logout: fromPromise(logout),
+      exchangeTicket: fromPromise(({ input }) => exchangeTicket(input)),
       login: loginMachine.provide({
         actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) },
         actions: { typed: (_, { value }) => keepUsername(value) },
@@ -66,6 +68,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       },
     },
   });
+  // Before anything reads the address: the hash goes at once.
+  const loginTicket = takeLoginTicket();
+  // The page came without a session cookie; the ticket is about to open a session: ask for it.
+  if (loginTicket) takeKnownAbsentSession();
   const location = window.location;
   const actor = createActor(machine, {
     input: {
@@ -74,6 +80,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
       storedRenewal: (() => { try { return sessionStorage.getItem('loginPayload'); } catch { return null; } })(),
       location: { path: location.pathname, search: location.search },
+      loginTicket,
     },
     inspect,
   });
