@@ -193,6 +193,30 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     }
   });
 
+  it('keeps the new login through the consent that follows it (prompt=login for a client not granted before)', async () => {
+    const redirectUri = 'http://127.0.0.1:9/fresh';
+    await registerClient(server.ctx.db, { client_id: `fresh-${kind}`, name: 'Fresh', first_party: true, redirect_uris: [redirectUri] });
+    const fresh = await oidc.discovery(new URL(issuer), `fresh-${kind}`, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const cookie = await sessionOf('mfa', new Date(Date.now() - 60_000).toISOString());
+    await server.ctx.db.updateTable('sessions').set({ created_at: new Date(Date.now() - 60_000).toISOString() }).where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    const jar = jarOf([cookie]);
+    const url = oidc.buildAuthorizationUrl(fresh, {
+      redirect_uri: redirectUri, scope: 'openid', prompt: 'login',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const stepUp = new URL((await browse(url.href, jar)).headers.get('location')!, base);
+    expect(stepUp.pathname).toBe('/mfa/methods');
+    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() })
+      .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    // The consent's interaction starts in a later second than the proof: only the login kept from
+    // the first interaction satisfies prompt=login there.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const back = await browse(new URL(stepUp.searchParams.get('redirect')!, base).href, jar);
+    const callback = new URL(back.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
   it('refuses a client that demands a second factor for an account without one', async () => {
     const res = await browse(authorizationUrl({
       scope: 'openid', acr_values: 'mfa', state: 's3',
