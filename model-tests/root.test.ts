@@ -96,7 +96,7 @@ describe('root machine: model', () => {
     // The security area's screens are states the view reads by tag; the walk reaches each of them.
     const tags = new Set(Object.values(withStoredUser.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags]));
     expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.recovery']);
-  }, 120_000); // thousands of states: allow a slow, busy machine
+  }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 
 /** Runs the real root machine with scripted actors and records what it asks the app to do. */
