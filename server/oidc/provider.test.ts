@@ -284,6 +284,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).toContain(INVALID_PARTNER_MESSAGE);
     }
+    // In the visitor's language.
+    const french = await fetch(authorizationUrl({ ...pkce, redirect_uri: 'https://evil.example/callback' }), { redirect: 'manual', headers: { 'accept-language': 'fr-BE' } });
+    expect(await french.text()).toContain('Configuration du partenaire invalide.');
     const unknown = new URL(authorizationUrl(pkce));
     unknown.searchParams.set('client_id', 'nobody');
     const res = await fetch(unknown, { redirect: 'manual' });

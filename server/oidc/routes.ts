@@ -7,7 +7,7 @@ import type Provider from 'oidc-provider';
 import { errors, type ErrorOut } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
-import { oidcErrorPage } from './errors.ts';
+import { errorLocale, oidcErrorPage } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
 
@@ -22,7 +22,7 @@ function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unkn
   const status = unavailable ? 503 : known ? error.statusCode : 500;
   reply.code(status).header('cache-control', 'no-store');
   if (!request.headers.accept?.includes('text/html')) return reply.send(out);
-  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out));
+  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language'])));
 }
 
 export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
