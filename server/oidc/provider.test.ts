@@ -108,7 +108,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       'introspection_endpoint', 'end_session_endpoint']) expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
     expect(meta.backchannel_logout_supported).toBe(true);
     expect((await fetch(`${issuer}/.well-known/openid-configuration`, { method: 'HEAD' })).status).toBeLessThan(500);
-    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite']));
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite', 'activ', 'myactiv']));
+    // The provider's answers carry the app's security headers, and a policy of their own.
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it('publishes the signing keys in JWKS, public parts only', async () => {

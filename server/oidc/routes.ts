@@ -7,6 +7,7 @@ import type Provider from 'oidc-provider';
 import { errors, type ErrorOut } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
+import { providerPagePolicy, securityHeaders } from '../http/security.ts';
 import { errorLocale, oidcErrorPage } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
@@ -46,6 +47,7 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       return handleInteraction(ctx, provider, request, reply);
     });
 
+    const providerHeaders = Object.entries({ ...securityHeaders(ctx.config), 'content-security-policy': providerPagePolicy(ctx.config) });
     // Koa composes its middleware in callback(): once per provider.
     const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -53,6 +55,8 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       let handler = handlers.get(provider);
       if (!handler) handlers.set(provider, (handler = provider.callback()));
       reply.hijack();
+      // A hijacked answer skips the app's hooks: the provider's answers get the headers here.
+      for (const [name, value] of providerHeaders) reply.raw.setHeader(name, value);
       // Mounted as Express mounts it: the provider sees its own paths and derives /oidc from originalUrl.
       const raw = request.raw as IncomingMessage & { originalUrl?: string };
       raw.originalUrl = raw.url;
