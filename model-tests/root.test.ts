@@ -6,6 +6,7 @@ import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/schem
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
+import { decisionAfterCode } from '../machines/root/setup.ts';
 import { report, walk } from './coverage.ts';
 
 /** The root with its flows' pure machines (the app loads each in its own chunk). */
@@ -436,5 +437,40 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(refused.getSnapshot().matches('anonymous')).toBe(true);
     expect(refused.getSnapshot().context.notice).toBe('ticket_invalid');
+  });
+
+  it('a partner\'s sign-in is not diverted to a forced set-up, and its code leads back to the partner\'s request', async () => {
+    const forced = { ...user, mfa_forced: true } as UserProfile;
+    const run = (submitLogin: () => Promise<unknown>) => {
+      const effects: string[] = [];
+      const actor = createActor(rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          fetchUser: fromPromise<UserProfile>(async () => { if (!effects.includes('signed in')) throw apiFailure(401, {}); return forced; }),
+          login: loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { effects.push('signed in'); return submitLogin(); }) } }),
+        },
+        actions: {
+          navigate: (_, params) => { effects.push(`navigate ${params.to}`); }, leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
+          trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {}, storeSession: () => {}, clearSession: () => {},
+        },
+      }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), signingInTo: { client_id: 'deals-partner' } } }).start();
+      return { actor, effects };
+    };
+    const { actor, effects } = run(async () => ({ access_token: 't' }));
+    await settle();
+    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
+    login.send({ type: 'CHANGE', field: 'username', value: 'fiona@example.be' });
+    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    login.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(false);
+    expect(effects).toContain('navigate /oidc/interaction/abc');
+
+    // With a second factor: the spec's rule 2 after a code, the partner's redirect.
+    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa') }, { method: 'email', mfaId: 1 }, 'signIn'))
+      .toEqual({ kind: 'partner', url: '/oidc/interaction/abc' });
+    // A weak password is renewed first: that sign-in has no session to return with yet.
+    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa', '?weakPassword=true') }, { method: 'email', mfaId: 1 }, 'signIn'))
+      .toEqual({ kind: 'weakPassword', to: '/weak-password?verified=true' });
   });
 });

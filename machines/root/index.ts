@@ -4,7 +4,8 @@
 // screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
 // and the anonymous flows), signedIn.ts (the signed-in flows).
 import { assign } from 'xstate';
-import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, pathOf } from '../routes.ts';
+import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
+import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { locationOf, rootSetup } from './setup.ts';
@@ -28,6 +29,7 @@ export const rootMachine = rootSetup.createMachine({
     afterCode: null,
     username: '',
     loginTicket: input.loginTicket ?? null,
+    partnerLogin: input.signingInTo ? isPartnerClient(input.signingInTo.client_id, FIRST_PARTY_CLIENT_IDS) : false,
   }),
   initial: 'booting',
   on: {

@@ -20,7 +20,7 @@ import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
 import {
-  guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  guard, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -36,6 +36,8 @@ export type RootInput = {
   storedRenewal?: string | null;
   /** A one-time sign-in ticket the page's URL hash brought (src/app/loginTicket.ts). */
   loginTicket?: { ticket: string; clientId: string } | null;
+  /** The client an authorisation request is signing the visitor in to (the page names it). */
+  signingInTo?: { client_id: string } | null;
   location: Location;
 };
 
@@ -74,6 +76,9 @@ export type Context = {
   username: string;
   /** The sign-in ticket to spend before the session is asked for, if the page brought one. */
   loginTicket: { ticket: string; clientId: string } | null;
+  /** This sign-in is a partner's (spec §4: a client id other than 2, 17, 51, 66): no forced set-up
+   * of a second factor, and the partner's redirect comes second after a code. */
+  partnerLogin: boolean;
 };
 
 /** What a form in this mode starts with: the address kept, if it is of the mode's kind. */
@@ -111,8 +116,10 @@ export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 
   return afterCode({
     method: output.method, mfaId: output.mfaId,
     search: purpose === 'stepUp' ? stepUpSearch(context.location) : context.location.search,
-    // No partner application signs in through these screens: the authorisation server keeps its own return.
-    partnerRedirect: null,
+    // A partner's sign-in goes back to its request (rule 2), but not before a weak password is
+    // renewed: that sign-in opens no session until then, so the request would only ask again.
+    partnerRedirect: context.partnerLogin && isAuthorisationReturn(context.target)
+      && new URLSearchParams(context.location.search).get('weakPassword') !== 'true' ? context.target : null,
     signIn: purpose === 'signIn',
     target: context.target,
   });
@@ -258,6 +265,8 @@ export const rootSetup = setup({
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {
       const user = (event as { output?: UserProfile }).output ?? context.user;
+      // Spec §9: the diversion applies when the client id is absent or first-party.
+      if (context.partnerLogin) return false;
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
     },
     /** A partner application's consent screen (the authorisation server sent the browser there). */

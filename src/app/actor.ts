@@ -11,7 +11,7 @@ import { loginMachine } from '../../machines/login.ts';
 import { exchangeTicket, fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { takeLoginTicket } from './loginTicket.ts';
 import { onUnauthorised } from '../api/client.ts';
-import { takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
+import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { readJson, write } from './storage.ts';
@@ -43,7 +43,8 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       logout: fromPromise(logout),
       exchangeTicket: fromPromise(({ input }) => exchangeTicket(input)),
       login: loginMachine.provide({
-        actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) },
+        // A sign-in for an application names its client (the server's forced set-up rule reads it).
+        actors: { submitLogin: fromPromise(({ input }) => submitLogin({ ...input, clientId: signingInTo?.client_id ?? null })) },
         actions: { typed: (_, { value }) => keepUsername(value) },
       }),
       // The security area's check comes with the flows' calls.
@@ -81,6 +82,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       storedRenewal: (() => { try { return sessionStorage.getItem('loginPayload'); } catch { return null; } })(),
       location: { path: location.pathname, search: location.search },
       loginTicket,
+      signingInTo,
     },
     inspect,
   });
