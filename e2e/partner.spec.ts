@@ -22,6 +22,7 @@ for (const width of [375, 1280]) {
     await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
     await expect(page.getByTestId('signing-in-to')).toHaveText('Sign in to continue to Deals partner');
     await expectNoAxeViolations(page);
+    await page.screenshot({ path: `test-reports/screens/partner-sign-in-${width}.png`, fullPage: true });
     await signIn(page, kato.email);
     await page.getByRole('button', { name: 'Use my card' }).click();
     await page.getByLabel('Card number').fill(KATO_CARD);
