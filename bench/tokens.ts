@@ -45,7 +45,7 @@ const KEYCLOAK_REFRESH_PER_VCPU = 120;
 
 /** oidc-provider alone, mounted under /oidc as Tessera mounts it, answering every interaction at once. */
 export async function startBareOidc(): Promise<{ port: number; close(): Promise<void> }> {
-  const { default: Provider } = await import('oidc-provider');
+  const { default: Provider, interactionPolicy } = await import('oidc-provider');
   const { providerConfiguration, OIDC_PREFIX, INTERACTION_PATH } = await import('../server/oidc/provider.ts');
   const { clientMetadata } = await import('../server/oidc/clients.ts');
   const { loadConfig } = await import('../server/config/index.ts');
@@ -79,6 +79,8 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   const port = (server.address() as { port: number }).port;
   const provider = new Provider(`http://127.0.0.1:${port}${OIDC_PREFIX}`, {
     ...configuration,
+    // oidc-provider's own policy: the checks of ours read Tessera sessions, which it has none of.
+    interactions: { ...configuration.interactions, policy: interactionPolicy.base() },
     adapter: ((model: string) => new memory.default(model, store)) as never,
     jwks: { keys: keys as never },
     clients: [metadata as never],

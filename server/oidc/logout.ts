@@ -26,7 +26,7 @@ export function linkSessions(db: Db, cookieName: string) {
     if (route !== 'authorization' && route !== 'resume') return;
     const session = ctx.oidc.session;
     if (!session?.accountId) return;
-    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName));
+    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
     if (ours?.userId !== session.accountId) return;
     const link = { provider_session_id: session.jti, session_id: ours.sessionId, account_id: ours.userId, issuer: ctx.oidc.provider.issuer, created_at: nowIso() };
     await guarded(() => db.insertInto('oidc_session_links').values(link)

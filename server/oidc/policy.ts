@@ -38,7 +38,8 @@ export function interactionPolicyFor(db: Db, cookieName: string) {
   login.checks.add(new Check('tessera_session', 'the Tessera session of this browser has ended', 'login_required', async (ctx: KoaContextWithOIDC) => {
     const { session } = ctx.oidc;
     if (!session?.accountId) return Check.NO_NEED_TO_PROMPT;
-    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName));
+    // Our cookie is not one of the provider's signed ones: read as it is (Koa checks a signature by default).
+    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
     return ours?.userId === session.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
   }), 0);
   login.checks.add(new Check('tessera_mfa', 'the client requires a second factor', 'login_required', async (ctx: KoaContextWithOIDC) => {

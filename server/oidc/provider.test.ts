@@ -235,6 +235,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     const cookie = await signIn();
     const jar = jarOf([cookie]);
     await signedInFlowIn(jar);
+    // While it lives, the next request goes straight back to the client: no interaction at all.
+    const straight = await fetch(authorizationUrl({
+      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    }), { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
+    expect(straight.headers.get('location')).toMatch(new RegExp(`^${REDIRECT_URI}\\?code=`));
     // Signed out of Tessera: the provider's own session cookie is still in the browser.
     await fetch(`${base}/api/token`, { method: 'DELETE', headers: { ...DEVICE, cookie } });
     const none = await browse(authorizationUrl({
