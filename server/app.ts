@@ -28,6 +28,7 @@ import { consentRoutes } from './oidc/consent.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
 import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
+import { partnerRoutes } from './oidc/partners.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -128,6 +129,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await onboardingRoutes(api, ctx);
     await consentRoutes(api, ctx, oidcProviders);
     await accessRoutes(api, ctx);
+    await partnerRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }
