@@ -53,12 +53,14 @@ export type Platform = 'consumer' | 'clientArea' | 'default';
 export function platformOf(destination: string, host: string): Platform {
   let target: string;
   try {
-    target = new URL(destination, 'http://app.invalid').host;
+    target = new URL(destination, 'http://app.invalid').hostname;
   } catch {
     return 'default';
   }
-  if (target === serviceHost(host, 'my')) return 'consumer';
-  if (target === serviceHost(host, 'client')) return 'clientArea';
+  // By host name: the platforms listen on their own ports in development.
+  const named = (service: 'my' | 'client') => serviceHost(host, service).split(':')[0];
+  if (target === named('my')) return 'consumer';
+  if (target === named('client')) return 'clientArea';
   return 'default';
 }
 

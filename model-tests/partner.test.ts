@@ -137,6 +137,7 @@ describe('partner machine: behaviour', () => {
     expect(platformOf('https://my.tessera.example/x', 'account.tessera.example')).toBe('consumer');
     expect(platformOf('https://client.tessera.example/', 'account.tessera.example')).toBe('clientArea');
     expect(platformOf('/user/dashboard', 'account.tessera.example')).toBe('default');
+    expect(platformOf('http://client.localhost:3000/auth/callback', 'account.localhost:3300')).toBe('clientArea');
     expect(platformOf('https://deals.partner.example/', 'account.tessera.example')).toBe('default');
   });
 });
