@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_CLIENTS } from '../server/seed/demo.ts';
-import { expectNoAxeViolations, signIn, user } from './support.ts';
+import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -25,6 +25,7 @@ function tokenRequest(form: URLSearchParams): Promise<number> {
 test('an application given access through the authorisation server is listed, and its access revoked after a yes', async ({ page }) => {
   const emma = user('cardholder');
   await signIn(page, emma.email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
 
   // The employee area asks for access with code + PKCE; the browser comes back to its redirect URI
