@@ -3,6 +3,8 @@
 // options without an account, linking an existing one, and the success that goes on by itself.
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_PEERS_PORT } from '../playwright.config.ts';
+import { DEMO_CLIENTS } from '../server/seed/demo.ts';
+import { relyingParty } from './relyingParty.ts';
 import { DEMO_PASSWORD, expectNoAxeViolations, signIn, toDashboard, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -111,6 +113,20 @@ for (const width of [375, 1280]) {
     });
   });
 }
+
+test('Continue on a partner\'s landing goes on to its request: sign-in, then the consent screen', async ({ page }) => {
+  const rp = await relyingParty(page, {
+    clientId: 'deals-partner', redirectUri: DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!, scope: 'openid balance', name: 'Deals partner',
+  });
+  await page.goto(rp.home);
+  const authorization = new URL((await page.getByRole('link', { name: 'Sign in with Tessera' }).getAttribute('href'))!);
+  await page.goto(`/partner?${new URLSearchParams({ client_id: 'deals-partner', redirect: authorization.pathname + authorization.search })}`);
+  await expect(heading(page)).toHaveText('Sign in to Deals partner with your Tessera account');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
+  await signIn(page, noah.email);
+  await expect(heading(page)).toHaveText('Deals partner would like to use your Tessera account');
+});
 
 test('an unregistered redirect_uri is not followed: the success goes to the dashboard', async ({ page }) => {
   await page.goto('/login/email');
