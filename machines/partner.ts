@@ -16,7 +16,7 @@ import { isApiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS, serviceHost } from '../contract/constants.ts';
 import type { AccessRequestAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
-import { HOME_PATH, LINKS, allowedRedirect, isAuthorisationReturn, type StepOf } from './routes.ts';
+import { HOME_PATH, LINKS, allowedRedirect, isAuthorisationReturn, pathOf, type StepOf } from './routes.ts';
 
 export type PartnerStep = StepOf<'partner'>;
 
@@ -35,6 +35,8 @@ type Context = {
   scopes: string[];
   /** Where Continue (landing) or the success (link-success) goes on. */
   destination: string;
+  /** Link-existing's way to the success, with the redirect_uri it carries on. */
+  linkTo: string;
   requestedAt: string | null;
   error: ProblemCode | null;
 };
@@ -123,9 +125,11 @@ export const partnerMachine = partnerSetup.createMachine({
     const destination = input.step === 'linkSuccess'
       ? allowedRedirect(input.search, input.redirectTargets) ?? HOME_PATH
       : wayOn(input.search) ?? HOME_PATH;
+    const redirectUri = query.get('redirect_uri');
+    const linkTo = `${pathOf('partner', 'linkSuccess')}${redirectUri ? `?${new URLSearchParams({ redirect_uri: redirectUri })}` : ''}`;
     return {
       step: input.step, clientId: clientId && CLIENT_ID.test(clientId) ? clientId : null, client: null, scopes: [],
-      destination, requestedAt: null, error: null,
+      destination, linkTo, requestedAt: null, error: null,
     };
   },
   initial: 'starting',

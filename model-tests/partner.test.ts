@@ -128,6 +128,12 @@ describe('partner machine: behaviour', () => {
     expect(unregistered.left).toEqual(['/user/dashboard']);
   });
 
+  it('carries the redirect_uri from link-existing on to the success', () => {
+    const actor = createActor(partnerMachine, { input: input('linkExisting', `?redirect_uri=${encodeURIComponent(REGISTERED)}`) }).start();
+    expect(actor.getSnapshot().context.linkTo).toBe(`/partner/link-success?redirect_uri=${encodeURIComponent(REGISTERED)}`);
+    expect(createActor(partnerMachine, { input: input('linkExisting', '') }).start().getSnapshot().context.linkTo).toBe('/partner/link-success');
+  });
+
   it('keeps only the authorisation server\'s requests as a way on, and names the platform of a destination', () => {
     expect(wayOn(`?redirect=${encodeURIComponent(WAY)}`)).toBe(WAY);
     expect(wayOn(`?redirect=${encodeURIComponent('/oidc/auth?client_id=x&scope=openid')}`)).toBe('/oidc/auth?client_id=x&scope=openid');

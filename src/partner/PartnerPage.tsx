@@ -37,7 +37,7 @@ function Partner({ partner }: { partner: PartnerRef }) {
   const { t } = useTranslation();
   const root = useRootActor();
   const signedIn = useSelector(root, (s) => s.matches('signedIn'));
-  const { client, clientId, scopes, error, destination } = useSelector(partner, (s) => s.context);
+  const { client, clientId, scopes, error, destination, linkTo } = useSelector(partner, (s) => s.context);
   const page = useSelector(partner, (s) => PAGES.find((name) => s.matches(name)) ?? 'landing');
   const state = useSelector(partner, (s) => STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
   const app = client?.name ?? '';
@@ -120,8 +120,9 @@ function Partner({ partner }: { partner: PartnerRef }) {
           {state === 'failed' && <Alert tone="error" className="mt-4">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
         </div>
         <div className="mt-6 flex flex-wrap gap-3">
+          {/* Without an administrator to ask, trying again cannot help: only the way home is offered. */}
           {state === 'failed'
-            ? <Button onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
+            ? error !== 'access_request_unavailable' && <Button onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
             : <Button loading={state === 'sending'} onClick={() => partner.send({ type: 'SEND' })}>{t('partner.request.send')}</Button>}
           <Link to={HOME_PATH} className="btn btn-secondary">{t('partner.home')}</Link>
         </div>
@@ -160,16 +161,13 @@ function Partner({ partner }: { partner: PartnerRef }) {
   }
 
   if (page === 'linkExisting') {
-    const query = new URLSearchParams(root.getSnapshot().context.location.search);
-    const redirectUri = query.get('redirect_uri');
-    const success = `${pathOf('partner', 'linkSuccess')}${redirectUri ? `?${new URLSearchParams({ redirect_uri: redirectUri })}` : ''}`;
     return (
       <>
         <Heading>{t('partner.link.title')}</Heading>
         <p className="mt-3">{t('partner.link.text')}</p>
         <p className="mt-2 text-sm text-slate-700">{t('partner.link.microsoft')}</p>
         <div className="mt-6 flex flex-wrap gap-3">
-          <Link to={success} className="btn btn-primary">{t('partner.link.signIn')}</Link>
+          <Link to={linkTo} className="btn btn-primary">{t('partner.link.signIn')}</Link>
           <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="btn btn-secondary">{t('partner.link.back')}</Link>
         </div>
       </>
