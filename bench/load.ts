@@ -1,7 +1,12 @@
 // The load generator, run as its own process (forked by run.ts) so that it never shares an event
 // loop with the server it measures. Two jobs, asked for over IPC:
 //   http   — closed loop: `concurrency` workers each send a request over a keep-alive connection,
-//            wait for the answer and send the next, cycling through `requests`, until time is up;
+//            wait for the answer and send the next, cycling through `requests`, until time is up
+//            (with `once`, each request is sent once at most: the phase also ends when they are
+//            all sent, for requests that spend something, such as an authorization code);
+//   refresh — refresh-token chains, as clients hold them: one worker per token in `tokens`, each
+//            POSTing a refresh_token grant to `path` with its token, then with the token the
+//            answer rotated it to, until time is up (a refused grant ends that chain);
 //   argon2 — the bound for logins: `concurrency` raw Argon2id verifications in flight, same options.
 // A measurement may come in slices (to interleave two sides in time): slices sent with the same
 // `key` add up, and { finish: key } answers their sum.
@@ -12,7 +17,8 @@ import { ARGON2_OPTIONS } from '../server/passwords/hashing.ts';
 export type RequestSpec = { method: string; path: string; headers: Record<string, string>; body?: string };
 
 export type LoadJob =
-  | { kind: 'http'; port: number; seconds: number; concurrency: number; requests: RequestSpec[] }
+  | { kind: 'http'; port: number; seconds: number; concurrency: number; requests: RequestSpec[]; once?: boolean }
+  | { kind: 'refresh'; port: number; seconds: number; path: string; clientId: string; tokens: string[] }
   | { kind: 'argon2'; seconds: number; concurrency: number; password: string };
 
 export type LoadResult = {
@@ -44,21 +50,39 @@ function send(agent: http.Agent, port: number, spec: RequestSpec): Promise<numbe
   });
 }
 
+/** Sends a request; gives its status and body. */
+function exchange(agent: http.Agent, port: number, spec: RequestSpec): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, agent, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', () => resolve({ status: 0, body: '' }));
+    });
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, body: '' }));
+    req.end(spec.body);
+  });
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Runs `task` from `concurrency` workers until `seconds` have passed; a task's answer is a status. */
-async function closedLoop(tally: Tally, seconds: number, concurrency: number, task: (i: number) => Promise<number>): Promise<void> {
+/** Runs `task` from `concurrency` workers until `seconds` have passed (or `limit` tasks were
+ * started); a task's answer is a status (negative: that worker has nothing more to do). */
+async function closedLoop(tally: Tally, seconds: number, concurrency: number, task: (i: number, worker: number) => Promise<number>, limit = Infinity): Promise<void> {
   const { latencies, statuses } = tally;
   let counter = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
+  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
+    while (performance.now() < deadline && counter < limit) {
       const t0 = performance.now();
-      const status = await task(counter++);
+      const status = await task(counter++, worker);
+      // A worker with nothing left to send (a broken refresh chain) stops.
+      if (status < 0) break;
       latencies.push(performance.now() - t0);
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status >= 200 && status < 300) tally.ok++;
@@ -84,9 +108,35 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
     const stored = await pending;
     return closedLoop(tally, job.seconds, job.concurrency, async () => ((await verify(stored, job.password)) ? 200 : 401));
   }
+  if (job.kind === 'refresh') {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: job.tokens.length });
+    const chains = [...job.tokens];
+    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    try {
+      // Each worker takes one chain and keeps it.
+      await closedLoop(tally, job.seconds, job.tokens.length, async (_, chain) => {
+        const token = chains[chain];
+        if (!token) return -1;
+        const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: job.clientId }).toString();
+        const answer = await exchange(agent, job.port, { method: 'POST', path: job.path, headers, body });
+        let rotated: string | undefined;
+        try {
+          rotated = (JSON.parse(answer.body) as { refresh_token?: string }).refresh_token;
+        } catch {
+          rotated = undefined;
+        }
+        chains[chain] = answer.status === 200 ? rotated ?? '' : '';
+        return answer.status;
+      });
+    } finally {
+      agent.destroy();
+    }
+    return;
+  }
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
   try {
-    await closedLoop(tally, job.seconds, job.concurrency, (i) => send(agent, job.port, job.requests[i % job.requests.length]!));
+    await closedLoop(tally, job.seconds, job.concurrency, (i) => send(agent, job.port, job.requests[i % job.requests.length]!),
+      job.once ? job.requests.length : Infinity);
   } finally {
     agent.destroy();
   }

@@ -10,7 +10,10 @@
 //                            skipped with a word when unreachable)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
-//   BENCH_ONLY (all)         logins, reads, scale or lighthouse: measure that part only
+//   BENCH_ONLY (all)         logins, reads, tokens, scale or lighthouse: measure that part only
+//   BENCH_TOKEN_CONCURRENCY (8)  token requests in flight in the tokens part (bench/tokens.ts)
+//   BENCH_TOKEN_SECONDS (3), BENCH_TOKEN_ROUNDS (3)  its phases and rounds, so that it takes about
+//                            two and a half minutes (BENCH_SECONDS and BENCH_ROUNDS apply when they are set)
 //   BENCH_SCALE_ACCOUNTS (1000000)  accounts of the scale part's large database, against 10,000
 //   BENCH_SCALE_CONCURRENCY  GET /api/user requests in flight in the scale part (default cores)
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
@@ -26,6 +29,7 @@ import { firstLoadBreakdown, firstLoadJs } from './bundle.ts';
 import { lighthouseRows, lighthouseVariants } from './lighthouse.ts';
 import type { LoadJob, LoadResult, RequestSpec } from './load.ts';
 import { createScaleDatabase, sampleSessions, timeLookups, type Timing } from './scale.ts';
+import { measureTokens } from './tokens.ts';
 import { BENCH_USERS, benchEmail } from './users.ts';
 
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -41,8 +45,11 @@ const DB_NAMES: Record<Database, string> = { sqlite: 'SQLite', postgres: 'Postgr
 /** The database of the pair being measured: on PostgreSQL its processes work for the server. */
 let measuring: Database = 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
-const ONLY = process.env.BENCH_ONLY; // logins, reads, scale or lighthouse: that part only
-const runs = (part: 'logins' | 'reads' | 'scale' | 'lighthouse') => !ONLY || ONLY === part;
+const ONLY = process.env.BENCH_ONLY; // logins, reads, tokens, scale or lighthouse: that part only
+const runs = (part: 'logins' | 'reads' | 'tokens' | 'scale' | 'lighthouse') => !ONLY || ONLY === part;
+const TOKEN_CONCURRENCY = env('BENCH_TOKEN_CONCURRENCY', 8);
+const TOKEN_SECONDS = env('BENCH_TOKEN_SECONDS', process.env.BENCH_SECONDS ? SECONDS : 3);
+const TOKEN_ROUNDS = Math.max(1, env('BENCH_TOKEN_ROUNDS', process.env.BENCH_ROUNDS ? ROUNDS : 3));
 const LIGHTHOUSE_RUNS = Math.max(1, env('BENCH_LIGHTHOUSE_RUNS', 3));
 const SCALE_ACCOUNTS = env('BENCH_SCALE_ACCOUNTS', 1_000_000);
 const SCALE_BASE = 10_000;
@@ -67,7 +74,9 @@ process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); 
 // start-up and seeding (the scale part's million accounts take one to three minutes on two cores; a
 // Lighthouse run up to a minute).
 const budgetMs = ((2 * DBS.length + 1) * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)
-  + (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0)) * 1000;
+  + (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0)
+  // Two grants per database, each side minting (up to some 30 s) before its phase.
+  + (runs('tokens') ? 2 * DBS.length * (TOKEN_ROUNDS + 1) * 2 * (TOKEN_SECONDS + 30) + 60 : 0)) * 1000;
 setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
 
 function spawn(file: string, args: string[], execArgv: string[] = []): ChildProcess {
@@ -234,7 +243,7 @@ async function signIn(port: number, i: number): Promise<string> {
   return ((await answer.json()) as { access_token: string }).access_token;
 }
 
-step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`);
+step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`);
 
 type Row = {
   measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null;
@@ -362,6 +371,31 @@ for (const db of DBS) {
   }
   if (runs('logins')) await measureLogins(db);
   if (runs('reads')) await measureReads(db);
+}
+// 3b. OIDC token endpoint: code exchanges and refresh grants, Tessera against oidc-provider alone (bench/tokens.ts).
+if (runs('tokens')) {
+  const tokens = await measureTokens({
+    seconds: TOKEN_SECONDS, rounds: TOKEN_ROUNDS, cores: CORES, concurrency: TOKEN_CONCURRENCY, databases: DBS, step, postgresReachable,
+    startServer: (args) => startServer(args),
+    others(db) {
+      measuring = db;
+      return othersMeter();
+    },
+    stopServer: (server) => stopServer(server as Server),
+    load: async (key, job) => {
+      await ask({ key, job });
+      return (await ask({ finish: key }))!;
+    },
+    async sessionCookie(port, i) {
+      const spec = loginRequest(i);
+      const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
+      if (answer.status !== 200) throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
+      return answer.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+    },
+  });
+  rows.push(...tokens.rows);
+  spreads.push(...tokens.spreads);
+  Object.assign(results, tokens.results);
 }
 if (runs('scale')) await measureScale();
 loader.disconnect();

@@ -6,7 +6,9 @@
 //   node bench/server-child.ts tessera <postgres://…> — the real app on a database filled
 //     beforehand (the scale benchmark's), left as it is: no seeding, not dropped;
 //   node bench/server-child.ts bare <payload file> — a minimal Fastify app whose GET /api/user
-//     answers the JSON in the file (the real profile, so both answers are the same size).
+//     answers the JSON in the file (the real profile, so both answers are the same size);
+//   node bench/server-child.ts bare-oidc — oidc-provider alone, configured as Tessera's, on its
+//     memory adapter (bench/tokens.ts).
 // Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
 // --cpu-prof, when given, writes its profile).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -64,7 +66,9 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
 }
 
 const [kind, arg, spaDir] = process.argv.slice(2);
-const started = kind === 'bare' ? await startBare(arg!) : await startTessera(arg ?? 'sqlite', spaDir);
+const started = kind === 'bare' ? await startBare(arg!)
+  : kind === 'bare-oidc' ? await (await import('./tokens.ts')).startBareOidc()
+  : await startTessera(arg ?? 'sqlite', spaDir);
 process.send!({ type: 'ready', port: started.port });
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'stop') return;

@@ -158,7 +158,7 @@ export const Boot = v.object({
   locale: v.picklist(LOCALES),
   sessionCookie: v.boolean(),
   /** The application an authorisation request is signing the visitor in to (the sign-in names it). */
-  signingInTo: v.optional(v.object({ name: v.string(), logo_uri: v.nullable(v.string()) })),
+  signingInTo: v.optional(v.object({ client_id: v.string(), name: v.string(), logo_uri: v.nullable(v.string()) })),
 });
 export type Boot = v.InferOutput<typeof Boot>;
 
@@ -535,3 +535,14 @@ export type PartnerAnswer = v.InferOutput<typeof PartnerAnswer>;
 /** An access request to a partner's administrator: asking again answers the same request. */
 export const AccessRequestAnswer = v.object({ client_id: v.string(), requested_at: v.string() });
 export type AccessRequestAnswer = v.InferOutput<typeof AccessRequestAnswer>;
+// ---- Sign-in by URL hash: POST /api/login-tickets (a platform), POST /api/token/ticket (the browser)
+
+/** A one-time sign-in ticket for the browser, valid `expires_in` seconds. */
+export const LoginTicketAnswer = v.object({ ticket: v.string(), expires_in: v.number() });
+export type LoginTicketAnswer = v.InferOutput<typeof LoginTicketAnswer>;
+
+export const LoginTicketRequest = v.strictObject({
+  ticket: v.pipe(v.string(), v.regex(/^[\w-]{16,128}$/)),
+  client_id: v.pipe(v.string(), v.regex(/^[\w.-]{1,64}$/)),
+});
+export type LoginTicketRequest = v.InferOutput<typeof LoginTicketRequest>;

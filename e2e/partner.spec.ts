@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO_CLIENTS, DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { relyingParty } from './relyingParty.ts';
+import { ISSUER, relyingParty } from './relyingParty.ts';
 import { DEMO_PASSWORD, KATO_CARD, expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -22,6 +22,7 @@ for (const width of [375, 1280]) {
     await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
     await expect(page.getByTestId('signing-in-to')).toHaveText('Sign in to continue to Deals partner');
     await expectNoAxeViolations(page);
+    await page.screenshot({ path: `test-reports/screens/partner-sign-in-${width}.png`, fullPage: true });
     await signIn(page, kato.email);
     await page.getByRole('button', { name: 'Use my card' }).click();
     await page.getByLabel('Card number').fill(KATO_CARD);
@@ -98,6 +99,7 @@ test('an application that asks for a new sign-in (prompt=login) gets the passwor
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Foidc%2Finteraction%2F/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  await expect(page.getByRole('link', { name: 'Go to the home page' })).toBeVisible();
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();
   const callback = await rp.callback;
@@ -105,4 +107,31 @@ test('an application that asks for a new sign-in (prompt=login) gets the passwor
   // Proven for this request: its auth_time is now, not the morning's sign-in.
   expect(tokens.claims()!.auth_time).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 30);
   expect(tokens.claims()).toMatchObject({ acr: 'pwd' });
+});
+
+test('a platform sends a person in already signed in with a one-time ticket in the URL hash, which goes at once', async ({ page, browser }) => {
+  const emma = user('cardholder');
+  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid', name: 'Employee area' });
+  await page.goto(rp.home);
+  await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
+  await expect(page).toHaveURL(/\/login\/email\?redirect=/);
+  await signIn(page, emma.email);
+  const tokens = await rp.exchange(await rp.callback);
+  // The platform's back end asks for a ticket with the access token it holds.
+  const portal = new URL(ISSUER).origin;
+  const issued = await fetch(`${portal}/api/login-tickets`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'x-device-id': 'platform-backend-0001' } });
+  expect(issued.status).toBe(201);
+  const { ticket } = await issued.json() as { ticket: string };
+
+  // Another browser, signed in nowhere.
+  const fresh = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+  await fresh.goto(`${portal}/user/dashboard#ticket=${ticket}&client_id=17`);
+  await expect(fresh.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  expect(new URL(fresh.url()).hash).toBe('');
+  // Spent: a second use is refused, and said so.
+  const again = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+  await again.goto(`${portal}/login/email#ticket=${ticket}&client_id=17`);
+  await expect(again.getByText('This sign-in link has expired or was already used. Please sign in.')).toBeVisible();
+  expect(new URL(again.url()).hash).toBe('');
+  await expectNoAxeViolations(again);
 });

@@ -6,6 +6,7 @@ import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/schem
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
+import { decisionAfterCode } from '../machines/root/setup.ts';
 import { report, walk } from './coverage.ts';
 
 /** The root with its flows' pure machines (the app loads each in its own chunk). */
@@ -59,6 +60,7 @@ describe('root machine: model', () => {
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
       done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }),
+      done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.
     const relevant = (snapshot: unknown) => events.filter((e) => {
@@ -75,9 +77,13 @@ describe('root machine: model', () => {
       events: relevant,
       serializeState,
     });
-    // A reload while a sign-in waits for its second factor, or for its new password.
+    // A reload while a sign-in waits for its second factor, or for its new password; the page also
+    // brought a sign-in ticket in its hash.
     const keptSignIn = walk(walkedRoot, {
-      input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods') },
+      input: {
+        storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods'),
+        loginTicket: { ticket: 't'.repeat(43), clientId: '17' },
+      },
       events: relevant,
       serializeState,
     });
@@ -104,7 +110,7 @@ describe('root machine: model', () => {
     // The security area's screens are states the view reads by tag; the walk reaches each of them.
     const tags = new Set(Object.values(withStoredUser.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags]));
     expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.recovery']);
-  }, 120_000); // thousands of states: allow a slow, busy machine
+  }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 
 /** Runs the real root machine with scripted actors and records what it asks the app to do. */
@@ -418,6 +424,7 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
     expect(effects).toContain('navigate /oidc/interaction/abc');
   });
+
   it('opens a partner landing for a visitor and for a signed-in person, with the page\'s query', async () => {
     const visitor = start({ location: at('/partner', '?client_id=deals-partner'), fetchUser: async () => { throw apiFailure(401, {}); } });
     const member = start({ storedAccount: user, location: at('/partner', '?client_id=deals-partner') });
@@ -481,5 +488,67 @@ describe('root machine: behaviour', () => {
     // A sign-in that has somewhere to go goes there.
     expect(await signInAs(several, at('/security'))).toContain('navigate /security');
     expect(await signInAs(several, at('/security'))).not.toContain('navigate /user/choose-platform');
+  });
+
+  it('spends a sign-in ticket from the URL hash before asking for the session; a refused one says so at sign-in', async () => {
+    const spent: unknown[] = [];
+    const accepted = createActor(rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(async () => config),
+        exchangeTicket: fromPromise(async ({ input }) => { spent.push(input); return { access_token: 't' }; }),
+        fetchUser: fromPromise(async () => user),
+      },
+      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+    }), { input: { storedAccount: null, storedTarget: null, location: at('/'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    await settle();
+    expect(spent).toEqual([{ ticket: 'abc', clientId: '17' }]);
+    expect(accepted.getSnapshot().matches('signedIn')).toBe(true);
+
+    const refused = createActor(rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(async () => config),
+        exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => { throw apiFailure(400, { code: 'invalid_login_ticket' }); }),
+        fetchUser: fromPromise<UserProfile>(async () => { throw apiFailure(401, {}); }),
+      },
+      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+    }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    await settle();
+    expect(refused.getSnapshot().matches('anonymous')).toBe(true);
+    expect(refused.getSnapshot().context.notice).toBe('ticket_invalid');
+  });
+
+  it('a partner\'s sign-in is not diverted to a forced set-up, and its code leads back to the partner\'s request', async () => {
+    const forced = { ...user, mfa_forced: true } as UserProfile;
+    const run = (submitLogin: () => Promise<unknown>) => {
+      const effects: string[] = [];
+      const actor = createActor(rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          fetchUser: fromPromise<UserProfile>(async () => { if (!effects.includes('signed in')) throw apiFailure(401, {}); return forced; }),
+          login: loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { effects.push('signed in'); return submitLogin(); }) } }),
+        },
+        actions: {
+          navigate: (_, params) => { effects.push(`navigate ${params.to}`); }, leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
+          trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {}, storeSession: () => {}, clearSession: () => {},
+        },
+      }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), signingInTo: { client_id: 'deals-partner' } } }).start();
+      return { actor, effects };
+    };
+    const { actor, effects } = run(async () => ({ access_token: 't' }));
+    await settle();
+    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
+    login.send({ type: 'CHANGE', field: 'username', value: 'fiona@example.be' });
+    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+    login.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(false);
+    expect(effects).toContain('navigate /oidc/interaction/abc');
+
+    // With a second factor: the spec's rule 2 after a code, the partner's redirect.
+    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa') }, { method: 'email', mfaId: 1 }, 'signIn'))
+      .toEqual({ kind: 'partner', url: '/oidc/interaction/abc' });
+    // A weak password is renewed first: that sign-in has no session to return with yet.
+    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa', '?weakPassword=true') }, { method: 'email', mfaId: 1 }, 'signIn'))
+      .toEqual({ kind: 'weakPassword', to: '/weak-password?verified=true' });
   });
 });

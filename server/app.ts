@@ -25,6 +25,7 @@ import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
 import { oidcRoutes } from './oidc/routes.ts';
 import { consentRoutes } from './oidc/consent.ts';
+import { loginTicketRoutes } from './oidc/loginTickets.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
 import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await captchaRoutes(api, ctx);
     await onboardingRoutes(api, ctx);
     await consentRoutes(api, ctx, oidcProviders);
+    await loginTicketRoutes(api, ctx, oidcProviders);
     await accessRoutes(api, ctx);
     await partnerRoutes(api, ctx);
     if (config.env !== 'production') {

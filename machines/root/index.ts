@@ -4,7 +4,8 @@
 // screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
 // and the anonymous flows), signedIn.ts (the signed-in flows).
 import { assign } from 'xstate';
-import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, pathOf } from '../routes.ts';
+import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
+import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { locationOf, rootSetup } from './setup.ts';
@@ -27,6 +28,8 @@ export const rootMachine = rootSetup.createMachine({
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,
     username: '',
+    loginTicket: input.loginTicket ?? null,
+    partnerLogin: input.signingInTo ? isPartnerClient(input.signingInTo.client_id, FIRST_PARTY_CLIENT_IDS) : false,
   }),
   initial: 'booting',
   on: {
@@ -41,11 +44,30 @@ export const rootMachine = rootSetup.createMachine({
       invoke: {
         id: 'loadConfig',
         src: 'loadConfig',
-        onDone: { target: 'restoring', actions: assign({ config: ({ event }) => event.output }) },
+        onDone: [
+          { guard: 'hasLoginTicket', target: 'exchangingTicket', actions: assign({ config: ({ event }) => event.output }) },
+          { target: 'restoring', actions: assign({ config: ({ event }) => event.output }) },
+        ],
         onError: [
           { guard: 'isMaintenance', target: 'maintenance' },
           // Without the config the app still works with the host's defaults.
+          { guard: 'hasLoginTicket', target: 'exchangingTicket' },
           { target: 'restoring' },
+        ],
+      },
+    },
+    // Sign-in by URL hash (spec §4): the ticket is spent first, then the session it opened is read
+    // as any other; a refused ticket leaves whatever session there was, and says so at sign-in.
+    exchangingTicket: {
+      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      invoke: {
+        id: 'exchangeTicket',
+        src: 'exchangeTicket',
+        input: ({ context }) => context.loginTicket!,
+        onDone: { target: 'restoring', actions: assign({ loginTicket: null }) },
+        onError: [
+          { guard: 'isMaintenance', target: 'maintenance' },
+          { target: 'restoring', actions: assign({ loginTicket: null, notice: 'ticket_invalid' }) },
         ],
       },
     },
@@ -71,7 +93,7 @@ export const rootMachine = rootSetup.createMachine({
         onError: [
           { guard: 'isMaintenance', target: 'maintenance' },
           // A stored account whose session the server no longer knows: it ended (expiry, revocation).
-          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null, notice: ({ context }) => (context.user ? 'session_ended' : null) }), { type: 'persistAccount', params: { user: null } }] },
+          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null, notice: ({ context }) => context.notice ?? (context.user ? 'session_ended' : null) }), { type: 'persistAccount', params: { user: null } }] },
           // Offline or failing: keep the local copy if there is one.
           { guard: 'hasStoredUser', target: 'signedIn' },
           { target: 'anonymous' },

@@ -21,7 +21,7 @@ import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
 import type { partnerMachine, PartnerInput } from '../partner.ts';
 import {
-  HOME_PATH, guard, routeOf, inFlow, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  HOME_PATH, guard, routeOf, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -35,6 +35,10 @@ export type RootInput = {
   storedSignIn?: { payload: string; methods: MfaMethodSummary[] } | null;
   /** A sign-in waiting for a new password when the tab reloaded (session storage `loginPayload`). */
   storedRenewal?: string | null;
+  /** A one-time sign-in ticket the page's URL hash brought (src/app/loginTicket.ts). */
+  loginTicket?: { ticket: string; clientId: string } | null;
+  /** The client an authorisation request is signing the visitor in to (the page names it). */
+  signingInTo?: { client_id: string } | null;
   location: Location;
 };
 
@@ -49,7 +53,8 @@ export type RootEvent =
   | { type: 'USERNAME'; value: string };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
-export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | null;
+/** `ticket_invalid`: a sign-in ticket brought in the URL hash was refused (expired, spent). */
+export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | 'ticket_invalid' | null;
 
 export type Context = {
   config: AppConfig | null;
@@ -70,6 +75,11 @@ export type Context = {
   /** The address the person typed last (sign-in, forgotten password) or was given (a new account):
    * the next form for it starts with it. Never sent by itself. */
   username: string;
+  /** The sign-in ticket to spend before the session is asked for, if the page brought one. */
+  loginTicket: { ticket: string; clientId: string } | null;
+  /** This sign-in is a partner's (spec §4: a client id other than 2, 17, 51, 66): no forced set-up
+   * of a second factor, and the partner's redirect comes second after a code. */
+  partnerLogin: boolean;
 };
 
 /** What a form in this mode starts with: the address kept, if it is of the mode's kind. */
@@ -112,8 +122,10 @@ export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 
   return afterCode({
     method: output.method, mfaId: output.mfaId,
     search: purpose === 'stepUp' ? stepUpSearch(context.location) : context.location.search,
-    // No partner application signs in through these screens: the authorisation server keeps its own return.
-    partnerRedirect: null,
+    // A partner's sign-in goes back to its request (rule 2), but not before a weak password is
+    // renewed: that sign-in opens no session until then, so the request would only ask again.
+    partnerRedirect: context.partnerLogin && isAuthorisationReturn(context.target)
+      && new URLSearchParams(context.location.search).get('weakPassword') !== 'true' ? context.target : null,
     signIn: purpose === 'signIn',
     target: context.target,
   });
@@ -185,6 +197,7 @@ export const rootSetup = setup({
       restoreUser: 'fetchUser';
       loadUser: 'fetchUser';
       logout: 'logout';
+      exchangeTicket: 'exchangeTicket';
       login: 'login';
       mfaCode: 'mfaCode';
       stepUp: 'mfaCode';
@@ -211,6 +224,9 @@ export const rootSetup = setup({
     }),
     logout: fromPromise<void>(async () => {
       throw new Error('logout is provided by the app');
+    }),
+    exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => {
+      throw new Error('exchangeTicket is provided by the app');
     }),
     login: loginMachine,
     mfaCode: flow<typeof mfaCodeMachine>('mfaCode'),
@@ -256,6 +272,7 @@ export const rootSetup = setup({
     isMaintenance: ({ event }) => is503(errorOf(event)),
     isUnauthorised: ({ event }) => is401(errorOf(event)),
     hasStoredUser: ({ context }) => context.user !== null,
+    hasLoginTicket: ({ context }) => context.loginTicket !== null,
     loginSucceeded: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'success',
     loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
@@ -275,6 +292,8 @@ export const rootSetup = setup({
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
     needsEnrolment: ({ context, event }) => {
       const user = (event as { output?: UserProfile }).output ?? context.user;
+      // Spec §9: the diversion applies when the client id is absent or first-party.
+      if (context.partnerLogin) return false;
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
     },
     /** A partner application's consent screen (the authorisation server sent the browser there). */

@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activationCodeMatches } from '../methods/activation-code.ts';
 import { invitationCodeHash } from '../methods/invitation-code.ts';
+import { clientSecretMatches } from '../oidc/clients.ts';
 import { createPostgresDatabase, databaseKinds } from '../testing/harness.ts';
 import { EXIT_ERROR, EXIT_OK, EXIT_REFUSED_ROWS, runCli, USAGE } from './index.ts';
 
@@ -127,6 +128,86 @@ describe('the command, run as a process', () => {
     expect(list.status).toBe(EXIT_OK);
     expect(list.stdout.split('\n').filter((line) => line.includes('- (signing)'))).toHaveLength(2);
     expect(sqlite<{ n: number }>('select count(*) as n from oidc_signing_keys')[0]!.n).toBe(2);
+  });
+
+  it('registers a client, lists it, edits it and removes it with what was issued to it', () => {
+    const add = cli('clients', 'add', 'acme-shop', '--name', 'Acme Shop', '--name-fr', 'Boutique Acme', '--name-de_LU', 'Acme Laden',
+      '--redirect-uri', 'https://shop.acme.example/cb', '--redirect-uri', 'http://localhost:8080/cb', '--scope', 'balance', '--scope', 'user',
+      '--policy-uri', 'https://shop.acme.example/privacy', '--admin-email', 'Ops@Acme.example', '--require-mfa', '--confidential');
+    expect([add.status, add.stderr]).toEqual([EXIT_OK, '']);
+    const secret = /^Secret: ([\w-]{43})$/m.exec(add.stdout)![1]!;
+    expect(add.stdout).toBe('Client acme-shop registered (partner, confidential: authenticates with its secret and PKCE).\n'
+      + `Secret: ${secret}\nThe secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n`);
+    type ClientRow = { client_id: string; names: string; redirect_uris: string; scopes: string; admin_email: string; require_mfa: number; secret_hash: string | null };
+    const client = () => sqlite<ClientRow>('select * from oauth_clients where client_id = ?', 'acme-shop')[0];
+    expect(client()).toMatchObject({ admin_email: 'ops@acme.example', require_mfa: 1, scopes: '["balance","user"]',
+      redirect_uris: '["https://shop.acme.example/cb","http://localhost:8080/cb"]', names: '{"fr":"Boutique Acme","de_LU":"Acme Laden"}' });
+    expect(clientSecretMatches(client()!.secret_hash!, secret)).toBe(true);
+    expect(JSON.stringify(sqlite('select * from oauth_clients'))).not.toContain(secret);
+
+    const again = cli('clients', 'add', 'acme-shop', '--name', 'Other', '--redirect-uri', 'https://other.example/cb');
+    expect([again.status, again.stdout, again.stderr]).toEqual([EXIT_ERROR, '', 'Error: a client with the id "acme-shop" is already registered\n']);
+
+    cli('clients', 'add', 'public-app', '--name', 'Public app', '--redirect-uri', 'https://app.example/cb', '--first-party');
+    const list = cli('clients', 'list');
+    expect(list.status).toBe(EXIT_OK);
+    expect(list.stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/))).toEqual([
+      ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'],
+      ['acme-shop', 'Acme Shop', 'partner', 'confidential', 'https://shop.acme.example/cb,http://localhost:8080/cb', 'balance,user'],
+      ['public-app', 'Public app', 'first-party', 'public', 'https://app.example/cb', '-'],
+    ]);
+
+    const rotate = cli('clients', 'edit', 'acme-shop', '--rotate-secret', '--name-fr', 'Boutique', '--scope', 'balance,transaction', '--policy-uri', '');
+    expect([rotate.status, rotate.stderr]).toEqual([EXIT_OK, '']);
+    const rotated = /^Secret: ([\w-]{43})$/m.exec(rotate.stdout)![1]!;
+    expect(rotate.stdout).toMatch(/^Client acme-shop updated \(partner, confidential\)\.\nSecret: .*\n.*\nThe previous secret no longer works\.\n$/);
+    expect([clientSecretMatches(client()!.secret_hash!, secret), clientSecretMatches(client()!.secret_hash!, rotated)]).toEqual([false, true]);
+    expect(client()).toMatchObject({ names: '{"fr":"Boutique","de_LU":"Acme Laden"}', scopes: '["balance","transaction"]', policy_uri: null });
+    const toPublic = cli('clients', 'edit', 'acme-shop', '--public', '--no-require-mfa');
+    expect([toPublic.status, toPublic.stdout]).toEqual([EXIT_OK, 'Client acme-shop updated (partner, public).\nIt has no secret any more: it authenticates with PKCE alone.\n']);
+    expect(client()).toMatchObject({ secret_hash: null, require_mfa: 0 });
+
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const database = new DatabaseSync(env.SQLITE_PATH!);
+    try {
+      const insert = database.prepare('insert into oidc_models (model, id, payload, grant_id, client_id, expires_at) values (?, ?, ?, ?, ?, ?)');
+      insert.run('Grant', 'g1', '{}', null, 'acme-shop', later);
+      insert.run('RefreshToken', 'rt1', '{}', 'g1', 'acme-shop', later);
+      insert.run('AuthorizationCode', 'c1', '{}', 'g1', null, later);
+      insert.run('Grant', 'g2', '{}', null, 'public-app', later);
+    } finally {
+      database.close();
+    }
+    const remove = cli('clients', 'remove', 'acme-shop');
+    expect([remove.status, remove.stdout, remove.stderr]).toEqual([EXIT_OK, 'Client acme-shop removed; revoked 1 grant and 2 codes and tokens issued to it.\n', '']);
+    expect(client()).toBeUndefined();
+    expect(sqlite<{ id: string }>('select id from oidc_models order by id').map((r) => r.id)).toEqual(['g2']);
+    const gone = cli('clients', 'remove', 'acme-shop');
+    expect([gone.status, gone.stderr]).toEqual([EXIT_ERROR, 'Error: no client has the id "acme-shop"\n']);
+  });
+
+  it('names the bad option of a client and writes nothing', () => {
+    const before = sqlite('select client_id from oauth_clients').length;
+    const ok = ['--name', 'X', '--redirect-uri', 'https://x.example/cb'];
+    const runs = [
+      [cli('clients', 'add', 'x', '--redirect-uri', 'https://x.example/cb'), 'Error: --name is required\n'],
+      [cli('clients', 'add', 'x', '--name', 'X'), 'Error: --redirect-uri is required (once per URI)\n'],
+      [cli('clients', 'add', 'x y', ...ok), 'Error: client id "x y" must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit\n'],
+      [cli('clients', 'add', 'x', '--name', 'X', '--redirect-uri', 'http://x.example/cb'), 'Error: --redirect-uri "http://x.example/cb" must be https (http only for localhost and 127.0.0.1)\n'],
+      [cli('clients', 'add', 'x', '--name', 'X', '--redirect-uri', 'https://x.example/cb#top'), 'Error: --redirect-uri "https://x.example/cb#top" may not have a fragment (#)\n'],
+      [cli('clients', 'add', 'x', '--name', 'X', '--redirect-uri', '/cb'), 'Error: --redirect-uri "/cb" is not an absolute URI\n'],
+      [cli('clients', 'add', 'x', ...ok, '--scope', 'openid'), expect.stringMatching(/^Error: --scope "openid" is not a consent scope \(balance, .*\)\n$/)],
+      [cli('clients', 'add', 'x', ...ok, '--admin-email', 'nope'), 'Error: --admin-email "nope" is not a valid email address\n'],
+      [cli('clients', 'add', 'x', ...ok, '--logo-uri', 'http://cdn.example/x.png'), 'Error: --logo-uri "http://cdn.example/x.png" must be https (http only for localhost and 127.0.0.1)\n'],
+      [cli('clients', 'add', 'x', ...ok, '--name-nl', ' '), 'Error: --name-nl may not be empty\n'],
+      [cli('clients', 'add', 'x', ...ok, '--colour', 'red'), expect.stringMatching(/^Error: Unknown option '--colour'/)],
+      [cli('clients', 'edit', 'public-app'), 'Error: nothing to change: give at least one option\n'],
+      [cli('clients', 'edit', 'public-app', '--public', '--rotate-secret'), 'Error: --public cannot go with --confidential or --rotate-secret\n'],
+      [cli('clients', 'edit', 'nobody', '--name', 'Y'), 'Error: no client has the id "nobody"\n'],
+      [cli('clients', 'remove'), 'Error: expected one client id, got none\n'],
+    ] as const;
+    for (const [run, message] of runs) expect([run.status, run.stdout, run.stderr]).toEqual([EXIT_ERROR, '', message]);
+    expect(sqlite('select client_id from oauth_clients')).toHaveLength(before);
   });
 
   it('stops on a bad configuration, naming the variable', () => {

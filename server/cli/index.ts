@@ -1,5 +1,6 @@
 // The operator's command line (`npm run cli -- …`): imports cards, blocks and unblocks them,
-// creates invitations, and lists and rotates the OIDC signing keys, on the database the server uses. Configuration comes from the environment
+// creates invitations, lists and rotates the OIDC signing keys, and registers, edits and removes
+// OIDC clients, on the database the server uses. Configuration comes from the environment
 // exactly as for the server (DATABASE_URL, SQLITE_PATH, SECRET_KEY): the codes are keyed hashes, so
 // the CLI must run with the server's SECRET_KEY. Exit codes: 0 done, 1 error (nothing done, except
 // the batches an import wrote before a database failure), 2 an import that refused some rows (the
@@ -16,6 +17,10 @@ import { openDatabase, type DatabaseHandle, type Db } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
 import { DEFAULT_INVITATION_DAYS, InvitationInputError, MAX_INVITATION_DAYS, checkInvitationInput, createInvitation, type InvitationField } from '../invitations/create.ts';
 import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
+import {
+  ClientExists, ClientInputError, NAME_LOCALES, UnknownClient, addClient, checkClientId, checkClientInput, editClient, getClient, listClients, removeClient,
+  type ClientInput, type ClientSummary, type NameLocale,
+} from '../oidc/registry.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -42,6 +47,20 @@ Commands:
   oidc-keys list              list the OIDC signing keys (kid, algorithm, created, retired)
   oidc-keys rotate            add a new signing key set and retire the current one (it stays
                               published ${RETIRED_KEY_GRACE_SECONDS / 86_400} more days, so what it signed still verifies)
+  clients list                list the OIDC clients: id, name, first-party or partner, public or
+                              confidential, redirect URIs, allowed scopes
+  clients add <client_id> --name X --redirect-uri U [--redirect-uri U2 …]
+      [--name-fr X] [--name-nl X] [--name-de_LU X] [--name-en_LU X] [--name-fr_LU X]
+      [--scope balance --scope user …] [--first-party] [--logo-uri U] [--policy-uri U]
+      [--tos-uri U] [--backchannel-logout-uri U] [--admin-email E] [--require-mfa]
+      [--confidential]        register a client (public: PKCE only; --confidential: also a
+                              secret, printed once)
+  clients edit <client_id> [the options of add] [--no-first-party] [--no-require-mfa]
+      [--public | --rotate-secret]
+                              change what the options say (--redirect-uri and --scope replace the
+                              lists; an empty link or email removes it); --rotate-secret prints a new
+                              secret once, --public drops it
+  clients remove <client_id>  remove a client and revoke every grant, code and token issued to it
   help                        show this text
 
 The database and the secret key come from the environment, as for the server (DATABASE_URL,
@@ -88,6 +107,10 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
       out.stderr(`${error instanceof ConfigError ? 'Configuration error' : 'Error'}: ${error.message}\n`);
     } else if (error instanceof InvitationInputError) {
       out.stderr(`Error: ${OPTION_OF[error.field]} ${error.message}\n`);
+    } else if (error instanceof ClientInputError) {
+      out.stderr(`Error: ${CLIENT_OPTION_OF[error.field] ?? `--${error.field}`} ${error.message}\n`);
+    } else if (error instanceof ClientExists || error instanceof UnknownClient) {
+      out.stderr(`Error: ${error.message}\n`);
     } else if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       out.stderr(`Error: ${(error as Error).message}\n\n${USAGE}`);
     } else {
@@ -106,6 +129,10 @@ const COMMANDS: Record<string, Command> = {
   'invitations create': invitationsCreate,
   'oidc-keys list': oidcKeysList,
   'oidc-keys rotate': oidcKeysRotate,
+  'clients list': clientsList,
+  'clients add': clientsAdd,
+  'clients edit': clientsEdit,
+  'clients remove': clientsRemove,
 };
 
 const OPTION_OF: Record<InvitationField, string> = {
@@ -262,5 +289,125 @@ async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
   const rotated = await withDatabase(io, (db, config) => rotateSigningKeys(db, config.secretKey));
   io.stdout(`New OIDC signing keys ${rotated.kids.join(', ')} now sign`
     + (rotated.generation === 1 ? '.\n' : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`));
+  return EXIT_OK;
+}
+
+// ---- OIDC clients --------------------------------------------------------------------------------
+
+const CLIENT_OPTION_OF: Record<string, string> = {
+  client_id: 'client id', name: '--name', names: '--name-<locale>', redirect_uris: '--redirect-uri', scopes: '--scope',
+  logo_uri: '--logo-uri', policy_uri: '--policy-uri', tos_uri: '--tos-uri', backchannel_logout_uri: '--backchannel-logout-uri',
+  admin_email: '--admin-email',
+};
+
+const CLIENT_OPTIONS = {
+  name: { type: 'string' },
+  ...Object.fromEntries(NAME_LOCALES.map((locale) => [`name-${locale}`, { type: 'string' }])),
+  'redirect-uri': { type: 'string', multiple: true },
+  scope: { type: 'string', multiple: true },
+  'first-party': { type: 'boolean' },
+  'logo-uri': { type: 'string' },
+  'policy-uri': { type: 'string' },
+  'tos-uri': { type: 'string' },
+  'backchannel-logout-uri': { type: 'string' },
+  'admin-email': { type: 'string' },
+  'require-mfa': { type: 'boolean' },
+  confidential: { type: 'boolean' },
+} as const;
+
+type ClientValues = Record<string, string | boolean | string[] | undefined>;
+
+/** The client id and options of `clients add` and `clients edit`. */
+function clientArguments(args: string[], extra: Record<string, { type: 'boolean' }> = {}): { clientId: string; values: ClientValues } {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, allowNegative: true, options: { ...CLIENT_OPTIONS, ...extra } });
+  if (positionals.length !== 1) throw new UsageError(`expected one client id, got ${positionals.length === 0 ? 'none' : positionals.length}`);
+  return { clientId: checkClientId(positionals[0]!), values: values as ClientValues };
+}
+
+/** What the options say of the client (on an edit, an empty link or email removes it). */
+function clientInputOf(values: ClientValues): ClientInput {
+  const text = (name: string) => values[name] as string | undefined;
+  const link = (name: string) => (text(name) === undefined ? undefined : text(name)!.trim() === '' ? null : text(name)!.trim());
+  const names: Partial<Record<NameLocale, string>> = {};
+  for (const locale of NAME_LOCALES) if (text(`name-${locale}`) !== undefined) names[locale] = text(`name-${locale}`)!;
+  const list = (name: string) => (values[name] as string[] | undefined)?.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
+  const input: ClientInput = {
+    name: text('name'),
+    names: Object.keys(names).length > 0 ? names : undefined,
+    redirect_uris: (values['redirect-uri'] as string[] | undefined)?.map((uri) => uri.trim()),
+    scopes: list('scope'),
+    first_party: values['first-party'] as boolean | undefined,
+    logo_uri: link('logo-uri'),
+    policy_uri: link('policy-uri'),
+    tos_uri: link('tos-uri'),
+    backchannel_logout_uri: link('backchannel-logout-uri'),
+    admin_email: link('admin-email'),
+    require_mfa: values['require-mfa'] as boolean | undefined,
+  };
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as ClientInput;
+}
+
+const secretLines = (secret: string) => `Secret: ${secret}\n`
+  + 'The secret is shown only this once (only its digest is stored): hand it to the client\'s developers now.\n';
+
+const kindOf = (client: Pick<ClientSummary, 'first_party' | 'confidential'>) =>
+  `${client.first_party ? 'first-party' : 'partner'}, ${client.confidential ? 'confidential' : 'public'}`;
+
+async function clientsList(args: string[], io: CliIo): Promise<number> {
+  noArguments(args);
+  const clients = await withDatabase(io, (db) => listClients(db));
+  if (clients.length === 0) {
+    io.stdout('No OIDC clients registered (add one with clients add).\n');
+    return EXIT_OK;
+  }
+  const rows = [['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'], ...clients.map((client) => [
+    client.client_id, client.name, client.first_party ? 'first-party' : 'partner', client.confidential ? 'confidential' : 'public',
+    client.redirect_uris.join(','), client.scopes.join(',') || '-',
+  ])];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  io.stdout(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join(''));
+  return EXIT_OK;
+}
+
+async function clientsAdd(args: string[], io: CliIo): Promise<number> {
+  const { clientId, values } = clientArguments(args);
+  const input = clientInputOf(values);
+  if (input.name === undefined) throw new UsageError('--name is required');
+  if (input.redirect_uris === undefined) throw new UsageError('--redirect-uri is required (once per URI)');
+  // Every value is checked before the database is opened.
+  checkClientInput(input);
+  const confidential = values.confidential === true;
+  const { secret } = await withDatabase(io, (db) => addClient(db, clientId, { ...input, name: input.name!, redirect_uris: input.redirect_uris! }, { confidential }));
+  io.stdout(`Client ${clientId} registered (${kindOf({ first_party: input.first_party ?? false, confidential })}`
+    + `${confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`);
+  return EXIT_OK;
+}
+
+async function clientsEdit(args: string[], io: CliIo): Promise<number> {
+  const { clientId, values } = clientArguments(args, { public: { type: 'boolean' }, 'rotate-secret': { type: 'boolean' } });
+  const input = clientInputOf(values);
+  const newSecret = values.confidential === true || values['rotate-secret'] === true;
+  if (newSecret && values.public === true) throw new UsageError('--public cannot go with --confidential or --rotate-secret');
+  if (values.confidential === false || values['rotate-secret'] === false || values.public === false) {
+    throw new UsageError('--no-confidential, --no-rotate-secret and --no-public are not options: use --public or --confidential');
+  }
+  if (Object.keys(input).length === 0 && !newSecret && values.public !== true) throw new UsageError('nothing to change: give at least one option');
+  checkClientInput(input);
+  const secretChange = newSecret ? 'new' as const : values.public === true ? 'none' as const : undefined;
+  const result = await withDatabase(io, async (db) => {
+    const { secret } = await editClient(db, clientId, input, secretChange ? { secret: secretChange } : {});
+    return { secret, client: (await getClient(db, clientId))! };
+  });
+  io.stdout(`Client ${clientId} updated (${kindOf(result.client)}).\n`
+    + (secretChange === 'none' ? 'It has no secret any more: it authenticates with PKCE alone.\n' : '')
+    + (result.secret ? `${secretLines(result.secret)}The previous secret no longer works.\n` : ''));
+  return EXIT_OK;
+}
+
+async function clientsRemove(args: string[], io: CliIo): Promise<number> {
+  const clientId = checkClientId(onePositional(args, 'client id'));
+  const removed = await withDatabase(io, (db) => removeClient(db, clientId));
+  const others = removed.models - removed.grants;
+  io.stdout(`Client ${clientId} removed; revoked ${plural(removed.grants, 'grant')} and ${others} ${others === 1 ? 'code or token' : 'codes and tokens'} issued to it.\n`);
   return EXIT_OK;
 }

@@ -336,6 +336,17 @@ export interface OidcSessionLinksTable {
   created_at: string;
 }
 
+export interface LoginTicketsTable {
+  /** The ticket's digest: the ticket itself is never stored. */
+  ticket_hash: string;
+  user_id: string;
+  /** The first-party client that asked for it; only it may bring it. */
+  client_id: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface PartnerAccessRequestsTable {
   id: string;
   user_id: string;
@@ -382,4 +393,5 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
   partner_access_requests: PartnerAccessRequestsTable;
   oidc_session_links: OidcSessionLinksTable;
+  login_tickets: LoginTicketsTable;
 }

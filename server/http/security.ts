@@ -23,18 +23,42 @@ export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extr
   ].join('; ');
 }
 
+/** The headers every answer carries besides its content security policy. */
+export function securityHeaders(config: Pick<Config, 'env'>): Record<string, string> {
+  return {
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+    ...(config.env === 'production' ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : {}),
+  };
+}
+
+/** The policy of the authorisation server's own pages (its error page, its logout confirmation, a
+ * form_post answer): they may post a form to a client's redirect URI and submit it by an inline
+ * script (oidc-provider escapes what it writes into them); nothing loads from elsewhere and no one
+ * frames them. */
+export function providerPagePolicy(config: Pick<Config, 'env'>): string {
+  return [
+    "default-src 'none'",
+    "script-src 'unsafe-inline'",
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data: https:",
+    `form-action 'self' https:${config.env === 'production' ? '' : ' http:'}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 export function installSecurityHeaders(app: FastifyInstance, config: Config) {
   const csp = contentSecurityPolicy(config);
+  const headers = Object.entries(securityHeaders(config));
   // Callback style: every answer passes here, and an async hook costs a promise each time.
   app.addHook('onSend', (request, reply, payload, done) => {
     // A page that carries its own inline style says so in a policy of its own.
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-    reply.header('cross-origin-opener-policy', 'same-origin');
-    reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
-    if (config.env === 'production') reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+    for (const [name, value] of headers) reply.header(name, value);
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });

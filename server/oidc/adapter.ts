@@ -8,6 +8,7 @@
 import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 
 /** The database cannot be reached: oidc-provider answers `temporarily_unavailable` with a 503 (the
  * original error is its cause, so our own error handler classifies it as database_unavailable). */
@@ -57,6 +58,35 @@ function toPayload(row: Row | undefined): AdapterPayload | undefined {
   return payload;
 }
 
+/** The statements every token request runs, compiled once per database (server/db/prepared.ts). */
+const statementsOf = perDatabase((db: Db) => {
+  const findBy = (column: 'id' | 'uid' | 'user_code') => prepared(db, (q, model: string, value: string, now: string) => q.selectFrom('oidc_models')
+    .select(['payload', 'consumed_at']).where('model', '=', model).where(column, '=', value)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])), 3);
+  return {
+    find: { id: findBy('id'), uid: findBy('uid'), user_code: findBy('user_code') },
+    upsert: prepared(db, (q, model: string, id: string, payload: string, grantId: string | null, uid: string | null, userCode: string | null,
+      accountId: string | null, clientId: string | null, expiresAt: string | null, consumedAt: string | null) => q.insertInto('oidc_models')
+      .values({ model, id, payload, grant_id: grantId, uid, user_code: userCode, account_id: accountId, client_id: clientId, expires_at: expiresAt, consumed_at: consumedAt })
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+        payload: eb.ref('excluded.payload'),
+        grant_id: eb.ref('excluded.grant_id'),
+        uid: eb.ref('excluded.uid'),
+        user_code: eb.ref('excluded.user_code'),
+        account_id: eb.ref('excluded.account_id'),
+        client_id: eb.ref('excluded.client_id'),
+        expires_at: eb.ref('excluded.expires_at'),
+        // Saving again never un-spends a model.
+        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
+      }))), 10),
+    // A conditional update: of parallel calls exactly one changes the row (and gets it back).
+    consume: prepared(db, (q, now: string, model: string, id: string) => q.updateTable('oidc_models').set({ consumed_at: now })
+      .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .returning('id'), 3),
+  };
+});
+
 export class OidcAdapter implements Adapter {
   readonly model: string;
   private readonly db: Db;
@@ -84,19 +114,8 @@ export class OidcAdapter implements Adapter {
       expires_at: expiresIn ? nowIso(now + expiresIn * 1000) : null,
       consumed_at: consumed ? nowIso(now) : null,
     };
-    await guarded(() => this.db.insertInto('oidc_models').values(row)
-      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => ({
-        payload: eb.ref('excluded.payload'),
-        grant_id: eb.ref('excluded.grant_id'),
-        uid: eb.ref('excluded.uid'),
-        user_code: eb.ref('excluded.user_code'),
-        account_id: eb.ref('excluded.account_id'),
-        client_id: eb.ref('excluded.client_id'),
-        expires_at: eb.ref('excluded.expires_at'),
-        // Saving again never un-spends a model.
-        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
-      })))
-      .execute());
+    await guarded(() => statementsOf(this.db).upsert(row.model, row.id, row.payload, row.grant_id, row.uid, row.user_code,
+      row.account_id, row.client_id, row.expires_at, row.consumed_at));
   }
 
   find(id: string): Promise<AdapterPayload | undefined> {
@@ -112,22 +131,15 @@ export class OidcAdapter implements Adapter {
   }
 
   private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
-    const now = nowIso(this.now());
-    const row = await guarded(() => this.db.selectFrom('oidc_models').select(['payload', 'consumed_at'])
-      .where('model', '=', this.model).where(column, '=', value)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .executeTakeFirst());
+    const [row] = await guarded(() => statementsOf(this.db).find[column](this.model, value, nowIso(this.now())));
     return toPayload(row);
   }
 
   /** Spends the model once: of parallel calls exactly one updates the row; the others throw. */
   async consume(id: string): Promise<void> {
     const now = nowIso(this.now());
-    const result = await guarded(() => this.db.updateTable('oidc_models').set({ consumed_at: now })
-      .where('model', '=', this.model).where('id', '=', id).where('consumed_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .executeTakeFirst());
-    if (result.numUpdatedRows === 0n) throw alreadyConsumed(this.model);
+    const spent = await guarded(() => statementsOf(this.db).consume(now, this.model, id));
+    if (spent.length === 0) throw alreadyConsumed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
@@ -149,6 +161,8 @@ export function oidcAdapterFactory(db: Db, now: () => number = Date.now): Adapte
 /** Deletes the rows that have expired; gives how many. */
 export async function purgeExpiredOidcModels(db: Db, now = Date.now()): Promise<number> {
   const result = await db.deleteFrom('oidc_models').where('expires_at', '<=', nowIso(now)).executeTakeFirst();
+  // Sign-in tickets (loginTickets.ts) go with them: spent or not, an expired one is nothing.
+  await db.deleteFrom('login_tickets').where('expires_at', '<=', nowIso(now)).execute();
   return Number(result.numDeletedRows);
 }
 

@@ -161,7 +161,7 @@ export async function updateClient(db: Db, clientId: string, update: Partial<Omi
 /** The application an authorisation request is signing someone in to, by the way back to its
  * interaction (`/oidc/interaction/<uid>`): its name in the locale and its logo; null when the
  * request is unknown or over. The uid is the request's secret; the answer is public anyway. */
-export async function clientOfInteraction(db: Db, redirect: string, locale: string): Promise<{ name: string; logo_uri: string | null } | null> {
+export async function clientOfInteraction(db: Db, redirect: string, locale: string): Promise<{ client_id: string; name: string; logo_uri: string | null } | null> {
   if (!redirect.startsWith(`${INTERACTION_PATH}/`)) return null;
   const uid = redirect.slice(INTERACTION_PATH.length + 1);
   if (!INTERACTION_UID.test(uid)) return null;
@@ -170,5 +170,5 @@ export async function clientOfInteraction(db: Db, redirect: string, locale: stri
   const clientId = (jsonOf(row?.payload ?? null) as { params?: { client_id?: unknown } } | null)?.params?.client_id;
   if (typeof clientId !== 'string') return null;
   const client = await findOidcClient(db, clientId);
-  return client ? { name: clientNameIn(client, locale), logo_uri: client.logo_uri } : null;
+  return client ? { client_id: client.client_id, name: clientNameIn(client, locale), logo_uri: client.logo_uri } : null;
 }

@@ -43,9 +43,10 @@ export async function grantMissing(provider: Provider, interaction: Interaction,
   return grant.save();
 }
 
-/** Writes the interaction's outcome, as `provider.interactionResult` does; gives where the browser goes. */
+/** Writes the interaction's outcome, as `provider.interactionResult` does (a consent merged with
+ * the login this request was given); gives where the browser goes. */
 async function finishInteraction(interaction: Interaction, result: Record<string, unknown>): Promise<string> {
-  interaction.result = result;
+  interaction.result = 'error' in result ? result : { ...interaction.lastSubmission, ...result };
   await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
   return interaction.returnTo;
 }

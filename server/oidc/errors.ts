@@ -1,26 +1,41 @@
 // The page oidc-provider shows when it cannot send an error back to the client (an unknown client,
 // a redirect_uri not registered exactly, a broken request before the client is known). It never
-// redirects: a request we could not validate must not lead the browser anywhere.
+// redirects: a request we could not validate must not lead the browser anywhere. It speaks the
+// visitor's language (the app's strings, `oidcError.*` in locales/).
+import { readFileSync } from 'node:fs';
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
+import { LOCALES, VARIANT_LOCALES, variantLocaleOf, variantOfHost, type Locale } from '../../contract/constants.ts';
 
-/** The spec's invalid-partner message (§8; docs/spec.md gives no text, so this is ours, in English
- * until the next slice translates it with the partner screens). */
-export const INVALID_PARTNER_MESSAGE = 'Invalid partner configuration. Please contact the application that sent you here.';
+type Texts = { invalidPartner: string; unavailable: string; invalid: string; home: string };
+
+const TEXTS = Object.fromEntries(LOCALES.map((locale) => {
+  const strings = JSON.parse(readFileSync(new URL(`../../locales/${locale}.json`, import.meta.url), 'utf8')) as { oidcError: Texts };
+  return [locale, strings.oidcError];
+})) as Record<Locale, Texts>;
+
+/** The spec's invalid-partner message (§8 names it without its text), in English. */
+export const INVALID_PARTNER_MESSAGE = TEXTS.en.invalidPartner;
 
 const PARTNER_ERRORS = new Set(['invalid_client', 'invalid_redirect_uri', 'unauthorized_client']);
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function oidcErrorPage(out: ErrorOut): string {
-  const message = PARTNER_ERRORS.has(out.error) ? INVALID_PARTNER_MESSAGE
-    : out.error === 'temporarily_unavailable' ? 'The service is temporarily unavailable, try again later.'
-      : 'The sign-in request is invalid.';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`
+/** The locale of the page: the visitor's language, if the host's variant offers it. */
+export function errorLocale(host: string, acceptLanguage: string | undefined): Locale {
+  const variant = variantOfHost(host);
+  return variantLocaleOf(acceptLanguage, variant) ?? VARIANT_LOCALES[variant].fallback;
+}
+
+export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en'): string {
+  const texts = TEXTS[locale];
+  const message = PARTNER_ERRORS.has(out.error) ? texts.invalidPartner
+    : out.error === 'temporarily_unavailable' ? texts.unavailable : texts.invalid;
+  return `<!doctype html><html lang="${locale.replace('_', '-')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`
     + `<title>Tessera</title></head><body><main><h1>${escapeHtml(message)}</h1>`
-    + `<p><code>${escapeHtml(out.error)}</code></p><p><a href="/">Tessera</a></p></main></body></html>`;
+    + `<p><code>${escapeHtml(out.error)}</code></p><p><a href="/">${escapeHtml(texts.home)}</a></p></main></body></html>`;
 }
 
 export function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: unknown): void {
   ctx.type = 'html';
-  ctx.body = oidcErrorPage(out);
+  ctx.body = oidcErrorPage(out, errorLocale(ctx.host, ctx.get('accept-language') || undefined));
 }

@@ -43,7 +43,9 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
   const signedIn = await tesseraSessionOf(ctx.db, tokenOf(request, ctx.cookieName) ?? undefined);
   const finish = async (result: InteractionResults) => {
     reply.hijack();
-    await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    // Merged with what this request's earlier interactions gave (the provider's default): a consent
+    // keeps the login this request was given, or prompt=login would ask for it again, for ever.
+    await provider.interactionFinished(request.raw, reply.raw, result);
   };
 
   if (!signedIn) return reply.redirect(signInPathFor(interaction.uid), 303);

@@ -108,7 +108,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       'introspection_endpoint', 'end_session_endpoint']) expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
     expect(meta.backchannel_logout_supported).toBe(true);
     expect((await fetch(`${issuer}/.well-known/openid-configuration`, { method: 'HEAD' })).status).toBeLessThan(500);
-    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite']));
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite', 'activ', 'myactiv']));
+    // The provider's answers carry the app's security headers, and a policy of their own.
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it('publishes the signing keys in JWKS, public parts only', async () => {
@@ -193,6 +197,30 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     }
   });
 
+  it('keeps the new login through the consent that follows it (prompt=login for a client not granted before)', async () => {
+    const redirectUri = 'http://127.0.0.1:9/fresh';
+    await registerClient(server.ctx.db, { client_id: `fresh-${kind}`, name: 'Fresh', first_party: true, redirect_uris: [redirectUri] });
+    const fresh = await oidc.discovery(new URL(issuer), `fresh-${kind}`, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const cookie = await sessionOf('mfa', new Date(Date.now() - 60_000).toISOString());
+    await server.ctx.db.updateTable('sessions').set({ created_at: new Date(Date.now() - 60_000).toISOString() }).where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    const jar = jarOf([cookie]);
+    const url = oidc.buildAuthorizationUrl(fresh, {
+      redirect_uri: redirectUri, scope: 'openid', prompt: 'login',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const stepUp = new URL((await browse(url.href, jar)).headers.get('location')!, base);
+    expect(stepUp.pathname).toBe('/mfa/methods');
+    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() })
+      .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    // The consent's interaction starts in a later second than the proof: only the login kept from
+    // the first interaction satisfies prompt=login there.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const back = await browse(new URL(stepUp.searchParams.get('redirect')!, base).href, jar);
+    const callback = new URL(back.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
   it('refuses a client that demands a second factor for an account without one', async () => {
     const res = await browse(authorizationUrl({
       scope: 'openid', acr_values: 'mfa', state: 's3',
@@ -260,6 +288,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).toContain(INVALID_PARTNER_MESSAGE);
     }
+    // In the visitor's language.
+    const french = await fetch(authorizationUrl({ ...pkce, redirect_uri: 'https://evil.example/callback' }), { redirect: 'manual', headers: { 'accept-language': 'fr-BE' } });
+    expect(await french.text()).toContain('Configuration du partenaire invalide.');
     const unknown = new URL(authorizationUrl(pkce));
     unknown.searchParams.set('client_id', 'nobody');
     const res = await fetch(unknown, { redirect: 'manual' });
@@ -452,6 +483,57 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       // Told once: the link is gone with the provider's session.
       await server.ctx.sessionsEnded({ accountId: tokens.claims()!.sub });
       expect(received).toHaveLength(1);
+    });
+  });
+
+  describe('sign-in by URL hash', () => {
+    const ticketFor = (accessToken: string) => fetch(`${base}/api/login-tickets`, { method: 'POST', headers: { ...DEVICE, authorization: `Bearer ${accessToken}` } });
+    const spend = (ticket: string, clientId: string) => fetch(`${base}/api/token/ticket`, {
+      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' }, body: JSON.stringify({ ticket, client_id: clientId }),
+    });
+
+    it('gives a first-party platform a one-time ticket that opens a session once, for its own client only', async () => {
+      const { tokens } = await signedInFlow('openid');
+      const issued = await ticketFor(tokens.access_token);
+      expect(issued.status).toBe(201);
+      const { ticket, expires_in: expiresIn } = await issued.json() as { ticket: string; expires_in: number };
+      expect(expiresIn).toBe(60);
+      expect((await spend(ticket, '17')).status).toBe(400);
+      const spent = await spend(ticket, '2');
+      expect(spent.status).toBe(200);
+      const cookie = spent.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+      const user = await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } });
+      expect(((await user.json()) as { data: { id: string } }).data.id).toBe(tokens.claims()!.sub);
+      expect(await (await spend(ticket, '2')).json()).toMatchObject({ code: 'invalid_login_ticket' });
+      // Only its digest is kept.
+      expect(await server.ctx.db.selectFrom('login_tickets').selectAll().where('ticket_hash', '=', ticket).executeTakeFirst()).toBeUndefined();
+    });
+
+    it('refuses a missing or unknown access token, and a partner\'s', async () => {
+      expect((await fetch(`${base}/api/login-tickets`, { method: 'POST', headers: DEVICE })).status).toBe(401);
+      expect((await ticketFor('x'.repeat(43))).status).toBe(401);
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const start = await browse(oidc.buildAuthorizationUrl(partner, {
+        redirect_uri: PARTNER_REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      }).href, jar);
+      const uid = new URL(start.headers.get('location')!, base).searchParams.get('uid')!;
+      const answer = await fetch(`${base}/api/authorize`, { method: 'POST', headers: { ...DEVICE, cookie, 'content-type': 'application/json' }, body: JSON.stringify({ uid, approve: true }) });
+      const back = await browse(((await answer.json()) as { target: string }).target, jar);
+      const tokens = await oidc.authorizationCodeGrant(partner, new URL(back.headers.get('location')!), { pkceCodeVerifier: verifier });
+      expect((await ticketFor(tokens.access_token)).status).toBe(403);
+      expect((await spend('bad ticket!', '2')).status).toBe(400);
+    });
+
+    // Defined on PostgreSQL only: its default isolation is where read-check-write races.
+    if (kind === 'postgres') it('of thirty parallel spends of one ticket exactly one opens a session', async () => {
+      const { tokens } = await signedInFlow('openid');
+      const { ticket } = await (await ticketFor(tokens.access_token)).json() as { ticket: string };
+      const statuses = await Promise.all(Array.from({ length: 30 }, () => spend(ticket, '2').then((res) => res.status)));
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(29);
     });
   });
 

@@ -44,12 +44,19 @@ export async function findOidcAccount(db: Db, sub: string): Promise<Account | un
   if (!user) return undefined;
   return {
     accountId: user.id,
-    async claims() {
+    async claims(_use: string, scope: string, requested: Record<string, unknown> | undefined) {
+      // A contact is read only when the token may carry it (its scope, or the claims parameter): an
+      // ID token for `openid` alone costs no look-up of either.
+      const scopes = new Set(scope.split(' '));
+      const wants = (scopeName: string, claim: string) => scopes.has(scopeName) || (requested !== undefined && claim in requested);
       // The default verified contact (else the first verified one): an unproven address is never a claim.
       const contact = async (table: 'user_emails' | 'user_phones') => guarded(() => db.selectFrom(table)
         .select(['value', 'verified']).where('user_id', '=', sub).where('verified', '=', 1)
         .orderBy('is_default', 'desc').orderBy('created_at', 'asc').limit(1).executeTakeFirst());
-      const [email, phone] = await Promise.all([contact('user_emails'), contact('user_phones')]);
+      const [email, phone] = await Promise.all([
+        wants('email', 'email') ? contact('user_emails') : undefined,
+        wants('phone', 'phone_number') ? contact('user_phones') : undefined,
+      ]);
       return {
         sub: user.id,
         given_name: user.firstname,

@@ -7,7 +7,8 @@ import type Provider from 'oidc-provider';
 import { errors, type ErrorOut } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
-import { oidcErrorPage } from './errors.ts';
+import { providerPagePolicy, securityHeaders } from '../http/security.ts';
+import { errorLocale, oidcErrorPage } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
 
@@ -22,7 +23,7 @@ function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unkn
   const status = unavailable ? 503 : known ? error.statusCode : 500;
   reply.code(status).header('cache-control', 'no-store');
   if (!request.headers.accept?.includes('text/html')) return reply.send(out);
-  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out));
+  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language'])));
 }
 
 export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
@@ -46,6 +47,7 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       return handleInteraction(ctx, provider, request, reply);
     });
 
+    const providerHeaders = Object.entries({ ...securityHeaders(ctx.config), 'content-security-policy': providerPagePolicy(ctx.config) });
     // Koa composes its middleware in callback(): once per provider.
     const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -53,6 +55,8 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       let handler = handlers.get(provider);
       if (!handler) handlers.set(provider, (handler = provider.callback()));
       reply.hijack();
+      // A hijacked answer skips the app's hooks: the provider's answers get the headers here.
+      for (const [name, value] of providerHeaders) reply.raw.setHeader(name, value);
       // Mounted as Express mounts it: the provider sees its own paths and derives /oidc from originalUrl.
       const raw = request.raw as IncomingMessage & { originalUrl?: string };
       raw.originalUrl = raw.url;

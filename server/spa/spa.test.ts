@@ -155,7 +155,7 @@ describe('serving the web app', () => {
     await new OidcAdapter(server.ctx.db, 'Interaction').upsert('uid-of-a-request', { params: { client_id: 'deals-partner' } }, 60);
     const url = '/login/email?redirect=%2Foidc%2Finteraction%2Fuid-of-a-request';
     const res = await server.app.inject({ method: 'GET', url, headers: { 'accept-language': 'fr' } });
-    expect(bootOf(res.body).signingInTo).toEqual({ name: 'Partenaire avantages', logo_uri: null });
+    expect(bootOf(res.body).signingInTo).toEqual({ client_id: 'deals-partner', name: 'Partenaire avantages', logo_uri: null });
     // The screen drawn ahead does not name it: the app draws this one.
     expect(res.body).toContain('<div id="root"></div>');
     for (const other of ['/login/email?redirect=%2Foidc%2Finteraction%2Funknown', '/login/email?redirect=%2Fuser%2Fdashboard', '/login/email?redirect=%2Foidc%2Finteraction%2F..%2Fx']) {

@@ -82,10 +82,13 @@ export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
  * messages its request queued were handed to their sender, and the sign-in records it left
  * (server/sessions/records.ts) were written, so a test reads the mail, events and devices it caused
  * at once. A test of the outbox or of those records turns it off and sees the answer come first.
- * `logStream` receives the server's log lines. */
+ * `logStream` receives the server's log lines. `sharing`: another instance of that server, on its
+ * PostgreSQL database with its SECRET_KEY (not seeded again, and not dropped when this one stops). */
 export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {},
-  options: { seed?: boolean; settleMessages?: boolean; logStream?: { write(line: string): void } } = {}): Promise<TestServer> {
-  const database = kind === 'postgres' ? await createPostgresDatabase() : null;
+  options: { seed?: boolean; settleMessages?: boolean; logStream?: { write(line: string): void }; sharing?: TestServer } = {}): Promise<TestServer> {
+  const shared = options.sharing?.ctx.config;
+  if (shared && !shared.databaseUrl) throw new Error('only a server on PostgreSQL can share its database with another instance');
+  const database = shared ? null : kind === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     NODE_ENV: 'test',
     SQLITE_PATH: ':memory:',
@@ -99,10 +102,11 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     // The clients of the tests listen on the loopback address.
     OIDC_PRIVATE_OUTBOUND: 'true',
     ...(database ? { DATABASE_URL: database.url } : {}),
+    ...(shared ? { DATABASE_URL: shared.databaseUrl!, SECRET_KEY: shared.secretKey } : {}),
     ...env,
   });
   const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : {});
-  if (options.seed ?? true) await seedDemo(app.ctx);
+  if (options.seed ?? !shared) await seedDemo(app.ctx);
   if (options.settleMessages ?? true) {
     const inject = app.app.inject.bind(app.app) as (request: unknown) => Promise<unknown>;
     (app.app as { inject: unknown }).inject = async (request: unknown) => {

@@ -8,9 +8,10 @@ import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { isAuthorisationReturn } from '../../machines/routes.ts';
 import { loginMachine } from '../../machines/login.ts';
-import { fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { exchangeTicket, fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
+import { takeLoginTicket } from './loginTicket.ts';
 import { onUnauthorised } from '../api/client.ts';
-import { takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
+import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { readJson, write } from './storage.ts';
@@ -40,8 +41,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         return fetchUser();
       }),
       logout: fromPromise(logout),
+      exchangeTicket: fromPromise(({ input }) => exchangeTicket(input)),
       login: loginMachine.provide({
-        actors: { submitLogin: fromPromise(({ input }) => submitLogin(input)) },
+        // A sign-in for an application names its client (the server's forced set-up rule reads it).
+        actors: { submitLogin: fromPromise(({ input }) => submitLogin({ ...input, clientId: signingInTo?.client_id ?? null })) },
         actions: { typed: (_, { value }) => keepUsername(value) },
       }),
       // The security area's check comes with the flows' calls.
@@ -66,6 +69,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       },
     },
   });
+  // Before anything reads the address: the hash goes at once.
+  const loginTicket = takeLoginTicket();
+  // The page came without a session cookie; the ticket is about to open a session: ask for it.
+  if (loginTicket) takeKnownAbsentSession();
   const location = window.location;
   const actor = createActor(machine, {
     input: {
@@ -74,6 +81,8 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
       storedRenewal: (() => { try { return sessionStorage.getItem('loginPayload'); } catch { return null; } })(),
       location: { path: location.pathname, search: location.search },
+      loginTicket,
+      signingInTo,
     },
     inspect,
   });

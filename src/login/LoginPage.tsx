@@ -29,7 +29,7 @@ export function LoginPage() {
   return (
     <PublicLayout>
       <div className="grid gap-8 md:grid-cols-[minmax(0,28rem)_1fr]">
-        {login ? <LoginForm login={login} notice={notice === 'password_renewed' || notice === 'account_created' || notice === 'session_ended' ? notice : null} /> : <p role="status">…</p>}
+        {login ? <LoginForm login={login} notice={notice === 'password_renewed' || notice === 'account_created' || notice === 'session_ended' || notice === 'ticket_invalid' ? notice : null} /> : <p role="status">…</p>}
         <aside className="space-y-6">
           <ActivateCardBanner />
           <Brochure />
@@ -40,7 +40,7 @@ export function LoginPage() {
 }
 
 /** What the page says on arrival: a password just changed, an account just created, or a session ended elsewhere. */
-function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | 'session_ended' | null }) {
+function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | 'session_ended' | 'ticket_invalid' | null }) {
   const { t } = useTranslation();
   const { mode, username, password, error, captchaNeeded, resubmitWhenSolved } = useSelector(login, (s) => s.context);
   const captcha = useRef<CaptchaHandle>(null);
@@ -77,8 +77,9 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
       </nav>
 
       {notice && (
-        <Alert tone={notice === 'session_ended' ? 'info' : 'success'} className="mt-4">
-          {t(notice === 'password_renewed' ? 'login.passwordRenewed' : notice === 'account_created' ? 'login.accountCreated' : 'login.sessionEnded')}
+        <Alert tone={notice === 'session_ended' || notice === 'ticket_invalid' ? 'info' : 'success'} className="mt-4">
+          {t(notice === 'password_renewed' ? 'login.passwordRenewed' : notice === 'account_created' ? 'login.accountCreated'
+            : notice === 'ticket_invalid' ? 'errors.invalid_login_ticket' : 'login.sessionEnded')}
         </Alert>
       )}
 

@@ -10,6 +10,7 @@ import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { useRootActor } from '../app/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../app/useNow.ts';
@@ -110,13 +111,15 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
   );
 }
 
-/** Back to sign-in, or, for a step-up, back to the security overview. */
+/** Back to sign-in, or, for a step-up, back to the security overview; for the one an application's
+ * request asked for, home (the request is left unanswered). */
 function BackLink({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
-  return signingIn
-    ? <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>
-    : <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
+  const forApplication = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'reauthenticating' }));
+  if (signingIn) return <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>;
+  if (forApplication) return <Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('consent.home')}</Link>;
+  return <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
 }
 
 /** A code was sent for this method moments ago: how long until a new one can go (then, that it can). */

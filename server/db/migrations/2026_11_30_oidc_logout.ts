@@ -13,4 +13,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('oidc_session_links_session_idx').on('oidc_session_links').column('session_id').execute();
   await db.schema.createIndex('oidc_session_links_account_idx').on('oidc_session_links').column('account_id').execute();
+  // What a client was issued, for removing a client (the CLI) without reading the whole table.
+  await db.schema.createIndex('oidc_models_client_idx').on('oidc_models').column('client_id').execute();
 }
