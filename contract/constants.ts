@@ -51,6 +51,17 @@ export const STEP_UP_PATH = '/mfa/methods';
  * browser there from an OpenID interaction that needs the person's consent). */
 export const CONSENT_PATH = '/approve';
 
+/** A partner application's landing (machines/routes.ts lists it with the other partner pages):
+ * `?client_id=…&redirect=…`, the way on being the authorisation server's request. */
+export const PARTNER_PATH = '/partner';
+
+/** The website access chooser shown after a sign-in to a person with several platforms (the spec
+ * names the screen, not its path; docs/architecture.md). */
+export const CHOOSER_PATH = '/user/choose-platform';
+
+/** Where a visitor without an account becomes a customer (the provider's public site). */
+export const BECOME_CUSTOMER_URL = 'https://www.tessera.example/become-a-customer';
+
 /** All API routes live under this prefix so that they never collide with the SPA's routes. */
 export const API_PREFIX = '/api';
 

@@ -522,6 +522,19 @@ export const CLIENT_ID = /^[\w.:-]{1,100}$/;
 export const AccessGrantParams = v.strictObject({ client_id: v.pipe(v.string(), v.regex(CLIENT_ID)) });
 export type AccessGrantParams = v.InferOutput<typeof AccessGrantParams>;
 
+// ---- Partner pages: GET /api/partners/{client_id}, POST /api/partners/{client_id}/access-requests
+
+export const PartnerParams = AccessGrantParams;
+export type PartnerParams = AccessGrantParams;
+
+/** A partner as its landing page shows it: the client, and the scopes it may ask for (names, which
+ * the app translates). First-party clients have no landing page. */
+export const PartnerAnswer = v.object({ client: PartnerClient, scopes: v.array(v.string()) });
+export type PartnerAnswer = v.InferOutput<typeof PartnerAnswer>;
+
+/** An access request to a partner's administrator: asking again answers the same request. */
+export const AccessRequestAnswer = v.object({ client_id: v.string(), requested_at: v.string() });
+export type AccessRequestAnswer = v.InferOutput<typeof AccessRequestAnswer>;
 // ---- Sign-in by URL hash: POST /api/login-tickets (a platform), POST /api/token/ticket (the browser)
 
 /** A one-time sign-in ticket for the browser, valid `expires_in` seconds. */

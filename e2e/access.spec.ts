@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO_CLIENTS } from '../server/seed/demo.ts';
 import { relyingParty } from './relyingParty.ts';
-import { expectNoAxeViolations, signIn, user } from './support.ts';
+import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -12,6 +12,7 @@ test('an application given access through the authorisation server is listed, an
   // Luc: no other walk gives him access to an application, so the list is his alone.
   const luc = user('luxembourg');
   await signIn(page, luc.email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Luc');
 
   // The employee area asks for access (code + PKCE, offline access) from its own page.

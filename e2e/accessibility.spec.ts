@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAINTENANCE_PORT, E2E_PORT } from '../playwright.config.ts';
-import { expectNoAxeViolations, signIn, user } from './support.ts';
+import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -20,6 +20,7 @@ test('axe finds nothing on the login page with an error shown', async ({ page })
 
 test('axe finds nothing on the dashboard, wide and small', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   await expectNoAxeViolations(page);
   await page.setViewportSize({ width: 360, height: 740 });
@@ -45,6 +46,7 @@ test('the login form works with the keyboard alone', async ({ page }) => {
   await page.keyboard.press('Tab');
   await page.keyboard.type('Tessera-demo-2026!');
   await page.keyboard.press('Enter');
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
 });
 

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { signIn, signInWithCard, user } from './support.ts';
+import { signIn, signInWithCard, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -9,6 +9,7 @@ const tiles = (page: import('@playwright/test').Page) => page.getByTestId(/^tile
 
 test('the card holder sees client area, employee area, Fridom and deals tiles on derived hosts', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(tiles(page)).toHaveCount(4);
   await expect(page.getByTestId('tile-client').getByRole('link')).toHaveAttribute('href', `http://client.localhost:${E2E_PORT}/`);
   await expect(page.getByTestId('tile-my').getByRole('link')).toHaveAttribute('href', `http://my.localhost:${E2E_PORT}/`);
@@ -27,6 +28,7 @@ test('the company customer sees only the client area and deals', async ({ page }
 test('a registered redirect_uri is followed at once; any other is ignored', async ({ page }) => {
   await page.route('https://client.tessera.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title>' }));
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   await page.goto(`/user/dashboard?redirect_uri=${encodeURIComponent('https://evil.example/steal')}`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
@@ -39,6 +41,7 @@ test.describe('small screens', () => {
   test.use({ viewport: { width: 320, height: 640 } });
   test('the sidebar becomes a row of tabs', async ({ page }) => {
     await signIn(page, user('cardholder').email);
+    await toDashboard(page);
     const nav = page.getByTestId('user-nav');
     await expect(nav).toBeVisible();
     expect(await nav.evaluate((el) => getComputedStyle(el).flexDirection)).toBe('row');
@@ -51,12 +54,14 @@ test.describe('wide screens', () => {
   test.use({ viewport: { width: 1280, height: 800 } });
   test('the user area has a sidebar', async ({ page }) => {
     await signIn(page, user('cardholder').email);
+    await toDashboard(page);
     expect(await page.getByTestId('user-nav').evaluate((el) => getComputedStyle(el).flexDirection)).toBe('column');
   });
 });
 
 test('an account without a second factor is nudged to turn it on, at 1280 and 375 px; one with a factor is not', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   const nudge = page.getByText('Protect your account with two-step verification');
   for (const width of [1280, 375]) {
     await page.setViewportSize({ width, height: 800 });

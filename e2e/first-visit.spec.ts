@@ -2,7 +2,7 @@
 // language, and with what the app needs to take it over, so it paints before any script runs and
 // asks nothing before it can be used.
 import { expect, test } from '@playwright/test';
-import { signIn, user } from './support.ts';
+import { signIn, user, toDashboard } from './support.ts';
 
 test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({ page }) => {
   const asked: string[] = [];
@@ -46,6 +46,7 @@ test('each variant and language is drawn in its own words and colours', async ({
 
 test('a person who is signed in is sent the page without the sign-in drawn, and on to their screen', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   const sent = await page.evaluate(async () => (await fetch('/login/email')).text());
   expect(sent).toContain('<div id="root"></div>');

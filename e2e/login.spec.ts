@@ -1,11 +1,12 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
-import { DEMO_PASSWORD, captchaReady, expectNoAxeViolations, signIn, user } from './support.ts';
+import { DEMO_PASSWORD, captchaReady, expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
 test('signs in by email and greets the user on the dashboard', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page).toHaveURL(/\/user\/dashboard$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   const cookies = await page.context().cookies();
@@ -127,6 +128,7 @@ test('a user with a weak password chooses a new one against the rules, then sign
 
 test('logout revokes the session, clears the cookie and the local copy', async ({ page, request }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   const token = (await page.context().cookies()).find((c) => c.name === 'tessera_token')!.value;
   await page.getByRole('link', { name: 'Log out' }).click();
@@ -143,6 +145,7 @@ test('the guard sends a private path to login and back there after signing in', 
   await page.goto('/user/dashboard?from=mail');
   await expect(page).toHaveURL(/\/login\/email$/);
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page).toHaveURL(/\/user\/dashboard\?from=mail$/);
 });
 
@@ -157,6 +160,7 @@ test('a signed-in user on a public screen goes home, and unknown paths go home',
 
 test('the session survives a reload', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   await page.reload();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');

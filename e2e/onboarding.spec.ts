@@ -2,7 +2,7 @@
 // from the real SMTP server and the phone code from the local SMS provider; the activation-failed
 // outcome; guarded steps; axe on every screen.
 import { expect, test, type Page } from '@playwright/test';
-import { captchaReady, codeSentTo, expectNoAxeViolations, sentCount, signIn } from './support.ts';
+import { captchaReady, codeSentTo, expectNoAxeViolations, sentCount, signIn, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -301,6 +301,7 @@ test('a step entered from anywhere the spec does not allow goes back to the star
 
 test('a signed-in user does not see onboarding', async ({ page }) => {
   await signIn(page, 'emma.peeters@example.be');
+  await toDashboard(page);
   await expect(heading(page)).toHaveText('Hello, Emma');
   await page.goto('/onboarding/card');
   await expect(page).toHaveURL(/\/user\/dashboard$/);

@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { DEMO_CLIENTS, DEMO_MFA_USERS } from '../server/seed/demo.ts';
 import { ISSUER, relyingParty } from './relyingParty.ts';
-import { DEMO_PASSWORD, KATO_CARD, expectNoAxeViolations, signIn, user } from './support.ts';
+import { DEMO_PASSWORD, KATO_CARD, expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -81,6 +81,7 @@ test('a first-party platform signs a person in with no consent screen', async ({
 
 test('a request that is gone says so on the consent screen, with the way home', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Hello/);
   await page.goto('/approve?uid=unknown-request');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('This request is no longer valid');
@@ -91,6 +92,7 @@ test('a request that is gone says so on the consent screen, with the way home', 
 test('an application that asks for a new sign-in (prompt=login) gets the password typed again, then its code', async ({ page }) => {
   const emma = user('cardholder');
   await signIn(page, emma.email);
+  await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid', name: 'Employee area', params: { prompt: 'login' } });
   await page.goto(rp.home);

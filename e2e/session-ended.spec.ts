@@ -3,7 +3,7 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { signIn, signInWithEmailCode, user } from './support.ts';
+import { signIn, signInWithEmailCode, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -19,6 +19,7 @@ async function revoke(page: Page, request: APIRequestContext) {
 test('signing out in one tab takes the other to sign-in with the notice, without a reload', async ({ context }) => {
   const first = await context.newPage();
   await signIn(first, user('cardholder').email);
+  await toDashboard(first);
   await expect(first.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
   const second = await context.newPage();
   await second.goto('/security');

@@ -65,3 +65,14 @@ export async function sentCount(recipient: string): Promise<number> {
   const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string }>; messages: Array<{ to: string }> };
   return [...inbox.mails, ...inbox.messages].filter((m) => m.to === recipient).length;
 }
+
+/** After a sign-in with nowhere else to go, a person with several platforms (Emma, Luc) first sees
+ * the website access chooser; its "Go to my account" goes on to the dashboard. Anyone else is there
+ * already. */
+export async function toDashboard(page: Page) {
+  await page.waitForURL(/\/user\/(choose-platform|dashboard)(\?|$)/);
+  if (new URL(page.url()).pathname === '/user/choose-platform') {
+    await page.getByRole('main').locator('a[href="/user/dashboard"]').click();
+    await page.waitForURL(/\/user\/dashboard(\?|$)/);
+  }
+}

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAINTENANCE_PORT, E2E_PORT } from '../playwright.config.ts';
-import { expectNoAxeViolations, signIn, user } from './support.ts';
+import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 const LU = `http://account.lu.localhost:${E2E_PORT}`;
 
@@ -54,6 +54,7 @@ test.describe('Luxembourg variant', () => {
       await page.goto(`${LU}/login/email`);
       await expect(page.locator('html')).toHaveAttribute('lang', 'en-LU');
       await signIn(page, user('luxembourg').email);
+      await toDashboard(page);
       await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Luc');
       await expect(page.getByTestId('tile-my')).toBeVisible();
       await expect(page.getByTestId('tile-fridom')).toBeVisible();

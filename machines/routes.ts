@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
+import { CHOOSER_PATH, CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -13,12 +13,12 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser';
 
 export type Route = {
   path: string;
@@ -37,6 +37,9 @@ export const ROUTES = [
   { path: SIGN_IN_PATH, access: 'public', flow: 'login', step: 'email', screen: 'login' },
   { path: '/login/phone', access: 'public', flow: 'login', step: 'phone', screen: 'login' },
   { path: '/user/dashboard', access: 'private', flow: 'dashboard', step: 'home', screen: 'dashboard' },
+  // The website access chooser (spec §2 "Screen behaviours"): after a sign-in with no target, for a
+  // person with several platforms; the spec gives it no path.
+  { path: CHOOSER_PATH, access: 'private', flow: 'dashboard', step: 'choose', screen: 'chooser' },
   { path: '/mfa', access: 'secondFactor', flow: 'mfa', step: 'code', screen: 'secondFactor' },
   { path: STEP_UP_PATH, access: 'secondFactor', flow: 'mfa', step: 'methods', screen: 'secondFactor' },
   { path: '/weak-password', access: 'secondFactor', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
@@ -66,6 +69,14 @@ export const ROUTES = [
   // A partner application's consent (spec §2 /approve): the authorisation server sends the browser
   // here with the interaction's uid, and the answer sends it back there.
   { path: CONSENT_PATH, access: 'private', flow: 'consent', step: 'ask', screen: 'consent' },
+  // The partner pages (spec §2): the landing shows to everyone; asking for access and the linked
+  // account's success need a session (the success a recent second factor too); the choices of a
+  // visitor without an account, or with one to link, are for visitors.
+  { path: PARTNER_PATH, access: 'any', flow: 'partner', step: 'landing', screen: 'partner', start: true },
+  { path: '/partner/request-access', access: 'private', flow: 'partner', step: 'requestAccess', screen: 'partner', start: true },
+  { path: '/partner/no-account', access: 'public', flow: 'partner', step: 'noAccount', screen: 'partner', start: true },
+  { path: '/partner/link-existing', access: 'public', flow: 'partner', step: 'linkExisting', screen: 'partner', start: true },
+  { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
   { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
   // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
   // decision (its predecessor rules), so every step starts the flow.

@@ -87,10 +87,23 @@ describe('root machine: model', () => {
       events: relevant,
       serializeState,
     });
+    // The partner pages, walked apart among a few screens (with every path above, the walk would
+    // multiply past what a test can wait for): the landing, the sensitive success, and the ways out.
+    const partnerPaths = [at('/partner', '?client_id=deals-partner'), at('/partner/link-success', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+      at('/partner/no-account'), at('/user/dashboard'), at('/login/email'), at('/mfa/methods'), at('/logout')];
+    const partnerEvents = (snapshot: unknown) => [
+      ...partnerPaths.map((location) => ({ type: 'ROUTE', location })),
+      ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+    ] as never;
+    const partnerWalks = [
+      walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/partner/link-success') }, events: partnerEvents, serializeState }),
+      walk(walkedRoot, { input: { storedAccount: null, storedTarget: null, location: at('/partner', '?client_id=deals-partner') }, events: partnerEvents, serializeState }),
+    ];
     // A transition counts when any walk took it.
-    const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t) && keptSignIn.missing.includes(t));
+    const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t) && keptSignIn.missing.includes(t)
+      && partnerWalks.every((w) => w.missing.includes(t)));
     const result = {
-      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states,
+      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + partnerWalks.reduce((sum, w) => sum + w.states, 0),
     };
     console.info(report('root', result));
     expect(missing).toEqual([]);
@@ -410,6 +423,71 @@ describe('root machine: behaviour', () => {
     effects.length = 0;
     actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
     expect(effects).toContain('navigate /oidc/interaction/abc');
+  });
+
+  it('opens a partner landing for a visitor and for a signed-in person, with the page\'s query', async () => {
+    const visitor = start({ location: at('/partner', '?client_id=deals-partner'), fetchUser: async () => { throw apiFailure(401, {}); } });
+    const member = start({ storedAccount: user, location: at('/partner', '?client_id=deals-partner') });
+    await settle();
+    expect(visitor.actor.getSnapshot().matches({ anonymous: 'partnering' })).toBe(true);
+    expect(member.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
+    for (const { actor } of [visitor, member]) {
+      const partner = actor.getSnapshot().children.partner as { getSnapshot(): { context: { clientId: string; step: string } } };
+      expect(partner.getSnapshot().context).toMatchObject({ clientId: 'deals-partner', step: 'landing' });
+    }
+    // A visitor's way to the access request goes through sign-in, which remembers it.
+    visitor.actor.send({ type: 'ROUTE', location: at('/partner/request-access', '?client_id=deals-partner') });
+    expect(visitor.actor.getSnapshot().matches({ anonymous: 'signingIn' })).toBe(true);
+    expect(visitor.effects).toContain('target /partner/request-access?client_id=deals-partner');
+    expect(visitor.effects.at(-1)).toBe('navigate /login/email');
+  });
+
+  it('asks a recent second factor before the linked account\'s success, and comes back to it with its query', async () => {
+    const search = `?redirect_uri=${encodeURIComponent(REGISTERED)}`;
+    const { actor, effects } = start({
+      storedAccount: user, location: at('/partner/link-success', search),
+      secondFactorStatus: async () => ({ sudo: false, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+    });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { partnering: 'steppingUp' } })).toBe(true);
+    const back = `/partner/link-success${search}`;
+    expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: back })}`);
+    expect(actor.getSnapshot().children.partner).toBeUndefined();
+    effects.length = 0;
+    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    expect(effects).toContain(`navigate ${back}`);
+    expect(actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
+
+    const recent = start({ storedAccount: user, location: at('/partner/link-success', search), secondFactorStatus: async () => ({ sudo: true, methods: [] }) });
+    await settle();
+    expect(recent.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
+    const partner = recent.actor.getSnapshot().children.partner as { getSnapshot(): { context: { destination: string } } };
+    expect(partner.getSnapshot().context.destination).toBe(REGISTERED);
+  });
+
+  it('offers the website access chooser after a sign-in without a target, to a person with several platforms only', async () => {
+    const signInAs = async (profile: UserProfile, location = at('/login/email')) => {
+      let signedIn = false;
+      const run = start({ location, fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return profile; } });
+      await settle();
+      if (location.path !== '/login/email') run.actor.send({ type: 'ROUTE', location: at('/login/email') });
+      signedIn = true;
+      const login = run.actor.getSnapshot().children.login as { send(e: unknown): void };
+      login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+      login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+      run.effects.length = 0;
+      login.send({ type: 'SUBMIT' });
+      await settle();
+      return run.effects.filter((e) => e.startsWith('navigate'));
+    };
+    const several = { ...user, user_id: 'U-1', customer_user_id: 'C-1', fridom_user_id: null } as UserProfile;
+    const one = { ...user, user_id: 'U-1', customer_user_id: null, fridom_user_id: null } as UserProfile;
+    expect(await signInAs(several)).toContain('navigate /user/choose-platform');
+    expect(await signInAs(one)).toContain('navigate /user/dashboard');
+    expect(await signInAs(one)).not.toContain('navigate /user/choose-platform');
+    // A sign-in that has somewhere to go goes there.
+    expect(await signInAs(several, at('/security'))).toContain('navigate /security');
+    expect(await signInAs(several, at('/security'))).not.toContain('navigate /user/choose-platform');
   });
 
   it('spends a sign-in ticket from the URL hash before asking for the session; a refused one says so at sign-in', async () => {

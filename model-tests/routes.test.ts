@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FIRST_PARTY_CLIENT_IDS } from '../contract/constants.ts';
-import { HOME_PATH, LOGIN_PATH, REDIRECTS, SCREENS, allowedRedirect, guard, isPartnerLogin, safeTarget } from '../machines/routes.ts';
+import { HOME_PATH, LOGIN_PATH, REDIRECTS, SCREENS, allowedRedirect, guard, isPartnerLogin, isSensitive, safeTarget } from '../machines/routes.ts';
 
 const at = (path: string, search = '') => ({ path, search });
 const byAccess = (access: string) => Object.keys(SCREENS).filter((path) => SCREENS[path] === access);
@@ -58,10 +58,21 @@ describe('route guard', () => {
   });
 
   it('sends any unknown path home, including screens not built yet', () => {
-    for (const path of ['/nowhere', '/profile', '/user/access/x', '/onboarding/nowhere', '/partner', '/user/dashboard/x']) {
+    for (const path of ['/nowhere', '/profile', '/user/access/x', '/onboarding/nowhere', '/partner/nowhere', '/user/dashboard/x']) {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }
+  });
+
+  it('shows the partner landing to everyone, asks a session for the access request and the success, and keeps the choices for visitors', () => {
+    expect(guard(at('/partner', '?client_id=deals-partner'), 'anonymous')).toEqual({ kind: 'stay' });
+    expect(guard(at('/partner', '?client_id=deals-partner'), 'signedIn')).toEqual({ kind: 'stay' });
+    expect(guard(at('/partner/request-access', '?client_id=x'), 'anonymous')).toEqual({ kind: 'login', target: '/partner/request-access?client_id=x' });
+    expect(guard(at('/partner/link-success'), 'anonymous')).toEqual({ kind: 'login', target: '/partner/link-success' });
+    expect(guard(at('/partner/no-account'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/partner/link-existing'), 'anonymous')).toEqual({ kind: 'stay' });
+    expect(isSensitive('/partner/link-success')).toBe(true);
+    expect(guard(at('/user/choose-platform'), 'anonymous')).toEqual({ kind: 'login', target: '/user/choose-platform' });
   });
 
   it('never leaves an anonymous visitor on a private screen nor a signed-in user on a public one', () => {

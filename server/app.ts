@@ -29,6 +29,7 @@ import { loginTicketRoutes } from './oidc/loginTickets.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
 import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
+import { partnerRoutes } from './oidc/partners.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -130,6 +131,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await consentRoutes(api, ctx, oidcProviders);
     await loginTicketRoutes(api, ctx, oidcProviders);
     await accessRoutes(api, ctx);
+    await partnerRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }

@@ -4,9 +4,12 @@
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
+import { CHOOSER_PATH } from '../../contract/constants.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import { applyGuard, followAfterCode, setLocation } from './actions.ts';
-import { forgotModeOf, locationOf, loginModeOf, policyOf, resumedFlow, rootSetup, usernameFor } from './setup.ts';
+import {
+  forgotModeOf, hasSeveralPlatforms, locationOf, loginModeOf, noOwnTarget, opensToVisitor, partnerInput, policyOf, resumedFlow, rootSetup, usernameFor,
+} from './setup.ts';
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
 export const ANONYMOUS_FLOWS = {
@@ -22,7 +25,7 @@ export const anonymous = rootSetup.createStateConfig({
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
-      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || resumedFlow(context, path)) {
+      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || opensToVisitor(path, 'partner') || resumedFlow(context, path)) {
         enqueue.raise({ type: 'ROUTE', location: context.location });
       }
     }),
@@ -42,7 +45,10 @@ export const anonymous = rootSetup.createStateConfig({
             guard: { type: 'routeStartsFlow' as const, params: { flow } },
             target: ANONYMOUS_FLOWS[flow],
             actions: [setLocation, applyGuard('anonymous')],
-          })), {
+          })),
+          // A partner page a visitor may see (the landing, the choices without an account); the
+          // others need a session, and the guard sends to sign-in first.
+          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, applyGuard('anonymous')] }, {
           actions: [
             assign({ location: ({ event }) => event.location }),
             applyGuard('anonymous'),
@@ -106,6 +112,16 @@ export const anonymous = rootSetup.createStateConfig({
         // The new account's address fills the sign-in form; signing in stays the person's act.
         onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created', username: ({ event }) => event.output.username }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
       },
+    },
+    // A partner page (machines/partner.ts): each partner path starts the flow again on its page.
+    partnering: {
+      on: {
+        ROUTE: [
+          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, applyGuard('anonymous')] },
+          { target: 'signingIn', actions: [setLocation, applyGuard('anonymous')] },
+        ],
+      },
+      invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
     },
     findingUsername: {
       on: {
@@ -214,6 +230,12 @@ export const anonymous = rootSetup.createStateConfig({
           actions: [
             assign({ user: ({ event }) => event.output }),
             { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            // A sign-in without a target of its own, by a person with several platforms: the
+            // website access chooser first (it can be skipped to the dashboard).
+            assign({
+              afterCode: ({ context, event }) => (noOwnTarget(context.afterCode) && hasSeveralPlatforms(event.output)
+                ? { kind: 'target' as const, to: CHOOSER_PATH } : context.afterCode),
+            }),
             // Where the user goes next is known now: the guard on entering signedIn must judge
             // that location, not the login screen the URL still shows.
             followAfterCode,

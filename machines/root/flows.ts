@@ -12,6 +12,7 @@ import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
 import { newPasswordMachine } from '../newPassword.ts';
 import { consentMachine } from '../consent.ts';
+import { partnerMachine } from '../partner.ts';
 
 export const FLOW_MACHINES = {
   mfaCode: mfaCodeMachine,
@@ -25,4 +26,5 @@ export const FLOW_MACHINES = {
   forgotUsername: forgotUsernameMachine,
   onboarding: onboardingMachine,
   consent: consentMachine,
+  partner: partnerMachine,
 };

@@ -19,8 +19,9 @@ import type { forgotPasswordMachine } from '../forgotPassword.ts';
 import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
+import type { partnerMachine, PartnerInput } from '../partner.ts';
 import {
-  guard, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  HOME_PATH, guard, routeOf, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -98,7 +99,12 @@ export function resumedFlow(context: Pick<Context, 'mfa' | 'weakPayload'>, path:
  * method it was opened for. */
 export function stepUpSearch(location: Location): string {
   const asked = new URLSearchParams(location.search);
-  const query = new URLSearchParams({ single: 'true', redirect: location.path });
+  // The screen's own query goes with the way back (a partner's redirect_uri); the action and the
+  // method travel beside it, as the spec's code screen carries them.
+  const own = new URLSearchParams(asked);
+  for (const key of ['action', 'targetMfaId']) own.delete(key);
+  const back = own.size > 0 ? `${location.path}?${own.toString()}` : location.path;
+  const query = new URLSearchParams({ single: 'true', redirect: back });
   for (const key of ['action', 'targetMfaId']) {
     const value = asked.get(key);
     if (value) query.set(key, value);
@@ -125,6 +131,20 @@ export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 
   });
 }
 
+/** What a partner page's flow starts with: its step, its query, the addresses a redirect_uri may name. */
+export function partnerInput(context: Pick<Context, 'location' | 'config'>): PartnerInput {
+  return { step: stepOf(context.location.path, 'partner') ?? 'landing', search: context.location.search, redirectTargets: context.config?.redirectTargets ?? [] };
+}
+
+/** The platforms an account belongs to (the dashboard's tiles but the deals one, which everyone in
+ * the Belgian variant gets): several of them, and the sign-in offers the website access chooser. */
+export function hasSeveralPlatforms(user: Pick<UserProfile, 'user_id' | 'customer_user_id' | 'fridom_user_id'> | null | undefined): boolean {
+  return !!user && [user.user_id, user.customer_user_id, user.fridom_user_id].filter(Boolean).length >= 2;
+}
+
+/** Where a sign-in goes when it had no target of its own: the dashboard, where home leads. */
+export const noOwnTarget = (afterCode: AfterCode | null) => afterCode?.kind === 'target' && safeTarget(afterCode.to) === HOME_PATH;
+
 /** A forced account without a second factor: it may do nothing else until it has one. */
 export const mustEnrol = (user: UserProfile | null) => user?.mfa_forced === true && user.mfa_enrolled === false;
 
@@ -133,6 +153,9 @@ const ADDING_STEPS: ReadonlySet<string> = new Set(['selection', 'phone', 'email'
 
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
+
+/** A path that starts the flow and shows to a visitor too. */
+export const opensToVisitor = (path: string, flow: Flow) => startsFlow(path, flow) && routeOf(path)?.access !== 'private';
 
 /** The security area: the settings and the authenticator's set-up (spec §4 "Route guard"). */
 export const inSecurity = (path: string) => inFlow(path, 'security') || inFlow(path, 'authenticator');
@@ -189,6 +212,7 @@ export const rootSetup = setup({
       forgotUsername: 'forgotUsername';
       onboarding: 'onboarding';
       consent: 'consent';
+      partner: 'partner';
     },
   },
   actors: {
@@ -216,6 +240,7 @@ export const rootSetup = setup({
     forgotUsername: flow<typeof forgotUsernameMachine>('forgotUsername'),
     onboarding: flow<typeof onboardingMachine>('onboarding'),
     consent: flow<typeof consentMachine>('consent'),
+    partner: flow<typeof partnerMachine>('partner'),
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -257,6 +282,8 @@ export const rootSetup = setup({
     /** A weak password's renewal resumes after a reload, from what the tab kept. */
     resumesRenewal: ({ context, event }) => event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'weakPassword',
     routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
+    /** A path that starts the flow and may show to a visitor (a private one sends to sign-in first). */
+    routeOpensToVisitor: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && opensToVisitor(event.location.path, flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
     routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
@@ -277,6 +304,9 @@ export const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
     atAccess: ({ context }) => inFlow(context.location.path, 'access'),
+    atPartner: ({ context }) => inFlow(context.location.path, 'partner'),
+    /** The screen needs a recent second factor (the route table's `sensitive`). */
+    atSensitive: ({ context }) => isSensitive(context.location.path),
     /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */
     atTotpRecovery: ({ context }) => inFlow(context.location.path, 'totpRecovery'),
     atTotpRecoveryWithMethod: ({ context }) =>

@@ -4,7 +4,7 @@ import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
 import { applyGuard, followAfterCode, forgetSession, setLocation, stepUpPath } from './actions.ts';
-import { locationOf, mustEnrol, rootSetup } from './setup.ts';
+import { locationOf, mustEnrol, partnerInput, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
   entry: applyGuard('signedIn'),
@@ -26,6 +26,7 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atConsent', target: 'consenting' },
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
         { guard: 'atAccess', target: 'access' },
+        { guard: 'atPartner', target: 'partnering' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -39,6 +40,7 @@ export const signedIn = rootSetup.createStateConfig({
           { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
           { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
           { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, applyGuard('signedIn')] },
           { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
         ],
       },
@@ -106,6 +108,63 @@ export const signedIn = rootSetup.createStateConfig({
         id: 'consent',
         src: 'consent',
         input: ({ context }) => ({ uid: new URLSearchParams(context.location.search).get('uid') }),
+      },
+    },
+    // A partner page (machines/partner.ts). A sensitive one (link-success) first checks for a recent
+    // second factor as the security area does (the same status call, the same step-up behind
+    // /mfa/methods?single=true&redirect=…, the same order after the code), then the page's flow runs.
+    partnering: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, applyGuard('signedIn')] },
+          { target: 'idle', actions: [setLocation, applyGuard('signedIn')] },
+        ],
+      },
+      initial: 'choosing',
+      states: {
+        choosing: { always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }] },
+        checking: {
+          invoke: {
+            id: 'secondFactorStatus',
+            src: 'secondFactorStatus',
+            onDone: [
+              { guard: 'stepUpNeeded', target: 'steppingUp', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
+              { target: 'open' },
+            ],
+            // The status cannot be read: the page shows (nothing on it changes the account).
+            onError: { target: 'open' },
+          },
+        },
+        steppingUp: {
+          entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
+          on: {
+            ROUTE: [
+              {
+                guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
+                actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
+              },
+              { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
+              { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
+            ],
+          },
+          invoke: {
+            id: 'stepUp',
+            src: 'mfaCode',
+            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+            onDone: {
+              target: 'afterStepUp',
+              actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+            },
+          },
+        },
+        afterStepUp: {
+          always: [
+            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+            { target: 'open', actions: followAfterCode },
+          ],
+        },
+        open: { invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) } },
       },
     },
     enrolling: {

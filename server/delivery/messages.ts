@@ -85,3 +85,17 @@ export function codeMessage(language: string, code: string, ttlSeconds: number,
   const body = kind === 'activate' || kind === 'onboarding' ? texts.body[kind](code, valid, what) : texts.body[kind](code, valid);
   return { subject, body };
 }
+
+/** The mail to a partner application's administrator when someone asks for access to it. The
+ * administrator's language is not known (a client registers only an address), so it is English. */
+export function accessRequestMessage(request: { application: string; clientId: string; name: string; email: string | null }): { subject: string; body: string } {
+  const who = request.email ? `${request.name} (${request.email})` : request.name;
+  return {
+    subject: `Access request for ${request.application}`,
+    body: [
+      `${who} asks for access to ${request.application} (client ${request.clientId}) through their Tessera account.`,
+      'If this person should have access, give it to their account in your administration of the application.',
+      'If you do not know this person, you can ignore this message.',
+    ].join('\n\n'),
+  };
+}

@@ -5,6 +5,7 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
+  PartnerAnswer, AccessRequestAnswer,
 } from '../../contract/schemas.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
@@ -121,3 +122,9 @@ export const createAccount = (input: { payload: string; password: string; confir
 export const readAuthorization = (input: { uid: string }) => parsed(AuthorizeAnswer, () => api.get('authorize', { searchParams: input }).json());
 /** Send-approval: the person's answer; where the browser goes on. */
 export const sendApproval = (input: { uid: string; approve: boolean }) => parsed(ApprovalAnswer, () => api.post('authorize', { json: input }).json());
+
+/** GET /partners/{client_id}: a partner application as its landing page shows it. */
+export const readPartner = (input: { clientId: string }) => parsed(PartnerAnswer, () => api.get(`partners/${encodeURIComponent(input.clientId)}`).json());
+/** POST /partners/{client_id}/access-requests: asks the partner's administrator for access. */
+export const requestPartnerAccess = (input: { clientId: string }) =>
+  parsed(AccessRequestAnswer, () => api.post(`partners/${encodeURIComponent(input.clientId)}/access-requests`).json());

@@ -15,7 +15,7 @@ import {
   acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
-  readAuthorization, sendApproval,
+  readAuthorization, sendApproval, readPartner, requestPartnerAccess,
 } from '../api/flowCalls.ts';
 
 /** Asks the router for a path. */
@@ -142,4 +142,16 @@ export const consent = (_go: Go) => import('../../machines/consent.ts').then(({ 
   },
   // Back through the authorisation server: a page of the server, not of the app.
   actions: { leaveTo: (_, { url }) => { window.location.assign(url); } },
+}));
+
+/** Whether a partner page's way on is a screen of the app (the router) rather than a page of the
+ * server or another site (a full load). */
+const inApp = (url: string) => url.startsWith('/') && !url.startsWith('//') && !url.startsWith('/oidc/');
+
+export const partner = (go: Go) => import('../../machines/partner.ts').then(({ partnerMachine }) => partnerMachine.provide({
+  actors: {
+    readPartner: fromPromise(({ input }) => readPartner(input)),
+    requestAccess: fromPromise(({ input }) => requestPartnerAccess(input)),
+  },
+  actions: { leaveTo: (_, { url }) => { if (inApp(url)) go(url); else window.location.assign(url); } },
 }));

@@ -24,5 +24,6 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     totpRecovery: flow('totpRecovery'),
     forcedMfa: flow('forcedMfa'),
     consent: flow('consent'),
+    partner: flow('partner'),
   };
 }

@@ -19,6 +19,8 @@ const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx
 const ForgotUsernamePage = lazy(() => import('../recovery/ForgotUsernamePage.tsx'));
 const OnboardingPage = lazy(() => import('../onboarding/OnboardingPage.tsx'));
 const ConsentPage = lazy(() => import('../consent/ConsentPage.tsx'));
+const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
+const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -39,6 +41,8 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   forgotPassword: later(<ForgotPasswordPage />),
   onboarding: later(<OnboardingPage />),
   consent: later(<ConsentPage />),
+  partner: later(<PartnerPage />),
+  chooser: later(<ChooserPage />),
 };
 
 export const routes: Array<{ path: string; element: ReactNode }> = [

@@ -1,0 +1,161 @@
+// The partner pages (spec §2 `/partner…`) and the website access chooser, at a phone's and a
+// desktop's width, each checked with axe: the landing, asking the administrator for access, the
+// options without an account, linking an existing one, and the success that goes on by itself.
+import { expect, test, type Page } from '@playwright/test';
+import { E2E_PEERS_PORT } from '../playwright.config.ts';
+import { DEMO_CLIENTS } from '../server/seed/demo.ts';
+import { relyingParty } from './relyingParty.ts';
+import { DEMO_PASSWORD, expectNoAxeViolations, signIn, toDashboard, user } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+const emma = user('cardholder');
+const noah = user('newcomer');
+/** Registered by the client area (client 2): a redirect_uri the success may follow. */
+const CLIENT_AREA = 'http://client.localhost:3000/auth/callback';
+const shot = (page: Page, name: string, width: number) => page.screenshot({ path: `test-reports/screens/partner-${name}-${width}.png`, fullPage: true });
+const heading = (page: Page) => page.getByRole('heading', { level: 1 });
+
+async function mailsTo(recipient: string): Promise<string[]> {
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
+  return inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw);
+}
+
+for (const width of [375, 1280]) {
+  test.describe(`at ${width} px`, () => {
+    test.beforeEach(async ({ page }) => { await page.setViewportSize({ width, height: 900 }); });
+
+    test('a visitor sees the partner, what it may ask for, and the options without an account', async ({ page }) => {
+      await page.goto('/partner?client_id=deals-partner');
+      await expect(heading(page)).toHaveText('Sign in to Deals partner with your Tessera account');
+      await expect(page.getByTestId('partner-scopes').getByRole('listitem')).toHaveCount(7);
+      await expect(page.getByTestId('partner-scopes')).toContainText('See your card balances');
+      await expect(page.getByTestId('partner-scopes')).not.toContainText('scopes.');
+      await expectNoAxeViolations(page);
+      await shot(page, 'landing', width);
+
+      await page.getByRole('link', { name: 'No Tessera account yet?' }).click();
+      await expect(page).toHaveURL(/\/partner\/no-account\?client_id=deals-partner$/);
+      await expect(heading(page)).toHaveText('No Tessera account yet?');
+      await expect(page.getByRole('link', { name: /Activate a card/ })).toHaveAttribute('href', '/onboarding/card');
+      await expect(page.getByRole('link', { name: /Become a customer/ })).toHaveAttribute('href', /^https:\/\//);
+      await expectNoAxeViolations(page);
+      await shot(page, 'no-account', width);
+
+      await page.getByRole('link', { name: /Link an account/ }).click();
+      await expect(page).toHaveURL(/\/partner\/link-existing\?client_id=deals-partner$/);
+      await expect(heading(page)).toHaveText('Link your existing account');
+      await expect(page.getByText('Linking a Microsoft login to your account will come with Microsoft sign-in.')).toBeVisible();
+      await expectNoAxeViolations(page);
+      await shot(page, 'link-existing', width);
+
+      // Back on the landing, Cancel goes home: for a visitor, the sign-in.
+      await page.goto('/partner?client_id=deals-partner');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await expect(page).toHaveURL(/\/login\/email$/);
+    });
+
+    test('an unknown or first-party client has no landing', async ({ page }) => {
+      for (const id of ['nobody', '17']) {
+        await page.goto(`/partner?client_id=${id}`);
+        await expect(heading(page)).toHaveText('Unknown application');
+      }
+      await expectNoAxeViolations(page);
+    });
+
+    test('a signed-in person asks the partner\'s administrator for access, and the request is sent', async ({ page }) => {
+      const before = (await mailsTo('access@deals.partner.example')).length;
+      // Asked for before signing in: the sign-in comes first and comes back.
+      await page.goto('/partner/request-access?client_id=deals-partner');
+      await expect(page).toHaveURL(/\/login\/email$/);
+      await signIn(page, width === 375 ? noah.email : emma.email);
+      await expect(page).toHaveURL(/\/partner\/request-access\?client_id=deals-partner$/);
+      await expect(heading(page)).toHaveText('Ask for access to Deals partner');
+      await expectNoAxeViolations(page);
+      await shot(page, 'request-access', width);
+      await page.getByRole('button', { name: 'Send the request' }).click();
+      await expect(heading(page)).toHaveText('Request sent');
+      await expect(page.getByText('The administrator of Deals partner has received your request.', { exact: false })).toBeVisible();
+      await expectNoAxeViolations(page);
+      await shot(page, 'request-sent', width);
+      await expect.poll(async () => (await mailsTo('access@deals.partner.example')).length).toBe(before + 1);
+      const mail = (await mailsTo('access@deals.partner.example')).at(-1)!;
+      expect(mail).toContain(width === 375 ? noah.email : emma.email);
+    });
+
+    test('the linked account\'s success names the client area and goes there after 3 seconds', async ({ page }) => {
+      await page.route('http://client.localhost:3000/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title><h1>Client area</h1>' }));
+      await page.clock.install();
+      await page.goto(`/partner/link-existing?redirect_uri=${encodeURIComponent(CLIENT_AREA)}`);
+      await page.getByRole('link', { name: 'Sign in to link my account' }).click();
+      await expect(page).toHaveURL(/\/login\/email$/);
+      await signIn(page, noah.email);
+      // A sensitive screen: an account without a second factor confirms with its password.
+      await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fpartner%2Flink-success%3Fredirect_uri%3D/);
+      await page.getByLabel('Password').fill(DEMO_PASSWORD);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await expect(heading(page)).toHaveText('Your account is linked');
+      // The page's time stands still from here: only the clock below moves it.
+      await page.clock.pauseAt(Date.now() + 50);
+      await expect(page.getByText('You are going on to the client area in a moment.')).toBeVisible();
+      await shot(page, 'link-success', width);
+      // axe waits on the page's timers: the clock moves in small steps while it runs.
+      let checked = false;
+      const axe = expectNoAxeViolations(page).then(() => { checked = true; }, (error: unknown) => { checked = true; return error; });
+      let moved = 0;
+      while (!checked && moved < 2_000) { await page.clock.runFor(20); moved += 20; }
+      const failure = await axe;
+      if (failure) throw failure;
+      await page.clock.runFor(2_500 - moved);
+      await expect(heading(page)).toHaveText('Your account is linked');
+      await page.clock.runFor(1_000);
+      await expect(page).toHaveURL(CLIENT_AREA);
+    });
+  });
+}
+
+test('Continue on a partner\'s landing goes on to its request: sign-in, then the consent screen', async ({ page }) => {
+  const rp = await relyingParty(page, {
+    clientId: 'deals-partner', redirectUri: DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!, scope: 'openid balance', name: 'Deals partner',
+  });
+  await page.goto(rp.home);
+  const authorization = new URL((await page.getByRole('link', { name: 'Sign in with Tessera' }).getAttribute('href'))!);
+  await page.goto(`/partner?${new URLSearchParams({ client_id: 'deals-partner', redirect: authorization.pathname + authorization.search })}`);
+  await expect(heading(page)).toHaveText('Sign in to Deals partner with your Tessera account');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
+  await signIn(page, noah.email);
+  await expect(heading(page)).toHaveText('Deals partner would like to use your Tessera account');
+});
+
+test('an unregistered redirect_uri is not followed: the success goes to the dashboard', async ({ page }) => {
+  await page.goto('/login/email');
+  await signIn(page, noah.email);
+  // One platform: no chooser.
+  await toDashboard(page);
+  await expect(heading(page)).toHaveText('Hello, Noah');
+  await page.goto(`/partner/link-success?redirect_uri=${encodeURIComponent('https://evil.example/steal')}`);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('You are going on to your destination in a moment.')).toBeVisible();
+  await expect(heading(page)).toHaveText('Hello, Noah', { timeout: 10_000 });
+  expect(page.url()).toMatch(/\/user\/dashboard$/);
+});
+
+for (const width of [375, 1280]) {
+  test(`Emma, with all three platforms, chooses where to go after signing in, or skips to her account (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await signIn(page, emma.email);
+    await expect(page).toHaveURL(/\/user\/choose-platform$/);
+    await expect(heading(page)).toHaveText('Where do you want to go, Emma?');
+    for (const [key, name] of [['client', 'Client area'], ['fridom', 'Administration'], ['my', 'Employee area'], ['deals', 'Deals platform']]) {
+      await expect(page.getByTestId(`choose-${key}`)).toContainText(name!);
+    }
+    await expect(page.getByTestId('choose-client').getByRole('link')).toHaveAttribute('href', /client\.localhost/);
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: `test-reports/screens/chooser-${width}.png`, fullPage: true });
+    if (width === 375) await page.getByRole('link', { name: 'Go to my account' }).click();
+    else await toDashboard(page);
+    await expect(heading(page)).toHaveText('Hello, Emma');
+  });
+}

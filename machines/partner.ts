@@ -1,0 +1,190 @@
+// The partner pages (spec §2 `/partner…`): one machine for the five pages, because they are one
+// short errand around one partner application (its landing, asking its administrator for access,
+// the options without an account, linking an existing one, the success that goes on) and share what
+// they know: the partner from the query, and the way on. Each page is a region the machine enters
+// by the step the root starts it with; the root starts it again on every partner path, so a page
+// never inherits another's state. The pages:
+// - landing (`/partner?client_id=…&redirect=…`): the partner's name, logo and what it may ask for;
+//   Continue goes on to the authorisation server's request (which signs in first when needed), or
+//   home when the query carries none; Cancel goes home.
+// - requestAccess (private): asks the partner's administrator, once; a failure may be retried.
+// - noAccount, linkExisting: choices, nothing to load.
+// - linkSuccess (private, sensitive: the root proves the second factor first): the success, then
+//   after LINK_SUCCESS_REDIRECT_MS the destination (a registered redirect_uri, else the dashboard).
+import { assign, fromPromise, setup } from 'xstate';
+import { isApiFailure } from '../contract/api.ts';
+import { LINK_SUCCESS_REDIRECT_MS, serviceHost } from '../contract/constants.ts';
+import type { AccessRequestAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
+import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
+import { HOME_PATH, LINKS, allowedRedirect, isAuthorisationReturn, pathOf, type StepOf } from './routes.ts';
+
+export type PartnerStep = StepOf<'partner'>;
+
+export type PartnerInput = {
+  step: PartnerStep;
+  /** The page's query: client_id, redirect (landing), redirect_uri (link-success). */
+  search: string;
+  /** The addresses a `redirect_uri` may name (the app's config). */
+  redirectTargets: readonly string[];
+};
+
+type Context = {
+  step: PartnerStep;
+  clientId: string | null;
+  client: PartnerClient | null;
+  scopes: string[];
+  /** Where Continue (landing) or the success (link-success) goes on. */
+  destination: string;
+  /** Link-existing's way to the success, with the redirect_uri it carries on. */
+  linkTo: string;
+  requestedAt: string | null;
+  error: ProblemCode | null;
+};
+
+/** The authorisation server's request a landing goes on to: the way back to an interaction, or an
+ * authorization request of ours. Anything else is ignored (no open redirect). */
+export function wayOn(search: string): string | null {
+  const redirect = new URLSearchParams(search).get('redirect');
+  if (!redirect) return null;
+  if (isAuthorisationReturn(redirect)) return redirect;
+  return /^\/oidc\/auth\?[^#\s]*$/.test(redirect) ? redirect : null;
+}
+
+/** The platform a destination belongs to, as the success names it (spec §2 link-success). */
+export type Platform = 'consumer' | 'clientArea' | 'default';
+export function platformOf(destination: string, host: string): Platform {
+  let target: string;
+  try {
+    target = new URL(destination, 'http://app.invalid').hostname;
+  } catch {
+    return 'default';
+  }
+  // By host name: the platforms listen on their own ports in development.
+  const named = (service: 'my' | 'client') => serviceHost(host, service).split(':')[0];
+  if (target === named('my')) return 'consumer';
+  if (target === named('client')) return 'clientArea';
+  return 'default';
+}
+
+/** A client id as the API accepts it; anything else is unknown at once. */
+const CLIENT_ID = /^[\w.:-]{1,100}$/;
+
+const isGone = (event: object) => {
+  const error = errorOf(event);
+  return isApiFailure(error) && (error.status === 404 || error.status === 400);
+};
+
+const partnerSetup = setup({
+  types: {
+    context: {} as Context,
+    input: {} as PartnerInput,
+    events: {} as { type: 'CONTINUE' } | { type: 'CANCEL' } | { type: 'SEND' } | { type: 'RETRY' } | { type: 'GO' },
+  },
+  actors: {
+    readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => { throw new Error('readPartner is provided by the app'); }),
+    requestAccess: fromPromise<AccessRequestAnswer, { clientId: string }>(async () => { throw new Error('requestAccess is provided by the app'); }),
+  },
+  actions: {
+    /** Goes on: a screen of ours, the authorisation server, or a registered address (the app decides how). */
+    leaveTo: (_, _params: { url: string }) => {},
+  },
+  delays: { LINK_SUCCESS_REDIRECT: LINK_SUCCESS_REDIRECT_MS },
+  guards: {
+    stepIs: ({ context }, { step }: { step: PartnerStep }) => context.step === step,
+    noClient: ({ context }) => context.clientId === null,
+    gone: ({ event }) => isGone(event),
+  },
+});
+
+/** The partner's loading, shared by the pages that show it: an unknown id says so, a failure may
+ * be retried; `then` is the page's first state once the partner is known. */
+const loadingPartner = (then: string) => ({
+  checking: partnerSetup.createStateConfig({ always: [{ guard: 'noClient', target: 'unknown' }, { target: 'loading' }] }),
+  loading: partnerSetup.createStateConfig({
+    tags: ['busy'],
+    invoke: {
+      id: 'readPartner',
+      src: 'readPartner',
+      input: ({ context }) => ({ clientId: context.clientId! }),
+      onDone: { target: then, actions: assign({ client: ({ event }) => event.output.client, scopes: ({ event }) => event.output.scopes, error: null }) },
+      onError: [
+        { guard: 'gone', target: 'unknown' },
+        { target: 'unavailable', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+      ],
+    },
+  }),
+  unknown: partnerSetup.createStateConfig({}),
+  unavailable: partnerSetup.createStateConfig({ on: { RETRY: { target: 'loading', actions: assign({ error: null }) } } }),
+});
+
+export const partnerMachine = partnerSetup.createMachine({
+  id: 'partner',
+  context: ({ input }) => {
+    const query = new URLSearchParams(input.search);
+    const clientId = query.get('client_id');
+    const destination = input.step === 'linkSuccess'
+      ? allowedRedirect(input.search, input.redirectTargets) ?? HOME_PATH
+      : wayOn(input.search) ?? HOME_PATH;
+    const redirectUri = query.get('redirect_uri');
+    const linkTo = `${pathOf('partner', 'linkSuccess')}${redirectUri ? `?${new URLSearchParams({ redirect_uri: redirectUri })}` : ''}`;
+    return {
+      step: input.step, clientId: clientId && CLIENT_ID.test(clientId) ? clientId : null, client: null, scopes: [],
+      destination, linkTo, requestedAt: null, error: null,
+    };
+  },
+  initial: 'starting',
+  states: {
+    starting: {
+      always: [
+        { guard: { type: 'stepIs', params: { step: 'requestAccess' } }, target: 'requestAccess' },
+        { guard: { type: 'stepIs', params: { step: 'noAccount' } }, target: 'noAccount' },
+        { guard: { type: 'stepIs', params: { step: 'linkExisting' } }, target: 'linkExisting' },
+        { guard: { type: 'stepIs', params: { step: 'linkSuccess' } }, target: 'linkSuccess' },
+        { target: 'landing' },
+      ],
+    },
+    landing: {
+      initial: 'checking',
+      states: {
+        ...loadingPartner('ready'),
+        ready: {
+          on: {
+            CONTINUE: { target: '#partner.leaving' },
+            // Home: for a visitor that is the sign-in, for a signed-in person the dashboard.
+            CANCEL: { target: '#partner.leaving', actions: assign({ destination: LINKS.home }) },
+          },
+        },
+      },
+    },
+    requestAccess: {
+      initial: 'checking',
+      states: {
+        ...loadingPartner('asking'),
+        asking: { on: { SEND: 'sending' } },
+        sending: {
+          tags: ['busy'],
+          invoke: {
+            id: 'requestAccess',
+            src: 'requestAccess',
+            input: ({ context }) => ({ clientId: context.clientId! }),
+            onDone: { target: 'sent', actions: assign({ requestedAt: ({ event }) => event.output.requested_at, error: null }) },
+            onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+          },
+        },
+        failed: { on: { RETRY: 'sending' } },
+        sent: {},
+      },
+    },
+    noAccount: {},
+    linkExisting: {},
+    // The success shows for a moment, then goes on by itself (or at once, when asked).
+    linkSuccess: {
+      after: { LINK_SUCCESS_REDIRECT: 'leaving' },
+      on: { GO: 'leaving' },
+    },
+    leaving: {
+      tags: ['busy'],
+      entry: { type: 'leaveTo', params: ({ context }) => ({ url: context.destination }) },
+    },
+  },
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import { LINK_SUCCESS_REDIRECT_MS } from '../contract/constants.ts';
+import type { PartnerAnswer } from '../contract/schemas.ts';
+import { partnerMachine, platformOf, wayOn, type PartnerInput, type PartnerStep } from '../machines/partner.ts';
+import { report, walk } from './coverage.ts';
+
+const client = { client_id: 'deals-partner', name: 'Deals partner', logo_uri: null, policy_uri: null, tos_uri: null };
+const partner: PartnerAnswer = { client, scopes: ['openid', 'balance'] };
+const REGISTERED = 'https://my.tessera.example/auth/callback';
+const WAY = '/oidc/interaction/abc123';
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const STEPS: PartnerStep[] = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess'];
+const input = (step: PartnerStep, search = '?client_id=deals-partner'): PartnerInput => ({ step, search, redirectTargets: [REGISTERED] });
+
+const EVENTS = [
+  { type: 'CONTINUE' }, { type: 'CANCEL' }, { type: 'SEND' }, { type: 'RETRY' }, { type: 'GO' },
+  done('readPartner', partner), fail('readPartner', 404, 'not_found'), fail('readPartner', 0, 'network_error'),
+  done('requestAccess', { client_id: 'deals-partner', requested_at: '2026-11-24T06:00:00.000Z' }),
+  fail('requestAccess', 409, 'access_request_unavailable'),
+  { type: 'xstate.after.LINK_SUCCESS_REDIRECT.partner.linkSuccess' },
+];
+
+describe('partner machine: model', () => {
+  it('takes every declared transition, over every page it starts on', () => {
+    const starts: PartnerInput[] = [...STEPS.map((step) => input(step)), input('landing', ''), input('requestAccess', '?client_id=%00')];
+    let declared = 0;
+    let missingEverywhere: string[] | null = null;
+    for (const start of starts) {
+      const result = walk(partnerMachine, {
+        input: start,
+        events: () => EVENTS as never,
+        serializeState: ({ value, context }) => {
+          const c = context as { error: unknown; requestedAt: unknown; destination: string };
+          return JSON.stringify([value, c.error, c.requestedAt, c.destination]);
+        },
+      });
+      declared = result.declared;
+      // A transition is missing overall only if the walk from every start missed it.
+      missingEverywhere = missingEverywhere === null ? result.missing : missingEverywhere.filter((line) => result.missing.includes(line));
+      console.info(report(`partner from ${start.step}${start.search ? ` ${start.search}` : ''}`, result));
+    }
+    console.info(`partner, all starts: ${declared - missingEverywhere!.length}/${declared} transitions`);
+    expect(declared).toBeGreaterThan(0);
+    expect(missingEverywhere).toEqual([]);
+  });
+});
+
+describe('partner machine: behaviour', () => {
+  function run(start: PartnerInput, calls: { read?: () => Promise<PartnerAnswer>; ask?: () => Promise<{ client_id: string; requested_at: string }> } = {}, clock?: SimulatedClock) {
+    const left: string[] = [];
+    const asked: string[] = [];
+    const actor = createActor(partnerMachine.provide({
+      actors: {
+        readPartner: fromPromise(calls.read ?? (async () => partner)),
+        requestAccess: fromPromise(async ({ input: { clientId } }) => { asked.push(clientId); return (calls.ask ?? (async () => ({ client_id: clientId, requested_at: 'now' })))(); }),
+      },
+      actions: { leaveTo: (_, { url }) => { left.push(url); } },
+    }), { input: start, ...(clock ? { clock } : {}) }).start();
+    return { actor, left, asked };
+  }
+
+  it('shows the partner and goes on to the authorisation server\'s request, or home without one; Cancel goes home', async () => {
+    const withWay = run(input('landing', `?client_id=deals-partner&redirect=${encodeURIComponent(WAY)}`));
+    await settle();
+    expect(withWay.actor.getSnapshot().value).toEqual({ landing: 'ready' });
+    expect(withWay.actor.getSnapshot().context.scopes).toEqual(['openid', 'balance']);
+    withWay.actor.send({ type: 'CONTINUE' });
+    expect(withWay.left).toEqual([WAY]);
+
+    const without = run(input('landing', '?client_id=deals-partner&redirect=https%3A%2F%2Fevil.example%2F'));
+    await settle();
+    without.actor.send({ type: 'CONTINUE' });
+    expect(without.left).toEqual(['/user/dashboard']);
+
+    const cancelled = run(input('landing', `?client_id=deals-partner&redirect=${encodeURIComponent(WAY)}`));
+    await settle();
+    cancelled.actor.send({ type: 'CANCEL' });
+    expect(cancelled.left).toEqual(['/']);
+  });
+
+  it('says a partner is unknown without asking the server when the id is missing or malformed, and after a 404', async () => {
+    let reads = 0;
+    for (const search of ['', '?client_id=%3Cscript%3E']) {
+      const { actor } = run(input('landing', search), { read: async () => { reads += 1; return partner; } });
+      await settle();
+      expect(actor.getSnapshot().value).toEqual({ landing: 'unknown' });
+    }
+    expect(reads).toBe(0);
+    const { actor } = run(input('requestAccess'), { read: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ requestAccess: 'unknown' });
+  });
+
+  it('sends an access request once, shows it sent, and offers to try again after a failure', async () => {
+    let attempts = 0;
+    const { actor, asked } = run(input('requestAccess'), {
+      ask: async () => { attempts += 1; if (attempts === 1) throw apiFailure(409, { code: 'access_request_unavailable' }); return { client_id: 'deals-partner', requested_at: 'then' }; },
+    });
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ requestAccess: 'asking' });
+    actor.send({ type: 'SEND' });
+    actor.send({ type: 'SEND' });
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ requestAccess: 'failed' });
+    expect(actor.getSnapshot().context.error).toBe('access_request_unavailable');
+    actor.send({ type: 'RETRY' });
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ requestAccess: 'sent' });
+    expect(actor.getSnapshot().context.requestedAt).toBe('then');
+    expect(asked).toEqual(['deals-partner', 'deals-partner']);
+  });
+
+  it('goes on from the success after exactly LINK_SUCCESS_REDIRECT_MS, to a registered redirect_uri only', () => {
+    const clock = new SimulatedClock();
+    const registered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), {}, clock);
+    clock.increment(LINK_SUCCESS_REDIRECT_MS - 1);
+    expect(registered.left).toEqual([]);
+    clock.increment(1);
+    expect(registered.left).toEqual([REGISTERED]);
+
+    const other = new SimulatedClock();
+    const unregistered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent('https://evil.example/')}`), {}, other);
+    unregistered.actor.send({ type: 'GO' });
+    expect(unregistered.left).toEqual(['/user/dashboard']);
+  });
+
+  it('carries the redirect_uri from link-existing on to the success', () => {
+    const actor = createActor(partnerMachine, { input: input('linkExisting', `?redirect_uri=${encodeURIComponent(REGISTERED)}`) }).start();
+    expect(actor.getSnapshot().context.linkTo).toBe(`/partner/link-success?redirect_uri=${encodeURIComponent(REGISTERED)}`);
+    expect(createActor(partnerMachine, { input: input('linkExisting', '') }).start().getSnapshot().context.linkTo).toBe('/partner/link-success');
+  });
+
+  it('keeps only the authorisation server\'s requests as a way on, and names the platform of a destination', () => {
+    expect(wayOn(`?redirect=${encodeURIComponent(WAY)}`)).toBe(WAY);
+    expect(wayOn(`?redirect=${encodeURIComponent('/oidc/auth?client_id=x&scope=openid')}`)).toBe('/oidc/auth?client_id=x&scope=openid');
+    for (const bad of ['//evil.example/', 'https://evil.example/', '/user/dashboard', '/oidc/interaction/../../x', '/oidc/auth']) {
+      expect(wayOn(`?redirect=${encodeURIComponent(bad)}`), bad).toBeNull();
+    }
+    expect(platformOf('https://my.tessera.example/x', 'account.tessera.example')).toBe('consumer');
+    expect(platformOf('https://client.tessera.example/', 'account.tessera.example')).toBe('clientArea');
+    expect(platformOf('/user/dashboard', 'account.tessera.example')).toBe('default');
+    expect(platformOf('http://client.localhost:3000/auth/callback', 'account.localhost:3300')).toBe('clientArea');
+    expect(platformOf('https://deals.partner.example/', 'account.tessera.example')).toBe('default');
+  });
+});

@@ -1,0 +1,186 @@
+// The partner pages (spec §2 `/partner…`): a projection of the partner machine (machines/partner.ts).
+// Which page shows is the machine's state; the view only renders it and sends the person's choices.
+import { useSelector } from '@xstate/react';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ActorRefFrom } from 'xstate';
+import { BECOME_CUSTOMER_URL } from '../../contract/constants.ts';
+import { platformOf, type partnerMachine } from '../../machines/partner.ts';
+import { HOME_PATH, pathOf } from '../../machines/routes.ts';
+import { useRootActor } from '../app/context.ts';
+import { Link } from '../app/links.tsx';
+import { Alert } from '../components/Alert.tsx';
+import { Button } from '../components/Button.tsx';
+import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+
+type PartnerRef = ActorRefFrom<typeof partnerMachine>;
+
+export default function PartnerPage() {
+  const partner = useFlowChild('partner');
+  return <FlowCard flow={partner}>{(flow) => <Partner partner={flow} />}</FlowCard>;
+}
+
+const PAGES = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess', 'leaving'] as const;
+const STATES = ['checking', 'loading', 'unknown', 'unavailable', 'ready', 'asking', 'sending', 'failed', 'sent'] as const;
+
+/** The partner's query on, for the links between its pages. */
+const withClient = (path: string, clientId: string | null) => (clientId ? `${path}?${new URLSearchParams({ client_id: clientId })}` : path);
+
+function Heading({ children, focus }: { children: ReactNode; focus?: unknown }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  // A page's outcome is announced by moving to its heading.
+  useEffect(() => { if (focus !== undefined) ref.current?.focus(); }, [focus]);
+  return <h1 ref={ref} tabIndex={-1} className="text-2xl font-bold">{children}</h1>;
+}
+
+function Partner({ partner }: { partner: PartnerRef }) {
+  const { t } = useTranslation();
+  const root = useRootActor();
+  const signedIn = useSelector(root, (s) => s.matches('signedIn'));
+  const { client, clientId, scopes, error, destination, linkTo } = useSelector(partner, (s) => s.context);
+  const page = useSelector(partner, (s) => PAGES.find((name) => s.matches(name)) ?? 'landing');
+  const state = useSelector(partner, (s) => STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
+  const app = client?.name ?? '';
+
+  if (page === 'leaving') return <p role="status">{t('partner.leaving')}</p>;
+  if (state === 'checking' || state === 'loading') return <p role="status">{t('common.loading')}</p>;
+  if (state === 'unknown') {
+    return (
+      <>
+        <Heading focus="unknown">{t('partner.unknown.title')}</Heading>
+        <p className="mt-3">{t('partner.unknown.text')}</p>
+        <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
+      </>
+    );
+  }
+  if (state === 'unavailable') {
+    return (
+      <>
+        <Heading>{t('partner.unavailable')}</Heading>
+        <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
+        <Button className="mt-5" onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
+      </>
+    );
+  }
+
+  if (page === 'landing') {
+    // Signing in is what every partner asks; it is said in the heading, not listed.
+    const asked = scopes.filter((scope) => scope !== 'openid');
+    return (
+      <>
+        <div className="flex items-center gap-3">
+          {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />}
+          <Heading>{t('partner.landing.title', { app })}</Heading>
+        </div>
+        <p className="mt-3">{t('partner.landing.text', { app })}</p>
+        <h2 className="mt-5 font-semibold">{t('partner.landing.asks', { app, context: asked.length ? undefined : 'signInOnly' })}</h2>
+        {asked.length > 0 && (
+          <ul className="mt-2 list-disc space-y-1 pl-5" data-testid="partner-scopes">
+            {asked.map((scope) => <li key={scope}>{t(`scopes.${scope}`)}</li>)}
+          </ul>
+        )}
+        {(client?.policy_uri || client?.tos_uri) && (
+          <p className="mt-4 flex flex-wrap gap-4 text-sm">
+            {client.policy_uri && <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.policy', { app })}</a>}
+            {client.tos_uri && <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.terms', { app })}</a>}
+          </p>
+        )}
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Button onClick={() => partner.send({ type: 'CONTINUE' })}>{t('partner.landing.continue')}</Button>
+          <Button variant="secondary" onClick={() => partner.send({ type: 'CANCEL' })}>{t('partner.landing.cancel')}</Button>
+        </div>
+        <p className="mt-6 text-sm">
+          {signedIn
+            ? <Link to={withClient(pathOf('partner', 'requestAccess'), clientId)} className="text-brand underline">{t('partner.landing.noAccess', { app })}</Link>
+            : <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="text-brand underline">{t('partner.landing.noAccount')}</Link>}
+        </p>
+      </>
+    );
+  }
+
+  if (page === 'requestAccess') {
+    if (state === 'sent') {
+      return (
+        <>
+          <Heading focus="sent">{t('partner.request.sentTitle')}</Heading>
+          <p className="mt-3" role="status">{t('partner.request.sent', { app })}</p>
+          <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
+        </>
+      );
+    }
+    return (
+      <>
+        <div className="flex items-center gap-3">
+          {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />}
+          <Heading>{t('partner.request.title', { app })}</Heading>
+        </div>
+        <p className="mt-3">{t('partner.request.text', { app })}</p>
+        <p className="mt-2 text-sm text-slate-700">{t('partner.request.shared')}</p>
+        <div aria-live="polite">
+          {state === 'failed' && <Alert tone="error" className="mt-4">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+        </div>
+        <div className="mt-6 flex flex-wrap gap-3">
+          {/* Without an administrator to ask, trying again cannot help: only the way home is offered. */}
+          {state === 'failed'
+            ? error !== 'access_request_unavailable' && <Button onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
+            : <Button loading={state === 'sending'} onClick={() => partner.send({ type: 'SEND' })}>{t('partner.request.send')}</Button>}
+          <Link to={HOME_PATH} className="btn btn-secondary">{t('partner.home')}</Link>
+        </div>
+      </>
+    );
+  }
+
+  if (page === 'noAccount') {
+    const options = [
+      { key: 'card', to: pathOf('onboarding', 'card'), external: false },
+      { key: 'customer', to: BECOME_CUSTOMER_URL, external: true },
+      { key: 'link', to: withClient(pathOf('partner', 'linkExisting'), clientId), external: false },
+    ] as const;
+    return (
+      <>
+        <Heading>{t('partner.noAccount.title')}</Heading>
+        <p className="mt-3">{t('partner.noAccount.text')}</p>
+        <ul className="mt-5 space-y-3">
+          {options.map((option) => {
+            const body = (
+              <>
+                <span className="block font-semibold text-brand-dark">{t(`partner.noAccount.${option.key}.title`)}</span>
+                <span className="mt-1 block text-sm text-slate-700">{t(`partner.noAccount.${option.key}.text`)}</span>
+              </>
+            );
+            const look = 'block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light';
+            return (
+              <li key={option.key} data-testid={`option-${option.key}`}>
+                {option.external ? <a href={option.to} className={look}>{body}</a> : <Link to={option.to} className={look}>{body}</Link>}
+              </li>
+            );
+          })}
+        </ul>
+      </>
+    );
+  }
+
+  if (page === 'linkExisting') {
+    return (
+      <>
+        <Heading>{t('partner.link.title')}</Heading>
+        <p className="mt-3">{t('partner.link.text')}</p>
+        <p className="mt-2 text-sm text-slate-700">{t('partner.link.microsoft')}</p>
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Link to={linkTo} className="btn btn-primary">{t('partner.link.signIn')}</Link>
+          <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="btn btn-secondary">{t('partner.link.back')}</Link>
+        </div>
+      </>
+    );
+  }
+
+  // linkSuccess
+  const platform = platformOf(destination, window.location.host);
+  return (
+    <>
+      <Heading focus="success">{t('partner.success.title')}</Heading>
+      <p className="mt-3" role="status">{t('partner.success.goingOn', { context: platform === 'default' ? undefined : platform })}</p>
+      <Button className="mt-6" onClick={() => partner.send({ type: 'GO' })}>{t('partner.success.now')}</Button>
+    </>
+  );
+}
