@@ -102,7 +102,8 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
     expect((await requests('deals-partner')).length).toBe(2);
   });
 
-  it.runIf(kind === 'postgres')('makes one row and one mail from thirty parallel requests', async () => {
+  // Defined on PostgreSQL only: its default isolation is where read-check-write races.
+  if (kind === 'postgres') it('makes one row and one mail from thirty parallel requests', async () => {
     const cookie = await signIn(emma.email);
     const answers = await Promise.all(Array.from({ length: 30 }, () => ask('race', cookie)));
     expect(answers.map((a) => a.statusCode)).toEqual(Array(30).fill(200));
