@@ -27,6 +27,7 @@ import { oidcRoutes } from './oidc/routes.ts';
 import { consentRoutes } from './oidc/consent.ts';
 import { loginTicketRoutes } from './oidc/loginTickets.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
+import { revokeSession } from './sessions/store.ts';
 import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
 import { partnerRoutes } from './oidc/partners.ts';
@@ -111,6 +112,10 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     proxy: config.trustProxy !== false,
     onError: (error) => app.log.warn({ err: error }, 'OIDC signing keys could not be checked'),
     onServerError: (error) => app.log.error({ err: error }, 'OIDC request failed'),
+    endSession: async (sessionId) => {
+      await revokeSession(database.db, sessionId);
+      await ctx.sessionsEnded({ sessionIds: [sessionId] });
+    },
   });
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(async (api) => {

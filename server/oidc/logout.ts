@@ -75,3 +75,18 @@ export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provi
     }));
   };
 }
+
+/** Koa middleware of the provider: an RP-initiated logout the person confirmed ends their Tessera
+ * session in this browser too (it is the single sign-on session: otherwise the next request would
+ * sign them straight back in), with everything that hangs on it, and clears its cookie. */
+export function endTesseraSessionOnLogout(db: Db, cookieName: string, cookieOptions: (host: string) => Record<string, unknown>,
+  endSession: (sessionId: string) => Promise<void>) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== 'end_session_confirm' || ctx.status >= 400 || !ctx.oidc.params?.logout) return;
+    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
+    if (!ours) return;
+    await endSession(ours.sessionId);
+    ctx.cookies.set(cookieName, null, { ...cookieOptions(ctx.host), signed: false });
+  };
+}

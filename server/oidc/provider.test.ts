@@ -272,6 +272,43 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(introspected.active).toBe(false);
   });
 
+  it('revokes a refresh token at the revocation endpoint: it fails on its next use', async () => {
+    const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
+    await oidc.tokenRevocation(config, tokens.refresh_token!);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('spends a code once: used again, it is refused and what it issued is revoked', async () => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const res = await browse(url, [await signIn()]);
+    const callback = new URL(res.headers.get('location')!);
+    const first = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await oidc.tokenIntrospection(config, first.access_token)).active).toBe(false);
+  });
+
+  it('ends the Tessera session of the browser too at an RP-initiated logout the person confirms', async () => {
+    const cookie = await signIn();
+    const jar = jarOf([cookie]);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const res = await browse(authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }), jar);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier });
+    const confirm = await browse(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! }).href, jar);
+    expect(confirm.status).toBe(200);
+    const form = await confirm.text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)![1]!;
+    const done = await fetch(`${issuer}/session/end/confirm`, {
+      method: 'POST', redirect: 'manual',
+      headers: { cookie: [...jar.values()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+    });
+    expect(done.status).toBeLessThan(400);
+    expect(done.headers.getSetCookie().some((c) => c.startsWith('tessera_token=;'))).toBe(true);
+    // Signed out of Tessera as well: its session is gone.
+    expect((await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } })).status).toBe(401);
+  });
+
   it('refuses a request without PKCE, or with the plain method, back to the client', async () => {
     const cookie = await signIn();
     const refused: Array<Record<string, string>> = [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }];

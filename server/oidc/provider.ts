@@ -12,7 +12,8 @@ import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
 import { SigningKeys } from './keys.ts';
 import { renderOidcError } from './errors.ts';
 import { ACR, interactionPolicyFor } from './policy.ts';
-import { linkSessions } from './logout.ts';
+import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
+import { authCookieOptions } from '../sessions/cookie.ts';
 import { authCookieName } from '../sessions/cookie.ts';
 
 export const OIDC_PREFIX = '/oidc';
@@ -177,6 +178,8 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   onError?: (error: unknown) => void; keyPollMs?: number; proxy?: boolean;
   /** Hears what the provider answered as server_error (it logs nothing itself). */
   onServerError?: (error: unknown) => void;
+  /** Ends a Tessera session (an RP-initiated logout the person confirmed ends theirs). */
+  endSession?: (sessionId: string) => Promise<void>;
 } = {}): Promise<OidcProviders> {
   const keys = new SigningKeys(db, config.secretKey);
   await keys.init();
@@ -189,6 +192,13 @@ export async function createOidcProviders(db: Db, config: Config, options: {
       return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
     };
     provider.use(linkSessions(db, authCookieName(config)));
+    if (options.endSession) {
+      const { endSession } = options;
+      provider.use(endTesseraSessionOnLogout(db, authCookieName(config), (host) => {
+        const { maxAge: _drop, ...rest } = authCookieOptions(config, host);
+        return rest;
+      }, endSession));
+    }
     provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError?.(error));
     return provider;
   };
