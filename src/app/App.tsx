@@ -1,17 +1,12 @@
 import { useSelector } from '@xstate/react';
 import { useSyncExternalStore } from 'react';
-import { Router, useRoutes } from 'react-router';
 import { Pending } from '../components/Pending.tsx';
 import type { Navigator, RootActor } from './actor.ts';
 import { RootActorContext } from './context.ts';
-import { browserHistory, routerNavigator, type BrowserLocation } from './history.ts';
+import { browserHistory, LocationContext, type BrowserLocation } from './history.ts';
 import { RouteSync } from './RouteSync.tsx';
 import { ScreenFocus, SkipLink } from './ScreenFocus.tsx';
-import { routes } from './routes.tsx';
-
-function Screens() {
-  return useRoutes(routes);
-}
+import { screenAt } from './routes.tsx';
 
 /** The app at a location: what the browser shows, and what the build draws ahead of it for the first
  * visit of a public screen (src/prerender.tsx), so the two cannot drift apart. Screens render once
@@ -19,12 +14,12 @@ function Screens() {
 export function AppAt({ actor, navigator, location, settling }: { actor: RootActor; navigator: Navigator; location: BrowserLocation; settling: boolean }) {
   return (
     <RootActorContext.Provider value={actor}>
-      <Router location={location} navigator={routerNavigator}>
+      <LocationContext.Provider value={location}>
         <RouteSync navigator={navigator} />
         <SkipLink />
         <ScreenFocus location={location.pathname} />
-        {settling ? <Pending /> : <Screens />}
-      </Router>
+        {settling ? <Pending /> : screenAt(location.pathname)}
+      </LocationContext.Provider>
     </RootActorContext.Provider>
   );
 }

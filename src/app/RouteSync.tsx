@@ -6,8 +6,7 @@
 // refuses a step, resumes one after a reload, or starts on its first): it replaces the entry, so
 // Back never lands on it again.
 import { useEffect, useRef } from 'react';
-import { useLocation } from 'react-router';
-import { browserHistory } from './history.ts';
+import { browserHistory, useLocation } from './history.ts';
 import type { Navigator } from './actor.ts';
 import { useRootActor } from './context.ts';
 

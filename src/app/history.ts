@@ -1,8 +1,8 @@
-// The browser history the router reads: the current location as an external store, pushState for
-// links, replaceState for the root machine's `navigate`, popstate for the back and forward
-// buttons. react-router's <Router> renders from it (BrowserRouter would bring its own history,
-// links and data-router code to the first load: 5 KB of gzipped JavaScript).
-import type { Navigator, To } from 'react-router';
+// The browser history the app renders from: the current location as an external store, pushState
+// for links, replaceState for the root machine's `navigate`, popstate for the back and forward
+// buttons. Every screen is one exact path of the route table, so the app needs no router library:
+// the location goes down a context (useLocation), and src/app/routes.tsx maps a path to its screen.
+import { createContext, useContext } from 'react';
 
 export type BrowserLocation = { pathname: string; search: string; hash: string; state: unknown; key: string };
 
@@ -24,9 +24,6 @@ function changed(): void {
 
 window.addEventListener('popstate', changed);
 
-function href(to: To): string {
-  return typeof to === 'string' ? to : `${to.pathname ?? ''}${to.search ?? ''}${to.hash ?? ''}`;
-}
 
 const entry = () => ({ key: Math.random().toString(36).slice(2, 10) });
 
@@ -37,21 +34,22 @@ export const browserHistory = {
   },
   location: (): BrowserLocation => current,
   /** A new history entry: a link the user followed. */
-  push(to: To): void {
-    window.history.pushState(entry(), '', href(to));
+  push(to: string): void {
+    window.history.pushState(entry(), '', to);
     changed();
   },
   /** The same entry, another place: where the root machine sends the user. */
-  replace(to: To): void {
-    window.history.replaceState(entry(), '', href(to));
+  replace(to: string): void {
+    window.history.replaceState(entry(), '', to);
     changed();
   },
 };
 
-/** What react-router's <Router> calls navigation through. */
-export const routerNavigator: Navigator = {
-  createHref: href,
-  go: (delta) => window.history.go(delta),
-  push: (to) => browserHistory.push(to),
-  replace: (to) => browserHistory.replace(to),
-};
+/** The location the app renders (the browser's, or the one the build draws a screen at). */
+export const LocationContext = createContext<BrowserLocation | null>(null);
+
+export function useLocation(): BrowserLocation {
+  const location = useContext(LocationContext);
+  if (!location) throw new Error('useLocation outside LocationContext');
+  return location;
+}

@@ -1,8 +1,7 @@
 // Links inside the app: real <a href> elements (open in a new tab, copy the address) whose plain
 // clicks push the path onto the history; RouteSync then tells the root machine, which decides.
 import type { AnchorHTMLAttributes, MouseEvent, ReactNode } from 'react';
-import { useLocation } from 'react-router';
-import { browserHistory } from './history.ts';
+import { browserHistory, useLocation } from './history.ts';
 
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string; children?: ReactNode };
 

@@ -1,4 +1,4 @@
-// The React routes, derived from the route table (machines/routes.ts): each screen id maps to its
+// The screens, derived from the route table (machines/routes.ts): each screen id maps to its
 // component, and every path of the table renders its screen. Which one may show is the root
 // machine's decision; a path that is not in the table renders nothing while the machine sends the
 // user where the spec says.
@@ -6,7 +6,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { LoginPage } from '../login/LoginPage.tsx';
 import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
 import { Pending } from '../components/Pending.tsx';
-import { ROUTES, type ScreenId } from '../../machines/routes.ts';
+import { ROUTES, normalise, type ScreenId } from '../../machines/routes.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
@@ -45,7 +45,10 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   chooser: later(<ChooserPage />),
 };
 
-export const routes: Array<{ path: string; element: ReactNode }> = [
-  ...ROUTES.map((route) => ({ path: route.path, element: SCREEN_ELEMENTS[route.screen] })),
-  { path: '*', element: <Pending /> },
-];
+const BY_PATH = new Map<string, ReactNode>(ROUTES.map((route) => [route.path, SCREEN_ELEMENTS[route.screen]]));
+
+/** The screen of a path (a trailing slash aside); any other path shows a status while the root
+ * machine sends the person where the spec says. */
+export function screenAt(pathname: string): ReactNode {
+  return BY_PATH.get(normalise(pathname)) ?? <Pending />;
+}
