@@ -78,6 +78,8 @@ for (const width of [1280, 375]) {
 
 test('the tab title is in the language shown', async ({ page }) => {
   await page.goto('/login/email');
+  // The app's own switch, once it has taken over the drawn screen.
+  await expect(page.locator('[data-prerendered]')).toHaveCount(0);
   await page.getByLabel('Language').selectOption('fr');
   const heading = page.getByRole('heading', { level: 1 });
   await expect(heading).not.toHaveText('Sign in to your Tessera account');

@@ -33,6 +33,19 @@ test('the sign-in paints before any script, what is typed meanwhile carries over
   expect(asked).toEqual(['/api/token']);
 });
 
+test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  await page.goto('/login/email', { waitUntil: 'commit' });
+  await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
+  await page.getByLabel('Language').selectOption('fr');
+  release();
+  await expect(page.locator('[data-prerendered]')).toHaveCount(0);
+  await expect(page.getByRole('heading', { level: 1 })).not.toHaveText('Sign in to your Tessera account');
+  await expect(page.getByLabel('Langue')).toHaveValue('fr');
+});
+
 test('each variant and language is drawn in its own words and colours', async ({ browser }) => {
   const context = await browser.newContext({ locale: 'fr-LU', baseURL: `http://account.lu.localhost:${new URL(test.info().project.use.baseURL!).port}` });
   const page = await context.newPage();

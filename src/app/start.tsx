@@ -4,11 +4,12 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { flushSync } from 'react-dom';
 import { waitFor } from 'xstate';
-import { chooseLocale } from '../../contract/constants.ts';
+import i18next from 'i18next';
+import { VARIANT_LOCALES, chooseLocale } from '../../contract/constants.ts';
 import { createRootActor, type Navigator } from './actor.ts';
 import { App, isSettling } from './App.tsx';
 import { drawnScreen } from './takeOver.ts';
-import { startI18n, storedLocale } from '../i18n.ts';
+import { startI18n, storedLocale, switchLocale } from '../i18n.ts';
 import { applyVariantLook, variant } from '../variant.ts';
 
 async function inspector() {
@@ -42,6 +43,9 @@ if (drawn) {
   drawn.fill(actor);
   flushSync(() => app.render(tree));
   drawn.refocus(container);
+  // A language chosen in the drawn switch before the app was there is switched to now.
+  const chosen = VARIANT_LOCALES[variant].locales[drawn.language?.split('_')[0] ?? ''];
+  if (drawn.language === chosen && chosen !== i18next.language) void switchLocale(chosen, true);
 } else {
   app.render(tree);
 }

@@ -11,7 +11,11 @@ export function drawnScreen(container: HTMLElement) {
   const inputs = [...container.querySelectorAll<HTMLInputElement>('input[name]')];
   const typed = inputs.filter((input) => input.value !== '').map((input) => ({ name: input.name, value: input.value }));
   const focused = inputs.find((input) => input === document.activeElement)?.name ?? null;
+  // The drawn language switch works as a plain select until the app is there: what it shows then
+  // is the language the person chose meanwhile (or the page's own).
+  const language = container.querySelector<HTMLSelectElement>('select[name="language"]')?.value ?? null;
   return {
+    language,
     /** The sign-in is the screen drawn ahead: its machine takes the typed fields by name. */
     fill(actor: RootActor) {
       const login = actor.getSnapshot().children.login;

@@ -16,6 +16,7 @@ export function LanguageSwitch() {
       {/* On a phone the header is one row: the word goes, the select (and its label for screen readers) stays. */}
       <span className="sr-only sm:not-sr-only">{t('topbar.language')}</span>
       <select
+        name="language"
         className="rounded border border-slate-400 bg-white px-2 py-1 text-slate-900"
         value={i18n.language}
         onChange={(event) => void switchLocale(event.target.value as Locale, true)}
