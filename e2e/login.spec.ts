@@ -151,6 +151,7 @@ test('the guard sends a private path to login and back there after signing in', 
 
 test('a signed-in user on a public screen goes home, and unknown paths go home', async ({ page }) => {
   await signIn(page, user('cardholder').email);
+  await toDashboard(page);
   await expect(page).toHaveURL(/\/user\/dashboard$/);
   await page.goto('/login/phone');
   await expect(page).toHaveURL(/\/user\/dashboard$/);
