@@ -93,10 +93,11 @@ for (const width of [375, 1280]) {
       // A sensitive screen: an account without a second factor confirms with its password.
       await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fpartner%2Flink-success%3Fredirect_uri%3D/);
       await page.getByLabel('Password').fill(DEMO_PASSWORD);
+      // The page's time stands still from here (its own time, not this process's): only the clock
+      // below moves it, so the success screen's 3 s start when the test says.
+      await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
       await page.getByRole('button', { name: 'Continue' }).click();
       await expect(heading(page)).toHaveText('Your account is linked');
-      // The page's time stands still from here: only the clock below moves it.
-      await page.clock.pauseAt(Date.now() + 50);
       await expect(page.getByText('You are going on to the client area in a moment.')).toBeVisible();
       await shot(page, 'link-success', width);
       // axe waits on the page's timers: the clock moves in small steps while it runs.
