@@ -33,6 +33,29 @@ test('the sign-in paints before any script, what is typed meanwhile carries over
   expect(asked).toEqual(['/api/token']);
 });
 
+test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({ page }) => {
+  // The app's modules held back, the entry not: the entry holds the submission for the app.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(/\/assets\/start-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  await page.goto('/login/email', { waitUntil: 'commit' });
+  await page.getByLabel('Email address').fill('early.submit@example.be');
+  await page.getByLabel('Password', { exact: true }).fill('not-my-password-1');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  release();
+  await expect(page.getByRole('alert')).toContainText('Invalid username/password.');
+
+  // No script at all yet: the browser posts the form, and is sent back to the sign-in.
+  const other = await page.context().newPage();
+  await other.route(/\/assets\/index-[\w-]+\.js$/, () => {});
+  await other.goto('/login/email', { waitUntil: 'commit' });
+  await other.getByLabel('Email address').fill('early.submit@example.be');
+  await other.getByRole('button', { name: 'Sign in' }).click();
+  await expect(other.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
+  await expect(other.locator('body')).not.toContainText('not_found');
+});
+
 test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });

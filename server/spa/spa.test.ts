@@ -183,6 +183,14 @@ describe('serving the web app', () => {
     }
   });
 
+  it('sends a sign-in posted before any script ran back to its page, reading nothing of it', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/login/email?redirect=%2Fuser%2Fdashboard', payload: 'username=a&password=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/login/email?redirect=%2Fuser%2Fdashboard');
+    expect((await server.app.inject({ method: 'POST', url: '/api/nothing' })).statusCode).toBe(404);
+  });
+
   it('answers the page itself and what is drawn into it only through page routes', async () => {
     for (const url of ['/index.html', '/prerendered.json']) {
       expect((await server.app.inject({ method: 'GET', url })).statusCode).toBe(404);
@@ -214,9 +222,10 @@ describe('serving the web app', () => {
     expect(res.json().code).toBe('not_found');
   });
 
-  it('does not serve the app for other methods', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/login/email', payload: {} });
-    expect(res.statusCode).toBe(404);
+  it('does not serve the app for other methods (a POST is sent back to the page, see above)', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
+      expect((await server.app.inject({ method, url: '/login/email', payload: {} })).statusCode).toBe(404);
+    }
   });
 });
 

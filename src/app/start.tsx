@@ -43,6 +43,7 @@ if (drawn) {
   drawn.fill(actor);
   flushSync(() => app.render(tree));
   drawn.refocus(container);
+  drawn.submitIfAsked(actor);
   // A language chosen in the drawn switch before the app was there is switched to now.
   const chosen = VARIANT_LOCALES[variant].locales[drawn.language?.split('_')[0] ?? ''];
   if (drawn.language === chosen && chosen !== i18next.language) void switchLocale(chosen, true);

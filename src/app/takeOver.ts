@@ -5,6 +5,18 @@ import type { RootActor } from './actor.ts';
 /** The attribute the drawn screen carries on its outermost element. */
 export const PRERENDERED_ATTRIBUTE = 'data-prerendered';
 
+/** Whether the person submitted the drawn sign-in before the app was there. */
+let submittedEarly = false;
+
+/** Holds a submission of the drawn form until the app can make it (the entry calls it at once): a
+ * fast person on a slow phone would otherwise post the form to the page itself. */
+export function holdDrawnSubmit(container: HTMLElement): void {
+  container.querySelector(`[${PRERENDERED_ATTRIBUTE}] form`)?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submittedEarly = true;
+  });
+}
+
 /** The screen the server drew, if it drew one: read before the app replaces it. */
 export function drawnScreen(container: HTMLElement) {
   if (!container.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) return null;
@@ -22,6 +34,10 @@ export function drawnScreen(container: HTMLElement) {
       for (const { name, value } of typed) {
         if (login && (name === 'username' || name === 'password')) login.send({ type: 'CHANGE', field: name, value });
       }
+    },
+    /** The submission held until now is made by the app's own form. */
+    submitIfAsked(actor: RootActor) {
+      if (submittedEarly) actor.getSnapshot().children.login?.send({ type: 'SUBMIT' });
     },
     /** Back into the field the person was typing in, once the app's screen is there. */
     refocus(into: HTMLElement) {
