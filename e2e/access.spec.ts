@@ -21,6 +21,8 @@ test('an application given access through the authorisation server is listed, an
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   const tokens = await rp.exchange(await rp.callback);
   expect(tokens.refresh_token).toBeTruthy();
+  // The browser is at the application before it goes anywhere else.
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Employee area: signed in');
 
   await page.goto('/user/dashboard');
   await page.getByRole('link', { name: 'Access' }).click();
