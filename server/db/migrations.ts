@@ -15,6 +15,7 @@ import * as m2026_11_28_oidc from './migrations/2026_11_28_oidc.ts';
 import * as m2026_11_29_partners from './migrations/2026_11_29_partners.ts';
 import * as m2026_11_30_oidc_logout from './migrations/2026_11_30_oidc_logout.ts';
 import * as m2026_12_01_login_tickets from './migrations/2026_12_01_login_tickets.ts';
+import * as m2026_12_02_consent_answers from './migrations/2026_12_02_consent_answers.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_29_partners': m2026_11_29_partners,
   '2026_11_30_oidc_logout': m2026_11_30_oidc_logout,
   '2026_12_01_login_tickets': m2026_12_01_login_tickets,
+  '2026_12_02_consent_answers': m2026_12_02_consent_answers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -347,6 +347,17 @@ export interface LoginTicketsTable {
   created_at: string;
 }
 
+export interface ConsentAnswersTable {
+  /** The authorisation request's interaction uid: one answer each. */
+  uid: string;
+  user_id: string;
+  client_id: string;
+  /** JSON array of the scopes the screen asked for. */
+  scopes: string;
+  approved: Flag;
+  answered_at: string;
+}
+
 export interface PartnerAccessRequestsTable {
   id: string;
   user_id: string;
@@ -394,4 +405,5 @@ export interface Database {
   partner_access_requests: PartnerAccessRequestsTable;
   oidc_session_links: OidcSessionLinksTable;
   login_tickets: LoginTicketsTable;
+  consent_answers: ConsentAnswersTable;
 }

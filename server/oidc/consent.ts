@@ -12,6 +12,7 @@ import type Provider from 'oidc-provider';
 import { CONSENT_PATH, INTERACTION_PATH } from '../../contract/constants.ts';
 import { ApprovalAnswer, ApprovalRequest, AuthorizeAnswer, AuthorizeQuery } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
+import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
@@ -92,12 +93,18 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
     const provider = await providers.forRequest(request);
     const userId = request.session!.userId;
     const interaction = await interactionFor(provider, request.body.uid, userId);
-    // The first answer stands: a second one (a double click, another tab) changes nothing.
     if (interaction.result) return { target: interaction.returnTo };
     if (interaction.prompt.name !== 'consent') return { target: `${INTERACTION_PATH}/${interaction.uid}` };
     const clientId = String(interaction.params.client_id);
     const scopes = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
-    const event = { userId, ip: request.ip, deviceKey: request.deviceKey ?? null, detail: { client_id: clientId, scopes } };
+    // The first answer stands: its record is the claim, and a second one (a double click, another
+    // tab, at the same instant) finds it taken and changes nothing.
+    const claimed = await ctx.db.insertInto('consent_answers').values({
+      uid: interaction.uid, user_id: userId, client_id: clientId, scopes: JSON.stringify(scopes),
+      approved: request.body.approve ? 1 : 0, answered_at: nowIso(),
+    }).onConflict((oc) => oc.column('uid').doNothing()).executeTakeFirst();
+    if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { target: interaction.returnTo };
+    const event = { userId, ip: request.ip, deviceKey: request.deviceKey ?? null, detail: { client_id: clientId, scopes, uid: interaction.uid } };
     if (!request.body.approve) {
       const target = await finishInteraction(interaction, { error: 'access_denied', error_description: 'The person did not give consent' });
       await recordEvent(ctx.db, { ...event, type: 'partner_consent_refused' });

@@ -460,6 +460,24 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect(stolen.headers.get('location') ?? '').not.toContain('code=');
     });
 
+    // Defined on PostgreSQL only: its default isolation is where read-check-write races.
+    if (kind === 'postgres') it('of thirty answers sent at once, accepting and refusing, exactly one is recorded and taken', async () => {
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      const { location } = await startPartnerRequest('openid balance', jar);
+      const uid = location.searchParams.get('uid')!;
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => api('POST', '/authorize', cookie, { uid, approve: i % 2 === 0 })));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      const recorded = await server.ctx.db.selectFrom('consent_answers').selectAll().where('uid', '=', uid).execute();
+      expect(recorded).toHaveLength(1);
+      // One answer taken: one security event, the recorded one's.
+      const events = await server.ctx.db.selectFrom('security_events').select('type').where('detail', 'like', `%${uid}%`).execute();
+      expect(events.map((e) => e.type)).toEqual([recorded[0]!.approved ? 'partner_consent_given' : 'partner_consent_refused']);
+      const back = await browse(String(answers[0]!.body.target), jar);
+      const callback = new URL(back.headers.get('location')!);
+      expect(callback.searchParams.get('error') === 'access_denied').toBe(!recorded[0]!.approved);
+    });
+
     it('never grants a scope the client is not registered for', async () => {
       const cookie = await signIn();
       const jar = jarOf([cookie]);
