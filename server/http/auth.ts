@@ -20,14 +20,18 @@ export function deviceKeyOf(request: FastifyRequest): string {
   return value;
 }
 
+/** The shape of a session token (sessions/tokens.ts makes them): anything else is no token. */
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{16,256}$/;
+export const isSessionToken = (value: string | null | undefined): value is string => !!value && SESSION_TOKEN.test(value);
+
 export function tokenOf(request: FastifyRequest, cookieName: string): string | null {
   const header = request.headers.authorization;
   if (header) {
-    const match = /^Bearer ([A-Za-z0-9_-]{16,256})$/.exec(header);
-    return match ? match[1]! : null;
+    const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : null;
+    return isSessionToken(token) ? token : null;
   }
   const cookie = request.cookies?.[cookieName];
-  return cookie && /^[A-Za-z0-9_-]{16,256}$/.test(cookie) ? cookie : null;
+  return isSessionToken(cookie) ? cookie : null;
 }
 
 /** preHandler for calls that need a signed-in user. A session limited to setting up a second

@@ -85,6 +85,8 @@ export function clientMetadata(row: OidcClientRow): AdapterPayload {
     response_types: ['code'],
     grant_types: ['authorization_code', 'refresh_token'],
     scope: allowedScopes(row).join(' '),
+    // Read by the login prompt's check (policy.ts) from the client the provider holds.
+    require_mfa: isTrue(row.require_mfa),
     ...(row.logo_uri ? { logo_uri: row.logo_uri } : {}),
     ...(row.policy_uri ? { policy_uri: row.policy_uri } : {}),
     ...(row.tos_uri ? { tos_uri: row.tos_uri } : {}),

@@ -10,12 +10,12 @@ import { errors, type InteractionResults } from 'oidc-provider';
 import { INTERACTION_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../../contract/constants.ts';
 import type { Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
-import { requestWantsMfa, tesseraSessionOf } from './policy.ts';
+import { ACR, mfaDemanded, tesseraSessionOf } from './policy.ts';
 import type { AppContext } from '../context.ts';
 import { tokenOf } from '../http/auth.ts';
 import { findOidcClient, isFirstParty } from './clients.ts';
+import { isTrue } from '../db/index.ts';
 import { consentPathFor, grantMissing } from './consent.ts';
-import { ACR } from './provider.ts';
 
 /** Where a signed-in person proves it is them again for this request (its second factor, or the
  * password where the account has none), then comes back. */
@@ -40,7 +40,7 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
   // The cookie names the interaction this browser started; the path must be that one.
   if (interaction.uid !== request.params.uid) throw new errors.InvalidRequest('interaction mismatch');
 
-  const signedIn = await tesseraSessionOf(ctx.db, tokenOf(request, ctx.cookieName) ?? undefined);
+  const signedIn = await tesseraSessionOf(ctx.db, tokenOf(request, ctx.cookieName));
   const finish = async (result: InteractionResults) => {
     reply.hijack();
     // Merged with what this request's earlier interactions gave (the provider's default): a consent
@@ -51,14 +51,15 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
   if (!signedIn) return reply.redirect(signInPathFor(interaction.uid), 303);
 
   const { prompt, params } = interaction;
+  const client = await findOidcClient(ctx.db, String(params.client_id));
+  if (!client) throw new errors.InvalidClient('the client is no longer registered');
   if (prompt.name === 'login') {
     const reasons = new Set(prompt.reasons);
     const enrolled = await hasSecondFactor(ctx.db, signedIn.userId);
     // A password typed again (an account without a second factor) is not a second factor.
     const mfaAt = enrolled && signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : null;
     const provenAt = Math.max(Date.parse(signedIn.signedInAt), signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : 0);
-    const wantsMfa = reasons.has('essential_acr') || reasons.has('essential_acrs')
-      || await requestWantsMfa(ctx.db, String(params.client_id), params.acr_values);
+    const wantsMfa = reasons.has('essential_acr') || reasons.has('essential_acrs') || mfaDemanded(isTrue(client.require_mfa), params.acr_values);
     // prompt=login and max_age want a proof given for this very request.
     const wantsFresh = reasons.has('login_prompt') || reasons.has('max_age');
     // Both instants come from this server's clock; the request's is whole seconds.
@@ -84,8 +85,6 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
     if (interaction.session?.accountId !== signedIn.userId) {
       return finish({ error: 'login_required', error_description: 'the signed-in account changed during the request' });
     }
-    const client = await findOidcClient(ctx.db, String(params.client_id));
-    if (!client) throw new errors.InvalidClient('the client is no longer registered');
     // A partner asks the person, on our consent screen.
     if (!isFirstParty(client)) return reply.redirect(consentPathFor(interaction.uid), 303);
     const grantId = await grantMissing(provider, interaction, signedIn.userId);

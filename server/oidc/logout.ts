@@ -13,20 +13,21 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { EndedSessions } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
-import { tesseraSessionOf } from './policy.ts';
+import { tesseraSessionOfRequest } from './policy.ts';
 
 type Log = { warn(detail: object, message: string): void };
 
-/** Koa middleware of the provider: after an authorization (or its resume) that left the browser
- * signed in, notes the Tessera session behind the provider's session. */
+/** Koa middleware of the provider: after an authorization (or its resume) that gave the client its
+ * code, notes the Tessera session behind the provider's session (by then the one its cookie keeps:
+ * the provider renews a session's id when it signs someone in). */
 export function linkSessions(db: Db, cookieName: string) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     const route = ctx.oidc?.route;
-    if (route !== 'authorization' && route !== 'resume') return;
+    if ((route !== 'authorization' && route !== 'resume') || !ctx.oidc.entities.AuthorizationCode) return;
     const session = ctx.oidc.session;
     if (!session?.accountId) return;
-    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
+    const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
     if (ours?.userId !== session.accountId) return;
     const link = { provider_session_id: session.jti, session_id: ours.sessionId, account_id: ours.userId, issuer: ctx.oidc.provider.issuer, created_at: nowIso() };
     await guarded(() => db.insertInto('oidc_session_links').values(link)
@@ -84,7 +85,7 @@ export function endTesseraSessionOnLogout(db: Db, cookieName: string, cookieOpti
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (ctx.oidc?.route !== 'end_session_confirm' || ctx.status >= 400 || !ctx.oidc.params?.logout) return;
-    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
+    const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
     if (!ours) return;
     await endSession(ours.sessionId);
     ctx.cookies.set(cookieName, null, { ...cookieOptions(ctx.host), signed: false });

@@ -8,27 +8,33 @@
 // Both send the request to our interaction (interaction.ts), which decides from our session.
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { interactionPolicy } from 'oidc-provider';
-import { isTrue, type Db } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
+import { isSessionToken } from '../http/auth.ts';
 import { findSession } from '../sessions/store.ts';
 import { guarded } from './adapter.ts';
-import { findOidcClient } from './clients.ts';
 
 export const ACR = { password: 'pwd', mfa: 'mfa' } as const;
 
-/** Whether this request asks for a second factor: the client's registration says so, or the
- * request lists `mfa` among its acr_values. */
-export async function requestWantsMfa(db: Db, clientId: string, acrValues: unknown): Promise<boolean> {
-  if (typeof acrValues === 'string' && acrValues.split(' ').includes(ACR.mfa)) return true;
-  const client = await findOidcClient(db, clientId);
-  return client ? isTrue(client.require_mfa) : false;
+/** Whether a request asks for a second factor: its client's registration says so (`require_mfa`,
+ * clients.ts), or it lists `mfa` among its acr_values. */
+export function mfaDemanded(clientRequiresMfa: boolean, acrValues: unknown): boolean {
+  return clientRequiresMfa || (typeof acrValues === 'string' && acrValues.split(' ').includes(ACR.mfa));
 }
 
-/** The live, full Tessera session of the request's browser, if any. */
-export async function tesseraSessionOf(db: Db, token: string | undefined) {
-  if (!token || !/^[A-Za-z0-9_-]{16,256}$/.test(token)) return null;
+/** The live, full Tessera session of a session token, if any. */
+export async function tesseraSessionOf(db: Db, token: string | null | undefined) {
+  if (!isSessionToken(token)) return null;
   const session = await guarded(() => findSession(db, token));
   // A session that may only set up a second factor does not sign anyone in to an application.
   return session && session.scope === null ? session : null;
+}
+
+/** The same for the browser of a provider request, read once per request (the login check and the
+ * session link both ask). Our cookie is not one of the provider's signed ones: read as it is (Koa
+ * checks a signature by default). */
+export function tesseraSessionOfRequest(db: Db, cookieName: string, ctx: KoaContextWithOIDC): ReturnType<typeof tesseraSessionOf> {
+  const state = ctx.state as { tesseraSession?: ReturnType<typeof tesseraSessionOf> };
+  return (state.tesseraSession ??= tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false })));
 }
 
 export function interactionPolicyFor(db: Db, cookieName: string) {
@@ -38,14 +44,14 @@ export function interactionPolicyFor(db: Db, cookieName: string) {
   login.checks.add(new Check('tessera_session', 'the Tessera session of this browser has ended', 'login_required', async (ctx: KoaContextWithOIDC) => {
     const { session } = ctx.oidc;
     if (!session?.accountId) return Check.NO_NEED_TO_PROMPT;
-    // Our cookie is not one of the provider's signed ones: read as it is (Koa checks a signature by default).
-    const ours = await tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false }));
+    const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
     return ours?.userId === session.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
   }), 0);
   login.checks.add(new Check('tessera_mfa', 'the client requires a second factor', 'login_required', async (ctx: KoaContextWithOIDC) => {
     const { session, params, client } = ctx.oidc;
     if (!session?.accountId || session.acr === ACR.mfa || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-    return await requestWantsMfa(db, client!.clientId, params?.acr_values) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+    // The client's registration comes with it (clients.ts): no look-up here.
+    return mfaDemanded(client!.metadata().require_mfa === true, params?.acr_values) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
   }));
   return policy;
 }

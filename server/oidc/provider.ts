@@ -22,7 +22,6 @@ export { INTERACTION_PATH };
 const DAY = 86_400;
 const MAX_PROVIDERS = 16;
 
-export { ACR };
 
 /** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
  * user_id, customer_user_id and fridom_user_id. */
@@ -108,6 +107,8 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
     responseTypes: ['code'],
     // A secret travels only as itself (a client_secret_jwt would sign with the stored digest).
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // Ours, carried with each client (clients.ts): whether it demands a second factor.
+    extraClientMetadata: { properties: ['require_mfa'] },
     pkce: { required: () => true },
     // An authorization request names its redirect_uri, always, and it matches exactly.
     allowOmittingSingleRegisteredRedirectUri: false,
