@@ -10,7 +10,7 @@ import type { PartnerClient } from '../../contract/schemas.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
 
-const COLUMNS = ['client_id', 'name', 'names', 'redirect_uris', 'first_party', 'logo_uri', 'policy_uri', 'tos_uri',
+export const CLIENT_COLUMNS = ['client_id', 'name', 'names', 'redirect_uris', 'first_party', 'logo_uri', 'policy_uri', 'tos_uri',
   'backchannel_logout_uri', 'admin_email', 'scopes', 'secret_hash', 'require_mfa'] as const;
 
 export type OidcClientRow = {
@@ -19,12 +19,14 @@ export type OidcClientRow = {
   admin_email: string | null; scopes: string | null; secret_hash: string | null; require_mfa: number | boolean;
 };
 
-function jsonOf(text: string | null): unknown {
-  if (!text) return null;
+/** A JSON column's value (a client's lists and names, a model's payload); the fallback for nothing
+ * or for text that is not JSON. */
+export function jsonColumn<T>(text: string | null | undefined, fallback: T): T {
+  if (!text) return fallback;
   try {
-    return JSON.parse(text);
+    return (JSON.parse(text) as T | null) ?? fallback;
   } catch {
-    return null;
+    return fallback;
   }
 }
 
@@ -32,7 +34,7 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
 
 /** The client's row, if registered. */
 export function findOidcClient(db: Db, clientId: string): Promise<OidcClientRow | undefined> {
-  return guarded(() => db.selectFrom('oauth_clients').select(COLUMNS).where('client_id', '=', clientId).executeTakeFirst());
+  return guarded(() => db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).where('client_id', '=', clientId).executeTakeFirst());
 }
 
 /** A first-party client never asks for consent (spec: 2, 17, 51, 66, or flagged in its row). */
@@ -42,13 +44,13 @@ export function isFirstParty(row: Pick<OidcClientRow, 'client_id' | 'first_party
 
 /** The scopes the client may ask for: the standard ones, and the consent scopes its row lists. */
 export function allowedScopes(row: Pick<OidcClientRow, 'scopes'>): string[] {
-  const listed = new Set(strings(jsonOf(row.scopes)));
+  const listed = new Set(strings(jsonColumn(row.scopes, [])));
   return [...STANDARD_SCOPES, ...CONSENT_SCOPES.filter((scope) => listed.has(scope))];
 }
 
 /** The client's name in a locale: the locale's own, else its language's (fr for fr_LU), else the default. */
 export function clientNameIn(row: Pick<OidcClientRow, 'name' | 'names'>, locale: string): string {
-  const names = jsonOf(row.names);
+  const names = jsonColumn<unknown>(row.names, null);
   if (!names || typeof names !== 'object') return row.name;
   const byLocale = names as Record<string, unknown>;
   const found = byLocale[locale] ?? byLocale[locale.split('_')[0]!];
@@ -81,7 +83,7 @@ export function clientMetadata(row: OidcClientRow): AdapterPayload {
   return {
     client_id: row.client_id,
     client_name: row.name,
-    redirect_uris: strings(jsonOf(row.redirect_uris)),
+    redirect_uris: strings(jsonColumn(row.redirect_uris, [])),
     response_types: ['code'],
     grant_types: ['authorization_code', 'refresh_token'],
     scope: allowedScopes(row).join(' '),
@@ -169,7 +171,7 @@ export async function clientOfInteraction(db: Db, redirect: string, locale: stri
   if (!INTERACTION_UID.test(uid)) return null;
   const row = await db.selectFrom('oidc_models').select('payload').where('model', '=', 'Interaction').where('id', '=', uid)
     .where('expires_at', '>', new Date().toISOString()).executeTakeFirst();
-  const clientId = (jsonOf(row?.payload ?? null) as { params?: { client_id?: unknown } } | null)?.params?.client_id;
+  const clientId = jsonColumn<{ params?: { client_id?: unknown } }>(row?.payload, {}).params?.client_id;
   if (typeof clientId !== 'string') return null;
   const client = await findOidcClient(db, clientId);
   return client ? { client_id: client.client_id, name: clientNameIn(client, locale), logo_uri: client.logo_uri } : null;

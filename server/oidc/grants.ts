@@ -7,21 +7,13 @@
 import type { AccessGrant } from '../../contract/schemas.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
-import { clientNameIn, type OidcClientRow } from './clients.ts';
+import { clientNameIn, jsonColumn, type OidcClientRow } from './clients.ts';
 
 /** The models that count as a use of a grant. */
 const USE_MODELS = ['AccessToken', 'RefreshToken'] as const;
 
 type GrantPayload = { clientId?: unknown; iat?: unknown; openid?: { scope?: unknown } };
 
-function parse(payload: string): GrantPayload {
-  try {
-    const value = JSON.parse(payload) as unknown;
-    return value && typeof value === 'object' ? value as GrantPayload : {};
-  } catch {
-    return {};
-  }
-}
 
 const epochSeconds = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -44,14 +36,14 @@ export async function listAccessGrants(db: Db, accountId: string, locale: string
     .execute());
   const lastUseOf = new Map<string, number>();
   for (const use of uses) {
-    const iat = epochSeconds(parse(use.payload).iat);
+    const iat = epochSeconds(jsonColumn<GrantPayload>(use.payload, {}).iat);
     if (iat === null || use.grant_id === null) continue;
     lastUseOf.set(use.grant_id, Math.max(lastUseOf.get(use.grant_id) ?? iat, iat));
   }
 
   const byClient = new Map<string, Entry>();
   for (const grant of grants) {
-    const payload = parse(grant.payload);
+    const payload = jsonColumn<GrantPayload>(grant.payload, {});
     const clientId = grant.client_id ?? (typeof payload.clientId === 'string' ? payload.clientId : null);
     if (!clientId) continue;
     const scope = typeof payload.openid?.scope === 'string' ? payload.openid.scope : '';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { CONSENT_SCOPES, LOCALES } from '../../contract/constants.ts';
 import { isEmail } from '../../contract/rules.ts';
 import { isTrue, type Db } from '../db/index.ts';
-import { findOidcClient, isFirstParty, registerClient, updateClient, type ClientRegistration, type OidcClientRow } from './clients.ts';
+import { CLIENT_COLUMNS, findOidcClient, isFirstParty, jsonColumn, registerClient, updateClient, type ClientRegistration, type OidcClientRow } from './clients.ts';
 
 /** A client id: letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 64. */
 export const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -135,29 +135,19 @@ export type ClientSummary = {
   backchannel_logout_uri: string | null; admin_email: string | null; require_mfa: boolean;
 };
 
-const parsed = <T>(text: string | null, fallback: T): T => {
-  try {
-    return text ? JSON.parse(text) as T : fallback;
-  } catch {
-    return fallback;
-  }
-};
 
 function summaryOf(row: OidcClientRow): ClientSummary {
   return {
-    client_id: row.client_id, name: row.name, names: parsed(row.names, {}), first_party: isFirstParty(row), confidential: Boolean(row.secret_hash),
-    redirect_uris: parsed(row.redirect_uris, []), scopes: parsed(row.scopes, []), logo_uri: row.logo_uri, policy_uri: row.policy_uri,
+    client_id: row.client_id, name: row.name, names: jsonColumn(row.names, {}), first_party: isFirstParty(row), confidential: Boolean(row.secret_hash),
+    redirect_uris: jsonColumn(row.redirect_uris, []), scopes: jsonColumn(row.scopes, []), logo_uri: row.logo_uri, policy_uri: row.policy_uri,
     tos_uri: row.tos_uri, backchannel_logout_uri: row.backchannel_logout_uri, admin_email: row.admin_email, require_mfa: isTrue(row.require_mfa),
   };
 }
 
 /** Every registered client, by id. */
 export async function listClients(db: Db): Promise<ClientSummary[]> {
-  const rows = await db.selectFrom('oauth_clients')
-    .select(['client_id', 'name', 'names', 'redirect_uris', 'first_party', 'logo_uri', 'policy_uri', 'tos_uri',
-      'backchannel_logout_uri', 'admin_email', 'scopes', 'secret_hash', 'require_mfa'])
-    .orderBy('client_id').execute();
-  return rows.map((row) => summaryOf(row as OidcClientRow));
+  const rows = await db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).orderBy('client_id').execute();
+  return rows.map(summaryOf);
 }
 
 /** The client, if registered. */
@@ -193,7 +183,7 @@ export async function editClient(db: Db, clientId: string, input: ClientInput, o
   if (!current) throw new UnknownClient(`no client has the id "${clientId}"`);
   const { names, ...rest } = checked;
   const update: Partial<Omit<ClientRegistration, 'client_id'>> = { ...rest };
-  if (names !== undefined) update.names = { ...parsed<Record<string, string>>(current.names, {}), ...names as Record<string, string> };
+  if (names !== undefined) update.names = { ...jsonColumn<Record<string, string>>(current.names, {}), ...names as Record<string, string> };
   const secret = options.secret === 'new' ? newClientSecret() : null;
   if (options.secret) update.secret = secret;
   if (!await updateClient(db, clientId, update)) throw new UnknownClient(`no client has the id "${clientId}"`);
