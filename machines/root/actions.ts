@@ -1,8 +1,8 @@
 // The root machine's shared actions: the route guard applied to the current location, and
 // forgetting a signed-out session.
-import type { ActionArgs, EventObject } from 'xstate';
+import { assign, sendTo, type ActionArgs, type EventObject } from 'xstate';
 import { locationOf, rootSetup, stepUpSearch, type Context, type RootEvent } from './setup.ts';
-import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, pathOf, type Location, type SessionState } from '../routes.ts';
+import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, pathOf, stepOf, type Location, type SessionState } from '../routes.ts';
 
 /** Applies the route guard (spec §4) to the current location. */
 export const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({ context, enqueue }) => {
@@ -33,6 +33,32 @@ export const setLocation = rootSetup.assign({ location: ({ event }) => (event as
 
 /** Where a step-up's code is asked for: the methods, with the way back to the sensitive screen. */
 export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
+
+/** A sensitive screen's step-up (the security area's, a partner page's): the screen waits behind
+ * /mfa/methods?single=true&redirect=…, whose code entry runs here; the right code is decided on
+ * in the sibling state `afterStepUp`, leaving for another screen drops the wait. */
+export const steppingUp = rootSetup.createStateConfig({
+  entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
+  on: {
+    ROUTE: [
+      {
+        guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
+        actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf((event as Extract<RootEvent, { type: 'ROUTE' }>).location.path, 'mfa')! })),
+      },
+      { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
+      { target: '#root.signedIn.idle', actions: [setLocation, assign({ mfa: null }), applyGuard('signedIn')] },
+    ],
+  },
+  invoke: {
+    id: 'stepUp',
+    src: 'mfaCode',
+    input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
+    onDone: {
+      target: 'afterStepUp',
+      actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+    },
+  },
+});
 
 /** Follows where the right code leads (context.afterCode): a screen of ours (the location the guard
  * judges next), a partner, or Back. It reads only the context, so any event may carry it (a flow's

@@ -3,7 +3,7 @@
 import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { applyGuard, followAfterCode, forgetSession, setLocation, stepUpPath } from './actions.ts';
+import { applyGuard, followAfterCode, forgetSession, setLocation, steppingUp } from './actions.ts';
 import { locationOf, mustEnrol, partnerInput, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
@@ -136,28 +136,7 @@ export const signedIn = rootSetup.createStateConfig({
             onError: { target: 'open' },
           },
         },
-        steppingUp: {
-          entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
-          on: {
-            ROUTE: [
-              {
-                guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
-                actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
-              },
-              { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
-              { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
-            ],
-          },
-          invoke: {
-            id: 'stepUp',
-            src: 'mfaCode',
-            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
-            onDone: {
-              target: 'afterStepUp',
-              actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
-            },
-          },
-        },
+        steppingUp,
         afterStepUp: {
           always: [
             { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
@@ -259,28 +238,7 @@ export const signedIn = rootSetup.createStateConfig({
           },
         },
         // The sensitive screen waits behind /mfa/methods?single=true&redirect=…, then comes back.
-        steppingUp: {
-          entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
-          on: {
-            ROUTE: [
-              {
-                guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
-                actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
-              },
-              { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-              { target: '#root.signedIn.idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
-            ],
-          },
-          invoke: {
-            id: 'stepUp',
-            src: 'mfaCode',
-            input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
-            onDone: {
-              target: 'afterStepUp',
-              actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
-            },
-          },
-        },
+        steppingUp,
         // The spec's order after a code, decided once: a recovery key first shows the recovery
         // screen, which then returns here; any other code returns to the sensitive screen.
         afterStepUp: {
