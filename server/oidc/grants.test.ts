@@ -2,10 +2,11 @@
 // made by an independent relying party (openid-client) through the real code + PKCE flow.
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
+import { browse as browseAs, signInCookie } from '../testing/oidcKit.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessGrantList } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
-import { DEMO_CLIENTS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { DEMO_CLIENTS, DEMO_USERS } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import * as v from 'valibot';
 import { OidcAdapter } from './adapter.ts';
@@ -31,35 +32,8 @@ describe.each(kinds)('access grants on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  /** Signs a user in through the API: the tessera_token cookie. */
-  async function signIn(email = emma.email): Promise<string> {
-    const res = await fetch(`${base}/api/token`, {
-      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
-      body: JSON.stringify({ username: email, password: DEMO_PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!;
-    return cookie.split(';')[0]!;
-  }
-
-  /** Follows the provider's redirects as a browser would, up to the first one that leaves it. */
-  async function browse(url: string, cookies: string[]): Promise<Response> {
-    const jar = new Map(cookies.map((c) => [c.split('=')[0]!, c]));
-    let next = url;
-    for (let hop = 0; hop < 10; hop++) {
-      const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
-      for (const set of res.headers.getSetCookie()) {
-        const pair = set.split(';')[0]!;
-        jar.set(pair.split('=')[0]!, pair);
-      }
-      const location = res.headers.get('location');
-      if (res.status < 300 || res.status >= 400 || !location) return res;
-      const target = new URL(location, next);
-      if (target.origin !== base || !target.pathname.startsWith('/oidc')) return res;
-      next = target.href;
-    }
-    throw new Error('too many redirects');
-  }
+  const signIn = (email = emma.email) => signInCookie(base, email);
+  const browse = (url: string, cookies: string[]) => browseAs(base, url, cookies);
 
   /** A grant made through the code flow with PKCE (a fresh provider session each time, so a new
    * grant each time); gives the relying party's tokens. */

@@ -14,6 +14,7 @@ import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../test
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
 import { registerClient } from './clients.ts';
+import { browse as browseAs, jarOf, signInCookie, type Jar } from '../testing/oidcKit.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -35,40 +36,8 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  /** Signs emma in through the API: the tessera_token cookie. */
-  async function signIn(): Promise<string> {
-    const res = await fetch(`${base}/api/token`, {
-      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
-      body: JSON.stringify({ username: emma.email, password: DEMO_PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!;
-    return cookie.split(';')[0]!;
-  }
-
-  /** A browser's cookies, by name. */
-  type Jar = Map<string, string>;
-  const jarOf = (cookies: string[]): Jar => new Map(cookies.map((c) => [c.split('=')[0]!, c]));
-
-  /** Follows the provider's redirects as a browser would (keeping its cookies in the jar), up to the
-   * first one that leaves the provider; gives that response. */
-  async function browse(url: string, cookies: string[] | Jar): Promise<Response> {
-    const jar = Array.isArray(cookies) ? jarOf(cookies) : cookies;
-    let next = url;
-    for (let hop = 0; hop < 10; hop++) {
-      const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
-      for (const set of res.headers.getSetCookie()) {
-        const pair = set.split(';')[0]!;
-        jar.set(pair.split('=')[0]!, pair);
-      }
-      const location = res.headers.get('location');
-      if (res.status < 300 || res.status >= 400 || !location) return res;
-      const target = new URL(location, next);
-      if (target.origin !== base || !target.pathname.startsWith('/oidc')) return res;
-      next = target.href;
-    }
-    throw new Error('too many redirects');
-  }
+  const signIn = () => signInCookie(base, emma.email);
+  const browse = (url: string, cookies: string[] | Jar) => browseAs(base, url, cookies);
 
   function authorizationUrl(params: Record<string, string>): string {
     return oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, response_type: 'code', ...params }).href;

@@ -1,0 +1,39 @@
+// What the OIDC tests do as a browser and as a person signing in, over real HTTP against a test
+// server listening at `base`.
+import { expect } from 'vitest';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
+import { DEVICE } from './harness.ts';
+
+/** A browser's cookies, by name (`name=value` each). */
+export type Jar = Map<string, string>;
+export const jarOf = (cookies: string[]): Jar => new Map(cookies.map((c) => [c.split('=')[0]!, c]));
+
+/** Signs an account in through the API: its `tessera_token=…` cookie. */
+export async function signInCookie(base: string, email: string): Promise<string> {
+  const res = await fetch(`${base}/api/token`, {
+    method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+    body: JSON.stringify({ username: email, password: DEMO_PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  return res.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+}
+
+/** Follows the provider's redirects as a browser would (keeping its cookies in the jar), up to the
+ * first one that leaves the provider; gives that response. */
+export async function browse(base: string, url: string, cookies: string[] | Jar): Promise<Response> {
+  const jar = Array.isArray(cookies) ? jarOf(cookies) : cookies;
+  let next = url;
+  for (let hop = 0; hop < 10; hop++) {
+    const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
+    for (const set of res.headers.getSetCookie()) {
+      const pair = set.split(';')[0]!;
+      jar.set(pair.split('=')[0]!, pair);
+    }
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    const target = new URL(location, next);
+    if (target.origin !== base || !target.pathname.startsWith('/oidc')) return res;
+    next = target.href;
+  }
+  throw new Error('too many redirects');
+}
