@@ -37,6 +37,8 @@ export async function signInWithCard(page: Page, email: string, firstname: strin
 }
 
 export async function expectNoAxeViolations(page: Page) {
+  // Every screen has its heading: until it is there, a lazy screen is still loading, not checkable.
+  await expect(page.getByRole('heading', { level: 1 }).first()).toBeAttached();
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
