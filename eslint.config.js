@@ -22,7 +22,7 @@ const SRC_SHARED = ['components', 'api'];
 const SERVER_FEATURES = ['appconfig', 'cards', 'devices', 'invitations', 'login', 'mfa', 'oidc', 'onboarding', 'profile', 'recovery'];
 const SERVER_SHARED = [
   'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
-  'health', 'spa', 'methods', 'captcha', 'identity', 'workers',
+  'health', 'spa', 'methods', 'captcha', 'identity', 'workers', 'clientinfo',
 ];
 // Like server/app.ts, which mounts every feature's routes, the operators' command line and the demo
 // data drive several features (cards, invitations, accounts), so they may import them all; no
