@@ -16,6 +16,7 @@ import * as m2026_11_29_partners from './migrations/2026_11_29_partners.ts';
 import * as m2026_11_30_oidc_logout from './migrations/2026_11_30_oidc_logout.ts';
 import * as m2026_12_01_login_tickets from './migrations/2026_12_01_login_tickets.ts';
 import * as m2026_12_02_consent_answers from './migrations/2026_12_02_consent_answers.ts';
+import * as m2026_12_03_banking from './migrations/2026_12_03_banking.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_30_oidc_logout': m2026_11_30_oidc_logout,
   '2026_12_01_login_tickets': m2026_12_01_login_tickets,
   '2026_12_02_consent_answers': m2026_12_02_consent_answers,
+  '2026_12_03_banking': m2026_12_03_banking,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

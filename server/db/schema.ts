@@ -24,6 +24,9 @@ export interface UsersTable {
   has_sso: Flag;
   sso_only: Flag;
   national_register_number: string | null;
+  /** The bank account: the IBAN as stored (no spaces, upper case) and its country. */
+  iban: string | null;
+  iban_country: string | null;
   created_at: string;
   updated_at: string;
 }

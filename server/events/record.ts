@@ -10,7 +10,8 @@ export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_thro
   | 'mfa_failed' | 'mfa_step_up' | 'mfa_method_added' | 'mfa_method_replaced' | 'mfa_method_removed' | 'mfa_primary_changed'
   | 'recovery_key_used' | 'recovery_keys_regenerated' | 'device_trusted' | 'device_trust_revoked'
   | 'account_created' | 'card_activated' | 'card_activation_failed'
-  | 'partner_consent_given' | 'partner_consent_refused' | 'partner_access_revoked' | 'partner_access_requested';
+  | 'partner_consent_given' | 'partner_consent_refused' | 'partner_access_revoked' | 'partner_access_requested'
+  | 'profile_updated' | 'iban_changed';
 
 type AuditLogger = Pick<FastifyBaseLogger, 'info'>;
 

@@ -2,6 +2,7 @@
 import { SqliteAdapter } from 'kysely';
 import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
+import { maskIban } from '../../contract/profile.ts';
 import type { UserProfile } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
@@ -61,5 +62,6 @@ export async function profileOfToken(db: Db, token: string): Promise<{ session: 
     has_sso: user.has_sso === 1,
     sso_only: user.sso_only === 1,
     mfa_enrolled: Number(user.mfa_count) > 0,
+    banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
   } };
 }

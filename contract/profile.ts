@@ -1,0 +1,54 @@
+// The profile's rules, shared by the browser (to guide) and the server (to enforce): names, the
+// birth date, the genders offered, and the bank account (IBAN with its country).
+/** A person's name: letters of any script with their marks, and the spaces, apostrophes, hyphens
+ * and dots that names carry ("Anne-Sophie", "O'Neill", "Jr."); 1 to 100 characters. */
+const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' ’.-]*$/u;
+export const NAME_MAX_LENGTH = 100;
+
+/** The name as stored: composed (NFC), trimmed, inner runs of spaces made one. */
+export function normaliseName(value: string): string {
+  return value.normalize('NFC').trim().replace(/\s+/g, ' ');
+}
+
+export type NameProblem = 'required' | 'too_long' | 'invalid';
+
+export function nameProblem(value: string): NameProblem | null {
+  const name = normaliseName(value);
+  if (!name) return 'required';
+  if (name.length > NAME_MAX_LENGTH) return 'too_long';
+  return NAME.test(name) ? null : 'invalid';
+}
+
+export const GENDERS = ['female', 'male', 'other'] as const;
+export type Gender = (typeof GENDERS)[number];
+
+/** The earliest birth date taken: nobody alive was born before it. */
+const EARLIEST_BIRTHDATE = '1900-01-01';
+
+export type BirthdateProblem = 'invalid' | 'future' | 'too_early';
+
+/** A birth date is a real calendar day (YYYY-MM-DD), not after `today` (YYYY-MM-DD, UTC), not before 1900. */
+export function birthdateProblem(value: string, today: string): BirthdateProblem | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'invalid';
+  const date = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return 'invalid';
+  if (value > today) return 'future';
+  return value < EARLIEST_BIRTHDATE ? 'too_early' : null;
+}
+
+/** The European countries of the IBAN registry that an account may hold its bank account in. */
+export const IBAN_COUNTRIES = [
+  'AD', 'AL', 'AT', 'BA', 'BE', 'BG', 'BY', 'CH', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FO',
+  'FR', 'GB', 'GI', 'GR', 'HR', 'HU', 'IE', 'IS', 'IT', 'LI', 'LT', 'LU', 'LV', 'MC', 'MD', 'ME',
+  'MK', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'RS', 'SE', 'SI', 'SK', 'SM', 'UA', 'VA', 'XK',
+] as const;
+export type IbanCountry = (typeof IBAN_COUNTRIES)[number];
+
+export const isIbanCountry = (value: string): value is IbanCountry => (IBAN_COUNTRIES as readonly string[]).includes(value);
+
+/** How an IBAN is shown once saved: the country and check digits, then only the last four
+ * characters ("BE68 •••• •••• 7034"), grouped by four as it is printed. */
+export function maskIban(iban: string): string {
+  const hidden = iban.slice(0, 4) + '•'.repeat(Math.max(0, iban.length - 8)) + iban.slice(-4);
+  return hidden.replace(/(.{4})(?=.)/g, '$1 ');
+}
