@@ -1,5 +1,9 @@
 // The profile's rules, shared by the browser (to guide) and the server (to enforce): names, the
-// birth date, the genders offered, and the bank account (IBAN with its country).
+// birth date, the genders offered, and the bank account (IBAN with its country); and the requests
+// that change them (apart from contract/schemas.ts, which the first screen loads).
+import * as v from 'valibot';
+import { LOCALES } from './constants.ts';
+import { text } from './schemas.ts';
 /** A person's name: letters of any script with their marks, and the spaces, apostrophes, hyphens
  * and dots that names carry ("Anne-Sophie", "O'Neill", "Jr."); 1 to 100 characters. */
 const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' ’.-]*$/u;
@@ -52,3 +56,18 @@ export function maskIban(iban: string): string {
   const hidden = iban.slice(0, 4) + '•'.repeat(Math.max(0, iban.length - 8)) + iban.slice(-4);
   return hidden.replace(/(.{4})(?=.)/g, '$1 ');
 }
+
+/** PUT /user: the personal information (contract/profile.ts holds the rules of each field). */
+export const ProfileInfoRequest = v.strictObject({
+  firstname: text(200),
+  lastname: text(200),
+  /** YYYY-MM-DD, or null for none. */
+  birthdate: v.nullable(text(10)),
+  gender: v.nullable(v.picklist(GENDERS)),
+  language: v.picklist(LOCALES),
+});
+export type ProfileInfoRequest = v.InferOutput<typeof ProfileInfoRequest>;
+
+/** PUT /user/iban: the bank account, in one of the European countries of the IBAN registry. */
+export const IbanRequest = v.strictObject({ country: v.picklist(IBAN_COUNTRIES), iban: text(64) });
+export type IbanRequest = v.InferOutput<typeof IbanRequest>;

@@ -2,7 +2,6 @@
 // The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
 import * as v from 'valibot';
 import { INTERACTION_UID, LOCALES, ONBOARDING_PROGRESS } from './constants.ts';
-import { GENDERS, IBAN_COUNTRIES } from './profile.ts';
 
 /** What no text field takes: control characters (C0, DEL, C1) and unpaired surrogate halves.
  * PostgreSQL cannot store NUL, and none of them belongs in a name, an address, a code or a ticket. */
@@ -130,20 +129,6 @@ export type UserProfile = v.InferOutput<typeof UserProfile>;
 export const UserAnswer = v.object({ data: UserProfile });
 export type UserAnswer = v.InferOutput<typeof UserAnswer>;
 
-/** PUT /user: the personal information (contract/profile.ts holds the rules of each field). */
-export const ProfileInfoRequest = v.strictObject({
-  firstname: text(200),
-  lastname: text(200),
-  /** YYYY-MM-DD, or null for none. */
-  birthdate: v.nullable(text(10)),
-  gender: v.nullable(v.picklist(GENDERS)),
-  language: v.picklist(LOCALES),
-});
-export type ProfileInfoRequest = v.InferOutput<typeof ProfileInfoRequest>;
-
-/** PUT /user/iban: the bank account, in one of the European countries of the IBAN registry. */
-export const IbanRequest = v.strictObject({ country: v.picklist(IBAN_COUNTRIES), iban: text(64) });
-export type IbanRequest = v.InferOutput<typeof IbanRequest>;
 
 // ---- GET /api/config -------------------------------------------------------------------------
 

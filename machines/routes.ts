@@ -13,12 +13,12 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile';
 
 export type Route = {
   path: string;
@@ -54,6 +54,11 @@ export const ROUTES = [
   { path: '/reset-password-confirmed', access: 'public', flow: 'forgotPassword', step: 'confirmed', screen: 'forgotPassword', start: true },
   // The applications that hold access to the account (spec §2), and revoking one.
   { path: '/user/access', access: 'private', flow: 'access', step: 'list', screen: 'access', start: true },
+  // The profile (spec §2): the overview, the personal information's form (from the overview only:
+  // its flow decides, see machines/profile.ts) and the sensitive contacts and bank account.
+  { path: '/profile', access: 'private', flow: 'profile', step: 'overview', screen: 'profile', start: true },
+  { path: '/profile/edit-info', access: 'private', flow: 'profile', step: 'editInfo', screen: 'profile', start: true },
+  { path: '/profile/edit-credentials', access: 'private', flow: 'profile', step: 'credentials', screen: 'profile', sensitive: true, start: true },
   { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
   { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },

@@ -99,11 +99,19 @@ describe('root machine: model', () => {
       walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/partner/link-success') }, events: partnerEvents, serializeState }),
       walk(walkedRoot, { input: { storedAccount: null, storedTarget: null, location: at('/partner', '?client_id=deals-partner') }, events: partnerEvents, serializeState }),
     ];
+    // The profile, walked apart in the same way: its screens (one sensitive), and the ways out.
+    const profilePaths = [at('/profile'), at('/profile/edit-info'), at('/profile/edit-credentials'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
+    const profileEvents = (snapshot: unknown) => [
+      ...profilePaths.map((location) => ({ type: 'ROUTE', location })),
+      { type: 'USER_UPDATED', user: { ...user, firstname: 'Emmy' } },
+      ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+    ] as never;
+    const profileWalk = walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') }, events: profileEvents, serializeState });
     // A transition counts when any walk took it.
     const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t) && keptSignIn.missing.includes(t)
-      && partnerWalks.every((w) => w.missing.includes(t)));
+      && partnerWalks.every((w) => w.missing.includes(t)) && profileWalk.missing.includes(t));
     const result = {
-      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + partnerWalks.reduce((sum, w) => sum + w.states, 0),
+      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + partnerWalks.reduce((sum, w) => sum + w.states, 0) + profileWalk.states,
     };
     console.info(report('root', result));
     expect(missing).toEqual([]);
@@ -463,6 +471,35 @@ describe('root machine: behaviour', () => {
     expect(recent.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
     const partner = recent.actor.getSnapshot().children.partner as { getSnapshot(): { context: { destination: string } } };
     expect(partner.getSnapshot().context.destination).toBe(REGISTERED);
+  });
+
+  it('opens the profile; its sensitive screen waits for a recent second factor; its flow reports the changed profile', async () => {
+    const fullUser = { ...user, lastname: 'Peeters', birthdate: null, gender: null, language: 'nl', email: [], phone: [], banking: null } as UserProfile;
+    const { actor, effects } = start({
+      storedAccount: fullUser, location: at('/profile/edit-credentials'),
+      secondFactorStatus: async () => ({ sudo: false, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+    });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { profile: 'steppingUp' } })).toBe(true);
+    expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/profile/edit-credentials' })}`);
+    expect(actor.getSnapshot().children.profile).toBeUndefined();
+    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    expect(actor.getSnapshot().matches({ signedIn: { profile: 'open' } })).toBe(true);
+    const flow = () => actor.getSnapshot().children.profile as unknown as { getSnapshot(): { value: unknown }; send(event: unknown): void };
+    expect(flow().getSnapshot().value).toEqual({ credentials: 'form' });
+    // The overview is the running flow's: no new check, the same flow.
+    const running = flow();
+    actor.send({ type: 'ROUTE', location: at('/profile') });
+    expect(flow()).toBe(running);
+    expect(flow().getSnapshot().value).toBe('overview');
+    // What the flow reports is the app's profile from then on.
+    actor.send({ type: 'USER_UPDATED', user: { ...fullUser, firstname: 'Emmy' } });
+    expect(actor.getSnapshot().context.user?.firstname).toBe('Emmy');
+    expect(effects.at(-1)).toBe('account kept');
+    // Leaving the area ends the flow.
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.profile).toBeUndefined();
   });
 
   it('offers the website access chooser after a sign-in without a target, to a person with several platforms only', async () => {

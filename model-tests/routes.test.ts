@@ -58,7 +58,7 @@ describe('route guard', () => {
   });
 
   it('sends any unknown path home, including screens not built yet', () => {
-    for (const path of ['/nowhere', '/profile', '/user/access/x', '/onboarding/nowhere', '/partner/nowhere', '/user/dashboard/x']) {
+    for (const path of ['/nowhere', '/profile/nowhere', '/user/access/x', '/onboarding/nowhere', '/partner/nowhere', '/user/dashboard/x']) {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }

@@ -74,3 +74,33 @@ export const followAfterCode = rootSetup.enqueueActions(({ context, enqueue }) =
   }
   enqueue.assign({ afterCode: null });
 }) as unknown as <E extends EventObject>(args: ActionArgs<Context, E, RootEvent>, params: unknown) => void;
+
+/** The states of an area whose sensitive screens (the route table's `sensitive`) wait for a recent
+ * second factor: the status is asked, the step-up runs when it is not recent, and the right code
+ * leads on in the spec's order; then `open`, the area's own state, runs. Its other screens open at
+ * once. A status that cannot be read opens the screen: the server refuses a change all the same. */
+export const behindStepUp = (open: ReturnType<typeof rootSetup.createStateConfig>) => ({
+  initial: 'choosing' as const,
+  states: {
+    choosing: rootSetup.createStateConfig({ always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }] }),
+    checking: rootSetup.createStateConfig({
+      invoke: {
+        id: 'secondFactorStatus',
+        src: 'secondFactorStatus',
+        onDone: [
+          { guard: 'stepUpNeeded', target: 'steppingUp', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
+          { target: 'open' },
+        ],
+        onError: { target: 'open' },
+      },
+    }),
+    steppingUp,
+    afterStepUp: rootSetup.createStateConfig({
+      always: [
+        { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+        { target: 'open', actions: followAfterCode },
+      ],
+    }),
+    open,
+  },
+});

@@ -13,6 +13,7 @@ import { totpSetupMachine } from '../totpSetup.ts';
 import { newPasswordMachine } from '../newPassword.ts';
 import { consentMachine } from '../consent.ts';
 import { partnerMachine } from '../partner.ts';
+import { profileMachine } from '../profile.ts';
 
 export const FLOW_MACHINES = {
   mfaCode: mfaCodeMachine,
@@ -27,4 +28,5 @@ export const FLOW_MACHINES = {
   onboarding: onboardingMachine,
   consent: consentMachine,
   partner: partnerMachine,
+  profile: profileMachine,
 };

@@ -20,6 +20,7 @@ import type { forgotUsernameMachine } from '../forgotUsername.ts';
 import type { onboardingMachine } from '../onboarding.ts';
 import type { consentMachine } from '../consent.ts';
 import type { partnerMachine, PartnerInput } from '../partner.ts';
+import type { profileMachine, ProfileInput } from '../profile.ts';
 import {
   HOME_PATH, guard, routeOf, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
@@ -50,7 +51,9 @@ export type RootEvent =
   /** On the maintenance page: check now whether the API is back. */
   | { type: 'RETRY' }
   /** From sign-in or the forgotten password (their `typed` action, bound by the app): the address typed. */
-  | { type: 'USERNAME'; value: string };
+  | { type: 'USERNAME'; value: string }
+  /** From a flow that changed the profile: the profile as the server now has it. */
+  | { type: 'USER_UPDATED'; user: UserProfile };
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
 /** `ticket_invalid`: a sign-in ticket brought in the URL hash was refused (expired, spent). */
@@ -136,6 +139,11 @@ export function partnerInput(context: Pick<Context, 'location' | 'config'>): Par
   return { step: stepOf(context.location.path, 'partner') ?? 'landing', search: context.location.search, redirectTargets: context.config?.redirectTargets ?? [] };
 }
 
+/** What the profile's flow starts with: its step, the profile, and the day it is (no birth date after it). */
+export function profileInput(context: Pick<Context, 'location' | 'user'>, now = new Date()): ProfileInput {
+  return { step: stepOf(context.location.path, 'profile') ?? 'overview', user: context.user!, today: now.toISOString().slice(0, 10) };
+}
+
 /** The platforms an account belongs to (the dashboard's tiles but the deals one, which everyone in
  * the Belgian variant gets): several of them, and the sign-in offers the website access chooser. */
 export function hasSeveralPlatforms(user: Pick<UserProfile, 'user_id' | 'customer_user_id' | 'fridom_user_id'> | null | undefined): boolean {
@@ -213,6 +221,7 @@ export const rootSetup = setup({
       onboarding: 'onboarding';
       consent: 'consent';
       partner: 'partner';
+      profile: 'profile';
     },
   },
   actors: {
@@ -241,6 +250,7 @@ export const rootSetup = setup({
     onboarding: flow<typeof onboardingMachine>('onboarding'),
     consent: flow<typeof consentMachine>('consent'),
     partner: flow<typeof partnerMachine>('partner'),
+    profile: flow<typeof profileMachine>('profile'),
     /** Whether this session passed MFA recently, and the methods to check it with. */
     secondFactorStatus: fromPromise<{ sudo: boolean; methods: MfaMethodSummary[] }>(async () => {
       throw new Error('secondFactorStatus is provided by the app');
@@ -305,6 +315,9 @@ export const rootSetup = setup({
     atSecurity: ({ context }) => inSecurity(context.location.path),
     atAccess: ({ context }) => inFlow(context.location.path, 'access'),
     atPartner: ({ context }) => inFlow(context.location.path, 'partner'),
+    atProfile: ({ context }) => inFlow(context.location.path, 'profile'),
+    /** A screen of the flow that needs no fresh proof: the running flow shows it. */
+    routeStaysIn: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow) && !isSensitive(event.location.path),
     /** The screen needs a recent second factor (the route table's `sensitive`). */
     atSensitive: ({ context }) => isSensitive(context.location.path),
     /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */

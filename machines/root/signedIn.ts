@@ -3,8 +3,8 @@
 import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { applyGuard, followAfterCode, forgetSession, setLocation, steppingUp } from './actions.ts';
-import { locationOf, mustEnrol, partnerInput, rootSetup } from './setup.ts';
+import { applyGuard, behindStepUp, followAfterCode, forgetSession, setLocation, steppingUp } from './actions.ts';
+import { locationOf, mustEnrol, partnerInput, profileInput, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
   entry: applyGuard('signedIn'),
@@ -14,6 +14,7 @@ export const signedIn = rootSetup.createStateConfig({
     // flows stop with the state, their failed call unseen; a step-up's wait goes with the session
     // (anonymous, a kept second factor would resume as a sign-in).
     SESSION_ENDED: { target: '#root.anonymous', actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession] },
+    USER_UPDATED: { actions: [assign({ user: ({ event }) => event.user }), { type: 'persistAccount', params: ({ event }) => ({ user: event.user }) }] },
   },
   initial: 'idle',
   states: {
@@ -27,6 +28,7 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
         { guard: 'atAccess', target: 'access' },
         { guard: 'atPartner', target: 'partnering' },
+        { guard: 'atProfile', target: 'profile' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -41,6 +43,7 @@ export const signedIn = rootSetup.createStateConfig({
           { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
           { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
           { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, applyGuard('signedIn')] },
+          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', actions: [setLocation, applyGuard('signedIn')] },
           { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
         ],
       },
@@ -121,30 +124,29 @@ export const signedIn = rootSetup.createStateConfig({
           { target: 'idle', actions: [setLocation, applyGuard('signedIn')] },
         ],
       },
-      initial: 'choosing',
-      states: {
-        choosing: { always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }] },
-        checking: {
-          invoke: {
-            id: 'secondFactorStatus',
-            src: 'secondFactorStatus',
-            onDone: [
-              { guard: 'stepUpNeeded', target: 'steppingUp', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
-              { target: 'open' },
-            ],
-            // The status cannot be read: the page shows (nothing on it changes the account).
-            onError: { target: 'open' },
+      ...behindStepUp(rootSetup.createStateConfig({ invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) } })),
+    },
+    // The profile (machines/profile.ts): its screens move within its flow, except the sensitive one
+    // (edit-credentials), which starts it again behind the step-up.
+    profile: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          // A sensitive screen (or any, before the flow runs) starts the area again.
+          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', reenter: true, actions: [setLocation, applyGuard('signedIn')] },
+          { target: 'idle', actions: [setLocation, applyGuard('signedIn')] },
+        ],
+      },
+      ...behindStepUp(rootSetup.createStateConfig({
+        on: {
+          // Its other screens are the running flow's to show.
+          ROUTE: {
+            guard: { type: 'routeStaysIn', params: { flow: 'profile' } },
+            actions: [setLocation, applyGuard('signedIn'), sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! }))],
           },
         },
-        steppingUp,
-        afterStepUp: {
-          always: [
-            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
-            { target: 'open', actions: followAfterCode },
-          ],
-        },
-        open: { invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) } },
-      },
+        invoke: { id: 'profile', src: 'profile', input: ({ context }) => profileInput(context) },
+      })),
     },
     enrolling: {
       // The spec's session key mirrors a mandatory set-up while it runs (spec §3, §4 "Forced MFA");

@@ -1,8 +1,7 @@
 // Changes to the profile: the personal information (names, birth date, gender, language) and the
 // bank account. The rules are contract/profile.ts's, enforced here whatever the browser sent.
 import { ibanFor } from '../../contract/iban.ts';
-import { birthdateProblem, maskIban, nameProblem, normaliseName } from '../../contract/profile.ts';
-import type { IbanRequest, ProfileInfoRequest } from '../../contract/schemas.ts';
+import { birthdateProblem, maskIban, nameProblem, normaliseName, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { noticeMessage } from '../delivery/notices.ts';

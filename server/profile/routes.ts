@@ -1,7 +1,8 @@
 // GET /user: the signed-in user's profile; PUT /user: the personal information; PUT /user/iban:
 // the bank account (a sensitive change: a recent second factor first).
 import type { FastifyInstance } from 'fastify';
-import { IbanRequest, ProfileInfoRequest, UserAnswer } from '../../contract/schemas.ts';
+import { IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
+import { UserAnswer } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';

@@ -50,6 +50,7 @@ export const api = {
   get: (path: string, options?: Options) => send('GET', path, options),
   post: (path: string, options?: Options) => send('POST', path, options),
   delete: (path: string, options?: Options) => send('DELETE', path, options),
+  put: (path: string, options?: Options) => send('PUT', path, options),
 };
 
 let unauthorised = () => {};

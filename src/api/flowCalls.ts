@@ -5,8 +5,9 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer,
+  PartnerAnswer, AccessRequestAnswer, UserAnswer,
 } from '../../contract/schemas.ts';
+import type { IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
 
@@ -128,3 +129,10 @@ export const readPartner = (input: { clientId: string }) => parsed(PartnerAnswer
 /** POST /partners/{client_id}/access-requests: asks the partner's administrator for access. */
 export const requestPartnerAccess = (input: { clientId: string }) =>
   parsed(AccessRequestAnswer, () => api.post(`partners/${encodeURIComponent(input.clientId)}/access-requests`).json());
+
+// ---- The profile -----------------------------------------------------------------------------------
+
+/** PUT /user: the personal information; the answer is the profile as it now is. */
+export const saveProfileInfo = async (input: ProfileInfoRequest) => (await parsed(UserAnswer, () => api.put('user', { json: input }).json())).data;
+/** PUT /user/iban: the bank account (sensitive); the answer is the profile, its IBAN masked. */
+export const saveIban = async (input: IbanRequest) => (await parsed(UserAnswer, () => api.put('user/iban', { json: input }).json())).data;

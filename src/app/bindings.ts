@@ -15,8 +15,10 @@ import {
   acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
-  readAuthorization, sendApproval, readPartner, requestPartnerAccess,
+  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban,
 } from '../api/flowCalls.ts';
+import { switchLocale } from '../i18n.ts';
+import type { Locale } from '../../contract/constants.ts';
 
 /** Asks the router for a path. */
 type Go = (to: string) => void;
@@ -154,4 +156,17 @@ export const partner = (go: Go) => import('../../machines/partner.ts').then(({ p
     requestAccess: fromPromise(({ input }) => requestPartnerAccess(input)),
   },
   actions: { leaveTo: (_, { url }) => { if (inApp(url)) go(url); else window.location.assign(url); } },
+}));
+
+export const profile = (go: Go) => import('../../machines/profile.ts').then(({ profileMachine }) => profileMachine.provide({
+  actors: {
+    // The language chosen is the portal's at once, as the switch in the top bar would make it.
+    saveInfo: fromPromise(async ({ input }) => {
+      const user = await saveProfileInfo({ ...input, birthdate: input.birthdate.trim() || null, gender: input.gender || null });
+      await switchLocale(user.language as Locale, true);
+      return user;
+    }),
+    saveIban: fromPromise(({ input }) => saveIban(input)),
+  },
+  actions: { show: (_, { step }) => go(pathOf('profile', step)) },
 }));

@@ -25,5 +25,6 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     forcedMfa: flow('forcedMfa'),
     consent: flow('consent'),
     partner: flow('partner'),
+    profile: flow('profile'),
   };
 }

@@ -21,6 +21,7 @@ const OnboardingPage = lazy(() => import('../onboarding/OnboardingPage.tsx'));
 const ConsentPage = lazy(() => import('../consent/ConsentPage.tsx'));
 const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
 const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
+const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -43,6 +44,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   consent: later(<ConsentPage />),
   partner: later(<PartnerPage />),
   chooser: later(<ChooserPage />),
+  profile: later(<ProfilePage />),
 };
 
 const BY_PATH = new Map<string, ReactNode>(ROUTES.map((route) => [route.path, SCREEN_ELEMENTS[route.screen]]));

@@ -31,6 +31,9 @@ export function TextField(props: {
   code?: boolean;
   /** The screen's first field for typing: focus comes to it when the screen shows (app/ScreenFocus.tsx). */
   first?: boolean;
+  /** A problem of this field in words (a form's own check), instead of an API failure's code. */
+  problem?: string | null;
+  max?: string;
 }) {
   const id = useId();
   const errorId = useId();
@@ -46,13 +49,16 @@ export function TextField(props: {
           data-autofocus={props.first ? true : undefined}
           spellCheck={props.code ? false : undefined}
           value={props.value}
-          aria-invalid={props.error ? true : undefined}
-          aria-describedby={props.error ? errorId : undefined}
+          max={props.max}
+          aria-invalid={props.error || props.problem ? true : undefined}
+          aria-describedby={props.error || props.problem ? errorId : undefined}
           onChange={(event) => props.onChange(event.target.value)}
           className={`input mt-1 ${props.code ? 'font-mono text-lg tracking-widest' : ''}`}
         />
       </div>
       {props.error !== undefined && <ErrorMessage id={errorId} error={props.error} />}
+      {props.problem !== undefined && <div aria-live="assertive">{props.problem && <Alert tone="error" id={errorId}>{props.problem}</Alert>}</div>}
     </div>
   );
 }
+

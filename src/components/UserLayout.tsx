@@ -8,7 +8,7 @@ import { pathOf } from '../../machines/routes.ts';
 /** Sidebar entries (spec §2); the ones whose screens do not exist yet are shown but not linked. */
 const ENTRIES = [
   { key: 'dashboard', to: pathOf('dashboard', 'home') },
-  { key: 'profile', to: null },
+  { key: 'profile', to: pathOf('profile', 'overview') },
   { key: 'security', to: pathOf('security', 'overview') },
   { key: 'access', to: pathOf('access', 'list') },
   { key: 'notifications', to: null },

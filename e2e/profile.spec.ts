@@ -1,0 +1,111 @@
+import { expect, test } from '@playwright/test';
+import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { expectNoAxeViolations, sentCount, signInWithEmailCode } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+
+// Paula is this walk's alone: no other walk reads or changes her profile.
+const paula = DEMO_MFA_USERS.find((u) => u.key === 'profile')!;
+
+/** The mails the peer received for a recipient, newest last. */
+async function mailsTo(recipient: string): Promise<string[]> {
+  const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
+  return inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw);
+}
+
+test('the profile shows personal, contact and banking information; the personal information and the bank account change, and the account is told', async ({ page }) => {
+  await signInWithEmailCode(page, paula.email, 'Paula');
+  await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Profile' }).click();
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profile');
+  const personal = page.getByRole('region', { name: 'Personal information' });
+  await expect(personal.getByText('Paula', { exact: true })).toBeVisible();
+  const contacts = page.getByRole('region', { name: 'Contact information' });
+  await expect(contacts.getByRole('listitem').filter({ hasText: paula.email })).toContainText('Primary');
+  await expect(contacts.getByRole('listitem').filter({ hasText: paula.email })).toContainText('Verified');
+  await expect(page.getByRole('region', { name: 'Bank account' })).toContainText('No bank account yet.');
+  await expectNoAxeViolations(page);
+
+  // edit-info opens from the overview; a deep link or a reload on it shows the overview instead.
+  await page.goto('/profile/edit-info');
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profile');
+  await personal.getByRole('button', { name: 'Edit' }).click();
+  await expect(page).toHaveURL(/\/profile\/edit-info$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Edit personal information');
+  await expect(page.getByLabel('First name')).toBeFocused();
+  await expectNoAxeViolations(page);
+
+  // The form's own checks, before anything is sent.
+  await page.getByLabel('First name').fill('R2-D2');
+  await page.getByLabel('Date of birth').fill('2999-01-01');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Use only letters, spaces, apostrophes, hyphens and dots.')).toBeVisible();
+  await expect(page.getByText('Your date of birth cannot be in the future.')).toBeVisible();
+  await expect(page.getByLabel('First name')).toHaveAttribute('aria-invalid', 'true');
+  await expectNoAxeViolations(page);
+
+  // Back leaves the form for the overview, unchanged; Forward opens it again.
+  await page.goBack();
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(personal.getByText('Paula', { exact: true })).toBeVisible();
+  await page.goForward();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Edit personal information');
+
+  await page.getByLabel('First name').fill('Paulä-Sophie');
+  await page.getByLabel('Date of birth').fill('1988-07-14');
+  await page.getByLabel('Gender').selectOption('female');
+  await page.getByLabel('Preferred language').selectOption('fr');
+  await page.getByRole('button', { name: 'Save' }).click();
+  // Saved: the overview in the language chosen, saying so.
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.getByRole('status').or(page.getByText('Vos informations personnelles ont été enregistrées.')).first()).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profil');
+  const personnel = page.getByRole('region', { name: 'Informations personnelles' });
+  await expect(personnel.getByText('Paulä-Sophie', { exact: true })).toBeVisible();
+  await expect(personnel).toContainText('14 juillet 1988');
+  await expect(personnel).toContainText('Femme');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+  // The top bar greets the new name.
+  await expect(page.getByText(/Paulä-Sophie/).first()).toBeVisible();
+  await expectNoAxeViolations(page);
+
+  // The bank account is sensitive: the sign-in's code is recent, so it opens at once.
+  await page.getByRole('region', { name: 'Compte bancaire' }).getByRole('link', { name: 'Ajouter un compte bancaire' }).click();
+  await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Coordonnées et compte bancaire');
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Pays du compte').selectOption('BE');
+  await page.getByLabel('IBAN').fill('BE68 5390 0754 7035');
+  await page.getByRole('button', { name: 'Enregistrer le compte bancaire' }).click();
+  await expect(page.getByText("L'IBAN fourni n'est pas valide.")).toBeVisible();
+  const mailsBefore = await sentCount(paula.email);
+  await page.getByLabel('IBAN').fill('be68 5390 0754 7034');
+  await page.getByRole('button', { name: 'Enregistrer le compte bancaire' }).click();
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.getByText('IBAN mis à jour.')).toBeVisible();
+  await expect(page.getByTestId('iban-masked')).toHaveText('BE68 •••• •••• 7034');
+  await expect(page.getByRole('region', { name: 'Compte bancaire' })).toContainText('Belgique');
+
+  // The primary email is told, in the account's new language, without the whole number.
+  await expect.poll(() => sentCount(paula.email)).toBeGreaterThan(mailsBefore);
+  const notice = (await mailsTo(paula.email)).at(-1)!;
+  expect(notice).toContain('7034');
+  expect(notice).not.toContain('539007547034');
+
+  // A reload keeps all of it; on a phone the overview fits the width.
+  await page.reload();
+  await expect(page.getByTestId('iban-masked')).toHaveText('BE68 •••• •••• 7034');
+  await page.setViewportSize({ width: 375, height: 740 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+
+  // Put her back as she was, for the next run on the same server.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole('region', { name: 'Informations personnelles' }).getByRole('button', { name: 'Modifier' }).click();
+  await page.getByLabel('Prénom').fill('Paula');
+  await page.getByLabel('Langue préférée').selectOption('en');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profile');
+});

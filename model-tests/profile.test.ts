@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, createMachine, fromPromise, sendTo } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { UserProfile } from '../contract/schemas.ts';
+import { profileMachine, type ProfileStep } from '../machines/profile.ts';
+import { report, walk } from './coverage.ts';
+
+const user: UserProfile = {
+  id: 'u1', firstname: 'Emma', lastname: 'Peeters', birthdate: '1990-04-12', gender: 'female', language: 'nl',
+  email: [{ value: 'emma@example.be', default: true, verified: true }], phone: [{ value: '+32470123456', default: true, verified: true }],
+  user_id: 'U1', customer_user_id: null, fridom_user_id: null, password_status: 0, last_password_change: null,
+  mfa_forced: false, mfa_customer: false, mfa_offer_later: false, has_sso: false, sso_only: false, mfa_enrolled: true,
+  banking: null,
+};
+const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, status: number, body: Record<string, unknown>) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, body as { code: string }) });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
+
+describe('profile machine: model', () => {
+  it('takes every declared transition, from each step it can start at', () => {
+    // What the flow tells its parent needs a parent: the walk runs it alone.
+    const alone = profileMachine.provide({ actions: { changed: () => {} } });
+    const missingFrom = (['overview', 'editInfo', 'credentials'] as const).map((step) => {
+      const result = walk(alone, {
+        input: input(step),
+        events: () => [
+          { type: 'ROUTE', step: 'overview' }, { type: 'ROUTE', step: 'editInfo' }, { type: 'ROUTE', step: 'credentials' },
+          { type: 'EDIT_INFO' }, { type: 'SUBMIT' }, { type: 'CANCEL' }, { type: 'DISMISS' },
+          { type: 'CHANGE_INFO', field: 'firstname', value: '' }, { type: 'CHANGE_INFO', field: 'firstname', value: 'Emmy' },
+          { type: 'CHANGE_BANK', field: 'country', value: 'BE' }, { type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' },
+          { type: 'CHANGE_BANK', field: 'iban', value: 'BE00' },
+          done('saveInfo', saved), fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
+          fail('saveInfo', 503, { code: 'database_unavailable' }),
+          done('saveIban', saved), fail('saveIban', 422, { code: 'iban_invalid' }), fail('saveIban', 403, { code: 'step_up_required' }),
+        ] as never,
+        serializeState: ({ value, context }) => {
+          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown };
+          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice]);
+        },
+      });
+      console.info(report(`profile from ${step}`, result));
+      return new Set(result.missing);
+    });
+    // A transition counts as taken when a walk from any of the three starts takes it.
+    expect([...missingFrom[0]!].filter((t) => missingFrom.every((missing) => missing.has(t)))).toEqual([]);
+  });
+});
+
+describe('profile machine: behaviour', () => {
+  /** The flow as the root runs it: its parent receives what it reports. */
+  function start(step: ProfileStep, actors: { saveInfo?: () => Promise<UserProfile>; saveIban?: () => Promise<UserProfile> } = {}) {
+    const shown: string[] = [];
+    const reported: UserProfile[] = [];
+    const calls: unknown[] = [];
+    const flow = profileMachine.provide({
+      actors: {
+        saveInfo: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveInfo ?? (async () => saved))(); }),
+        saveIban: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveIban ?? (async () => saved))(); }),
+      },
+      actions: { show: (_, { step: to }) => { shown.push(to); } },
+    });
+    const parent = createActor(createMachine({
+      invoke: { id: 'profile', src: flow, input: input(step) },
+      on: {
+        USER_UPDATED: { actions: ({ event }) => { reported.push((event as unknown as { user: UserProfile }).user); } },
+        FORWARD: { actions: sendTo('profile', ({ event }) => (event as unknown as { event: never }).event) },
+      },
+    })).start();
+    const child = () => parent.getSnapshot().children.profile as unknown as ReturnType<typeof createActor<typeof profileMachine>>;
+    return { child, shown, reported, calls };
+  }
+
+  it('shows the overview in place of edit-info opened cold, and opens the form from the overview', () => {
+    const cold = start('editInfo');
+    expect(cold.child().getSnapshot().value).toBe('overview');
+    expect(cold.shown).toEqual(['overview']);
+    cold.child().send({ type: 'EDIT_INFO' });
+    expect(cold.child().getSnapshot().matches('editingInfo')).toBe(true);
+    expect(cold.shown).toEqual(['overview', 'editInfo']);
+    // Back to the overview leaves the form; Forward (edit-info from the overview) opens it again.
+    cold.child().send({ type: 'ROUTE', step: 'overview' });
+    expect(cold.child().getSnapshot().value).toBe('overview');
+    cold.child().send({ type: 'ROUTE', step: 'editInfo' });
+    expect(cold.child().getSnapshot().matches('editingInfo')).toBe(true);
+  });
+
+  it('checks the fields before sending, then saves, reports the new profile and says so on the overview', async () => {
+    const { child, calls, reported, shown } = start('overview');
+    child().send({ type: 'EDIT_INFO' });
+    child().send({ type: 'CHANGE_INFO', field: 'firstname', value: ' ' });
+    child().send({ type: 'CHANGE_INFO', field: 'birthdate', value: '2030-01-01' });
+    child().send({ type: 'SUBMIT' });
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ firstname: 'required', birthdate: 'future' });
+    expect(calls).toEqual([]);
+    child().send({ type: 'CHANGE_INFO', field: 'firstname', value: 'Emmy' });
+    child().send({ type: 'CHANGE_INFO', field: 'birthdate', value: '' });
+    child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toEqual([{ firstname: 'Emmy', lastname: 'Peeters', birthdate: '', gender: 'female', language: 'nl' }]);
+    expect(reported).toEqual([saved]);
+    expect(child().getSnapshot().value).toBe('overview');
+    expect(child().getSnapshot().context).toMatchObject({ notice: 'infoSaved', user: saved });
+    expect(shown.at(-1)).toBe('overview');
+  });
+
+  it('shows the fields the server refused, and keeps the form after a failure', async () => {
+    const refused = start('overview', { saveInfo: () => Promise.reject(apiFailure(400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] } as never)) });
+    refused.child().send({ type: 'EDIT_INFO' });
+    refused.child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(refused.child().getSnapshot().matches({ editingInfo: 'form' })).toBe(true);
+    expect(refused.child().getSnapshot().context.fieldErrors).toEqual({ lastname: 'invalid' });
+    expect(refused.reported).toEqual([]);
+  });
+
+  it('sends only an IBAN valid for its country, and reports the masked one', async () => {
+    const { child, calls, reported } = start('credentials');
+    expect(child().getSnapshot().matches('credentials')).toBe(true);
+    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'FR' });
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' });
+    child().send({ type: 'SUBMIT' });
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ iban: 'iban_invalid' });
+    expect(calls).toEqual([]);
+    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
+    child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toEqual([{ country: 'BE', iban: 'BE68 5390 0754 7034' }]);
+    expect(reported).toEqual([saved]);
+    expect(child().getSnapshot().context.notice).toBe('ibanSaved');
+  });
+
+  it('keeps the bank form with the failure when the server cannot save it', async () => {
+    const { child } = start('credentials', { saveIban: () => Promise.reject(apiFailure(503, { code: 'database_unavailable' } as never)) });
+    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68539007547034' });
+    child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(child().getSnapshot().matches({ credentials: 'form' })).toBe(true);
+    expect(child().getSnapshot().context.error).toBe('database_unavailable');
+  });
+});

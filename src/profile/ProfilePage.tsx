@@ -1,0 +1,204 @@
+// /profile, /profile/edit-info, /profile/edit-credentials: the profile's overview (personal,
+// contact and banking information) and its forms, a projection of the profile machine
+// (machines/profile.ts): which part shows is the machine's state, never the URL.
+import { useSelector } from '@xstate/react';
+import { useMemo, type FormEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ActorRefFrom } from 'xstate';
+import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
+import { GENDERS, IBAN_COUNTRIES } from '../../contract/profile.ts';
+import type { ContactEntry } from '../../contract/schemas.ts';
+import type { profileMachine } from '../../machines/profile.ts';
+import { pathOf } from '../../machines/routes.ts';
+import { Link } from '../app/links.tsx';
+import { Alert } from '../components/Alert.tsx';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { SelectField } from '../components/SelectField.tsx';
+import { useFlowChild } from '../components/FlowCard.tsx';
+import { NATIVE } from '../components/LanguageSwitch.tsx';
+import { UserLayout } from '../components/UserLayout.tsx';
+import { variant } from '../variant.ts';
+
+type ProfileRef = ActorRefFrom<typeof profileMachine>;
+type Part = 'overview' | 'editingInfo' | 'credentials';
+
+export default function ProfilePage() {
+  const { t } = useTranslation();
+  const profile = useFlowChild('profile');
+  const part = useSelector(profile, (s) => (s ? (['editingInfo', 'credentials'] as const).find((name) => s.matches(name)) ?? 'overview' : null));
+  const title = part === 'editingInfo' ? t('profile.editInfo.title') : part === 'credentials' ? t('profile.credentials.title') : t('profile.title');
+  return (
+    <UserLayout>
+      <nav aria-label={t('profile.breadcrumbs')} className="text-sm">
+        <ol className="flex flex-wrap gap-2">
+          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
+          <li>
+            <Link to={pathOf('profile', 'overview')} className="text-brand underline" aria-current={part === 'overview' ? 'page' : undefined}>{t('profile.title')}</Link>
+            {part && part !== 'overview' && ' /'}
+          </li>
+          {part && part !== 'overview' && <li aria-current="page">{title}</li>}
+        </ol>
+      </nav>
+      <h1 className="mt-3 text-2xl font-bold">{title}</h1>
+      {profile && part ? <Part profile={profile} part={part} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+    </UserLayout>
+  );
+}
+
+function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
+  if (part === 'editingInfo') return <InfoForm profile={profile} />;
+  if (part === 'credentials') return <BankForm profile={profile} />;
+  return <Overview profile={profile} />;
+}
+
+/** Dates in the reader's language. */
+function useDates() {
+  const { i18n } = useTranslation();
+  return useMemo(() => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long', timeZone: 'UTC' }), [i18n.language]);
+}
+
+/** Country names in the reader's language. */
+function useCountries() {
+  const { i18n } = useTranslation();
+  return useMemo(() => {
+    const names = new Intl.DisplayNames([i18n.language.replace('_', '-')], { type: 'region' });
+    return (code: string) => names.of(code) ?? code;
+  }, [i18n.language]);
+}
+
+function Overview({ profile }: { profile: ProfileRef }) {
+  const { t } = useTranslation();
+  const { user, notice } = useSelector(profile, (s) => s.context);
+  const dates = useDates();
+  const country = useCountries();
+  return (
+    <div className="mt-5 space-y-5">
+      <div aria-live="polite">{notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}</div>
+      <Card aria-labelledby="personal-title">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="personal-title" className="text-lg font-semibold">{t('profile.personal.title')}</h2>
+          <Button variant="secondary" size="sm" onClick={() => profile.send({ type: 'EDIT_INFO' })}>{t('profile.personal.edit')}</Button>
+        </div>
+        <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+          <Item label={t('profile.field.firstname')}>{user.firstname}</Item>
+          <Item label={t('profile.field.lastname')}>{user.lastname}</Item>
+          <Item label={t('profile.field.birthdate')}>{user.birthdate ? dates.format(new Date(`${user.birthdate}T00:00:00Z`)) : t('profile.notGiven')}</Item>
+          <Item label={t('profile.field.gender')}>{user.gender ? t(`profile.gender.${user.gender}`) : t('profile.notGiven')}</Item>
+          <Item label={t('profile.field.language')}>{NATIVE[user.language as Locale] ?? user.language}</Item>
+        </dl>
+      </Card>
+      <Card aria-labelledby="contact-title">
+        <h2 id="contact-title" className="text-lg font-semibold">{t('profile.contact.title')}</h2>
+        <Contacts title={t('profile.contact.emails')} entries={user.email} />
+        <Contacts title={t('profile.contact.phones')} entries={user.phone} />
+      </Card>
+      <Card aria-labelledby="banking-title">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="banking-title" className="text-lg font-semibold">{t('profile.banking.title')}</h2>
+          <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">{user.banking ? t('profile.banking.change') : t('profile.banking.add')}</Link>
+        </div>
+        {user.banking ? (
+          <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+            <Item label={t('profile.field.iban')}><span className="font-mono" data-testid="iban-masked">{user.banking.iban}</span></Item>
+            <Item label={t('profile.field.country')}>{country(user.banking.country)}</Item>
+          </dl>
+        ) : <p className="mt-3 text-sm text-slate-700">{t('profile.banking.none')}</p>}
+      </Card>
+    </div>
+  );
+}
+
+function Item({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="font-medium text-slate-700">{label}</dt>
+      <dd className="break-words">{children}</dd>
+    </>
+  );
+}
+
+function Contacts({ title, entries }: { title: string; entries: ContactEntry[] }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <h3 className="mt-4 text-sm font-semibold">{title}</h3>
+      <ul className="mt-1 space-y-1 text-sm">
+        {entries.map((entry) => (
+          <li key={entry.value} className="flex flex-wrap items-center gap-2">
+            <span className="break-all">{entry.value}</span>
+            {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
+            <span className={entry.verified ? 'text-emerald-800' : 'text-amber-800'}>{entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** The submit of a form goes to the machine; the page never reloads. */
+const submitting = (profile: ProfileRef) => (event: FormEvent) => {
+  event.preventDefault();
+  profile.send({ type: 'SUBMIT' });
+};
+
+function InfoForm({ profile }: { profile: ProfileRef }) {
+  const { t } = useTranslation();
+  const { info, fieldErrors, error, today } = useSelector(profile, (s) => s.context);
+  const busy = useSelector(profile, (s) => s.hasTag('busy'));
+  const change = (field: keyof typeof info) => (value: string) => profile.send({ type: 'CHANGE_INFO', field, value });
+  const problem = (field: 'firstname' | 'lastname' | 'birthdate') => (fieldErrors[field] ? t(`profile.problem.${field}.${fieldErrors[field]}`) : null);
+  const languages = Object.values(VARIANT_LOCALES[variant].locales);
+  return (
+    <Card className="mt-5 max-w-xl">
+      <form noValidate onSubmit={submitting(profile)} className="space-y-4">
+        <TextField label={t('profile.field.firstname')} value={info.firstname} onChange={change('firstname')} autoComplete="given-name" first problem={problem('firstname')} />
+        <TextField label={t('profile.field.lastname')} value={info.lastname} onChange={change('lastname')} autoComplete="family-name" problem={problem('lastname')} />
+        <TextField label={t('profile.field.birthdate')} type="date" max={today} value={info.birthdate} onChange={change('birthdate')} autoComplete="bday" problem={problem('birthdate')} />
+        <SelectField label={t('profile.field.gender')} value={info.gender} onChange={change('gender')} autoComplete="sex"
+          options={[{ value: '', label: t('profile.gender.none') }, ...GENDERS.map((g) => ({ value: g, label: t(`profile.gender.${g}`) }))]} />
+        <SelectField label={t('profile.field.language')} value={info.language} onChange={change('language')}
+          options={languages.map((locale) => ({ value: locale, label: NATIVE[locale], lang: locale.slice(0, 2) }))} />
+        <p className="text-sm text-slate-700">{t('profile.editInfo.languageHint')}</p>
+        <ErrorMessage error={error ? { code: error } : null} />
+        <div className="flex flex-wrap gap-3">
+          <Button type="submit" loading={busy}>{t('profile.save')}</Button>
+          <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.cancel')}</Button>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function BankForm({ profile }: { profile: ProfileRef }) {
+  const { t } = useTranslation();
+  const { bank, fieldErrors, error, user } = useSelector(profile, (s) => s.context);
+  const busy = useSelector(profile, (s) => s.hasTag('busy'));
+  const country = useCountries();
+  const countries = useMemo(() => IBAN_COUNTRIES.map((code) => ({ value: code, label: country(code) })).sort((a, b) => a.label.localeCompare(b.label)), [country]);
+  return (
+    <div className="mt-5 space-y-5">
+      <Card aria-labelledby="bank-title" className="max-w-xl">
+        <h2 id="bank-title" className="text-lg font-semibold">{t('profile.banking.title')}</h2>
+        <p className="mt-1 text-sm text-slate-700">{user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}</p>
+        <form noValidate onSubmit={submitting(profile)} className="mt-4 space-y-4">
+          <SelectField label={t('profile.field.country')} value={bank.country} autoComplete="country"
+            onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'country', value })}
+            options={[{ value: '', label: t('profile.banking.chooseCountry') }, ...countries]} />
+          <TextField label={t('profile.field.iban')} value={bank.iban} first autoComplete="off" code
+            onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'iban', value })}
+            problem={fieldErrors.iban ? t('errors.iban_invalid') : null} />
+          <p className="text-sm text-slate-700">{t('profile.banking.told')}</p>
+          <div aria-live="assertive">{error && <Alert tone="error">{t(error === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}</Alert>}</div>
+          <div className="flex flex-wrap gap-3">
+            <Button type="submit" loading={busy}>{t('profile.banking.save')}</Button>
+            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.cancel')}</Button>
+          </div>
+        </form>
+      </Card>
+    </div>
+  );
+}
+
