@@ -71,3 +71,26 @@ export type ProfileInfoRequest = v.InferOutput<typeof ProfileInfoRequest>;
 /** PUT /user/iban: the bank account, in one of the European countries of the IBAN registry. */
 export const IbanRequest = v.strictObject({ country: v.picklist(IBAN_COUNTRIES), iban: text(64) });
 export type IbanRequest = v.InferOutput<typeof IbanRequest>;
+
+/** An email or a phone number of the account (exactly one of the two). */
+export const ContactRequest = v.strictObject({ email: v.optional(text(320)), phone: v.optional(text(40)) });
+export type ContactRequest = v.InferOutput<typeof ContactRequest>;
+
+/** POST /user/login: a new address or number; a number's code may go by SMS, call or WhatsApp. */
+export const AddContactRequest = v.strictObject({
+  email: v.optional(text(320)), phone: v.optional(text(40)), channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+});
+export type AddContactRequest = v.InferOutput<typeof AddContactRequest>;
+
+export const AddContactAnswer = v.object({
+  payload: v.string(),
+  data: v.object({
+    kind: v.picklist(['email', 'phone']), target: v.string(), expires_at: v.string(), expires_in: v.number(),
+    resend_at: v.optional(v.string()), resend_in: v.optional(v.number()),
+  }),
+});
+export type AddContactAnswer = v.InferOutput<typeof AddContactAnswer>;
+
+/** POST /user/login/confirm: the code the new address or number received. */
+export const ConfirmContactRequest = v.strictObject({ payload: text(200, 1), code: text(16, 1) });
+export type ConfirmContactRequest = v.InferOutput<typeof ConfirmContactRequest>;

@@ -4,18 +4,20 @@
 import type { Channel } from './index.ts';
 
 /** Why a code is sent: a sign-in or step-up ('login', 'sudo'), a new method ('activate'), a forgotten
- * password ('reset'), the address or number of a new account ('onboarding'). */
-export type MessagePurpose = 'login' | 'sudo' | 'activate' | 'reset' | 'onboarding';
+ * password ('reset'), the address or number of a new account ('onboarding'), one added to an
+ * account ('contact'). */
+export type MessagePurpose = 'login' | 'sudo' | 'activate' | 'reset' | 'onboarding' | 'contact';
 
 type Language = 'en' | 'fr' | 'nl' | 'de';
 type Texts = {
   minutes: (m: number) => string;
-  subject: { code: string; activate: string; reset: string; onboarding: string };
+  subject: { code: string; activate: string; reset: string; onboarding: string; contact: string };
   body: {
     code: (code: string, valid: string) => string;
     activate: (code: string, valid: string, what: 'email' | 'phone') => string;
     reset: (code: string, valid: string) => string;
     onboarding: (code: string, valid: string, what: 'email' | 'phone') => string;
+    contact: (code: string, valid: string, what: 'email' | 'phone') => string;
   };
   voice: (digits: string) => string;
 };
@@ -23,45 +25,49 @@ type Texts = {
 const TEXTS: Record<Language, Texts> = {
   en: {
     minutes: (m) => `${m} ${m === 1 ? 'minute' : 'minutes'}`,
-    subject: { code: 'Your Tessera security code', activate: 'Confirm your new Tessera verification method', reset: 'Reset your Tessera password', onboarding: 'Confirm your details for your new Tessera account' },
+    subject: { code: 'Your Tessera security code', activate: 'Confirm your new Tessera verification method', reset: 'Reset your Tessera password', onboarding: 'Confirm your details for your new Tessera account', contact: 'Confirm the address you add to your Tessera account' },
     body: {
       code: (c, v) => `Your Tessera security code is ${c}. It is valid for ${v}. Never share it with anyone.`,
       activate: (c, v, what) => `Your code to confirm this ${what === 'email' ? 'email address' : 'phone number'} for two-step verification on Tessera is ${c}. It is valid for ${v}. If you did not ask for it, ignore this message.`,
       reset: (c, v) => `Your code to reset your Tessera password is ${c}. It is valid for ${v}. If you did not ask for it, ignore this message: your password stays the same.`,
       onboarding: (c, v, what) => `Your code to confirm this ${what === 'email' ? 'email address' : 'phone number'} for your new Tessera account is ${c}. It is valid for ${v}. If you did not ask for it, ignore this message.`,
+      contact: (c, v, what) => `Your code to add this ${what === 'email' ? 'email address' : 'phone number'} to your Tessera account is ${c}. It is valid for ${v}. If you did not ask for it, ignore this message: nothing changes.`,
     },
     voice: (d) => `Hello, this is Tessera. Your security code is: ${d}. Once again: ${d}. Never share it with anyone. Goodbye.`,
   },
   fr: {
     minutes: (m) => `${m} ${m === 1 ? 'minute' : 'minutes'}`,
-    subject: { code: 'Votre code de sécurité Tessera', activate: 'Confirmez votre nouvelle méthode de vérification Tessera', reset: 'Réinitialisation de votre mot de passe Tessera', onboarding: 'Confirmez vos coordonnées pour votre nouveau compte Tessera' },
+    subject: { code: 'Votre code de sécurité Tessera', activate: 'Confirmez votre nouvelle méthode de vérification Tessera', reset: 'Réinitialisation de votre mot de passe Tessera', onboarding: 'Confirmez vos coordonnées pour votre nouveau compte Tessera', contact: "Confirmez l'adresse que vous ajoutez à votre compte Tessera" },
     body: {
       code: (c, v) => `Votre code de sécurité Tessera est ${c}. Il est valable ${v}. Ne le communiquez jamais à personne.`,
       activate: (c, v, what) => `Votre code pour confirmer ${what === 'email' ? 'cette adresse e-mail' : 'ce numéro de téléphone'} pour la vérification en deux étapes sur Tessera est ${c}. Il est valable ${v}. Si vous ne l'avez pas demandé, ignorez ce message.`,
       reset: (c, v) => `Votre code pour réinitialiser votre mot de passe Tessera est ${c}. Il est valable ${v}. Si vous ne l'avez pas demandé, ignorez ce message : votre mot de passe reste inchangé.`,
       onboarding: (c, v, what) => `Votre code pour confirmer ${what === 'email' ? 'cette adresse e-mail' : 'ce numéro de téléphone'} pour votre nouveau compte Tessera est ${c}. Il est valable ${v}. Si vous ne l'avez pas demandé, ignorez ce message.`,
+      contact: (c, v, what) => `Votre code pour ajouter ${what === 'email' ? 'cette adresse e-mail' : 'ce numéro de téléphone'} à votre compte Tessera est ${c}. Il est valable ${v}. Si vous ne l'avez pas demandé, ignorez ce message : rien ne change.`,
     },
     voice: (d) => `Bonjour, ici Tessera. Votre code de sécurité est : ${d}. Je répète : ${d}. Ne le communiquez jamais à personne. Au revoir.`,
   },
   nl: {
     minutes: (m) => `${m} ${m === 1 ? 'minuut' : 'minuten'}`,
-    subject: { code: 'Uw Tessera-beveiligingscode', activate: 'Bevestig uw nieuwe verificatiemethode bij Tessera', reset: 'Uw Tessera-wachtwoord opnieuw instellen', onboarding: 'Bevestig uw gegevens voor uw nieuwe Tessera-account' },
+    subject: { code: 'Uw Tessera-beveiligingscode', activate: 'Bevestig uw nieuwe verificatiemethode bij Tessera', reset: 'Uw Tessera-wachtwoord opnieuw instellen', onboarding: 'Bevestig uw gegevens voor uw nieuwe Tessera-account', contact: 'Bevestig het adres dat u aan uw Tessera-account toevoegt' },
     body: {
       code: (c, v) => `Uw Tessera-beveiligingscode is ${c}. Hij is ${v} geldig. Deel hem nooit met iemand.`,
       activate: (c, v, what) => `Uw Tessera-beveiligingscode om ${what === 'email' ? 'dit e-mailadres' : 'dit telefoonnummer'} te bevestigen voor verificatie in twee stappen is ${c}. Hij is ${v} geldig. Hebt u hier niet om gevraagd? Negeer dan dit bericht.`,
       reset: (c, v) => `Uw code om uw Tessera-wachtwoord opnieuw in te stellen is ${c}. Hij is ${v} geldig. Hebt u hier niet om gevraagd? Negeer dan dit bericht: uw wachtwoord blijft ongewijzigd.`,
       onboarding: (c, v, what) => `Uw code om ${what === 'email' ? 'dit e-mailadres' : 'dit telefoonnummer'} te bevestigen voor uw nieuwe Tessera-account is ${c}. Hij is ${v} geldig. Hebt u hier niet om gevraagd? Negeer dan dit bericht.`,
+      contact: (c, v, what) => `Uw code om ${what === 'email' ? 'dit e-mailadres' : 'dit telefoonnummer'} aan uw Tessera-account toe te voegen is ${c}. Hij is ${v} geldig. Hebt u hier niet om gevraagd? Negeer dan dit bericht: er verandert niets.`,
     },
     voice: (d) => `Goedendag, hier is Tessera. Uw beveiligingscode is: ${d}. Ik herhaal: ${d}. Deel hem nooit met iemand. Tot ziens.`,
   },
   de: {
     minutes: (m) => `${m} ${m === 1 ? 'Minute' : 'Minuten'}`,
-    subject: { code: 'Ihr Tessera-Sicherheitscode', activate: 'Bestätigen Sie Ihre neue Verifizierungsmethode bei Tessera', reset: 'Ihr Tessera-Passwort zurücksetzen', onboarding: 'Bestätigen Sie Ihre Angaben für Ihr neues Tessera-Konto' },
+    subject: { code: 'Ihr Tessera-Sicherheitscode', activate: 'Bestätigen Sie Ihre neue Verifizierungsmethode bei Tessera', reset: 'Ihr Tessera-Passwort zurücksetzen', onboarding: 'Bestätigen Sie Ihre Angaben für Ihr neues Tessera-Konto', contact: 'Bestätigen Sie die Adresse, die Sie Ihrem Tessera-Konto hinzufügen' },
     body: {
       code: (c, v) => `Ihr Tessera-Sicherheitscode lautet ${c}. Er ist ${v} gültig. Geben Sie ihn niemals weiter.`,
       activate: (c, v, what) => `Ihr Code zur Bestätigung ${what === 'email' ? 'dieser E-Mail-Adresse' : 'dieser Telefonnummer'} für die Zwei-Faktor-Authentifizierung bei Tessera lautet ${c}. Er ist ${v} gültig. Falls Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.`,
       reset: (c, v) => `Ihr Code zum Zurücksetzen Ihres Tessera-Passworts lautet ${c}. Er ist ${v} gültig. Falls Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht: Ihr Passwort bleibt unverändert.`,
       onboarding: (c, v, what) => `Ihr Code zur Bestätigung ${what === 'email' ? 'dieser E-Mail-Adresse' : 'dieser Telefonnummer'} für Ihr neues Tessera-Konto lautet ${c}. Er ist ${v} gültig. Falls Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.`,
+      contact: (c, v, what) => `Ihr Code, um ${what === 'email' ? 'diese E-Mail-Adresse' : 'diese Telefonnummer'} Ihrem Tessera-Konto hinzuzufügen, lautet ${c}. Er ist ${v} gültig. Falls Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht: Es ändert sich nichts.`,
     },
     voice: (d) => `Guten Tag, hier ist Tessera. Ihr Sicherheitscode lautet: ${d}. Ich wiederhole: ${d}. Geben Sie ihn niemals weiter. Auf Wiederhören.`,
   },
@@ -77,12 +83,12 @@ export function codeMessage(language: string, code: string, ttlSeconds: number,
   options: { purpose?: MessagePurpose; channel?: Channel } = {}): { subject: string; body: string } {
   const texts = textsFor(language);
   const purpose = options.purpose ?? 'login';
-  const kind = purpose === 'activate' || purpose === 'reset' || purpose === 'onboarding' ? purpose : 'code';
+  const kind = purpose === 'activate' || purpose === 'reset' || purpose === 'onboarding' || purpose === 'contact' ? purpose : 'code';
   const subject = texts.subject[kind];
   if (options.channel === 'call') return { subject, body: texts.voice(code.split('').join(', ')) };
   const valid = texts.minutes(Math.max(1, Math.round(ttlSeconds / 60)));
   const what = options.channel === 'email' ? 'email' : 'phone';
-  const body = kind === 'activate' || kind === 'onboarding' ? texts.body[kind](code, valid, what) : texts.body[kind](code, valid);
+  const body = kind === 'activate' || kind === 'onboarding' || kind === 'contact' ? texts.body[kind](code, valid, what) : texts.body[kind](code, valid);
   return { subject, body };
 }
 

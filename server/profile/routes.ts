@@ -1,7 +1,11 @@
 // GET /user: the signed-in user's profile; PUT /user: the personal information; PUT /user/iban:
 // the bank account (a sensitive change: a recent second factor first).
 import type { FastifyInstance } from 'fastify';
-import { IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
+import { AddContactAnswer, AddContactRequest, ConfirmContactRequest, ContactRequest, IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
+import { variantOfHost } from '../../contract/constants.ts';
+import type { FastifyRequest } from 'fastify';
+import { confirmContact, contactOf, deleteContact, makePrimary, startAddingContact, type Caller } from './contacts.ts';
+import { languageOf } from '../identity/accounts.ts';
 import { UserAnswer } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
@@ -46,6 +50,46 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     preHandler: [signedIn, requireRecentMfa(ctx.config)],
   }, async (request) => {
     await saveIban(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
+    return currentProfile(tokenOf(request, ctx.cookieName));
+  });
+
+  // The emails and phone numbers (spec §7 "the login-update calls"): each change asks a recent second factor.
+  const sensitive = [signedIn, requireRecentMfa(ctx.config)];
+  const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
+    userId: request.session!.userId, language: await languageOf(ctx.db, request.session!.userId),
+    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip,
+  });
+  const contactErrors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
+
+  app.post<{ Body: AddContactRequest }>('/user/login', {
+    schema: { tags: ['profile'], summary: 'Add an email or a phone number: a code goes to it (409 with a merge payload when another account has it)', body: jsonSchema(AddContactRequest), response: responses({ 200: AddContactAnswer }, contactErrors) },
+    preHandler: sensitive,
+  }, async (request) => {
+    const { channel, ...typed } = request.body;
+    return startAddingContact(ctx, await callerOf(request), contactOf(typed, variantOfHost(request.host)), channel);
+  });
+
+  app.post<{ Body: ConfirmContactRequest }>('/user/login/confirm', {
+    schema: { tags: ['profile'], summary: 'The code the new email or phone number received: it joins the account, verified', body: jsonSchema(ConfirmContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
+    preHandler: sensitive,
+  }, async (request) => {
+    await confirmContact(ctx, await callerOf(request), request.body.payload, request.body.code);
+    return currentProfile(tokenOf(request, ctx.cookieName));
+  });
+
+  app.delete<{ Body: ContactRequest }>('/user/login', {
+    schema: { tags: ['profile'], summary: 'Delete an email or a phone number (not the last of its kind, not the primary, not the last email or SMS second factor\'s)', body: jsonSchema(ContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
+    preHandler: sensitive,
+  }, async (request) => {
+    await deleteContact(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
+    return currentProfile(tokenOf(request, ctx.cookieName));
+  });
+
+  app.post<{ Body: ContactRequest }>('/user/login/primary', {
+    schema: { tags: ['profile'], summary: 'Make an email or a phone number the primary one (a verified one a second factor sends to)', body: jsonSchema(ContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
+    preHandler: sensitive,
+  }, async (request) => {
+    await makePrimary(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
     return currentProfile(tokenOf(request, ctx.cookieName));
   });
 }

@@ -1,0 +1,166 @@
+// The account's emails and phone numbers (spec §5, §7 "POST /user/login", "/user/login/confirm"):
+// adding one proven by a code sent to it, deleting one, making one primary. Each is a sensitive
+// change (the routes ask a recent second factor) and each tells the address it takes something
+// from: the primary email of an addition, the removed address, the former primary.
+import { sql, type Transaction } from 'kysely';
+import { normalisePhone } from '../../contract/phone.ts';
+import { isEmail, normaliseEmail } from '../../contract/rules.ts';
+import type { Variant } from '../../contract/constants.ts';
+import type { AppContext } from '../context.ts';
+import { lockUser } from '../db/locks.ts';
+import type { Database } from '../db/schema.ts';
+import { noticeMessage, type NoticeKind } from '../delivery/notices.ts';
+import { recordEvent } from '../events/record.ts';
+import { ApiError } from '../http/errors.ts';
+import { addVerifiedContact, contactOwner, type ContactKind } from '../identity/accounts.ts';
+import { methodsOf, setPrimary } from '../identity/second-factors.ts';
+import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
+import { spend } from '../ratelimit/index.ts';
+import { issueTicket } from '../sessions/tickets.ts';
+
+/** Notices of a change stay worth sending for a day. */
+const NOTICE_TTL_S = 24 * 3600;
+
+export type Caller = { userId: string; language: string; variant: Variant; deviceKey: string; ip: string };
+export type ContactRef = { kind: ContactKind; value: string };
+
+const tableOf = (kind: ContactKind) => (kind === 'email' ? 'user_emails' as const : 'user_phones' as const);
+const unavailable = (kind: ContactKind) => (kind === 'email' ? 'email_unavailable' as const : 'phone_unavailable' as const);
+const inUse = (kind: ContactKind) => (kind === 'email' ? 'email_in_use' as const : 'phone_in_use' as const);
+
+/** The address or number as stored (lower-cased email, E.164 number), or the spec's "invalid". */
+export function contactOf(input: { email?: string | undefined; phone?: string | undefined }, variant: Variant): ContactRef {
+  if ((input.email === undefined) === (input.phone === undefined)) throw new ApiError('validation_failed', { fields: [{ field: 'email', code: 'one_of_email_or_phone' }] });
+  if (input.email !== undefined) {
+    const value = normaliseEmail(input.email);
+    if (!isEmail(value)) throw new ApiError('invalid_email');
+    return { kind: 'email', value };
+  }
+  const value = normalisePhone(input.phone!, variant === 'lu' ? 'LU' : 'BE');
+  if (!value) throw new ApiError('invalid_phone');
+  return { kind: 'phone', value };
+}
+
+export type ContactChallenge = {
+  payload: string;
+  data: { kind: ContactKind; target: string; expires_at: string; expires_in: number; resend_at?: string; resend_in?: number };
+};
+
+/** POST /user/login: sends a code to a new address or number. One the account has already is
+ * "invalid or already used"; one of another account is "already in use", with the payload the
+ * merge starts from. */
+export async function startAddingContact(ctx: AppContext, caller: Caller, contact: ContactRef, channel?: 'sms' | 'call' | 'whatsapp'): Promise<ContactChallenge> {
+  const { userId } = caller;
+  // Whether an address belongs to another account is worth something: lookups are counted.
+  const wait = await spend(ctx.limiters.targetLookups, userId);
+  if (wait > 0) throw ApiError.tooMany(wait);
+  const owner = await contactOwner(ctx.db, contact.kind, contact.value);
+  if (owner === userId) throw new ApiError(unavailable(contact.kind));
+  if (owner) {
+    const payload = await issueTicket(ctx.db, userId, 'fuzzion', ctx.config.mfa.codeTtlSeconds, { method: contact.kind, target: contact.value });
+    throw new ApiError(inUse(contact.kind), { fuzzion: { payload, kind: contact.kind, target: contact.value } });
+  }
+  const started = await startChallenge(ctx, {
+    userId, language: caller.language, purpose: 'contact', deviceKey: caller.deviceKey, ip: caller.ip,
+    subject: { id: null, method: contact.kind === 'email' ? 'email' : 'sms', target: contact.value },
+    ...(contact.kind === 'phone' && channel ? { channel } : {}),
+  });
+  return {
+    payload: started.payload,
+    data: {
+      kind: contact.kind, target: contact.value, expires_at: started.expires_at, expires_in: started.expires_in,
+      ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
+    },
+  };
+}
+
+/** POST /user/login/confirm: the code proves the address, which joins the account's contacts,
+ * verified. Of two accounts racing for one address, the first to confirm keeps it. */
+export async function confirmContact(ctx: AppContext, caller: Caller, payload: string, code: string): Promise<ContactRef> {
+  const passed = await verifyChallenge(ctx, payload, code, { purposes: ['contact'], deviceKey: caller.deviceKey, ip: caller.ip });
+  if (passed.userId !== caller.userId || !passed.target) throw new ApiError('challenge_closed');
+  const contact: ContactRef = { kind: passed.newMethod === 'email' ? 'email' : 'phone', value: passed.target };
+  await changeAndTell(ctx, caller.userId, async (trx) => {
+    if (!(await addVerifiedContact(trx, caller.userId, contact.kind, contact.value))) throw new ApiError(inUse(contact.kind));
+    return { notice: 'contact_added', to: 'primary', detail: contact.value };
+  });
+  await recordEvent(ctx.db, { type: 'contact_added', userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+  return contact;
+}
+
+const sendsTo = (kind: ContactKind) => (kind === 'email' ? ['email'] : ['sms', 'call', 'whatsapp']);
+
+/** Deletes an address or number. The last email, the last phone and the primary one stay; so does
+ * the contact behind the account's last email or SMS second factor. Second factors that send to the
+ * deleted contact go with it (their codes would reach nobody). */
+export async function deleteContact(ctx: AppContext, caller: Caller, contact: ContactRef): Promise<void> {
+  const { userId } = caller;
+  await changeAndTell(ctx, userId, async (trx) => {
+    const table = tableOf(contact.kind);
+    const rows = await trx.selectFrom(table).select(['id', 'value', 'is_default']).where('user_id', '=', userId).execute();
+    const row = rows.find((r) => r.value === contact.value);
+    if (!row) throw new ApiError('not_found');
+    if (rows.length === 1) throw new ApiError('last_contact');
+    if (row.is_default === 1) throw new ApiError('primary_contact');
+    const methods = await methodsOf(trx, userId);
+    const behind = methods.filter((m) => m.target === contact.value && sendsTo(contact.kind).includes(m.method));
+    const emailOrSms = methods.filter((m) => m.method === 'email' || m.method === 'sms');
+    if (emailOrSms.length > 0 && emailOrSms.every((m) => behind.includes(m))) throw new ApiError('last_method');
+    if (behind.length > 0) {
+      await trx.deleteFrom('mfa_methods').where('id', 'in', behind.map((m) => m.id)).execute();
+      // A primary second factor that went keeps the account with one: the first that still sends codes.
+      if (behind.some((m) => m.is_primary === 1)) {
+        const next = methods.find((m) => !behind.includes(m) && m.method !== 'totpRecovery');
+        if (next) await setPrimary(trx, userId, next.id);
+      }
+    }
+    await trx.deleteFrom(table).where('id', '=', row.id).execute();
+    return { notice: 'contact_removed', to: contact, detail: contact.value };
+  });
+  await recordEvent(ctx.db, { type: 'contact_removed', userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+}
+
+/** Makes an address or number the primary one: only a verified one that a second factor sends to
+ * (spec §5). One statement sets every flag of the kind, so two switches at once leave one primary. */
+export async function makePrimary(ctx: AppContext, caller: Caller, contact: ContactRef): Promise<void> {
+  const { userId } = caller;
+  let former: string | undefined;
+  await changeAndTell(ctx, userId, async (trx) => {
+    const table = tableOf(contact.kind);
+    const rows = await trx.selectFrom(table).select(['value', 'is_default', 'verified']).where('user_id', '=', userId).execute();
+    const row = rows.find((r) => r.value === contact.value);
+    if (!row) throw new ApiError('not_found');
+    former = rows.find((r) => r.is_default === 1)?.value;
+    if (row.is_default === 1) return null;
+    const methods = await methodsOf(trx, userId);
+    const protectedBy = methods.some((m) => m.target === contact.value && sendsTo(contact.kind).includes(m.method));
+    if (row.verified !== 1 || !protectedBy) throw new ApiError('primary_needs_mfa');
+    await trx.updateTable(table).set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
+      .where('user_id', '=', userId).execute();
+    return former ? { notice: 'primary_changed', to: { kind: contact.kind, value: former }, detail: contact.value } : null;
+  });
+  if (former !== contact.value) {
+    await recordEvent(ctx.db, { type: 'contact_primary_changed', userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+  }
+}
+
+type Telling = { notice: NoticeKind; to: 'primary' | ContactRef; detail: string } | null;
+
+/** Runs a change under the account's lock, then queues its notice in the same transaction: the
+ * notice goes if and only if the change is made. */
+async function changeAndTell(ctx: AppContext, userId: string, change: (trx: Transaction<Database>) => Promise<Telling>): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockUser(trx, userId))) throw new ApiError('unauthorized');
+    const telling = await change(trx);
+    if (!telling) return;
+    const to = telling.to === 'primary'
+      ? await trx.selectFrom('user_emails').select('value').where('user_id', '=', userId).where('is_default', '=', 1).executeTakeFirst()
+        .then((row) => (row ? { kind: 'email' as const, value: row.value } : null))
+      : telling.to;
+    if (!to) return;
+    const { language } = await trx.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow();
+    const channel = to.kind === 'email' ? 'email' as const : 'sms' as const;
+    await ctx.outbox.enqueue(trx, { channel, to: to.value, ...noticeMessage(language, telling.notice, { value: telling.detail }, channel), ttlSeconds: NOTICE_TTL_S });
+  });
+  ctx.outbox.kick();
+}
