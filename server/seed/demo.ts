@@ -106,7 +106,7 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
     language: 'en', email: 'kato.card@example.be', phone: '+32470999999',
     user_id: 'U-1008', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['card', 'email'] },
   { key: 'profile', description: 'Second factor by email or phone, for trying the profile (names, language, bank account)', firstname: 'Paula', lastname: 'Peeters',
-    language: 'en', email: 'paula.profile@example.be', phone: '+32470777777',
+    language: 'en', email: 'paula.profile@example.be', phone: '+32470171717',
     user_id: 'U-1011', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
   { key: 'forced', description: 'Must set up a second factor at first sign-in', firstname: 'Fiona', lastname: 'Fontaine',
     language: 'en', email: 'fiona.forced@example.be', phone: '+32470444444',
