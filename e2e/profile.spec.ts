@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { expectNoAxeViolations, sentCount, signInWithEmailCode } from './support.ts';
+import { codeSentTo, expectNoAxeViolations, sentCount, signInWithEmailCode } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -108,4 +108,54 @@ test('the profile shows personal, contact and banking information; the personal 
   await page.getByLabel('Langue préférée').selectOption('en');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profile');
+});
+
+test('an email is added with the code it receives, cannot be made primary without a second factor on it, and is deleted after a yes', async ({ page }) => {
+  await signInWithEmailCode(page, paula.email, 'Paula');
+  await page.goto('/profile/edit-credentials');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Contacts and bank account');
+  const emails = page.getByRole('region', { name: 'Email addresses' });
+  await emails.getByRole('button', { name: 'Add an email address' }).click();
+  await expect(page.getByLabel('New email address')).toBeFocused();
+  // Another account's address is "already in use".
+  await page.getByLabel('New email address').fill('emma.peeters@example.be');
+  await page.getByRole('button', { name: 'Send a code' }).click();
+  await expect(emails.getByText('This email is already in use. Please use another one.')).toBeVisible();
+
+  const added = `paula.${Date.now()}@example.be`;
+  await page.getByLabel('New email address').fill(added);
+  await page.getByRole('button', { name: 'Send a code' }).click();
+  await expect(emails.getByText(`We sent a code to ${added}.`, { exact: false })).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByLabel('Security code').fill(await codeSentTo(added));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByText('Email or phone updated: the new one is on your account.')).toBeVisible();
+  const entry = emails.getByRole('listitem').filter({ hasText: added });
+  await expect(entry).toContainText('Verified');
+  // The primary address is told.
+  await expect.poll(async () => (await mailsTo(paula.email)).at(-1) ?? '').toContain(`${added} was added to your Tessera account`);
+
+  // No second factor sends to it: it cannot become the primary one.
+  await entry.getByRole('button', { name: `Make primary: ${added}` }).click();
+  await expect(page.getByText('An error occurred during the switch.')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Go to Security' })).toHaveAttribute('href', '/security/mfa-edit');
+
+  // Deleting asks first; No keeps it and focus goes back to its button.
+  await entry.getByRole('button', { name: `Delete ${added}` }).click();
+  const question = page.getByRole('alertdialog');
+  await expect(question.getByRole('heading')).toBeFocused();
+  await expectNoAxeViolations(page);
+  await question.getByRole('button', { name: 'No, keep it' }).click();
+  await expect(entry.getByRole('button', { name: `Delete ${added}` })).toBeFocused();
+  await entry.getByRole('button', { name: `Delete ${added}` }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete' }).click();
+  await expect(page.getByText('Email or phone deleted.')).toBeVisible();
+  await expect(emails.getByRole('listitem').filter({ hasText: added })).toHaveCount(0);
+  await expect.poll(async () => (await mailsTo(added)).at(-1) ?? '').toContain(`${added} was removed from your Tessera account`);
+
+  // The primary address has no Delete: it is the one the account keeps.
+  await expect(emails.getByRole('listitem').filter({ hasText: paula.email }).getByRole('button')).toHaveCount(0);
+  await page.setViewportSize({ width: 375, height: 740 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
 });

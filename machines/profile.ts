@@ -13,6 +13,8 @@ import { ibanFor } from '../contract/iban.ts';
 import { birthdateProblem, nameProblem, type Gender, type IbanCountry } from '../contract/profile.ts';
 import type { Locale } from '../contract/constants.ts';
 import type { UserProfile } from '../contract/schemas.ts';
+import type { AddContactAnswer } from '../contract/profile.ts';
+import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import type { StepOf } from './routes.ts';
 
@@ -22,8 +24,15 @@ export type InfoForm = { firstname: string; lastname: string; birthdate: string;
 export type BankForm = { country: IbanCountry | ''; iban: string };
 type InfoField = keyof InfoForm;
 
-/** What the overview says after a change. */
-export type ProfileNotice = 'infoSaved' | 'ibanSaved' | null;
+export type ContactKind = 'email' | 'phone';
+export type PhoneChannel = 'sms' | 'call' | 'whatsapp';
+/** An address or number of the account, as the server names it. */
+export type ContactRef = { kind: ContactKind; value: string };
+/** A new address or number, as typed, with the way its code goes (a phone's). */
+export type NewContact = { kind: ContactKind; value: string; channel: PhoneChannel };
+
+/** What the overview or the contacts say after a change. */
+export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | null;
 
 export type ProfileInput = {
   step: ProfileStep;
@@ -40,10 +49,15 @@ type Context = {
   info: InfoForm;
   bank: BankForm;
   /** Each field's problem, by the code contract/profile.ts or the server names. */
-  fieldErrors: Partial<Record<InfoField | 'iban', string>>;
+  fieldErrors: Partial<Record<InfoField | 'iban' | 'bank', string>>;
   /** A failure of the whole form (its stable code; the screen words it). */
   error: ProblemCode | null;
   notice: ProfileNotice;
+  /** The address or number being added, and its code once sent. */
+  newContact: NewContact;
+  challenge: { payload: string; sent: SentCode } | null;
+  /** The contact a deletion or a primary switch is about. */
+  pending: ContactRef | null;
 };
 
 const infoOf = (user: UserProfile): InfoForm => ({
@@ -83,9 +97,23 @@ const profileSetup = setup({
       | { type: 'CHANGE_BANK'; field: keyof BankForm; value: string }
       | { type: 'SUBMIT' }
       | { type: 'CANCEL' }
-      | { type: 'DISMISS' },
+      | { type: 'DISMISS' }
+      | { type: 'ADD_CONTACT'; kind: ContactKind }
+      | { type: 'CHANGE_NEW'; value: string }
+      | { type: 'SET_CHANNEL'; channel: PhoneChannel }
+      | { type: 'SEND_CODE' }
+      | { type: 'RESEND' }
+      | { type: 'BACK' }
+      | { type: 'DELETE_CONTACT'; contact: ContactRef }
+      | { type: 'MAKE_PRIMARY'; contact: ContactRef }
+      | { type: 'CONFIRM' }
+      | { type: 'KEEP' },
   },
   actors: {
+    startContact: fromPromise<AddContactAnswer, NewContact>(async () => { throw new Error('startContact is provided by the app'); }),
+    contactCode: codeEntryMachineOf<UserProfile>(),
+    deleteContact: fromPromise<UserProfile, ContactRef>(async () => { throw new Error('deleteContact is provided by the app'); }),
+    makePrimary: fromPromise<UserProfile, ContactRef>(async () => { throw new Error('makePrimary is provided by the app'); }),
     saveInfo: fromPromise<UserProfile, InfoForm>(async () => { throw new Error('saveInfo is provided by the app'); }),
     saveIban: fromPromise<UserProfile, { country: IbanCountry; iban: string }>(async () => { throw new Error('saveIban is provided by the app'); }),
   },
@@ -107,6 +135,10 @@ const profileSetup = setup({
     ibanValid: ({ context }) => context.bank.country !== '' && ibanFor(context.bank.country, context.bank.iban) !== null,
     fieldsRefused: ({ event }) => Object.keys(serverFieldErrors(event)).length > 0,
     ibanRefused: ({ event }) => { const error = errorOf(event); return isApiFailure(error) && error.code === 'iban_invalid'; },
+    /** A contact the account has (the list may have changed since the button was drawn). */
+    listed: ({ context, event }) => 'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
+    typedSomething: ({ context }) => context.newContact.value.trim() !== '',
+    codeChecked: ({ event }) => (event as unknown as { output: { result: unknown } }).output.result !== null,
   },
 });
 
@@ -120,6 +152,7 @@ export const profileMachine = profileSetup.createMachine({
   id: 'profile',
   context: ({ input }) => ({
     start: input.step, user: input.user, today: input.today, info: infoOf(input.user), bank: bankOf(input.user), fieldErrors: {}, error: null, notice: null,
+    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null,
   }),
   initial: 'starting',
   states: {
@@ -180,14 +213,15 @@ export const profileMachine = profileSetup.createMachine({
         },
       },
     },
+    // The contacts and the bank account: each change is made from here and stays here, saying so.
     credentials: {
       on: {
         ROUTE: { guard: { type: 'routeTo', params: { step: 'overview' } }, target: 'overview' },
         CANCEL: { target: 'overview', actions: toOverview(null) },
       },
-      initial: 'form',
+      initial: 'ready',
       states: {
-        form: {
+        ready: {
           on: {
             CHANGE_BANK: {
               actions: assign({
@@ -196,12 +230,16 @@ export const profileMachine = profileSetup.createMachine({
               }),
             },
             SUBMIT: [
-              { guard: 'ibanValid', target: 'saving' },
+              { guard: 'ibanValid', target: 'savingBank', actions: assign({ error: null, notice: null }) },
               { actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
             ],
+            ADD_CONTACT: { target: 'adding', actions: assign({ newContact: ({ event }) => ({ kind: event.kind, value: '', channel: 'sms' as const }), error: null, notice: null }) },
+            DELETE_CONTACT: { guard: 'listed', target: 'confirmingDelete', actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }) },
+            MAKE_PRIMARY: { guard: 'listed', target: 'switching', actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }) },
+            DISMISS: { actions: 'clearMessages' },
           },
         },
-        saving: {
+        savingBank: {
           tags: ['busy'],
           invoke: {
             id: 'saveIban',
@@ -212,9 +250,87 @@ export const profileMachine = profileSetup.createMachine({
               actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, ...toOverview('ibanSaved')],
             },
             onError: [
-              { guard: 'ibanRefused', target: 'form', actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
-              { target: 'form', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+              { guard: 'ibanRefused', target: 'ready', actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
+              // Said beside the bank form (the contacts' failures are said above them).
+              { target: 'ready', actions: assign({ fieldErrors: ({ event }) => ({ bank: problemCodeOf(event) }) }) },
             ],
+          },
+        },
+        // A new address or number: typed, its code sent, the code typed; then it is the account's.
+        adding: {
+          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null }) } },
+          initial: 'typing',
+          states: {
+            typing: {
+              on: {
+                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null }) },
+                SET_CHANNEL: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, channel: event.channel }) }) },
+                SEND_CODE: { guard: 'typedSomething', target: 'sending' },
+              },
+            },
+            sending: {
+              tags: ['busy'],
+              invoke: {
+                id: 'startContact',
+                src: 'startContact',
+                input: ({ context }) => context.newContact,
+                onDone: { target: 'code', actions: assign({ challenge: ({ event }) => ({ payload: event.output.payload, sent: sentCodeOf(event.output.data) }) }) },
+                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+              },
+            },
+            code: {
+              on: { RESEND: { target: 'sending' } },
+              invoke: {
+                id: 'contactCode',
+                src: 'contactCode',
+                input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'] }),
+                onDone: [
+                  {
+                    guard: 'codeChecked',
+                    target: '#profile.credentials.ready',
+                    actions: [
+                      { type: 'keepProfile', params: ({ event }) => ({ user: event.output.result! }) },
+                      { type: 'changed', params: ({ event }) => ({ user: event.output.result! }) },
+                      assign({ challenge: null, notice: 'contactAdded' as const }),
+                    ],
+                  },
+                  // The code can no longer be used (expired, spent, the address taken meanwhile): type again.
+                  { target: 'typing', actions: assign({ challenge: null, error: ({ event }) => event.output.failure?.code ?? 'internal_error' }) },
+                ],
+              },
+            },
+          },
+        },
+        confirmingDelete: {
+          on: {
+            CONFIRM: 'deleting',
+            KEEP: { target: 'ready', actions: assign({ pending: null }) },
+          },
+        },
+        deleting: {
+          tags: ['busy'],
+          invoke: {
+            id: 'deleteContact',
+            src: 'deleteContact',
+            input: ({ context }) => context.pending!,
+            onDone: {
+              target: 'ready',
+              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'contactDeleted' as const, pending: null })],
+            },
+            onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
+          },
+        },
+        switching: {
+          tags: ['busy'],
+          invoke: {
+            id: 'makePrimary',
+            src: 'makePrimary',
+            input: ({ context }) => context.pending!,
+            onDone: {
+              target: 'ready',
+              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'primarySwitched' as const, pending: null })],
+            },
+            onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
           },
         },
       },

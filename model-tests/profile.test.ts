@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise, sendTo } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { UserProfile } from '../contract/schemas.ts';
+import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
 import { report, walk } from './coverage.ts';
 
@@ -13,6 +14,7 @@ const user: UserProfile = {
   banking: null,
 };
 const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
+const withPhone: UserProfile = { ...user, phone: [...user.phone, { value: '+32470000001', default: false, verified: true }] };
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number, body: Record<string, unknown>) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, body as { code: string }) });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -34,10 +36,19 @@ describe('profile machine: model', () => {
           done('saveInfo', saved), fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
           fail('saveInfo', 503, { code: 'database_unavailable' }),
           done('saveIban', saved), fail('saveIban', 422, { code: 'iban_invalid' }), fail('saveIban', 403, { code: 'step_up_required' }),
+          { type: 'ADD_CONTACT', kind: 'phone' }, { type: 'CHANGE_NEW', value: '+32470000001' }, { type: 'SET_CHANNEL', channel: 'call' },
+          { type: 'SEND_CODE' }, { type: 'RESEND' }, { type: 'BACK' },
+          { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } }, { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
+          { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } }, { type: 'CONFIRM' }, { type: 'KEEP' },
+          done('startContact', { payload: 'p', data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 } }),
+          fail('startContact', 409, { code: 'phone_in_use' }),
+          done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
+          done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
+          done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
         ] as never,
         serializeState: ({ value, context }) => {
-          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown };
-          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice]);
+          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown };
+          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending]);
         },
       });
       console.info(report(`profile from ${step}`, result));
@@ -50,7 +61,10 @@ describe('profile machine: model', () => {
 
 describe('profile machine: behaviour', () => {
   /** The flow as the root runs it: its parent receives what it reports. */
-  function start(step: ProfileStep, actors: { saveInfo?: () => Promise<UserProfile>; saveIban?: () => Promise<UserProfile> } = {}) {
+  function start(step: ProfileStep, actors: {
+    saveInfo?: () => Promise<UserProfile>; saveIban?: () => Promise<UserProfile>;
+    deleteContact?: () => Promise<UserProfile>; makePrimary?: () => Promise<UserProfile>;
+  } = {}) {
     const shown: string[] = [];
     const reported: UserProfile[] = [];
     const calls: unknown[] = [];
@@ -58,6 +72,13 @@ describe('profile machine: behaviour', () => {
       actors: {
         saveInfo: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveInfo ?? (async () => saved))(); }),
         saveIban: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveIban ?? (async () => saved))(); }),
+        startContact: fromPromise(async ({ input: typed }) => {
+          calls.push(typed);
+          return { payload: 'challenge-1', data: { kind: typed.kind, target: typed.value, expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 } };
+        }),
+        contactCode: codeEntryMachineOf<UserProfile>().provide({ actors: { check: fromPromise(async ({ input: typed }) => { calls.push(typed); return withPhone; }) } }),
+        deleteContact: fromPromise(async ({ input: contact }) => { calls.push(contact); return (actors.deleteContact ?? (async () => saved))(); }),
+        makePrimary: fromPromise(async ({ input: contact }) => { calls.push(contact); return (actors.makePrimary ?? (async () => saved))(); }),
       },
       actions: { show: (_, { step: to }) => { shown.push(to); } },
     });
@@ -137,7 +158,45 @@ describe('profile machine: behaviour', () => {
     child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68539007547034' });
     child().send({ type: 'SUBMIT' });
     await settle();
-    expect(child().getSnapshot().matches({ credentials: 'form' })).toBe(true);
-    expect(child().getSnapshot().context.error).toBe('database_unavailable');
+    expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ bank: 'database_unavailable' });
+  });
+
+  it('adds a number by the code sent to it, and reports the profile with it', async () => {
+    const { child, calls, reported } = start('credentials');
+    child().send({ type: 'ADD_CONTACT', kind: 'phone' });
+    child().send({ type: 'SEND_CODE' });
+    expect(calls).toEqual([]);
+    child().send({ type: 'CHANGE_NEW', value: '+32470000001' });
+    child().send({ type: 'SET_CHANNEL', channel: 'whatsapp' });
+    child().send({ type: 'SEND_CODE' });
+    await settle();
+    expect(calls).toEqual([{ kind: 'phone', value: '+32470000001', channel: 'whatsapp' }]);
+    expect(child().getSnapshot().matches({ credentials: { adding: 'code' } })).toBe(true);
+    const entry = child().getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
+    entry.send({ type: 'TYPE', value: '1234 5678' });
+    entry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls.at(-1)).toMatchObject({ ticket: 'challenge-1', code: '12345678' });
+    expect(reported).toEqual([withPhone]);
+    expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
+    expect(child().getSnapshot().context.notice).toBe('contactAdded');
+  });
+
+  it('deletes only after a yes, and keeps the spec\'s switch error with the list', async () => {
+    const { child, calls } = start('credentials', { makePrimary: () => Promise.reject(apiFailure(409, { code: 'primary_needs_mfa' } as never)) });
+    child().send({ type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } });
+    expect(child().getSnapshot().matches({ credentials: 'confirmingDelete' })).toBe(true);
+    child().send({ type: 'KEEP' });
+    expect(calls).toEqual([]);
+    child().send({ type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } });
+    child().send({ type: 'CONFIRM' });
+    await settle();
+    expect(calls).toEqual([{ kind: 'email', value: 'emma@example.be' }]);
+    expect(child().getSnapshot().context.notice).toBe('contactDeleted');
+    child().send({ type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } });
+    await settle();
+    expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
+    expect(child().getSnapshot().context.error).toBe('primary_needs_mfa');
   });
 });

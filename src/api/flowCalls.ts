@@ -7,7 +7,7 @@ import {
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
   PartnerAnswer, AccessRequestAnswer, UserAnswer,
 } from '../../contract/schemas.ts';
-import type { IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
+import { AddContactAnswer, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
 
@@ -136,3 +136,14 @@ export const requestPartnerAccess = (input: { clientId: string }) =>
 export const saveProfileInfo = async (input: ProfileInfoRequest) => (await parsed(UserAnswer, () => api.put('user', { json: input }).json())).data;
 /** PUT /user/iban: the bank account (sensitive); the answer is the profile, its IBAN masked. */
 export const saveIban = async (input: IbanRequest) => (await parsed(UserAnswer, () => api.put('user/iban', { json: input }).json())).data;
+
+type Contact = { kind: 'email' | 'phone'; value: string };
+const contactBody = (contact: Contact) => (contact.kind === 'email' ? { email: contact.value } : { phone: contact.value });
+
+/** POST /user/login: a code to a new email or phone number (a number's by SMS, call or WhatsApp). */
+export const startContact = (input: Contact & { channel: 'sms' | 'call' | 'whatsapp' }) =>
+  parsed(AddContactAnswer, () => api.post('user/login', { json: { ...contactBody(input), ...(input.kind === 'phone' ? { channel: input.channel } : {}) } }).json());
+/** POST /user/login/confirm: the code; the answer is the profile with the new contact. */
+export const confirmContact = async (input: { payload: string; code: string }) => (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input }).json())).data;
+export const deleteContact = async (input: Contact) => (await parsed(UserAnswer, () => api.delete('user/login', { json: contactBody(input) }).json())).data;
+export const makeContactPrimary = async (input: Contact) => (await parsed(UserAnswer, () => api.post('user/login/primary', { json: contactBody(input) }).json())).data;

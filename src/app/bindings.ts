@@ -15,7 +15,7 @@ import {
   acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
-  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban,
+  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary,
 } from '../api/flowCalls.ts';
 import { switchLocale } from '../i18n.ts';
 import type { Locale } from '../../contract/constants.ts';
@@ -167,6 +167,10 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
       return user;
     }),
     saveIban: fromPromise(({ input }) => saveIban(input)),
+    startContact: fromPromise(({ input }) => startContact(input)),
+    contactCode: codeEntryChecking(({ ticket, code }) => confirmContact({ payload: ticket, code })),
+    deleteContact: fromPromise(({ input }) => deleteContact(input)),
+    makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
   },
   actions: { show: (_, { step }) => go(pathOf('profile', step)) },
 }));

@@ -2,19 +2,21 @@
 // contact and banking information) and its forms, a projection of the profile machine
 // (machines/profile.ts): which part shows is the machine's state, never the URL.
 import { useSelector } from '@xstate/react';
-import { useMemo, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { GENDERS, IBAN_COUNTRIES } from '../../contract/profile.ts';
-import type { ContactEntry } from '../../contract/schemas.ts';
-import type { profileMachine } from '../../machines/profile.ts';
+import type { ContactEntry, UserProfile } from '../../contract/schemas.ts';
+import type { ContactKind, profileMachine } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { ChannelChoice } from '../components/ChannelChoice.tsx';
+import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
@@ -50,7 +52,7 @@ export default function ProfilePage() {
 
 function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
   if (part === 'editingInfo') return <InfoForm profile={profile} />;
-  if (part === 'credentials') return <BankForm profile={profile} />;
+  if (part === 'credentials') return <Credentials profile={profile} />;
   return <Overview profile={profile} />;
 }
 
@@ -172,15 +174,130 @@ function InfoForm({ profile }: { profile: ProfileRef }) {
   );
 }
 
+/** edit-credentials: the emails and phone numbers with their actions, then the bank account. */
+function Credentials({ profile }: { profile: ProfileRef }) {
+  const { t } = useTranslation();
+  const { notice, error, pending } = useSelector(profile, (s) => s.context);
+  const confirming = useSelector(profile, (s) => s.matches({ credentials: 'confirmingDelete' }));
+  const adding = useSelector(profile, (s) => s.matches({ credentials: 'adding' }));
+  return (
+    <div className="mt-5 space-y-5">
+      <div aria-live="polite">
+        {notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}
+        {error && !adding && (
+          <Alert tone="error">
+            {t([`errors.${error}`, 'errors.internal_error'])}
+            {error === 'primary_needs_mfa' && (
+              <> <Link to={pathOf('security', 'methods')} className="font-medium underline">{t('profile.contacts.toSecurity')}</Link></>
+            )}
+          </Alert>
+        )}
+      </div>
+      <ContactList profile={profile} kind="email" />
+      <ContactList profile={profile} kind="phone" />
+      <BankForm profile={profile} />
+      {confirming && pending && <DeleteQuestion profile={profile} value={pending.value} />}
+    </div>
+  );
+}
+
+function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind }) {
+  const { t } = useTranslation();
+  const entries = useSelector(profile, (s) => s.context.user[kind]);
+  const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
+  const addingHere = useSelector(profile, (s) => s.matches({ credentials: 'adding' }) && s.context.newContact.kind === kind);
+  const titleId = `${kind}-contacts`;
+  return (
+    <Card aria-labelledby={titleId}>
+      <h2 id={titleId} className="text-lg font-semibold">{t(`profile.contacts.${kind}.title`)}</h2>
+      <ul className="mt-3 divide-y divide-slate-200" data-testid={`${kind}-list`}>
+        {entries.map((entry) => (
+          <li key={entry.value} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
+            <span className="min-w-0 break-all font-medium">{entry.value}</span>
+            {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
+            <span className={`text-sm ${entry.verified ? 'text-emerald-800' : 'text-amber-800'}`}>{entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}</span>
+            {!entry.default && (
+              <span className="ml-auto flex flex-wrap gap-2">
+                <Button variant="secondary" size="sm" disabled={busy} aria-label={t('profile.contacts.makePrimaryFor', { value: entry.value })}
+                  onClick={() => profile.send({ type: 'MAKE_PRIMARY', contact: { kind, value: entry.value } })}>{t('profile.contacts.makePrimary')}</Button>
+                <Button id={deleteButtonId(entry.value)} variant="danger" size="sm" disabled={busy} aria-label={t('profile.contacts.deleteFor', { value: entry.value })}
+                  onClick={() => profile.send({ type: 'DELETE_CONTACT', contact: { kind, value: entry.value } })}>{t('profile.contacts.delete')}</Button>
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {addingHere ? <AddContact profile={profile} kind={kind} /> : (
+        <Button className="mt-3" variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'ADD_CONTACT', kind })}>{t(`profile.contacts.${kind}.add`)}</Button>
+      )}
+    </Card>
+  );
+}
+
+const deleteButtonId = (value: string) => `delete-${value.replace(/[^\w-]/g, '_')}`;
+
+/** A new address or number: typed, then the code it received. */
+function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind }) {
+  const { t } = useTranslation();
+  const { newContact, error, challenge } = useSelector(profile, (s) => s.context);
+  const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
+  const entry = useSelector(profile, (s) => s.children.contactCode) as CodeEntryRef<UserProfile> | undefined;
+  const back = <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>{t('profile.cancel')}</Button>;
+  // Opened in place: focus goes to its field, and to the code's once the code is sent.
+  const area = useRef<HTMLDivElement>(null);
+  const codeStep = !!(entry && challenge);
+  useEffect(() => { area.current?.querySelector('input')?.focus(); }, [codeStep]);
+  return <div ref={area}>{codeStep ? (
+      <div className="mt-4 space-y-3 border-t border-slate-200 pt-4">
+        <p className="text-sm">{t(`profile.contacts.${kind}.codeSent`, { target: newContact.value })}</p>
+        <CodeEntryForm entry={entry!} onResend={() => profile.send({ type: 'RESEND' })}>{back}</CodeEntryForm>
+      </div>
+    ) : (
+    <form noValidate className="mt-4 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); profile.send({ type: 'SEND_CODE' }); }}>
+      <TextField label={t(`profile.contacts.${kind}.new`)} value={newContact.value}
+        type={kind === 'email' ? 'email' : 'tel'} autoComplete={kind === 'email' ? 'email' : 'tel'}
+        onChange={(value) => profile.send({ type: 'CHANGE_NEW', value })} error={error ? { code: error } : null} />
+      {kind === 'phone' && <ChannelChoice channel={newContact.channel} onChange={(channel) => profile.send({ type: 'SET_CHANNEL', channel })} />}
+      <div className="flex flex-wrap gap-3">
+        <Button type="submit" loading={sending}>{t('profile.contacts.sendCode')}</Button>
+        {back}
+      </div>
+    </form>
+  )}</div>;
+}
+
+/** The question before a deletion: focus comes to it, and No is one key away. */
+function DeleteQuestion({ profile, value }: { profile: ProfileRef; value: string }) {
+  const { t } = useTranslation();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    // Closed: back to the entry's Delete button, or where the list says what happened.
+    return () => { document.getElementById(deleteButtonId(value))?.focus(); };
+  }, [value]);
+  return (
+    <div role="alertdialog" aria-labelledby="delete-title" aria-describedby="delete-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => { if (event.key === 'Escape') profile.send({ type: 'KEEP' }); }}>
+      <h2 id="delete-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{t('profile.contacts.confirm.title', { value })}</h2>
+      <p id="delete-text" className="mt-1 text-sm text-slate-800">{t('profile.contacts.confirm.text', { value })}</p>
+      <div className="mt-4 flex flex-wrap gap-3">
+        <Button variant="danger" onClick={() => profile.send({ type: 'CONFIRM' })}>{t('profile.contacts.confirm.yes')}</Button>
+        <Button variant="secondary" onClick={() => profile.send({ type: 'KEEP' })}>{t('profile.contacts.confirm.no')}</Button>
+      </div>
+    </div>
+  );
+}
+
 function BankForm({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
-  const { bank, fieldErrors, error, user } = useSelector(profile, (s) => s.context);
-  const busy = useSelector(profile, (s) => s.hasTag('busy'));
+  const { bank, fieldErrors, user } = useSelector(profile, (s) => s.context);
+  const saving = useSelector(profile, (s) => s.matches({ credentials: 'savingBank' }));
+  const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
   const country = useCountries();
   const countries = useMemo(() => IBAN_COUNTRIES.map((code) => ({ value: code, label: country(code) })).sort((a, b) => a.label.localeCompare(b.label)), [country]);
   return (
-    <div className="mt-5 space-y-5">
-      <Card aria-labelledby="bank-title" className="max-w-xl">
+    <div>
+      <Card aria-labelledby="bank-title">
         <h2 id="bank-title" className="text-lg font-semibold">{t('profile.banking.title')}</h2>
         <p className="mt-1 text-sm text-slate-700">{user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}</p>
         <form noValidate onSubmit={submitting(profile)} className="mt-4 space-y-4">
@@ -191,10 +308,10 @@ function BankForm({ profile }: { profile: ProfileRef }) {
             onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'iban', value })}
             problem={fieldErrors.iban ? t('errors.iban_invalid') : null} />
           <p className="text-sm text-slate-700">{t('profile.banking.told')}</p>
-          <div aria-live="assertive">{error && <Alert tone="error">{t(error === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}</Alert>}</div>
+          <div aria-live="assertive">{fieldErrors.bank && <Alert tone="error">{t(fieldErrors.bank === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}</Alert>}</div>
           <div className="flex flex-wrap gap-3">
-            <Button type="submit" loading={busy}>{t('profile.banking.save')}</Button>
-            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.cancel')}</Button>
+            <Button type="submit" loading={saving} disabled={busy}>{t('profile.banking.save')}</Button>
+            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.backToProfile')}</Button>
           </div>
         </form>
       </Card>
