@@ -302,6 +302,25 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
   });
 
+  it('shows the security history by its tag and runs its flow only while it shows', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/security/history') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { security: { open: 'history' } } })).toBe(true);
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(true);
+    expect(actor.getSnapshot().children.securityHistory).toBeDefined();
+    actor.send({ type: 'ROUTE', location: at('/security') });
+    await settle();
+    expect(actor.getSnapshot().hasTag('security.overview')).toBe(true);
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(false);
+    expect(actor.getSnapshot().children.securityHistory).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/security/history') });
+    await settle();
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(true);
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.securityHistory).toBeUndefined();
+  });
+
   it('a session that ends during a step-up leaves no second factor to resume', async () => {
     const { actor } = start({ storedAccount: user, location: at('/security/mfa-edit'), secondFactorStatus: async () => ({ sudo: false, methods: [] }) });
     await settle();

@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { HISTORY_PAGE_SIZE, addDays, dayOf } from '../../contract/history.ts';
 import { HistoryPage, HistorySummary } from '../../contract/schemas.ts';
 import { countryOf } from '../clientinfo/index.ts';
-import { writeEvents, type SecurityEvent } from '../events/record.ts';
+import { writeEvents, type SecurityEvent, type SecurityEventType } from '../events/record.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 
@@ -113,7 +113,7 @@ describe.each(kinds)('security history on %s', (kind) => {
 
   it('filters by categories, unknown types showing under "other"', async () => {
     await writeEvents(server.ctx.db, [
-      { type: 'some_future_event', userId: emmaId, ip: null, deviceKey: null },
+      { type: 'some_future_event' as SecurityEventType, userId: emmaId, ip: null, deviceKey: null },
       { type: 'partner_access_revoked', userId: emmaId, ip: null, deviceKey: null },
     ]);
     const other = await all('?categories=other');
@@ -161,7 +161,7 @@ describe.each(kinds)('security history on %s', (kind) => {
   });
 
   it('never shows another account\'s events', async () => {
-    await writeEvents(server.ctx.db, [{ type: 'iban_changed', userId: ritaId, ip: '8.8.8.8', deviceKey: 'history-emma-1' }]);
+    await writeEvents(server.ctx.db, [{ type: 'iban_changed' as SecurityEventType, userId: ritaId, ip: '8.8.8.8', deviceKey: 'history-emma-1' }]);
     const ritas = (await all('', ritaCookie)).events;
     expect(ritas.map((e) => e.type).sort()).toEqual(['iban_changed', 'login_succeeded']);
     // Rita's event names emma's device key: no device of hers has it, so nothing is described.
