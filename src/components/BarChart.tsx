@@ -33,13 +33,16 @@ export function BarChart({ title, bars, columns, axisLabels, testId }: {
           <span>{axisLabels.end}</span>
         </div>
       )}
-      <table className="sr-only">
+      {/* A table ignores the width that hides it: its box does not. */}
+      <div className="sr-only">
+      <table>
         <caption>{title}</caption>
         <thead><tr><th scope="col">{columns.label}</th><th scope="col">{columns.value}</th></tr></thead>
         <tbody>
           {bars.map((bar) => <tr key={bar.key}><th scope="row">{bar.label}</th><td>{bar.value}</td></tr>)}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }
