@@ -36,10 +36,10 @@ export function decodeCursor(text: string): HistoryCursor | null {
  * including) the midnight after the last. */
 const bounds = (range: DayRange) => ({ start: `${range.from}T00:00:00.000Z`, end: `${addDays(range.to, 1)}T00:00:00.000Z` });
 
-/** One page of the account's events. `categories` null: every category; otherwise at least one. */
-export async function historyPage(db: Db, userId: string, options: {
-  range: DayRange; categories: readonly HistoryCategory[] | null; cursor: HistoryCursor | null; limit?: number;
-}): Promise<{ data: HistoryEvent[]; next: string | null }> {
+type PageOptions = { range: DayRange; categories: readonly HistoryCategory[] | null; cursor: HistoryCursor | null; limit?: number };
+
+/** The query of a page: one row more than the page, to know whether another follows. */
+export function historyQuery(db: Db, userId: string, options: PageOptions) {
   const limit = options.limit ?? HISTORY_PAGE_SIZE;
   const { start, end } = bounds(options.range);
   let query = db.selectFrom('security_events as e')
@@ -64,15 +64,28 @@ export async function historyPage(db: Db, userId: string, options: {
       eb.and([eb('e.created_at', '=', cursor.at), eb('e.id', '<', cursor.id)]),
     ]));
   }
-  const rows = await query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1).execute();
+  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1);
+}
+
+/** One page of the account's events. `categories` null: every category; otherwise at least one. */
+export async function historyPage(db: Db, userId: string, options: PageOptions): Promise<{ data: HistoryEvent[]; next: string | null }> {
+  const limit = options.limit ?? HISTORY_PAGE_SIZE;
+  const rows = await historyQuery(db, userId, options).execute();
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  // A page's events mostly come from a few devices and addresses: each is described once.
+  const agents = new Map<string | null, ReturnType<typeof describeAgent>>();
+  const countries = new Map<string | null, string | null>();
+  const once = <K, V>(cache: Map<K, V>, key: K, work: (key: K) => V): V => {
+    if (!cache.has(key)) cache.set(key, work(key));
+    return cache.get(key)!;
+  };
   return {
     data: page.map((row) => {
-      const agent = describeAgent(row.user_agent);
+      const agent = once(agents, row.user_agent, describeAgent);
       return {
         id: row.id, at: row.created_at, type: row.type, category: categoryOf(row.type),
-        browser: agent.browser, os: agent.os, platform: agent.platform, country: countryOf(row.ip),
+        browser: agent.browser, os: agent.os, platform: agent.platform, country: once(countries, row.ip, countryOf),
       };
     }),
     next: rows.length > limit && last ? encodeCursor({ at: last.created_at, id: last.id }) : null,
