@@ -6,7 +6,7 @@ import { useSelector } from '@xstate/react';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
-import { HISTORY_CATEGORIES, dayOf, isKnownHistoryType, type HistoryCategory } from '../../contract/history.ts';
+import { HISTORY_CATEGORIES, HISTORY_MAX_DAYS, addDays, dayOf, isKnownHistoryType, type HistoryCategory } from '../../contract/history.ts';
 import type { HistoryEvent } from '../../contract/schemas.ts';
 import type { historyMachine } from '../../machines/history.ts';
 import { pathOf } from '../../machines/routes.ts';
@@ -69,7 +69,7 @@ function History({ history }: { history: HistoryRef }) {
       <Card aria-labelledby="history-filters">
         <h2 id="history-filters" className="text-lg font-semibold">{t('history.filters')}</h2>
         <div className="mt-3 grid gap-4 sm:grid-cols-2">
-          <DateField label={t('history.from')} value={filters.from} max={filters.to} testId="history-from"
+          <DateField label={t('history.from')} value={filters.from} min={addDays(filters.to, 1 - HISTORY_MAX_DAYS)} max={filters.to} testId="history-from"
             onChange={(from) => history.send({ type: 'FILTER', from })} />
           <DateField label={t('history.to')} value={filters.to} min={filters.from} max={today} testId="history-to"
             onChange={(to) => history.send({ type: 'FILTER', to })} />
