@@ -163,16 +163,27 @@ describe.each(kinds)('security history on %s', (kind) => {
   });
 
   it('never shows another account\'s events', async () => {
-    await writeEvents(server.ctx.db, [{ type: 'iban_changed' as SecurityEventType, userId: ritaId, ip: '8.8.8.8', deviceKey: 'history-emma-1' }]);
+    await writeEvents(server.ctx.db, [
+      { type: 'iban_changed' as SecurityEventType, userId: ritaId, ip: '8.8.8.8', deviceKey: 'history-emma-1' },
+      { type: 'logout', userId: ritaId, ip: null, deviceKey: null, at: new Date(Date.now() - 10 * DAY).toISOString() },
+      ...Array.from({ length: HISTORY_PAGE_SIZE + 5 }, () => ({ type: 'logout' as const, userId: emmaId, ip: null, deviceKey: null, at: new Date(Date.now() - 5 * DAY).toISOString() })),
+    ]);
     const ritas = (await all('', ritaCookie)).events;
-    expect(ritas.map((e) => e.type).sort()).toEqual(['iban_changed', 'login_succeeded']);
+    expect(ritas.map((e) => e.type).sort()).toEqual(['iban_changed', 'login_succeeded', 'logout']);
     // Rita's event names emma's device key: no device of hers has it, so nothing is described.
     expect(ritas.find((e) => e.type === 'iban_changed')).toMatchObject({ category: 'banking', browser: null, os: null });
     const emmas = (await all('?categories=banking')).events;
     expect(emmas).toEqual([]);
-    // A cursor made from another account's event leads only to one's own.
-    const ritaPage = await page('', ritaCookie);
-    expect(ritaPage.next).toBeNull();
+    // A cursor from another account's pages leads only to one's own events.
+    const emmaFirst = await page('');
+    expect(emmaFirst.next).not.toBeNull();
+    const crossed = await page(`?cursor=${emmaFirst.next}`, ritaCookie);
+    expect(crossed.data.map((e) => e.type)).toEqual(['logout']);
+    const ritaIds = new Set(ritas.map((e) => e.id));
+    for (const event of crossed.data) expect(ritaIds.has(event.id)).toBe(true);
+    const emmaRows = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', emmaId).execute();
+    const emmaIds = new Set(emmaRows.map((row) => row.id));
+    expect(ritas.some((e) => emmaIds.has(e.id))).toBe(false);
   });
 
   it('reads a page through the account\'s index on (user_id, created_at), never the whole table', async () => {
