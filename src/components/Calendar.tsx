@@ -1,7 +1,7 @@
 // The shared calendar (spec §2 "Shared UI"): a field that shows its day and opens a month grid to
 // pick another. The grid is a table of day buttons, one of them in the tab order; the arrow keys
 // move by a day or a week, Home and End to the week's ends, Page Up and Page Down by a month, Enter
-// or Space picks, Escape closes and gives focus back to the field. Days are UTC calendar days
+// or Space picks, Escape closes and gives focus back to the field; a press outside closes it. Days are UTC calendar days
 // (YYYY-MM-DD); weeks start on Monday. No date library: Intl words the months and weekdays.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -47,12 +47,22 @@ export function DateField({ label, value, min, max, onChange, testId }: {
   const [open, setOpen] = useState(false);
   const trigger = useRef<HTMLButtonElement>(null);
   const long = useMemo(() => new Intl.DateTimeFormat(intlLocale(i18n.language), { dateStyle: 'long', timeZone: 'UTC' }), [i18n.language]);
+  const box = useRef<HTMLDivElement>(null);
   const close = () => {
     setOpen(false);
     trigger.current?.focus();
   };
+  // A press anywhere else closes it, as a picked day would (focus stays where the press put it).
+  useEffect(() => {
+    if (!open) return undefined;
+    const outside = (event: PointerEvent) => {
+      if (!box.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
   return (
-    <div className="relative" data-testid={testId}>
+    <div ref={box} className="relative" data-testid={testId}>
       <span id={`${id}-label`} className="block text-sm font-medium">{label}</span>
       <button
         ref={trigger}
