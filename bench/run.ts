@@ -10,7 +10,8 @@
 //                            skipped with a word when unreachable)
 //   BENCH_LOGIN_CONCURRENCY  logins in flight (default 2 × cores)
 //   BENCH_READ_CONCURRENCY   GET /api/user requests in flight (default 16)
-//   BENCH_ONLY (all)         logins, reads, tokens, scale or lighthouse: measure that part only
+//   BENCH_ONLY (all)         logins, reads, history, tokens, scale or lighthouse: measure that part only
+//   BENCH_HISTORY_EVENTS (1000)  security events of the account whose history the history part reads
 //   BENCH_TOKEN_CONCURRENCY (8)  token requests in flight in the tokens part (bench/tokens.ts)
 //   BENCH_TOKEN_SECONDS (3), BENCH_TOKEN_ROUNDS (3)  its phases and rounds, so that it takes about
 //                            two and a half minutes (BENCH_SECONDS and BENCH_ROUNDS apply when they are set)
@@ -45,8 +46,9 @@ const DB_NAMES: Record<Database, string> = { sqlite: 'SQLite', postgres: 'Postgr
 /** The database of the pair being measured: on PostgreSQL its processes work for the server. */
 let measuring: Database = 'sqlite';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
-const ONLY = process.env.BENCH_ONLY; // logins, reads, tokens, scale or lighthouse: that part only
-const runs = (part: 'logins' | 'reads' | 'tokens' | 'scale' | 'lighthouse') => !ONLY || ONLY === part;
+const ONLY = process.env.BENCH_ONLY; // logins, reads, history, tokens, scale or lighthouse: that part only
+const runs = (part: 'logins' | 'reads' | 'history' | 'tokens' | 'scale' | 'lighthouse') => !ONLY || ONLY === part;
+const HISTORY_EVENTS = env('BENCH_HISTORY_EVENTS', 1000);
 const TOKEN_CONCURRENCY = env('BENCH_TOKEN_CONCURRENCY', 8);
 const TOKEN_SECONDS = env('BENCH_TOKEN_SECONDS', process.env.BENCH_SECONDS ? SECONDS : 3);
 const TOKEN_ROUNDS = Math.max(1, env('BENCH_TOKEN_ROUNDS', process.env.BENCH_ROUNDS ? ROUNDS : 3));
@@ -75,12 +77,14 @@ process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); 
 // Lighthouse run up to a minute).
 const budgetMs = ((2 * DBS.length + 1) * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)
   + (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0)
+  // Two pairs per database, each with its server's start.
+  + (runs('history') ? 2 * DBS.length * ((ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 30) : 0)
   // Two grants per database, each side minting (up to some 30 s) before its phase.
   + (runs('tokens') ? 2 * DBS.length * (TOKEN_ROUNDS + 1) * 2 * (TOKEN_SECONDS + 30) + 60 : 0)) * 1000;
 setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
 
-function spawn(file: string, args: string[], execArgv: string[] = []): ChildProcess {
-  const child = fork(join(here, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+function spawn(file: string, args: string[], execArgv: string[] = [], env: Record<string, string> = {}): ChildProcess {
+  const child = fork(join(here, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env: { ...process.env, ...env } });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -88,9 +92,9 @@ function spawn(file: string, args: string[], execArgv: string[] = []): ChildProc
 
 type Server = { child: ChildProcess; port: number; pid: number };
 
-async function startServer(args: string[]): Promise<Server> {
+async function startServer(args: string[], env: Record<string, string> = {}): Promise<Server> {
   const execArgv = CPU_PROF && args[0] === 'tessera' ? ['--cpu-prof', '--cpu-prof-dir', join(resultsDir, 'profiles')] : [];
-  const child = spawn('server-child.ts', args, execArgv);
+  const child = spawn('server-child.ts', args, execArgv, env);
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`))));
     child.once('exit', (code) => reject(new Error(`server ${args.join(' ')} exited with ${code} before it was ready`)));
@@ -243,7 +247,7 @@ async function signIn(port: number, i: number): Promise<string> {
   return ((await answer.json()) as { access_token: string }).access_token;
 }
 
-step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`);
+step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('history') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`);
 
 type Row = {
   measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null;
@@ -313,6 +317,45 @@ async function measureReads(db: Database) {
   Object.assign(results, { [`reads_${db}`]: reads, [`readPeakRssBytes_${db}`]: rss, [`barePeakRssBytes_${db}`]: bareRss });
 }
 
+// 2b. The security history's reads for an account with HISTORY_EVENTS security events: GET
+// /api/history (its first page: the newest 20 of the last 30 days, each described by its device and
+// address) and GET /api/devices, each against a bare Fastify handler answering the same JSON, as the
+// reads part measures GET /api/user.
+async function measureHistory(db: Database) {
+  measuring = db;
+  const on = DB_NAMES[db];
+  step(`starting a Tessera server on ${on} with ${HISTORY_EVENTS} security events for one account`);
+  const server = await startServer(['tessera', db], { BENCH_HISTORY_EVENTS: String(HISTORY_EVENTS) });
+  try {
+    const token = await signIn(server.port, 0);
+    const auth = headers({ authorization: `Bearer ${token}` });
+    for (const path of ['/api/history', '/api/devices']) {
+      const name = `GET ${path}`;
+      const answer = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: auth });
+      const body = await answer.text();
+      if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}: ${body}`);
+      const payloadFile = join(resultsDir, `${path.slice('/api/'.length)}-payload.json`);
+      writeFileSync(payloadFile, body);
+      const bare = await startServer(['bare', payloadFile, path]);
+      step(`${name} answers ${body.length} bytes of JSON; the bare handler answers the same`);
+      const requests = [{ method: 'GET', path, headers: auth }];
+      const pair = await alternate(`${name} on ${on}`,
+        { name: 'Tessera', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }) },
+        { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }) })
+        .finally(() => stopServer(bare));
+      rows.push(
+        { measurement: `${name} req/s vs bare Fastify req/s, ${HISTORY_EVENTS} events, ${on}`, value: pair.a.perSecond, baseline: pair.b.perSecond, unit: '/s',
+          target: '—', meets: null, mainUs: mainUs(pair) },
+        { measurement: `${name} p99 latency vs bare Fastify p99, ${on}`, value: pair.a.p99Ms, baseline: pair.b.p99Ms, unit: ' ms', target: '—', meets: null },
+      );
+      spread(`${name} on ${on}`, pair);
+      results[`history_${path.slice('/api/'.length)}_${db}`] = pair;
+    }
+  } finally {
+    await stopServer(server);
+  }
+}
+
 // 3. Scale, on PostgreSQL whatever BENCH_DB says: the sign-in's account look-up and GET /api/user
 // with SCALE_ACCOUNTS accounts against SCALE_BASE, as ratios of medians (large ÷ small). Both
 // databases are filled in bulk (bench/scale.ts) and measured side by side in the same run.
@@ -364,13 +407,14 @@ async function measureScale() {
 mkdirSync(resultsDir, { recursive: true });
 // The login and GET /api/user pairs, on each database asked for (PostgreSQL when reachable).
 for (const db of DBS) {
-  if (!runs('logins') && !runs('reads')) break;
+  if (!runs('logins') && !runs('reads') && !runs('history')) break;
   if (db === 'postgres' && !(await postgresReachable())) {
-    step('PostgreSQL not reachable: its login and GET /api/user pairs skipped');
+    step('PostgreSQL not reachable: its login, GET /api/user and history pairs skipped');
     continue;
   }
   if (runs('logins')) await measureLogins(db);
   if (runs('reads')) await measureReads(db);
+  if (runs('history')) await measureHistory(db);
 }
 // 3b. OIDC token endpoint: code exchanges and refresh grants, Tessera against oidc-provider alone (bench/tokens.ts).
 if (runs('tokens')) {

@@ -5,10 +5,13 @@
 //     from that folder as `npm start` does (with the build's Brotli and gzip twins; for Lighthouse);
 //   node bench/server-child.ts tessera <postgres://…> — the real app on a database filled
 //     beforehand (the scale benchmark's), left as it is: no seeding, not dropped;
-//   node bench/server-child.ts bare <payload file> — a minimal Fastify app whose GET /api/user
-//     answers the JSON in the file (the real profile, so both answers are the same size);
+//   node bench/server-child.ts bare <payload file> [path] — a minimal Fastify app whose GET at the
+//     path (/api/user unless given) answers the JSON in the file (the real answer, so both are the
+//     same size);
 //   node bench/server-child.ts bare-oidc — oidc-provider alone, configured as Tessera's, on its
 //     memory adapter (bench/tokens.ts).
+// With BENCH_HISTORY_EVENTS=n in its environment, a fresh Tessera database also gets n security
+// events for the first benchmark user, spread over the last 30 days (the history part).
 // Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
 // --cpu-prof, when given, writes its profile).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,11 +24,11 @@ const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
 
 type Started = { port: number; close(): Promise<void> };
 
-async function startBare(payloadFile: string): Promise<Started> {
+async function startBare(payloadFile: string, path = '/api/user'): Promise<Started> {
   const { default: Fastify } = await import('fastify');
   const payload = JSON.parse(readFileSync(payloadFile, 'utf8')) as unknown;
   const app = Fastify({ logger: false });
-  app.get('/api/user', async () => payload);
+  app.get(path, async () => payload);
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() };
 }
@@ -52,7 +55,9 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
   }, availableParallelism()));
   if (!given) {
     await seedDemo(server.ctx);
-    await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
+    const ids = await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
+    const events = Number(process.env.BENCH_HISTORY_EVENTS ?? 0);
+    if (events > 0) await seedHistory(server.ctx.db, ids[0]!, events);
   }
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   return {
@@ -65,8 +70,23 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
   };
 }
 
-const [kind, arg, spaDir] = process.argv.slice(2);
-const started = kind === 'bare' ? await startBare(arg!)
+/** `count` security events of the account, of every kind the history shows, from the device the
+ * benchmark signs in with and a public address, spread evenly over the last 30 days. */
+async function seedHistory(db: import('../server/db/index.ts').Db, userId: string, count: number) {
+  const { writeEvents } = await import('../server/events/record.ts');
+  const { KNOWN_HISTORY_TYPES } = await import('../contract/history.ts');
+  const now = Date.now();
+  const span = 30 * 86_400_000;
+  const events = Array.from({ length: count }, (_, i) => ({
+    type: KNOWN_HISTORY_TYPES[i % KNOWN_HISTORY_TYPES.length] as import('../server/events/record.ts').SecurityEventType,
+    userId, ip: '8.8.8.8', deviceKey: 'bench-device-0001', at: new Date(now - Math.floor((i * span) / count)).toISOString(),
+  }));
+  for (let i = 0; i < events.length; i += 200) await writeEvents(db, events.slice(i, i + 200));
+}
+
+const [kind, arg, third] = process.argv.slice(2);
+const spaDir = kind === 'tessera' ? third : undefined;
+const started = kind === 'bare' ? await startBare(arg!, third)
   : kind === 'bare-oidc' ? await (await import('./tokens.ts')).startBareOidc()
   : await startTessera(arg ?? 'sqlite', spaDir);
 process.send!({ type: 'ready', port: started.port });

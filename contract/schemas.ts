@@ -549,3 +549,44 @@ export const LoginTicketRequest = v.strictObject({
   client_id: v.pipe(v.string(), v.regex(/^[\w.-]{1,64}$/)),
 });
 export type LoginTicketRequest = v.InferOutput<typeof LoginTicketRequest>;
+
+// ---- Security history: GET /api/history, GET /api/history/summary
+
+/** The filters of the history: a date range (YYYY-MM-DD, UTC, both ends included; either end may be
+ * left out for the default of contract/history.ts) and the categories (comma-separated; none: all).
+ * The days are checked by the handler, which answers `invalid_date_range` for a day that is no day
+ * or a range turned round. `cursor` is the `next` of the previous page. */
+export const HistoryQuery = v.strictObject({
+  from: v.optional(text(40)),
+  to: v.optional(text(40)),
+  categories: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]{1,40}(,[a-z_]{1,40}){0,20}$/))),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^[\w-]{1,300}$/))),
+});
+export type HistoryQuery = v.InferOutput<typeof HistoryQuery>;
+export const HistorySummaryQuery = v.strictObject({ from: v.optional(text(40)), to: v.optional(text(40)) });
+export type HistorySummaryQuery = v.InferOutput<typeof HistorySummaryQuery>;
+
+/** One security event as the history shows it: when, what (the raw type and its category), and from
+ * where: the device's browser and operating system (from its user agent) and the country of the
+ * address; null when unknown. */
+export const HistoryEvent = v.object({
+  id: v.string(),
+  at: v.string(),
+  type: v.string(),
+  category: v.string(),
+  browser: v.nullable(v.string()),
+  os: v.nullable(v.string()),
+  platform: v.nullable(v.string()),
+  country: v.nullable(v.string()),
+});
+export type HistoryEvent = v.InferOutput<typeof HistoryEvent>;
+/** A page of events, newest first; `next` asks for the following page (null on the last). */
+export const HistoryPage = v.object({ data: v.array(HistoryEvent), next: v.nullable(v.string()), from: v.string(), to: v.string() });
+export type HistoryPage = v.InferOutput<typeof HistoryPage>;
+/** Successful sign-ins per day of the range, every day listed (zero included), oldest first. */
+export const HistorySummary = v.object({
+  from: v.string(),
+  to: v.string(),
+  days: v.array(v.object({ date: v.string(), sign_ins: v.number() })),
+});
+export type HistorySummary = v.InferOutput<typeof HistorySummary>;

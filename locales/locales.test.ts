@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../contract/constants.ts';
 import { ERROR_STATUS } from '../contract/errors.ts';
+import { HISTORY_CATEGORIES, KNOWN_HISTORY_TYPES } from '../contract/history.ts';
 import { CLIENT_ERROR_CODES } from '../machines/failures.ts';
 
 type Tree = { [key: string]: string | Tree };
@@ -42,5 +43,10 @@ describe('locales', () => {
 
   it('translates every failure the browser finds itself: a screen shows any problem by its code alone', () => {
     for (const code of CLIENT_ERROR_CODES) expect(en[`errors.${code}`], code).toBeTruthy();
+  });
+
+  it('names every kind of security event the history shows, and every category it filters by', () => {
+    for (const type of KNOWN_HISTORY_TYPES) expect(en[`history.type.${type}`], type).toBeTruthy();
+    for (const category of HISTORY_CATEGORIES) expect(en[`history.category.${category}`], category).toBeTruthy();
   });
 });

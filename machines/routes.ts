@@ -18,7 +18,7 @@ export type Flow =
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile';
+  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile';
 
 export type Route = {
   path: string;
@@ -63,6 +63,8 @@ export const ROUTES = [
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
   { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },
   { path: '/security/edit-recovery', access: 'private', flow: 'security', step: 'recovery', screen: 'security', sensitive: true, start: true },
+  // The account's security events (spec §2 /security children): a list, filters and a graph.
+  { path: '/security/history', access: 'private', flow: 'security', step: 'history', screen: 'securityHistory', start: true },
   { path: '/setup-mfa/totp', access: 'private', flow: 'authenticator', step: 'scan', screen: 'authenticator', sensitive: true, start: true },
   { path: '/setup-totp/success', access: 'private', flow: 'authenticator', step: 'success', screen: 'authenticator' },
   { path: '/setup-mfa', access: 'private', flow: 'setupMfa', step: 'intro', screen: 'setupMfa' },

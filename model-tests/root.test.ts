@@ -310,6 +310,25 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
   });
 
+  it('shows the security history by its tag and runs its flow only while it shows', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/security/history') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { security: { open: 'history' } } })).toBe(true);
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(true);
+    expect(actor.getSnapshot().children.securityHistory).toBeDefined();
+    actor.send({ type: 'ROUTE', location: at('/security') });
+    await settle();
+    expect(actor.getSnapshot().hasTag('security.overview')).toBe(true);
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(false);
+    expect(actor.getSnapshot().children.securityHistory).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/security/history') });
+    await settle();
+    expect(actor.getSnapshot().hasTag('security.history')).toBe(true);
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.securityHistory).toBeUndefined();
+  });
+
   it('a session that ends during a step-up leaves no second factor to resume', async () => {
     const { actor } = start({ storedAccount: user, location: at('/security/mfa-edit'), secondFactorStatus: async () => ({ sudo: false, methods: [] }) });
     await settle();
@@ -486,7 +505,7 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'open' } })).toBe(true);
     const flow = () => actor.getSnapshot().children.profile as unknown as { getSnapshot(): { value: unknown }; send(event: unknown): void };
-    expect(flow().getSnapshot().value).toEqual({ credentials: 'form' });
+    expect(flow().getSnapshot().value).toEqual({ credentials: 'ready' });
     // The overview is the running flow's: no new check, the same flow.
     const running = flow();
     actor.send({ type: 'ROUTE', location: at('/profile') });

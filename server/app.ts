@@ -14,6 +14,7 @@ import { createDelivery } from './delivery/index.ts';
 import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
+import { historyRoutes } from './history/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
@@ -130,6 +131,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await profileRoutes(api, ctx);
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
+    await historyRoutes(api, ctx);
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);
     await onboardingRoutes(api, ctx);

@@ -7,6 +7,7 @@ import { forgotUsernameMachine } from '../forgotUsername.ts';
 import { mfaCodeMachine } from '../mfaCode.ts';
 import { mfaSettingsMachine } from '../mfaSettings.ts';
 import { accessGrantsMachine } from '../accessGrants.ts';
+import { historyMachine } from '../history.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
@@ -21,6 +22,7 @@ export const FLOW_MACHINES = {
   forcedMfa: forcedMfaMachine,
   mfaSettings: mfaSettingsMachine,
   accessGrants: accessGrantsMachine,
+  securityHistory: historyMachine,
   totpSetup: totpSetupMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,

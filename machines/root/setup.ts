@@ -13,6 +13,7 @@ import type { totpRecoveryMachine } from '../totpRecovery.ts';
 import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
 import type { accessGrantsMachine } from '../accessGrants.ts';
+import type { historyMachine } from '../history.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
 import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
@@ -214,6 +215,7 @@ export const rootSetup = setup({
       forcedMfa: 'forcedMfa';
       mfaSettings: 'mfaSettings';
       accessGrants: 'accessGrants';
+      securityHistory: 'securityHistory';
       totpSetup: 'totpSetup';
       weakPassword: 'weakPassword';
       forgotPassword: 'forgotPassword';
@@ -243,6 +245,7 @@ export const rootSetup = setup({
     forcedMfa: flow<typeof forcedMfaMachine>('forcedMfa'),
     mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
     accessGrants: flow<typeof accessGrantsMachine>('accessGrants'),
+    securityHistory: flow<typeof historyMachine>('securityHistory'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
     weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),

@@ -259,12 +259,15 @@ export const signedIn = rootSetup.createStateConfig({
               always: [
                 { guard: { type: 'atSecurityStep', params: { step: 'methods' } }, target: 'methods' },
                 { guard: { type: 'atSecurityStep', params: { step: 'recovery' } }, target: 'recovery' },
+                { guard: { type: 'atSecurityStep', params: { step: 'history' } }, target: 'history' },
                 { target: 'overview' },
               ],
             },
             overview: { tags: ['security.overview'] },
             methods: { tags: ['security.methods'] },
             recovery: { tags: ['security.recovery'] },
+            // The account's security events: their flow runs while the screen shows.
+            history: { tags: ['security.history'], invoke: { id: 'securityHistory', src: 'securityHistory' } },
           },
         },
         authenticator: {

@@ -74,7 +74,7 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     expect(mailsTo(who.email).at(-1)).toContain(`${email} was added to your Tessera account`);
     // The code is spent: it adds nothing twice.
     expect((await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) })).statusCode).toBe(410);
-    const events = await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', who.userId).where('type', '=', 'contact_added').execute();
+    const events = await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', who.userId).where('type', '=', 'email_added').execute();
     expect(events).toHaveLength(1);
   });
 

@@ -84,7 +84,7 @@ export async function confirmContact(ctx: AppContext, caller: Caller, payload: s
     if (!(await addVerifiedContact(trx, caller.userId, contact.kind, contact.value))) throw new ApiError(inUse(contact.kind));
     return { notice: 'contact_added', to: 'primary', detail: contact.value };
   });
-  await recordEvent(ctx.db, { type: 'contact_added', userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+  await recordEvent(ctx.db, { type: `${contact.kind}_added`, userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
   return contact;
 }
 
@@ -117,7 +117,7 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
     await trx.deleteFrom(table).where('id', '=', row.id).execute();
     return { notice: 'contact_removed', to: contact, detail: contact.value };
   });
-  await recordEvent(ctx.db, { type: 'contact_removed', userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+  await recordEvent(ctx.db, { type: `${contact.kind}_removed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
 }
 
 /** Makes an address or number the primary one: only a verified one that a second factor sends to
@@ -140,7 +140,7 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
     return former ? { notice: 'primary_changed', to: { kind: contact.kind, value: former }, detail: contact.value } : null;
   });
   if (former !== contact.value) {
-    await recordEvent(ctx.db, { type: 'contact_primary_changed', userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { kind: contact.kind, value: contact.value } });
+    await recordEvent(ctx.db, { type: `${contact.kind}_primary_changed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
   }
 }
 

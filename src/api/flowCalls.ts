@@ -5,7 +5,7 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer, UserAnswer,
+  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary,
 } from '../../contract/schemas.ts';
 import { AddContactAnswer, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
@@ -51,6 +51,23 @@ export const deleteMethod = async (input: { id: number }) => { await call(() => 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
 export const listAccessGrants = async () => (await parsed(AccessGrantList, () => api.get('tokens').json())).data;
 export const revokeAccessGrant = async (input: { clientId: string }) => { await call(() => api.delete(`token/${encodeURIComponent(input.clientId)}`)); };
+
+/** The history's filters as GET /api/history and /api/history/summary take them (no categories: all). */
+type HistoryFilters = { from: string; to: string; categories: readonly string[] | null };
+const historyParams = (filters: HistoryFilters, cursor?: string) => ({
+  from: filters.from, to: filters.to,
+  ...(filters.categories ? { categories: filters.categories.join(',') } : {}),
+  ...(cursor ? { cursor } : {}),
+});
+export const loadHistoryPage = (input: HistoryFilters & { cursor: string }) =>
+  parsed(HistoryPage, () => api.get('history', { searchParams: historyParams(input, input.cursor) }).json());
+export const loadHistory = async (filters: HistoryFilters) => {
+  const [page, summary] = await Promise.all([
+    parsed(HistoryPage, () => api.get('history', { searchParams: historyParams(filters) }).json()),
+    parsed(HistorySummary, () => api.get('history/summary', { searchParams: { from: filters.from, to: filters.to } }).json()),
+  ]);
+  return { page, summary };
+};
 
 export const startTotp = async () => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));

@@ -12,7 +12,7 @@ import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
+  acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
   readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary,
@@ -59,6 +59,13 @@ export const accessGrants = (_go: Go) => import('../../machines/accessGrants.ts'
   actors: {
     listGrants: fromPromise(() => listAccessGrants()),
     revokeGrant: fromPromise(({ input }) => revokeAccessGrant(input)),
+  },
+}));
+
+export const securityHistory = (_go: Go) => import('../../machines/history.ts').then(({ historyMachine }) => historyMachine.provide({
+  actors: {
+    loadHistory: fromPromise(({ input }) => loadHistory(input)),
+    loadPage: fromPromise(({ input }) => loadHistoryPage(input)),
   },
 }));
 

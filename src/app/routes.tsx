@@ -13,6 +13,7 @@ const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
 const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
 const AccessPage = lazy(() => import('../access/AccessPage.tsx'));
+const HistoryPage = lazy(() => import('../security/HistoryPage.tsx'));
 const AuthenticatorPage = lazy(() => import('../security/AuthenticatorPage.tsx'));
 const WeakPasswordPage = lazy(() => import('../recovery/WeakPasswordPage.tsx'));
 const ForgotPasswordPage = lazy(() => import('../recovery/ForgotPasswordPage.tsx'));
@@ -35,6 +36,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   totpRecovery: later(<TotpRecoveryPage />),
   setupMfa: later(<SetupMfaPage />),
   security: later(<SecurityPage />),
+  securityHistory: later(<HistoryPage />),
   authenticator: later(<AuthenticatorPage />),
   access: later(<AccessPage />),
   weakPassword: later(<WeakPasswordPage />),

@@ -1,5 +1,6 @@
 // /security, /security/mfa-edit, /security/edit-recovery: the two-step settings, a projection of
-// the settings machine. The sensitive screens only open after a recent second-factor check.
+// the settings machine, and the way to the security history (/security/history, its own screen).
+// The sensitive screens only open after a recent second-factor check.
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -87,6 +88,15 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
               </div>
             </>
           )}
+        </Card>
+      )}
+      {step === 'overview' && (
+        <Card aria-labelledby="security-history">
+          <h2 id="security-history" className="text-lg font-semibold">{t('history.title')}</h2>
+          <p className="mt-1 text-sm text-slate-700">{t('history.teaser')}</p>
+          <p className="mt-4 text-sm">
+            <Link to={pathOf('security', 'history')} className="text-brand underline">{t('history.open')}</Link>
+          </p>
         </Card>
       )}
       {step === 'methods' && factors.length === 0 && <p className="text-sm">{t('security.none')}</p>}
