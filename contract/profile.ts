@@ -3,7 +3,7 @@
 // that change them (apart from contract/schemas.ts, which the first screen loads).
 import * as v from 'valibot';
 import { LOCALES } from './constants.ts';
-import { text } from './schemas.ts';
+import { text } from './baseSchemas.ts';
 /** A person's name: letters of any script with their marks, and the spaces, apostrophes, hyphens
  * and dots that names carry ("Anne-Sophie", "O'Neill", "Jr."); 1 to 100 characters. */
 const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' ’.-]*$/u;

@@ -3,7 +3,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import { isEmail, normaliseEmail } from '../contract/rules.ts';
-import type { MfaMethodSummary } from '../contract/schemas.ts';
+import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { errorOf, problemFromCode, type Problem } from './failures.ts';
 

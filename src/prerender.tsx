@@ -8,7 +8,7 @@ import { renderToString } from 'react-dom/server';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { Locale } from '../contract/constants.ts';
-import type { AppConfig, UserProfile } from '../contract/schemas.ts';
+import type { AppConfig, UserProfile } from '../contract/baseSchemas.ts';
 import { rootMachine } from '../machines/root.ts';
 import type { RootActor } from './app/actor.ts';
 import { AppAt, isSettling } from './app/App.tsx';

@@ -5,7 +5,7 @@ import { assign, fromPromise, setup, type AnyActorLogic } from 'xstate';
 import { isApiFailure } from '../../contract/api.ts';
 import { looksLikeEmail } from '../../contract/rules.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../../contract/password.ts';
-import type { AppConfig, UserProfile } from '../../contract/schemas.ts';
+import type { AppConfig, UserProfile } from '../../contract/baseSchemas.ts';
 import { errorOf } from '../failures.ts';
 import { loginMachine, type LoginMode, type LoginOutput } from '../login.ts';
 import type { MfaCodeOutput, mfaCodeMachine } from '../mfaCode.ts';
@@ -25,7 +25,7 @@ import type { profileMachine, ProfileInput } from '../profile.ts';
 import {
   HOME_PATH, guard, routeOf, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
 } from '../routes.ts';
-import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import type { MfaMethodSummary } from '../../contract/baseSchemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
 
 export type RootInput = {

@@ -1,7 +1,7 @@
 // The API calls the first screen needs (the session, signing in), bound to the root's actors in
 // src/app/actor.ts; the other flows' calls are in flowCalls.ts, loaded with the flows. Every JSON
 // answer is parsed with its schema from contract/schemas.ts.
-import { AppConfig, TokenAnswer, UserAnswer, type UserProfile } from '../../contract/schemas.ts';
+import { AppConfig, TokenAnswer, UserAnswer, type UserProfile } from '../../contract/baseSchemas.ts';
 import { api, call, parsed } from './client.ts';
 
 /** A CAPTCHA solution goes with a request when there is one. */

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
-import { ErrorBody } from '../../contract/schemas.ts';
+import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
 
 type Options = { json?: unknown; searchParams?: Record<string, string> };

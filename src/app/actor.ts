@@ -4,7 +4,7 @@
 /** Where the machine's navigation requests go: set by RouteSync once the router is mounted. */
 export type Navigator = { current: ((to: string) => void) | null; pending: string | null };
 import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
-import type { MfaMethodSummary, UserProfile } from '../../contract/schemas.ts';
+import type { MfaMethodSummary, UserProfile } from '../../contract/baseSchemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { isAuthorisationReturn } from '../../machines/routes.ts';
 import { loginMachine } from '../../machines/login.ts';

@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import { BOOT_ELEMENT_ID } from '../../contract/constants.ts';
-import { Boot, type AppConfig } from '../../contract/schemas.ts';
+import { Boot, type AppConfig } from '../../contract/baseSchemas.ts';
 
 function read(): Boot | null {
   // Drawn ahead at build time (scripts/prerender.ts), there is no page yet.
