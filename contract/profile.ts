@@ -94,3 +94,27 @@ export type AddContactAnswer = v.InferOutput<typeof AddContactAnswer>;
 /** POST /user/login/confirm: the code the new address or number received. */
 export const ConfirmContactRequest = v.strictObject({ payload: text(200, 1), code: text(16, 1) });
 export type ConfirmContactRequest = v.InferOutput<typeof ConfirmContactRequest>;
+
+/** A card's voucher products (spec §4 "Product card toggle"): activ, eco, emv (meal) and gift. */
+export const CARD_PRODUCTS = ['emv', 'eco', 'gift', 'activ'] as const;
+export type CardProduct = (typeof CARD_PRODUCTS)[number];
+
+/** How a card number is shown: its last four digits only. */
+export function maskCardNumber(number: string): string {
+  return `•••• •••• •••• ${number.slice(-4)}`;
+}
+
+export const AccountCard = v.object({
+  id: v.string(),
+  /** Masked (maskCardNumber). */
+  number: v.string(),
+  products: v.array(v.object({ product: v.picklist(CARD_PRODUCTS), active: v.boolean() })),
+});
+export type AccountCard = v.InferOutput<typeof AccountCard>;
+export const AccountCardList = v.object({ data: v.array(AccountCard) });
+export const AccountCardAnswer = v.object({ data: AccountCard });
+
+export const CardProductParams = v.strictObject({ id: v.pipe(v.string(), v.uuid()), product: v.picklist(CARD_PRODUCTS) });
+export type CardProductParams = v.InferOutput<typeof CardProductParams>;
+export const CardProductRequest = v.strictObject({ active: v.boolean() });
+export type CardProductRequest = v.InferOutput<typeof CardProductRequest>;

@@ -16,6 +16,7 @@ import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { historyRoutes } from './history/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
+import { cardRoutes } from './cards/routes.ts';
 import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await profileRoutes(api, ctx);
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
+    await cardRoutes(api, ctx);
     await historyRoutes(api, ctx);
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);

@@ -17,6 +17,7 @@ import * as m2026_11_30_oidc_logout from './migrations/2026_11_30_oidc_logout.ts
 import * as m2026_12_01_login_tickets from './migrations/2026_12_01_login_tickets.ts';
 import * as m2026_12_02_consent_answers from './migrations/2026_12_02_consent_answers.ts';
 import * as m2026_12_03_banking from './migrations/2026_12_03_banking.ts';
+import * as m2026_12_04_card_products from './migrations/2026_12_04_card_products.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_login_tickets': m2026_12_01_login_tickets,
   '2026_12_02_consent_answers': m2026_12_02_consent_answers,
   '2026_12_03_banking': m2026_12_03_banking,
+  '2026_12_04_card_products': m2026_12_04_card_products,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -220,6 +220,14 @@ export interface ResetRequestsTable {
   locked_until: string | null;
 }
 
+/** A voucher product of a card that its holder switched (no row: active). */
+export interface CardProductStatesTable {
+  card_id: string;
+  product: string;
+  active: Flag;
+  updated_at: string;
+}
+
 export interface CardsTable {
   id: string;
   /** 16 digits, 5065… in Belgium. */
@@ -386,6 +394,7 @@ export interface Database {
   oidc_models: OidcModelsTable;
   oidc_signing_keys: OidcSigningKeysTable;
   cards: CardsTable;
+  card_product_states: CardProductStatesTable;
   invitations: InvitationsTable;
   onboarding_flows: OnboardingFlowsTable;
   consents: ConsentsTable;

@@ -7,7 +7,7 @@ import {
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
   PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary,
 } from '../../contract/schemas.ts';
-import { AddContactAnswer, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
+import { AccountCardAnswer, AccountCardList, AddContactAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
 
@@ -164,3 +164,9 @@ export const startContact = (input: Contact & { channel: 'sms' | 'call' | 'whats
 export const confirmContact = async (input: { payload: string; code: string }) => (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input }).json())).data;
 export const deleteContact = async (input: Contact) => (await parsed(UserAnswer, () => api.delete('user/login', { json: contactBody(input) }).json())).data;
 export const makeContactPrimary = async (input: Contact) => (await parsed(UserAnswer, () => api.post('user/login/primary', { json: contactBody(input) }).json())).data;
+
+// ---- The account's cards ---------------------------------------------------------------------------
+
+export const listCards = async () => (await parsed(AccountCardList, () => api.get('cards').json())).data;
+export const setCardProduct = async (input: { cardId: string; product: CardProduct; active: boolean }) =>
+  (await parsed(AccountCardAnswer, () => api.put(`cards/${encodeURIComponent(input.cardId)}/products/${input.product}`, { json: { active: input.active } }).json())).data;

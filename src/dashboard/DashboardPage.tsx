@@ -1,5 +1,9 @@
 // The dashboard (spec §1): greeting by first name and the services card with one tile per platform.
-import { useSelector } from '@xstate/react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { fromPromise } from 'xstate';
+import { cardsMachine } from '../../machines/cards.ts';
+import { listCards, setCardProduct } from '../api/flowCalls.ts';
+import { Button } from '../components/Button.tsx';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../app/context.ts';
 import { Link } from '../app/links.tsx';
@@ -43,6 +47,58 @@ export default function DashboardPage() {
           ))}
         </ul>
       </Card>
+      <Cards />
     </UserLayout>
   );
 }
+
+/** The account's cards with their voucher products, each switched on or off here; the cards
+ * machine (machines/cards.ts) runs while the dashboard shows. */
+function Cards() {
+  const { t } = useTranslation();
+  const cards = useActorRef(CARDS);
+  const { cards: list, error } = useSelector(cards, (s) => s.context);
+  const state = useSelector(cards, (s) => s.value);
+  if (state === 'loading' && list.length === 0) return null;
+  if (state === 'failed') {
+    return (
+      <Card className="mt-6">
+        <Alert tone="error">{t('dashboard.cards.loadFailed')}</Alert>
+        <Button className="mt-3" variant="secondary" onClick={() => cards.send({ type: 'RETRY' })}>{t('access.error.retry')}</Button>
+      </Card>
+    );
+  }
+  if (list.length === 0) return null;
+  return (
+    <section aria-labelledby="cards-title" className="mt-6">
+      <h2 id="cards-title" className="text-lg font-semibold">{t('dashboard.cards.title')}</h2>
+      <div aria-live="polite">{error && <Alert tone="error" className="mt-3">{t('dashboard.cards.switchFailed')}</Alert>}</div>
+      <ul className="mt-3 grid gap-4 lg:grid-cols-2">
+        {list.map((card) => (
+          <li key={card.id}>
+            <Card aria-labelledby={`card-${card.id}`}>
+              <h3 id={`card-${card.id}`} className="font-mono text-lg font-semibold">{card.number}</h3>
+              <p className="mt-1 text-sm text-slate-700">{t('dashboard.cards.text')}</p>
+              <ul className="mt-3 divide-y divide-slate-200">
+                {card.products.map(({ product, active }) => (
+                  <li key={product} className="flex items-center justify-between gap-3 py-2">
+                    <span id={`product-${card.id}-${product}`}>{t(`dashboard.cards.product.${product}`)}</span>
+                    <button type="button" role="switch" aria-checked={active} id={`switch-${card.id}-${product}`} aria-labelledby={`product-${card.id}-${product} switch-${card.id}-${product}`}
+                      disabled={state !== 'ready'} onClick={() => cards.send({ type: 'TOGGLE', cardId: card.id, product })}
+                      className={`btn btn-sm min-w-28 ${active ? 'btn-primary' : 'btn-secondary'}`}>
+                      {t(active ? 'dashboard.cards.active' : 'dashboard.cards.inactive')}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </Card>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const CARDS = cardsMachine.provide({
+  actors: { listCards: fromPromise(() => listCards()), setProduct: fromPromise(({ input }) => setCardProduct(input)) },
+});
