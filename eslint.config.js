@@ -19,7 +19,7 @@ const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'das
 // src/app is the shell that routes to every feature's page, so it may import them all.
 const SRC_SHARED = ['components', 'api'];
 
-const SERVER_FEATURES = ['appconfig', 'cards', 'devices', 'history', 'invitations', 'login', 'mfa', 'oidc', 'onboarding', 'profile', 'recovery'];
+const SERVER_FEATURES = ['appconfig', 'cards', 'export', 'devices', 'history', 'invitations', 'login', 'mfa', 'oidc', 'onboarding', 'profile', 'recovery'];
 const SERVER_SHARED = [
   'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
   'health', 'spa', 'methods', 'captcha', 'identity', 'workers', 'clientinfo',

@@ -17,6 +17,8 @@ import { mfaRoutes } from './mfa/routes.ts';
 import { historyRoutes } from './history/routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { cardRoutes } from './cards/routes.ts';
+import { exportRoutes } from './export/routes.ts';
+import { listAccessGrants } from './oidc/grants.ts';
 import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
@@ -133,6 +135,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
     await cardRoutes(api, ctx);
+    await exportRoutes(api, ctx, { grantsOf: listAccessGrants });
     await historyRoutes(api, ctx);
     await recoveryRoutes(api, ctx);
     await captchaRoutes(api, ctx);
