@@ -159,3 +159,24 @@ test('an email is added with the code it receives, cannot be made primary withou
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await expectNoAxeViolations(page);
 });
+
+test('the account\'s data downloads as one JSON file from the profile', async ({ page }) => {
+  await signInWithEmailCode(page, paula.email, 'Paula');
+  await page.goto('/profile');
+  await page.getByRole('region', { name: 'Your data' }).getByRole('link', { name: 'Download my data' }).click();
+  await expect(page).toHaveURL(/\/profile\/download$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your data');
+  await expectNoAxeViolations(page);
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download my data (JSON)' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^tessera-account-\d{4}-\d{2}-\d{2}\.json$/);
+  const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString('utf8'));
+  const data = JSON.parse(text);
+  expect(data.emails.map((e: { value: string }) => e.value)).toContain(paula.email);
+  expect(data.history.length).toBeGreaterThan(0);
+  expect(text).not.toContain('$argon2');
+  await expect(page.getByText('Your data has been downloaded.')).toBeVisible();
+  await page.getByRole('button', { name: 'Back to the profile' }).click();
+  await expect(page).toHaveURL(/\/profile$/);
+});

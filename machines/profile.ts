@@ -32,7 +32,7 @@ export type ContactRef = { kind: ContactKind; value: string };
 export type NewContact = { kind: ContactKind; value: string; channel: PhoneChannel };
 
 /** What the overview or the contacts say after a change. */
-export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | null;
+export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | 'downloaded' | null;
 
 export type ProfileInput = {
   step: ProfileStep;
@@ -107,9 +107,12 @@ const profileSetup = setup({
       | { type: 'DELETE_CONTACT'; contact: ContactRef }
       | { type: 'MAKE_PRIMARY'; contact: ContactRef }
       | { type: 'CONFIRM' }
-      | { type: 'KEEP' },
+      | { type: 'KEEP' }
+      | { type: 'DOWNLOAD' },
   },
   actors: {
+    /** The account's data as the server gives it for download (a file's name and its text). */
+    exportData: fromPromise<{ name: string; text: string }>(async () => { throw new Error('exportData is provided by the app'); }),
     startContact: fromPromise<AddContactAnswer, NewContact>(async () => { throw new Error('startContact is provided by the app'); }),
     contactCode: codeEntryMachineOf<UserProfile>(),
     deleteContact: fromPromise<UserProfile, ContactRef>(async () => { throw new Error('deleteContact is provided by the app'); }),
@@ -120,6 +123,8 @@ const profileSetup = setup({
   actions: {
     /** Asks for the path of a step (the app replaces the current entry with it). */
     show: (_, _params: { step: ProfileStep }) => {},
+    /** Hands a file to the browser to save. */
+    save: (_, _params: { name: string; text: string }) => {},
     /** The profile changed: the rest of the app shows the new one (the root keeps it). */
     changed: sendParent((_, { user }: { user: UserProfile }) => ({ type: 'USER_UPDATED', user })),
     clearMessages: assign({ fieldErrors: {}, error: null, notice: null }),
@@ -159,6 +164,7 @@ export const profileMachine = profileSetup.createMachine({
     starting: {
       always: [
         { guard: { type: 'startsAt', params: { step: 'credentials' } }, target: 'credentials' },
+        { guard: { type: 'startsAt', params: { step: 'download' } }, target: 'download' },
         // edit-info opened cold: the overview, in its place (it is reached from there only).
         { guard: { type: 'startsAt', params: { step: 'editInfo' } }, target: 'overview', actions: { type: 'show', params: { step: 'overview' } } },
         { target: 'overview' },
@@ -209,6 +215,26 @@ export const profileMachine = profileSetup.createMachine({
               { guard: 'fieldsRefused', target: 'form', actions: assign({ fieldErrors: ({ event }) => serverFieldErrors(event) }) },
               { target: 'form', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
             ],
+          },
+        },
+      },
+    },
+    // The account's data, downloaded as one file (the root proved a recent second factor first).
+    download: {
+      on: {
+        ROUTE: { guard: { type: 'routeTo', params: { step: 'overview' } }, target: 'overview' },
+        CANCEL: { target: 'overview', actions: toOverview(null) },
+      },
+      initial: 'ready',
+      states: {
+        ready: { on: { DOWNLOAD: { target: 'preparing', actions: 'clearMessages' } } },
+        preparing: {
+          tags: ['busy'],
+          invoke: {
+            id: 'exportData',
+            src: 'exportData',
+            onDone: { target: 'ready', actions: [{ type: 'save', params: ({ event }) => event.output }, assign({ notice: 'downloaded' as const })] },
+            onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
         },
       },

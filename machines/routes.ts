@@ -59,6 +59,8 @@ export const ROUTES = [
   { path: '/profile', access: 'private', flow: 'profile', step: 'overview', screen: 'profile', start: true },
   { path: '/profile/edit-info', access: 'private', flow: 'profile', step: 'editInfo', screen: 'profile', start: true },
   { path: '/profile/edit-credentials', access: 'private', flow: 'profile', step: 'credentials', screen: 'profile', sensitive: true, start: true },
+  // Downloading everything held about the account (GDPR articles 15 and 20): sensitive too.
+  { path: '/profile/download', access: 'private', flow: 'profile', step: 'download', screen: 'profile', sensitive: true, start: true },
   { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
   { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },

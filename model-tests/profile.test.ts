@@ -23,8 +23,8 @@ const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
 describe('profile machine: model', () => {
   it('takes every declared transition, from each step it can start at', () => {
     // What the flow tells its parent needs a parent: the walk runs it alone.
-    const alone = profileMachine.provide({ actions: { changed: () => {} } });
-    const missingFrom = (['overview', 'editInfo', 'credentials'] as const).map((step) => {
+    const alone = profileMachine.provide({ actions: { changed: () => {}, save: () => {} } });
+    const missingFrom = (['overview', 'editInfo', 'credentials', 'download'] as const).map((step) => {
       const result = walk(alone, {
         input: input(step),
         events: () => [
@@ -45,6 +45,7 @@ describe('profile machine: model', () => {
           done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
           done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
           done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
+          { type: 'DOWNLOAD' }, done('exportData', { name: 'tessera-account.json', text: '{}' }), fail('exportData', 403, { code: 'step_up_required' }),
         ] as never,
         serializeState: ({ value, context }) => {
           const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown };
@@ -198,5 +199,20 @@ describe('profile machine: behaviour', () => {
     await settle();
     expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
     expect(child().getSnapshot().context.error).toBe('primary_needs_mfa');
+  });
+
+  it('downloads the account\'s data as the file the server names, and says so', async () => {
+    const saved: unknown[] = [];
+    const flow = profileMachine.provide({
+      actors: { exportData: fromPromise(async () => ({ name: 'tessera-account-2026-11-24.json', text: '{"account":{}}' })) },
+      actions: { save: (_, file) => { saved.push(file); }, show: () => {} },
+    });
+    const actor = createActor(flow, { input: input('download') }).start();
+    expect(actor.getSnapshot().matches({ download: 'ready' })).toBe(true);
+    actor.send({ type: 'DOWNLOAD' });
+    expect(actor.getSnapshot().hasTag('busy')).toBe(true);
+    await settle();
+    expect(saved).toEqual([{ name: 'tessera-account-2026-11-24.json', text: '{"account":{}}' }]);
+    expect(actor.getSnapshot().context.notice).toBe('downloaded');
   });
 });

@@ -170,3 +170,10 @@ export const makeContactPrimary = async (input: Contact) => (await parsed(UserAn
 export const listCards = async () => (await parsed(AccountCardList, () => api.get('cards').json())).data;
 export const setCardProduct = async (input: { cardId: string; product: CardProduct; active: boolean }) =>
   (await parsed(AccountCardAnswer, () => api.put(`cards/${encodeURIComponent(input.cardId)}/products/${input.product}`, { json: { active: input.active } }).json())).data;
+
+/** GET /user/export: the account's data, as the file the server names. */
+export const exportAccountData = async () => {
+  const response = await call(() => api.get('user/export'));
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'tessera-account.json';
+  return { name, text: await response.text() };
+};

@@ -15,7 +15,7 @@ import {
   acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
-  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary,
+  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary, exportAccountData,
 } from '../api/flowCalls.ts';
 import { switchLocale } from '../i18n.ts';
 import type { Locale } from '../../contract/constants.ts';
@@ -178,6 +178,16 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
     contactCode: codeEntryChecking(({ ticket, code }) => confirmContact({ payload: ticket, code })),
     deleteContact: fromPromise(({ input }) => deleteContact(input)),
     makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
+    exportData: fromPromise(() => exportAccountData()),
   },
-  actions: { show: (_, { step }) => go(pathOf('profile', step)) },
+  actions: {
+    show: (_, { step }) => go(pathOf('profile', step)),
+    save: (_, { name, text }) => {
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+      link.download = name;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    },
+  },
 }));

@@ -25,13 +25,13 @@ import { UserLayout } from '../components/UserLayout.tsx';
 import { variant } from '../variant.ts';
 
 type ProfileRef = ActorRefFrom<typeof profileMachine>;
-type Part = 'overview' | 'editingInfo' | 'credentials';
+type Part = 'overview' | 'editingInfo' | 'credentials' | 'download';
 
 export default function ProfilePage() {
   const { t } = useTranslation();
   const profile = useFlowChild('profile');
-  const part = useSelector(profile, (s) => (s ? (['editingInfo', 'credentials'] as const).find((name) => s.matches(name)) ?? 'overview' : null));
-  const title = part === 'editingInfo' ? t('profile.editInfo.title') : part === 'credentials' ? t('profile.credentials.title') : t('profile.title');
+  const part = useSelector(profile, (s) => (s ? (['editingInfo', 'credentials', 'download'] as const).find((name) => s.matches(name)) ?? 'overview' : null));
+  const title = part === 'editingInfo' ? t('profile.editInfo.title') : part === 'credentials' ? t('profile.credentials.title') : part === 'download' ? t('profile.download.title') : t('profile.title');
   return (
     <UserLayout>
       <nav aria-label={t('profile.breadcrumbs')} className="text-sm">
@@ -53,6 +53,7 @@ export default function ProfilePage() {
 function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
   if (part === 'editingInfo') return <InfoForm profile={profile} />;
   if (part === 'credentials') return <Credentials profile={profile} />;
+  if (part === 'download') return <Download profile={profile} />;
   return <Overview profile={profile} />;
 }
 
@@ -109,7 +110,36 @@ function Overview({ profile }: { profile: ProfileRef }) {
           </dl>
         ) : <p className="mt-3 text-sm text-slate-700">{t('profile.banking.none')}</p>}
       </Card>
+      <Card aria-labelledby="data-title">
+        <h2 id="data-title" className="text-lg font-semibold">{t('profile.download.title')}</h2>
+        <p className="mt-1 text-sm text-slate-700">{t('profile.download.intro')}</p>
+        <Link to={pathOf('profile', 'download')} className="btn btn-secondary btn-sm mt-3">{t('profile.download.open')}</Link>
+      </Card>
     </div>
+  );
+}
+
+/** The account's data as one JSON file: what it holds, and the button that saves it. */
+function Download({ profile }: { profile: ProfileRef }) {
+  const { t } = useTranslation();
+  const { notice, error } = useSelector(profile, (s) => s.context);
+  const busy = useSelector(profile, (s) => s.hasTag('busy'));
+  return (
+    <Card className="mt-5 max-w-2xl">
+      <p>{t('profile.download.intro')}</p>
+      <ul className="mt-3 list-disc space-y-1 pl-5 text-sm">
+        {(['profile', 'contacts', 'security', 'devices', 'history', 'partners', 'cards'] as const).map((part) => <li key={part}>{t(`profile.download.part.${part}`)}</li>)}
+      </ul>
+      <p className="mt-3 text-sm text-slate-700">{t('profile.download.noSecrets')}</p>
+      <div aria-live="polite" className="mt-3">
+        {notice === 'downloaded' && <Alert tone="success">{t('profile.notice.downloaded')}</Alert>}
+        {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+      </div>
+      <div className="mt-4 flex flex-wrap gap-3">
+        <Button loading={busy} onClick={() => profile.send({ type: 'DOWNLOAD' })}>{t('profile.download.button')}</Button>
+        <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.backToProfile')}</Button>
+      </div>
+    </Card>
   );
 }
 
