@@ -11,7 +11,7 @@ const user: UserProfile = {
   email: [{ value: 'emma@example.be', default: true, verified: true }], phone: [{ value: '+32470123456', default: true, verified: true }],
   user_id: 'U1', customer_user_id: null, fridom_user_id: null, password_status: 0, last_password_change: null,
   mfa_forced: false, mfa_customer: false, mfa_offer_later: false, has_sso: false, sso_only: false, mfa_enrolled: true,
-  banking: null,
+  picture: null, banking: null,
 };
 const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
 const withPhone: UserProfile = { ...user, phone: [...user.phone, { value: '+32470000001', default: false, verified: true }] };

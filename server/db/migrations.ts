@@ -18,6 +18,7 @@ import * as m2026_12_01_login_tickets from './migrations/2026_12_01_login_ticket
 import * as m2026_12_02_consent_answers from './migrations/2026_12_02_consent_answers.ts';
 import * as m2026_12_03_banking from './migrations/2026_12_03_banking.ts';
 import * as m2026_12_04_card_products from './migrations/2026_12_04_card_products.ts';
+import * as m2026_12_05_pictures from './migrations/2026_12_05_pictures.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_02_consent_answers': m2026_12_02_consent_answers,
   '2026_12_03_banking': m2026_12_03_banking,
   '2026_12_04_card_products': m2026_12_04_card_products,
+  '2026_12_05_pictures': m2026_12_05_pictures,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -220,6 +220,14 @@ export interface ResetRequestsTable {
   locked_until: string | null;
 }
 
+/** The profile picture: its type and its bytes in base64, without metadata. */
+export interface UserPicturesTable {
+  user_id: string;
+  content_type: string;
+  data: string;
+  updated_at: string;
+}
+
 /** A voucher product of a card that its holder switched (no row: active). */
 export interface CardProductStatesTable {
   card_id: string;
@@ -395,6 +403,7 @@ export interface Database {
   oidc_signing_keys: OidcSigningKeysTable;
   cards: CardsTable;
   card_product_states: CardProductStatesTable;
+  user_pictures: UserPicturesTable;
   invitations: InvitationsTable;
   onboarding_flows: OnboardingFlowsTable;
   consents: ConsentsTable;

@@ -24,6 +24,7 @@ function profileQuery(db: Db) {
   const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArray : postgresJsonArray;
   return prepared(db, (q, tokenHash: string, now: string) => liveSession(q, tokenHash, now)
     .innerJoin('users', 'users.id', 'sessions.user_id').selectAll('users')
+    .select((eb) => eb.selectFrom('user_pictures').select('updated_at').whereRef('user_pictures.user_id', '=', 'users.id').as('picture_at'))
     .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
     .select((eb) => [
       jsonArrayFrom(eb.selectFrom('user_emails').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_emails.user_id', '=', 'users.id')).as('emails'),
@@ -62,6 +63,7 @@ export async function profileOfToken(db: Db, token: string): Promise<{ session: 
     has_sso: user.has_sso === 1,
     sso_only: user.sso_only === 1,
     mfa_enrolled: Number(user.mfa_count) > 0,
+    picture: user.picture_at ?? null,
     banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
   } };
 }

@@ -13,6 +13,11 @@ import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { saveIban, saveInfo } from './edit.ts';
+import { pictureTypeOf, stripMetadata } from './picture.ts';
+import { recordEvent } from '../events/record.ts';
+
+/** The largest picture taken (the browser sends it shrunk, far smaller). */
+const PICTURE_MAX_BYTES = 5 * 1024 * 1024;
 import { profileOfToken } from './queries.ts';
 
 export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -50,6 +55,46 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     preHandler: [signedIn, requireRecentMfa(ctx.config)],
   }, async (request) => {
     await saveIban(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
+    return currentProfile(tokenOf(request, ctx.cookieName));
+  });
+
+  // The profile picture: its own body limit and parser (raw image bytes), in a scope of its own.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(['image/jpeg', 'image/png', 'image/webp'], { parseAs: 'buffer', bodyLimit: PICTURE_MAX_BYTES }, (_request, body, done) => done(null, body));
+    scope.put<{ Body: Buffer }>('/user/picture', {
+      schema: { tags: ['profile'], summary: 'Set the profile picture (JPEG, PNG or WebP, at most 5 MB; its metadata is removed)', response: responses({ 200: UserAnswer }, [400, 401, 413, 415, 503]) },
+      preHandler: signedIn,
+    }, async (request) => {
+      const bytes = new Uint8Array(request.body);
+      const type = pictureTypeOf(bytes);
+      const clean = type && stripMetadata(bytes, type);
+      if (!type || !clean) throw new ApiError('invalid_picture');
+      const userId = request.session!.userId;
+      const row = { content_type: type, data: Buffer.from(clean).toString('base64'), updated_at: new Date().toISOString() };
+      await ctx.db.insertInto('user_pictures').values({ user_id: userId, ...row })
+        .onConflict((c) => c.column('user_id').doUpdateSet(row)).execute();
+      await recordEvent(ctx.db, { type: 'picture_changed', userId, ip: request.ip, deviceKey: request.deviceKey });
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    });
+  });
+
+  app.get('/user/picture', {
+    schema: { tags: ['profile'], summary: 'The profile picture, as stored', response: responses({}, [400, 401, 404, 503]) },
+    preHandler: signedIn,
+  }, async (request, reply) => {
+    const picture = await ctx.db.selectFrom('user_pictures').select(['content_type', 'data']).where('user_id', '=', request.session!.userId).executeTakeFirst();
+    if (!picture) throw new ApiError('not_found');
+    // Only ever shown as an image, never run as anything else (and, as every API answer, not kept).
+    return reply.type(picture.content_type)
+      .header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox")
+      .send(Buffer.from(picture.data, 'base64'));
+  });
+
+  app.delete('/user/picture', {
+    schema: { tags: ['profile'], summary: 'Remove the profile picture', response: responses({ 200: UserAnswer }, [400, 401, 503]) },
+    preHandler: signedIn,
+  }, async (request) => {
+    await ctx.db.deleteFrom('user_pictures').where('user_id', '=', request.session!.userId).execute();
     return currentProfile(tokenOf(request, ctx.cookieName));
   });
 
