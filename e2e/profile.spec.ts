@@ -180,3 +180,30 @@ test('the account\'s data downloads as one JSON file from the profile', async ({
   await page.getByRole('button', { name: 'Back to the profile' }).click();
   await expect(page).toHaveURL(/\/profile$/);
 });
+
+/** An 8×8 PNG whose text chunk says where it was taken. */
+const PICTURE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEXRFWHRMb2NhdGlvbgBCcnVzc2Vsc8y58hUAAAB5SURBVHicBcExAQAgCEXBH8LZ2RCEYGYmBCGcTUKIN5PIOyGhhQ4y5ChRoSu22It92MZ2drKLfYUJW9jBDHMsscKuCBGLOIQRTiRRxBUlalGHMsqppIq64om3eIdnPOclr3hXtOhFH9pop5Mu+ooRs5jDGONMMsXcD5sIXcHrriv9AAAAAElFTkSuQmCC', 'base64');
+
+test('a profile picture is chosen, shrunk and sent without what it says of where it was taken, then removed', async ({ page }) => {
+  await signInWithEmailCode(page, paula.email, 'Paula');
+  await page.goto('/profile');
+  const card = page.getByRole('region', { name: 'Profile picture' });
+  await expect(card.getByRole('group', { name: 'Add a picture' })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Take a picture' })).toBeVisible();
+  await card.getByTestId('file-browse').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PICTURE });
+  await expect(page.getByText('Your picture has been saved.')).toBeVisible();
+  const picture = card.getByRole('img', { name: 'Your profile picture' });
+  await expect(picture).toBeVisible();
+  expect(await picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(8);
+  // What the server keeps is the picture the browser drew again, as JPEG: nothing of the file's text.
+  const stored = await page.evaluate(async () => {
+    const answer = await fetch('/api/user/picture', { headers: { 'x-device-id': localStorage.getItem('device_id')! } });
+    return { type: answer.headers.get('content-type'), text: new TextDecoder('latin1').decode(await answer.arrayBuffer()) };
+  });
+  expect(stored.type).toBe('image/jpeg');
+  expect(stored.text).not.toContain('Brussels');
+  await expectNoAxeViolations(page);
+  await card.getByRole('button', { name: 'Remove the picture' }).click();
+  await expect(page.getByText('Your picture has been removed.')).toBeVisible();
+  await expect(card.getByRole('img')).toHaveCount(0);
+});

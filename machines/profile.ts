@@ -32,7 +32,7 @@ export type ContactRef = { kind: ContactKind; value: string };
 export type NewContact = { kind: ContactKind; value: string; channel: PhoneChannel };
 
 /** What the overview or the contacts say after a change. */
-export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | 'downloaded' | null;
+export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | 'downloaded' | 'pictureSaved' | 'pictureRemoved' | null;
 
 export type ProfileInput = {
   step: ProfileStep;
@@ -108,9 +108,14 @@ const profileSetup = setup({
       | { type: 'MAKE_PRIMARY'; contact: ContactRef }
       | { type: 'CONFIRM' }
       | { type: 'KEEP' }
-      | { type: 'DOWNLOAD' },
+      | { type: 'DOWNLOAD' }
+      | { type: 'PICTURE_CHOSEN'; file: Blob }
+      | { type: 'REMOVE_PICTURE' },
   },
   actors: {
+    /** Shrinks the picture in the browser and sends it; the answer is the profile with it. */
+    uploadPicture: fromPromise<UserProfile, { file: Blob }>(async () => { throw new Error('uploadPicture is provided by the app'); }),
+    removePicture: fromPromise<UserProfile>(async () => { throw new Error('removePicture is provided by the app'); }),
     /** The account's data as the server gives it for download (a file's name and its text). */
     exportData: fromPromise<{ name: string; text: string }>(async () => { throw new Error('exportData is provided by the app'); }),
     startContact: fromPromise<AddContactAnswer, NewContact>(async () => { throw new Error('startContact is provided by the app'); }),
@@ -176,6 +181,40 @@ export const profileMachine = profileSetup.createMachine({
         // Arriving at edit-info by its link from here (or Forward) opens the form.
         ROUTE: { guard: { type: 'routeTo', params: { step: 'editInfo' } }, target: 'editingInfo' },
         DISMISS: { actions: 'clearMessages' },
+      },
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            PICTURE_CHOSEN: { target: 'uploading', actions: 'clearMessages' },
+            REMOVE_PICTURE: { target: 'removing', actions: 'clearMessages' },
+          },
+        },
+        uploading: {
+          tags: ['busy'],
+          invoke: {
+            id: 'uploadPicture',
+            src: 'uploadPicture',
+            input: ({ event }) => ({ file: (event as { file: Blob }).file }),
+            onDone: {
+              target: 'idle',
+              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'pictureSaved' as const })],
+            },
+            onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+          },
+        },
+        removing: {
+          tags: ['busy'],
+          invoke: {
+            id: 'removePicture',
+            src: 'removePicture',
+            onDone: {
+              target: 'idle',
+              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'pictureRemoved' as const })],
+            },
+            onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+          },
+        },
       },
     },
     editingInfo: {

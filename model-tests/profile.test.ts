@@ -45,6 +45,9 @@ describe('profile machine: model', () => {
           done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
           done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
           done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
+          { type: 'PICTURE_CHOSEN', file: new Blob(['picture']) }, { type: 'REMOVE_PICTURE' },
+          done('uploadPicture', { ...saved, picture: '2026-11-24T09:00:00Z' }), fail('uploadPicture', 415, { code: 'invalid_picture' }),
+          done('removePicture', saved), fail('removePicture', 503, { code: 'database_unavailable' }),
           { type: 'DOWNLOAD' }, done('exportData', { name: 'tessera-account.json', text: '{}' }), fail('exportData', 403, { code: 'step_up_required' }),
         ] as never,
         serializeState: ({ value, context }) => {
@@ -96,14 +99,14 @@ describe('profile machine: behaviour', () => {
 
   it('shows the overview in place of edit-info opened cold, and opens the form from the overview', () => {
     const cold = start('editInfo');
-    expect(cold.child().getSnapshot().value).toBe('overview');
+    expect(cold.child().getSnapshot().matches('overview')).toBe(true);
     expect(cold.shown).toEqual(['overview']);
     cold.child().send({ type: 'EDIT_INFO' });
     expect(cold.child().getSnapshot().matches('editingInfo')).toBe(true);
     expect(cold.shown).toEqual(['overview', 'editInfo']);
     // Back to the overview leaves the form; Forward (edit-info from the overview) opens it again.
     cold.child().send({ type: 'ROUTE', step: 'overview' });
-    expect(cold.child().getSnapshot().value).toBe('overview');
+    expect(cold.child().getSnapshot().matches('overview')).toBe(true);
     cold.child().send({ type: 'ROUTE', step: 'editInfo' });
     expect(cold.child().getSnapshot().matches('editingInfo')).toBe(true);
   });
@@ -122,7 +125,7 @@ describe('profile machine: behaviour', () => {
     await settle();
     expect(calls).toEqual([{ firstname: 'Emmy', lastname: 'Peeters', birthdate: '', gender: 'female', language: 'nl' }]);
     expect(reported).toEqual([saved]);
-    expect(child().getSnapshot().value).toBe('overview');
+    expect(child().getSnapshot().matches('overview')).toBe(true);
     expect(child().getSnapshot().context).toMatchObject({ notice: 'infoSaved', user: saved });
     expect(shown.at(-1)).toBe('overview');
   });

@@ -39,6 +39,10 @@ describe.each(kinds)('profile picture on %s', (kind) => {
     expect(got.headers['cache-control']).toBe('no-store');
     expect(got.rawPayload.includes(Buffer.from('GPSLatitude'))).toBe(false);
     expect(got.rawPayload.includes(Buffer.from('JFIF'))).toBe(true);
+    // An <img> sends the cookie but no device id header.
+    const { 'x-device-id': _device, ...imageHeaders } = who.headers;
+    expect((await server.app.inject({ method: 'GET', url: '/api/user/picture', headers: imageHeaders })).statusCode).toBe(200);
+    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: imageHeaders })).statusCode).toBe(400);
     const profile = await server.app.inject({ method: 'GET', url: '/api/user', headers: who.headers });
     expect(profile.json().data.picture).toBe(stamp);
     const removed = await server.app.inject({ method: 'DELETE', url: '/api/user/picture', headers: who.headers });

@@ -8,7 +8,8 @@ import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract
 import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
 
-type Options = { json?: unknown; searchParams?: Record<string, string> };
+/** `file`: raw bytes sent with their own type (a picture), instead of JSON. */
+type Options = { json?: unknown; file?: Blob; searchParams?: Record<string, string> };
 /** An answer on its way, whose JSON body can be asked for directly, as `api.get(…).json()`. */
 type Answer = Promise<Response> & { json: () => Promise<unknown> };
 
@@ -28,9 +29,10 @@ function send(method: string, path: string, options: Options = {}): Answer {
   // The language of the screen (i18n.ts sets it on <html>): a code sent during a sign-in speaks it.
   const headers: Record<string, string> = { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', [DEVICE_ID_HEADER]: deviceId() };
   if (options.json !== undefined) headers['content-type'] = 'application/json';
+  if (options.file) headers['content-type'] = options.file.type;
+  const body = options.file ?? (options.json !== undefined ? JSON.stringify(options.json) : undefined);
   const answer = fetch(`${API_PREFIX}/${path}${query}`, {
-    method, headers, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+    method, headers, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(body !== undefined ? { body } : {}),
   }).then(async (response) => {
     if (response.ok) return response;
     const text = await response.text().catch(() => '');

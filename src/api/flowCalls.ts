@@ -177,3 +177,7 @@ export const exportAccountData = async () => {
   const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'tessera-account.json';
   return { name, text: await response.text() };
 };
+
+/** PUT /user/picture: the picture's bytes as the browser shrank them; the answer is the profile. */
+export const uploadPicture = async (picture: Blob) => (await parsed(UserAnswer, () => api.put('user/picture', { file: picture }).json())).data;
+export const removePicture = async () => (await parsed(UserAnswer, () => api.delete('user/picture').json())).data;

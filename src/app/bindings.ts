@@ -3,6 +3,7 @@
 // the language it speaks. Loaded with the first flow the root starts (see flows.ts).
 import i18next from 'i18next';
 import { fromPromise } from 'xstate';
+import { apiFailure } from '../../contract/api.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { TotpStart } from '../../machines/totpSetup.ts';
@@ -15,7 +16,7 @@ import {
   acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
-  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary, exportAccountData,
+  readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary, exportAccountData, uploadPicture, removePicture,
 } from '../api/flowCalls.ts';
 import { switchLocale } from '../i18n.ts';
 import type { Locale } from '../../contract/constants.ts';
@@ -179,6 +180,8 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
     deleteContact: fromPromise(({ input }) => deleteContact(input)),
     makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
     exportData: fromPromise(() => exportAccountData()),
+    uploadPicture: fromPromise(async ({ input }) => uploadPicture(await shrunk(input.file))),
+    removePicture: fromPromise(() => removePicture()),
   },
   actions: {
     show: (_, { step }) => go(pathOf('profile', step)),
@@ -191,3 +194,24 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
     },
   },
 }));
+
+/** The longest side of a profile picture as sent: enough for any screen that shows it. */
+const PICTURE_SIDE = 512;
+
+/** A picture redrawn at most PICTURE_SIDE pixels a side, as JPEG: smaller to send, and drawing it
+ * again leaves behind what the file carried besides the picture (the server strips it too). */
+async function shrunk(file: Blob): Promise<Blob> {
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    throw apiFailure(415, { code: 'invalid_picture' });
+  }
+  const scale = Math.min(1, PICTURE_SIDE / Math.max(bitmap.width, bitmap.height));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+  canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+  canvas.getContext('2d')!.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(apiFailure(415, { code: 'invalid_picture' }))), 'image/jpeg', 0.85));
+}

@@ -18,6 +18,7 @@ import { Card } from '../components/Card.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { FileInput } from '../components/FileInput.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
@@ -74,12 +75,29 @@ function useCountries() {
 
 function Overview({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
-  const { user, notice } = useSelector(profile, (s) => s.context);
+  const { user, notice, error } = useSelector(profile, (s) => s.context);
+  const busy = useSelector(profile, (s) => s.hasTag('busy'));
   const dates = useDates();
   const country = useCountries();
   return (
     <div className="mt-5 space-y-5">
-      <div aria-live="polite">{notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}</div>
+      <div aria-live="polite">
+        {notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}
+        {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+      </div>
+      <Card aria-labelledby="picture-title">
+        <h2 id="picture-title" className="text-lg font-semibold">{t('profile.picture.title')}</h2>
+        <div className="mt-3 flex flex-wrap items-start gap-4">
+          {user.picture
+            ? <img src={`/api/user/picture?v=${encodeURIComponent(user.picture)}`} alt={t('profile.picture.alt')} width={96} height={96} className="h-24 w-24 rounded-full object-cover" data-testid="picture" />
+            : <span aria-hidden="true" className="flex h-24 w-24 items-center justify-center rounded-full bg-brand-light text-2xl font-semibold text-brand-dark">{(user.firstname[0] ?? '') + (user.lastname[0] ?? '')}</span>}
+          <div className="min-w-0 flex-1 space-y-2">
+            <FileInput label={t(user.picture ? 'profile.picture.change' : 'profile.picture.add')} accept="image/jpeg,image/png,image/webp" disabled={busy}
+              onFile={(file) => profile.send({ type: 'PICTURE_CHOSEN', file })} />
+            {user.picture && <Button variant="secondary" size="sm" disabled={busy} onClick={() => profile.send({ type: 'REMOVE_PICTURE' })}>{t('profile.picture.remove')}</Button>}
+          </div>
+        </div>
+      </Card>
       <Card aria-labelledby="personal-title">
         <div className="flex flex-wrap items-center justify-between gap-3">
           <h2 id="personal-title" className="text-lg font-semibold">{t('profile.personal.title')}</h2>
