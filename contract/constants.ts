@@ -58,6 +58,10 @@ export const PARTNER_PATH = '/partner';
 /** The website access chooser shown after a sign-in to a person with several platforms (the spec
  * names the screen, not its path; docs/architecture.md). */
 export const CHOOSER_PATH = '/user/choose-platform';
+/** "This wasn't me": where a change notice's link leads, its token in the hash (never sent to a server log). */
+export const UNDO_CHANGE_PATH = '/undo-change';
+/** How long a change notice's link can undo the change. */
+export const UNDO_CHANGE_DAYS = 7;
 
 /** Where a visitor without an account becomes a customer (the provider's public site). */
 export const BECOME_CUSTOMER_URL = 'https://www.tessera.example/become-a-customer';

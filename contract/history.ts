@@ -21,7 +21,7 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
   banking: ['iban_changed'],
   device: ['device_new', 'device_trusted', 'device_trust_revoked'],
   access: ['partner_consent_given', 'partner_consent_refused', 'partner_access_revoked', 'partner_access_requested'],
-  session: ['logout', 'sessions_ended'],
+  session: ['logout', 'sessions_ended', 'change_undone'],
   account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed'],
 };
 

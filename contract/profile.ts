@@ -118,3 +118,8 @@ export const CardProductParams = v.strictObject({ id: v.pipe(v.string(), v.uuid(
 export type CardProductParams = v.InferOutput<typeof CardProductParams>;
 export const CardProductRequest = v.strictObject({ active: v.boolean() });
 export type CardProductRequest = v.InferOutput<typeof CardProductRequest>;
+
+/** POST /account/undo: the token of a change notice's link ("this wasn't me"). */
+export const UndoChangeRequest = v.strictObject({ token: text(200, 16) });
+export type UndoChangeRequest = v.InferOutput<typeof UndoChangeRequest>;
+export const UndoChangeAnswer = v.object({ undone: v.picklist(['added', 'removed', 'primary']) });

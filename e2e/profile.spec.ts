@@ -207,3 +207,38 @@ test('a profile picture is chosen, shrunk and sent without what it says of where
   await expect(page.getByText('Your picture has been removed.')).toBeVisible();
   await expect(card.getByRole('img')).toHaveCount(0);
 });
+
+// Last of the file: undoing locks Paula's password until a new one is chosen.
+test('"this wasn\'t me": the link of an address added undoes it after a yes, and asks for a new password', async ({ page, browser }) => {
+  await signInWithEmailCode(page, paula.email, 'Paula');
+  await page.goto('/profile/edit-credentials');
+  const added = `intruder.${Date.now()}@example.be`;
+  await page.getByRole('region', { name: 'Email addresses' }).getByRole('button', { name: 'Add an email address' }).click();
+  await page.getByLabel('New email address').fill(added);
+  await page.getByRole('button', { name: 'Send a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(added));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByText('Email or phone updated: the new one is on your account.')).toBeVisible();
+
+  // The owner reads the notice in another browser and follows its link.
+  await expect.poll(async () => (await mailsTo(paula.email)).at(-1) ?? '').toContain(`${added} was added`);
+  const mail = (await mailsTo(paula.email)).at(-1)!.replace(/=\r?\n/g, '');
+  const link = /https?:\/\/[^\s"]+\/undo-change#[\w-]+/.exec(mail)![0];
+  const owner = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+  await owner.goto(link);
+  await expect(owner.getByRole('heading', { level: 1 })).toHaveText("This wasn't you?");
+  // The token leaves the address bar at once.
+  await expect(owner).toHaveURL(/\/undo-change$/);
+  await expectNoAxeViolations(owner);
+  await owner.getByRole('button', { name: 'Undo the change and secure my account' }).click();
+  await expect(owner.getByRole('heading', { level: 1 })).toHaveText('Your account is safe again');
+  await expect(owner.getByRole('link', { name: 'Choose a new password' })).toHaveAttribute('href', '/forgot-password/email');
+
+  // The intruder's session is over; the address is gone; the old password no longer signs in.
+  await page.reload();
+  await expect(page).toHaveURL(/\/login\/email/);
+  await page.getByLabel('Email address').fill(paula.email);
+  await page.getByLabel('Password', { exact: true }).fill('Tessera-demo-2026!');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText('Invalid username/password.')).toBeVisible();
+});

@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { CHOOSER_PATH, CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
+import { UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -13,12 +13,12 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile' | 'undoChange';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile';
+  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange';
 
 export type Route = {
   path: string;
@@ -86,6 +86,8 @@ export const ROUTES = [
   { path: '/partner/no-account', access: 'public', flow: 'partner', step: 'noAccount', screen: 'partner', start: true },
   { path: '/partner/link-existing', access: 'public', flow: 'partner', step: 'linkExisting', screen: 'partner', start: true },
   { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
+  // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
+  { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },
   { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
   // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
   // decision (its predecessor rules), so every step starts the flow.

@@ -19,6 +19,7 @@ import * as m2026_12_02_consent_answers from './migrations/2026_12_02_consent_an
 import * as m2026_12_03_banking from './migrations/2026_12_03_banking.ts';
 import * as m2026_12_04_card_products from './migrations/2026_12_04_card_products.ts';
 import * as m2026_12_05_pictures from './migrations/2026_12_05_pictures.ts';
+import * as m2026_12_06_change_undos from './migrations/2026_12_06_change_undos.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_03_banking': m2026_12_03_banking,
   '2026_12_04_card_products': m2026_12_04_card_products,
   '2026_12_05_pictures': m2026_12_05_pictures,
+  '2026_12_06_change_undos': m2026_12_06_change_undos,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -220,6 +220,18 @@ export interface ResetRequestsTable {
   locked_until: string | null;
 }
 
+/** A change to an account's emails or phones that its notice's link may undo (7 days). */
+export interface AccountChangeUndosTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  /** JSON: { kind: 'added' | 'removed' | 'primary', contact: 'email' | 'phone', value, previous? }. */
+  change: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 /** The profile picture: its type and its bytes in base64, without metadata. */
 export interface UserPicturesTable {
   user_id: string;
@@ -404,6 +416,7 @@ export interface Database {
   cards: CardsTable;
   card_product_states: CardProductStatesTable;
   user_pictures: UserPicturesTable;
+  account_change_undos: AccountChangeUndosTable;
   invitations: InvitationsTable;
   onboarding_flows: OnboardingFlowsTable;
   consents: ConsentsTable;

@@ -10,24 +10,24 @@ type Language = 'en' | 'fr' | 'nl' | 'de';
 type Notice = { subject: string; body: (detail: NoticeDetail) => string; sms: (detail: NoticeDetail) => string };
 /** What the notice names: the masked IBAN and its country code; the address or number added,
  * removed or now primary. */
-export type NoticeDetail = { iban?: string; country?: string; value?: string };
+export type NoticeDetail = { iban?: string; country?: string; value?: string; undo?: string };
 
 const TEXTS: Record<Language, Record<NoticeKind, Notice>> = {
   en: {
     contact_added: {
       subject: 'An address was added to your Tessera account',
-      body: (d) => `${d.value} was added to your Tessera account, and you can now sign in with it. If you made this change, there is nothing to do. If you did not, sign in to Tessera now, remove it and change your password.`,
-      sms: (d) => `Tessera: ${d.value} was added to your account. Not you? Sign in, remove it and change your password.`,
+      body: (d) => `${d.value} was added to your Tessera account, and you can now sign in with it. If you made this change, there is nothing to do. If you did not, undo it within 7 days here: ${d.undo} — this ends every session and asks for a new password.`,
+      sms: (d) => `Tessera: ${d.value} was added to your account. Not you? Undo it: ${d.undo}`,
     },
     contact_removed: {
       subject: 'This address was removed from your Tessera account',
-      body: (d) => `${d.value} was removed from your Tessera account: you can no longer sign in with it. If you made this change, there is nothing to do. If you did not, sign in to Tessera with another address and change your password, or contact our support.`,
-      sms: (d) => `Tessera: ${d.value} was removed from your account. Not you? Sign in and change your password, or contact our support.`,
+      body: (d) => `${d.value} was removed from your Tessera account: you can no longer sign in with it. If you made this change, there is nothing to do. If you did not, undo it within 7 days here: ${d.undo} — this ends every session and asks for a new password.`,
+      sms: (d) => `Tessera: ${d.value} was removed from your account. Not you? Undo it: ${d.undo}`,
     },
     primary_changed: {
       subject: 'The primary address of your Tessera account changed',
-      body: (d) => `The primary address of your Tessera account is now ${d.value}. Messages about your account go there from now on. If you made this change, there is nothing to do. If you did not, sign in to Tessera now and change your password.`,
-      sms: (d) => `Tessera: your primary number is now ${d.value}. Not you? Sign in and change your password.`,
+      body: (d) => `The primary address of your Tessera account is now ${d.value}. Messages about your account go there from now on. If you made this change, there is nothing to do. If you did not, undo it within 7 days here: ${d.undo} — this ends every session and asks for a new password.`,
+      sms: (d) => `Tessera: your primary number is now ${d.value}. Not you? Undo it: ${d.undo}`,
     },
     iban_changed: {
       subject: 'The bank account of your Tessera account was changed',
@@ -38,18 +38,18 @@ const TEXTS: Record<Language, Record<NoticeKind, Notice>> = {
   fr: {
     contact_added: {
       subject: 'Une adresse a été ajoutée à votre compte Tessera',
-      body: (d) => `${d.value} a été ajouté à votre compte Tessera : il permet désormais de se connecter. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, connectez-vous tout de suite à Tessera, supprimez-le et changez votre mot de passe.`,
-      sms: (d) => `Tessera : ${d.value} a été ajouté à votre compte. Ce n'est pas vous ? Connectez-vous, supprimez-le et changez votre mot de passe.`,
+      body: (d) => `${d.value} a été ajouté à votre compte Tessera : il permet désormais de se connecter. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, annulez-le dans les 7 jours ici : ${d.undo} — toutes les sessions seront fermées et un nouveau mot de passe vous sera demandé.`,
+      sms: (d) => `Tessera : ${d.value} a été ajouté à votre compte. Ce n'est pas vous ? Annulez : ${d.undo}`,
     },
     contact_removed: {
       subject: 'Cette adresse a été retirée de votre compte Tessera',
-      body: (d) => `${d.value} a été retiré de votre compte Tessera : il ne permet plus de se connecter. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, connectez-vous à Tessera avec une autre adresse et changez votre mot de passe, ou contactez notre support.`,
-      sms: (d) => `Tessera : ${d.value} a été retiré de votre compte. Ce n'est pas vous ? Connectez-vous et changez votre mot de passe, ou contactez notre support.`,
+      body: (d) => `${d.value} a été retiré de votre compte Tessera : il ne permet plus de se connecter. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, annulez-le dans les 7 jours ici : ${d.undo} — toutes les sessions seront fermées et un nouveau mot de passe vous sera demandé.`,
+      sms: (d) => `Tessera : ${d.value} a été retiré de votre compte. Ce n'est pas vous ? Annulez : ${d.undo}`,
     },
     primary_changed: {
       subject: "L'adresse principale de votre compte Tessera a changé",
-      body: (d) => `L'adresse principale de votre compte Tessera est désormais ${d.value}. Les messages concernant votre compte y seront envoyés. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, connectez-vous tout de suite à Tessera et changez votre mot de passe.`,
-      sms: (d) => `Tessera : votre numéro principal est désormais ${d.value}. Ce n'est pas vous ? Connectez-vous et changez votre mot de passe.`,
+      body: (d) => `L'adresse principale de votre compte Tessera est désormais ${d.value}. Les messages concernant votre compte y seront envoyés. Si vous êtes à l'origine de ce changement, vous n'avez rien à faire. Sinon, annulez-le dans les 7 jours ici : ${d.undo} — toutes les sessions seront fermées et un nouveau mot de passe vous sera demandé.`,
+      sms: (d) => `Tessera : votre numéro principal est désormais ${d.value}. Ce n'est pas vous ? Annulez : ${d.undo}`,
     },
     iban_changed: {
       subject: 'Le compte bancaire de votre compte Tessera a été modifié',
@@ -60,18 +60,18 @@ const TEXTS: Record<Language, Record<NoticeKind, Notice>> = {
   nl: {
     contact_added: {
       subject: 'Er is een adres toegevoegd aan uw Tessera-account',
-      body: (d) => `${d.value} is toegevoegd aan uw Tessera-account: u kunt er nu mee aanmelden. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, meld u dan meteen aan bij Tessera, verwijder het en wijzig uw wachtwoord.`,
-      sms: (d) => `Tessera: ${d.value} is toegevoegd aan uw account. Was u dit niet? Meld u aan, verwijder het en wijzig uw wachtwoord.`,
+      body: (d) => `${d.value} is toegevoegd aan uw Tessera-account: u kunt er nu mee aanmelden. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, maak het binnen 7 dagen ongedaan via ${d.undo} — alle sessies worden dan beëindigd en er wordt een nieuw wachtwoord gevraagd.`,
+      sms: (d) => `Tessera: ${d.value} is toegevoegd aan uw account. Was u dit niet? Maak het ongedaan: ${d.undo}`,
     },
     contact_removed: {
       subject: 'Dit adres is verwijderd uit uw Tessera-account',
-      body: (d) => `${d.value} is verwijderd uit uw Tessera-account: u kunt er niet meer mee aanmelden. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, meld u dan aan bij Tessera met een ander adres en wijzig uw wachtwoord, of neem contact op met onze support.`,
-      sms: (d) => `Tessera: ${d.value} is verwijderd uit uw account. Was u dit niet? Meld u aan en wijzig uw wachtwoord, of neem contact op met onze support.`,
+      body: (d) => `${d.value} is verwijderd uit uw Tessera-account: u kunt er niet meer mee aanmelden. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, maak het binnen 7 dagen ongedaan via ${d.undo} — alle sessies worden dan beëindigd en er wordt een nieuw wachtwoord gevraagd.`,
+      sms: (d) => `Tessera: ${d.value} is verwijderd uit uw account. Was u dit niet? Maak het ongedaan: ${d.undo}`,
     },
     primary_changed: {
       subject: 'Het primaire adres van uw Tessera-account is gewijzigd',
-      body: (d) => `Het primaire adres van uw Tessera-account is nu ${d.value}. Berichten over uw account gaan voortaan daarheen. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, meld u dan meteen aan bij Tessera en wijzig uw wachtwoord.`,
-      sms: (d) => `Tessera: uw primaire nummer is nu ${d.value}. Was u dit niet? Meld u aan en wijzig uw wachtwoord.`,
+      body: (d) => `Het primaire adres van uw Tessera-account is nu ${d.value}. Berichten over uw account gaan voortaan daarheen. Hebt u dit zelf gedaan? Dan hoeft u niets te doen. Zo niet, maak het binnen 7 dagen ongedaan via ${d.undo} — alle sessies worden dan beëindigd en er wordt een nieuw wachtwoord gevraagd.`,
+      sms: (d) => `Tessera: uw primaire nummer is nu ${d.value}. Was u dit niet? Maak het ongedaan: ${d.undo}`,
     },
     iban_changed: {
       subject: 'De bankrekening van uw Tessera-account is gewijzigd',
@@ -82,18 +82,18 @@ const TEXTS: Record<Language, Record<NoticeKind, Notice>> = {
   de: {
     contact_added: {
       subject: 'Ihrem Tessera-Konto wurde eine Adresse hinzugefügt',
-      body: (d) => `${d.value} wurde Ihrem Tessera-Konto hinzugefügt: Sie können sich jetzt damit anmelden. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls melden Sie sich sofort bei Tessera an, entfernen Sie die Adresse und ändern Sie Ihr Passwort.`,
-      sms: (d) => `Tessera: ${d.value} wurde Ihrem Konto hinzugefügt. Nicht Sie? Melden Sie sich an, entfernen Sie es und ändern Sie Ihr Passwort.`,
+      body: (d) => `${d.value} wurde Ihrem Tessera-Konto hinzugefügt: Sie können sich jetzt damit anmelden. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls machen Sie sie innerhalb von 7 Tagen hier rückgängig: ${d.undo} — dabei werden alle Sitzungen beendet und ein neues Passwort verlangt.`,
+      sms: (d) => `Tessera: ${d.value} wurde Ihrem Konto hinzugefügt. Nicht Sie? Rückgängig machen: ${d.undo}`,
     },
     contact_removed: {
       subject: 'Diese Adresse wurde aus Ihrem Tessera-Konto entfernt',
-      body: (d) => `${d.value} wurde aus Ihrem Tessera-Konto entfernt: Sie können sich nicht mehr damit anmelden. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls melden Sie sich mit einer anderen Adresse bei Tessera an und ändern Sie Ihr Passwort, oder wenden Sie sich an unseren Support.`,
-      sms: (d) => `Tessera: ${d.value} wurde aus Ihrem Konto entfernt. Nicht Sie? Melden Sie sich an und ändern Sie Ihr Passwort, oder wenden Sie sich an unseren Support.`,
+      body: (d) => `${d.value} wurde aus Ihrem Tessera-Konto entfernt: Sie können sich nicht mehr damit anmelden. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls machen Sie sie innerhalb von 7 Tagen hier rückgängig: ${d.undo} — dabei werden alle Sitzungen beendet und ein neues Passwort verlangt.`,
+      sms: (d) => `Tessera: ${d.value} wurde aus Ihrem Konto entfernt. Nicht Sie? Rückgängig machen: ${d.undo}`,
     },
     primary_changed: {
       subject: 'Die primäre Adresse Ihres Tessera-Kontos wurde geändert',
-      body: (d) => `Die primäre Adresse Ihres Tessera-Kontos lautet jetzt ${d.value}. Nachrichten zu Ihrem Konto gehen ab jetzt dorthin. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls melden Sie sich sofort bei Tessera an und ändern Sie Ihr Passwort.`,
-      sms: (d) => `Tessera: Ihre primäre Nummer lautet jetzt ${d.value}. Nicht Sie? Melden Sie sich an und ändern Sie Ihr Passwort.`,
+      body: (d) => `Die primäre Adresse Ihres Tessera-Kontos lautet jetzt ${d.value}. Nachrichten zu Ihrem Konto gehen ab jetzt dorthin. Wenn Sie diese Änderung vorgenommen haben, ist nichts zu tun. Andernfalls machen Sie sie innerhalb von 7 Tagen hier rückgängig: ${d.undo} — dabei werden alle Sitzungen beendet und ein neues Passwort verlangt.`,
+      sms: (d) => `Tessera: Ihre primäre Nummer lautet jetzt ${d.value}. Nicht Sie? Rückgängig machen: ${d.undo}`,
     },
     iban_changed: {
       subject: 'Die Bankverbindung Ihres Tessera-Kontos wurde geändert',

@@ -3,6 +3,10 @@
 import { hash, verify } from '@node-rs/argon2';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (a const enum, so not importable at run time)
+/** What an account's password becomes when it must not be usable until a new one is chosen (a change
+ * undone by its owner): no password matches it, and checking it costs what a real one costs. */
+export const LOCKED_PASSWORD = '!locked';
+
 export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 export class Semaphore {

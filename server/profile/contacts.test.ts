@@ -182,4 +182,45 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     const owners = await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).execute();
     expect(owners).toHaveLength(1);
   });
+
+  describe('"this wasn\'t me"', () => {
+    const undoLinkIn = (mail: string) => /\/undo-change#([\w-]+)/.exec(mail.replace(/=\r?\n/g, ''))?.[1];
+    const undo = (token: string) => server.app.inject({ method: 'POST', url: '/api/account/undo', headers: { 'x-device-id': 'undo-device-0001' }, payload: { token } });
+
+    it('undoes an added address from its notice\'s link once, ends every session and locks the password', async () => {
+      const who = await signedIn();
+      const email = fresh();
+      const { payload } = (await call('POST', '/api/user/login', who, { email })).json();
+      expect((await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) })).statusCode).toBe(200);
+      const token = undoLinkIn(mailsTo(who.email).at(-1)!)!;
+      expect(token).toBeTruthy();
+      const res = await undo(token);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ undone: 'added' });
+      expect((await contactsOf(who.userId)).email.map((e) => e.value)).toEqual([who.email]);
+      // Every session is over, and the password no longer signs in.
+      expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` } })).statusCode).toBe(401);
+      const password = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': who.device }, payload: { username: who.email, password: 'Tessera-demo-2026!' } });
+      expect(password.statusCode).toBe(400);
+      // Spent: a second use (or a made-up token) says the same.
+      expect((await undo(token)).json()).toMatchObject({ code: 'undo_unavailable' });
+      expect((await undo('x'.repeat(43))).statusCode).toBe(410);
+    });
+
+    it('puts back a removed address and a former primary', async () => {
+      const who = await signedIn(['email']);
+      const extra = await secondEmail(who, true);
+      expect((await call('POST', '/api/user/login/primary', who, { email: extra })).statusCode).toBe(200);
+      const primaryToken = undoLinkIn(mailsTo(who.email).at(-1)!)!;
+      expect((await undo(primaryToken)).json()).toEqual({ undone: 'primary' });
+      expect((await contactsOf(who.userId)).email.find((e) => e.is_default === 1)?.value).toBe(who.email);
+
+      const other = await signedIn(['email', 'sms']);
+      const removable = await secondEmail(other, false);
+      expect((await call('DELETE', '/api/user/login', other, { email: removable })).statusCode).toBe(200);
+      const removedToken = undoLinkIn(mailsTo(removable).at(-1)!)!;
+      expect((await undo(removedToken)).json()).toEqual({ undone: 'removed' });
+      expect((await contactsOf(other.userId)).email.map((e) => e.value)).toContain(removable);
+    });
+  });
 });

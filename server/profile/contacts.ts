@@ -5,7 +5,7 @@
 import { sql, type Transaction } from 'kysely';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
-import type { Variant } from '../../contract/constants.ts';
+import { UNDO_CHANGE_DAYS, UNDO_CHANGE_PATH, type Variant } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
 import { lockUser } from '../db/locks.ts';
 import type { Database } from '../db/schema.ts';
@@ -17,11 +17,14 @@ import { methodsOf, setPrimary } from '../identity/second-factors.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
+import { hashToken, newId, newToken } from '../sessions/tokens.ts';
+import { nowIso } from '../db/index.ts';
 
 /** Notices of a change stay worth sending for a day. */
 const NOTICE_TTL_S = 24 * 3600;
 
-export type Caller = { userId: string; language: string; variant: Variant; deviceKey: string; ip: string };
+/** `origin`: where the person reached us (scheme and host), for the notice's undo link. */
+export type Caller = { userId: string; language: string; variant: Variant; deviceKey: string; ip: string; origin: string };
 export type ContactRef = { kind: ContactKind; value: string };
 
 const tableOf = (kind: ContactKind) => (kind === 'email' ? 'user_emails' as const : 'user_phones' as const);
@@ -80,9 +83,9 @@ export async function confirmContact(ctx: AppContext, caller: Caller, payload: s
   const passed = await verifyChallenge(ctx, payload, code, { purposes: ['contact'], deviceKey: caller.deviceKey, ip: caller.ip });
   if (passed.userId !== caller.userId || !passed.target) throw new ApiError('challenge_closed');
   const contact: ContactRef = { kind: passed.newMethod === 'email' ? 'email' : 'phone', value: passed.target };
-  await changeAndTell(ctx, caller.userId, async (trx) => {
+  await changeAndTell(ctx, caller, async (trx) => {
     if (!(await addVerifiedContact(trx, caller.userId, contact.kind, contact.value))) throw new ApiError(inUse(contact.kind));
-    return { notice: 'contact_added', to: 'primary', detail: contact.value };
+    return { notice: 'contact_added', to: 'primary', detail: contact.value, change: { kind: 'added', contact } };
   });
   await recordEvent(ctx.db, { type: `${contact.kind}_added`, userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
   return contact;
@@ -95,7 +98,7 @@ const sendsTo = (kind: ContactKind) => (kind === 'email' ? ['email'] : ['sms', '
  * deleted contact go with it (their codes would reach nobody). */
 export async function deleteContact(ctx: AppContext, caller: Caller, contact: ContactRef): Promise<void> {
   const { userId } = caller;
-  await changeAndTell(ctx, userId, async (trx) => {
+  await changeAndTell(ctx, caller, async (trx) => {
     const table = tableOf(contact.kind);
     const rows = await trx.selectFrom(table).select(['id', 'value', 'is_default']).where('user_id', '=', userId).execute();
     const row = rows.find((r) => r.value === contact.value);
@@ -115,7 +118,7 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
       }
     }
     await trx.deleteFrom(table).where('id', '=', row.id).execute();
-    return { notice: 'contact_removed', to: contact, detail: contact.value };
+    return { notice: 'contact_removed', to: contact, detail: contact.value, change: { kind: 'removed', contact } };
   });
   await recordEvent(ctx.db, { type: `${contact.kind}_removed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
 }
@@ -125,7 +128,7 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
 export async function makePrimary(ctx: AppContext, caller: Caller, contact: ContactRef): Promise<void> {
   const { userId } = caller;
   let former: string | undefined;
-  await changeAndTell(ctx, userId, async (trx) => {
+  await changeAndTell(ctx, caller, async (trx) => {
     const table = tableOf(contact.kind);
     const rows = await trx.selectFrom(table).select(['value', 'is_default', 'verified']).where('user_id', '=', userId).execute();
     const row = rows.find((r) => r.value === contact.value);
@@ -137,18 +140,25 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
     if (row.verified !== 1 || !protectedBy) throw new ApiError('primary_needs_mfa');
     await trx.updateTable(table).set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
       .where('user_id', '=', userId).execute();
-    return former ? { notice: 'primary_changed', to: { kind: contact.kind, value: former }, detail: contact.value } : null;
+    return former ? { notice: 'primary_changed', to: { kind: contact.kind, value: former }, detail: contact.value, change: { kind: 'primary', contact, previous: former } } : null;
   });
   if (former !== contact.value) {
     await recordEvent(ctx.db, { type: `${contact.kind}_primary_changed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
   }
 }
 
-type Telling = { notice: NoticeKind; to: 'primary' | ContactRef; detail: string } | null;
+/** What an undo puts back (server/profile/undo.ts). */
+export type UndoableChange =
+  | { kind: 'added'; contact: ContactRef }
+  | { kind: 'removed'; contact: ContactRef }
+  | { kind: 'primary'; contact: ContactRef; previous: string };
+
+type Telling = { notice: NoticeKind; to: 'primary' | ContactRef; detail: string; change: UndoableChange } | null;
 
 /** Runs a change under the account's lock, then queues its notice in the same transaction: the
- * notice goes if and only if the change is made. */
-async function changeAndTell(ctx: AppContext, userId: string, change: (trx: Transaction<Database>) => Promise<Telling>): Promise<void> {
+ * notice goes if and only if the change is made, with the link that undoes it for a week. */
+async function changeAndTell(ctx: AppContext, caller: Caller, change: (trx: Transaction<Database>) => Promise<Telling>): Promise<void> {
+  const { userId } = caller;
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockUser(trx, userId))) throw new ApiError('unauthorized');
     const telling = await change(trx);
@@ -159,8 +169,14 @@ async function changeAndTell(ctx: AppContext, userId: string, change: (trx: Tran
       : telling.to;
     if (!to) return;
     const { language } = await trx.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow();
+    const token = newToken();
+    await trx.insertInto('account_change_undos').values({
+      id: newId(), user_id: userId, token_hash: hashToken(token), change: JSON.stringify(telling.change),
+      created_at: nowIso(), expires_at: nowIso(Date.now() + UNDO_CHANGE_DAYS * 86_400_000), used_at: null,
+    }).execute();
+    const undo = `${caller.origin}${UNDO_CHANGE_PATH}#${token}`;
     const channel = to.kind === 'email' ? 'email' as const : 'sms' as const;
-    await ctx.outbox.enqueue(trx, { channel, to: to.value, ...noticeMessage(language, telling.notice, { value: telling.detail }, channel), ttlSeconds: NOTICE_TTL_S });
+    await ctx.outbox.enqueue(trx, { channel, to: to.value, ...noticeMessage(language, telling.notice, { value: telling.detail, undo }, channel), ttlSeconds: NOTICE_TTL_S });
   });
   ctx.outbox.kick();
 }

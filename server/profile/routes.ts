@@ -1,7 +1,8 @@
 // GET /user: the signed-in user's profile; PUT /user: the personal information; PUT /user/iban:
 // the bank account (a sensitive change: a recent second factor first).
 import type { FastifyInstance } from 'fastify';
-import { AddContactAnswer, AddContactRequest, ConfirmContactRequest, ContactRequest, IbanRequest, ProfileInfoRequest } from '../../contract/profile.ts';
+import { AddContactAnswer, AddContactRequest, ConfirmContactRequest, ContactRequest, IbanRequest, ProfileInfoRequest, UndoChangeAnswer, UndoChangeRequest } from '../../contract/profile.ts';
+import { undoChange } from './undo.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { FastifyRequest } from 'fastify';
 import { confirmContact, contactOf, deleteContact, makePrimary, startAddingContact, type Caller } from './contacts.ts';
@@ -103,7 +104,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   const sensitive = [signedIn, requireRecentMfa(ctx.config)];
   const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
     userId: request.session!.userId, language: await languageOf(ctx.db, request.session!.userId),
-    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip,
+    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip, origin: `${request.protocol}://${request.host}`,
   });
   const contactErrors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
 
@@ -138,4 +139,9 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     await makePrimary(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
     return currentProfile(tokenOf(request, ctx.cookieName));
   });
+
+  // "This wasn't me": anyone holding a change notice's link may undo that change (the link is the proof).
+  app.post<{ Body: UndoChangeRequest }>('/account/undo', {
+    schema: { tags: ['profile'], summary: 'Undo a change to the emails or phones from its notice\'s link: every session ends and the password must be chosen anew', body: jsonSchema(UndoChangeRequest), response: responses({ 200: UndoChangeAnswer }, [400, 410, 503]) },
+  }, async (request) => ({ undone: await undoChange(ctx, request.body.token, { ip: request.ip, deviceKey: request.deviceKey }) }));
 }

@@ -7,7 +7,7 @@ import {
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
   PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary,
 } from '../../contract/schemas.ts';
-import { AccountCardAnswer, AccountCardList, AddContactAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
+import { AccountCardAnswer, AccountCardList, AddContactAnswer, UndoChangeAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
 
@@ -181,3 +181,6 @@ export const exportAccountData = async () => {
 /** PUT /user/picture: the picture's bytes as the browser shrank them; the answer is the profile. */
 export const uploadPicture = async (picture: Blob) => (await parsed(UserAnswer, () => api.put('user/picture', { file: picture }).json())).data;
 export const removePicture = async () => (await parsed(UserAnswer, () => api.delete('user/picture').json())).data;
+
+/** POST /account/undo: "this wasn't me", with the token of the change notice's link. */
+export const undoChange = (input: { token: string }) => parsed(UndoChangeAnswer, () => api.post('account/undo', { json: input }).json());

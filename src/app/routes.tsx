@@ -23,6 +23,7 @@ const ConsentPage = lazy(() => import('../consent/ConsentPage.tsx'));
 const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
 const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
 const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
+const UndoChangePage = lazy(() => import('../undoChange/UndoChangePage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -47,6 +48,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   partner: later(<PartnerPage />),
   chooser: later(<ChooserPage />),
   profile: later(<ProfilePage />),
+  undoChange: later(<UndoChangePage />),
 };
 
 const BY_PATH = new Map<string, ReactNode>(ROUTES.map((route) => [route.path, SCREEN_ELEMENTS[route.screen]]));
