@@ -59,7 +59,7 @@ describe('root machine: model', () => {
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
-      done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }),
+      done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }), done('devices', { signedOut: true }),
       done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.

@@ -8,6 +8,7 @@ import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { loginMachine } from '../machines/login.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
+import { devicesMachine } from '../machines/devices.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
@@ -18,7 +19,7 @@ import { newPasswordMachine } from '../machines/newPassword.ts';
 import { consentMachine } from '../machines/consent.ts';
 import { partnerMachine } from '../machines/partner.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, devices: devicesMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine };
 
 type Node = AnyStateMachine['root'];
 

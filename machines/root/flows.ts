@@ -7,6 +7,7 @@ import { forgotUsernameMachine } from '../forgotUsername.ts';
 import { mfaCodeMachine } from '../mfaCode.ts';
 import { mfaSettingsMachine } from '../mfaSettings.ts';
 import { accessGrantsMachine } from '../accessGrants.ts';
+import { devicesMachine } from '../devices.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
@@ -20,6 +21,7 @@ export const FLOW_MACHINES = {
   forcedMfa: forcedMfaMachine,
   mfaSettings: mfaSettingsMachine,
   accessGrants: accessGrantsMachine,
+  devices: devicesMachine,
   totpSetup: totpSetupMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,

@@ -13,6 +13,7 @@ import type { totpRecoveryMachine } from '../totpRecovery.ts';
 import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
 import type { accessGrantsMachine } from '../accessGrants.ts';
+import type { devicesMachine } from '../devices.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
 import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
@@ -206,6 +207,7 @@ export const rootSetup = setup({
       forcedMfa: 'forcedMfa';
       mfaSettings: 'mfaSettings';
       accessGrants: 'accessGrants';
+      devices: 'devices';
       totpSetup: 'totpSetup';
       weakPassword: 'weakPassword';
       forgotPassword: 'forgotPassword';
@@ -234,6 +236,7 @@ export const rootSetup = setup({
     forcedMfa: flow<typeof forcedMfaMachine>('forcedMfa'),
     mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
     accessGrants: flow<typeof accessGrantsMachine>('accessGrants'),
+    devices: flow<typeof devicesMachine>('devices'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
     weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),

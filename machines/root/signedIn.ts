@@ -260,7 +260,19 @@ export const signedIn = rootSetup.createStateConfig({
                 { target: 'overview' },
               ],
             },
-            overview: { tags: ['security.overview'] },
+            // The overview's devices and sessions run beside the settings; signing out everywhere
+            // ends this session too, as a sign-out does.
+            overview: {
+              tags: ['security.overview'],
+              invoke: {
+                id: 'devices',
+                src: 'devices',
+                onDone: {
+                  target: '#root.anonymous',
+                  actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+                },
+              },
+            },
             methods: { tags: ['security.methods'] },
             recovery: { tags: ['security.recovery'] },
           },

@@ -5,7 +5,7 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer,
+  DeviceList, PartnerAnswer, AccessRequestAnswer,
 } from '../../contract/schemas.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
@@ -50,6 +50,15 @@ export const deleteMethod = async (input: { id: number }) => { await call(() => 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
 export const listAccessGrants = async () => (await parsed(AccessGrantList, () => api.get('tokens').json())).data;
 export const revokeAccessGrant = async (input: { clientId: string }) => { await call(() => api.delete(`token/${encodeURIComponent(input.clientId)}`)); };
+
+export const listDevices = async () => (await parsed(DeviceList, () => api.get('devices').json())).data;
+/** A device signed out, every other one, every session (this one too), or a device's trust ended. */
+export const runDeviceAction = async (input: { action: 'logout'; id: string } | { action: 'others' } | { action: 'everywhere' } | { action: 'untrust'; id: string }) => {
+  const path = input.action === 'logout' ? `devices/${encodeURIComponent(input.id)}/sessions`
+    : input.action === 'untrust' ? `devices/${encodeURIComponent(input.id)}/trust`
+      : input.action === 'others' ? 'sessions/others' : 'sessions';
+  await call(() => api.delete(path));
+};
 
 export const startTotp = async () => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));

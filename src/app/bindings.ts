@@ -12,7 +12,7 @@ import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
+  acceptTerms, confirmActivation, listAccessGrants, revokeAccessGrant, listDevices, runDeviceAction, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
   readAuthorization, sendApproval, readPartner, requestPartnerAccess,
@@ -57,6 +57,13 @@ export const accessGrants = (_go: Go) => import('../../machines/accessGrants.ts'
   actors: {
     listGrants: fromPromise(() => listAccessGrants()),
     revokeGrant: fromPromise(({ input }) => revokeAccessGrant(input)),
+  },
+}));
+
+export const devices = (_go: Go) => import('../../machines/devices.ts').then(({ devicesMachine }) => devicesMachine.provide({
+  actors: {
+    listDevices: fromPromise(() => listDevices()),
+    runAction: fromPromise(({ input }) => runDeviceAction(input)),
   },
 }));
 

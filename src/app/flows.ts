@@ -16,6 +16,7 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     mfaCode: flow('mfaCode'),
     mfaSettings: flow('mfaSettings'),
     accessGrants: flow('accessGrants'),
+    devices: flow('devices'),
     weakPassword: flow('weakPassword'),
     forgotUsername: flow('forgotUsername'),
     forgotPassword: flow('forgotPassword'),
