@@ -102,8 +102,9 @@ function nameOf(t: T, device: Device | undefined): string {
 function DeviceCard({ device, busy, date, country, send }: {
   device: Device; busy: boolean; date: (iso: string) => string; country: (code: string | null) => string; send: DevicesRef['send'];
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const headingId = `device-${device.id}`;
+  const services = new Intl.ListFormat(i18n.language.replace('_', '-'), { style: 'narrow', type: 'unit' });
   const name = nameOf(t, device);
   const unknown = t('devices.unknown');
   return (
@@ -113,18 +114,18 @@ function DeviceCard({ device, busy, date, country, send }: {
         {device.current && <> <span className="sr-only">— </span><Badge>{t('devices.current')}</Badge></>}
       </h3>
       <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="font-medium">{t('devices.browser')}</dt><dd>{device.browser ?? unknown}</dd>
-        <dt className="font-medium">{t('devices.os')}</dt><dd>{device.os ?? unknown}</dd>
-        <dt className="font-medium">{t('devices.location')}</dt><dd>{country(device.country)}</dd>
-        <dt className="font-medium">{t('devices.firstSeen')}</dt><dd>{date(device.first_seen_at)}</dd>
-        <dt className="font-medium">{t('devices.lastSeen')}</dt><dd>{date(device.last_seen_at)}</dd>
-        <dt className="font-medium">{t('devices.services')}</dt>
-        <dd>{device.services.length > 0 ? device.services.map((s) => s.name).join(', ') : t('devices.noServices')}</dd>
-        <dt className="font-medium">{t('devices.status')}</dt>
-        <dd data-testid="device-status">{t(`devices.state.${device.status}`)} · {t('devices.sessions', { count: device.sessions })}</dd>
-        {device.trusted_until && <><dt className="font-medium">{t('devices.trust')}</dt><dd>{t('devices.trustedUntil', { date: date(device.trusted_until) })}</dd></>}
+        <dt className="text-slate-600">{t('devices.browser')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.browser ?? unknown}</dd>
+        <dt className="text-slate-600">{t('devices.os')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.os ?? unknown}</dd>
+        <dt className="text-slate-600">{t('devices.location')}</dt><dd className="mb-1 font-medium sm:mb-0">{country(device.country)}</dd>
+        <dt className="text-slate-600">{t('devices.firstSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.first_seen_at)}</dd>
+        <dt className="text-slate-600">{t('devices.lastSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.last_seen_at)}</dd>
+        <dt className="text-slate-600">{t('devices.services')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{device.services.length > 0 ? services.format(device.services.map((s) => s.name)) : t('devices.noServices')}</dd>
+        <dt className="text-slate-600">{t('devices.status')}</dt>
+        <dd data-testid="device-status" className="mb-1 font-medium sm:mb-0">{t(`devices.state.${device.status}`)} · {t('devices.sessions', { count: device.sessions })}</dd>
+        {device.trusted_until && <><dt className="text-slate-600">{t('devices.trust')}</dt><dd className="mb-1 font-medium sm:mb-0">{t('devices.trustedUntil', { date: date(device.trusted_until) })}</dd></>}
       </dl>
-      <div className="mt-3 flex flex-wrap gap-2">
+      {((!device.current && device.status === 'active') || device.trusted_until) && <div className="mt-3 flex flex-wrap gap-2">
         {!device.current && device.status === 'active' && (
           <Button variant="danger" size="sm" disabled={busy} aria-label={t('devices.logoutFor', { name })} onClick={() => send({ type: 'LOG_OUT', id: device.id })}>
             {t('devices.logout')}
@@ -135,7 +136,7 @@ function DeviceCard({ device, busy, date, country, send }: {
             {t('devices.untrust')}
           </Button>
         )}
-      </div>
+      </div>}
     </article>
   );
 }
