@@ -14,7 +14,7 @@ import { createDelivery } from './delivery/index.ts';
 import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
-import { deviceRoutes } from './devices/routes.ts';
+import { deviceRoutes, notMeRoutes } from './devices/routes.ts';
 import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
@@ -45,6 +45,7 @@ import { createLimiters } from './ratelimit/limiters.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
 import { createSignInRecords } from './sessions/records.ts';
+import { newDeviceAlerts } from './devices/alerts.ts';
 import { installSpa } from './spa/index.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
@@ -87,7 +88,8 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     cookieName: authCookieName(config),
     outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log,
       { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
-    signInRecords: createSignInRecords(database.db, app.log),
+    // A sign-in from a new device mails its owner (server/devices/alerts.ts).
+    signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
     metrics,
     // Nothing depends on sessions until the authorisation server is up (below).
     sessionsEnded: async () => {},
@@ -143,6 +145,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
+  await notMeRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
   if (config.env !== 'production') await outboxRoutes(app, ctx);

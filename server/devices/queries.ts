@@ -110,3 +110,12 @@ export async function signOutSessions(db: Db, userId: string, keep: string | nul
   if (keep) update = update.where('id', '!=', keep);
   return (await update.returning('id').execute()).map((row) => row.id);
 }
+
+/** Revokes one of the user's sessions if it is live; true when this call revoked it. */
+export async function signOutSessionById(db: Db, userId: string, sessionId: string): Promise<boolean> {
+  const now = nowIso();
+  const done = await db.updateTable('sessions').set({ revoked_at: now })
+    .where('id', '=', sessionId).where('user_id', '=', userId).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}

@@ -6,6 +6,7 @@
 // person who fears a stolen session must be able to end it at once, without the code that may be
 // on the lost phone). Withdrawing trust is a security change of its own and asks for one.
 import type { FastifyInstance } from 'fastify';
+import { FORGOT_PASSWORD_PATH } from '../../contract/constants.ts';
 import { DeviceList } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
@@ -14,7 +15,10 @@ import { ApiError } from '../http/errors.ts';
 import { responses } from '../http/schema.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
-import { listDevices, signOutDevice, signOutSessions, untrustDevice } from './queries.ts';
+import { hashToken } from '../sessions/tokens.ts';
+import { redeemTicketHash } from '../sessions/tickets.ts';
+import { NOT_ME_PATH, NOT_ME_TICKET } from './alerts.ts';
+import { listDevices, signOutDevice, signOutSessionById, signOutSessions, untrustDevice } from './queries.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false };
 
@@ -86,5 +90,28 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
     reply.clearCookie(ctx.cookieName, options);
     return reply.code(204).send();
+  });
+}
+
+
+/** The new-device mail's link lives outside the API: a link opened from a mail carries no device id. */
+export async function notMeRoutes(app: FastifyInstance, ctx: AppContext) {
+  // The new-device mail's "this wasn't me" link (./alerts.ts): the sign-in it told of ends, and
+  // the person is led to choose a new password. A link already used or expired leads there too
+  // (its session was ended the first time, or has lapsed): a new password is what is needed.
+  app.get<{ Querystring: { ticket: string } }>(NOT_ME_PATH, {
+    schema: {
+      tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner: it is signed out, and the browser sent to choose a new password',
+      querystring: { type: 'object', properties: { ticket: { type: 'string', pattern: '^[A-Za-z0-9_-]{20,100}$' } }, required: ['ticket'], additionalProperties: false },
+      response: responses({ 303: null }, [400, 503]),
+    },
+  }, async (request, reply) => {
+    const detail = await redeemTicketHash(ctx.db, hashToken(request.query.ticket), NOT_ME_TICKET);
+    if (detail && typeof detail.session === 'string' && typeof detail.user === 'string') {
+      const revoked = await signOutSessionById(ctx.db, detail.user, detail.session);
+      if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
+      await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: null, detail: { session: detail.session, ended: revoked } });
+    }
+    return reply.code(303).header('location', FORGOT_PASSWORD_PATH).send();
   });
 }
