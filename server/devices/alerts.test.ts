@@ -83,6 +83,8 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     const res = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toBe('/forgot-password/email');
+    // The browser that opened it is signed out too, so that it shows the forgotten-password screen.
+    expect(String(res.headers['set-cookie'])).toMatch(/^tessera_token=;/);
     expect(await alive(theirs)).toBe(false);
     expect(await alive(mine)).toBe(true);
     const rejected = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute();

@@ -99,6 +99,8 @@ export async function notMeRoutes(app: FastifyInstance, ctx: AppContext) {
   // The new-device mail's "this wasn't me" link (./alerts.ts): the sign-in it told of ends, and
   // the person is led to choose a new password. A link already used or expired leads there too
   // (its session was ended the first time, or has lapsed): a new password is what is needed.
+  // Opening it changes nothing but ending a session, so a mail scanner that follows links can at
+  // worst sign out the device the mail told of.
   app.get<{ Querystring: { ticket: string } }>(NOT_ME_PATH, {
     schema: {
       tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner: it is signed out, and the browser sent to choose a new password',
@@ -112,6 +114,10 @@ export async function notMeRoutes(app: FastifyInstance, ctx: AppContext) {
       if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
       await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: null, detail: { session: detail.session, ended: revoked } });
     }
+    // This browser, signed in or not, shows the forgotten-password screen (a signed-in one would be
+    // sent home): its cookie goes; the new password ends every session anyway.
+    const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+    reply.clearCookie(ctx.cookieName, options);
     return reply.code(303).header('location', FORGOT_PASSWORD_PATH).send();
   });
 }
