@@ -66,8 +66,10 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
     const mine = devices.find((d) => d.current)!;
     expect(mine).toMatchObject({ browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: countryOf(BELGIAN_IP), status: 'active', sessions: 1 });
     expect(countryOf(BELGIAN_IP)).toBe('BE');
-    expect(mine.services.map((s) => s.client_id)).toEqual(['2']);
-    expect(mine.services[0]!.name).not.toBe('');
+    expect(mine.services).toEqual([{ client_id: '2', name: 'Client area' }]);
+    // Services are named in the caller's language.
+    const inFrench = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { ...laptop, 'accept-language': 'fr' } });
+    expect(v.parse(DeviceList, inFrench.json()).data.find((d) => d.current)!.services).toEqual([{ client_id: '2', name: 'Espace client' }]);
     expect(Date.parse(mine.first_seen_at)).toBeLessThanOrEqual(Date.parse(mine.last_seen_at));
     const phone = devices.find((d) => !d.current && d.user_agent === IPHONE)!;
     // A loopback address has no country.

@@ -3,6 +3,7 @@
 // each holds and the services it signed in to, ends a trust, and signs devices out.
 import type { Device, DeviceService } from '../../contract/schemas.ts';
 import { countryOf, describeAgent } from '../clientinfo/index.ts';
+import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 
@@ -10,13 +11,8 @@ type SessionRow = { id: string; device_key: string | null; client_id: string | n
 
 /** The clients of an authorisation server session (its payload's `authorizations`, by client id). */
 function clientsOfProviderSession(payload: string): string[] {
-  try {
-    const parsed = JSON.parse(payload) as { authorizations?: unknown } | null;
-    const authorizations = parsed?.authorizations;
-    return authorizations && typeof authorizations === 'object' ? Object.keys(authorizations) : [];
-  } catch {
-    return [];
-  }
+  const authorizations = jsonColumn<{ authorizations?: unknown }>(payload, {}).authorizations;
+  return authorizations && typeof authorizations === 'object' ? Object.keys(authorizations) : [];
 }
 
 /** The user's devices, most recently seen first; a lapsed trust shows as none. The current one is
@@ -24,7 +20,7 @@ function clientsOfProviderSession(payload: string): string[] {
  * latest session's address, and the services its sessions signed in to: the platform a sign-in was
  * for (sessions.client_id) and the applications the authorisation server signed it in to
  * (oidc_session_links). */
-export async function listDevices(db: Db, userId: string, currentDeviceKey: string | null): Promise<Device[]> {
+export async function listDevices(db: Db, userId: string, currentDeviceKey: string | null, locale: string): Promise<Device[]> {
   const [rows, sessions, links] = await Promise.all([
     db.selectFrom('devices').select(['id', 'device_key', 'user_agent', 'first_seen_at', 'last_seen_at', 'trusted_until'])
       .where('user_id', '=', userId).orderBy('last_seen_at', 'desc').execute(),
@@ -70,13 +66,13 @@ export async function listDevices(db: Db, userId: string, currentDeviceKey: stri
   });
   const names = new Map<string, string>();
   if (clientIds.size > 0) {
-    const clients = await db.selectFrom('oauth_clients').select(['client_id', 'name']).where('client_id', 'in', [...clientIds]).execute();
-    for (const client of clients) names.set(client.client_id, client.name);
+    const clients = await db.selectFrom('oauth_clients').select(['client_id', 'name', 'names']).where('client_id', 'in', [...clientIds]).execute();
+    for (const client of clients) names.set(client.client_id, clientNameIn(client, locale));
   }
   return devices.map(({ clientIds: ids, ...device }) => ({
     ...device,
     // A client no longer registered is still a service the device used: it shows by its id.
-    services: ids.map((id): DeviceService => ({ client_id: id, name: names.get(id) ?? id })).sort((a, b) => a.name.localeCompare(b.name)),
+    services: ids.map((id): DeviceService => ({ client_id: id, name: names.get(id) ?? id })).sort((a, b) => a.name.localeCompare(b.name, locale.replace('_', '-'))),
   }));
 }
 

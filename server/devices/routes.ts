@@ -12,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { localeOfRequest } from '../http/locale.ts';
 import { responses } from '../http/schema.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
@@ -32,7 +33,7 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     // Sign-ins whose sighting is still to be written are written first.
     await ctx.signInRecords.settle(request.session!.userId);
     reply.header('cache-control', 'no-store');
-    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey) };
+    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey, localeOfRequest(request)) };
   });
 
   // Withdrawing trust is a security change: it needs a recent second-factor check.
