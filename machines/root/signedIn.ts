@@ -269,7 +269,8 @@ export const signedIn = rootSetup.createStateConfig({
                 src: 'devices',
                 onDone: {
                   target: '#root.anonymous',
-                  actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+                  // Signed out at sign-in, remembering no screen to come back to.
+                  actions: [assign({ user: null, target: null, mfa: null, location: locationOf(LOGIN_PATH) }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
                 },
               },
             },
