@@ -122,7 +122,7 @@ function DeviceCard({ device, busy, date, country, send }: {
         <dt className="text-slate-600">{t('devices.services')}</dt>
         <dd className="mb-1 font-medium sm:mb-0">{device.services.length > 0 ? services.format(device.services.map((s) => s.name)) : t('devices.noServices')}</dd>
         <dt className="text-slate-600">{t('devices.status')}</dt>
-        <dd data-testid="device-status" className="mb-1 font-medium sm:mb-0">{t(`devices.state.${device.status}`)} · {t('devices.sessions', { count: device.sessions })}</dd>
+        <dd data-testid="device-status" className="mb-1 font-medium sm:mb-0">{t(`devices.state.${device.status}`)}<span aria-hidden="true"> · </span><span className="sr-only">, </span>{t('devices.sessions', { count: device.sessions })}</dd>
         {device.trusted_until && <><dt className="text-slate-600">{t('devices.trust')}</dt><dd className="mb-1 font-medium sm:mb-0">{t('devices.trustedUntil', { date: date(device.trusted_until) })}</dd></>}
       </dl>
       {((!device.current && device.status === 'active') || device.trusted_until) && <div className="mt-3 flex flex-wrap gap-2">
