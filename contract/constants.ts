@@ -47,6 +47,10 @@ export const SIGN_IN_PATH = '/login/email';
  * needs a fresh or a stronger proof than the session holds). */
 export const STEP_UP_PATH = '/mfa/methods';
 
+/** Choosing a new password after a forgotten one (machines/routes.ts lists it; the server sends the
+ * browser there from a new-device mail's "this wasn't me" link). */
+export const FORGOT_PASSWORD_PATH = '/forgot-password/email';
+
 /** The consent screen of a partner application (machines/routes.ts lists it; the server sends the
  * browser there from an OpenID interaction that needs the person's consent). */
 export const CONSENT_PATH = '/approve';

@@ -19,9 +19,9 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
   password: ['password_changed', 'password_reset', 'login_weak_password'],
   contact: ['email_added', 'email_removed', 'email_primary_changed', 'phone_added', 'phone_removed', 'phone_primary_changed'],
   banking: ['iban_changed'],
-  device: ['device_new', 'device_trusted', 'device_trust_revoked'],
+  device: ['device_new', 'new_device_alert', 'new_device_rejected', 'device_trusted', 'device_trust_revoked'],
   access: ['partner_consent_given', 'partner_consent_refused', 'partner_access_revoked', 'partner_access_requested'],
-  session: ['logout', 'sessions_ended', 'change_undone'],
+  session: ['logout', 'device_logged_out', 'logout_others', 'logout_everywhere', 'sessions_ended', 'change_undone'],
   account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed'],
 };
 

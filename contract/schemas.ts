@@ -432,3 +432,33 @@ export const HistorySummary = v.object({
   days: v.array(v.object({ date: v.string(), sign_ins: v.number() })),
 });
 export type HistorySummary = v.InferOutput<typeof HistorySummary>;
+// ---- Devices and sessions (spec §3 "Session/device"): GET /api/devices, DELETE /api/devices/{id}/sessions,
+// DELETE /api/sessions/others, DELETE /api/sessions
+
+/** A platform or application a device signed in to: its client, named. */
+export const DeviceService = v.object({ client_id: v.string(), name: v.string() });
+export type DeviceService = v.InferOutput<typeof DeviceService>;
+
+/** A device of the account, in words a person recognises. A missing browser, system, platform or
+ * country is null, which the screen words as "unknown"; the city is not known. `status` is
+ * `active` while the device holds a live session (`sessions` counts them), `signed_out` after. */
+export const Device = v.object({
+  id: v.string(),
+  user_agent: v.nullable(v.string()),
+  browser: v.nullable(v.string()),
+  os: v.nullable(v.string()),
+  /** desktop, mobile, tablet or tv: the screen names the device by it. */
+  platform: v.nullable(v.string()),
+  /** ISO 3166 country of the address its latest session came from. */
+  country: v.nullable(v.string()),
+  first_seen_at: v.string(),
+  last_seen_at: v.string(),
+  trusted_until: v.nullable(v.string()),
+  current: v.boolean(),
+  status: v.picklist(['active', 'signed_out']),
+  sessions: v.number(),
+  services: v.array(DeviceService),
+});
+export type Device = v.InferOutput<typeof Device>;
+export const DeviceList = v.object({ data: v.array(Device) });
+export type DeviceList = v.InferOutput<typeof DeviceList>;

@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
+import { UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, FORGOT_PASSWORD_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -47,7 +47,7 @@ export const ROUTES = [
   // reload resumes the code sent or the new password) and its first step otherwise.
   { path: '/forgot-username', access: 'public', flow: 'forgotUsername', step: 'ask', screen: 'forgotUsername', start: true },
   { path: '/forgot-username-response', access: 'public', flow: 'forgotUsername', step: 'response', screen: 'forgotUsername', start: true },
-  { path: '/forgot-password/email', access: 'public', flow: 'forgotPassword', step: 'email', screen: 'forgotPassword', start: true },
+  { path: FORGOT_PASSWORD_PATH, access: 'public', flow: 'forgotPassword', step: 'email', screen: 'forgotPassword', start: true },
   { path: '/forgot-password/phone', access: 'public', flow: 'forgotPassword', step: 'phone', screen: 'forgotPassword', start: true },
   { path: '/forgot-password-sent', access: 'public', flow: 'forgotPassword', step: 'sent', screen: 'forgotPassword', start: true },
   { path: '/reset-password', access: 'public', flow: 'forgotPassword', step: 'reset', screen: 'forgotPassword', start: true },

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/schemas.ts';
+import type { AppConfig, Device, MfaMethodSummary, UserProfile } from '../contract/schemas.ts';
+import { devicesMachine } from '../machines/devices.ts';
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
@@ -59,7 +60,7 @@ describe('root machine: model', () => {
       done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
-      done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }),
+      done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }), done('devices', { signedOut: true }),
       done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.
@@ -126,6 +127,7 @@ function start(options: {
   storedAccount?: UserProfile | null; location: { path: string; search: string };
   fetchUser?: () => Promise<UserProfile>; loadConfig?: () => Promise<AppConfig>; logout?: () => Promise<void>;
   submitLogin?: () => Promise<unknown>; secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
+  devices?: typeof devicesMachine;
 }) {
   const effects: string[] = [];
   const actor = createActor(rootMachine.provide({
@@ -134,6 +136,7 @@ function start(options: {
       fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
       logout: fromPromise(options.logout ?? (async () => {})),
       ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
+      ...(options.devices ? { devices: options.devices } : {}),
       login: loginMachine.provide({ actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) } }),
     },
     actions: {
@@ -327,6 +330,31 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
     expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
     expect(actor.getSnapshot().children.securityHistory).toBeUndefined();
+  });
+
+  it('runs the devices list on the security overview only; signing out everywhere there ends signed out on sign-in', async () => {
+    const calls: string[] = [];
+    const devices = devicesMachine.provide({
+      actors: { listDevices: fromPromise(async (): Promise<Device[]> => []), runAction: fromPromise(async ({ input }) => { calls.push(input.action); }) },
+    });
+    const { actor, effects } = start({ storedAccount: user, location: at('/security'), devices });
+    await settle();
+    expect(actor.getSnapshot().hasTag('security.overview')).toBe(true);
+    expect(actor.getSnapshot().children.devices).toBeDefined();
+    actor.send({ type: 'ROUTE', location: at('/security/edit-recovery') });
+    await settle();
+    expect(actor.getSnapshot().children.devices).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/security') });
+    await settle();
+    effects.length = 0;
+    actor.getSnapshot().children.devices!.send({ type: 'LOG_OUT_EVERYWHERE' });
+    actor.getSnapshot().children.devices!.send({ type: 'CONFIRM' });
+    await settle();
+    expect(calls).toEqual(['everywhere']);
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    // No screen is remembered to come back to after the next sign-in.
+    expect(actor.getSnapshot().context).toMatchObject({ user: null, notice: null, target: null });
+    expect(effects).toEqual(['account forgotten', 'clear session', 'navigate /login/email', 'view /login/email']);
   });
 
   it('a session that ends during a step-up leaves no second factor to resume', async () => {

@@ -9,6 +9,7 @@ import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { loginMachine } from '../machines/login.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
 import { historyMachine } from '../machines/history.ts';
+import { devicesMachine } from '../machines/devices.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
@@ -22,7 +23,7 @@ import { cardsMachine } from '../machines/cards.ts';
 import { undoChangeMachine } from '../machines/undoChange.ts';
 import { partnerMachine } from '../machines/partner.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, history: historyMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine, profile: profileMachine, cards: cardsMachine, undoChange: undoChangeMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, history: historyMachine, devices: devicesMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine, profile: profileMachine, cards: cardsMachine, undoChange: undoChangeMachine };
 
 type Node = AnyStateMachine['root'];
 

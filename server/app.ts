@@ -15,7 +15,7 @@ import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { historyRoutes } from './history/routes.ts';
-import { deviceRoutes } from './devices/routes.ts';
+import { deviceRoutes, notMeRoutes } from './devices/routes.ts';
 import { cardRoutes } from './cards/routes.ts';
 import { exportRoutes } from './export/routes.ts';
 import { listAccessGrants } from './oidc/grants.ts';
@@ -49,6 +49,7 @@ import { createLimiters } from './ratelimit/limiters.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { authCookieName } from './sessions/cookie.ts';
 import { createSignInRecords } from './sessions/records.ts';
+import { newDeviceAlerts } from './devices/alerts.ts';
 import { installSpa } from './spa/index.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
@@ -91,7 +92,8 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     cookieName: authCookieName(config),
     outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log,
       { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
-    signInRecords: createSignInRecords(database.db, app.log),
+    // A sign-in from a new device mails its owner (server/devices/alerts.ts).
+    signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
     metrics,
     // Nothing depends on sessions until the authorisation server is up (below).
     sessionsEnded: async () => {},
@@ -150,6 +152,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
+  await notMeRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
   if (config.env !== 'production') await outboxRoutes(app, ctx);

@@ -26,4 +26,6 @@ export type AppContext = {
   sessionsEnded(ended: EndedSessions): Promise<void>;
 };
 
-export type EndedSessions = { sessionIds: string[] } | { accountId: string };
+/** `refreshTokens`: the account signed out everywhere, so the applications' refresh tokens go too
+ * (otherwise an application given offline access keeps it). */
+export type EndedSessions = { sessionIds: string[] } | { accountId: string; refreshTokens?: boolean };

@@ -8,6 +8,7 @@ import { mfaCodeMachine } from '../mfaCode.ts';
 import { mfaSettingsMachine } from '../mfaSettings.ts';
 import { accessGrantsMachine } from '../accessGrants.ts';
 import { historyMachine } from '../history.ts';
+import { devicesMachine } from '../devices.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
@@ -23,6 +24,7 @@ export const FLOW_MACHINES = {
   mfaSettings: mfaSettingsMachine,
   accessGrants: accessGrantsMachine,
   securityHistory: historyMachine,
+  devices: devicesMachine,
   totpSetup: totpSetupMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,

@@ -14,6 +14,7 @@ import type { forcedMfaMachine, EnrolmentOutput } from '../forcedMfa.ts';
 import type { mfaSettingsMachine } from '../mfaSettings.ts';
 import type { accessGrantsMachine } from '../accessGrants.ts';
 import type { historyMachine } from '../history.ts';
+import type { devicesMachine } from '../devices.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
 import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
@@ -216,6 +217,7 @@ export const rootSetup = setup({
       mfaSettings: 'mfaSettings';
       accessGrants: 'accessGrants';
       securityHistory: 'securityHistory';
+      devices: 'devices';
       totpSetup: 'totpSetup';
       weakPassword: 'weakPassword';
       forgotPassword: 'forgotPassword';
@@ -246,6 +248,7 @@ export const rootSetup = setup({
     mfaSettings: flow<typeof mfaSettingsMachine>('mfaSettings'),
     accessGrants: flow<typeof accessGrantsMachine>('accessGrants'),
     securityHistory: flow<typeof historyMachine>('securityHistory'),
+    devices: flow<typeof devicesMachine>('devices'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
     weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),

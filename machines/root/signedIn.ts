@@ -263,7 +263,20 @@ export const signedIn = rootSetup.createStateConfig({
                 { target: 'overview' },
               ],
             },
-            overview: { tags: ['security.overview'] },
+            // The overview's devices and sessions run beside the settings; signing out everywhere
+            // ends this session too, as a sign-out does.
+            overview: {
+              tags: ['security.overview'],
+              invoke: {
+                id: 'devices',
+                src: 'devices',
+                onDone: {
+                  target: '#root.anonymous',
+                  // Signed out at sign-in, remembering no screen to come back to.
+                  actions: [assign({ user: null, target: null, mfa: null, location: locationOf(LOGIN_PATH) }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+                },
+              },
+            },
             methods: { tags: ['security.methods'] },
             recovery: { tags: ['security.recovery'] },
             // The account's security events: their flow runs while the screen shows.

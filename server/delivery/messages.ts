@@ -105,3 +105,50 @@ export function accessRequestMessage(request: { application: string; clientId: s
     ].join('\n\n'),
   };
 }
+
+/** A sign-in from a new device, in words: its browser and system, the country and the time (each
+ * "unknown" when not known), and the link that ends that sign-in when it was not the person's. */
+export type NewDeviceFacts = { browser: string | null; os: string | null; country: string | null; at: string; notMeLink: string };
+
+type NewDeviceTexts = {
+  unknown: string;
+  subject: string;
+  body: (device: string, where: string, when: string, link: string) => string;
+};
+
+const NEW_DEVICE_TEXTS: Record<Language, NewDeviceTexts> = {
+  en: {
+    unknown: 'unknown',
+    subject: 'New sign-in to your Tessera account',
+    body: (device, where, when, link) => `Your Tessera account was signed in to from a device it had not used before.\n\nDevice: ${device}\nCountry: ${where}\nTime: ${when}\n\nIf this was you, there is nothing to do.\n\nIf it was not you, open this link: it signs that device out and leads you to choose a new password.\n${link}`,
+  },
+  fr: {
+    unknown: 'inconnu',
+    subject: 'Nouvelle connexion à votre compte Tessera',
+    body: (device, where, when, link) => `Une connexion à votre compte Tessera a eu lieu depuis un appareil encore jamais utilisé.\n\nAppareil : ${device}\nPays : ${where}\nHeure : ${when}\n\nSi c'était vous, il n'y a rien à faire.\n\nSi ce n'était pas vous, ouvrez ce lien : il déconnecte cet appareil et vous conduit au choix d'un nouveau mot de passe.\n${link}`,
+  },
+  nl: {
+    unknown: 'onbekend',
+    subject: 'Nieuwe aanmelding bij uw Tessera-account',
+    body: (device, where, when, link) => `Er werd bij uw Tessera-account aangemeld vanaf een apparaat dat nog nooit gebruikt werd.\n\nApparaat: ${device}\nLand: ${where}\nTijdstip: ${when}\n\nWas u dit? Dan hoeft u niets te doen.\n\nWas u dit niet? Open dan deze link: hij meldt dat apparaat af en leidt u naar een nieuw wachtwoord.\n${link}`,
+  },
+  de: {
+    unknown: 'unbekannt',
+    subject: 'Neue Anmeldung bei Ihrem Tessera-Konto',
+    body: (device, where, when, link) => `Bei Ihrem Tessera-Konto wurde sich von einem Gerät angemeldet, das noch nie verwendet wurde.\n\nGerät: ${device}\nLand: ${where}\nZeit: ${when}\n\nWaren Sie das, ist nichts zu tun.\n\nWaren Sie das nicht, öffnen Sie diesen Link: Er meldet das Gerät ab und führt Sie zur Wahl eines neuen Passworts.\n${link}`,
+  },
+};
+
+/** The mail about a sign-in from a new device, in the user's language (times in Brussels and
+ * Luxembourg's zone, which the two variants share). */
+export function newDeviceMessage(language: string, facts: NewDeviceFacts): { subject: string; body: string } {
+  const base = language.split(/[_-]/)[0]!.toLowerCase();
+  const texts = NEW_DEVICE_TEXTS[base as Language] ?? NEW_DEVICE_TEXTS.en;
+  const locale = language.replace('_', '-');
+  const device = [facts.browser, facts.os].filter(Boolean).join(', ') || texts.unknown;
+  const where = facts.country ? new Intl.DisplayNames(locale, { type: 'region' }).of(facts.country) ?? facts.country : texts.unknown;
+  const when = new Intl.DateTimeFormat(locale, {
+    year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'Europe/Brussels', timeZoneName: 'short',
+  }).format(new Date(facts.at));
+  return { subject: texts.subject, body: texts.body(device, where, when, facts.notMeLink) };
+}

@@ -1,25 +1,25 @@
-// The user's devices and their trust (a trusted device skips the second factor at sign-in until
-// its trust expires). The devices screen comes later; the API is here.
+// The user's devices and sessions (spec §2 /security "devices and sessions, global logout", §3
+// "Session/device"): the list, trust withdrawn (a trusted device skips the second factor at sign-in
+// until its trust expires), and signing out one device, every other one, or everywhere.
+//
+// Signing out is protective: it only takes access away, so it asks for no recent second factor (a
+// person who fears a stolen session must be able to end it at once, without the code that may be
+// on the lost phone). Withdrawing trust is a security change of its own and asks for one.
 import type { FastifyInstance } from 'fastify';
-import * as v from 'valibot';
+import { FORGOT_PASSWORD_PATH } from '../../contract/constants.ts';
+import { DeviceList } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { localeOfRequest } from '../http/locale.ts';
 import { responses } from '../http/schema.ts';
+import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
-import { listDevices, untrustDevice } from './queries.ts';
-
-const DeviceList = v.object({
-  data: v.array(v.object({
-    id: v.string(),
-    user_agent: v.nullable(v.string()),
-    first_seen_at: v.string(),
-    last_seen_at: v.string(),
-    trusted_until: v.nullable(v.string()),
-    current: v.boolean(),
-  })),
-});
+import { hashToken } from '../sessions/tokens.ts';
+import { redeemTicketHash } from '../sessions/tickets.ts';
+import { NOT_ME_PATH, NOT_ME_TICKET } from './alerts.ts';
+import { listDevices, signOutDevice, signOutSessionById, signOutSessions, untrustDevice } from './queries.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false };
 
@@ -27,12 +27,13 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
 
   app.get('/devices', {
-    schema: { tags: ['devices'], summary: 'The signed-in user\'s devices, with their trust', response: responses({ 200: DeviceList }, [400, 401, 403, 503]) },
+    schema: { tags: ['devices'], summary: 'The signed-in user\'s devices: browser, system, country, sessions, services, trust', response: responses({ 200: DeviceList }, [400, 401, 403, 503]) },
     preHandler: signedIn,
-  }, async (request) => {
+  }, async (request, reply) => {
     // Sign-ins whose sighting is still to be written are written first.
     await ctx.signInRecords.settle(request.session!.userId);
-    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey) };
+    reply.header('cache-control', 'no-store');
+    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey, localeOfRequest(request)) };
   });
 
   // Withdrawing trust is a security change: it needs a recent second-factor check.
@@ -43,5 +44,81 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!(await untrustDevice(ctx.db, request.session!.userId, request.params.id))) throw new ApiError('not_found');
     await recordEvent(ctx.db, { type: 'device_trust_revoked', userId: request.session!.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { device: request.params.id } });
     return reply.code(204).send();
+  });
+
+  // One device signed out: all its live sessions at once, and the applications they signed in to.
+  // Asking again is no error (the device is already out); only the call that revoked records it.
+  app.delete<{ Params: { id: string } }>('/devices/:id/sessions', {
+    schema: { tags: ['devices'], summary: 'Sign a device out: every live session opened on it is revoked', params: idParam, response: responses({ 204: null }, [400, 401, 403, 404, 503]) },
+    preHandler: signedIn,
+  }, async (request, reply) => {
+    const session = request.session!;
+    const revoked = await signOutDevice(ctx.db, session.userId, request.params.id);
+    if (revoked === null) throw new ApiError('not_found');
+    if (revoked.length > 0) {
+      await ctx.sessionsEnded({ sessionIds: revoked });
+      await recordEvent(ctx.db, { type: 'device_logged_out', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { device: request.params.id, sessions: revoked.length } });
+    }
+    return reply.code(204).send();
+  });
+
+  // Every session of the account but the caller's.
+  app.delete('/sessions/others', {
+    schema: { tags: ['devices'], summary: 'Sign out everywhere else: every session of the account but this one is revoked', response: responses({ 204: null }, [400, 401, 403, 503]) },
+    preHandler: signedIn,
+  }, async (request, reply) => {
+    const session = request.session!;
+    const revoked = await signOutSessions(ctx.db, session.userId, session.sessionId);
+    if (revoked.length > 0) {
+      await ctx.sessionsEnded({ sessionIds: revoked });
+      await recordEvent(ctx.db, { type: 'logout_others', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { sessions: revoked.length } });
+    }
+    return reply.code(204).send();
+  });
+
+  // Global logout: every session, this one included, and every application's hold on the account
+  // (their provider sessions and refresh tokens); the cookie is cleared.
+  app.delete('/sessions', {
+    schema: { tags: ['devices'], summary: 'Sign out everywhere: every session, this one included, and the applications\' refresh tokens', response: responses({ 204: null }, [400, 401, 403, 503]) },
+    preHandler: signedIn,
+  }, async (request, reply) => {
+    const session = request.session!;
+    const revoked = await signOutSessions(ctx.db, session.userId, null);
+    await ctx.sessionsEnded({ accountId: session.userId, refreshTokens: true });
+    if (revoked.length > 0) {
+      await recordEvent(ctx.db, { type: 'logout_everywhere', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { sessions: revoked.length } });
+    }
+    const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+    reply.clearCookie(ctx.cookieName, options);
+    return reply.code(204).send();
+  });
+}
+
+
+/** The new-device mail's link lives outside the API: a link opened from a mail carries no device id. */
+export async function notMeRoutes(app: FastifyInstance, ctx: AppContext) {
+  // The new-device mail's "this wasn't me" link (./alerts.ts): the sign-in it told of ends, and
+  // the person is led to choose a new password. A link already used or expired leads there too
+  // (its session was ended the first time, or has lapsed): a new password is what is needed.
+  // Opening it changes nothing but ending a session, so a mail scanner that follows links can at
+  // worst sign out the device the mail told of.
+  app.get<{ Querystring: { ticket: string } }>(NOT_ME_PATH, {
+    schema: {
+      tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner: it is signed out, and the browser sent to choose a new password',
+      querystring: { type: 'object', properties: { ticket: { type: 'string', pattern: '^[A-Za-z0-9_-]{20,100}$' } }, required: ['ticket'], additionalProperties: false },
+      response: responses({ 303: null }, [400, 503]),
+    },
+  }, async (request, reply) => {
+    const detail = await redeemTicketHash(ctx.db, hashToken(request.query.ticket), NOT_ME_TICKET);
+    if (detail && typeof detail.session === 'string' && typeof detail.user === 'string') {
+      const revoked = await signOutSessionById(ctx.db, detail.user, detail.session);
+      if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
+      await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: null, detail: { session: detail.session, ended: revoked } });
+    }
+    // This browser, signed in or not, shows the forgotten-password screen (a signed-in one would be
+    // sent home): its cookie goes; the new password ends every session anyway.
+    const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+    reply.clearCookie(ctx.cookieName, options);
+    return reply.code(303).header('location', FORGOT_PASSWORD_PATH).send();
   });
 }

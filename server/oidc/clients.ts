@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { CONSENT_SCOPES, FIRST_PARTY_CLIENT_IDS, INTERACTION_PATH, INTERACTION_UID, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { PartnerClient } from '../../contract/schemas.ts';
+import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
 
@@ -19,16 +20,7 @@ export type OidcClientRow = {
   admin_email: string | null; scopes: string | null; secret_hash: string | null; require_mfa: number | boolean;
 };
 
-/** A JSON column's value (a client's lists and names, a model's payload); the fallback for nothing
- * or for text that is not JSON. */
-export function jsonColumn<T>(text: string | null | undefined, fallback: T): T {
-  if (!text) return fallback;
-  try {
-    return (JSON.parse(text) as T | null) ?? fallback;
-  } catch {
-    return fallback;
-  }
-}
+export { clientNameIn, jsonColumn };
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
@@ -46,15 +38,6 @@ export function isFirstParty(row: Pick<OidcClientRow, 'client_id' | 'first_party
 export function allowedScopes(row: Pick<OidcClientRow, 'scopes'>): string[] {
   const listed = new Set(strings(jsonColumn(row.scopes, [])));
   return [...STANDARD_SCOPES, ...CONSENT_SCOPES.filter((scope) => listed.has(scope))];
-}
-
-/** The client's name in a locale: the locale's own, else its language's (fr for fr_LU), else the default. */
-export function clientNameIn(row: Pick<OidcClientRow, 'name' | 'names'>, locale: string): string {
-  const names = jsonColumn<unknown>(row.names, null);
-  if (!names || typeof names !== 'object') return row.name;
-  const byLocale = names as Record<string, unknown>;
-  const found = byLocale[locale] ?? byLocale[locale.split('_')[0]!];
-  return typeof found === 'string' && found ? found : row.name;
 }
 
 /** The client as the person sees it. */

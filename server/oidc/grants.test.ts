@@ -172,6 +172,18 @@ describe.each(kinds)('access grants on %s', (kind) => {
     }
   });
 
+  it('signing out everywhere ends the applications\' refresh tokens too', async () => {
+    const cookie = await signIn();
+    const tokens = await grantThrough('17', 'openid offline_access', cookie);
+    // The refresh token works (a rotated one is the one to keep)…
+    const refreshed = await oidc.refreshTokenGrant(configs.get('17')!, tokens.refresh_token!);
+    const live = refreshed.refresh_token ?? tokens.refresh_token!;
+    const res = await server.app.inject({ method: 'DELETE', url: '/api/sessions', headers: { ...DEVICE, cookie } });
+    expect(res.statusCode).toBe(204);
+    // …until every session ends.
+    await expect(oidc.refreshTokenGrant(configs.get('17')!, live)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
   // Defined on PostgreSQL only: its default isolation is where read-check-write races.
   if (kind === 'postgres') it('of thirty parallel revocations exactly one succeeds, the others find nothing', async () => {
     const cookie = await signIn();

@@ -74,6 +74,9 @@ export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provi
         log.warn({ err: error }, 'a provider session could not be ended');
       }
     }));
+    if ('accountId' in ended && ended.refreshTokens) {
+      await guarded(() => db.deleteFrom('oidc_models').where('model', '=', 'RefreshToken').where('account_id', '=', ended.accountId).execute());
+    }
   };
 }
 

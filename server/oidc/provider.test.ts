@@ -503,6 +503,24 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
     });
 
+    it('tells it too when the person logs that device out from another one', async () => {
+      received.length = 0;
+      const cookie = await signIn();
+      const tokens = await signInTo(jarOf([cookie]));
+      const other = await fetch(`${base}/api/token`, {
+        method: 'POST', headers: { 'x-device-id': 'bcl-other-device-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ username: emma.email, password: DEMO_PASSWORD }),
+      });
+      const auth = { 'x-device-id': 'bcl-other-device-01', authorization: `Bearer ${((await other.json()) as { access_token: string }).access_token}` };
+      const devices = (await (await fetch(`${base}/api/devices`, { headers: auth })).json()) as { data: Array<{ id: string; current: boolean; services: Array<{ client_id: string }> }> };
+      // The device lists the application it signed in to.
+      const device = devices.data.find((d) => d.services.some((s) => s.client_id === 'bcl-app'))!;
+      expect(device.current).toBe(false);
+      expect((await fetch(`${base}/api/devices/${device.id}/sessions`, { method: 'DELETE', headers: auth })).status).toBe(204);
+      expect(received).toHaveLength(1);
+      expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
+    });
+
     it('tells it too when every session of the account ends (a new password)', async () => {
       received.length = 0;
       const cookie = await signIn();

@@ -35,7 +35,19 @@ export type SignInRecords = {
 
 type Log = { error(data: object, message: string): void };
 
-export function createSignInRecords(db: Db, log: Log): SignInRecords {
+/** A sign-in from a device its account never used before (and the account had used others). */
+export type NewDevice = {
+  userId: string; sessionId: string; deviceKey: string; userAgent: string | null; ip: string | null; at: string;
+  /** Where the sign-in was made (`https://<host>`), for links back to it. */
+  origin: string | null;
+};
+
+/** What learns of sign-ins from new devices, once their records are written. It runs apart from
+ * the records: a failure of its own is logged and never holds them back (so a crash between the two
+ * loses the news, never the records). */
+export type NewDeviceHook = (devices: NewDevice[]) => Promise<void>;
+
+export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDeviceHook | null): SignInRecords {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let poll: NodeJS.Timeout | null = null;
   let kicked: NodeJS.Timeout | null = null;
@@ -45,6 +57,8 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
    * many. Several instances take disjoint rows (skip locked); settling a user waits for rows
    * another worker holds, so that they are written when it returns. */
   async function writeBatch(userId?: string): Promise<number> {
+    const hook = newDevices?.() ?? null;
+    let fresh: NewDevice[] = [];
     const events = await db.transaction().execute(async (trx) => {
       let waiting = trx.selectFrom('sessions').select(['id', 'user_id', 'device_key', 'user_agent', 'ip', 'created_at', 'pending_record'])
         .where('pending_record', 'is not', null).orderBy('created_at').limit(BATCH);
@@ -59,12 +73,15 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
         const seen = sightings.get(key);
         sightings.set(key, { userId: row.user_id, deviceKey: row.device_key, userAgent: row.user_agent, at: row.created_at, firstAt: seen?.firstAt ?? row.created_at });
       }
+      // Which devices are new to their account, before this batch makes them known.
+      fresh = hook ? await newDevicesOf(trx, rows) : [];
       const devices = await touchDevices(trx, [...sightings.keys()].sort().map((key) => sightings.get(key)!));
       const deviceOf = new Map(devices.map((d) => [`${d.user_id}\n${d.device_key}`, d.id]));
-      const written: SecurityEvent[] = rows.map((row) => ({
-        type: 'login_succeeded', userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at,
-        detail: JSON.parse(row.pending_record!) as Record<string, unknown>,
-      }));
+      const written: SecurityEvent[] = rows.map((row) => {
+        // The origin is for the new-device mail's link, not the event.
+        const { origin: _origin, ...detail } = JSON.parse(row.pending_record!) as Record<string, unknown>;
+        return { type: 'login_succeeded', userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at, detail };
+      });
       await writeEvents(trx, written);
       const sessionsOf = new Map<string | null, string[]>();
       for (const row of rows) {
@@ -76,9 +93,33 @@ export function createSignInRecords(db: Db, log: Log): SignInRecords {
       }
       return written;
     });
+    if (hook && fresh.length > 0) await hook(fresh).catch((error: unknown) => log.error({ err: error }, 'telling of new devices failed'));
     // Logged once written: a batch that failed is tried again, and logs then.
     for (const event of events) logEvent(db, event);
     return events.length;
+  }
+
+  /** The batch's first sign-in from each device its account never used, when the account had used
+   * others (an account's very first device is no news to it). */
+  async function newDevicesOf(trx: Db, rows: Array<{ id: string; user_id: string; device_key: string | null; user_agent: string | null; ip: string | null; created_at: string; pending_record: string | null }>): Promise<NewDevice[]> {
+    const users = [...new Set(rows.filter((r) => r.device_key !== null).map((r) => r.user_id))];
+    if (users.length === 0) return [];
+    const known = await trx.selectFrom('devices').select(['user_id', 'device_key']).where('user_id', 'in', users).execute();
+    const hasDevices = new Set(known.map((d) => d.user_id));
+    const seen = new Set(known.map((d) => `${d.user_id}\n${d.device_key}`));
+    const fresh: NewDevice[] = [];
+    for (const row of rows) {
+      const key = `${row.user_id}\n${row.device_key}`;
+      if (row.device_key === null || seen.has(key)) continue;
+      seen.add(key);
+      if (!hasDevices.has(row.user_id)) continue;
+      const detail = JSON.parse(row.pending_record!) as { origin?: unknown };
+      fresh.push({
+        userId: row.user_id, sessionId: row.id, deviceKey: row.device_key, userAgent: row.user_agent, ip: row.ip, at: row.created_at,
+        origin: typeof detail.origin === 'string' ? detail.origin : null,
+      });
+    }
+    return fresh;
   }
 
   async function writeAll(userId?: string): Promise<void> {

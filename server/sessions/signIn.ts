@@ -28,7 +28,9 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
     mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
-    deviceKey: request.deviceKey, userAgent, signInDetail: { mfa: input.viaMfa },
+    deviceKey: request.deviceKey, userAgent,
+    // Where it was made: a mail about a new device links back to this host.
+    signInDetail: { mfa: input.viaMfa, origin: `${ctx.config.env === 'production' ? 'https' : request.protocol}://${request.host}` },
   });
   ctx.signInRecords.kick();
   if (input.trustDevice) await recordEvent(ctx.db, { type: 'device_trusted', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey });

@@ -5,7 +5,7 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary,
+  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary, DeviceList,
 } from '../../contract/schemas.ts';
 import { AccountCardAnswer, AccountCardList, AddContactAnswer, UndoChangeAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { withCaptcha } from './calls.ts';
@@ -67,6 +67,15 @@ export const loadHistory = async (filters: HistoryFilters) => {
     parsed(HistorySummary, () => api.get('history/summary', { searchParams: { from: filters.from, to: filters.to } }).json()),
   ]);
   return { page, summary };
+};
+
+export const listDevices = async () => (await parsed(DeviceList, () => api.get('devices').json())).data;
+/** A device signed out, every other one, every session (this one too), or a device's trust ended. */
+export const runDeviceAction = async (input: { action: 'logout'; id: string } | { action: 'others' } | { action: 'everywhere' } | { action: 'untrust'; id: string }) => {
+  const path = input.action === 'logout' ? `devices/${encodeURIComponent(input.id)}/sessions`
+    : input.action === 'untrust' ? `devices/${encodeURIComponent(input.id)}/trust`
+      : input.action === 'others' ? 'sessions/others' : 'sessions';
+  await call(() => api.delete(path));
 };
 
 export const startTotp = async () => {

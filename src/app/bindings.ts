@@ -13,7 +13,7 @@ import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
-  acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
+  acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, listDevices, runDeviceAction, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
   readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary, exportAccountData, uploadPicture, removePicture,
@@ -67,6 +67,13 @@ export const securityHistory = (_go: Go) => import('../../machines/history.ts').
   actors: {
     loadHistory: fromPromise(({ input }) => loadHistory(input)),
     loadPage: fromPromise(({ input }) => loadHistoryPage(input)),
+  },
+}));
+
+export const devices = (_go: Go) => import('../../machines/devices.ts').then(({ devicesMachine }) => devicesMachine.provide({
+  actors: {
+    listDevices: fromPromise(() => listDevices()),
+    runAction: fromPromise(({ input }) => runDeviceAction(input)),
   },
 }));
 

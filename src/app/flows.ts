@@ -17,6 +17,7 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     mfaSettings: flow('mfaSettings'),
     accessGrants: flow('accessGrants'),
     securityHistory: flow('securityHistory'),
+    devices: flow('devices'),
     weakPassword: flow('weakPassword'),
     forgotUsername: flow('forgotUsername'),
     forgotPassword: flow('forgotPassword'),

@@ -14,6 +14,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
+import { DevicesSection } from './DevicesSection.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
 
@@ -23,6 +24,7 @@ export default function SecurityPage() {
   const { t } = useTranslation();
   const root = useRootActor();
   const settings = useFlowChild('mfaSettings');
+  const devices = useFlowChild('devices');
   // The root's state says which screen of the area shows (its tags), never the URL.
   const step = useSelector(root, (s) => (['overview', 'methods', 'recovery'] as const).find((name) => s.hasTag(`security.${name}`)) ?? null);
   return (
@@ -35,6 +37,7 @@ export default function SecurityPage() {
       </nav>
       <h1 className="mt-3 text-2xl font-bold">{t(step === 'methods' ? 'security.mfaEdit.title' : step === 'recovery' ? 'security.recovery.title' : 'security.title')}</h1>
       {settings ? <Settings settings={settings} step={step} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {step === 'overview' && <div className="mt-5"><DevicesSection devices={devices} /></div>}
     </UserLayout>
   );
 }

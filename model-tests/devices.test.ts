@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { Device } from '../contract/schemas.ts';
+import { devicesMachine, type DeviceAction } from '../machines/devices.ts';
+import { report, walk } from './coverage.ts';
+
+const device = (id: string, extra: Partial<Device> = {}): Device => ({
+  id, user_agent: null, browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: 'BE',
+  first_seen_at: '2026-11-01T10:00:00.000Z', last_seen_at: '2026-11-20T10:00:00.000Z', trusted_until: null,
+  current: false, status: 'active', sessions: 1, services: [], ...extra,
+});
+const devices = [device('here', { current: true }), device('phone', { trusted_until: '2026-12-20T10:00:00.000Z' }), device('old', { status: 'signed_out', sessions: 0 })];
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('devices machine: model', () => {
+  it('takes every declared transition', () => {
+    const result = walk(devicesMachine, {
+      events: () => [
+        { type: 'LOG_OUT', id: 'phone' }, { type: 'LOG_OUT', id: 'here' }, { type: 'LOG_OUT', id: 'old' }, { type: 'LOG_OUT_OTHERS' }, { type: 'LOG_OUT_EVERYWHERE' },
+        { type: 'UNTRUST', id: 'phone' }, { type: 'UNTRUST', id: 'here' },
+        { type: 'CONFIRM' }, { type: 'CANCEL' }, { type: 'DISMISS' }, { type: 'RETRY' },
+        done('listDevices', devices), fail('listDevices', 503, 'database_unavailable'),
+        done('runAction'), fail('runAction', 404, 'not_found'), fail('runAction', 403, 'step_up_required'),
+      ] as never,
+      serializeState: ({ value, context }) => {
+        const c = context as { devices: unknown[]; error: unknown; notice: unknown; pending: unknown };
+        return JSON.stringify([value, c.devices.length, c.error, c.notice, c.pending]);
+      },
+    });
+    console.info(report('devices', result));
+    expect(result.missing).toEqual([]);
+  });
+
+  it('offers nothing when only this device is signed in', () => {
+    const result = walk(devicesMachine, {
+      events: () => [done('listDevices', [devices[0]]), { type: 'LOG_OUT_OTHERS' }, { type: 'LOG_OUT', id: 'here' }] as never,
+    });
+    expect(Object.values(result.adjacency).some(({ state }) => (state as { value: unknown }).value === 'confirming')).toBe(false);
+  });
+});
+
+describe('devices machine: behaviour', () => {
+  function start(options: { list?: () => Promise<Device[]>; run?: (action: DeviceAction) => Promise<void> } = {}) {
+    const calls: DeviceAction[] = [];
+    const actor = createActor(devicesMachine.provide({
+      actors: {
+        listDevices: fromPromise(options.list ?? (async () => devices)),
+        runAction: fromPromise(async ({ input }) => {
+          calls.push(input);
+          if (options.run) return options.run(input);
+        }),
+      },
+    })).start();
+    return { actor, calls };
+  }
+
+  it('signs a device out only after a yes, reloads the list and says so', async () => {
+    const { actor, calls } = start();
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'LOG_OUT', id: 'phone' });
+    expect(actor.getSnapshot().context.pending).toEqual({ action: 'logout', id: 'phone' });
+    actor.send({ type: 'CANCEL' });
+    expect(actor.getSnapshot().context.pending).toBeNull();
+    expect(calls).toEqual([]);
+    actor.send({ type: 'LOG_OUT', id: 'phone' });
+    actor.send({ type: 'CONFIRM' });
+    expect(actor.getSnapshot().value).toBe('acting');
+    await settle();
+    await settle();
+    expect(calls).toEqual([{ action: 'logout', id: 'phone' }]);
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'loggedOut', error: null, pending: null });
+    actor.send({ type: 'DISMISS' });
+    expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('does not sign out this device or one already signed out by the per-device action', async () => {
+    const { actor } = start();
+    await settle();
+    actor.send({ type: 'LOG_OUT', id: 'here' });
+    actor.send({ type: 'LOG_OUT', id: 'old' });
+    expect(actor.getSnapshot().value).toBe('ready');
+  });
+
+  it('signs out everywhere else after a yes', async () => {
+    const { actor, calls } = start();
+    await settle();
+    actor.send({ type: 'LOG_OUT_OTHERS' });
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    await settle();
+    expect(calls).toEqual([{ action: 'others' }]);
+    expect(actor.getSnapshot().context.notice).toBe('loggedOutOthers');
+  });
+
+  it('ends, signed out, after signing out everywhere', async () => {
+    const { actor, calls } = start();
+    await settle();
+    actor.send({ type: 'LOG_OUT_EVERYWHERE' });
+    expect(actor.getSnapshot().value).toBe('confirming');
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    expect(calls).toEqual([{ action: 'everywhere' }]);
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ signedOut: true });
+  });
+
+  it('withdraws a trust at once, and reports the step-up the server asks for', async () => {
+    let refuse = true;
+    const { actor, calls } = start({ run: async () => { if (refuse) throw apiFailure(403, { code: 'step_up_required' }); } });
+    await settle();
+    actor.send({ type: 'UNTRUST', id: 'here' });
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'UNTRUST', id: 'phone' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ error: 'step_up_required', pending: null });
+    refuse = false;
+    actor.send({ type: 'UNTRUST', id: 'phone' });
+    await settle();
+    await settle();
+    expect(calls).toHaveLength(2);
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'untrusted', error: null });
+  });
+
+  it('takes a device already signed out elsewhere as signed out', async () => {
+    const { actor } = start({ run: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    await settle();
+    actor.send({ type: 'LOG_OUT', id: 'phone' });
+    actor.send({ type: 'CONFIRM' });
+    await settle();
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'loggedOut', error: null });
+  });
+
+  it('offers to try again when the list cannot load', async () => {
+    let attempts = 0;
+    const { actor } = start({
+      list: async () => {
+        attempts += 1;
+        if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
+        return [];
+      },
+    });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe('database_unavailable');
+    actor.send({ type: 'RETRY' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context).toMatchObject({ error: null, devices: [] });
+  });
+});

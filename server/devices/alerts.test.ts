@@ -1,0 +1,102 @@
+// The new-device mail: a sign-in from a device the account never used mails its owner in their
+// language (browser, system, country, time), at most once an hour; its "this wasn't me" link ends
+// that sign-in and leads to choosing a new password.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
+import { atOnce, statusCounts } from '../testing/concurrency.ts';
+import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { makeUser } from '../testing/mfaKit.ts';
+
+const kinds = await databaseKinds();
+const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+const BELGIAN_IP = '81.246.0.1';
+
+describe.each(kinds)('new-device mail on %s', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(kind); });
+  afterAll(async () => server?.stop());
+
+  async function signIn(email: string, device: string, ip?: string) {
+    const res = await server.app.inject({
+      method: 'POST', url: '/api/token', headers: { 'x-device-id': device, 'user-agent': FIREFOX, host: 'account.localhost' },
+      payload: { username: email, password: DEMO_PASSWORD }, ...(ip ? { remoteAddress: ip } : {}),
+    });
+    expect(res.statusCode).toBe(200);
+    return { 'x-device-id': device, authorization: `Bearer ${res.json().access_token as string}` };
+  }
+  // The harness delivers the mail queued before the sign-in's records: the records' own comes after.
+  const mailsTo = async (email: string) => {
+    await server.ctx.signInRecords.drain();
+    await server.ctx.outbox.drain();
+    return server.ctx.db.selectFrom('outbox').select(['subject', 'body']).where('recipient', '=', email).orderBy('created_at').execute();
+  };
+  const linkIn = (body: string) => new URL(/https?:\/\/\S+not-me\?ticket=\S+/.exec(body)![0]);
+  const alive = async (auth: Record<string, string>) => (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode === 200;
+
+  it('mails nothing for an account\'s first device nor a known one, then mails once, in the person\'s language, for a new one', async () => {
+    const { email } = await makeUser(server, { methods: [], language: 'fr' });
+    await signIn(email, 'alert-first-01');
+    await signIn(email, 'alert-first-01');
+    expect(await mailsTo(email)).toEqual([]);
+    await signIn(email, 'alert-new-01', BELGIAN_IP);
+    const mails = await mailsTo(email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toBe('Nouvelle connexion à votre compte Tessera');
+    expect(mails[0]!.body).toContain('Firefox 128.0, Windows 10');
+    expect(mails[0]!.body).toContain('Belgique');
+    expect(mails[0]!.body).toContain(String(new Date().getFullYear()));
+    expect(linkIn(mails[0]!.body).origin).toBe('http://account.localhost');
+  });
+
+  it('mails at most once an hour per account', async () => {
+    const { email } = await makeUser(server, { methods: [] });
+    await signIn(email, 'hourly-first-01');
+    await signIn(email, 'hourly-new-01');
+    await signIn(email, 'hourly-new-02');
+    expect(await mailsTo(email)).toHaveLength(1);
+    // An hour later, a new device mails again.
+    await server.ctx.db.updateTable('security_events').set({ created_at: new Date(Date.now() - 3601_000).toISOString() })
+      .where('type', '=', 'new_device_alert').execute();
+    await signIn(email, 'hourly-new-03');
+    expect(await mailsTo(email)).toHaveLength(2);
+  });
+
+  it('of many sign-ins from new devices at once, mails one', async () => {
+    const { email } = await makeUser(server, { methods: [] });
+    await signIn(email, 'burst-first-01');
+    const answers = await atOnce(12, (i) => server.app.inject({
+      method: 'POST', url: '/api/token', headers: { 'x-device-id': `burst-new-${String(i).padStart(2, '0')}`, 'user-agent': FIREFOX },
+      payload: { username: email, password: DEMO_PASSWORD },
+    }));
+    expect(statusCounts(answers)).toEqual({ 200: 12 });
+    await server.ctx.signInRecords.drain();
+    await server.ctx.outbox.drain();
+    expect(await mailsTo(email)).toHaveLength(1);
+  });
+
+  it('"this wasn\'t me" ends that sign-in only, and leads to a new password; a link used or malformed does no harm', async () => {
+    const { email, userId } = await makeUser(server, { methods: [] });
+    const mine = await signIn(email, 'notme-first-01');
+    const theirs = await signIn(email, 'notme-stranger-01');
+    const link = linkIn((await mailsTo(email))[0]!.body);
+    // No device id, no cookie: a link opened from a mail.
+    const res = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toBe('/forgot-password/email');
+    // The browser that opened it is signed out too, so that it shows the forgotten-password screen.
+    expect(String(res.headers['set-cookie'])).toMatch(/^tessera_token=;/);
+    expect(await alive(theirs)).toBe(false);
+    expect(await alive(mine)).toBe(true);
+    const rejected = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute();
+    expect(rejected).toHaveLength(1);
+    // Again: the same page, nothing more recorded.
+    const again = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+    expect(again.statusCode).toBe(303);
+    expect(await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute()).toHaveLength(1);
+    for (const query of ['', '?ticket=', '?ticket=%27%20or%201=1', `?ticket=${'a'.repeat(500)}`]) {
+      const bad = await server.app.inject({ method: 'GET', url: `/devices/not-me${query}` });
+      expect(bad.statusCode, query).toBe(400);
+      expect(bad.json().code).toBe('validation_failed');
+    }
+  });
+});
