@@ -25,6 +25,10 @@ export const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({
   }
 });
 
+/** The guard for a signed-in person and for a visitor, each made once (the states share them). */
+export const guardSignedIn = applyGuard('signedIn');
+export const guardAnonymous = applyGuard('anonymous');
+
 /** Forgets everything about the signed-out user: local copy and session storage (context is reset beside it). */
 export const forgetSession = [{ type: 'persistAccount', params: { user: null } }, 'clearSession'] as const;
 
@@ -46,7 +50,7 @@ export const steppingUp = rootSetup.createStateConfig({
         actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf((event as Extract<RootEvent, { type: 'ROUTE' }>).location.path, 'mfa')! })),
       },
       { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
-      { target: '#root.signedIn.idle', actions: [setLocation, assign({ mfa: null }), applyGuard('signedIn')] },
+      { target: '#root.signedIn.idle', actions: [setLocation, assign({ mfa: null }), guardSignedIn] },
     ],
   },
   invoke: {

@@ -6,7 +6,7 @@ import type { LoginOutput } from '../login.ts';
 import type { MfaCodeOutput } from '../mfaCode.ts';
 import { CHOOSER_PATH } from '../../contract/constants.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
-import { applyGuard, followAfterCode, setLocation } from './actions.ts';
+import { followAfterCode, guardAnonymous, setLocation } from './actions.ts';
 import {
   forgotModeOf, hasSeveralPlatforms, locationOf, loginModeOf, noOwnTarget, opensToVisitor, partnerInput, policyOf, resumedFlow, rootSetup, usernameFor,
 } from './setup.ts';
@@ -21,7 +21,7 @@ const ANONYMOUS_FLOW_NAMES = Object.keys(ANONYMOUS_FLOWS) as Array<keyof typeof 
 
 export const anonymous = rootSetup.createStateConfig({
   entry: [
-    applyGuard('anonymous'),
+    guardAnonymous,
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
@@ -31,7 +31,7 @@ export const anonymous = rootSetup.createStateConfig({
     }),
   ],
   on: {
-    ROUTE: { actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+    ROUTE: { actions: [setLocation, guardAnonymous] },
   },
   initial: 'signingIn',
   states: {
@@ -44,14 +44,14 @@ export const anonymous = rootSetup.createStateConfig({
           ...ANONYMOUS_FLOW_NAMES.map((flow) => ({
             guard: { type: 'routeStartsFlow' as const, params: { flow } },
             target: ANONYMOUS_FLOWS[flow],
-            actions: [setLocation, applyGuard('anonymous')],
+            actions: [setLocation, guardAnonymous],
           })),
           // A partner page a visitor may see (the landing, the choices without an account); the
           // others need a session, and the guard sends to sign-in first.
-          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, applyGuard('anonymous')] }, {
+          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, guardAnonymous] }, {
           actions: [
-            assign({ location: ({ event }) => event.location }),
-            applyGuard('anonymous'),
+            setLocation,
+            guardAnonymous,
             sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
           ],
         }],
@@ -95,12 +95,12 @@ export const anonymous = rootSetup.createStateConfig({
           {
             guard: { type: 'routeStartsFlow', params: { flow: 'onboarding' } },
             actions: [
-              assign({ location: ({ event }) => event.location }),
-              applyGuard('anonymous'),
+              setLocation,
+              guardAnonymous,
               sendTo('onboarding', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'onboarding')! })),
             ],
           },
-          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
       },
       invoke: {
@@ -117,8 +117,8 @@ export const anonymous = rootSetup.createStateConfig({
     partnering: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, applyGuard('anonymous')] },
-          { target: 'signingIn', actions: [setLocation, applyGuard('anonymous')] },
+          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, guardAnonymous] },
+          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
       },
       invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
@@ -130,7 +130,7 @@ export const anonymous = rootSetup.createStateConfig({
             guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } },
             actions: [setLocation, sendTo('forgotUsername', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotUsername')! }))],
           },
-          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
       },
       invoke: { id: 'forgotUsername', src: 'forgotUsername' },
@@ -143,7 +143,7 @@ export const anonymous = rootSetup.createStateConfig({
             guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } },
             actions: [setLocation, sendTo('forgotPassword', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotPassword')! }))],
           },
-          { target: 'signingIn', actions: [assign({ location: ({ event }) => event.location }), applyGuard('anonymous')] },
+          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
       },
       invoke: {
@@ -159,13 +159,13 @@ export const anonymous = rootSetup.createStateConfig({
     renewingPassword: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeInFlow', params: { flow: 'weakPassword' } }, actions: assign({ location: ({ event }) => event.location }) },
+          { guard: { type: 'routeInFlow', params: { flow: 'weakPassword' } }, actions: setLocation },
           // Leaving abandons the renewal: the account still cannot be used until it is done.
           {
             target: 'signingIn',
             actions: [
               assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }),
-              { type: 'storeSession', params: { key: 'loginPayload', value: null } }, applyGuard('anonymous'),
+              { type: 'storeSession', params: { key: 'loginPayload', value: null } }, guardAnonymous,
             ],
           },
         ],
@@ -188,7 +188,7 @@ export const anonymous = rootSetup.createStateConfig({
         ROUTE: [
           {
             guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn',
-            actions: [assign({ location: ({ event }) => event.location, mfa: null }), { type: 'storeSession', params: { key: 'mfaPayload', value: null } }, applyGuard('anonymous')],
+            actions: [assign({ location: ({ event }) => event.location, mfa: null }), { type: 'storeSession', params: { key: 'mfaPayload', value: null } }, guardAnonymous],
           },
           { actions: [setLocation, sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! }))] },
         ],

@@ -8,6 +8,7 @@ import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
 import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
+import { setLocation } from './actions.ts';
 import { locationOf, rootSetup } from './setup.ts';
 
 export type { Context as RootContext, Notice, RootEvent, RootInput } from './setup.ts';
@@ -40,7 +41,7 @@ export const rootMachine = rootSetup.createMachine({
     booting: {
       // The tab keeps the target, so a reload on the way (a second factor's screen) still returns there.
       entry: { type: 'persistTarget', params: ({ context }) => ({ target: context.target }) },
-      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      on: { ROUTE: { actions: setLocation } },
       invoke: {
         id: 'loadConfig',
         src: 'loadConfig',
@@ -59,7 +60,7 @@ export const rootMachine = rootSetup.createMachine({
     // Sign-in by URL hash (spec §4): the ticket is spent first, then the session it opened is read
     // as any other; a refused ticket leaves whatever session there was, and says so at sign-in.
     exchangingTicket: {
-      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      on: { ROUTE: { actions: setLocation } },
       invoke: {
         id: 'exchangeTicket',
         src: 'exchangeTicket',
@@ -72,7 +73,7 @@ export const rootMachine = rootSetup.createMachine({
       },
     },
     restoring: {
-      on: { ROUTE: { actions: assign({ location: ({ event }) => event.location }) } },
+      on: { ROUTE: { actions: setLocation } },
       invoke: {
         id: 'restoreUser',
         src: 'fetchUser',

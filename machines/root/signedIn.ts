@@ -3,11 +3,11 @@
 import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { applyGuard, behindStepUp, followAfterCode, forgetSession, setLocation, steppingUp } from './actions.ts';
+import { behindStepUp, followAfterCode, forgetSession, guardSignedIn, setLocation, steppingUp } from './actions.ts';
 import { locationOf, mustEnrol, partnerInput, profileInput, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
-  entry: applyGuard('signedIn'),
+  entry: guardSignedIn,
   on: {
     // The session ended elsewhere (expiry, revocation, another tab's sign-out): on any screen, back
     // to sign-in with a notice; the anonymous guard sends there and remembers the screen. Running
@@ -39,12 +39,12 @@ export const signedIn = rootSetup.createStateConfig({
       ],
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { guard: 'routeToSecurity', target: 'security', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
-          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
-          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, applyGuard('signedIn')] },
-          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', actions: [setLocation, applyGuard('signedIn')] },
-          { actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: 'routeToSecurity', target: 'security', actions: [setLocation, guardSignedIn] },
+          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [setLocation, guardSignedIn] },
+          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, guardSignedIn] },
+          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', actions: [setLocation, guardSignedIn] },
+          { actions: [setLocation, guardSignedIn] },
         ],
       },
     },
@@ -56,8 +56,8 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           // The code screens move among themselves (their flow runs once the methods are known).
           { guard: { type: 'routeInFlow', params: { flow: 'mfa' } } },
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), applyGuard('signedIn')] },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), guardSignedIn] },
         ],
       },
       initial: 'checking',
@@ -102,9 +102,9 @@ export const signedIn = rootSetup.createStateConfig({
     consenting: {
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', reenter: true, actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', reenter: true, actions: [setLocation, guardSignedIn] },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
       invoke: {
@@ -120,8 +120,8 @@ export const signedIn = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, applyGuard('signedIn')] },
-          { target: 'idle', actions: [setLocation, applyGuard('signedIn')] },
+          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, guardSignedIn] },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
       ...behindStepUp(rootSetup.createStateConfig({ invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) } })),
@@ -133,8 +133,8 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
           // A sensitive screen (or any, before the flow runs) starts the area again.
-          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', reenter: true, actions: [setLocation, applyGuard('signedIn')] },
-          { target: 'idle', actions: [setLocation, applyGuard('signedIn')] },
+          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', reenter: true, actions: [setLocation, guardSignedIn] },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
       ...behindStepUp(rootSetup.createStateConfig({
@@ -142,7 +142,7 @@ export const signedIn = rootSetup.createStateConfig({
           // Its other screens are the running flow's to show.
           ROUTE: {
             guard: { type: 'routeStaysIn', params: { flow: 'profile' } },
-            actions: [setLocation, applyGuard('signedIn'), sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! }))],
+            actions: [setLocation, guardSignedIn, sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! }))],
           },
         },
         invoke: { id: 'profile', src: 'profile', input: ({ context }) => profileInput(context) },
@@ -160,8 +160,8 @@ export const signedIn = rootSetup.createStateConfig({
             actions: [setLocation, sendTo('forcedMfa', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'setupMfa')! }))],
           },
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
-          { guard: 'forced', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), applyGuard('signedIn')] },
+          { guard: 'forced', target: 'loggingOut', actions: setLocation },
+          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), guardSignedIn] },
         ],
       },
       invoke: {
@@ -216,9 +216,9 @@ export const signedIn = rootSetup.createStateConfig({
     security: {
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { guard: 'routeToSecurity', target: 'security', reenter: true, actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: 'routeToSecurity', target: 'security', reenter: true, actions: [setLocation, guardSignedIn] },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
       initial: 'checking',
@@ -286,7 +286,7 @@ export const signedIn = rootSetup.createStateConfig({
         authenticator: {
           on: {
             // The set-up moves between its two screens by itself.
-            ROUTE: { guard: { type: 'routeInFlow', params: { flow: 'authenticator' } }, actions: assign({ location: ({ event }) => event.location }) },
+            ROUTE: { guard: { type: 'routeInFlow', params: { flow: 'authenticator' } }, actions: setLocation },
           },
           invoke: {
             id: 'totpSetup',
@@ -300,9 +300,9 @@ export const signedIn = rootSetup.createStateConfig({
     access: {
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
-          { guard: { type: 'routeInFlow', params: { flow: 'access' } }, actions: assign({ location: ({ event }) => event.location }) },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location }), applyGuard('signedIn')] },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: { type: 'routeInFlow', params: { flow: 'access' } }, actions: setLocation },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
       invoke: { id: 'accessGrants', src: 'accessGrants' },
@@ -310,10 +310,10 @@ export const signedIn = rootSetup.createStateConfig({
     recovering: {
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: assign({ location: ({ event }) => event.location }) },
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
           // Leaving the screen is skipping it.
-          { guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } }, target: 'idle', actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), applyGuard('signedIn')] },
-          { actions: assign({ location: ({ event }) => event.location }) },
+          { guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } }, target: 'idle', actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), guardSignedIn] },
+          { actions: setLocation },
         ],
       },
       invoke: {

@@ -4,11 +4,12 @@
 // user where the spec says.
 import { lazy, Suspense, type ReactNode } from 'react';
 import { LoginPage } from '../login/LoginPage.tsx';
-import { MaintenancePage } from '../maintenance/MaintenancePage.tsx';
 import { Pending } from '../components/Pending.tsx';
 import { ROUTES, normalise, type ScreenId } from '../../machines/routes.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
+// Loaded when shown: the API is the one resting, the server still serves the app's files.
+const MaintenancePage = lazy(() => import('../maintenance/MaintenancePage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
 const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
@@ -31,7 +32,7 @@ const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Susp
 /** Each screen of the table, as an element. */
 const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   login: <LoginPage />,
-  maintenance: <MaintenancePage />,
+  maintenance: later(<MaintenancePage />),
   dashboard: later(<DashboardPage />),
   secondFactor: later(<SecondFactorPage />),
   totpRecovery: later(<TotpRecoveryPage />),

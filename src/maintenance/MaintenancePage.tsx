@@ -15,7 +15,7 @@ const MESSAGES = {
 } as const;
 const ORDER = { be: ['nl', 'fr', 'en'], lu: ['fr', 'en', 'nl'] } as const;
 
-export function MaintenancePage() {
+export default function MaintenancePage() {
   const root = useRootActor();
   const checking = useSelector(root, (s) => s.matches({ maintenance: 'checking' }));
   const order = ORDER[variant];
