@@ -2,10 +2,9 @@
 // desktop's width, each checked with axe: the landing, asking the administrator for access, the
 // options without an account, linking an existing one, and the success that goes on by itself.
 import { expect, test, type Page } from '@playwright/test';
-import { E2E_PEERS_PORT } from '../playwright.config.ts';
 import { DEMO_CLIENTS } from '../server/seed/demo.ts';
 import { relyingParty } from './relyingParty.ts';
-import { DEMO_PASSWORD, expectNoAxeViolations, signIn, toDashboard, user } from './support.ts';
+import { DEMO_PASSWORD, expectNoAxeViolations, mailsTo, signIn, toDashboard, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -16,10 +15,6 @@ const CLIENT_AREA = 'http://client.localhost:3000/auth/callback';
 const shot = (page: Page, name: string, width: number) => page.screenshot({ path: `test-reports/screens/partner-${name}-${width}.png`, fullPage: true });
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 
-async function mailsTo(recipient: string): Promise<string[]> {
-  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
-  return inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw);
-}
 
 for (const width of [375, 1280]) {
   test.describe(`at ${width} px`, () => {

@@ -1,18 +1,12 @@
 import { expect, test } from '@playwright/test';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { codeSentTo, expectNoAxeViolations, sentCount, signInWithEmailCode } from './support.ts';
+import { codeSentTo, expectNoAxeViolations, mailsTo, sentCount, signInWithEmailCode } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
 // Paula is this walk's alone: no other walk reads or changes her profile.
 const paula = DEMO_MFA_USERS.find((u) => u.key === 'profile')!;
 
-/** The mails the peer received for a recipient, newest last. */
-async function mailsTo(recipient: string): Promise<string[]> {
-  const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
-  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
-  return inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw);
-}
 
 test('the profile shows personal, contact and banking information; the personal information and the bank account change, and the account is told', async ({ page }) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
@@ -222,7 +216,7 @@ test('"this wasn\'t me": the link of an address added undoes it after a yes, and
 
   // The owner reads the notice in another browser and follows its link.
   await expect.poll(async () => (await mailsTo(paula.email)).at(-1) ?? '').toContain(`${added} was added`);
-  const mail = (await mailsTo(paula.email)).at(-1)!.replace(/=\r?\n/g, '');
+  const mail = (await mailsTo(paula.email)).at(-1)!;
   const link = /https?:\/\/[^\s"]+\/undo-change#[\w-]+/.exec(mail)![0];
   const owner = await (await browser.newContext({ locale: 'en-GB' })).newPage();
   await owner.goto(link);

@@ -74,6 +74,15 @@ export async function codeSentTo(recipient: string, since = 0): Promise<string> 
   throw new Error(`no code for ${recipient}`);
 }
 
+/** The mails the SMTP peer received for a recipient, oldest first, their quoted-printable undone
+ * (soft line breaks and =XX escapes), so that links and texts read as sent. */
+export async function mailsTo(recipient: string): Promise<string[]> {
+  const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
+  return inbox.mails.filter((m) => m.to === recipient)
+    .map((m) => m.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+}
+
 export async function sentCount(recipient: string): Promise<number> {
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
   const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string }>; messages: Array<{ to: string }> };

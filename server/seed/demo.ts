@@ -50,6 +50,9 @@ export const DEMO_USERS: DemoUser[] = [
   { key: 'newcomer', description: 'No second factor yet, for turning it on from Security', firstname: 'Noah', lastname: 'Nijs',
     language: 'en', email: 'noah.nijs@example.be', phone: '+32470121212',
     user_id: 'U-1010', customer_user_id: null, fridom_user_id: null, password_status: 0 },
+  { key: 'devices', description: 'For trying the new-device mail: sign in from a second browser', firstname: 'Dina', lastname: 'Dewit',
+    language: 'en', email: 'dina.devices@example.be', phone: '+32470191919',
+    user_id: 'U-1012', customer_user_id: null, fridom_user_id: null, password_status: 0 },
 ];
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
