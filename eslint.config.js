@@ -15,11 +15,11 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance', 'profile', 'undoChange'];
+const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance', 'profile', 'undoChange', 'notifications'];
 // src/app is the shell that routes to every feature's page, so it may import them all.
 const SRC_SHARED = ['components', 'api'];
 
-const SERVER_FEATURES = ['appconfig', 'cards', 'export', 'devices', 'history', 'invitations', 'login', 'mfa', 'oidc', 'onboarding', 'profile', 'recovery'];
+const SERVER_FEATURES = ['appconfig', 'cards', 'export', 'devices', 'history', 'invitations', 'login', 'merge', 'mfa', 'notifications', 'oidc', 'onboarding', 'profile', 'recovery', 'sso'];
 const SERVER_SHARED = [
   'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
   'health', 'spa', 'methods', 'captcha', 'identity', 'workers', 'clientinfo',

@@ -153,6 +153,11 @@ export const AppConfig = v.object({
   passwordPolicy: PasswordPolicySchema,
   /** Whether the forms a robot would abuse carry an ALTCHA proof of work. */
   captcha: v.boolean(),
+  /** The Microsoft sign-in: its button shows when this is an object, and its beta notice names the
+   * companies (tenants) allowed. The server always says (null when it is off). */
+  microsoft: v.optional(v.nullable(v.object({
+    tenants: v.array(v.object({ id: v.string(), name: v.nullable(v.string()) })),
+  }))),
 });
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 

@@ -10,7 +10,7 @@ export type HistoryCategory = (typeof HISTORY_CATEGORIES)[number];
 
 /** The categories with raw types of their own (`other` is whatever none of them lists). */
 export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly string[]> = {
-  sign_in: ['login_succeeded'],
+  sign_in: ['login_succeeded', 'sso_sign_in'],
   failed_sign_in: ['login_failed', 'login_throttled', 'mfa_failed', 'card_activation_failed'],
   second_factor: [
     'mfa_method_added', 'mfa_method_replaced', 'mfa_method_removed', 'mfa_primary_changed', 'mfa_step_up',
@@ -22,7 +22,7 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
   device: ['device_new', 'new_device_alert', 'new_device_rejected', 'device_trusted', 'device_trust_revoked'],
   access: ['partner_consent_given', 'partner_consent_refused', 'partner_access_revoked', 'partner_access_requested'],
   session: ['logout', 'device_logged_out', 'logout_others', 'logout_everywhere', 'sessions_ended', 'change_undone'],
-  account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed'],
+  account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed', 'accounts_merged', 'sso_linked', 'sso_unlinked'],
 };
 
 const CATEGORY_OF = new Map<string, HistoryCategory>(

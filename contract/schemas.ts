@@ -2,7 +2,8 @@
 // The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
 // The first screen's own are in ./baseSchemas.ts, re-exported here.
 import * as v from 'valibot';
-import { INTERACTION_UID, LOCALES, ONBOARDING_PROGRESS } from './constants.ts';
+import { INTERACTION_UID, LOCALES } from './constants.ts';
+import { ONBOARDING_PROGRESS } from './onboarding.ts';
 import { CaptchaField, MfaEnrolment, MfaMethodKind, MfaMethodSummary, text } from './baseSchemas.ts';
 
 export * from './baseSchemas.ts';
@@ -187,6 +188,19 @@ export const CardAlreadyActiveAnswer = v.object({ code: v.literal('card_already_
 export const MarketingPreferences = v.strictObject({ email: v.boolean(), sms: v.boolean(), partners: v.boolean() });
 export type MarketingPreferences = v.InferOutput<typeof MarketingPreferences>;
 
+/** The security alerts Tessera sends an account whatever its preferences (they protect it). */
+export const SECURITY_ALERTS = ['new_device', 'password_changed', 'contact_changed', 'iban_changed'] as const;
+
+/** GET and PUT /api/notifications: the marketing preferences (editable) and the security alerts (always sent). */
+export const NotificationsAnswer = v.object({
+  marketing: v.object({ email: v.boolean(), sms: v.boolean(), partners: v.boolean() }),
+  security_alerts: v.array(v.picklist(SECURITY_ALERTS)),
+});
+export type NotificationsAnswer = v.InferOutput<typeof NotificationsAnswer>;
+
+export const NotificationsRequest = v.strictObject({ marketing: MarketingPreferences });
+export type NotificationsRequest = v.InferOutput<typeof NotificationsRequest>;
+
 export const OnboardingTermsRequest = v.strictObject({ flow: FlowToken, terms: v.boolean(), privacy: v.boolean(), marketing: MarketingPreferences });
 export type OnboardingTermsRequest = v.InferOutput<typeof OnboardingTermsRequest>;
 
@@ -275,6 +289,22 @@ export const ResetPasswordRequest = v.strictObject({
   confirmation: text(1024),
 });
 export type ResetPasswordRequest = v.InferOutput<typeof ResetPasswordRequest>;
+
+/** POST /api/user/password: the signed-in person changes their password (after a recent second
+ * factor); `keepThisSession` keeps this device signed in, every other session ends anyway. */
+export const ChangePasswordRequest = v.strictObject({
+  current: text(1024, 1),
+  password: text(1024),
+  confirmation: text(1024),
+  keepThisSession: v.boolean(),
+});
+export type ChangePasswordRequest = v.InferOutput<typeof ChangePasswordRequest>;
+
+export const ChangePasswordAnswer = v.object({
+  /** This session ended with the others: the browser is signed out. */
+  session_ended: v.boolean(),
+});
+export type ChangePasswordAnswer = v.InferOutput<typeof ChangePasswordAnswer>;
 
 export const ForgotPasswordRequest = v.strictObject({
   username: text(320, 1),
@@ -409,8 +439,8 @@ export const HistorySummaryQuery = v.strictObject({ from: v.optional(text(40)), 
 export type HistorySummaryQuery = v.InferOutput<typeof HistorySummaryQuery>;
 
 /** One security event as the history shows it: when, what (the raw type and its category), and from
- * where: the device's browser and operating system (from its user agent) and the country of the
- * address; null when unknown. */
+ * where: the device's browser and operating system (from its user agent) and the country (and,
+ * with a city database, the city) of the address; null when unknown. */
 export const HistoryEvent = v.object({
   id: v.string(),
   at: v.string(),
@@ -420,6 +450,8 @@ export const HistoryEvent = v.object({
   os: v.nullable(v.string()),
   platform: v.nullable(v.string()),
   country: v.nullable(v.string()),
+  /** Known only where the server has a city database. */
+  city: v.nullable(v.string()),
 });
 export type HistoryEvent = v.InferOutput<typeof HistoryEvent>;
 /** A page of events, newest first; `next` asks for the following page (null on the last). */
@@ -440,7 +472,8 @@ export const DeviceService = v.object({ client_id: v.string(), name: v.string() 
 export type DeviceService = v.InferOutput<typeof DeviceService>;
 
 /** A device of the account, in words a person recognises. A missing browser, system, platform or
- * country is null, which the screen words as "unknown"; the city is not known. `status` is
+ * country is null, which the screen words as "unknown"; so is the city, known only where the server
+ * has a city database. `status` is
  * `active` while the device holds a live session (`sessions` counts them), `signed_out` after. */
 export const Device = v.object({
   id: v.string(),
@@ -451,6 +484,7 @@ export const Device = v.object({
   platform: v.nullable(v.string()),
   /** ISO 3166 country of the address its latest session came from. */
   country: v.nullable(v.string()),
+  city: v.nullable(v.string()),
   first_seen_at: v.string(),
   last_seen_at: v.string(),
   trusted_until: v.nullable(v.string()),

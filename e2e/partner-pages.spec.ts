@@ -40,7 +40,8 @@ for (const width of [375, 1280]) {
       await page.getByRole('link', { name: /Link an account/ }).click();
       await expect(page).toHaveURL(/\/partner\/link-existing\?client_id=deals-partner$/);
       await expect(heading(page)).toHaveText('Link your existing account');
-      await expect(page.getByText('Linking a Microsoft login to your account will come with Microsoft sign-in.')).toBeVisible();
+      // Without a Microsoft sign-in's ticket there is nothing to link yet: the way to sign in with Microsoft.
+      await expect(page.getByText('To link your Microsoft account, first sign in with Microsoft on the sign-in page.')).toBeVisible();
       await expectNoAxeViolations(page);
       await shot(page, 'link-existing', width);
 
@@ -81,8 +82,7 @@ for (const width of [375, 1280]) {
     test('the linked account\'s success names the client area and goes there after 3 seconds', async ({ page }) => {
       await page.route('http://client.localhost:3000/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title><h1>Client area</h1>' }));
       await page.clock.install();
-      await page.goto(`/partner/link-existing?redirect_uri=${encodeURIComponent(CLIENT_AREA)}`);
-      await page.getByRole('link', { name: 'Sign in to link my account' }).click();
+      await page.goto(`/partner/link-success?redirect_uri=${encodeURIComponent(CLIENT_AREA)}`);
       await expect(page).toHaveURL(/\/login\/email$/);
       await signIn(page, noah.email);
       // A sensitive screen: an account without a second factor confirms with its password.

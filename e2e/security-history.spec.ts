@@ -23,7 +23,8 @@ test('the security history lists the sign-in just made and filters it by kind an
   await expect(page).toHaveURL(/\/security\/history$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Security history');
   const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
-  await expect(crumbs.getByRole('link')).toHaveText(['Dashboard', 'Security', 'History']);
+  await expect(crumbs.getByRole('link')).toHaveText(['Dashboard', 'Security settings']);
+  await expect(crumbs.locator('[aria-current="page"]')).toHaveText('History');
 
   // The sign-in just made, described by the browser that made it.
   const signIn1 = signIns(page).first();
@@ -60,6 +61,12 @@ test('the security history lists the sign-in just made and filters it by kind an
   await page.keyboard.press('Enter');
   await expect(calendar).toHaveCount(0);
   await expect(to).toBeFocused();
+  await expect(page.getByTestId('history-empty').or(events(page).first())).toBeVisible();
+  await expect(signIns(page)).toHaveCount(0);
+  // The filters last as long as the tab: a reload keeps them.
+  const toLabel = await to.textContent();
+  await page.reload();
+  await expect(page.getByTestId('history-to').getByRole('button', { name: /^To / })).toHaveText(toLabel!);
   await expect(page.getByTestId('history-empty').or(events(page).first())).toBeVisible();
   await expect(signIns(page)).toHaveCount(0);
 

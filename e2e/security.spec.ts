@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { TOTP } from 'otpauth';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
-import { codeSentTo, expectNoAxeViolations, sentCount, signIn, signInWithEmailCode } from './support.ts';
+import { codeSentTo, expectNoAxeViolations, KATO_CARD, sentCount, signIn, signInWithEmailCode } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -154,4 +154,32 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await proveDestination(page, 'Email address', noah.email, noah.email);
   await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
   await page.screenshot({ path: 'test-results/screens/security-methods-375.png', fullPage: true });
+});
+
+test('a reload on a step-up\'s code screen asks for the second factor again, then opens the screen it was for', async ({ page }) => {
+  // Kato's card is his second factor: no code is sent, so no wait comes between two tries.
+  const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
+  await signIn(page, kato.email);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await page.getByLabel('Trust this device: do not ask again on it').check();
+  await page.getByLabel('Card number').fill(KATO_CARD);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+  await page.getByRole('link', { name: 'Log out' }).click();
+  await signIn(page, kato.email);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
+
+  await page.goto('/security/mfa-edit');
+  await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fmfa-edit$/);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await expect(page.getByLabel('Card number')).toBeVisible();
+  // The code screen keeps the way back; a reload asks again rather than dropping it.
+  await expect(page).toHaveURL(/\/mfa\?single=true&redirect=%2Fsecurity%2Fmfa-edit$/);
+  await page.reload();
+  await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fmfa-edit$/);
+  await page.getByRole('button', { name: 'Use my card' }).click();
+  await page.getByLabel('Card number').fill(KATO_CARD);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
 });

@@ -3,6 +3,7 @@
 // filter reloads from the first page (a change while a load runs replaces it); "more" appends the
 // next page. A first load that fails offers to try again; a further page that fails keeps what is
 // shown and says so. A range turned round, or no category selected, is refused here, before any call.
+// The filters last as long as the tab: a reload recalls the ones last loaded.
 import { assign, fromPromise, setup } from 'xstate';
 import { historyRange, defaultHistoryRange, type HistoryCategory } from '../contract/history.ts';
 import type { HistoryEvent, HistoryPage, HistorySummary } from '../contract/schemas.ts';
@@ -29,6 +30,8 @@ export const historyMachine = setup({
     events: {} as FilterEvent | { type: 'MORE' } | { type: 'RETRY' } | { type: 'DISMISS' },
   },
   actors: {
+    /** The filters this tab last loaded, if any (the app keeps them as it loads). */
+    recall: fromPromise<HistoryFilters | null>(async () => null),
     /** The first page and the per-day counts of the filters. */
     loadHistory: fromPromise<{ page: HistoryPage; summary: HistorySummary }, HistoryFilters>(async () => {
       throw new Error('loadHistory is provided by the app');
@@ -45,6 +48,11 @@ export const historyMachine = setup({
     /** "Selected" with nothing selected: there is nothing to ask for. */
     noCategory: ({ event }) => event.type === 'FILTER' && event.categories?.length === 0,
     hasMore: ({ context }) => context.next !== null,
+    /** Filters recalled from before a reload, still a range the server takes. */
+    recalled: ({ event }) => {
+      const filters = (event as { output?: HistoryFilters | null }).output;
+      return !!filters && historyRange(filters.from, filters.to) !== null && filters.categories?.length !== 0;
+    },
   },
   actions: {
     setFilters: assign({
@@ -64,7 +72,7 @@ export const historyMachine = setup({
     filters: { ...defaultHistoryRange(), categories: null },
     events: [], next: null, days: [], error: null,
   }),
-  initial: 'loading',
+  initial: 'recalling',
   on: {
     FILTER: [
       { guard: 'noCategory', actions: 'refuseCategories' },
@@ -73,6 +81,17 @@ export const historyMachine = setup({
     ],
   },
   states: {
+    recalling: {
+      invoke: {
+        id: 'recall',
+        src: 'recall',
+        onDone: [
+          { guard: 'recalled', target: 'loading', actions: assign({ filters: ({ event }) => event.output! }) },
+          { target: 'loading' },
+        ],
+        onError: { target: 'loading' },
+      },
+    },
     loading: {
       invoke: {
         id: 'loadHistory',

@@ -1,29 +1,38 @@
 // Choosing a new password against the live checklist of the configured policy, confirming it, and
 // the server — which checks everything again — takes it. Renewing a weak password (spec §4 Login:
-// password_status 1 or 2), a forgotten one, and the first one of a new account all go this way.
-import { assign, fromPromise, setup } from 'xstate';
+// password_status 1 or 2), a forgotten one, the first one of a new account, and a change while signed
+// in (machines/editPassword.ts) all go this way.
+import { assign, fromPromise, setup, type ActorRef, type Snapshot } from 'xstate';
 import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../contract/password.ts';
 import { problemOf, type Problem } from './failures.ts';
 
-type Context<TResult> = {
-  payload: string; policy: PasswordPolicy; password: string; confirmation: string;
+type Context<TResult, TPayload> = {
+  /** What goes with the password to the server: a ticket, or (a change) the current password. */
+  payload: TPayload; policy: PasswordPolicy; password: string; confirmation: string;
   /** The rule a refused submit broke first: the spec's failure message shows for it. */
   refused: PasswordProblem | null;
   error: Problem | null; result: TResult | null;
 };
 
+/** What the form reads from and sends to the machine, whatever the flow's result and payload. */
+export type NewPasswordRef = ActorRef<
+  Snapshot<unknown> & { context: Omit<Context<unknown, unknown>, 'payload' | 'result'>; matches(state: 'saving'): boolean },
+  { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' }
+>;
+
 /** The new-password machine of a flow whose server call answers `TResult` (a new account's outcome
- * for onboarding, nothing for a reset): the flow reads it, typed, from the machine's output. */
-export const newPasswordMachineOf = <TResult>() => setup({
+ * for onboarding, nothing for a reset): the flow reads it, typed, from the machine's output. The
+ * payload is a ticket, or what a flow gives with `PAYLOAD` before it submits. */
+export const newPasswordMachineOf = <TResult, TPayload = string>() => setup({
   types: {
-    context: {} as Context<TResult>,
-    input: {} as { payload: string; policy: PasswordPolicy },
-    events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' },
+    context: {} as Context<TResult, TPayload>,
+    input: {} as { payload: TPayload; policy: PasswordPolicy },
+    events: {} as { type: 'CHANGE'; field: 'password' | 'confirmation'; value: string } | { type: 'SUBMIT' } | { type: 'PAYLOAD'; payload: TPayload },
     /** What the server answered the new password, for the flow that asked. */
     output: {} as { result: TResult },
   },
   actors: {
-    resetPassword: fromPromise<TResult, { payload: string; password: string; confirmation: string }>(async () => {
+    resetPassword: fromPromise<TResult, { payload: TPayload; password: string; confirmation: string }>(async () => {
       throw new Error('resetPassword is provided by the app');
     }),
   },
@@ -38,6 +47,7 @@ export const newPasswordMachineOf = <TResult>() => setup({
     editing: {
       on: {
         CHANGE: { actions: assign(({ event }) => ({ [event.field]: event.value, error: null, refused: null })) },
+        PAYLOAD: { actions: assign({ payload: ({ event }) => event.payload, error: null }) },
         SUBMIT: [
           { guard: 'acceptable', target: 'saving' },
           // Nothing is sent; the first broken rule says why.

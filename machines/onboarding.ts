@@ -14,7 +14,8 @@
 // longer holds starts over, saying it expired.
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
-import { ONBOARDING_NEEDS, progressReached, type Locale, type OnboardingProgress } from '../contract/constants.ts';
+import { type Locale } from '../contract/constants.ts';
+import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';

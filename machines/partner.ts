@@ -8,13 +8,20 @@
 //   Continue goes on to the authorisation server's request (which signs in first when needed), or
 //   home when the query carries none; Cancel goes home.
 // - requestAccess (private): asks the partner's administrator, once; a failure may be retried.
-// - noAccount, linkExisting: choices, nothing to load.
-// - linkSuccess (private, sensitive: the root proves the second factor first): the success, then
-//   after LINK_SUCCESS_REDIRECT_MS the destination (a registered redirect_uri, else the dashboard).
+// - noAccount: choices, nothing to load.
+// - linkExisting (`?ticket=`: the Microsoft sign-in's callback for an identity no account has):
+//   who signed in with Microsoft (`POST /api/sso/microsoft/ticket`), and the two ways on: sign in
+//   to link an existing account (the ticket is kept in the tab, since the sign-in leaves the page),
+//   or activate a card. Without a ticket there is nothing to link: the way to sign in with Microsoft.
+// - linkSuccess (private, sensitive: the root proves the second factor first): a ticket kept in
+//   the tab is linked to the account now signed in (`POST /api/user/link-account`); then the
+//   success, and after LINK_SUCCESS_REDIRECT_MS the destination (a registered redirect_uri, else the
+//   dashboard). An account is never linked by its email alone: only by this signed-in, proven link.
 import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS, serviceHost } from '../contract/constants.ts';
 import type { AccessRequestAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
+import type { LinkAccountAnswer, SsoTicketAnswer } from '../contract/sso.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import { HOME_PATH, LINKS, allowedRedirect, isAuthorisationReturn, pathOf, type StepOf } from './routes.ts';
 
@@ -39,6 +46,10 @@ type Context = {
   linkTo: string;
   requestedAt: string | null;
   error: ProblemCode | null;
+  /** The Microsoft sign-in's link ticket (link-existing's query, or kept in the tab for link-success). */
+  ticket: string | null;
+  /** Who signed in with Microsoft, as the ticket names them. */
+  identity: SsoTicketAnswer | null;
 };
 
 /** The authorisation server's request a landing goes on to: the way back to an interaction, or an
@@ -83,8 +94,14 @@ const partnerSetup = setup({
   actors: {
     readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => { throw new Error('readPartner is provided by the app'); }),
     requestAccess: fromPromise<AccessRequestAnswer, { clientId: string }>(async () => { throw new Error('requestAccess is provided by the app'); }),
+    readTicket: fromPromise<SsoTicketAnswer, { ticket: string }>(async () => { throw new Error('readTicket is provided by the app'); }),
+    /** The ticket kept in the tab before the sign-in, if any. */
+    recallTicket: fromPromise<string | null>(async () => { throw new Error('recallTicket is provided by the app'); }),
+    linkAccount: fromPromise<LinkAccountAnswer, { ticket: string }>(async () => { throw new Error('linkAccount is provided by the app'); }),
   },
   actions: {
+    /** Keeps the link ticket in the tab's session storage across the sign-in (null forgets it). */
+    keepTicket: (_, _params: { ticket: string | null }) => {},
     /** Goes on: a screen of ours, the authorisation server, or a registered address (the app decides how). */
     leaveTo: (_, _params: { url: string }) => {},
   },
@@ -92,6 +109,8 @@ const partnerSetup = setup({
   guards: {
     stepIs: ({ context }, { step }: { step: PartnerStep }) => context.step === step,
     noClient: ({ context }) => context.clientId === null,
+    hasTicket: ({ context }) => context.ticket !== null,
+    recalled: ({ event }) => typeof (event as { output?: unknown }).output === 'string',
     gone: ({ event }) => isGone(event),
   },
 });
@@ -129,7 +148,7 @@ export const partnerMachine = partnerSetup.createMachine({
     const linkTo = `${pathOf('partner', 'linkSuccess')}${redirectUri ? `?${new URLSearchParams({ redirect_uri: redirectUri })}` : ''}`;
     return {
       step: input.step, clientId: clientId && CLIENT_ID.test(clientId) ? clientId : null, client: null, scopes: [],
-      destination, linkTo, requestedAt: null, error: null,
+      destination, linkTo, requestedAt: null, error: null, ticket: input.step === 'linkExisting' ? query.get('ticket') || null : null, identity: null,
     };
   },
   initial: 'starting',
@@ -176,11 +195,63 @@ export const partnerMachine = partnerSetup.createMachine({
       },
     },
     noAccount: {},
-    linkExisting: {},
-    // The success shows for a moment, then goes on by itself (or at once, when asked).
+    linkExisting: {
+      initial: 'checking',
+      states: {
+        checking: { always: [{ guard: 'hasTicket', target: 'reading' }, { target: 'noTicket' }] },
+        reading: {
+          tags: ['busy'],
+          invoke: {
+            id: 'readTicket',
+            src: 'readTicket',
+            input: ({ context }) => ({ ticket: context.ticket! }),
+            onDone: {
+              target: 'identified',
+              actions: [assign({ identity: ({ event }) => event.output }), { type: 'keepTicket', params: ({ context }) => ({ ticket: context.ticket }) }],
+            },
+            onError: { target: 'invalid', actions: [assign({ error: ({ event }) => problemCodeOf(event) }), { type: 'keepTicket', params: { ticket: null } }] },
+          },
+        },
+        // Sign in to link an existing account, or activate a card.
+        identified: {},
+        // Spent, expired, from another browser: sign in with Microsoft again.
+        invalid: {},
+        noTicket: {},
+      },
+    },
     linkSuccess: {
-      after: { LINK_SUCCESS_REDIRECT: 'leaving' },
-      on: { GO: 'leaving' },
+      initial: 'recalling',
+      states: {
+        recalling: {
+          tags: ['busy'],
+          invoke: {
+            id: 'recallTicket',
+            src: 'recallTicket',
+            onDone: [
+              { guard: 'recalled', target: 'linking', actions: assign({ ticket: ({ event }) => event.output }) },
+              { target: 'shown' },
+            ],
+            onError: { target: 'shown' },
+          },
+        },
+        linking: {
+          tags: ['busy'],
+          invoke: {
+            id: 'linkAccount',
+            src: 'linkAccount',
+            input: ({ context }) => ({ ticket: context.ticket! }),
+            onDone: { target: 'shown', actions: [assign({ identity: null }), { type: 'keepTicket', params: { ticket: null } }] },
+            onError: { target: 'failed', actions: [assign({ error: ({ event }) => problemCodeOf(event) }), { type: 'keepTicket', params: { ticket: null } }] },
+          },
+        },
+        // Not linked (taken by another account, expired): the screen says why; nothing goes on by itself.
+        failed: {},
+        // The success shows for a moment, then goes on by itself (or at once, when asked).
+        shown: {
+          after: { LINK_SUCCESS_REDIRECT: '#partner.leaving' },
+          on: { GO: '#partner.leaving' },
+        },
+      },
     },
     leaving: {
       tags: ['busy'],

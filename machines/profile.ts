@@ -58,6 +58,8 @@ type Context = {
   challenge: { payload: string; sent: SentCode } | null;
   /** The contact a deletion or a primary switch is about. */
   pending: ContactRef | null;
+  /** The merge offer of an address or number another account has (its payload). */
+  mergeOffer: string | null;
 };
 
 const infoOf = (user: UserProfile): InfoForm => ({
@@ -102,6 +104,8 @@ const profileSetup = setup({
       | { type: 'CHANGE_NEW'; value: string }
       | { type: 'SET_CHANNEL'; channel: PhoneChannel }
       | { type: 'SEND_CODE' }
+      /** The address typed is another account's: go to the merge with the offer the server gave. */
+      | { type: 'MERGE' }
       | { type: 'RESEND' }
       | { type: 'BACK' }
       | { type: 'DELETE_CONTACT'; contact: ContactRef }
@@ -128,6 +132,8 @@ const profileSetup = setup({
   actions: {
     /** Asks for the path of a step (the app replaces the current entry with it). */
     show: (_, _params: { step: ProfileStep }) => {},
+    /** Goes to the merge with this offer (the app keeps it for the merge's screen). */
+    offerMerge: (_, _params: { payload: string }) => {},
     /** Hands a file to the browser to save. */
     save: (_, _params: { name: string; text: string }) => {},
     /** The profile changed: the rest of the app shows the new one (the root keeps it). */
@@ -148,6 +154,7 @@ const profileSetup = setup({
     /** A contact the account has (the list may have changed since the button was drawn). */
     listed: ({ context, event }) => 'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
+    mergeOffered: ({ context }) => context.mergeOffer !== null,
     codeChecked: ({ event }) => (event as unknown as { output: { result: unknown } }).output.result !== null,
   },
 });
@@ -162,7 +169,7 @@ export const profileMachine = profileSetup.createMachine({
   id: 'profile',
   context: ({ input }) => ({
     start: input.step, user: input.user, today: input.today, info: infoOf(input.user), bank: bankOf(input.user), fieldErrors: {}, error: null, notice: null,
-    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null,
+    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null, mergeOffer: null,
   }),
   initial: 'starting',
   states: {
@@ -323,14 +330,15 @@ export const profileMachine = profileSetup.createMachine({
         },
         // A new address or number: typed, its code sent, the code typed; then it is the account's.
         adding: {
-          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null }) } },
+          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null, mergeOffer: null }) } },
           initial: 'typing',
           states: {
             typing: {
               on: {
-                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null }) },
+                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null, mergeOffer: null }) },
+                MERGE: { guard: 'mergeOffered', actions: { type: 'offerMerge', params: ({ context }) => ({ payload: context.mergeOffer! }) } },
                 SET_CHANNEL: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, channel: event.channel }) }) },
-                SEND_CODE: { guard: 'typedSomething', target: 'sending' },
+                SEND_CODE: { guard: 'typedSomething', target: 'sending', actions: assign({ mergeOffer: null }) },
               },
             },
             sending: {
@@ -340,7 +348,7 @@ export const profileMachine = profileSetup.createMachine({
                 src: 'startContact',
                 input: ({ context }) => context.newContact,
                 onDone: { target: 'code', actions: assign({ challenge: ({ event }) => ({ payload: event.output.payload, sent: sentCodeOf(event.output.data) }) }) },
-                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event), mergeOffer: ({ event }) => mergeOfferOf(event) }) },
               },
             },
             code: {
@@ -402,3 +410,11 @@ export const profileMachine = profileSetup.createMachine({
     },
   },
 });
+
+/** The merge offer an "already in use" answer carries (its `fuzzion.payload`), or null. */
+function mergeOfferOf(event: object): string | null {
+  const error = errorOf(event);
+  if (!isApiFailure(error)) return null;
+  const offer = (error.body.fuzzion as { payload?: unknown } | undefined)?.payload;
+  return typeof offer === 'string' ? offer : null;
+}

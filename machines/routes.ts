@@ -13,12 +13,14 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile' | 'undoChange';
+  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile' | 'undoChange'
+  | 'notifications' | 'fuzzion';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange';
+  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange'
+  | 'notifications' | 'fuzzion';
 
 export type Route = {
   path: string;
@@ -61,12 +63,15 @@ export const ROUTES = [
   { path: '/profile/edit-credentials', access: 'private', flow: 'profile', step: 'credentials', screen: 'profile', sensitive: true, start: true },
   // Downloading everything held about the account (GDPR articles 15 and 20): sensitive too.
   { path: '/profile/download', access: 'private', flow: 'profile', step: 'download', screen: 'profile', sensitive: true, start: true },
+  // What Tessera may send the account: the marketing preferences, and the security alerts always sent.
+  { path: '/notifications', access: 'private', flow: 'notifications', step: 'settings', screen: 'notifications', start: true },
   { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
   { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },
   { path: '/security/edit-recovery', access: 'private', flow: 'security', step: 'recovery', screen: 'security', sensitive: true, start: true },
   // The account's security events (spec §2 /security children): a list, filters and a graph.
   { path: '/security/history', access: 'private', flow: 'security', step: 'history', screen: 'securityHistory', start: true },
+  { path: '/security/edit-password', access: 'private', flow: 'security', step: 'password', screen: 'security', sensitive: true, start: true },
   { path: '/setup-mfa/totp', access: 'private', flow: 'authenticator', step: 'scan', screen: 'authenticator', sensitive: true, start: true },
   { path: '/setup-totp/success', access: 'private', flow: 'authenticator', step: 'success', screen: 'authenticator' },
   { path: '/setup-mfa', access: 'private', flow: 'setupMfa', step: 'intro', screen: 'setupMfa' },
@@ -88,6 +93,11 @@ export const ROUTES = [
   { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
   // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
   { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },
+  // The merge of a duplicated account (spec §2): the offer and its proofs, then what the account now
+  // holds. The screen runs its own flow from the offer the "already in use" answer gave; the server
+  // asks its recent second factor on every call.
+  { path: '/duplicated', access: 'private', flow: 'fuzzion', step: 'offer', screen: 'fuzzion' },
+  { path: '/fuzzion-success', access: 'private', flow: 'fuzzion', step: 'success', screen: 'fuzzion' },
   { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
   // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
   // decision (its predecessor rules), so every step starts the flow.
@@ -194,8 +204,9 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   const access = SCREENS[path];
   if (!access) return { kind: 'redirect', to: LINKS.home };
   if (access === 'secondFactor') {
-    const waiting = state === 'secondFactor' || (signedIn && isAuthorisationStepUp(location));
-    return waiting ? { kind: 'stay' } : { kind: 'redirect', to: LINKS.home };
+    if (state === 'secondFactor' || (signedIn && isAuthorisationStepUp(location))) return { kind: 'stay' };
+    // A step-up's code screen reloaded: the screen it was for again, which asks for the code anew.
+    return { kind: 'redirect', to: (signedIn && safeTarget(new URLSearchParams(location.search).get('redirect'))) || LINKS.home };
   }
   if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
   if (access === 'public' && signedIn) return { kind: 'redirect', to: LINKS.home };

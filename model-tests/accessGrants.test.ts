@@ -4,14 +4,12 @@ import { apiFailure } from '../contract/api.ts';
 import type { AccessGrant } from '../contract/schemas.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, failingOnce, settle } from './events.ts';
 
 const grant = (client_id: string, name: string): AccessGrant => ({
   client_id, name, logo_uri: null, scopes: ['profile'], granted_at: '2026-11-01T10:00:00.000Z', last_used_at: null,
 });
 const grants = [grant('deals', 'Deals partner'), grant('17', 'Employee area')];
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('access grants machine: model', () => {
   it('takes every declared transition', () => {
@@ -99,13 +97,8 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('offers to try again when the list cannot load', async () => {
-    let attempts = 0;
     const { actor } = start({
-      list: async () => {
-        attempts += 1;
-        if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
-        return [];
-      },
+      list: failingOnce([]),
     });
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');

@@ -4,14 +4,12 @@ import { apiFailure } from '../contract/api.ts';
 import type { AccountCard } from '../contract/profile.ts';
 import { cardsMachine } from '../machines/cards.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, settle } from './events.ts';
 
 const card: AccountCard = {
   id: 'c1', number: '•••• •••• •••• 0002',
   products: [{ product: 'emv', active: true }, { product: 'eco', active: true }, { product: 'gift', active: false }, { product: 'activ', active: true }],
 };
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const activeOf = (cards: AccountCard[], product: string) => cards[0]!.products.find((p) => p.product === product)!.active;
 
 describe('cards machine: model', () => {

@@ -3,6 +3,7 @@ import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate'
 import { apiFailure } from '../contract/api.ts';
 import { codeEntryMachine, codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type SentCode } from '../machines/codeEntry.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
 const sentAt = (now: number): SentCode => ({ target: 'm***@example.be', expiresAt: now + 900_000, resendAt: now + 30_000 });
 
@@ -44,8 +45,7 @@ describe('code-entry machine: model', () => {
 });
 
 describe('code-entry machine: behaviour', () => {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
+  
   /** The entry, specialised as a flow would, under a parent that records what comes up to it. */
   function start(input: Partial<CodeEntryInput> & { check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown> }) {
     const clock = new SimulatedClock();

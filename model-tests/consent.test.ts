@@ -4,13 +4,11 @@ import { apiFailure } from '../contract/api.ts';
 import type { AuthorizeAnswer } from '../contract/schemas.ts';
 import { consentMachine } from '../machines/consent.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, settle } from './events.ts';
 
 const client = { client_id: 'deals-partner', name: 'Deals partner', logo_uri: null, policy_uri: null, tos_uri: null };
 const asking: AuthorizeAnswer = { client, approvalType: ['openid', 'user'], granted: [] };
 const answered: AuthorizeAnswer = { client, granted: ['openid'], target: '/oidc/auth/abc' };
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('consent machine: model', () => {
   it('takes every declared transition', () => {

@@ -4,16 +4,14 @@ import { apiFailure } from '../contract/api.ts';
 import type { Device } from '../contract/schemas.ts';
 import { devicesMachine, type DeviceAction } from '../machines/devices.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, failingOnce, settle } from './events.ts';
 
 const device = (id: string, extra: Partial<Device> = {}): Device => ({
-  id, user_agent: null, browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: 'BE',
+  id, user_agent: null, browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: 'BE', city: null,
   first_seen_at: '2026-11-01T10:00:00.000Z', last_seen_at: '2026-11-20T10:00:00.000Z', trusted_until: null,
   current: false, status: 'active', sessions: 1, services: [], ...extra,
 });
 const devices = [device('here', { current: true }), device('phone', { trusted_until: '2026-12-20T10:00:00.000Z' }), device('old', { status: 'signed_out', sessions: 0 })];
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('devices machine: model', () => {
   it('takes every declared transition', () => {
@@ -138,13 +136,8 @@ describe('devices machine: behaviour', () => {
   });
 
   it('offers to try again when the list cannot load', async () => {
-    let attempts = 0;
     const { actor } = start({
-      list: async () => {
-        attempts += 1;
-        if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
-        return [];
-      },
+      list: failingOnce([]),
     });
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');

@@ -4,6 +4,7 @@ import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
 import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
 const answers = [
   { type: 'xstate.done.actor.methodKinds', output: [] }, { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
@@ -50,8 +51,7 @@ describe('forced MFA machine: model', () => {
 });
 
 describe('forced MFA machine: behaviour', () => {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-  const start = async ({ hasSms, ...input }: EnrolmentInput) => {
+    const start = async ({ hasSms, ...input }: EnrolmentInput) => {
     const screens: string[] = [];
     let sends = 0;
     let postponed = 0;

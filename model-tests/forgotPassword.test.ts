@@ -5,6 +5,7 @@ import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { forgotPasswordMachine, type ResetMemory } from '../machines/forgotPassword.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
 const sentAnswer = { recipient: ['r***@example.be'], technology: 'EMAIL', payload: 'p', expires_in: 900, resend_in: 30 };
 const memory = (ticket: string | null, expiresAt = Date.now() + 900_000) =>
@@ -46,8 +47,7 @@ describe('forgotten password machine: model', () => {
 });
 
 describe('forgotten password machine: a reload', () => {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-  const started = (entry: 'email' | 'sent' | 'reset', kept: unknown) => {
+    const started = (entry: 'email' | 'sent' | 'reset', kept: unknown) => {
     const shown: string[] = [];
     const actor = createActor(forgotPasswordMachine.provide({
       actors: { recall: fromPromise(async (): Promise<ResetMemory | null> => kept as ResetMemory | null) },

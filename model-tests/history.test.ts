@@ -5,16 +5,14 @@ import { addDays, defaultHistoryRange } from '../contract/history.ts';
 import type { HistoryEvent, HistoryPage, HistorySummary } from '../contract/schemas.ts';
 import { historyMachine, type HistoryFilters } from '../machines/history.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, failingOnce, settle } from './events.ts';
 
 const { from: FROM, to: TO } = defaultHistoryRange();
 const event = (id: string): HistoryEvent => ({
-  id, at: '2026-11-20T10:00:00.000Z', type: 'login_succeeded', category: 'sign_in', browser: 'Firefox 128.0', os: 'Linux', platform: 'desktop', country: null,
+  id, at: '2026-11-20T10:00:00.000Z', type: 'login_succeeded', category: 'sign_in', browser: 'Firefox 128.0', os: 'Linux', platform: 'desktop', country: null, city: null,
 });
 const pageOf = (ids: string[], next: string | null): HistoryPage => ({ data: ids.map(event), next, from: '2026-10-26', to: '2026-11-24' });
 const summary: HistorySummary = { from: '2026-10-26', to: '2026-11-24', days: [{ date: '2026-11-24', sign_ins: 2 }] };
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('history machine: model', () => {
   it('takes every declared transition', () => {
@@ -22,6 +20,7 @@ describe('history machine: model', () => {
       events: () => [
         { type: 'FILTER', categories: ['sign_in'] }, { type: 'FILTER', categories: [] }, { type: 'FILTER', from: '2026-11-30', to: '2026-11-01' },
         { type: 'MORE' }, { type: 'RETRY' }, { type: 'DISMISS' },
+        done('recall', null), done('recall', { from: '2026-11-20', to: '2026-11-21', categories: ['sign_in'] }), fail('recall', 500, 'internal_error'),
         done('loadHistory', { page: pageOf(['a', 'b'], 'cursor-1'), summary }), done('loadHistory', { page: pageOf([], null), summary }),
         fail('loadHistory', 503, 'database_unavailable'),
         done('loadPage', pageOf(['c'], null)), fail('loadPage', 500, 'internal_error'),
@@ -90,13 +89,8 @@ describe('history machine: behaviour', () => {
   });
 
   it('keeps what is shown when a further page fails, and offers to try again when nothing loads', async () => {
-    let attempts = 0;
     const { actor } = start({
-      load: async () => {
-        attempts += 1;
-        if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
-        return { page: pageOf(['a'], 'cursor-1'), summary };
-      },
+      load: failingOnce({ page: pageOf(['a'], 'cursor-1'), summary }),
       more: async () => { throw apiFailure(500, { code: 'internal_error' }); },
     });
     await settle();

@@ -4,6 +4,7 @@ import { apiFailure } from '../contract/api.ts';
 import { CAPTCHA_FAILURES, type CaptchaAnswer } from '../machines/captcha.ts';
 import { loginMachine } from '../machines/login.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
 const failure = (status: number, body: Record<string, unknown>) => apiFailure(status, body);
 
@@ -44,8 +45,7 @@ describe('login machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     return actor;
   };
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
+  
   it('does not submit with an empty field', () => {
     const actor = createActor(loginMachine, { input: { mode: 'email' } }).start();
     actor.send({ type: 'SUBMIT' });

@@ -6,6 +6,7 @@ import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { mfaCodeMachine, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
 const methods: MfaMethodSummary[] = [
   { id: 1, method: 'email', target: 'm***@example.be', primary: true },
@@ -83,8 +84,7 @@ describe('MFA code machine: the code entry it starts', () => {
     const entry = () => actor.getSnapshot().children.codeEntry!;
     return { actor, clock, sent, entry };
   }
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
+  
   it('shows expired after 900 s and enables resend after 30 s', async () => {
     const { actor, clock, entry } = start();
     await settle(); // nothing kept from before

@@ -4,9 +4,9 @@ import { apiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { report, walk } from './coverage.ts';
+import { done, settle } from './events.ts';
 
 const methods: MfaMethodSummary[] = [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }, { id: 2, method: 'sms', target: '+32•••••••56', primary: false }];
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(409, { code }) });
 
 describe('MFA settings machine: model', () => {
@@ -42,8 +42,7 @@ describe('MFA settings machine: model', () => {
         regenerate: fromPromise(async () => ({ recovery_keys: [] as string[] })),
       },
     })).start();
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-    await settle();
+        await settle();
     actor.send({ type: 'DELETE', id: 2 });
     actor.send({ type: 'CONFIRM' });
     await settle();

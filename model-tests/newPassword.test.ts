@@ -11,7 +11,7 @@ describe('weak password machine: model', () => {
       input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
       events: () => [
         { type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' }, { type: 'CHANGE', field: 'password', value: 'weak' },
-        { type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-77' }, { type: 'SUBMIT' },
+        { type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-77' }, { type: 'SUBMIT' }, { type: 'PAYLOAD', payload: 'another ticket' },
         { type: 'xstate.done.actor.resetPassword' },
         { type: 'xstate.error.actor.resetPassword', error: apiFailure(422, { code: 'password_reused', message: 'Choose a password you have not used recently.' }) },
       ] as never,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure, type ApiFailure } from '../contract/api.ts';
-import { ONBOARDING_PROGRESS, progressReached, type OnboardingProgress } from '../contract/constants.ts';
+import { ONBOARDING_PROGRESS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { OnboardingCodeSent, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
@@ -13,6 +13,7 @@ import {
   ONBOARDING_STEPS, PREDECESSORS, onboardingMachine, type Channel, type OnboardingMemory, type OnboardingRecalled, type OnboardingStep,
 } from '../machines/onboarding.ts';
 import { report, stepsOf, walk } from './coverage.ts';
+import { done, settle } from './events.ts';
 
 const welcome = (source: 'card' | 'invitation'): OnboardingStarted => ({
   flow: 'flow-token', source,
@@ -44,7 +45,6 @@ const recalledAt = (progress: OnboardingProgress, source: 'card' | 'invitation' 
 const LIVE = ONBOARDING_PROGRESS.filter((p) => p !== 'completed');
 
 const proven: OnboardingCodeSent = { verified: true, target: 'n***@example.be' };
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number, code: string, extra: Record<string, unknown> = {}) =>
   ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code, message: code, ...extra }) });
 
@@ -215,8 +215,7 @@ describe('onboarding machine: model', () => {
 });
 
 describe('onboarding machine: the code step on a simulated clock', () => {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
+  
   async function atEmailCode(check: () => Promise<{ verified: 'email' | 'phone' }> = async () => ({ verified: 'email' })) {
     const clock = new SimulatedClock();
     const calls: string[] = [];

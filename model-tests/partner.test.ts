@@ -5,15 +5,14 @@ import { LINK_SUCCESS_REDIRECT_MS } from '../contract/constants.ts';
 import type { PartnerAnswer } from '../contract/schemas.ts';
 import { partnerMachine, platformOf, wayOn, type PartnerInput, type PartnerStep } from '../machines/partner.ts';
 import { report, walk } from './coverage.ts';
+import { done, fail, settle } from './events.ts';
 
 const client = { client_id: 'deals-partner', name: 'Deals partner', logo_uri: null, policy_uri: null, tos_uri: null };
 const partner: PartnerAnswer = { client, scopes: ['openid', 'balance'] };
 const REGISTERED = 'https://my.tessera.example/auth/callback';
 const WAY = '/oidc/interaction/abc123';
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const STEPS: PartnerStep[] = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess'];
+const TICKET_ANSWER = { provider: 'microsoft', tenant: { id: 't1', name: 'Contoso' }, email: 'ann@contoso.example', name: 'Ann', expires_at: '2026-11-24T06:15:00.000Z' };
 const input = (step: PartnerStep, search = '?client_id=deals-partner'): PartnerInput => ({ step, search, redirectTargets: [REGISTERED] });
 
 const EVENTS = [
@@ -21,12 +20,15 @@ const EVENTS = [
   done('readPartner', partner), fail('readPartner', 404, 'not_found'), fail('readPartner', 0, 'network_error'),
   done('requestAccess', { client_id: 'deals-partner', requested_at: '2026-11-24T06:00:00.000Z' }),
   fail('requestAccess', 409, 'access_request_unavailable'),
-  { type: 'xstate.after.LINK_SUCCESS_REDIRECT.partner.linkSuccess' },
+  { type: 'xstate.after.LINK_SUCCESS_REDIRECT.partner.linkSuccess.shown' },
+  done('readTicket', TICKET_ANSWER), fail('readTicket', 410, 'sso_ticket_invalid'),
+  done('recallTicket', 'ticket-1'), done('recallTicket', null), fail('recallTicket', 0, 'network_error'),
+  done('linkAccount', { data: {} }), fail('linkAccount', 409, 'sso_identity_taken'),
 ];
 
 describe('partner machine: model', () => {
   it('takes every declared transition, over every page it starts on', () => {
-    const starts: PartnerInput[] = [...STEPS.map((step) => input(step)), input('landing', ''), input('requestAccess', '?client_id=%00')];
+    const starts: PartnerInput[] = [...STEPS.map((step) => input(step)), input('landing', ''), input('requestAccess', '?client_id=%00'), input('linkExisting', '?ticket=ticket-1')];
     let declared = 0;
     let missingEverywhere: string[] | null = null;
     for (const start of starts) {
@@ -50,17 +52,28 @@ describe('partner machine: model', () => {
 });
 
 describe('partner machine: behaviour', () => {
-  function run(start: PartnerInput, calls: { read?: () => Promise<PartnerAnswer>; ask?: () => Promise<{ client_id: string; requested_at: string }> } = {}, clock?: SimulatedClock) {
+  function run(start: PartnerInput, calls: {
+    read?: () => Promise<PartnerAnswer>; ask?: () => Promise<{ client_id: string; requested_at: string }>;
+    kept?: string | null; link?: (ticket: string) => Promise<unknown>;
+  } = {}, clock?: SimulatedClock) {
     const left: string[] = [];
     const asked: string[] = [];
+    const linked: string[] = [];
+    const keeps: Array<string | null> = [];
     const actor = createActor(partnerMachine.provide({
       actors: {
         readPartner: fromPromise(calls.read ?? (async () => partner)),
         requestAccess: fromPromise(async ({ input: { clientId } }) => { asked.push(clientId); return (calls.ask ?? (async () => ({ client_id: clientId, requested_at: 'now' })))(); }),
+        readTicket: fromPromise(async ({ input: { ticket } }) => {
+          if (ticket !== 'ticket-1') throw apiFailure(410, { code: 'sso_ticket_invalid' });
+          return TICKET_ANSWER as never;
+        }),
+        recallTicket: fromPromise(async () => calls.kept ?? null),
+        linkAccount: fromPromise(async ({ input: { ticket } }) => { linked.push(ticket); return (calls.link ? calls.link(ticket) : { data: {} }) as never; }),
       },
-      actions: { leaveTo: (_, { url }) => { left.push(url); } },
+      actions: { leaveTo: (_, { url }) => { left.push(url); }, keepTicket: (_, { ticket }) => { keeps.push(ticket); } },
     }), { input: start, ...(clock ? { clock } : {}) }).start();
-    return { actor, left, asked };
+    return { actor, left, asked, linked, keeps };
   }
 
   it('shows the partner and goes on to the authorisation server\'s request, or home without one; Cancel goes home', async () => {
@@ -114,9 +127,10 @@ describe('partner machine: behaviour', () => {
     expect(asked).toEqual(['deals-partner', 'deals-partner']);
   });
 
-  it('goes on from the success after exactly LINK_SUCCESS_REDIRECT_MS, to a registered redirect_uri only', () => {
+  it('goes on from the success after exactly LINK_SUCCESS_REDIRECT_MS, to a registered redirect_uri only', async () => {
     const clock = new SimulatedClock();
     const registered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), {}, clock);
+    await settle();
     clock.increment(LINK_SUCCESS_REDIRECT_MS - 1);
     expect(registered.left).toEqual([]);
     clock.increment(1);
@@ -124,8 +138,39 @@ describe('partner machine: behaviour', () => {
 
     const other = new SimulatedClock();
     const unregistered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent('https://evil.example/')}`), {}, other);
+    await settle();
     unregistered.actor.send({ type: 'GO' });
     expect(unregistered.left).toEqual(['/user/dashboard']);
+  });
+
+  it('shows who signed in with Microsoft, keeps the ticket for the sign-in, and links it at the success', async () => {
+    const existing = run(input('linkExisting', '?ticket=ticket-1'));
+    await settle();
+    expect(existing.actor.getSnapshot().value).toEqual({ linkExisting: 'identified' });
+    expect(existing.actor.getSnapshot().context.identity?.tenant.name).toBe('Contoso');
+    expect(existing.keeps).toEqual(['ticket-1']);
+
+    const success = run(input('linkSuccess', ''), { kept: 'ticket-1' });
+    await settle();
+    await settle();
+    expect(success.linked).toEqual(['ticket-1']);
+    expect(success.actor.getSnapshot().value).toEqual({ linkSuccess: 'shown' });
+    expect(success.keeps).toEqual([null]);
+  });
+
+  it('says a spent ticket is spent, offers Microsoft again without one, and does not go on after a refused link', async () => {
+    const spent = run(input('linkExisting', '?ticket=other'));
+    await settle();
+    expect(spent.actor.getSnapshot().value).toEqual({ linkExisting: 'invalid' });
+    expect(spent.actor.getSnapshot().context.error).toBe('sso_ticket_invalid');
+    expect(run(input('linkExisting', '')).actor.getSnapshot().value).toEqual({ linkExisting: 'noTicket' });
+
+    const taken = run(input('linkSuccess', ''), { kept: 'ticket-1', link: async () => { throw apiFailure(409, { code: 'sso_identity_taken' }); } });
+    await settle();
+    await settle();
+    expect(taken.actor.getSnapshot().value).toEqual({ linkSuccess: 'failed' });
+    expect(taken.actor.getSnapshot().context.error).toBe('sso_identity_taken');
+    expect(taken.left).toEqual([]);
   });
 
   it('carries the redirect_uri from link-existing on to the success', () => {

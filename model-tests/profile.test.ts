@@ -5,6 +5,7 @@ import type { UserProfile } from '../contract/schemas.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
 import { report, walk } from './coverage.ts';
+import { done, settle } from './events.ts';
 
 const user: UserProfile = {
   id: 'u1', firstname: 'Emma', lastname: 'Peeters', birthdate: '1990-04-12', gender: 'female', language: 'nl',
@@ -15,9 +16,7 @@ const user: UserProfile = {
 };
 const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
 const withPhone: UserProfile = { ...user, phone: [...user.phone, { value: '+32470000001', default: false, verified: true }] };
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number, body: Record<string, unknown>) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, body as { code: string }) });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
 
 describe('profile machine: model', () => {
@@ -41,7 +40,8 @@ describe('profile machine: model', () => {
           { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } }, { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
           { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } }, { type: 'CONFIRM' }, { type: 'KEEP' },
           done('startContact', { payload: 'p', data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 } }),
-          fail('startContact', 409, { code: 'phone_in_use' }),
+          fail('startContact', 409, { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' } }),
+          { type: 'MERGE' },
           done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
           done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
           done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
@@ -51,8 +51,8 @@ describe('profile machine: model', () => {
           { type: 'DOWNLOAD' }, done('exportData', { name: 'tessera-account.json', text: '{}' }), fail('exportData', 403, { code: 'step_up_required' }),
         ] as never,
         serializeState: ({ value, context }) => {
-          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown };
-          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending]);
+          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown; mergeOffer: unknown };
+          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending, !!c.mergeOffer]);
         },
       });
       console.info(report(`profile from ${step}`, result));

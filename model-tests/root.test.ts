@@ -9,6 +9,7 @@ import { rootMachine as declared } from '../machines/root.ts';
 import { FLOW_MACHINES } from '../machines/root/flows.ts';
 import { decisionAfterCode } from '../machines/root/setup.ts';
 import { report, walk } from './coverage.ts';
+import { done } from './events.ts';
 
 /** The root with its flows' pure machines (the app loads each in its own chunk). */
 const rootMachine = declared.provide({ actors: FLOW_MACHINES });
@@ -29,7 +30,6 @@ const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashbo
   at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere'),
   at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc')];
 
-const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
 
 /** The walk tells states apart by value, location and the context fields a guard reads (the
@@ -61,6 +61,7 @@ describe('root machine: model', () => {
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
       done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }), done('devices', { signedOut: true }),
+      done('editPassword', { sessionEnded: true }),
       done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.
@@ -108,17 +109,29 @@ describe('root machine: model', () => {
       ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
     ] as never;
     const profileWalk = walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') }, events: profileEvents, serializeState });
+    // The password's change and the notifications, walked apart in the same way: their screens (the
+    // password's is sensitive), the area, and the ways out.
+    const passwordPaths = [at('/security/edit-password'), at('/security'), at('/notifications'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
+    const passwordWalk = walk(walkedRoot, {
+      input: { storedAccount: user, storedTarget: null, location: at('/security/edit-password') },
+      events: (snapshot: unknown) => [
+        ...passwordPaths.map((location) => ({ type: 'ROUTE', location })),
+        ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+      ] as never,
+      serializeState,
+    });
+    const separate = [...partnerWalks, passwordWalk, profileWalk];
     // A transition counts when any walk took it.
     const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t) && keptSignIn.missing.includes(t)
-      && partnerWalks.every((w) => w.missing.includes(t)) && profileWalk.missing.includes(t));
+      && separate.every((w) => w.missing.includes(t)));
     const result = {
-      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + partnerWalks.reduce((sum, w) => sum + w.states, 0) + profileWalk.states,
+      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + separate.reduce((sum, w) => sum + w.states, 0),
     };
     console.info(report('root', result));
     expect(missing).toEqual([]);
     // The security area's screens are states the view reads by tag; the walk reaches each of them.
-    const tags = new Set(Object.values(withStoredUser.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags]));
-    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.recovery']);
+    const tags = new Set([withStoredUser, passwordWalk].flatMap((w) => Object.values(w.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags])));
+    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.password', 'security.recovery']);
   }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 
@@ -296,6 +309,20 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'SESSION_ENDED' });
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(actor.getSnapshot().context.notice).toBeNull();
+  });
+
+  it('runs the notifications settings while /notifications shows, and stops them when the person leaves', async () => {
+    const { actor } = start({ storedAccount: user, location: at('/notifications') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'notifications' })).toBe(true);
+    expect(actor.getSnapshot().children.notifications).toBeDefined();
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.notifications).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/notifications') });
+    expect(actor.getSnapshot().matches({ signedIn: 'notifications' })).toBe(true);
+    actor.send({ type: 'ROUTE', location: at('/logout') });
+    expect(actor.getSnapshot().matches({ signedIn: 'loggingOut' })).toBe(true);
   });
 
   it('runs the access list while /user/access shows, and stops it when the person leaves', async () => {
@@ -547,6 +574,27 @@ describe('root machine: behaviour', () => {
     actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
     expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
     expect(actor.getSnapshot().children.profile).toBeUndefined();
+  });
+
+  it('asks a recent second factor before the password\'s change; a change that ended this session signs out to sign-in with a notice', async () => {
+    const { actor, effects } = start({
+      storedAccount: user, location: at('/security/edit-password'),
+      secondFactorStatus: async () => ({ sudo: false, methods: [] }),
+    });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
+    expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/security/edit-password' })}`);
+    expect(actor.getSnapshot().children.editPassword).toBeUndefined();
+    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null } } as never);
+    expect(effects).toContain('navigate /security/edit-password');
+    expect(actor.getSnapshot().hasTag('security.password')).toBe(true);
+    expect(actor.getSnapshot().children.editPassword).toBeDefined();
+    effects.length = 0;
+    actor.send({ type: 'xstate.done.actor.editPassword', output: { sessionEnded: true } } as never);
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'password_renewed', user: null, target: null, location: at('/login/email') });
+    expect(effects).toEqual(expect.arrayContaining(['account forgotten', 'clear session', 'navigate /login/email']));
+    expect(effects.some((e) => e.startsWith('target '))).toBe(false);
   });
 
   it('offers the website access chooser after a sign-in without a target, to a person with several platforms only', async () => {

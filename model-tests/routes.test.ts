@@ -91,9 +91,14 @@ describe('route guard', () => {
 });
 
 describe('a step-up an application asked for', () => {
-  it('lets a signed-in person stay on the code screen only with the way back to a request', () => {
+  it('lets a signed-in person stay on the code screen only with the way back to a request; a step-up\'s leads back to its screen', () => {
     expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'signedIn')).toEqual({ kind: 'stay' });
-    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Fsecurity'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    // A step-up's code screen reached by a reload: the screen it was for, which asks for the code anew.
+    expect(guard(at('/mfa', '?single=true&redirect=%2Fsecurity%2Fmfa-edit'), 'signedIn')).toEqual({ kind: 'redirect', to: '/security/mfa-edit' });
+    // Nowhere else: not another site, not a public screen.
+    expect(guard(at('/mfa', '?single=true&redirect=%2F%2Fevil.example'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/mfa', '?single=true&redirect=%2Flogin%2Femail'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/mfa'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
   });
 });

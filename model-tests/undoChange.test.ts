@@ -3,8 +3,8 @@ import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { undoChangeMachine } from '../machines/undoChange.ts';
 import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('undo-change machine', () => {
   it('takes every declared transition, with and without a token', () => {

@@ -6,8 +6,10 @@ import { ConfigError, loadConfig, type Config } from '../server/config/index.ts'
 import { DEMO_INVITATIONS, DEMO_MFA_USERS, DEMO_ONBOARDING_CARDS, DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
 
 let config: Config;
+let server: Awaited<ReturnType<typeof buildApp>>;
 try {
   config = loadConfig(process.env, availableParallelism());
+  server = await buildApp(config);
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(`Configuration error: ${error.message}`);
@@ -16,7 +18,6 @@ try {
   throw error;
 }
 
-const server = await buildApp(config);
 const seeded = config.seedDemo ? await seedDemo(server.ctx) : false;
 await server.app.listen({ port: config.port, host: config.host });
 

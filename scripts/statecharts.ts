@@ -10,6 +10,8 @@ import { loginMachine } from '../machines/login.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
 import { historyMachine } from '../machines/history.ts';
 import { devicesMachine } from '../machines/devices.ts';
+import { editPasswordMachine } from '../machines/editPassword.ts';
+import { notificationsMachine } from '../machines/notifications.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
 import { mfaCodeMachine } from '../machines/mfaCode.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
@@ -21,9 +23,12 @@ import { consentMachine } from '../machines/consent.ts';
 import { profileMachine } from '../machines/profile.ts';
 import { cardsMachine } from '../machines/cards.ts';
 import { undoChangeMachine } from '../machines/undoChange.ts';
+import { fuzzionMachine } from '../machines/fuzzion.ts';
 import { partnerMachine } from '../machines/partner.ts';
+import { microsoftMfaMachine, microsoftStartMachine } from '../machines/microsoft.ts';
+import { ssoLinksMachine } from '../machines/ssoLinks.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, history: historyMachine, devices: devicesMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine, profile: profileMachine, cards: cardsMachine, undoChange: undoChangeMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, history: historyMachine, devices: devicesMachine, editPassword: editPasswordMachine, notifications: notificationsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine, profile: profileMachine, cards: cardsMachine, undoChange: undoChangeMachine, fuzzion: fuzzionMachine, microsoftStart: microsoftStartMachine, microsoftMfa: microsoftMfaMachine, ssoLinks: ssoLinksMachine };
 
 type Node = AnyStateMachine['root'];
 

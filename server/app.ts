@@ -18,6 +18,7 @@ import { historyRoutes } from './history/routes.ts';
 import { deviceRoutes, notMeRoutes } from './devices/routes.ts';
 import { cardRoutes } from './cards/routes.ts';
 import { exportRoutes } from './export/routes.ts';
+import { loadCityDatabase } from './clientinfo/index.ts';
 import { listAccessGrants } from './oidc/grants.ts';
 import { queuedResets } from './recovery/forgot.ts';
 import { recoveryRoutes } from './recovery/routes.ts';
@@ -35,6 +36,7 @@ import { revokeSession } from './sessions/store.ts';
 import { clientOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
 import { partnerRoutes } from './oidc/partners.ts';
+import { notificationRoutes } from './notifications/routes.ts';
 import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
@@ -43,6 +45,7 @@ import { contentSecurityPolicy, installSecurityHeaders } from './http/security.t
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { mergeRoutes } from './merge/routes.ts';
 import { countedDelivery, createMetrics } from './metrics/index.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createLimiters } from './ratelimit/limiters.ts';
@@ -51,11 +54,13 @@ import { authCookieName } from './sessions/cookie.ts';
 import { createSignInRecords } from './sessions/records.ts';
 import { newDeviceAlerts } from './devices/alerts.ts';
 import { installSpa } from './spa/index.ts';
+import { ssoApiRoutes, ssoBrowserRoutes } from './sso/routes.ts';
 
 export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
 export async function buildApp(config: Config, options: { logStream?: { write(line: string): void } } = {}): Promise<App> {
+  loadCityDatabase(config.geoipCityDb);
   const database = openDatabase(config);
   await migrate(database.db);
   // A command on a connection that stopped answering fails after a second (the limiters then use
@@ -134,6 +139,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await loginRoutes(api, ctx);
     await sessionRoutes(api, ctx);
     await profileRoutes(api, ctx);
+    await mergeRoutes(api, ctx);
     await mfaRoutes(api, ctx);
     await deviceRoutes(api, ctx);
     await cardRoutes(api, ctx);
@@ -146,6 +152,8 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     await loginTicketRoutes(api, ctx, oidcProviders);
     await accessRoutes(api, ctx);
     await partnerRoutes(api, ctx);
+    await notificationRoutes(api, ctx);
+    await ssoApiRoutes(api, ctx);
     if (config.env !== 'production') {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     }
@@ -153,6 +161,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
 
   await healthRoutes(app, ctx);
   await notMeRoutes(app, ctx);
+  await ssoBrowserRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
   if (config.env !== 'production') await outboxRoutes(app, ctx);

@@ -26,6 +26,8 @@ export type AppContext = {
   sessionsEnded(ended: EndedSessions): Promise<void>;
 };
 
-/** `refreshTokens`: the account signed out everywhere, so the applications' refresh tokens go too
- * (otherwise an application given offline access keeps it). */
-export type EndedSessions = { sessionIds: string[] } | { accountId: string; refreshTokens?: boolean };
+export type EndedSessions = ({ sessionIds: string[] } | { accountId: string }) & {
+  /** The account's password changed, it signed out everywhere, or a change was undone: the partners lose the tokens they hold for it (access and
+   * refresh tokens, offline ones too), and must sign the person in again. */
+  refreshTokensOf?: string;
+};

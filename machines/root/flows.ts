@@ -9,6 +9,8 @@ import { mfaSettingsMachine } from '../mfaSettings.ts';
 import { accessGrantsMachine } from '../accessGrants.ts';
 import { historyMachine } from '../history.ts';
 import { devicesMachine } from '../devices.ts';
+import { editPasswordMachine } from '../editPassword.ts';
+import { notificationsMachine } from '../notifications.ts';
 import { onboardingMachine } from '../onboarding.ts';
 import { totpRecoveryMachine } from '../totpRecovery.ts';
 import { totpSetupMachine } from '../totpSetup.ts';
@@ -25,6 +27,8 @@ export const FLOW_MACHINES = {
   accessGrants: accessGrantsMachine,
   securityHistory: historyMachine,
   devices: devicesMachine,
+  editPassword: editPasswordMachine,
+  notifications: notificationsMachine,
   totpSetup: totpSetupMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,

@@ -15,6 +15,8 @@ import type { mfaSettingsMachine } from '../mfaSettings.ts';
 import type { accessGrantsMachine } from '../accessGrants.ts';
 import type { historyMachine } from '../history.ts';
 import type { devicesMachine } from '../devices.ts';
+import type { editPasswordMachine } from '../editPassword.ts';
+import type { notificationsMachine } from '../notifications.ts';
 import type { totpSetupMachine } from '../totpSetup.ts';
 import type { newPasswordMachine } from '../newPassword.ts';
 import type { forgotPasswordMachine } from '../forgotPassword.ts';
@@ -218,6 +220,8 @@ export const rootSetup = setup({
       accessGrants: 'accessGrants';
       securityHistory: 'securityHistory';
       devices: 'devices';
+      editPassword: 'editPassword';
+      notifications: 'notifications';
       totpSetup: 'totpSetup';
       weakPassword: 'weakPassword';
       forgotPassword: 'forgotPassword';
@@ -249,6 +253,8 @@ export const rootSetup = setup({
     accessGrants: flow<typeof accessGrantsMachine>('accessGrants'),
     securityHistory: flow<typeof historyMachine>('securityHistory'),
     devices: flow<typeof devicesMachine>('devices'),
+    editPassword: flow<typeof editPasswordMachine>('editPassword'),
+    notifications: flow<typeof notificationsMachine>('notifications'),
     totpSetup: flow<typeof totpSetupMachine>('totpSetup'),
     weakPassword: flow<typeof newPasswordMachine>('weakPassword'),
     forgotPassword: flow<typeof forgotPasswordMachine>('forgotPassword'),
@@ -312,27 +318,21 @@ export const rootSetup = setup({
       if (context.partnerLogin) return false;
       return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
     },
-    /** A partner application's consent screen (the authorisation server sent the browser there). */
-    atConsent: ({ context }) => inFlow(context.location.path, 'consent'),
+    /** The location is a screen of this flow (a reload or a deep link lands there). */
+    atFlow: ({ context }, { flow }: { flow: Flow }) => inFlow(context.location.path, flow),
     /** The code screen an application's request sent a signed-in person to (prompt=login, max_age, a
      * second factor it demands), with the way back to that request. */
     atAuthorisationStepUp: ({ context }) => isAuthorisationStepUp(context.location),
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
-    atAccess: ({ context }) => inFlow(context.location.path, 'access'),
-    atPartner: ({ context }) => inFlow(context.location.path, 'partner'),
-    atProfile: ({ context }) => inFlow(context.location.path, 'profile'),
     /** A screen of the flow that needs no fresh proof: the running flow shows it. */
     routeStaysIn: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow) && !isSensitive(event.location.path),
     /** The screen needs a recent second factor (the route table's `sensitive`). */
     atSensitive: ({ context }) => isSensitive(context.location.path),
-    /** The recovery-key screen without the method it is for (spec §4 "TOTP recovery": sign out). */
-    atTotpRecovery: ({ context }) => inFlow(context.location.path, 'totpRecovery'),
     atTotpRecoveryWithMethod: ({ context }) =>
       inFlow(context.location.path, 'totpRecovery') && !!new URLSearchParams(context.location.search).get('mfaId'),
     /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
     atSetupWithoutMethod: ({ context }) => inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
-    atSetup: ({ context }) => inFlow(context.location.path, 'setupMfa'),
     atSetupAdding: ({ context }) => ADDING_STEPS.has(stepOf(context.location.path, 'setupMfa') ?? 'intro'),
     choseAuthenticator: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'authenticator',
     enrolledFromSecurity: ({ event }) => (event as { output?: EnrolmentOutput }).output?.voluntary === true,

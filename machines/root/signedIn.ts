@@ -4,7 +4,7 @@ import { assign, sendTo } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
 import { behindStepUp, followAfterCode, forgetSession, guardSignedIn, setLocation, steppingUp } from './actions.ts';
-import { locationOf, mustEnrol, partnerInput, profileInput, rootSetup } from './setup.ts';
+import { locationOf, mustEnrol, partnerInput, policyOf, profileInput, rootSetup } from './setup.ts';
 
 export const signedIn = rootSetup.createStateConfig({
   entry: guardSignedIn,
@@ -24,18 +24,21 @@ export const signedIn = rootSetup.createStateConfig({
       // others; the recovery-key screen, which only a sign-in with a recovery key opens, signs out.
       always: [
         { guard: 'atSecurity', target: 'security' },
-        { guard: 'atConsent', target: 'consenting' },
+        // A partner application's consent screen (the authorisation server sent the browser there).
+        { guard: { type: 'atFlow', params: { flow: 'consent' } }, target: 'consenting' },
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
-        { guard: 'atAccess', target: 'access' },
-        { guard: 'atPartner', target: 'partnering' },
-        { guard: 'atProfile', target: 'profile' },
+        { guard: { type: 'atFlow', params: { flow: 'access' } }, target: 'access' },
+        { guard: { type: 'atFlow', params: { flow: 'notifications' } }, target: 'notifications' },
+        { guard: { type: 'atFlow', params: { flow: 'partner' } }, target: 'partnering' },
+        { guard: { type: 'atFlow', params: { flow: 'profile' } }, target: 'profile' },
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
-        { guard: 'atSetup', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+        { guard: { type: 'atFlow', params: { flow: 'setupMfa' } }, actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
         // The recovery screen resumes by the method it carries (a reload); without one it signs out.
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
-        { guard: 'atTotpRecovery', target: 'loggingOut' },
+        // Without the method it is for (spec §4 "TOTP recovery"): sign out.
+        { guard: { type: 'atFlow', params: { flow: 'totpRecovery' } }, target: 'loggingOut' },
       ],
       on: {
         ROUTE: [
@@ -44,6 +47,7 @@ export const signedIn = rootSetup.createStateConfig({
           { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [setLocation, guardSignedIn] },
           { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, guardSignedIn] },
           { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', actions: [setLocation, guardSignedIn] },
+          { guard: { type: 'routeInFlow', params: { flow: 'notifications' } }, target: 'notifications', actions: [setLocation, guardSignedIn] },
           { actions: [setLocation, guardSignedIn] },
         ],
       },
@@ -260,6 +264,7 @@ export const signedIn = rootSetup.createStateConfig({
                 { guard: { type: 'atSecurityStep', params: { step: 'methods' } }, target: 'methods' },
                 { guard: { type: 'atSecurityStep', params: { step: 'recovery' } }, target: 'recovery' },
                 { guard: { type: 'atSecurityStep', params: { step: 'history' } }, target: 'history' },
+                { guard: { type: 'atSecurityStep', params: { step: 'password' } }, target: 'password' },
                 { target: 'overview' },
               ],
             },
@@ -281,6 +286,23 @@ export const signedIn = rootSetup.createStateConfig({
             recovery: { tags: ['security.recovery'] },
             // The account's security events: their flow runs while the screen shows.
             history: { tags: ['security.history'], invoke: { id: 'securityHistory', src: 'securityHistory' } },
+            // A new password: when this session ended with the others, the person signs in again
+            // with it (the sign-in screen says so), nothing kept of this session.
+            password: {
+              tags: ['security.password'],
+              invoke: {
+                id: 'editPassword',
+                src: 'editPassword',
+                input: ({ context }) => ({ policy: policyOf(context.config) }),
+                onDone: {
+                  target: '#root.anonymous',
+                  actions: [
+                    assign({ user: null, target: null, mfa: null, notice: 'password_renewed', location: locationOf(LOGIN_PATH) }), ...forgetSession,
+                    { type: 'navigate', params: { to: LOGIN_PATH } },
+                  ],
+                },
+              },
+            },
           },
         },
         authenticator: {
@@ -306,6 +328,17 @@ export const signedIn = rootSetup.createStateConfig({
         ],
       },
       invoke: { id: 'accessGrants', src: 'accessGrants' },
+    },
+    // What Tessera may send the account: the settings run while their screen shows.
+    notifications: {
+      on: {
+        ROUTE: [
+          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          { guard: { type: 'routeInFlow', params: { flow: 'notifications' } }, actions: setLocation },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
+        ],
+      },
+      invoke: { id: 'notifications', src: 'notifications' },
     },
     recovering: {
       on: {

@@ -16,5 +16,6 @@ export async function appConfigFor(ctx: Pick<AppContext, 'db' | 'config'>, host:
     analyticsUrl: ctx.config.analyticsUrl,
     passwordPolicy: ctx.config.passwordPolicy,
     captcha: ctx.config.captcha.enabled,
+    microsoft: ctx.config.microsoft ? { tenants: ctx.config.microsoft.tenants.map(({ id, name }) => ({ id, name })) } : null,
   };
 }

@@ -16,6 +16,7 @@ import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
 import { DEFAULT_INVITATION_DAYS, InvitationInputError, MAX_INVITATION_DAYS, checkInvitationInput, createInvitation, type InvitationField } from '../invitations/create.ts';
+import { setSsoOnly } from '../identity/sso.ts';
 import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
 import {
   ClientExists, ClientInputError, NAME_LOCALES, UnknownClient, addClient, checkClientId, checkClientInput, editClient, getClient, listClients, removeClient,
@@ -61,6 +62,10 @@ Commands:
                               lists; an empty link or email removes it); --rotate-secret prints a new
                               secret once, --public drops it
   clients remove <client_id>  remove a client and revoke every grant, code and token issued to it
+  users sso-only <email> on|off
+                              make the account of this email sign in with Microsoft only (on:
+                              its password sign-in is refused; it needs a linked Microsoft
+                              identity), or let it use its password again (off)
   help                        show this text
 
 The database and the secret key come from the environment, as for the server (DATABASE_URL,
@@ -133,6 +138,7 @@ const COMMANDS: Record<string, Command> = {
   'clients add': clientsAdd,
   'clients edit': clientsEdit,
   'clients remove': clientsRemove,
+  'users sso-only': usersSsoOnly,
 };
 
 const OPTION_OF: Record<InvitationField, string> = {
@@ -219,6 +225,26 @@ async function cardStatus(args: string[], io: CliIo, status: CardStatus): Promis
   }
   const word = status === 'blocked' ? 'blocked' : 'unblocked';
   io.stdout(result.previous === status ? `Card ${number} was already ${word}.\n` : `Card ${number} is now ${word}.\n`);
+  return EXIT_OK;
+}
+
+async function usersSsoOnly(args: string[], io: CliIo): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  const [email, setting] = positionals;
+  if (positionals.length !== 2 || !email || (setting !== 'on' && setting !== 'off')) {
+    throw new UsageError('expected an email and on or off: users sso-only <email> on|off');
+  }
+  const result = await withDatabase(io, (db) => setSsoOnly(db, email, setting === 'on'));
+  if (result === 'unknown') {
+    io.stderr(`Error: no open account has the email ${email}\n`);
+    return EXIT_ERROR;
+  }
+  if (result === 'no_identity') {
+    io.stderr(`Error: the account of ${email} has no linked Microsoft identity: with sso-only on it could not sign in at all\n`);
+    return EXIT_ERROR;
+  }
+  const state = setting === 'on' ? 'signs in with Microsoft only' : 'may sign in with its password';
+  io.stdout(result.changed ? `The account of ${email} now ${state}.\n` : `The account of ${email} already ${state}.\n`);
   return EXIT_OK;
 }
 

@@ -88,4 +88,30 @@ describe('auth cookie', () => {
     expect(cookieDomainFor('other.tessera.be', null)).toBeUndefined();
     expect(cookieDomainFor('account.tessera.be', 'example.org')).toBe('example.org');
   });
+  describe('Microsoft sign-in', () => {
+    const T1 = '11111111-1111-4111-8111-111111111111';
+    const T2 = '22222222-2222-4222-8222-222222222222';
+    const on = { MICROSOFT_CLIENT_ID: 'client', MICROSOFT_CLIENT_SECRET: 'secret' };
+    it('is off without a client id', () => {
+      expect(loadConfig({}).microsoft).toBeNull();
+    });
+    it('reads tenant ids with optional company names, and the authority', () => {
+      const config = loadConfig({ ...on, MICROSOFT_TENANTS: ` ${T1.toUpperCase()}=Acme Corp , ${T2}` });
+      expect(config.microsoft).toEqual({
+        clientId: 'client', clientSecret: 'secret', authority: 'https://login.microsoftonline.com',
+        tenants: [{ id: T1, name: 'Acme Corp' }, { id: T2, name: null }],
+      });
+      expect(loadConfig({ ...on, MICROSOFT_TENANTS: T1, MICROSOFT_AUTHORITY: 'http://127.0.0.1:4000/' }).microsoft!.authority).toBe('http://127.0.0.1:4000');
+    });
+    it.each([
+      [{ MICROSOFT_CLIENT_ID: 'client', MICROSOFT_TENANTS: T1 }, /MICROSOFT_CLIENT_SECRET must be set/],
+      [{ ...on }, /MICROSOFT_TENANTS must list/],
+      [{ ...on, MICROSOFT_TENANTS: 'contoso.onmicrosoft.com' }, /MICROSOFT_TENANTS must be tenant ids/],
+      [{ ...on, MICROSOFT_TENANTS: `${T1},${T1}` }, /lists .* twice/],
+      [{ MICROSOFT_TENANTS: T1 }, /MICROSOFT_TENANTS is set but MICROSOFT_CLIENT_ID is not/],
+      [{ ...on, MICROSOFT_TENANTS: T1, NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), MICROSOFT_AUTHORITY: 'http://idp.example' }, /MICROSOFT_AUTHORITY must be a URL starting with https:/],
+    ])('refuses %o', (env, message) => {
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  });
 });

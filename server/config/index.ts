@@ -28,6 +28,8 @@ export type Config = {
   /** Explicit cookie domain; null derives it from the host (host minus `account.`). */
   cookieDomain: string | null;
   analyticsUrl: string | null;
+  /** A MaxMind-format city database (.mmdb) naming the city of an address; null: countries only. */
+  geoipCityDb: string | null;
   seedDemo: boolean;
   /** Directory of the built SPA; null serves no SPA (API only). */
   spaDir: string | null;
@@ -77,6 +79,8 @@ export type Config = {
   passwordHistory: number;
   /** Key for code hashes and secrets at rest (32+ characters); required in production. */
   secretKey: string;
+  /** Microsoft sign-in (server/sso/); null when MICROSOFT_CLIENT_ID is not set: the feature is off. */
+  microsoft: MicrosoftConfig | null;
   delivery: {
     /** smtp://… or smtps://…; without it (outside production) mail goes to the dev outbox. */
     smtpUrl: string | null;
@@ -85,6 +89,16 @@ export type Config = {
     smsProviderUrl: string | null;
     smsProviderKey: string | null;
   };
+};
+
+export type MicrosoftConfig = {
+  clientId: string;
+  clientSecret: string;
+  /** The tenants whose people may sign in, in the order configured, with the company name the
+   * sign-in's beta notice shows (null: none given). */
+  tenants: { id: string; name: string | null }[];
+  /** Where the tenants' issuers live: `{authority}/{tenant id}/v2.0`. */
+  authority: string;
 };
 
 export class ConfigError extends Error {}
@@ -161,6 +175,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     trustProxy: trustProxy(env),
     cookieDomain: optional(env, 'COOKIE_DOMAIN'),
     analyticsUrl: url(env, 'ANALYTICS_URL', ['https:', 'http:']),
+    geoipCityDb: optional(env, 'GEOIP_CITY_DB'),
     seedDemo: flag(env, 'SEED_DEMO', nodeEnv !== 'production'),
     spaDir: text(env, 'SPA_DIR', 'dist') === 'none' ? null : text(env, 'SPA_DIR', 'dist'),
     login: {
@@ -195,6 +210,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     passwordPolicy: passwordPolicy(env),
     passwordHistory: integer(env, 'PASSWORD_HISTORY', 5, 1, 24),
     secretKey: secretKey(env, nodeEnv),
+    microsoft: microsoft(env, nodeEnv),
     delivery: {
       smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
       mailFrom: text(env, 'MAIL_FROM', 'Tessera <no-reply@tessera.example>'),
@@ -256,6 +272,39 @@ function metrics(env: Env, nodeEnv: string): Config['metrics'] {
   const token = optional(env, 'METRICS_TOKEN');
   if (token !== null && token.length < 16) throw new ConfigError('METRICS_TOKEN must be 16 or more characters');
   return { enabled: flag(env, 'METRICS', nodeEnv !== 'production' || token !== null), token };
+}
+
+/** A tenant id is a GUID (Entra ID's directory id). */
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** MICROSOFT_CLIENT_ID turns the Microsoft sign-in on; then its secret and at least one tenant are
+ * needed. MICROSOFT_TENANTS: tenant ids separated by commas, each optionally `=Company name`. */
+function microsoft(env: Env, nodeEnv: string): MicrosoftConfig | null {
+  const clientId = optional(env, 'MICROSOFT_CLIENT_ID');
+  if (clientId === null) {
+    for (const name of ['MICROSOFT_CLIENT_SECRET', 'MICROSOFT_TENANTS']) {
+      if (optional(env, name) !== null) throw new ConfigError(`${name} is set but MICROSOFT_CLIENT_ID is not: set both, or neither to turn the Microsoft sign-in off`);
+    }
+    return null;
+  }
+  const clientSecret = optional(env, 'MICROSOFT_CLIENT_SECRET');
+  if (clientSecret === null) throw new ConfigError('MICROSOFT_CLIENT_SECRET must be set when MICROSOFT_CLIENT_ID is');
+  const raw = optional(env, 'MICROSOFT_TENANTS');
+  if (raw === null) throw new ConfigError('MICROSOFT_TENANTS must list the allowed tenant ids when MICROSOFT_CLIENT_ID is set');
+  const tenants: MicrosoftConfig['tenants'] = [];
+  for (const entry of raw.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const at = entry.indexOf('=');
+    const id = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
+    const name = at < 0 ? null : entry.slice(at + 1).trim() || null;
+    if (!TENANT_ID.test(id)) {
+      throw new ConfigError(`MICROSOFT_TENANTS must be tenant ids (GUIDs), each optionally followed by =Company name, separated by commas (got "${entry}")`);
+    }
+    if (tenants.some((tenant) => tenant.id === id)) throw new ConfigError(`MICROSOFT_TENANTS lists ${id} twice`);
+    tenants.push({ id, name });
+  }
+  if (tenants.length === 0) throw new ConfigError('MICROSOFT_TENANTS must list at least one tenant id');
+  const authority = url(env, 'MICROSOFT_AUTHORITY', nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://login.microsoftonline.com';
+  return { clientId, clientSecret, tenants, authority: authority.replace(/\/+$/, '') };
 }
 
 /** A development key is fine on a laptop; production must bring its own. */

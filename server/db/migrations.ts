@@ -20,6 +20,9 @@ import * as m2026_12_03_banking from './migrations/2026_12_03_banking.ts';
 import * as m2026_12_04_card_products from './migrations/2026_12_04_card_products.ts';
 import * as m2026_12_05_pictures from './migrations/2026_12_05_pictures.ts';
 import * as m2026_12_06_change_undos from './migrations/2026_12_06_change_undos.ts';
+import * as m2026_12_07_account_merge from './migrations/2026_12_07_account_merge.ts';
+import * as m2026_12_08_fuzzion_proofs from './migrations/2026_12_08_fuzzion_proofs.ts';
+import * as m2026_12_09_sso_identities from './migrations/2026_12_09_sso_identities.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -40,6 +43,9 @@ const migrations: Record<string, Migration> = {
   '2026_12_04_card_products': m2026_12_04_card_products,
   '2026_12_05_pictures': m2026_12_05_pictures,
   '2026_12_06_change_undos': m2026_12_06_change_undos,
+  '2026_12_07_account_merge': m2026_12_07_account_merge,
+  '2026_12_08_fuzzion_proofs': m2026_12_08_fuzzion_proofs,
+  '2026_12_09_sso_identities': m2026_12_09_sso_identities,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

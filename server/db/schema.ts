@@ -29,6 +29,8 @@ export interface UsersTable {
   iban_country: string | null;
   created_at: string;
   updated_at: string;
+  /** When the account was merged into another (server/merge/): nothing signs in to it again. */
+  closed_at: string | null;
 }
 
 export interface ContactTable {
@@ -410,7 +412,70 @@ export interface OidcSigningKeysTable {
   retired_at: string | null;
 }
 
+/** What a stale link may bring of an account merged away, and the account it leads to now. */
+export interface AccountAliasesTable {
+  /** 'sub' (the merged account's id, its OIDC subject) or a platform id's column. */
+  kind: string;
+  value: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** A proof that the account behind a merge offer's duplicated address is the person's own. */
+export interface FuzzionProofsTable {
+  ticket_hash: string;
+  proof: 'code' | 'password' | 'card';
+  other_user_id: string;
+  proven_at: string;
+}
+
+/** A Microsoft identity linked to an account, keyed by tenant and object id. */
+export interface SsoIdentitiesTable {
+  id: string;
+  user_id: string;
+  provider: 'microsoft';
+  tenant_id: string;
+  object_id: string;
+  email: string | null;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A Microsoft sign-in under way: what the callback checks, bound to the browser that started it. */
+export interface SsoRequestsTable {
+  state_hash: string;
+  browser_hash: string;
+  tenant_id: string;
+  nonce: string;
+  code_verifier: string;
+  device_key: string | null;
+  target: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A one-time ticket naming a Microsoft identity no account has yet (the link-existing screen). */
+export interface SsoLinkTicketsTable {
+  ticket_hash: string;
+  browser_hash: string;
+  provider: 'microsoft';
+  tenant_id: string;
+  object_id: string;
+  email: string | null;
+  name: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
+  sso_identities: SsoIdentitiesTable;
+  sso_requests: SsoRequestsTable;
+  sso_link_tickets: SsoLinkTicketsTable;
+  account_aliases: AccountAliasesTable;
+  fuzzion_proofs: FuzzionProofsTable;
   oidc_models: OidcModelsTable;
   oidc_signing_keys: OidcSigningKeysTable;
   cards: CardsTable;

@@ -6,6 +6,11 @@ import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { makeUser } from '../testing/mfaKit.ts';
+import { loadCityDatabase } from '../clientinfo/index.ts';
+import { writeCityDatabase } from '../clientinfo/mmdb.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const kinds = await databaseKinds();
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -46,6 +51,24 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     expect(mails[0]!.body).toContain('Belgique');
     expect(mails[0]!.body).toContain(String(new Date().getFullYear()));
     expect(linkIn(mails[0]!.body).origin).toBe('http://account.localhost');
+  });
+
+  it('names the city too where a city database is configured (GEOIP_CITY_DB), in the person\'s language, and so does the devices list', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tessera-cities-')), 'cities.mmdb');
+    writeFileSync(file, writeCityDatabase([{ prefix: '81.246.0.0/16', city: 'Brussels', country: 'BE', names: { fr: 'Bruxelles' } }]));
+    loadCityDatabase(file);
+    try {
+      const { email } = await makeUser(server, { methods: [], language: 'fr' });
+      await signIn(email, 'city-first-01');
+      const auth = await signIn(email, 'city-new-01', BELGIAN_IP);
+      const mails = await mailsTo(email);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.body).toContain('Lieu : Bruxelles, Belgique');
+      const list = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { ...auth, 'accept-language': 'en' } });
+      expect(list.json().data.find((d: { current: boolean }) => d.current)).toMatchObject({ country: 'BE', city: 'Brussels' });
+    } finally {
+      loadCityDatabase(null);
+    }
   });
 
   it('mails at most once an hour per account', async () => {

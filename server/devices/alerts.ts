@@ -4,7 +4,7 @@
 // ends that sign-in's session and leads to choosing a new password (the forgotten-password flow,
 // which proves the person by a code: whoever knows the password alone cannot take it over).
 import { SqliteAdapter } from 'kysely';
-import { countryOf, describeAgent } from '../clientinfo/index.ts';
+import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { newDeviceMessage } from '../delivery/messages.ts';
@@ -47,7 +47,7 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
   if (!email) return false;
   const ticket = await issueTicket(trx, device.userId, NOT_ME_TICKET, NOT_ME_TTL_S, { session: device.sessionId, user: device.userId });
   const text = newDeviceMessage(person.language, {
-    ...describeAgent(device.userAgent), country: countryOf(device.ip), at: device.at,
+    ...describeAgent(device.userAgent), ...placeOf(device.ip, person.language), at: device.at,
     notMeLink: `${device.origin}${NOT_ME_PATH}?ticket=${ticket}`,
   });
   await ctx.outbox.enqueue(trx, { channel: 'email', to: email.value, ...text, ttlSeconds: MAIL_TTL_S });

@@ -2,7 +2,7 @@
 // remembers its device (server/sessions/devices.ts); here the user lists theirs, with the sessions
 // each holds and the services it signed in to, ends a trust, and signs devices out.
 import type { Device, DeviceService } from '../../contract/schemas.ts';
-import { countryOf, describeAgent } from '../clientinfo/index.ts';
+import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
@@ -55,7 +55,7 @@ export async function listDevices(db: Db, userId: string, currentDeviceKey: stri
     return {
       ...row,
       ...agent,
-      country: countryOf(latest?.ip),
+      ...placeOf(latest?.ip, locale),
       last_seen_at: latest && latest.last_used_at > row.last_seen_at ? latest.last_used_at : row.last_seen_at,
       trusted_until: row.trusted_until && row.trusted_until > now ? row.trusted_until : null,
       current: key === currentDeviceKey,

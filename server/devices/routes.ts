@@ -84,7 +84,7 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (request, reply) => {
     const session = request.session!;
     const revoked = await signOutSessions(ctx.db, session.userId, null);
-    await ctx.sessionsEnded({ accountId: session.userId, refreshTokens: true });
+    await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
     if (revoked.length > 0) {
       await recordEvent(ctx.db, { type: 'logout_everywhere', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { sessions: revoked.length } });
     }

@@ -6,12 +6,13 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 
-export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout' | 'password_changed'
+export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout' | 'password_changed' | 'password_change_failed'
   | 'mfa_failed' | 'mfa_step_up' | 'mfa_method_added' | 'mfa_method_replaced' | 'mfa_method_removed' | 'mfa_primary_changed'
   | 'recovery_key_used' | 'recovery_keys_regenerated' | 'device_trusted' | 'device_trust_revoked' | 'device_logged_out' | 'logout_others' | 'logout_everywhere' | 'new_device_alert' | 'new_device_rejected'
   | 'account_created' | 'card_activated' | 'card_activation_failed'
   | 'partner_consent_given' | 'partner_consent_refused' | 'partner_access_revoked' | 'partner_access_requested'
-  | 'profile_updated' | 'iban_changed' | 'card_product_changed' | 'data_exported' | 'picture_changed' | 'change_undone' | `${'email' | 'phone'}_${'added' | 'removed' | 'primary_changed'}`;
+  | 'profile_updated' | 'iban_changed' | 'card_product_changed' | 'data_exported' | 'picture_changed' | 'change_undone' | 'accounts_merged'
+  | 'sso_sign_in' | 'sso_linked' | 'sso_unlinked' | `${'email' | 'phone'}_${'added' | 'removed' | 'primary_changed'}`;
 
 type AuditLogger = Pick<FastifyBaseLogger, 'info'>;
 

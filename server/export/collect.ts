@@ -2,7 +2,7 @@
 // one JSON document, without a secret (no password hash, no authenticator secret, no recovery key,
 // no session token), each part in the order it happened.
 import type { AccessGrant } from '../../contract/schemas.ts';
-import { describeAgent, countryOf } from '../clientinfo/index.ts';
+import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { Db } from '../db/index.ts';
 
 /** The access the account gave partner applications (the authorisation server's list). */
@@ -52,8 +52,8 @@ export async function collectExport(db: Db, userId: string, grantsOf: GrantsOf, 
     second_factors: methods.map((m) => ({ id: m.id, method: m.method, target: m.target, primary: flag(m.is_primary), added_at: m.created_at })),
     recovery_keys: { total: recoveryKeys.length, unused: recoveryKeys.filter((k) => k.used_at === null).length },
     devices: devices.map((d) => ({ ...withAgent(d), device_key: undefined })),
-    sessions: sessions.map((s) => ({ ...withAgent(s), country: countryOf(s.ip) })),
-    history: events.map((e) => ({ type: e.type, at: e.created_at, ip: e.ip, country: countryOf(e.ip), detail: parsed(e.detail) })),
+    sessions: sessions.map((s) => ({ ...withAgent(s), ...placeOf(s.ip) })),
+    history: events.map((e) => ({ type: e.type, at: e.created_at, ip: e.ip, ...placeOf(e.ip), detail: parsed(e.detail) })),
     consents: consents.map((c) => ({ kind: c.kind, granted: flag(c.granted), at: c.created_at })),
     partner_consents: consentAnswers.map((a) => ({ client_id: a.client_id, scopes: parsed(a.scopes), approved: flag(a.approved), at: a.answered_at })),
     access_grants: await grantsOf(db, userId, user.language),

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { HISTORY_PAGE_SIZE, HISTORY_TYPES, KNOWN_HISTORY_TYPES, addDays, categoryOf, daysBetween, type HistoryCategory } from '../../contract/history.ts';
 import type { HistoryEvent } from '../../contract/schemas.ts';
-import { countryOf, describeAgent } from '../clientinfo/index.ts';
+import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { Db } from '../db/index.ts';
 
 export type DayRange = { from: string; to: string };
@@ -36,7 +36,9 @@ export function decodeCursor(text: string): HistoryCursor | null {
  * including) the midnight after the last. */
 const bounds = (range: DayRange) => ({ start: `${range.from}T00:00:00.000Z`, end: `${addDays(range.to, 1)}T00:00:00.000Z` });
 
-type PageOptions = { range: DayRange; categories: readonly HistoryCategory[] | null; cursor: HistoryCursor | null; limit?: number };
+type PageOptions = { range: DayRange; categories: readonly HistoryCategory[] | null; cursor: HistoryCursor | null; limit?: number;
+  /** The reader's language, for the names of cities. */
+  locale?: string };
 
 /** The query of a page: one row more than the page, to know whether another follows. */
 export function historyQuery(db: Db, userId: string, options: PageOptions) {
@@ -75,7 +77,7 @@ export async function historyPage(db: Db, userId: string, options: PageOptions):
   const last = page.at(-1);
   // A page's events mostly come from a few devices and addresses: each is described once.
   const agents = new Map<string | null, ReturnType<typeof describeAgent>>();
-  const countries = new Map<string | null, string | null>();
+  const places = new Map<string | null, ReturnType<typeof placeOf>>();
   const once = <K, V>(cache: Map<K, V>, key: K, work: (key: K) => V): V => {
     if (!cache.has(key)) cache.set(key, work(key));
     return cache.get(key)!;
@@ -85,7 +87,7 @@ export async function historyPage(db: Db, userId: string, options: PageOptions):
       const agent = once(agents, row.user_agent, describeAgent);
       return {
         id: row.id, at: row.created_at, type: row.type, category: categoryOf(row.type),
-        browser: agent.browser, os: agent.os, platform: agent.platform, country: once(countries, row.ip, countryOf),
+        browser: agent.browser, os: agent.os, platform: agent.platform, ...once(places, row.ip, (ip) => placeOf(ip, options.locale)),
       };
     }),
     next: rows.length > limit && last ? encodeCursor({ at: last.created_at, id: last.id }) : null,

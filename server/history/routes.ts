@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { localeOfRequest } from '../http/locale.ts';
 import { decodeCursor, historyPage, signInsPerDay } from './queries.ts';
 
 function rangeOf(query: { from?: string; to?: string }) {
@@ -41,7 +42,7 @@ export async function historyRoutes(app: FastifyInstance, ctx: AppContext) {
     // A sign-in's own event is written after its answer: it is written first.
     await ctx.signInRecords.settle(userId);
     reply.header('cache-control', 'no-store');
-    return { ...(await historyPage(ctx.db, userId, { range, categories, cursor })), ...range };
+    return { ...(await historyPage(ctx.db, userId, { range, categories, cursor, locale: localeOfRequest(request) })), ...range };
   });
 
   app.get<{ Querystring: HistorySummaryQuery }>('/history/summary', {

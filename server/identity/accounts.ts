@@ -9,6 +9,7 @@ import { perDatabase, prepared } from '../db/prepared.ts';
 import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
 import type { Flag } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
+import { resolveAlias } from './aliases.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
 import { newId } from '../sessions/tokens.ts';
 
@@ -45,7 +46,7 @@ export async function createUser(db: Db, user: NewUser): Promise<string> {
       password_status: user.password_status, last_password_change: now,
       mfa_forced: flag(user.mfa_forced), mfa_customer: flag(user.mfa_customer), has_sso: 0, sso_only: 0,
       national_register_number: user.national_register_number ?? null,
-      created_at: now, updated_at: now,
+      created_at: now, updated_at: now, closed_at: null,
     }).execute();
     await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
     await trx.insertInto('user_phones').values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now }).execute();
@@ -65,11 +66,12 @@ export async function contactOwner(db: Db, kind: ContactKind, value: string): Pr
   return (await db.selectFrom(contactTable(kind)).select('user_id').where('value', '=', value).executeTakeFirst())?.user_id;
 }
 
-/** A platform id another account holds stays with it: a new account goes without (null). */
+/** A platform id another account holds stays with it, and so does one that is an alias of an
+ * account merged away (it leads to the survivor): a new account goes without (null). */
 export async function unclaimedPlatformId(db: Db, column: PlatformIdColumn, value: string | null): Promise<string | null> {
   if (!value) return null;
   const holder = await db.selectFrom('users').select('id').where(column, '=', value).executeTakeFirst();
-  return holder ? null : value;
+  return holder || (await resolveAlias(db, column, value)) ? null : value;
 }
 
 /** Adds a proven email or phone to a user (their default if they had none of that kind), or marks
@@ -88,11 +90,13 @@ export async function addVerifiedContact(trx: Db, userId: string, kind: ContactK
 
 export type LoginCandidate = {
   userId: string; passwordHash: string | null; passwordStatus: number;
+  /** Set by operators: the account signs in with Microsoft only. */
+  ssoOnly: boolean;
   /** What decides the sign-in's next step, read with the account so that it costs no query of its own. */
   secondFactor: EnrolmentFacts;
 };
 
-type LoginRow = EnrolmentColumns & { userId: string; passwordStatus: number; passwordHash: string | null };
+type LoginRow = EnrolmentColumns & { userId: string; passwordStatus: number; passwordHash: string | null; ssoOnly: number };
 
 /** The look-up, by email and by phone, compiled once per database: every sign-in runs it. */
 function loginQueries(db: Db) {
@@ -100,12 +104,14 @@ function loginQueries(db: Db) {
     const table = contactTable(kind);
     return prepared(db, (q, value: string) => q.selectFrom(table)
       .innerJoin('users', 'users.id', `${table}.user_id`)
-      .select(['users.id as userId', 'users.password_status as passwordStatus', 'users.mfa_forced', 'users.mfa_customer', 'users.mfa_offer_later_until'])
+      .select(['users.id as userId', 'users.password_status as passwordStatus', 'users.sso_only as ssoOnly', 'users.mfa_forced', 'users.mfa_customer', 'users.mfa_offer_later_until'])
       .select((eb) => eb.selectFrom('passwords').select('passwords.hash')
         .whereRef('passwords.user_id', '=', 'users.id')
         .orderBy('passwords.created_at', 'desc').limit(1).as('passwordHash'))
       .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
-      .where(`${table}.value`, '=', value) as unknown as Compilable<LoginRow>, 1);
+      .where(`${table}.value`, '=', value)
+      // A merge moves every contact off the account it closes; this holds even for one that did not.
+      .where('users.closed_at', 'is', null) as unknown as Compilable<LoginRow>, 1);
   };
   return { email: build('email'), phone: build('phone') };
 }
@@ -115,7 +121,7 @@ const loginQueriesFor = perDatabase(loginQueries);
 export async function findByLoginName(db: Db, kind: ContactKind, value: string): Promise<LoginCandidate | null> {
   const [row] = await loginQueriesFor(db)[kind](value);
   return row ? {
-    userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus,
+    userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus, ssoOnly: Number(row.ssoOnly) === 1,
     secondFactor: enrolmentFacts(row),
   } : null;
 }
@@ -140,9 +146,10 @@ async function insertPassword(db: Db, userId: string, hash: string, now: string)
   await db.insertInto('passwords').values({ id: newId(), user_id: userId, hash, created_at: now }).execute();
 }
 
-/** The account's current password hash (the newest), if it has one. */
-export async function currentPasswordHash(db: Db, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
+/** The account's current password (the newest), if it has one: its row, so that a change can check
+ * in its transaction that the password it verified is still the current one. */
+export async function currentPassword(db: Db, userId: string): Promise<{ id: string; hash: string } | null> {
+  const row = await db.selectFrom('passwords').select(['id', 'hash']).where('user_id', '=', userId)
     .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-  return row?.hash ?? null;
+  return row ?? null;
 }

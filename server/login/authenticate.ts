@@ -73,6 +73,12 @@ export async function authenticate(deps: {
   // The owner got in from here: forget this pair's failures (the account-wide count stays).
   if (counts[0]!.failures > 0) await forget(limiters.userIp, userIpKey);
 
+  // An account operators keep to Microsoft sign-in: said only to whoever typed its right password,
+  // so a stranger learns nothing a wrong password would not tell.
+  if (candidate.ssoOnly) {
+    await recordEvent(db, { type: 'login_failed', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey, detail: { reason: 'sso_required' } });
+    throw new ApiError('sso_required');
+  }
   if (candidate.passwordStatus === 1 || candidate.passwordStatus === 2) {
     const payload = await issueTicket(db, candidate.userId, 'weak_password', WEAK_PASSWORD_TICKET_SECONDS);
     await recordEvent(db, { type: 'login_weak_password', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey });

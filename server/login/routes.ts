@@ -6,7 +6,7 @@ import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
 import { deviceKeyOf } from '../http/auth.ts';
 import { methodsOf, summary } from '../identity/second-factors.ts';
-import { jsonSchema, responses } from '../http/schema.ts';
+import { errorSchema, jsonSchema, responses } from '../http/schema.ts';
 import { isTrustedDevice } from '../sessions/devices.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { issueTicket } from '../sessions/tickets.ts';
@@ -19,7 +19,9 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
       tags: ['login'],
       summary: 'Sign in with an email or phone number and a password',
       body: jsonSchema(LoginRequest),
-      response: { ...responses({ 200: TokenAnswer }), 401: jsonSchema(MfaRequiredAnswer), 403: jsonSchema(WeakPasswordAnswer) },
+      response: { ...responses({ 200: TokenAnswer }), 401: jsonSchema(MfaRequiredAnswer),
+        // A weak password's renewal ticket, or sso_required (an account that signs in with Microsoft only).
+        403: { anyOf: [jsonSchema(WeakPasswordAnswer), errorSchema] } },
     },
   }, async (request, reply) => {
     const deviceKey = deviceKeyOf(request);

@@ -16,7 +16,7 @@ import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChal
 import { maskTarget } from './codes.ts';
 import { methodOfKind } from './index.ts';
 
-export type Purpose = 'login' | 'sudo' | 'activate' | 'reset' | 'contact';
+export type Purpose = 'login' | 'sudo' | 'activate' | 'reset' | 'contact' | 'merge';
 const DAY_MS = 24 * 3600 * 1000;
 
 /** What a challenge is about: an existing method (id), or for activation and reset a kind and

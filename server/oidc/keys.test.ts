@@ -104,14 +104,21 @@ describe.each(kinds)('the OIDC signing keys on %s', (kind) => {
     expect((await listSigningKeys(db, now)).map((key) => key.published)).toEqual([true, true, false, false]);
   });
 
-  it('of two rotations at once exactly one writes; the other says so', async () => {
+  it('of rotations at once, those that overlap write once and the others say so; never two key sets of one generation', async () => {
     const db = (await database.open()).db;
     const before = await keysVersion(db);
-    const outcomes = await atOnce(2, () => rotateSigningKeys(db, SECRET_KEY).then(() => 'rotated', (error: unknown) => error));
-    expect(outcomes.filter((o) => o === 'rotated')).toHaveLength(1);
-    expect(outcomes.find((o) => o !== 'rotated')).toBeInstanceOf(RotationConflict);
-    expect(await keysVersion(db)).toBe(before + 1);
-    expect((await listSigningKeys(db)).filter((key) => key.retiredAt === null)).toHaveLength(2);
+    const outcomes = await atOnce(4, () => rotateSigningKeys(db, SECRET_KEY).then(() => 'rotated', (error: unknown) => error));
+    // Rotations that read the same generation race for it: one writes, the others get the conflict.
+    // On a busy machine one may start after another finished, and then rightly writes the next one.
+    const rotated = outcomes.filter((o) => o === 'rotated').length;
+    expect(rotated).toBeGreaterThanOrEqual(1);
+    for (const other of outcomes.filter((o) => o !== 'rotated')) expect(other).toBeInstanceOf(RotationConflict);
+    expect(await keysVersion(db)).toBe(before + rotated);
+    const keys = await listSigningKeys(db);
+    expect(keys.filter((key) => key.retiredAt === null)).toHaveLength(2);
+    const perGeneration = new Map<number, number>();
+    for (const key of keys) perGeneration.set(key.generation, (perGeneration.get(key.generation) ?? 0) + 1);
+    expect([...perGeneration.values()].every((count) => count === 2)).toBe(true);
   });
 });
 

@@ -74,8 +74,11 @@ export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provi
         log.warn({ err: error }, 'a provider session could not be ended');
       }
     }));
-    if ('accountId' in ended && ended.refreshTokens) {
-      await guarded(() => db.deleteFrom('oidc_models').where('model', '=', 'RefreshToken').where('account_id', '=', ended.accountId).execute());
+    // Tokens that outlive a sign-out (offline access) do not outlive a password change, a sign-out
+    // everywhere or an undone change. The grants stay: the consent was given, only a new sign-in is needed.
+    if (ended.refreshTokensOf) {
+      await guarded(() => db.deleteFrom('oidc_models').where('account_id', '=', ended.refreshTokensOf!)
+        .where('model', 'in', ['RefreshToken', 'AccessToken']).execute());
     }
   };
 }

@@ -40,7 +40,11 @@ export const CLAIMS_BY_SCOPE = {
 export async function findOidcAccount(db: Db, sub: string): Promise<Account | undefined> {
   const user = await guarded(() => db.selectFrom('users')
     .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
-    .where('id', '=', sub).executeTakeFirst());
+    .where('id', '=', sub)
+    // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
+    // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
+    // one account answered with another (accountId mismatch).
+    .where('closed_at', 'is', null).executeTakeFirst());
   if (!user) return undefined;
   return {
     accountId: user.id,

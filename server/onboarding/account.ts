@@ -3,13 +3,14 @@
 // card, all in one transaction: no crash leaves an account whose card stays unusable. A card
 // blocked or taken meanwhile does not cost the person the account they just made (spec §4:
 // "created with card activation failed, the card can be activated later").
-import { ONBOARDING_NEEDS } from '../../contract/constants.ts';
+import { ONBOARDING_NEEDS } from '../../contract/onboarding.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation, nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { contactOwner, createUser, unclaimedPlatformId } from '../identity/accounts.ts';
+import { recordConsents } from '../identity/consents.ts';
 import { assertAcceptablePassword } from '../passwords/policy.ts';
 import { newId } from '../sessions/tokens.ts';
 import { marketingOf, type Flow } from './flows.ts';
@@ -57,10 +58,7 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
       password_status: 0, mfa_forced: invitation?.mfa_forced === 1, mfa_customer: invitation?.mfa_customer === 1, passwordHash: hash,
     });
     if (invitation) await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
-    const consents = { terms: true, privacy: true, marketing_email: marketing.email, marketing_sms: marketing.sms, marketing_partners: marketing.partners };
-    await trx.insertInto('consents').values(Object.entries(consents).map(([kind, granted]) => ({
-      id: newId(), user_id: userId, kind, granted: granted ? 1 as const : 0 as const, created_at: flow.terms_accepted_at!,
-    }))).execute();
+    await recordConsents(trx, userId, { terms: true, privacy: true, marketing }, flow.terms_accepted_at!);
     let outcome: OnboardingDone['outcome'] = 'invitation';
     if (flow.source === 'card') {
       // Activated once: a card blocked or activated by someone else meanwhile is left as it is.

@@ -2,7 +2,7 @@
 // invitation, the terms, the person's details, the email (its code), the phone (its code), the
 // password that creates the account. Each call needs the flow to have got at least so far
 // (ONBOARDING_NEEDS); the server refuses any call out of that order, whatever the browser sends.
-import { progressReached, type OnboardingProgress } from '../../contract/constants.ts';
+import { progressReached, type OnboardingProgress } from '../../contract/onboarding.ts';
 import { ApiError } from '../http/errors.ts';
 
 export type Progress = OnboardingProgress;

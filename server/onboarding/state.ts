@@ -2,7 +2,8 @@
 // shows the step reached from it. Only what the start answered and what the person gave in this
 // flow: the greeting of the card or invitation, the consents, the details, the address and number
 // and whether they are proven, and the code waiting to be typed (masked, timed as its send was).
-import { progressReached, type Locale, type OnboardingProgress } from '../../contract/constants.ts';
+import { type Locale } from '../../contract/constants.ts';
+import { progressReached, type OnboardingProgress } from '../../contract/onboarding.ts';
 import type { OnboardingState } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { resendWait } from '../methods/challenge-store.ts';

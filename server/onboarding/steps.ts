@@ -4,7 +4,8 @@
 // time, kept in the challenge store with every other code (purpose 'onboarding'): it lives
 // MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s, then 15 s for
 // the same target. An address or number another account uses is refused (spec §5).
-import { ONBOARDING_NEEDS, type Variant } from '../../contract/constants.ts';
+import { type Variant } from '../../contract/constants.ts';
+import { ONBOARDING_NEEDS } from '../../contract/onboarding.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent } from '../../contract/schemas.ts';

@@ -13,7 +13,8 @@ import { noticeMessage, type NoticeKind } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { addVerifiedContact, contactOwner, type ContactKind } from '../identity/accounts.ts';
-import { methodsOf, setPrimary } from '../identity/second-factors.ts';
+import { detachContact, methodsBehind } from '../identity/contacts.ts';
+import { methodsOf } from '../identity/second-factors.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
@@ -91,8 +92,6 @@ export async function confirmContact(ctx: AppContext, caller: Caller, payload: s
   return contact;
 }
 
-const sendsTo = (kind: ContactKind) => (kind === 'email' ? ['email'] : ['sms', 'call', 'whatsapp']);
-
 /** Deletes an address or number. The last email, the last phone and the primary one stay; so does
  * the contact behind the account's last email or SMS second factor. Second factors that send to the
  * deleted contact go with it (their codes would reach nobody). */
@@ -106,18 +105,10 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
     if (rows.length === 1) throw new ApiError('last_contact');
     if (row.is_default === 1) throw new ApiError('primary_contact');
     const methods = await methodsOf(trx, userId);
-    const behind = methods.filter((m) => m.target === contact.value && sendsTo(contact.kind).includes(m.method));
+    const behind = methodsBehind(methods, contact.kind, contact.value);
     const emailOrSms = methods.filter((m) => m.method === 'email' || m.method === 'sms');
     if (emailOrSms.length > 0 && emailOrSms.every((m) => behind.includes(m))) throw new ApiError('last_method');
-    if (behind.length > 0) {
-      await trx.deleteFrom('mfa_methods').where('id', 'in', behind.map((m) => m.id)).execute();
-      // A primary second factor that went keeps the account with one: the first that still sends codes.
-      if (behind.some((m) => m.is_primary === 1)) {
-        const next = methods.find((m) => !behind.includes(m) && m.method !== 'totpRecovery');
-        if (next) await setPrimary(trx, userId, next.id);
-      }
-    }
-    await trx.deleteFrom(table).where('id', '=', row.id).execute();
+    await detachContact(trx, userId, contact.kind, contact.value);
     return { notice: 'contact_removed', to: contact, detail: contact.value, change: { kind: 'removed', contact } };
   });
   await recordEvent(ctx.db, { type: `${contact.kind}_removed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
@@ -136,7 +127,7 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
     former = rows.find((r) => r.is_default === 1)?.value;
     if (row.is_default === 1) return null;
     const methods = await methodsOf(trx, userId);
-    const protectedBy = methods.some((m) => m.target === contact.value && sendsTo(contact.kind).includes(m.method));
+    const protectedBy = methodsBehind(methods, contact.kind, contact.value).length > 0;
     if (row.verified !== 1 || !protectedBy) throw new ApiError('primary_needs_mfa');
     await trx.updateTable(table).set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
       .where('user_id', '=', userId).execute();

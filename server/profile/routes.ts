@@ -1,5 +1,6 @@
 // GET /user: the signed-in user's profile; PUT /user: the personal information; PUT /user/iban:
-// the bank account (a sensitive change: a recent second factor first).
+// the bank account (a sensitive change: a recent second factor first); POST /user/password: the
+// password; the picture, the emails and phones, and the undo of a change to them.
 import type { FastifyInstance } from 'fastify';
 import { AddContactAnswer, AddContactRequest, ConfirmContactRequest, ContactRequest, IbanRequest, ProfileInfoRequest, UndoChangeAnswer, UndoChangeRequest } from '../../contract/profile.ts';
 import { undoChange } from './undo.ts';
@@ -7,12 +8,14 @@ import { variantOfHost } from '../../contract/constants.ts';
 import type { FastifyRequest } from 'fastify';
 import { confirmContact, contactOf, deleteContact, makePrimary, startAddingContact, type Caller } from './contacts.ts';
 import { languageOf } from '../identity/accounts.ts';
-import { UserAnswer } from '../../contract/schemas.ts';
+import { ChangePasswordAnswer, ChangePasswordRequest, UserAnswer } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
+import { changePassword } from './password.ts';
 import { saveIban, saveInfo } from './edit.ts';
 import { pictureTypeOf, stripMetadata } from './picture.ts';
 import { recordEvent } from '../events/record.ts';
@@ -144,4 +147,20 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Body: UndoChangeRequest }>('/account/undo', {
     schema: { tags: ['profile'], summary: 'Undo a change to the emails or phones from its notice\'s link: every session ends and the password must be chosen anew', body: jsonSchema(UndoChangeRequest), response: responses({ 200: UndoChangeAnswer }, [400, 410, 503]) },
   }, async (request) => ({ undone: await undoChange(ctx, request.body.token, { ip: request.ip, deviceKey: request.deviceKey }) }));
+
+  app.post<{ Body: ChangePasswordRequest }>('/user/password', {
+    schema: {
+      tags: ['profile'], summary: 'Change the password: the current one, a new one; every other session ends (this one too unless kept)',
+      body: jsonSchema(ChangePasswordRequest), response: responses({ 200: ChangePasswordAnswer }, [400, 401, 403, 422, 429, 503]),
+    },
+    preHandler: [signedIn, requireRecentMfa(ctx.config)],
+  }, async (request, reply) => {
+    const session = request.session!;
+    const answer = await changePassword(ctx, { userId: session.userId, sessionId: session.sessionId, ip: request.ip, deviceKey: request.deviceKey }, request.body);
+    if (answer.session_ended) {
+      const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+      reply.clearCookie(ctx.cookieName, options);
+    }
+    return answer;
+  });
 }

@@ -55,7 +55,7 @@ export async function undoChange(ctx: AppContext, token: string, where: { ip: st
     await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     return { userId, kind: change.kind };
   });
-  await ctx.sessionsEnded({ accountId: undone.userId });
+  await ctx.sessionsEnded({ accountId: undone.userId, refreshTokensOf: undone.userId });
   await recordEvent(ctx.db, { type: 'change_undone', userId: undone.userId, ...where, detail: { change: undone.kind } });
   return undone.kind;
 }

@@ -1,7 +1,7 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
-import { createUser as createAccountUser } from '../identity/accounts.ts';
+import { addVerifiedContact, createUser as createAccountUser } from '../identity/accounts.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
@@ -29,6 +29,8 @@ export type DemoUser = {
   /** A company customer offered a second factor, who may skip it. */
   mfa_customer?: boolean;
   national_register_number?: string;
+  /** More verified email addresses, besides the primary one. */
+  extraEmails?: string[];
 };
 
 export const DEMO_USERS: DemoUser[] = [
@@ -53,6 +55,15 @@ export const DEMO_USERS: DemoUser[] = [
   { key: 'devices', description: 'For trying the new-device mail: sign in from a second browser', firstname: 'Dina', lastname: 'Dewit',
     language: 'en', email: 'dina.devices@example.be', phone: '+32470191919',
     user_id: 'U-1012', customer_user_id: null, fridom_user_id: null, password_status: 0 },
+  { key: 'duplicate', description: "Mia's older account, for trying the merge: add this email to Mia's account (mia.merge@example.be)", firstname: 'Mia', lastname: 'Mertens',
+    language: 'en', email: 'mia.mertens@example.com', phone: '+32470212121',
+    user_id: null, customer_user_id: 'C-2005', fridom_user_id: null, password_status: 0 },
+  { key: 'duplicateCode', description: "Another older account of Mia's, for trying the merge proven by a code sent to its address", firstname: 'Mia', lastname: 'Mertens',
+    language: 'en', email: 'mia.old@example.net', phone: '+32470232323',
+    user_id: null, customer_user_id: null, fridom_user_id: 'F-3005', password_status: 0 },
+  { key: 'duplicateSpare', description: "An account with a second email (mia.work@example.org), for trying to decline the merge: the address leaves it", firstname: 'Mia', lastname: 'Mertens',
+    language: 'en', email: 'mia.third@example.be', phone: '+32470242424', extraEmails: ['mia.work@example.org'],
+    user_id: null, customer_user_id: null, fridom_user_id: null, password_status: 0 },
 ];
 
 /** Demo accounts with a second factor. Tom's authenticator uses this published demo secret. */
@@ -67,6 +78,7 @@ export const DEMO_RECOVERY_KEYS = [
 export const DEMO_CARDS = [
   { number: '5065000000000001', holder: 'card', activationCode: null },
   { number: '5065000000000002', holder: 'cardholder', activationCode: '200202' },
+  { number: '5065000000000003', holder: 'sessions', activationCode: null },
 ];
 
 /** Cards waiting for their holder (onboarding), with what the employer told us of them. */
@@ -105,12 +117,21 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
   { key: 'secure', description: 'Second factor by email or phone, for trying the security settings', firstname: 'Sara', lastname: 'Segers',
     language: 'en', email: 'sara.secure@example.be', phone: '+32470888888',
     user_id: 'U-1007', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
+  { key: 'password', description: 'Second factor by email, for trying the password change from Security', firstname: 'Pia', lastname: 'Pauwels',
+    language: 'en', email: 'pia.password@example.be', phone: '+32470151515',
+    user_id: 'U-1013', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email'] },
   { key: 'card', description: 'Second factor: the number of the card 5065 0000 0000 0001, or email', firstname: 'Kato', lastname: 'Claes',
     language: 'en', email: 'kato.card@example.be', phone: '+32470999999',
     user_id: 'U-1008', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['card', 'email'] },
+  { key: 'sessions', description: 'Second factor: the number of the card 5065 0000 0000 0003, or email; for trying devices and sessions', firstname: 'Sven', lastname: 'Smets',
+    language: 'en', email: 'sven.sessions@example.be', phone: '+32470181818',
+    user_id: 'U-1014', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['card', 'email'] },
   { key: 'profile', description: 'Second factor by email or phone, for trying the profile (names, language, bank account)', firstname: 'Paula', lastname: 'Peeters',
     language: 'en', email: 'paula.profile@example.be', phone: '+32470171717',
     user_id: 'U-1011', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email', 'sms'] },
+  { key: 'merge', description: 'Second factor by email, for trying the merge: add mia.mertens@example.com (her older account) to her emails', firstname: 'Mia', lastname: 'Mertens',
+    language: 'en', email: 'mia.merge@example.be', phone: '+32470202020',
+    user_id: 'U-1015', customer_user_id: null, fridom_user_id: null, password_status: 0, methods: ['email'] },
   { key: 'forced', description: 'Must set up a second factor at first sign-in', firstname: 'Fiona', lastname: 'Fontaine',
     language: 'en', email: 'fiona.forced@example.be', phone: '+32470444444',
     user_id: 'U-1006', customer_user_id: null, fridom_user_id: null, password_status: 0, mfa_forced: true, methods: [] },
@@ -166,6 +187,7 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
   }
   for (const user of DEMO_USERS) {
     const userId = await createUser(ctx, user, DEMO_PASSWORD);
+    for (const email of user.extraEmails ?? []) await addVerifiedContact(ctx.db, userId, 'email', email);
     for (const card of DEMO_CARDS.filter((c) => c.holder === user.key)) {
       await ctx.db.insertInto('cards').values({
         id: newId(), number: card.number, user_id: userId, activated_at: nowIso(), created_at: nowIso(),

@@ -8,11 +8,11 @@ import type { ActorRefFrom } from 'xstate';
 import type { AccessGrant } from '../../contract/schemas.ts';
 import type { accessGrantsMachine } from '../../machines/accessGrants.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
+import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 
 type GrantsRef = ActorRefFrom<typeof accessGrantsMachine>;
@@ -22,12 +22,7 @@ export default function AccessPage() {
   const grants = useFlowChild('accessGrants');
   return (
     <UserLayout>
-      <nav aria-label={t('access.breadcrumbs')} className="text-sm">
-        <ol className="flex gap-2">
-          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
-          <li><Link to={pathOf('access', 'list')} className="text-brand underline" aria-current="page">{t('sidebar.access')}</Link></li>
-        </ol>
-      </nav>
+      <Breadcrumbs trail={[{ label: t('sidebar.access'), to: pathOf('access', 'list') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('access.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('access.intro')}</p>
       {grants ? <Grants grants={grants} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}

@@ -5,9 +5,11 @@ import {
   OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
   ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
   MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary, DeviceList,
+  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary, DeviceList, ChangePasswordAnswer, NotificationsAnswer,
 } from '../../contract/schemas.ts';
 import { AccountCardAnswer, AccountCardList, AddContactAnswer, UndoChangeAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
+import { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer, type FuzzionIntent } from '../../contract/merge.ts';
+import { LinkAccountAnswer, SsoIdentityList, SsoMfaAnswer, SsoTicketAnswer } from '../../contract/sso.ts';
 import { withCaptcha } from './calls.ts';
 import { api, call, parsed } from './client.ts';
 
@@ -94,6 +96,14 @@ export const resetAuthenticator = async () => {
 export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
   await call(() => api.post('user/reset-password', { json: input }));
 };
+
+/** GET and PUT /notifications: the marketing preferences and the security alerts. */
+export const loadNotifications = () => parsed(NotificationsAnswer, () => api.get('notifications').json());
+export const saveNotifications = (input: { marketing: MarketingPreferences }) => parsed(NotificationsAnswer, () => api.put('notifications', { json: input }).json());
+
+/** POST /user/password: the signed-in person's new password, with the current one. */
+export const changePassword = (input: { current: string; keepThisSession: boolean; password: string; confirmation: string }) =>
+  parsed(ChangePasswordAnswer, () => api.post('user/password', { json: input }).json());
 
 export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
   parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
@@ -193,3 +203,21 @@ export const removePicture = async () => (await parsed(UserAnswer, () => api.del
 
 /** POST /account/undo: "this wasn't me", with the token of the change notice's link. */
 export const undoChange = (input: { token: string }) => parsed(UndoChangeAnswer, () => api.post('account/undo', { json: input }).json());
+
+// The merge of a duplicated account (contract/merge.ts).
+export const readFuzzionOffer = (input: { payload: string }) => parsed(FuzzionOffer, () => api.post('fuzzion/offer', { json: input }).json());
+export const sendFuzzionCode = (input: { payload: string }) => parsed(FuzzionSendAnswer, () => api.post('fuzzion/code', { json: input }).json());
+export const proveFuzzionCode = (input: { payload: string; intent: FuzzionIntent; challenge: string; code: string }) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input }).json());
+export const proveFuzzionPassword = (input: { payload: string; intent: FuzzionIntent; password: string }) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion/password', { json: input }).json());
+export const proveFuzzionCard = (input: { payload: string; intent: FuzzionIntent; card: string }) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion/card', { json: input }).json());
+
+/** Microsoft sign-in (contract/sso.ts): what a link ticket names, the second factors of a sign-in
+ * waiting for one, linking the ticket's identity, and the linked identities. */
+export const readSsoTicket = (input: { ticket: string }) => parsed(SsoTicketAnswer, () => api.post('sso/microsoft/ticket', { json: input }).json());
+export const exchangeSsoMfa = (input: { payload: string }) => parsed(SsoMfaAnswer, () => api.post('sso/microsoft/mfa', { json: input }).json());
+export const linkAccount = (input: { ticket: string }) => parsed(LinkAccountAnswer, () => api.post('user/link-account', { json: input }).json());
+export const listSsoIdentities = () => parsed(SsoIdentityList, () => api.get('user/sso').json());
+export const unlinkSsoIdentity = async (input: { id: string }) => { await call(() => api.delete(`user/sso/${encodeURIComponent(input.id)}`)); };

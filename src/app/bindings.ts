@@ -11,15 +11,19 @@ import type { ResetMemory } from '../../machines/forgotPassword.ts';
 import type { MfaMemory } from '../../machines/mfaCode.ts';
 import type { OnboardingMemory } from '../../machines/onboarding.ts';
 import { flowMemory } from './storage.ts';
+import type { HistoryFilters } from '../../machines/history.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {
   acceptTerms, confirmActivation, listAccessGrants, loadHistory, loadHistoryPage, revokeAccessGrant, listDevices, runDeviceAction, confirmTotp, createAccount, deleteMethod, findUsernames, listMethods, offerLater, onboardingState, regenerateRecoveryKeys,
   requestPasswordCode, resetAuthenticator, resetPassword, saveProfile, sendEmailCode, sendPhoneCode, startActivation, startChallenge, startTotp,
   startWithCard, startWithInvitation, stepUpWithPassword, switchPrimary, verifyCode, verifyOnboardingCode, verifyPasswordCode,
   readAuthorization, sendApproval, readPartner, requestPartnerAccess, saveProfileInfo, saveIban, startContact, confirmContact, deleteContact, makeContactPrimary, exportAccountData, uploadPicture, removePicture,
+  changePassword, loadNotifications, saveNotifications, readSsoTicket, linkAccount,
 } from '../api/flowCalls.ts';
 import { switchLocale } from '../i18n.ts';
 import type { Locale } from '../../contract/constants.ts';
+import { keepOffer } from '../fuzzion/memory.ts';
+import { browserHistory } from './history.ts';
 
 /** Asks the router for a path. */
 type Go = (to: string) => void;
@@ -42,7 +46,11 @@ export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ m
     confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
   },
   actions: {
-    show: (_, { screen }) => go(pathOf('mfa', screen)),
+    // A step-up's screens keep the way back to the screen they are for (a reload asks for it again).
+    show: (_, { screen }) => {
+      const { search } = browserHistory.location();
+      go(pathOf('mfa', screen) + (new URLSearchParams(search).has('redirect') ? search : ''));
+    },
     keep: (_, memory) => { if (memory.loginPayload) mfaMemory.keep(memory); },
   },
 }));
@@ -56,6 +64,21 @@ export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').
   },
 }));
 
+export const editPassword = (_go: Go) => import('../../machines/editPassword.ts').then(({ editPasswordMachine, changeMachine }) => editPasswordMachine.provide({
+  actors: {
+    newPassword: changeMachine.provide({
+      actors: { resetPassword: fromPromise(({ input }) => changePassword({ ...input.payload, password: input.password, confirmation: input.confirmation })) },
+    }),
+  },
+}));
+
+export const notifications = (_go: Go) => import('../../machines/notifications.ts').then(({ notificationsMachine }) => notificationsMachine.provide({
+  actors: {
+    loadNotifications: fromPromise(() => loadNotifications()),
+    saveNotifications: fromPromise(({ input }) => saveNotifications(input)),
+  },
+}));
+
 export const accessGrants = (_go: Go) => import('../../machines/accessGrants.ts').then(({ accessGrantsMachine }) => accessGrantsMachine.provide({
   actors: {
     listGrants: fromPromise(() => listAccessGrants()),
@@ -63,9 +86,15 @@ export const accessGrants = (_go: Go) => import('../../machines/accessGrants.ts'
   },
 }));
 
+const historyMemory = flowMemory<HistoryFilters>('securityHistory');
+
 export const securityHistory = (_go: Go) => import('../../machines/history.ts').then(({ historyMachine }) => historyMachine.provide({
   actors: {
-    loadHistory: fromPromise(({ input }) => loadHistory(input)),
+    recall: fromPromise(historyMemory.recall),
+    loadHistory: fromPromise(({ input }) => {
+      historyMemory.keep(input);
+      return loadHistory(input);
+    }),
     loadPage: fromPromise(({ input }) => loadHistoryPage(input)),
   },
 }));
@@ -165,12 +194,21 @@ export const consent = (_go: Go) => import('../../machines/consent.ts').then(({ 
  * server or another site (a full load). */
 const inApp = (url: string) => url.startsWith('/') && !url.startsWith('//') && !url.startsWith('/oidc/');
 
+/** The Microsoft sign-in's link ticket, kept in the tab across the sign-in that links it. */
+const linkTicket = flowMemory<string>('ssoLinkTicket');
+
 export const partner = (go: Go) => import('../../machines/partner.ts').then(({ partnerMachine }) => partnerMachine.provide({
   actors: {
     readPartner: fromPromise(({ input }) => readPartner(input)),
     requestAccess: fromPromise(({ input }) => requestPartnerAccess(input)),
+    readTicket: fromPromise(({ input }) => readSsoTicket(input)),
+    recallTicket: fromPromise(linkTicket.recall),
+    linkAccount: fromPromise(({ input }) => linkAccount(input)),
   },
-  actions: { leaveTo: (_, { url }) => { if (inApp(url)) go(url); else window.location.assign(url); } },
+  actions: {
+    leaveTo: (_, { url }) => { if (inApp(url)) go(url); else window.location.assign(url); },
+    keepTicket: (_, { ticket }) => linkTicket.keep(ticket),
+  },
 }));
 
 export const profile = (go: Go) => import('../../machines/profile.ts').then(({ profileMachine }) => profileMachine.provide({
@@ -192,6 +230,10 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
   },
   actions: {
     show: (_, { step }) => go(pathOf('profile', step)),
+    offerMerge: (_, { payload }) => {
+      keepOffer(payload);
+      go(pathOf('fuzzion', 'offer'));
+    },
     save: (_, { name, text }) => {
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));

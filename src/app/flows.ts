@@ -18,6 +18,8 @@ export function flowsOf(go: (to: string) => void, keepUsername: (value: string) 
     accessGrants: flow('accessGrants'),
     securityHistory: flow('securityHistory'),
     devices: flow('devices'),
+    editPassword: flow('editPassword'),
+    notifications: flow('notifications'),
     weakPassword: flow('weakPassword'),
     forgotUsername: flow('forgotUsername'),
     forgotPassword: flow('forgotPassword'),

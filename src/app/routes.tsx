@@ -25,6 +25,8 @@ const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
 const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
 const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
 const UndoChangePage = lazy(() => import('../undoChange/UndoChangePage.tsx'));
+const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
+const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -50,6 +52,8 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   chooser: later(<ChooserPage />),
   profile: later(<ProfilePage />),
   undoChange: later(<UndoChangePage />),
+  fuzzion: later(<FuzzionPage />),
+  notifications: later(<NotificationsPage />),
 };
 
 const BY_PATH = new Map<string, ReactNode>(ROUTES.map((route) => [route.path, SCREEN_ELEMENTS[route.screen]]));

@@ -1,17 +1,17 @@
-// The new-password form every flow uses (weak-password renewal, forgotten password, onboarding):
+// The new-password form every flow uses (weak-password renewal, forgotten password, onboarding, a
+// change while signed in, which adds its own fields around it and submits through its own flow):
 // a projection of the new-password machine, with the live checklist of the password rules: each
 // rule is written as what is asked, with its number, and shows as met once it is.
 import { useSelector } from '@xstate/react';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ActorRefFrom } from 'xstate';
 import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../../contract/password.ts';
-import type { newPasswordMachine } from '../../machines/newPassword.ts';
+import type { NewPasswordRef } from '../../machines/newPassword.ts';
 import { Alert } from './Alert.tsx';
 import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
 
-export type WeakRef = ActorRefFrom<typeof newPasswordMachine>;
+export type WeakRef = NewPasswordRef;
 /** Each rule, the problem that breaks it, and the policy number it states. */
 const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: PasswordPolicy) => number | null }> = [
   { rule: 'length', problem: 'too_short', count: (policy) => policy.minLength },
@@ -21,7 +21,12 @@ const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: Pas
   { rule: 'match', problem: 'mismatch', count: () => null },
 ];
 
-export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit' }: { weak: WeakRef; title?: string; text?: string; submit?: string }) {
+/** `title` null: the screen has its heading already. `before` and `after`: the flow's own fields,
+ * before the new password and after its rules; `onSubmit`: the flow submits (it gives the
+ * new-password machine what goes with the password first). */
+export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit', before, after, onSubmit }: {
+  weak: WeakRef; title?: string | null; text?: string; submit?: string; before?: ReactNode; after?: ReactNode; onSubmit?: () => void;
+}) {
   const { t } = useTranslation();
   const { password, confirmation, error, policy, refused } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
@@ -30,9 +35,15 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
   const [shown, setShown] = useState(false);
   return (
     <>
-      <h1 className="text-2xl font-bold">{t(title)}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); weak.send({ type: 'SUBMIT' }); }}>
+      {title !== null && (
+        <>
+          <h1 className="text-2xl font-bold">{t(title)}</h1>
+          <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
+        </>
+      )}
+      <form className={`${title !== null ? 'mt-5 ' : ''}space-y-4`} noValidate
+        onSubmit={(event) => { event.preventDefault(); if (onSubmit) onSubmit(); else weak.send({ type: 'SUBMIT' }); }}>
+        {before}
         <TextField label={t('weak.password')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={password}
           onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })} />
         <TextField label={t('weak.confirmation')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={confirmation}
@@ -55,6 +66,7 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
           })}
         </ul>
         <p className="text-sm text-slate-700">{t('weak.common')}</p>
+        {after}
         <div aria-live="assertive">{refused && <Alert tone="error">{t(`weak.check.${refused}`)}</Alert>}</div>
         <ErrorMessage error={error} />
         <Button type="submit" full loading={saving}>{t(submit)}</Button>

@@ -111,14 +111,16 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
   );
 }
 
-/** Back to sign-in, or, for a step-up, back to the security overview; for the one an application's
- * request asked for, home (the request is left unanswered). */
+/** Back to sign-in, or, for a step-up, back to the area that asked for it (the security overview, the
+ * profile); for the one an application's request asked for, home (the request is left unanswered). */
 function BackLink({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
   const forApplication = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'reauthenticating' }));
+  const forProfile = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'profile' }));
   if (signingIn) return <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>;
   if (forApplication) return <Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('consent.home')}</Link>;
+  if (forProfile) return <Link to={pathOf('profile', 'overview')} className="text-brand underline">{t('profile.backToProfile')}</Link>;
   return <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
 }
 

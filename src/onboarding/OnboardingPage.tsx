@@ -3,6 +3,7 @@
 import { useSelector } from '@xstate/react';
 import { useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EXTERNAL_LINKS } from '../externalLinks.ts';
 import { elidedBefore } from '../i18n.ts';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
@@ -204,8 +205,8 @@ function Welcome({ onboarding }: { onboarding: OnboardingRef }) {
   );
 }
 
+/** The terms of use: only this step links to them. */
 const TERMS_URL = 'https://www.tessera.example/terms';
-const PRIVACY_URL = 'https://www.tessera.example/privacy';
 
 function Check({ checked, onChange, children }: { checked: boolean; onChange: () => void; children: ReactNode }) {
   return (
@@ -231,7 +232,7 @@ function Terms({ onboarding }: { onboarding: OnboardingRef }) {
           <Check checked={consents.privacy} onChange={toggle('privacy')}>{t('onboarding.terms.acceptPrivacy')}</Check>
           <p className="flex flex-wrap gap-4 text-sm">
             <a href={TERMS_URL} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readTerms')}</a>
-            <a href={PRIVACY_URL} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readPrivacy')}</a>
+            <a href={EXTERNAL_LINKS.privacy} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readPrivacy')}</a>
           </p>
         </fieldset>
         <fieldset className="space-y-2">

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { BECOME_CUSTOMER_URL } from '../../contract/constants.ts';
 import { platformOf, type partnerMachine } from '../../machines/partner.ts';
-import { HOME_PATH, pathOf } from '../../machines/routes.ts';
+import { HOME_PATH, LOGIN_PATH, pathOf } from '../../machines/routes.ts';
 import { useRootActor } from '../app/context.ts';
 import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
@@ -22,6 +22,7 @@ export default function PartnerPage() {
 
 const PAGES = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess', 'leaving'] as const;
 const STATES = ['checking', 'loading', 'unknown', 'unavailable', 'ready', 'asking', 'sending', 'failed', 'sent'] as const;
+const LINK_STATES = ['checking', 'reading', 'identified', 'invalid', 'noTicket', 'recalling', 'linking', 'failed', 'shown'] as const;
 
 /** The partner's query on, for the links between its pages. */
 const withClient = (path: string, clientId: string | null) => (clientId ? `${path}?${new URLSearchParams({ client_id: clientId })}` : path);
@@ -37,13 +38,16 @@ function Partner({ partner }: { partner: PartnerRef }) {
   const { t } = useTranslation();
   const root = useRootActor();
   const signedIn = useSelector(root, (s) => s.matches('signedIn'));
-  const { client, clientId, scopes, error, destination, linkTo } = useSelector(partner, (s) => s.context);
+  const { client, clientId, scopes, error, destination, linkTo, identity } = useSelector(partner, (s) => s.context);
   const page = useSelector(partner, (s) => PAGES.find((name) => s.matches(name)) ?? 'landing');
   const state = useSelector(partner, (s) => STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
+  const linkState = useSelector(partner, (s) => LINK_STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
   const app = client?.name ?? '';
 
   if (page === 'leaving') return <p role="status">{t('partner.leaving')}</p>;
-  if (state === 'checking' || state === 'loading') return <p role="status">{t('common.loading')}</p>;
+  if (page === 'linkExisting' || page === 'linkSuccess') {
+    if (linkState === 'checking' || linkState === 'reading' || linkState === 'recalling' || linkState === 'linking') return <p role="status">{t('common.loading')}</p>;
+  } else if (state === 'checking' || state === 'loading') return <p role="status">{t('common.loading')}</p>;
   if (state === 'unknown') {
     return (
       <>
@@ -161,15 +165,55 @@ function Partner({ partner }: { partner: PartnerRef }) {
   }
 
   if (page === 'linkExisting') {
+    if (linkState === 'identified' && identity) {
+      const company = identity.tenant.name ?? t('microsoft.unnamed');
+      return (
+        <>
+          <Heading>{t('partner.link.title')}</Heading>
+          <p className="mt-3">{t('partner.link.signedInAs', { company })}</p>
+          <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 rounded-lg border border-slate-200 p-4 text-sm" data-testid="microsoft-identity">
+            {identity.name && <><dt className="text-slate-600">{t('partner.link.name')}</dt><dd className="font-medium">{identity.name}</dd></>}
+            {identity.email && <><dt className="text-slate-600">{t('partner.link.email')}</dt><dd className="font-medium">{identity.email}</dd></>}
+            <dt className="text-slate-600">{t('partner.link.company')}</dt><dd className="font-medium">{company}</dd>
+          </dl>
+          <h2 className="mt-6 font-semibold">{t('partner.link.choose')}</h2>
+          <ul className="mt-3 space-y-3">
+            <li>
+              <Link to={linkTo} className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light" data-testid="link-existing-account">
+                <span className="block font-semibold text-brand-dark">{t('partner.link.signIn')}</span>
+                <span className="mt-1 block text-sm text-slate-700">{t('partner.link.text')}</span>
+              </Link>
+            </li>
+            <li>
+              <Link to={pathOf('onboarding', 'onboarding')} className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light">
+                <span className="block font-semibold text-brand-dark">{t('partner.noAccount.card.title')}</span>
+                <span className="mt-1 block text-sm text-slate-700">{t('partner.noAccount.card.text')}</span>
+              </Link>
+            </li>
+          </ul>
+        </>
+      );
+    }
     return (
       <>
-        <Heading>{t('partner.link.title')}</Heading>
-        <p className="mt-3">{t('partner.link.text')}</p>
-        <p className="mt-2 text-sm text-slate-700">{t('partner.link.microsoft')}</p>
+        <Heading focus={linkState}>{t('partner.link.title')}</Heading>
+        {linkState === 'invalid'
+          ? <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.sso_ticket_invalid'])}</Alert>
+          : <p className="mt-3">{t('partner.link.microsoft')}</p>}
         <div className="mt-6 flex flex-wrap gap-3">
-          <Link to={linkTo} className="btn btn-primary">{t('partner.link.signIn')}</Link>
+          <Link to={LOGIN_PATH} className="btn btn-primary">{t('partner.link.withMicrosoft')}</Link>
           <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="btn btn-secondary">{t('partner.link.back')}</Link>
         </div>
+      </>
+    );
+  }
+
+  if (page === 'linkSuccess' && linkState === 'failed') {
+    return (
+      <>
+        <Heading focus="failed">{t('partner.link.failed')}</Heading>
+        <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
+        <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
       </>
     );
   }

@@ -22,6 +22,7 @@ import { FileInput } from '../components/FileInput.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
+import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { variant } from '../variant.ts';
 
@@ -35,16 +36,7 @@ export default function ProfilePage() {
   const title = part === 'editingInfo' ? t('profile.editInfo.title') : part === 'credentials' ? t('profile.credentials.title') : part === 'download' ? t('profile.download.title') : t('profile.title');
   return (
     <UserLayout>
-      <nav aria-label={t('profile.breadcrumbs')} className="text-sm">
-        <ol className="flex flex-wrap gap-2">
-          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
-          <li>
-            <Link to={pathOf('profile', 'overview')} className="text-brand underline" aria-current={part === 'overview' ? 'page' : undefined}>{t('profile.title')}</Link>
-            {part && part !== 'overview' && ' /'}
-          </li>
-          {part && part !== 'overview' && <li aria-current="page">{title}</li>}
-        </ol>
-      </nav>
+      <Breadcrumbs trail={[{ label: t('profile.title'), to: pathOf('profile', 'overview') }, ...(part && part !== 'overview' ? [{ label: title, to: pathOf('profile', part === 'editingInfo' ? 'editInfo' : part) }] : [])]} />
       <h1 className="mt-3 text-2xl font-bold">{title}</h1>
       {profile && part ? <Part profile={profile} part={part} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
     </UserLayout>
@@ -287,7 +279,7 @@ const deleteButtonId = (value: string) => `delete-${value.replace(/[^\w-]/g, '_'
 /** A new address or number: typed, then the code it received. */
 function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind }) {
   const { t } = useTranslation();
-  const { newContact, error, challenge } = useSelector(profile, (s) => s.context);
+  const { newContact, error, challenge, mergeOffer } = useSelector(profile, (s) => s.context);
   const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
   const entry = useSelector(profile, (s) => s.children.contactCode) as CodeEntryRef<UserProfile> | undefined;
   const back = <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>{t('profile.cancel')}</Button>;
@@ -305,6 +297,12 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
       <TextField label={t(`profile.contacts.${kind}.new`)} value={newContact.value}
         type={kind === 'email' ? 'email' : 'tel'} autoComplete={kind === 'email' ? 'email' : 'tel'}
         onChange={(value) => profile.send({ type: 'CHANGE_NEW', value })} error={error ? { code: error } : null} />
+      {mergeOffer && (
+        <div className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm">
+          <p>{t('profile.contacts.mergeOffer', { context: kind })}</p>
+          <Button className="mt-2" variant="secondary" onClick={() => profile.send({ type: 'MERGE' })}>{t('profile.contacts.merge')}</Button>
+        </div>
+      )}
       {kind === 'phone' && <ChannelChoice channel={newContact.channel} onChange={(channel) => profile.send({ type: 'SET_CHANNEL', channel })} />}
       <div className="flex flex-wrap gap-3">
         <Button type="submit" loading={sending}>{t('profile.contacts.sendCode')}</Button>

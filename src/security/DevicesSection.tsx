@@ -5,6 +5,7 @@
 import { useSelector } from '@xstate/react';
 import { useEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { usePlaceName, type Place } from './place.ts';
 import type { ActorRefFrom } from 'xstate';
 import type { Device } from '../../contract/schemas.ts';
 import type { DeviceAction, devicesMachine } from '../../machines/devices.ts';
@@ -22,7 +23,7 @@ const PLATFORMS = new Set(['desktop', 'mobile', 'tablet', 'tv']);
 export function DevicesSection({ devices }: { devices: DevicesRef | undefined }) {
   const { t } = useTranslation();
   return (
-    <Card aria-labelledby="devices-title">
+    <Card id="devices" aria-labelledby="devices-title">
       <h2 id="devices-title" className="text-lg font-semibold">{t('devices.title')}</h2>
       {devices ? <Devices devices={devices} /> : <p role="status" className="mt-3 text-sm">{t('common.loading')}</p>}
     </Card>
@@ -35,9 +36,8 @@ function Devices({ devices }: { devices: DevicesRef }) {
   const state = useSelector(devices, (s) => s.value);
   const locale = i18n.language.replace('_', '-');
   const dates = useMemo(() => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }), [locale]);
-  const regions = useMemo(() => new Intl.DisplayNames(locale, { type: 'region' }), [locale]);
   const date = (iso: string) => dates.format(new Date(iso));
-  const country = (code: string | null) => (code ? regions.of(code) ?? code : t('devices.unknown'));
+  const place = usePlaceName(t('devices.unknown'));
   const busy = state !== 'ready';
   const others = list.some((d) => !d.current && d.status === 'active');
   // When the question closes, focus goes to the notice (or the failure) saying what happened.
@@ -75,7 +75,7 @@ function Devices({ devices }: { devices: DevicesRef }) {
         <ul className="space-y-3" data-testid="devices">
           {list.map((device) => (
             <li key={device.id}>
-              <DeviceCard device={device} busy={busy} date={date} country={country} send={devices.send} />
+              <DeviceCard device={device} busy={busy} date={date} place={place} send={devices.send} />
             </li>
           ))}
         </ul>
@@ -99,8 +99,8 @@ function nameOf(t: T, device: Device | undefined): string {
   return t(`devices.name.${platform}`);
 }
 
-function DeviceCard({ device, busy, date, country, send }: {
-  device: Device; busy: boolean; date: (iso: string) => string; country: (code: string | null) => string; send: DevicesRef['send'];
+function DeviceCard({ device, busy, date, place, send }: {
+  device: Device; busy: boolean; date: (iso: string) => string; place: (where: Place) => string; send: DevicesRef['send'];
 }) {
   const { t, i18n } = useTranslation();
   const headingId = `device-${device.id}`;
@@ -116,7 +116,7 @@ function DeviceCard({ device, busy, date, country, send }: {
       <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="text-slate-600">{t('devices.browser')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.browser ?? unknown}</dd>
         <dt className="text-slate-600">{t('devices.os')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.os ?? unknown}</dd>
-        <dt className="text-slate-600">{t('devices.location')}</dt><dd className="mb-1 font-medium sm:mb-0">{country(device.country)}</dd>
+        <dt className="text-slate-600">{t('devices.location')}</dt><dd className="mb-1 font-medium sm:mb-0">{place(device)}</dd>
         <dt className="text-slate-600">{t('devices.firstSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.first_seen_at)}</dd>
         <dt className="text-slate-600">{t('devices.lastSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.last_seen_at)}</dd>
         <dt className="text-slate-600">{t('devices.services')}</dt>

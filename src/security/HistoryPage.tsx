@@ -5,13 +5,13 @@
 import { useSelector } from '@xstate/react';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { usePlaceName } from './place.ts';
 import type { ActorRefFrom } from 'xstate';
 import { HISTORY_CATEGORIES, HISTORY_MAX_DAYS, addDays, dayOf, isKnownHistoryType, type HistoryCategory } from '../../contract/history.ts';
 import type { HistoryEvent } from '../../contract/schemas.ts';
 import type { historyMachine } from '../../machines/history.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { useRootActor } from '../app/context.ts';
-import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { BarChart } from '../components/BarChart.tsx';
 import { Button } from '../components/Button.tsx';
@@ -19,6 +19,7 @@ import { DateField } from '../components/Calendar.tsx';
 import { Card } from '../components/Card.tsx';
 import { ChoiceSelect } from '../components/ChoiceSelect.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
+import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 
 type HistoryRef = ActorRefFrom<typeof historyMachine>;
@@ -30,13 +31,7 @@ export default function HistoryPage() {
   const history = useFlowChild('securityHistory');
   return (
     <UserLayout>
-      <nav aria-label={t('security.breadcrumbs')} className="text-sm">
-        <ol className="flex flex-wrap gap-2">
-          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
-          <li><Link to={pathOf('security', 'overview')} className="text-brand underline">{t('sidebar.security')}</Link> /</li>
-          <li><Link to={pathOf('security', 'history')} className="text-brand underline" aria-current="page">{t('history.breadcrumb')}</Link></li>
-        </ol>
-      </nav>
+      <Breadcrumbs trail={[{ label: t('security.title'), to: pathOf('security', 'overview') }, { label: t('history.breadcrumb'), to: pathOf('security', 'history') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('history.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('history.intro')}</p>
       {shown && history ? <History history={history} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
@@ -51,7 +46,6 @@ function useFormats() {
     moment: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }),
     day: new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }),
     shortDay: new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
-    region: new Intl.DisplayNames([locale], { type: 'region' }),
   }), [locale]);
 }
 
@@ -134,7 +128,7 @@ function EventItem({ event }: { event: HistoryEvent }) {
   const formats = useFormats();
   const unknown = t('history.unknown');
   const name = isKnownHistoryType(event.type) ? t(`history.type.${event.type}`) : t(`history.category.${event.category}`);
-  const country = event.country ? formats.region.of(event.country) ?? event.country : unknown;
+  const place = usePlaceName(unknown)(event);
   const platform = event.platform ? t(`history.platform.${event.platform}`, { defaultValue: event.platform }) : unknown;
   return (
     <article className="rounded-lg border border-slate-200 bg-white p-4" data-type={event.type}>
@@ -146,7 +140,7 @@ function EventItem({ event }: { event: HistoryEvent }) {
         <dt className="text-slate-700">{t('history.device')}</dt><dd>{platform}</dd>
         <dt className="text-slate-700">{t('history.browser')}</dt><dd>{event.browser ?? unknown}</dd>
         <dt className="text-slate-700">{t('history.os')}</dt><dd>{event.os ?? unknown}</dd>
-        <dt className="text-slate-700">{t('history.location')}</dt><dd>{country}</dd>
+        <dt className="text-slate-700">{t('history.location')}</dt><dd>{place}</dd>
       </dl>
     </article>
   );

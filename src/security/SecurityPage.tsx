@@ -1,5 +1,6 @@
-// /security, /security/mfa-edit, /security/edit-recovery: the two-step settings, a projection of
-// the settings machine, and the way to the security history (/security/history, its own screen).
+// /security, /security/mfa-edit, /security/edit-recovery, /security/edit-password: the two-step
+// settings, a projection of the settings machine, the password's change (EditPassword.tsx), the
+// devices and sessions (on the overview), and the way to the security history (its own screen).
 // The sensitive screens only open after a recent second-factor check.
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
@@ -15,10 +16,15 @@ import { Card } from '../components/Card.tsx';
 import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { DevicesSection } from './DevicesSection.tsx';
+import { LinkedAccountsSection } from './LinkedAccountsSection.tsx';
+import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { pathOf } from '../../machines/routes.ts';
+import { EditPassword } from './EditPassword.tsx';
 
 type SettingsRef = ActorRefFrom<typeof mfaSettingsMachine>;
+
+const TITLES = { overview: 'security.title', methods: 'security.mfaEdit.title', recovery: 'security.recovery.title', password: 'security.password.title' } as const;
 
 export default function SecurityPage() {
   const { t } = useTranslation();
@@ -26,18 +32,15 @@ export default function SecurityPage() {
   const settings = useFlowChild('mfaSettings');
   const devices = useFlowChild('devices');
   // The root's state says which screen of the area shows (its tags), never the URL.
-  const step = useSelector(root, (s) => (['overview', 'methods', 'recovery'] as const).find((name) => s.hasTag(`security.${name}`)) ?? null);
+  const step = useSelector(root, (s) => (['overview', 'methods', 'recovery', 'password'] as const).find((name) => s.hasTag(`security.${name}`)) ?? null);
   return (
     <UserLayout>
-      <nav aria-label={t('security.breadcrumbs')} className="text-sm">
-        <ol className="flex gap-2">
-          <li><Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('sidebar.dashboard')}</Link> /</li>
-          <li><Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.title')}</Link></li>
-        </ol>
-      </nav>
-      <h1 className="mt-3 text-2xl font-bold">{t(step === 'methods' ? 'security.mfaEdit.title' : step === 'recovery' ? 'security.recovery.title' : 'security.title')}</h1>
-      {settings ? <Settings settings={settings} step={step} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
-      {step === 'overview' && <div className="mt-5"><DevicesSection devices={devices} /></div>}
+      <Breadcrumbs trail={[{ label: t('security.title'), to: pathOf('security', 'overview') }, ...(step && step !== 'overview' ? [{ label: t(TITLES[step]), to: pathOf('security', step) }] : [])]} />
+      <h1 className="mt-3 text-2xl font-bold">{t(TITLES[step ?? 'overview'])}</h1>
+      {step === 'password'
+        ? <EditPassword />
+        : settings ? <Settings settings={settings} step={step} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {step === 'overview' && <div className="mt-5 space-y-5"><LinkedAccountsSection /><DevicesSection devices={devices} /></div>}
     </UserLayout>
   );
 }
@@ -66,6 +69,14 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         {notice && <Alert tone="success">{t(`security.notice.${notice}`)}</Alert>}
         {error && <Alert tone="error">{t(`security.error.${error}`, { defaultValue: t('security.error.generic') })}</Alert>}
       </div>
+      {step === 'overview' && (
+        <Card aria-labelledby="password-section">
+          <h2 id="password-section" className="text-lg font-semibold">{t('security.password.section')}</h2>
+          <p className="mt-4 text-sm">
+            <Link to={pathOf('security', 'password')} className="text-brand underline">{t('security.password.link')}</Link>
+          </p>
+        </Card>
+      )}
       {step === 'overview' && (
         <Card aria-labelledby="two-step">
           <h2 id="two-step" className="text-lg font-semibold">{t('security.twoStep')}</h2>

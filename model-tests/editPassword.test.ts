@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
+import type { ChangePasswordAnswer } from '../contract/schemas.ts';
+import { changeMachine, editPasswordMachine, type PasswordChange } from '../machines/editPassword.ts';
+import { report, walk } from './coverage.ts';
+import { settle } from './events.ts';
+
+const input = { policy: DEFAULT_PASSWORD_POLICY };
+const NEW = 'Brand-new-pass-77';
+
+describe('edit password machine: model', () => {
+  it('takes every declared transition', () => {
+    const result = walk(editPasswordMachine, {
+      input,
+      events: () => [
+        { type: 'CURRENT', value: 'Tessera-demo-2026!' }, { type: 'CURRENT', value: '' }, { type: 'KEEP', value: false }, { type: 'KEEP', value: true },
+        { type: 'SUBMIT' },
+        { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: false } } },
+        { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: true } } },
+      ] as never,
+      serializeState: ({ value, context }) => JSON.stringify([value, context]),
+    });
+    console.info(report('editPassword', result));
+    expect(result.missing).toEqual([]);
+  });
+});
+
+describe('edit password machine: behaviour', () => {
+  function start(answer: (change: PasswordChange & { password: string }) => Promise<ChangePasswordAnswer>) {
+    const sent: Array<PasswordChange & { password: string; confirmation: string }> = [];
+    const actor = createActor(editPasswordMachine.provide({
+      actors: {
+        newPassword: changeMachine.provide({
+          actors: {
+            resetPassword: fromPromise(async ({ input: call }) => {
+              const change = { ...call.payload, password: call.password, confirmation: call.confirmation };
+              sent.push(change);
+              return answer(change);
+            }),
+          },
+        }),
+      },
+    }), { input }).start();
+    const type = (current: string, password = NEW, confirmation = password) => {
+      actor.send({ type: 'CURRENT', value: current });
+      actor.getSnapshot().children.newPassword!.send({ type: 'CHANGE', field: 'password', value: password });
+      actor.getSnapshot().children.newPassword!.send({ type: 'CHANGE', field: 'confirmation', value: confirmation });
+    };
+    return { actor, sent, type };
+  }
+
+  it('asks for the current password before sending anything', () => {
+    const { actor, sent, type } = start(async () => ({ session_ended: false }));
+    type('');
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().context.currentMissing).toBe(true);
+    expect(sent).toEqual([]);
+    actor.send({ type: 'CURRENT', value: 'x' });
+    expect(actor.getSnapshot().context.currentMissing).toBe(false);
+  });
+
+  it('sends nothing while the new password breaks a rule: the checklist says which', () => {
+    const { actor, sent, type } = start(async () => ({ session_ended: false }));
+    type('Tessera-demo-2026!', 'short');
+    actor.send({ type: 'SUBMIT' });
+    expect(sent).toEqual([]);
+    expect(actor.getSnapshot().children.newPassword!.getSnapshot().context.refused).toBe('too_short');
+  });
+
+  it('sends the current password and the choice to stay signed in with the new one, then shows the notice', async () => {
+    const { actor, sent, type } = start(async () => ({ session_ended: false }));
+    type('Tessera-demo-2026!');
+    actor.send({ type: 'KEEP', value: true });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(sent).toEqual([{ current: 'Tessera-demo-2026!', keepThisSession: true, password: NEW, confirmation: NEW }]);
+    expect(actor.getSnapshot().value).toBe('changed');
+    expect(actor.getSnapshot().context.current).toBe('');
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('ends when this session ended too: the root signs the person out', async () => {
+    const { actor, sent, type } = start(async () => ({ session_ended: true }));
+    type('Tessera-demo-2026!');
+    actor.send({ type: 'KEEP', value: false });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(sent[0]!.keepThisSession).toBe(false);
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ sessionEnded: true });
+  });
+
+  it('keeps the form with the server\'s refusal, and sends the corrected current password next', async () => {
+    let attempt = 0;
+    const { actor, sent, type } = start(async () => {
+      attempt += 1;
+      if (attempt === 1) throw apiFailure(422, { code: 'wrong_current_password' });
+      return { session_ended: false };
+    });
+    type('Wrong-one-1');
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('editing');
+    expect(actor.getSnapshot().children.newPassword!.getSnapshot().context.error).toMatchObject({ code: 'wrong_current_password' });
+    actor.send({ type: 'CURRENT', value: 'Tessera-demo-2026!' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(sent.map((s) => s.current)).toEqual(['Wrong-one-1', 'Tessera-demo-2026!']);
+    expect(actor.getSnapshot().value).toBe('changed');
+  });
+});

@@ -1,0 +1,20 @@
+// The events a model test feeds a machine in place of its invoked actors, and a way to let the
+// promises they start settle.
+import { apiFailure } from '../contract/api.ts';
+
+/** The invoked actor `id` finished with `output`. */
+export const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+/** The invoked actor `id` failed as the API fails: this status and error code. */
+export const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
+/** Lets the promises started so far settle. */
+export const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A call that fails the first time, as when the database is away, and then answers `value`. */
+export function failingOnce<T>(value: T): () => Promise<T> {
+  let attempts = 0;
+  return async () => {
+    attempts += 1;
+    if (attempts === 1) throw apiFailure(503, { code: 'database_unavailable' });
+    return value;
+  };
+}
