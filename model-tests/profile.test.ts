@@ -60,7 +60,7 @@ describe('profile machine: model', () => {
     });
     // A transition counts as taken when a walk from any of the three starts takes it.
     expect([...missingFrom[0]!].filter((t) => missingFrom.every((missing) => missing.has(t)))).toEqual([]);
-  });
+  }, 180_000); // four walks of thousands of states each: allow a slow, busy machine
 });
 
 describe('profile machine: behaviour', () => {
