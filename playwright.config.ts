@@ -1,9 +1,11 @@
 // Browser tests in Debian's Chromium against the real server (fresh in-memory SQLite, demo data).
 import { defineConfig } from '@playwright/test';
+import { ACME_NAME, ACME_TENANT, ENTRA_CLIENT_ID, ENTRA_CLIENT_SECRET, entraPort } from './e2e/microsoftPeer.ts';
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_MAINTENANCE_PORT = E2E_PORT + 1;
-/** The mail and SMS peers (SMTP on the next port, the SMS provider on the one after): GET /inbox lists what they received. */
+/** The peers (SMTP on the next port, the SMS provider on the one after, then the Entra ID stand-in):
+ * GET /inbox lists what the first two received. */
 export const E2E_PEERS_PORT = E2E_PORT + 26;
 
 const serverEnv = {
@@ -23,6 +25,11 @@ const serverEnv = {
   CAPTCHA: 'true',
   CAPTCHA_COST: '10',
   CAPTCHA_MAX_COUNTER: '100',
+  // Microsoft sign-in against the peers' stand-in for Entra ID, for one company.
+  MICROSOFT_CLIENT_ID: ENTRA_CLIENT_ID,
+  MICROSOFT_CLIENT_SECRET: ENTRA_CLIENT_SECRET,
+  MICROSOFT_TENANTS: `${ACME_TENANT}=${ACME_NAME}`,
+  MICROSOFT_AUTHORITY: `http://127.0.0.1:${entraPort(E2E_PEERS_PORT)}`,
 };
 
 export default defineConfig({
@@ -45,7 +52,7 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `node e2e/peers.ts ${E2E_PEERS_PORT}`,
+      command: `node e2e/peers.ts ${E2E_PEERS_PORT} ${E2E_PORT}`,
       url: `http://127.0.0.1:${E2E_PEERS_PORT}/health`,
       reuseExistingServer: false,
       timeout: 30_000,

@@ -25,6 +25,9 @@ export default defineConfig({
     chunkSizeWarningLimit: 400,
     rolldownOptions: {
       output: {
+        // Seven hash characters name a build's few dozen chunks without a clash (the bundler's minimum for them), and every chunk's
+        // name is written again in the entry's preload lists: the first load carries them all.
+        chunkFileNames: 'assets/[name]-[hash:7].js',
         // The first screen's libraries and the app modules it shares with the lazy screens in one
         // chunk beside the entry, rather than a dozen small ones: one request, and gzip compresses
         // them together (bench/bundle.ts measures the first load).

@@ -66,7 +66,7 @@ for (const width of [1280, 375]) test(`a sign-in refused for want of a robot che
   await page.goto('/login/email');
   await page.getByLabel('Email address').fill(claire.email);
   await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
   expect(sent).toHaveLength(2);
   expect(sent[1]).toMatchObject({ username: claire.email, password: DEMO_PASSWORD });
@@ -81,7 +81,7 @@ test('while the robot check is solved, the form says what happens and nothing co
   await page.goto('/login/email');
   await page.getByLabel('Email address').fill('someone@example.be');
   await page.getByLabel('Password', { exact: true }).fill('typed-by-a-manager');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('One more check that you are not a robot, then we sign you in.')).toBeVisible();
   await expect(page.getByRole('alert')).toHaveCount(0);
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('typed-by-a-manager');

@@ -60,7 +60,7 @@ test('two devices are listed, the other one is logged out after a yes, then ever
   await expect(here.getByRole('alertdialog').getByRole('heading')).toHaveText('Log out everywhere?');
   await here.getByRole('alertdialog').getByRole('button', { name: 'Yes, log out everywhere' }).click();
   await expect(here).toHaveURL(/\/login\/email$/);
-  await expect(here.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(here.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
   // Signing in again starts afresh on the dashboard, not back at Security.
   await signInWithCard(here, sven.email, 'Sven', SVEN_CARD);
   await expect(here).toHaveURL(/\/user\/dashboard$/);

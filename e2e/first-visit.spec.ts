@@ -28,7 +28,7 @@ test('the sign-in paints before any script, what is typed meanwhile carries over
   expect(asked).toEqual([]);
 
   // And it works as the app: a wrong password is refused by the server.
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('alert')).toContainText('Invalid username/password.');
   expect(asked).toEqual(['/api/token']);
 });
@@ -41,7 +41,7 @@ test('a sign-in sent before the app is there is made once it is; before any scri
   await page.goto('/login/email', { waitUntil: 'commit' });
   await page.getByLabel('Email address').fill('early.submit@example.be');
   await page.getByLabel('Password', { exact: true }).fill('not-my-password-1');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   release();
   await expect(page.getByRole('alert')).toContainText('Invalid username/password.');
@@ -51,7 +51,7 @@ test('a sign-in sent before the app is there is made once it is; before any scri
   await other.route(/\/assets\/index-[\w-]+\.js$/, () => {});
   await other.goto('/login/email', { waitUntil: 'commit' });
   await other.getByLabel('Email address').fill('early.submit@example.be');
-  await other.getByRole('button', { name: 'Sign in' }).click();
+  await other.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(other.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
   await expect(other.locator('body')).not.toContainText('not_found');
 });

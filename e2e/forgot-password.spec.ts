@@ -41,7 +41,7 @@ test('forgot password by email: the code, a new password, and signing in with it
   await page.getByRole('button', { name: 'Save my new password' }).click();
   await expect(page).toHaveURL(/\/reset-password-confirmed$/);
   await expectNoAxeViolations(page);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   // The sign-in starts with the address the reset was for; signing in stays the person's act.
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByLabel('Email address')).toHaveValue(rita.email);

@@ -63,7 +63,7 @@ test('after failures the right password signs in once the robot check is done', 
   await captchaReady(page);
   await expectNoAxeViolations(page);
   await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
 });
 
@@ -184,7 +184,7 @@ test('before the last try the sign-in warns, and a pause says how long and offer
   await expect(page.getByRole('alert').getByRole('link', { name: 'Reset your password' })).toBeVisible();
   await expectNoAxeViolations(page);
   await page.getByLabel('Password', { exact: true }).fill('wrong-again');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('alert')).toContainText('Too many attempts: signing in from here is paused for 14 minutes.');
   await page.getByRole('alert').getByRole('link', { name: 'Reset your password' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);
@@ -198,7 +198,7 @@ test('a malformed email address is said in the form, in the language shown, befo
   await expect(page.getByLabel('Email address')).toHaveAttribute('aria-invalid', 'true');
   expect(sent).toBe(0);
   await page.getByLabel('Language').selectOption('fr');
-  await page.getByRole('button', { name: /Se connecter|Connexion/ }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page.getByRole('alert')).not.toHaveText('The email provided is invalid');
   expect(sent).toBe(0);
 });

@@ -145,7 +145,7 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
   await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
   await expect(page.getByText('Sign in with nora.nys@example.be and your new password.')).toBeVisible();
   await expectNoAxeViolations(page);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByRole('status').filter({ hasText: 'Your account is ready.' })).toBeVisible();
   // The address the confirmation names fills the form; signing in stays the person's act.

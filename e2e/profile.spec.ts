@@ -233,6 +233,6 @@ test('"this wasn\'t me": the link of an address added undoes it after a yes, and
   await expect(page).toHaveURL(/\/login\/email/);
   await page.getByLabel('Email address').fill(paula.email);
   await page.getByLabel('Password', { exact: true }).fill('Tessera-demo-2026!');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Invalid username/password.')).toBeVisible();
 });

@@ -11,7 +11,7 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   if (!page.url().includes(`/login/${mode}`)) await page.goto(`/login/${mode}`);
   await page.getByLabel(mode === 'email' ? 'Email address' : 'Phone number').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Signs in with the password and a code mailed to the account's address; ends on the dashboard. */

@@ -100,7 +100,7 @@ test('maintenance: the brand, French first on the Luxembourg host, and a way bac
 test('each host looks like itself: the Luxembourg host has its own accent and favicon, at 1280 and 375 px', async ({ page }) => {
   const accent = async (host: string) => {
     await page.goto(`http://${host}:${E2E_PORT}/login/email`);
-    const button = page.getByRole('button', { name: /Sign in|Se connecter/ });
+    const button = page.getByRole('button', { name: /^(Sign in|Se connecter)$/ });
     await expect(button).toBeVisible();
     return {
       colour: await button.evaluate((el) => getComputedStyle(el).backgroundColor),

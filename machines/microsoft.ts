@@ -2,9 +2,10 @@
 // - start: the sign-in screen's beta notice (spec §2 "A Microsoft login beta modal names the
 //   company"). It names the company (one tenant), or lets the person pick theirs (several), then
 //   leaves the app for `GET /sso/microsoft/login` (a full navigation: Microsoft's pages follow).
-// - mfa (`/login/microsoft#mfa=<payload>&redirect=…`): the callback's sign-in that needs a second
-//   factor. The payload is exchanged for the second factors (`POST /api/sso/microsoft/mfa`) and
-//   handed to the sign-in's second factor, as a password sign-in's `mfa_required` is.
+// - mfa (`/login/microsoft#mfa=<payload>`): the callback's sign-in that needs a second factor. The
+//   payload is exchanged for the second factors (`POST /api/sso/microsoft/mfa`) and handed to the
+//   sign-in's second factor, as a password sign-in's `mfa_required` is (the app keeps it as the tab's
+//   waiting sign-in and opens its methods: src/login/MicrosoftContinuePage.tsx).
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
 import type { SsoMfaAnswer } from '../contract/sso.ts';
@@ -65,7 +66,7 @@ export const microsoftStartMachine = setup({
   },
 });
 
-/** What the callback's hash carried: the sign-in's payload and where it goes afterwards. */
+/** What the callback's hash carried: the sign-in's payload. */
 export type MicrosoftMfaInput = { payload: string | null };
 
 export type MicrosoftMfaContext = {

@@ -20,7 +20,7 @@ export type Flow =
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
   | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange'
-  | 'notifications' | 'fuzzion';
+  | 'notifications' | 'fuzzion' | 'microsoftLogin';
 
 export type Route = {
   path: string;
@@ -38,6 +38,8 @@ export type Route = {
 export const ROUTES = [
   { path: SIGN_IN_PATH, access: 'public', flow: 'login', step: 'email', screen: 'login' },
   { path: '/login/phone', access: 'public', flow: 'login', step: 'phone', screen: 'login' },
+  // A Microsoft sign-in's way on to the second factor (contract/sso.ts SSO_MFA_PATH; its payload is in the hash).
+  { path: '/login/microsoft', access: 'public', flow: 'login', step: 'microsoft', screen: 'microsoftLogin' },
   { path: '/user/dashboard', access: 'private', flow: 'dashboard', step: 'home', screen: 'dashboard' },
   // The website access chooser (spec §2 "Screen behaviours"): after a sign-in with no target, for a
   // person with several platforms; the spec gives it no path.
@@ -89,7 +91,7 @@ export const ROUTES = [
   { path: PARTNER_PATH, access: 'any', flow: 'partner', step: 'landing', screen: 'partner', start: true },
   { path: '/partner/request-access', access: 'private', flow: 'partner', step: 'requestAccess', screen: 'partner', start: true },
   { path: '/partner/no-account', access: 'public', flow: 'partner', step: 'noAccount', screen: 'partner', start: true },
-  { path: '/partner/link-existing', access: 'public', flow: 'partner', step: 'linkExisting', screen: 'partner', start: true },
+  { path: '/partner/link-existing', access: 'any', flow: 'partner', step: 'linkExisting', screen: 'partner', start: true },
   { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
   // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
   { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },

@@ -162,9 +162,9 @@ export async function ssoBrowserRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     if (needsSecondFactor) {
       // As a password sign-in: the payload goes on to the second factor (GET/POST /api/mfa/sudo).
+      // Where it goes afterwards, the tab that started it keeps (src/app/actor.ts).
       const payload = await issueTicket(ctx.db, linked.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds, { via: 'microsoft' });
-      const hash = new URLSearchParams({ mfa: payload, ...(pending.target ? { redirect: pending.target } : {}) });
-      return reply.code(303).header('location', `${SSO_MFA_PATH}#${hash}`).send();
+      return reply.code(303).header('location', `${SSO_MFA_PATH}#${new URLSearchParams({ mfa: payload })}`).send();
     }
     await completeSignIn(ctx, request, reply, { userId: linked.userId, clientId: null, viaMfa: false });
     return reply.code(303).header('location', pending.target ?? '/').send();
@@ -205,12 +205,13 @@ export async function ssoApiRoutes(api: FastifyInstance, ctx: AppContext) {
   api.post<{ Body: SsoMfaRequest }>('/sso/microsoft/mfa', {
     schema: {
       tags: ['sso'], summary: 'The second factors a Microsoft sign-in waiting for one can go on with (the password sign-in\'s 401 body, as a 200)',
-      body: jsonSchema(SsoMfaRequest), response: responses({ 200: SsoMfaAnswer }, [400, 401, 404, 503]),
+      body: jsonSchema(SsoMfaRequest), response: responses({ 200: SsoMfaAnswer }, [400, 404, 410, 503]),
     },
     onRequest: available,
   }, async (request) => {
     const userId = await peekTicket(ctx.db, request.body.payload, 'mfa_login');
-    if (!userId) throw new ApiError('unauthorized');
+    // Spent, expired or made up: the Microsoft sign-in starts again.
+    if (!userId) throw new ApiError('sso_ticket_invalid');
     const methods = await methodsOf(ctx.db, userId);
     return { code: 'mfa_required' as const, message: ERROR_MESSAGES.mfa_required, mfa: { payload: request.body.payload, methods: methods.map(summary) } };
   });

@@ -142,6 +142,9 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(cookieOf(res.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
     expect(location.startsWith('/login/microsoft#')).toBe(true);
     const payload = new URLSearchParams(location.split('#')[1]).get('mfa')!;
+    const madeUp = await api('POST', '/api/sso/microsoft/mfa', { payload: { payload: `${payload}x` } });
+    expect(madeUp.statusCode).toBe(410);
+    expect(madeUp.json().code).toBe('sso_ticket_invalid');
     const pending = await api('POST', '/api/sso/microsoft/mfa', { payload: { payload } });
     expect(pending.statusCode).toBe(200);
     expect(pending.json()).toMatchObject({ code: 'mfa_required', mfa: { payload, methods: [expect.objectContaining({ id: account.ids.totp, method: 'totp' })] } });

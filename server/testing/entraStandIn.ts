@@ -21,7 +21,7 @@ export type EntraStandIn = {
   close(): Promise<void>;
 };
 
-export async function startEntraStandIn(options: { tenants: string[]; clientId: string; clientSecret: string; redirectUris: string[] }): Promise<EntraStandIn> {
+export async function startEntraStandIn(options: { tenants: string[]; clientId: string; clientSecret: string; redirectUris: string[]; port?: number }): Promise<EntraStandIn> {
   const providers = new Map<string, Provider>();
   let next: EntraUser | null = null;
   const users = new Map<string, EntraUser>();
@@ -50,7 +50,7 @@ export async function startEntraStandIn(options: { tenants: string[]; clientId: 
     req.url = rest;
     handlers.get(tenant!)!(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const authority = `http://127.0.0.1:${port}`;
 

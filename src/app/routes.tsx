@@ -27,6 +27,7 @@ const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
 const UndoChangePage = lazy(() => import('../undoChange/UndoChangePage.tsx'));
 const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
 const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
+const MicrosoftContinuePage = lazy(() => import('../login/MicrosoftContinuePage.tsx'));
 const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -34,6 +35,7 @@ const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Susp
 /** Each screen of the table, as an element. */
 const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   login: <LoginPage />,
+  microsoftLogin: later(<MicrosoftContinuePage />),
   maintenance: later(<MaintenancePage />),
   dashboard: later(<DashboardPage />),
   secondFactor: later(<SecondFactorPage />),

@@ -19,6 +19,8 @@ import { LINKS, pathOf } from '../../machines/routes.ts';
 
 // Needed only after repeated failures: loaded then, not with the first screen.
 const Captcha = lazy(() => import('../components/captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
+// Only where the server has Microsoft sign-in configured.
+const MicrosoftSignIn = lazy(() => import('./MicrosoftSignIn.tsx'));
 
 type LoginRef = ActorRefFrom<typeof loginMachine>;
 
@@ -45,6 +47,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
   const { mode, username, password, error, captchaNeeded, resubmitWhenSolved } = useSelector(login, (s) => s.context);
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
+  const microsoft = useSelector(useRootActor(), (s) => !!s.context.config?.microsoft);
+
   // Refused for want of a robot check: the form goes again by itself once the widget has one.
   const resubmit = useCallback(() => {
     if (login.getSnapshot().context.resubmitWhenSolved && captcha.current) login.send({ type: 'SUBMIT', automatic: true, captcha: captcha.current.take() });
@@ -160,6 +164,8 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           {submitting ? t('login.submitting') : t('login.submit')}
         </Button>
       </form>
+
+      {microsoft && <Suspense fallback={null}><MicrosoftSignIn /></Suspense>}
 
       <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
         <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
