@@ -10,6 +10,7 @@ import { resolveAlias } from '../identity/aliases.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { findOidcAccount } from '../oidc/provider.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
+import { createSession, findSession } from '../sessions/store.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce } from '../testing/concurrency.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
@@ -161,6 +162,21 @@ describe.each(kinds)('account merge on %s', (kind) => {
     const session = await db().selectFrom('sessions').select('user_id').where('user_id', 'in', [survivor.userId, other.userId])
       .where('revoked_at', 'is', null).execute();
     expect(session.map((s) => s.user_id)).toEqual([survivor.userId]);
+  });
+
+  it('gives a closed account no live session, even one opened as the merge committed (a sign-in whose code was checked meanwhile)', async () => {
+    const survivor = await account();
+    const other = await account();
+    expect(await attempt(survivor.userId, other.userId)).toBe('merged');
+    // What a sign-in racing the merge leaves: a session row written just after the merge revoked the others.
+    const raced = await createSession(db(), { userId: other.userId, deviceId: null, clientId: null, ip: null, ttlDays: 1 });
+    const headers = { 'x-device-id': device(other.userId), authorization: `Bearer ${raced.token}` };
+    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers })).statusCode).toBe(401);
+    expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers })).statusCode).toBe(401);
+    expect(await findSession(db(), raced.token)).toBeNull();
+    // The survivor's own sessions are live as ever.
+    const own = await createSession(db(), { userId: survivor.userId, deviceId: null, clientId: null, ip: null, ttlDays: 1 });
+    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': device(survivor.userId), authorization: `Bearer ${own.token}` } })).statusCode).toBe(200);
   });
 
   it('makes the other\'s conflicting platform ids and its sub aliases of the survivor, which no new account may take', async () => {

@@ -22,8 +22,7 @@ function contacts(rows: ContactRow[]) {
  * session of a token with its account and the account's contacts, in one statement. */
 function profileQuery(db: Db) {
   const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArray : postgresJsonArray;
-  return prepared(db, (q, tokenHash: string, now: string) => liveSession(q, tokenHash, now)
-    .innerJoin('users', 'users.id', 'sessions.user_id').selectAll('users')
+  return prepared(db, (q, tokenHash: string, now: string) => liveSession(q, tokenHash, now).selectAll('users')
     .select((eb) => eb.selectFrom('user_pictures').select('updated_at').whereRef('user_pictures.user_id', '=', 'users.id').as('picture_at'))
     .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
     .select((eb) => [

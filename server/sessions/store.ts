@@ -55,11 +55,13 @@ export type SessionRow = {
   session_last_used_at: string; session_mfa_at: string | null; session_scope: string | null;
 };
 
-/** The live session of a token's hash (not revoked, not expired), with its columns; a caller
- * may join and select more (GET /user reads the account in the same statement). */
+/** The live session of a token's hash (not revoked, not expired, of an open account), with its
+ * columns; a caller may select more of `users` (GET /user reads the account in the same statement).
+ * An account closed by a merge has no live session, even one whose sign-in raced the merge's commit. */
 export function liveSession(q: Db, tokenHash: string, now: string) {
-  return q.selectFrom('sessions').select(SESSION_COLUMNS)
+  return q.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id').select(SESSION_COLUMNS)
     .where('sessions.token_hash', '=', tokenHash)
+    .where('users.closed_at', 'is', null)
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', now);
 }
