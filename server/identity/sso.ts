@@ -5,6 +5,7 @@
 import type { Transaction } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
+import { recordEvent } from '../events/record.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId } from '../sessions/tokens.ts';
@@ -76,8 +77,14 @@ export async function setSsoOnly(db: Db, email: string, on: boolean): Promise<{ 
       const linked = await trx.selectFrom('sso_identities').select('id').where('user_id', '=', owner.id).limit(1).executeTakeFirst();
       if (!linked) return 'no_identity';
     }
-    const changed = (owner.sso_only === 1) !== on;
-    if (changed) await trx.updateTable('users').set({ sso_only: on ? 1 : 0, updated_at: nowIso() }).where('id', '=', owner.id).execute();
+    // Read again under the lock: another operator may have just changed it.
+    const { sso_only: current } = await trx.selectFrom('users').select('sso_only').where('id', '=', owner.id).executeTakeFirstOrThrow();
+    const changed = (current === 1) !== on;
+    if (changed) {
+      await trx.updateTable('users').set({ sso_only: on ? 1 : 0, updated_at: nowIso() }).where('id', '=', owner.id).execute();
+      // The account's history says so (an operator's change: no address or device of the person).
+      await recordEvent(trx, { type: on ? 'sso_only_on' : 'sso_only_off', userId: owner.id, ip: null, deviceKey: null, detail: { by: 'operator' } });
+    }
     return { userId: owner.id, changed };
   });
 }

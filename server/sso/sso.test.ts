@@ -239,6 +239,10 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(await events(account.userId, 'sso_unlinked')).toHaveLength(1);
 
     expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(0);
+    // Setting it again changes nothing and writes nothing; each change is in the account's history.
+    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(0);
+    expect(await events(account.userId, 'sso_only_on')).toEqual([{ type: 'sso_only_on', detail: JSON.stringify({ by: 'operator' }) }]);
+    expect(await events(account.userId, 'sso_only_off')).toHaveLength(1);
     expect((await api('DELETE', `/api/user/sso/${second}`, { token })).statusCode).toBe(204);
     expect((await server.ctx.db.selectFrom('users').select('has_sso').where('id', '=', account.userId).executeTakeFirstOrThrow()).has_sso).toBe(0);
     // sso-only needs an identity to sign in with.
