@@ -164,6 +164,16 @@ describe.each(kinds)('account merge on %s', (kind) => {
     expect(session.map((s) => s.user_id)).toEqual([survivor.userId]);
   });
 
+  it('keeps the survivor\'s names, language and bank account, and takes a second factor the other had to have', async () => {
+    const survivor = await account({ language: 'nl' });
+    const other = await account({ language: 'fr' });
+    await db().updateTable('users').set({ iban: 'BE68539007547034', mfa_forced: 1, mfa_customer: 1 }).where('id', '=', other.userId).execute();
+    const before = await user(survivor.userId);
+    expect(await attempt(survivor.userId, other.userId)).toBe('merged');
+    const after = await user(survivor.userId);
+    expect(after).toMatchObject({ firstname: before.firstname, lastname: before.lastname, language: 'nl', iban: before.iban, mfa_forced: 1, mfa_customer: 1 });
+  });
+
   it('gives a closed account no live session, even one opened as the merge committed (a sign-in whose code was checked meanwhile)', async () => {
     const survivor = await account();
     const other = await account();

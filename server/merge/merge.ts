@@ -34,6 +34,9 @@
 //   - consents: the survivor's own terms and marketing choices stand; the other's stay on record.
 //   - partner_access_requests: a mail already sent about the other account to a partner's admin.
 //   - invitations.used_by, onboarding_flows.user_id: how the other account was made.
+//   - the rest of `users`: names, birth date, gender, language, bank account, password status and
+//     marketing choices are the survivor's, the account the person chose to keep and signs in to;
+//     only mfa_forced and mfa_customer are taken where the other had them (see above).
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
@@ -59,7 +62,7 @@ export type MergeRequest = {
   deviceKey?: string | null;
 };
 
-type Account = Pick<Database['users'], 'id' | 'language' | 'closed_at' | 'national_register_number' | PlatformIdColumn>;
+type Account = Pick<Database['users'], 'id' | 'language' | 'closed_at' | 'national_register_number' | 'mfa_forced' | 'mfa_customer' | PlatformIdColumn>;
 
 /** Merges `otherId` into `survivorId`, or throws merge_unavailable (both accounts must exist, be
  * open and differ) having written nothing. */
@@ -74,7 +77,7 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     }
     // Read under the locks: a merge that waited sees what the one before it wrote.
     const accounts = await trx.selectFrom('users')
-      .select(['id', 'language', 'closed_at', 'national_register_number', 'user_id', 'customer_user_id', 'fridom_user_id'])
+      .select(['id', 'language', 'closed_at', 'national_register_number', 'mfa_forced', 'mfa_customer', 'user_id', 'customer_user_id', 'fridom_user_id'])
       .where('id', 'in', [survivorId, otherId]).execute();
     const survivor = accounts.find((a) => a.id === survivorId);
     const other = accounts.find((a) => a.id === otherId);
@@ -88,6 +91,12 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
 
     const now = nowIso();
     await takeIdentifiers(trx, survivor, other, now);
+    // A second factor one of them had to have (or was offered, as a company customer) the merged
+    // account has to have too: the cards and platform ids that made it so now live there.
+    if ((other.mfa_forced && !survivor.mfa_forced) || (other.mfa_customer && !survivor.mfa_customer)) {
+      await trx.updateTable('users').set({ mfa_forced: survivor.mfa_forced || other.mfa_forced, mfa_customer: survivor.mfa_customer || other.mfa_customer })
+        .where('id', '=', survivorId).execute();
+    }
     await moveContacts(trx, survivorId, otherId);
     await moveMethods(trx, survivorId, otherId);
     await trx.updateTable('cards').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
