@@ -110,6 +110,7 @@ export async function mfaRoutes(app: FastifyInstance, ctx: AppContext) {
       const clientId = spent.client_id;
       const signedIn = await completeSignIn(ctx, request, reply, {
         userId: passed.userId, clientId: typeof clientId === 'string' ? clientId : null, viaMfa: true, trustDevice: request.body.isTrustedDevice === true,
+        ...(typeof spent.microsoft_tenant === 'string' ? { microsoftTenant: spent.microsoft_tenant } : {}),
       });
       return { ...signedIn, ...left };
     }

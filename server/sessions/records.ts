@@ -80,7 +80,9 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
       const written: SecurityEvent[] = rows.map((row) => {
         // The origin is for the new-device mail's link, not the event.
         const { origin: _origin, ...detail } = JSON.parse(row.pending_record!) as Record<string, unknown>;
-        return { type: 'login_succeeded', userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at, detail };
+        // One event per sign-in, once its session is open: a Microsoft sign-in is named as such.
+        const type = detail.provider === 'microsoft' ? 'sso_sign_in' : 'login_succeeded';
+        return { type, userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at, detail };
       });
       await writeEvents(trx, written);
       const sessionsOf = new Map<string | null, string[]>();

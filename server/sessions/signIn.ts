@@ -15,6 +15,8 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
   userId: string; clientId: string | null; viaMfa: boolean; trustDevice?: boolean;
   /** What decides a second factor's set-up, when the caller read it already. */
   enrolment?: EnrolmentFacts;
+  /** The first factor was a Microsoft sign-in at this tenant, not a password: the event says so. */
+  microsoftTenant?: string;
 }) {
   const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
   let deviceId: string | null = null;
@@ -30,7 +32,10 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
     mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
     deviceKey: request.deviceKey, userAgent,
     // Where it was made: a mail about a new device links back to this host.
-    signInDetail: { mfa: input.viaMfa, origin: `${ctx.config.env === 'production' ? 'https' : request.protocol}://${request.host}` },
+    signInDetail: {
+      mfa: input.viaMfa, origin: `${ctx.config.env === 'production' ? 'https' : request.protocol}://${request.host}`,
+      ...(input.microsoftTenant ? { provider: 'microsoft', tenant: input.microsoftTenant } : {}),
+    },
   });
   ctx.signInRecords.kick();
   if (input.trustDevice) await recordEvent(ctx.db, { type: 'device_trusted', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey });

@@ -156,17 +156,14 @@ export async function ssoBrowserRoutes(app: FastifyInstance, ctx: AppContext) {
     request.deviceKey = deviceKey;
     const methods = await methodsOf(ctx.db, linked.userId);
     const needsSecondFactor = methods.length > 0 && !(deviceKey && await isTrustedDevice(ctx.db, linked.userId, deviceKey));
-    await recordEvent(ctx.db, {
-      type: 'sso_sign_in', userId: linked.userId, ip: request.ip, deviceKey: deviceKey || null,
-      detail: { provider: 'microsoft', tenant: identity.tenantId, second_factor: needsSecondFactor },
-    });
     if (needsSecondFactor) {
       // As a password sign-in: the payload goes on to the second factor (GET/POST /api/mfa/sudo).
       // Where it goes afterwards, the tab that started it keeps (src/app/actor.ts).
-      const payload = await issueTicket(ctx.db, linked.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds, { via: 'microsoft' });
+      // Its event is written with the session, once the second factor is passed (mfa/routes.ts).
+      const payload = await issueTicket(ctx.db, linked.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds, { microsoft_tenant: identity.tenantId });
       return reply.code(303).header('location', `${SSO_MFA_PATH}#${new URLSearchParams({ mfa: payload })}`).send();
     }
-    await completeSignIn(ctx, request, reply, { userId: linked.userId, clientId: null, viaMfa: false });
+    await completeSignIn(ctx, request, reply, { userId: linked.userId, clientId: null, viaMfa: false, microsoftTenant: identity.tenantId });
     return reply.code(303).header('location', pending.target ?? '/').send();
   });
 

@@ -129,7 +129,10 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const me = await api('GET', '/api/user', { token: session! });
     expect(me.statusCode).toBe(200);
     expect(me.json().data.email[0].value).toBe(account.email);
-    expect(await events(account.userId, 'sso_sign_in')).toHaveLength(1);
+    // One event for the sign-in, named by its first factor.
+    await server.ctx.signInRecords.drain();
+    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: false })]);
+    expect(await events(account.userId, 'login_succeeded')).toHaveLength(0);
   });
 
   it('asks a linked identity for the account\'s second factor, as the password sign-in does', async () => {
@@ -155,6 +158,10 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const verified = await sudo.verify(challenge.json().payload, code, DEVICE_ID);
     expect(verified.statusCode).toBe(200);
     expect(verified.json().access_token).toBeTruthy();
+    // The sign-in is in the history once its second factor is passed, as a Microsoft sign-in.
+    await server.ctx.signInRecords.drain();
+    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: true })]);
+    expect(await events(account.userId, 'login_succeeded')).toHaveLength(0);
   });
 
   it('never signs an unlinked identity in to the account with its email: it offers a link ticket', async () => {
