@@ -11,6 +11,7 @@
 // A measurement may come in slices (to interleave two sides in time): slices sent with the same
 // `key` add up, and { finish: key } answers their sum.
 import http from 'node:http';
+import net from 'node:net';
 import { hash, verify } from '@node-rs/argon2';
 import { ARGON2_OPTIONS } from '../server/passwords/hashing.ts';
 
@@ -37,19 +38,6 @@ type Tally = { latencies: number[]; statuses: Record<string, number>; ok: number
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-function send(agent: http.Agent, port: number, spec: RequestSpec): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, agent, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve(0));
-    req.end(spec.body);
-  });
-}
-
 /** Sends a request; gives its status and body. */
 function exchange(agent: http.Agent, port: number, spec: RequestSpec): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
@@ -63,6 +51,88 @@ function exchange(agent: http.Agent, port: number, spec: RequestSpec): Promise<{
     req.on('error', () => resolve({ status: 0, body: '' }));
     req.end(spec.body);
   });
+}
+
+/**
+ * One keep-alive HTTP/1.1 connection that sends a request and reads its answer with as little work
+ * as it can: the request's bytes are built once, and the answer is read for its status and its
+ * length only (Content-Length or chunked). On two cores the load generator shares the machine with
+ * the server it measures: every microsecond it spends is one the server does not get.
+ */
+export class LeanConnection {
+  private socket: net.Socket | null = null;
+  private buffered: Buffer = Buffer.alloc(0);
+  private waiting: ((status: number) => void) | null = null;
+  private readonly port: number;
+  constructor(port: number) {
+    this.port = port;
+  }
+
+  private connect(): net.Socket {
+    const socket = net.connect({ host: '127.0.0.1', port: this.port, noDelay: true });
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+      this.parse();
+    });
+    const fail = () => {
+      this.socket = null;
+      this.buffered = Buffer.alloc(0);
+      const waiting = this.waiting;
+      this.waiting = null;
+      waiting?.(0);
+    };
+    socket.on('error', fail);
+    socket.on('close', fail);
+    return socket;
+  }
+
+  /** Reads one whole answer off the buffer, if it is all there. */
+  private parse(): void {
+    const end = this.buffered.indexOf('\r\n\r\n');
+    if (end < 0 || !this.waiting) return;
+    const head = this.buffered.toString('latin1', 0, end);
+    const status = Number(head.slice(9, 12));
+    let bodyEnd: number;
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (length) {
+      bodyEnd = end + 4 + Number(length[1]);
+      if (this.buffered.length < bodyEnd) return;
+    } else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+      const last = this.buffered.indexOf('\r\n0\r\n\r\n', end);
+      if (last < 0) return;
+      bodyEnd = last + 7;
+    } else {
+      bodyEnd = end + 4;
+    }
+    this.buffered = this.buffered.subarray(bodyEnd);
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting(status);
+  }
+
+  send(request: Buffer): Promise<number> {
+    this.socket ??= this.connect();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.socket?.destroy(), REQUEST_TIMEOUT_MS);
+      this.waiting = (status) => {
+        clearTimeout(timer);
+        resolve(status);
+      };
+      this.socket!.write(request);
+    });
+  }
+
+  close(): void {
+    this.socket?.destroy();
+  }
+}
+
+/** A request's bytes on the wire, built once. */
+export function wireRequest(spec: RequestSpec): Buffer {
+  const body = spec.body === undefined ? null : Buffer.from(spec.body);
+  const headers = { host: '127.0.0.1', ...spec.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+  const head = `${spec.method} ${spec.path} HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  return body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -133,12 +203,14 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
     }
     return;
   }
-  const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
+  // One lean connection per worker, and each request's bytes built once.
+  const connections = Array.from({ length: job.concurrency }, () => new LeanConnection(job.port));
+  const wire = job.requests.map(wireRequest);
   try {
-    await closedLoop(tally, job.seconds, job.concurrency, (i) => send(agent, job.port, job.requests[i % job.requests.length]!),
+    await closedLoop(tally, job.seconds, job.concurrency, (i, worker) => connections[worker]!.send(wire[i % wire.length]!),
       job.once ? job.requests.length : Infinity);
   } finally {
-    agent.destroy();
+    for (const connection of connections) connection.close();
   }
 }
 
