@@ -10,6 +10,7 @@ export default defineConfig({
       'locales/**/*.test.ts',
       'src/**/*.test.{ts,tsx}',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     environment: 'node',
     testTimeout: 30_000,
