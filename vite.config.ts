@@ -15,7 +15,7 @@ export default defineConfig({
     port: 5173,
     // *.localhost names choose the variant, as on the real server.
     allowedHosts: ['.localhost'],
-    proxy: { '/api': api, '/healthz': api, '/readyz': api, '/dev': api },
+    proxy: { '/api': api, '/healthz': api, '/readyz': api, '/dev': api, '/sso': api },
   },
   build: {
     target: 'es2022',

@@ -4,9 +4,30 @@ import { availableParallelism } from 'node:os';
 import { buildApp } from '../server/app.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config/index.ts';
 import { DEMO_INVITATIONS, DEMO_MFA_USERS, DEMO_ONBOARDING_CARDS, DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../server/seed/demo.ts';
+import { startEntraStandIn, type EntraStandIn } from '../server/testing/entraStandIn.ts';
+
+/** The demo's Microsoft sign-in: where no Microsoft settings are given, a local stand-in for Entra
+ * ID with a page of its own (any work email signs in), for one made-up company. Development only,
+ * with the demo data, and not with DEMO_MICROSOFT=false. */
+const DEMO_TENANT = '7e57ab1e-0000-4000-8000-00000000de70';
+async function demoMicrosoft(env: NodeJS.ProcessEnv): Promise<EntraStandIn | null> {
+  if ((env.NODE_ENV ?? 'development') !== 'development' || env.SEED_DEMO === 'false' || env.MICROSOFT_CLIENT_ID || env.DEMO_MICROSOFT === 'false') return null;
+  const ports = [env.PORT ?? '3000', '5173'];
+  const hosts = ['account.localhost', 'account.lu.localhost', 'localhost'];
+  const entra = await startEntraStandIn({
+    tenants: [DEMO_TENANT], clientId: 'tessera-demo', clientSecret: 'tessera-demo-stand-in', interactive: true,
+    redirectUris: ports.flatMap((port) => hosts.map((host) => `http://${host}:${port}/sso/microsoft/login/callback`)),
+  });
+  Object.assign(env, {
+    MICROSOFT_CLIENT_ID: 'tessera-demo', MICROSOFT_CLIENT_SECRET: 'tessera-demo-stand-in',
+    MICROSOFT_TENANTS: `${DEMO_TENANT}=Demo Company`, MICROSOFT_AUTHORITY: entra.authority,
+  });
+  return entra;
+}
 
 let config: Config;
 let server: Awaited<ReturnType<typeof buildApp>>;
+const entra = await demoMicrosoft(process.env);
 try {
   config = loadConfig(process.env, availableParallelism());
   server = await buildApp(config);
@@ -41,11 +62,13 @@ if (config.seedDemo) {
   }
   for (const invitation of DEMO_INVITATIONS) lines.push(`  ${invitation.code}  ${invitation.email}`);
   if (!config.delivery.smtpUrl || !config.delivery.smsProviderUrl) lines.push(`  Codes sent by email or phone appear at http://localhost:${config.port}/dev/outbox`);
+  if (entra) lines.push(`  "Sign in with Microsoft" goes to a local stand-in for Entra ID (${entra.authority}): any work email signs in`);
 }
 console.log(lines.join('\n') + '\n');
 
 const stop = async () => {
   await server.close();
+  await entra?.close();
   process.exit(0);
 };
 process.once('SIGINT', stop);

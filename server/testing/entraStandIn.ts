@@ -2,9 +2,41 @@
 // tenant at `http://127.0.0.1:<port>/<tenant id>/v2.0` (its issuer, as Entra's are
 // `https://login.microsoftonline.com/<tenant id>/v2.0`), issuing `tid` and `oid` in its ID tokens.
 // Whoever the test names in `signInAs` signs in at the next authorization: no pages, no consent.
+// With `interactive` (the demo of `npm start`), nobody named signs in through a page of its own
+// instead: any work email and name, its object id derived from the email.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
 import Provider from 'oidc-provider';
+
+/** The interactive stand-in's sign-in page: a work email and a name, nothing checked. */
+const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Microsoft sign-in (demo stand-in)</title><style>body{font:16px system-ui;max-width:26rem;margin:3rem auto;padding:0 1rem}
+label{display:block;margin-top:1rem}input{display:block;width:100%;padding:.6rem;margin-top:.3rem;box-sizing:border-box}
+button{margin-top:1.5rem;padding:.7rem 1.2rem;background:#0f6cbd;color:#fff;border:0;border-radius:4px;font-size:1rem}</style></head>
+<body><h1>Sign in with your work account</h1><p>This is the demo's stand-in for Microsoft Entra ID: any address signs in, as the same
+work account each time.</p><form method="post"><label>Work email<input name="email" type="email" required autocomplete="email"></label>
+<label>Name<input name="name" autocomplete="name"></label><button type="submit">Sign in</button></form></body></html>`;
+
+function bodyOf(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => { body += chunk.toString(); if (body.length > 4096) req.destroy(); });
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+}
+
+/** The work account of the form: the same email is the same account (its object id, a UUID shape, derived from it). */
+export function userOfForm(body: string): EntraUser | null {
+  const form = new URLSearchParams(body);
+  const email = form.get('email')?.trim().toLowerCase() ?? '';
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) return null;
+  const hex = createHash('sha256').update(email).digest('hex');
+  const oid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const name = form.get('name')?.trim().slice(0, 100);
+  return { oid, email, ...(name ? { name } : {}) };
+}
 
 export type EntraUser = {
   oid: string; email?: string; name?: string;
@@ -21,7 +53,9 @@ export type EntraStandIn = {
   close(): Promise<void>;
 };
 
-export async function startEntraStandIn(options: { tenants: string[]; clientId: string; clientSecret: string; redirectUris: string[]; port?: number }): Promise<EntraStandIn> {
+export async function startEntraStandIn(options: {
+  tenants: string[]; clientId: string; clientSecret: string; redirectUris: string[]; port?: number; interactive?: boolean;
+}): Promise<EntraStandIn> {
   const providers = new Map<string, Provider>();
   let next: EntraUser | null = null;
   const users = new Map<string, EntraUser>();
@@ -57,9 +91,21 @@ export async function startEntraStandIn(options: { tenants: string[]; clientId: 
   async function finishInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse) {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name !== 'login') throw new Error(`unexpected prompt ${details.prompt.name}`);
-    if (!next) throw new Error('no user to sign in: call signInAs() first');
-    users.set(next.oid, next);
-    await provider.interactionFinished(req, res, { login: { accountId: next.oid } }, { mergeWithLastSubmission: false });
+    let user = next;
+    if (!user && options.interactive) {
+      if (req.method !== 'POST') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SIGN_IN_PAGE);
+        return;
+      }
+      user = userOfForm(await bodyOf(req));
+      if (!user) {
+        res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(SIGN_IN_PAGE);
+        return;
+      }
+    }
+    if (!user) throw new Error('no user to sign in: call signInAs() first');
+    users.set(user.oid, user);
+    await provider.interactionFinished(req, res, { login: { accountId: user.oid } }, { mergeWithLastSubmission: false });
   }
 
   for (const tenant of options.tenants) {
