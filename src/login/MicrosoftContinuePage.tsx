@@ -10,28 +10,25 @@ import type { MfaMethodSummary } from '../../contract/baseSchemas.ts';
 import { microsoftMfaMachine } from '../../machines/microsoft.ts';
 import { LOGIN_PATH, pathOf } from '../../machines/routes.ts';
 import { exchangeSsoMfa } from '../api/flowCalls.ts';
+import { takeHash } from '../app/hash.ts';
 import { write } from '../app/storage.ts';
 import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 
-/** The payload the callback put in the hash, taken once: the hash leaves the history entry, so Back
- * or a reload cannot spend it again. */
-function takePayload(): string | null {
-  const payload = new URLSearchParams(window.location.hash.slice(1)).get('mfa');
-  if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
-  return payload;
-}
+/** Where the tab keeps a sign-in waiting for its second factor: the root machine's `storeSession`
+ * key, which src/app/actor.ts reads at start (written out there: the first load has no room for a
+ * shared constant). */
+const WAITING_SIGN_IN = 'mfaPayload';
 
-/** Where a sign-in waiting for its second factor is kept in the tab (src/app/actor.ts reads it at
- * start, as after a reload of the second factor's screens). */
-const STORED_SIGN_IN = 'mfaPayload';
+/** The payload the callback put in the hash (`#mfa=`), taken once. */
+const takePayload = () => new URLSearchParams(takeHash()).get('mfa');
 
 /** The Microsoft sign-in becomes this tab's sign-in that waits for its second factor, and the page
  * opens its methods: the root resumes it there, as it resumes a password sign-in after a reload. */
 function handOver(_: unknown, sign: { payload: string; methods: MfaMethodSummary[] }) {
-  write(sessionStorage, STORED_SIGN_IN, JSON.stringify({ kind: 'mfa', ...sign }));
+  write(sessionStorage, WAITING_SIGN_IN, JSON.stringify({ kind: 'mfa', ...sign }));
   window.location.replace(pathOf('mfa', 'methods'));
 }
 

@@ -8,6 +8,7 @@ import { fromPromise } from 'xstate';
 import { undoChangeMachine } from '../../machines/undoChange.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { undoChange } from '../api/flowCalls.ts';
+import { takeHash } from '../app/hash.ts';
 import { Link } from '../app/links.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
@@ -15,12 +16,7 @@ import { FlowCard } from '../components/FlowCard.tsx';
 
 const UNDO = undoChangeMachine.provide({ actors: { undo: fromPromise(({ input }) => undoChange(input)) } });
 
-function takeToken(): string | null {
-  const token = window.location.hash.slice(1);
-  if (!token) return null;
-  window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
-  return token;
-}
+const takeToken = () => takeHash() || null;
 
 export default function UndoChangePage() {
   const [token] = useState(takeToken);
