@@ -73,11 +73,15 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     method: 'GET', url: `${url.pathname}${url.search}`, headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
   });
   /** A whole sign-in at the stand-in, as `user`: the callback's answer. */
-  const signIn = async (user: EntraUser, query: Record<string, string> = {}) => {
+  /** A sign-in started here and authorized at the stand-in: the browser, and the way back not yet followed. */
+  const authorized = async (user: EntraUser, query: Record<string, string> = {}) => {
     const started = await start(query);
     expect(started.res.statusCode).toBe(303);
     idp.signInAs(user);
-    const back = await idp.authorize(started.location!);
+    return { started, back: await idp.authorize(started.location!) };
+  };
+  const signIn = async (user: EntraUser, query: Record<string, string> = {}) => {
+    const { started, back } = await authorized(user, query);
     const res = await callback(back, started.browser);
     return { res, browser: started.browser!, location: res.headers.location as string };
   };
@@ -292,9 +296,7 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const account = await makeUser(server, { methods: [] });
     const entra = newUser();
     await linkDirectly(account.userId, entra);
-    const started = await start();
-    idp.signInAs(entra);
-    const back = await idp.authorize(started.location!);
+    const { started, back } = await authorized(entra);
     const forged = new URL(back);
     forged.searchParams.set('state', 'A'.repeat(43));
     const refused = await callback(forged, started.browser);
@@ -313,9 +315,7 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const account = await makeUser(server, { methods: [] });
     const entra = newUser();
     await linkDirectly(account.userId, entra);
-    const started = await start();
-    idp.signInAs(entra);
-    const back = await idp.authorize(started.location!);
+    const { started, back } = await authorized(entra);
     // The stand-in echoed the nonce it was sent; the server now expects another.
     await server.ctx.db.updateTable('sso_requests').set({ nonce: 'another-nonce' }).where('used_at', 'is', null).execute();
     const res = await callback(back, started.browser);
