@@ -130,10 +130,16 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   });
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(async (api) => {
-    api.addHook('onRequest', async (request, reply) => {
-      if (config.maintenance) return sendError(reply, 'maintenance');
+    // Callback style: every API call passes here, and an async hook costs a promise each time. A
+    // refusal thrown here (no device id) reaches the error handler as an async one would.
+    api.addHook('onRequest', (request, reply, done) => {
+      if (config.maintenance) {
+        sendError(reply, 'maintenance');
+        return;
+      }
       request.deviceKey = deviceKeyOf(request);
       request.session = null;
+      done();
     });
     await appConfigRoutes(api, ctx);
     await loginRoutes(api, ctx);

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
-import { registerPool } from './prepared.ts';
+import { registerPool, registerSqlite } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -68,6 +68,7 @@ export function openDatabase(options: { databaseUrl: string | null; sqlitePath: 
   }
   const sqlite = openSqlite(options.sqlitePath);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqliteAdapter(sqlite) }) });
+  registerSqlite(db, sqlite);
   return { db, kind: 'sqlite', sqlite, pgPool: null, close: () => db.destroy() };
 }
 
