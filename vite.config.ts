@@ -23,6 +23,9 @@ export default defineConfig({
     // Which chunk holds each locale's strings: the server preloads the visitor's (scripts/prerender.ts).
     manifest: true,
     chunkSizeWarningLimit: 400,
+    // Every browser the target names but Safari 16 preloads modules itself; there the app still
+    // loads, only without preloading, and the polyfill would be first-load bytes for all.
+    modulePreload: { polyfill: false },
     rolldownOptions: {
       output: {
         // Seven hash characters name a build's few dozen chunks without a clash (the bundler's minimum for them), and every chunk's

@@ -33,6 +33,18 @@ test('the sign-in paints before any script, what is typed meanwhile carries over
   expect(asked).toEqual(['/api/token']);
 });
 
+test('the app\'s modules are asked for only once the drawn sign-in is painted', async ({ page }) => {
+  await page.goto('/login/email');
+  await expect(page.locator('[data-prerendered]')).toHaveCount(0);
+  const { painted, modules } = await page.evaluate(() => ({
+    painted: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+    modules: performance.getEntriesByType('resource').filter((entry) => /\/assets\/(start|shell)-[\w-]+\.js$/.test(entry.name)).map((entry) => entry.startTime),
+  }));
+  expect(painted).not.toBeNull();
+  expect(modules).toHaveLength(2);
+  for (const asked of modules) expect(asked).toBeGreaterThanOrEqual(painted!);
+});
+
 test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({ page }) => {
   // The app's modules held back, the entry not: the entry holds the submission for the app.
   let release!: () => void;

@@ -2,7 +2,8 @@
 // written in, so that nothing waits on a chain of requests before the first paint:
 //  - the config and whether the browser sent a session cookie (contract/schemas.ts `Boot`);
 //  - the stylesheet, inline (its hash in the page's content security policy);
-//  - the app's modules preloaded (the entry imports them once a drawn screen is painted);
+//  - the app's modules preloaded, or, where a drawn screen comes with the page, listed for the
+//    entry to preload once that screen is painted;
 //  - the language, chosen as the app chooses it (a remembered choice, else the browser's), its
 //    strings' chunk preloaded, the variant's look (data-variant, favicon) and the screen's title;
 //  - for a visitor without a session on a public screen, the screen itself as the app draws it
@@ -14,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AFTER_PAINT_ID } from '../../contract/page.ts';
 import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE, chooseLocale, variantOfHost, type Locale } from '../../contract/constants.ts';
 import type { AppConfig, Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
@@ -75,9 +77,13 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
     const screen = sessionCookie || signingInTo ? undefined : drawn.screens[variant]?.[locale]?.[path];
     const boot: Boot = { config, locale, sessionCookie, ...(signingInTo ? { signingInTo } : {}) };
     const strings = drawn.locales[locale];
+    const preloads = [...drawn.app, ...(strings ? [strings] : [])].map((chunk) => `<link rel="modulepreload" crossorigin href="${chunk}">`);
     const head = [
       `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(boot)}</script>`,
-      ...[...drawn.app, ...(strings ? [strings] : [])].map((chunk) => `<link rel="modulepreload" crossorigin href="${chunk}">`),
+      // A drawn screen paints before the app's modules are even asked for: the entry starts them
+      // from this template once it is painted (src/main.tsx). Fetched alongside the page, they
+      // would compete with it on a slow link, and a simulated load counts them as holding the paint.
+      ...(screen ? [`<template id="${AFTER_PAINT_ID}">${preloads.join('')}</template>`] : preloads),
     ].join('\n    ');
     let page = template
       .replace(/<html lang="[^"]*">/, `<html lang="${locale.replace('_', '-')}" data-variant="${variant}">`)

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { precompress } from '../../scripts/build.ts';
 import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE } from '../../contract/constants.ts';
+import { AFTER_PAINT_ID } from '../../contract/page.ts';
 import type { Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
 import { DEVICE, startTestServer, type TestServer } from '../testing/harness.ts';
@@ -111,7 +112,10 @@ describe('serving the web app', () => {
     expect(boot.sessionCookie).toBe(false);
     expect(boot.config).toEqual((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json());
     expect(res.body).toContain('<html lang="fr" data-variant="be">');
-    for (const chunk of ['start-777', 'shell-888', 'fr-111']) expect(res.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">`);
+    // The screen is drawn: the app's modules wait for its paint, in the template the entry starts them from.
+    const held = new RegExp(`<template id="${AFTER_PAINT_ID}">(.*?)</template>`).exec(res.body)?.[1] ?? '';
+    for (const chunk of ['start-777', 'shell-888', 'fr-111']) expect(held).toContain(`<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">`);
+    expect(res.body.replace(held, '')).not.toContain('modulepreload');
     expect(res.body).toContain('<div id="root"><div data-prerendered="">Connexion BE</div></div>');
     expect(res.body).toContain('<title>Connexion · Tessera</title>');
     // Titles are escaped as text.
@@ -168,6 +172,9 @@ describe('serving the web app', () => {
     expect(bootOf(signedIn.body).sessionCookie).toBe(true);
     expect(signedIn.body).toContain('<div id="root"></div>');
     expect(signedIn.body).toContain('<title>Tessera</title>');
+    // Nothing is painted before the app draws: its modules are preloaded at once.
+    expect(signedIn.body).not.toContain(`<template id="${AFTER_PAINT_ID}">`);
+    for (const chunk of ['start-777', 'shell-888']) expect(signedIn.body).toMatch(new RegExp(`<head>[\\s\\S]*<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">[\\s\\S]*</head>`));
     const dashboard = await server.app.inject({ method: 'GET', url: '/user/dashboard' });
     expect(dashboard.body).toContain('<div id="root"></div>');
   });
