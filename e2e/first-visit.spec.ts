@@ -68,6 +68,27 @@ test('a sign-in sent before the app is there is made once it is; before any scri
   await expect(other.locator('body')).not.toContainText('not_found');
 });
 
+test('a link followed before the app is there is followed once it is, with what was typed; a click that asks for a new tab is left to the browser', async ({ page }) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(/\/assets\/start-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  await page.goto('/login/email', { waitUntil: 'commit' });
+  await page.getByLabel('Email address').fill('early.link@example.be');
+  // Ctrl+click opens the screen in a tab of its own, as on any link.
+  const [opened] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: 'Forgot your password?' }).click({ modifiers: ['ControlOrMeta'] })]);
+  await expect(opened).toHaveURL(/\/forgot-password\/email$/);
+  await opened.close();
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  release();
+  await expect(page).toHaveURL(/\/forgot-password\/email$/);
+  await expect(page.getByLabel('Email address')).toHaveValue('early.link@example.be');
+  // One history entry for the sign-in, as when the app follows the link.
+  await page.goBack();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByLabel('Email address')).toHaveValue('early.link@example.be');
+});
+
 test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });

@@ -1,9 +1,9 @@
 // The entry. Where the page came with its screen drawn (src/prerender.tsx), the browser paints it
 // before any of the app's modules is asked for: the entry alone (a few KB) holds a submission of
-// the drawn form, waits for the paint, then starts the preloads the page listed for it
-// (server/spa/page.ts) and the app.
+// the drawn form or a click on one of its links, waits for the paint, then starts the preloads the
+// page listed for it (server/spa/page.ts) and the app.
 import { AFTER_PAINT_ID } from '../contract/page.ts';
-import { PRERENDERED_ATTRIBUTE, holdDrawnSubmit } from './app/takeOver.ts';
+import { PRERENDERED_ATTRIBUTE, holdDrawnActions } from './app/takeOver.ts';
 import './styles.css';
 
 /** Once the drawn screen is on the screen: the browser's first contentful paint (its presentation,
@@ -11,15 +11,15 @@ import './styles.css';
  * At once in a tab that paints nothing (opened in the background), or that is hidden meanwhile. */
 const painted = () => new Promise<void>((resolve) => {
   if (document.visibilityState === 'hidden') return resolve();
-  document.addEventListener('visibilitychange', () => resolve(), { once: true });
+  document.addEventListener('visibilitychange', resolve as () => void, { once: true });
   if (!PerformanceObserver.supportedEntryTypes.includes('paint')) return requestAnimationFrame(() => setTimeout(resolve, 0));
   new PerformanceObserver((entries) => {
-    if (entries.getEntriesByName('first-contentful-paint').length > 0) resolve();
+    if (entries.getEntriesByName('first-contentful-paint').length) resolve();
   }).observe({ type: 'paint', buffered: true });
 });
 
 if (document.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) {
-  holdDrawnSubmit(document.getElementById('root')!);
+  holdDrawnActions(document.getElementById('root')!);
   await painted();
   // The app's modules, held back by the page until the drawn screen is painted.
   const preloads = document.getElementById(AFTER_PAINT_ID) as HTMLTemplateElement | null;

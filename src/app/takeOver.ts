@@ -7,13 +7,23 @@ export const PRERENDERED_ATTRIBUTE = 'data-prerendered';
 
 /** Whether the person submitted the drawn sign-in before the app was there. */
 let submittedEarly = false;
+/** The link of the drawn screen the person followed before the app was there, if any. */
+let followedEarly: string | null = null;
 
-/** Holds a submission of the drawn form until the app can make it (the entry calls it at once): a
- * fast person on a slow phone would otherwise post the form to the page itself. */
-export function holdDrawnSubmit(container: HTMLElement): void {
-  container.querySelector(`[${PRERENDERED_ATTRIBUTE}] form`)?.addEventListener('submit', (event) => {
+/** Holds what the person does in the drawn screen until the app can do it (the entry calls it at
+ * once): a submission, which would otherwise post the form to the page itself, and a plain click
+ * on a link to another of our screens, which would load it anew and lose what was typed. */
+export function holdDrawnActions(container: HTMLElement): void {
+  const drawn = container.querySelector<HTMLElement>(`[${PRERENDERED_ATTRIBUTE}]`);
+  drawn?.querySelector('form')?.addEventListener('submit', (event) => {
     event.preventDefault();
     submittedEarly = true;
+  });
+  drawn?.addEventListener('click', (event: MouseEvent) => {
+    const href = (event.target as Element).closest('a')?.getAttribute('href');
+    if (!href?.startsWith('/') || href.startsWith('//') || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    followedEarly = href;
   });
 }
 
@@ -38,6 +48,10 @@ export function drawnScreen(container: HTMLElement) {
     /** The submission held until now is made by the app's own form. */
     submitIfAsked(actor: RootActor) {
       if (submittedEarly) actor.getSnapshot().children.login?.send({ type: 'SUBMIT' });
+    },
+    /** The link followed until now is followed in the app, with what was typed. */
+    followIfAsked(go: (href: string) => void) {
+      if (followedEarly) go(followedEarly);
     },
     /** Back into the field the person was typing in, once the app's screen is there. */
     refocus(into: HTMLElement) {
