@@ -14,6 +14,8 @@
 // events for the first benchmark user, spread over the last 30 days (the history part).
 // Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
 // --cpu-prof, when given, writes its profile).
+// First: it sizes libuv's thread pool for the Argon2id computations, as the server's start does.
+import '../server/passwords/threadPool.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,7 @@
 // Starts the server: validates configuration, migrates, seeds demo data on an empty database,
 // listens, and prints where to go and how to sign in.
+// First: it sizes libuv's thread pool, which the imports below must not start.
+import '../server/passwords/threadPool.ts';
 import { availableParallelism } from 'node:os';
 import { buildApp } from '../server/app.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config/index.ts';

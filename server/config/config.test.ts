@@ -35,6 +35,12 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
+  it('runs one Argon2id computation more than the cores, unless HASH_CONCURRENCY says otherwise', () => {
+    expect(loadConfig({}, 2).hashConcurrency).toBe(3);
+    expect(loadConfig({}, 8).hashConcurrency).toBe(9);
+    expect(loadConfig({ HASH_CONCURRENCY: '2' }, 8).hashConcurrency).toBe(2);
+  });
+
   it('has the second factor\'s defaults: 900 s codes, 10 minutes of step-up, 30 days of trust, 5 tries', () => {
     expect(loadConfig({}).mfa).toEqual({
       codeTtlSeconds: 900, stepUpSeconds: 600, trustedDeviceDays: 30, maxAttempts: 5, resendFirstWaitSeconds: 30, resendNextWaitSeconds: 15,
