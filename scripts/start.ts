@@ -1,4 +1,6 @@
 // npm start: builds the SPA when it is missing or older than its sources, then serves everything.
+// First: it sizes libuv's thread pool, which the build below may start.
+import '../server/passwords/threadPool.ts';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildWebApp } from './build.ts';
