@@ -1,5 +1,4 @@
 // The application factory: npm start, the tests and the benchmarks all build the server here.
-import { availableParallelism } from 'node:os';
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -67,7 +66,7 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   // the database); ioredis keeps reconnecting in the background.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 }) : null;
   const store = { database, redis };
-  const hasher = createPasswordHasher(config.hashConcurrency || availableParallelism());
+  const hasher = createPasswordHasher(config.hashConcurrency);
   const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });
   const app = Fastify({
     logger: {

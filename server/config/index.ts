@@ -155,11 +155,12 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
-/** Argon2id computations at a time unless HASH_CONCURRENCY says otherwise: one more than the cores,
- * so that no core waits while the main thread hands a finished computation's turn to the next (with
- * one per core, sign-ins reached 0.82-0.88 of the raw Argon2id rate on two cores; with one more,
- * 0.91-0.92). */
-export const defaultHashConcurrency = (cores: number) => cores + 1;
+/** Argon2id computations at a time: HASH_CONCURRENCY, else one more than the cores, so that no core
+ * waits while the main thread hands a finished computation's turn to the next (with one per core,
+ * sign-ins reached 0.82-0.88 of the raw Argon2id rate on two cores; with one more, 0.91-0.92). */
+export function hashConcurrencyOf(env: Env, cores: number): number {
+  return integer(env, 'HASH_CONCURRENCY', cores + 1, 1, 256);
+}
 
 export function loadConfig(env: Env = process.env, cores = 2): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
@@ -191,7 +192,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       windowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1, 86400),
       blockSeconds: integer(env, 'LOGIN_BLOCK_SECONDS', 900, 1, 86400),
     },
-    hashConcurrency: integer(env, 'HASH_CONCURRENCY', defaultHashConcurrency(cores), 1, 256),
+    hashConcurrency: hashConcurrencyOf(env, cores),
     mfa: {
       codeTtlSeconds: integer(env, 'MFA_CODE_TTL_SECONDS', 900, 60, 3600),
       stepUpSeconds: integer(env, 'MFA_STEP_UP_SECONDS', 600, 30, 86400),
