@@ -34,11 +34,13 @@ export default defineConfig({
         // The first screen's libraries and the app modules it shares with the lazy screens in one
         // chunk beside the entry, rather than a dozen small ones: one request, and gzip compresses
         // them together (bench/bundle.ts measures the first load).
-        // Vite's preload helper stays out of it: the entry uses it to start the app, and must not
-        // run the shell's modules before the page's drawn screen is painted (src/main.tsx).
+        // Vite's preload helper and the entry's own take-over modules stay out of it (the shell's
+        // links share the click rule): the entry uses them before the page's drawn screen is
+        // painted (src/main.tsx), and must not load or run the shell's modules until then.
         codeSplitting: {
           groups: [
             { name: 'preload', test: (id: string) => id.includes('vite/preload-helper') },
+            { name: 'takeOver', test: (id: string) => /src[\\/]app[\\/](takeOver|clicks)\.ts$/.test(id) },
             { name: 'shell', test: (id: string) => FIRST_LOAD_LIBRARIES.test(id) || FIRST_LOAD_MODULES.test(id) },
           ],
         },

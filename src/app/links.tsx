@@ -1,13 +1,13 @@
 // Links inside the app: real <a href> elements (open in a new tab, copy the address) whose plain
 // clicks push the path onto the history; RouteSync then tells the root machine, which decides.
 import type { AnchorHTMLAttributes, MouseEvent, ReactNode } from 'react';
+import { isPlainClick } from './clicks.ts';
 import { browserHistory, useLocation } from './history.ts';
 
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string; children?: ReactNode };
 
 function follow(event: MouseEvent<HTMLAnchorElement>, to: string): void {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.altKey || event.ctrlKey || event.shiftKey) return;
-  if (event.currentTarget.target && event.currentTarget.target !== '_self') return;
+  if (event.defaultPrevented || !isPlainClick(event, event.currentTarget)) return;
   event.preventDefault();
   // Following a link to the screen already shown adds no history entry.
   const here = browserHistory.location();

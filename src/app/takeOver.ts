@@ -1,6 +1,7 @@
 // Taking over a screen the server drew ahead of the script (src/prerender.tsx): what the person
 // typed into it meanwhile, and the field they were in, carry over into the app's own screen.
 import type { RootActor } from './actor.ts';
+import { isPlainClick } from './clicks.ts';
 
 /** The attribute the drawn screen carries on its outermost element. */
 export const PRERENDERED_ATTRIBUTE = 'data-prerendered';
@@ -19,9 +20,10 @@ export function holdDrawnActions(container: HTMLElement): void {
     event.preventDefault();
     submittedEarly = true;
   });
-  drawn?.addEventListener('click', (event: MouseEvent) => {
-    const href = (event.target as Element).closest('a')?.getAttribute('href');
-    if (!href?.startsWith('/') || href.startsWith('//') || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  drawn?.addEventListener('click', (event) => {
+    const link = (event.target as Element).closest('a');
+    const href = link?.getAttribute('href');
+    if (!link || !href?.startsWith('/') || href.startsWith('//') || !isPlainClick(event, link)) return;
     event.preventDefault();
     followedEarly = href;
   });
