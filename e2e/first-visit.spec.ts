@@ -1,16 +1,23 @@
 // The first visit of a public screen: the page arrives with the screen drawn, in the visitor's
 // language, and with what the app needs to take it over, so it paints before any script runs and
 // asks nothing before it can be used.
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { signIn, user, toDashboard } from './support.ts';
+
+/** Holds back the built script named `chunk` (the entry `index`, or the app's `start`) until the
+ * returned function is called. */
+async function holdScript(page: Page, chunk: 'index' | 'start'): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`), async (route) => { await held; await route.continue(); });
+  return release;
+}
 
 test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({ page }) => {
   const asked: string[] = [];
   page.on('request', (request) => { if (new URL(request.url()).pathname.startsWith('/api/')) asked.push(new URL(request.url()).pathname); });
   // The entry script is held back until the person has typed.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  const release = await holdScript(page, 'index');
   await page.goto('/login/email', { waitUntil: 'commit' });
 
   await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
@@ -47,9 +54,7 @@ test('the app\'s modules are asked for only once the drawn sign-in is painted', 
 
 test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({ page }) => {
   // The app's modules held back, the entry not: the entry holds the submission for the app.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(/\/assets\/start-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  const release = await holdScript(page, 'start');
   await page.goto('/login/email', { waitUntil: 'commit' });
   await page.getByLabel('Email address').fill('early.submit@example.be');
   await page.getByLabel('Password', { exact: true }).fill('not-my-password-1');
@@ -69,9 +74,7 @@ test('a sign-in sent before the app is there is made once it is; before any scri
 });
 
 test('a link followed before the app is there is followed once it is, with what was typed; a click that asks for a new tab is left to the browser', async ({ page }) => {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(/\/assets\/start-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  const release = await holdScript(page, 'start');
   await page.goto('/login/email', { waitUntil: 'commit' });
   await page.getByLabel('Email address').fill('early.link@example.be');
   // Ctrl+click opens the screen in a tab of its own, as on any link.
@@ -90,9 +93,7 @@ test('a link followed before the app is there is followed once it is, with what 
 });
 
 test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  const release = await holdScript(page, 'index');
   await page.goto('/login/email', { waitUntil: 'commit' });
   await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
   await page.getByLabel('Language').selectOption('fr');
