@@ -15,7 +15,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance', 'profile', 'undoChange', 'notifications'];
+const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance', 'profile', 'undoChange', 'notMe', 'notifications'];
 // src/app is the shell that routes to every feature's page, so it may import them all.
 const SRC_SHARED = ['components', 'api'];
 

@@ -17,6 +17,7 @@
 // First: it sizes libuv's thread pool for the Argon2id computations, as the server's start does.
 import '../server/passwords/threadPool.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_USERS, benchUser } from './users.ts';
@@ -25,6 +26,15 @@ import { BENCH_USERS, benchUser } from './users.ts';
 const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
 
 type Started = { port: number; close(): Promise<void> };
+
+/** A port free on the loopback address now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 async function startBare(payloadFile: string, path = '/api/user'): Promise<Started> {
   const { default: Fastify } = await import('fastify');
@@ -49,8 +59,12 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
     pg = await createPostgresDatabase();
   }
   const databaseUrl = given ?? pg?.url;
+  // Its public origin is the address it listens on: the OIDC issuer, and the provider's redirects
+  // back to itself, must be where the benchmark's browsers reach it (a free port, taken first).
+  const port = await freePort();
   const server = await buildApp(loadConfig({
     NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: spaDir ?? 'none', LOG_LEVEL: 'silent',
+    PUBLIC_ORIGIN_BE: `http://127.0.0.1:${port}`,
     LOGIN_MAX_FAILS_PER_IP: '100000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     // Server settings worth trying under load pass through from the environment.
     ...Object.fromEntries(PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
@@ -61,9 +75,9 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
     const events = Number(process.env.BENCH_HISTORY_EVENTS ?? 0);
     if (events > 0) await seedHistory(server.ctx.db, ids[0]!, events);
   }
-  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  await server.app.listen({ port, host: '127.0.0.1' });
   return {
-    port: (server.app.server.address() as { port: number }).port,
+    port,
     async close() {
       await server.close();
       await pg?.drop();

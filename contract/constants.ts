@@ -47,8 +47,8 @@ export const SIGN_IN_PATH = '/login/email';
  * needs a fresh or a stronger proof than the session holds). */
 export const STEP_UP_PATH = '/mfa/methods';
 
-/** Choosing a new password after a forgotten one (machines/routes.ts lists it; the server sends the
- * browser there from a new-device mail's "this wasn't me" link). */
+/** Choosing a new password after a forgotten one (machines/routes.ts lists it; a new-device mail's
+ * "this wasn't me" page sends the browser there). */
 export const FORGOT_PASSWORD_PATH = '/forgot-password/email';
 
 /** The consent screen of a partner application (machines/routes.ts lists it; the server sends the
@@ -66,6 +66,9 @@ export const CHOOSER_PATH = '/user/choose-platform';
 export const UNDO_CHANGE_PATH = '/undo-change';
 /** How long a change notice's link can undo the change. */
 export const UNDO_CHANGE_DAYS = 7;
+/** "This wasn't me": where a new-device mail's link leads, its ticket in the hash (never sent to a
+ * server, a log or a Referer); the page hands it to POST /api/devices/not-me. */
+export const NOT_ME_PATH = '/devices/not-me';
 
 /** Where a visitor without an account becomes a customer (the provider's public site). */
 export const BECOME_CUSTOMER_URL = 'https://www.tessera.example/become-a-customer';

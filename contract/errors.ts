@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   undo_unavailable: 410,
   merge_unavailable: 409,
   decline_unavailable: 409,
+  merge_sso_only: 409,
+  merge_proof_required: 403,
   primary_contact: 409,
   primary_needs_mfa: 409,
   invalid_date_range: 400,
@@ -67,6 +69,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   maintenance: 503,
   database_unavailable: 503,
+  /** A host that is no configured public origin's (production): the request went to the wrong server. */
+  misdirected_request: 421,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -124,6 +128,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   undo_unavailable: 'This link has expired or was already used.',
   merge_unavailable: 'A technical error occurred during the merging of the accounts. Please try again later.',
   decline_unavailable: 'The other account must keep at least one email address and one phone number. Please use another email or phone.',
+  merge_sso_only: 'The other account signs in with Microsoft only. Sign in to it with Microsoft and add this email or phone from there.',
+  merge_proof_required: 'Please confirm the other account with one of its two-step verification methods first.',
   last_contact: 'At least one email address and one phone number must remain on your account.',
   primary_contact: 'Make another one primary before you delete this one.',
   primary_needs_mfa: 'An error occurred during the switch.',
@@ -138,6 +144,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
   database_unavailable: 'The service is briefly unavailable. Please try again in a moment.',
+  misdirected_request: 'This service is not available at this address.',
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

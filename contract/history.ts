@@ -22,7 +22,7 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
   device: ['device_new', 'new_device_alert', 'new_device_rejected', 'device_trusted', 'device_trust_revoked'],
   access: ['partner_consent_given', 'partner_consent_refused', 'partner_access_revoked', 'partner_access_requested'],
   session: ['logout', 'device_logged_out', 'logout_others', 'logout_everywhere', 'sessions_ended', 'change_undone'],
-  account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed', 'accounts_merged', 'sso_linked', 'sso_unlinked', 'sso_only_on', 'sso_only_off'],
+  account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed', 'accounts_merged', 'account_merged_away', 'sso_linked', 'sso_unlinked', 'sso_only_on', 'sso_only_off'],
 };
 
 const CATEGORY_OF = new Map<string, HistoryCategory>(

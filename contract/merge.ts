@@ -1,14 +1,15 @@
-// The merge of a duplicated account (spec §4 "Duplicate-account merge (fuzzion)", §7 POST /fuzzion):
-// an address or number being added belongs to another account. The person proves that account is
-// theirs, then either merges it into the one they are signed in to, or takes the address or number
-// off it (only when it keeps an email and a phone). Every call carries the offer's `payload`, the
-// ticket the "already in use" answer gave.
+// The merge of a duplicated account (spec §4 "Duplicate-account merge (fuzzion)", §7 POST /fuzzion,
+// POST /mfa/fuzzion): an address or number being added belongs to another account. The code sent
+// to it came back (POST /user/login/confirm or POST /mfa/activate), and only that answer carries
+// the offer's `payload`. The person then proves the other account as its sign-in would ask, and
+// either merges it into the one they are signed in to, or takes the address or number off it (only
+// when it keeps an email and a phone). Every call carries the offer's `payload`.
 import * as v from 'valibot';
-import { text } from './baseSchemas.ts';
+import { MfaMethodSummary, text } from './baseSchemas.ts';
 
-/** The ways to prove the other account: a code sent to the duplicated address or number, the other
- * account's password, or the number of one of its cards. */
-export const FUZZION_PROOFS = ['code', 'password', 'card'] as const;
+/** What has proven the other account: the code sent to the address or number being added (always
+ * first: the offer exists only after it), the other account's password, one of its second factors. */
+export const FUZZION_PROOFS = ['code', 'password', 'mfa'] as const;
 export type FuzzionProof = (typeof FUZZION_PROOFS)[number];
 
 /** What the person means to do once the other account is proven theirs. */
@@ -22,45 +23,63 @@ const intent = v.picklist(FUZZION_INTENTS);
 export const FuzzionOfferRequest = v.strictObject({ payload });
 export type FuzzionOfferRequest = v.InferOutput<typeof FuzzionOfferRequest>;
 
-/** The offer: the duplicated address or number, the proofs still to give (one, or two when the
- * other account has a second factor: as many as its sign-in asks) and whether declining can take the
- * address or number off the other account (it must keep an email and a phone). */
+/** What is still open: `enough` once the proofs match the other account's sign-in (a first factor,
+ * then one of its second factors where it has any); else the proofs that would still count: its
+ * password (only where the code already stands for one of its second factors) and its second-factor
+ * methods (destinations masked; a method sending to the address being added counts once, as the code). */
+const Remaining = {
+  enough: v.boolean(),
+  password: v.boolean(),
+  methods: v.array(MfaMethodSummary),
+};
+
+/** The offer: the duplicated address or number, what is proven and still open, whether declining can
+ * take the address or number off the other account (it must keep an email and a phone), and whether
+ * the other account signs in with Microsoft only (then nothing can be done from here). */
 export const FuzzionOffer = v.object({
   kind: v.picklist(['email', 'phone']),
   target: v.string(),
-  proofs: v.array(v.picklist(FUZZION_PROOFS)),
-  needed: v.number(),
   proven: v.array(v.picklist(FUZZION_PROOFS)),
+  ...Remaining,
   can_decline: v.boolean(),
+  sso_only: v.boolean(),
 });
 export type FuzzionOffer = v.InferOutput<typeof FuzzionOffer>;
 
-/** POST /fuzzion/code: sends a code to the duplicated address or number. */
-export const FuzzionSendRequest = v.strictObject({ payload, channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])) });
-export type FuzzionSendRequest = v.InferOutput<typeof FuzzionSendRequest>;
+/** POST /mfa/fuzzion: starts one of the other account's second factors, named by its id in the
+ * offer's `methods`; a code goes to that method's own destination, never to one the caller names. */
+export const FuzzionMfaRequest = v.strictObject({
+  payload, mfaId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)),
+  channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+});
+export type FuzzionMfaRequest = v.InferOutput<typeof FuzzionMfaRequest>;
 export const FuzzionSendAnswer = v.object({
-  /** The code's challenge, sent back with the code. */
+  /** The challenge, sent back with its answer (POST /fuzzion). */
   challenge: v.string(),
+  method: v.string(),
+  target: v.optional(v.string()),
   expires_at: v.string(), expires_in: v.number(), resend_at: v.optional(v.string()), resend_in: v.optional(v.number()),
 });
 export type FuzzionSendAnswer = v.InferOutput<typeof FuzzionSendAnswer>;
 
-/** POST /fuzzion (the spec's call): the code. POST /fuzzion/password and /fuzzion/card: the other
- * proofs. Each says what is meant once the proofs are enough. */
+/** POST /fuzzion (the spec's call): the answer to a second factor's challenge. POST /fuzzion/password:
+ * the other account's password. POST /fuzzion/finish: nothing more to prove. Each says what is meant
+ * once the proofs are enough. */
 export const FuzzionCodeRequest = v.strictObject({ payload, intent, challenge: text(200, 1), code: text(16, 1) });
 export type FuzzionCodeRequest = v.InferOutput<typeof FuzzionCodeRequest>;
 export const FuzzionPasswordRequest = v.strictObject({ payload, intent, password: text(256, 1) });
 export type FuzzionPasswordRequest = v.InferOutput<typeof FuzzionPasswordRequest>;
-export const FuzzionCardRequest = v.strictObject({ payload, intent, card: text(40, 1) });
-export type FuzzionCardRequest = v.InferOutput<typeof FuzzionCardRequest>;
+export const FuzzionFinishRequest = v.strictObject({ payload, intent });
+export type FuzzionFinishRequest = v.InferOutput<typeof FuzzionFinishRequest>;
 
-/** After a proof: more are needed (`mfa`: the proofs left, with the same payload: the spec's "extra
- * methods"), or it is done: merged (the account's emails and phones now, primary first) or the
- * duplicate taken off the other account. */
+/** After a proof: more are needed (`mfa`: the other account's methods that would still count, the
+ * spec's "extra methods", with the same payload), or it is done: merged (the account's emails and
+ * phones now, primary first) or the duplicate taken off the other account. */
 export const FuzzionAnswer = v.object({
   done: v.boolean(),
   payload: v.string(),
-  mfa: v.array(v.picklist(FUZZION_PROOFS)),
+  mfa: v.array(MfaMethodSummary),
+  password: v.boolean(),
   data: v.optional(v.object({
     outcome: v.picklist(['merged', 'declined']),
     emails: v.array(v.object({ value: v.string(), primary: v.boolean() })),
@@ -68,3 +87,8 @@ export const FuzzionAnswer = v.object({
   })),
 });
 export type FuzzionAnswer = v.InferOutput<typeof FuzzionAnswer>;
+
+/** The 409 "already in use" answer to a code (POST /user/login/confirm, POST /mfa/activate): the
+ * address or number is another account's, and this is the offer to merge or decline. */
+export const FuzzionTicket = v.object({ payload: v.string(), kind: v.picklist(['email', 'phone']), target: v.string() });
+export type FuzzionTicket = v.InferOutput<typeof FuzzionTicket>;

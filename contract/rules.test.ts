@@ -10,7 +10,9 @@ import {
 
 describe('email rule', () => {
   it.each(['emma.peeters@example.be', 'a+b@sub.example.co.uk'])('accepts %s', (email) => expect(isEmail(email)).toBe(true));
-  it.each(['', 'no-at-sign', '@example.be', 'a@b', 'a b@example.be', `${'a'.repeat(65)}@example.be`, 'a@example.b'])(
+  it.each(['', 'no-at-sign', '@example.be', 'a@b', 'a b@example.be', `${'a'.repeat(65)}@example.be`, 'a@example.b',
+    // What a mailer would read as another address: a list, a display name, a quoted or commented part.
+    'a@b.example,c@d.example', '<attacker>x@victim.example', 'x@victim.example;y@evil.example', '"a@b"@example.be', 'a(c)@example.be', 'a@[127.0.0.1].example'])(
     'refuses %j', (email) => expect(isEmail(email)).toBe(false));
   it('normalises case and spaces', () => expect(normaliseEmail('  Emma.Peeters@Example.BE ')).toBe('emma.peeters@example.be'));
   it('tells emails from phones', () => {

@@ -5,7 +5,9 @@ export function isEmail(value: string): boolean {
   if (value.length > 254) return false;
   const at = value.lastIndexOf('@');
   if (at < 1 || at > 64) return false;
-  return /^[^\s@]+@[^\s@]+\.[^\s@.]{2,}$/.test(value);
+  // No quoting, comments or lists: characters a mailer reads as address syntax (`<`, `,`, `;`, …)
+  // would let one typed address deliver to another.
+  return /^[^\s@<>"(),;:\\[\]]+@[^\s@<>"(),;:\\[\]]+\.[^\s@.<>"(),;:\\[\]]{2,}$/.test(value);
 }
 
 /** Emails are compared case-insensitively; we store and look them up lower-cased and trimmed. */

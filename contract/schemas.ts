@@ -127,11 +127,22 @@ export type MfaDeleteRequest = v.InferOutput<typeof MfaDeleteRequest>;
 
 // ---- CAPTCHA (ALTCHA) --------------------------------------------------------------------------
 
-/** GET /api/captcha/challenge: altcha-lib's v2 challenge. */
+/** How hard a proof of work is: 0 the forms' own, 1 raised past an account-wide ceiling of
+ * failures, 2 the top one past 100 failures in a day (server/captcha/ceilings.ts). */
+export const CAPTCHA_LEVELS = [0, 1, 2] as const;
+export type CaptchaLevel = (typeof CAPTCHA_LEVELS)[number];
+
+/** GET /api/captcha/challenge query: the level asked for (0 unless said). */
+export const CaptchaChallengeQuery = v.strictObject({ level: v.optional(v.picklist(['0', '1', '2'])) });
+export type CaptchaChallengeQuery = v.InferOutput<typeof CaptchaChallengeQuery>;
+
+/** GET /api/captcha/challenge: altcha-lib's v2 challenge. Its level is in `data`, under the
+ * signature: a solution counts at the level it was made for, whatever the browser says. */
 export const CaptchaChallenge = v.object({
   parameters: v.object({
     algorithm: v.string(), nonce: v.string(), salt: v.string(), cost: v.number(), keyLength: v.number(), keyPrefix: v.string(),
     keySignature: v.optional(v.string()), expiresAt: v.optional(v.number()),
+    data: v.optional(v.object({ level: v.picklist(CAPTCHA_LEVELS) })),
   }),
   signature: v.string(),
 });
@@ -496,3 +507,7 @@ export const Device = v.object({
 export type Device = v.InferOutput<typeof Device>;
 export const DeviceList = v.object({ data: v.array(Device) });
 export type DeviceList = v.InferOutput<typeof DeviceList>;
+
+/** POST /devices/not-me: the ticket of a new-device mail's "this wasn't me" link (its hash). */
+export const NotMeRequest = v.strictObject({ ticket: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{20,100}$/)) });
+export type NotMeRequest = v.InferOutput<typeof NotMeRequest>;

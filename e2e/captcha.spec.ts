@@ -91,3 +91,69 @@ test('while the robot check is solved, the form says what happens and nothing co
   await expect(page.getByRole('alert')).toHaveText('Please confirm that you are not a robot.');
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('typed-by-a-manager');
 });
+
+/** The level of the challenge a solution was made for (signed into its `data`). */
+const levelOf = (solution: string) => (JSON.parse(Buffer.from(solution, 'base64').toString()) as { challenge: { parameters: { data?: { level?: number } } } })
+  .challenge.parameters.data?.level ?? 0;
+
+// Past a card number's ceiling of wrong codes (server/onboarding/ceiling.test.ts) the server names a
+// harder puzzle. The first answer is staged here, so that no card's counters are spent; the rest is
+// the real server, which takes the harder solution.
+test('the card step asked for a harder puzzle solves one at that level and sends it', async ({ page }) => {
+  const sent: Array<Record<string, unknown>> = [];
+  const asked: string[] = [];
+  page.on('request', (request) => { if (request.url().includes('/api/captcha/challenge')) asked.push(new URL(request.url()).search); });
+  await page.route('**/api/onboarding/card', async (route) => {
+    sent.push(route.request().postDataJSON() as Record<string, unknown>);
+    if (sent.length === 1) {
+      await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true, captcha_level: 1 }) });
+    } else {
+      await route.continue();
+    }
+  });
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received my card/ }).click();
+  await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 1003');
+  await page.getByLabel('Activation code').fill('999999');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert').last()).toHaveText('Please confirm that you are not a robot.');
+  await captchaReady(page);
+  // The widget's next one (the forms' own) was on its way; the refusal's level started a new one.
+  expect(asked.at(-1)).toBe('?level=1');
+  expect(asked.slice(0, -1).every((query) => query === '')).toBe(true);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  // The real server checked the harder solution, then the (wrong) code.
+  await expect(page.getByRole('alert').last()).toHaveText('Your activation code is invalid.');
+  expect(sent.map((body) => levelOf(body.captcha as string))).toEqual([0, 1]);
+});
+
+// Past an account's ceiling of wrong codes the server wants a puzzle with every code (the answer
+// says `captcha: true` and its level): the code form shows the widget and sends its solution in
+// the X-Captcha header. Staged once, on a code nobody was sent (an unknown address).
+test('a code form asked for a puzzle shows it at the level named and sends its solution with the code', async ({ page }) => {
+  const headers: Array<string | undefined> = [];
+  await page.route('**/api/user/forgot-password/verify', async (route) => {
+    headers.push(route.request().headers()['x-captcha']);
+    if (headers.length === 1) {
+      await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true, captcha_level: 2 }) });
+    } else {
+      await route.continue();
+    }
+  });
+  await page.goto('/forgot-password/email');
+  await page.getByLabel('Email address').fill('nobody.with.a.puzzle@example.be');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(page).toHaveURL(/\/forgot-password-sent$/);
+  const form = page.locator('form').filter({ has: page.getByLabel('Security code') });
+  await expect(form.getByTestId('captcha')).toHaveCount(0);
+  await page.getByLabel('Security code').fill('12345678');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(form.getByTestId('captcha')).toContainText('Checked: you are not a robot.');
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('alert').first()).toHaveText('Your code is invalid, try again.');
+  expect(headers[0]).toBeUndefined();
+  expect(levelOf(headers[1]!)).toBe(2);
+});

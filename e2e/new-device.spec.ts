@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.ts';
 import { mailsTo, signIn, toDashboard, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -22,7 +23,9 @@ test('a sign-in from a second device is mailed from the real SMTP exchange, and 
   const mail = (await mailsTo(dina.email))[0]!;
   expect(mail).toContain('New sign-in to your Tessera account');
   expect(mail).toMatch(/Device: .*Chrom/);
-  const link = /https?:\/\/\S+\/devices\/not-me\?ticket=[\w-]+/.exec(mail)![0];
+  // The configured origin (the server's PUBLIC_ORIGIN_BE default), the ticket in the hash.
+  const link = /https?:\/\/\S+\/devices\/not-me#[\w-]+/.exec(mail)![0];
+  expect(link.startsWith(`http://account.localhost:${E2E_PORT}/devices/not-me#`)).toBe(true);
 
   // "This wasn't me", from the first device: the second is signed out, the person chooses a new password.
   await first.goto(link);

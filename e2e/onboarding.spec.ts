@@ -183,6 +183,52 @@ test('an invitation: the invited address is kept without a code, the phone gets 
   await expect(page.getByText('Your invitation is accepted.')).toBeVisible();
 });
 
+test('an email and a phone another account has: each gets its code, only the right code says "already used", and another one goes on', async ({ page }) => {
+  // On a phone's width: the message must read there too.
+  await page.setViewportSize({ width: 375, height: 812 });
+  // The card with no holder details: the person types everything.
+  await startWithCard(page, '5065 0000 0000 1005', '100505');
+  await expect(heading(page)).toHaveText('Welcome!');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel('I accept the terms of use').check();
+  await page.getByLabel('I accept the privacy policy').check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel('First name').fill('Wim');
+  await page.getByLabel('Last name').fill('Wauters');
+  await page.getByLabel('Language of your account').selectOption('en');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
+
+  // Wout's address: the code goes out as to any other, and nothing is said yet.
+  const takenEmail = 'wout.weak@example.be';
+  const mails = await sentCount(takenEmail);
+  await page.getByLabel('Email address').fill(takenEmail);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(heading(page)).toHaveText('Check your email');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await enterCode(page, takenEmail, mails);
+  // Its right code: back on the email step, saying so, to type another address.
+  await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
+  await expect(page.getByRole('alert')).toHaveText('This email is invalid or already used');
+  await expect(page.getByLabel('Email address')).toHaveValue(takenEmail);
+  await expect(page.getByRole('button', { name: 'Send me a code' })).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/onboarding-email-already-used-375.png', fullPage: true });
+  await confirmEmail(page, 'wim.wauters@example.be');
+
+  const texts = await sentCount('+32470555555');
+  await page.getByLabel('Phone number').fill('0470 55 55 55');
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await expect(heading(page)).toHaveText('Check your text messages');
+  await enterCode(page, '+32470555555', texts);
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+  await expect(page.getByRole('alert')).toHaveText('This phone number is invalid or already used');
+  await confirmPhone(page, '0470 10 50 05', '+32470105005');
+  await choosePassword(page);
+  await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
+  await expect(page.getByText('Sign in with wim.wauters@example.be and your new password.')).toBeVisible();
+});
+
 test('the account is created but the card is not activated when another account took it meanwhile', async ({ page, browser }) => {
   // Two people with the same card: the first one at the end takes it.
   await startWithCard(page, '5065 0000 0000 1002', '100202');

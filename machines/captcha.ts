@@ -4,21 +4,22 @@
 // failures are the spec's (§8): not available on the server side, not available on window, script
 // failed to load, not loaded, element not defined.
 import { assign, fromPromise, setup } from 'xstate';
-import { CAPTCHA_FAILURES, type CaptchaAnswer } from './captchaAnswer.ts';
+import { CAPTCHA_FAILURES, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
 import { problemOf, type Problem } from './failures.ts';
 
 export * from './captchaAnswer.ts';
 
-type Context = { enabled: boolean; token: string | null; error: Problem | null };
+/** `level`: how hard the challenges it solves are (0, the forms' own, unless a refusal named another). */
+type Context = { enabled: boolean; level: CaptchaLevel; token: string | null; error: Problem | null };
 
 export const captchaMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as { enabled: boolean },
+    input: {} as { enabled: boolean; level?: CaptchaLevel },
     events: {} as { type: 'TAKE' } | { type: 'RETRY' },
   },
   actors: {
-    solve: fromPromise<string>(async () => {
+    solve: fromPromise<string, { level: CaptchaLevel }>(async () => {
       throw new Error('solve is provided by the app');
     }),
   },
@@ -27,7 +28,7 @@ export const captchaMachine = setup({
   },
 }).createMachine({
   id: 'captcha',
-  context: ({ input }) => ({ enabled: input.enabled, token: null, error: null }),
+  context: ({ input }) => ({ enabled: input.enabled, level: input.level ?? 0, token: null, error: null }),
   initial: 'starting',
   states: {
     starting: { always: [{ guard: 'enabled', target: 'solving' }, { target: 'off' }] },
@@ -35,6 +36,7 @@ export const captchaMachine = setup({
       invoke: {
         id: 'solve',
         src: 'solve',
+        input: ({ context }) => ({ level: context.level }),
         onDone: { target: 'ready', actions: assign({ token: ({ event }) => event.output, error: null }) },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },

@@ -1,6 +1,10 @@
 // What a form's SUBMIT carries from the CAPTCHA widget (machines/captcha.ts), and how the flows read
 // it. Apart from the widget's machine, so a flow and its page need not load the widget up front.
+import { isApiFailure } from '../contract/api.ts';
+import type { CaptchaLevel } from '../contract/schemas.ts';
 import type { Problem } from './failures.ts';
+
+export type { CaptchaLevel };
 
 /** What a form sends with its SUBMIT: a solution (null when the CAPTCHA is off) or why there is none. */
 export type CaptchaAnswer = { token: string | null } | { error: Problem };
@@ -27,3 +31,12 @@ export const captchaToken = ({ event }: { event: object }) => {
   const answer = (event as { captcha?: CaptchaAnswer }).captcha;
   return answer && !isCaptchaError(answer) ? answer.token : null;
 };
+
+/** The puzzle a refused or failed call says the next try needs: null when it says none, else its
+ * level (0 the forms' own; 1 and 2 past an account-wide ceiling of failures, server/captcha/ceilings.ts). */
+export function captchaLevelOf(error: unknown): CaptchaLevel | null {
+  if (!isApiFailure(error)) return null;
+  const { captcha, captcha_level: level } = error.body;
+  if (level === 1 || level === 2) return level;
+  return captcha === true || error.code === 'captcha_required' || error.code === 'captcha_invalid' ? 0 : null;
+}

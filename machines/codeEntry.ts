@@ -7,10 +7,14 @@
 // a new one. A code that was not sent (authenticator, recovery key, card number) has neither. A new
 // code is the flow's business (it alone knows where to send it, and whether a CAPTCHA goes along),
 // so RESEND, once the wait is over, goes up to the flow, which asks for one and starts a new entry.
+//
+// Past an account-wide ceiling of wrong codes the server asks every check for a solved CAPTCHA (the
+// answer carries `captcha: true` and its level): from then on the form shows the widget at that
+// level, and each SUBMIT carries its answer, which the check sends along (the X-Captcha header).
 import { assign, fromPromise, sendParent, setup } from 'xstate';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import type { CaptchaAnswer } from './captchaAnswer.ts';
-import { problemOf, type Problem } from './failures.ts';
+import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
+import { errorOf, failureBodyOf, problemOf, type Problem } from './failures.ts';
 
 /** A code on its way to a person: where it went (masked) and its two instants, in the browser's time. */
 export type SentCode = { target: string | null; expiresAt: number; resendAt: number | null };
@@ -39,14 +43,22 @@ export type CodeEntryInput = {
   endsOn?: readonly string[];
 };
 
-/** How an entry ends: the check's answer, or the failure that ended it (`endsOn`). */
-export type CodeEntryOutput<TResult> = { result: TResult; failure: null } | { result: null; failure: Problem };
+/** How an entry ends: the check's answer, or the failure that ended it (`endsOn`), with the body of
+ * the server's answer when it carries more than an error (a merge offer, say). */
+export type CodeEntryOutput<TResult> = { result: TResult; failure: null } | { result: null; failure: Problem; body?: Record<string, unknown> };
 
-type Context<TResult> = CodeEntryInput & { code: string; remember: boolean; error: Problem | null; result: TResult | null };
+type Context<TResult> = CodeEntryInput & {
+  code: string; remember: boolean; error: Problem | null; result: TResult | null;
+  /** The body of the answer that ended the entry, for the flow to read. */
+  endedWith: Record<string, unknown> | null;
+  /** The puzzle the server wants with each check (null: none), and the solution going with this one. */
+  captchaLevel: CaptchaLevel | null; captcha: string | null;
+};
 
 export type CodeEntryEvent =
   | { type: 'TYPE'; value: string }
-  | { type: 'SUBMIT' }
+  /** `captcha`: the widget's answer, once the server wants one. */
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
   /** Trust this device (only a sign-in's second factor offers it). */
   | { type: 'TOGGLE_REMEMBER' }
   | { type: 'RESEND'; captcha?: CaptchaAnswer };
@@ -60,7 +72,7 @@ export const codeEntryMachineOf = <TResult>() => setup({
     output: {} as CodeEntryOutput<TResult>,
   },
   actors: {
-    check: fromPromise<TResult, { ticket: string; code: string; remember: boolean }>(async () => {
+    check: fromPromise<TResult, { ticket: string; code: string; remember: boolean; captcha: string | null }>(async () => {
       throw new Error('check is provided by the flow');
     }),
   },
@@ -74,13 +86,15 @@ export const codeEntryMachineOf = <TResult>() => setup({
   },
   guards: {
     complete: ({ context }) => context.code.length === context.length,
+    /** A complete code, but the puzzle the server wants is not solved (yet). */
+    captchaRefused: ({ context, event }) => context.code.length === context.length && context.captchaLevel !== null && captchaRefused({ event }),
     sent: ({ context }) => context.sent !== null,
     resendable: ({ context }) => context.sent?.resendAt != null,
     ending: ({ context, event }) => (context.endsOn ?? []).includes(problemOf(event).code),
   },
 }).createMachine({
   id: 'codeEntry',
-  context: ({ input }) => ({ ...input, code: '', remember: false, error: input.error ?? null, result: null }),
+  context: ({ input }) => ({ ...input, code: '', remember: false, error: input.error ?? null, result: null, endedWith: null, captchaLevel: null, captcha: null }),
   initial: 'entering',
   states: {
     entering: {
@@ -94,18 +108,27 @@ export const codeEntryMachineOf = <TResult>() => setup({
                 // A wrong code's error shows until the person types again.
                 TYPE: { actions: assign(({ context, event }) => ({ code: sanitiseCodeInput(event.value).slice(0, context.length), error: null })) },
                 TOGGLE_REMEMBER: { actions: assign(({ context }) => ({ remember: !context.remember })) },
-                SUBMIT: { guard: 'complete', target: 'checking' },
+                SUBMIT: [
+                  { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
+                  { guard: 'complete', target: 'checking', actions: assign({ captcha: captchaToken }) },
+                ],
               },
             },
             checking: {
               invoke: {
                 id: 'check',
                 src: 'check',
-                input: ({ context }) => ({ ticket: context.ticket, code: context.code, remember: context.remember }),
+                input: ({ context }) => ({ ticket: context.ticket, code: context.code, remember: context.remember, captcha: context.captcha }),
                 onDone: { target: '#codeEntry.checked', actions: assign({ result: ({ event }) => event.output }) },
                 onError: [
-                  { guard: 'ending', target: '#codeEntry.ended', actions: assign({ error: ({ event }) => problemOf(event) }) },
-                  { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                  { guard: 'ending', target: '#codeEntry.ended', actions: assign({ error: ({ event }) => problemOf(event), endedWith: ({ event }) => failureBodyOf(event) }) },
+                  {
+                    target: 'typing',
+                    actions: assign({
+                      error: ({ event }) => problemOf(event),
+                      captchaLevel: ({ context, event }) => captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+                    }),
+                  },
                 ],
               },
             },
@@ -136,7 +159,8 @@ export const codeEntryMachineOf = <TResult>() => setup({
     checked: { type: 'final' },
     ended: { type: 'final' },
   },
-  output: ({ context }) => (context.result !== null ? { result: context.result, failure: null } : { result: null, failure: context.error! }),
+  output: ({ context }) => (context.result !== null ? { result: context.result, failure: null }
+    : { result: null, failure: context.error!, ...(context.endedWith ? { body: context.endedWith } : {}) }),
 });
 
 /** For a flow that reads nothing from the check's answer. */

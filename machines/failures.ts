@@ -29,6 +29,13 @@ export function errorOf(event: object): unknown {
   return 'error' in event ? event.error : undefined;
 }
 
+/** The whole body of the server's answer to a failed call (what it carries besides its code: a
+ * merge offer, attempts left), or null for a failure with no answer. */
+export function failureBodyOf(event: object): Record<string, unknown> | null {
+  const error = errorOf(event);
+  return isApiFailure(error) ? error.body : null;
+}
+
 export function problemOf(event: object): Problem {
   const error = errorOf(event);
   const problem = problemFromCode(isApiFailure(error) ? error.code : undefined);
@@ -39,4 +46,13 @@ export function problemOf(event: object): Problem {
 
 export function problemCodeOf(event: object): ProblemCode {
   return problemOf(event).code;
+}
+
+/** The merge offer that the "already in use" answer to a code carries (contract/merge.ts
+ * FuzzionTicket, under `fuzzion`): its payload, or null. `ended` is what a code entry ended with
+ * (its output), whose failure keeps the answer's body. */
+export function mergeOfferOf(ended: object | null | undefined): string | null {
+  const body = ended && 'body' in ended ? (ended.body as Record<string, unknown> | undefined) : undefined;
+  const payload = (body?.fuzzion as { payload?: unknown } | undefined)?.payload;
+  return typeof payload === 'string' && payload !== '' ? payload : null;
 }

@@ -4,9 +4,13 @@
 // with its timers) proves it, and the method is on. Opened on a step of its own (selection, phone,
 // email) from Security, it adds a method of the person's choosing: phone (SMS, call or WhatsApp),
 // email, or the authenticator app, whose own set-up then follows.
+// A destination that belongs to another account is sent its code like any other (nothing about that
+// account shows before): only the code's answer says so, with the offer to merge, which the app keeps
+// (session storage `fuzzion_payload`) and follows to /duplicated (spec §4 "Duplicate-account merge"),
+// for a method added from Security (see `mergeOffered`).
 import { assign, fromPromise, setup } from 'xstate';
-import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
-import { problemOf, type Problem, problemFromCode } from './failures.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { mergeOfferOf, problemOf, type Problem } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'call' | 'whatsapp' | 'email';
 /** `hasSms` is what is known before the account's methods are read (they decide). `entry` is the
@@ -16,7 +20,11 @@ export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms?: bool
 export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' | 'authenticator'; voluntary: boolean };
 export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
 
-/** What GET /mfa/{id}/activate answered: nothing to do (null), a code sent, or a merge offer. */
+/** Codes after which the confirmation's code can no longer be used: choose the destination again. */
+const CODE_ENDS = ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'] as const;
+
+/** What GET /mfa/{id}/activate answered: nothing to do (null), or a code sent. It never offers a
+ * merge (`fuzzion` is always false): the offer comes with the code's answer, once it came back. */
 export type ActivationStart = null | {
   payload: string; fuzzion: boolean;
   data: { target?: string; code?: string; message?: string; expires_in?: number; expires_at?: string; resend_in?: number; resend_at?: string };
@@ -68,6 +76,8 @@ export const forcedMfaMachine = setup({
   },
   actions: {
     show: (_, _params: { screen: EnrolmentScreen }) => {},
+    /** Goes to the merge with this offer (the app keeps it for the merge's screen). */
+    offerMerge: (_, _params: { payload: string }) => {},
     /** A code went out: its payload and its timers, from the server's answer. */
     takeChallenge: assign(({ event }) => {
       const answer = (event as unknown as { output: NonNullable<ActivationStart> }).output;
@@ -92,7 +102,15 @@ export const forcedMfaMachine = setup({
     /** Forward to the code still held. */
     routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
     nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
-    mergeOffered: ({ event }) => (event as { output?: ActivationStart }).output?.fuzzion === true,
+    /** The code's check turned the method on. */
+    activated: ({ event }) => (event as { output?: CodeEntryOutput<unknown> }).output?.failure === null,
+    /** The code came back and the destination is another account's: the answer carries the offer.
+     * Only for a method added from Security, whose screens hold the recent step-up that every call
+     * of the merge asks for. The set-up at sign-in holds none (the merge would answer
+     * step_up_required), and leaving a mandatory one signs out (spec §4 "Forced MFA"; the root does
+     * not yet exempt the merge's screens): there the person is told the destination is in use and
+     * types another one. */
+    mergeOffered: ({ context, event }) => context.voluntary && mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
   },
 }).createMachine({
   id: 'forcedMfa',
@@ -175,11 +193,6 @@ export const forcedMfaMachine = setup({
         onDone: [
           { guard: 'nothingToDo', target: 'success' },
           {
-            guard: 'mergeOffered',
-            target: 'destination',
-            actions: assign({ error: ({ event }) => problemFromCode(event.output?.data.code ?? 'email_in_use') }),
-          },
-          {
             target: 'confirmation',
             actions: 'takeChallenge',
           },
@@ -213,8 +226,20 @@ export const forcedMfaMachine = setup({
       invoke: {
         id: 'codeEntry',
         src: 'codeEntry',
-        input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, error: context.error }),
-        onDone: 'success',
+        input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: CODE_ENDS }),
+        onDone: [
+          { guard: 'activated', target: 'success' },
+          {
+            guard: 'mergeOffered',
+            target: 'merging',
+            actions: [
+              assign({ challenge: null, error: null }),
+              { type: 'offerMerge', params: ({ event }) => ({ payload: mergeOfferOf(event.output)! }) },
+            ],
+          },
+          // The code can no longer be used (expired, spent, the destination taken meanwhile).
+          { target: 'destination', actions: assign(({ event }) => ({ challenge: null, error: event.output.failure })) },
+        ],
       },
       on: {
         RESEND: { target: 'resending', actions: assign({ error: null }) },
@@ -225,6 +250,14 @@ export const forcedMfaMachine = setup({
           { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro', actions: assign({ error: null }) },
           { actions: { type: 'show', params: { screen: 'confirmation' } } },
         ],
+      },
+    },
+    // The destination is another account's: the app shows the merge's offer (/duplicated); Back
+    // there, or here, is the destination again.
+    merging: {
+      on: {
+        BACK: { target: 'destination' },
+        ROUTE: { target: 'destination' },
       },
     },
     // The method is on: nothing before it can show again.

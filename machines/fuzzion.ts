@@ -1,47 +1,84 @@
 // The merge of a duplicated account (spec §4 "Duplicate-account merge (fuzzion)", screens /duplicated
-// and /fuzzion-success). Adding an address or number found it on another account; the offer's
-// payload came with that answer. The person accepts or declines, proves the other account is theirs
-// (a code sent to the address, its password or one of its cards; as many proofs as the server
-// asks), and the server merges, or takes the address off the other account. Every proof is the
-// server's to judge: this machine only never offers a step before the one it follows.
+// and /fuzzion-success). Adding an address or number sent it a code, and only once that code came
+// back did the server say the address is another account's: the offer's payload came with that
+// answer, so the code is already the first proof. The order is the server's (DESIGN.md "Proof
+// strength"): code, then offer, then the other account's second factor.
+// - The person chooses: merge, or decline (take the address off the other account; only when it
+//   keeps an email and a phone, else the "cannot decline" state says so).
+// - Where the other account has no second factor the code is `enough`: the choice is done at once.
+// - Otherwise the person proves the other account as its sign-in would ask: one of its own
+//   second-factor methods (a code sent to its destination, its authenticator, a recovery key, its
+//   card), or its password where the server names it. The answer is done, or names what still counts.
+// - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
+// Every proof is the server's to judge: this machine only never offers a step before the one it follows.
 import { assign, fromPromise, setup } from 'xstate';
-import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionProof, FuzzionSendAnswer } from '../contract/merge.ts';
-import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
-import { problemCodeOf, type ProblemCode } from './failures.ts';
+import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
+import { CODED, CODE_LENGTH } from './mfaCode.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
 export type FuzzionResult = NonNullable<FuzzionAnswer['data']>;
 
 export type FuzzionInput = {
-  /** The offer, from the "already in use" answer; null when there is none (a typed address). */
+  /** The offer, from the "already in use" answer to a code; null when there is none. */
   payload: string | null;
   /** A merge or decline this tab already finished (Back or reload after it). */
   result: FuzzionResult | null;
 };
 
+/** A phone method's code goes by SMS, a call or WhatsApp, as the sign-in's chooser offers. */
+export type FuzzionChannel = 'sms' | 'call' | 'whatsapp';
+
 type Context = FuzzionInput & {
   offer: FuzzionOffer | null;
   intent: FuzzionIntent;
-  /** The proofs still possible, the server's list after each proof. */
-  left: FuzzionProof[];
+  /** The other account's second factors that still count (masked), the server's list after each proof. */
+  methods: MfaMethodSummary[];
+  /** Whether the other account's password still counts (the server says when). */
+  passwordCounts: boolean;
+  /** The method being proven, and the channel of a phone method's code. */
+  selected: MfaMethodSummary | null;
+  channel: FuzzionChannel | null;
+  /** The method's challenge: `sent` is null for an answer nobody sent (authenticator, recovery key, card). */
+  challenge: { payload: string; sent: SentCode | null } | null;
   password: string;
-  card: string;
-  challenge: { payload: string; sent: SentCode } | null;
-  error: ProblemCode | null;
+  error: Problem | null;
   /** A proof was taken and the server asks for another. */
   moreNeeded: boolean;
-  /** The server's answer to the last proof taken. */
+  /** The server's answer to the last proof taken (or to the finish). */
   answer: FuzzionAnswer | null;
 };
 
 export type FuzzionEvent =
   | { type: 'ACCEPT' } | { type: 'DECLINE' } | { type: 'BACK' }
-  | { type: 'CHOOSE'; proof: FuzzionProof }
-  | { type: 'TYPE_PASSWORD'; value: string } | { type: 'TYPE_CARD'; value: string } | { type: 'SUBMIT' }
+  /** One of the other account's methods, by its id in the offer (a phone one with its channel). */
+  | { type: 'SELECT'; id: number; channel?: FuzzionChannel }
+  | { type: 'USE_PASSWORD' }
+  | { type: 'TYPE_PASSWORD'; value: string } | { type: 'SUBMIT' }
+  /** A new code for the method chosen, once its wait is over (from the code entry or its screen). */
   | { type: 'RESEND' };
 
 /** Failures after which this offer cannot go on: the technical error, or an offer no longer valid. */
 const FINAL_FAILURES: readonly ProblemCode[] = ['merge_unavailable', 'step_up_required', 'unauthorized'];
+
+/** The code a failure carries: a call's error, or the failure a code entry ended with. */
+function failureCodeOf(event: object): ProblemCode | null {
+  if ('output' in event) return (event.output as CodeEntryOutput<unknown> | undefined)?.failure?.code ?? null;
+  return 'error' in event ? problemOf(event).code : null;
+}
+
+/** The failure as the screen shows it: a call's error, or the failure a code entry ended with. */
+function failureOf(event: object): Problem {
+  if ('output' in event) return (event.output as CodeEntryOutput<unknown>).failure ?? problemFromCode('internal_error');
+  return problemOf(event);
+}
+
+/** The request that starts (or starts again) the method chosen. */
+const methodRequest = ({ context }: { context: Context }) => ({
+  payload: context.payload!, mfaId: context.selected!.id, ...(context.channel ? { channel: context.channel } : {}),
+});
 
 export const fuzzionMachine = setup({
   types: {
@@ -53,42 +90,59 @@ export const fuzzionMachine = setup({
     readOffer: fromPromise<FuzzionOffer, { payload: string }>(async () => {
       throw new Error('readOffer is provided by the app');
     }),
-    sendCode: fromPromise<FuzzionSendAnswer, { payload: string }>(async () => {
-      throw new Error('sendCode is provided by the app');
+    /** POST /mfa/fuzzion: a code to the method's own destination, or the challenge of one at hand. */
+    startMethod: fromPromise<FuzzionSendAnswer, { payload: string; mfaId: number; channel?: FuzzionChannel }>(async () => {
+      throw new Error('startMethod is provided by the app');
     }),
     proveByPassword: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent; password: string }>(async () => {
       throw new Error('proveByPassword is provided by the app');
     }),
-    proveByCard: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent; card: string }>(async () => {
-      throw new Error('proveByCard is provided by the app');
+    /** POST /fuzzion/finish: nothing more to prove (the other account has no second factor). */
+    finish: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent }>(async () => {
+      throw new Error('finish is provided by the app');
     }),
-    // Its check sends the code with the offer and the intent (the app provides it).
+    // Its check sends the answer with the offer and the intent (the app provides it).
     fuzzionCode: codeEntryMachineOf<FuzzionAnswer>(),
   },
   actions: {
     /** The app keeps a finished outcome for Back and reload, and shows the success screen. */
     finished: (_, _params: { result: FuzzionResult }) => {},
+    /** The challenge a method's start answered: timed only for a code Tessera sent. */
+    takeChallenge: assign(({ context, event }) => {
+      const answer = (event as unknown as { output: FuzzionSendAnswer }).output;
+      return { challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null }, error: null };
+    }),
   },
   guards: {
     hasResult: ({ context }) => context.result !== null,
     hasPayload: ({ context }) => context.payload !== null,
     canDecline: ({ context }) => context.offer?.can_decline === true,
-    /** A proof the server still names: never one it has taken already. */
-    chose: ({ context, event }, { proof }: { proof: FuzzionProof }) => event.type === 'CHOOSE' && event.proof === proof && context.left.includes(proof),
+    /** The other account signs in with Microsoft only: nothing can be proven here. */
+    ssoOnlyOffer: ({ event }) => (event as { output?: FuzzionOffer }).output?.sso_only === true,
+    /** Nothing more to prove: the code was enough (the other account has no second factor). */
+    enough: ({ context }) => context.offer?.enough === true,
+    /** Something still counts as a proof: one of its methods, or its password. */
+    provable: ({ context }) => context.methods.length > 0 || context.passwordCounts,
+    /** A method the server still names: never one it did not offer. */
+    knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
+    passwordCounts: ({ context }) => context.passwordCounts,
     typedPassword: ({ context }) => context.password.length > 0,
-    typedCard: ({ context }) => context.card.replace(/\s+/g, '').length > 0,
-    final: ({ event }) => FINAL_FAILURES.includes(problemCodeOf(event)),
-    codeFinal: ({ event }) => {
-      const output = (event as { output?: { failure: { code: ProblemCode } | null } }).output;
-      return output?.failure != null && FINAL_FAILURES.includes(output.failure.code);
+    /** A code Tessera sent can be sent again; an answer at hand cannot. */
+    resendable: ({ context }) => context.selected !== null && CODED.has(context.selected.method),
+    failedWith: ({ event }, { codes }: { codes: readonly ProblemCode[] }) => {
+      const code = failureCodeOf(event);
+      return code !== null && codes.includes(code);
     },
+    codeChecked: ({ event }) => (event as { output?: CodeEntryOutput<FuzzionAnswer> }).output?.result != null,
     done: ({ context }) => context.answer?.done === true && context.answer.data !== undefined,
-    codeChecked: ({ event }) => (event as { output?: { result: FuzzionAnswer | null } }).output?.result != null,
+    /** Not done, and the server names nothing that would still count. */
+    nothingLeft: ({ context }) => (context.answer?.mfa.length ?? 0) === 0 && context.answer?.password !== true,
   },
 }).createMachine({
   id: 'fuzzion',
   context: ({ input }) => ({
-    ...input, offer: null, intent: 'merge', left: [], password: '', card: '', challenge: null, error: null, moreNeeded: false, answer: null,
+    ...input, offer: null, intent: 'merge', methods: [], passwordCounts: false, selected: null, channel: null,
+    challenge: null, password: '', error: null, moreNeeded: false, answer: null,
   }),
   initial: 'starting',
   states: {
@@ -96,70 +150,135 @@ export const fuzzionMachine = setup({
       always: [
         { guard: 'hasResult', target: 'succeeded' },
         { guard: 'hasPayload', target: 'loading' },
-        { target: 'failed', actions: assign({ error: 'merge_unavailable' as const }) },
+        { target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
       ],
     },
+    // The offer as the server now sees it (also after a finish it refused: the proofs changed).
     loading: {
       tags: ['busy'],
       invoke: {
         id: 'readOffer',
         src: 'readOffer',
         input: ({ context }) => ({ payload: context.payload! }),
-        onDone: { target: 'offered', actions: assign({ offer: ({ event }) => event.output, left: ({ event }) => event.output.proofs }) },
-        onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
-      },
-    },
-    // The offer: this address or number is on another account; is that account yours too?
-    offered: {
-      on: {
-        ACCEPT: { target: 'proving', actions: assign({ intent: 'merge' as const, error: null }) },
-        DECLINE: [
-          { guard: 'canDecline', target: 'proving', actions: assign({ intent: 'decline' as const, error: null }) },
-          { target: 'cannotDecline' },
+        onDone: [
+          { guard: 'ssoOnlyOffer', target: 'ssoOnly', actions: assign({ offer: ({ event }) => event.output }) },
+          {
+            target: 'offered',
+            actions: assign({ offer: ({ event }) => event.output, methods: ({ event }) => event.output.methods, passwordCounts: ({ event }) => event.output.password }),
+          },
+        ],
+        onError: [
+          { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: 'ssoOnly' },
+          { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
         ],
       },
+    },
+    // The offer: this address or number is on another account; merge it into this one, or take the
+    // address off it?
+    offered: {
+      on: {
+        ACCEPT: { target: 'deciding', actions: assign({ intent: 'merge' as const, error: null }) },
+        DECLINE: [
+          { guard: 'canDecline', target: 'deciding', actions: assign({ intent: 'decline' as const, error: null }) },
+          { target: 'cannotDecline', actions: assign({ error: null }) },
+        ],
+      },
+    },
+    // The code was enough, or the other account's second factor comes next.
+    deciding: {
+      always: [
+        { guard: 'enough', target: 'finishing' },
+        { guard: 'provable', target: 'proving' },
+        // Not enough, and nothing named that would count: the offer cannot go on.
+        { target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
+      ],
     },
     // The other account would be left without an email or a phone: use another address or number.
     cannotDecline: {
       on: { BACK: 'offered' },
     },
+    finishing: {
+      tags: ['busy'],
+      invoke: {
+        id: 'finish',
+        src: 'finish',
+        input: ({ context }) => ({ payload: context.payload!, intent: context.intent }),
+        onDone: { target: 'proven', actions: assign({ answer: ({ event }) => event.output }) },
+        onError: [
+          { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: 'ssoOnly' },
+          // The other account has a second factor by now: read the offer again, which names it.
+          { guard: { type: 'failedWith', params: { codes: ['merge_proof_required'] } }, target: 'loading', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          { guard: { type: 'failedWith', params: { codes: ['decline_unavailable'] } }, target: 'cannotDecline' },
+          { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          { target: 'offered', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        ],
+      },
+    },
     proving: {
-      on: { BACK: { target: 'offered', actions: assign({ challenge: null, password: '', card: '', error: null, moreNeeded: false }) } },
+      on: { BACK: { target: 'offered', actions: assign({ selected: null, channel: null, challenge: null, password: '', error: null }) } },
       initial: 'choosing',
       states: {
+        // One of the other account's methods, or its password where it counts.
         choosing: {
           on: {
-            CHOOSE: [
-              { guard: { type: 'chose', params: { proof: 'code' } }, target: 'sendingCode', actions: assign({ error: null }) },
-              { guard: { type: 'chose', params: { proof: 'card' } }, target: 'card', actions: assign({ error: null }) },
-              { guard: { type: 'chose', params: { proof: 'password' } }, target: 'password', actions: assign({ error: null }) },
-            ],
+            SELECT: {
+              guard: 'knownMethod',
+              target: 'starting',
+              actions: assign(({ context, event }) => ({
+                selected: context.methods.find((m) => m.id === event.id)!, channel: event.channel ?? null, challenge: null, error: null,
+              })),
+            },
+            USE_PASSWORD: { guard: 'passwordCounts', target: 'password', actions: assign({ selected: null, channel: null, error: null }) },
           },
         },
-        sendingCode: {
+        starting: {
           tags: ['busy'],
           invoke: {
-            id: 'sendCode',
-            src: 'sendCode',
-            input: ({ context }) => ({ payload: context.payload! }),
-            onDone: { target: 'code', actions: assign({ challenge: ({ event }) => ({ payload: event.output.challenge, sent: sentCodeOf(event.output) }) }) },
+            id: 'startMethod',
+            src: 'startMethod',
+            input: methodRequest,
+            onDone: { target: 'entering', actions: 'takeChallenge' },
             onError: [
-              { guard: 'final', target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
-              { target: 'choosing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
+              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+              { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
             ],
           },
         },
-        code: {
-          on: { RESEND: 'sendingCode', CHOOSE: { target: 'choosing', actions: assign({ challenge: null }) } },
+        // The method's answer, typed in the shared code entry (its length and timers by kind).
+        entering: {
           invoke: {
             id: 'fuzzionCode',
             src: 'fuzzionCode',
-            input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, endsOn: ['challenge_closed', 'code_expired', ...FINAL_FAILURES] }),
+            input: ({ context }) => ({
+              ticket: context.challenge!.payload, length: CODE_LENGTH[context.selected!.method], sent: context.challenge!.sent, error: context.error,
+              endsOn: ['challenge_closed', 'code_expired', 'merge_sso_only', ...FINAL_FAILURES],
+            }),
             onDone: [
-              { guard: 'codeChecked', target: '#fuzzion.proven', actions: assign({ challenge: null, answer: ({ event }) => event.output.result }) },
-              { guard: 'codeFinal', target: '#fuzzion.failed', actions: assign({ error: ({ event }) => event.output.failure!.code }) },
-              // The code can no longer be used: choose again (a new code, or another proof).
-              { target: 'choosing', actions: assign({ challenge: null, error: ({ event }) => event.output.failure?.code ?? 'internal_error' }) },
+              { guard: 'codeChecked', target: '#fuzzion.proven', actions: assign({ challenge: null, error: null, answer: ({ event }) => event.output.result }) },
+              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly', actions: assign({ challenge: null }) },
+              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }) },
+              // The challenge can no longer be answered: choose again (a new code, or another method).
+              { target: 'choosing', actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }) },
+            ],
+          },
+          on: {
+            RESEND: { guard: 'resendable', target: 'resending', actions: assign({ error: null }) },
+            BACK: { target: 'choosing', actions: assign({ challenge: null, error: null }) },
+          },
+        },
+        resending: {
+          tags: ['busy'],
+          invoke: {
+            id: 'resendMethod',
+            src: 'startMethod',
+            input: methodRequest,
+            onDone: { target: 'entering', actions: 'takeChallenge' },
+            onError: [
+              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
+              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+              // A new code that could not be sent leaves the one before usable.
+              { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
             ],
           },
         },
@@ -167,7 +286,7 @@ export const fuzzionMachine = setup({
           on: {
             TYPE_PASSWORD: { actions: assign({ password: ({ event }) => event.value, error: null }) },
             SUBMIT: { guard: 'typedPassword', target: 'checkingPassword' },
-            CHOOSE: { target: 'choosing', actions: assign({ password: '' }) },
+            BACK: { target: 'choosing', actions: assign({ password: '', error: null }) },
           },
         },
         checkingPassword: {
@@ -176,36 +295,17 @@ export const fuzzionMachine = setup({
             id: 'proveByPassword',
             src: 'proveByPassword',
             input: ({ context }) => ({ payload: context.payload!, intent: context.intent, password: context.password }),
-            onDone: { target: '#fuzzion.proven', actions: assign({ password: '', answer: ({ event }) => event.output }) },
+            onDone: { target: '#fuzzion.proven', actions: assign({ password: '', error: null, answer: ({ event }) => event.output }) },
             onError: [
-              { guard: 'final', target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
-              { target: 'password', actions: assign({ password: '', error: ({ event }) => problemCodeOf(event) }) },
-            ],
-          },
-        },
-        card: {
-          on: {
-            TYPE_CARD: { actions: assign({ card: ({ event }) => event.value, error: null }) },
-            SUBMIT: { guard: 'typedCard', target: 'checkingCard' },
-            CHOOSE: { target: 'choosing', actions: assign({ card: '' }) },
-          },
-        },
-        checkingCard: {
-          tags: ['busy'],
-          invoke: {
-            id: 'proveByCard',
-            src: 'proveByCard',
-            input: ({ context }) => ({ payload: context.payload!, intent: context.intent, card: context.card }),
-            onDone: { target: '#fuzzion.proven', actions: assign({ card: '', answer: ({ event }) => event.output }) },
-            onError: [
-              { guard: 'final', target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
-              { target: 'card', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly', actions: assign({ password: '' }) },
+              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ password: '', error: ({ event }) => problemOf(event) }) },
+              { target: 'password', actions: assign({ password: '', error: ({ event }) => problemOf(event) }) },
             ],
           },
         },
       },
     },
-    // A proof was taken: done, or the server names the proofs still possible.
+    // A proof was taken (or the finish answered): done, or the server names what still counts.
     proven: {
       always: [
         {
@@ -216,11 +316,20 @@ export const fuzzionMachine = setup({
             { type: 'finished', params: ({ context }) => ({ result: context.answer!.data! }) },
           ],
         },
-        { target: 'proving.choosing', actions: assign({ left: ({ context }) => context.answer?.mfa ?? [], moreNeeded: true, error: null }) },
+        { guard: 'nothingLeft', target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
+        {
+          target: 'proving.choosing',
+          actions: assign(({ context }) => ({
+            methods: context.answer!.mfa, passwordCounts: context.answer!.password, moreNeeded: true, selected: null, channel: null, error: null,
+          })),
+        },
       ],
     },
-    succeeded: {},
+    // Merged, or the address taken off the other account: the success screen.
+    succeeded: { type: 'final' },
+    // The other account signs in with Microsoft only: it is proven there, not here.
+    ssoOnly: { type: 'final' },
     // The spec's technical error, or an offer that cannot go on.
-    failed: {},
+    failed: { type: 'final' },
   },
 });

@@ -4,7 +4,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import { isEmail, normaliseEmail } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
-import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
+import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
 import { errorOf, problemFromCode, type Problem } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
@@ -26,6 +26,8 @@ type Context = {
   mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null;
   /** After repeated failures the server wants a CAPTCHA solution with each attempt: the form shows the widget. */
   captchaNeeded: boolean;
+  /** How hard a puzzle: past the account's ceiling of failures the server names a harder one. */
+  captchaLevel: CaptchaLevel;
   captcha: string | null;
   /** The server refused a sign-in for want of a robot check: the form sends it again, password kept,
    * as soon as the widget has solved one. Once only: a second refusal is shown. */
@@ -95,7 +97,7 @@ export const loginMachine = setup({
 }).createMachine({
   id: 'login',
   context: ({ input }) => ({
-    mode: input.mode, username: input.username ?? '', password: '', error: null, outcome: null, captchaNeeded: false, captcha: null,
+    mode: input.mode, username: input.username ?? '', password: '', error: null, outcome: null, captchaNeeded: false, captchaLevel: 0, captcha: null,
     resubmitWhenSolved: false, automatic: false,
   }),
   initial: 'editing',
@@ -137,7 +139,10 @@ export const loginMachine = setup({
             // say; the password stays and the form goes again once the widget has solved one.
             guard: 'firstCaptchaRefusal',
             target: 'editing',
-            actions: assign({ captchaNeeded: true, resubmitWhenSolved: true, error: null }),
+            actions: assign({
+              captchaNeeded: true, resubmitWhenSolved: true, error: null,
+              captchaLevel: ({ context, event }) => captchaLevelOf(event.error) ?? context.captchaLevel,
+            }),
           },
           {
             target: 'editing',
@@ -146,6 +151,7 @@ export const loginMachine = setup({
               // A wrong password goes; one refused for the robot check stays to be sent again.
               password: isCaptchaFailure(event.error) ? context.password : '',
               captchaNeeded: context.captchaNeeded || failureOf(event.error)?.body.captcha === true || isCaptchaFailure(event.error),
+              captchaLevel: captchaLevelOf(event.error) ?? context.captchaLevel,
             })),
           },
         ],

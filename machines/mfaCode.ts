@@ -45,8 +45,12 @@ export type MfaCodeEvent =
   /** The password typed again, for a step-up without a second factor. */
   | { type: 'CONFIRM_PASSWORD'; password: string };
 
-const CODED = new Set(['email', 'sms', 'call', 'whatsapp']);
-const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
+/** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
+ * code, a recovery key and a card number are at hand. The merge proves the other account's methods
+ * by the same rules. */
+export const CODED: ReadonlySet<MfaMethodSummary['method']> = new Set(['email', 'sms', 'call', 'whatsapp']);
+/** How many letters or digits make each method's answer complete. */
+export const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
 
 /** What the server answers a right code. */
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };

@@ -19,7 +19,7 @@ import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../c
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
-import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
+import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
@@ -84,6 +84,8 @@ type Context = {
   activationCode: string;
   invitationCode: string;
   captcha: string | null;
+  /** How hard the start's puzzle is: past a card number's ceiling of wrong codes the server names a harder one. */
+  captchaLevel: CaptchaLevel;
   /** The server's token of this onboarding, once a card or invitation started it. */
   flow: string | null;
   welcome: OnboardingStarted['welcome'] | null;
@@ -125,7 +127,7 @@ export type OnboardingEvent =
 
 /** Everything a flow collects, empty: a first start, or a start over. */
 const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Context, 'step'> => ({
-  policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, flow: null, welcome: null,
+  policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, captchaLevel: 0, flow: null, welcome: null,
   usernames: [], consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } }, termsAccepted: false,
   profile: { firstname: '', lastname: '', language: input.language }, profileSaved: false,
   email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null, missing: null,
@@ -192,6 +194,12 @@ const codeOf = (event: object) => {
   return isApiFailure(error) ? error.code : null;
 };
 
+/** Whether a code entry ended on the "invalid or already used" answer to its right code. */
+const takenAddress = (event: object) => {
+  const code = (event as { output?: { failure?: { code?: string } | null } }).output?.failure?.code;
+  return code === 'email_unavailable' || code === 'phone_unavailable';
+};
+
 const onboardingSetup = setup({
   types: {
     children: {} as { codeEntry: 'codeEntry'; newPassword: 'newPassword' },
@@ -241,6 +249,8 @@ const onboardingSetup = setup({
         phone: welcome.phone ?? '', provenPhone: null, challenge: null,
       };
     }),
+    /** The start refused: its error, and the puzzle the next try needs when the answer names one. */
+    refused: assign(({ context, event }) => ({ error: problemOf(event), captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel })),
     /** Back to the start, with nothing kept but the policy and the language. */
     startOver: assign(({ context }) => fresh(context)),
     takeRecalled: assign(({ context, event }) => restored(context, recalledOf(event)!)),
@@ -281,6 +291,10 @@ const onboardingSetup = setup({
     alreadyProven: ({ event }) => (event as { output?: OnboardingCodeSent }).output?.verified === true,
     codeForEmail: ({ context }) => context.challenge?.kind === 'email',
     entryEnded: ({ event }) => (event as { output?: { failure: unknown } }).output?.failure != null,
+    /** The right code came back, but another account has the address: the server tells only then. */
+    addressTaken: ({ event }) => takenAddress(event),
+    /** …and it is the email's code. */
+    emailTaken: ({ context, event }) => takenAddress(event) && context.challenge?.kind === 'email',
     emailProven: ({ event }) => (event as { output?: { result?: { verified: string } } }).output?.result?.verified === 'email',
   },
 });
@@ -372,7 +386,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             onDone: { target: '#onboarding.welcome', actions: ['started', keepMemory] },
             onError: [
               { guard: 'cardTaken', target: '#onboarding.existingCard', actions: assign(({ event }) => ({ usernames: usernamesOf(event), error: null })) },
-              { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+              { target: 'editing', actions: 'refused' },
             ],
           },
         },
@@ -402,7 +416,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             src: 'startWithInvitation',
             input: ({ context }) => ({ code: context.invitationCode, captcha: context.captcha }),
             onDone: { target: '#onboarding.welcome', actions: ['started', keepMemory] },
-            onError: { target: 'editing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+            onError: { target: 'editing', actions: 'refused' },
           },
         },
       },
@@ -515,8 +529,18 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'codeEntry',
             src: 'codeEntry',
-            input: ({ context }) => ({ ticket: context.flow!, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: ['onboarding_expired'] }),
+            input: ({ context }) => ({ ticket: context.flow!, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'] }),
             onDone: [
+              // The code was right but the address is another account's ("invalid or already used"):
+              // back to its step, saying so, where the person types another. It is not proven.
+              {
+                guard: 'emailTaken', target: '#onboarding.emailVerification',
+                actions: assign(({ event }) => ({ error: event.output.failure, challenge: null, provenEmail: null })),
+              },
+              {
+                guard: 'addressTaken', target: '#onboarding.phoneVerification',
+                actions: assign(({ event }) => ({ error: event.output.failure, challenge: null, provenPhone: null })),
+              },
               // The flow expired: start over, saying why.
               {
                 guard: 'entryEnded', target: '#onboarding.start',

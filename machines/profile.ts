@@ -14,8 +14,8 @@ import { birthdateProblem, nameProblem, type Gender, type IbanCountry } from '..
 import type { Locale } from '../contract/constants.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
-import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
-import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { errorOf, mergeOfferOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import type { StepOf } from './routes.ts';
 
 export type ProfileStep = StepOf<'profile'>;
@@ -58,8 +58,6 @@ type Context = {
   challenge: { payload: string; sent: SentCode } | null;
   /** The contact a deletion or a primary switch is about. */
   pending: ContactRef | null;
-  /** The merge offer of an address or number another account has (its payload). */
-  mergeOffer: string | null;
 };
 
 const infoOf = (user: UserProfile): InfoForm => ({
@@ -104,8 +102,6 @@ const profileSetup = setup({
       | { type: 'CHANGE_NEW'; value: string }
       | { type: 'SET_CHANNEL'; channel: PhoneChannel }
       | { type: 'SEND_CODE' }
-      /** The address typed is another account's: go to the merge with the offer the server gave. */
-      | { type: 'MERGE' }
       | { type: 'RESEND' }
       | { type: 'BACK' }
       | { type: 'DELETE_CONTACT'; contact: ContactRef }
@@ -132,7 +128,8 @@ const profileSetup = setup({
   actions: {
     /** Asks for the path of a step (the app replaces the current entry with it). */
     show: (_, _params: { step: ProfileStep }) => {},
-    /** Goes to the merge with this offer (the app keeps it for the merge's screen). */
+    /** Goes to the merge with this offer (the app keeps it for the merge's screen): the code sent to
+     * the address came back, and the address is another account's. */
     offerMerge: (_, _params: { payload: string }) => {},
     /** Hands a file to the browser to save. */
     save: (_, _params: { name: string; text: string }) => {},
@@ -154,8 +151,9 @@ const profileSetup = setup({
     /** A contact the account has (the list may have changed since the button was drawn). */
     listed: ({ context, event }) => 'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
-    mergeOffered: ({ context }) => context.mergeOffer !== null,
     codeChecked: ({ event }) => (event as unknown as { output: { result: unknown } }).output.result !== null,
+    /** The code came back and the address is another account's: the answer carries the offer. */
+    mergeOffered: ({ event }) => mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
   },
 });
 
@@ -169,7 +167,7 @@ export const profileMachine = profileSetup.createMachine({
   id: 'profile',
   context: ({ input }) => ({
     start: input.step, user: input.user, today: input.today, info: infoOf(input.user), bank: bankOf(input.user), fieldErrors: {}, error: null, notice: null,
-    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null, mergeOffer: null,
+    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null,
   }),
   initial: 'starting',
   states: {
@@ -330,15 +328,14 @@ export const profileMachine = profileSetup.createMachine({
         },
         // A new address or number: typed, its code sent, the code typed; then it is the account's.
         adding: {
-          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null, mergeOffer: null }) } },
+          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null }) } },
           initial: 'typing',
           states: {
             typing: {
               on: {
-                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null, mergeOffer: null }) },
-                MERGE: { guard: 'mergeOffered', actions: { type: 'offerMerge', params: ({ context }) => ({ payload: context.mergeOffer! }) } },
+                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null }) },
                 SET_CHANNEL: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, channel: event.channel }) }) },
-                SEND_CODE: { guard: 'typedSomething', target: 'sending', actions: assign({ mergeOffer: null }) },
+                SEND_CODE: { guard: 'typedSomething', target: 'sending' },
               },
             },
             sending: {
@@ -348,7 +345,9 @@ export const profileMachine = profileSetup.createMachine({
                 src: 'startContact',
                 input: ({ context }) => context.newContact,
                 onDone: { target: 'code', actions: assign({ challenge: ({ event }) => ({ payload: event.output.payload, sent: sentCodeOf(event.output.data) }) }) },
-                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event), mergeOffer: ({ event }) => mergeOfferOf(event) }) },
+                // Another account's address is sent its code like any other: nothing about that
+                // account shows before the code comes back.
+                onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
               },
             },
             code: {
@@ -365,6 +364,15 @@ export const profileMachine = profileSetup.createMachine({
                       { type: 'keepProfile', params: ({ event }) => ({ user: event.output.result! }) },
                       { type: 'changed', params: ({ event }) => ({ user: event.output.result! }) },
                       assign({ challenge: null, notice: 'contactAdded' as const }),
+                    ],
+                  },
+                  // The address is another account's, proven by its code: the merge's offer.
+                  {
+                    guard: 'mergeOffered',
+                    target: '#profile.credentials.ready',
+                    actions: [
+                      assign({ challenge: null, error: null }),
+                      { type: 'offerMerge', params: ({ event }) => ({ payload: mergeOfferOf(event.output)! }) },
                     ],
                   },
                   // The code can no longer be used (expired, spent, the address taken meanwhile): type again.
@@ -410,11 +418,3 @@ export const profileMachine = profileSetup.createMachine({
     },
   },
 });
-
-/** The merge offer an "already in use" answer carries (its `fuzzion.payload`), or null. */
-function mergeOfferOf(event: object): string | null {
-  const error = errorOf(event);
-  if (!isApiFailure(error)) return null;
-  const offer = (error.body.fuzzion as { payload?: unknown } | undefined)?.payload;
-  return typeof offer === 'string' ? offer : null;
-}

@@ -2,7 +2,7 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, FORGOT_PASSWORD_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
+import { NOT_ME_PATH, UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, FORGOT_PASSWORD_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -14,13 +14,13 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 export type Flow =
   | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
   | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile' | 'undoChange'
-  | 'notifications' | 'fuzzion';
+  | 'notMe' | 'notifications' | 'fuzzion';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
   | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange'
-  | 'notifications' | 'fuzzion' | 'microsoftLogin';
+  | 'notMe' | 'notifications' | 'fuzzion' | 'microsoftLogin';
 
 export type Route = {
   path: string;
@@ -95,6 +95,9 @@ export const ROUTES = [
   { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
   // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
   { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },
+  // "This wasn't me" from a new-device mail, for whoever holds its link: the screen signs that
+  // device out and goes on to choosing a new password (no flow of its own: nothing to ask).
+  { path: NOT_ME_PATH, access: 'any', flow: 'notMe', step: 'signOut', screen: 'notMe' },
   // The merge of a duplicated account (spec §2): the offer and its proofs, then what the account now
   // holds. The screen runs its own flow from the offer the "already in use" answer gave; the server
   // asks its recent second factor on every call.

@@ -15,16 +15,19 @@ function walkFrom(input: CodeEntryInput) {
       const code = (snapshot as { context: { code: string } }).context.code;
       return [
         { type: 'TYPE', value: code ? '' : '12345678' }, { type: 'TYPE', value: '123' }, { type: 'TOGGLE_REMEMBER' }, { type: 'SUBMIT' }, { type: 'RESEND' },
+        // Once the server wants a puzzle with each code: a submit with its answer, and one without.
+        { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
         { type: 'xstate.done.actor.check', output: { access_token: 't' } },
         { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '' }) },
+        { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '', captcha: true, captcha_level: 1 }) },
         { type: 'xstate.error.actor.check', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
         { type: 'xstate.after.expiry.codeEntry.entering.expiry.running' },
         { type: 'xstate.after.resendCooldown.codeEntry.entering.resend.cooling' },
       ] as never;
     },
     serializeState: ({ value, context }) => {
-      const c = context as { code: string; remember: boolean; error: unknown; result: unknown };
-      return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result]);
+      const c = context as { code: string; remember: boolean; error: unknown; result: unknown; captchaLevel: unknown };
+      return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result, c.captchaLevel]);
     },
   });
 }
@@ -120,7 +123,7 @@ describe('code-entry machine: behaviour', () => {
     send({ type: 'TYPE', value: '12345678' });
     send({ type: 'SUBMIT' });
     await settle();
-    expect(seen).toEqual({ ticket: 'payload', code: '12345678', remember: true });
+    expect(seen).toEqual({ ticket: 'payload', code: '12345678', remember: true, captcha: null });
     expect(toParent).toEqual([{ done: { result: { access_token: 'tok' }, failure: null } }]);
   });
 
@@ -134,7 +137,35 @@ describe('code-entry machine: behaviour', () => {
     answer = 'onboarding_expired';
     send({ type: 'SUBMIT' });
     await settle();
-    expect(toParent).toEqual([{ done: { result: null, failure: { code: 'onboarding_expired' } } }]);
+    // The answer's body goes along: a flow reads what it carries besides the error (a merge offer).
+    expect(toParent).toEqual([{ done: { result: null, failure: { code: 'onboarding_expired' }, body: { code: 'onboarding_expired', message: '' } } }]);
+  });
+
+  it('once the server wants a puzzle with each code, shows it at its level and sends its answer with the code', async () => {
+    const seen: unknown[] = [];
+    let answer: 'puzzle' | 'ok' = 'puzzle';
+    const { toParent, snapshot, send } = start({
+      check: async (input) => {
+        seen.push(input);
+        if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+        return { access_token: 'tok' };
+      },
+    });
+    expect(snapshot().context.captchaLevel).toBeNull();
+    send({ type: 'TYPE', value: '12345678' });
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(snapshot().context).toMatchObject({ captchaLevel: 2, error: { code: 'captcha_required' } });
+    // Without a solution the code is not sent; the widget's problem shows instead.
+    send({ type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } });
+    await settle();
+    expect(seen).toHaveLength(1);
+    expect(snapshot().context.error).toEqual({ code: 'captcha_not_loaded' });
+    answer = 'ok';
+    send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
+    await settle();
+    expect(seen.at(-1)).toEqual({ ticket: 'payload', code: '12345678', remember: false, captcha: 'solved-at-2' });
+    expect(toParent).toEqual([{ done: { result: { access_token: 'tok' }, failure: null } }]);
   });
 
   it('shows from the start a problem the flow passed in (a new code that could not be sent)', () => {

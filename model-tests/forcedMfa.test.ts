@@ -3,26 +3,30 @@ import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
 import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
-import { report, walk } from './coverage.ts';
+import { report, stepsOf, walk } from './coverage.ts';
 import { settle } from './events.ts';
 
 const answers = [
   { type: 'xstate.done.actor.methodKinds', output: [] }, { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
   { type: 'xstate.error.actor.methodKinds', error: apiFailure(500, { code: 'internal_error' }) },
   { type: 'xstate.done.actor.startActivation', output: null },
-  { type: 'xstate.done.actor.startActivation', output: { payload: '', fuzzion: true, data: { code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' } } },
   { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }) },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
   { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
+  { type: 'xstate.done.actor.codeEntry', output: { result: null, failure: { code: 'code_expired' } } },
+  // The code came back, and the number is another account's: the answer carries the merge's offer.
+  { type: 'xstate.done.actor.codeEntry', output: { result: null, failure: { code: 'phone_in_use' }, body: { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } } } },
   { type: 'xstate.done.actor.resendActivation', output: null },
   { type: 'xstate.done.actor.resendActivation', output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
   { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
   { type: 'xstate.done.actor.remindLater' }, { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
 ];
 
+const alone = forcedMfaMachine.provide({ actions: { offerMerge: () => {} } });
+
 function walkFrom(input: EnrolmentInput) {
-  return walk(forcedMfaMachine, {
+  return walk(alone, {
     input,
     events: () => [
       { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' }, { type: 'CHOOSE', kind: 'totp' },
@@ -47,6 +51,25 @@ describe('forced MFA machine: model', () => {
     const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
     console.info(report('forcedMfa', result));
     expect(missing).toEqual([]);
+  });
+
+  it('offers the merge only on the answer to the code, never on the start of the activation', () => {
+    for (const input of [{ forced: true, customer: false }, { forced: false, customer: true }, { forced: false, customer: false, entry: 'phone' as const }]) {
+      const steps = stepsOf(walkFrom(input));
+      const into = steps.filter(({ from, to }) => to.value === 'merging' && from.value !== 'merging');
+      // Only from Security (its step-up held): at sign-in the merge would ask one, and leaving a
+      // mandatory set-up signs out.
+      if (!('entry' in input)) expect(into).toEqual([]);
+      else expect(into.length).toBeGreaterThan(0);
+      for (const { from, event } of into) {
+        expect(from.value).toBe('confirmation');
+        expect(event.type).toBe('xstate.done.actor.codeEntry');
+      }
+      // Whatever the start answers, it leads to the code, the success or back to the destination.
+      for (const { from, event, to } of steps) {
+        if (from.value === 'requesting' && event.type.endsWith('.startActivation')) expect(['confirmation', 'success', 'destination', 'skipped']).toContain(to.value);
+      }
+    }
   });
 });
 
@@ -179,6 +202,63 @@ describe('adding a method from Security', () => {
     await settle();
     actor.send({ type: 'CONTINUE' });
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: true });
+  });
+});
+
+describe('forced MFA machine: a destination another account has', () => {
+  async function confirmTaken(input: EnrolmentInput) {
+    const screens: string[] = [];
+    const offers: string[] = [];
+    const actor = createActor(forcedMfaMachine.provide({
+      actors: {
+        methodKinds: fromPromise(async (): Promise<string[]> => []),
+        startActivation: fromPromise(async (): Promise<ActivationStart> => ({ payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } })),
+        codeEntry: codeEntryMachine.provide({
+          actors: {
+            check: fromPromise(async (): Promise<unknown> => {
+              throw apiFailure(409, { code: 'phone_in_use', message: '', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } });
+            }),
+          },
+        }),
+      },
+      actions: { show: (_, { screen }) => { screens.push(screen); }, offerMerge: (_, { payload }) => { offers.push(payload); } },
+    }), { input }).start();
+    await settle();
+    if (!input.entry) actor.send({ type: 'ACTIVATE' });
+    // A customer who is not forced chooses the kind first.
+    if (!input.entry && input.customer && !input.forced) actor.send({ type: 'CHOOSE', kind: 'sms' });
+    actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    // The start said nothing of the other account: its code went, as to any number.
+    expect(actor.getSnapshot().value).toBe('confirmation');
+    expect(offers).toEqual([]);
+    actor.getSnapshot().children.codeEntry!.send({ type: 'TYPE', value: '12345678' });
+    actor.getSnapshot().children.codeEntry!.send({ type: 'SUBMIT' });
+    await settle();
+    return { actor, screens, offers };
+  }
+
+  it('is sent its code like any other, and the answer to the code leads to the merge\'s offer', async () => {
+    const { actor, screens, offers } = await confirmTaken({ forced: false, customer: false, entry: 'phone' });
+    expect(offers).toEqual(['offer-1']);
+    // No set-up screen is asked for after it: the app shows the offer.
+    expect(screens).toEqual(['phone', 'confirmation']);
+    expect(actor.getSnapshot().value).toBe('merging');
+    // Back comes to the destination, to type another.
+    actor.send({ type: 'BACK' });
+    expect(actor.getSnapshot().value).toBe('destination');
+    expect(screens.at(-1)).toBe('phone');
+  });
+
+  it('at sign-in (mandatory or offered), says the number is in use and asks another, rather than leave for a merge it could not do', async () => {
+    for (const input of [{ forced: true, customer: false }, { forced: false, customer: true }]) {
+      const { actor, screens, offers } = await confirmTaken(input);
+      expect(offers).toEqual([]);
+      expect(actor.getSnapshot().value).toBe('destination');
+      expect(actor.getSnapshot().context.error).toMatchObject({ code: 'phone_in_use' });
+      expect(screens.slice(-3)).toEqual(['phone', 'confirmation', 'phone']);
+    }
   });
 });
 

@@ -1,74 +1,159 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
-import type { FuzzionAnswer, FuzzionOffer } from '../contract/merge.ts';
+import { SimulatedClock, createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import { apiFailure } from '../contract/api.ts';
+import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.ts';
 import { fuzzionMachine, type FuzzionResult } from '../machines/fuzzion.ts';
 import { report, stepsOf, walk } from './coverage.ts';
 import { done, fail, settle } from './events.ts';
 
-const offer = (canDecline: boolean): FuzzionOffer => ({ kind: 'email', target: 'other@example.be', proofs: ['code', 'password', 'card'], needed: 1, proven: [], can_decline: canDecline });
+// The other account's second factors, masked, as the offer names them.
+const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
+const sms: MfaMethodSummary = { id: 12, method: 'sms', target: '+32•••••••21' };
+const totp: MfaMethodSummary = { id: 13, method: 'totp' };
+const recovery: MfaMethodSummary = { id: 14, method: 'totpRecovery' };
+const card: MfaMethodSummary = { id: 15, method: 'card' };
+
+const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
+  kind: 'email', target: 'other@example.be', proven: ['code'], enough: false, password: false, methods: [email, sms, totp],
+  can_decline: true, sso_only: false, ...over,
+});
 const result: FuzzionResult = { outcome: 'merged', emails: [{ value: 'me@example.be', primary: true }, { value: 'other@example.be', primary: false }], phones: [] };
-const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], data: result };
-const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: ['code', 'card'] };
-const sent = { challenge: 'challenge-1', expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 };
+const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], password: false, data: result };
+const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: [totp], password: false };
+const nothingMore: FuzzionAnswer = { done: false, payload: 'offer', mfa: [], password: false };
+const sent: FuzzionSendAnswer = { challenge: 'challenge-1', method: 'email', target: 'm•••@example.com', expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 };
 const alone = fuzzionMachine.provide({ actions: { finished: () => {} } });
 
 const events = () => [
-  { type: 'ACCEPT' }, { type: 'DECLINE' }, { type: 'BACK' }, { type: 'SUBMIT' }, { type: 'RESEND' },
-  { type: 'CHOOSE', proof: 'code' }, { type: 'CHOOSE', proof: 'password' }, { type: 'CHOOSE', proof: 'card' },
-  { type: 'TYPE_PASSWORD', value: '' }, { type: 'TYPE_PASSWORD', value: 'secret' }, { type: 'TYPE_CARD', value: '' }, { type: 'TYPE_CARD', value: '5065 0000' },
-  done('readOffer', offer(true)), done('readOffer', offer(false)), fail('readOffer', 409, 'merge_unavailable'),
-  done('sendCode', sent), fail('sendCode', 429, 'too_many_attempts'), fail('sendCode', 409, 'merge_unavailable'),
+  { type: 'ACCEPT' }, { type: 'DECLINE' }, { type: 'BACK' }, { type: 'SUBMIT' }, { type: 'RESEND' }, { type: 'USE_PASSWORD' },
+  { type: 'SELECT', id: email.id }, { type: 'SELECT', id: sms.id, channel: 'call' }, { type: 'SELECT', id: totp.id }, { type: 'SELECT', id: 99 },
+  { type: 'TYPE_PASSWORD', value: '' }, { type: 'TYPE_PASSWORD', value: 'secret' },
+  // The offer: not enough (its second factor next), enough (no second factor), not declinable,
+  // its password counting, Microsoft only, and one naming nothing that would count.
+  done('readOffer', offer()), done('readOffer', offer({ can_decline: false })), done('readOffer', offer({ enough: true, methods: [] })),
+  done('readOffer', offer({ methods: [email], password: true })), done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
+  done('readOffer', offer({ methods: [] })),
+  fail('readOffer', 409, 'merge_unavailable'), fail('readOffer', 409, 'merge_sso_only'),
+  done('finish', finished), done('finish', more), done('finish', nothingMore),
+  fail('finish', 409, 'merge_sso_only'), fail('finish', 403, 'merge_proof_required'), fail('finish', 409, 'decline_unavailable'),
+  fail('finish', 409, 'merge_unavailable'), fail('finish', 0, 'network_error'),
+  done('startMethod', sent), fail('startMethod', 429, 'resend_too_soon'), fail('startMethod', 409, 'merge_sso_only'), fail('startMethod', 409, 'merge_unavailable'),
+  done('resendMethod', { ...sent, challenge: 'challenge-2' }), fail('resendMethod', 429, 'resend_too_soon'),
+  fail('resendMethod', 409, 'merge_sso_only'), fail('resendMethod', 409, 'merge_unavailable'),
   done('fuzzionCode', { result: finished, failure: null }), done('fuzzionCode', { result: more, failure: null }),
   done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }), done('fuzzionCode', { result: null, failure: { code: 'merge_unavailable' } }),
-  done('proveByPassword', finished), done('proveByPassword', more), fail('proveByPassword', 400, 'invalid_credentials'), fail('proveByPassword', 409, 'merge_unavailable'),
-  done('proveByCard', finished), done('proveByCard', more), fail('proveByCard', 400, 'invalid_card_number'), fail('proveByCard', 403, 'step_up_required'),
+  done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
+  done('proveByPassword', finished), done('proveByPassword', more), fail('proveByPassword', 400, 'invalid_credentials'),
+  fail('proveByPassword', 409, 'merge_unavailable'), fail('proveByPassword', 409, 'merge_sso_only'),
 ] as never;
-const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as { offer: FuzzionOffer | null; intent: string; left: string[]; password: string; card: string; challenge: unknown; error: unknown; answer: FuzzionAnswer | null; result: unknown };
-  return JSON.stringify([value, c.offer?.can_decline, c.intent, c.left, c.password, c.card, !!c.challenge, c.error, c.answer?.done, !!c.result]);
+
+type Ctx = {
+  offer: FuzzionOffer | null; intent: string; methods: MfaMethodSummary[]; passwordCounts: boolean; selected: MfaMethodSummary | null; channel: unknown;
+  challenge: unknown; password: string; error: { code: string } | null; moreNeeded: boolean; answer: FuzzionAnswer | null; result: unknown;
 };
+const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
+  const c = context as Ctx;
+  const o = c.offer && [c.offer.enough, c.offer.can_decline, c.offer.sso_only, c.offer.methods.length, c.offer.password];
+  return JSON.stringify([value, o, c.intent, c.methods.map((m) => m.id), c.passwordCounts, c.selected?.id, c.channel, !!c.challenge, !!c.password, c.error?.code, c.moreNeeded, c.answer?.done, !!c.result]);
+};
+const walkFrom = (input: { payload: string | null; result: FuzzionResult | null }) => walk(alone, { input, events, serializeState });
+const ctx = (snapshot: { context: unknown }) => snapshot.context as Ctx;
+const inProving = (value: unknown) => typeof value === 'object' && value !== null && 'proving' in value;
 
 describe('merge machine: model', () => {
+  const fromOffer = walkFrom({ payload: 'offer', result: null });
+  const steps = stepsOf(fromOffer);
+
   it('takes every declared transition, from an offer, from none and from a finished merge', () => {
-    const starts = [{ payload: 'offer', result: null }, { payload: null, result: null }, { payload: 'offer', result }].map((input) => {
-      const walked = walk(alone, { input, events, serializeState });
-      console.info(report(`fuzzion from ${input.result ? 'a result' : input.payload ? 'an offer' : 'nothing'}`, walked));
-      return walked;
-    });
+    const starts = [fromOffer, walkFrom({ payload: null, result: null }), walkFrom({ payload: 'offer', result })];
+    for (const [name, walked] of [['an offer', starts[0]!], ['nothing', starts[1]!], ['a result', starts[2]!]] as const) console.info(report(`fuzzion from ${name}`, walked));
     expect(starts[0]!.missing.filter((t) => starts.every((s) => s.missing.includes(t)))).toEqual([]);
   });
 
-  it('reaches success only through a proof the server accepted, and proves nothing before the offer was answered', () => {
-    const walked = walk(alone, { input: { payload: 'offer', result: null }, events, serializeState });
-    const proofDone = new Set(['xstate.done.actor.fuzzionCode', 'xstate.done.actor.proveByPassword', 'xstate.done.actor.proveByCard']);
-    for (const { from, event, to } of stepsOf(walked)) {
-      if (to.value === 'succeeded' && from.value !== 'succeeded') {
-        expect(proofDone.has(event.type)).toBe(true);
-        const output = (event as unknown as { output: FuzzionAnswer | { result: FuzzionAnswer } }).output;
-        expect('result' in output ? output.result.done : output.done).toBe(true);
-      }
-      // A proof's form or call is only ever entered from the proving part, after ACCEPT or DECLINE.
-      const proving = (value: unknown) => typeof value === 'object' && value !== null && 'proving' in value;
-      if (proving(to.value) && !proving(from.value)) expect(['ACCEPT', 'DECLINE']).toContain(event.type);
+  it('succeeds only on an answer the server marked done', () => {
+    const proofDone = new Set(['xstate.done.actor.fuzzionCode', 'xstate.done.actor.proveByPassword', 'xstate.done.actor.finish']);
+    const into = steps.filter(({ from, to }) => to.value === 'succeeded' && from.value !== 'succeeded');
+    expect(into.length).toBeGreaterThan(0);
+    for (const { event } of into) {
+      expect(proofDone.has(event.type)).toBe(true);
+      const output = (event as unknown as { output: FuzzionAnswer | CodeEntryOutput<FuzzionAnswer> }).output;
+      expect('result' in output ? output.result?.done : output.done).toBe(true);
     }
+  });
+
+  it('finishes without a further proof only when the offer says the code was enough', () => {
+    const finishing = steps.filter(({ from, to }) => to.value === 'finishing' && from.value !== 'finishing');
+    expect(finishing.length).toBeGreaterThan(0);
+    for (const { from } of finishing) expect(ctx(from).offer?.enough).toBe(true);
+    // When it was not enough, success came from a second factor's challenge or the password.
+    for (const { from, event, to } of steps) {
+      if (to.value === 'succeeded' && from.value !== 'succeeded' && ctx(from).offer?.enough === false) {
+        expect(['xstate.done.actor.fuzzionCode', 'xstate.done.actor.proveByPassword']).toContain(event.type);
+      }
+    }
+  });
+
+  it('proves nothing before the offer is answered, and starts only a method the server named', () => {
+    for (const { from, event, to } of steps) {
+      // Into the proofs only from the offer's answer (or a finish the server did not take as enough).
+      if (inProving(to.value) && !inProving(from.value)) expect(['ACCEPT', 'DECLINE', 'xstate.done.actor.finish']).toContain(event.type);
+      if (JSON.stringify(to.value) === JSON.stringify({ proving: 'starting' }) && JSON.stringify(from.value) === JSON.stringify({ proving: 'choosing' })) {
+        expect(event.type).toBe('SELECT');
+        expect(ctx(from).methods.map((m) => m.id)).toContain((event as unknown as { id: number }).id);
+      }
+      // The password is typed only where the server said it counts.
+      if (JSON.stringify(to.value) === JSON.stringify({ proving: 'password' }) && event.type === 'USE_PASSWORD') expect(ctx(from).passwordCounts).toBe(true);
+    }
+  });
+
+  it('declines only an offer the other account can spare, and ends where Microsoft alone signs it in', () => {
+    for (const { from, event, to } of steps) {
+      if (event.type === 'DECLINE' && ctx(to).intent === 'decline' && ctx(from).intent !== 'decline') expect(ctx(from).offer?.can_decline).toBe(true);
+      if (event.type === 'DECLINE' && from.value === 'offered' && ctx(from).offer?.can_decline === false) expect(to.value).toBe('cannotDecline');
+      const code = (event as unknown as { error?: { code: string }; output?: CodeEntryOutput<unknown> }).error?.code
+        ?? (event as unknown as { output?: CodeEntryOutput<unknown> }).output?.failure?.code;
+      // (An actor's answer fed to a state not running it changes nothing: the walk feeds them all.)
+      if (code === 'merge_sso_only' && serializeState(from) !== serializeState(to)) expect(to.value).toBe('ssoOnly');
+      if (ctx(to).offer?.sso_only) expect(['ssoOnly']).toContain(to.value);
+    }
+  });
+
+  it('leaves no state without a way on: every state the walk reaches is final (its screen links back) or has a step out', () => {
+    const reached = new Map<string, boolean>();
+    for (const { from, to } of steps.filter((step) => step.from.status !== 'done')) {
+      const key = JSON.stringify(from.value);
+      reached.set(key, reached.get(key) === true || JSON.stringify(to.value) !== key);
+    }
+    const stuck = [...reached].filter(([, out]) => !out).map(([state]) => state);
+    expect(stuck).toEqual([]);
   });
 });
 
 describe('merge machine: behaviour', () => {
-  function start(answers: { password?: FuzzionAnswer[] } = {}) {
+  function start(options: { offer?: FuzzionOffer; password?: FuzzionAnswer[]; check?: () => Promise<FuzzionAnswer> } = {}) {
     const calls: Array<{ actor: string; input: unknown }> = [];
     const kept: FuzzionResult[] = [];
-    const queue = [...(answers.password ?? [finished])];
+    const queue = [...(options.password ?? [finished])];
+    const clock = new SimulatedClock();
     const actor = createActor(fuzzionMachine.provide({
       actors: {
-        readOffer: fromPromise(async ({ input }) => { calls.push({ actor: 'readOffer', input }); return offer(false); }),
-        sendCode: fromPromise(async ({ input }) => { calls.push({ actor: 'sendCode', input }); return sent; }),
+        readOffer: fromPromise(async ({ input }) => { calls.push({ actor: 'readOffer', input }); return options.offer ?? offer({ can_decline: false }); }),
+        startMethod: fromPromise(async ({ input }) => {
+          calls.push({ actor: 'startMethod', input });
+          return input.mfaId === email.id || input.mfaId === sms.id ? sent : { challenge: `challenge-${input.mfaId}`, method: 'totp', expires_at: '2099-01-01T00:00:00Z', expires_in: 300 };
+        }),
         proveByPassword: fromPromise(async ({ input }) => { calls.push({ actor: 'proveByPassword', input }); return queue.shift()!; }),
-        proveByCard: fromPromise(async ({ input }) => { calls.push({ actor: 'proveByCard', input }); return finished; }),
+        finish: fromPromise(async ({ input }) => { calls.push({ actor: 'finish', input }); return finished; }),
+        fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
+          actors: { check: fromPromise(async ({ input }) => { calls.push({ actor: 'check', input }); return (options.check ?? (async () => finished))(); }) },
+        }),
       },
       actions: { finished: (_, params) => { kept.push(params.result); } },
-    }), { input: { payload: 'offer', result: null } }).start();
-    return { actor, calls, kept };
+    }), { input: { payload: 'offer', result: null }, clock }).start();
+    const entry = () => actor.getSnapshot().children.fuzzionCode as unknown as ActorRefFrom<ReturnType<typeof codeEntryMachineOf<FuzzionAnswer>>>;
+    return { actor, calls, kept, entry, clock };
   }
 
   it('declining an offer the other account cannot spare says so, and asks no proof', async () => {
@@ -81,26 +166,114 @@ describe('merge machine: behaviour', () => {
     expect(calls.map((c) => c.actor)).toEqual(['readOffer']);
   });
 
-  it('asks for the proofs the server still names, then keeps the merged account for the success screen', async () => {
-    const { actor, calls, kept } = start({ password: [more, finished] });
+  it('merges at once when the code was enough (the other account has no second factor)', async () => {
+    const { actor, calls, kept } = start({ offer: offer({ enough: true, methods: [] }) });
     await settle();
     actor.send({ type: 'ACCEPT' });
-    actor.send({ type: 'CHOOSE', proof: 'password' });
+    await settle();
+    expect(calls.map((c) => c.actor)).toEqual(['readOffer', 'finish']);
+    expect(calls[1]!.input).toEqual({ payload: 'offer', intent: 'merge' });
+    expect(actor.getSnapshot().value).toBe('succeeded');
+    expect(kept).toEqual([result]);
+  });
+
+  it('asks for the other account\'s second factor when the code was not enough, and never finishes without it', async () => {
+    const { actor, calls, kept, entry } = start({ offer: offer() });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    // Its password does not count here, and a method it does not have is no choice.
+    actor.send({ type: 'USE_PASSWORD' });
+    actor.send({ type: 'SELECT', id: 99 });
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    actor.send({ type: 'SELECT', id: sms.id, channel: 'whatsapp' });
+    await settle();
+    expect(calls[1]).toEqual({ actor: 'startMethod', input: { payload: 'offer', mfaId: sms.id, channel: 'whatsapp' } });
+    expect(entry().getSnapshot().context).toMatchObject({ ticket: 'challenge-1', length: 8 });
+    expect(entry().getSnapshot().context.sent).not.toBeNull();
+    entry().send({ type: 'TYPE', value: '1234 5678' });
+    entry().send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls[2]).toMatchObject({ actor: 'check', input: { ticket: 'challenge-1', code: '12345678' } });
+    expect(actor.getSnapshot().value).toBe('succeeded');
+    expect(kept).toEqual([result]);
+    expect(calls.map((c) => c.actor)).not.toContain('finish');
+  });
+
+  it('reads an answer at hand by its kind: 6 digits for an authenticator, 10 letters for a recovery key, 16 digits for a card; none is sent again', async () => {
+    for (const [method, length] of [[totp, 6], [recovery, 10], [card, 16]] as const) {
+      const { actor, calls, entry, clock } = start({ offer: offer({ methods: [method] }) });
+      await settle();
+      actor.send({ type: 'ACCEPT' });
+      actor.send({ type: 'SELECT', id: method.id });
+      await settle();
+      expect(entry().getSnapshot().context).toMatchObject({ length, sent: null });
+      clock.increment(60_000);
+      actor.send({ type: 'RESEND' });
+      await settle();
+      expect(calls.filter((c) => c.actor === 'startMethod')).toHaveLength(1);
+      expect(actor.getSnapshot().matches({ proving: 'entering' })).toBe(true);
+    }
+  });
+
+  it('sends a code again to the same method once its wait is over, and Back chooses another', async () => {
+    const { actor, calls, entry, clock } = start({ offer: offer() });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    clock.increment(31_000);
+    entry().send({ type: 'RESEND' });
+    await settle();
+    expect(calls.filter((c) => c.actor === 'startMethod').map((c) => c.input)).toEqual([{ payload: 'offer', mfaId: email.id }, { payload: 'offer', mfaId: email.id }]);
+    actor.send({ type: 'BACK' });
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(actor.getSnapshot().context.challenge).toBeNull();
+    actor.send({ type: 'BACK' });
+    expect(actor.getSnapshot().value).toBe('offered');
+  });
+
+  it('a wrong answer stays on the code, and the server\'s list after a proof is the new choice', async () => {
+    let answers: Array<() => Promise<FuzzionAnswer>> = [() => Promise.reject(apiFailure(422, { code: 'invalid_code', attempts_left: 2 }))];
+    const { actor, entry } = start({ offer: offer(), check: () => answers.shift()!() });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    entry().send({ type: 'TYPE', value: '00000000' });
+    entry().send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'entering' })).toBe(true);
+    expect(entry().getSnapshot().context.error).toMatchObject({ code: 'invalid_code' });
+    answers = [async () => more];
+    entry().send({ type: 'TYPE', value: '12345678' });
+    entry().send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ methods: [totp], moreNeeded: true, passwordCounts: false });
+  });
+
+  it('takes the password only where the server says it counts, and sends it with the intent', async () => {
+    const { actor, calls, kept } = start({ offer: offer({ methods: [email], password: true }), password: [finished] });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    actor.send({ type: 'USE_PASSWORD' });
     actor.send({ type: 'SUBMIT' });
     expect(calls).toHaveLength(1);
     actor.send({ type: 'TYPE_PASSWORD', value: 'Other-account-pass1!' });
     actor.send({ type: 'SUBMIT' });
     await settle();
     expect(calls[1]).toEqual({ actor: 'proveByPassword', input: { payload: 'offer', intent: 'merge', password: 'Other-account-pass1!' } });
-    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
-    expect(actor.getSnapshot().context).toMatchObject({ left: ['code', 'card'], moreNeeded: true, password: '' });
-    actor.send({ type: 'CHOOSE', proof: 'password' });
-    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
-    actor.send({ type: 'CHOOSE', proof: 'card' });
-    actor.send({ type: 'TYPE_CARD', value: '5065 0000 0000 0009' });
-    actor.send({ type: 'SUBMIT' });
-    await settle();
     expect(actor.getSnapshot().value).toBe('succeeded');
+    expect(actor.getSnapshot().context.password).toBe('');
     expect(kept).toEqual([result]);
+  });
+
+  it('says so and stops where the other account signs in with Microsoft only', async () => {
+    const { actor, calls } = start({ offer: offer({ sso_only: true, can_decline: false, methods: [] }) });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ssoOnly');
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(calls.map((c) => c.actor)).toEqual(['readOffer']);
   });
 });

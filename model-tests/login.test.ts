@@ -129,6 +129,26 @@ describe('login machine: behaviour', () => {
     expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'captcha_required' }, password: 'right-one', resubmitWhenSolved: false });
   });
 
+  it('takes the harder puzzle the server names past the account\'s ceiling, and keeps it', async () => {
+    let answer: Record<string, unknown> = { code: 'invalid_credentials', message: '', captcha: true, captcha_level: 1 };
+    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(async () => { throw failure(400, answer); }) } }), { input: { mode: 'email' } }).start();
+    actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
+    actor.send({ type: 'CHANGE', field: 'password', value: 'wrong' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ captchaNeeded: true, captchaLevel: 1 });
+    answer = { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 };
+    actor.send({ type: 'CHANGE', field: 'password', value: 'right-one' });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
+    await settle();
+    // Refused for an easier puzzle than now needed: the widget goes to the top level, the password stays.
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, password: 'right-one', resubmitWhenSolved: true });
+    answer = { code: 'invalid_credentials', message: '' };
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' }, automatic: true });
+    await settle();
+    expect(actor.getSnapshot().context.captchaLevel).toBe(2);
+  });
+
   it('carries how long a pause lasts, and the warning before the last try', async () => {
     const paused = run(async () => { throw failure(429, { code: 'too_many_attempts', message: '', retry_after: 840 }); });
     await settle();

@@ -89,6 +89,8 @@ function events(snapshot: unknown) {
     done('sendPhoneCode', sent), done('sendPhoneCode', proven), fail('sendPhoneCode', 409, 'phone_unavailable'), fail('sendPhoneCode', 410, 'onboarding_expired'),
     done('codeEntry', { result: { verified: c.challenge?.kind ?? 'email' }, failure: null }),
     done('codeEntry', { result: null, failure: { code: 'onboarding_expired' } }),
+    // The right code, for an address another account has: only this answer says so.
+    done('codeEntry', { result: null, failure: { code: c.challenge?.kind === 'phone' ? 'phone_unavailable' : 'email_unavailable' } }),
     done('resendEmailCode', sent), fail('resendEmailCode', 429, 'resend_too_soon'), fail('resendEmailCode', 410, 'onboarding_expired'),
     done('resendPhoneCode', sent), fail('resendPhoneCode', 429, 'resend_too_soon'), fail('resendPhoneCode', 410, 'onboarding_expired'),
     done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
@@ -199,6 +201,22 @@ describe('onboarding machine: model', () => {
     }
   });
 
+  it('takes an address another account has back to its step, saying so, unproven, with the flow kept', () => {
+    const taken = steps.filter((s) => s.event.type === 'xstate.done.actor.codeEntry'
+      && /_unavailable$/.test((s.event as unknown as { output: { failure?: { code: string } | null } }).output.failure?.code ?? ''));
+    const kinds = new Set<string>();
+    for (const { from, event, to } of taken) {
+      const code = (event as unknown as { output: { failure: { code: string } } }).output.failure.code;
+      const kind = (from.context as unknown as Ctx).challenge!.kind;
+      kinds.add(kind);
+      expect(stepOf(to), `${kind} code answered ${code}`).toBe(kind === 'email' ? 'email-verification' : 'phone-verification');
+      expect(to.context).toMatchObject({ error: { code }, challenge: null, flow: from.context.flow, [kind === 'email' ? 'provenEmail' : 'provenPhone']: null });
+      // No dead end: the step takes another address.
+      expect(to.value).toEqual({ [kind === 'email' ? 'emailVerification' : 'phoneVerification']: 'editing' });
+    }
+    expect([...kinds].sort()).toEqual(['email', 'phone']);
+  });
+
   it('opens existingCard from anywhere', () => {
     const fromSteps = new Set(steps.filter((s) => s.event.type === 'ROUTE' && (s.event as unknown as { step: string }).step === 'existingCard')
       .filter((s) => stepOf(s.to) === 'existingCard').map((s) => stepOf(s.from)));
@@ -283,6 +301,61 @@ describe('onboarding machine: the code step on a simulated clock', () => {
     goneEntry.send({ type: 'SUBMIT' });
     await settle();
     expect(gone.actor.getSnapshot().context).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
+  });
+});
+
+describe('onboarding machine: an address another account has', () => {
+  it('shows "already used" after the right code, on the email step, and lets the person send a code to another address', async () => {
+    const calls: string[] = [];
+    const actor = createActor(onboardingMachine.provide({
+      actors: {
+        startWithCard: fromPromise(async () => welcome('card')),
+        acceptTerms: fromPromise(async () => {}),
+        saveProfile: fromPromise(async () => {}),
+        sendEmailCode: fromPromise(async ({ input: i }) => { calls.push(i.email); return sent; }),
+        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+          actors: {
+            check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => {
+              if (calls.at(-1) === 'nora@example.be') throw apiFailure(409, { code: 'email_unavailable', message: 'This email is invalid or already used' });
+              return { verified: 'email' };
+            }),
+          },
+        }),
+      },
+    }), { input }).start();
+    actor.send({ type: 'CHOOSE', source: 'card' });
+    actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
+    actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
+    await settle();
+    actor.send({ type: 'CONTINUE' });
+    actor.send({ type: 'TOGGLE', consent: 'terms' });
+    actor.send({ type: 'TOGGLE', consent: 'privacy' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    // The address the employer gave is another account's: the code goes out as for any other.
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().context.step).toBe('onboarding-mfa');
+    const entry = actor.getSnapshot().children.codeEntry!;
+    entry.send({ type: 'TYPE', value: '12345678' });
+    entry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ emailVerification: 'editing' });
+    expect(actor.getSnapshot().context).toMatchObject({ step: 'email-verification', error: { code: 'email_unavailable' }, provenEmail: null, challenge: null, flow: 'flow-token' });
+    // Typing clears the message; another address gets its code, and its right code goes on to the phone.
+    actor.send({ type: 'CHANGE', field: 'email', value: 'nora.nys@example.org' });
+    expect(actor.getSnapshot().context.error).toBeNull();
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toEqual(['nora@example.be', 'nora.nys@example.org']);
+    const second = actor.getSnapshot().children.codeEntry!;
+    second.send({ type: 'TYPE', value: '12345678' });
+    second.send({ type: 'SUBMIT' });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ step: 'phone-verification', provenEmail: 'nora.nys@example.org', error: null });
   });
 });
 
@@ -429,5 +502,36 @@ describe('onboarding machine: a reload', () => {
     await settle();
     expect(resumed.getSnapshot().context.step).toBe('confirmation');
     expect(kept.at(-1)).toBeNull();
+  });
+});
+
+describe('onboarding machine: a card number past its ceiling of wrong codes', () => {
+  it('takes the harder puzzle the server names for the card step, and keeps it for the next try', async () => {
+    const sent: Array<string | null> = [];
+    let answer: ApiFailure | null = apiFailure(400, { code: 'invalid_activation_code', message: '', captcha: true, captcha_level: 1 });
+    const actor = createActor(onboardingMachine.provide({
+      actors: { startWithCard: fromPromise(async ({ input: i }) => { sent.push(i.captcha); if (answer) throw answer; return welcome('card'); }) },
+    }), { input }).start();
+    actor.send({ type: 'CHOOSE', source: 'card' });
+    actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
+    actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
+    expect(actor.getSnapshot().context.captchaLevel).toBe(0);
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-0' } });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 1, error: { code: 'invalid_activation_code' } });
+    answer = apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, error: { code: 'captcha_required' } });
+    // An answer that says nothing of a puzzle (a network failure) keeps the level named before.
+    answer = apiFailure(0, {});
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
+    await settle();
+    expect(actor.getSnapshot().context.captchaLevel).toBe(2);
+    answer = null;
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2-again' } });
+    await settle();
+    expect(sent).toEqual(['solved-at-0', 'solved-at-1', 'solved-at-2', 'solved-at-2-again']);
+    expect(actor.getSnapshot().context.step).toBe('welcome');
   });
 });

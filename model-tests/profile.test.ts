@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise, sendTo } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { UserProfile } from '../contract/schemas.ts';
+import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
-import { report, walk } from './coverage.ts';
+import { report, stepsOf, walk } from './coverage.ts';
 import { done, settle } from './events.ts';
 
 const user: UserProfile = {
@@ -19,10 +20,15 @@ const withPhone: UserProfile = { ...user, phone: [...user.phone, { value: '+3247
 const fail = (id: string, status: number, body: Record<string, unknown>) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, body as { code: string }) });
 const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
 
+/** The answer to the code of an address another account has: the merge's offer comes with it. */
+const inUse = { code: 'phone_in_use', message: 'This phone number is already in use.', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' } };
+
+// What the flow tells its parent needs a parent: the walk runs it alone.
+const alone = profileMachine.provide({ actions: { changed: () => {}, save: () => {} } });
+const walks = new Map<ProfileStep, ReturnType<typeof walk>>();
+
 describe('profile machine: model', () => {
   it('takes every declared transition, from each step it can start at', () => {
-    // What the flow tells its parent needs a parent: the walk runs it alone.
-    const alone = profileMachine.provide({ actions: { changed: () => {}, save: () => {} } });
     const missingFrom = (['overview', 'editInfo', 'credentials', 'download'] as const).map((step) => {
       const result = walk(alone, {
         input: input(step),
@@ -40,9 +46,9 @@ describe('profile machine: model', () => {
           { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } }, { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
           { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } }, { type: 'CONFIRM' }, { type: 'KEEP' },
           done('startContact', { payload: 'p', data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 } }),
-          fail('startContact', 409, { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' } }),
-          { type: 'MERGE' },
+          fail('startContact', 409, { code: 'phone_unavailable' }),
           done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
+          done('contactCode', { result: null, failure: { code: 'phone_in_use' }, body: inUse }),
           done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
           done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
           { type: 'PICTURE_CHOSEN', file: new Blob(['picture']) }, { type: 'REMOVE_PICTURE' },
@@ -51,16 +57,36 @@ describe('profile machine: model', () => {
           { type: 'DOWNLOAD' }, done('exportData', { name: 'tessera-account.json', text: '{}' }), fail('exportData', 403, { code: 'step_up_required' }),
         ] as never,
         serializeState: ({ value, context }) => {
-          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown; mergeOffer: unknown };
-          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending, !!c.mergeOffer]);
+          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown };
+          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending]);
         },
       });
+      walks.set(step, result);
       console.info(report(`profile from ${step}`, result));
       return new Set(result.missing);
     });
     // A transition counts as taken when a walk from any of the three starts takes it.
     expect([...missingFrom[0]!].filter((t) => missingFrom.every((missing) => missing.has(t)))).toEqual([]);
   }, 180_000); // four walks of thousands of states each: allow a slow, busy machine
+
+  it('offers the merge only after the code sent to the address came back, never on its start', () => {
+    const credentials = walks.get('credentials');
+    expect(credentials, 'the walk from edit-credentials ran').toBeDefined();
+    const offering = stepsOf(credentials!).filter(({ from, event }) =>
+      (alone.getTransitionData(from as never, event as never) as unknown as Array<{ actions: Array<{ type?: string } | string> }>)
+        .some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerMerge')));
+    expect(offering.length).toBeGreaterThan(0);
+    for (const { from, event } of offering) {
+      expect(event.type).toBe('xstate.done.actor.contactCode');
+      expect(from.value).toEqual({ credentials: { adding: 'code' } });
+      expect((event as unknown as { output: { body?: typeof inUse } }).output.body?.fuzzion.payload).toBe('offer-1');
+    }
+    // The start's answers (a code sent, or the caller's own address) never lead there.
+    const starts = stepsOf(credentials!).filter(({ from, event }) =>
+      event.type.endsWith('.startContact') && JSON.stringify(from.value) === JSON.stringify({ credentials: { adding: 'sending' } }));
+    expect(starts.length).toBeGreaterThan(0);
+    for (const { to } of starts) expect(['typing', 'code']).toContain((to.value as { credentials: { adding: string } }).credentials.adding);
+  });
 });
 
 describe('profile machine: behaviour', () => {
@@ -185,6 +211,54 @@ describe('profile machine: behaviour', () => {
     expect(reported).toEqual([withPhone]);
     expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
     expect(child().getSnapshot().context.notice).toBe('contactAdded');
+  });
+
+  it('sends another account\'s address its code like any other, and follows the offer its answer carries', async () => {
+    const offers: string[] = [];
+    const calls: unknown[] = [];
+    const flow = profileMachine.provide({
+      actors: {
+        startContact: fromPromise(async ({ input: typed }) => {
+          calls.push(typed);
+          return { payload: 'challenge-1', data: { kind: typed.kind, target: typed.value, expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 } };
+        }),
+        contactCode: codeEntryMachineOf<UserProfile>().provide({
+          actors: { check: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(409, inUse); }) },
+        }),
+      },
+      actions: { show: () => {}, changed: () => {}, offerMerge: (_, { payload }) => { offers.push(payload); } },
+    });
+    const actor = createActor(flow, { input: input('credentials') }).start();
+    actor.send({ type: 'ADD_CONTACT', kind: 'phone' });
+    actor.send({ type: 'CHANGE_NEW', value: '+32470000001' });
+    actor.send({ type: 'SEND_CODE' });
+    await settle();
+    // The start said nothing of the other account: a code went, as to any address.
+    expect(actor.getSnapshot().matches({ credentials: { adding: 'code' } })).toBe(true);
+    expect(offers).toEqual([]);
+    const entry = actor.getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
+    entry.send({ type: 'TYPE', value: '12345678' });
+    entry.send({ type: 'SUBMIT' });
+    await settle();
+    expect(offers).toEqual(['offer-1']);
+    expect(actor.getSnapshot().matches({ credentials: 'ready' })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ challenge: null, notice: null });
+  });
+
+  it('an address already on this account is refused at the start, with no offer', async () => {
+    const offers: string[] = [];
+    const flow = profileMachine.provide({
+      actors: { startContact: fromPromise(async (): Promise<AddContactAnswer> => { throw apiFailure(409, { code: 'email_unavailable' } as never); }) },
+      actions: { show: () => {}, offerMerge: (_, { payload }) => { offers.push(payload); } },
+    });
+    const actor = createActor(flow, { input: input('credentials') }).start();
+    actor.send({ type: 'ADD_CONTACT', kind: 'email' });
+    actor.send({ type: 'CHANGE_NEW', value: 'emma@example.be' });
+    actor.send({ type: 'SEND_CODE' });
+    await settle();
+    expect(actor.getSnapshot().matches({ credentials: { adding: 'typing' } })).toBe(true);
+    expect(actor.getSnapshot().context.error).toBe('email_unavailable');
+    expect(offers).toEqual([]);
   });
 
   it('deletes only after a yes, and keeps the spec\'s switch error with the list', async () => {

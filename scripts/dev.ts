@@ -1,12 +1,16 @@
 // npm run dev: the server restarting on change (API on :3000) and Vite with hot reload (:5173),
-// which proxies the API. Stops both on Ctrl-C.
+// which proxies the API. The app's public origins are Vite's (links in mails lead there, the OIDC
+// issuer is there) unless PUBLIC_ORIGIN_BE / PUBLIC_ORIGIN_LU say otherwise. Stops both on Ctrl-C.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const children = [
   spawn(process.execPath, ['--watch-path=server', '--watch-path=contract', 'scripts/serve.ts'], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, SPA_DIR: 'none', PORT: process.env.PORT ?? '3000' },
+    cwd: root, stdio: 'inherit', env: {
+      PUBLIC_ORIGIN_BE: 'http://account.localhost:5173', PUBLIC_ORIGIN_LU: 'http://account.lu.localhost:5173',
+      ...process.env, SPA_DIR: 'none', PORT: process.env.PORT ?? '3000',
+    },
   }),
   spawn('vite', ['--host', 'localhost'], { cwd: root, stdio: 'inherit' }),
 ];

@@ -44,13 +44,12 @@ try {
 const seeded = config.seedDemo ? await seedDemo(server.ctx) : false;
 await server.app.listen({ port: config.port, host: config.host });
 
-// Without a built app here (npm run dev), Vite serves the app on its own port.
-const appPort = config.spaDir ? config.port : 5173;
+// Where the app is: its configured origins (npm run dev sets them to Vite's port).
 const lines = [
   '',
   `Tessera is running (${server.ctx.database.kind === 'postgres' ? 'PostgreSQL' : `SQLite at ${config.sqlitePath}`}).`,
-  `  Belgian variant:     http://account.localhost:${appPort}/`,
-  `  Luxembourg variant:  http://account.lu.localhost:${appPort}/`,
+  `  Belgian variant:     ${config.publicOrigins.be}/`,
+  `  Luxembourg variant:  ${config.publicOrigins.lu}/`,
   `  API:                 http://localhost:${config.port}/api   (health at /healthz and /readyz)`,
 ];
 if (config.env !== 'production') lines.push(`  OpenAPI:             http://localhost:${config.port}/api/openapi.json (send any x-device-id header)`);

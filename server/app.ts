@@ -14,7 +14,7 @@ import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { historyRoutes } from './history/routes.ts';
-import { deviceRoutes, notMeRoutes } from './devices/routes.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { cardRoutes } from './cards/routes.ts';
 import { exportRoutes } from './export/routes.ts';
 import { loadCityDatabase } from './clientinfo/index.ts';
@@ -40,6 +40,7 @@ import { setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
 import { proxyTrust } from './http/proxy.ts';
+import { refuseUnconfiguredHosts } from './http/origin.ts';
 import { contentSecurityPolicy, installSecurityHeaders } from './http/security.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
@@ -108,6 +109,8 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);
+  // Before any route: in production a host that is no configured origin's gets 421 (server/http/origin.ts).
+  refuseUnconfiguredHosts(app, config);
   installSecurityHeaders(app, config);
   await metricsRoutes(app, ctx);
   await app.register(fastifyCookie);
@@ -165,7 +168,6 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
   }, { prefix: API_PREFIX });
 
   await healthRoutes(app, ctx);
-  await notMeRoutes(app, ctx);
   await ssoBrowserRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });

@@ -25,6 +25,19 @@ describe.each(kinds)('ALTCHA on %s', (kind) => {
     expect(challenge.signature).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('hands out harder challenges on request, their level signed with them', async () => {
+    const at = async (level: string) => (await server.app.inject({ method: 'GET', url: `/api/captcha/challenge?level=${level}`, headers: DEVICE })).json();
+    expect((await at('0')).parameters).toMatchObject({ cost: 1, data: { level: 0 } });
+    expect((await at('1')).parameters).toMatchObject({ cost: 8, data: { level: 1 } });
+    expect((await at('2')).parameters).toMatchObject({ cost: 70, data: { level: 2 } });
+    expect((await server.app.inject({ method: 'GET', url: '/api/captcha/challenge?level=3', headers: DEVICE })).json().code).toBe('validation_failed');
+    // A harder solution does for an easier form; a level written into an easy one breaks its signature.
+    expect((await username(await solvedCaptcha(server.app, 2))).statusCode).toBe(200);
+    const forged = JSON.parse(Buffer.from(await solvedCaptcha(server.app, 0), 'base64').toString());
+    forged.challenge.parameters.data.level = 2;
+    expect((await username(Buffer.from(JSON.stringify(forged)).toString('base64'))).json().code).toBe('captcha_invalid');
+  });
+
   it('refuses the forgotten-password and -username forms without a solution, or with a wrong one', async () => {
     for (const send of [forgot, username]) {
       expect((await send()).json()).toMatchObject({ code: 'captcha_required', message: 'Please confirm that you are not a robot.' });

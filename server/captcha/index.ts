@@ -3,10 +3,17 @@
 // solutions the forms send back. A solution counts once: its challenge's signature is recorded
 // until the challenge expires, in the database every instance shares. The flows that want a robot
 // check (sign-in, onboarding, forgotten password and username) share this one; it imports no flow.
+//
+// A challenge has a level (contract CAPTCHA_LEVELS), signed into its `data`: 0 is the forms' own,
+// 1 and 2 are the harder ones an account-wide ceiling of failures asks for (./ceilings.ts). A level
+// raises the PBKDF2 rounds of each attempt and keeps the number of attempts: the fixed cost of one
+// WebCrypto call, which a browser pays and a native solver hardly does, then weighs less, so a
+// harder level costs an attacker more nearly what it costs the person (docs/decisions/throttles.md).
 import { createHmac } from 'node:crypto';
 import { createChallenge, randomInt, verifySolution, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import * as v from 'valibot';
+import { CAPTCHA_LEVELS, type CaptchaLevel } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
@@ -19,11 +26,17 @@ function keys(secretKey: string) {
   return { hmacSignatureSecret: derive('signature'), hmacKeySignatureSecret: derive('key-signature') };
 }
 
-export async function newCaptchaChallenge(ctx: AppContext): Promise<Challenge> {
+/** PBKDF2 rounds per attempt at each level, as multiples of CAPTCHA_COST. With the defaults (100
+ * rounds, 600 to 5000 attempts): about 0.5 s, 0.75 s and 4 s in a desktop browser; about 1 s, 2 s
+ * and 10 s on a mid-range phone (docs/decisions/throttles.md). */
+export const LEVEL_COST_FACTOR: Record<CaptchaLevel, number> = { 0: 1, 1: 8, 2: 70 };
+
+export async function newCaptchaChallenge(ctx: AppContext, level: CaptchaLevel = 0): Promise<Challenge> {
   const { cost, maxCounter, ttlSeconds } = ctx.config.captcha;
   return createChallenge({
     algorithm: ALGORITHM,
-    cost,
+    cost: cost * LEVEL_COST_FACTOR[level],
+    data: { level },
     // The solver counts up from 0 to this number: between a fifth of the maximum and the maximum.
     counter: randomInt(Math.max(1, Math.floor(maxCounter / 5)), maxCounter),
     deriveKey,
@@ -54,15 +67,26 @@ function decode(payload: string): v.InferOutput<typeof Payload> | null {
   }
 }
 
-/** Refuses a request without a fresh, right and unused solution (when the CAPTCHA is on). */
-export async function assertCaptcha(ctx: AppContext, payload: string | undefined): Promise<void> {
+/** The level a challenge was made for: signed with it, so only the server could have said it. */
+function levelOf(challenge: v.InferOutput<typeof Payload>['challenge']): CaptchaLevel {
+  const level = challenge.parameters.data?.level;
+  return (CAPTCHA_LEVELS as readonly unknown[]).includes(level) ? level as CaptchaLevel : 0;
+}
+
+/** Refuses a request without a fresh, right and unused solution (when the CAPTCHA is on) of a
+ * challenge made for `level` or above. Past level 0 the refusal says which level to solve. */
+export async function assertCaptcha(ctx: Pick<AppContext, 'config' | 'db'>, payload: string | undefined, level: CaptchaLevel = 0): Promise<void> {
   if (!ctx.config.captcha.enabled) return;
-  if (!payload) throw new ApiError('captcha_required');
+  const refuse = (code: 'captcha_required' | 'captcha_invalid') => new ApiError(code, level > 0 ? { captcha: true, captcha_level: level } : {});
+  if (!payload) throw refuse('captcha_required');
   const decoded = decode(payload);
-  if (!decoded) throw new ApiError('captcha_invalid');
+  if (!decoded) throw refuse('captcha_invalid');
   const result = await verifySolution({ challenge: decoded.challenge, solution: decoded.solution, deriveKey, ...keys(ctx.config.secretKey) })
     .catch(() => ({ verified: false }));
-  if (!result.verified) throw new ApiError('captcha_invalid');
+  if (!result.verified) throw refuse('captcha_invalid');
+  // Right, but of an easier challenge than this request needs: a harder one is asked for, and this
+  // solution is not spent (it still counts where its own level is enough).
+  if (levelOf(decoded.challenge) < level) throw refuse('captcha_required');
   // Spent once: the insert of its signature succeeds for exactly one request.
   const now = nowIso();
   await ctx.db.deleteFrom('captcha_spent').where('expires_at', '<', now).execute();

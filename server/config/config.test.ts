@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { cookieDomainFor, authCookieName } from '../sessions/cookie.ts';
+import { authCookieOptions, cookieDomainFor, authCookieName } from '../sessions/cookie.ts';
 import { ConfigError, loadConfig } from './index.ts';
+
+/** A production configuration's public origins. */
+const ORIGINS = { PUBLIC_ORIGIN_BE: 'https://account.tessera.be', PUBLIC_ORIGIN_LU: 'https://account.tessera.lu' };
 
 describe('configuration', () => {
   it('has working defaults: SQLite under ./data, port 3000', () => {
@@ -72,13 +75,43 @@ describe('configuration', () => {
   });
   it('bounds a request to 15 s by default', () => expect(loadConfig({}).requestTimeoutSeconds).toBe(15));
   it('serves metrics outside production, and in production only when asked for', () => {
-    const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) };
+    const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), ...ORIGINS };
     expect(loadConfig({}).metrics).toEqual({ enabled: true, token: null });
     expect(loadConfig(production).metrics).toEqual({ enabled: false, token: null });
     expect(loadConfig({ ...production, METRICS: 'true' }).metrics).toEqual({ enabled: true, token: null });
     expect(loadConfig({ ...production, METRICS_TOKEN: 't'.repeat(16) }).metrics).toEqual({ enabled: true, token: 't'.repeat(16) });
   });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
+});
+
+describe('public origins', () => {
+  const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) };
+  it('are the demo hosts on the server\'s port outside production', () => {
+    expect(loadConfig({}).publicOrigins).toEqual({ be: 'http://account.localhost:3000', lu: 'http://account.lu.localhost:3000' });
+    expect(loadConfig({ NODE_ENV: 'test', PORT: '3100' }).publicOrigins).toEqual({ be: 'http://account.localhost:3100', lu: 'http://account.lu.localhost:3100' });
+    expect(loadConfig({ PORT: '80' }).publicOrigins).toEqual({ be: 'http://account.localhost', lu: 'http://account.lu.localhost' });
+  });
+  it('take PUBLIC_ORIGIN_BE and PUBLIC_ORIGIN_LU as written, a trailing slash or capitals aside', () => {
+    expect(loadConfig({ ...production, PUBLIC_ORIGIN_BE: 'https://Account.Tessera.be/', PUBLIC_ORIGIN_LU: 'https://account.tessera.lu:8443' }).publicOrigins)
+      .toEqual({ be: 'https://account.tessera.be', lu: 'https://account.tessera.lu:8443' });
+    expect(loadConfig({ PUBLIC_ORIGIN_BE: 'http://127.0.0.1:4000' }).publicOrigins.be).toBe('http://127.0.0.1:4000');
+  });
+  it.each([
+    [{ ...production, PUBLIC_ORIGIN_LU: 'https://account.tessera.lu' }, /PUBLIC_ORIGIN_BE must be set in production/],
+    [{ ...production, PUBLIC_ORIGIN_BE: 'https://account.tessera.be' }, /PUBLIC_ORIGIN_LU must be set in production/],
+    [{ ...production, ...ORIGINS, PUBLIC_ORIGIN_BE: 'http://account.tessera.be' }, /PUBLIC_ORIGIN_BE must start with https:\/\//],
+    [{ PUBLIC_ORIGIN_BE: 'account.tessera.be' }, /PUBLIC_ORIGIN_BE must be an origin: scheme:\/\/host/],
+    [{ PUBLIC_ORIGIN_BE: 'ftp://account.tessera.be' }, /PUBLIC_ORIGIN_BE must start with https:\/\/ or http:\/\//],
+    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be/app' }, /PUBLIC_ORIGIN_BE must be an origin.*did you mean https:\/\/account.tessera.be\?/],
+    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be:443' }, /PUBLIC_ORIGIN_BE must be an origin.*:port only where it is not the default.*did you mean https:\/\/account.tessera.be\?/],
+    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be?x=1' }, /PUBLIC_ORIGIN_BE must be an origin/],
+    [{ PUBLIC_ORIGIN_BE: 'https://user:pw@account.tessera.be' }, /PUBLIC_ORIGIN_BE must be an origin/],
+    [{ PUBLIC_ORIGIN_LU: 'https://account.tessera.be' }, /PUBLIC_ORIGIN_LU must be a host of the Luxembourg variant/],
+    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.lu' }, /PUBLIC_ORIGIN_BE must be a host of the Belgian variant/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });
 
 describe('auth cookie', () => {
@@ -93,6 +126,13 @@ describe('auth cookie', () => {
     expect(cookieDomainFor('127.0.0.1:3000', null)).toBeUndefined();
     expect(cookieDomainFor('other.tessera.be', null)).toBeUndefined();
     expect(cookieDomainFor('account.tessera.be', 'example.org')).toBe('example.org');
+  });
+  it('takes its domain from the configured origin the host selects, never from the host itself', () => {
+    const production = loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), ...ORIGINS });
+    expect(authCookieOptions(production, 'account.tessera.be').domain).toBe('tessera.be');
+    expect(authCookieOptions(production, 'account.tessera.lu:443').domain).toBe('tessera.lu');
+    // Outside production an unknown host falls back to the Belgian origin (account.localhost: no domain).
+    expect(authCookieOptions(loadConfig({}), 'account.evil.example').domain).toBeUndefined();
   });
   describe('Microsoft sign-in', () => {
     const T1 = '11111111-1111-4111-8111-111111111111';

@@ -1,6 +1,6 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
-import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S } from '../../contract/constants.ts';
+import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S, variantOfHost, type Variant } from '../../contract/constants.ts';
 import { isIP } from 'node:net';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../../contract/password.ts';
 
@@ -8,6 +8,10 @@ export type Config = {
   env: 'development' | 'production' | 'test';
   port: number;
   host: string;
+  /** Each variant's public origin (scheme://host[:port]): every link in a mail, SMS or notice, every
+   * redirect the server builds and the OIDC issuer (`<origin>/oidc`) come from it. A request's Host
+   * (or X-Forwarded-Host from a trusted proxy) only chooses between them (server/http/origin.ts). */
+  publicOrigins: Record<Variant, string>;
   /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath (':memory:' allowed). */
   databaseUrl: string | null;
   sqlitePath: string;
@@ -51,9 +55,10 @@ export type Config = {
     maxAttempts: number;
     resendFirstWaitSeconds: number;
     resendNextWaitSeconds: number;
-    /** Wrong second-factor answers per account within an hour before its checks are blocked. */
+    /** Wrong second-factor answers for an account within an hour: from one address before that
+     * address is blocked, and from anywhere before every check needs a harder ALTCHA (never a block). */
     maxFailsPerAccount: number;
-    /** How long that block lasts. */
+    /** How long that address's block lasts. */
     failBlockSeconds: number;
     /** Codes one client address may have sent to one destination per hour (lower than the next). */
     sendsPerRequester: number;
@@ -224,6 +229,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       smsProviderUrl: url(env, 'SMS_PROVIDER_URL', ['https:', 'http:']),
       smsProviderKey: optional(env, 'SMS_PROVIDER_KEY'),
     },
+    publicOrigins: publicOrigins(env, nodeEnv, integer(env, 'PORT', 3000, 0, 65535)),
   };
 }
 
@@ -312,6 +318,54 @@ function microsoft(env: Env, nodeEnv: string): MicrosoftConfig | null {
   if (tenants.length === 0) throw new ConfigError('MICROSOFT_TENANTS must list at least one tenant id');
   const authority = url(env, 'MICROSOFT_AUTHORITY', nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://login.microsoftonline.com';
   return { clientId, clientSecret, tenants, authority: authority.replace(/\/+$/, '') };
+}
+
+const VARIANT_NAMES: Record<Variant, string> = { be: 'Belgian', lu: 'Luxembourg' };
+/** Outside production, the demo hosts on the port the server listens on (npm start, the e2e). */
+const DEMO_HOSTS: Record<Variant, string> = { be: 'account.localhost', lu: 'account.lu.localhost' };
+
+/** PUBLIC_ORIGIN_BE and PUBLIC_ORIGIN_LU: required in production (https), the demo hosts elsewhere.
+ * Each is an origin exactly as a browser writes it, and its host name must name its variant as the
+ * app tells variants apart (contract/constants.ts variantOfHost): a Luxembourg host has a `lu` label. */
+function publicOrigins(env: Env, nodeEnv: string, port: number): Record<Variant, string> {
+  const origins = {} as Record<Variant, string>;
+  for (const variant of ['be', 'lu'] as const) {
+    const name = `PUBLIC_ORIGIN_${variant.toUpperCase()}`;
+    const raw = optional(env, name);
+    if (raw === null) {
+      if (nodeEnv === 'production') {
+        throw new ConfigError(`${name} must be set in production: the ${VARIANT_NAMES[variant]} variant's public origin, https://host[:port] (links in mails, redirects and the OIDC issuer come from it)`);
+      }
+      origins[variant] = new URL(`http://${DEMO_HOSTS[variant]}:${port}`).origin;
+      continue;
+    }
+    origins[variant] = publicOrigin(name, raw, nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']);
+    const host = new URL(origins[variant]).hostname;
+    if (variantOfHost(host) !== variant) {
+      throw new ConfigError(`${name} must be a host of the ${VARIANT_NAMES[variant]} variant: a host name with a "lu" label (account.lu.example, account.tessera.lu) is the Luxembourg one, any other the Belgian one (got ${host})`);
+    }
+  }
+  return origins;
+}
+
+const ORIGIN_FORM = 'an origin: scheme://host, with :port only where it is not the default, and no path, query or credentials';
+
+function publicOrigin(name: string, raw: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be ${ORIGIN_FORM} (got "${raw}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${raw}")`);
+  }
+  // What a browser would send as its Origin: anything more (a path, a default port, a user) is refused
+  // rather than dropped, so the links say exactly what the variable says.
+  if (parsed.username || parsed.password || raw.replace(/\/$/, '').toLowerCase() !== parsed.origin) {
+    throw new ConfigError(`${name} must be ${ORIGIN_FORM} (got "${raw}"${parsed.origin !== 'null' ? `; did you mean ${parsed.origin}?` : ''})`);
+  }
+  return parsed.origin;
 }
 
 /** A development key is fine on a laptop; production must bring its own. */

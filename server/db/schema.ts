@@ -424,7 +424,8 @@ export interface AccountAliasesTable {
 /** A proof that the account behind a merge offer's duplicated address is the person's own. */
 export interface FuzzionProofsTable {
   ticket_hash: string;
-  proof: 'code' | 'password' | 'card';
+  /** 'card' was written by earlier offers, when a card number counted on its own; it counts for nothing now. */
+  proof: 'code' | 'password' | 'mfa' | 'card';
   other_user_id: string;
   proven_at: string;
 }

@@ -29,6 +29,13 @@ describe('messages', () => {
     }
   });
 
+  it('tells whoever did not ask for an onboarding code (an account may have that address) that nothing changes', () => {
+    const endings = { en: /ignore this message: nothing changes\.$/, fr: /ignorez ce message : rien ne change\.$/, nl: /dit bericht: er verandert niets\.$/, de: /diese Nachricht: Es ändert sich nichts\.$/ };
+    for (const [language, ending] of Object.entries(endings)) {
+      expect(codeMessage(language, '12345678', 900, { purpose: 'onboarding', channel: 'email' }).body).toMatch(ending);
+    }
+  });
+
   it('says what is being confirmed: an address or a number', () => {
     expect(codeMessage('fr', '12345678', 900, { purpose: 'activate', channel: 'sms' }).body).toMatch(/ce numéro de téléphone/);
     expect(codeMessage('nl', '12345678', 900, { purpose: 'activate', channel: 'whatsapp' }).body).toMatch(/dit telefoonnummer/);

@@ -35,7 +35,9 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     await server.ctx.outbox.drain();
     return server.ctx.db.selectFrom('outbox').select(['subject', 'body']).where('recipient', '=', email).orderBy('created_at').execute();
   };
-  const linkIn = (body: string) => new URL(/https?:\/\/\S+not-me\?ticket=\S+/.exec(body)![0]);
+  // The link names the page of the app; its ticket is in the hash, which the page posts to the API.
+  const linkIn = (body: string) => new URL(/https?:\/\/\S+\/devices\/not-me#[\w-]+/.exec(body)![0]);
+  const notMe = (payload: object) => server.app.inject({ method: 'POST', url: '/api/devices/not-me', headers: { 'x-device-id': 'notme-owner-01' }, payload });
   const alive = async (auth: Record<string, string>) => (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode === 200;
 
   it('mails nothing for an account\'s first device nor a known one, then mails once, in the person\'s language, for a new one', async () => {
@@ -50,7 +52,10 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     expect(mails[0]!.body).toContain('Firefox 128.0, Windows 10');
     expect(mails[0]!.body).toContain('Belgique');
     expect(mails[0]!.body).toContain(String(new Date().getFullYear()));
-    expect(linkIn(mails[0]!.body).origin).toBe('http://account.localhost');
+    // The configured Belgian origin (the test default, as npm start serves it), the ticket in the hash.
+    const link = linkIn(mails[0]!.body);
+    expect(link.origin).toBe('http://account.localhost:3000');
+    expect(link.search).toBe('');
   });
 
   it('names the city too where a city database is configured (GEOIP_CITY_DB), in the person\'s language, and so does the devices list', async () => {
@@ -101,25 +106,25 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     const { email, userId } = await makeUser(server, { methods: [] });
     const mine = await signIn(email, 'notme-first-01');
     const theirs = await signIn(email, 'notme-stranger-01');
-    const link = linkIn((await mailsTo(email))[0]!.body);
-    // No device id, no cookie: a link opened from a mail.
-    const res = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
-    expect(res.statusCode, res.body).toBe(303);
-    expect(res.headers.location).toBe('/forgot-password/email');
+    const ticket = linkIn((await mailsTo(email))[0]!.body).hash.slice(1);
+    // The page of the link posts its ticket, with the browser's device id but no session.
+    const res = await notMe({ ticket });
+    expect(res.statusCode, res.body).toBe(204);
     // The browser that opened it is signed out too, so that it shows the forgotten-password screen.
     expect(String(res.headers['set-cookie'])).toMatch(/^tessera_token=;/);
     expect(await alive(theirs)).toBe(false);
     expect(await alive(mine)).toBe(true);
     const rejected = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute();
     expect(rejected).toHaveLength(1);
-    // Again: the same page, nothing more recorded.
-    const again = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
-    expect(again.statusCode).toBe(303);
+    // Again: the same answer, nothing more recorded.
+    expect((await notMe({ ticket })).statusCode).toBe(204);
     expect(await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute()).toHaveLength(1);
-    for (const query of ['', '?ticket=', '?ticket=%27%20or%201=1', `?ticket=${'a'.repeat(500)}`]) {
-      const bad = await server.app.inject({ method: 'GET', url: `/devices/not-me${query}` });
-      expect(bad.statusCode, query).toBe(400);
+    for (const payload of [{}, { ticket: '' }, { ticket: "' or 1=1" }, { ticket: 'a'.repeat(500) }, { ticket, extra: 1 }]) {
+      const bad = await notMe(payload);
+      expect(bad.statusCode, JSON.stringify(payload)).toBe(400);
       expect(bad.json().code).toBe('validation_failed');
     }
+    // The old way, the ticket in the query, is gone from the server: the path is the app's page.
+    expect((await server.app.inject({ method: 'GET', url: `/devices/not-me?ticket=${ticket}` })).statusCode).toBe(404);
   });
 });

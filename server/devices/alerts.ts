@@ -3,7 +3,10 @@
 // country and the time, at most one an hour per account, with a "this wasn't me" link. The link
 // ends that sign-in's session and leads to choosing a new password (the forgotten-password flow,
 // which proves the person by a code: whoever knows the password alone cannot take it over).
+// The link is the configured origin of the variant signed in to (never the request's Host), and
+// its ticket is in the hash: the page (src/devices/NotMePage.tsx) posts it to the API.
 import { SqliteAdapter } from 'kysely';
+import { NOT_ME_PATH } from '../../contract/constants.ts';
 import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
@@ -13,8 +16,6 @@ import type { NewDevice, NewDeviceHook } from '../sessions/records.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 
 export const NOT_ME_TICKET = 'not_me';
-/** The mail's link (./routes.ts, outside the API). */
-export const NOT_ME_PATH = '/devices/not-me';
 /** How long the "this wasn't me" link works. */
 const NOT_ME_TTL_S = 7 * 24 * 3600;
 /** At most one new-device mail per account in this time. */
@@ -48,7 +49,7 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
   const ticket = await issueTicket(trx, device.userId, NOT_ME_TICKET, NOT_ME_TTL_S, { session: device.sessionId, user: device.userId });
   const text = newDeviceMessage(person.language, {
     ...describeAgent(device.userAgent), ...placeOf(device.ip, person.language), at: device.at,
-    notMeLink: `${device.origin}${NOT_ME_PATH}?ticket=${ticket}`,
+    notMeLink: `${device.origin}${NOT_ME_PATH}#${ticket}`,
   });
   await ctx.outbox.enqueue(trx, { channel: 'email', to: email.value, ...text, ttlSeconds: MAIL_TTL_S });
   await writeEvents(trx, [{ type: 'new_device_alert', userId: device.userId, ip: device.ip, deviceKey: device.deviceKey, detail: { session: device.sessionId } }]);

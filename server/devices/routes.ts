@@ -6,19 +6,18 @@
 // person who fears a stolen session must be able to end it at once, without the code that may be
 // on the lost phone). Withdrawing trust is a security change of its own and asks for one.
 import type { FastifyInstance } from 'fastify';
-import { FORGOT_PASSWORD_PATH } from '../../contract/constants.ts';
-import { DeviceList } from '../../contract/schemas.ts';
+import { DeviceList, NotMeRequest } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { localeOfRequest } from '../http/locale.ts';
-import { responses } from '../http/schema.ts';
+import { jsonSchema, responses } from '../http/schema.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { hashToken } from '../sessions/tokens.ts';
 import { redeemTicketHash } from '../sessions/tickets.ts';
-import { NOT_ME_PATH, NOT_ME_TICKET } from './alerts.ts';
+import { NOT_ME_TICKET } from './alerts.ts';
 import { listDevices, signOutDevice, signOutSessionById, signOutSessions, untrustDevice } from './queries.ts';
 
 const idParam = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false };
@@ -92,33 +91,29 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     reply.clearCookie(ctx.cookieName, options);
     return reply.code(204).send();
   });
-}
 
-
-/** The new-device mail's link lives outside the API: a link opened from a mail carries no device id. */
-export async function notMeRoutes(app: FastifyInstance, ctx: AppContext) {
-  // The new-device mail's "this wasn't me" link (./alerts.ts): the sign-in it told of ends, and
-  // the person is led to choose a new password. A link already used or expired leads there too
-  // (its session was ended the first time, or has lapsed): a new password is what is needed.
-  // Opening it changes nothing but ending a session, so a mail scanner that follows links can at
-  // worst sign out the device the mail told of.
-  app.get<{ Querystring: { ticket: string } }>(NOT_ME_PATH, {
+  // The new-device mail's "this wasn't me" (./alerts.ts): its link opens a page of the app
+  // (NOT_ME_PATH, the ticket in the hash, so that it reaches no server log and no Referer), which
+  // posts the ticket here, then shows the choice of a new password. The sign-in the mail told of
+  // ends. A ticket already used or expired changes nothing (its session was ended the first time,
+  // or has lapsed): a new password is what is needed either way, so the answer is the same.
+  // Nothing signed in is asked: whoever holds the mail's link may end the sign-in it tells of.
+  app.post<{ Body: NotMeRequest }>('/devices/not-me', {
     schema: {
-      tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner: it is signed out, and the browser sent to choose a new password',
-      querystring: { type: 'object', properties: { ticket: { type: 'string', pattern: '^[A-Za-z0-9_-]{20,100}$' } }, required: ['ticket'], additionalProperties: false },
-      response: responses({ 303: null }, [400, 503]),
+      tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner (the ticket of its mail\'s link): it is signed out, and so is this browser, to choose a new password',
+      body: jsonSchema(NotMeRequest), response: responses({ 204: null }, [400, 503]),
     },
   }, async (request, reply) => {
-    const detail = await redeemTicketHash(ctx.db, hashToken(request.query.ticket), NOT_ME_TICKET);
+    const detail = await redeemTicketHash(ctx.db, hashToken(request.body.ticket), NOT_ME_TICKET);
     if (detail && typeof detail.session === 'string' && typeof detail.user === 'string') {
       const revoked = await signOutSessionById(ctx.db, detail.user, detail.session);
       if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
-      await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: null, detail: { session: detail.session, ended: revoked } });
+      await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: request.deviceKey, detail: { session: detail.session, ended: revoked } });
     }
-    // This browser, signed in or not, shows the forgotten-password screen (a signed-in one would be
-    // sent home): its cookie goes; the new password ends every session anyway.
+    // This browser, signed in or not, goes on to the forgotten-password screen (a signed-in one would
+    // be sent home): its cookie goes; the new password ends every session anyway.
     const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
     reply.clearCookie(ctx.cookieName, options);
-    return reply.code(303).header('location', FORGOT_PASSWORD_PATH).send();
+    return reply.code(204).send();
   });
 }

@@ -11,7 +11,7 @@ export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_thro
   | 'recovery_key_used' | 'recovery_keys_regenerated' | 'device_trusted' | 'device_trust_revoked' | 'device_logged_out' | 'logout_others' | 'logout_everywhere' | 'new_device_alert' | 'new_device_rejected'
   | 'account_created' | 'card_activated' | 'card_activation_failed'
   | 'partner_consent_given' | 'partner_consent_refused' | 'partner_access_revoked' | 'partner_access_requested'
-  | 'profile_updated' | 'iban_changed' | 'card_product_changed' | 'data_exported' | 'picture_changed' | 'change_undone' | 'accounts_merged'
+  | 'profile_updated' | 'iban_changed' | 'card_product_changed' | 'data_exported' | 'picture_changed' | 'change_undone' | 'accounts_merged' | 'account_merged_away'
   | 'sso_sign_in' | 'sso_linked' | 'sso_unlinked' | 'sso_only_on' | 'sso_only_off' | `${'email' | 'phone'}_${'added' | 'removed' | 'primary_changed'}`;
 
 type AuditLogger = Pick<FastifyBaseLogger, 'info'>;

@@ -1,13 +1,17 @@
 // Bad input, generated from the routes' own JSON Schemas (the contract's valibot schemas as Fastify
 // got them), against every API endpoint, anonymous and signed in: no answer is a 5xx, and the
-// account tables stay as they were. `npm run fuzz` runs many more cases (FUZZ_RUNS per endpoint).
-import { createHash } from 'node:crypto';
+// account tables stay as they were. The same for every endpoint of the OpenID Provider under /oidc
+// (from its discovery document): its parameters, content types, credentials and cookies drawn
+// good and bad; no 5xx, the account tables untouched, and a refused request stores nothing.
+// `npm run fuzz` runs many more cases (FUZZ_RUNS per endpoint).
+import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../contract/errors.ts';
 import { PLAIN_TEXT } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
-import { DEMO_PASSWORD } from '../seed/demo.ts';
+import { registerClient } from '../oidc/clients.ts';
+import { DEMO_CLIENTS, DEMO_PASSWORD } from '../seed/demo.ts';
 import { createSession } from '../sessions/store.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 
@@ -206,12 +210,19 @@ async function knownValues(server: TestServer): Promise<{ known: Record<string, 
   };
 }
 
-// The endpoints, read once from a server of their own before the runs are declared.
-const endpoints = await (async () => {
+// The endpoints, read once from a server of their own before the runs are declared: the API's from
+// its OpenAPI document, the provider's from its discovery document.
+const OIDC_HOST = 'account.localhost:3000';
+const OIDC_ISSUER = `http://${OIDC_HOST}/oidc`;
+const { endpoints, discovery } = await (async () => {
   const probe = await startTestServer('sqlite', {}, { seed: false });
   await probe.app.ready();
   try {
-    return endpointsOf(probe.app.swagger() as Parameters<typeof endpointsOf>[0]);
+    const res = await probe.app.inject({ method: 'GET', url: '/oidc/.well-known/openid-configuration', headers: { host: OIDC_HOST } });
+    return {
+      endpoints: endpointsOf(probe.app.swagger() as Parameters<typeof endpointsOf>[0]),
+      discovery: res.json() as Record<string, unknown>,
+    };
   } finally {
     await probe.stop();
   }
@@ -310,5 +321,282 @@ describe.each(kinds)('bad input on %s', (kind) => {
     // What the accepted requests changed is the starting point of the next endpoint's runs.
     if (accepted) before = await digest(server);
     else expect(await digest(server)).toEqual(before);
+  }, Math.max(60_000, RUNS * 500));
+});
+
+// ---- The OpenID Provider -------------------------------------------------------------------------
+
+type Params = Record<string, string | string[]>;
+type OidcEndpoint = { name: string; method: 'GET' | 'POST'; path: string; params: readonly string[] };
+
+const AUTHORIZATION_PARAMS = ['client_id', 'response_type', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
+  'prompt', 'max_age', 'acr_values', 'login_hint', 'id_token_hint', 'claims', 'ui_locales', 'response_mode', 'request', 'request_uri', 'resource'];
+const CLIENT_AUTH_PARAMS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
+/** What each endpoint of the discovery document reads (RFC 6749, 7009, 7591, 7662, 8628, 9126,
+ * OpenID Connect Core and RP-Initiated Logout); an endpoint it does not know gets all of them. */
+const OIDC_PARAMS: Record<string, readonly string[]> = {
+  authorization_endpoint: AUTHORIZATION_PARAMS,
+  pushed_authorization_request_endpoint: [...AUTHORIZATION_PARAMS, ...CLIENT_AUTH_PARAMS],
+  token_endpoint: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource', 'device_code', ...CLIENT_AUTH_PARAMS],
+  userinfo_endpoint: ['access_token', 'claims'],
+  revocation_endpoint: ['token', 'token_type_hint', ...CLIENT_AUTH_PARAMS],
+  introspection_endpoint: ['token', 'token_type_hint', ...CLIENT_AUTH_PARAMS],
+  end_session_endpoint: ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'logout_hint', 'ui_locales'],
+  registration_endpoint: ['redirect_uris', 'client_name', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'scope', 'jwks_uri'],
+  device_authorization_endpoint: ['client_id', 'scope'],
+  jwks_uri: [],
+};
+const ALL_OIDC_PARAMS = [...new Set(Object.values(OIDC_PARAMS).flat())];
+
+/** Every endpoint the discovery document names under the issuer, by GET and by POST (whether the
+ * provider takes both or not), and the routes it has without naming them. */
+function oidcEndpointsOf(doc: Record<string, unknown>): OidcEndpoint[] {
+  const named = Object.entries(doc)
+    .filter(([key, value]) => (key.endsWith('_endpoint') || key === 'jwks_uri') && typeof value === 'string' && value.startsWith(`${OIDC_ISSUER}/`))
+    .map(([key, value]) => ({ name: key, path: `/oidc${(value as string).slice(OIDC_ISSUER.length)}`, params: OIDC_PARAMS[key] ?? ALL_OIDC_PARAMS }));
+  const unnamed = [
+    { name: 'discovery', path: '/oidc/.well-known/openid-configuration', params: [] },
+    { name: 'oauth_discovery', path: '/oidc/.well-known/oauth-authorization-server', params: [] },
+    // The registration route oidc-provider has when registration is on (the attack tried it).
+    { name: 'registration_endpoint', path: '/oidc/reg', params: OIDC_PARAMS.registration_endpoint! },
+    { name: 'resume', path: '/oidc/auth/{uid}', params: [] },
+    { name: 'end_session_confirm', path: '/oidc/session/end/confirm', params: ['xsrf', 'logout'] },
+    { name: 'end_session_success', path: '/oidc/session/end/success', params: ['client_id', 'state'] },
+    { name: 'interaction', path: '/oidc/interaction/{uid}', params: [] },
+  ];
+  const seen = new Set<string>();
+  return [...named, ...unnamed].flatMap((endpoint) => (['GET', 'POST'] as const).map((method) => ({ ...endpoint, method })))
+    .filter((endpoint) => !seen.has(`${endpoint.method} ${endpoint.path}`) && seen.add(`${endpoint.method} ${endpoint.path}`));
+}
+
+const oidcEndpoints = oidcEndpointsOf(discovery);
+
+const FUZZ_CLIENT = 'fuzz-confidential';
+const FUZZ_SECRET = 'fuzz-client-secret-of-some-length-0123456789';
+const VERIFIER = 'a-code-verifier-of-at-least-forty-three-characters-long';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const FIRST_PARTY_REDIRECT = DEMO_CLIENTS.find((c) => c.client_id === '2')!.redirect_uris.find((u) => u.startsWith('http://'))!;
+const PARTNER_REDIRECT = DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!;
+
+/** Content types a client may send: right, wrong, and none Fastify or the provider can read. */
+const CONTENT_TYPES = [
+  '', ' ', '   ', '\t', 'application/json, text/plain', 'text/plain', 'multipart/form-data', 'multipart/form-data; boundary=',
+  'multipart/form-data; boundary=XyZ', 'application/x-www-form-urlencoded; charset=utf-9', 'application/x-www-form-urlencoded; charset=latin1',
+  'application/x-www-form-urlencoded;;;', 'application/x-www-form-urlencoded, application/json', 'APPLICATION/X-WWW-FORM-URLENCODED',
+  'application/x-www-form-urlencoded; charset="utf-8"', '*/*', 'application/*', 'x', ';', '/', 'application/json; charset=utf-8',
+  'application/jwt', 'a'.repeat(5000), `application/x-www-form-urlencoded; ${'p=v; '.repeat(800)}`,
+];
+const headerText = fc.stringMatching(/^[\x20-\x7e]{0,60}$/);
+
+type Body = { kind: 'none' | 'form' | 'json' | 'raw' | 'multipart'; raw: string };
+
+function formOf(params: Params): string {
+  return Object.entries(params).flatMap(([key, v]) => (Array.isArray(v) ? v : [v]).map((item) => `${encode(key)}=${encode(item)}`)).join('&');
+}
+
+function multipartOf(params: Params): string {
+  return `${Object.entries(params).map(([key, v]) => `--XyZ\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${String(v)}\r\n`).join('')}--XyZ--\r\n`;
+}
+
+/** Values the provider knows (its clients, a real code and tokens, an interaction), so that
+ * generated requests also get past its first look-ups. */
+async function oidcKnownValues(server: TestServer) {
+  const emmaId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', 'emma.peeters@example.be').executeTakeFirstOrThrow()).user_id;
+  await registerClient(server.ctx.db, { client_id: FUZZ_CLIENT, name: 'Fuzz', redirect_uris: ['https://fuzz.example/cb'], secret: FUZZ_SECRET, scopes: ['balance'] });
+  const provider = server.oidc.forIssuer(OIDC_ISSUER);
+  const client = (await provider.Client.find('2'))!;
+  const grant = new provider.Grant({ accountId: emmaId, clientId: '2' });
+  grant.addOIDCScope('openid profile email offline_access');
+  const grantId = await grant.save();
+  const token = { accountId: emmaId, client, grantId, gty: 'authorization_code' };
+  const accessToken = await new provider.AccessToken({ ...token, scope: 'openid profile email' }).save();
+  const refreshToken = await new provider.RefreshToken({ ...token, scope: 'openid profile email offline_access' }).save();
+  const code = await new provider.AuthorizationCode({
+    ...token, redirectUri: FIRST_PARTY_REDIRECT, scope: 'openid profile', codeChallenge: CHALLENGE, codeChallengeMethod: 'S256',
+  }).save();
+  // An authorization request under way: its interaction, and the browser's cookies for it.
+  const started = await server.app.inject({
+    method: 'GET', headers: { host: OIDC_HOST },
+    url: `/oidc/auth?${new URLSearchParams({ client_id: '2', response_type: 'code', scope: 'openid', redirect_uri: FIRST_PARTY_REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' })}`,
+  });
+  expect(started.statusCode, started.body).toBe(303);
+  const uid = /\/interaction\/([\w-]+)/.exec(String(started.headers.location))![1]!;
+  const setCookies = started.headers['set-cookie'];
+  const interactionCookies = (Array.isArray(setCookies) ? setCookies : [setCookies ?? '']).map((c) => c.split(';')[0]!).join('; ');
+  const sessionToken = (await createSession(server.ctx.db, { userId: emmaId, deviceId: null, clientId: null, ip: '127.0.0.1', ttlDays: 1, mfaAt: null })).token;
+  const redirects = [FIRST_PARTY_REDIRECT, PARTNER_REDIRECT, 'https://fuzz.example/cb', 'https://evil.example/cb', 'javascript:alert(1)'];
+  const known: Record<string, string[]> = {
+    client_id: ['2', '17', 'deals-partner', FUZZ_CLIENT, 'unknown-client'],
+    client_secret: [FUZZ_SECRET, 'wrong-secret'],
+    redirect_uri: redirects,
+    post_logout_redirect_uri: redirects,
+    redirect_uris: redirects,
+    response_type: ['code', 'token', 'id_token', 'code id_token', 'none'],
+    response_mode: ['query', 'fragment', 'form_post', 'jwt', 'web_message'],
+    scope: ['openid', 'openid profile email phone offline_access', 'openid balance user', 'profile', 'openid unknown'],
+    code_challenge: [CHALLENGE],
+    code_challenge_method: ['S256', 'plain'],
+    code_verifier: [VERIFIER],
+    prompt: ['none', 'login', 'consent', 'select_account', 'create', 'login consent'],
+    max_age: ['0', '-1', '3600', '1e3'],
+    acr_values: ['mfa', 'pwd', 'mfa pwd'],
+    grant_type: ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code'],
+    code: [code],
+    refresh_token: [refreshToken],
+    token: [accessToken, refreshToken, code],
+    access_token: [accessToken],
+    token_type_hint: ['access_token', 'refresh_token', 'authorization_code'],
+    request_uri: ['urn:ietf:params:oauth:request_uri:unknown', 'https://evil.example/request'],
+    request: ['eyJhbGciOiJub25lIn0.eyJjbGllbnRfaWQiOiIyIn0.', 'not.a.jwt'],
+    id_token_hint: ['eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'eyJ.eyJ.sig'],
+    claims: ['{"userinfo":{"email":null}}', '{', '[]', '{"id_token":{"acr":{"essential":true,"values":["mfa"]}}}'],
+    client_assertion_type: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
+    ui_locales: ['fr', 'nl-BE', 'xx'],
+    logout: ['yes', 'true'],
+    uid: [uid],
+  };
+  /** Requests each endpoint would take as they are. */
+  const valid: Record<string, Params[]> = {
+    authorization_endpoint: [
+      { client_id: '2', response_type: 'code', scope: 'openid', redirect_uri: FIRST_PARTY_REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'st', nonce: 'n' },
+      { client_id: 'deals-partner', response_type: 'code', scope: 'openid balance', redirect_uri: PARTNER_REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' },
+    ],
+    token_endpoint: [
+      { client_id: '2', grant_type: 'authorization_code', code, redirect_uri: FIRST_PARTY_REDIRECT, code_verifier: VERIFIER },
+      { client_id: '2', grant_type: 'refresh_token', refresh_token: refreshToken },
+      { client_id: FUZZ_CLIENT, client_secret: FUZZ_SECRET, grant_type: 'refresh_token', refresh_token: 'unknown' },
+    ],
+    userinfo_endpoint: [{}, { access_token: accessToken }],
+    revocation_endpoint: [{ client_id: '2', token: accessToken }, { client_id: FUZZ_CLIENT, client_secret: FUZZ_SECRET, token: refreshToken }],
+    introspection_endpoint: [{ client_id: FUZZ_CLIENT, client_secret: FUZZ_SECRET, token: accessToken }, { client_id: '2', token: refreshToken }],
+    end_session_endpoint: [{ client_id: '2', post_logout_redirect_uri: FIRST_PARTY_REDIRECT, state: 'st' }],
+    end_session_confirm: [{ xsrf: 'x', logout: 'yes' }],
+  };
+  valid.pushed_authorization_request_endpoint = valid.authorization_endpoint!;
+  return { known, valid, accessToken, sessionToken, interactionCookies };
+}
+
+type OidcMode = 'anonymous' | 'signed-in' | 'interaction' | 'junk-cookies';
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.each(kinds)('bad input to the OpenID Provider on %s', (kind) => {
+  let server: TestServer;
+  let values: Awaited<ReturnType<typeof oidcKnownValues>>;
+  let before: Record<string, string>;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    values = await oidcKnownValues(server);
+    before = await digest(server);
+  });
+  afterAll(async () => {
+    if (STATS) console.info(Object.entries(STATS).sort().map(([k, n]) => `${k}: ${n}`).join('\n'));
+    await server?.stop();
+  });
+
+  const storedModels = async () => new Set((await server.ctx.db.selectFrom('oidc_models').select(['model', 'id']).execute()).map((r) => `${r.model} ${r.id}`));
+
+  it('reaches every endpoint of the discovery document', () => {
+    const names = new Set(oidcEndpoints.map((e) => e.name));
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint', 'introspection_endpoint',
+      'end_session_endpoint', 'pushed_authorization_request_endpoint', 'discovery', 'registration_endpoint']) expect(names).toContain(key);
+    // Whatever the provider turns on later (registration, device flow…) is in the runs by itself.
+    for (const [key, value] of Object.entries(discovery)) {
+      if (key.endsWith('_endpoint') && typeof value === 'string') expect(names, key).toContain(key);
+    }
+    expect(oidcEndpoints.map((e) => `${e.method} ${e.path}`)).toEqual(expect.arrayContaining([
+      'GET /oidc/auth', 'POST /oidc/auth', 'POST /oidc/token', 'GET /oidc/session/end', 'POST /oidc/session/end', 'POST /oidc/request', 'POST /oidc/reg',
+    ]));
+  });
+
+  it.each(oidcEndpoints.map((e) => [`${e.method} ${e.path}`, e] as const))('%s: never a 5xx, never a change to an account, nothing stored on a refusal', async (_name, endpoint) => {
+    const { known, valid } = values;
+    const value = (name: string): fc.Arbitrary<string> => fc.oneof(
+      ...((known[name] ?? []).length > 0 ? [{ weight: 4, arbitrary: fc.constantFrom(...known[name]!) }] : []),
+      { weight: 2, arbitrary: nastyString },
+      { weight: 1, arbitrary: wrongType.map(asText) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 24 }) },
+    );
+    const names = endpoint.params.length > 0 ? endpoint.params : ['client_id', 'state'];
+    const name = fc.constantFrom(...names);
+    const base = fc.constantFrom<Params>(...(valid[endpoint.name] ?? [{}]));
+    // A request the endpoint would take, then one thing wrong with it; or anything at all.
+    const params: fc.Arbitrary<Params> = fc.oneof(
+      base,
+      fc.tuple(base, name, value('')).map(([p, n, v]) => ({ ...p, [n]: v })),
+      fc.tuple(base, name, nastyString).map(([p, n, v]) => ({ ...p, [n]: v })),
+      fc.tuple(base, name).map(([p, n]) => Object.fromEntries(Object.entries(p).filter(([k]) => k !== n))),
+      fc.tuple(base, name, fc.string({ maxLength: 8 })).map(([p, n, v]) => ({ ...p, [n]: [String(p[n] ?? v), v] })),
+      fc.tuple(base, fc.string({ maxLength: 10 }), fc.oneof(nastyString, value(''))).map(([p, n, v]) => ({ ...p, [n || 'extra']: v })),
+      fc.record(Object.fromEntries(names.map((n) => [n, value(n)])), { requiredKeys: [] }) as fc.Arbitrary<Params>,
+    );
+    const uid = fc.oneof(fc.constantFrom(...known.uid!), nastyString.map(encode), fc.constantFrom('%zz%E0%A4%A', 'x'.repeat(300), '..%2F..', ''));
+    const body: fc.Arbitrary<Body['kind']> = fc.constantFrom('none', 'form', 'form', 'form', 'json', 'raw', 'multipart');
+    const natural: Record<Body['kind'], string | undefined> = {
+      none: undefined, form: 'application/x-www-form-urlencoded', json: 'application/json', raw: 'text/plain', multipart: 'multipart/form-data; boundary=XyZ',
+    };
+    const input = fc.record({
+      method: fc.oneof({ weight: 12, arbitrary: fc.constant(endpoint.method) }, { weight: 1, arbitrary: fc.constantFrom('HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH') }),
+      mode: fc.constantFrom<OidcMode>('anonymous', 'anonymous', 'signed-in', 'interaction', 'junk-cookies'),
+      params, uid, body, raw: nastyString,
+      inQuery: fc.boolean(),
+      contentType: fc.oneof({ weight: 5, arbitrary: fc.constant<string | null>(null) }, { weight: 2, arbitrary: fc.constantFrom<string | undefined>(...CONTENT_TYPES, undefined) },
+        { weight: 1, arbitrary: headerText }),
+      authorization: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<string | undefined>(undefined) },
+        { weight: 2, arbitrary: fc.constant(`Bearer ${values.accessToken}`) },
+        { weight: 1, arbitrary: headerText.map((t) => `Bearer ${t}`) },
+        { weight: 2, arbitrary: fc.tuple(value('client_id'), value('client_secret')).map(([id, secret]) => `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`) },
+        { weight: 1, arbitrary: fc.constantFrom('Basic !!!', 'Basic', 'DPoP x', `Basic ${randomBytes(30).toString('base64')}`) },
+      ),
+      dpop: fc.option(headerText, { nil: undefined }),
+      origin: fc.constantFrom(undefined, 'http://client.localhost:3000', 'https://evil.example', 'null'),
+      accept: fc.constantFrom(undefined, 'text/html', 'application/json', '*/*'),
+      host: fc.constantFrom(OIDC_HOST, 'account.lu.localhost:3000'),
+    });
+    await fc.assert(fc.asyncProperty(input, async (draw) => {
+      const prior = await storedModels();
+      const path = endpoint.path.replace('{uid}', draw.uid);
+      const sendsBody = draw.method !== 'GET' && draw.method !== 'HEAD' && draw.body !== 'none';
+      const payload = !sendsBody ? undefined : draw.body === 'form' ? formOf(draw.params) : draw.body === 'json' ? toJson(draw.params)
+        : draw.body === 'multipart' ? multipartOf(draw.params) : draw.raw;
+      const query = !sendsBody || draw.inQuery ? formOf(draw.params) : '';
+      const url = `${path}${query ? `?${query}` : ''}`;
+      // null: the type that goes with the body; undefined: no Content-Type header at all.
+      const contentType = draw.contentType === null ? (sendsBody ? natural[draw.body] : undefined) : draw.contentType;
+      const cookie = draw.mode === 'signed-in' ? `${server.ctx.cookieName}=${values.sessionToken}`
+        : draw.mode === 'interaction' ? `${values.interactionCookies}; ${server.ctx.cookieName}=${values.sessionToken}`
+          : draw.mode === 'junk-cookies' ? '_session=junk; _session.sig=junk; _interaction=junk; _interaction_resume=x' : undefined;
+      const headers: Record<string, string> = { host: draw.host };
+      for (const [header, v] of Object.entries({ 'content-type': contentType, authorization: draw.authorization, dpop: draw.dpop, origin: draw.origin, accept: draw.accept, cookie })) {
+        if (v !== undefined) headers[header] = v;
+      }
+      const res = await server.app.inject({ method: draw.method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const what = () => `${draw.method} ${url.slice(0, 300)} ${JSON.stringify(headers).slice(0, 300)} ${(payload ?? '').slice(0, 300)}`;
+      if (STATS) {
+        const key = `${endpoint.method} ${endpoint.path} ${res.statusCode} ${/"error":"(\w+)"/.exec(res.body)?.[1] ?? ''}`;
+        STATS[key] = (STATS[key] ?? 0) + 1;
+      }
+      if (res.statusCode >= 500) throw new Error(`${what()} answered ${res.statusCode} ${res.body.slice(0, 300)}`);
+      // A refusal in JSON is an OAuth error (RFC 6749 §5.2), never a framework's body. A path the
+      // router cannot decode reaches no endpoint: the app answers it (frameworkErrors, app.ts).
+      if (res.statusCode >= 400 && String(res.headers['content-type']).startsWith('application/json') && res.body && decodable(path)) {
+        expect(res.json(), `${what()}: ${res.body.slice(0, 300)}`).toEqual(expect.objectContaining({ error: expect.stringMatching(/^[a-z_]+$/) }));
+      }
+      expect(await digest(server), `${what()} changed an account`).toEqual(before);
+      // A refused request stores nothing (it may end what it was refused over: a code used twice
+      // revokes its grant).
+      if (res.statusCode >= 400) {
+        const added = [...await storedModels()].filter((row) => !prior.has(row));
+        expect(added, `${what()} was refused (${res.statusCode}) and stored ${added.join(', ')}`).toEqual([]);
+      }
+    }), { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) });
   }, Math.max(60_000, RUNS * 500));
 });

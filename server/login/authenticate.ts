@@ -1,12 +1,15 @@
 // Password sign-in. An unknown account and a wrong password give the same answer after the same
-// work (a dummy Argon2id verification). Failures are throttled per account+IP (short block), per
-// account across all IPs (NIST's 100, short block, so an attacker cannot lock the owner out for
-// long) and per IP.
+// work (a dummy Argon2id verification). Failures are throttled per account+IP (short block) and per
+// IP; per account across all IPs they reach a ceiling (NIST's 100) that never blocks: past it every
+// sign-in to the account needs a harder proof of work (server/captcha/ceilings.ts), so a stranger
+// cannot lock the owner out at all.
 import type { Variant } from '../../contract/constants.ts';
 import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
+import { countFailure, proofLevel } from '../captcha/ceilings.ts';
+import type { CaptchaLevel } from '../../contract/schemas.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
@@ -22,8 +25,9 @@ export const WEAK_PASSWORD_TICKET_SECONDS = 900;
 
 export async function authenticate(deps: {
   db: Db; hasher: PasswordHasher; limiters: Limiters;
-  /** Checks a CAPTCHA solution once this account failed `afterFailures` times from this address (0: never). */
-  captcha: { afterFailures: number; assert(payload: string | undefined): Promise<void> };
+  /** Whether the CAPTCHA is on; then a solution is checked once this account failed `afterFailures`
+   * times from this address (0: never), and past the account's ceiling at the level it needs. */
+  captcha: { enabled: boolean; afterFailures: number; assert(payload: string | undefined, level: CaptchaLevel): Promise<void> };
 }, input: {
   username: string; password: string; variant: Variant; ip: string; deviceKey: string; captcha?: string;
 }): Promise<LoginOutcome> {
@@ -35,18 +39,18 @@ export async function authenticate(deps: {
   const accountKey = candidate ? `user:${candidate.userId}` : name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
   const userIpKey = `${accountKey}|${input.ip}`;
 
-  const counts = await Promise.all([
-    standing(limiters.userIp, userIpKey), standing(limiters.account, accountKey), standing(limiters.ip, input.ip),
-  ]);
+  const counts = await Promise.all([standing(limiters.userIp, userIpKey), standing(limiters.ip, input.ip)]);
   const blocked = Math.max(...counts.map((c) => c.wait));
   if (blocked > 0) {
     throw ApiError.tooMany(blocked);
   }
-  // After repeated failures a robot check comes before any password check; unknown accounts alike.
-  const { afterFailures } = deps.captcha;
-  const needsCaptcha = (failures: number) => afterFailures > 0 && failures >= afterFailures;
-  if (needsCaptcha(counts[0]!.failures)) {
-    await deps.captcha.assert(input.captcha).catch((error: unknown) => {
+  // After repeated failures from this address a robot check comes before any password check, and
+  // past the account's ceiling a harder one from any address; unknown accounts alike.
+  const { enabled, afterFailures } = deps.captcha;
+  const needsCaptcha = (failures: number) => enabled && afterFailures > 0 && failures >= afterFailures;
+  const level = enabled ? await proofLevel(limiters, 'account', accountKey) : 0;
+  if (level > 0 || needsCaptcha(counts[0]!.failures)) {
+    await deps.captcha.assert(input.captcha, level).catch((error: unknown) => {
       if (error instanceof ApiError) throw new ApiError(error.code, { ...error.extra, captcha: true });
       throw error;
     });
@@ -55,17 +59,19 @@ export async function authenticate(deps: {
   const { right: ok } = await password.verify({ hasher }, { passwordHash: candidate?.passwordHash ?? null }, input.password);
 
   if (!ok || !candidate) {
-    const spent = await Promise.all([
-      spend(limiters.userIp, userIpKey), spend(limiters.account, accountKey), spend(limiters.ip, input.ip),
+    const [pairWait, ipWait, next] = await Promise.all([
+      spend(limiters.userIp, userIpKey), spend(limiters.ip, input.ip), countFailure(limiters, 'account', accountKey),
     ]);
     await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
-    const wait = Math.max(...spent);
+    const wait = Math.max(pairWait, ipWait);
     if (wait > 0) throw ApiError.tooMany(wait);
+    const nextLevel = enabled ? next : 0;
     // Said before the last try, not after it: the next wrong password here pauses sign-in from this
     // address. Unknown accounts are counted by the name typed, so they are warned alike.
     const lastTry = counts[0]!.failures + 1 >= limiters.userIp.points;
     throw new ApiError('invalid_credentials', {
-      ...(needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {}),
+      ...(nextLevel > 0 || needsCaptcha(counts[0]!.failures + 1) ? { captcha: true } : {}),
+      ...(nextLevel > 0 ? { captcha_level: nextLevel } : {}),
       ...(lastTry ? { last_attempt: true } : {}),
     });
   }

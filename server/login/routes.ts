@@ -1,6 +1,6 @@
 // POST /token: password sign-in by email or phone.
 import type { FastifyInstance } from 'fastify';
-import { LoginRequest, TokenAnswer, WeakPasswordAnswer, MfaRequiredAnswer } from '../../contract/schemas.ts';
+import { LoginRequest, TokenAnswer, WeakPasswordAnswer, MfaRequiredAnswer, type CaptchaLevel } from '../../contract/schemas.ts';
 import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
@@ -25,7 +25,10 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   }, async (request, reply) => {
     const deviceKey = deviceKeyOf(request);
-    const captcha = { afterFailures: ctx.config.captcha.enabled ? ctx.config.captcha.loginAfterFailures : 0, assert: (payload: string | undefined) => assertCaptcha(ctx, payload) };
+    const captcha = {
+      enabled: ctx.config.captcha.enabled, afterFailures: ctx.config.captcha.loginAfterFailures,
+      assert: (payload: string | undefined, level: CaptchaLevel) => assertCaptcha(ctx, payload, level),
+    };
     const outcome = await authenticate({ ...ctx, captcha }, {
       username: request.body.username,
       password: request.body.password,

@@ -83,10 +83,13 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     const other = accounts.find((a) => a.id === otherId);
     if (!survivor || !other || survivor.closed_at !== null || other.closed_at !== null) throw new ApiError('merge_unavailable');
 
-    // Read before the contacts move: each account hears of it at the primary email it had.
-    const notices = [
-      { account: survivor, kind: 'accounts_merged' as const, to: await primaryEmail(trx, survivorId) },
-      { account: other, kind: 'account_merged_away' as const, to: await primaryEmail(trx, otherId) },
+    // Read before the contacts move: the survivor hears of it at its primary email; the account
+    // merged away at every email and phone it held, so that an owner who did not do this learns it
+    // wherever they can be reached.
+    const survivorEmail = await primaryEmail(trx, survivorId);
+    const notices: Array<{ account: Account; kind: 'accounts_merged' | 'account_merged_away'; channel: 'email' | 'sms'; to: string }> = [
+      ...(survivorEmail ? [{ account: survivor, kind: 'accounts_merged' as const, channel: 'email' as const, to: survivorEmail }] : []),
+      ...(await contactsOf(trx, otherId)).map((contact) => ({ account: other, kind: 'account_merged_away' as const, ...contact })),
     ];
 
     const now = nowIso();
@@ -122,15 +125,25 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     await trx.deleteFrom('oidc_models').where('account_id', '=', otherId).where('model', 'not in', ['Grant', 'Session']).execute();
 
     for (const notice of notices) {
-      if (!notice.to) continue;
-      await ctx.outbox.enqueue(trx, { channel: 'email', to: notice.to, ...noticeMessage(notice.account.language, notice.kind, {}, 'email'), ttlSeconds: NOTICE_TTL_S });
+      await ctx.outbox.enqueue(trx, { channel: notice.channel, to: notice.to, ...noticeMessage(notice.account.language, notice.kind, {}, notice.channel), ttlSeconds: NOTICE_TTL_S });
     }
   });
   ctx.outbox.kick();
   await ctx.sessionsEnded({ accountId: otherId, refreshTokensOf: otherId });
-  await recordEvent(ctx.db, {
-    type: 'accounts_merged', userId: survivorId, ip: request.ip ?? null, deviceKey: request.deviceKey ?? null, detail: { merged_account: otherId },
-  });
+  // Both histories hold it: the survivor's (with the other's history, moved above) and the closed
+  // account's own, for an operator reading it later.
+  const where = { ip: request.ip ?? null, deviceKey: request.deviceKey ?? null };
+  await recordEvent(ctx.db, { type: 'accounts_merged', userId: survivorId, ...where, detail: { merged_account: otherId } });
+  await recordEvent(ctx.db, { type: 'account_merged_away', userId: otherId, ...where, detail: { survivor_account: survivorId } });
+}
+
+/** Every email and phone of an account, as the channels a notice takes to reach them. */
+async function contactsOf(trx: Transaction<Database>, userId: string): Promise<Array<{ channel: 'email' | 'sms'; to: string }>> {
+  const [emails, phones] = await Promise.all([
+    trx.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').orderBy('created_at').execute(),
+    trx.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').orderBy('created_at').execute(),
+  ]);
+  return [...emails.map((e) => ({ channel: 'email' as const, to: e.value })), ...phones.map((p) => ({ channel: 'sms' as const, to: p.value }))];
 }
 
 async function primaryEmail(trx: Transaction<Database>, userId: string): Promise<string | null> {

@@ -4,7 +4,9 @@
 // machinery serves a sign-in ('login'), a step-up ('sudo'), adding a method ('activate') and a
 // forgotten password ('reset'), on the rules of the challenge store; an onboarding, which has no
 // account yet, opens its challenges on the store from its flow.
+import { createHmac } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { countFailure, passCeiling, type Ceiling } from '../captcha/ceilings.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
@@ -40,7 +42,9 @@ class TooSoon extends Error {
 /** Starts a challenge on a method and, for a method whose code Tessera sends, queues the code.
  * A challenge of a signed-in person or a sign-in replaces the previous one on the same method,
  * after the resend wait. A forgotten-password challenge is asked for by anybody who knows an
- * address, so it replaces nothing: a code a stranger asks for never spoils the owner's. */
+ * address, so it replaces nothing: a code a stranger asks for never spoils the owner's. It waits
+ * all the same: codes to one destination are spaced as resends are (30 s, then 15 s after each),
+ * whoever asks, decided under the account's row lock, so of thirty requests at once one sends. */
 export async function startChallenge(ctx: AppContext, input: {
   userId: string; language: string; subject: ChallengeSubject; purpose: Purpose; deviceKey: string; channel?: string;
   loginTicket?: string;
@@ -57,17 +61,19 @@ export async function startChallenge(ctx: AppContext, input: {
   // Only a code Tessera sends costs a sending budget and waits before it is replaced.
   const coded = method.start !== undefined;
   const replacing = input.purpose !== 'reset';
+  // The last code for this subject: the one a new code replaces, or for a forgotten password (which
+  // replaces nothing) the last one sent, used or not: the spacing counts sends, not valid codes.
   const previousOf = (reader: Db) => {
     let query = reader.selectFrom('mfa_challenges').select(['id', 'sends', 'resend_at'])
       .where('user_id', '=', input.userId).where('purpose', '=', input.purpose).where('expires_at', '>', nowIso(now))
-      .where('completed_at', 'is', null);
+      .$if(replacing, (q) => q.where('completed_at', 'is', null));
     query = subject.id !== null
       ? query.where('method_id', '=', subject.id)
       : query.where('new_method', '=', subject.method).where('target', '=', subject.target ?? '');
     return query.orderBy('created_at', 'desc').executeTakeFirst();
   };
   // A cheap look first, so a burst of resends is refused before it spends any sending budget.
-  const early = replacing && coded ? resendWait(await previousOf(db), now) : 0;
+  const early = coded ? resendWait(await previousOf(db), now) : 0;
   if (early > 0) throw ApiError.resendTooSoon(early);
 
   const spent = coded ? sendingBudgets(ctx, input.ip, subject.target!, input.userId) : [];
@@ -82,12 +88,12 @@ export async function startChallenge(ctx: AppContext, input: {
     await db.transaction().execute(async (trx) => {
       // One writer per account at a time: of thirty simultaneous resends, one finds the wait over.
       await lockUser(trx, input.userId);
-      const previous = replacing ? await previousOf(trx) : undefined;
+      const previous = await previousOf(trx);
       const tooSoon = coded ? resendWait(previous, now) : 0;
       if (tooSoon > 0) throw new TooSoon(tooSoon);
       const sends = (previous?.sends ?? 0) + 1;
       wait = sends === 1 ? config.mfa.resendFirstWaitSeconds : config.mfa.resendNextWaitSeconds;
-      if (previous) await retireChallenge(ctx, trx, previous.id, now);
+      if (previous && replacing) await retireChallenge(ctx, trx, previous.id, now);
       // Challenges are kept a day past their expiry (the resend wait reads them), then go.
       await trx.deleteFrom('mfa_challenges').where('user_id', '=', input.userId).where('expires_at', '<', nowIso(now - DAY_MS)).execute();
       await openChallenge(ctx, trx, {
@@ -128,6 +134,18 @@ export type PassedChallenge = {
   recoveryKeysLeft?: number;
 };
 
+/** What a forgotten-password challenge's failures are counted by: the name that was typed, keyed
+ * with the server's key. A real account's challenge holds the name it was sent to; a stand-in (an
+ * unknown name, or a request that sent nothing) holds only this key, never the name itself. */
+export function resetNameKey(secretKey: string, name: string): string {
+  return `name:${createHmac('sha256', secretKey).update(`reset-name:${name}`).digest('base64url')}`;
+}
+
+function resetKeyOf(secretKey: string, challenge: { id: string; target: string | null }, standIn: boolean): string {
+  if (standIn) return challenge.target ?? `request:${challenge.id}`;
+  return resetNameKey(secretKey, challenge.target ?? '');
+}
+
 /** Thrown inside the closing transaction: the answer was right but lost a race (replayed authenticator code, key spent). */
 class Lost extends Error {}
 class Closed extends Error {}
@@ -137,6 +155,8 @@ class Closed extends Error {}
  * another device, reads as closed and costs no attempt. */
 export async function verifyChallenge(ctx: AppContext, payload: string, code: string, options: {
   purposes?: readonly Purpose[]; deviceKey?: string; ip?: string;
+  /** A solved CAPTCHA, for past the account's ceiling; without it, the request's X-Captcha header. */
+  captcha?: string;
 } = {}): Promise<PassedChallenge> {
   const { db, config } = ctx;
   const now = nowIso();
@@ -155,7 +175,6 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     throw new ApiError('challenge_closed');
   }
   const userId = challenge.user_id ?? '';
-  const accountKey = challenge.user_id ?? `request:${challenge.id}`;
   const purpose = challenge.purpose as Purpose;
   if (options.purposes && !options.purposes.includes(purpose)) throw new ApiError('challenge_closed');
   if (purpose === 'login' && options.deviceKey !== undefined && challenge.device_key !== null && challenge.device_key !== options.deviceKey) {
@@ -163,15 +182,20 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
   }
   if (challenge.expires_at <= now) throw new ApiError('code_expired');
 
-  // Wrong answers are counted per account too: a password holder cannot guess authenticator codes
-  // across endless challenges. A forgotten-password request is anonymous, so its failures are
-  // counted apart, per account and address first: a stranger guessing codes runs out long before
-  // the owner's right code is refused, and never touches the owner's sign-in.
-  const failures: Array<[RateLimiterAbstract, string]> = purpose === 'reset'
-    ? [[ctx.limiters.resetFailuresUserIp, `${accountKey}|${options.ip ?? ''}`], [ctx.limiters.resetFailuresAccount, accountKey]]
-    : [[ctx.limiters.mfaFailures, userId]];
-  const blocked = Math.max(...(await Promise.all(failures.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
+  // Wrong answers are counted per account and address, then under the account's ceiling: a
+  // password holder cannot guess authenticator codes across endless challenges, and a stranger
+  // guessing from many addresses makes every try on the account need a harder proof of work, never
+  // a wait (server/captcha/ceilings.ts). A forgotten-password request is anonymous, so its failures
+  // are counted apart, by the name typed (a stand-in's the same as a real account's, so the puzzle
+  // tells nothing), and never touch the owner's sign-in.
+  const accountKey = purpose === 'reset' ? resetKeyOf(ctx.config.secretKey, challenge, standIn) : userId;
+  const perAddress: [RateLimiterAbstract, string] = [
+    purpose === 'reset' ? ctx.limiters.resetFailuresUserIp : ctx.limiters.mfaFailuresUserIp, `${accountKey}|${options.ip ?? ''}`,
+  ];
+  const ceiling: Ceiling = purpose === 'reset' ? 'resetFailuresAccount' : 'mfaFailures';
+  const blocked = (await standing(...perAddress)).wait;
   if (blocked > 0) throw ApiError.tooMany(blocked);
+  await passCeiling(ctx, ceiling, accountKey, options.captcha);
 
   const existing = challenge.method_id !== null;
   const kind = (existing ? challenge.method : challenge.new_method) ?? '';
@@ -186,11 +210,13 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
   const refuse = async (): Promise<never> => {
     const counted = await countWrongAnswer(ctx, challenge.id);
     if (counted === null) throw new ApiError('challenge_closed');
-    const wait = Math.max(...(await Promise.all(failures.map(([limiter, key]) => spend(limiter, key)))));
+    const [wait, next] = await Promise.all([spend(...perAddress), countFailure(ctx.limiters, ceiling, accountKey)]);
     await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
     if (wait > 0) throw ApiError.tooMany(wait);
     const left = Math.max(0, config.mfa.maxAttempts - counted);
-    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
+    // Past the ceiling now: the next try needs a puzzle, said at once so the form can show it.
+    const puzzle = next > 0 && config.captcha.enabled ? { captcha: true, captcha_level: next } : {};
+    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left, ...puzzle });
   };
   if (!verdict.right || standIn) return refuse();
 
@@ -207,7 +233,7 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
     throw error;
   }
   // The owner got in from here: this address's count starts again (a ceiling keeps its count).
-  await forget(...failures[0]!);
+  await forget(...perAddress);
   return {
     userId, purpose, method: kind,
     methodId: existing ? Number(challenge.method_id) : null,

@@ -6,7 +6,6 @@
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { NEW_METHOD_IDS, type Variant } from '../../contract/constants.ts';
-import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MfaActivateQuery, MfaMethodKind } from '../../contract/schemas.ts';
@@ -14,12 +13,12 @@ import type { AppContext } from '../context.ts';
 import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addVerifiedContact, contactOwner } from '../identity/accounts.ts';
+import { addVerifiedContact } from '../identity/accounts.ts';
 import { addMethod, methodsOf, setPrimary } from '../identity/second-factors.ts';
 import { spend } from '../ratelimit/index.ts';
 import { hasRecentMfa } from '../sessions/stepup.ts';
 import { markMfa } from '../sessions/store.ts';
-import { issueTicket } from '../sessions/tickets.ts';
+import { offerAfterCode } from '../identity/duplicates.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
@@ -77,17 +76,10 @@ export async function startActivation(ctx: AppContext, caller: Caller, id: numbe
   if (!target) throw new ApiError(kind === 'email' ? 'invalid_email' : 'invalid_phone');
   if (existing.some((m) => m.method === kind && m.target === target)) return null;
 
-  // Whether an address belongs to another account is worth something: lookups are counted.
+  // Codes are sent on the account's behalf: they are counted. Whether another account holds the
+  // target is not said here, whoever asks: only the code's answer leads to the merge.
   const wait = await spend(ctx.limiters.targetLookups, userId);
   if (wait > 0) throw ApiError.tooMany(wait);
-  const owner = await contactOwner(ctx.db, kind === 'email' ? 'email' : 'phone', target);
-  if (owner && owner !== userId) {
-    // A target of another account leads to the merge (fuzzion), not to a code. The payload names
-    // the offer for the merge flow; the merge itself is not built yet.
-    const code = kind === 'email' ? 'email_in_use' : 'phone_in_use';
-    const payload = await issueTicket(ctx.db, userId, 'fuzzion', ctx.config.mfa.codeTtlSeconds, { method: kind, target });
-    return { payload, fuzzion: true, data: { method: kind, target, code, message: ERROR_MESSAGES[code] } };
-  }
   if (query['dry-run'] === 'true') return { payload: '', fuzzion: false, data: { method: kind, target } };
   const started = await startChallenge(ctx, {
     userId, language: caller.language, purpose: 'activate', deviceKey: caller.deviceKey, ip: caller.ip,
@@ -112,6 +104,9 @@ async function accountLabel(ctx: AppContext, userId: string): Promise<string> {
   return phone?.value ?? 'account';
 }
 
+/** The destination went to another account between the code and the change. */
+class TakenMeanwhile extends Error {}
+
 export type ActivationResult = { id: number; method: MfaMethodKind; recovery_keys?: string[] };
 
 /** Finishes an activation with its first code: the method is added (or replaced), its destination
@@ -122,6 +117,14 @@ export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'm
   const passed = await verifyChallenge(ctx, payload, code, { purposes: ['activate'], deviceKey: caller.deviceKey, ip: caller.ip });
   if (passed.userId !== userId || !passed.newMethod) throw new ApiError('challenge_closed');
   const kind = passed.newMethod as MfaMethodKind;
+  // A destination another account holds: "already in use", with the offer to merge (the code
+  // proved the destination, and is the offer's first proof).
+  const contactKind = kind === 'email' ? 'email' as const : 'phone' as const;
+  const offerIfTaken = async () => {
+    const offer = kind === 'totp' ? null : await offerAfterCode(ctx, userId, contactKind, passed.target!);
+    if (offer) throw new ApiError(contactKind === 'email' ? 'email_in_use' : 'phone_in_use', { fuzzion: offer });
+  };
+  await offerIfTaken();
   const result = await ctx.db.transaction().execute(async (trx): Promise<ActivationResult> => {
     // The account's methods as the change will find them: two set-ups, or a set-up and a
     // deletion, one after the other.
@@ -149,9 +152,7 @@ export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'm
 
     // The verified destination joins the user's contacts (unique across accounts: a race loses here).
     const target = passed.target!;
-    if (!(await addVerifiedContact(trx, userId, kind === 'email' ? 'email' : 'phone', target))) {
-      throw new ApiError(kind === 'email' ? 'email_in_use' : 'phone_in_use');
-    }
+    if (!(await addVerifiedContact(trx, userId, contactKind, target))) throw new TakenMeanwhile();
 
     const same = methods.find((m) => m.method === kind && m.target === target);
     if (same) {
@@ -167,6 +168,10 @@ export async function confirmActivation(ctx: AppContext, caller: Omit<Caller, 'm
       return { id: replaced.id, method: kind };
     }
     return { id: await addMethod(trx, { userId, method: kind, target, primary: first }), method: kind };
+  }).catch(async (error: unknown) => {
+    if (!(error instanceof TakenMeanwhile)) throw error;
+    await offerIfTaken();
+    throw new ApiError(contactKind === 'email' ? 'email_in_use' : 'phone_in_use');
   });
   await markMfa(ctx.db, caller.sessionId);
   await recordEvent(ctx.db, {

@@ -65,15 +65,16 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     expect((await call('GET', '/api/mfa/-2/activate?target=12')).json()).toMatchObject({ code: 'invalid_phone', message: 'The phone number provided is invalid' });
   });
 
-  it('answers with the fuzzion flag when the target belongs to another account', async () => {
+  it('answers a target of another account as a free one: the flag stays false until the code comes back', async () => {
     await stepUp();
     const emma = DEMO_USERS[0]!;
     const email = await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(emma.email)}`);
     expect(email.statusCode).toBe(200);
-    expect(email.json()).toMatchObject({ fuzzion: true, data: { code: 'email_in_use', message: 'This email is already in use. Please use another one.' } });
+    expect(email.json()).toMatchObject({ fuzzion: false, data: { method: 'email', target: expect.stringMatching(/\*/) } });
+    expect(JSON.stringify(email.json())).not.toMatch(/in_use/);
     expect(email.json().payload).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const phone = await call('GET', `/api/mfa/-2/activate?target=${encodeURIComponent(emma.phone)}&dry-run=true`);
-    expect(phone.json()).toMatchObject({ fuzzion: true, data: { code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' } });
+    expect(phone.json()).toMatchObject({ fuzzion: false, data: { method: 'sms', target: emma.phone } });
   });
 
   it('adds a phone method by SMS, then refuses to delete the last code method', async () => {

@@ -180,19 +180,22 @@ describe.each(kinds)('second-factor methods on %s', (kind) => {
     expect((await free.call('DELETE', `/api/mfa/${free.ids.totp}`)).statusCode).toBe(204);
   });
 
-  it('offers the merge for a target of another account, and remembers what for', async () => {
+  it('offers the merge for a target of another account only once its code came back, and remembers what for', async () => {
     const user = await signedIn(['email'], 'merge-device-001');
     const emma = DEMO_USERS[0]!;
     const answer = await user.call('GET', `/api/mfa/-2/activate?target=${encodeURIComponent('0470 12 34 56')}`);
     expect(answer.statusCode).toBe(200);
-    expect(answer.json()).toEqual({
-      payload: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), fuzzion: true,
-      data: { method: 'sms', target: emma.phone, code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.' },
-    });
+    expect(answer.json()).toMatchObject({ payload: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), fuzzion: false, data: { method: 'sms' } });
+    expect(await server.ctx.db.selectFrom('tickets').select('id').where('user_id', '=', user.userId).where('kind', '=', 'fuzzion').execute()).toEqual([]);
+    // The code went to the number, as to any other.
+    await server.ctx.outbox.drain();
+    const sent = sms.messages.filter((m) => m.to === emma.phone).at(-1);
+    expect(sent).toBeDefined();
+    const confirmed = await user.call('POST', '/api/mfa/activate', { payload: answer.json().payload, code: codeIn(sent!.text) });
+    expect(confirmed.statusCode).toBe(409);
+    expect(confirmed.json()).toMatchObject({ code: 'phone_in_use', message: 'This phone number is already in use. Please use a different one.', fuzzion: { kind: 'phone', target: emma.phone } });
     const ticket = await server.ctx.db.selectFrom('tickets').select(['kind', 'detail']).where('user_id', '=', user.userId).where('kind', '=', 'fuzzion').executeTakeFirstOrThrow();
-    expect(JSON.parse(ticket.detail!)).toEqual({ method: 'sms', target: emma.phone });
-    // No code went out.
-    expect(sms.messages.some((m) => m.to === emma.phone)).toBe(false);
+    expect(JSON.parse(ticket.detail!)).toEqual({ kind: 'phone', target: emma.phone });
   });
 
   it('counts target lookups, so a signed-in user cannot probe for other accounts\' addresses', async () => {

@@ -5,6 +5,12 @@
 // calls `consume`. Two parallel exchanges can both find it unconsumed; `consume` is therefore a
 // conditional update, and the call that changes no row throws invalid_grant, which the provider
 // answers as a 400 like any other refused grant. Exactly one exchange goes on to issue tokens.
+//
+// A key holding U+0000 names nothing here: PostgreSQL's text cannot hold the character (the query
+// fails, `invalid byte sequence for encoding "UTF8": 0x00`) and nothing stored has one (ids are the
+// provider's own, client ids are registered without). Such a key is never sent to the database: a
+// look-up finds nothing, as for any unknown id, and the provider answers its usual refusal
+// (invalid_client, invalid_grant, invalid_token, invalid_request_uri…), never a server error.
 import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
@@ -37,6 +43,25 @@ function alreadyConsumed(model: string): Error {
     return new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used');
   }
   return new errors.InvalidGrant(`${CONSUMED_LABEL[model] ?? model} already consumed`);
+}
+
+/** Whether a key cannot name anything stored (see above). */
+export function unstorableKey(key: unknown): boolean {
+  return typeof key === 'string' && key.includes('\u0000');
+}
+
+/** Another store (the clients', clients.ts) behind the same rule: a key holding U+0000 is unknown. */
+export function withoutUnstorableKeys(adapter: Adapter): Adapter {
+  const none = () => Promise.resolve(undefined);
+  return {
+    upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
+    find: (id) => (unstorableKey(id) ? none() : adapter.find(id)),
+    findByUid: (uid) => (unstorableKey(uid) ? none() : adapter.findByUid(uid)),
+    findByUserCode: (userCode) => (unstorableKey(userCode) ? none() : adapter.findByUserCode(userCode)),
+    consume: (id) => adapter.consume(id),
+    destroy: (id) => (unstorableKey(id) ? Promise.resolve() : adapter.destroy(id)),
+    revokeByGrantId: (grantId) => (unstorableKey(grantId) ? Promise.resolve() : adapter.revokeByGrantId(grantId)),
+  };
 }
 
 export async function guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -114,6 +139,11 @@ export class OidcAdapter implements Adapter {
       expires_at: expiresIn ? nowIso(now + expiresIn * 1000) : null,
       consumed_at: consumed ? nowIso(now) : null,
     };
+    // The keys are the provider's own; one carrying U+0000 came from a request and cannot be kept
+    // (the payload can: JSON writes the character as an escape).
+    if ([row.id, row.grant_id, row.uid, row.user_code, row.account_id, row.client_id].some(unstorableKey)) {
+      throw new errors.InvalidRequest('the request carries a value that cannot be stored');
+    }
     await guarded(() => statementsOf(this.db).upsert(row.model, row.id, row.payload, row.grant_id, row.uid, row.user_code,
       row.account_id, row.client_id, row.expires_at, row.consumed_at));
   }
@@ -131,24 +161,29 @@ export class OidcAdapter implements Adapter {
   }
 
   private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
+    if (unstorableKey(value)) return undefined;
     const [row] = await guarded(() => statementsOf(this.db).find[column](this.model, value, nowIso(this.now())));
     return toPayload(row);
   }
 
   /** Spends the model once: of parallel calls exactly one updates the row; the others throw. */
   async consume(id: string): Promise<void> {
+    // Nothing stored has such an id: nothing left to spend.
+    if (unstorableKey(id)) throw alreadyConsumed(this.model);
     const now = nowIso(this.now());
     const spent = await guarded(() => statementsOf(this.db).consume(now, this.model, id));
     if (spent.length === 0) throw alreadyConsumed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
+    if (unstorableKey(id)) return;
     await guarded(() => this.db.deleteFrom('oidc_models').where('model', '=', this.model).where('id', '=', id).execute());
   }
 
   /** Removes everything issued under the grant, whatever the model (as oidc-provider's own
    * adapters do); the Grant itself is destroyed by the provider when its policy says so. */
   async revokeByGrantId(grantId: string): Promise<void> {
+    if (unstorableKey(grantId)) return;
     await guarded(() => this.db.deleteFrom('oidc_models').where('grant_id', '=', grantId).execute());
   }
 }

@@ -1,11 +1,10 @@
 // A confidential client registered as the operator registers it (registry.ts, behind `clients add
 // --confidential`) signs a person in over real HTTP: an openid-client relying party authenticating
 // with its secret by HTTP Basic, code + PKCE, then a refresh. The secret is compared by digest.
-import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
 import { addClient, editClient, removeClient } from './registry.ts';
 
 const kinds = await databaseKinds();
@@ -35,9 +34,9 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
   let secret: string;
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    const listening = await startListeningTestServer(kind);
+    server = listening;
+    base = listening.base;
     issuer = new URL(`${base}/oidc`);
     ({ secret } = await addClient(server.ctx.db, CLIENT_ID, {
       name: 'Shop back end', redirect_uris: [REDIRECT_URI], scopes: ['user'], first_party: true,

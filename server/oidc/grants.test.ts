@@ -1,13 +1,12 @@
 // The access list and its revocation (GET /api/tokens, DELETE /api/token/{client_id}) against grants
 // made by an independent relying party (openid-client) through the real code + PKCE flow.
-import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { browse as browseAs, signInCookie } from '../testing/oidcKit.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessGrantList } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
 import { DEMO_CLIENTS, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
 import * as v from 'valibot';
 import { OidcAdapter } from './adapter.ts';
 import { registerClient } from './clients.ts';
@@ -23,9 +22,9 @@ describe.each(kinds)('access grants on %s', (kind) => {
   const configs = new Map<string, oidc.Configuration>();
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    const listening = await startListeningTestServer(kind);
+    server = listening;
+    base = listening.base;
     for (const clientId of ['2', '17']) {
       configs.set(clientId, await oidc.discovery(new URL(`${base}/oidc`), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] }));
     }

@@ -1,8 +1,9 @@
 // Two instances of the server on one PostgreSQL database, behind one address: a small round-robin
 // proxy in front of them, as a load balancer would be, so both answer for one issuer,
-// http://127.0.0.1:<proxy port>/oidc. The provider keeps nothing in an instance's memory that another
-// needs (interactions, sessions, codes, grants and tokens are rows; cookie keys and signing keys
-// come from the shared SECRET_KEY and database), so a flow may hop between them at every request.
+// http://127.0.0.1:<proxy port>/oidc (the Belgian origin both are configured with). The provider
+// keeps nothing in an instance's memory that another needs (interactions, sessions, codes, grants
+// and tokens are rows; cookie keys and signing keys come from the shared SECRET_KEY and database),
+// so a flow may hop between them at every request.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
@@ -48,19 +49,21 @@ if (kinds.includes('postgres')) describe('two instances on one PostgreSQL databa
   let config: oidc.Configuration;
 
   beforeAll(async () => {
-    instances.A = await startTestServer('postgres');
-    instances.B = await startTestServer('postgres', {}, { sharing: instances.A });
+    // The proxy's address is the public origin both instances are configured with: it listens
+    // first, and learns the instances' ports once they listen.
     const ports = {} as Record<Name, number>;
+    proxy = roundRobin(ports);
+    await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
+    issuer = `${base}/oidc`;
+    instances.A = await startTestServer('postgres', { PUBLIC_ORIGIN_BE: base });
+    instances.B = await startTestServer('postgres', { PUBLIC_ORIGIN_BE: base }, { sharing: instances.A });
     for (const name of ['A', 'B'] as const) {
       // Set before the app sees the request, so every answer carries it, the provider's too.
       instances[name].app.server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => { res.setHeader(SERVED_BY, name); });
       await instances[name].app.listen({ port: 0, host: '127.0.0.1' });
       ports[name] = (instances[name].app.server.address() as AddressInfo).port;
     }
-    proxy = roundRobin(ports);
-    await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
-    issuer = `${base}/oidc`;
     config = await oidc.discovery(new URL(issuer), '2', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
   });
   afterAll(async () => {

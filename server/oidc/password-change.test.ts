@@ -1,11 +1,10 @@
 // A new password takes from the applications the tokens they hold for the account, refresh tokens
 // of offline access included (a sign-out leaves those): a relying party (openid-client) given them
 // through the real code + PKCE flow can no longer refresh nor use them; the grant itself stays.
-import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENTS, DEMO_PASSWORD } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
 import { freshMfa, makeUser } from '../testing/mfaKit.ts';
 import { browse, signInCookie } from '../testing/oidcKit.ts';
 
@@ -19,9 +18,9 @@ describe.each(kinds)('a password change and the applications on %s', (kind) => {
   let config: oidc.Configuration;
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    const listening = await startListeningTestServer(kind);
+    server = listening;
+    base = listening.base;
     config = await oidc.discovery(new URL(`${base}/oidc`), CLIENT, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
   });
   afterAll(async () => server?.stop());

@@ -1,6 +1,6 @@
 // The OpenID Provider end to end over real HTTP: an independent relying party (openid-client) drives
-// the app on a real port. Node cannot resolve *.localhost, so the issuer is the address the server
-// listens on, http://127.0.0.1:<port>/oidc (one variant host, as any other host would be).
+// the app on a real port. Node cannot resolve *.localhost, so the Belgian origin is configured as the
+// address the server listens on (PUBLIC_ORIGIN_BE), and the issuer is http://127.0.0.1:<port>/oidc.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../sessions/tokens.ts';
 import { DEMO_CLIENTS, DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { createSession } from '../sessions/store.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, startListeningTestServer, startTestServer, type TestServer } from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
 import { registerClient } from './clients.ts';
@@ -28,9 +28,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   let config: oidc.Configuration;
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    const listening = await startListeningTestServer(kind);
+    server = listening;
+    base = listening.base;
     issuer = `${base}/oidc`;
     config = await oidc.discovery(new URL(issuer), '2', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
   });

@@ -1,13 +1,15 @@
-// The OpenID Provider: one oidc-provider instance per variant host (issuer `<protocol>://<host>/oidc`),
-// built on first use and cached by issuer. Storage is ours (adapter.ts, clients.ts), keys are ours
-// (keys.ts); when another instance rotates the keys, the providers are rebuilt with the new JWKS.
+// The OpenID Provider: one oidc-provider instance per variant, its issuer `<public origin>/oidc` from
+// the configuration (PUBLIC_ORIGIN_BE, PUBLIC_ORIGIN_LU; never the request's Host: the Host only
+// selects the variant, server/http/origin.ts), built on first use and cached by issuer. Storage is
+// ours (adapter.ts, clients.ts), keys are ours (keys.ts); when another instance rotates the keys,
+// the providers are rebuilt with the new JWKS.
 import { hkdfSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import Provider, { type Account, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { CONSENT_SCOPES, INTERACTION_PATH, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 import { isTrue, type Db } from '../db/index.ts';
-import { oidcAdapterFactory, guarded } from './adapter.ts';
+import { oidcAdapterFactory, guarded, withoutUnstorableKeys } from './adapter.ts';
 import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
 import { SigningKeys } from './keys.ts';
 import { renderOidcError } from './errors.ts';
@@ -15,6 +17,7 @@ import { ACR, interactionPolicyFor } from './policy.ts';
 import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { authCookieName } from '../sessions/cookie.ts';
+import { publicOriginOf } from '../http/origin.ts';
 
 export const OIDC_PREFIX = '/oidc';
 export { INTERACTION_PATH };
@@ -95,7 +98,8 @@ function allowedOrigin(origin: string, redirectUris: readonly string[]): boolean
 }
 
 export function providerConfiguration(db: Db, config: Config, keys: SigningKeys): Configuration {
-  const clients = new OidcClientAdapter(db);
+  // A client_id holding U+0000 is unknown, never a database error (adapter.ts).
+  const clients = withoutUnstorableKeys(new OidcClientAdapter(db));
   const models = oidcAdapterFactory(db);
   const secure = config.env === 'production';
   const adapter = ((model: string) => (model === 'Client' ? clients : models(model))) as AdapterFactory;
@@ -169,7 +173,7 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
 }
 
 export type OidcProviders = {
-  /** The provider of the host the request came to. */
+  /** The provider of the configured origin the request's host selects. */
   forRequest(request: FastifyRequest): Promise<Provider>;
   /** The provider of an issuer this instance serves (or built now). */
   forIssuer(issuer: string): Provider;
@@ -192,6 +196,7 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   const build = (issuer: string) => {
     const provider = new Provider(issuer, providerConfiguration(db, config, keys));
     provider.proxy = options.proxy ?? false;
+    provider.use(servedAt(issuer));
     // A confidential client's secret is stored as a digest (clients.ts): compare digests.
     provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, presented: string) {
       return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
@@ -225,7 +230,7 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   const forIssuer = (issuer: string) => {
     let provider = providers.get(issuer);
     if (!provider) {
-      // The Host header is the caller's: a bounded cache, whatever hosts it names.
+      // Issuers come from the configuration, or from sessions linked under an earlier one (logout.ts): bounded all the same.
       if (providers.size >= MAX_PROVIDERS) providers.delete(providers.keys().next().value!);
       providers.set(issuer, (provider = build(issuer)));
     }
@@ -234,11 +239,23 @@ export async function createOidcProviders(db: Db, config: Config, options: {
 
   return {
     async forRequest(request) {
-      const protocol = config.env === 'production' ? 'https' : request.protocol;
-      return forIssuer(`${protocol}://${request.host}${OIDC_PREFIX}`);
+      return forIssuer(`${publicOriginOf(config, request).origin}${OIDC_PREFIX}`);
     },
     forIssuer,
     refreshKeys,
     close: () => clearInterval(timer),
+  };
+}
+
+/** Koa middleware, first of the provider's: every URL the provider builds from the request (the
+ * discovery document's endpoints, the token endpoint a client assertion names, its forms' actions)
+ * is its issuer's, whatever Host or X-Forwarded-Host the request carries; and its cookies are
+ * Secure where the issuer is https, as a proxy that ends TLS in front of it would otherwise hide. */
+function servedAt(issuer: string) {
+  const { host, protocol } = new URL(issuer);
+  const pinned = { host: { value: host }, protocol: { value: protocol.slice(0, -1) } };
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    Object.defineProperties(ctx.request, pinned);
+    await next();
   };
 }

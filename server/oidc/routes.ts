@@ -12,15 +12,29 @@ import { errorLocale, oidcErrorPage } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
 
+/** Fastify's own refusal of a request it could not take, before the provider saw it: above all a
+ * Content-Type header that is no media type (empty, blank, `application/json, text/plain`), which
+ * Fastify checks even though the provider reads the bodies. The client's mistake: answered as the
+ * provider answers a malformed request (400 invalid_request), not as our failure. */
+function frameworkRefusal(error: unknown): ErrorOut | undefined {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('FST_') || typeof statusCode !== 'number' || statusCode < 400 || statusCode >= 500) return undefined;
+  return {
+    error: 'invalid_request',
+    error_description: code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'the content-type header is not a valid media type' : 'the request could not be read',
+  };
+}
+
 /** An error outside the provider's own handling, as the provider would show it: a page to a
  * browser, JSON to a client's back end. */
 function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   const unavailable = error instanceof errors.TemporarilyUnavailable || isDatabaseUnavailable(error)
     || isDatabaseUnavailable((error as { cause?: unknown } | null)?.cause);
   const known = error instanceof errors.OIDCProviderError && error.expose;
+  const refused = unavailable || known ? undefined : frameworkRefusal(error);
   const out: ErrorOut = unavailable ? { error: 'temporarily_unavailable' }
-    : known ? { error: error.error } : { error: 'server_error' };
-  const status = unavailable ? 503 : known ? error.statusCode : 500;
+    : known ? { error: error.error } : refused ?? { error: 'server_error' };
+  const status = unavailable ? 503 : known ? error.statusCode : refused ? 400 : 500;
   reply.code(status).header('cache-control', 'no-store');
   if (!request.headers.accept?.includes('text/html')) return reply.send(out);
   return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language'])));
@@ -36,7 +50,7 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       if (ctx.config.maintenance) return sendOidcError(request, reply, new errors.TemporarilyUnavailable('maintenance'));
     });
     oidc.setErrorHandler((error, request, reply) => {
-      if (!(error instanceof errors.OIDCProviderError && error.expose)) request.log.error({ err: error }, 'OIDC interaction failed');
+      if (!(error instanceof errors.OIDCProviderError && error.expose) && !frameworkRefusal(error)) request.log.error({ err: error }, 'OIDC interaction failed');
       return sendOidcError(request, reply, error);
     });
 

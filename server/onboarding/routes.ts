@@ -27,8 +27,9 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Body: OnboardingCardRequest }>('/onboarding/card', {
     schema: { tags, summary: 'Start with a card: its number and activation code', body: jsonSchema(OnboardingCardRequest), response: responses({ 201: OnboardingStarted }, [400, 409, 429, 503]) },
   }, async (request, reply) => {
-    await assertCaptcha(ctx, request.body.captcha);
-    const started = await startWithCard(ctx, { ...start(request), cardNumber: request.body.cardNumber, activationCode: request.body.activationCode, language: request.body.language });
+    const started = await startWithCard(ctx, {
+      ...start(request), cardNumber: request.body.cardNumber, activationCode: request.body.activationCode, language: request.body.language, captcha: request.body.captcha,
+    });
     return reply.code(201).send(started);
   });
 

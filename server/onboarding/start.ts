@@ -3,8 +3,10 @@
 // which card numbers exist: "Your card number is invalid." is for a number that fails the format,
 // and every well-formed number with a wrong code, known or not, reads "Your activation code is
 // invalid." after the same work. Wrong guesses cost a point of the per-IP budget each, and are
-// counted per address and card number (five an hour), under a loose ceiling per card number with
-// a short block: a stranger hammering a card does not stop its holder from their own connection.
+// counted per address and card number (five an hour, then that address waits), under a loose
+// ceiling per card number that never blocks: past it every try on the card needs a harder proof
+// of work (server/captcha/ceilings.ts), so a stranger hammering a card from any number of
+// addresses can make its holder solve a puzzle, never wait.
 import type { Locale, Variant } from '../../contract/constants.ts';
 import { LOCALES, VARIANT_LOCALES } from '../../contract/constants.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, normaliseCardNumber } from '../../contract/rules.ts';
@@ -18,6 +20,8 @@ import { ApiError } from '../http/errors.ts';
 import { maskedUsernames } from '../identity/usernames.ts';
 import { activationCodeMatches } from '../methods/activation-code.ts';
 import { invitationCodeHash } from '../methods/invitation-code.ts';
+import { assertCaptcha } from '../captcha/index.ts';
+import { countFailure, proofLevel } from '../captcha/ceilings.ts';
 import { forget, spend, standing } from '../ratelimit/index.ts';
 import { createFlow } from './flows.ts';
 
@@ -37,23 +41,27 @@ async function refuse(ctx: AppContext, ip: string, error: ApiError): Promise<nev
 /** What an unknown card number is compared against: the same keyed hash is computed either way. */
 const NO_CARD = { number: '0', activation_code_hash: 'no-card-has-this-hash' };
 
-export async function startWithCard(ctx: AppContext, input: Start & { cardNumber: string; activationCode: string }): Promise<OnboardingStarted> {
+/** The card step always wants a solved CAPTCHA (`captcha`); past the card number's ceiling, one of
+ * the level it needs, which the refusal names. */
+export async function startWithCard(ctx: AppContext, input: Start & { cardNumber: string; activationCode: string; captcha?: string | undefined }): Promise<OnboardingStarted> {
+  const number = isCardNumber(input.cardNumber) ? normaliseCardNumber(input.cardNumber) : null;
+  await assertCaptcha(ctx, input.captcha, number ? await proofLevel(ctx.limiters, 'activationCard', number) : 0);
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
   if (ipWait > 0) throw ApiError.tooMany(ipWait);
-  if (!isCardNumber(input.cardNumber)) return refuse(ctx, input.ip, new ApiError('invalid_card_number'));
-  const number = normaliseCardNumber(input.cardNumber);
-  const counted: Array<[RateLimiterAbstract, string]> = [[ctx.limiters.activationIpCard, `${input.ip}|${number}`], [ctx.limiters.activationCard, number]];
-  const cardWait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => standing(limiter, key)))).map((s) => s.wait));
+  if (!number) return refuse(ctx, input.ip, new ApiError('invalid_card_number'));
+  const perAddress: [RateLimiterAbstract, string] = [ctx.limiters.activationIpCard, `${input.ip}|${number}`];
+  const cardWait = (await standing(...perAddress)).wait;
   if (cardWait > 0) throw ApiError.tooMany(cardWait);
   const card = await ctx.db.selectFrom('cards').selectAll().where('number', '=', number).executeTakeFirst();
   const matches = activationCodeMatches(ctx.config.secretKey, card ?? NO_CARD, isActivationCode(input.activationCode) ? input.activationCode : '');
   if (!card || !matches || !isActivationCode(input.activationCode)) {
-    const wait = Math.max(...(await Promise.all(counted.map(([limiter, key]) => spend(limiter, key)))));
+    const [wait, next] = await Promise.all([spend(...perAddress), countFailure(ctx.limiters, 'activationCard', number)]);
     if (wait > 0) throw ApiError.tooMany(wait);
-    return refuse(ctx, input.ip, new ApiError('invalid_activation_code'));
+    const puzzle = next > 0 && ctx.config.captcha.enabled ? { captcha: true, captcha_level: next } : {};
+    return refuse(ctx, input.ip, new ApiError('invalid_activation_code', puzzle));
   }
   // The holder got in from here: this address's count starts again (the ceiling keeps its count).
-  await forget(ctx.limiters.activationIpCard, `${input.ip}|${number}`);
+  await forget(...perAddress);
   if (card.status === 'blocked') throw new ApiError('card_blocked');
   // The holder proved the card: they may see, masked, which account already has it.
   if (card.activated_at !== null) {

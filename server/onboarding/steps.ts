@@ -3,9 +3,13 @@
 // or an address the flow proved before the person went back a step). One code is outstanding at a
 // time, kept in the challenge store with every other code (purpose 'onboarding'): it lives
 // MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s, then 15 s for
-// the same target. An address or number another account uses is refused (spec §5).
+// the same target. An address or number another account uses is refused (spec §5), but only once
+// its right code comes back: until the caller has proven the address, nothing tells whether an
+// account has it (DESIGN.md, "Proof strength"). Sending answers the same, and does the same work,
+// whether it is free or taken; the account's creation checks again, last.
 import { type Variant } from '../../contract/constants.ts';
 import { ONBOARDING_NEEDS } from '../../contract/onboarding.ts';
+import { nameProblem, normaliseName } from '../../contract/profile.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { MarketingPreferences, OnboardingCodeSent } from '../../contract/schemas.ts';
@@ -13,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
 import { ApiError } from '../http/errors.ts';
+import { contactOwner } from '../identity/accounts.ts';
 import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from '../methods/challenge-store.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { methodOfKind } from '../methods/index.ts';
@@ -34,11 +39,15 @@ export async function acceptTerms(ctx: AppContext, flow: Flow, input: { terms: b
 
 export async function saveProfile(ctx: AppContext, flow: Flow, input: { firstname: string; lastname: string; language: string }) {
   requireProgress(flow.state, ONBOARDING_NEEDS.profile);
-  const firstname = input.firstname.trim();
-  const lastname = input.lastname.trim();
-  if (!firstname || !lastname) {
-    throw new ApiError('validation_failed', { fields: [...(firstname ? [] : [{ field: 'firstname', code: 'required' }]), ...(lastname ? [] : [{ field: 'lastname', code: 'required' }])] });
-  }
+  // The profile's rules for names (contract/profile.ts), as PUT /user enforces them: no markup or
+  // other symbols get into an account's names by this way either.
+  const fields = (['firstname', 'lastname'] as const).flatMap((field) => {
+    const problem = nameProblem(input[field]);
+    return problem ? [{ field, code: problem }] : [];
+  });
+  if (fields.length > 0) throw new ApiError('validation_failed', { fields });
+  const firstname = normaliseName(input.firstname);
+  const lastname = normaliseName(input.lastname);
   await ctx.db.updateTable('onboarding_flows').set({ firstname, lastname, language: input.language, state: furthest(flow.state, 'profile_saved') })
     .where('id', '=', flow.id).execute();
 }
@@ -62,14 +71,14 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   const { config, db } = ctx;
   const email = contact.kind === 'email';
   requireProgress(flow.state, email ? ONBOARDING_NEEDS.email : ONBOARDING_NEEDS.phone);
-  const table = email ? 'user_emails' : 'user_phones';
-  const taken = await db.selectFrom(table).select('id').where('value', '=', contact.value).executeTakeFirst();
-  if (taken) throw new ApiError(email ? 'email_unavailable' : 'phone_unavailable');
-
+  // Whether another account has the address is not asked here: a code goes to it either way, and
+  // only its right code tells (verifyCode).
   const current = email ? flow.email : flow.phone;
   const provenAt = email ? flow.email_verified_at : flow.phone_verified_at;
   if (current === contact.value && provenAt !== null) {
-    // "Continue with the current email": nothing to prove again.
+    // "Continue with the current email": nothing to prove again. The caller proved this address
+    // (the invitation reached it, or its code came back), so it may hear that an account took it since.
+    if (await contactOwner(db, contact.kind, contact.value)) throw new ApiError(unavailable(contact.kind));
     const reached = email ? (flow.phone_verified_at !== null && flow.phone ? 'phone_verified' : 'email_verified') : 'phone_verified';
     await db.updateTable('onboarding_flows').set({ state: furthest(flow.state, reached) }).where('id', '=', flow.id).execute();
     return { verified: true, target: maskTarget(contact.value) };
@@ -151,14 +160,24 @@ export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Pro
   }
   const now = nowIso();
   const reached = kind === 'email' ? (flow.phone_verified_at !== null && flow.phone ? 'phone_verified' : 'email_verified') : 'phone_verified';
-  // Spent once: of two racing checks of the right code, one closes the challenge.
+  const target = challenge.target ?? (kind === 'email' ? flow.email : flow.phone) ?? '';
+  // Spent once: of two racing checks of the right code, one closes the challenge. The right code
+  // proves the caller holds the address: only now may they hear that another account has it, and
+  // then the address stays unproven (the person chooses another; the account's creation checks again).
   const spent = await db.transaction().execute(async (trx) => {
-    if (!(await closeChallenge(ctx, trx, challenge.id, now))) return false;
+    if (!(await closeChallenge(ctx, trx, challenge.id, now))) return 'closed' as const;
+    if (await contactOwner(trx, kind, target)) return 'taken' as const;
     await trx.updateTable('onboarding_flows').set({
       ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }), state: reached,
     }).where('id', '=', flow.id).execute();
-    return true;
+    return 'proven' as const;
   });
-  if (!spent) throw new ApiError('challenge_closed');
+  if (spent === 'closed') throw new ApiError('challenge_closed');
+  if (spent === 'taken') throw new ApiError(unavailable(kind));
   return { verified: kind };
+}
+
+/** The spec's "invalid or already used" answer for an email or a phone. */
+function unavailable(kind: 'email' | 'phone') {
+  return kind === 'email' ? 'email_unavailable' as const : 'phone_unavailable' as const;
 }

@@ -12,19 +12,19 @@ import type { Database } from '../db/schema.ts';
 import { noticeMessage, type NoticeKind } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addVerifiedContact, contactOwner, type ContactKind } from '../identity/accounts.ts';
+import { addVerifiedContact, type ContactKind } from '../identity/accounts.ts';
 import { detachContact, methodsBehind } from '../identity/contacts.ts';
 import { methodsOf } from '../identity/second-factors.ts';
+import { offerAfterCode } from '../identity/duplicates.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend } from '../ratelimit/index.ts';
-import { issueTicket } from '../sessions/tickets.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import { nowIso } from '../db/index.ts';
 
 /** Notices of a change stay worth sending for a day. */
 const NOTICE_TTL_S = 24 * 3600;
 
-/** `origin`: where the person reached us (scheme and host), for the notice's undo link. */
+/** `origin`: the configured public origin of the variant the person uses, for the notice's undo link. */
 export type Caller = { userId: string; language: string; variant: Variant; deviceKey: string; ip: string; origin: string };
 export type ContactRef = { kind: ContactKind; value: string };
 
@@ -51,19 +51,15 @@ export type ContactChallenge = {
 };
 
 /** POST /user/login: sends a code to a new address or number. One the account has already is
- * "invalid or already used"; one of another account is "already in use", with the payload the
- * merge starts from. */
+ * "invalid or already used". Whether another account holds it is not said here, whoever asks: the
+ * code goes out all the same, and only its answer (confirmContact) leads to the merge. */
 export async function startAddingContact(ctx: AppContext, caller: Caller, contact: ContactRef, channel?: 'sms' | 'call' | 'whatsapp'): Promise<ContactChallenge> {
   const { userId } = caller;
-  // Whether an address belongs to another account is worth something: lookups are counted.
+  // Addresses are sent codes on the account's behalf: they are counted.
   const wait = await spend(ctx.limiters.targetLookups, userId);
   if (wait > 0) throw ApiError.tooMany(wait);
-  const owner = await contactOwner(ctx.db, contact.kind, contact.value);
-  if (owner === userId) throw new ApiError(unavailable(contact.kind));
-  if (owner) {
-    const payload = await issueTicket(ctx.db, userId, 'fuzzion', ctx.config.mfa.codeTtlSeconds, { method: contact.kind, target: contact.value });
-    throw new ApiError(inUse(contact.kind), { fuzzion: { payload, kind: contact.kind, target: contact.value } });
-  }
+  const own = await ctx.db.selectFrom(tableOf(contact.kind)).select('id').where('user_id', '=', userId).where('value', '=', contact.value).executeTakeFirst();
+  if (own) throw new ApiError(unavailable(contact.kind));
   const started = await startChallenge(ctx, {
     userId, language: caller.language, purpose: 'contact', deviceKey: caller.deviceKey, ip: caller.ip,
     subject: { id: null, method: contact.kind === 'email' ? 'email' : 'sms', target: contact.value },
@@ -79,15 +75,30 @@ export async function startAddingContact(ctx: AppContext, caller: Caller, contac
 }
 
 /** POST /user/login/confirm: the code proves the address, which joins the account's contacts,
- * verified. Of two accounts racing for one address, the first to confirm keeps it. */
+ * verified. Where another account holds it, the answer is "already in use" with the offer to merge
+ * (the code is its first proof). Of two accounts racing for one address, the first to confirm keeps
+ * it, and the other is offered the merge. */
 export async function confirmContact(ctx: AppContext, caller: Caller, payload: string, code: string): Promise<ContactRef> {
   const passed = await verifyChallenge(ctx, payload, code, { purposes: ['contact'], deviceKey: caller.deviceKey, ip: caller.ip });
   if (passed.userId !== caller.userId || !passed.target) throw new ApiError('challenge_closed');
   const contact: ContactRef = { kind: passed.newMethod === 'email' ? 'email' : 'phone', value: passed.target };
+  const offerIfTaken = async () => {
+    const offer = await offerAfterCode(ctx, caller.userId, contact.kind, contact.value);
+    if (offer) throw new ApiError(inUse(contact.kind), { fuzzion: offer });
+  };
+  await offerIfTaken();
+  let lost = false;
   await changeAndTell(ctx, caller, async (trx) => {
-    if (!(await addVerifiedContact(trx, caller.userId, contact.kind, contact.value))) throw new ApiError(inUse(contact.kind));
+    if (!(await addVerifiedContact(trx, caller.userId, contact.kind, contact.value))) {
+      lost = true;
+      return null;
+    }
     return { notice: 'contact_added', to: 'primary', detail: contact.value, change: { kind: 'added', contact } };
   });
+  if (lost) {
+    await offerIfTaken();
+    throw new ApiError(inUse(contact.kind));
+  }
   await recordEvent(ctx.db, { type: `${contact.kind}_added`, userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
   return contact;
 }

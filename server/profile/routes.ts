@@ -12,6 +12,7 @@ import { ChangePasswordAnswer, ChangePasswordRequest, UserAnswer } from '../../c
 import type { AppContext } from '../context.ts';
 import { requireSession, tokenOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
@@ -107,7 +108,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   const sensitive = [signedIn, requireRecentMfa(ctx.config)];
   const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
     userId: request.session!.userId, language: await languageOf(ctx.db, request.session!.userId),
-    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip, origin: `${request.protocol}://${request.host}`,
+    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip, origin: publicOriginOf(ctx.config, request).origin,
   });
   const contactErrors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
 

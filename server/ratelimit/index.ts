@@ -76,6 +76,17 @@ export async function spend(limiter: RateLimiterAbstract, key: string): Promise<
   }
 }
 
+/** Spends one point and says how many the key has spent in its window, past the limit or not: for
+ * a ceiling, which never refuses but counts on. */
+export async function count(limiter: RateLimiterAbstract, key: string): Promise<number> {
+  try {
+    return (await limiter.consume(storedKey(key))).consumedPoints;
+  } catch (rejection) {
+    if (rejection instanceof Error) throw rejection; // a store failure, not a limit
+    return (rejection as { consumedPoints: number }).consumedPoints;
+  }
+}
+
 /** Gives back a point spent for something that then did not happen (a send that lost a race). */
 export async function refund(limiter: RateLimiterAbstract, key: string): Promise<void> {
   await limiter.reward(storedKey(key), 1).catch(() => {});

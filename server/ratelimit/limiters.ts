@@ -1,7 +1,9 @@
 // Every throttle of the server, in one table. The requester is the client address as resolved
 // through the trusted proxies (never the device id, which the client chooses). A rule that protects
-// an account counts per requester first, tightly, and per account only as a loose ceiling with a
-// short block: a stranger runs out of tries long before the owner is locked out (NIST SP 800-63B).
+// an account counts per requester first, tightly (a block: that address's own limit), and per
+// account only as a loose ceiling that never blocks: past it every attempt on the account needs a
+// harder proof of work, and past `ceilingDay` the hardest (server/captcha/ceilings.ts). A stranger
+// can make the owner solve a puzzle, never wait (NIST SP 800-63B; docs/decisions/throttles.md).
 import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config/index.ts';
@@ -15,8 +17,8 @@ function specs(config: Config) {
   return {
     /** Failed sign-ins for one account from one address. */
     userIp: { points: login.maxFailsPerUserIp, duration: login.windowSeconds, blockDuration: login.blockSeconds },
-    /** Failed sign-ins for one account from anywhere, whichever identifier was typed (NIST's 100). */
-    account: { points: login.maxFailsPerAccount, duration: HOUR, blockDuration: login.blockSeconds },
+    /** Ceiling: failed sign-ins for one account from anywhere, whichever identifier was typed (NIST's 100). */
+    account: { points: login.maxFailsPerAccount, duration: HOUR, blockDuration: 0 },
     /** Failures of any kind from one address: sign-ins, look-ups, reset and onboarding requests. */
     ip: { points: login.maxFailsPerIp, duration: HOUR, blockDuration: HOUR },
     /** Codes one address asks to send to one destination: the lowest sending budget, so it bites first. */
@@ -24,20 +26,24 @@ function specs(config: Config) {
     /** Codes sent to one destination (email or phone), and for one account. */
     codeDestination: { points: mfa.sendsPerDestination, duration: HOUR, blockDuration: 0 },
     codeAccount: { points: mfa.sendsPerAccount, duration: HOUR, blockDuration: 0 },
-    /** Wrong second-factor answers per account (a password holder guessing authenticator codes). */
-    mfaFailures: { points: mfa.maxFailsPerAccount, duration: HOUR, blockDuration: mfa.failBlockSeconds },
+    /** Wrong second-factor answers for one account from one address (a password holder guessing
+     * authenticator codes), then a ceiling per account from anywhere. */
+    mfaFailuresUserIp: { points: mfa.maxFailsPerAccount, duration: HOUR, blockDuration: mfa.failBlockSeconds },
+    mfaFailures: { points: mfa.maxFailsPerAccount, duration: HOUR, blockDuration: 0 },
     /** A forgotten-password request from one address for one name: the resend wait, the same for
      * real and unknown accounts. */
     resetRequests: { points: 1, duration: mfa.resendFirstWaitSeconds, blockDuration: 0 },
-    /** Wrong forgotten-password codes: per account and address, then a loose ceiling per account. */
+    /** Wrong forgotten-password codes: per account and address, then a loose ceiling per name typed. */
     resetFailuresUserIp: { points: mfa.maxFailsPerAccount, duration: HOUR, blockDuration: HOUR },
-    resetFailuresAccount: { points: 100, duration: HOUR, blockDuration: 15 * 60 },
+    resetFailuresAccount: { points: 100, duration: HOUR, blockDuration: 0 },
     /** Activation targets looked up per account: whether an address belongs to another account is not free. */
     targetLookups: { points: 30, duration: HOUR, blockDuration: 0 },
     /** Wrong activation codes for one card number from one address, then a loose ceiling per card
      * number (activation codes are short): known and unknown numbers alike. */
     activationIpCard: { points: 5, duration: HOUR, blockDuration: HOUR },
-    activationCard: { points: 20, duration: HOUR, blockDuration: 15 * 60 },
+    activationCard: { points: 20, duration: HOUR, blockDuration: 0 },
+    /** Every ceiling's failures over a day, keyed `ceiling|key`: past NIST's 100, the top level. */
+    ceilingDay: { points: 100, duration: 24 * HOUR, blockDuration: 0 },
   } satisfies Record<string, Omit<LimiterSpec, 'keyPrefix'>>;
 }
 

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { loginName } from '../identity/usernames.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { openChallenge } from '../methods/challenge-store.ts';
-import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
+import { resetNameKey, startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
@@ -51,9 +51,12 @@ export async function requestReset(ctx: AppContext, input: {
 }
 
 /** The worker's step: each queued request of a real account becomes a challenge whose code is
- * queued for delivery. A request for nobody becomes a stand-in challenge, with no user, no code
- * and nothing sent, so that checking a code against its payload costs what it costs for a real
- * one. A request is removed once handled, so a crash in between handles it again (at least once). */
+ * queued for delivery, unless a code went to that destination too recently (the resend wait,
+ * whoever asked: the owner's code stays valid) or its sending caps are spent. A request that sends
+ * nothing, for nobody or held back, becomes a stand-in challenge, with no user, no code and no
+ * name (only its keyed hash, which its failures are counted by), so that checking a code against
+ * any payload costs what it costs for a real one and counts alike. A request is removed once
+ * handled, so a crash in between handles it again (at least once). */
 export function queuedResets(ctx: AppContext): () => Promise<void> {
   // The worker passes every second; the sweep of old rows needs doing once a minute at most.
   let sweptAt = 0;
@@ -86,19 +89,23 @@ async function startQueuedResets(ctx: AppContext): Promise<void> {
     const table = request.kind === 'email' ? 'user_emails' : 'user_phones';
     const owner = await db.selectFrom(table).innerJoin('users', 'users.id', `${table}.user_id`)
       .select(['users.id', 'users.language']).where(`${table}.value`, '=', request.name).executeTakeFirst();
-    if (owner) {
-      await startChallenge(ctx, {
+    const method = request.kind === 'email' ? 'email' : 'sms';
+    const sent = owner
+      ? await startChallenge(ctx, {
         userId: owner.id, language: owner.language, purpose: 'reset', deviceKey: request.device_key, ip: request.ip,
-        subject: { id: null, method: request.kind === 'email' ? 'email' : 'sms', target: request.name },
+        subject: { id: null, method, target: request.name },
         payloadHash: request.payload_hash, ...(request.channel ? { channel: request.channel } : {}),
-      }).catch((error: unknown) => {
-        // A sending cap reached: this request sends nothing (the answer said nothing either way).
-        if (!(error instanceof ApiError && error.code === 'too_many_attempts')) throw error;
-      });
-    } else {
-      const method = request.kind === 'email' ? 'email' : 'sms';
+      }).then(() => true, (error: unknown) => {
+        // Too soon after the last code to this destination, or a sending cap reached: this request
+        // sends nothing (the answer said nothing either way).
+        if (error instanceof ApiError && (error.code === 'resend_too_soon' || error.code === 'too_many_attempts')) return false;
+        throw error;
+      })
+      : false;
+    if (!sent) {
       await openChallenge(ctx, db, {
-        id: newId(), purpose: 'reset', method, language: 'en', userId: null, methodId: null, newMethod: method, target: null,
+        id: newId(), purpose: 'reset', method, language: 'en', userId: null, methodId: null, newMethod: method,
+        target: resetNameKey(ctx.config.secretKey, request.name),
         payloadHash: request.payload_hash, sends: 1, resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds, deviceKey: request.device_key,
       }, Date.now());
     }
@@ -117,6 +124,9 @@ export async function verifyReset(ctx: AppContext, payload: string, code: string
     return await issueTicket(ctx.db, passed.userId, 'reset', RESET_TICKET_SECONDS);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    // Past the name's ceiling, a puzzle is asked for, the same for a real name and an unknown one
+    // (their failures count alike): said as it is, or the owner could never get through.
+    if (error.code === 'captcha_required' || error.code === 'captcha_invalid') throw error;
     const wait = await spend(ctx.limiters.ip, ip);
     if (wait > 0) throw ApiError.tooMany(wait);
     throw new ApiError('invalid_code');

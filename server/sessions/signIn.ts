@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { authCookieOptions } from './cookie.ts';
 import { touchDevice } from './devices.ts';
 import { enrolmentOf, type EnrolmentFacts } from './enrolment.ts';
@@ -31,9 +32,10 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
     userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
     mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
     deviceKey: request.deviceKey, userAgent,
-    // Where it was made: a mail about a new device links back to this host.
+    // Where it was made: a mail about a new device links back to this variant's configured origin
+    // (never to the Host the request named: server/http/origin.ts).
     signInDetail: {
-      mfa: input.viaMfa, origin: `${ctx.config.env === 'production' ? 'https' : request.protocol}://${request.host}`,
+      mfa: input.viaMfa, origin: publicOriginOf(ctx.config, request).origin,
       ...(input.microsoftTenant ? { provider: 'microsoft', tenant: input.microsoftTenant } : {}),
     },
   });

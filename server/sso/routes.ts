@@ -16,6 +16,7 @@ import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError, sendError } from '../http/errors.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { methodsOf, summary } from '../identity/second-factors.ts';
 import { identitiesOf, linkedAccount, linkIdentity, touchIdentity, unlinkIdentity, type SsoIdentity } from '../identity/sso.ts';
@@ -58,7 +59,8 @@ export async function ssoBrowserRoutes(app: FastifyInstance, ctx: AppContext) {
   const settings = ctx.config.microsoft;
   const on = () => microsoftOf(ctx);
   const cookieName = browserCookie(ctx);
-  const origin = (request: FastifyRequest) => `${ctx.config.env === 'production' ? 'https' : request.protocol}://${request.host}`;
+  // The configured origin of the request's variant, never its Host (server/http/origin.ts).
+  const origin = (request: FastifyRequest) => publicOriginOf(ctx.config, request).origin;
   // As a URL writes it (no default port): openid-client sends the callback's address without its query.
   const callbackUri = (request: FastifyRequest) => new URL(SSO_CALLBACK_PATH, origin(request)).href;
   const failed = (reply: FastifyReply, code: ErrorCode) => reply.code(303).header('location', `${SSO_ERROR_PATH}?sso_error=${code}`).send();

@@ -49,6 +49,8 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     });
     dir = mkdtempSync(join(tmpdir(), 'tessera-sso-'));
     server = await startTestServer(kind, {
+      // The callback Microsoft sends the browser back to is this origin's (inject's default Host is localhost).
+      PUBLIC_ORIGIN_BE: 'http://localhost',
       MICROSOFT_CLIENT_ID: CLIENT_ID, MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
       MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}`, MICROSOFT_AUTHORITY: idp.authority,
       // A file, so that the command line opens the same database.
@@ -119,6 +121,15 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(url.searchParams.get('redirect_uri')).toBe('http://localhost/sso/microsoft/login/callback');
     expect(browser).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(String(res.headers['set-cookie'])).toMatch(/HttpOnly/i);
+  });
+
+  it('sends Microsoft\'s answer back to the configured origin, whatever Host or X-Forwarded-Host the start named', async () => {
+    for (const headers of [{ host: 'evil.example' }, { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' }]) {
+      const res = await server.app.inject({ method: 'GET', url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID })}`, headers });
+      expect(res.statusCode).toBe(303);
+      const redirectUri = new URL(res.headers.location as string).searchParams.get('redirect_uri');
+      expect(redirectUri).toBe('http://localhost/sso/microsoft/login/callback');
+    }
   });
 
   it('signs a linked identity in: a session cookie, and the way to the target', async () => {

@@ -7,8 +7,10 @@ import { DEVICE } from './harness.ts';
 /** Test servers with the CAPTCHA on, and challenges cheap enough to solve in milliseconds. */
 export const CAPTCHA_ON = { CAPTCHA: 'true', CAPTCHA_COST: '1', CAPTCHA_MAX_COUNTER: '50' };
 
-export async function solvedCaptcha(app: FastifyInstance): Promise<string> {
-  const challenge = (await app.inject({ method: 'GET', url: '/api/captcha/challenge', headers: DEVICE })).json();
+/** A solution of a fresh challenge of `level` (0: the forms' own; 1 and 2: past a ceiling). */
+export async function solvedCaptcha(app: FastifyInstance, level: 0 | 1 | 2 = 0): Promise<string> {
+  const url = level === 0 ? '/api/captcha/challenge' : `/api/captcha/challenge?level=${level}`;
+  const challenge = (await app.inject({ method: 'GET', url, headers: DEVICE })).json();
   const solution = await solveChallenge({ challenge, deriveKey });
   if (!solution) throw new Error('the challenge could not be solved');
   return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');

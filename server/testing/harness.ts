@@ -1,6 +1,7 @@
 // Test harness: a real server on a real database, SQLite in memory or a fresh PostgreSQL database
 // created for the run and dropped after it.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -101,6 +102,8 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     MFA_SENDS_PER_REQUESTER: '10',
     // The clients of the tests listen on the loopback address.
     OIDC_PRIVATE_OUTBOUND: 'true',
+    // A production server must be told its origins: inject's default Host (localhost) is its Belgian one.
+    ...(env.NODE_ENV === 'production' ? { PUBLIC_ORIGIN_BE: 'https://localhost', PUBLIC_ORIGIN_LU: 'https://account.lu.localhost' } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(shared ? { DATABASE_URL: shared.databaseUrl!, SECRET_KEY: shared.secretKey } : {}),
     ...env,
@@ -124,6 +127,32 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
       await database?.drop();
     },
   };
+}
+
+/** A port free on the loopback address now (the system's next ephemeral one). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** A test server listening over real HTTP on the loopback address, whose Belgian origin is that
+ * address (PUBLIC_ORIGIN_BE=`base`): the OIDC issuer is `${base}/oidc`, as a relying party on this
+ * machine can reach it (Node cannot resolve *.localhost). */
+export async function startListeningTestServer(kind: DatabaseKind, env: Record<string, string> = {},
+  options: Parameters<typeof startTestServer>[2] = {}): Promise<TestServer & { base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startTestServer(kind, { PUBLIC_ORIGIN_BE: base, ...env }, options);
+  try {
+    await server.app.listen({ port, host: '127.0.0.1' });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { ...server, base };
 }
 
 export const DEVICE = { 'x-device-id': 'test-device-0001' };

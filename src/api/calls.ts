@@ -7,6 +7,10 @@ import { api, call, parsed } from './client.ts';
 /** A CAPTCHA solution goes with a request when there is one. */
 export const withCaptcha = (captcha: string | null) => (captcha ? { captcha } : {});
 
+/** A CAPTCHA solution for a request whose body has no place for one (a code, a password typed
+ * again): past an account's ceiling of failures the server reads it from this header. */
+export const captchaHeader = (captcha: string | null | undefined) => (captcha ? { headers: { 'x-captcha': captcha } } : {});
+
 export const loadConfig = () => parsed(AppConfig, () => api.get('config').json());
 
 export const fetchUser = async (): Promise<UserProfile> => (await parsed(UserAnswer, () => api.get('user').json())).data;

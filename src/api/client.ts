@@ -8,8 +8,9 @@ import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract
 import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
 
-/** `file`: raw bytes sent with their own type (a picture), instead of JSON. */
-type Options = { json?: unknown; file?: Blob; searchParams?: Record<string, string> };
+/** `file`: raw bytes sent with their own type (a picture), instead of JSON. `headers`: a call's own
+ * (a solved CAPTCHA, X-Captcha). */
+type Options = { json?: unknown; file?: Blob; searchParams?: Record<string, string>; headers?: Record<string, string> };
 /** An answer on its way, whose JSON body can be asked for directly, as `api.get(…).json()`. */
 type Answer = Promise<Response> & { json: () => Promise<unknown> };
 
@@ -27,7 +28,9 @@ class HttpError extends Error {
 function send(method: string, path: string, options: Options = {}): Answer {
   const query = options.searchParams ? `?${new URLSearchParams(options.searchParams)}` : '';
   // The language of the screen (i18n.ts sets it on <html>): a code sent during a sign-in speaks it.
-  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', [DEVICE_ID_HEADER]: deviceId() };
+  const headers: Record<string, string> = {
+    ...options.headers, accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', [DEVICE_ID_HEADER]: deviceId(),
+  };
   if (options.json !== undefined) headers['content-type'] = 'application/json';
   if (options.file) headers['content-type'] = options.file.type;
   const body = options.file ?? (options.json !== undefined ? JSON.stringify(options.json) : undefined);

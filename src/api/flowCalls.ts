@@ -10,7 +10,10 @@ import {
 import { AccountCardAnswer, AccountCardList, AddContactAnswer, UndoChangeAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
 import { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer, type FuzzionIntent } from '../../contract/merge.ts';
 import { LinkAccountAnswer, SsoIdentityList, SsoMfaAnswer, SsoTicketAnswer } from '../../contract/sso.ts';
-import { withCaptcha } from './calls.ts';
+import { captchaHeader, withCaptcha } from './calls.ts';
+
+/** What a code's check may carry: the solved CAPTCHA the server asked for past the account's ceiling. */
+type WithCaptcha = { captcha?: string | null };
 import { api, call, parsed } from './client.ts';
 
 export const startChallenge = (input: { mfaId: number; loginPayload: string | null; channel: string | null }) => {
@@ -20,8 +23,8 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
   return parsed(MfaChallengeAnswer, () => api.get('mfa/sudo', { searchParams }).json());
 };
 
-export const verifyCode = (input: { payload: string; code: string; trust: boolean }) =>
-  parsed(MfaVerifyAnswer, () => api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust } }).json());
+export const verifyCode = (input: { payload: string; code: string; trust: boolean } & WithCaptcha) => parsed(MfaVerifyAnswer, () =>
+  api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust }, ...captchaHeader(input.captcha) }).json());
 
 /** POST /mfa/enrolment/later: a customer's "not now" to the offered second factor, for 30 days. */
 export const offerLater = async () => { await call(() => api.post('mfa/enrolment/later')); };
@@ -37,7 +40,8 @@ export const startActivation = async (input: { kind: 'sms' | 'call' | 'whatsapp'
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
 
-export const confirmActivation = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
+export const confirmActivation = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
+  parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input, ...captchaHeader(captcha) }).json());
 
 export const secondFactorStatus = async () => {
   const [status, methods] = await Promise.all([
@@ -84,7 +88,8 @@ export const startTotp = async () => {
   const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
-export const confirmTotp = (input: { payload: string; code: string }) => parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
+export const confirmTotp = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
+  parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input, ...captchaHeader(captcha) }).json());
 
 /** Deletes the authenticator (and its recovery keys): the TOTP recovery screen's reset. */
 export const resetAuthenticator = async () => {
@@ -109,8 +114,8 @@ export const requestPasswordCode = (input: { username: string; channel: 'sms' | 
   parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
     json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}), ...withCaptcha(input.captcha) },
   }).json());
-export const verifyPasswordCode = (input: { payload: string; code: string }) =>
-  parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input }).json());
+export const verifyPasswordCode = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
+  parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input, ...captchaHeader(captcha) }).json());
 
 export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string; captcha: string | null }) =>
   (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', {
@@ -180,7 +185,8 @@ const contactBody = (contact: Contact) => (contact.kind === 'email' ? { email: c
 export const startContact = (input: Contact & { channel: 'sms' | 'call' | 'whatsapp' }) =>
   parsed(AddContactAnswer, () => api.post('user/login', { json: { ...contactBody(input), ...(input.kind === 'phone' ? { channel: input.channel } : {}) } }).json());
 /** POST /user/login/confirm: the code; the answer is the profile with the new contact. */
-export const confirmContact = async (input: { payload: string; code: string }) => (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input }).json())).data;
+export const confirmContact = async ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
+  (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input, ...captchaHeader(captcha) }).json())).data;
 export const deleteContact = async (input: Contact) => (await parsed(UserAnswer, () => api.delete('user/login', { json: contactBody(input) }).json())).data;
 export const makeContactPrimary = async (input: Contact) => (await parsed(UserAnswer, () => api.post('user/login/primary', { json: contactBody(input) }).json())).data;
 
@@ -204,15 +210,25 @@ export const removePicture = async () => (await parsed(UserAnswer, () => api.del
 /** POST /account/undo: "this wasn't me", with the token of the change notice's link. */
 export const undoChange = (input: { token: string }) => parsed(UndoChangeAnswer, () => api.post('account/undo', { json: input }).json());
 
-// The merge of a duplicated account (contract/merge.ts).
+/** POST /devices/not-me: "this wasn't me", with the ticket of a new-device mail's link (204). */
+export const notMe = async (input: { ticket: string }) => { await call(() => api.post('devices/not-me', { json: input })); };
+
+// The merge of a duplicated account (contract/merge.ts): its offer comes with the 409 answer to a
+// code (POST /user/login/confirm, POST /mfa/activate), never before.
+/** POST /fuzzion/offer: what the offer is about, what is proven and what still counts. */
 export const readFuzzionOffer = (input: { payload: string }) => parsed(FuzzionOffer, () => api.post('fuzzion/offer', { json: input }).json());
-export const sendFuzzionCode = (input: { payload: string }) => parsed(FuzzionSendAnswer, () => api.post('fuzzion/code', { json: input }).json());
-export const proveFuzzionCode = (input: { payload: string; intent: FuzzionIntent; challenge: string; code: string }) =>
-  parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input }).json());
+/** POST /mfa/fuzzion: starts one of the other account's second factors (a code to its own destination). */
+export const startFuzzionMethod = (input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' }) =>
+  parsed(FuzzionSendAnswer, () => api.post('mfa/fuzzion', { json: input }).json());
+/** POST /fuzzion: the answer to that method's challenge (with the CAPTCHA, once the server asks one). */
+export const proveFuzzionCode = ({ captcha, ...input }: { payload: string; intent: FuzzionIntent; challenge: string; code: string } & WithCaptcha) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input, ...captchaHeader(captcha) }).json());
+/** POST /fuzzion/password: the other account's password, where it still counts. */
 export const proveFuzzionPassword = (input: { payload: string; intent: FuzzionIntent; password: string }) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion/password', { json: input }).json());
-export const proveFuzzionCard = (input: { payload: string; intent: FuzzionIntent; card: string }) =>
-  parsed(FuzzionAnswer, () => api.post('fuzzion/card', { json: input }).json());
+/** POST /fuzzion/finish: nothing more to prove (the offer said `enough`). */
+export const finishFuzzion = (input: { payload: string; intent: FuzzionIntent }) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion/finish', { json: input }).json());
 
 /** Microsoft sign-in (contract/sso.ts): what a link ticket names, the second factors of a sign-in
  * waiting for one, linking the ticket's identity, and the linked identities. */

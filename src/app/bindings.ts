@@ -33,7 +33,7 @@ type KeepUsername = (value: string) => void;
 const newPassword = () => import('../../machines/newPassword.ts');
 
 /** The shared code entry, specialised by the call that checks the code: `ticket` is what goes with it. */
-const codeEntryChecking = <TResult>(check: (input: { ticket: string; code: string; remember: boolean }) => Promise<TResult>) =>
+const codeEntryChecking = <TResult>(check: (input: { ticket: string; code: string; remember: boolean; captcha: string | null }) => Promise<TResult>) =>
   codeEntryMachineOf<TResult>().provide({ actors: { check: fromPromise(({ input }) => check(input)) } });
 
 const mfaMemory = flowMemory<MfaMemory>('mfaCode');
@@ -42,7 +42,7 @@ export const mfaCode = (go: Go) => import('../../machines/mfaCode.ts').then(({ m
   actors: {
     recall: fromPromise(mfaMemory.recall),
     startChallenge: fromPromise(({ input }) => startChallenge(input)),
-    codeEntry: codeEntryChecking(({ ticket, code, remember }) => verifyCode({ payload: ticket, code, trust: remember })),
+    codeEntry: codeEntryChecking(({ ticket, code, remember, captcha }) => verifyCode({ payload: ticket, code, trust: remember, captcha })),
     confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
   },
   actions: {
@@ -122,7 +122,7 @@ export const forgotPassword = async (go: Go, keepUsername: KeepUsername) => {
     actors: {
       recall: fromPromise(memory.recall),
       requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
-      codeEntry: codeEntryChecking(({ ticket, code }) => verifyPasswordCode({ payload: ticket, code })),
+      codeEntry: codeEntryChecking(({ ticket, code, captcha }) => verifyPasswordCode({ payload: ticket, code, captcha })),
       newPassword: newPasswordMachine.provide({ actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) } }),
     },
     actions: {
@@ -158,7 +158,7 @@ export const onboarding = async (go: Go) => {
 export const totpSetup = (go: Go) => import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) => totpSetupMachine.provide({
   actors: {
     startTotp: fromPromise<TotpStart>(() => startTotp()),
-    codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code }) => confirmTotp({ payload: ticket, code })),
+    codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code, captcha }) => confirmTotp({ payload: ticket, code, captcha })),
   },
   actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
 }));
@@ -176,9 +176,16 @@ export const forcedMfa = (go: Go) => import('../../machines/forcedMfa.ts').then(
     methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
     remindLater: fromPromise(() => offerLater()),
     startActivation: fromPromise(({ input }) => startActivation(input)),
-    codeEntry: codeEntryChecking<unknown>(({ ticket, code }) => confirmActivation({ payload: ticket, code })),
+    codeEntry: codeEntryChecking<unknown>(({ ticket, code, captcha }) => confirmActivation({ payload: ticket, code, captcha })),
   },
-  actions: { show: (_, { screen }) => go(pathOf('setupMfa', screen)) },
+  actions: {
+    show: (_, { screen }) => go(pathOf('setupMfa', screen)),
+    // The code came back and the destination is another account's: the offer, as the profile's.
+    offerMerge: (_, { payload }) => {
+      keepOffer(payload);
+      go(pathOf('fuzzion', 'offer'));
+    },
+  },
 }));
 
 export const consent = (_go: Go) => import('../../machines/consent.ts').then(({ consentMachine }) => consentMachine.provide({
@@ -221,7 +228,7 @@ export const profile = (go: Go) => import('../../machines/profile.ts').then(({ p
     }),
     saveIban: fromPromise(({ input }) => saveIban(input)),
     startContact: fromPromise(({ input }) => startContact(input)),
-    contactCode: codeEntryChecking(({ ticket, code }) => confirmContact({ payload: ticket, code })),
+    contactCode: codeEntryChecking(({ ticket, code, captcha }) => confirmContact({ payload: ticket, code, captcha })),
     deleteContact: fromPromise(({ input }) => deleteContact(input)),
     makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
     exportData: fromPromise(() => exportAccountData()),

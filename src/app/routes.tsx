@@ -25,6 +25,7 @@ const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
 const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
 const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
 const UndoChangePage = lazy(() => import('../undoChange/UndoChangePage.tsx'));
+const NotMePage = lazy(() => import('../notMe/NotMePage.tsx'));
 const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
 const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
 const MicrosoftContinuePage = lazy(() => import('../login/MicrosoftContinuePage.tsx'));
@@ -54,6 +55,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   chooser: later(<ChooserPage />),
   profile: later(<ProfilePage />),
   undoChange: later(<UndoChangePage />),
+  notMe: later(<NotMePage />),
   fuzzion: later(<FuzzionPage />),
   notifications: later(<NotificationsPage />),
 };

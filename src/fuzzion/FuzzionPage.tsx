@@ -1,16 +1,19 @@
 // /duplicated and /fuzzion-success: the merge of a duplicated account, a projection of its own flow
-// (machines/fuzzion.ts), which this screen runs. The offer comes from the profile (session storage
-// `fuzzion_payload`, as the spec names it); a finished merge is kept in this tab (`fuzzion_result`)
-// so that Back and reload show it again instead of an offer already spent.
+// (machines/fuzzion.ts), which this screen runs. The offer comes from the code that proved the
+// address (session storage `fuzzion_payload`, as the spec names it); a finished merge is kept in this
+// tab (`fuzzion_result`) so that Back and reload show it again instead of an offer already spent.
+// The other account is proven with its own second factors, shown as the sign-in's chooser shows
+// them (src/mfa/methods.tsx), their answer typed in the shared code form.
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
 import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import { fuzzionMachine, type FuzzionResult } from '../../machines/fuzzion.ts';
+import { CODED } from '../../machines/mfaCode.ts';
 import { pathOf } from '../../machines/routes.ts';
-import type { FuzzionAnswer, FuzzionProof } from '../../contract/merge.ts';
-import { proveFuzzionCard, proveFuzzionCode, proveFuzzionPassword, readFuzzionOffer, sendFuzzionCode } from '../api/flowCalls.ts';
+import type { FuzzionAnswer } from '../../contract/merge.ts';
+import { finishFuzzion, proveFuzzionCode, proveFuzzionPassword, readFuzzionOffer, startFuzzionMethod } from '../api/flowCalls.ts';
 import { browserHistory, useLocation } from '../app/history.ts';
 import { Link } from '../app/links.tsx';
 import { offerMemory, resultMemory, storedMerge } from './memory.ts';
@@ -20,6 +23,7 @@ import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { Card } from '../components/Card.tsx';
+import { answerFormOf, MethodOptions } from '../mfa/methods.tsx';
 
 const SUCCESS_PATH = pathOf('fuzzion', 'success');
 const OFFER_PATH = pathOf('fuzzion', 'offer');
@@ -27,17 +31,18 @@ const OFFER_PATH = pathOf('fuzzion', 'offer');
 type Ref = ReturnType<typeof useActorRef<typeof fuzzionMachine>>;
 
 /** The flow, its calls bound; the code entry's check reads the offer and the intent from the flow
- * itself (`current`), since a code entry knows only its ticket. */
+ * itself (`current`), since a code entry knows only its ticket (here, the method's challenge). */
 function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decline' }) {
   return fuzzionMachine.provide({
     actors: {
       readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
-      sendCode: fromPromise(({ input }) => sendFuzzionCode(input)),
+      startMethod: fromPromise(({ input }) => startFuzzionMethod(input)),
       proveByPassword: fromPromise(({ input }) => proveFuzzionPassword(input)),
-      proveByCard: fromPromise(({ input }) => proveFuzzionCard(input)),
-      // The code entry's ticket is the code's challenge; the offer and the intent go with it.
+      finish: fromPromise(({ input }) => finishFuzzion(input)),
       fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
-        actors: { check: fromPromise(({ input }) => proveFuzzionCode({ payload: current.payload ?? '', intent: current.intent(), challenge: input.ticket, code: input.code })) },
+        actors: {
+          check: fromPromise(({ input }) => proveFuzzionCode({ payload: current.payload ?? '', intent: current.intent(), challenge: input.ticket, code: input.code, captcha: input.captcha })),
+        },
       }),
     },
     actions: {
@@ -85,7 +90,17 @@ function Fuzzion({ flow }: { flow: Ref }) {
   if (snapshot.matches('failed')) {
     return (
       <Card>
-        <Alert tone="error">{t([`errors.${error}`, 'errors.merge_unavailable'])}</Alert>
+        <Alert tone="error">{t([`errors.${error?.code}`, 'errors.merge_unavailable'])}</Alert>
+        <p className="mt-4">{backToProfile}</p>
+      </Card>
+    );
+  }
+  // The other account signs in with Microsoft only: it is proven there, not here.
+  if (snapshot.matches('ssoOnly')) {
+    return (
+      <Card>
+        {offer && <p>{t('fuzzion.offer.text', { context: offer.kind, target: offer.target })}</p>}
+        <Alert tone="warning" className={offer ? 'mt-3' : ''}>{t('errors.merge_sso_only')}</Alert>
         <p className="mt-4">{backToProfile}</p>
       </Card>
     );
@@ -102,29 +117,33 @@ function Fuzzion({ flow }: { flow: Ref }) {
       </Card>
     );
   }
-  if (snapshot.matches('offered')) {
+  if (!snapshot.matches('proving')) {
+    // The offer (also while its choice is done, when the code was enough, or read again).
+    const finishing = snapshot.matches('finishing');
+    const intent = snapshot.context.intent;
     return (
       <Card>
         <p>{t('fuzzion.offer.text', { context: offer.kind, target: offer.target })}</p>
         <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.merge')}</p>
-        <div className="mt-5 flex flex-wrap gap-3">
-          <Button onClick={() => flow.send({ type: 'ACCEPT' })}>{t('fuzzion.offer.accept')}</Button>
-          <Button variant="secondary" onClick={() => flow.send({ type: 'DECLINE' })}>{t('fuzzion.offer.decline', { context: offer.kind })}</Button>
+        <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.proof', { context: offer.enough ? 'enough' : undefined })}</p>
+        <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.declineText', { context: offer.kind })}</p>
+        {error && <div className="mt-3"><ErrorMessage error={error} /></div>}
+        <div className="mt-5 flex flex-col gap-3 sm:flex-row sm:flex-wrap">
+          <Button loading={finishing && intent === 'merge'} disabled={busy} onClick={() => flow.send({ type: 'ACCEPT' })}>{t('fuzzion.offer.accept')}</Button>
+          <Button variant="secondary" loading={finishing && intent === 'decline'} disabled={busy} onClick={() => flow.send({ type: 'DECLINE' })}>
+            {t('fuzzion.offer.decline', { context: offer.kind })}
+          </Button>
         </div>
         <p className="mt-4 text-sm">{backToProfile}</p>
       </Card>
     );
   }
-  // Proving: which proof, then its form.
+  // Proving the other account: one of its methods (or its password), then its answer.
   return (
     <Card>
       <p>{t('fuzzion.prove.intro', { context: snapshot.context.intent, target: offer.target })}</p>
       {snapshot.context.moreNeeded && <Alert tone="info" className="mt-3">{t('fuzzion.prove.more')}</Alert>}
       <Proof flow={flow} busy={busy} />
-      <div className="mt-5">
-        <Button variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>{t('fuzzion.back')}</Button>
-      </div>
-      {error && snapshot.matches({ proving: 'choosing' }) && <div className="mt-3"><ErrorMessage error={{ code: error }} /></div>}
     </Card>
   );
 }
@@ -132,42 +151,52 @@ function Fuzzion({ flow }: { flow: Ref }) {
 function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   const { t } = useTranslation();
   const snapshot = useSelector(flow, (s) => s);
-  const { left, password, card, error, offer } = snapshot.context;
+  const { methods, passwordCounts, password, error, selected, channel, challenge } = snapshot.context;
   const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer> | undefined;
-  const choose = (proof: FuzzionProof) => flow.send({ type: 'CHOOSE', proof });
+  const back = (label: string) => <Button variant="secondary" size="sm" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>{t(label)}</Button>;
 
-  if (snapshot.matches({ proving: 'code' }) && entry) {
+  if ((snapshot.matches({ proving: 'entering' }) || snapshot.matches({ proving: 'resending' })) && selected && challenge) {
+    const kind = selected.method === 'sms' && channel ? channel : selected.method;
     return (
-      <div className="mt-4 space-y-3">
-        <p className="text-sm">{t('fuzzion.code.sent', { target: offer?.target ?? '' })}</p>
-        <CodeEntryForm entry={entry} onResend={() => flow.send({ type: 'RESEND' })} />
+      <div className="mt-5 border-t border-slate-200 pt-4">
+        <h2 className="text-lg font-semibold">{t(`mfa.code.title.${kind}`)}</h2>
+        <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? selected.target ?? '' })}</p>
+        {entry ? (
+          <CodeEntryForm entry={entry} onResend={() => flow.send({ type: 'RESEND' })} {...answerFormOf(selected.method)}>
+            {back('mfa.code.changeMethod')}
+          </CodeEntryForm>
+        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
       </div>
     );
   }
-  // The other account's password, or one of its cards' numbers: one field, then the server's word.
-  const typed = snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' }) ? 'password' as const
-    : snapshot.matches({ proving: 'card' }) || snapshot.matches({ proving: 'checkingCard' }) ? 'card' as const : null;
-  if (typed) {
+  if (snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' })) {
     return (
-      <form noValidate className="mt-4 space-y-4" onSubmit={(event) => { event.preventDefault(); flow.send({ type: 'SUBMIT' }); }}>
-        <TextField label={t(`fuzzion.${typed}.label`)} autoComplete="off" value={typed === 'password' ? password : card}
-          {...(typed === 'password' ? { type: 'password' } : { inputMode: 'numeric' as const })}
-          onChange={(value) => flow.send({ type: typed === 'password' ? 'TYPE_PASSWORD' : 'TYPE_CARD', value })} error={error ? { code: error } : undefined} />
-        <Button type="submit" loading={busy}>{t('fuzzion.confirm')}</Button>
+      <form noValidate className="mt-5 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); flow.send({ type: 'SUBMIT' }); }}>
+        <TextField label={t('fuzzion.password.label')} type="password" autoComplete="off" value={password} first
+          onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })} error={error} />
+        <div className="flex flex-wrap items-center gap-3">
+          <Button type="submit" loading={busy}>{t('fuzzion.confirm')}</Button>
+          {back('mfa.code.changeMethod')}
+        </div>
       </form>
     );
   }
+  // Choosing: the other account's methods, as its sign-in lists them, and its password where it counts.
+  const sending = snapshot.matches({ proving: 'starting' }) && selected !== null && CODED.has(selected.method);
   return (
-    <fieldset className="mt-4">
-      <legend className="font-semibold">{t('fuzzion.prove.choose')}</legend>
-      <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:flex-wrap">
-        {left.map((proof) => (
-          <Button key={proof} variant="secondary" loading={busy && proof === 'code'} disabled={busy} onClick={() => choose(proof)}>
-            {t(`fuzzion.proof.${proof}`, { context: offer?.kind })}
-          </Button>
-        ))}
-      </div>
-    </fieldset>
+    <>
+      <fieldset className="mt-5">
+        <legend className="font-semibold">{t('fuzzion.prove.choose')}</legend>
+        <MethodOptions className="mt-3" methods={methods} disabled={busy}
+          onSelect={(id, phoneChannel) => flow.send({ type: 'SELECT', id, ...(phoneChannel ? { channel: phoneChannel } : {}) })} />
+        {passwordCounts && (
+          <Button className="mt-2 w-full justify-start" variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'USE_PASSWORD' })}>{t('fuzzion.proof.password')}</Button>
+        )}
+      </fieldset>
+      {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
+      {error && <div className="mt-3"><ErrorMessage error={error} /></div>}
+      <div className="mt-5">{back('fuzzion.back')}</div>
+    </>
   );
 }
 
@@ -175,7 +204,7 @@ function Success({ result }: { result: FuzzionResult }) {
   const { t } = useTranslation();
   const list = (items: Array<{ value: string; primary: boolean }>) => (
     <ul className="mt-1 space-y-1">
-      {items.map((item) => <li key={item.value}>{item.value}{item.primary && <> <span className="text-sm text-slate-700">({t('fuzzion.success.primary')})</span></>}</li>)}
+      {items.map((item) => <li key={item.value} className="break-all">{item.value}{item.primary && <> <span className="text-sm text-slate-700">({t('fuzzion.success.primary')})</span></>}</li>)}
     </ul>
   );
   return (

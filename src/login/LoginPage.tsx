@@ -44,7 +44,7 @@ export function LoginPage() {
 /** What the page says on arrival: a password just changed, an account just created, or a session ended elsewhere. */
 function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | 'session_ended' | 'ticket_invalid' | null }) {
   const { t } = useTranslation();
-  const { mode, username, password, error, captchaNeeded, resubmitWhenSolved } = useSelector(login, (s) => s.context);
+  const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved } = useSelector(login, (s) => s.context);
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
   const microsoft = useSelector(useRootActor(), (s) => !!s.context.config?.microsoft);
@@ -143,7 +143,7 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           </div>
         </div>
 
-        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} onReady={resubmitWhenSolved ? resubmit : undefined} /></Suspense>}
+        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} level={captchaLevel} onReady={resubmitWhenSolved ? resubmit : undefined} /></Suspense>}
         {resubmitWhenSolved && <p role="status" className="text-sm text-slate-700">{t('login.resubmitting')}</p>}
 
         <div aria-live="assertive">

@@ -5,7 +5,6 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from '../app/links.tsx';
 import type { ActorRefFrom } from 'xstate';
-import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
@@ -14,6 +13,7 @@ import { useRootActor } from '../app/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../app/useNow.ts';
+import { answerFormOf, MethodOptions } from './methods.tsx';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 
@@ -59,25 +59,11 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const { methods, error } = useSelector(mfa, (s) => s.context);
   const sending = useSelector(mfa, (s) => s.matches('requesting'));
-  const option = (method: MfaMethodSummary, channel?: 'sms' | 'call' | 'whatsapp') => (
-    <li key={`${method.id}-${channel ?? ''}`}>
-      <button
-        type="button"
-        disabled={sending}
-        onClick={() => mfa.send({ type: 'SELECT', id: method.id, ...(channel ? { channel } : {}) })}
-        className="w-full rounded border border-slate-300 px-4 py-3 text-left hover:border-brand hover:bg-brand-light disabled:opacity-70"
-      >
-        {t(`mfa.choose.${channel ?? method.method}`, { target: method.target ?? '' })}
-      </button>
-    </li>
-  );
   return (
     <>
       <h1 className="text-2xl font-bold">{t('mfa.choose.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('mfa.choose.text')}</p>
-      <ul className="mt-5 space-y-2">
-        {methods.flatMap((m) => (m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)]))}
-      </ul>
+      <MethodOptions methods={methods} disabled={sending} onSelect={(id, channel) => mfa.send({ type: 'SELECT', id, ...(channel ? { channel } : {}) })} />
       <div className="mt-4">
         {error?.code === 'resend_too_soon' && error.retryAt ? <ResendWait until={error.retryAt} /> : <ErrorMessage error={error} />}
       </div>
@@ -98,9 +84,7 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
       <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
       <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}</p>
       {entry ? (
-        <CodeEntryForm entry={entry} letters={selected.method === 'totpRecovery'} offerTrust={loginPayload !== null}
-          wrongAs={selected.method === 'card' ? 'invalid_card_number' : undefined}
-          label={selected.method === 'totpRecovery' ? 'mfa.code.recoveryLabel' : selected.method === 'card' ? 'mfa.code.cardLabel' : undefined}>
+        <CodeEntryForm entry={entry} offerTrust={loginPayload !== null} {...answerFormOf(selected.method)}>
           {methods.length > 1 && (
             <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
           )}

@@ -98,6 +98,8 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
       </>
     );
   }
+  // The destination is another account's: the merge's offer opens (/duplicated).
+  if (state.matches('merging')) return <p role="status">{t('common.loading')}</p>;
   return (
     <>
       <h1 className="text-2xl font-bold">{t('setup.success.title')}</h1>

@@ -93,6 +93,7 @@ function StepForm({ onboarding, busy, submitLabel, back, children, captcha }: {
 }) {
   const { t } = useTranslation();
   const error = useSelector(onboarding, (s) => s.context.error);
+  const captchaLevel = useSelector(onboarding, (s) => s.context.captchaLevel);
   const widget = useRef<CaptchaHandle>(null);
   return (
     <form className="mt-5 space-y-4" noValidate onSubmit={(event) => {
@@ -100,7 +101,7 @@ function StepForm({ onboarding, busy, submitLabel, back, children, captcha }: {
       onboarding.send(captcha ? { type: 'SUBMIT', captcha: widget.current?.take() ?? NO_CAPTCHA_ELEMENT } : { type: 'SUBMIT' });
     }}>
       {children}
-      {captcha && <Captcha ref={widget} />}
+      {captcha && <Captcha ref={widget} level={captchaLevel} />}
       <ErrorMessage error={error} />
       <Button type="submit" full loading={busy}>{submitLabel ?? t('onboarding.continue')}</Button>
       {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}

@@ -279,7 +279,7 @@ const deleteButtonId = (value: string) => `delete-${value.replace(/[^\w-]/g, '_'
 /** A new address or number: typed, then the code it received. */
 function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind }) {
   const { t } = useTranslation();
-  const { newContact, error, challenge, mergeOffer } = useSelector(profile, (s) => s.context);
+  const { newContact, error, challenge } = useSelector(profile, (s) => s.context);
   const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
   const entry = useSelector(profile, (s) => s.children.contactCode) as CodeEntryRef<UserProfile> | undefined;
   const back = <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>{t('profile.cancel')}</Button>;
@@ -297,12 +297,6 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
       <TextField label={t(`profile.contacts.${kind}.new`)} value={newContact.value}
         type={kind === 'email' ? 'email' : 'tel'} autoComplete={kind === 'email' ? 'email' : 'tel'}
         onChange={(value) => profile.send({ type: 'CHANGE_NEW', value })} error={error ? { code: error } : null} />
-      {mergeOffer && (
-        <div className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm">
-          <p>{t('profile.contacts.mergeOffer', { context: kind })}</p>
-          <Button className="mt-2" variant="secondary" onClick={() => profile.send({ type: 'MERGE' })}>{t('profile.contacts.merge')}</Button>
-        </div>
-      )}
       {kind === 'phone' && <ChannelChoice channel={newContact.channel} onChange={(channel) => profile.send({ type: 'SET_CHANNEL', channel })} />}
       <div className="flex flex-wrap gap-3">
         <Button type="submit" loading={sending}>{t('profile.contacts.sendCode')}</Button>

@@ -4,7 +4,7 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useImperativeHandle, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
-import { answerOf, captchaMachine, type CaptchaAnswer } from '../../../machines/captcha.ts';
+import { answerOf, captchaMachine, type CaptchaAnswer, type CaptchaLevel } from '../../../machines/captcha.ts';
 import { useRootActor } from '../../app/context.ts';
 import { Button } from '../Button.tsx';
 import { ErrorMessage } from '../Field.tsx';
@@ -12,13 +12,20 @@ import { solveCaptcha } from './solve.ts';
 
 export type CaptchaHandle = { take(): CaptchaAnswer };
 
-const widget = captchaMachine.provide({ actors: { solve: fromPromise(() => solveCaptcha()) } });
+const widget = captchaMachine.provide({ actors: { solve: fromPromise(({ input }) => solveCaptcha(input.level)) } });
 
-/** `onReady`: called whenever a solution is ready while it is given (a form waiting to resubmit). */
-export function Captcha({ ref, onReady }: { ref: Ref<CaptchaHandle>; onReady?: () => void }) {
+type Props = { ref: Ref<CaptchaHandle>; onReady?: () => void; level?: CaptchaLevel };
+
+/** `onReady`: called whenever a solution is ready while it is given (a form waiting to resubmit).
+ * `level`: how hard a puzzle the server asked for; a new level starts a new widget on it. */
+export function Captcha(props: Props) {
+  return <Widget key={props.level ?? 0} {...props} />;
+}
+
+function Widget({ ref, onReady, level }: Props) {
   const { t } = useTranslation();
   const enabled = useSelector(useRootActor(), (s) => s.context.config?.captcha ?? true);
-  const captcha = useActorRef(widget, { input: { enabled } });
+  const captcha = useActorRef(widget, { input: { enabled, level: level ?? 0 } });
   const state = useSelector(captcha, (s) => s);
   useImperativeHandle(ref, () => ({
     take() {

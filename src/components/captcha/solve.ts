@@ -2,10 +2,11 @@
 // only on the screens that need it. Each failure is one of the widget's failures (machines/captcha.ts).
 import { apiFailure } from '../../../contract/api.ts';
 import { CaptchaChallenge } from '../../../contract/schemas.ts';
-import { CAPTCHA_FAILURES } from '../../../machines/captchaAnswer.ts';
+import { CAPTCHA_FAILURES, type CaptchaLevel } from '../../../machines/captchaAnswer.ts';
 import { api, parsed } from '../../api/client.ts';
 
-export async function solveCaptcha(): Promise<string> {
+/** A solution of a challenge of `level`: the forms' own (0), or the harder one a refusal named. */
+export async function solveCaptcha(level: CaptchaLevel = 0): Promise<string> {
   // PBKDF2 runs in the browser's WebCrypto, which only secure pages (https, localhost) have.
   if (!globalThis.crypto?.subtle) throw apiFailure(0, CAPTCHA_FAILURES.window);
   let altcha: typeof import('./altcha.ts');
@@ -16,7 +17,7 @@ export async function solveCaptcha(): Promise<string> {
   }
   let challenge: CaptchaChallenge;
   try {
-    challenge = await parsed(CaptchaChallenge, () => api.get('captcha/challenge').json());
+    challenge = await parsed(CaptchaChallenge, () => api.get('captcha/challenge', level > 0 ? { searchParams: { level: String(level) } } : {}).json());
   } catch {
     throw apiFailure(0, CAPTCHA_FAILURES.server);
   }
