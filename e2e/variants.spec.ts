@@ -102,8 +102,12 @@ test('each host looks like itself: the Luxembourg host has its own accent and fa
     await page.goto(`http://${host}:${E2E_PORT}/login/email`);
     const button = page.getByRole('button', { name: /^(Sign in|Se connecter)$/ });
     await expect(button).toBeVisible();
+    // The app may take the drawn screen over between the look-up and the read (a detached button
+    // reads as no colour): read until the button in the page answers.
+    let colour = '';
+    await expect.poll(async () => (colour = await button.evaluate((el) => (el.isConnected ? getComputedStyle(el).backgroundColor : '')).catch(() => ''))).not.toBe('');
     return {
-      colour: await button.evaluate((el) => getComputedStyle(el).backgroundColor),
+      colour,
       favicon: await page.locator('#favicon').getAttribute('href'),
     };
   };
