@@ -17,24 +17,16 @@
 // First: it sizes libuv's thread pool for the Argon2id computations, as the server's start does.
 import '../server/passwords/threadPool.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_USERS, benchUser } from './users.ts';
+import { freePort } from '../server/testing/ports.ts';
 
 /** Settings of the server under test that may be varied from the environment of `npm run bench`. */
 const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
 
 type Started = { port: number; close(): Promise<void> };
 
-/** A port free on the loopback address now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function startBare(payloadFile: string, path = '/api/user'): Promise<Started> {
   const { default: Fastify } = await import('fastify');

@@ -6,7 +6,6 @@
 // set, and the command line can register the partner), with the built app, and an Entra ID stand-in.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -15,6 +14,7 @@ import { linkIdentity } from '../server/identity/sso.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
 import { startEntraStandIn, type EntraStandIn } from '../server/testing/entraStandIn.ts';
 import { startTestServer, type TestServer } from '../server/testing/harness.ts';
+import { freePort } from '../server/testing/ports.ts';
 
 test.use({ locale: 'en-GB' });
 // One server for the file: its tests run one after the other, in one worker.
@@ -37,13 +37,6 @@ let idp: EntraStandIn;
 let dir: string;
 let base: string;
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test.beforeAll(async () => {
   const port = await freePort();

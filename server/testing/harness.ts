@@ -1,7 +1,6 @@
 // Test harness: a real server on a real database, SQLite in memory or a fresh PostgreSQL database
 // created for the run and dropped after it.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -10,6 +9,7 @@ import { loadConfig } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
 import { seedDemo } from '../seed/demo.ts';
+import { freePort } from './ports.ts';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -129,14 +129,6 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
   };
 }
 
-/** A port free on the loopback address now (the system's next ephemeral one). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** A test server listening over real HTTP on the loopback address, whose Belgian origin is that
  * address (PUBLIC_ORIGIN_BE=`base`): the OIDC issuer is `${base}/oidc`, as a relying party on this
