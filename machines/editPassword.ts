@@ -2,10 +2,13 @@
 // password, the new one with its checklist and confirmation (the new-password machine every flow
 // uses), and whether this device stays signed in. The server checks everything again. Taken, it
 // shows the success notice; when this session ended with the others, the flow ends and the root
-// signs the person out (the sign-in screen says why).
+// signs the person out (the sign-in screen says why). The current password counts against the
+// account's ceiling of wrong passwords: past it the new-password machine keeps the puzzle's level
+// the server named, and the SUBMIT passes the widget's answer on to it.
 import { assign, sendTo, setup } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import type { ChangePasswordAnswer } from '../contract/schemas.ts';
+import type { CaptchaAnswer } from './captchaAnswer.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
 
 /** What goes with the new password: the current one, and whether this session stays. */
@@ -25,7 +28,9 @@ export const editPasswordMachine = setup({
   types: {
     context: {} as Context,
     input: {} as { policy: PasswordPolicy },
-    events: {} as { type: 'CURRENT'; value: string } | { type: 'KEEP'; value: boolean } | { type: 'SUBMIT' },
+    events: {} as { type: 'CURRENT'; value: string } | { type: 'KEEP'; value: boolean }
+      /** `captcha`: the widget's answer, once the server wants one (the new-password machine judges it). */
+      | { type: 'SUBMIT'; captcha?: CaptchaAnswer },
     children: {} as { newPassword: 'newPassword' },
     output: {} as { sessionEnded: true },
   },
@@ -52,7 +57,7 @@ export const editPasswordMachine = setup({
             // The new password's machine submits with what this form holds now.
             actions: [
               sendTo('newPassword', ({ context }) => ({ type: 'PAYLOAD' as const, payload: { current: context.current, keepThisSession: context.keepThisSession } })),
-              sendTo('newPassword', { type: 'SUBMIT' }),
+              sendTo('newPassword', ({ event }) => (event.captcha ? { type: 'SUBMIT' as const, captcha: event.captcha } : { type: 'SUBMIT' as const })),
             ],
           },
           { actions: assign({ currentMissing: true }) },

@@ -9,13 +9,17 @@
 // - Otherwise the person proves the other account as its sign-in would ask: one of its own
 //   second-factor methods (a code sent to its destination, its authenticator, a recovery key, its
 //   card), or its password where the server names it. The answer is done, or names what still counts.
+// - Past the other account's ceiling of failures the server wants a solved puzzle with each answer
+//   (the refusal names its level): the code entry shows it for a code, and this machine for the
+//   password, whose SUBMIT then carries the widget's answer (sent in the X-Captcha header).
 // - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
 // Every proof is the server's to judge: this machine only never offers a step before the one it follows.
 import { assign, fromPromise, setup } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
-import { problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
+import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 import { CODED, CODE_LENGTH } from './mfaCode.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
@@ -44,6 +48,8 @@ type Context = FuzzionInput & {
   /** The method's challenge: `sent` is null for an answer nobody sent (authenticator, recovery key, card). */
   challenge: { payload: string; sent: SentCode | null } | null;
   password: string;
+  /** The puzzle the server wants with the password (null: none). */
+  captchaLevel: CaptchaLevel | null;
   error: Problem | null;
   /** A proof was taken and the server asks for another. */
   moreNeeded: boolean;
@@ -56,12 +62,17 @@ export type FuzzionEvent =
   /** One of the other account's methods, by its id in the offer (a phone one with its channel). */
   | { type: 'SELECT'; id: number; channel?: FuzzionChannel }
   | { type: 'USE_PASSWORD' }
-  | { type: 'TYPE_PASSWORD'; value: string } | { type: 'SUBMIT' }
+  | { type: 'TYPE_PASSWORD'; value: string }
+  /** The password typed; `captcha`: the widget's answer, once the server wants one. */
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
   /** A new code for the method chosen, once its wait is over (from the code entry or its screen). */
   | { type: 'RESEND' };
 
 /** Failures after which this offer cannot go on: the technical error, or an offer no longer valid. */
 const FINAL_FAILURES: readonly ProblemCode[] = ['merge_unavailable', 'step_up_required', 'unauthorized'];
+
+/** A refusal for want of a (harder) puzzle: the password was not checked, so it stays. */
+const PUZZLE_REFUSALS: readonly ProblemCode[] = ['captcha_required', 'captcha_invalid'];
 
 /** The code a failure carries: a call's error, or the failure a code entry ended with. */
 function failureCodeOf(event: object): ProblemCode | null {
@@ -94,7 +105,7 @@ export const fuzzionMachine = setup({
     startMethod: fromPromise<FuzzionSendAnswer, { payload: string; mfaId: number; channel?: FuzzionChannel }>(async () => {
       throw new Error('startMethod is provided by the app');
     }),
-    proveByPassword: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent; password: string }>(async () => {
+    proveByPassword: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent; password: string; captcha: string | null }>(async () => {
       throw new Error('proveByPassword is provided by the app');
     }),
     /** POST /fuzzion/finish: nothing more to prove (the other account has no second factor). */
@@ -127,6 +138,8 @@ export const fuzzionMachine = setup({
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
     passwordCounts: ({ context }) => context.passwordCounts,
     typedPassword: ({ context }) => context.password.length > 0,
+    /** A password typed, but the puzzle the server wants is not solved (yet). */
+    passwordCaptchaRefused: ({ context, event }) => context.password.length > 0 && context.captchaLevel !== null && captchaRefused({ event }),
     /** A code Tessera sent can be sent again; an answer at hand cannot. */
     resendable: ({ context }) => context.selected !== null && CODED.has(context.selected.method),
     failedWith: ({ event }, { codes }: { codes: readonly ProblemCode[] }) => {
@@ -142,7 +155,7 @@ export const fuzzionMachine = setup({
   id: 'fuzzion',
   context: ({ input }) => ({
     ...input, offer: null, intent: 'merge', methods: [], passwordCounts: false, selected: null, channel: null,
-    challenge: null, password: '', error: null, moreNeeded: false, answer: null,
+    challenge: null, password: '', captchaLevel: null, error: null, moreNeeded: false, answer: null,
   }),
   initial: 'starting',
   states: {
@@ -285,7 +298,10 @@ export const fuzzionMachine = setup({
         password: {
           on: {
             TYPE_PASSWORD: { actions: assign({ password: ({ event }) => event.value, error: null }) },
-            SUBMIT: { guard: 'typedPassword', target: 'checkingPassword' },
+            SUBMIT: [
+              { guard: 'passwordCaptchaRefused', actions: assign({ error: captchaProblem }) },
+              { guard: 'typedPassword', target: 'checkingPassword' },
+            ],
             BACK: { target: 'choosing', actions: assign({ password: '', error: null }) },
           },
         },
@@ -294,12 +310,19 @@ export const fuzzionMachine = setup({
           invoke: {
             id: 'proveByPassword',
             src: 'proveByPassword',
-            input: ({ context }) => ({ payload: context.payload!, intent: context.intent, password: context.password }),
+            input: ({ context, event }) => ({ payload: context.payload!, intent: context.intent, password: context.password, captcha: captchaToken({ event }) }),
             onDone: { target: '#fuzzion.proven', actions: assign({ password: '', error: null, answer: ({ event }) => event.output }) },
             onError: [
               { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly', actions: assign({ password: '' }) },
               { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ password: '', error: ({ event }) => problemOf(event) }) },
-              { target: 'password', actions: assign({ password: '', error: ({ event }) => problemOf(event) }) },
+              {
+                target: 'password',
+                actions: assign(({ context, event }) => ({
+                  password: PUZZLE_REFUSALS.includes(problemOf(event).code) ? context.password : '',
+                  error: problemOf(event),
+                  captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+                })),
+              },
             ],
           },
         },

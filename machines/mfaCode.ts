@@ -1,12 +1,16 @@
 // Entering a second factor (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a code sent,
 // type it in the shared code entry (codeEntry.ts: its timers come from the server's answer), and
 // finish with the server's answer. A step-up of an account without a second factor asks for the
-// password instead (DESIGN.md, "Decisions"). Pure: the calls are the `startChallenge` and
+// password instead (DESIGN.md, "Decisions"); past the account's ceiling of wrong passwords the server
+// wants a solved puzzle with it (the refusal names its level): from then on the form shows the
+// widget at that level and each CONFIRM_PASSWORD carries its answer, which the call sends in the
+// X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
 // `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
+import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
-import { problemOf, type Problem } from './failures.ts';
+import { errorOf, problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 export type MfaCodeInput = {
@@ -33,6 +37,8 @@ type Context = {
   challenge: { payload: string; sent: SentCode | null } | null;
   error: Problem | null;
   result: MfaCodeOutput | null;
+  /** The puzzle the server wants with the password typed again (null: none). */
+  captchaLevel: CaptchaLevel | null;
 };
 
 export type MfaCodeEvent =
@@ -42,8 +48,9 @@ export type MfaCodeEvent =
   /** The location moved to one of the flow's steps (Back, Forward). */
   | { type: 'ROUTE'; step: 'methods' | 'code' }
   | { type: 'CHANGE_METHOD' }
-  /** The password typed again, for a step-up without a second factor. */
-  | { type: 'CONFIRM_PASSWORD'; password: string };
+  /** The password typed again, for a step-up without a second factor; `captcha`: the widget's
+   * answer, once the server wants one. */
+  | { type: 'CONFIRM_PASSWORD'; password: string; captcha?: CaptchaAnswer };
 
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
@@ -76,7 +83,7 @@ export const mfaCodeMachine = setup({
       throw new Error('startChallenge is provided by the app');
     }),
     codeEntry: codeEntryMachineOf<MfaVerified>(),
-    confirmPassword: fromPromise<void, { password: string }>(async () => {
+    confirmPassword: fromPromise<void, { password: string; captcha: string | null }>(async () => {
       throw new Error('confirmPassword is provided by the app');
     }),
   },
@@ -95,6 +102,9 @@ export const mfaCodeMachine = setup({
     /** A step-up of an account without a second factor: the password stands in for one. */
     passwordOnly: ({ context }) => context.methods.length === 0 && context.loginPayload === null,
     typedPassword: ({ event }) => event.type === 'CONFIRM_PASSWORD' && event.password !== '',
+    /** A password typed, but the puzzle the server wants is not solved (yet). */
+    passwordCaptchaRefused: ({ context, event }) =>
+      event.type === 'CONFIRM_PASSWORD' && event.password !== '' && context.captchaLevel !== null && captchaRefused({ event }),
     /** A reload on the code screen of the same sign-in, while its code lives. */
     resumesCode: ({ context, event }) => {
       const memory = (event as { output?: MfaMemory | null }).output;
@@ -110,7 +120,7 @@ export const mfaCodeMachine = setup({
   context: ({ input }) => ({
     entry: input.entry ?? 'methods',
     methods: input.methods, loginPayload: input.loginPayload, selected: null, channel: null, challenge: null,
-    error: null, result: null,
+    error: null, result: null, captchaLevel: null,
   }),
   initial: 'recalling',
   states: {
@@ -138,7 +148,10 @@ export const mfaCodeMachine = setup({
       states: {
         typing: {
           on: {
-            CONFIRM_PASSWORD: { guard: 'typedPassword', target: 'checking', actions: assign({ error: null }) },
+            CONFIRM_PASSWORD: [
+              { guard: 'passwordCaptchaRefused', actions: assign({ error: captchaProblem }) },
+              { guard: 'typedPassword', target: 'checking', actions: assign({ error: null }) },
+            ],
             ROUTE: { actions: { type: 'show', params: { screen: 'methods' } } },
           },
         },
@@ -146,12 +159,19 @@ export const mfaCodeMachine = setup({
           invoke: {
             id: 'confirmPassword',
             src: 'confirmPassword',
-            input: ({ event }) => ({ password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password }),
+            // The password, and the puzzle's solution once one is asked for, go with the request only.
+            input: ({ event }) => ({ password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password, captcha: captchaToken({ event }) }),
             onDone: {
               target: '#mfaCode.done',
               actions: assign({ result: { method: 'password' as const, mfaId: 0, accessToken: null, recoveryKeysLeft: null } }),
             },
-            onError: { target: 'typing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+            onError: {
+              target: 'typing',
+              actions: assign({
+                error: ({ event }) => problemOf(event),
+                captchaLevel: ({ context, event }) => captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+              }),
+            },
           },
         },
       },

@@ -16,7 +16,7 @@ describe('edit password machine: model', () => {
       input,
       events: () => [
         { type: 'CURRENT', value: 'Tessera-demo-2026!' }, { type: 'CURRENT', value: '' }, { type: 'KEEP', value: false }, { type: 'KEEP', value: true },
-        { type: 'SUBMIT' },
+        { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } },
         { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: false } } },
         { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: true } } },
       ] as never,
@@ -28,14 +28,14 @@ describe('edit password machine: model', () => {
 });
 
 describe('edit password machine: behaviour', () => {
-  function start(answer: (change: PasswordChange & { password: string }) => Promise<ChangePasswordAnswer>) {
-    const sent: Array<PasswordChange & { password: string; confirmation: string }> = [];
+  function start(answer: (change: PasswordChange & { password: string; captcha?: string }) => Promise<ChangePasswordAnswer>) {
+    const sent: Array<PasswordChange & { password: string; confirmation: string; captcha?: string }> = [];
     const actor = createActor(editPasswordMachine.provide({
       actors: {
         newPassword: changeMachine.provide({
           actors: {
             resetPassword: fromPromise(async ({ input: call }) => {
-              const change = { ...call.payload, password: call.password, confirmation: call.confirmation };
+              const change = { ...call.payload, password: call.password, confirmation: call.confirmation, ...(call.captcha ? { captcha: call.captcha } : {}) };
               sent.push(change);
               return answer(change);
             }),
@@ -108,6 +108,37 @@ describe('edit password machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     await settle();
     expect(sent.map((s) => s.current)).toEqual(['Wrong-one-1', 'Tessera-demo-2026!']);
+    expect(actor.getSnapshot().value).toBe('changed');
+  });
+
+  it('past the account\'s ceiling, shows the puzzle at the level named and sends its solution with the current password', async () => {
+    let answer: 'wrong' | 'puzzle' | 'ok' = 'wrong';
+    const { actor, sent, type } = start(async () => {
+      // The wrong password that crosses the ceiling says so; then even the right one needs the puzzle.
+      if (answer === 'wrong') throw apiFailure(400, { code: 'wrong_current_password', message: '', captcha: true, captcha_level: 1 });
+      if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+      return { session_ended: false };
+    });
+    const child = () => actor.getSnapshot().children.newPassword!.getSnapshot().context;
+    type('Wrong-one-1');
+    expect(child().captchaLevel).toBeNull();
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(child()).toMatchObject({ captchaLevel: 1, error: { code: 'wrong_current_password' } });
+    answer = 'puzzle';
+    actor.send({ type: 'CURRENT', value: 'Tessera-demo-2026!' });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
+    await settle();
+    expect(child()).toMatchObject({ captchaLevel: 2, error: { code: 'captcha_required' } });
+    // Without a solution nothing is sent: the widget's problem shows instead, and the form stays.
+    actor.send({ type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } });
+    await settle();
+    expect(sent).toHaveLength(2);
+    expect(child()).toMatchObject({ error: { code: 'captcha_not_loaded' }, password: NEW });
+    answer = 'ok';
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
+    await settle();
+    expect(sent.map((s) => [s.current, s.captcha])).toEqual([['Wrong-one-1', undefined], ['Tessera-demo-2026!', 'solved-at-1'], ['Tessera-demo-2026!', 'solved-at-2']]);
     expect(actor.getSnapshot().value).toBe('changed');
   });
 });

@@ -47,16 +47,20 @@ const events = () => [
   done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
   done('proveByPassword', finished), done('proveByPassword', more), fail('proveByPassword', 400, 'invalid_credentials'),
   fail('proveByPassword', 409, 'merge_unavailable'), fail('proveByPassword', 409, 'merge_sso_only'),
+  // Past the other account's ceiling: the refusal names the puzzle; the password goes with its answer, or the problem in its way shows.
+  { type: 'xstate.error.actor.proveByPassword', error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }) },
+  { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
 ] as never;
 
 type Ctx = {
   offer: FuzzionOffer | null; intent: string; methods: MfaMethodSummary[]; passwordCounts: boolean; selected: MfaMethodSummary | null; channel: unknown;
   challenge: unknown; password: string; error: { code: string } | null; moreNeeded: boolean; answer: FuzzionAnswer | null; result: unknown;
+  captchaLevel: number | null;
 };
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
   const c = context as Ctx;
   const o = c.offer && [c.offer.enough, c.offer.can_decline, c.offer.sso_only, c.offer.methods.length, c.offer.password];
-  return JSON.stringify([value, o, c.intent, c.methods.map((m) => m.id), c.passwordCounts, c.selected?.id, c.channel, !!c.challenge, !!c.password, c.error?.code, c.moreNeeded, c.answer?.done, !!c.result]);
+  return JSON.stringify([value, o, c.intent, c.methods.map((m) => m.id), c.passwordCounts, c.selected?.id, c.channel, !!c.challenge, !!c.password, c.error?.code, c.moreNeeded, c.answer?.done, !!c.result, c.captchaLevel]);
 };
 const walkFrom = (input: { payload: string | null; result: FuzzionResult | null }) => walk(alone, { input, events, serializeState });
 const ctx = (snapshot: { context: unknown }) => snapshot.context as Ctx;
@@ -263,10 +267,48 @@ describe('merge machine: behaviour', () => {
     actor.send({ type: 'TYPE_PASSWORD', value: 'Other-account-pass1!' });
     actor.send({ type: 'SUBMIT' });
     await settle();
-    expect(calls[1]).toEqual({ actor: 'proveByPassword', input: { payload: 'offer', intent: 'merge', password: 'Other-account-pass1!' } });
+    expect(calls[1]).toEqual({ actor: 'proveByPassword', input: { payload: 'offer', intent: 'merge', password: 'Other-account-pass1!', captcha: null } });
     expect(actor.getSnapshot().value).toBe('succeeded');
     expect(actor.getSnapshot().context.password).toBe('');
     expect(kept).toEqual([result]);
+  });
+
+  it('past the other account\'s ceiling, asks for the puzzle at the level named and sends its solution with the password', async () => {
+    const puzzle = (level: 1 | 2, code = 'captcha_required') => apiFailure(400, { code, message: '', captcha: true, captcha_level: level });
+    const answers: Array<() => Promise<FuzzionAnswer>> = [
+      () => Promise.reject(puzzle(1, 'invalid_credentials')), () => Promise.reject(puzzle(2)), async () => finished,
+    ];
+    const calls: unknown[] = [];
+    const actor = createActor(fuzzionMachine.provide({
+      actors: {
+        readOffer: fromPromise(async () => offer({ methods: [email], password: true })),
+        proveByPassword: fromPromise(async ({ input }) => { calls.push(input); return answers.shift()!(); }),
+      },
+      actions: { finished: () => {} },
+    }), { input: { payload: 'offer', result: null } }).start();
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    actor.send({ type: 'USE_PASSWORD' });
+    actor.send({ type: 'TYPE_PASSWORD', value: 'Guessed-pass1!' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    // A wrong password goes; the answer named the puzzle the next try needs.
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 1, password: '', error: { code: 'invalid_credentials' } });
+    actor.send({ type: 'TYPE_PASSWORD', value: 'Other-account-pass1!' });
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
+    await settle();
+    // Refused for want of a harder puzzle: the password was not checked, so it stays.
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, password: 'Other-account-pass1!', error: { code: 'captcha_required' } });
+    actor.send({ type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } });
+    await settle();
+    expect(calls).toHaveLength(2);
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'captcha_not_loaded' });
+    expect(actor.getSnapshot().matches({ proving: 'password' })).toBe(true);
+    actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
+    await settle();
+    expect(calls.map((c) => (c as { captcha: unknown }).captcha)).toEqual([null, 'solved-at-1', 'solved-at-2']);
+    expect(calls.at(-1)).toEqual({ payload: 'offer', intent: 'merge', password: 'Other-account-pass1!', captcha: 'solved-at-2' });
+    expect(actor.getSnapshot().value).toBe('succeeded');
   });
 
   it('says so and stops where the other account signs in with Microsoft only', async () => {

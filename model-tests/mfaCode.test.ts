@@ -43,10 +43,17 @@ describe('MFA code machine: model', () => {
       events: () => [
         { type: 'xstate.done.actor.recall', output: null }, { type: 'xstate.error.actor.recall', error: new Error('storage') },
         { type: 'CONFIRM_PASSWORD', password: '' }, { type: 'CONFIRM_PASSWORD', password: 'pw' }, { type: 'ROUTE', step: 'methods' },
+        // Past the account's ceiling: with the widget's answer, or with the problem in its way.
+        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { token: 'solved' } },
+        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { error: { code: 'captcha_not_loaded' } } },
         { type: 'xstate.done.actor.confirmPassword' },
         { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
+        { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }) },
       ] as never,
-      serializeState: ({ value, context }) => JSON.stringify([value, !!(context as { error: unknown }).error]),
+      serializeState: ({ value, context }) => {
+        const c = context as { error: unknown; captchaLevel: unknown };
+        return JSON.stringify([value, !!c.error, c.captchaLevel]);
+      },
     });
     const missing = result.missing.filter((t) => passwordOnly.missing.includes(t));
     console.info(report('mfaCode', { declared: result.declared, taken: result.declared - missing.length, states: result.states + passwordOnly.states }));
@@ -67,6 +74,41 @@ describe('MFA code machine: model', () => {
     actor.send({ type: 'CONFIRM_PASSWORD', password: 'right' });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(typed).toBe('right');
+    expect(actor.getSnapshot().output).toEqual({ method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null });
+  });
+
+  it('past the account\'s ceiling, asks for the puzzle at the level named and sends its solution with the password', async () => {
+    const sent: Array<{ password: string; captcha: string | null }> = [];
+    let answer: 'wrong' | 'puzzle' | 'ok' = 'wrong';
+    const actor = createActor(mfaCodeMachine.provide({
+      actors: {
+        confirmPassword: fromPromise(async ({ input }) => {
+          sent.push(input);
+          // The wrong password that crosses the ceiling says so; then even the right one needs the puzzle.
+          if (answer === 'wrong') throw apiFailure(400, { code: 'invalid_credentials', message: '', captcha: true, captcha_level: 1 });
+          if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+        }),
+      },
+    }), { input: { methods: [], loginPayload: null } }).start();
+    await settle();
+    expect(actor.getSnapshot().context.captchaLevel).toBeNull();
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'wrong' });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 1, error: { code: 'invalid_credentials' } });
+    answer = 'puzzle';
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'right', captcha: { token: 'solved-at-1' } });
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, error: { code: 'captcha_required' } });
+    // Without a solution nothing is sent: the widget's problem shows instead.
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'right', captcha: { error: { code: 'captcha_not_loaded' } } });
+    await settle();
+    expect(sent).toHaveLength(2);
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'captcha_not_loaded' });
+    expect(actor.getSnapshot().matches({ password: 'typing' })).toBe(true);
+    answer = 'ok';
+    actor.send({ type: 'CONFIRM_PASSWORD', password: 'right', captcha: { token: 'solved-at-2' } });
+    await settle();
+    expect(sent).toEqual([{ password: 'wrong', captcha: null }, { password: 'right', captcha: 'solved-at-1' }, { password: 'right', captcha: 'solved-at-2' }]);
     expect(actor.getSnapshot().output).toEqual({ method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null });
   });
 });

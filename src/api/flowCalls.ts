@@ -29,8 +29,11 @@ export const verifyCode = (input: { payload: string; code: string; trust: boolea
 /** POST /mfa/enrolment/later: a customer's "not now" to the offered second factor, for 30 days. */
 export const offerLater = async () => { await call(() => api.post('mfa/enrolment/later')); };
 
-/** POST /mfa/sudo/password: the step-up of an account without a second factor. */
-export const stepUpWithPassword = async (input: { password: string }) => { await call(() => api.post('mfa/sudo/password', { json: input })); };
+/** POST /mfa/sudo/password: the step-up of an account without a second factor (with the CAPTCHA,
+ * once the server asks one past the account's ceiling of wrong passwords). */
+export const stepUpWithPassword = async ({ captcha, ...input }: { password: string } & WithCaptcha) => {
+  await call(() => api.post('mfa/sudo/password', { json: input, ...captchaHeader(captcha) }));
+};
 
 export const regenerateRecoveryKeys = () => parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
 
@@ -98,17 +101,20 @@ export const resetAuthenticator = async () => {
   if (totp) await deleteMethod({ id: totp.id });
 };
 
+/** POST /user/reset-password: the fields the route takes, and only those (the new-password machine's
+ * input also has a place for a CAPTCHA, which only a change needs). */
 export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
-  await call(() => api.post('user/reset-password', { json: input }));
+  await call(() => api.post('user/reset-password', { json: { payload: input.payload, password: input.password, confirmation: input.confirmation } }));
 };
 
 /** GET and PUT /notifications: the marketing preferences and the security alerts. */
 export const loadNotifications = () => parsed(NotificationsAnswer, () => api.get('notifications').json());
 export const saveNotifications = (input: { marketing: MarketingPreferences }) => parsed(NotificationsAnswer, () => api.put('notifications', { json: input }).json());
 
-/** POST /user/password: the signed-in person's new password, with the current one. */
-export const changePassword = (input: { current: string; keepThisSession: boolean; password: string; confirmation: string }) =>
-  parsed(ChangePasswordAnswer, () => api.post('user/password', { json: input }).json());
+/** POST /user/password: the signed-in person's new password, with the current one (and the CAPTCHA,
+ * once the server asks one past the account's ceiling of wrong passwords). */
+export const changePassword = ({ captcha, ...input }: { current: string; keepThisSession: boolean; password: string; confirmation: string } & WithCaptcha) =>
+  parsed(ChangePasswordAnswer, () => api.post('user/password', { json: input, ...captchaHeader(captcha) }).json());
 
 export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
   parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
@@ -223,9 +229,10 @@ export const startFuzzionMethod = (input: { payload: string; mfaId: number; chan
 /** POST /fuzzion: the answer to that method's challenge (with the CAPTCHA, once the server asks one). */
 export const proveFuzzionCode = ({ captcha, ...input }: { payload: string; intent: FuzzionIntent; challenge: string; code: string } & WithCaptcha) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input, ...captchaHeader(captcha) }).json());
-/** POST /fuzzion/password: the other account's password, where it still counts. */
-export const proveFuzzionPassword = (input: { payload: string; intent: FuzzionIntent; password: string }) =>
-  parsed(FuzzionAnswer, () => api.post('fuzzion/password', { json: input }).json());
+/** POST /fuzzion/password: the other account's password, where it still counts (with the CAPTCHA,
+ * once the server asks one past that account's ceiling of wrong passwords). */
+export const proveFuzzionPassword = ({ captcha, ...input }: { payload: string; intent: FuzzionIntent; password: string } & WithCaptcha) =>
+  parsed(FuzzionAnswer, () => api.post('fuzzion/password', { json: input, ...captchaHeader(captcha) }).json());
 /** POST /fuzzion/finish: nothing more to prove (the offer said `enough`). */
 export const finishFuzzion = (input: { payload: string; intent: FuzzionIntent }) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion/finish', { json: input }).json());

@@ -67,7 +67,9 @@ export const mfaSettings = (_go: Go) => import('../../machines/mfaSettings.ts').
 export const editPassword = (_go: Go) => import('../../machines/editPassword.ts').then(({ editPasswordMachine, changeMachine }) => editPasswordMachine.provide({
   actors: {
     newPassword: changeMachine.provide({
-      actors: { resetPassword: fromPromise(({ input }) => changePassword({ ...input.payload, password: input.password, confirmation: input.confirmation })) },
+      actors: {
+        resetPassword: fromPromise(({ input }) => changePassword({ ...input.payload, password: input.password, confirmation: input.confirmation, captcha: input.captcha })),
+      },
     }),
   },
 }));

@@ -5,19 +5,15 @@
 // ceiling of wrong codes the server wants a solved CAPTCHA with each code: the widget then shows,
 // at the level the server named, and its answer goes with the code.
 import { useSelector } from '@xstate/react';
-import { lazy, Suspense, useId, useRef, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { ProblemCode } from '../../machines/failures.ts';
-import { CAPTCHA_FAILURES } from '../../machines/captchaAnswer.ts';
-import type { CaptchaHandle } from './captcha/Captcha.tsx';
+import { useCeilingCaptcha } from './captcha/useCeilingCaptcha.tsx';
 import { minutesSeconds, useNow } from '../app/useNow.ts';
 import { Button } from './Button.tsx';
 import { TextField } from './Field.tsx';
-
-// Loaded only once a server asks for it: most code screens never show it.
-const Captcha = lazy(() => import('./captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
 
 /** A flow's running code entry, whose check answers `TResult`. */
 export type CodeEntryRef<TResult> = ActorRefFrom<ReturnType<typeof codeEntryMachineOf<TResult>>>;
@@ -40,7 +36,8 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
   const { t } = useTranslation();
   const trustId = useId();
   const { code, error, remember, sent, captchaLevel } = useSelector(entry, (s) => s.context);
-  const widget = useRef<CaptchaHandle>(null);
+  // Loaded only once a server asks for it: most code screens never show it.
+  const puzzle = useCeilingCaptcha(captchaLevel);
   const checking = useSelector(entry, (s) => s.matches({ entering: { input: 'checking' } }));
   const expired = useSelector(entry, (s) => s.matches({ entering: { expiry: 'expired' } }));
   const canResend = useSelector(entry, (s) => s.matches({ entering: { resend: 'ready' } }));
@@ -49,7 +46,7 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
     <>
       <form className="mt-5 space-y-4" noValidate onSubmit={(event) => {
         event.preventDefault();
-        entry.send(captchaLevel === null ? { type: 'SUBMIT' } : { type: 'SUBMIT', captcha: widget.current?.take() ?? { error: CAPTCHA_FAILURES.notLoaded } });
+        entry.send({ type: 'SUBMIT', ...puzzle.answer() });
       }}>
         {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
         <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete={sent ? 'one-time-code' : 'off'} code first
@@ -66,7 +63,7 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
             <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
           </div>
         )}
-        {captchaLevel !== null && <Suspense fallback={null}><Captcha ref={widget} level={captchaLevel} /></Suspense>}
+        {puzzle.widget}
         <Button type="submit" full loading={checking}>{t('mfa.code.confirm')}</Button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">

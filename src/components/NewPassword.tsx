@@ -1,12 +1,16 @@
 // The new-password form every flow uses (weak-password renewal, forgotten password, onboarding, a
 // change while signed in, which adds its own fields around it and submits through its own flow):
 // a projection of the new-password machine, with the live checklist of the password rules: each
-// rule is written as what is asked, with its number, and shows as met once it is.
+// rule is written as what is asked, with its number, and shows as met once it is. A change, whose
+// current password counts against the account's ceiling of wrong passwords, may be asked for a
+// puzzle with each try: the widget then shows at the level the server named.
 import { useSelector } from '@xstate/react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../../contract/password.ts';
 import type { NewPasswordRef } from '../../machines/newPassword.ts';
+import type { CaptchaAnswer } from '../../machines/captchaAnswer.ts';
+import { useCeilingCaptcha } from './captcha/useCeilingCaptcha.tsx';
 import { Alert } from './Alert.tsx';
 import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
@@ -23,13 +27,15 @@ const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: Pas
 
 /** `title` null: the screen has its heading already. `before` and `after`: the flow's own fields,
  * before the new password and after its rules; `onSubmit`: the flow submits (it gives the
- * new-password machine what goes with the password first). */
+ * new-password machine what goes with the password first, and passes the puzzle's answer on). */
 export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit', before, after, onSubmit }: {
-  weak: WeakRef; title?: string | null; text?: string; submit?: string; before?: ReactNode; after?: ReactNode; onSubmit?: () => void;
+  weak: WeakRef; title?: string | null; text?: string; submit?: string; before?: ReactNode; after?: ReactNode;
+  onSubmit?: (answer: { captcha?: CaptchaAnswer }) => void;
 }) {
   const { t } = useTranslation();
-  const { password, confirmation, error, policy, refused } = useSelector(weak, (s) => s.context);
+  const { password, confirmation, error, policy, refused, captchaLevel } = useSelector(weak, (s) => s.context);
   const saving = useSelector(weak, (s) => s.matches('saving'));
+  const puzzle = useCeilingCaptcha(captchaLevel);
   const problems = passwordProblems(password, policy, confirmation);
   // Both fields show or hide together: the person compares them.
   const [shown, setShown] = useState(false);
@@ -42,7 +48,11 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
         </>
       )}
       <form className={`${title !== null ? 'mt-5 ' : ''}space-y-4`} noValidate
-        onSubmit={(event) => { event.preventDefault(); if (onSubmit) onSubmit(); else weak.send({ type: 'SUBMIT' }); }}>
+        onSubmit={(event) => {
+          event.preventDefault();
+          const answer = puzzle.answer();
+          if (onSubmit) onSubmit(answer); else weak.send({ type: 'SUBMIT', ...answer });
+        }}>
         {before}
         <TextField label={t('weak.password')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={password}
           onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })} />
@@ -67,6 +77,7 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
         </ul>
         <p className="text-sm text-slate-700">{t('weak.common')}</p>
         {after}
+        {puzzle.widget}
         <div aria-live="assertive">{refused && <Alert tone="error">{t(`weak.check.${refused}`)}</Alert>}</div>
         <ErrorMessage error={error} />
         <Button type="submit" full loading={saving}>{t(submit)}</Button>

@@ -20,6 +20,7 @@ import { offerMemory, resultMemory, storedMerge } from './memory.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
+import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { Card } from '../components/Card.tsx';
@@ -151,7 +152,9 @@ function Fuzzion({ flow }: { flow: Ref }) {
 function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   const { t } = useTranslation();
   const snapshot = useSelector(flow, (s) => s);
-  const { methods, passwordCounts, password, error, selected, channel, challenge } = snapshot.context;
+  const { methods, passwordCounts, password, error, selected, channel, challenge, captchaLevel } = snapshot.context;
+  // Past the other account's ceiling of wrong passwords, the puzzle the server asked for goes with it.
+  const puzzle = useCeilingCaptcha(captchaLevel);
   const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer> | undefined;
   const back = (label: string) => <Button variant="secondary" size="sm" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>{t(label)}</Button>;
 
@@ -171,9 +174,10 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   }
   if (snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' })) {
     return (
-      <form noValidate className="mt-5 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); flow.send({ type: 'SUBMIT' }); }}>
+      <form noValidate className="mt-5 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); flow.send({ type: 'SUBMIT', ...puzzle.answer() }); }}>
         <TextField label={t('fuzzion.password.label')} type="password" autoComplete="off" value={password} first
           onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })} error={error} />
+        {puzzle.widget}
         <div className="flex flex-wrap items-center gap-3">
           <Button type="submit" loading={busy}>{t('fuzzion.confirm')}</Button>
           {back('mfa.code.changeMethod')}

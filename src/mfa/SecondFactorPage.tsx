@@ -11,6 +11,7 @@ import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { useRootActor } from '../app/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
+import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../app/useNow.ts';
 import { answerFormOf, MethodOptions } from './methods.tsx';
@@ -31,16 +32,19 @@ function SecondFactor({ mfa }: { mfa: MfaRef }) {
   return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
 }
 
-/** A step-up of an account without a second factor: its password, typed again. */
+/** A step-up of an account without a second factor: its password, typed again (past the account's
+ * ceiling of wrong passwords, with the puzzle the server asked for). */
 function PasswordStep({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const error = useSelector(mfa, (s) => s.context.error);
+  const captchaLevel = useSelector(mfa, (s) => s.context.captchaLevel);
   const checking = useSelector(mfa, (s) => s.matches({ password: 'checking' }));
+  const puzzle = useCeilingCaptcha(captchaLevel);
   // The password stays in the form; the machine gets it only with the request.
   const [typed, setTyped] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    mfa.send({ type: 'CONFIRM_PASSWORD', password: typed });
+    mfa.send({ type: 'CONFIRM_PASSWORD', password: typed, ...puzzle.answer() });
   };
   return (
     <>
@@ -48,6 +52,7 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
       <p className="mt-1 text-sm text-slate-700">{t('mfa.password.text')}</p>
       <form onSubmit={submit} className="mt-5 space-y-4" noValidate>
         <TextField label={t('mfa.password.label')} type="password" autoComplete="current-password" value={typed} onChange={setTyped} error={error} first />
+        {puzzle.widget}
         <Button type="submit" full loading={checking}>{t('mfa.password.submit')}</Button>
       </form>
       <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>

@@ -1,7 +1,8 @@
 // /security/edit-password: the current password, the new one with its checklist and confirmation
 // (the form every new password uses), and whether this device stays signed in; a projection of the
-// edit-password machine. Taken, the success notice shows; when this device was signed out too, the
-// root has already gone to the sign-in screen.
+// edit-password machine (past the account's ceiling of wrong passwords, with the puzzle the server
+// asked for: the new-password form shows it). Taken, the success notice shows; when this device was
+// signed out too, the root has already gone to the sign-in screen.
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -33,7 +34,7 @@ function Form({ flow }: { flow: EditRef }) {
     <Card className="mt-5">
       <p className="mb-5 text-sm text-slate-700">{t('security.password.text')}</p>
       {child ? (
-        <NewPassword weak={child} title={null} submit="security.password.submit" onSubmit={() => flow.send({ type: 'SUBMIT' })}
+        <NewPassword weak={child} title={null} submit="security.password.submit" onSubmit={(answer) => flow.send({ type: 'SUBMIT', ...answer })}
           before={(
             <TextField label={t('security.password.current')} type="password" autoComplete="current-password" value={current} first
               error={currentMissing ? { code: 'required_password' } : undefined}
