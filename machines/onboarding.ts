@@ -265,6 +265,8 @@ const onboardingSetup = setup({
   guards: {
     sameStep: ({ context, event }) => event.type === 'ROUTE' && event.step === context.step,
     routeToExistingCard: ({ event }) => event.type === 'ROUTE' && event.step === 'existingCard',
+    /** A first visit of existingCard, which is open to all. */
+    entersExistingCard: ({ context }) => context.step === 'existingCard',
     /** A first visit of a step past the card or invitation: the tab may hold a flow to resume. */
     entersResumable: ({ context }) => resumable(context.step),
     /** What was recalled resumes the flow on `step`. */
@@ -333,7 +335,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
     // past the card or invitation, which a reload may resume.
     entering: {
       always: [
-        { guard: ({ context }) => context.step === 'existingCard', target: 'existingCard' },
+        { guard: 'entersExistingCard', target: 'existingCard' },
         { guard: 'entersResumable', target: 'recalling' },
         { target: 'start' },
       ],

@@ -26,13 +26,17 @@ export const totpRecoveryMachine = setup({
       throw new Error('resetAuthenticator is provided by the app');
     }),
   },
+  guards: {
+    /** After a reload the keys left are unknown: the server is asked. */
+    uncounted: ({ context }) => context.keysLeft === null,
+  },
 }).createMachine({
   id: 'totpRecovery',
   context: ({ input }) => ({ keysLeft: input.keysLeft, keys: null, error: null, outcome: 'done' as const }),
   initial: 'starting',
   states: {
     starting: {
-      always: [{ guard: ({ context }) => context.keysLeft === null, target: 'counting' }, { target: 'overview' }],
+      always: [{ guard: 'uncounted', target: 'counting' }, { target: 'overview' }],
     },
     counting: {
       invoke: {

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MACHINES, chartDocument, mermaid } from '../scripts/statecharts.ts';
+import { createMachine } from 'xstate';
+import { getStateNodes } from 'xstate/graph';
+import { MACHINES, chartDocument, deadEnds, mermaid } from '../scripts/statecharts.ts';
 
 const dir = join(import.meta.dirname, '..', 'docs', 'statecharts');
 
@@ -17,5 +19,39 @@ describe('statechart diagrams', () => {
     for (const state of ['editing', 'submitting', 'done']) expect(login).toContain(`login_${state}`);
     expect(login).toContain('error: submitLogin [needsMfa]');
     expect(login).toContain('SUBMIT [canSubmit]');
+  });
+
+  it('draws the eventless branches, guards named', () => {
+    expect(mermaid(MACHINES.totpRecovery!)).toContain('totpRecovery_starting --> totpRecovery_counting: [always: uncounted]');
+    expect(mermaid(MACHINES.totpRecovery!)).toContain('totpRecovery_starting --> totpRecovery_overview: [always]');
+    expect(mermaid(MACHINES.fuzzion!)).toContain('fuzzion_starting --> fuzzion_loading: [always: hasPayload]');
+    expect(mermaid(MACHINES.root!)).toContain('root_signedIn_idle --> root_signedIn_security: [always: atSecurity]');
+    for (const machine of Object.values(MACHINES)) {
+      const branches = getStateNodes(machine.root).flatMap((node) => node.always ?? []);
+      expect(mermaid(machine).match(/: \[always[:\]]/g)?.length ?? 0).toBe(branches.reduce((n, t) => n + Math.max(1, t.target?.length ?? 1), 0));
+    }
+  });
+
+  // The screens a flow rests on until the app leaves it by navigation (the flow is stopped then):
+  // no transition leads out of them, by design. Any other state without a way out fails, and one of
+  // these that gains a way out must leave the list.
+  const RESTING: Record<string, string[]> = {
+    editPassword: ['editPassword.changed'],
+    codeEntry: ['codeEntry.entering.expiry.expired', 'codeEntry.entering.expiry.untimed', 'codeEntry.entering.resend.unavailable'],
+    captcha: ['captcha.off'],
+    consent: ['consent.gone', 'consent.leaving'],
+    partner: ['partner.landing.unknown', 'partner.requestAccess.unknown', 'partner.requestAccess.sent', 'partner.noAccount', 'partner.linkExisting.identified',
+      'partner.linkExisting.invalid', 'partner.linkExisting.noTicket', 'partner.linkSuccess.failed', 'partner.leaving'],
+    undoChange: ['undoChange.done', 'undoChange.failed'],
+    microsoftStart: ['microsoftStart.leaving'],
+  };
+
+  it.each(Object.keys(MACHINES))('%s: no state but a final one (or a listed resting screen) is a dead end', (key) => {
+    expect(deadEnds(MACHINES[key]!)).toEqual(RESTING[key] ?? []);
+  });
+
+  it('finds a dead end: a state with no way out of any kind', () => {
+    const machine = createMachine({ id: 'm', initial: 'a', states: { a: { always: { target: 'b' } }, b: { on: { GO: 'c' } }, c: {}, d: { type: 'final' } } });
+    expect(deadEnds(machine)).toEqual(['m.c']);
   });
 });

@@ -11,23 +11,23 @@ const asking: AuthorizeAnswer = { client, approvalType: ['openid', 'user'], gran
 const answered: AuthorizeAnswer = { client, granted: ['openid'], target: '/oidc/auth/abc' };
 
 describe('consent machine: model', () => {
-  it('takes every declared transition', () => {
-    const result = walk(consentMachine, {
-      input: { uid: 'abc' },
-      events: () => [
-        { type: 'ACCEPT' }, { type: 'REFUSE' }, { type: 'RETRY' }, { type: 'RETURN' },
-        done('readRequest', asking), done('readRequest', answered),
-        fail('readRequest', 410, 'authorization_expired'), fail('readRequest', 0, 'network_error'),
-        done('sendApproval', { target: '/oidc/auth/abc' }),
-        fail('sendApproval', 410, 'authorization_expired'), fail('sendApproval', 503, 'database_unavailable'),
-      ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { scopes: string[]; target: unknown; error: unknown };
-        return JSON.stringify([value, c.scopes.length, c.target, c.error]);
-      },
-    });
-    console.info(report('consent', result));
-    expect(result.missing).toEqual([]);
+  it('takes every declared transition, eventless branches included', () => {
+    const events = () => [
+      { type: 'ACCEPT' }, { type: 'REFUSE' }, { type: 'RETRY' }, { type: 'RETURN' },
+      done('readRequest', asking), done('readRequest', answered),
+      fail('readRequest', 410, 'authorization_expired'), fail('readRequest', 0, 'network_error'),
+      done('sendApproval', { target: '/oidc/auth/abc' }),
+      fail('sendApproval', 410, 'authorization_expired'), fail('sendApproval', 503, 'database_unavailable'),
+    ] as never;
+    const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
+      const c = context as { scopes: string[]; target: unknown; error: unknown };
+      return JSON.stringify([value, c.scopes.length, c.target, c.error]);
+    };
+    // Two named starts: with the request's uid, and without one (the `starting` branch to `gone`).
+    const starts = [{ uid: 'abc' }, { uid: null }].map((input) => walk(consentMachine, { input, events, serializeState }));
+    const missing = starts[0]!.missing.filter((t) => starts.every((s) => s.missing.includes(t)));
+    console.info(report('consent', { declared: starts[0]!.declared, taken: starts[0]!.declared - missing.length, states: starts.reduce((n, s) => n + s.states, 0) }));
+    expect(missing).toEqual([]);
   });
 
   it('asks nothing without a uid: the request is gone', () => {

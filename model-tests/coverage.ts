@@ -1,20 +1,56 @@
 // Walks a real machine's state graph with xstate/graph and reports which of its declared
-// transitions were taken. createTestModel refuses machines that invoke actors or use delays, so
-// the walk feeds the machine the events its actors would send (xstate.done.actor.* and
-// xstate.error.actor.*) alongside the user's events.
-import type { AnyStateMachine, EventObject } from 'xstate';
+// transitions were taken: those on events and the eventless (`always`) branches alike. The walk
+// records every transition each macrostep takes (the event's, the raised events' and the eventless
+// branches it settles through, the first snapshot's included), so a branch counts only when a walk
+// really took it. createTestModel refuses machines that invoke actors or use delays, so the walk
+// feeds the machine the events its actors would send (xstate.done.actor.* and xstate.error.actor.*)
+// alongside the user's events.
+import type { AnyActorScope, AnyStateMachine, EventObject } from 'xstate';
 import { getAdjacencyMap, getStateNodes } from 'xstate/graph';
 
 type Transition = { source: { id: string }; eventType: string; target?: ReadonlyArray<{ id: string }> | undefined; guard?: unknown };
 
-export function describeTransition(t: Transition, index: number): string {
-  const guard = typeof t.guard === 'string' ? t.guard : t.guard ? (t.guard as { type?: string }).type ?? 'inline' : '';
-  const target = t.target?.map((n) => n.id).join(',') ?? '(self)';
-  return `${t.source.id} --${t.eventType}${guard ? ` [${guard}]` : ''}#${index}--> ${target}`;
+/** A guard's name: its type, a parameterised guard's type, or the name of an inline function. */
+export function guardName(guard: unknown): string {
+  if (!guard) return '';
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') return guard.name && guard.name !== 'guard' ? guard.name : 'inline';
+  return (guard as { type?: string }).type ?? 'inline';
 }
 
+export function describeTransition(t: Transition, index: number): string {
+  const guard = guardName(t.guard);
+  const target = t.target?.map((n) => n.id).join(',') ?? '(self)';
+  return `${t.source.id} --${t.eventType === '' ? 'always' : t.eventType}${guard ? ` [${guard}]` : ''}#${index}--> ${target}`;
+}
+
+/** Every transition the machine declares: each event's, then each state's eventless branches. */
 export function declaredTransitions(machine: AnyStateMachine): Transition[] {
-  return getStateNodes(machine.root).flatMap((node) => [...node.transitions.values()].flat()) as Transition[];
+  return getStateNodes(machine.root).flatMap((node) => [...[...node.transitions.values()].flat(), ...(node.always ?? [])]) as Transition[];
+}
+
+/** The machine as the walk drives it, adding to `taken` every transition each macrostep takes. */
+function recording(machine: AnyStateMachine, taken: Set<Transition>): AnyStateMachine {
+  const scopes = new WeakMap<AnyActorScope, AnyActorScope>();
+  const watched = (scope: AnyActorScope): AnyActorScope => {
+    let seen = scopes.get(scope);
+    if (!seen) {
+      const system = Object.create(scope.system) as AnyActorScope['system'] & { _sendInspectionEvent: (event: unknown) => void };
+      const forward = (scope.system as unknown as { _sendInspectionEvent: (event: unknown) => void })._sendInspectionEvent;
+      system._sendInspectionEvent = (event: unknown) => {
+        const step = event as { type: string; _transitions?: Transition[] };
+        if (step.type === '@xstate.microstep') for (const t of step._transitions ?? []) taken.add(t);
+        forward(event);
+      };
+      seen = { ...scope, system };
+      scopes.set(scope, seen);
+    }
+    return seen;
+  };
+  const logic = Object.create(machine) as AnyStateMachine;
+  logic.transition = (snapshot, event, scope) => machine.transition(snapshot, event, watched(scope));
+  logic.getInitialSnapshot = (scope, input) => machine.getInitialSnapshot(watched(scope), input);
+  return logic;
 }
 
 export function walk<TEvent extends EventObject>(machine: AnyStateMachine, options: {
@@ -24,18 +60,13 @@ export function walk<TEvent extends EventObject>(machine: AnyStateMachine, optio
   /** What makes two snapshots the same state for the walk (default: value and whole context). */
   serializeState?: (snapshot: { value: unknown; context: unknown }) => string;
 }) {
-  const adjacency = getAdjacencyMap(machine, {
+  const taken = new Set<Transition>();
+  const adjacency = getAdjacencyMap(recording(machine, taken), {
     input: options.input,
     events: options.events as never,
     limit: options.limit ?? 500_000,
     ...(options.serializeState ? { serializeState: options.serializeState } : {}),
   } as never) as Record<string, { state: never; transitions: Record<string, { event: EventObject; state: unknown }> }>;
-  const taken = new Set<Transition>();
-  for (const { state, transitions } of Object.values(adjacency)) {
-    for (const { event } of Object.values(transitions)) {
-      for (const t of machine.getTransitionData(state, event) as Transition[]) taken.add(t);
-    }
-  }
   const declared = declaredTransitions(machine);
   const missing = declared.filter((t) => !taken.has(t)).map((t) => describeTransition(t, declared.indexOf(t)));
   return { states: Object.keys(adjacency).length, declared: declared.length, taken: declared.length - missing.length, missing, adjacency };

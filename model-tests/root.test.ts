@@ -110,8 +110,8 @@ describe('root machine: model', () => {
     ] as never;
     const profileWalk = walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') }, events: profileEvents, serializeState });
     // The password's change and the notifications, walked apart in the same way: their screens (the
-    // password's is sensitive), the area, and the ways out.
-    const passwordPaths = [at('/security/edit-password'), at('/security'), at('/notifications'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
+    // password's is sensitive), the area and its history (the `choosing` branch to it), and the ways out.
+    const passwordPaths = [at('/security/edit-password'), at('/security'), at('/security/history'), at('/notifications'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
     const passwordWalk = walk(walkedRoot, {
       input: { storedAccount: user, storedTarget: null, location: at('/security/edit-password') },
       events: (snapshot: unknown) => [
@@ -131,7 +131,7 @@ describe('root machine: model', () => {
     expect(missing).toEqual([]);
     // The security area's screens are states the view reads by tag; the walk reaches each of them.
     const tags = new Set([withStoredUser, passwordWalk].flatMap((w) => Object.values(w.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags])));
-    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.methods', 'security.overview', 'security.password', 'security.recovery']);
+    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.history', 'security.methods', 'security.overview', 'security.password', 'security.recovery']);
   }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 

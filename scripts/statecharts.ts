@@ -1,5 +1,7 @@
 // Renders a machine as a Mermaid state diagram: nested states, initial states, final states and
-// every transition with its event and guard. Used by `npm run charts` and by the staleness test.
+// every transition with its event and guard, the eventless (`always`) branches included, drawn as
+// `[always: guard]`. Used by `npm run charts` and by the staleness test, which also asks that no
+// state but a final one be a dead end (`deadEnds`).
 import type { AnyStateMachine } from 'xstate';
 import { captchaMachine } from '../machines/captcha.ts';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
@@ -34,12 +36,24 @@ type Node = AnyStateMachine['root'];
 
 const name = (node: Node) => node.id.replace(/[^A-Za-z0-9_]/g, '_');
 
+/** A guard's name: its type (a parameterised guard's too) or an inline function's name. */
+export function guardNameOf(guard: unknown): string {
+  if (!guard) return '';
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') return guard.name && guard.name !== 'guard' ? guard.name : 'guarded';
+  return (guard as { type?: string }).type ?? 'guarded';
+}
+
 function eventLabel(eventType: string, guard: unknown): string {
+  if (eventType === '') {
+    const always = guardNameOf(guard);
+    return always ? `[always: ${always}]` : '[always]';
+  }
   const short = eventType
     .replace(/^xstate\.done\.actor\.(.+)$/, 'done: $1')
     .replace(/^xstate\.error\.actor\.(.+)$/, 'error: $1')
     .replace(/^xstate\.after\.(.+)$/, 'after $1');
-  const guardName = typeof guard === 'string' ? guard : guard ? (guard as { type?: string }).type ?? 'guarded' : '';
+  const guardName = guardNameOf(guard);
   return guardName ? `${short} [${guardName}]` : short;
 }
 
@@ -52,7 +66,7 @@ function render(node: Node, indent: string, lines: string[]): void {
   } else if (node === node.machine.root) {
     renderChildren(node, indent, lines);
   }
-  for (const transitions of node.transitions.values()) {
+  for (const transitions of [...node.transitions.values(), node.always ?? []]) {
     for (const t of transitions) {
       const targets = t.target ?? [node];
       for (const target of targets) lines.push(`${indent}${name(node)} --> ${name(target as Node)}: ${eventLabel(t.eventType, t.guard)}`);
@@ -68,6 +82,25 @@ function renderChildren(node: Node, indent: string, lines: string[]): void {
     if (child.type === 'final') lines.push(`${indent}${name(child)} --> [*]`);
     render(child, indent, lines);
   }
+}
+
+/** Whether the node itself has a way out: a transition on an event (an invoked actor's onDone or
+ * onError and an `after` delay among them) or an eventless branch. */
+const leaves = (node: Node) => node.transitions.size > 0 || (node.always?.length ?? 0) > 0;
+
+/** The states, finals aside, that nothing leads out of: neither they nor a state holding them has
+ * a transition of any kind (on an event, eventless, an invoked actor's onDone/onError, `after`).
+ * A state holding others is left through them, so only the innermost states are asked. */
+export function deadEnds(machine: AnyStateMachine): string[] {
+  const dead: string[] = [];
+  const visit = (node: Node, ancestorsLeave: boolean) => {
+    const children = Object.values(node.states) as Node[];
+    const out = ancestorsLeave || leaves(node);
+    if (children.length === 0 && node.type !== 'final' && !out && node !== machine.root) dead.push(node.id);
+    for (const child of children) visit(child, out);
+  };
+  visit(machine.root, false);
+  return dead;
 }
 
 export function mermaid(machine: AnyStateMachine): string {
