@@ -2,7 +2,8 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-const api = 'http://127.0.0.1:3000';
+// The API server: on :3000 unless scripts/dev.ts moved it (PORT).
+const api = `http://127.0.0.1:${process.env.API_PORT ?? 3000}`;
 
 // What the first screen (/login/email) needs that later screens share: its libraries, and the app
 // modules both the entry and the lazy chunks import. A flow's own modules must not match.

@@ -1,62 +1,17 @@
-// The one HTTP client of the app: fetch with JSON, the device id header on every call and a time
-// limit; answers parsed with the contract's valibot schemas, and failures turned into ApiFailure
-// (status, stable code, message) for the machines. A few lines of our own instead of a client
-// library: the first screen carries every byte of it.
+// The one HTTP client of the app: ky (the design card's client) under /api, with the device id and
+// the screen's language on every call and the spec's time limit; answers parsed with the contract's
+// valibot schemas, and failures turned into ApiFailure (status, stable code, message) for the
+// machines, in one beforeError hook.
+import ky, { isHTTPError, type BeforeErrorHook, type BeforeRequestHook, type Options as KyOptions } from 'ky';
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
 import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
 
-/** `file`: raw bytes sent with their own type (a picture), instead of JSON. `headers`: a call's own
- * (a solved CAPTCHA, X-Captcha). */
+/** A call's own options. `file`: raw bytes sent with their own type (a picture), instead of JSON.
+ * `headers`: a call's own (a solved CAPTCHA, X-Captcha). */
 type Options = { json?: unknown; file?: Blob; searchParams?: Record<string, string>; headers?: Record<string, string> };
-/** An answer on its way, whose JSON body can be asked for directly, as `api.get(…).json()`. */
-type Answer = Promise<Response> & { json: () => Promise<unknown> };
-
-/** A non-2xx answer: its status and its body, JSON when it is JSON. */
-class HttpError extends Error {
-  readonly status: number;
-  readonly data: unknown;
-  constructor(status: number, data: unknown) {
-    super(`HTTP ${status}`);
-    this.status = status;
-    this.data = data;
-  }
-}
-
-function send(method: string, path: string, options: Options = {}): Answer {
-  const query = options.searchParams ? `?${new URLSearchParams(options.searchParams)}` : '';
-  // The language of the screen (i18n.ts sets it on <html>): a code sent during a sign-in speaks it.
-  const headers: Record<string, string> = {
-    ...options.headers, accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', [DEVICE_ID_HEADER]: deviceId(),
-  };
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
-  if (options.file) headers['content-type'] = options.file.type;
-  const body = options.file ?? (options.json !== undefined ? JSON.stringify(options.json) : undefined);
-  const answer = fetch(`${API_PREFIX}/${path}${query}`, {
-    method, headers, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(body !== undefined ? { body } : {}),
-  }).then(async (response) => {
-    if (response.ok) return response;
-    const text = await response.text().catch(() => '');
-    let data: unknown = {};
-    try {
-      data = JSON.parse(text);
-    } catch {
-      // not JSON: keep the status only
-    }
-    throw new HttpError(response.status, data);
-  });
-  return Object.assign(answer, { json: () => answer.then((response) => (response.status === 204 ? undefined : response.json())) });
-}
-
-/** The one HTTP client of the app: fetch, JSON, the device id header on every call, a time limit. */
-export const api = {
-  get: (path: string, options?: Options) => send('GET', path, options),
-  post: (path: string, options?: Options) => send('POST', path, options),
-  delete: (path: string, options?: Options) => send('DELETE', path, options),
-  put: (path: string, options?: Options) => send('PUT', path, options),
-};
 
 let unauthorised = () => {};
 
@@ -66,24 +21,75 @@ let unauthorised = () => {};
  */
 export const onUnauthorised = (listener: () => void) => { unauthorised = listener; };
 
-function toFailure(error: unknown): ApiFailure {
-  if (error instanceof HttpError) {
-    if (error.status === 401) unauthorised();
-    // An error answer is `{ code, message, … }` (contract/errors.ts); the whole body is kept for the
-    // answers that carry more (mfa, payload, retry_after). Anything else keeps the status only.
-    const body = v.is(ErrorBody, error.data) ? (error.data as Record<string, unknown>) : {};
-    return apiFailure(error.status, body);
+/** What the client throws: ky's error replaced by the ApiFailure it means, which `call` unwraps. */
+class ApiError extends Error {
+  readonly failure: ApiFailure;
+  constructor(failure: ApiFailure) {
+    super(failure.message);
+    this.failure = failure;
   }
-  // No answer: the network, or the time limit.
-  return apiFailure(0, {});
 }
+
+/** The language of the screen (i18n.ts sets it on <html>): a code sent during a sign-in speaks it. */
+const stamp: BeforeRequestHook = ({ request }) => {
+  request.headers.set(DEVICE_ID_HEADER, deviceId());
+  request.headers.set('accept-language', globalThis.document?.documentElement.lang || 'en');
+};
+
+/** A body ky left as text (not labelled JSON) may still be JSON; anything else keeps the status only. */
+function jsonOf(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return {};
+  }
+}
+
+/** Every failure, mapped once: an error answer is `{ code, message, … }` (contract/errors.ts), kept
+ * whole for the answers that carry more (mfa, payload, retry_after); no answer (the network, the
+ * time limit) is status 0. */
+const toApiError: BeforeErrorHook = ({ error }) => {
+  if (isHTTPError(error)) {
+    const { status } = error.response;
+    if (status === 401) unauthorised();
+    const data = jsonOf(error.data);
+    return new ApiError(apiFailure(status, v.is(ErrorBody, data) ? (data as Record<string, unknown>) : {}));
+  }
+  return new ApiError(apiFailure(0, {}));
+};
+
+/** The client: `baseUrl` and `timeout` only for tests outside a browser (a page resolves /api itself). */
+export function createApi(settings: { baseUrl?: string; timeout?: number } = {}) {
+  const client = ky.create({
+    prefix: API_PREFIX,
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    timeout: settings.timeout ?? REQUEST_TIMEOUT_MS,
+    // No call is ever sent twice: a POST is not idempotent, and a GET's failure is the machine's to show.
+    retry: { limit: 0 },
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+    // An empty answer (204) reads as nothing rather than failing to parse.
+    parseJson: (text) => (text === '' ? undefined : JSON.parse(text)),
+    hooks: { beforeRequest: [stamp], beforeError: [toApiError] },
+  });
+  const send = (method: 'get' | 'post' | 'put' | 'delete') => (path: string, { file, headers, ...options }: Options = {}) => {
+    const own: KyOptions = file ? { body: file, headers: { ...headers, 'content-type': file.type } } : headers ? { headers } : {};
+    return client(path, { method, ...options, ...own });
+  };
+  return { get: send('get'), post: send('post'), delete: send('delete'), put: send('put') };
+}
+
+/** The one HTTP client of the app: `api.get('user').json()`, `api.post('token', { json })`. */
+export const api = createApi();
 
 /** Runs a call; rejects with an ApiFailure the machines understand. */
 export async function call<T>(request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {
-    throw toFailure(error);
+    // Anything the hook did not map (a 2xx answer whose body is not JSON): as no answer.
+    throw error instanceof ApiError ? error.failure : apiFailure(0, {});
   }
 }
 

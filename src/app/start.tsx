@@ -13,11 +13,36 @@ import { browserHistory } from './history.ts';
 import { startI18n, storedLocale, switchLocale } from '../i18n.ts';
 import { applyVariantLook, variant } from '../variant.ts';
 
+/** Where ?inspect=… may stream the flows: a WebSocket server on this machine (a crafted link must
+ * not send a person's flow to someone else's server). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+function loopbackWebSocket(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'ws:' && LOOPBACK.has(url.hostname) && !url.username && !url.password ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 async function inspector() {
-  // The XState inspector, in development only and on request (?inspect).
-  if (!import.meta.env.DEV || !new URLSearchParams(window.location.search).has('inspect')) return undefined;
-  const { createBrowserInspector } = await import('@statelyai/inspect');
-  return createBrowserInspector().inspect;
+  // The XState inspector, in development only and on request (README, "Watching flows in the
+  // inspector"): ?inspect opens Stately's hosted inspector in a new window; ?inspect=ws://localhost:PORT
+  // streams the inspection events to a WebSocket server on this machine instead.
+  if (!import.meta.env.DEV) return undefined;
+  const requested = new URLSearchParams(window.location.search).get('inspect');
+  if (requested === null) return undefined;
+  if (requested === '') {
+    const { createBrowserInspector } = await import('@statelyai/inspect');
+    return createBrowserInspector().inspect;
+  }
+  const url = loopbackWebSocket(requested);
+  if (!url) {
+    console.warn(`?inspect=${requested} refused: only ws:// URLs on localhost, 127.0.0.1 or [::1] are inspected.`);
+    return undefined;
+  }
+  const { createWebSocketInspector } = await import('@statelyai/inspect');
+  return createWebSocketInspector({ url }).inspect;
 }
 
 applyVariantLook();
