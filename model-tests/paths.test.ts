@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MACHINES } from '../scripts/statecharts.ts';
+import { allPaths, eventsAt, indexDocument } from '../scripts/testerPaths.ts';
+
+const dir = join(import.meta.dirname, '..', 'docs', 'paths');
+const all = allPaths();
+
+describe('paths for testers', () => {
+  it('walks every machine the charts draw', () => {
+    expect(all.map((p) => p.key)).toEqual(Object.keys(MACHINES).sort());
+  });
+
+  it.each(all.map((p) => [p.key, p] as const))('docs/paths/%s.md is current (run `npm run paths`)', (key, paths) => {
+    const file = join(dir, `${key}.md`);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe(paths.document);
+  });
+
+  it('docs/paths/README.md is current (run `npm run paths`)', () => {
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(indexDocument(all));
+  });
+
+  it('is the same on a second run (no time or order in it)', () => {
+    expect(allPaths().map((p) => p.document)).toEqual(all.map((p) => p.document));
+  });
+
+  it('answers for an invoked actor with its done and error events', () => {
+    expect(all.find((p) => p.key === 'root')!.document).toContain('send `xstate.done.actor.loadConfig`');
+    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain('send `xstate.error.actor.listGrants` { error: 500 internal_error }');
+    expect(eventsAt({ _nodes: [] } as never)).toEqual([]);
+  });
+});
