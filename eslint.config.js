@@ -15,14 +15,57 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const SRC_FEATURES = ['login', 'mfa', 'recovery', 'onboarding', 'security', 'dashboard', 'maintenance', 'profile', 'undoChange', 'notMe', 'notifications'];
+const SRC_FEATURES = [
+  'login',
+  'mfa',
+  'recovery',
+  'onboarding',
+  'security',
+  'dashboard',
+  'maintenance',
+  'profile',
+  'undoChange',
+  'notMe',
+  'notifications',
+];
 // src/app is the shell that routes to every feature's page, so it may import them all.
 const SRC_SHARED = ['components', 'api'];
 
-const SERVER_FEATURES = ['appconfig', 'cards', 'export', 'devices', 'history', 'invitations', 'login', 'merge', 'mfa', 'notifications', 'oidc', 'onboarding', 'profile', 'recovery', 'sso'];
+const SERVER_FEATURES = [
+  'appconfig',
+  'cards',
+  'export',
+  'devices',
+  'history',
+  'invitations',
+  'login',
+  'merge',
+  'mfa',
+  'notifications',
+  'oidc',
+  'onboarding',
+  'profile',
+  'recovery',
+  'sso',
+];
 const SERVER_SHARED = [
-  'config', 'db', 'http', 'ratelimit', 'delivery', 'events', 'testing', 'passwords', 'sessions', 'metrics',
-  'health', 'spa', 'methods', 'captcha', 'identity', 'workers', 'clientinfo',
+  'config',
+  'db',
+  'http',
+  'ratelimit',
+  'delivery',
+  'events',
+  'testing',
+  'passwords',
+  'sessions',
+  'metrics',
+  'health',
+  'spa',
+  'methods',
+  'captcha',
+  'identity',
+  'workers',
+  'clientinfo',
 ];
 // Like server/app.ts, which mounts every feature's routes, the operators' command line and the demo
 // data drive several features (cards, invitations, accounts), so they may import them all; no
@@ -94,7 +137,10 @@ export default defineConfig(
       'no-redeclare': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
 
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': restrictedPaths(),
@@ -103,12 +149,16 @@ export default defineConfig(
   {
     files: ['machines/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: ['react', 'react-dom', '@xstate/react', 'react-router', 'react-i18next', 'i18next'].map((name) => ({
-          name, message: 'Machines are pure XState: no React, no DOM, no HTTP client; use actors passed with .provide().',
-        })),
-        patterns: [{ group: ['react/*', 'react-dom/*', 'ky/*'], message: 'Machines are pure XState.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['react', 'react-dom', '@xstate/react', 'react-router', 'react-i18next', 'i18next'].map((name) => ({
+            name,
+            message: 'Machines are pure XState: no React, no DOM, no HTTP client; use actors passed with .provide().',
+          })),
+          patterns: [{ group: ['react/*', 'react-dom/*', 'ky/*'], message: 'Machines are pure XState.' }],
+        },
+      ],
     },
   },
   {

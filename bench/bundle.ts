@@ -9,10 +9,15 @@ export function firstLoadJs(distDir: string): { files: string[]; gzipBytes: numb
   const indexFile = join(distDir, 'index.html');
   if (!existsSync(indexFile)) return null;
   const html = readFileSync(indexFile, 'utf8');
-  const queue = [...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+\.js)"/g)]
-    .map((m) => m[1]!.replace(/^\//, ''));
+  const queue = [
+    ...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g),
+    ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+\.js)"/g),
+  ].map((m) => m[1]!.replace(/^\//, ''));
   const drawnFile = join(distDir, 'prerendered.json');
-  if (existsSync(drawnFile)) queue.push(...(JSON.parse(readFileSync(drawnFile, 'utf8')) as { app: string[] }).app.map((file) => file.replace(/^\//, '')));
+  if (existsSync(drawnFile))
+    queue.push(
+      ...(JSON.parse(readFileSync(drawnFile, 'utf8')) as { app: string[] }).app.map((file) => file.replace(/^\//, '')),
+    );
   const seen = new Set<string>();
   while (queue.length > 0) {
     const file = queue.shift()!;
@@ -20,7 +25,8 @@ export function firstLoadJs(distDir: string): { files: string[]; gzipBytes: numb
     seen.add(file);
     const code = readFileSync(join(distDir, file), 'utf8');
     // Static imports only: `import … from "./x.js"` and `import "./x.js"`, not `import("./x.js")`.
-    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w*{}\s,$]+from\s*)?["']\.\/([^"']+\.js)["']/g)) queue.push(`assets/${m[1]}`);
+    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w*{}\s,$]+from\s*)?["']\.\/([^"']+\.js)["']/g))
+      queue.push(`assets/${m[1]}`);
   }
   const files = [...seen];
   const gzipBytes = files.reduce((sum, file) => sum + gzipSync(readFileSync(join(distDir, file))).length, 0);
@@ -103,6 +109,8 @@ export function firstLoadBreakdown(distDir: string): Array<{ owner: string; gzip
     bySource.set('other', (bySource.get('other') ?? 0) + unmapped);
     for (const [owner, bytes] of bySource) add(owner, (bytes / (code.length + 1)) * gzip);
   }
-  return [...totals].map(([owner, gzipBytes]) => ({ owner, gzipBytes: Math.round(gzipBytes) }))
-    .filter((row) => row.gzipBytes > 0).sort((a, b) => b.gzipBytes - a.gzipBytes);
+  return [...totals]
+    .map(([owner, gzipBytes]) => ({ owner, gzipBytes: Math.round(gzipBytes) }))
+    .filter((row) => row.gzipBytes > 0)
+    .sort((a, b) => b.gzipBytes - a.gzipBytes);
 }

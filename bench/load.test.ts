@@ -3,14 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeanConnection, wireRequest } from './load.ts';
 
-describe('the load generator\'s lean connection', () => {
+describe("the load generator's lean connection", () => {
   let server: http.Server;
   let port: number;
   const seen: Array<{ method?: string; url?: string; body: string; length?: string }> = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
       req.on('end', () => {
         seen.push({ method: req.method, url: req.url, body, length: req.headers['content-length'] });
         if (req.url === '/chunked') {
@@ -20,7 +22,9 @@ describe('the load generator\'s lean connection', () => {
         } else if (req.url === '/empty') {
           res.writeHead(204).end();
         } else {
-          res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ echo: body }));
+          res
+            .writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ echo: body }));
         }
       });
     });
@@ -29,9 +33,14 @@ describe('the load generator\'s lean connection', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('sends requests one after another on one socket and reads each answer\'s status, whatever its framing', async () => {
+  it("sends requests one after another on one socket and reads each answer's status, whatever its framing", async () => {
     const connection = new LeanConnection(port);
-    const post = wireRequest({ method: 'POST', path: '/token', headers: { 'content-type': 'application/json' }, body: '{"a":"é"}' });
+    const post = wireRequest({
+      method: 'POST',
+      path: '/token',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":"é"}',
+    });
     expect(await connection.send(post)).toBe(200);
     expect(await connection.send(wireRequest({ method: 'GET', path: '/chunked', headers: {} }))).toBe(202);
     expect(await connection.send(wireRequest({ method: 'GET', path: '/empty', headers: {} }))).toBe(204);

@@ -41,12 +41,15 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** Sends a request; gives its status and body. */
 function exchange(agent: http.Agent, port: number, spec: RequestSpec): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, agent, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => resolve({ status: 0, body: '' }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, agent, method: spec.method, path: spec.path, headers: spec.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', () => resolve({ status: 0, body: '' }));
+      },
+    );
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve({ status: 0, body: '' }));
     req.end(spec.body);
@@ -131,7 +134,9 @@ export class LeanConnection {
 export function wireRequest(spec: RequestSpec): Buffer {
   const body = spec.body === undefined ? null : Buffer.from(spec.body);
   const headers = { host: '127.0.0.1', ...spec.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-  const head = `${spec.method} ${spec.path} HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  const head = `${spec.method} ${spec.path} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
   return body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
 }
 
@@ -142,30 +147,43 @@ function percentile(sorted: Float64Array, p: number): number {
 
 /** Runs `task` from `concurrency` workers until `seconds` have passed (or `limit` tasks were
  * started); a task's answer is a status (negative: that worker has nothing more to do). */
-async function closedLoop(tally: Tally, seconds: number, concurrency: number, task: (i: number, worker: number) => Promise<number>, limit = Infinity): Promise<void> {
+async function closedLoop(
+  tally: Tally,
+  seconds: number,
+  concurrency: number,
+  task: (i: number, worker: number) => Promise<number>,
+  limit = Infinity,
+): Promise<void> {
   const { latencies, statuses } = tally;
   let counter = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
-    while (performance.now() < deadline && counter < limit) {
-      const t0 = performance.now();
-      const status = await task(counter++, worker);
-      // A worker with nothing left to send (a broken refresh chain) stops.
-      if (status < 0) break;
-      latencies.push(performance.now() - t0);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status >= 200 && status < 300) tally.ok++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (performance.now() < deadline && counter < limit) {
+        const t0 = performance.now();
+        const status = await task(counter++, worker);
+        // A worker with nothing left to send (a broken refresh chain) stops.
+        if (status < 0) break;
+        latencies.push(performance.now() - t0);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status >= 200 && status < 300) tally.ok++;
+      }
+    }),
+  );
   tally.seconds += (performance.now() - started) / 1000;
 }
 
 function summary(tally: Tally): LoadResult {
   const sorted = Float64Array.from(tally.latencies).sort();
   return {
-    perSecond: tally.ok / tally.seconds, requests: sorted.length, ok: tally.ok, statuses: tally.statuses,
-    p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), seconds: tally.seconds,
+    perSecond: tally.ok / tally.seconds,
+    requests: sorted.length,
+    ok: tally.ok,
+    statuses: tally.statuses,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    seconds: tally.seconds,
   };
 }
 
@@ -176,7 +194,9 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
     let pending = storedHashes.get(job.password);
     if (!pending) storedHashes.set(job.password, (pending = hash(job.password, ARGON2_OPTIONS)));
     const stored = await pending;
-    return closedLoop(tally, job.seconds, job.concurrency, async () => ((await verify(stored, job.password)) ? 200 : 401));
+    return closedLoop(tally, job.seconds, job.concurrency, async () =>
+      (await verify(stored, job.password)) ? 200 : 401,
+    );
   }
   if (job.kind === 'refresh') {
     const agent = new http.Agent({ keepAlive: true, maxSockets: job.tokens.length });
@@ -187,7 +207,11 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
       await closedLoop(tally, job.seconds, job.tokens.length, async (_, chain) => {
         const token = chains[chain];
         if (!token) return -1;
-        const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: job.clientId }).toString();
+        const body = new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: token,
+          client_id: job.clientId,
+        }).toString();
         const answer = await exchange(agent, job.port, { method: 'POST', path: job.path, headers, body });
         let rotated: string | undefined;
         try {
@@ -195,7 +219,7 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
         } catch {
           rotated = undefined;
         }
-        chains[chain] = answer.status === 200 ? rotated ?? '' : '';
+        chains[chain] = answer.status === 200 ? (rotated ?? '') : '';
         return answer.status;
       });
     } finally {
@@ -207,8 +231,13 @@ async function runJob(tally: Tally, job: LoadJob): Promise<void> {
   const connections = Array.from({ length: job.concurrency }, () => new LeanConnection(job.port));
   const wire = job.requests.map(wireRequest);
   try {
-    await closedLoop(tally, job.seconds, job.concurrency, (i, worker) => connections[worker]!.send(wire[i % wire.length]!),
-      job.once ? job.requests.length : Infinity);
+    await closedLoop(
+      tally,
+      job.seconds,
+      job.concurrency,
+      (i, worker) => connections[worker]!.send(wire[i % wire.length]!),
+      job.once ? job.requests.length : Infinity,
+    );
   } finally {
     for (const connection of connections) connection.close();
   }

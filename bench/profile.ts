@@ -48,7 +48,15 @@ const print = (title: string, list: Array<[string, number]>) => {
   for (const [k, us] of list.slice(0, top)) console.log(`${((100 * us) / total).toFixed(1).padStart(6)} %  ${k}`);
 };
 const busy = total - (tally((n) => n.callFrame.functionName, false).find(([k]) => k === '(idle)')?.[1] ?? 0);
-console.log(`${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %)`);
+console.log(
+  `${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %)`,
+);
 print('self time by function', tally(label, false));
-print('self time by package or folder', tally((n) => (n.callFrame.functionName === '(idle)' ? '(idle)' : where(n.callFrame.url)), false));
-print('inclusive time of the project\'s functions', tally(label, true).filter(([k]) => /^\S+ (server|contract)\//.test(k)));
+print(
+  'self time by package or folder',
+  tally((n) => (n.callFrame.functionName === '(idle)' ? '(idle)' : where(n.callFrame.url)), false),
+);
+print(
+  "inclusive time of the project's functions",
+  tally(label, true).filter(([k]) => /^\S+ (server|contract)\//.test(k)),
+);

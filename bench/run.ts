@@ -41,7 +41,10 @@ const LOGIN_CONCURRENCY = env('BENCH_LOGIN_CONCURRENCY', 2 * CORES);
 const READ_CONCURRENCY = env('BENCH_READ_CONCURRENCY', 16);
 const SLICE = env('BENCH_SLICE', 1);
 type Database = 'sqlite' | 'postgres';
-const DBS: Database[] = process.env.BENCH_DB === 'sqlite' || process.env.BENCH_DB === 'postgres' ? [process.env.BENCH_DB] : ['sqlite', 'postgres'];
+const DBS: Database[] =
+  process.env.BENCH_DB === 'sqlite' || process.env.BENCH_DB === 'postgres'
+    ? [process.env.BENCH_DB]
+    : ['sqlite', 'postgres'];
 const DB_NAMES: Record<Database, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 /** The database of the pair being measured: on PostgreSQL its processes work for the server. */
 let measuring: Database = 'sqlite';
@@ -71,20 +74,33 @@ const step = (text: string) => console.log(`[${((performance.now() - t0) / 1000)
 // ---- child processes -------------------------------------------------------------------------
 
 const children = new Set<ChildProcess>();
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 // Bounded time whatever happens: two sides per round, two pairs per database and the scale one, plus
 // start-up and seeding (the scale part's million accounts take one to three minutes on two cores; a
 // Lighthouse run up to a minute).
-const budgetMs = ((2 * DBS.length + 1) * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 120 + (runs('scale') ? 600 : 0)
-  + (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0)
-  // Two pairs per database, each with its server's start.
-  + (runs('history') ? 2 * DBS.length * ((ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 30) : 0)
-  // Two grants per database, each side minting (up to some 30 s) before its phase.
-  + (runs('tokens') ? 2 * DBS.length * (TOKEN_ROUNDS + 1) * 2 * (TOKEN_SECONDS + 30) + 60 : 0)) * 1000;
-setTimeout(() => { console.error(`bench: still running after ${budgetMs / 1000} s, giving up`); process.exit(2); }, budgetMs).unref();
+const budgetMs =
+  ((2 * DBS.length + 1) * (ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) +
+    120 +
+    (runs('scale') ? 600 : 0) +
+    (runs('lighthouse') ? 2 * LIGHTHOUSE_RUNS * 60 : 0) +
+    // Two pairs per database, each with its server's start.
+    (runs('history') ? 2 * DBS.length * ((ROUNDS + 1) * (2 * SECONDS + 2 * Math.ceil(SECONDS / SLICE)) + 30) : 0) +
+    // Two grants per database, each side minting (up to some 30 s) before its phase.
+    (runs('tokens') ? 2 * DBS.length * (TOKEN_ROUNDS + 1) * 2 * (TOKEN_SECONDS + 30) + 60 : 0)) *
+  1000;
+setTimeout(() => {
+  console.error(`bench: still running after ${budgetMs / 1000} s, giving up`);
+  process.exit(2);
+}, budgetMs).unref();
 
 function spawn(file: string, args: string[], execArgv: string[] = [], env: Record<string, string> = {}): ChildProcess {
-  const child = fork(join(here, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env: { ...process.env, ...env } });
+  const child = fork(join(here, file), args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv,
+    env: { ...process.env, ...env },
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -93,10 +109,13 @@ function spawn(file: string, args: string[], execArgv: string[] = [], env: Recor
 type Server = { child: ChildProcess; port: number; pid: number };
 
 async function startServer(args: string[], env: Record<string, string> = {}): Promise<Server> {
-  const execArgv = CPU_PROF && args[0] === 'tessera' ? ['--cpu-prof', '--cpu-prof-dir', join(resultsDir, 'profiles')] : [];
+  const execArgv =
+    CPU_PROF && args[0] === 'tessera' ? ['--cpu-prof', '--cpu-prof-dir', join(resultsDir, 'profiles')] : [];
   const child = spawn('server-child.ts', args, execArgv, env);
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`))));
+    child.once('message', (m: { type: string; port: number }) =>
+      m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`)),
+    );
     child.once('exit', (code) => reject(new Error(`server ${args.join(' ')} exited with ${code} before it was ready`)));
   });
   return { child, port, pid: child.pid! };
@@ -132,16 +151,31 @@ function machineBusyMs(): number {
 
 /** PostgreSQL's own processes: on PostgreSQL they serve the server under test. */
 function postgresPids(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres'; } catch { return false; }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Cores kept busy by processes other than this benchmark's, between two readings. */
 function othersMeter() {
-  const ours = () => [process.pid, ...[...children].map((c) => c.pid!), ...(measuring === 'postgres' ? postgresPids() : [])].reduce((sum, pid) => {
-    try { return sum + cpuMs(pid); } catch { return sum; } // a child that just exited
-  }, 0);
+  const ours = () =>
+    [process.pid, ...[...children].map((c) => c.pid!), ...(measuring === 'postgres' ? postgresPids() : [])].reduce(
+      (sum, pid) => {
+        try {
+          return sum + cpuMs(pid);
+        } catch {
+          return sum;
+        } // a child that just exited
+      },
+      0,
+    );
   const start = { machine: machineBusyMs(), ours: ours(), at: performance.now() };
   return () => Math.max(0, (machineBusyMs() - start.machine - (ours() - start.ours)) / (performance.now() - start.at));
 }
@@ -169,7 +203,9 @@ function ask(message: { key: string; job: LoadJob } | { finish: string }): Promi
 
 type Side = { name: string; job: (seconds: number) => LoadJob; /** a server whose CPU time to account */ pid?: number };
 type Round = {
-  a: LoadResult; b: LoadResult; ratio: number;
+  a: LoadResult;
+  b: LoadResult;
+  ratio: number;
   serverCpu?: { mainMsPerRequest: number; cores: number; loadGeneratorCores: number; postgresCores?: number };
   /** Cores used by other processes on the machine meanwhile (above DISTURBED, the round is set aside). */
   otherCores: number;
@@ -185,8 +221,12 @@ const describe = (r: LoadResult) => {
 /** A warm-up round, then ROUNDS rounds. In each round both sides run SECONDS in all, interleaved in
  * slices of about SLICE seconds, so that both see the same machine even when other work comes and
  * goes on it. The round with the median ratio a/b (throughput, unless `ratioOf` says otherwise) is kept. */
-async function alternate(label: string, a: Side, b: Side,
-  ratioOf = (ra: LoadResult, rb: LoadResult) => ra.perSecond / rb.perSecond): Promise<Pair> {
+async function alternate(
+  label: string,
+  a: Side,
+  b: Side,
+  ratioOf = (ra: LoadResult, rb: LoadResult) => ra.perSecond / rb.perSecond,
+): Promise<Pair> {
   const slices = Math.max(1, Math.round(SECONDS / SLICE));
   const rounds: Round[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
@@ -195,7 +235,16 @@ async function alternate(label: string, a: Side, b: Side,
     let processCpu = 0;
     let loaderCpu = 0;
     let postgresCpu = 0;
-    const postgresMs = () => (measuring === 'postgres' ? postgresPids().reduce((sum, pid) => { try { return sum + cpuMs(pid); } catch { return sum; } }, 0) : 0);
+    const postgresMs = () =>
+      measuring === 'postgres'
+        ? postgresPids().reduce((sum, pid) => {
+            try {
+              return sum + cpuMs(pid);
+            } catch {
+              return sum;
+            }
+          }, 0)
+        : 0;
     const others = othersMeter();
     for (let slice = 0; slice < slices; slice++) {
       const order = slice % 2 === 0 ? [0, 1] : [1, 0];
@@ -216,15 +265,32 @@ async function alternate(label: string, a: Side, b: Side,
     const serverPid = a.pid ?? b.pid;
     const served = a.pid ? ra : rb;
     const result: Round = {
-      a: ra, b: rb, ratio: ratioOf(ra, rb), otherCores,
-      ...(serverPid ? { serverCpu: { mainMsPerRequest: mainCpu / served.requests, cores: processCpu / 1000 / served.seconds, loadGeneratorCores: loaderCpu / 1000 / served.seconds,
-        ...(measuring === 'postgres' ? { postgresCores: postgresCpu / 1000 / served.seconds } : {}) } } : {}),
+      a: ra,
+      b: rb,
+      ratio: ratioOf(ra, rb),
+      otherCores,
+      ...(serverPid
+        ? {
+            serverCpu: {
+              mainMsPerRequest: mainCpu / served.requests,
+              cores: processCpu / 1000 / served.seconds,
+              loadGeneratorCores: loaderCpu / 1000 / served.seconds,
+              ...(measuring === 'postgres' ? { postgresCores: postgresCpu / 1000 / served.seconds } : {}),
+            },
+          }
+        : {}),
     };
     const cpu = result.serverCpu
       ? ` | server ${result.serverCpu.cores.toFixed(2)} cores, its main thread ${(result.serverCpu.mainMsPerRequest * 1000).toFixed(0)} µs/request; load generator ${result.serverCpu.loadGeneratorCores.toFixed(2)} cores${
-        result.serverCpu.postgresCores === undefined ? '' : `; PostgreSQL ${result.serverCpu.postgresCores.toFixed(2)} cores`}` : '';
+          result.serverCpu.postgresCores === undefined
+            ? ''
+            : `; PostgreSQL ${result.serverCpu.postgresCores.toFixed(2)} cores`
+        }`
+      : '';
     const busy = otherCores > DISTURBED ? ` | other processes used ${otherCores.toFixed(1)} cores: disturbed` : '';
-    step(`${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}${busy}`);
+    step(
+      `${label}, ${round === 0 ? 'warm-up' : `round ${round}/${ROUNDS}`}: ${a.name} ${describe(ra)} | ${b.name} ${describe(rb)} | ratio ${result.ratio.toFixed(2)}${cpu}${busy}`,
+    );
     if (round > 0) rounds.push(result);
   }
   // Rounds that other work on the machine disturbed count only when no round was quiet.
@@ -236,21 +302,35 @@ async function alternate(label: string, a: Side, b: Side,
 
 const headers = (extra: Record<string, string> = {}) => ({ [DEVICE_ID_HEADER]: 'bench-device-0001', ...extra });
 const loginRequest = (i: number): RequestSpec => ({
-  method: 'POST', path: '/api/token', headers: headers({ 'content-type': 'application/json' }),
+  method: 'POST',
+  path: '/api/token',
+  headers: headers({ 'content-type': 'application/json' }),
   body: JSON.stringify({ username: benchEmail(i), password: DEMO_PASSWORD }),
 });
 
 async function signIn(port: number, i: number): Promise<string> {
   const spec = loginRequest(i);
-  const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
-  if (answer.status !== 200) throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
+  const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, {
+    method: spec.method,
+    headers: spec.headers,
+    body: spec.body,
+  });
+  if (answer.status !== 200)
+    throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
   return ((await answer.json()) as { access_token: string }).access_token;
 }
 
-step(`${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('history') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`);
+step(
+  `${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('history') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`,
+);
 
 type Row = {
-  measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null;
+  measurement: string;
+  value: number;
+  baseline: number | null;
+  unit: string;
+  target: string;
+  meets: boolean | null;
   /** CPU time of the server's main thread per request, in µs (its CPU profile says where it goes). */
   mainUs?: number;
 };
@@ -261,7 +341,9 @@ const spreads: string[] = [];
 const spread = (name: string, p: Pair) => {
   const disturbed = p.rounds.filter((r) => r.otherCores > DISTURBED).length;
   const range = `${Math.min(...p.rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...p.rounds.map((r) => r.ratio)).toFixed(2)}`;
-  spreads.push(`${name} ${range}${disturbed ? ` (${disturbed} of ${p.rounds.length} rounds disturbed by other processes${disturbed === p.rounds.length ? ': figures unreliable, run again on a quiet machine' : ', set aside'})` : ''}`);
+  spreads.push(
+    `${name} ${range}${disturbed ? ` (${disturbed} of ${p.rounds.length} rounds disturbed by other processes${disturbed === p.rounds.length ? ': figures unreliable, run again on a quiet machine' : ', set aside'})` : ''}`,
+  );
 };
 
 // 1. Password logins over HTTP against raw Argon2id verifications at concurrency = cores. The
@@ -272,17 +354,47 @@ async function measureLogins(db: Database) {
   step(`starting the Tessera server (fresh ${on} database, demo users and ${BENCH_USERS} benchmark users)`);
   const server = await startServer(['tessera', db]);
   const requests = Array.from({ length: BENCH_USERS }, (_, i) => loginRequest(i));
-  const logins = await alternate(`logins on ${on}`,
-    { name: 'HTTP logins', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: LOGIN_CONCURRENCY, requests }) },
-    { name: 'Argon2id bound', job: (seconds) => ({ kind: 'argon2', seconds, concurrency: CORES, password: DEMO_PASSWORD }) });
+  const logins = await alternate(
+    `logins on ${on}`,
+    {
+      name: 'HTTP logins',
+      pid: server.pid,
+      job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: LOGIN_CONCURRENCY, requests }),
+    },
+    {
+      name: 'Argon2id bound',
+      job: (seconds) => ({ kind: 'argon2', seconds, concurrency: CORES, password: DEMO_PASSWORD }),
+    },
+  );
   const rss = peakRss(server.pid);
   await stopServer(server);
   const targeted = db === 'sqlite';
   rows.push(
-    { measurement: `password logins/s vs raw Argon2id verifications/s, ${on}`, value: logins.a.perSecond, baseline: logins.b.perSecond, unit: '/s',
-      target: targeted ? 'ratio ≥ 0.9' : '—', meets: targeted ? logins.ratio >= 0.9 : null, mainUs: mainUs(logins) },
-    { measurement: `login p99 latency vs one Argon2id verification (p50), ${on}`, value: logins.a.p99Ms, baseline: logins.b.p50Ms, unit: ' ms', target: '—', meets: null },
-    { measurement: `server peak RSS under login load, ${on}`, value: rss / MB, baseline: null, unit: ' MB', target: targeted ? '≤ 300 MB' : '—', meets: targeted ? rss <= 300 * MB : null },
+    {
+      measurement: `password logins/s vs raw Argon2id verifications/s, ${on}`,
+      value: logins.a.perSecond,
+      baseline: logins.b.perSecond,
+      unit: '/s',
+      target: targeted ? 'ratio ≥ 0.9' : '—',
+      meets: targeted ? logins.ratio >= 0.9 : null,
+      mainUs: mainUs(logins),
+    },
+    {
+      measurement: `login p99 latency vs one Argon2id verification (p50), ${on}`,
+      value: logins.a.p99Ms,
+      baseline: logins.b.p50Ms,
+      unit: ' ms',
+      target: '—',
+      meets: null,
+    },
+    {
+      measurement: `server peak RSS under login load, ${on}`,
+      value: rss / MB,
+      baseline: null,
+      unit: ' MB',
+      target: targeted ? '≤ 300 MB' : '—',
+      meets: targeted ? rss <= 300 * MB : null,
+    },
   );
   spread(`logins on ${on}`, logins);
   Object.assign(results, { [`logins_${db}`]: logins, [`loginPeakRssBytes_${db}`]: rss });
@@ -295,26 +407,66 @@ async function measureReads(db: Database) {
   step(`starting a Tessera server on ${on} and a bare Fastify server`);
   const server = await startServer(['tessera', db]);
   const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => signIn(server.port, i)));
-  const requests = tokens.map((token) => ({ method: 'GET', path: '/api/user', headers: headers({ authorization: `Bearer ${token}` }) }));
-  const profileBody = await (await fetch(`http://127.0.0.1:${server.port}/api/user`, { headers: requests[0]!.headers })).text();
+  const requests = tokens.map((token) => ({
+    method: 'GET',
+    path: '/api/user',
+    headers: headers({ authorization: `Bearer ${token}` }),
+  }));
+  const profileBody = await (
+    await fetch(`http://127.0.0.1:${server.port}/api/user`, { headers: requests[0]!.headers })
+  ).text();
   const payloadFile = join(resultsDir, 'profile-payload.json');
   writeFileSync(payloadFile, profileBody);
   const bare = await startServer(['bare', payloadFile]);
   step(`GET /api/user answers ${profileBody.length} bytes of JSON; the bare handler answers the same`);
-  const reads = await alternate(`GET /api/user on ${on}`,
-    { name: 'Tessera', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }) },
-    { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }) });
+  const reads = await alternate(
+    `GET /api/user on ${on}`,
+    {
+      name: 'Tessera',
+      pid: server.pid,
+      job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }),
+    },
+    {
+      name: 'bare Fastify',
+      job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }),
+    },
+  );
   const [rss, bareRss] = [peakRss(server.pid), peakRss(bare.pid)];
   await Promise.all([stopServer(server), stopServer(bare)]);
   const targeted = db === 'sqlite';
   rows.push(
-    { measurement: `GET /api/user req/s vs bare Fastify req/s, ${on}`, value: reads.a.perSecond, baseline: reads.b.perSecond, unit: '/s',
-      target: targeted ? 'ratio ≥ 0.5' : '—', meets: targeted ? reads.ratio >= 0.5 : null, mainUs: mainUs(reads) },
-    { measurement: `GET /api/user p99 latency vs bare Fastify p99, ${on}`, value: reads.a.p99Ms, baseline: reads.b.p99Ms, unit: ' ms', target: '—', meets: null },
-    { measurement: `peak RSS under GET /api/user load, Tessera vs bare Fastify, ${on}`, value: rss / MB, baseline: bareRss / MB, unit: ' MB', target: '—', meets: null },
+    {
+      measurement: `GET /api/user req/s vs bare Fastify req/s, ${on}`,
+      value: reads.a.perSecond,
+      baseline: reads.b.perSecond,
+      unit: '/s',
+      target: targeted ? 'ratio ≥ 0.5' : '—',
+      meets: targeted ? reads.ratio >= 0.5 : null,
+      mainUs: mainUs(reads),
+    },
+    {
+      measurement: `GET /api/user p99 latency vs bare Fastify p99, ${on}`,
+      value: reads.a.p99Ms,
+      baseline: reads.b.p99Ms,
+      unit: ' ms',
+      target: '—',
+      meets: null,
+    },
+    {
+      measurement: `peak RSS under GET /api/user load, Tessera vs bare Fastify, ${on}`,
+      value: rss / MB,
+      baseline: bareRss / MB,
+      unit: ' MB',
+      target: '—',
+      meets: null,
+    },
   );
   spread(`GET /api/user on ${on}`, reads);
-  Object.assign(results, { [`reads_${db}`]: reads, [`readPeakRssBytes_${db}`]: rss, [`barePeakRssBytes_${db}`]: bareRss });
+  Object.assign(results, {
+    [`reads_${db}`]: reads,
+    [`readPeakRssBytes_${db}`]: rss,
+    [`barePeakRssBytes_${db}`]: bareRss,
+  });
 }
 
 // 2b. The security history's reads for an account with HISTORY_EVENTS security events: GET
@@ -339,14 +491,36 @@ async function measureHistory(db: Database) {
       const bare = await startServer(['bare', payloadFile, path]);
       step(`${name} answers ${body.length} bytes of JSON; the bare handler answers the same`);
       const requests = [{ method: 'GET', path, headers: auth }];
-      const pair = await alternate(`${name} on ${on}`,
-        { name: 'Tessera', pid: server.pid, job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }) },
-        { name: 'bare Fastify', job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }) })
-        .finally(() => stopServer(bare));
+      const pair = await alternate(
+        `${name} on ${on}`,
+        {
+          name: 'Tessera',
+          pid: server.pid,
+          job: (seconds) => ({ kind: 'http', port: server.port, seconds, concurrency: READ_CONCURRENCY, requests }),
+        },
+        {
+          name: 'bare Fastify',
+          job: (seconds) => ({ kind: 'http', port: bare.port, seconds, concurrency: READ_CONCURRENCY, requests }),
+        },
+      ).finally(() => stopServer(bare));
       rows.push(
-        { measurement: `${name} req/s vs bare Fastify req/s, ${HISTORY_EVENTS} events, ${on}`, value: pair.a.perSecond, baseline: pair.b.perSecond, unit: '/s',
-          target: '—', meets: null, mainUs: mainUs(pair) },
-        { measurement: `${name} p99 latency vs bare Fastify p99, ${on}`, value: pair.a.p99Ms, baseline: pair.b.p99Ms, unit: ' ms', target: '—', meets: null },
+        {
+          measurement: `${name} req/s vs bare Fastify req/s, ${HISTORY_EVENTS} events, ${on}`,
+          value: pair.a.perSecond,
+          baseline: pair.b.perSecond,
+          unit: '/s',
+          target: '—',
+          meets: null,
+          mainUs: mainUs(pair),
+        },
+        {
+          measurement: `${name} p99 latency vs bare Fastify p99, ${on}`,
+          value: pair.a.p99Ms,
+          baseline: pair.b.p99Ms,
+          unit: ' ms',
+          target: '—',
+          meets: null,
+        },
       );
       spread(`${name} on ${on}`, pair);
       results[`history_${path.slice('/api/'.length)}_${db}`] = pair;
@@ -373,32 +547,93 @@ async function measureScale() {
   }
   const count = (n: number) => n.toLocaleString('en');
   step(`scale: two PostgreSQL databases, ${count(SCALE_BASE)} and ${count(SCALE_ACCOUNTS)} accounts, filled in bulk`);
-  const seed = (accounts: number) => createScaleDatabase(accounts, (done) => step(`seeding accounts: ${count(done)} / ${count(accounts)}`));
+  const seed = (accounts: number) =>
+    createScaleDatabase(accounts, (done) => step(`seeding accounts: ${count(done)} / ${count(accounts)}`));
   const small = await seed(SCALE_BASE);
-  const large = await seed(SCALE_ACCOUNTS).catch(async (error) => { await small.drop(); throw error; });
+  const large = await seed(SCALE_ACCOUNTS).catch(async (error) => {
+    await small.drop();
+    throw error;
+  });
   try {
     step(`timing the sign-in look-up, ${count(SCALE_LOOKUPS)} times on each database`);
-    const [lookupSmall, lookupLarge] = await timeLookups([small, large], SCALE_LOOKUPS) as [Timing, Timing];
-    step(`sign-in look-up: median ${lookupLarge.p50Ms.toFixed(3)} ms at ${count(SCALE_ACCOUNTS)} accounts, ${lookupSmall.p50Ms.toFixed(3)} ms at ${count(SCALE_BASE)}`
-      + ` (ratio ${(lookupLarge.p50Ms / lookupSmall.p50Ms).toFixed(2)}); p99 ${lookupLarge.p99Ms.toFixed(2)} ms, ${lookupSmall.p99Ms.toFixed(2)} ms`);
-    const [smallTokens, largeTokens] = await Promise.all([sampleSessions(small, SCALE_SESSIONS), sampleSessions(large, SCALE_SESSIONS)]);
-    const [smallServer, largeServer] = await Promise.all([startServer(['tessera', small.url]), startServer(['tessera', large.url])]);
-    const reading = (server: Server, tokens: string[]) => (seconds: number): LoadJob => ({ kind: 'http', port: server.port, seconds, concurrency: SCALE_CONCURRENCY,
-      requests: tokens.map((token) => ({ method: 'GET', path: '/api/user', headers: headers({ authorization: `Bearer ${token}` }) })) });
-    const reads = await alternate('GET /api/user at scale',
+    const [lookupSmall, lookupLarge] = (await timeLookups([small, large], SCALE_LOOKUPS)) as [Timing, Timing];
+    step(
+      `sign-in look-up: median ${lookupLarge.p50Ms.toFixed(3)} ms at ${count(SCALE_ACCOUNTS)} accounts, ${lookupSmall.p50Ms.toFixed(3)} ms at ${count(SCALE_BASE)}` +
+        ` (ratio ${(lookupLarge.p50Ms / lookupSmall.p50Ms).toFixed(2)}); p99 ${lookupLarge.p99Ms.toFixed(2)} ms, ${lookupSmall.p99Ms.toFixed(2)} ms`,
+    );
+    const [smallTokens, largeTokens] = await Promise.all([
+      sampleSessions(small, SCALE_SESSIONS),
+      sampleSessions(large, SCALE_SESSIONS),
+    ]);
+    const [smallServer, largeServer] = await Promise.all([
+      startServer(['tessera', small.url]),
+      startServer(['tessera', large.url]),
+    ]);
+    const reading =
+      (server: Server, tokens: string[]) =>
+      (seconds: number): LoadJob => ({
+        kind: 'http',
+        port: server.port,
+        seconds,
+        concurrency: SCALE_CONCURRENCY,
+        requests: tokens.map((token) => ({
+          method: 'GET',
+          path: '/api/user',
+          headers: headers({ authorization: `Bearer ${token}` }),
+        })),
+      });
+    const reads = await alternate(
+      'GET /api/user at scale',
       { name: `${count(SCALE_ACCOUNTS)} accounts`, pid: largeServer.pid, job: reading(largeServer, largeTokens) },
       { name: `${count(SCALE_BASE)} accounts`, job: reading(smallServer, smallTokens) },
-      (ra, rb) => ra.p50Ms / rb.p50Ms);
+      (ra, rb) => ra.p50Ms / rb.p50Ms,
+    );
     await Promise.all([stopServer(smallServer), stopServer(largeServer)]);
     const versus = `${count(SCALE_ACCOUNTS)} accounts vs ${count(SCALE_BASE)}`;
     rows.push(
-      { measurement: `sign-in look-up median, ${versus}`, value: lookupLarge.p50Ms, baseline: lookupSmall.p50Ms, unit: ' ms', target: 'ratio ≤ 1.25', meets: lookupLarge.p50Ms <= 1.25 * lookupSmall.p50Ms },
-      { measurement: `sign-in look-up p99, ${versus}`, value: lookupLarge.p99Ms, baseline: lookupSmall.p99Ms, unit: ' ms', target: '—', meets: null },
-      { measurement: `GET /api/user median latency, ${versus}`, value: reads.a.p50Ms, baseline: reads.b.p50Ms, unit: ' ms', target: 'ratio ≤ 1.25', meets: reads.ratio <= 1.25 },
-      { measurement: `GET /api/user p99 latency, ${versus}`, value: reads.a.p99Ms, baseline: reads.b.p99Ms, unit: ' ms', target: '—', meets: null },
+      {
+        measurement: `sign-in look-up median, ${versus}`,
+        value: lookupLarge.p50Ms,
+        baseline: lookupSmall.p50Ms,
+        unit: ' ms',
+        target: 'ratio ≤ 1.25',
+        meets: lookupLarge.p50Ms <= 1.25 * lookupSmall.p50Ms,
+      },
+      {
+        measurement: `sign-in look-up p99, ${versus}`,
+        value: lookupLarge.p99Ms,
+        baseline: lookupSmall.p99Ms,
+        unit: ' ms',
+        target: '—',
+        meets: null,
+      },
+      {
+        measurement: `GET /api/user median latency, ${versus}`,
+        value: reads.a.p50Ms,
+        baseline: reads.b.p50Ms,
+        unit: ' ms',
+        target: 'ratio ≤ 1.25',
+        meets: reads.ratio <= 1.25,
+      },
+      {
+        measurement: `GET /api/user p99 latency, ${versus}`,
+        value: reads.a.p99Ms,
+        baseline: reads.b.p99Ms,
+        unit: ' ms',
+        target: '—',
+        meets: null,
+      },
     );
     spread('GET /api/user at scale (median latency ratio)', reads);
-    Object.assign(results, { scale: { accounts: SCALE_ACCOUNTS, base: SCALE_BASE, concurrency: SCALE_CONCURRENCY, lookups: { large: lookupLarge, small: lookupSmall }, reads } });
+    Object.assign(results, {
+      scale: {
+        accounts: SCALE_ACCOUNTS,
+        base: SCALE_BASE,
+        concurrency: SCALE_CONCURRENCY,
+        lookups: { large: lookupLarge, small: lookupSmall },
+        reads,
+      },
+    });
   } finally {
     await Promise.all([small.drop(), large.drop()]);
   }
@@ -419,7 +654,13 @@ for (const db of DBS) {
 // 3b. OIDC token endpoint: code exchanges and refresh grants, Tessera against oidc-provider alone (bench/tokens.ts).
 if (runs('tokens')) {
   const tokens = await measureTokens({
-    seconds: TOKEN_SECONDS, rounds: TOKEN_ROUNDS, cores: CORES, concurrency: TOKEN_CONCURRENCY, databases: DBS, step, postgresReachable,
+    seconds: TOKEN_SECONDS,
+    rounds: TOKEN_ROUNDS,
+    cores: CORES,
+    concurrency: TOKEN_CONCURRENCY,
+    databases: DBS,
+    step,
+    postgresReachable,
     startServer: (args) => startServer(args),
     others(db) {
       measuring = db;
@@ -432,9 +673,17 @@ if (runs('tokens')) {
     },
     async sessionCookie(port, i) {
       const spec = loginRequest(i);
-      const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
-      if (answer.status !== 200) throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
-      return answer.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+      const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, {
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+      });
+      if (answer.status !== 200)
+        throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
+      return answer.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('tessera_token='))!
+        .split(';')[0]!;
     },
   });
   rows.push(...tokens.rows);
@@ -446,14 +695,27 @@ loader.disconnect();
 
 // 4. First-load JavaScript of /login/email, from the last build (DESIGN.md's third budget).
 const bundle = firstLoadJs(join(here, '..', 'dist'));
-step(bundle ? `first-load JS of /login/email: ${bundle.files.length} files in dist/` : 'no dist/ build: first-load JS skipped (npm run build)');
+step(
+  bundle
+    ? `first-load JS of /login/email: ${bundle.files.length} files in dist/`
+    : 'no dist/ build: first-load JS skipped (npm run build)',
+);
 if (bundle) {
-  rows.push({ measurement: `first-load JS of /login/email, gzipped (${bundle.files.length} files)`, value: bundle.gzipBytes / 1024, baseline: 145, unit: ' KB', target: '≤ 145 KB', meets: bundle.gzipBytes <= 145 * 1024 });
+  rows.push({
+    measurement: `first-load JS of /login/email, gzipped (${bundle.files.length} files)`,
+    value: bundle.gzipBytes / 1024,
+    baseline: 145,
+    unit: ' KB',
+    target: '≤ 145 KB',
+    meets: bundle.gzipBytes <= 145 * 1024,
+  });
   // What the first visit moves as sent (the page, compressed, with what is drawn into it) is the
   // Lighthouse part's transfer figure, taken from the visit itself.
   // By package and by our folders, from the source maps.
   const owners = firstLoadBreakdown(join(here, '..', 'dist')) ?? [];
-  step(`first-load JS by owner (KB gzipped): ${owners.map((o) => `${o.owner} ${(o.gzipBytes / 1024).toFixed(1)}`).join(', ')}`);
+  step(
+    `first-load JS by owner (KB gzipped): ${owners.map((o) => `${o.owner} ${(o.gzipBytes / 1024).toFixed(1)}`).join(', ')}`,
+  );
 }
 
 // 5. Lighthouse, mobile preset, on the first visit of /login/email of both variants (bench/lighthouse.ts).
@@ -463,7 +725,12 @@ if (runs('lighthouse')) {
   else {
     step(`Lighthouse: a Tessera server serving dist/, ${LIGHTHOUSE_RUNS} runs per variant`);
     const server = await startServer(['tessera', 'sqlite', dist]);
-    const lighthouse = await lighthouseVariants(server.port, LIGHTHOUSE_RUNS, join(resultsDir, 'lighthouse'), step).finally(() => stopServer(server));
+    const lighthouse = await lighthouseVariants(
+      server.port,
+      LIGHTHOUSE_RUNS,
+      join(resultsDir, 'lighthouse'),
+      step,
+    ).finally(() => stopServer(server));
     rows.push(...lighthouseRows(lighthouse.variants));
     results.lighthouse = lighthouse;
   }
@@ -475,20 +742,44 @@ const ratio = (r: Row) => (r.baseline ? r.value / r.baseline : null);
 const fmt = (n: number) => (Number.isInteger(n) || n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)); // whole numbers (scores) without decimals
 const table = [
   ['measurement', 'value', 'baseline', 'ratio', 'target', 'meets target', 'main thread µs/request'],
-  ...rows.map((r) => [r.measurement, `${fmt(r.value)}${r.unit}`, r.baseline === null ? '—' : `${fmt(r.baseline)}${r.unit}`,
-    ratio(r) === null ? '—' : ratio(r)!.toFixed(3), r.target, r.meets === null ? '—' : r.meets ? 'yes' : 'NO', r.mainUs === undefined ? '—' : r.mainUs.toFixed(0)]),
+  ...rows.map((r) => [
+    r.measurement,
+    `${fmt(r.value)}${r.unit}`,
+    r.baseline === null ? '—' : `${fmt(r.baseline)}${r.unit}`,
+    ratio(r) === null ? '—' : ratio(r)!.toFixed(3),
+    r.target,
+    r.meets === null ? '—' : r.meets ? 'yes' : 'NO',
+    r.mainUs === undefined ? '—' : r.mainUs.toFixed(0),
+  ]),
 ];
 const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.length)));
 const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
 console.log(`\n${line(table[0]!)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const cells of table.slice(1)) console.log(line(cells));
 if (spreads.length > 0) console.log(`\nRatios over the rounds: ${spreads.join('; ')}.`);
-console.log(`${CORES} cores, ${DBS.join(' and ')}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`);
+console.log(
+  `${CORES} cores, ${DBS.join(' and ')}, ${SECONDS} s × ${ROUNDS} rounds (median ratio kept); login concurrency ${LOGIN_CONCURRENCY}, read concurrency ${READ_CONCURRENCY}. Targets are informational.`,
+);
 
 const resultsFile = join(resultsDir, 'latest.json');
-writeFileSync(resultsFile, `${JSON.stringify({
-  at: new Date().toISOString(), node: process.version, cores: CORES, databases: DBS, seconds: SECONDS, rounds: ROUNDS,
-  loginConcurrency: LOGIN_CONCURRENCY, readConcurrency: READ_CONCURRENCY,
-  rows: rows.map((r) => ({ ...r, ratio: ratio(r) })), ...results, bundle,
-}, null, 2)}\n`);
+writeFileSync(
+  resultsFile,
+  `${JSON.stringify(
+    {
+      at: new Date().toISOString(),
+      node: process.version,
+      cores: CORES,
+      databases: DBS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      loginConcurrency: LOGIN_CONCURRENCY,
+      readConcurrency: READ_CONCURRENCY,
+      rows: rows.map((r) => ({ ...r, ratio: ratio(r) })),
+      ...results,
+      bundle,
+    },
+    null,
+    2,
+  )}\n`,
+);
 step(`results written to ${resultsFile}${CPU_PROF ? `; CPU profiles in ${join(resultsDir, 'profiles')}` : ''}`);

@@ -40,7 +40,10 @@ export async function createScaleDatabase(accounts: number, progress: (done: num
     // Ids as the app makes them (random-looking UUIDs), but derived from the account number so
     // that the four statements agree without a join.
     const userId = `md5('scale-user-' || i)::uuid::text`;
-    const contact = (table: string, value: string) => `insert into ${table} (id, user_id, value, is_default, verified, created_at)
+    const contact = (
+      table: string,
+      value: string,
+    ) => `insert into ${table} (id, user_id, value, is_default, verified, created_at)
       select gen_random_uuid()::text, ${userId}, ${value}, 1, 1, $3 from generate_series($1::int, $2::int) i`;
     const statements = [
       `insert into users (id, firstname, lastname, language, user_id, password_status, last_password_change,
@@ -66,7 +69,9 @@ export async function createScaleDatabase(accounts: number, progress: (done: num
     await client.end();
   }
   return {
-    accounts, url: database.url, handle,
+    accounts,
+    url: database.url,
+    handle,
     async drop() {
       await handle.close();
       await database.drop();
@@ -78,8 +83,11 @@ export async function createScaleDatabase(accounts: number, progress: (done: num
 export async function sampleSessions(scale: ScaleDatabase, count: number): Promise<string[]> {
   const picks = Array.from({ length: count }, () => `US-${Math.floor(Math.random() * scale.accounts)}`);
   const users = await scale.handle.db.selectFrom('users').select('id').where('user_id', 'in', picks).execute();
-  const sessions = await Promise.all(users.map((user) =>
-    createSession(scale.handle.db, { userId: user.id, deviceId: null, clientId: null, ip: '127.0.0.1', ttlDays: 30 })));
+  const sessions = await Promise.all(
+    users.map((user) =>
+      createSession(scale.handle.db, { userId: user.id, deviceId: null, clientId: null, ip: '127.0.0.1', ttlDays: 30 }),
+    ),
+  );
   return sessions.map((session) => session.token);
 }
 
@@ -93,7 +101,12 @@ export async function timeLookups(databases: ScaleDatabase[], samples: number): 
   const latencies = databases.map(() => [] as number[]);
   const lookup = async (db: Db, accounts: number, n: number) => {
     const i = Math.floor(Math.random() * accounts);
-    const [kind, value] = n % 3 === 0 ? ['email', scaleEmail(i)] as const : n % 3 === 1 ? ['phone', scalePhone(i)] as const : ['email', `nobody${i}@example.be`] as const;
+    const [kind, value] =
+      n % 3 === 0
+        ? (['email', scaleEmail(i)] as const)
+        : n % 3 === 1
+          ? (['phone', scalePhone(i)] as const)
+          : (['email', `nobody${i}@example.be`] as const);
     const t0 = performance.now();
     const found = await findByLoginName(db, kind, value);
     const ms = performance.now() - t0;
@@ -110,6 +123,10 @@ export async function timeLookups(databases: ScaleDatabase[], samples: number): 
   }
   return latencies.map((list) => {
     const sorted = list.toSorted((a, b) => a - b);
-    return { samples: sorted.length, p50Ms: sorted[Math.floor(sorted.length / 2)]!, p99Ms: sorted[Math.floor(sorted.length * 0.99)]! };
+    return {
+      samples: sorted.length,
+      p50Ms: sorted[Math.floor(sorted.length / 2)]!,
+      p99Ms: sorted[Math.floor(sorted.length * 0.99)]!,
+    };
   });
 }

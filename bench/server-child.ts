@@ -27,7 +27,6 @@ const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
 
 type Started = { port: number; close(): Promise<void> };
 
-
 async function startBare(payloadFile: string, path = '/api/user'): Promise<Started> {
   const { default: Fastify } = await import('fastify');
   const payload = JSON.parse(readFileSync(payloadFile, 'utf8')) as unknown;
@@ -54,16 +53,29 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
   // Its public origin is the address it listens on: the OIDC issuer, and the provider's redirects
   // back to itself, must be where the benchmark's browsers reach it (a free port, taken first).
   const port = await freePort();
-  const server = await buildApp(loadConfig({
-    NODE_ENV: 'test', SQLITE_PATH: join(dir, 'bench.sqlite'), SPA_DIR: spaDir ?? 'none', LOG_LEVEL: 'silent',
-    PUBLIC_ORIGIN_BE: `http://127.0.0.1:${port}`,
-    LOGIN_MAX_FAILS_PER_IP: '100000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    // Server settings worth trying under load pass through from the environment.
-    ...Object.fromEntries(PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
-  }, availableParallelism()));
+  const server = await buildApp(
+    loadConfig(
+      {
+        NODE_ENV: 'test',
+        SQLITE_PATH: join(dir, 'bench.sqlite'),
+        SPA_DIR: spaDir ?? 'none',
+        LOG_LEVEL: 'silent',
+        PUBLIC_ORIGIN_BE: `http://127.0.0.1:${port}`,
+        LOGIN_MAX_FAILS_PER_IP: '100000',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        // Server settings worth trying under load pass through from the environment.
+        ...Object.fromEntries(
+          PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]]),
+        ),
+      },
+      availableParallelism(),
+    ),
+  );
   if (!given) {
     await seedDemo(server.ctx);
-    const ids = await Promise.all(Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)));
+    const ids = await Promise.all(
+      Array.from({ length: BENCH_USERS }, (_, i) => createUser(server.ctx, benchUser(i), DEMO_PASSWORD)),
+    );
     const events = Number(process.env.BENCH_HISTORY_EVENTS ?? 0);
     if (events > 0) await seedHistory(server.ctx.db, ids[0]!, events);
   }
@@ -87,16 +99,22 @@ async function seedHistory(db: import('../server/db/index.ts').Db, userId: strin
   const span = 30 * 86_400_000;
   const events = Array.from({ length: count }, (_, i) => ({
     type: KNOWN_HISTORY_TYPES[i % KNOWN_HISTORY_TYPES.length] as import('../server/events/record.ts').SecurityEventType,
-    userId, ip: '8.8.8.8', deviceKey: 'bench-device-0001', at: new Date(now - Math.floor((i * span) / count)).toISOString(),
+    userId,
+    ip: '8.8.8.8',
+    deviceKey: 'bench-device-0001',
+    at: new Date(now - Math.floor((i * span) / count)).toISOString(),
   }));
   for (let i = 0; i < events.length; i += 200) await writeEvents(db, events.slice(i, i + 200));
 }
 
 const [kind, arg, third] = process.argv.slice(2);
 const spaDir = kind === 'tessera' ? third : undefined;
-const started = kind === 'bare' ? await startBare(arg!, third)
-  : kind === 'bare-oidc' ? await (await import('./tokens.ts')).startBareOidc()
-  : await startTessera(arg ?? 'sqlite', spaDir);
+const started =
+  kind === 'bare'
+    ? await startBare(arg!, third)
+    : kind === 'bare-oidc'
+      ? await (await import('./tokens.ts')).startBareOidc()
+      : await startTessera(arg ?? 'sqlite', spaDir);
 process.send!({ type: 'ready', port: started.port });
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'stop') return;

@@ -50,27 +50,55 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   const { clientMetadata } = await import('../server/oidc/clients.ts');
   const { loadConfig } = await import('../server/config/index.ts');
   const { DEMO_CLIENTS } = await import('../server/seed/demo.ts');
-  const memory = await import('oidc-provider/lib/adapters/memory_adapter.js' as string) as { default: new (model: string, store: unknown) => object };
-  const lru = await import('oidc-provider/lib/helpers/lru.js' as string) as { default: new (options: { maxSize: number }) => object };
+  const memory = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as {
+    default: new (model: string, store: unknown) => object;
+  };
+  const lru = (await import('oidc-provider/lib/helpers/lru.js' as string)) as {
+    default: new (options: { maxSize: number }) => object;
+  };
   const store = new lru.default({ maxSize: 1_000_000 });
 
   const client = DEMO_CLIENTS.find((c) => c.client_id === CLIENT_ID)!;
   const metadata = clientMetadata({
-    client_id: client.client_id, name: client.name, names: null, redirect_uris: JSON.stringify(client.redirect_uris), first_party: 1,
-    logo_uri: null, policy_uri: null, tos_uri: null, backchannel_logout_uri: null, admin_email: null,
-    scopes: JSON.stringify(client.scopes ?? []), secret_hash: null, require_mfa: 0,
+    client_id: client.client_id,
+    name: client.name,
+    names: null,
+    redirect_uris: JSON.stringify(client.redirect_uris),
+    first_party: 1,
+    logo_uri: null,
+    policy_uri: null,
+    tos_uri: null,
+    backchannel_logout_uri: null,
+    admin_email: null,
+    scopes: JSON.stringify(client.scopes ?? []),
+    secret_hash: null,
+    require_mfa: 0,
   });
   const keys = (['RS256', 'ES256'] as const).map((alg, i) => {
-    const { privateKey } = alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey } =
+      alg === 'RS256'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ec', { namedCurve: 'P-256' });
     return { ...privateKey.export({ format: 'jwk' }), kid: `bare-${i}`, alg, use: 'sig' };
   });
   const config = loadConfig({ NODE_ENV: 'test', SQLITE_PATH: ':memory:', LOG_LEVEL: 'silent', SPA_DIR: 'none' });
   // Tessera's configuration; only storage, keys, accounts and clients are the bare provider's own.
-  const { adapter: _ours, ...configuration } = providerConfiguration(null as never, config, { jwks: () => ({ keys }) } as never);
+  const { adapter: _ours, ...configuration } = providerConfiguration(null as never, config, {
+    jwks: () => ({ keys }),
+  } as never);
   const account = 'bench-account';
   const claims = {
-    sub: account, given_name: 'Emma', family_name: 'Peeters', locale: 'nl', email: 'emma@example.be', email_verified: true,
-    phone_number: '+32470000001', phone_number_verified: true, user_id: 'U-1', customer_user_id: 'C-1', fridom_user_id: 'F-1',
+    sub: account,
+    given_name: 'Emma',
+    family_name: 'Peeters',
+    locale: 'nl',
+    email: 'emma@example.be',
+    email_verified: true,
+    phone_number: '+32470000001',
+    phone_number_verified: true,
+    user_id: 'U-1',
+    customer_user_id: 'C-1',
+    fridom_user_id: 'F-1',
   };
 
   // Listening first: the issuer names the port.
@@ -90,11 +118,17 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   const finishInteraction = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name === 'login') {
-      await provider.interactionFinished(req, res, { login: { accountId: account, acr: 'pwd', amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: account, acr: 'pwd', amr: ['pwd'] } },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
-    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined)
-      ?? new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
+    const grant =
+      (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+      new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
     grant.addOIDCScope(String(details.params.scope));
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: false });
@@ -102,7 +136,10 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url ?? '/';
     if (url.startsWith(`${INTERACTION_PATH}/`)) {
-      finishInteraction(req, res).catch((error: unknown) => { res.statusCode = 500; res.end(String(error)); });
+      finishInteraction(req, res).catch((error: unknown) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      });
       return;
     }
     if (url !== OIDC_PREFIX && !url.startsWith(`${OIDC_PREFIX}/`)) {
@@ -114,24 +151,41 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
     req.url = url.slice(OIDC_PREFIX.length) || '/';
     void handler(req, res);
   });
-  return { port, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    port,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 // ---- minting, outside the timed phases -------------------------------------------------------------
 
 /** A browser: follows the provider's redirects with its cookies, up to the client's callback. */
-async function authorizeOnce(port: number, jar: Map<string, string>, challenge: string, offline: boolean): Promise<string> {
+async function authorizeOnce(
+  port: number,
+  jar: Map<string, string>,
+  challenge: string,
+  offline: boolean,
+): Promise<string> {
   const origin = `http://127.0.0.1:${port}`;
   let next = `${origin}/oidc/auth?${new URLSearchParams({
-    client_id: CLIENT_ID, response_type: 'code', redirect_uri: TOKEN_REDIRECT_URI, state: 'bench',
+    client_id: CLIENT_ID,
+    response_type: 'code',
+    redirect_uri: TOKEN_REDIRECT_URI,
+    state: 'bench',
     ...(offline ? { scope: REFRESH_SCOPE, prompt: 'consent' } : { scope: CODE_SCOPE }),
-    code_challenge: challenge, code_challenge_method: 'S256',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
   })}`;
   for (let hop = 0; hop < 10; hop++) {
     const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
     for (const set of res.headers.getSetCookie()) jar.set(set.split('=')[0]!, set.split(';')[0]!);
     const location = res.headers.get('location');
-    if (!location) throw new Error(`authorization answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
+    if (!location)
+      throw new Error(`authorization answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
     const target = new URL(location, next);
     if (target.href.startsWith(TOKEN_REDIRECT_URI)) {
       const code = target.searchParams.get('code');
@@ -149,26 +203,34 @@ const challengeOf = async (verifier: string) =>
 
 /** Runs `count` tasks in `browsers` browsers at a time, each browser (its cookies: `seed`, then what
  * the provider sets) starting afresh every `perBrowser` tasks. */
-async function inBrowsers<T>(count: number, browsers: number, perBrowser: number, seed: ReadonlyMap<string, string>,
-  task: (jar: Map<string, string>) => Promise<T>): Promise<T[]> {
+async function inBrowsers<T>(
+  count: number,
+  browsers: number,
+  perBrowser: number,
+  seed: ReadonlyMap<string, string>,
+  task: (jar: Map<string, string>) => Promise<T>,
+): Promise<T[]> {
   const out: T[] = [];
   let started = 0;
-  await Promise.all(Array.from({ length: browsers }, async () => {
-    let jar = new Map(seed);
-    let used = 0;
-    while (started < count) {
-      started++;
-      if (used++ === perBrowser) {
-        jar = new Map(seed);
-        used = 1;
+  await Promise.all(
+    Array.from({ length: browsers }, async () => {
+      let jar = new Map(seed);
+      let used = 0;
+      while (started < count) {
+        started++;
+        if (used++ === perBrowser) {
+          jar = new Map(seed);
+          used = 1;
+        }
+        out.push(await task(jar));
       }
-      out.push(await task(jar));
-    }
-  }));
+    }),
+  );
   return out;
 }
 
-const tokenBody = (params: Record<string, string>) => new URLSearchParams({ client_id: CLIENT_ID, ...params }).toString();
+const tokenBody = (params: Record<string, string>) =>
+  new URLSearchParams({ client_id: CLIENT_ID, ...params }).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** `count` fresh authorization codes, minted by MINT_BROWSERS browsers (`seed`: their cookies to begin with). */
@@ -183,10 +245,16 @@ async function mintRefreshTokens(port: number, count: number, seed: ReadonlyMap<
   return inBrowsers(count, MINT_BROWSERS, 1, seed, async (jar) => {
     const code = await authorizeOnce(port, jar, challenge, true);
     const res = await fetch(`http://127.0.0.1:${port}/oidc/token`, {
-      method: 'POST', headers: FORM,
-      body: tokenBody({ grant_type: 'authorization_code', code, redirect_uri: TOKEN_REDIRECT_URI, code_verifier: VERIFIER }),
+      method: 'POST',
+      headers: FORM,
+      body: tokenBody({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: TOKEN_REDIRECT_URI,
+        code_verifier: VERIFIER,
+      }),
     });
-    const answer = await res.json() as { refresh_token?: string; error?: string };
+    const answer = (await res.json()) as { refresh_token?: string; error?: string };
     if (!answer.refresh_token) throw new Error(`code exchange gave no refresh token: ${JSON.stringify(answer)}`);
     return answer.refresh_token;
   });
@@ -195,9 +263,20 @@ async function mintRefreshTokens(port: number, count: number, seed: ReadonlyMap<
 // ---- measuring ---------------------------------------------------------------------------------------
 
 type Server = { port: number; pid: number };
-export type TokenRow = { measurement: string; value: number; baseline: number | null; unit: string; target: string; meets: boolean | null };
+export type TokenRow = {
+  measurement: string;
+  value: number;
+  baseline: number | null;
+  unit: string;
+  target: string;
+  meets: boolean | null;
+};
 export type TokenBench = {
-  seconds: number; rounds: number; cores: number; concurrency: number; databases: Array<'sqlite' | 'postgres'>;
+  seconds: number;
+  rounds: number;
+  cores: number;
+  concurrency: number;
+  databases: Array<'sqlite' | 'postgres'>;
   startServer(args: string[]): Promise<Server & { child: unknown }>;
   stopServer(server: Server & { child: unknown }): Promise<void>;
   load(key: string, job: LoadJob): Promise<LoadResult>;
@@ -223,12 +302,16 @@ const MAX_MINT = 6000;
 /** Cores used by other processes above which a round counts as disturbed (as in run.ts). */
 const DISTURBED = 0.2;
 
-export async function measureTokens(bench: TokenBench): Promise<{ rows: TokenRow[]; results: Record<string, unknown>; spreads: string[] }> {
+export async function measureTokens(
+  bench: TokenBench,
+): Promise<{ rows: TokenRow[]; results: Record<string, unknown>; spreads: string[] }> {
   const rows: TokenRow[] = [];
   const results: Record<string, unknown> = {};
   const spreads: string[] = [];
   const { step } = bench;
-  step(`tokens: ${bench.seconds} s phases, ${bench.rounds} rounds + warm-up, ${bench.concurrency} requests in flight; starting the bare oidc-provider (memory adapter)`);
+  step(
+    `tokens: ${bench.seconds} s phases, ${bench.rounds} rounds + warm-up, ${bench.concurrency} requests in flight; starting the bare oidc-provider (memory adapter)`,
+  );
   const bare = await bench.startServer(['bare-oidc']);
   const bareCookies = new Map<string, string>();
   try {
@@ -248,7 +331,8 @@ export async function measureTokens(bench: TokenBench): Promise<{ rows: TokenRow
             { name: 'oidc-provider alone', server: bare, cookies: bareCookies },
           ];
           const estimate = [300, 600];
-          const rounds: Array<{ a: LoadResult; b: LoadResult; ratio: number; cores: number[]; otherCores: number }> = [];
+          const rounds: Array<{ a: LoadResult; b: LoadResult; ratio: number; cores: number[]; otherCores: number }> =
+            [];
           for (let round = 0; round <= bench.rounds; round++) {
             const got: LoadResult[] = [];
             const cores: number[] = [];
@@ -260,16 +344,34 @@ export async function measureTokens(bench: TokenBench): Promise<{ rows: TokenRow
                 const count = Math.min(MAX_MINT, Math.max(MIN_MINT, Math.ceil(estimate[which]! * bench.seconds * 1.2)));
                 const codes = await mintCodes(side.server.port, count, side.cookies);
                 job = {
-                  kind: 'http', port: side.server.port, seconds: bench.seconds, concurrency: bench.concurrency, once: true,
+                  kind: 'http',
+                  port: side.server.port,
+                  seconds: bench.seconds,
+                  concurrency: bench.concurrency,
+                  once: true,
                   requests: codes.map((code) => ({
-                    method: 'POST', path: '/oidc/token', headers: FORM,
-                    body: tokenBody({ grant_type: 'authorization_code', code, redirect_uri: TOKEN_REDIRECT_URI, code_verifier: VERIFIER }),
+                    method: 'POST',
+                    path: '/oidc/token',
+                    headers: FORM,
+                    body: tokenBody({
+                      grant_type: 'authorization_code',
+                      code,
+                      redirect_uri: TOKEN_REDIRECT_URI,
+                      code_verifier: VERIFIER,
+                    }),
                   })),
                 };
               } else {
                 // One refresh-token chain per request in flight, each rotated at every grant.
                 const tokens = await mintRefreshTokens(side.server.port, bench.concurrency, side.cookies);
-                job = { kind: 'refresh', port: side.server.port, seconds: bench.seconds, path: '/oidc/token', clientId: CLIENT_ID, tokens };
+                job = {
+                  kind: 'refresh',
+                  port: side.server.port,
+                  seconds: bench.seconds,
+                  path: '/oidc/token',
+                  clientId: CLIENT_ID,
+                  tokens,
+                };
               }
               // Work the minting left behind (records, writes after the answer) settles first.
               await new Promise((resolve) => setTimeout(resolve, 300));
@@ -285,11 +387,14 @@ export async function measureTokens(bench: TokenBench): Promise<{ rows: TokenRow
             const otherCores = Math.max(...otherCoresOf);
             const [a, b] = got as [LoadResult, LoadResult];
             const ratio = a.perSecond / b.perSecond;
-            const describe = (r: LoadResult, c: number) => `${r.perSecond.toFixed(0)}/s (${r.ok} of ${r.requests} in ${r.seconds.toFixed(1)} s`
-              + `${r.ok < r.requests ? `, statuses ${JSON.stringify(r.statuses)}` : ''}; p99 ${r.p99Ms.toFixed(1)} ms; server ${c.toFixed(2)} cores)`;
-            step(`${GRANT_LABEL[grant]} on ${on}, ${round === 0 ? 'warm-up' : `round ${round}/${bench.rounds}`}: `
-              + `Tessera ${describe(a, cores[0]!)} | bare ${describe(b, cores[1]!)} | ratio ${ratio.toFixed(2)}`
-              + `${otherCores > DISTURBED ? ` | other processes used ${otherCores.toFixed(1)} cores: disturbed` : ''}`);
+            const describe = (r: LoadResult, c: number) =>
+              `${r.perSecond.toFixed(0)}/s (${r.ok} of ${r.requests} in ${r.seconds.toFixed(1)} s` +
+              `${r.ok < r.requests ? `, statuses ${JSON.stringify(r.statuses)}` : ''}; p99 ${r.p99Ms.toFixed(1)} ms; server ${c.toFixed(2)} cores)`;
+            step(
+              `${GRANT_LABEL[grant]} on ${on}, ${round === 0 ? 'warm-up' : `round ${round}/${bench.rounds}`}: ` +
+                `Tessera ${describe(a, cores[0]!)} | bare ${describe(b, cores[1]!)} | ratio ${ratio.toFixed(2)}` +
+                `${otherCores > DISTURBED ? ` | other processes used ${otherCores.toFixed(1)} cores: disturbed` : ''}`,
+            );
             if (round > 0) rounds.push({ a, b, ratio, cores, otherCores });
           }
           // Rounds that other work disturbed count only when no round was quiet; the median round is kept.
@@ -298,18 +403,26 @@ export async function measureTokens(bench: TokenBench): Promise<{ rows: TokenRow
           const median = kept[Math.floor((kept.length - 1) / 2)]!;
           const targeted = db === 'sqlite';
           rows.push({
-            measurement: `OIDC ${GRANT_LABEL[grant]}/s, Tessera vs oidc-provider alone (memory), ${on}`, value: median.a.perSecond, baseline: median.b.perSecond,
-            unit: '/s', target: targeted ? 'ratio ≥ 0.5' : '—', meets: targeted ? median.ratio >= 0.5 : null,
+            measurement: `OIDC ${GRANT_LABEL[grant]}/s, Tessera vs oidc-provider alone (memory), ${on}`,
+            value: median.a.perSecond,
+            baseline: median.b.perSecond,
+            unit: '/s',
+            target: targeted ? 'ratio ≥ 0.5' : '—',
+            meets: targeted ? median.ratio >= 0.5 : null,
           });
           const disturbed = rounds.length - quiet.length;
-          spreads.push(`${GRANT_LABEL[grant]} on ${on} ${Math.min(...rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...rounds.map((r) => r.ratio)).toFixed(2)}`
-            + `${disturbed ? ` (${disturbed} of ${rounds.length} rounds disturbed by other processes${quiet.length === 0 ? ': figures unreliable' : ', set aside'})` : ''}`);
+          spreads.push(
+            `${GRANT_LABEL[grant]} on ${on} ${Math.min(...rounds.map((r) => r.ratio)).toFixed(2)}–${Math.max(...rounds.map((r) => r.ratio)).toFixed(2)}` +
+              `${disturbed ? ` (${disturbed} of ${rounds.length} rounds disturbed by other processes${quiet.length === 0 ? ': figures unreliable' : ', set aside'})` : ''}`,
+          );
           results[`tokens_${grant}_${db}`] = { median, rounds };
           if (grant === 'refresh') {
             const perCore = median.a.perSecond / Math.max(median.cores[0]!, 0.01);
-            step(`context: Keycloak publishes about ${KEYCLOAK_REFRESH_PER_VCPU} refresh-token grants/s per vCPU; Tessera on ${on} did `
-              + `${median.a.perSecond.toFixed(0)}/s on this ${bench.cores}-core machine (load generator included), `
-              + `about ${perCore.toFixed(0)}/s per core its server process used`);
+            step(
+              `context: Keycloak publishes about ${KEYCLOAK_REFRESH_PER_VCPU} refresh-token grants/s per vCPU; Tessera on ${on} did ` +
+                `${median.a.perSecond.toFixed(0)}/s on this ${bench.cores}-core machine (load generator included), ` +
+                `about ${perCore.toFixed(0)}/s per core its server process used`,
+            );
           }
         }
       } finally {

@@ -11,7 +11,14 @@ export type ApiFailure = {
 };
 
 export function apiFailure(status: number, body: Record<string, unknown>): ApiFailure {
-  const code = typeof body.code === 'string' ? body.code : status === 0 ? 'network_error' : status >= 500 ? 'internal_error' : `http_${status}`;
+  const code =
+    typeof body.code === 'string'
+      ? body.code
+      : status === 0
+        ? 'network_error'
+        : status >= 500
+          ? 'internal_error'
+          : `http_${status}`;
   const message = typeof body.message === 'string' ? body.message : `HTTP error, status = ${status}`;
   return { kind: 'api_failure', status, code, message, body };
 }

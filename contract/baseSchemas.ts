@@ -13,12 +13,23 @@ export const PLAIN_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
  * that is not an enum or matched by a stricter pattern of its own is one of these (JSON Schema
  * carries a single pattern per field, so the two cannot be combined). */
 export function text(max: number, min = 0) {
-  return v.pipe(v.string(), v.regex(PLAIN_TEXT, 'Control characters are not allowed'), v.minLength(min), v.maxLength(max));
+  return v.pipe(
+    v.string(),
+    v.regex(PLAIN_TEXT, 'Control characters are not allowed'),
+    v.minLength(min),
+    v.maxLength(max),
+  );
 }
 
 /** The same, trimmed (the server's JSON Schema does not trim: the handler does where it matters). */
 export function trimmedText(max: number, min = 0) {
-  return v.pipe(v.string(), v.regex(PLAIN_TEXT, 'Control characters are not allowed'), v.trim(), v.minLength(min), v.maxLength(max));
+  return v.pipe(
+    v.string(),
+    v.regex(PLAIN_TEXT, 'Control characters are not allowed'),
+    v.trim(),
+    v.minLength(min),
+    v.maxLength(max),
+  );
 }
 
 export const ErrorBody = v.object({
@@ -133,12 +144,15 @@ export type UserProfile = v.InferOutput<typeof UserProfile>;
 export const UserAnswer = v.object({ data: UserProfile });
 export type UserAnswer = v.InferOutput<typeof UserAnswer>;
 
-
 // ---- GET /api/config -------------------------------------------------------------------------
 
 /** The bounds of a new password (server configuration); the browser's checklist shows them. */
 export const PasswordPolicySchema = v.object({
-  minLength: v.number(), minLetters: v.number(), minDigits: v.number(), minSpecial: v.number(), maxLength: v.number(),
+  minLength: v.number(),
+  minLetters: v.number(),
+  minDigits: v.number(),
+  minSpecial: v.number(),
+  maxLength: v.number(),
 });
 
 /** What the browser needs before it renders: variant, languages, where it may redirect. */
@@ -155,9 +169,13 @@ export const AppConfig = v.object({
   captcha: v.boolean(),
   /** The Microsoft sign-in: its button shows when this is an object, and its beta notice names the
    * companies (tenants) allowed. The server always says (null when it is off). */
-  microsoft: v.optional(v.nullable(v.object({
-    tenants: v.array(v.object({ id: v.string(), name: v.nullable(v.string()) })),
-  }))),
+  microsoft: v.optional(
+    v.nullable(
+      v.object({
+        tenants: v.array(v.object({ id: v.string(), name: v.nullable(v.string()) })),
+      }),
+    ),
+  ),
 });
 export type AppConfig = v.InferOutput<typeof AppConfig>;
 

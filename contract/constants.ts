@@ -12,9 +12,21 @@ export const STANDARD_SCOPES = ['openid', 'offline_access', 'profile', 'email', 
 /** The spec's consent scopes (§3): they grant API access and carry no claims. A client asks only
  * for those its registration allows. */
 export const CONSENT_SCOPES = [
-  'balance', 'clientarea', 'company', 'customerwrite', 'fridom', 'history', 'mobile',
-  ...PRODUCT_KINDS, ...PRODUCT_KINDS.map((kind) => `my${kind}` as const),
-  'notification', 'payment', 'reimbursemoney', 'transaction', 'user', 'userwrite',
+  'balance',
+  'clientarea',
+  'company',
+  'customerwrite',
+  'fridom',
+  'history',
+  'mobile',
+  ...PRODUCT_KINDS,
+  ...PRODUCT_KINDS.map((kind) => `my${kind}` as const),
+  'notification',
+  'payment',
+  'reimbursemoney',
+  'transaction',
+  'user',
+  'userwrite',
 ] as const;
 export type Scope = (typeof STANDARD_SCOPES)[number] | (typeof CONSENT_SCOPES)[number];
 
@@ -81,14 +93,19 @@ export type Locale = (typeof LOCALES)[number];
 
 export type Variant = 'be' | 'lu';
 /** Languages each variant offers, the first part of the browser language mapping to a locale. */
-export const VARIANT_LOCALES: Record<Variant, { locales: Record<string, Locale>; fallback: Locale; default: Locale }> = {
-  be: { locales: { en: 'en', fr: 'fr', nl: 'nl' }, fallback: 'en', default: 'nl' },
-  lu: { locales: { fr: 'fr_LU', en: 'en_LU' }, fallback: 'fr_LU', default: 'fr_LU' },
-};
+export const VARIANT_LOCALES: Record<Variant, { locales: Record<string, Locale>; fallback: Locale; default: Locale }> =
+  {
+    be: { locales: { en: 'en', fr: 'fr', nl: 'nl' }, fallback: 'en', default: 'nl' },
+    lu: { locales: { fr: 'fr_LU', en: 'en_LU' }, fallback: 'fr_LU', default: 'fr_LU' },
+  };
 
 /** The locale to start with: a remembered choice the variant offers, else the browser's first
  * language, else the fallback. The browser and the server (drawing the first screen) both use it. */
-export function chooseLocale(variant: Variant, browserLanguages: readonly string[], stored: string | null | undefined): Locale {
+export function chooseLocale(
+  variant: Variant,
+  browserLanguages: readonly string[],
+  stored: string | null | undefined,
+): Locale {
   const offer = VARIANT_LOCALES[variant];
   if (stored && (Object.values(offer.locales) as string[]).includes(stored)) return stored as Locale;
   const first = browserLanguages[0]?.split(/[-_]/)[0]?.toLowerCase();

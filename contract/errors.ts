@@ -103,7 +103,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_phone: 'The phone number provided is invalid',
   last_method: 'You cannot delete your last email or phone verification method.',
   mfa_enrolment_required: 'Set up two-step verification first.',
-  common_password: 'This password is too common: it is among the first that attackers try. Choose one that is harder to guess.',
+  common_password:
+    'This password is too common: it is among the first that attackers try. Choose one that is harder to guess.',
   weak_new_password: 'This password does not meet the rules.',
   invalid_card_number: 'Your card number is invalid.',
   invalid_national_register_number: 'The national register number is invalid.',
@@ -127,20 +128,24 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_picture: 'The picture must be a JPEG, PNG or WebP image.',
   undo_unavailable: 'This link has expired or was already used.',
   merge_unavailable: 'A technical error occurred during the merging of the accounts. Please try again later.',
-  decline_unavailable: 'The other account must keep at least one email address and one phone number. Please use another email or phone.',
-  merge_sso_only: 'The other account signs in with Microsoft only. Sign in to it with Microsoft and add this email or phone from there.',
+  decline_unavailable:
+    'The other account must keep at least one email address and one phone number. Please use another email or phone.',
+  merge_sso_only:
+    'The other account signs in with Microsoft only. Sign in to it with Microsoft and add this email or phone from there.',
   merge_proof_required: 'Please confirm the other account with one of its two-step verification methods first.',
   last_contact: 'At least one email address and one phone number must remain on your account.',
   primary_contact: 'Make another one primary before you delete this one.',
   primary_needs_mfa: 'An error occurred during the switch.',
-  invalid_date_range: 'The dates are invalid: give days as YYYY-MM-DD, the first on or before the last, at most a year apart.',
+  invalid_date_range:
+    'The dates are invalid: give days as YYYY-MM-DD, the first on or before the last, at most a year apart.',
   sso_required: 'This account signs in with Microsoft only. Please use "Sign in with Microsoft".',
   sso_unavailable: 'Signing in with Microsoft is not available.',
   sso_ticket_invalid: 'This Microsoft sign-in has expired or was already used. Please sign in with Microsoft again.',
   sso_identity_taken: 'This Microsoft account is already linked to an account.',
   sso_last_identity: 'This account signs in with Microsoft only: it must keep at least one Microsoft account.',
   sso_failed: 'The sign-in with Microsoft did not succeed. Please try again.',
-  sso_tenant_not_allowed: 'Your organisation cannot sign in with Microsoft here. Please sign in with your email and password.',
+  sso_tenant_not_allowed:
+    'Your organisation cannot sign in with Microsoft here. Please sign in with your email and password.',
   internal_error: 'An error has occurred. Please try again later.',
   maintenance: 'Login is unavailable at the moment. Please try again later.',
   database_unavailable: 'The service is briefly unavailable. Please try again in a moment.',

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  HISTORY_CATEGORIES, HISTORY_TYPES, KNOWN_HISTORY_TYPES, addDays, categoryOf, dayToMs, daysBetween, defaultHistoryRange, historyRange,
+  HISTORY_CATEGORIES,
+  HISTORY_TYPES,
+  KNOWN_HISTORY_TYPES,
+  addDays,
+  categoryOf,
+  dayToMs,
+  daysBetween,
+  defaultHistoryRange,
+  historyRange,
 } from './history.ts';
 
 const NOW = Date.UTC(2026, 10, 24, 23, 30);
@@ -8,7 +16,8 @@ const NOW = Date.UTC(2026, 10, 24, 23, 30);
 describe('history categories', () => {
   it('puts every known type in exactly one category, and anything else under other', () => {
     expect(new Set(KNOWN_HISTORY_TYPES).size).toBe(Object.values(HISTORY_TYPES).flat().length);
-    for (const [category, types] of Object.entries(HISTORY_TYPES)) for (const type of types) expect(categoryOf(type)).toBe(category);
+    for (const [category, types] of Object.entries(HISTORY_TYPES))
+      for (const type of types) expect(categoryOf(type)).toBe(category);
     expect(categoryOf('login_succeeded')).toBe('sign_in');
     expect(categoryOf('something_new')).toBe('other');
     expect(HISTORY_CATEGORIES).toContain('other');
@@ -20,7 +29,17 @@ describe('history days', () => {
   it('takes real calendar days only', () => {
     expect(dayToMs('2026-11-24')).toBe(Date.UTC(2026, 10, 24));
     expect(dayToMs('2028-02-29')).not.toBeNull();
-    for (const day of ['2026-02-29', '2026-13-01', '2026-00-10', '2026-11-31', '20261124', '2026-1-01', ' 2026-11-24', '']) expect(dayToMs(day), day).toBeNull();
+    for (const day of [
+      '2026-02-29',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-11-31',
+      '20261124',
+      '2026-1-01',
+      ' 2026-11-24',
+      '',
+    ])
+      expect(dayToMs(day), day).toBeNull();
   });
 
   it('counts days across months and years', () => {

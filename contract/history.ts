@@ -4,7 +4,17 @@
 // later) shows under `other` until it is given a category.
 
 export const HISTORY_CATEGORIES = [
-  'sign_in', 'failed_sign_in', 'second_factor', 'password', 'contact', 'banking', 'device', 'access', 'session', 'account', 'other',
+  'sign_in',
+  'failed_sign_in',
+  'second_factor',
+  'password',
+  'contact',
+  'banking',
+  'device',
+  'access',
+  'session',
+  'account',
+  'other',
 ] as const;
 export type HistoryCategory = (typeof HISTORY_CATEGORIES)[number];
 
@@ -13,20 +23,47 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
   sign_in: ['login_succeeded', 'sso_sign_in'],
   failed_sign_in: ['login_failed', 'login_throttled', 'mfa_failed', 'card_activation_failed'],
   second_factor: [
-    'mfa_method_added', 'mfa_method_replaced', 'mfa_method_removed', 'mfa_primary_changed', 'mfa_step_up',
-    'recovery_key_used', 'recovery_keys_regenerated',
+    'mfa_method_added',
+    'mfa_method_replaced',
+    'mfa_method_removed',
+    'mfa_primary_changed',
+    'mfa_step_up',
+    'recovery_key_used',
+    'recovery_keys_regenerated',
   ],
   password: ['password_changed', 'password_reset', 'login_weak_password'],
-  contact: ['email_added', 'email_removed', 'email_primary_changed', 'phone_added', 'phone_removed', 'phone_primary_changed'],
+  contact: [
+    'email_added',
+    'email_removed',
+    'email_primary_changed',
+    'phone_added',
+    'phone_removed',
+    'phone_primary_changed',
+  ],
   banking: ['iban_changed'],
   device: ['device_new', 'new_device_alert', 'new_device_rejected', 'device_trusted', 'device_trust_revoked'],
   access: ['partner_consent_given', 'partner_consent_refused', 'partner_access_revoked', 'partner_access_requested'],
   session: ['logout', 'device_logged_out', 'logout_others', 'logout_everywhere', 'sessions_ended', 'change_undone'],
-  account: ['account_created', 'card_activated', 'profile_updated', 'card_product_changed', 'data_exported', 'picture_changed', 'accounts_merged', 'account_merged_away', 'sso_linked', 'sso_unlinked', 'sso_only_on', 'sso_only_off'],
+  account: [
+    'account_created',
+    'card_activated',
+    'profile_updated',
+    'card_product_changed',
+    'data_exported',
+    'picture_changed',
+    'accounts_merged',
+    'account_merged_away',
+    'sso_linked',
+    'sso_unlinked',
+    'sso_only_on',
+    'sso_only_off',
+  ],
 };
 
 const CATEGORY_OF = new Map<string, HistoryCategory>(
-  Object.entries(HISTORY_TYPES).flatMap(([category, types]) => types.map((type) => [type, category as HistoryCategory] as const)),
+  Object.entries(HISTORY_TYPES).flatMap(([category, types]) =>
+    types.map((type) => [type, category as HistoryCategory] as const),
+  ),
 );
 
 /** Every raw type that has a category. */
@@ -89,7 +126,11 @@ export function defaultHistoryRange(now = Date.now()): { from: string; to: strin
 
 /** A range as asked (either end may be missing: the default fills it), or null when a day is not a
  * real YYYY-MM-DD day, `from` comes after `to`, or the range is longer than HISTORY_MAX_DAYS. */
-export function historyRange(from: string | undefined, to: string | undefined, now = Date.now()): { from: string; to: string } | null {
+export function historyRange(
+  from: string | undefined,
+  to: string | undefined,
+  now = Date.now(),
+): { from: string; to: string } | null {
   const fallback = defaultHistoryRange(now);
   const end = to ?? (from !== undefined && (dayToMs(from) ?? 0) > (dayToMs(fallback.to) ?? 0) ? from : fallback.to);
   const start = from ?? addDays(end, 1 - HISTORY_DEFAULT_DAYS);

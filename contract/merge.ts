@@ -49,7 +49,8 @@ export type FuzzionOffer = v.InferOutput<typeof FuzzionOffer>;
 /** POST /mfa/fuzzion: starts one of the other account's second factors, named by its id in the
  * offer's `methods`; a code goes to that method's own destination, never to one the caller names. */
 export const FuzzionMfaRequest = v.strictObject({
-  payload, mfaId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)),
+  payload,
+  mfaId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)),
   channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
 });
 export type FuzzionMfaRequest = v.InferOutput<typeof FuzzionMfaRequest>;
@@ -58,7 +59,10 @@ export const FuzzionSendAnswer = v.object({
   challenge: v.string(),
   method: v.string(),
   target: v.optional(v.string()),
-  expires_at: v.string(), expires_in: v.number(), resend_at: v.optional(v.string()), resend_in: v.optional(v.number()),
+  expires_at: v.string(),
+  expires_in: v.number(),
+  resend_at: v.optional(v.string()),
+  resend_in: v.optional(v.number()),
 });
 export type FuzzionSendAnswer = v.InferOutput<typeof FuzzionSendAnswer>;
 
@@ -80,15 +84,21 @@ export const FuzzionAnswer = v.object({
   payload: v.string(),
   mfa: v.array(MfaMethodSummary),
   password: v.boolean(),
-  data: v.optional(v.object({
-    outcome: v.picklist(['merged', 'declined']),
-    emails: v.array(v.object({ value: v.string(), primary: v.boolean() })),
-    phones: v.array(v.object({ value: v.string(), primary: v.boolean() })),
-  })),
+  data: v.optional(
+    v.object({
+      outcome: v.picklist(['merged', 'declined']),
+      emails: v.array(v.object({ value: v.string(), primary: v.boolean() })),
+      phones: v.array(v.object({ value: v.string(), primary: v.boolean() })),
+    }),
+  ),
 });
 export type FuzzionAnswer = v.InferOutput<typeof FuzzionAnswer>;
 
 /** The 409 "already in use" answer to a code (POST /user/login/confirm, POST /mfa/activate): the
  * address or number is another account's, and this is the offer to merge or decline. */
-export const FuzzionTicket = v.object({ payload: v.string(), kind: v.picklist(['email', 'phone']), target: v.string() });
+export const FuzzionTicket = v.object({
+  payload: v.string(),
+  kind: v.picklist(['email', 'phone']),
+  target: v.string(),
+});
 export type FuzzionTicket = v.InferOutput<typeof FuzzionTicket>;

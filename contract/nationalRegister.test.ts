@@ -31,13 +31,15 @@ describe('national register number', () => {
     expect(normaliseNationalRegisterNumber('abc')).toBeNull();
   });
   it('accepts every number built by the rule and refuses every other check digit', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 999_999_999 }), fc.boolean(), (n, from2000) => {
-      const base = String(n).padStart(9, '0');
-      const valid = make(base.slice(0, 6), base.slice(6), from2000);
-      const other = (Number(valid.slice(9)) + 1) % 100;
-      const alternative = 97 - Number(BigInt(from2000 ? base : `2${base}`) % 97n);
-      const wrong = `${base}${String(other).padStart(2, '0')}`;
-      return isNationalRegisterNumber(valid) && (other === alternative || !isNationalRegisterNumber(wrong));
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999 }), fc.boolean(), (n, from2000) => {
+        const base = String(n).padStart(9, '0');
+        const valid = make(base.slice(0, 6), base.slice(6), from2000);
+        const other = (Number(valid.slice(9)) + 1) % 100;
+        const alternative = 97 - Number(BigInt(from2000 ? base : `2${base}`) % 97n);
+        const wrong = `${base}${String(other).padStart(2, '0')}`;
+        return isNationalRegisterNumber(valid) && (other === alternative || !isNationalRegisterNumber(wrong));
+      }),
+    );
   });
 });

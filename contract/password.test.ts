@@ -27,9 +27,11 @@ describe('password policy', () => {
     expect(passwordProblems('Tessera-demo-26!', strict)).toEqual(['no_number']);
   });
   it('never reports a problem for a password built to satisfy the policy', () => {
-    fc.assert(fc.property(fc.string({ minLength: 10, maxLength: 60 }), (s) => {
-      const password = `${s.replace(/\s/g, '')}aA1!xxxxxxxx`.slice(0, 120);
-      return passwordProblems(password, policy).length === 0;
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 10, maxLength: 60 }), (s) => {
+        const password = `${s.replace(/\s/g, '')}aA1!xxxxxxxx`.slice(0, 120);
+        return passwordProblems(password, policy).length === 0;
+      }),
+    );
   });
 });

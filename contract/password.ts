@@ -1,12 +1,25 @@
 // Password policy: bounds are configuration (the server sends them to the browser); the browser's
 // checklist and the server's check run this same function.
 
-export type PasswordPolicy = { minLength: number; minLetters: number; minDigits: number; minSpecial: number; maxLength: number };
+export type PasswordPolicy = {
+  minLength: number;
+  minLetters: number;
+  minDigits: number;
+  minSpecial: number;
+  maxLength: number;
+};
 
-export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 10, minLetters: 1, minDigits: 1, minSpecial: 1, maxLength: 128 };
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
+  minLength: 10,
+  minLetters: 1,
+  minDigits: 1,
+  minSpecial: 1,
+  maxLength: 128,
+};
 
 /** Problems in checklist order; the keys translate to the spec's messages. */
-export type PasswordProblem = 'required' | 'too_short' | 'too_long' | 'no_letter' | 'no_number' | 'no_special' | 'mismatch';
+export type PasswordProblem =
+  'required' | 'too_short' | 'too_long' | 'no_letter' | 'no_number' | 'no_special' | 'mismatch';
 
 export const PASSWORD_PROBLEM_MESSAGES: Record<PasswordProblem, string> = {
   required: 'Password is required.',

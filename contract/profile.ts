@@ -42,13 +42,58 @@ export function birthdateProblem(value: string, today: string): BirthdateProblem
 
 /** The European countries of the IBAN registry that an account may hold its bank account in. */
 export const IBAN_COUNTRIES = [
-  'AD', 'AL', 'AT', 'BA', 'BE', 'BG', 'BY', 'CH', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FO',
-  'FR', 'GB', 'GI', 'GR', 'HR', 'HU', 'IE', 'IS', 'IT', 'LI', 'LT', 'LU', 'LV', 'MC', 'MD', 'ME',
-  'MK', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'RS', 'SE', 'SI', 'SK', 'SM', 'UA', 'VA', 'XK',
+  'AD',
+  'AL',
+  'AT',
+  'BA',
+  'BE',
+  'BG',
+  'BY',
+  'CH',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FO',
+  'FR',
+  'GB',
+  'GI',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IS',
+  'IT',
+  'LI',
+  'LT',
+  'LU',
+  'LV',
+  'MC',
+  'MD',
+  'ME',
+  'MK',
+  'MT',
+  'NL',
+  'NO',
+  'PL',
+  'PT',
+  'RO',
+  'RS',
+  'SE',
+  'SI',
+  'SK',
+  'SM',
+  'UA',
+  'VA',
+  'XK',
 ] as const;
 export type IbanCountry = (typeof IBAN_COUNTRIES)[number];
 
-export const isIbanCountry = (value: string): value is IbanCountry => (IBAN_COUNTRIES as readonly string[]).includes(value);
+export const isIbanCountry = (value: string): value is IbanCountry =>
+  (IBAN_COUNTRIES as readonly string[]).includes(value);
 
 /** How an IBAN is shown once saved: the country and check digits, then only the last four
  * characters ("BE68 •••• •••• 7034"), grouped by four as it is printed. */
@@ -78,15 +123,21 @@ export type ContactRequest = v.InferOutput<typeof ContactRequest>;
 
 /** POST /user/login: a new address or number; a number's code may go by SMS, call or WhatsApp. */
 export const AddContactRequest = v.strictObject({
-  email: v.optional(text(320)), phone: v.optional(text(40)), channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
+  email: v.optional(text(320)),
+  phone: v.optional(text(40)),
+  channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
 });
 export type AddContactRequest = v.InferOutput<typeof AddContactRequest>;
 
 export const AddContactAnswer = v.object({
   payload: v.string(),
   data: v.object({
-    kind: v.picklist(['email', 'phone']), target: v.string(), expires_at: v.string(), expires_in: v.number(),
-    resend_at: v.optional(v.string()), resend_in: v.optional(v.number()),
+    kind: v.picklist(['email', 'phone']),
+    target: v.string(),
+    expires_at: v.string(),
+    expires_in: v.number(),
+    resend_at: v.optional(v.string()),
+    resend_in: v.optional(v.number()),
   }),
 });
 export type AddContactAnswer = v.InferOutput<typeof AddContactAnswer>;
@@ -114,7 +165,10 @@ export type AccountCard = v.InferOutput<typeof AccountCard>;
 export const AccountCardList = v.object({ data: v.array(AccountCard) });
 export const AccountCardAnswer = v.object({ data: AccountCard });
 
-export const CardProductParams = v.strictObject({ id: v.pipe(v.string(), v.uuid()), product: v.picklist(CARD_PRODUCTS) });
+export const CardProductParams = v.strictObject({
+  id: v.pipe(v.string(), v.uuid()),
+  product: v.picklist(CARD_PRODUCTS),
+});
 export type CardProductParams = v.InferOutput<typeof CardProductParams>;
 export const CardProductRequest = v.strictObject({ active: v.boolean() });
 export type CardProductRequest = v.InferOutput<typeof CardProductRequest>;

@@ -4,17 +4,40 @@ import { VARIANT_LOCALES, serviceHost, variantOfHost } from './constants.ts';
 import { ERROR_MESSAGES, ERROR_STATUS } from './errors.ts';
 import { normalisePhone } from './phone.ts';
 import {
-  isActivationCode, isCardNumber, isDeviceId, isEmail, isInvitationCode, looksLikeEmail, normaliseActivationCode, normaliseEmail, normaliseInvitationCode,
+  isActivationCode,
+  isCardNumber,
+  isDeviceId,
+  isEmail,
+  isInvitationCode,
+  looksLikeEmail,
+  normaliseActivationCode,
+  normaliseEmail,
+  normaliseInvitationCode,
   sanitiseCodeInput,
 } from './rules.ts';
 
 describe('email rule', () => {
-  it.each(['emma.peeters@example.be', 'a+b@sub.example.co.uk'])('accepts %s', (email) => expect(isEmail(email)).toBe(true));
-  it.each(['', 'no-at-sign', '@example.be', 'a@b', 'a b@example.be', `${'a'.repeat(65)}@example.be`, 'a@example.b',
+  it.each(['emma.peeters@example.be', 'a+b@sub.example.co.uk'])('accepts %s', (email) =>
+    expect(isEmail(email)).toBe(true),
+  );
+  it.each([
+    '',
+    'no-at-sign',
+    '@example.be',
+    'a@b',
+    'a b@example.be',
+    `${'a'.repeat(65)}@example.be`,
+    'a@example.b',
     // What a mailer would read as another address: a list, a display name, a quoted or commented part.
-    'a@b.example,c@d.example', '<attacker>x@victim.example', 'x@victim.example;y@evil.example', '"a@b"@example.be', 'a(c)@example.be', 'a@[127.0.0.1].example'])(
-    'refuses %j', (email) => expect(isEmail(email)).toBe(false));
-  it('normalises case and spaces', () => expect(normaliseEmail('  Emma.Peeters@Example.BE ')).toBe('emma.peeters@example.be'));
+    'a@b.example,c@d.example',
+    '<attacker>x@victim.example',
+    'x@victim.example;y@evil.example',
+    '"a@b"@example.be',
+    'a(c)@example.be',
+    'a@[127.0.0.1].example',
+  ])('refuses %j', (email) => expect(isEmail(email)).toBe(false));
+  it('normalises case and spaces', () =>
+    expect(normaliseEmail('  Emma.Peeters@Example.BE ')).toBe('emma.peeters@example.be'));
   it('tells emails from phones', () => {
     expect(looksLikeEmail('x@y.be')).toBe(true);
     expect(looksLikeEmail('+32 470 12 34 56')).toBe(false);
@@ -31,12 +54,15 @@ describe('phone normalisation', () => {
     ['+352 621 123 456', 'BE', '+352621123456'],
   ] as const)('%s (%s) → %s', (input, country, expected) => expect(normalisePhone(input, country)).toBe(expected));
   it.each(['', 'abc', '12', '+32 470 12', 'emma@example.be', '0470 12 34 56 78 90 12'])('refuses %j', (input) =>
-    expect(normalisePhone(input)).toBeNull());
+    expect(normalisePhone(input)).toBeNull(),
+  );
   it('never throws and always yields E.164 or null', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), (input) => {
-      const out = normalisePhone(input);
-      return out === null || /^\+[1-9]\d{6,14}$/.test(out);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (input) => {
+        const out = normalisePhone(input);
+        return out === null || /^\+[1-9]\d{6,14}$/.test(out);
+      }),
+    );
   });
 });
 
@@ -46,7 +72,8 @@ describe('card number rule', () => {
     expect(isCardNumber('5065 1234 1234 1234')).toBe(true);
   });
   it.each(['4065123412341234', '506512341234123', '50651234123412345', '5065abcd12341234'])('refuses %s', (card) =>
-    expect(isCardNumber(card)).toBe(false));
+    expect(isCardNumber(card)).toBe(false),
+  );
 });
 
 describe('code input and device id', () => {
@@ -81,7 +108,8 @@ describe('variants', () => {
 
 describe('error catalogue', () => {
   it('gives every code a status and a message, with the spec wording for login', () => {
-    for (const code of Object.keys(ERROR_STATUS)) expect(ERROR_MESSAGES[code as keyof typeof ERROR_STATUS]).toBeTruthy();
+    for (const code of Object.keys(ERROR_STATUS))
+      expect(ERROR_MESSAGES[code as keyof typeof ERROR_STATUS]).toBeTruthy();
     expect(ERROR_MESSAGES.invalid_credentials).toBe('Invalid username/password.');
     expect(ERROR_MESSAGES.too_many_attempts).toBe('Too many attempts. Please try again later.');
     expect(ERROR_MESSAGES.internal_error).toBe('An error has occurred. Please try again later.');
@@ -98,6 +126,7 @@ describe('activation and invitation codes', () => {
     expect(normaliseInvitationCode('tess-0ilo-abcd')).toBe('TESS0110ABCD');
     expect(isInvitationCode('TESS-0001-DEMO')).toBe(true);
     expect(isInvitationCode('tess 0001 demo')).toBe(true);
-    for (const code of ['', 'TESS-0001', 'TESS-0001-DEMO-1', 'TESS-0001-DEMU']) expect(isInvitationCode(code)).toBe(false);
+    for (const code of ['', 'TESS-0001', 'TESS-0001-DEMO-1', 'TESS-0001-DEMU'])
+      expect(isInvitationCode(code)).toBe(false);
   });
 });

@@ -44,7 +44,11 @@ export function isActivationCode(value: string): boolean {
 export const INVITATION_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export function normaliseInvitationCode(value: string): string {
-  return value.toUpperCase().replace(/[\s-]+/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
+  return value
+    .toUpperCase()
+    .replace(/[\s-]+/g, '')
+    .replace(/O/g, '0')
+    .replace(/[IL]/g, '1');
 }
 
 export function isInvitationCode(value: string): boolean {

@@ -26,7 +26,12 @@ export const MfaMethodList = v.object({
 
 /** GET /api/mfa/status: whether the session passed MFA recently (sudo), whether the account has a
  * single method, whether the card is its only way through, and whether it must set one up. */
-export const MfaStatus = v.object({ sudo: v.boolean(), single: v.boolean(), need_card: v.boolean(), enrolment: MfaEnrolment });
+export const MfaStatus = v.object({
+  sudo: v.boolean(),
+  single: v.boolean(),
+  need_card: v.boolean(),
+  enrolment: MfaEnrolment,
+});
 
 /** GET /api/mfa/sudo query: start (or resend) a challenge on one method. */
 export const MfaChallengeQuery = v.strictObject({
@@ -140,8 +145,14 @@ export type CaptchaChallengeQuery = v.InferOutput<typeof CaptchaChallengeQuery>;
  * signature: a solution counts at the level it was made for, whatever the browser says. */
 export const CaptchaChallenge = v.object({
   parameters: v.object({
-    algorithm: v.string(), nonce: v.string(), salt: v.string(), cost: v.number(), keyLength: v.number(), keyPrefix: v.string(),
-    keySignature: v.optional(v.string()), expiresAt: v.optional(v.number()),
+    algorithm: v.string(),
+    nonce: v.string(),
+    salt: v.string(),
+    cost: v.number(),
+    keyLength: v.number(),
+    keyPrefix: v.string(),
+    keySignature: v.optional(v.string()),
+    expiresAt: v.optional(v.number()),
     data: v.optional(v.object({ level: v.picklist(CAPTCHA_LEVELS) })),
   }),
   signature: v.string(),
@@ -194,7 +205,11 @@ export const OnboardingStarted = v.object({
 export type OnboardingStarted = v.InferOutput<typeof OnboardingStarted>;
 
 /** 409 card_already_active: the card belongs to an account, whose usernames are shown masked. */
-export const CardAlreadyActiveAnswer = v.object({ code: v.literal('card_already_active'), message: v.string(), usernames: v.array(v.string()) });
+export const CardAlreadyActiveAnswer = v.object({
+  code: v.literal('card_already_active'),
+  message: v.string(),
+  usernames: v.array(v.string()),
+});
 
 export const MarketingPreferences = v.strictObject({ email: v.boolean(), sms: v.boolean(), partners: v.boolean() });
 export type MarketingPreferences = v.InferOutput<typeof MarketingPreferences>;
@@ -212,7 +227,12 @@ export type NotificationsAnswer = v.InferOutput<typeof NotificationsAnswer>;
 export const NotificationsRequest = v.strictObject({ marketing: MarketingPreferences });
 export type NotificationsRequest = v.InferOutput<typeof NotificationsRequest>;
 
-export const OnboardingTermsRequest = v.strictObject({ flow: FlowToken, terms: v.boolean(), privacy: v.boolean(), marketing: MarketingPreferences });
+export const OnboardingTermsRequest = v.strictObject({
+  flow: FlowToken,
+  terms: v.boolean(),
+  privacy: v.boolean(),
+  marketing: MarketingPreferences,
+});
 export type OnboardingTermsRequest = v.InferOutput<typeof OnboardingTermsRequest>;
 
 export const OnboardingProfileRequest = v.strictObject({
@@ -244,7 +264,10 @@ export const OnboardingCodeSent = v.object({
 });
 export type OnboardingCodeSent = v.InferOutput<typeof OnboardingCodeSent>;
 
-export const OnboardingVerifyRequest = v.strictObject({ flow: FlowToken, code: v.pipe(v.string(), v.regex(/^\d{8}$/)) });
+export const OnboardingVerifyRequest = v.strictObject({
+  flow: FlowToken,
+  code: v.pipe(v.string(), v.regex(/^\d{8}$/)),
+});
 export type OnboardingVerifyRequest = v.InferOutput<typeof OnboardingVerifyRequest>;
 
 export const OnboardingVerified = v.object({ verified: v.picklist(['email', 'phone']) });
@@ -268,14 +291,16 @@ export const OnboardingState = v.object({
   email: v.nullable(v.object({ address: v.string(), verified: v.boolean() })),
   phone: v.nullable(v.object({ number: v.string(), verified: v.boolean() })),
   /** The code waiting to be typed, timed as the answer that sent it was; null when none is. */
-  code: v.nullable(v.object({
-    kind: v.picklist(['email', 'phone']),
-    target: v.string(),
-    expires_at: v.string(),
-    expires_in: v.number(),
-    resend_at: v.string(),
-    resend_in: v.number(),
-  })),
+  code: v.nullable(
+    v.object({
+      kind: v.picklist(['email', 'phone']),
+      target: v.string(),
+      expires_at: v.string(),
+      expires_in: v.number(),
+      resend_at: v.string(),
+      resend_in: v.number(),
+    }),
+  ),
 });
 export type OnboardingState = v.InferOutput<typeof OnboardingState>;
 
@@ -466,7 +491,12 @@ export const HistoryEvent = v.object({
 });
 export type HistoryEvent = v.InferOutput<typeof HistoryEvent>;
 /** A page of events, newest first; `next` asks for the following page (null on the last). */
-export const HistoryPage = v.object({ data: v.array(HistoryEvent), next: v.nullable(v.string()), from: v.string(), to: v.string() });
+export const HistoryPage = v.object({
+  data: v.array(HistoryEvent),
+  next: v.nullable(v.string()),
+  from: v.string(),
+  to: v.string(),
+});
 export type HistoryPage = v.InferOutput<typeof HistoryPage>;
 /** Successful sign-ins per day of the range, every day listed (zero included), oldest first. */
 export const HistorySummary = v.object({

@@ -6,9 +6,13 @@ import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
-const REDIRECT_URI = DEMO_CLIENTS.find((c) => c.client_id === '17')!.redirect_uris.find((u) => u.startsWith('http://'))!;
+const REDIRECT_URI = DEMO_CLIENTS.find((c) => c.client_id === '17')!.redirect_uris.find((u) =>
+  u.startsWith('http://'),
+)!;
 
-test('an application given access through the authorisation server is listed, and its access revoked after a yes', async ({ page }) => {
+test('an application given access through the authorisation server is listed, and its access revoked after a yes', async ({
+  page,
+}) => {
   // Luc: no other walk gives him access to an application, so the list is his alone.
   const luc = user('luxembourg');
   await signIn(page, luc.email);
@@ -16,7 +20,13 @@ test('an application given access through the authorisation server is listed, an
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Luc');
 
   // The employee area asks for access (code + PKCE, offline access) from its own page.
-  const rp = await relyingParty(page, { clientId: '17', redirectUri: REDIRECT_URI, scope: 'openid balance offline_access', name: 'Employee area', params: { prompt: 'consent' } });
+  const rp = await relyingParty(page, {
+    clientId: '17',
+    redirectUri: REDIRECT_URI,
+    scope: 'openid balance offline_access',
+    name: 'Employee area',
+    params: { prompt: 'consent' },
+  });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   const tokens = await rp.exchange(await rp.callback);
@@ -62,5 +72,7 @@ test('an application given access through the authorisation server is listed, an
   await page.reload();
   await expect(page.getByTestId('access-empty')).toBeVisible();
   // And the application's refresh token is dead.
-  await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({
+    error: 'invalid_grant',
+  });
 });

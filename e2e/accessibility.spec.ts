@@ -51,7 +51,9 @@ test('the login form works with the keyboard alone', async ({ page }) => {
 });
 
 for (const width of [1280, 375]) {
-  test(`each screen names itself in the tab and takes focus, with a skip link first (${width} px)`, async ({ page }) => {
+  test(`each screen names itself in the tab and takes focus, with a skip link first (${width} px)`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width, height: 800 });
     await page.goto('/login/email');
     await expect(page).toHaveTitle('Sign in to your Tessera account · Tessera');

@@ -8,11 +8,15 @@ import { DEMO_PASSWORD, captchaReady, expectNoAxeViolations, signIn, user } from
 
 test.use({ locale: 'en-GB' });
 
-test('the challenge cannot be fetched: the widget says so, the form says so, and a retry recovers', async ({ page }) => {
+test('the challenge cannot be fetched: the widget says so, the form says so, and a retry recovers', async ({
+  page,
+}) => {
   await page.route('**/api/captcha/challenge', (route) => route.fulfill({ status: 503, body: '{}' }));
   await page.goto('/forgot-password/email');
   const widget = page.getByTestId('captcha');
-  await expect(widget.getByRole('alert')).toHaveText('The CAPTCHA is not available on the server side. Please try again later.');
+  await expect(widget.getByRole('alert')).toHaveText(
+    'The CAPTCHA is not available on the server side. Please try again later.',
+  );
   await expectNoAxeViolations(page);
   await page.getByLabel('Email address').fill('nobody@example.be');
   await page.getByRole('button', { name: 'Send me a code' }).click();
@@ -27,19 +31,28 @@ test('the challenge cannot be fetched: the widget says so, the form says so, and
 test('the solver script cannot load', async ({ page }) => {
   await page.route(/\/assets\/altcha-[^/]*\.js$/, (route) => route.abort());
   await page.goto('/forgot-username');
-  await expect(page.getByTestId('captcha').getByRole('alert')).toHaveText('The CAPTCHA script failed to load. Check your connection and try again.');
+  await expect(page.getByTestId('captcha').getByRole('alert')).toHaveText(
+    'The CAPTCHA script failed to load. Check your connection and try again.',
+  );
 });
 
 test('the browser window has no WebCrypto', async ({ page }) => {
   await page.addInitScript(() => Object.defineProperty(globalThis.crypto, 'subtle', { value: undefined }));
   await page.goto('/forgot-username');
-  await expect(page.getByTestId('captcha').getByRole('alert')).toHaveText('The CAPTCHA is not available in this browser window.');
+  await expect(page.getByTestId('captcha').getByRole('alert')).toHaveText(
+    'The CAPTCHA is not available in this browser window.',
+  );
 });
 
 test('a form sent before the CAPTCHA is ready says it is not loaded, and goes through once it is', async ({ page }) => {
   let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route('**/api/captcha/challenge', async (route) => { await held; await route.continue(); });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/api/captcha/challenge', async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.goto('/forgot-username');
   await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 0002');
   await page.getByRole('button', { name: 'Find my username' }).click();
@@ -53,33 +66,55 @@ test('a form sent before the CAPTCHA is ready says it is not loaded, and goes th
 // A password manager fills and submits at once; the server then wants a robot check (after earlier
 // failures from this address). Its answer is staged once here, so other tests' accounts keep
 // their counters; the rest is the real server.
-for (const width of [1280, 375]) test(`a sign-in refused for want of a robot check keeps the password and goes again by itself once solved (${width} px)`, async ({ page }) => {
-  await page.setViewportSize({ width, height: 800 });
-  const sent: Array<Record<string, unknown>> = [];
-  await page.route('**/api/token', async (route) => {
-    sent.push(route.request().postDataJSON() as Record<string, unknown>);
-    if (sent.length === 1) {
-      await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true }) });
-    } else {
-      await route.continue();
-    }
+for (const width of [1280, 375])
+  test(`a sign-in refused for want of a robot check keeps the password and goes again by itself once solved (${width} px)`, async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width, height: 800 });
+    const sent: Array<Record<string, unknown>> = [];
+    await page.route('**/api/token', async (route) => {
+      sent.push(route.request().postDataJSON() as Record<string, unknown>);
+      if (sent.length === 1) {
+        await route.fulfill({
+          status: 400,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            code: 'captcha_required',
+            message: 'Please confirm that you are not a robot.',
+            captcha: true,
+          }),
+        });
+      } else {
+        await route.continue();
+      }
+    });
+    const claire = DEMO_USERS.find((u) => u.key === 'customer')!;
+    await page.goto('/login/email');
+    await page.getByLabel('Email address').fill(claire.email);
+    await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatchObject({ username: claire.email, password: DEMO_PASSWORD });
+    expect(typeof sent[1]!.captcha).toBe('string');
   });
-  const claire = DEMO_USERS.find((u) => u.key === 'customer')!;
-  await page.goto('/login/email');
-  await page.getByLabel('Email address').fill(claire.email);
-  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
-  expect(sent).toHaveLength(2);
-  expect(sent[1]).toMatchObject({ username: claire.email, password: DEMO_PASSWORD });
-  expect(typeof sent[1]!.captcha).toBe('string');
-});
 
 test('while the robot check is solved, the form says what happens and nothing contradicts it', async ({ page }) => {
   let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route('**/api/captcha/challenge', async (route) => { await held; await route.continue(); });
-  await page.route('**/api/token', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: '', captcha: true }) }));
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/api/captcha/challenge', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.route('**/api/token', (route) =>
+    route.fulfill({
+      status: 400,
+      contentType: 'application/json',
+      body: JSON.stringify({ code: 'captcha_required', message: '', captcha: true }),
+    }),
+  );
   await page.goto('/login/email');
   await page.getByLabel('Email address').fill('someone@example.be');
   await page.getByLabel('Password', { exact: true }).fill('typed-by-a-manager');
@@ -95,8 +130,12 @@ test('while the robot check is solved, the form says what happens and nothing co
 });
 
 /** The level of the challenge a solution was made for (signed into its `data`). */
-const levelOf = (solution: string) => (JSON.parse(Buffer.from(solution, 'base64').toString()) as { challenge: { parameters: { data?: { level?: number } } } })
-  .challenge.parameters.data?.level ?? 0;
+const levelOf = (solution: string) =>
+  (
+    JSON.parse(Buffer.from(solution, 'base64').toString()) as {
+      challenge: { parameters: { data?: { level?: number } } };
+    }
+  ).challenge.parameters.data?.level ?? 0;
 
 // Past a card number's ceiling of wrong codes (server/onboarding/ceiling.test.ts) the server names a
 // harder puzzle. The first answer is staged here, so that no card's counters are spent; the rest is
@@ -104,11 +143,22 @@ const levelOf = (solution: string) => (JSON.parse(Buffer.from(solution, 'base64'
 test('the card step asked for a harder puzzle solves one at that level and sends it', async ({ page }) => {
   const sent: Array<Record<string, unknown>> = [];
   const asked: string[] = [];
-  page.on('request', (request) => { if (request.url().includes('/api/captcha/challenge')) asked.push(new URL(request.url()).search); });
+  page.on('request', (request) => {
+    if (request.url().includes('/api/captcha/challenge')) asked.push(new URL(request.url()).search);
+  });
   await page.route('**/api/onboarding/card', async (route) => {
     sent.push(route.request().postDataJSON() as Record<string, unknown>);
     if (sent.length === 1) {
-      await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true, captcha_level: 1 }) });
+      await route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 'captcha_required',
+          message: 'Please confirm that you are not a robot.',
+          captcha: true,
+          captcha_level: 1,
+        }),
+      });
     } else {
       await route.continue();
     }
@@ -133,12 +183,23 @@ test('the card step asked for a harder puzzle solves one at that level and sends
 // Past an account's ceiling of wrong codes the server wants a puzzle with every code (the answer
 // says `captcha: true` and its level): the code form shows the widget and sends its solution in
 // the X-Captcha header. Staged once, on a code nobody was sent (an unknown address).
-test('a code form asked for a puzzle shows it at the level named and sends its solution with the code', async ({ page }) => {
+test('a code form asked for a puzzle shows it at the level named and sends its solution with the code', async ({
+  page,
+}) => {
   const headers: Array<string | undefined> = [];
   await page.route('**/api/user/forgot-password/verify', async (route) => {
     headers.push(route.request().headers()['x-captcha']);
     if (headers.length === 1) {
-      await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true, captcha_level: 2 }) });
+      await route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 'captcha_required',
+          message: 'Please confirm that you are not a robot.',
+          captcha: true,
+          captcha_level: 2,
+        }),
+      });
     } else {
       await route.continue();
     }
@@ -165,17 +226,29 @@ test('a code form asked for a puzzle shows it at the level named and sends its s
 function strangerSignIn(username: string, from: string): Promise<Record<string, unknown>> {
   const body = JSON.stringify({ username, password: `a-guess-from-${from}` });
   return new Promise((resolve, reject) => {
-    const sent = httpRequest({
-      host: '127.0.0.1', port: E2E_PORT, path: '/api/token', method: 'POST', localAddress: from,
-      headers: {
-        host: `account.localhost:${E2E_PORT}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-device-id': `stranger-${from.replaceAll('.', '-')}`,
+    const sent = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: E2E_PORT,
+        path: '/api/token',
+        method: 'POST',
+        localAddress: from,
+        headers: {
+          host: `account.localhost:${E2E_PORT}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-device-id': `stranger-${from.replaceAll('.', '-')}`,
+        },
       },
-    }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { text += chunk; });
-      response.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
-    });
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+      },
+    );
     sent.on('error', reject);
     sent.end(body);
   });
@@ -188,7 +261,9 @@ function strangerSignIn(username: string, from: string): Promise<Record<string, 
 // for the top level. Olga, signed in before, then steps up to change her password: the real server
 // refuses it for want of the puzzle, the form shows the widget at the level named, and its solution
 // goes with her next try in the X-Captcha header.
-test('past the account\'s ceiling of failed sign-ins, the password step-up asks for the puzzle at the level named, and the owner steps up', async ({ page }) => {
+test("past the account's ceiling of failed sign-ins, the password step-up asks for the puzzle at the level named, and the owner steps up", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const olga = user('ceiling');
   await signIn(page, olga.email);
@@ -197,16 +272,20 @@ test('past the account\'s ceiling of failed sign-ins, the password step-up asks 
   const strangers = Array.from({ length: 50 }, (_, i) => `127.0.10.${i + 2}`);
   const answers: Array<Record<string, unknown>> = [];
   for (let batch = 0; batch < strangers.length; batch += 5) {
-    await Promise.all(strangers.slice(batch, batch + 5).map(async (from) => {
-      for (let i = 0; i < 2; i++) answers.push(await strangerSignIn(olga.email, from));
-    }));
+    await Promise.all(
+      strangers.slice(batch, batch + 5).map(async (from) => {
+        for (let i = 0; i < 2; i++) answers.push(await strangerSignIn(olga.email, from));
+      }),
+    );
   }
   expect(answers).toHaveLength(100);
   expect(answers.filter((answer) => answer.code !== 'invalid_credentials')).toEqual([]);
   expect(answers.some((answer) => answer.captcha_level === 2)).toBe(true);
 
   const headers: Array<string | undefined> = [];
-  page.on('request', (request) => { if (request.url().endsWith('/api/mfa/sudo/password')) headers.push(request.headers()['x-captcha']); });
+  page.on('request', (request) => {
+    if (request.url().endsWith('/api/mfa/sudo/password')) headers.push(request.headers()['x-captcha']);
+  });
   await page.goto('/security');
   await page.getByRole('link', { name: 'Change your password' }).click();
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fedit-password$/);

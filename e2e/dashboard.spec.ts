@@ -11,9 +11,18 @@ test('the card holder sees client area, employee area, Fridom and deals tiles on
   await signIn(page, user('cardholder').email);
   await toDashboard(page);
   await expect(tiles(page)).toHaveCount(4);
-  await expect(page.getByTestId('tile-client').getByRole('link')).toHaveAttribute('href', `http://client.localhost:${E2E_PORT}/`);
-  await expect(page.getByTestId('tile-my').getByRole('link')).toHaveAttribute('href', `http://my.localhost:${E2E_PORT}/`);
-  await expect(page.getByTestId('tile-fridom').getByRole('link')).toHaveAttribute('href', `http://fridom.localhost:${E2E_PORT}/`);
+  await expect(page.getByTestId('tile-client').getByRole('link')).toHaveAttribute(
+    'href',
+    `http://client.localhost:${E2E_PORT}/`,
+  );
+  await expect(page.getByTestId('tile-my').getByRole('link')).toHaveAttribute(
+    'href',
+    `http://my.localhost:${E2E_PORT}/`,
+  );
+  await expect(page.getByTestId('tile-fridom').getByRole('link')).toHaveAttribute(
+    'href',
+    `http://fridom.localhost:${E2E_PORT}/`,
+  );
   await expect(page.getByTestId('tile-deals')).toBeVisible();
 });
 
@@ -26,7 +35,9 @@ test('the company customer sees only the client area and deals', async ({ page }
 });
 
 test('a registered redirect_uri is followed at once; any other is ignored', async ({ page }) => {
-  await page.route('https://client.tessera.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title>' }));
+  await page.route('https://client.tessera.example/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title>' }),
+  );
   await signIn(page, user('cardholder').email);
   await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
@@ -59,7 +70,9 @@ test.describe('wide screens', () => {
   });
 });
 
-test('an account without a second factor is nudged to turn it on, at 1280 and 375 px; one with a factor is not', async ({ page }) => {
+test('an account without a second factor is nudged to turn it on, at 1280 and 375 px; one with a factor is not', async ({
+  page,
+}) => {
   await signIn(page, user('cardholder').email);
   await toDashboard(page);
   const nudge = page.getByText('Protect your account with two-step verification');
@@ -77,7 +90,9 @@ test('an account without a second factor is nudged to turn it on, at 1280 and 37
   await expect(nudge).toHaveCount(0);
 });
 
-test('on a phone the header is one compact row and the tabs say they scroll; on a desktop neither', async ({ page }) => {
+test('on a phone the header is one compact row and the tabs say they scroll; on a desktop neither', async ({
+  page,
+}) => {
   await signIn(page, user('customer').email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
   await page.setViewportSize({ width: 375, height: 740 });

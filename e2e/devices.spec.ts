@@ -9,7 +9,9 @@ test.use({ locale: 'en-GB' });
 const sven = DEMO_MFA_USERS.find((u) => u.key === 'sessions')!;
 const SVEN_CARD = '5065 0000 0000 0003';
 
-test('two devices are listed, the other one is logged out after a yes, then everything is (1280 and 375 px)', async ({ browser }) => {
+test('two devices are listed, the other one is logged out after a yes, then everything is (1280 and 375 px)', async ({
+  browser,
+}) => {
   // Two browsers of one person: each its own device id.
   const laptop = await browser.newContext({ locale: 'en-GB' });
   const phone = await browser.newContext({ locale: 'en-GB' });
@@ -32,7 +34,10 @@ test('two devices are listed, the other one is logged out after a yes, then ever
   await expectNoAxeViolations(here);
 
   // The other device: the most recently seen one that is not this one.
-  const other = section.locator('[data-testid="device"][data-current="false"]').filter({ has: here.getByRole('button', { name: /^Log out: / }) }).first();
+  const other = section
+    .locator('[data-testid="device"][data-current="false"]')
+    .filter({ has: here.getByRole('button', { name: /^Log out: / }) })
+    .first();
   await other.getByRole('button', { name: /^Log out: / }).click();
   const question = here.getByRole('alertdialog');
   await expect(question.getByRole('heading')).toHaveText('Log out this device (Computer)?');
@@ -43,7 +48,9 @@ test('two devices are listed, the other one is logged out after a yes, then ever
   await other.getByRole('button', { name: /^Log out: / }).click();
   await here.getByRole('alertdialog').getByRole('button', { name: 'Yes, log it out' }).click();
   await expect(section.getByRole('status').filter({ hasText: 'Logged out from one device.' })).toBeVisible();
-  await expect(section.locator('[data-testid="device"][data-current="true"]').getByTestId('device-status')).toContainText('Active');
+  await expect(
+    section.locator('[data-testid="device"][data-current="true"]').getByTestId('device-status'),
+  ).toContainText('Active');
 
   // The other browser finds itself signed out on its next page.
   await there.goto('/security');

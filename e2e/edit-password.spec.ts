@@ -24,11 +24,15 @@ async function signInWithCode(page: Page, password: string) {
 /** The mails the SMTP peer received for a recipient. */
 async function mailsTo(recipient: string): Promise<string[]> {
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
-  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as {
+    mails: Array<{ to: string; raw: string }>;
+  };
   return inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw);
 }
 
-test('the password is changed from Security: checked, mailed about, and the old one no longer signs in', async ({ page }) => {
+test('the password is changed from Security: checked, mailed about, and the old one no longer signs in', async ({
+  page,
+}) => {
   test.slow();
   await signInWithCode(page, DEMO_PASSWORD);
   await page.getByRole('link', { name: 'Security' }).first().click();
@@ -62,7 +66,9 @@ test('the password is changed from Security: checked, mailed about, and the old 
   await page.getByRole('button', { name: 'Change my password' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByText('Your password was changed. Sign in with your new password.')).toBeVisible();
-  await expect.poll(async () => (await mailsTo(pia.email)).slice(mailsBefore).join('\n')).toContain('Subject: Your Tessera password was changed');
+  await expect
+    .poll(async () => (await mailsTo(pia.email)).slice(mailsBefore).join('\n'))
+    .toContain('Subject: Your Tessera password was changed');
 
   // The old password no longer signs in; the new one does.
   await signIn(page, pia.email, DEMO_PASSWORD);
@@ -84,17 +90,33 @@ test('the password is changed from Security: checked, mailed about, and the old 
 
   // Back to the demo password for the other specs: past the five the history remembers.
   let current = `${NEW_PASSWORD}-2`;
-  for (const next of ['Pia-restore-pass-1', 'Pia-restore-pass-2', 'Pia-restore-pass-3', 'Pia-restore-pass-4', DEMO_PASSWORD]) {
+  for (const next of [
+    'Pia-restore-pass-1',
+    'Pia-restore-pass-2',
+    'Pia-restore-pass-3',
+    'Pia-restore-pass-4',
+    DEMO_PASSWORD,
+  ]) {
     // From the page (its cookie, its origin).
-    const status = await page.evaluate(async (body) => (await fetch('/api/user/password', {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-device-id': 'edit-password-restore' }, body: JSON.stringify(body),
-    })).status, { current, password: next, confirmation: next, keepThisSession: true });
+    const status = await page.evaluate(
+      async (body) =>
+        (
+          await fetch('/api/user/password', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-device-id': 'edit-password-restore' },
+            body: JSON.stringify(body),
+          })
+        ).status,
+      { current, password: next, confirmation: next, keepThisSession: true },
+    );
     expect(status).toBe(200);
     current = next;
   }
 });
 
-test('an account without a second factor types its password again before the password screen opens', async ({ page }) => {
+test('an account without a second factor types its password again before the password screen opens', async ({
+  page,
+}) => {
   // Noah's password stays as it is: this walk stops at the form.
   const noah = user('newcomer');
   await signIn(page, noah.email);

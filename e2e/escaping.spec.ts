@@ -37,42 +37,82 @@ let idp: EntraStandIn;
 let dir: string;
 let base: string;
 
-
 test.beforeAll(async () => {
   const port = await freePort();
   base = `http://account.localhost:${port}`;
   dir = mkdtempSync(join(tmpdir(), 'tessera-e2e-escaping-'));
   idp = await startEntraStandIn({
-    tenants: [TENANT], clientId: 'tessera-escaping', clientSecret: 'tessera-escaping-secret', redirectUris: [`${base}/sso/microsoft/login/callback`],
+    tenants: [TENANT],
+    clientId: 'tessera-escaping',
+    clientSecret: 'tessera-escaping-secret',
+    redirectUris: [`${base}/sso/microsoft/login/callback`],
   });
   server = await startTestServer('sqlite', {
-    SQLITE_PATH: join(dir, 'tessera.sqlite'), SPA_DIR: process.env.ESCAPING_SPA_DIR ?? 'dist', PUBLIC_ORIGIN_BE: base, LOG_LEVEL: 'warn',
-    MICROSOFT_CLIENT_ID: 'tessera-escaping', MICROSOFT_CLIENT_SECRET: 'tessera-escaping-secret',
-    MICROSOFT_TENANTS: `${TENANT}=${COMPANY}`, MICROSOFT_AUTHORITY: idp.authority,
+    SQLITE_PATH: join(dir, 'tessera.sqlite'),
+    SPA_DIR: process.env.ESCAPING_SPA_DIR ?? 'dist',
+    PUBLIC_ORIGIN_BE: base,
+    LOG_LEVEL: 'warn',
+    MICROSOFT_CLIENT_ID: 'tessera-escaping',
+    MICROSOFT_CLIENT_SECRET: 'tessera-escaping-secret',
+    MICROSOFT_TENANTS: `${TENANT}=${COMPANY}`,
+    MICROSOFT_AUTHORITY: idp.authority,
   });
   await server.app.listen({ port, host: '127.0.0.1' });
   const { db } = server.ctx;
 
   // Noah's names, as no screen would take them (an import, legacy data).
-  const { id: userId } = await db.selectFrom('user_emails').select('user_id as id').where('value', '=', noah.email).executeTakeFirstOrThrow();
+  const { id: userId } = await db
+    .selectFrom('user_emails')
+    .select('user_id as id')
+    .where('value', '=', noah.email)
+    .executeTakeFirstOrThrow();
   await db.updateTable('users').set({ firstname: FIRSTNAME, lastname: LASTNAME }).where('id', '=', userId).execute();
   // A Microsoft identity whose claims are markup, linked to him.
-  await db.transaction().execute((trx) => linkIdentity(trx, userId, {
-    provider: 'microsoft', tenantId: TENANT, objectId: '0f1e2d3c-4b5a-4697-8a5b-4c3d2e1f0a9b', email: `${SCRIPT}@evil.example`, name: IMG,
-  }));
+  await db.transaction().execute((trx) =>
+    linkIdentity(trx, userId, {
+      provider: 'microsoft',
+      tenantId: TENANT,
+      objectId: '0f1e2d3c-4b5a-4697-8a5b-4c3d2e1f0a9b',
+      email: `${SCRIPT}@evil.example`,
+      name: IMG,
+    }),
+  );
   // A sign-in from a browser whose user agent names it by markup.
   const signedIn = await server.app.inject({
-    method: 'POST', url: '/api/token', headers: { host: new URL(base).host, 'x-device-id': 'escaping-hostile-agent', 'user-agent': AGENT },
+    method: 'POST',
+    url: '/api/token',
+    headers: { host: new URL(base).host, 'x-device-id': 'escaping-hostile-agent', 'user-agent': AGENT },
     payload: { username: noah.email, password: DEMO_PASSWORD },
   });
   expect(signedIn.statusCode).toBe(200);
   // A partner registered under a hostile name, through the command line.
   let out = '';
-  const code = await runCli(['clients', 'add', 'hostile-partner', '--name', PARTNER, '--redirect-uri', PARTNER_REDIRECT, '--scope', 'balance',
-    '--policy-uri', 'https://hostile.partner.example/privacy', '--admin-email', 'admin@hostile.partner.example'], {
-    env: { NODE_ENV: 'test', SECRET_KEY: server.ctx.config.secretKey, SQLITE_PATH: server.ctx.config.sqlitePath },
-    stdout: (text) => { out += text; }, stderr: (text) => { out += text; },
-  });
+  const code = await runCli(
+    [
+      'clients',
+      'add',
+      'hostile-partner',
+      '--name',
+      PARTNER,
+      '--redirect-uri',
+      PARTNER_REDIRECT,
+      '--scope',
+      'balance',
+      '--policy-uri',
+      'https://hostile.partner.example/privacy',
+      '--admin-email',
+      'admin@hostile.partner.example',
+    ],
+    {
+      env: { NODE_ENV: 'test', SECRET_KEY: server.ctx.config.secretKey, SQLITE_PATH: server.ctx.config.sqlitePath },
+      stdout: (text) => {
+        out += text;
+      },
+      stderr: (text) => {
+        out += text;
+      },
+    },
+  );
   expect(code, out).toBe(0);
 });
 
@@ -97,7 +137,16 @@ async function expectNothingInjected(page: Page) {
   await expect(page.locator('img[src="x"]')).toHaveCount(0);
   await expect(page.locator('[onerror], [onload]')).toHaveCount(0);
   await expect(page.locator('script:not([src]):not([type="application/json"])')).toHaveCount(0);
-  expect(await page.locator('script').evaluateAll((scripts) => scripts.filter((s) => (s.textContent ?? '').includes('alert(1)') && s.getAttribute('type') !== 'application/json').length)).toBe(0);
+  expect(
+    await page
+      .locator('script')
+      .evaluateAll(
+        (scripts) =>
+          scripts.filter(
+            (s) => (s.textContent ?? '').includes('alert(1)') && s.getAttribute('type') !== 'application/json',
+          ).length,
+      ),
+  ).toBe(0);
 }
 
 async function signIn(page: Page, path = '/login/email') {
@@ -109,7 +158,9 @@ async function signIn(page: Page, path = '/login/email') {
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 
-test('a person named by markup sees the names literally on the dashboard, profile and security screens', async ({ page }) => {
+test('a person named by markup sees the names literally on the dashboard, profile and security screens', async ({
+  page,
+}) => {
   const dialogs = dialogsOf(page);
   await signIn(page);
   await expect(heading(page)).toHaveText(`Hello, ${FIRSTNAME}`);
@@ -142,12 +193,17 @@ test('a person named by markup sees the names literally on the dashboard, profil
   expect(dialogs).toEqual([]);
 });
 
-test('a partner application named by markup is named literally on its landing, the sign-in, the consent and the access list', async ({ page }) => {
+test('a partner application named by markup is named literally on its landing, the sign-in, the consent and the access list', async ({
+  page,
+}) => {
   const dialogs = dialogsOf(page);
   let callback: URL | null = null;
   await page.route('https://hostile.partner.example/**', async (route) => {
     callback = new URL(route.request().url());
-    await route.fulfill({ contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Partner</title><main><h1>Partner: back</h1></main></html>' });
+    await route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><html lang="en"><title>Partner</title><main><h1>Partner: back</h1></main></html>',
+    });
   });
 
   await page.goto(`${base}/partner?client_id=hostile-partner`);
@@ -158,8 +214,13 @@ test('a partner application named by markup is named literally on its landing, t
   const verifier = randomBytes(32).toString('base64url');
   const authorization = new URL(`${base}/oidc/auth`);
   authorization.search = new URLSearchParams({
-    client_id: 'hostile-partner', redirect_uri: PARTNER_REDIRECT, response_type: 'code', scope: 'openid balance', state: 'escaping-state',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    client_id: 'hostile-partner',
+    redirect_uri: PARTNER_REDIRECT,
+    response_type: 'code',
+    scope: 'openid balance',
+    state: 'escaping-state',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
   }).toString();
   await page.goto(authorization.href);
   await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
@@ -171,7 +232,10 @@ test('a partner application named by markup is named literally on its landing, t
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/approve\?uid=/);
   await expect(heading(page)).toHaveText(`${PARTNER} would like to use your Tessera account`);
-  await expect(page.getByRole('link', { name: `Privacy policy of ${PARTNER}` })).toHaveAttribute('href', 'https://hostile.partner.example/privacy');
+  await expect(page.getByRole('link', { name: `Privacy policy of ${PARTNER}` })).toHaveAttribute(
+    'href',
+    'https://hostile.partner.example/privacy',
+  );
   await expectNothingInjected(page);
   await page.getByRole('button', { name: 'Allow' }).click();
   await expect(heading(page)).toHaveText('Partner: back');
@@ -188,7 +252,11 @@ test('a partner application named by markup is named literally on its landing, t
 test('a Microsoft identity whose claims are markup is shown literally on the link screen', async ({ page }) => {
   const dialogs = dialogsOf(page);
   await page.goto(`${base}/login/email`);
-  idp.signInAs({ oid: '1a2b3c4d-5e6f-4789-8abc-def012345678', name: `${SCRIPT}${TEMPLATE}`, email: `${IMG}@evil.example` });
+  idp.signInAs({
+    oid: '1a2b3c4d-5e6f-4789-8abc-def012345678',
+    name: `${SCRIPT}${TEMPLATE}`,
+    email: `${IMG}@evil.example`,
+  });
   await page.getByRole('button', { name: 'Sign in with Microsoft' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Continue with Microsoft' }).click();
   await expect(page).toHaveURL(/\/partner\/link-existing\?ticket=/);
@@ -200,7 +268,9 @@ test('a Microsoft identity whose claims are markup is shown literally on the lin
   expect(dialogs).toEqual([]);
 });
 
-test('a javascript: target in the sign-in\'s redirect or the dashboard\'s redirect_uri is never followed', async ({ page }) => {
+test("a javascript: target in the sign-in's redirect or the dashboard's redirect_uri is never followed", async ({
+  page,
+}) => {
   const dialogs = dialogsOf(page);
   await signIn(page, `/login/email?redirect=${encodeURIComponent('javascript:alert(1)')}`);
   await expect(page).toHaveURL(`${base}/user/dashboard`);

@@ -8,14 +8,23 @@ import { signIn, user, toDashboard } from './support.ts';
  * returned function is called. */
 async function holdScript(page: Page, chunk: 'index' | 'start'): Promise<() => void> {
   let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  await page.route(new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`), async (route) => { await held; await route.continue(); });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`), async (route) => {
+    await held;
+    await route.continue();
+  });
   return release;
 }
 
-test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({ page }) => {
+test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({
+  page,
+}) => {
   const asked: string[] = [];
-  page.on('request', (request) => { if (new URL(request.url()).pathname.startsWith('/api/')) asked.push(new URL(request.url()).pathname); });
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/api/')) asked.push(new URL(request.url()).pathname);
+  });
   // The entry script is held back until the person has typed.
   const release = await holdScript(page, 'index');
   await page.goto('/login/email', { waitUntil: 'commit' });
@@ -40,19 +49,24 @@ test('the sign-in paints before any script, what is typed meanwhile carries over
   expect(asked).toEqual(['/api/token']);
 });
 
-test('the app\'s modules are asked for only once the drawn sign-in is painted', async ({ page }) => {
+test("the app's modules are asked for only once the drawn sign-in is painted", async ({ page }) => {
   await page.goto('/login/email');
   await expect(page.locator('[data-prerendered]')).toHaveCount(0);
   const { painted, modules } = await page.evaluate(() => ({
     painted: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
-    modules: performance.getEntriesByType('resource').filter((entry) => /\/assets\/(start|shell)-[\w-]+\.js$/.test(entry.name)).map((entry) => entry.startTime),
+    modules: performance
+      .getEntriesByType('resource')
+      .filter((entry) => /\/assets\/(start|shell)-[\w-]+\.js$/.test(entry.name))
+      .map((entry) => entry.startTime),
   }));
   expect(painted).not.toBeNull();
   expect(modules).toHaveLength(2);
   for (const asked of modules) expect(asked).toBeGreaterThanOrEqual(painted!);
 });
 
-test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({ page }) => {
+test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({
+  page,
+}) => {
   // The app's modules held back, the entry not: the entry holds the submission for the app.
   const release = await holdScript(page, 'start');
   await page.goto('/login/email', { waitUntil: 'commit' });
@@ -73,12 +87,17 @@ test('a sign-in sent before the app is there is made once it is; before any scri
   await expect(other.locator('body')).not.toContainText('not_found');
 });
 
-test('a link followed before the app is there is followed once it is, with what was typed; a click that asks for a new tab is left to the browser', async ({ page }) => {
+test('a link followed before the app is there is followed once it is, with what was typed; a click that asks for a new tab is left to the browser', async ({
+  page,
+}) => {
   const release = await holdScript(page, 'start');
   await page.goto('/login/email', { waitUntil: 'commit' });
   await page.getByLabel('Email address').fill('early.link@example.be');
   // Ctrl+click opens the screen in a tab of its own, as on any link.
-  const [opened] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: 'Forgot your password?' }).click({ modifiers: ['ControlOrMeta'] })]);
+  const [opened] = await Promise.all([
+    page.context().waitForEvent('page'),
+    page.getByRole('link', { name: 'Forgot your password?' }).click({ modifiers: ['ControlOrMeta'] }),
+  ]);
   await expect(opened).toHaveURL(/\/forgot-password\/email$/);
   await opened.close();
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
@@ -104,7 +123,10 @@ test('a language chosen in the drawn switch before the script arrives is the one
 });
 
 test('each variant and language is drawn in its own words and colours', async ({ browser }) => {
-  const context = await browser.newContext({ locale: 'fr-LU', baseURL: `http://account.lu.localhost:${new URL(test.info().project.use.baseURL!).port}` });
+  const context = await browser.newContext({
+    locale: 'fr-LU',
+    baseURL: `http://account.lu.localhost:${new URL(test.info().project.use.baseURL!).port}`,
+  });
   const page = await context.newPage();
   await page.route(/\/assets\/index-[\w-]+\.js$/, (route) => route.abort());
   await page.goto('/login/email');
@@ -114,7 +136,9 @@ test('each variant and language is drawn in its own words and colours', async ({
   await context.close();
 });
 
-test('a person who is signed in is sent the page without the sign-in drawn, and on to their screen', async ({ page }) => {
+test('a person who is signed in is sent the page without the sign-in drawn, and on to their screen', async ({
+  page,
+}) => {
   await signIn(page, user('cardholder').email);
   await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');

@@ -11,7 +11,9 @@ const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
 const carl = DEMO_MFA_USERS.find((u) => u.key === 'offered')!;
 
-test('forgotten password: Back to the request keeps what was typed, Forward returns to the code sent', async ({ page }) => {
+test('forgotten password: Back to the request keeps what was typed, Forward returns to the code sent', async ({
+  page,
+}) => {
   await page.goto('/login/email');
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);
@@ -37,7 +39,9 @@ test('forgotten password: Back to the request keeps what was typed, Forward retu
   await expect(heading(page)).toHaveText('Sign in to your Tessera account');
 });
 
-test('second factor: Back to the methods and Forward to the code, then Back from the dashboard stays in Tessera', async ({ page }) => {
+test('second factor: Back to the methods and Forward to the code, then Back from the dashboard stays in Tessera', async ({
+  page,
+}) => {
   await signIn(page, kato.email);
   await expect(page).toHaveURL(/\/mfa\/methods$/);
   await page.getByRole('button', { name: 'Use my card' }).click();
@@ -95,7 +99,9 @@ test('forgotten username: Back asks again, Forward shows the answer once more', 
   await expect(heading(page)).toHaveText(answer!);
 });
 
-test('forgotten password: a reload on the code resumes it; a reload on a step the tab cannot resume says why', async ({ page }) => {
+test('forgotten password: a reload on the code resumes it; a reload on a step the tab cannot resume says why', async ({
+  page,
+}) => {
   await page.goto('/forgot-password/email');
   await page.getByLabel('Email address').fill('nobody.reload@example.be');
   await captchaReady(page);
@@ -142,7 +148,9 @@ test('second factor: a reload on the methods or on the code resumes the sign-in'
   await expect(page).toHaveURL(/\/login\/email$/);
 });
 
-test('onboarding: Back to the start and Forward to the card step; a reload before any step was taken starts again', async ({ page }) => {
+test('onboarding: Back to the start and Forward to the card step; a reload before any step was taken starts again', async ({
+  page,
+}) => {
   await page.goto('/onboarding');
   await page.getByRole('button', { name: /I received my card/ }).click();
   await expect(page).toHaveURL(/\/onboarding\/card$/);
@@ -159,7 +167,9 @@ test('onboarding: Back to the start and Forward to the card step; a reload befor
   await expect(heading(page)).toHaveText('Create your Tessera account');
 });
 
-test('authenticator set-up: a reload shows a new key, Back returns to Security, Forward opens the set-up again', async ({ page }) => {
+test('authenticator set-up: a reload shows a new key, Back returns to Security, Forward opens the set-up again', async ({
+  page,
+}) => {
   await signInWithCard(page, kato.email, 'Kato');
   await page.getByRole('link', { name: 'Security' }).click();
   await expect(heading(page)).toHaveText('Security settings');

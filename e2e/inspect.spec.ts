@@ -13,7 +13,14 @@ import { WebSocketServer } from 'ws';
 test.use({ locale: 'en-GB' });
 test.describe.configure({ mode: 'serial' });
 
-type Inspection = { type: string; name?: string; sessionId: string; parentId?: string; rootId?: string; event?: { type: string } };
+type Inspection = {
+  type: string;
+  name?: string;
+  sessionId: string;
+  parentId?: string;
+  rootId?: string;
+  event?: { type: string };
+};
 
 const root = join(import.meta.dirname, '..');
 
@@ -47,21 +54,39 @@ test.beforeAll(async () => {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
-    NODE_ENV: 'development', PORT: String(apiPort), VITE_PORT: String(vitePort), HOST: 'localhost',
-    SQLITE_PATH: ':memory:', SEED_DEMO: 'true', DEMO_MICROSOFT: 'false', LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+    PORT: String(apiPort),
+    VITE_PORT: String(vitePort),
+    HOST: 'localhost',
+    SQLITE_PATH: ':memory:',
+    SEED_DEMO: 'true',
+    DEMO_MICROSOFT: 'false',
+    LOG_LEVEL: 'warn',
   };
   delete env.PUBLIC_ORIGIN_BE;
   delete env.PUBLIC_ORIGIN_LU;
   // In a process group of its own: the server under --watch and Vite stop with it.
-  dev = spawn(process.execPath, ['scripts/dev.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  dev.stdout!.on('data', (chunk) => { devOutput += chunk; });
-  dev.stderr!.on('data', (chunk) => { devOutput += chunk; });
+  dev = spawn(process.execPath, ['scripts/dev.ts'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  dev.stdout!.on('data', (chunk) => {
+    devOutput += chunk;
+  });
+  dev.stderr!.on('data', (chunk) => {
+    devOutput += chunk;
+  });
 
   // Ready once Vite answers and proxies the API's readiness.
   const deadline = Date.now() + 50_000;
   for (;;) {
     if (dev.exitCode !== null) throw new Error(`npm run dev stopped:\n${devOutput}`);
-    const ready = await fetch(`http://localhost:${vitePort}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`http://localhost:${vitePort}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`npm run dev did not start:\n${devOutput}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -106,12 +131,18 @@ test('streams the root machine and the sign-in flow to a WebSocket inspector on 
 
   // What the person does reaches the flow's machine, live.
   await email.fill('someone@example.com');
-  await expect.poll(() => received.some((m) => m.type === '@xstate.event' && m.sessionId === login.sessionId && m.event?.type === 'CHANGE')).toBe(true);
+  await expect
+    .poll(() =>
+      received.some((m) => m.type === '@xstate.event' && m.sessionId === login.sessionId && m.event?.type === 'CHANGE'),
+    )
+    .toBe(true);
 });
 
 test('?inspect alone opens the hosted Stately inspector', async ({ page, context }) => {
   test.setTimeout(60_000);
-  await context.route('https://stately.ai/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>inspector</title>' }));
+  await context.route('https://stately.ai/**', (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<title>inspector</title>' }),
+  );
   const popup = page.waitForEvent('popup', { timeout: 30_000 });
   await page.goto(`http://account.localhost:${vitePort}/login/email?inspect`);
   expect((await popup).url()).toBe('https://stately.ai/inspect');
@@ -123,7 +154,10 @@ test('refuses a WebSocket inspector that is not on loopback', async ({ page }) =
   // account.localhost reaches this machine too, but only localhost, 127.0.0.1 and [::1] are trusted:
   // the app warns and streams nothing.
   const port = (inspector.address() as AddressInfo).port;
-  const warning = page.waitForEvent('console', (message) => message.type() === 'warning' && message.text().includes('refused'));
+  const warning = page.waitForEvent(
+    'console',
+    (message) => message.type() === 'warning' && message.text().includes('refused'),
+  );
   await page.goto(`http://account.localhost:${vitePort}/login/email?inspect=ws://account.localhost:${port}`);
   await warning;
   await expect(page.getByLabel('Email address')).toBeVisible({ timeout: 30_000 });

@@ -48,10 +48,14 @@ test('asks for the robot check after two failures, then shows the throttling mes
   await captchaReady(page);
   await signIn(page, username, 'wrong-2');
   // The last try before the pause is announced with it.
-  await expect(page.getByRole('alert').last()).toHaveText(/^Invalid username\/password\.Careful: one more wrong password/);
+  await expect(page.getByRole('alert').last()).toHaveText(
+    /^Invalid username\/password\.Careful: one more wrong password/,
+  );
   await captchaReady(page);
   await signIn(page, username, 'wrong-again');
-  await expect(page.getByRole('alert').last()).toHaveText(/^Too many attempts: signing in from here is paused for \d+ minutes?\. Reset your password$/);
+  await expect(page.getByRole('alert').last()).toHaveText(
+    /^Too many attempts: signing in from here is paused for \d+ minutes?\. Reset your password$/,
+  );
 });
 
 test('after failures the right password signs in once the robot check is done', async ({ page }) => {
@@ -68,7 +72,9 @@ test('after failures the right password signs in once the robot check is done', 
 });
 
 // Runs before the renewal below in this file's order: Wout's password is still the weak one.
-test("a weak password's renewal survives a reload; Back leaves it for sign-in, and Forward cannot reopen it (375 px)", async ({ page }) => {
+test("a weak password's renewal survives a reload; Back leaves it for sign-in, and Forward cannot reopen it (375 px)", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, user('weak').email);
   await expect(page).toHaveURL(/\/weak-password$/);
@@ -76,7 +82,9 @@ test("a weak password's renewal survives a reload; Back leaves it for sign-in, a
   await expect(page).toHaveURL(/\/weak-password$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
   // The rules read as rules on a phone too.
-  await expect(page.getByTestId('password-rules').getByRole('listitem').first()).toHaveText('• At least 10 characters — not met yet');
+  await expect(page.getByTestId('password-rules').getByRole('listitem').first()).toHaveText(
+    '• At least 10 characters — not met yet',
+  );
   await expectNoAxeViolations(page);
   await page.goBack();
   await expect(page).toHaveURL(/\/login\/email$/);
@@ -96,8 +104,11 @@ test('a user with a weak password chooses a new one against the rules, then sign
   const rule = (text: string) => rules.getByRole('listitem').filter({ hasText: text });
   // The rules say what is asked, with their numbers, and each shows whether it is met.
   await expect(rules.getByRole('listitem')).toHaveText([
-    /At least 10 characters — not met yet/, /A letter — not met yet/, /A number — not met yet/,
-    /A special character, such as ! or - — not met yet/, /Both passwords are the same — not met yet/,
+    /At least 10 characters — not met yet/,
+    /A letter — not met yet/,
+    /A number — not met yet/,
+    /A special character, such as ! or - — not met yet/,
+    /Both passwords are the same — not met yet/,
   ]);
   await page.getByLabel('New password', { exact: true }).fill('abc');
   await expect(rule('A letter')).toHaveText('✓ A letter — met');
@@ -135,7 +146,9 @@ test('logout revokes the session, clears the cookie and the local copy', async (
   await expect(page).toHaveURL(/\/login\/email$/);
   expect((await page.context().cookies()).find((c) => c.name === 'tessera_token')).toBeUndefined();
   expect(await page.evaluate(() => localStorage.getItem('account'))).toBeNull();
-  const again = await request.get(`http://127.0.0.1:${E2E_PORT}/api/user`, { headers: { authorization: `Bearer ${token}`, 'x-device-id': 'e2e-device-0001' } });
+  const again = await request.get(`http://127.0.0.1:${E2E_PORT}/api/user`, {
+    headers: { authorization: `Bearer ${token}`, 'x-device-id': 'e2e-device-0001' },
+  });
   expect(again.status()).toBe(401);
   await page.goto('/user/dashboard');
   await expect(page).toHaveURL(/\/login\/email$/);
@@ -169,7 +182,9 @@ test('the session survives a reload', async ({ page }) => {
 
 // The server's side of these answers is in server/login/last-attempt.test.ts; here, what a person
 // reads (the answers staged, so no demo account is paused for the other tests).
-test('before the last try the sign-in warns, and a pause says how long and offers the reset, at 375 px', async ({ page }) => {
+test('before the last try the sign-in warns, and a pause says how long and offers the reset, at 375 px', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   const answers = [
     { status: 400, body: { code: 'invalid_credentials', message: 'Invalid username/password.', last_attempt: true } },
@@ -180,19 +195,28 @@ test('before the last try the sign-in warns, and a pause says how long and offer
     return route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) });
   });
   await signIn(page, 'someone@example.be', 'wrong-one');
-  await expect(page.getByRole('alert')).toContainText('Careful: one more wrong password and signing in from here pauses for a while.');
+  await expect(page.getByRole('alert')).toContainText(
+    'Careful: one more wrong password and signing in from here pauses for a while.',
+  );
   await expect(page.getByRole('alert').getByRole('link', { name: 'Reset your password' })).toBeVisible();
   await expectNoAxeViolations(page);
   await page.getByLabel('Password', { exact: true }).fill('wrong-again');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('alert')).toContainText('Too many attempts: signing in from here is paused for 14 minutes.');
+  await expect(page.getByRole('alert')).toContainText(
+    'Too many attempts: signing in from here is paused for 14 minutes.',
+  );
   await page.getByRole('alert').getByRole('link', { name: 'Reset your password' }).click();
   await expect(page).toHaveURL(/\/forgot-password\/email$/);
 });
 
-test('a malformed email address is said in the form, in the language shown, before anything is sent', async ({ page }) => {
+test('a malformed email address is said in the form, in the language shown, before anything is sent', async ({
+  page,
+}) => {
   let sent = 0;
-  await page.route('**/api/token', (route) => { sent++; return route.continue(); });
+  await page.route('**/api/token', (route) => {
+    sent++;
+    return route.continue();
+  });
   await signIn(page, 'emma.peeters@example', 'whatever-1');
   await expect(page.getByRole('alert')).toHaveText('The email provided is invalid');
   await expect(page.getByLabel('Email address')).toHaveAttribute('aria-invalid', 'true');

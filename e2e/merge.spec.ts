@@ -58,7 +58,7 @@ async function shoot(page: Page, name: string) {
   }
 }
 
-test('a stranger\'s wrong code adds nothing and tells nothing of the other account', async ({ page }) => {
+test("a stranger's wrong code adds nothing and tells nothing of the other account", async ({ page }) => {
   await signInAsMia(page);
   const { emails } = await addEmail(page, oldest.email);
   await page.getByLabel('Security code').fill('00000000');
@@ -71,15 +71,21 @@ test('a stranger\'s wrong code adds nothing and tells nothing of the other accou
   await expectNoAxeViolations(page);
 });
 
-test('an account without a second factor is merged once the code to its address came back; Back and reload show the outcome', async ({ page }) => {
+test('an account without a second factor is merged once the code to its address came back; Back and reload show the outcome', async ({
+  page,
+}) => {
   await signInAsMia(page);
   await offerFor(page, older.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Merge your accounts');
-  await expect(page.getByText('That account has no two-step verification, so the code you just typed is enough to confirm it.')).toBeVisible();
+  await expect(
+    page.getByText('That account has no two-step verification, so the code you just typed is enough to confirm it.'),
+  ).toBeVisible();
   await expectNoAxeViolations(page);
   // Declining would leave the older account without an email: said, and nothing changes.
   await page.getByRole('button', { name: 'No, take this email address off the other account' }).click();
-  await expect(page.getByText('The other account must keep at least one email address and one phone number.', { exact: false })).toBeVisible();
+  await expect(
+    page.getByText('The other account must keep at least one email address and one phone number.', { exact: false }),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Back' }).click();
 
   // A reload keeps the offer; merging asks nothing more.
@@ -87,7 +93,9 @@ test('an account without a second factor is merged once the code to its address 
   await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
   await expect(page).toHaveURL(/\/fuzzion-success$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Done');
-  await expect(page.getByText("Your accounts are merged. From now on, sign in with this account's password.")).toBeVisible();
+  await expect(
+    page.getByText("Your accounts are merged. From now on, sign in with this account's password."),
+  ).toBeVisible();
   await expect(page.getByRole('listitem').filter({ hasText: mia.email })).toContainText('primary');
   await expect(page.getByRole('listitem').filter({ hasText: older.email })).toBeVisible();
   await expectNoAxeViolations(page);
@@ -106,7 +114,12 @@ test('an account without a second factor is merged once the code to its address 
 test('an account with a second factor is merged only with it: the offer, its method, its code', async ({ page }) => {
   await signInAsMia(page);
   await offerFor(page, secured.email);
-  await expect(page.getByText('Before anything changes, you confirm the other account with one of its own two-step verification methods', { exact: false })).toBeVisible();
+  await expect(
+    page.getByText(
+      'Before anything changes, you confirm the other account with one of its own two-step verification methods',
+      { exact: false },
+    ),
+  ).toBeVisible();
   await expectNoAxeViolations(page);
   await shoot(page, 'offer');
   await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
@@ -143,12 +156,16 @@ test('an account with a second factor is merged only with it: the offer, its met
   await shoot(page, 'success');
 });
 
-test('declining takes the address off the other account, which keeps its own; then it is added with its code', async ({ page }) => {
+test('declining takes the address off the other account, which keeps its own; then it is added with its code', async ({
+  page,
+}) => {
   await signInAsMia(page);
   await offerFor(page, SPARE_EMAIL);
   await page.getByRole('button', { name: 'No, take this email address off the other account' }).click();
   await expect(page).toHaveURL(/\/fuzzion-success$/);
-  await expect(page.getByText('The address is no longer on the other account. You can add it to this one now.')).toBeVisible();
+  await expect(
+    page.getByText('The address is no longer on the other account. You can add it to this one now.'),
+  ).toBeVisible();
   await expect(page.getByRole('listitem').filter({ hasText: SPARE_EMAIL })).toHaveCount(0);
   await expectNoAxeViolations(page);
 
@@ -159,7 +176,9 @@ test('declining takes the address off the other account, which keeps its own; th
   await expect(emails.getByRole('listitem').filter({ hasText: SPARE_EMAIL })).toContainText('Verified');
 });
 
-test('a phone added as a second factor from Security that another account has leads to the offer once its code came back', async ({ page }) => {
+test('a phone added as a second factor from Security that another account has leads to the offer once its code came back', async ({
+  page,
+}) => {
   await signInAsMia(page);
   await page.goto('/security/mfa-edit');
   // Security's screens hold a recent step-up (her sign-in's code, or one asked now), which the
@@ -192,7 +211,9 @@ test('the merge screen without an offer says so and leads back to the profile', 
   await signIn(page, user('customer').email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Hello, Claire/);
   await page.goto('/duplicated');
-  await expect(page.getByText('A technical error occurred during the merging of the accounts. Please try again later.')).toBeVisible();
+  await expect(
+    page.getByText('A technical error occurred during the merging of the accounts. Please try again later.'),
+  ).toBeVisible();
   await expect(page.getByRole('link', { name: 'Back to your emails and phones' })).toBeVisible();
   await expectNoAxeViolations(page);
 });

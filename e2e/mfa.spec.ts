@@ -83,7 +83,10 @@ test('runs the resend and expiry timers on the clock, and the server enforces th
   await expect(page.getByRole('alert')).toHaveText('Please wait before asking for a new code.');
 });
 
-test('authenticator code, then a recovery key leads to the recovery screen with the right count', async ({ page, browser }) => {
+test('authenticator code, then a recovery key leads to the recovery screen with the right count', async ({
+  page,
+  browser,
+}) => {
   await signIn(page, tom.email);
   await page.getByRole('button', { name: 'Use my authenticator app' }).click();
   await expect(page.getByRole('button', { name: /Send a new code/ })).toHaveCount(0);
@@ -91,7 +94,10 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
   // Fresh keys through the API (this session passed MFA a moment ago).
   const keys = await page.evaluate(async () => {
-    const res = await fetch('/api/mfa/regenerate-recovery', { method: 'POST', headers: { 'x-device-id': localStorage.getItem('device_id')! } });
+    const res = await fetch('/api/mfa/regenerate-recovery', {
+      method: 'POST',
+      headers: { 'x-device-id': localStorage.getItem('device_id')! },
+    });
     return ((await res.json()) as { recovery_keys: string[] }).recovery_keys;
   });
   expect(keys).toHaveLength(10);
@@ -137,7 +143,9 @@ test('signs in with the number of a benefit card', async ({ page }) => {
 });
 
 // After the recovery-key test above (this file runs in order): Tom's keys change only here.
-test('new recovery keys from Security: asked first, then shown with ways to keep them until saved (375 px)', async ({ page }) => {
+test('new recovery keys from Security: asked first, then shown with ways to keep them until saved (375 px)', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   // By email: the authenticator's current code may have been used by the test above.
   await signInWithEmailCode(page, tom.email, 'Tom');
@@ -159,7 +167,9 @@ test('new recovery keys from Security: asked first, then shown with ways to keep
 });
 
 // Last in this file: it leaves Mila's email with a code waiting.
-test('choosing again a method whose code was just sent says how long until a new one, counting down, at 375 px', async ({ page }) => {
+test('choosing again a method whose code was just sent says how long until a new one, counting down, at 375 px', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, mila.email);
   await page.getByRole('button', { name: /Email a code/ }).click();

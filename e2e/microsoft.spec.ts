@@ -23,9 +23,15 @@ async function emailCode(page: Page, email: string, before: number) {
   await page.getByRole('button', { name: 'Confirm' }).click();
 }
 
-test('a Microsoft work account is linked after the password and its code, signs in with the second factor, and is unlinked from Security (375 px)', async ({ page }) => {
+test('a Microsoft work account is linked after the password and its code, signs in with the second factor, and is unlinked from Security (375 px)', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 800 });
-  const work = { oid: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a', email: 'max.michiels@acme.example', name: 'Max Michiels' };
+  const work = {
+    oid: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a',
+    email: 'max.michiels@acme.example',
+    name: 'Max Michiels',
+  };
 
   // The beta notice names the company, closes with Escape, and gives the focus back.
   await page.goto('/login/email');
@@ -85,20 +91,32 @@ test('a Microsoft work account is linked after the password and its code, signs 
   await expect(page).toHaveURL(/\/partner\/link-existing\?ticket=/);
 });
 
-test('a work account of a company the portal does not allow is refused on the sign-in screen, at 1280 px', async ({ page }) => {
+test('a work account of a company the portal does not allow is refused on the sign-in screen, at 1280 px', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/login/email');
-  await signInWithMicrosoft(page, { oid: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b', email: 'someone@other.example', tid: OTHER_TENANT });
+  await signInWithMicrosoft(page, {
+    oid: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+    email: 'someone@other.example',
+    tid: OTHER_TENANT,
+  });
   await expect(page).toHaveURL(/\/login\/email\?sso_error=sso_tenant_not_allowed$/);
-  await expect(page.getByRole('alert')).toHaveText('Your organisation cannot sign in with Microsoft here. Please sign in with your email and password.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Your organisation cannot sign in with Microsoft here. Please sign in with your email and password.',
+  );
   await expectNoAxeViolations(page);
   // The password sign-in is there to go on with.
   await expect(page.getByLabel('Email address')).toBeEditable();
 });
 
-test('the second factor\'s hand-over without its payload, or with a spent one, says so and leads to sign-in', async ({ page }) => {
+test("the second factor's hand-over without its payload, or with a spent one, says so and leads to sign-in", async ({
+  page,
+}) => {
   await page.goto('/login/microsoft#mfa=spent-or-made-up');
-  await expect(page.getByRole('alert')).toHaveText('This Microsoft sign-in has expired or was already used. Please sign in with Microsoft again.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'This Microsoft sign-in has expired or was already used. Please sign in with Microsoft again.',
+  );
   // The payload leaves the address at once: Back or a reload cannot send it again.
   await expect(page).toHaveURL(/\/login\/microsoft$/);
   await page.reload();

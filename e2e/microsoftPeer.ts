@@ -14,7 +14,10 @@ export const ENTRA_CLIENT_SECRET = 'tessera-e2e-secret-for-the-stand-in-only';
 export const entraPort = (peersPort: number) => peersPort + 3;
 
 /** Who signs in at the stand-in next (any tenant): a Microsoft work account, by its object id. */
-export async function nextMicrosoftUser(peersPort: number, user: { oid: string; email?: string; name?: string; tid?: string }) {
+export async function nextMicrosoftUser(
+  peersPort: number,
+  user: { oid: string; email?: string; name?: string; tid?: string },
+) {
   const res = await fetch(`http://127.0.0.1:${peersPort}/entra/next`, { method: 'POST', body: JSON.stringify(user) });
   if (!res.ok) throw new Error(`the Entra stand-in refused the next user: ${res.status}`);
 }

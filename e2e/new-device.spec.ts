@@ -7,8 +7,9 @@ test.use({ locale: 'en-GB' });
 // Dina is this walk's alone: her first sign-in here is her first device.
 const dina = user('devices');
 
-
-test('a sign-in from a second device is mailed from the real SMTP exchange, and its link signs that device out', async ({ browser }) => {
+test('a sign-in from a second device is mailed from the real SMTP exchange, and its link signs that device out', async ({
+  browser,
+}) => {
   const first = await (await browser.newContext({ locale: 'en-GB' })).newPage();
   await signIn(first, dina.email);
   await toDashboard(first);

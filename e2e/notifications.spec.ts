@@ -7,7 +7,9 @@ test.use({ locale: 'en-GB' });
 
 const claire = user('customer');
 
-test('the marketing preferences are changed from Notifications, and the security alerts say why they always come', async ({ page }) => {
+test('the marketing preferences are changed from Notifications, and the security alerts say why they always come', async ({
+  page,
+}) => {
   await signIn(page, claire.email);
   await toDashboard(page);
   await page.getByTestId('user-nav').getByRole('link', { name: 'Notifications' }).click();
@@ -30,7 +32,9 @@ test('the marketing preferences are changed from Notifications, and the security
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Notifications');
   // The tabs scroll sideways on a phone: the current one, the last, is brought fully into view.
   const current = page.getByTestId('user-nav').getByRole('link', { name: 'Notifications' });
-  await expect.poll(async () => (await current.boundingBox())!.x + (await current.boundingBox())!.width).toBeLessThanOrEqual(375 - 16);
+  await expect
+    .poll(async () => (await current.boundingBox())!.x + (await current.boundingBox())!.width)
+    .toBeLessThanOrEqual(375 - 16);
   await expectNoAxeViolations(page);
   await page.screenshot({ path: 'test-results/screens/notifications-375.png', fullPage: true });
   // As it was, for whoever signs in as Claire next.

@@ -155,7 +155,9 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
   await expect(heading(page)).toHaveText('Hello, Nora');
 });
 
-test('an invitation: the invited address is kept without a code, the phone gets its code on WhatsApp', async ({ page }) => {
+test('an invitation: the invited address is kept without a code, the phone gets its code on WhatsApp', async ({
+  page,
+}) => {
   await page.goto('/onboarding');
   await page.getByRole('button', { name: /I received an email/ }).click();
   await expect(page).toHaveURL(/\/onboarding\/code$/);
@@ -183,7 +185,9 @@ test('an invitation: the invited address is kept without a code, the phone gets 
   await expect(page.getByText('Your invitation is accepted.')).toBeVisible();
 });
 
-test('an email and a phone another account has: each gets its code, only the right code says "already used", and another one goes on', async ({ page }) => {
+test('an email and a phone another account has: each gets its code, only the right code says "already used", and another one goes on', async ({
+  page,
+}) => {
   // On a phone's width: the message must read there too.
   await page.setViewportSize({ width: 375, height: 812 });
   // The card with no holder details: the person types everything.
@@ -229,7 +233,10 @@ test('an email and a phone another account has: each gets its code, only the rig
   await expect(page.getByText('Sign in with wim.wauters@example.be and your new password.')).toBeVisible();
 });
 
-test('the account is created but the card is not activated when another account took it meanwhile', async ({ page, browser }) => {
+test('the account is created but the card is not activated when another account took it meanwhile', async ({
+  page,
+  browser,
+}) => {
   // Two people with the same card: the first one at the end takes it.
   await startWithCard(page, '5065 0000 0000 1002', '100202');
   await expect(heading(page)).toHaveText('Welcome, Bart!');
@@ -252,7 +259,9 @@ test('the account is created but the card is not activated when another account 
   await expectNoAxeViolations(page);
 });
 
-test('a reload on the terms, on the email code and on the password resumes that step from the server', async ({ page }) => {
+test('a reload on the terms, on the email code and on the password resumes that step from the server', async ({
+  page,
+}) => {
   await startWithCard(page, '5065 0000 0000 1003', '100303');
   await expect(heading(page)).toHaveText('Welcome, Julie!');
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -297,7 +306,9 @@ test('a reload on the terms, on the email code and on the password resumes that 
 
 test('a reload on a flow the server no longer holds starts again and says it expired', async ({ page }) => {
   await page.goto('/onboarding');
-  await page.evaluate(() => sessionStorage.setItem('onboarding', JSON.stringify({ flow: 'gone'.repeat(11), channel: 'sms' })));
+  await page.evaluate(() =>
+    sessionStorage.setItem('onboarding', JSON.stringify({ flow: 'gone'.repeat(11), channel: 'sms' })),
+  );
   await page.goto('/onboarding/create');
   await expect(page).toHaveURL(/\/onboarding$/);
   await expect(heading(page)).toHaveText('Create your Tessera account');
@@ -315,7 +326,9 @@ test('a card that is already activated leads to the account that has it', async 
   await expect(page).toHaveURL(/\/forgot-username$/);
 });
 
-test('a step entered from anywhere the spec does not allow goes back to the start; existingCard is open to all', async ({ page }) => {
+test('a step entered from anywhere the spec does not allow goes back to the start; existingCard is open to all', async ({
+  page,
+}) => {
   for (const step of ['create', 'password', 'welcome', 'onboarding-mfa', 'confirmation']) {
     await page.goto(`/onboarding/${step}`);
     await expect(page).toHaveURL(/\/onboarding$/);

@@ -12,13 +12,15 @@ const emma = user('cardholder');
 const noah = user('newcomer');
 /** Registered by the client area (client 2): a redirect_uri the success may follow. */
 const CLIENT_AREA = 'http://client.localhost:3000/auth/callback';
-const shot = (page: Page, name: string, width: number) => page.screenshot({ path: `test-reports/screens/partner-${name}-${width}.png`, fullPage: true });
+const shot = (page: Page, name: string, width: number) =>
+  page.screenshot({ path: `test-reports/screens/partner-${name}-${width}.png`, fullPage: true });
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
-
 
 for (const width of [375, 1280]) {
   test.describe(`at ${width} px`, () => {
-    test.beforeEach(async ({ page }) => { await page.setViewportSize({ width, height: 900 }); });
+    test.beforeEach(async ({ page }) => {
+      await page.setViewportSize({ width, height: 900 });
+    });
 
     test('a visitor sees the partner, what it may ask for, and the options without an account', async ({ page }) => {
       await page.goto('/partner?client_id=deals-partner');
@@ -41,7 +43,9 @@ for (const width of [375, 1280]) {
       await expect(page).toHaveURL(/\/partner\/link-existing\?client_id=deals-partner$/);
       await expect(heading(page)).toHaveText('Link your existing account');
       // Without a Microsoft sign-in's ticket there is nothing to link yet: the way to sign in with Microsoft.
-      await expect(page.getByText('To link your Microsoft account, first sign in with Microsoft on the sign-in page.')).toBeVisible();
+      await expect(
+        page.getByText('To link your Microsoft account, first sign in with Microsoft on the sign-in page.'),
+      ).toBeVisible();
       await expectNoAxeViolations(page);
       await shot(page, 'link-existing', width);
 
@@ -59,7 +63,9 @@ for (const width of [375, 1280]) {
       await expectNoAxeViolations(page);
     });
 
-    test('a signed-in person asks the partner\'s administrator for access, and the request is sent', async ({ page }) => {
+    test("a signed-in person asks the partner's administrator for access, and the request is sent", async ({
+      page,
+    }) => {
       const before = (await mailsTo('access@deals.partner.example')).length;
       // Asked for before signing in: the sign-in comes first and comes back.
       await page.goto('/partner/request-access?client_id=deals-partner');
@@ -71,7 +77,9 @@ for (const width of [375, 1280]) {
       await shot(page, 'request-access', width);
       await page.getByRole('button', { name: 'Send the request' }).click();
       await expect(heading(page)).toHaveText('Request sent');
-      await expect(page.getByText('The administrator of Deals partner has received your request.', { exact: false })).toBeVisible();
+      await expect(
+        page.getByText('The administrator of Deals partner has received your request.', { exact: false }),
+      ).toBeVisible();
       await expectNoAxeViolations(page);
       await shot(page, 'request-sent', width);
       await expect.poll(async () => (await mailsTo('access@deals.partner.example')).length).toBe(before + 1);
@@ -79,8 +87,14 @@ for (const width of [375, 1280]) {
       expect(mail).toContain(width === 375 ? noah.email : emma.email);
     });
 
-    test('the linked account\'s success names the client area and goes there after 3 seconds', async ({ page }) => {
-      await page.route('http://client.localhost:3000/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Client area</title><h1>Client area</h1>' }));
+    test("the linked account's success names the client area and goes there after 3 seconds", async ({ page }) => {
+      await page.route('http://client.localhost:3000/**', (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: '<title>Client area</title><h1>Client area</h1>',
+        }),
+      );
       await page.clock.install();
       await page.goto(`/partner/link-success?redirect_uri=${encodeURIComponent(CLIENT_AREA)}`);
       await expect(page).toHaveURL(/\/login\/email$/);
@@ -106,13 +120,18 @@ for (const width of [375, 1280]) {
   });
 }
 
-test('Continue on a partner\'s landing goes on to its request: sign-in, then the consent screen', async ({ page }) => {
+test("Continue on a partner's landing goes on to its request: sign-in, then the consent screen", async ({ page }) => {
   const rp = await relyingParty(page, {
-    clientId: 'deals-partner', redirectUri: DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!, scope: 'openid balance', name: 'Deals partner',
+    clientId: 'deals-partner',
+    redirectUri: DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!,
+    scope: 'openid balance',
+    name: 'Deals partner',
   });
   await page.goto(rp.home);
   const authorization = new URL((await page.getByRole('link', { name: 'Sign in with Tessera' }).getAttribute('href'))!);
-  await page.goto(`/partner?${new URLSearchParams({ client_id: 'deals-partner', redirect: authorization.pathname + authorization.search })}`);
+  await page.goto(
+    `/partner?${new URLSearchParams({ client_id: 'deals-partner', redirect: authorization.pathname + authorization.search })}`,
+  );
   await expect(heading(page)).toHaveText('Sign in to Deals partner with your Tessera account');
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
@@ -135,12 +154,19 @@ test('an unregistered redirect_uri is not followed: the success goes to the dash
 });
 
 for (const width of [375, 1280]) {
-  test(`Emma, with all three platforms, chooses where to go after signing in, or skips to her account (${width} px)`, async ({ page }) => {
+  test(`Emma, with all three platforms, chooses where to go after signing in, or skips to her account (${width} px)`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width, height: 900 });
     await signIn(page, emma.email);
     await expect(page).toHaveURL(/\/user\/choose-platform$/);
     await expect(heading(page)).toHaveText('Where do you want to go, Emma?');
-    for (const [key, name] of [['client', 'Client area'], ['fridom', 'Administration'], ['my', 'Employee area'], ['deals', 'Deals platform']]) {
+    for (const [key, name] of [
+      ['client', 'Client area'],
+      ['fridom', 'Administration'],
+      ['my', 'Employee area'],
+      ['deals', 'Deals platform'],
+    ]) {
       await expect(page.getByTestId(`choose-${key}`)).toContainText(name!);
     }
     await expect(page.getByTestId('choose-client').getByRole('link')).toHaveAttribute('href', /client\.localhost/);

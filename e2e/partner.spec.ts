@@ -10,13 +10,20 @@ import { DEMO_PASSWORD, KATO_CARD, expectNoAxeViolations, signIn, user, toDashbo
 test.use({ locale: 'en-GB' });
 
 const partnerRedirect = DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!;
-const employeeAreaRedirect = DEMO_CLIENTS.find((c) => c.client_id === '17')!.redirect_uris.find((u) => u.startsWith('http://'))!;
+const employeeAreaRedirect = DEMO_CLIENTS.find((c) => c.client_id === '17')!.redirect_uris.find((u) =>
+  u.startsWith('http://'),
+)!;
 
 for (const width of [375, 1280]) {
   test(`a partner signs a person in through sign-in, second factor and consent (${width} px)`, async ({ page }) => {
     await page.setViewportSize({ width, height: 900 });
     const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
-    const rp = await relyingParty(page, { clientId: 'deals-partner', redirectUri: partnerRedirect, scope: 'openid user balance', name: 'Deals partner' });
+    const rp = await relyingParty(page, {
+      clientId: 'deals-partner',
+      redirectUri: partnerRedirect,
+      scope: 'openid user balance',
+      name: 'Deals partner',
+    });
     await page.goto(rp.home);
     await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
     await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
@@ -29,10 +36,15 @@ for (const width of [375, 1280]) {
     await page.getByRole('button', { name: 'Confirm' }).click();
 
     await expect(page).toHaveURL(/\/approve\?uid=/);
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(
+      'Deals partner would like to use your Tessera account',
+    );
     await expect(page.getByTestId('asked-scopes').getByRole('listitem')).toHaveCount(2);
     await expect(page.getByTestId('asked-scopes')).not.toContainText('scopes.');
-    await expect(page.getByRole('link', { name: 'Privacy policy of Deals partner' })).toHaveAttribute('href', 'https://deals.partner.example/privacy');
+    await expect(page.getByRole('link', { name: 'Privacy policy of Deals partner' })).toHaveAttribute(
+      'href',
+      'https://deals.partner.example/privacy',
+    );
     await expectNoAxeViolations(page);
     await page.screenshot({ path: `test-reports/screens/consent-${width}.png`, fullPage: true });
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -42,18 +54,27 @@ for (const width of [375, 1280]) {
     expect(callback.searchParams.get('iss')).toBe(rp.config.serverMetadata().issuer);
     const tokens = await rp.exchange(callback);
     expect(tokens.claims()).toMatchObject({ aud: 'deals-partner', acr: 'mfa' });
-    expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ user_id: kato.user_id });
+    expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({
+      user_id: kato.user_id,
+    });
   });
 }
 
 test('a refusal shows the warning, and the partner hears access_denied when the person goes back', async ({ page }) => {
   const emma = user('cardholder');
-  const rp = await relyingParty(page, { clientId: 'deals-partner', redirectUri: partnerRedirect, scope: 'openid balance', name: 'Deals partner' });
+  const rp = await relyingParty(page, {
+    clientId: 'deals-partner',
+    redirectUri: partnerRedirect,
+    scope: 'openid balance',
+    name: 'Deals partner',
+  });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
   await signIn(page, emma.email);
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Deals partner would like to use your Tessera account');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(
+    'Deals partner would like to use your Tessera account',
+  );
   await page.getByRole('button', { name: 'Refuse' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Access refused');
   await expect(page.getByText("Given the consent wasn't given, access is denied.")).toBeVisible();
@@ -68,7 +89,12 @@ test('a refusal shows the warning, and the partner hears access_denied when the 
 
 test('a first-party platform signs a person in with no consent screen', async ({ page }) => {
   const emma = user('cardholder');
-  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid profile', name: 'Employee area' });
+  const rp = await relyingParty(page, {
+    clientId: '17',
+    redirectUri: employeeAreaRedirect,
+    scope: 'openid profile',
+    name: 'Employee area',
+  });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   await expect(page).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
@@ -76,7 +102,9 @@ test('a first-party platform signs a person in with no consent screen', async ({
   const callback = await rp.callback;
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Employee area: signed in');
   const tokens = await rp.exchange(callback);
-  expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ given_name: 'Emma' });
+  expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({
+    given_name: 'Emma',
+  });
 });
 
 test('a request that is gone says so on the consent screen, with the way home', async ({ page }) => {
@@ -89,12 +117,20 @@ test('a request that is gone says so on the consent screen, with the way home', 
   await expectNoAxeViolations(page);
 });
 
-test('an application that asks for a new sign-in (prompt=login) gets the password typed again, then its code', async ({ page }) => {
+test('an application that asks for a new sign-in (prompt=login) gets the password typed again, then its code', async ({
+  page,
+}) => {
   const emma = user('cardholder');
   await signIn(page, emma.email);
   await toDashboard(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
-  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid', name: 'Employee area', params: { prompt: 'login' } });
+  const rp = await relyingParty(page, {
+    clientId: '17',
+    redirectUri: employeeAreaRedirect,
+    scope: 'openid',
+    name: 'Employee area',
+    params: { prompt: 'login' },
+  });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Foidc%2Finteraction%2F/);
@@ -109,9 +145,17 @@ test('an application that asks for a new sign-in (prompt=login) gets the passwor
   expect(tokens.claims()).toMatchObject({ acr: 'pwd' });
 });
 
-test('a platform sends a person in already signed in with a one-time ticket in the URL hash, which goes at once', async ({ page, browser }) => {
+test('a platform sends a person in already signed in with a one-time ticket in the URL hash, which goes at once', async ({
+  page,
+  browser,
+}) => {
   const emma = user('cardholder');
-  const rp = await relyingParty(page, { clientId: '17', redirectUri: employeeAreaRedirect, scope: 'openid', name: 'Employee area' });
+  const rp = await relyingParty(page, {
+    clientId: '17',
+    redirectUri: employeeAreaRedirect,
+    scope: 'openid',
+    name: 'Employee area',
+  });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
   await expect(page).toHaveURL(/\/login\/email\?redirect=/);
@@ -119,9 +163,12 @@ test('a platform sends a person in already signed in with a one-time ticket in t
   const tokens = await rp.exchange(await rp.callback);
   // The platform's back end asks for a ticket with the access token it holds.
   const portal = new URL(ISSUER).origin;
-  const issued = await fetch(`${portal}/api/login-tickets`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'x-device-id': 'platform-backend-0001' } });
+  const issued = await fetch(`${portal}/api/login-tickets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokens.access_token}`, 'x-device-id': 'platform-backend-0001' },
+  });
   expect(issued.status).toBe(201);
-  const { ticket } = await issued.json() as { ticket: string };
+  const { ticket } = (await issued.json()) as { ticket: string };
 
   // Another browser, signed in nowhere.
   const fresh = await (await browser.newContext({ locale: 'en-GB' })).newPage();

@@ -12,20 +12,29 @@ const portal = Number(process.argv[3] ?? 3100);
 const smtp = await startSmtp(port + 1);
 const sms = await startSmsProvider(port + 2);
 const entra = await startEntraStandIn({
-  tenants: [ACME_TENANT, OTHER_TENANT], clientId: ENTRA_CLIENT_ID, clientSecret: ENTRA_CLIENT_SECRET, port: entraPort(port),
+  tenants: [ACME_TENANT, OTHER_TENANT],
+  clientId: ENTRA_CLIENT_ID,
+  clientSecret: ENTRA_CLIENT_SECRET,
+  port: entraPort(port),
   redirectUris: [`http://account.localhost:${portal}/sso/microsoft/login/callback`],
 });
-http.createServer((req, res) => {
-  if (req.method === 'POST' && req.url === '/entra/next') {
-    let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
-    req.on('end', () => {
-      entra.signInAs(JSON.parse(body) as Parameters<typeof entra.signInAs>[0]);
-      res.writeHead(204).end();
-    });
-  } else if (req.url === '/inbox') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ smtp: smtp.url, sms: sms.url, mails: smtp.mails, messages: sms.messages }));
-  } else {
-    res.writeHead(200).end('ok');
-  }
-}).listen(port, '127.0.0.1');
+http
+  .createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/entra/next') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        entra.signInAs(JSON.parse(body) as Parameters<typeof entra.signInAs>[0]);
+        res.writeHead(204).end();
+      });
+    } else if (req.url === '/inbox') {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ smtp: smtp.url, sms: sms.url, mails: smtp.mails, messages: sms.messages }));
+    } else {
+      res.writeHead(200).end('ok');
+    }
+  })
+  .listen(port, '127.0.0.1');

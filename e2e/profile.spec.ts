@@ -7,8 +7,9 @@ test.use({ locale: 'en-GB' });
 // Paula is this walk's alone: no other walk reads or changes her profile.
 const paula = DEMO_MFA_USERS.find((u) => u.key === 'profile')!;
 
-
-test('the profile shows personal, contact and banking information; the personal information and the bank account change, and the account is told', async ({ page }) => {
+test('the profile shows personal, contact and banking information; the personal information and the bank account change, and the account is told', async ({
+  page,
+}) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
   await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Profile' }).click();
   await expect(page).toHaveURL(/\/profile$/);
@@ -54,7 +55,9 @@ test('the profile shows personal, contact and banking information; the personal 
   await page.getByRole('button', { name: 'Save' }).click();
   // Saved: the overview in the language chosen, saying so.
   await expect(page).toHaveURL(/\/profile$/);
-  await expect(page.getByRole('status').or(page.getByText('Vos informations personnelles ont été enregistrées.')).first()).toBeVisible();
+  await expect(
+    page.getByRole('status').or(page.getByText('Vos informations personnelles ont été enregistrées.')).first(),
+  ).toBeVisible();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profil');
   const personnel = page.getByRole('region', { name: 'Informations personnelles' });
   await expect(personnel.getByText('Paulä-Sophie', { exact: true })).toBeVisible();
@@ -66,7 +69,10 @@ test('the profile shows personal, contact and banking information; the personal 
   await expectNoAxeViolations(page);
 
   // The bank account is sensitive: the sign-in's code is recent, so it opens at once.
-  await page.getByRole('region', { name: 'Compte bancaire' }).getByRole('link', { name: 'Ajouter un compte bancaire' }).click();
+  await page
+    .getByRole('region', { name: 'Compte bancaire' })
+    .getByRole('link', { name: 'Ajouter un compte bancaire' })
+    .click();
   await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Coordonnées et compte bancaire');
   await expectNoAxeViolations(page);
@@ -97,14 +103,19 @@ test('the profile shows personal, contact and banking information; the personal 
 
   // Put her back as she was, for the next run on the same server.
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.getByRole('region', { name: 'Informations personnelles' }).getByRole('button', { name: 'Modifier' }).click();
+  await page
+    .getByRole('region', { name: 'Informations personnelles' })
+    .getByRole('button', { name: 'Modifier' })
+    .click();
   await page.getByLabel('Prénom').fill('Paula');
   await page.getByLabel('Langue préférée').selectOption('en');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Profile');
 });
 
-test('an email is added with the code it receives, cannot be made primary without a second factor on it, and is deleted after a yes', async ({ page }) => {
+test('an email is added with the code it receives, cannot be made primary without a second factor on it, and is deleted after a yes', async ({
+  page,
+}) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
   await page.goto('/profile/edit-credentials');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Contacts and bank account');
@@ -131,7 +142,9 @@ test('an email is added with the code it receives, cannot be made primary withou
   const entry = emails.getByRole('listitem').filter({ hasText: added });
   await expect(entry).toContainText('Verified');
   // The primary address is told.
-  await expect.poll(async () => (await mailsTo(paula.email)).at(-1) ?? '').toContain(`${added} was added to your Tessera account`);
+  await expect
+    .poll(async () => (await mailsTo(paula.email)).at(-1) ?? '')
+    .toContain(`${added} was added to your Tessera account`);
 
   // No second factor sends to it: it cannot become the primary one.
   await entry.getByRole('button', { name: `Make primary: ${added}` }).click();
@@ -149,7 +162,9 @@ test('an email is added with the code it receives, cannot be made primary withou
   await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete' }).click();
   await expect(page.getByText('Email or phone deleted.')).toBeVisible();
   await expect(emails.getByRole('listitem').filter({ hasText: added })).toHaveCount(0);
-  await expect.poll(async () => (await mailsTo(added)).at(-1) ?? '').toContain(`${added} was removed from your Tessera account`);
+  await expect
+    .poll(async () => (await mailsTo(added)).at(-1) ?? '')
+    .toContain(`${added} was removed from your Tessera account`);
 
   // The primary address has no Delete: it is the one the account keeps.
   await expect(emails.getByRole('listitem').filter({ hasText: paula.email }).getByRole('button')).toHaveCount(0);
@@ -158,7 +173,7 @@ test('an email is added with the code it receives, cannot be made primary withou
   await expectNoAxeViolations(page);
 });
 
-test('the account\'s data downloads as one JSON file from the profile', async ({ page }) => {
+test("the account's data downloads as one JSON file from the profile", async ({ page }) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
   await page.goto('/profile');
   await page.getByRole('region', { name: 'Your data' }).getByRole('link', { name: 'Download my data' }).click();
@@ -169,7 +184,11 @@ test('the account\'s data downloads as one JSON file from the profile', async ({
   await page.getByRole('button', { name: 'Download my data (JSON)' }).click();
   const download = await downloading;
   expect(download.suggestedFilename()).toMatch(/^tessera-account-\d{4}-\d{2}-\d{2}\.json$/);
-  const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString('utf8'));
+  const text = await (
+    await download.createReadStream()
+  )
+    .toArray()
+    .then((chunks) => Buffer.concat(chunks).toString('utf8'));
   const data = JSON.parse(text);
   expect(data.emails.map((e: { value: string }) => e.value)).toContain(paula.email);
   expect(data.history.length).toBeGreaterThan(0);
@@ -180,9 +199,14 @@ test('the account\'s data downloads as one JSON file from the profile', async ({
 });
 
 /** An 8×8 PNG whose text chunk says where it was taken. */
-const PICTURE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEXRFWHRMb2NhdGlvbgBCcnVzc2Vsc8y58hUAAAB5SURBVHicBcExAQAgCEXBH8LZ2RCEYGYmBCGcTUKIN5PIOyGhhQ4y5ChRoSu22It92MZ2drKLfYUJW9jBDHMsscKuCBGLOIQRTiRRxBUlalGHMsqppIq64om3eIdnPOclr3hXtOhFH9pop5Mu+ooRs5jDGONMMsXcD5sIXcHrriv9AAAAAElFTkSuQmCC', 'base64');
+const PICTURE = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEXRFWHRMb2NhdGlvbgBCcnVzc2Vsc8y58hUAAAB5SURBVHicBcExAQAgCEXBH8LZ2RCEYGYmBCGcTUKIN5PIOyGhhQ4y5ChRoSu22It92MZ2drKLfYUJW9jBDHMsscKuCBGLOIQRTiRRxBUlalGHMsqppIq64om3eIdnPOclr3hXtOhFH9pop5Mu+ooRs5jDGONMMsXcD5sIXcHrriv9AAAAAElFTkSuQmCC',
+  'base64',
+);
 
-test('a profile picture is chosen, shrunk and sent without what it says of where it was taken, then removed', async ({ page }) => {
+test('a profile picture is chosen, shrunk and sent without what it says of where it was taken, then removed', async ({
+  page,
+}) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
   await page.goto('/profile');
   const card = page.getByRole('region', { name: 'Profile picture' });
@@ -196,7 +220,10 @@ test('a profile picture is chosen, shrunk and sent without what it says of where
   // What the server keeps is the picture the browser drew again, as JPEG: nothing of the file's text.
   const stored = await page.evaluate(async () => {
     const answer = await fetch('/api/user/picture', { headers: { 'x-device-id': localStorage.getItem('device_id')! } });
-    return { type: answer.headers.get('content-type'), text: new TextDecoder('latin1').decode(await answer.arrayBuffer()) };
+    return {
+      type: answer.headers.get('content-type'),
+      text: new TextDecoder('latin1').decode(await answer.arrayBuffer()),
+    };
   });
   expect(stored.type).toBe('image/jpeg');
   expect(stored.text).not.toContain('Brussels');
@@ -207,11 +234,17 @@ test('a profile picture is chosen, shrunk and sent without what it says of where
 });
 
 // Last of the file: undoing locks Paula's password until a new one is chosen.
-test('"this wasn\'t me": the link of an address added undoes it after a yes, and asks for a new password', async ({ page, browser }) => {
+test('"this wasn\'t me": the link of an address added undoes it after a yes, and asks for a new password', async ({
+  page,
+  browser,
+}) => {
   await signInWithEmailCode(page, paula.email, 'Paula');
   await page.goto('/profile/edit-credentials');
   const added = `intruder.${Date.now()}@example.be`;
-  await page.getByRole('region', { name: 'Email addresses' }).getByRole('button', { name: 'Add an email address' }).click();
+  await page
+    .getByRole('region', { name: 'Email addresses' })
+    .getByRole('button', { name: 'Add an email address' })
+    .click();
   await page.getByLabel('New email address').fill(added);
   await page.getByRole('button', { name: 'Send a code' }).click();
   await page.getByLabel('Security code').fill(await codeSentTo(added));
@@ -230,7 +263,10 @@ test('"this wasn\'t me": the link of an address added undoes it after a yes, and
   await expectNoAxeViolations(owner);
   await owner.getByRole('button', { name: 'Undo the change and secure my account' }).click();
   await expect(owner.getByRole('heading', { level: 1 })).toHaveText('Your account is safe again');
-  await expect(owner.getByRole('link', { name: 'Choose a new password' })).toHaveAttribute('href', '/forgot-password/email');
+  await expect(owner.getByRole('link', { name: 'Choose a new password' })).toHaveAttribute(
+    'href',
+    '/forgot-password/email',
+  );
 
   // The intruder's session is over; the address is gone; the old password no longer signs in.
   await page.reload();

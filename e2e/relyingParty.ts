@@ -10,7 +10,10 @@ import { E2E_PORT } from '../playwright.config.ts';
 // resolver, which does not. The relying party reaches the portal's host as the browser does.
 const systemLookup = dns.lookup;
 (dns as { lookup: unknown }).lookup = ((hostname: string, ...rest: unknown[]) =>
-  (systemLookup as (...args: unknown[]) => void)(hostname.endsWith('.localhost') ? '127.0.0.1' : hostname, ...rest)) as typeof dns.lookup;
+  (systemLookup as (...args: unknown[]) => void)(
+    hostname.endsWith('.localhost') ? '127.0.0.1' : hostname,
+    ...rest,
+  )) as typeof dns.lookup;
 
 export const ISSUER = `http://account.localhost:${E2E_PORT}/oidc`;
 
@@ -24,28 +27,45 @@ export type RelyingParty = {
   config: oidc.Configuration;
 };
 
-export async function relyingParty(page: Page, options: {
-  clientId: string; redirectUri: string; scope: string; name: string;
-  /** More authorization parameters (prompt, max_age, acr_values). */
-  params?: Record<string, string>;
-}): Promise<RelyingParty> {
-  const config = await oidc.discovery(new URL(ISSUER), options.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+export async function relyingParty(
+  page: Page,
+  options: {
+    clientId: string;
+    redirectUri: string;
+    scope: string;
+    name: string;
+    /** More authorization parameters (prompt, max_age, acr_values). */
+    params?: Record<string, string>;
+  },
+): Promise<RelyingParty> {
+  const config = await oidc.discovery(new URL(ISSUER), options.clientId, undefined, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const authorization = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: options.redirectUri, scope: options.scope, state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...options.params,
+    redirect_uri: options.redirectUri,
+    scope: options.scope,
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...options.params,
   });
   const redirect = new URL(options.redirectUri);
   const home = `${redirect.origin}/`;
   let arrived: (url: URL) => void;
-  const callback = new Promise<URL>((resolve) => { arrived = resolve; });
+  const callback = new Promise<URL>((resolve) => {
+    arrived = resolve;
+  });
   await page.route(`${redirect.origin}/**`, async (route) => {
     const url = new URL(route.request().url());
     if (url.pathname === redirect.pathname) {
       arrived(url);
       const outcome = url.searchParams.get('error') ?? 'signed in';
-      return route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><title>${options.name}</title><main><h1>${options.name}: ${outcome}</h1></main></html>` });
+      return route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html lang="en"><title>${options.name}</title><main><h1>${options.name}: ${outcome}</h1></main></html>`,
+      });
     }
     return route.fulfill({
       contentType: 'text/html',
@@ -53,7 +73,9 @@ export async function relyingParty(page: Page, options: {
     });
   });
   return {
-    home, callback, config,
+    home,
+    callback,
+    config,
     exchange: (url) => oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: verifier, expectedState: state }),
   };
 }

@@ -62,7 +62,10 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await expectNoAxeViolations(page);
   // The key shows in groups of four, with a link that opens the app on a phone.
   await expect(page.getByTestId('totp-secret')).toHaveText(/^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/);
-  await expect(page.getByRole('link', { name: 'Open in my authenticator app' })).toHaveAttribute('href', /^otpauth:\/\/totp\//);
+  await expect(page.getByRole('link', { name: 'Open in my authenticator app' })).toHaveAttribute(
+    'href',
+    /^otpauth:\/\/totp\//,
+  );
   const secret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
   await page.getByLabel('6-digit code').fill(new TOTP({ secret, digits: 6, period: 30 }).generate());
   await page.getByRole('button', { name: 'Confirm' }).click();
@@ -72,7 +75,9 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await expect(page.getByTestId('mfa-methods')).toContainText('Authenticator app');
 });
 
-test('a security screen reached by reload or a typed address opens, and asks for a second factor only where it must', async ({ page }) => {
+test('a security screen reached by reload or a typed address opens, and asks for a second factor only where it must', async ({
+  page,
+}) => {
   await signInWithEmailCode(page, sara.email, 'Sara');
   await page.goto('/security');
   await expect(page.getByTestId('mfa-methods')).toContainText('Email to s***@example.be');
@@ -156,7 +161,9 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await page.screenshot({ path: 'test-results/screens/security-methods-375.png', fullPage: true });
 });
 
-test('a reload on a step-up\'s code screen asks for the second factor again, then opens the screen it was for', async ({ page }) => {
+test("a reload on a step-up's code screen asks for the second factor again, then opens the screen it was for", async ({
+  page,
+}) => {
   // Kato's card is his second factor: no code is sent, so no wait comes between two tries.
   const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
   await signIn(page, kato.email);

@@ -12,7 +12,9 @@ const NOTICE = 'Your session has ended. Please sign in again.';
 /** Ends the page's session on the server, as an expiry or a revocation would: the browser keeps its cookie. */
 async function revoke(page: Page, request: APIRequestContext) {
   const token = (await page.context().cookies()).find((c) => c.name === 'tessera_token')!.value;
-  const answer = await request.delete(`http://127.0.0.1:${E2E_PORT}/api/token`, { headers: { authorization: `Bearer ${token}`, 'x-device-id': 'e2e-device-0001' } });
+  const answer = await request.delete(`http://127.0.0.1:${E2E_PORT}/api/token`, {
+    headers: { authorization: `Bearer ${token}`, 'x-device-id': 'e2e-device-0001' },
+  });
   expect(answer.status()).toBe(204);
 }
 
@@ -24,7 +26,9 @@ test('signing out in one tab takes the other to sign-in with the notice, without
   const second = await context.newPage();
   await second.goto('/security');
   await expect(second.getByRole('heading', { level: 1 })).toHaveText('Security settings');
-  await second.evaluate(() => { (window as { kept?: boolean }).kept = true; });
+  await second.evaluate(() => {
+    (window as { kept?: boolean }).kept = true;
+  });
 
   await first.getByRole('link', { name: 'Log out' }).click();
   await expect(first).toHaveURL(/\/login\/email$/);
@@ -40,7 +44,10 @@ test('signing out in one tab takes the other to sign-in with the notice, without
   await expect(second.getByRole('heading', { level: 1 })).toHaveText('Security settings');
 });
 
-test('a session revoked on the server turns the next call into sign-in with the notice, not an error', async ({ page, request }) => {
+test('a session revoked on the server turns the next call into sign-in with the notice, not an error', async ({
+  page,
+  request,
+}) => {
   // Kato's email: the other tests sign him in with his card, and a challenge replaces the last one of its method.
   const kato = DEMO_MFA_USERS.find((u) => u.key === 'card')!;
   await signInWithEmailCode(page, kato.email, 'Kato');

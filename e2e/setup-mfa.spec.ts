@@ -48,7 +48,9 @@ test('a forced user sets up a phone second factor, and needs it at the next sign
   await expect(page).toHaveURL(/\/mfa\/methods$/);
 });
 
-test('a customer is warned about shared credentials and may skip; "not now" holds at the next sign-in (375 px)', async ({ page }) => {
+test('a customer is warned about shared credentials and may skip; "not now" holds at the next sign-in (375 px)', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, lea.email);
   await expect(page).toHaveURL(/\/setup-mfa$/);
@@ -60,12 +62,20 @@ test('a customer is warned about shared credentials and may skip; "not now" hold
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Lea');
 });
 
-test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an email or the authenticator app, or not now', async ({ page }) => {
+test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an email or the authenticator app, or not now', async ({
+  page,
+}) => {
   await signIn(page, carl.email);
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
   await expect(page.getByRole('main').getByRole('button')).toHaveText([
-    'By text message (SMS)', 'By phone call', 'By WhatsApp', 'By email', 'With an authenticator app', 'Not now', 'Back',
+    'By text message (SMS)',
+    'By phone call',
+    'By WhatsApp',
+    'By email',
+    'With an authenticator app',
+    'Not now',
+    'Back',
   ]);
   await expectNoAxeViolations(page);
   // Back returns to the intro, which says the customer chooses.

@@ -7,7 +7,12 @@ import { codeIn } from '../server/testing/peers.ts';
 export { DEMO_PASSWORD };
 export const user = (key: string) => DEMO_USERS.find((u) => u.key === key)!;
 
-export async function signIn(page: Page, username: string, password = DEMO_PASSWORD, mode: 'email' | 'phone' = 'email') {
+export async function signIn(
+  page: Page,
+  username: string,
+  password = DEMO_PASSWORD,
+  mode: 'email' | 'phone' = 'email',
+) {
   if (!page.url().includes(`/login/${mode}`)) await page.goto(`/login/${mode}`);
   await page.getByLabel(mode === 'email' ? 'Email address' : 'Phone number').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
@@ -64,9 +69,13 @@ export async function codeSentTo(recipient: string, since = 0): Promise<string> 
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
   for (let attempt = 0; attempt < 50; attempt++) {
     const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as {
-      mails: Array<{ to: string; raw: string }>; messages: Array<{ to: string; text: string }>;
+      mails: Array<{ to: string; raw: string }>;
+      messages: Array<{ to: string; text: string }>;
     };
-    const texts = [...inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw), ...inbox.messages.filter((m) => m.to === recipient).map((m) => m.text)];
+    const texts = [
+      ...inbox.mails.filter((m) => m.to === recipient).map((m) => m.raw),
+      ...inbox.messages.filter((m) => m.to === recipient).map((m) => m.text),
+    ];
     const withCode = texts.slice(since).filter(hasCode);
     if (withCode.length > 0) return codeIn(withCode.at(-1)!);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -78,14 +87,24 @@ export async function codeSentTo(recipient: string, since = 0): Promise<string> 
  * (soft line breaks and =XX escapes), so that links and texts read as sent. */
 export async function mailsTo(recipient: string): Promise<string[]> {
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
-  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string; raw: string }> };
-  return inbox.mails.filter((m) => m.to === recipient)
-    .map((m) => m.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as {
+    mails: Array<{ to: string; raw: string }>;
+  };
+  return inbox.mails
+    .filter((m) => m.to === recipient)
+    .map((m) =>
+      m.raw
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    );
 }
 
 export async function sentCount(recipient: string): Promise<number> {
   const { E2E_PEERS_PORT } = await import('../playwright.config.ts');
-  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as { mails: Array<{ to: string }>; messages: Array<{ to: string }> };
+  const inbox = (await (await fetch(`http://127.0.0.1:${E2E_PEERS_PORT}/inbox`)).json()) as {
+    mails: Array<{ to: string }>;
+    messages: Array<{ to: string }>;
+  };
   return [...inbox.mails, ...inbox.messages].filter((m) => m.to === recipient).length;
 }
 

@@ -18,7 +18,10 @@ test.describe('Belgian variant', () => {
     test('falls back to English and offers fr, nl, en', async ({ page }) => {
       await page.goto('/login/email');
       await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
-      const options = await page.getByLabel('Language').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      const options = await page
+        .getByLabel('Language')
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
       expect(options.sort()).toEqual(['en', 'fr', 'nl']);
       await expect(page.locator('#favicon')).toHaveAttribute('href', '/favicon.svg');
     });
@@ -41,9 +44,14 @@ test.describe('Luxembourg variant', () => {
     test.use({ locale: 'de-DE' });
     test('defaults to fr_LU, offers fr_LU and en_LU, and has its own favicon', async ({ page }) => {
       await page.goto(`${LU}/login/email`);
-      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Connectez-vous à votre compte Tessera Luxembourg');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(
+        'Connectez-vous à votre compte Tessera Luxembourg',
+      );
       await expect(page.locator('html')).toHaveAttribute('lang', 'fr-LU');
-      const options = await page.getByLabel('Langue').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      const options = await page
+        .getByLabel('Langue')
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
       expect(options.sort()).toEqual(['en_LU', 'fr_LU']);
       await expect(page.locator('#favicon')).toHaveAttribute('href', '/favicon-lu.svg');
     });
@@ -64,18 +72,24 @@ test.describe('Luxembourg variant', () => {
   });
 });
 
-test('maintenance: the API answers 503 and the app shows the page in three languages, without top bar', async ({ page }) => {
+test('maintenance: the API answers 503 and the app shows the page in three languages, without top bar', async ({
+  page,
+}) => {
   await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
   await expect(page).toHaveURL(/\/maintenance$/);
   await expect(page.getByText('Inloggen is momenteel niet mogelijk. Probeer het later opnieuw.')).toBeVisible();
-  await expect(page.getByText('La connexion est actuellement indisponible. Veuillez réessayer plus tard.')).toBeVisible();
+  await expect(
+    page.getByText('La connexion est actuellement indisponible. Veuillez réessayer plus tard.'),
+  ).toBeVisible();
   await expect(page.getByText('Login is unavailable at the moment. Please try again later.')).toBeVisible();
   await expect(page.getByRole('banner')).toHaveCount(0);
   await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/user/dashboard`);
   await expect(page).toHaveURL(/\/maintenance$/);
 });
 
-test('maintenance: the brand, French first on the Luxembourg host, and a way back once the API answers (375 px)', async ({ page }) => {
+test('maintenance: the brand, French first on the Luxembourg host, and a way back once the API answers (375 px)', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await page.goto(`http://account.localhost:${E2E_MAINTENANCE_PORT}/login/email`);
   await expect(page).toHaveURL(/\/maintenance$/);
@@ -83,9 +97,21 @@ test('maintenance: the brand, French first on the Luxembourg host, and a way bac
   await expect(page.locator('main [lang] h2')).toHaveText(['Onderhoud', 'Maintenance', 'Maintenance']);
   await expect(page.locator('main [lang]').first()).toHaveAttribute('lang', 'nl');
   // The API comes back (staged here: this server stays in maintenance): "Try again" starts the app afresh.
-  const config = await (await page.request.get(`http://127.0.0.1:${E2E_PORT}/api/config`, { headers: { host: `account.localhost:${E2E_PORT}`, 'x-device-id': 'maintenance-e2e-01' } })).text();
-  await page.route('**/api/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: config }));
-  await page.route('**/api/user', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ code: 'unauthorized', message: '' }) }));
+  const config = await (
+    await page.request.get(`http://127.0.0.1:${E2E_PORT}/api/config`, {
+      headers: { host: `account.localhost:${E2E_PORT}`, 'x-device-id': 'maintenance-e2e-01' },
+    })
+  ).text();
+  await page.route('**/api/config', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: config }),
+  );
+  await page.route('**/api/user', (route) =>
+    route.fulfill({
+      status: 401,
+      contentType: 'application/json',
+      body: JSON.stringify({ code: 'unauthorized', message: '' }),
+    }),
+  );
   await page.getByRole('button', { name: /Try again/ }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
 
@@ -97,7 +123,9 @@ test('maintenance: the brand, French first on the Luxembourg host, and a way bac
   await expectNoAxeViolations(page);
 });
 
-test('each host looks like itself: the Luxembourg host has its own accent and favicon, at 1280 and 375 px', async ({ page }) => {
+test('each host looks like itself: the Luxembourg host has its own accent and favicon, at 1280 and 375 px', async ({
+  page,
+}) => {
   const accent = async (host: string) => {
     await page.goto(`http://${host}:${E2E_PORT}/login/email`);
     const button = page.getByRole('button', { name: /^(Sign in|Se connecter)$/ });
@@ -105,7 +133,14 @@ test('each host looks like itself: the Luxembourg host has its own accent and fa
     // The app may take the drawn screen over between the look-up and the read (a detached button
     // reads as no colour): read until the button in the page answers.
     let colour = '';
-    await expect.poll(async () => (colour = await button.evaluate((el) => (el.isConnected ? getComputedStyle(el).backgroundColor : '')).catch(() => ''))).not.toBe('');
+    await expect
+      .poll(
+        async () =>
+          (colour = await button
+            .evaluate((el) => (el.isConnected ? getComputedStyle(el).backgroundColor : ''))
+            .catch(() => '')),
+      )
+      .not.toBe('');
     return {
       colour,
       favicon: await page.locator('#favicon').getAttribute('href'),

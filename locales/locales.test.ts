@@ -11,25 +11,36 @@ type Tree = { [key: string]: string | Tree };
 const dir = import.meta.dirname;
 const load = (locale: string) => JSON.parse(readFileSync(join(dir, `${locale}.json`), 'utf8')) as Tree;
 const flatten = (tree: Tree, prefix = ''): Record<string, string> =>
-  Object.fromEntries(Object.entries(tree).flatMap(([key, value]) =>
-    typeof value === 'string' ? [[prefix + key, value]] : Object.entries(flatten(value, `${prefix}${key}.`))));
+  Object.fromEntries(
+    Object.entries(tree).flatMap(([key, value]) =>
+      typeof value === 'string' ? [[prefix + key, value]] : Object.entries(flatten(value, `${prefix}${key}.`)),
+    ),
+  );
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
 const en = flatten(load('en'));
 
 describe('locales', () => {
   it('ships exactly the six locales', () => {
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace('.json', '')).sort()).toEqual([...LOCALES].sort());
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.replace('.json', ''))
+        .sort(),
+    ).toEqual([...LOCALES].sort());
   });
 
-  it.each(LOCALES.filter((l) => l !== 'en'))('%s has every key of en, with the same placeholders, and nothing else', (locale) => {
-    const other = flatten(load(locale));
-    expect(Object.keys(other).sort()).toEqual(Object.keys(en).sort());
-    for (const [key, text] of Object.entries(en)) {
-      expect({ key, placeholders: placeholders(other[key]!) }).toEqual({ key, placeholders: placeholders(text) });
-      expect(other[key]!.trim()).not.toBe('');
-    }
-  });
+  it.each(LOCALES.filter((l) => l !== 'en'))(
+    '%s has every key of en, with the same placeholders, and nothing else',
+    (locale) => {
+      const other = flatten(load(locale));
+      expect(Object.keys(other).sort()).toEqual(Object.keys(en).sort());
+      for (const [key, text] of Object.entries(en)) {
+        expect({ key, placeholders: placeholders(other[key]!) }).toEqual({ key, placeholders: placeholders(text) });
+        expect(other[key]!.trim()).not.toBe('');
+      }
+    },
+  );
 
   it.each(['fr', 'fr_LU', 'nl', 'de_LU'])('%s is translated, not an English copy', (locale) => {
     const other = flatten(load(locale));

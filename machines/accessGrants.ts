@@ -22,14 +22,23 @@ export const accessGrantsMachine = setup({
   types: {
     context: {} as Context,
     events: {} as
-      | { type: 'REVOKE'; clientId: string } | { type: 'CONFIRM' } | { type: 'CANCEL' } | { type: 'DISMISS' } | { type: 'RETRY' },
+      | { type: 'REVOKE'; clientId: string }
+      | { type: 'CONFIRM' }
+      | { type: 'CANCEL' }
+      | { type: 'DISMISS' }
+      | { type: 'RETRY' },
   },
   actors: {
-    listGrants: fromPromise<AccessGrant[]>(async () => { throw new Error('listGrants is provided by the app'); }),
-    revokeGrant: fromPromise<void, { clientId: string }>(async () => { throw new Error('revokeGrant is provided by the app'); }),
+    listGrants: fromPromise<AccessGrant[]>(async () => {
+      throw new Error('listGrants is provided by the app');
+    }),
+    revokeGrant: fromPromise<void, { clientId: string }>(async () => {
+      throw new Error('revokeGrant is provided by the app');
+    }),
   },
   guards: {
-    knownGrant: ({ context, event }) => event.type === 'REVOKE' && context.grants.some((g) => g.client_id === event.clientId),
+    knownGrant: ({ context, event }) =>
+      event.type === 'REVOKE' && context.grants.some((g) => g.client_id === event.clientId),
     /** The access was already gone (revoked from another tab or device): what the person wanted. */
     alreadyGone: ({ event }) => {
       const error = errorOf(event);
@@ -62,7 +71,11 @@ export const accessGrantsMachine = setup({
     },
     ready: {
       on: {
-        REVOKE: { guard: 'knownGrant', target: 'confirming', actions: assign({ error: null, notice: null, pending: ({ event }) => event.clientId }) },
+        REVOKE: {
+          guard: 'knownGrant',
+          target: 'confirming',
+          actions: assign({ error: null, notice: null, pending: ({ event }) => event.clientId }),
+        },
         DISMISS: { actions: assign({ error: null, notice: null }) },
       },
     },

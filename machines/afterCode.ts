@@ -43,12 +43,16 @@ export function afterCode(facts: AfterCodeFacts): AfterCode {
   const redirect = safeTarget(query.get('redirect'));
   // 1. A recovery key was used: the recovery screen, with the authenticator's id and where to go on.
   if (facts.method === 'totpRecovery') {
-    return { kind: 'totpRecovery', to: withQuery(pathOf('totpRecovery', 'keys'), { mfaId: String(facts.mfaId), redirect, ...carried }) };
+    return {
+      kind: 'totpRecovery',
+      to: withQuery(pathOf('totpRecovery', 'keys'), { mfaId: String(facts.mfaId), redirect, ...carried }),
+    };
   }
   // 2. A partner application waits for this sign-in.
   if (facts.partnerRedirect) return { kind: 'partner', url: facts.partnerRedirect };
   // 3. The password must be renewed, now that the person proved who they are.
-  if (query.get('weakPassword') === 'true') return { kind: 'weakPassword', to: withQuery(pathOf('weakPassword', 'renew'), { verified: 'true' }) };
+  if (query.get('weakPassword') === 'true')
+    return { kind: 'weakPassword', to: withQuery(pathOf('weakPassword', 'renew'), { verified: 'true' }) };
   // 4. A sign-in goes where the person was going before it.
   if (facts.signIn) return { kind: 'target', to: safeTarget(facts.target) ?? HOME_PATH };
   // 5. A step-up returns to the screen that asked for it.

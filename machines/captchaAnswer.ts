@@ -25,8 +25,10 @@ export function isCaptchaError(answer: CaptchaAnswer): answer is { error: Proble
 }
 
 /** For the flows whose SUBMIT carries a CAPTCHA answer: whether it stands in the way, and what it says. */
-export const captchaRefused = ({ event }: { event: object }) => 'captcha' in event && isCaptchaError(event.captcha as CaptchaAnswer);
-export const captchaProblem = ({ event }: { event: object }) => ((event as { captcha: { error: Problem } }).captcha.error);
+export const captchaRefused = ({ event }: { event: object }) =>
+  'captcha' in event && isCaptchaError(event.captcha as CaptchaAnswer);
+export const captchaProblem = ({ event }: { event: object }) =>
+  (event as { captcha: { error: Problem } }).captcha.error;
 export const captchaToken = ({ event }: { event: object }) => {
   const answer = (event as { captcha?: CaptchaAnswer }).captcha;
   return answer && !isCaptchaError(answer) ? answer.token : null;

@@ -15,9 +15,15 @@ type Context = {
 };
 
 /** The cards with one product set as the switch says. */
-const applied = (cards: AccountCard[], { cardId, product, active }: Switch) => cards.map((card) => (card.id !== cardId ? card : {
-  ...card, products: card.products.map((p) => (p.product === product ? { product, active } : p)),
-}));
+const applied = (cards: AccountCard[], { cardId, product, active }: Switch) =>
+  cards.map((card) =>
+    card.id !== cardId
+      ? card
+      : {
+          ...card,
+          products: card.products.map((p) => (p.product === product ? { product, active } : p)),
+        },
+  );
 
 export const cardsMachine = setup({
   types: {
@@ -25,11 +31,17 @@ export const cardsMachine = setup({
     events: {} as { type: 'TOGGLE'; cardId: string; product: CardProduct } | { type: 'RETRY' } | { type: 'DISMISS' },
   },
   actors: {
-    listCards: fromPromise<AccountCard[]>(async () => { throw new Error('listCards is provided by the app'); }),
-    setProduct: fromPromise<AccountCard, Switch>(async () => { throw new Error('setProduct is provided by the app'); }),
+    listCards: fromPromise<AccountCard[]>(async () => {
+      throw new Error('listCards is provided by the app');
+    }),
+    setProduct: fromPromise<AccountCard, Switch>(async () => {
+      throw new Error('setProduct is provided by the app');
+    }),
   },
   guards: {
-    knownProduct: ({ context, event }) => event.type === 'TOGGLE' && context.cards.some((c) => c.id === event.cardId && c.products.some((p) => p.product === event.product)),
+    knownProduct: ({ context, event }) =>
+      event.type === 'TOGGLE' &&
+      context.cards.some((c) => c.id === event.cardId && c.products.some((p) => p.product === event.product)),
   },
 }).createMachine({
   id: 'cards',
@@ -51,7 +63,9 @@ export const cardsMachine = setup({
           guard: 'knownProduct',
           target: 'switching',
           actions: assign(({ context, event }) => {
-            const now = context.cards.find((c) => c.id === event.cardId)!.products.find((p) => p.product === event.product)!.active;
+            const now = context.cards
+              .find((c) => c.id === event.cardId)!
+              .products.find((p) => p.product === event.product)!.active;
             const pending = { cardId: event.cardId, product: event.product, active: !now };
             return { pending, cards: applied(context.cards, pending), error: null };
           }),
@@ -64,7 +78,13 @@ export const cardsMachine = setup({
         id: 'setProduct',
         src: 'setProduct',
         input: ({ context }) => context.pending!,
-        onDone: { target: 'ready', actions: assign({ cards: ({ context, event }) => context.cards.map((c) => (c.id === event.output.id ? event.output : c)), pending: null }) },
+        onDone: {
+          target: 'ready',
+          actions: assign({
+            cards: ({ context, event }) => context.cards.map((c) => (c.id === event.output.id ? event.output : c)),
+            pending: null,
+          }),
+        },
         onError: {
           target: 'ready',
           actions: assign({

@@ -36,8 +36,12 @@ export const consentMachine = setup({
     events: {} as { type: 'ACCEPT' } | { type: 'REFUSE' } | { type: 'RETRY' } | { type: 'RETURN' },
   },
   actors: {
-    readRequest: fromPromise<AuthorizeAnswer, { uid: string }>(async () => { throw new Error('readRequest is provided by the app'); }),
-    sendApproval: fromPromise<{ target: string }, { uid: string; approve: boolean }>(async () => { throw new Error('sendApproval is provided by the app'); }),
+    readRequest: fromPromise<AuthorizeAnswer, { uid: string }>(async () => {
+      throw new Error('readRequest is provided by the app');
+    }),
+    sendApproval: fromPromise<{ target: string }, { uid: string; approve: boolean }>(async () => {
+      throw new Error('sendApproval is provided by the app');
+    }),
   },
   actions: {
     /** Leaves the app for the authorisation server (a full page load). */
@@ -62,7 +66,14 @@ export const consentMachine = setup({
         input: ({ context }) => ({ uid: context.uid! }),
         onDone: [
           // Nothing left to ask (answered in another tab, or the server has the next step): go on.
-          { guard: 'answered', target: 'leaving', actions: assign({ target: ({ event }) => event.output.target!, client: ({ event }) => event.output.client }) },
+          {
+            guard: 'answered',
+            target: 'leaving',
+            actions: assign({
+              target: ({ event }) => event.output.target!,
+              client: ({ event }) => event.output.client,
+            }),
+          },
           {
             target: 'asking',
             actions: assign({

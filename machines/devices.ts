@@ -30,26 +30,41 @@ type Context = {
 
 export type DevicesOutput = { signedOut: true };
 
-const NOTICES: Record<Exclude<DeviceAction['action'], 'everywhere'>, DevicesNotice> = { logout: 'loggedOut', others: 'loggedOutOthers', untrust: 'untrusted' };
+const NOTICES: Record<Exclude<DeviceAction['action'], 'everywhere'>, DevicesNotice> = {
+  logout: 'loggedOut',
+  others: 'loggedOutOthers',
+  untrust: 'untrusted',
+};
 
 export const devicesMachine = setup({
   types: {
     context: {} as Context,
     output: {} as DevicesOutput,
     events: {} as
-      | { type: 'LOG_OUT'; id: string } | { type: 'LOG_OUT_OTHERS' } | { type: 'LOG_OUT_EVERYWHERE' } | { type: 'UNTRUST'; id: string }
-      | { type: 'CONFIRM' } | { type: 'CANCEL' } | { type: 'DISMISS' } | { type: 'RETRY' },
+      | { type: 'LOG_OUT'; id: string }
+      | { type: 'LOG_OUT_OTHERS' }
+      | { type: 'LOG_OUT_EVERYWHERE' }
+      | { type: 'UNTRUST'; id: string }
+      | { type: 'CONFIRM' }
+      | { type: 'CANCEL' }
+      | { type: 'DISMISS' }
+      | { type: 'RETRY' },
   },
   actors: {
-    listDevices: fromPromise<Device[]>(async () => { throw new Error('listDevices is provided by the app'); }),
-    runAction: fromPromise<void, DeviceAction>(async () => { throw new Error('runAction is provided by the app'); }),
+    listDevices: fromPromise<Device[]>(async () => {
+      throw new Error('listDevices is provided by the app');
+    }),
+    runAction: fromPromise<void, DeviceAction>(async () => {
+      throw new Error('runAction is provided by the app');
+    }),
   },
   guards: {
     /** Another device of the list that still holds a session (this one signs out with the app's own sign-out). */
     signedInElsewhere: ({ context, event }) =>
       event.type === 'LOG_OUT' && context.devices.some((d) => d.id === event.id && !d.current && d.status === 'active'),
     hasOthers: ({ context }) => context.devices.some((d) => !d.current && d.status === 'active'),
-    trustedDevice: ({ context, event }) => event.type === 'UNTRUST' && context.devices.some((d) => d.id === event.id && d.trusted_until !== null),
+    trustedDevice: ({ context, event }) =>
+      event.type === 'UNTRUST' && context.devices.some((d) => d.id === event.id && d.trusted_until !== null),
     everywhere: ({ context }) => context.pending?.action === 'everywhere',
     /** The device or its trust was already gone (done from another tab or device): what the person wanted. */
     alreadyGone: ({ event }) => {
@@ -60,7 +75,8 @@ export const devicesMachine = setup({
   actions: {
     clearMessages: assign({ error: null, notice: null }),
     done: assign({
-      notice: ({ context }) => (context.pending && context.pending.action !== 'everywhere' ? NOTICES[context.pending.action] : null),
+      notice: ({ context }) =>
+        context.pending && context.pending.action !== 'everywhere' ? NOTICES[context.pending.action] : null,
       pending: null,
     }),
   },
@@ -83,10 +99,28 @@ export const devicesMachine = setup({
     },
     ready: {
       on: {
-        LOG_OUT: { guard: 'signedInElsewhere', target: 'confirming', actions: ['clearMessages', assign({ pending: ({ event }) => ({ action: 'logout' as const, id: event.id }) })] },
-        LOG_OUT_OTHERS: { guard: 'hasOthers', target: 'confirming', actions: ['clearMessages', assign({ pending: { action: 'others' as const } })] },
-        LOG_OUT_EVERYWHERE: { target: 'confirming', actions: ['clearMessages', assign({ pending: { action: 'everywhere' as const } })] },
-        UNTRUST: { guard: 'trustedDevice', target: 'acting', actions: ['clearMessages', assign({ pending: ({ event }) => ({ action: 'untrust' as const, id: event.id }) })] },
+        LOG_OUT: {
+          guard: 'signedInElsewhere',
+          target: 'confirming',
+          actions: ['clearMessages', assign({ pending: ({ event }) => ({ action: 'logout' as const, id: event.id }) })],
+        },
+        LOG_OUT_OTHERS: {
+          guard: 'hasOthers',
+          target: 'confirming',
+          actions: ['clearMessages', assign({ pending: { action: 'others' as const } })],
+        },
+        LOG_OUT_EVERYWHERE: {
+          target: 'confirming',
+          actions: ['clearMessages', assign({ pending: { action: 'everywhere' as const } })],
+        },
+        UNTRUST: {
+          guard: 'trustedDevice',
+          target: 'acting',
+          actions: [
+            'clearMessages',
+            assign({ pending: ({ event }) => ({ action: 'untrust' as const, id: event.id }) }),
+          ],
+        },
         DISMISS: { actions: 'clearMessages' },
       },
     },

@@ -28,7 +28,9 @@ export const editPasswordMachine = setup({
   types: {
     context: {} as Context,
     input: {} as { policy: PasswordPolicy },
-    events: {} as { type: 'CURRENT'; value: string } | { type: 'KEEP'; value: boolean }
+    events: {} as
+      | { type: 'CURRENT'; value: string }
+      | { type: 'KEEP'; value: boolean }
       /** `captcha`: the widget's answer, once the server wants one (the new-password machine judges it). */
       | { type: 'SUBMIT'; captcha?: CaptchaAnswer },
     children: {} as { newPassword: 'newPassword' },
@@ -40,7 +42,8 @@ export const editPasswordMachine = setup({
   },
   guards: {
     hasCurrent: ({ context }) => context.current !== '',
-    sessionEnded: ({ event }) => (event as { output?: { result?: ChangePasswordAnswer } }).output?.result?.session_ended === true,
+    sessionEnded: ({ event }) =>
+      (event as { output?: { result?: ChangePasswordAnswer } }).output?.result?.session_ended === true,
   },
 }).createMachine({
   id: 'editPassword',
@@ -56,8 +59,13 @@ export const editPasswordMachine = setup({
             guard: 'hasCurrent',
             // The new password's machine submits with what this form holds now.
             actions: [
-              sendTo('newPassword', ({ context }) => ({ type: 'PAYLOAD' as const, payload: { current: context.current, keepThisSession: context.keepThisSession } })),
-              sendTo('newPassword', ({ event }) => (event.captcha ? { type: 'SUBMIT' as const, captcha: event.captcha } : { type: 'SUBMIT' as const })),
+              sendTo('newPassword', ({ context }) => ({
+                type: 'PAYLOAD' as const,
+                payload: { current: context.current, keepThisSession: context.keepThisSession },
+              })),
+              sendTo('newPassword', ({ event }) =>
+                event.captcha ? { type: 'SUBMIT' as const, captcha: event.captcha } : { type: 'SUBMIT' as const },
+              ),
             ],
           },
           { actions: assign({ currentMissing: true }) },
@@ -66,7 +74,10 @@ export const editPasswordMachine = setup({
       invoke: {
         id: 'newPassword',
         src: 'newPassword',
-        input: ({ context }) => ({ payload: { current: context.current, keepThisSession: context.keepThisSession }, policy: context.policy }),
+        input: ({ context }) => ({
+          payload: { current: context.current, keepThisSession: context.keepThisSession },
+          policy: context.policy,
+        }),
         onDone: [
           { guard: 'sessionEnded', target: 'signedOut' },
           { target: 'changed', actions: assign({ current: '' }) },

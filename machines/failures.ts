@@ -6,9 +6,17 @@ import type { ErrorCode } from '../contract/errors.ts';
 
 /** Failures the browser finds itself, with no answer from the server (the CAPTCHA widget's, an empty field). */
 export const CLIENT_ERROR_CODES = [
-  'captcha_unavailable_server', 'captcha_unavailable_window', 'captcha_script_failed', 'captcha_not_loaded', 'captcha_element_undefined',
+  'captcha_unavailable_server',
+  'captcha_unavailable_window',
+  'captcha_script_failed',
+  'captcha_not_loaded',
+  'captcha_element_undefined',
   // A field left empty, named by the form before anything is sent.
-  'required_firstname', 'required_lastname', 'required_email', 'required_phone', 'required_password',
+  'required_firstname',
+  'required_lastname',
+  'required_email',
+  'required_phone',
+  'required_password',
 ] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 export type ProblemCode = ErrorCode | ClientErrorCode;

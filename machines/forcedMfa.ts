@@ -26,8 +26,17 @@ const CODE_ENDS = ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in
 /** What GET /mfa/{id}/activate answered: nothing to do (null), or a code sent. It never offers a
  * merge (`fuzzion` is always false): the offer comes with the code's answer, once it came back. */
 export type ActivationStart = null | {
-  payload: string; fuzzion: boolean;
-  data: { target?: string; code?: string; message?: string; expires_in?: number; expires_at?: string; resend_in?: number; resend_at?: string };
+  payload: string;
+  fuzzion: boolean;
+  data: {
+    target?: string;
+    code?: string;
+    message?: string;
+    expires_in?: number;
+    expires_at?: string;
+    resend_in?: number;
+    resend_at?: string;
+  };
 };
 
 type Context = Required<EnrolmentInput> & {
@@ -47,7 +56,10 @@ const choosesFreely = (context: Context) => (context.customer && !context.forced
 const screenOf = (kind: EnrolmentKind | null): EnrolmentScreen => (kind === 'email' ? 'email' : 'phone');
 
 /** The request for a code, first or again, to the destination typed. */
-const activationRequest = ({ context }: { context: Context }) => ({ kind: context.kind!, target: context.target.trim() });
+const activationRequest = ({ context }: { context: Context }) => ({
+  kind: context.kind!,
+  target: context.target.trim(),
+});
 
 export const forcedMfaMachine = setup({
   types: {
@@ -55,8 +67,13 @@ export const forcedMfaMachine = setup({
     input: {} as EnrolmentInput,
     output: {} as EnrolmentOutput,
     events: {} as
-      | { type: 'ACTIVATE' } | { type: 'SKIP' } | { type: 'CHOOSE'; kind: EnrolmentKind | 'totp' }
-      | { type: 'CHANGE'; value: string } | { type: 'SUBMIT' } | { type: 'BACK' } | { type: 'CONTINUE' }
+      | { type: 'ACTIVATE' }
+      | { type: 'SKIP' }
+      | { type: 'CHOOSE'; kind: EnrolmentKind | 'totp' }
+      | { type: 'CHANGE'; value: string }
+      | { type: 'SUBMIT' }
+      | { type: 'BACK' }
+      | { type: 'CONTINUE' }
       /** From the code entry, once its wait is over. */
       | { type: 'RESEND' }
       /** The location moved to one of the flow's steps (Back, Forward). */
@@ -95,12 +112,14 @@ export const forcedMfaMachine = setup({
     hasTarget: ({ context }) => context.target.trim() !== '',
     routeTo: ({ event }, { step }: { step: EnrolmentScreen }) => event.type === 'ROUTE' && event.step === step,
     /** Customers choose their method: their selection step can show again. */
-    routeToSelection: ({ context, event }) => event.type === 'ROUTE' && event.step === 'selection' && choosesFreely(context),
+    routeToSelection: ({ context, event }) =>
+      event.type === 'ROUTE' && event.step === 'selection' && choosesFreely(context),
     /** Back or Forward to the destination chosen (phone or email). */
     routeToDestination: ({ context, event }) =>
       event.type === 'ROUTE' && context.kind !== null && event.step === screenOf(context.kind),
     /** Forward to the code still held. */
-    routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
+    routeToCode: ({ context, event }) =>
+      event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
     nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
     /** The code's check turned the method on. */
     activated: ({ event }) => (event as { output?: CodeEntryOutput<unknown> }).output?.failure === null,
@@ -110,13 +129,21 @@ export const forcedMfaMachine = setup({
      * step_up_required), and leaving a mandatory one signs out (spec §4 "Forced MFA"; the root does
      * not yet exempt the merge's screens): there the person is told the destination is in use and
      * types another one. */
-    mergeOffered: ({ context, event }) => context.voluntary && mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
+    mergeOffered: ({ context, event }) =>
+      context.voluntary && mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
   },
 }).createMachine({
   id: 'forcedMfa',
   context: ({ input }) => ({
-    hasSms: false, entry: 'intro' as const, ...input, voluntary: VOLUNTARY_ENTRIES.has(input.entry ?? 'intro'),
-    kind: null, target: '', challenge: null, error: null, outcome: null,
+    hasSms: false,
+    entry: 'intro' as const,
+    ...input,
+    voluntary: VOLUNTARY_ENTRIES.has(input.entry ?? 'intro'),
+    kind: null,
+    target: '',
+    challenge: null,
+    error: null,
+    outcome: null,
   }),
   initial: 'checking',
   states: {
@@ -133,8 +160,16 @@ export const forcedMfaMachine = setup({
     opening: {
       always: [
         { guard: { type: 'entersAt', params: { step: 'selection' } }, target: 'selection' },
-        { guard: { type: 'entersAt', params: { step: 'email' } }, target: 'destination', actions: assign({ kind: 'email' as const }) },
-        { guard: { type: 'entersAt', params: { step: 'phone' } }, target: 'destination', actions: assign({ kind: 'sms' as const }) },
+        {
+          guard: { type: 'entersAt', params: { step: 'email' } },
+          target: 'destination',
+          actions: assign({ kind: 'email' as const }),
+        },
+        {
+          guard: { type: 'entersAt', params: { step: 'phone' } },
+          target: 'destination',
+          actions: assign({ kind: 'sms' as const }),
+        },
         { target: 'intro' },
       ],
     },
@@ -159,7 +194,15 @@ export const forcedMfaMachine = setup({
       on: {
         CHOOSE: [
           { guard: 'choseAuthenticator', target: 'authenticator' },
-          { target: 'destination', actions: assign(({ event }) => ({ kind: event.kind as EnrolmentKind, target: '', challenge: null, error: null })) },
+          {
+            target: 'destination',
+            actions: assign(({ event }) => ({
+              kind: event.kind as EnrolmentKind,
+              target: '',
+              challenge: null,
+              error: null,
+            })),
+          },
         ],
         // From Security, Back leaves the set-up; at sign-in it returns to the intro.
         BACK: [{ guard: 'voluntary', target: 'skipped' }, { target: 'intro' }],
@@ -226,7 +269,13 @@ export const forcedMfaMachine = setup({
       invoke: {
         id: 'codeEntry',
         src: 'codeEntry',
-        input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: CODE_ENDS }),
+        input: ({ context }) => ({
+          ticket: context.challenge!.payload,
+          length: 8,
+          sent: context.challenge!.sent,
+          error: context.error,
+          endsOn: CODE_ENDS,
+        }),
         onDone: [
           { guard: 'activated', target: 'success' },
           {

@@ -19,13 +19,26 @@ export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
 type Sent = SentAnswer & { recipient: string[]; technology: string; payload: string };
 
 /** What a reload needs to resume: the request, the code's answer and timers, and the ticket once bought. */
-export type ResetMemory = { mode: ForgotMode; username: string; channel: 'sms' | 'call' | 'whatsapp'; sent: Sent; timers: SentCode; ticket: string | null };
+export type ResetMemory = {
+  mode: ForgotMode;
+  username: string;
+  channel: 'sms' | 'call' | 'whatsapp';
+  sent: Sent;
+  timers: SentCode;
+  ticket: string | null;
+};
 
 type Context = {
-  mode: ForgotMode; policy: PasswordPolicy; username: string; channel: 'sms' | 'call' | 'whatsapp';
+  mode: ForgotMode;
+  policy: PasswordPolicy;
+  username: string;
+  channel: 'sms' | 'call' | 'whatsapp';
   /** The step whose path started the flow. */
   entry: ForgotScreen;
-  sent: Sent | null; timers: SentCode | null; ticket: string | null; error: Problem | null;
+  sent: Sent | null;
+  timers: SentCode | null;
+  ticket: string | null;
+  error: Problem | null;
   /** The CAPTCHA solution that goes with the next request for a code. */
   captcha: string | null;
 };
@@ -33,13 +46,24 @@ type Context = {
 const recalled = (event: object) => (event as { output?: ResetMemory | null }).output ?? null;
 /** What the flow keeps for a reload, once a code was sent. */
 const memoryOf = (context: Context): ResetMemory => ({
-  mode: context.mode, username: context.username, channel: context.channel, sent: context.sent!, timers: context.timers!, ticket: context.ticket,
+  mode: context.mode,
+  username: context.username,
+  channel: context.channel,
+  sent: context.sent!,
+  timers: context.timers!,
+  ticket: context.ticket,
 });
 /** The request for a code, first or again, as the form holds it. */
-const requestOf = ({ context }: { context: Context }) =>
-  ({ username: context.username.trim(), channel: context.mode === 'phone' ? context.channel : null, captcha: context.captcha });
+const requestOf = ({ context }: { context: Context }) => ({
+  username: context.username.trim(),
+  channel: context.mode === 'phone' ? context.channel : null,
+  captcha: context.captcha,
+});
 /** The request's screen, by email or by phone. */
-const showRequest = { type: 'show', params: ({ context }: { context: Context }) => ({ screen: context.mode }) } as const;
+const showRequest = {
+  type: 'show',
+  params: ({ context }: { context: Context }) => ({ screen: context.mode }),
+} as const;
 const keepMemory = { type: 'keep', params: ({ context }: { context: Context }) => memoryOf(context) } as const;
 
 export const forgotPasswordMachine = setup({
@@ -51,14 +75,20 @@ export const forgotPasswordMachine = setup({
     input: {} as { mode: ForgotMode; policy: PasswordPolicy; entry?: ForgotScreen; username?: string },
     events: {} as
       /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
-      | { type: 'ROUTE'; step: ForgotScreen } | { type: 'CHANGE'; field: 'username'; value: string }
+      | { type: 'ROUTE'; step: ForgotScreen }
+      | { type: 'CHANGE'; field: 'username'; value: string }
       | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
-      | { type: 'SUBMIT'; captcha?: CaptchaAnswer } | { type: 'RESEND'; captcha?: CaptchaAnswer } | { type: 'CONTINUE' },
+      | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
+      | { type: 'RESEND'; captcha?: CaptchaAnswer }
+      | { type: 'CONTINUE' },
   },
   actors: {
     /** What this tab kept of the flow, if anything. */
     recall: fromPromise<ResetMemory | null>(async () => null),
-    requestCode: fromPromise<Sent, { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }>(async () => {
+    requestCode: fromPromise<
+      Sent,
+      { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }
+    >(async () => {
       throw new Error('requestCode is provided by the app');
     }),
     /** The code's check answers the ticket that lets a new password be chosen. */
@@ -91,13 +121,16 @@ export const forgotPasswordMachine = setup({
     /** Back to the request, by email or by phone. */
     routeToRequest: ({ event }) => event.type === 'ROUTE' && (event.step === 'email' || event.step === 'phone'),
     /** Forward to the code still held, before it bought a ticket. */
-    routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'sent' && context.sent !== null && context.ticket === null,
+    routeToCode: ({ context, event }) =>
+      event.type === 'ROUTE' && event.step === 'sent' && context.sent !== null && context.ticket === null,
     /** Forward to the new password, while the ticket is unused. */
     routeToReset: ({ context, event }) => event.type === 'ROUTE' && event.step === 'reset' && context.ticket !== null,
     resumesReset: ({ context, event }) => context.entry === 'reset' && recalled(event)?.ticket != null,
     resumesCode: ({ context, event }) => {
       const memory = recalled(event);
-      return context.entry === 'sent' && memory !== null && memory.ticket === null && memory.timers.expiresAt > Date.now();
+      return (
+        context.entry === 'sent' && memory !== null && memory.ticket === null && memory.timers.expiresAt > Date.now()
+      );
     },
     /** A reload on a step whose code or ticket is gone: say so on the request. */
     stepGone: ({ context }) => context.entry === 'sent' || context.entry === 'reset',
@@ -105,8 +138,16 @@ export const forgotPasswordMachine = setup({
 }).createMachine({
   id: 'forgotPassword',
   context: ({ input }) => ({
-    mode: input.mode, policy: input.policy, entry: input.entry ?? input.mode,
-    username: input.username ?? '', channel: 'sms', sent: null, timers: null, ticket: null, error: null, captcha: null,
+    mode: input.mode,
+    policy: input.policy,
+    entry: input.entry ?? input.mode,
+    username: input.username ?? '',
+    channel: 'sms',
+    sent: null,
+    timers: null,
+    ticket: null,
+    error: null,
+    captcha: null,
   }),
   initial: 'recalling',
   states: {
@@ -118,7 +159,8 @@ export const forgotPasswordMachine = setup({
           { guard: 'resumesReset', target: 'resetting', actions: 'takeMemory' },
           { guard: 'resumesCode', target: 'sent', actions: 'takeMemory' },
           {
-            guard: 'stepGone', target: 'asking',
+            guard: 'stepGone',
+            target: 'asking',
             actions: [{ type: 'keep', params: null }, assign({ error: { code: 'code_expired' } }), showRequest],
           },
           { target: 'asking', actions: showRequest },
@@ -135,7 +177,12 @@ export const forgotPasswordMachine = setup({
           { actions: showRequest },
         ],
         // What is typed here carries back to sign-in: the app tells the root.
-        CHANGE: { actions: [assign(({ event }) => ({ username: event.value, error: null })), { type: 'typed', params: ({ event }) => ({ value: event.value }) }] },
+        CHANGE: {
+          actions: [
+            assign(({ event }) => ({ username: event.value, error: null })),
+            { type: 'typed', params: ({ event }) => ({ value: event.value }) },
+          ],
+        },
         SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
         SUBMIT: [
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
@@ -167,13 +214,15 @@ export const forgotPasswordMachine = setup({
       invoke: {
         id: 'codeEntry',
         src: 'codeEntry',
-        input: ({ context }) => ({ ticket: context.sent!.payload, length: 8, sent: context.timers, error: context.error }),
+        input: ({ context }) => ({
+          ticket: context.sent!.payload,
+          length: 8,
+          sent: context.timers,
+          error: context.error,
+        }),
         onDone: {
           target: 'resetting',
-          actions: [
-            assign({ ticket: ({ event }) => event.output.result!.payload, error: null }),
-            keepMemory,
-          ],
+          actions: [assign({ ticket: ({ event }) => event.output.result!.payload, error: null }), keepMemory],
         },
       },
       on: {

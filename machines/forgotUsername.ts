@@ -9,13 +9,22 @@ import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from
 import { problemOf, type Problem } from './failures.ts';
 
 export type UsernameKind = 'card' | 'nationalRegister';
-type Context = { kind: UsernameKind; value: string; usernames: string[] | null; error: Problem | null; captcha: string | null };
+type Context = {
+  kind: UsernameKind;
+  value: string;
+  usernames: string[] | null;
+  error: Problem | null;
+  captcha: string | null;
+};
 
 export const forgotUsernameMachine = setup({
   types: {
     context: {} as Context,
     events: {} as
-      | { type: 'SET_KIND'; kind: UsernameKind } | { type: 'CHANGE'; value: string } | { type: 'SUBMIT'; captcha: CaptchaAnswer } | { type: 'AGAIN' }
+      | { type: 'SET_KIND'; kind: UsernameKind }
+      | { type: 'CHANGE'; value: string }
+      | { type: 'SUBMIT'; captcha: CaptchaAnswer }
+      | { type: 'AGAIN' }
       /** The location moved to one of the flow's steps (Back, Forward, a link). */
       | { type: 'ROUTE'; step: 'ask' | 'response' },
   },
@@ -31,8 +40,10 @@ export const forgotUsernameMachine = setup({
     captchaRefused,
     routeToAsk: ({ event }) => event.type === 'ROUTE' && event.step === 'ask',
     /** Forward to the answer, while the flow holds it. */
-    routeToAnswer: ({ context, event }) => event.type === 'ROUTE' && event.step === 'response' && context.usernames !== null,
-    wellFormed: ({ context }) => (context.kind === 'card' ? isCardNumber(context.value) : isNationalRegisterNumber(context.value)),
+    routeToAnswer: ({ context, event }) =>
+      event.type === 'ROUTE' && event.step === 'response' && context.usernames !== null,
+    wellFormed: ({ context }) =>
+      context.kind === 'card' ? isCardNumber(context.value) : isNationalRegisterNumber(context.value),
   },
 }).createMachine({
   id: 'forgotUsername',
@@ -53,9 +64,10 @@ export const forgotUsernameMachine = setup({
           { guard: 'wellFormed', target: 'searching', actions: assign({ captcha: captchaToken }) },
           {
             actions: assign(({ context }) => ({
-              error: context.kind === 'card'
-                ? { code: 'invalid_card_number' }
-                : { code: 'invalid_national_register_number' },
+              error:
+                context.kind === 'card'
+                  ? { code: 'invalid_card_number' }
+                  : { code: 'invalid_national_register_number' },
             })),
           },
         ],

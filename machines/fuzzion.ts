@@ -17,7 +17,14 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
+import {
+  captchaLevelOf,
+  captchaProblem,
+  captchaRefused,
+  captchaToken,
+  type CaptchaAnswer,
+  type CaptchaLevel,
+} from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 import { CODED, CODE_LENGTH } from './mfaCode.ts';
@@ -58,7 +65,9 @@ type Context = FuzzionInput & {
 };
 
 export type FuzzionEvent =
-  | { type: 'ACCEPT' } | { type: 'DECLINE' } | { type: 'BACK' }
+  | { type: 'ACCEPT' }
+  | { type: 'DECLINE' }
+  | { type: 'BACK' }
   /** One of the other account's methods, by its id in the offer (a phone one with its channel). */
   | { type: 'SELECT'; id: number; channel?: FuzzionChannel }
   | { type: 'USE_PASSWORD' }
@@ -88,7 +97,9 @@ function failureOf(event: object): Problem {
 
 /** The request that starts (or starts again) the method chosen. */
 const methodRequest = ({ context }: { context: Context }) => ({
-  payload: context.payload!, mfaId: context.selected!.id, ...(context.channel ? { channel: context.channel } : {}),
+  payload: context.payload!,
+  mfaId: context.selected!.id,
+  ...(context.channel ? { channel: context.channel } : {}),
 });
 
 export const fuzzionMachine = setup({
@@ -102,10 +113,15 @@ export const fuzzionMachine = setup({
       throw new Error('readOffer is provided by the app');
     }),
     /** POST /mfa/fuzzion: a code to the method's own destination, or the challenge of one at hand. */
-    startMethod: fromPromise<FuzzionSendAnswer, { payload: string; mfaId: number; channel?: FuzzionChannel }>(async () => {
-      throw new Error('startMethod is provided by the app');
-    }),
-    proveByPassword: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent; password: string; captcha: string | null }>(async () => {
+    startMethod: fromPromise<FuzzionSendAnswer, { payload: string; mfaId: number; channel?: FuzzionChannel }>(
+      async () => {
+        throw new Error('startMethod is provided by the app');
+      },
+    ),
+    proveByPassword: fromPromise<
+      FuzzionAnswer,
+      { payload: string; intent: FuzzionIntent; password: string; captcha: string | null }
+    >(async () => {
       throw new Error('proveByPassword is provided by the app');
     }),
     /** POST /fuzzion/finish: nothing more to prove (the other account has no second factor). */
@@ -121,7 +137,10 @@ export const fuzzionMachine = setup({
     /** The challenge a method's start answered: timed only for a code Tessera sent. */
     takeChallenge: assign(({ context, event }) => {
       const answer = (event as unknown as { output: FuzzionSendAnswer }).output;
-      return { challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null }, error: null };
+      return {
+        challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
+        error: null,
+      };
     }),
   },
   guards: {
@@ -139,7 +158,8 @@ export const fuzzionMachine = setup({
     passwordCounts: ({ context }) => context.passwordCounts,
     typedPassword: ({ context }) => context.password.length > 0,
     /** A password typed, but the puzzle the server wants is not solved (yet). */
-    passwordCaptchaRefused: ({ context, event }) => context.password.length > 0 && context.captchaLevel !== null && captchaRefused({ event }),
+    passwordCaptchaRefused: ({ context, event }) =>
+      context.password.length > 0 && context.captchaLevel !== null && captchaRefused({ event }),
     /** A code Tessera sent can be sent again; an answer at hand cannot. */
     resendable: ({ context }) => context.selected !== null && CODED.has(context.selected.method),
     failedWith: ({ event }, { codes }: { codes: readonly ProblemCode[] }) => {
@@ -154,8 +174,19 @@ export const fuzzionMachine = setup({
 }).createMachine({
   id: 'fuzzion',
   context: ({ input }) => ({
-    ...input, offer: null, intent: 'merge', methods: [], passwordCounts: false, selected: null, channel: null,
-    challenge: null, password: '', captchaLevel: null, error: null, moreNeeded: false, answer: null,
+    ...input,
+    offer: null,
+    intent: 'merge',
+    methods: [],
+    passwordCounts: false,
+    selected: null,
+    channel: null,
+    challenge: null,
+    password: '',
+    captchaLevel: null,
+    error: null,
+    moreNeeded: false,
+    answer: null,
   }),
   initial: 'starting',
   states: {
@@ -177,7 +208,11 @@ export const fuzzionMachine = setup({
           { guard: 'ssoOnlyOffer', target: 'ssoOnly', actions: assign({ offer: ({ event }) => event.output }) },
           {
             target: 'offered',
-            actions: assign({ offer: ({ event }) => event.output, methods: ({ event }) => event.output.methods, passwordCounts: ({ event }) => event.output.password }),
+            actions: assign({
+              offer: ({ event }) => event.output,
+              methods: ({ event }) => event.output.methods,
+              passwordCounts: ({ event }) => event.output.password,
+            }),
           },
         ],
         onError: [
@@ -220,15 +255,28 @@ export const fuzzionMachine = setup({
         onError: [
           { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: 'ssoOnly' },
           // The other account has a second factor by now: read the offer again, which names it.
-          { guard: { type: 'failedWith', params: { codes: ['merge_proof_required'] } }, target: 'loading', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          {
+            guard: { type: 'failedWith', params: { codes: ['merge_proof_required'] } },
+            target: 'loading',
+            actions: assign({ error: ({ event }) => problemOf(event) }),
+          },
           { guard: { type: 'failedWith', params: { codes: ['decline_unavailable'] } }, target: 'cannotDecline' },
-          { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          {
+            guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+            target: 'failed',
+            actions: assign({ error: ({ event }) => problemOf(event) }),
+          },
           { target: 'offered', actions: assign({ error: ({ event }) => problemOf(event) }) },
         ],
       },
     },
     proving: {
-      on: { BACK: { target: 'offered', actions: assign({ selected: null, channel: null, challenge: null, password: '', error: null }) } },
+      on: {
+        BACK: {
+          target: 'offered',
+          actions: assign({ selected: null, channel: null, challenge: null, password: '', error: null }),
+        },
+      },
       initial: 'choosing',
       states: {
         // One of the other account's methods, or its password where it counts.
@@ -238,10 +286,17 @@ export const fuzzionMachine = setup({
               guard: 'knownMethod',
               target: 'starting',
               actions: assign(({ context, event }) => ({
-                selected: context.methods.find((m) => m.id === event.id)!, channel: event.channel ?? null, challenge: null, error: null,
+                selected: context.methods.find((m) => m.id === event.id)!,
+                channel: event.channel ?? null,
+                challenge: null,
+                error: null,
               })),
             },
-            USE_PASSWORD: { guard: 'passwordCounts', target: 'password', actions: assign({ selected: null, channel: null, error: null }) },
+            USE_PASSWORD: {
+              guard: 'passwordCounts',
+              target: 'password',
+              actions: assign({ selected: null, channel: null, error: null }),
+            },
           },
         },
         starting: {
@@ -253,7 +308,11 @@ export const fuzzionMachine = setup({
             onDone: { target: 'entering', actions: 'takeChallenge' },
             onError: [
               { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
-              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+              {
+                guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                target: '#fuzzion.failed',
+                actions: assign({ error: ({ event }) => problemOf(event) }),
+              },
               { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
             ],
           },
@@ -264,13 +323,28 @@ export const fuzzionMachine = setup({
             id: 'fuzzionCode',
             src: 'fuzzionCode',
             input: ({ context }) => ({
-              ticket: context.challenge!.payload, length: CODE_LENGTH[context.selected!.method], sent: context.challenge!.sent, error: context.error,
+              ticket: context.challenge!.payload,
+              length: CODE_LENGTH[context.selected!.method],
+              sent: context.challenge!.sent,
+              error: context.error,
               endsOn: ['challenge_closed', 'code_expired', 'merge_sso_only', ...FINAL_FAILURES],
             }),
             onDone: [
-              { guard: 'codeChecked', target: '#fuzzion.proven', actions: assign({ challenge: null, error: null, answer: ({ event }) => event.output.result }) },
-              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly', actions: assign({ challenge: null }) },
-              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }) },
+              {
+                guard: 'codeChecked',
+                target: '#fuzzion.proven',
+                actions: assign({ challenge: null, error: null, answer: ({ event }) => event.output.result }),
+              },
+              {
+                guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } },
+                target: '#fuzzion.ssoOnly',
+                actions: assign({ challenge: null }),
+              },
+              {
+                guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                target: '#fuzzion.failed',
+                actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }),
+              },
               // The challenge can no longer be answered: choose again (a new code, or another method).
               { target: 'choosing', actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }) },
             ],
@@ -289,7 +363,11 @@ export const fuzzionMachine = setup({
             onDone: { target: 'entering', actions: 'takeChallenge' },
             onError: [
               { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
-              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
+              {
+                guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                target: '#fuzzion.failed',
+                actions: assign({ error: ({ event }) => problemOf(event) }),
+              },
               // A new code that could not be sent leaves the one before usable.
               { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
             ],
@@ -310,11 +388,27 @@ export const fuzzionMachine = setup({
           invoke: {
             id: 'proveByPassword',
             src: 'proveByPassword',
-            input: ({ context, event }) => ({ payload: context.payload!, intent: context.intent, password: context.password, captcha: captchaToken({ event }) }),
-            onDone: { target: '#fuzzion.proven', actions: assign({ password: '', error: null, answer: ({ event }) => event.output }) },
+            input: ({ context, event }) => ({
+              payload: context.payload!,
+              intent: context.intent,
+              password: context.password,
+              captcha: captchaToken({ event }),
+            }),
+            onDone: {
+              target: '#fuzzion.proven',
+              actions: assign({ password: '', error: null, answer: ({ event }) => event.output }),
+            },
             onError: [
-              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly', actions: assign({ password: '' }) },
-              { guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } }, target: '#fuzzion.failed', actions: assign({ password: '', error: ({ event }) => problemOf(event) }) },
+              {
+                guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } },
+                target: '#fuzzion.ssoOnly',
+                actions: assign({ password: '' }),
+              },
+              {
+                guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                target: '#fuzzion.failed',
+                actions: assign({ password: '', error: ({ event }) => problemOf(event) }),
+              },
               {
                 target: 'password',
                 actions: assign(({ context, event }) => ({
@@ -343,7 +437,12 @@ export const fuzzionMachine = setup({
         {
           target: 'proving.choosing',
           actions: assign(({ context }) => ({
-            methods: context.answer!.mfa, passwordCounts: context.answer!.password, moreNeeded: true, selected: null, channel: null, error: null,
+            methods: context.answer!.mfa,
+            passwordCounts: context.answer!.password,
+            moreNeeded: true,
+            selected: null,
+            channel: null,
+            error: null,
           })),
         },
       ],

@@ -44,7 +44,8 @@ export const historyMachine = setup({
   guards: {
     /** The days the event asks for make a range the server takes. */
     validRange: ({ context, event }) =>
-      event.type === 'FILTER' && historyRange(event.from ?? context.filters.from, event.to ?? context.filters.to) !== null,
+      event.type === 'FILTER' &&
+      historyRange(event.from ?? context.filters.from, event.to ?? context.filters.to) !== null,
     /** "Selected" with nothing selected: there is nothing to ask for. */
     noCategory: ({ event }) => event.type === 'FILTER' && event.categories?.length === 0,
     hasMore: ({ context }) => context.next !== null,
@@ -70,7 +71,10 @@ export const historyMachine = setup({
   id: 'history',
   context: () => ({
     filters: { ...defaultHistoryRange(), categories: null },
-    events: [], next: null, days: [], error: null,
+    events: [],
+    next: null,
+    days: [],
+    error: null,
   }),
   initial: 'recalling',
   on: {
@@ -99,9 +103,16 @@ export const historyMachine = setup({
         input: ({ context }) => context.filters,
         onDone: {
           target: 'ready',
-          actions: assign({ events: ({ event }) => event.output.page.data, next: ({ event }) => event.output.page.next, days: ({ event }) => event.output.summary.days }),
+          actions: assign({
+            events: ({ event }) => event.output.page.data,
+            next: ({ event }) => event.output.page.next,
+            days: ({ event }) => event.output.summary.days,
+          }),
         },
-        onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event), events: [], next: null, days: [] }) },
+        onError: {
+          target: 'failed',
+          actions: assign({ error: ({ event }) => problemCodeOf(event), events: [], next: null, days: [] }),
+        },
       },
     },
     /** Nothing could be read: the failure and a way to try again. */
@@ -121,7 +132,10 @@ export const historyMachine = setup({
         input: ({ context }) => ({ ...context.filters, cursor: context.next! }),
         onDone: {
           target: 'ready',
-          actions: assign({ events: ({ context, event }) => [...context.events, ...event.output.data], next: ({ event }) => event.output.next }),
+          actions: assign({
+            events: ({ context, event }) => [...context.events, ...event.output.data],
+            next: ({ event }) => event.output.next,
+          }),
         },
         onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },

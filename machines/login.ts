@@ -4,7 +4,14 @@ import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import { isEmail, normaliseEmail } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
-import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
+import {
+  captchaLevelOf,
+  captchaProblem,
+  captchaRefused,
+  captchaToken,
+  type CaptchaAnswer,
+  type CaptchaLevel,
+} from './captchaAnswer.ts';
 import { errorOf, problemFromCode, type Problem } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
@@ -23,7 +30,11 @@ export type LoginEvent =
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer; automatic?: boolean };
 
 type Context = {
-  mode: LoginMode; username: string; password: string; error: LoginError | null; outcome: LoginOutput | null;
+  mode: LoginMode;
+  username: string;
+  password: string;
+  error: LoginError | null;
+  outcome: LoginOutput | null;
   /** After repeated failures the server wants a CAPTCHA solution with each attempt: the form shows the widget. */
   captchaNeeded: boolean;
   /** How hard a puzzle: past the account's ceiling of failures the server names a harder one. */
@@ -36,12 +47,12 @@ type Context = {
   automatic: boolean;
 };
 
-const isCaptchaFailure = (error: unknown) => ['captcha_required', 'captcha_invalid'].includes(failureOf(error)?.code ?? '');
+const isCaptchaFailure = (error: unknown) =>
+  ['captcha_required', 'captcha_invalid'].includes(failureOf(error)?.code ?? '');
 
 function failureOf(error: unknown): ApiFailure | null {
   return isApiFailure(error) ? error : null;
 }
-
 
 /** The error shown for a failed sign-in, by status (spec §8); the view translates by code. */
 export function loginErrorOf(error: unknown): LoginError {
@@ -55,7 +66,9 @@ export function loginErrorOf(error: unknown): LoginError {
   }
   if (failure.status === 422 || failure.code === 'validation_failed') return problemFromCode(failure.code);
   if (failure.code === 'captcha_required' || failure.code === 'captcha_invalid') return problemFromCode(failure.code);
-  return failure.body.last_attempt === true ? { code: 'invalid_credentials', lastAttempt: true } : { code: 'invalid_credentials' };
+  return failure.body.last_attempt === true
+    ? { code: 'invalid_credentials', lastAttempt: true }
+    : { code: 'invalid_credentials' };
 }
 
 function mfaOutcome(error: unknown): LoginOutput {
@@ -87,7 +100,8 @@ export const loginMachine = setup({
   },
   guards: {
     canSubmit: ({ context }) => context.username.trim() !== '' && context.password !== '',
-    malformedEmail: ({ context }) => context.mode === 'email' && context.username.trim() !== '' && !isEmail(normaliseEmail(context.username)),
+    malformedEmail: ({ context }) =>
+      context.mode === 'email' && context.username.trim() !== '' && !isEmail(normaliseEmail(context.username)),
     needsMfa: ({ event }) => failureOf(errorOf(event))?.code === 'mfa_required',
     weakPassword: ({ event }) => failureOf(errorOf(event))?.code === 'weak_password',
     inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
@@ -97,8 +111,16 @@ export const loginMachine = setup({
 }).createMachine({
   id: 'login',
   context: ({ input }) => ({
-    mode: input.mode, username: input.username ?? '', password: '', error: null, outcome: null, captchaNeeded: false, captchaLevel: 0, captcha: null,
-    resubmitWhenSolved: false, automatic: false,
+    mode: input.mode,
+    username: input.username ?? '',
+    password: '',
+    error: null,
+    outcome: null,
+    captchaNeeded: false,
+    captchaLevel: 0,
+    captcha: null,
+    resubmitWhenSolved: false,
+    automatic: false,
   }),
   initial: 'editing',
   states: {
@@ -107,19 +129,34 @@ export const loginMachine = setup({
         // An error stays until the user types again.
         CHANGE: [
           // The address carries to the forgotten password and back: the app tells the root.
-          { guard: ({ event }) => event.field === 'username', actions: [assign(({ event }) => ({ username: event.value, error: null })), { type: 'typed', params: ({ event }) => ({ value: event.value }) }] },
+          {
+            guard: ({ event }) => event.field === 'username',
+            actions: [
+              assign(({ event }) => ({ username: event.value, error: null })),
+              { type: 'typed', params: ({ event }) => ({ value: event.value }) },
+            ],
+          },
           { actions: assign(({ event }) => ({ [event.field]: event.value, error: null })) },
         ],
         // (Typing does not cancel a resubmit the person is waiting for: it sends what is typed then.)
         // Another way of signing in starts empty; the same one (a route within it) keeps what is typed.
-        SET_MODE: { actions: assign(({ context, event }) => (event.mode === context.mode ? {} : { mode: event.mode, username: '', error: null })) },
+        SET_MODE: {
+          actions: assign(({ context, event }) =>
+            event.mode === context.mode ? {} : { mode: event.mode, username: '', error: null },
+          ),
+        },
         SUBMIT: [
           // A malformed address is said before anything is sent (the server would only say "invalid").
           { guard: 'malformedEmail', actions: assign({ error: { code: 'invalid_email' } }) },
           { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
           {
-            guard: 'canSubmit', target: 'submitting',
-            actions: assign({ captcha: captchaToken, automatic: ({ event }) => event.automatic === true, resubmitWhenSolved: false }),
+            guard: 'canSubmit',
+            target: 'submitting',
+            actions: assign({
+              captcha: captchaToken,
+              automatic: ({ event }) => event.automatic === true,
+              resubmitWhenSolved: false,
+            }),
           },
         ],
       },
@@ -128,11 +165,19 @@ export const loginMachine = setup({
       invoke: {
         id: 'submitLogin',
         src: 'submitLogin',
-        input: ({ context }) => ({ username: context.username.trim(), password: context.password, captcha: context.captchaNeeded ? context.captcha : null }),
+        input: ({ context }) => ({
+          username: context.username.trim(),
+          password: context.password,
+          captcha: context.captchaNeeded ? context.captcha : null,
+        }),
         onDone: { target: 'done', actions: assign({ outcome: { kind: 'success' } }) },
         onError: [
           { guard: 'needsMfa', target: 'done', actions: assign({ outcome: ({ event }) => mfaOutcome(event.error) }) },
-          { guard: 'weakPassword', target: 'done', actions: assign({ outcome: ({ event }) => weakOutcome(event.error) }) },
+          {
+            guard: 'weakPassword',
+            target: 'done',
+            actions: assign({ outcome: ({ event }) => weakOutcome(event.error) }),
+          },
           { guard: 'inMaintenance', target: 'done', actions: assign({ outcome: { kind: 'maintenance' } }) },
           {
             // Refused for want of a robot check, the first time: nothing to correct, so nothing to
@@ -140,7 +185,9 @@ export const loginMachine = setup({
             guard: 'firstCaptchaRefusal',
             target: 'editing',
             actions: assign({
-              captchaNeeded: true, resubmitWhenSolved: true, error: null,
+              captchaNeeded: true,
+              resubmitWhenSolved: true,
+              error: null,
               captchaLevel: ({ context, event }) => captchaLevelOf(event.error) ?? context.captchaLevel,
             }),
           },
@@ -150,7 +197,8 @@ export const loginMachine = setup({
               error: loginErrorOf(event.error),
               // A wrong password goes; one refused for the robot check stays to be sent again.
               password: isCaptchaFailure(event.error) ? context.password : '',
-              captchaNeeded: context.captchaNeeded || failureOf(event.error)?.body.captcha === true || isCaptchaFailure(event.error),
+              captchaNeeded:
+                context.captchaNeeded || failureOf(event.error)?.body.captcha === true || isCaptchaFailure(event.error),
               captchaLevel: captchaLevelOf(event.error) ?? context.captchaLevel,
             })),
           },

@@ -8,7 +8,14 @@
 // `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
 import { assign, fromPromise, setup } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
-import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
+import {
+  captchaLevelOf,
+  captchaProblem,
+  captchaRefused,
+  captchaToken,
+  type CaptchaAnswer,
+  type CaptchaLevel,
+} from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 
@@ -22,10 +29,20 @@ export type MfaCodeInput = {
 };
 
 /** What a reload on the code screen needs: the sign-in it belongs to, the method and the code sent. */
-export type MfaMemory = { loginPayload: string | null; selected: MfaMethodSummary; channel: Channel | null; challenge: { payload: string; sent: SentCode | null } };
+export type MfaMemory = {
+  loginPayload: string | null;
+  selected: MfaMethodSummary;
+  channel: Channel | null;
+  challenge: { payload: string; sent: SentCode | null };
+};
 /** How the person proved it: a second factor, or the password where the account has none. */
 export type ProofKind = MfaMethodSummary['method'] | 'password';
-export type MfaCodeOutput = { method: ProofKind; mfaId: number; accessToken: string | null; recoveryKeysLeft: number | null };
+export type MfaCodeOutput = {
+  method: ProofKind;
+  mfaId: number;
+  accessToken: string | null;
+  recoveryKeysLeft: number | null;
+};
 
 type Context = {
   entry: 'methods' | 'code';
@@ -57,29 +74,50 @@ export type MfaCodeEvent =
  * by the same rules. */
 export const CODED: ReadonlySet<MfaMethodSummary['method']> = new Set(['email', 'sms', 'call', 'whatsapp']);
 /** How many letters or digits make each method's answer complete. */
-export const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6, totpRecovery: 10, card: 16 };
+export const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = {
+  email: 8,
+  sms: 8,
+  call: 8,
+  whatsapp: 8,
+  totp: 6,
+  totpRecovery: 10,
+  card: 16,
+};
 
 /** What the server answers a right code. */
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
 
-
 /** The request for a code, first or again, for the method chosen. */
-const challengeRequest = ({ context }: { context: Context }) =>
-  ({ mfaId: context.selected!.id, loginPayload: context.loginPayload, channel: context.channel });
+const challengeRequest = ({ context }: { context: Context }) => ({
+  mfaId: context.selected!.id,
+  loginPayload: context.loginPayload,
+  channel: context.channel,
+});
 const keepChallenge = {
   type: 'keep',
-  params: ({ context }: { context: Context }) => ({ loginPayload: context.loginPayload, selected: context.selected!, channel: context.channel, challenge: context.challenge! }),
+  params: ({ context }: { context: Context }) => ({
+    loginPayload: context.loginPayload,
+    selected: context.selected!,
+    channel: context.channel,
+    challenge: context.challenge!,
+  }),
 } as const;
 
 export const mfaCodeMachine = setup({
   types: {
-    context: {} as Context, events: {} as MfaCodeEvent, input: {} as MfaCodeInput, output: {} as MfaCodeOutput,
+    context: {} as Context,
+    events: {} as MfaCodeEvent,
+    input: {} as MfaCodeInput,
+    output: {} as MfaCodeOutput,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
     /** What this tab kept of the flow, if anything. */
     recall: fromPromise<MfaMemory | null>(async () => null),
-    startChallenge: fromPromise<MfaChallengeAnswer, { mfaId: number; loginPayload: string | null; channel: Channel | null }>(async () => {
+    startChallenge: fromPromise<
+      MfaChallengeAnswer,
+      { mfaId: number; loginPayload: string | null; channel: Channel | null }
+    >(async () => {
       throw new Error('startChallenge is provided by the app');
     }),
     codeEntry: codeEntryMachineOf<MfaVerified>(),
@@ -93,7 +131,10 @@ export const mfaCodeMachine = setup({
     keep: (_, _params: MfaMemory) => {},
     takeChallenge: assign(({ context, event }) => {
       const answer = (event as unknown as { output: MfaChallengeAnswer }).output;
-      return { challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null }, error: null };
+      return {
+        challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
+        error: null,
+      };
     }),
   },
   guards: {
@@ -104,12 +145,19 @@ export const mfaCodeMachine = setup({
     typedPassword: ({ event }) => event.type === 'CONFIRM_PASSWORD' && event.password !== '',
     /** A password typed, but the puzzle the server wants is not solved (yet). */
     passwordCaptchaRefused: ({ context, event }) =>
-      event.type === 'CONFIRM_PASSWORD' && event.password !== '' && context.captchaLevel !== null && captchaRefused({ event }),
+      event.type === 'CONFIRM_PASSWORD' &&
+      event.password !== '' &&
+      context.captchaLevel !== null &&
+      captchaRefused({ event }),
     /** A reload on the code screen of the same sign-in, while its code lives. */
     resumesCode: ({ context, event }) => {
       const memory = (event as { output?: MfaMemory | null }).output;
-      return context.entry === 'code' && !!memory && memory.loginPayload === context.loginPayload
-        && (memory.challenge.sent === null || memory.challenge.sent.expiresAt > Date.now());
+      return (
+        context.entry === 'code' &&
+        !!memory &&
+        memory.loginPayload === context.loginPayload &&
+        (memory.challenge.sent === null || memory.challenge.sent.expiresAt > Date.now())
+      );
     },
     routeToMethods: ({ event }) => event.type === 'ROUTE' && event.step === 'methods',
     /** Forward to the code still held, for the method chosen. */
@@ -119,8 +167,14 @@ export const mfaCodeMachine = setup({
   id: 'mfaCode',
   context: ({ input }) => ({
     entry: input.entry ?? 'methods',
-    methods: input.methods, loginPayload: input.loginPayload, selected: null, channel: null, challenge: null,
-    error: null, result: null, captchaLevel: null,
+    methods: input.methods,
+    loginPayload: input.loginPayload,
+    selected: null,
+    channel: null,
+    challenge: null,
+    error: null,
+    result: null,
+    captchaLevel: null,
   }),
   initial: 'recalling',
   states: {
@@ -130,7 +184,8 @@ export const mfaCodeMachine = setup({
         src: 'recall',
         onDone: [
           {
-            guard: 'resumesCode', target: 'entering',
+            guard: 'resumesCode',
+            target: 'entering',
             actions: assign(({ event }) => {
               const { selected, channel, challenge } = event.output!;
               return { selected, channel, challenge };
@@ -160,10 +215,15 @@ export const mfaCodeMachine = setup({
             id: 'confirmPassword',
             src: 'confirmPassword',
             // The password, and the puzzle's solution once one is asked for, go with the request only.
-            input: ({ event }) => ({ password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password, captcha: captchaToken({ event }) }),
+            input: ({ event }) => ({
+              password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password,
+              captcha: captchaToken({ event }),
+            }),
             onDone: {
               target: '#mfaCode.done',
-              actions: assign({ result: { method: 'password' as const, mfaId: 0, accessToken: null, recoveryKeysLeft: null } }),
+              actions: assign({
+                result: { method: 'password' as const, mfaId: 0, accessToken: null, recoveryKeysLeft: null },
+              }),
             },
             onError: {
               target: 'typing',
@@ -187,7 +247,10 @@ export const mfaCodeMachine = setup({
           guard: 'knownMethod',
           target: 'requesting',
           actions: assign(({ context, event }) => ({
-            selected: context.methods.find((m) => m.id === event.id)!, channel: event.channel ?? null, challenge: null, error: null,
+            selected: context.methods.find((m) => m.id === event.id)!,
+            channel: event.channel ?? null,
+            challenge: null,
+            error: null,
           })),
         },
       },

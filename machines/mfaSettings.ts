@@ -12,22 +12,40 @@ export type SettingsNotice = 'switched' | 'deleted' | 'regenerated' | null;
 /** A change that cannot be undone, waiting for the person's yes. */
 export type PendingChange = { action: 'delete'; id: number } | { action: 'regenerate' };
 
-type Context = { methods: MfaMethodSummary[]; keys: string[] | null; error: string | null; notice: SettingsNotice; pending: PendingChange | null };
+type Context = {
+  methods: MfaMethodSummary[];
+  keys: string[] | null;
+  error: string | null;
+  notice: SettingsNotice;
+  pending: PendingChange | null;
+};
 
 export const mfaSettingsMachine = setup({
   types: {
     context: {} as Context,
     events: {} as
-      | { type: 'SWITCH'; id: number } | { type: 'DELETE'; id: number } | { type: 'REGENERATE' } | { type: 'DISMISS' }
-      | { type: 'CONFIRM' } | { type: 'CANCEL' }
+      | { type: 'SWITCH'; id: number }
+      | { type: 'DELETE'; id: number }
+      | { type: 'REGENERATE' }
+      | { type: 'DISMISS' }
+      | { type: 'CONFIRM' }
+      | { type: 'CANCEL' }
       /** The new recovery keys are kept somewhere safe: they can go from the screen. */
       | { type: 'SAVED' },
   },
   actors: {
-    listMethods: fromPromise<MfaMethodSummary[]>(async () => { throw new Error('listMethods is provided by the app'); }),
-    switchPrimary: fromPromise<void, { id: number }>(async () => { throw new Error('switchPrimary is provided by the app'); }),
-    deleteMethod: fromPromise<void, { id: number }>(async () => { throw new Error('deleteMethod is provided by the app'); }),
-    regenerate: fromPromise<{ recovery_keys: string[] }>(async () => { throw new Error('regenerate is provided by the app'); }),
+    listMethods: fromPromise<MfaMethodSummary[]>(async () => {
+      throw new Error('listMethods is provided by the app');
+    }),
+    switchPrimary: fromPromise<void, { id: number }>(async () => {
+      throw new Error('switchPrimary is provided by the app');
+    }),
+    deleteMethod: fromPromise<void, { id: number }>(async () => {
+      throw new Error('deleteMethod is provided by the app');
+    }),
+    regenerate: fromPromise<{ recovery_keys: string[] }>(async () => {
+      throw new Error('regenerate is provided by the app');
+    }),
   },
   guards: {
     deletionPending: ({ context }) => context.pending?.action === 'delete',
@@ -49,8 +67,19 @@ export const mfaSettingsMachine = setup({
     ready: {
       on: {
         SWITCH: { target: 'switching', actions: assign({ error: null, notice: null }) },
-        DELETE: { guard: 'knownMethod', target: 'confirming', actions: assign({ error: null, notice: null, pending: ({ event }) => ({ action: 'delete' as const, id: event.id }) }) },
-        REGENERATE: { target: 'confirming', actions: assign({ error: null, notice: null, keys: null, pending: { action: 'regenerate' as const } }) },
+        DELETE: {
+          guard: 'knownMethod',
+          target: 'confirming',
+          actions: assign({
+            error: null,
+            notice: null,
+            pending: ({ event }) => ({ action: 'delete' as const, id: event.id }),
+          }),
+        },
+        REGENERATE: {
+          target: 'confirming',
+          actions: assign({ error: null, notice: null, keys: null, pending: { action: 'regenerate' as const } }),
+        },
         DISMISS: { actions: assign({ error: null, notice: null }) },
         SAVED: { actions: assign({ keys: null }) },
       },
@@ -83,7 +112,10 @@ export const mfaSettingsMachine = setup({
       invoke: {
         id: 'regenerate',
         src: 'regenerate',
-        onDone: { target: 'ready', actions: assign({ keys: ({ event }) => event.output.recovery_keys, notice: 'regenerated', pending: null }) },
+        onDone: {
+          target: 'ready',
+          actions: assign({ keys: ({ event }) => event.output.recovery_keys, notice: 'regenerated', pending: null }),
+        },
         onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
       },
     },

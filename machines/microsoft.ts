@@ -43,7 +43,8 @@ export const microsoftStartMachine = setup({
   },
   guards: {
     chosen: ({ context }) => context.tenant !== null,
-    known: ({ context, event }) => event.type === 'CHOOSE' && context.tenants.some((tenant) => tenant.id === event.tenant),
+    known: ({ context, event }) =>
+      event.type === 'CHOOSE' && context.tenants.some((tenant) => tenant.id === event.tenant),
   },
 }).createMachine({
   id: 'microsoftStart',
@@ -60,7 +61,10 @@ export const microsoftStartMachine = setup({
     },
     leaving: {
       tags: ['busy'],
-      entry: { type: 'leaveTo', params: ({ context }) => ({ url: startUrl(context.tenant!, context.device, context.redirect) }) },
+      entry: {
+        type: 'leaveTo',
+        params: ({ context }) => ({ url: startUrl(context.tenant!, context.device, context.redirect) }),
+      },
     },
     closed: { type: 'final' },
   },
@@ -81,7 +85,9 @@ export const microsoftMfaMachine = setup({
     input: {} as MicrosoftMfaInput,
   },
   actors: {
-    exchange: fromPromise<SsoMfaAnswer, { payload: string }>(async () => { throw new Error('exchange is provided by the app'); }),
+    exchange: fromPromise<SsoMfaAnswer, { payload: string }>(async () => {
+      throw new Error('exchange is provided by the app');
+    }),
   },
   actions: {
     /** Hands the sign-in to its second factor (provided by the app: the login flow's `mfa` outcome). */
@@ -95,14 +101,25 @@ export const microsoftMfaMachine = setup({
   context: ({ input }) => ({ payload: input.payload, methods: [], error: null }),
   initial: 'checking',
   states: {
-    checking: { always: [{ guard: 'hasPayload', target: 'exchanging' }, { target: 'failed', actions: assign({ error: 'sso_failed' }) }] },
+    checking: {
+      always: [
+        { guard: 'hasPayload', target: 'exchanging' },
+        { target: 'failed', actions: assign({ error: 'sso_failed' }) },
+      ],
+    },
     exchanging: {
       tags: ['busy'],
       invoke: {
         id: 'exchange',
         src: 'exchange',
         input: ({ context }) => ({ payload: context.payload! }),
-        onDone: { target: 'handedOver', actions: assign({ payload: ({ event }) => event.output.mfa.payload, methods: ({ event }) => event.output.mfa.methods }) },
+        onDone: {
+          target: 'handedOver',
+          actions: assign({
+            payload: ({ event }) => event.output.mfa.payload,
+            methods: ({ event }) => event.output.mfa.methods,
+          }),
+        },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },

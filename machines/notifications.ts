@@ -21,11 +21,19 @@ const NONE: MarketingPreferences = { email: false, sms: false, partners: false }
 export const notificationsMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'TOGGLE'; key: keyof MarketingPreferences; value: boolean } | { type: 'SAVE' } | { type: 'DISMISS' } | { type: 'RETRY' },
+    events: {} as
+      | { type: 'TOGGLE'; key: keyof MarketingPreferences; value: boolean }
+      | { type: 'SAVE' }
+      | { type: 'DISMISS' }
+      | { type: 'RETRY' },
   },
   actors: {
-    loadNotifications: fromPromise<NotificationsAnswer>(async () => { throw new Error('loadNotifications is provided by the app'); }),
-    saveNotifications: fromPromise<NotificationsAnswer, { marketing: MarketingPreferences }>(async () => { throw new Error('saveNotifications is provided by the app'); }),
+    loadNotifications: fromPromise<NotificationsAnswer>(async () => {
+      throw new Error('loadNotifications is provided by the app');
+    }),
+    saveNotifications: fromPromise<NotificationsAnswer, { marketing: MarketingPreferences }>(async () => {
+      throw new Error('saveNotifications is provided by the app');
+    }),
   },
   actions: {
     keep: assign(({ event }) => {
@@ -51,7 +59,13 @@ export const notificationsMachine = setup({
     },
     ready: {
       on: {
-        TOGGLE: { actions: assign({ marketing: ({ context, event }) => ({ ...context.marketing, [event.key]: event.value }), notice: null, error: null }) },
+        TOGGLE: {
+          actions: assign({
+            marketing: ({ context, event }) => ({ ...context.marketing, [event.key]: event.value }),
+            notice: null,
+            error: null,
+          }),
+        },
         SAVE: { target: 'saving', actions: assign({ notice: null, error: null }) },
         DISMISS: { actions: assign({ notice: null, error: null }) },
       },

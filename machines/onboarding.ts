@@ -18,16 +18,39 @@ import { type Locale } from '../contract/constants.ts';
 import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
-import type { MarketingPreferences, OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
-import { captchaLevelOf, captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer, type CaptchaLevel } from './captchaAnswer.ts';
+import type {
+  MarketingPreferences,
+  OnboardingCodeSent,
+  OnboardingDone,
+  OnboardingStarted,
+  OnboardingState,
+} from '../contract/schemas.ts';
+import {
+  captchaLevelOf,
+  captchaProblem,
+  captchaRefused,
+  captchaToken,
+  type CaptchaAnswer,
+  type CaptchaLevel,
+} from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
 import { pathOf, stepOf } from './routes.ts';
 
 export const ONBOARDING_STEPS = [
-  'onboarding', 'card', 'existingCard', 'code', 'welcome', 'terms-conditions', 'create', 'confirmation', 'password',
-  'phone-verification', 'email-verification', 'onboarding-mfa',
+  'onboarding',
+  'card',
+  'existingCard',
+  'code',
+  'welcome',
+  'terms-conditions',
+  'create',
+  'confirmation',
+  'password',
+  'phone-verification',
+  'email-verification',
+  'onboarding-mfa',
 ] as const;
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
 type GuardedStep = Exclude<OnboardingStep, 'onboarding' | 'existingCard'>;
@@ -58,9 +81,18 @@ export function onboardingStepOf(path: string): OnboardingStep | null {
 
 /** The machine's state for each step. */
 const STATE_OF: Record<OnboardingStep, string> = {
-  onboarding: 'start', card: 'card', existingCard: 'existingCard', code: 'code', welcome: 'welcome', 'terms-conditions': 'terms',
-  create: 'create', 'email-verification': 'emailVerification', 'onboarding-mfa': 'codeEntry', 'phone-verification': 'phoneVerification',
-  password: 'password', confirmation: 'confirmation',
+  onboarding: 'start',
+  card: 'card',
+  existingCard: 'existingCard',
+  code: 'code',
+  welcome: 'welcome',
+  'terms-conditions': 'terms',
+  create: 'create',
+  'email-verification': 'emailVerification',
+  'onboarding-mfa': 'codeEntry',
+  'phone-verification': 'phoneVerification',
+  password: 'password',
+  confirmation: 'confirmation',
 };
 
 export type Channel = 'sms' | 'call' | 'whatsapp';
@@ -110,12 +142,16 @@ type Context = {
 
 type RequiredField = 'firstname' | 'lastname' | 'email' | 'phone';
 const valueOf = (context: Context, field: RequiredField) =>
-  (field === 'firstname' || field === 'lastname' ? context.profile[field] : context[field]);
+  field === 'firstname' || field === 'lastname' ? context.profile[field] : context[field];
 
 export type OnboardingEvent =
   | { type: 'ROUTE'; step: OnboardingStep }
   | { type: 'CHOOSE'; source: 'card' | 'invitation' }
-  | { type: 'CHANGE'; field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone'; value: string }
+  | {
+      type: 'CHANGE';
+      field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone';
+      value: string;
+    }
   | { type: 'SET_LANGUAGE'; language: Locale }
   | { type: 'SET_CHANNEL'; channel: Channel }
   | { type: 'TOGGLE'; consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners' }
@@ -127,38 +163,83 @@ export type OnboardingEvent =
 
 /** Everything a flow collects, empty: a first start, or a start over. */
 const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Context, 'step'> => ({
-  policy: input.policy, language: input.language, source: null, cardNumber: '', activationCode: '', invitationCode: '', captcha: null, captchaLevel: 0, flow: null, welcome: null,
-  usernames: [], consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } }, termsAccepted: false,
-  profile: { firstname: '', lastname: '', language: input.language }, profileSaved: false,
-  email: '', provenEmail: null, phone: '', channel: 'sms', provenPhone: null, challenge: null, outcome: null, error: null, missing: null,
+  policy: input.policy,
+  language: input.language,
+  source: null,
+  cardNumber: '',
+  activationCode: '',
+  invitationCode: '',
+  captcha: null,
+  captchaLevel: 0,
+  flow: null,
+  welcome: null,
+  usernames: [],
+  consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } },
+  termsAccepted: false,
+  profile: { firstname: '', lastname: '', language: input.language },
+  profileSaved: false,
+  email: '',
+  provenEmail: null,
+  phone: '',
+  channel: 'sms',
+  provenPhone: null,
+  challenge: null,
+  outcome: null,
+  error: null,
+  missing: null,
 });
 
 /** The details the employer gave: the defaults of the person's own. */
-const profileOf = (welcome: OnboardingStarted['welcome']): Context['profile'] =>
-  ({ firstname: welcome.firstname ?? '', lastname: welcome.lastname ?? '', language: welcome.language });
+const profileOf = (welcome: OnboardingStarted['welcome']): Context['profile'] => ({
+  firstname: welcome.firstname ?? '',
+  lastname: welcome.lastname ?? '',
+  language: welcome.language,
+});
 
 /** Whether what a step needs is there: a step entered without it would have nothing to show. */
 function ready(step: GuardedStep, context: Context): boolean {
   switch (step) {
-    case 'card': case 'code': return true;
-    case 'welcome': case 'terms-conditions': return context.flow !== null;
-    case 'create': return context.termsAccepted;
-    case 'email-verification': return context.profileSaved;
-    case 'onboarding-mfa': return context.challenge !== null;
-    case 'phone-verification': return context.provenEmail !== null;
-    case 'password': return context.provenPhone !== null;
-    case 'confirmation': return context.outcome !== null;
+    case 'card':
+    case 'code':
+      return true;
+    case 'welcome':
+    case 'terms-conditions':
+      return context.flow !== null;
+    case 'create':
+      return context.termsAccepted;
+    case 'email-verification':
+      return context.profileSaved;
+    case 'onboarding-mfa':
+      return context.challenge !== null;
+    case 'phone-verification':
+      return context.provenEmail !== null;
+    case 'password':
+      return context.provenPhone !== null;
+    case 'confirmation':
+      return context.outcome !== null;
   }
 }
 
 /** The steps a reload resumes: past the card or invitation, before the account exists. Furthest
  * first: a code waiting comes after the step that sent it (the phone's after the phone step). */
-const RESUMABLE = ['password', 'onboarding-mfa', 'phone-verification', 'email-verification', 'create', 'terms-conditions', 'welcome'] as const;
+const RESUMABLE = [
+  'password',
+  'onboarding-mfa',
+  'phone-verification',
+  'email-verification',
+  'create',
+  'terms-conditions',
+  'welcome',
+] as const;
 type ResumableStep = (typeof RESUMABLE)[number];
 
 /** The call each step makes: a reload shows the step only once the server would take it. */
 const CALL_OF: Partial<Record<ResumableStep, keyof typeof ONBOARDING_NEEDS>> = {
-  'terms-conditions': 'terms', create: 'profile', 'email-verification': 'email', 'phone-verification': 'phone', password: 'password',
+  'terms-conditions': 'terms',
+  create: 'profile',
+  'email-verification': 'email',
+  'phone-verification': 'phone',
+  password: 'password',
 };
 
 const resumable = (step: OnboardingStep): step is ResumableStep => (RESUMABLE as readonly string[]).includes(step);
@@ -167,13 +248,20 @@ const resumable = (step: OnboardingStep): step is ResumableStep => (RESUMABLE as
 function restored(context: Context, { flow, channel, state }: OnboardingRecalled): Context {
   const { source, welcome, terms, profile, email, phone, code } = state;
   return {
-    ...context, flow, source, welcome, channel, error: null,
+    ...context,
+    flow,
+    source,
+    welcome,
+    channel,
+    error: null,
     consents: terms ? { terms: true, privacy: true, marketing: terms.marketing } : context.consents,
     termsAccepted: terms !== null,
     profile: profile ?? profileOf(welcome),
     profileSaved: profile !== null,
-    email: email?.address ?? '', provenEmail: email?.verified ? email.address : null,
-    phone: phone?.number ?? '', provenPhone: phone?.verified ? phone.number : null,
+    email: email?.address ?? '',
+    provenEmail: email?.verified ? email.address : null,
+    phone: phone?.number ?? '',
+    provenPhone: phone?.verified ? phone.number : null,
     // The code already sent, timed by the server: a reload sends no new one.
     challenge: code && { kind: code.kind, sent: sentCodeOf(code) },
   };
@@ -181,7 +269,8 @@ function restored(context: Context, { flow, channel, state }: OnboardingRecalled
 
 /** Where a reload lands: the step reloaded if it can show, else the furthest that can. */
 function resumedStep(context: Context, progress: OnboardingProgress): ResumableStep {
-  const canShow = (step: ResumableStep) => ready(step, context) && (CALL_OF[step] === undefined || progressReached(progress, ONBOARDING_NEEDS[CALL_OF[step]]));
+  const canShow = (step: ResumableStep) =>
+    ready(step, context) && (CALL_OF[step] === undefined || progressReached(progress, ONBOARDING_NEEDS[CALL_OF[step]]));
   if (resumable(context.step) && canShow(context.step)) return context.step;
   // A live flow can always show its welcome.
   return RESUMABLE.find(canShow) ?? 'welcome';
@@ -211,18 +300,25 @@ const onboardingSetup = setup({
   actors: {
     /** What this tab kept of the flow, with the server's record of it; null when nothing was kept. */
     recall: fromPromise<OnboardingRecalled | null>(async () => null),
-    startWithCard: fromPromise<OnboardingStarted, { cardNumber: string; activationCode: string; captcha: string | null }>(async () => {
+    startWithCard: fromPromise<
+      OnboardingStarted,
+      { cardNumber: string; activationCode: string; captcha: string | null }
+    >(async () => {
       throw new Error('startWithCard is provided by the app');
     }),
     startWithInvitation: fromPromise<OnboardingStarted, { code: string; captcha: string | null }>(async () => {
       throw new Error('startWithInvitation is provided by the app');
     }),
-    acceptTerms: fromPromise<void, { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }>(async () => {
-      throw new Error('acceptTerms is provided by the app');
-    }),
-    saveProfile: fromPromise<void, { flow: string; firstname: string; lastname: string; language: Locale }>(async () => {
-      throw new Error('saveProfile is provided by the app');
-    }),
+    acceptTerms: fromPromise<void, { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }>(
+      async () => {
+        throw new Error('acceptTerms is provided by the app');
+      },
+    ),
+    saveProfile: fromPromise<void, { flow: string; firstname: string; lastname: string; language: Locale }>(
+      async () => {
+        throw new Error('saveProfile is provided by the app');
+      },
+    ),
     sendEmailCode: fromPromise<OnboardingCodeSent, { flow: string; email: string }>(async () => {
       throw new Error('sendEmailCode is provided by the app');
     }),
@@ -236,7 +332,10 @@ const onboardingSetup = setup({
   },
   actions: {
     /** A submit found a field empty: the first of the step's, in the order the form shows them. */
-    nameMissing: assign({ missing: ({ context }, { fields }: { fields: RequiredField[] }) => fields.find((field) => valueOf(context, field).trim() === '') ?? null }),
+    nameMissing: assign({
+      missing: ({ context }, { fields }: { fields: RequiredField[] }) =>
+        fields.find((field) => valueOf(context, field).trim() === '') ?? null,
+    }),
     show: (_, _params: { step: OnboardingStep }) => {},
     /** Keeps what a reload needs (null: nothing any more). */
     keep: (_, _params: OnboardingMemory | null) => {},
@@ -244,13 +343,25 @@ const onboardingSetup = setup({
     started: assign(({ event }) => {
       const { flow, source, welcome } = (event as unknown as { output: OnboardingStarted }).output;
       return {
-        flow, source, welcome, error: null, termsAccepted: false, profileSaved: false, profile: profileOf(welcome),
-        email: welcome.email ?? '', provenEmail: welcome.emailVerified ? welcome.email : null,
-        phone: welcome.phone ?? '', provenPhone: null, challenge: null,
+        flow,
+        source,
+        welcome,
+        error: null,
+        termsAccepted: false,
+        profileSaved: false,
+        profile: profileOf(welcome),
+        email: welcome.email ?? '',
+        provenEmail: welcome.emailVerified ? welcome.email : null,
+        phone: welcome.phone ?? '',
+        provenPhone: null,
+        challenge: null,
       };
     }),
     /** The start refused: its error, and the puzzle the next try needs when the answer names one. */
-    refused: assign(({ context, event }) => ({ error: problemOf(event), captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel })),
+    refused: assign(({ context, event }) => ({
+      error: problemOf(event),
+      captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+    })),
     /** Back to the start, with nothing kept but the policy and the language. */
     startOver: assign(({ context }) => fresh(context)),
     takeRecalled: assign(({ context, event }) => restored(context, recalledOf(event)!)),
@@ -276,7 +387,10 @@ const onboardingSetup = setup({
     },
     /** A location change to `step` from a step the spec lets into it, with what the step needs. */
     canEnter: ({ context, event }, params: { step: GuardedStep }) =>
-      event.type === 'ROUTE' && event.step === params.step && PREDECESSORS[params.step].includes(context.step) && ready(params.step, context),
+      event.type === 'ROUTE' &&
+      event.step === params.step &&
+      PREDECESSORS[params.step].includes(context.step) &&
+      ready(params.step, context),
     choseCard: ({ event }) => event.type === 'CHOOSE' && event.source === 'card',
     captchaRefused,
     cardNumberMalformed: ({ context }) => !isCardNumber(context.cardNumber),
@@ -297,7 +411,8 @@ const onboardingSetup = setup({
     addressTaken: ({ event }) => takenAddress(event),
     /** …and it is the email's code. */
     emailTaken: ({ context, event }) => takenAddress(event) && context.challenge?.kind === 'email',
-    emailProven: ({ event }) => (event as { output?: { result?: { verified: string } } }).output?.result?.verified === 'email',
+    emailProven: ({ event }) =>
+      (event as { output?: { result?: { verified: string } } }).output?.result?.verified === 'email',
   },
 });
 
@@ -307,11 +422,18 @@ const enter = (step: OnboardingStep) => [onboardingSetup.assign({ step }), { typ
 /** Forgets what the tab kept: the flow is over, or starts over. */
 const forget = { type: 'keep', params: null } as const;
 /** Keeps the flow's token (and a phone code's channel) for a reload. */
-const keepMemory = { type: 'keep', params: ({ context }: { context: Context }) => ({ flow: context.flow!, channel: context.channel }) } as const;
+const keepMemory = {
+  type: 'keep',
+  params: ({ context }: { context: Context }) => ({ flow: context.flow!, channel: context.channel }),
+} as const;
 
 /** A call's failure: an expired flow starts over (saying why); anything else is shown on the step. */
 const failed = (stay: string) => [
-  { guard: 'flowGone' as const, target: '#onboarding.start', actions: ['startOver' as const, forget, 'showFailure' as const] },
+  {
+    guard: 'flowGone' as const,
+    target: '#onboarding.start',
+    actions: ['startOver' as const, forget, 'showFailure' as const],
+  },
   { target: stay, actions: 'showFailure' as const },
 ];
 
@@ -324,7 +446,10 @@ export const onboardingMachine = onboardingSetup.createMachine({
     ROUTE: [
       { guard: 'sameStep' },
       { guard: 'routeToExistingCard', target: '.existingCard' },
-      ...GUARDED.map((step) => ({ guard: { type: 'canEnter' as const, params: { step } }, target: `.${STATE_OF[step]}` })),
+      ...GUARDED.map((step) => ({
+        guard: { type: 'canEnter' as const, params: { step } },
+        target: `.${STATE_OF[step]}`,
+      })),
       // Any other way in: back to the start, with nothing kept.
       { target: '.start', actions: ['startOver', forget, { type: 'show', params: { step: 'onboarding' } }] },
     ],
@@ -347,7 +472,11 @@ export const onboardingMachine = onboardingSetup.createMachine({
         id: 'recall',
         src: 'recall',
         onDone: [
-          ...RESUMABLE.map((step) => ({ guard: { type: 'resumesOn' as const, params: { step } }, target: STATE_OF[step], actions: 'takeRecalled' as const })),
+          ...RESUMABLE.map((step) => ({
+            guard: { type: 'resumesOn' as const, params: { step } },
+            target: STATE_OF[step],
+            actions: 'takeRecalled' as const,
+          })),
           // Nothing kept: a first visit.
           { target: 'start' },
         ],
@@ -371,7 +500,13 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'cardNumber' || event.field === 'activationCode' ? { [event.field]: event.value, error: null } : {})) },
+            CHANGE: {
+              actions: assign(({ event }) =>
+                event.field === 'cardNumber' || event.field === 'activationCode'
+                  ? { [event.field]: event.value, error: null }
+                  : {},
+              ),
+            },
             SUBMIT: [
               { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
               { guard: 'cardNumberMalformed', actions: assign({ error: { code: 'invalid_card_number' } }) },
@@ -384,10 +519,18 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'startWithCard',
             src: 'startWithCard',
-            input: ({ context }) => ({ cardNumber: context.cardNumber, activationCode: context.activationCode, captcha: context.captcha }),
+            input: ({ context }) => ({
+              cardNumber: context.cardNumber,
+              activationCode: context.activationCode,
+              captcha: context.captcha,
+            }),
             onDone: { target: '#onboarding.welcome', actions: ['started', keepMemory] },
             onError: [
-              { guard: 'cardTaken', target: '#onboarding.existingCard', actions: assign(({ event }) => ({ usernames: usernamesOf(event), error: null })) },
+              {
+                guard: 'cardTaken',
+                target: '#onboarding.existingCard',
+                actions: assign(({ event }) => ({ usernames: usernamesOf(event), error: null })),
+              },
               { target: 'editing', actions: 'refused' },
             ],
           },
@@ -404,7 +547,11 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'invitationCode' ? { invitationCode: event.value, error: null } : {})) },
+            CHANGE: {
+              actions: assign(({ event }) =>
+                event.field === 'invitationCode' ? { invitationCode: event.value, error: null } : {},
+              ),
+            },
             SUBMIT: [
               { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
               { guard: 'invitationCodeMalformed', actions: assign({ error: { code: 'invalid_invitation_code' } }) },
@@ -442,7 +589,12 @@ export const onboardingMachine = onboardingSetup.createMachine({
                 const { consents } = context;
                 return event.consent === 'terms' || event.consent === 'privacy'
                   ? { consents: { ...consents, [event.consent]: !consents[event.consent] }, error: null }
-                  : { consents: { ...consents, marketing: { ...consents.marketing, [event.consent]: !consents.marketing[event.consent] } } };
+                  : {
+                      consents: {
+                        ...consents,
+                        marketing: { ...consents.marketing, [event.consent]: !consents.marketing[event.consent] },
+                      },
+                    };
               }),
             },
             SUBMIT: [
@@ -470,10 +622,15 @@ export const onboardingMachine = onboardingSetup.createMachine({
         editing: {
           on: {
             CHANGE: {
-              actions: assign(({ context, event }) => (event.field === 'firstname' || event.field === 'lastname'
-                ? { profile: { ...context.profile, [event.field]: event.value }, error: null, missing: null } : {})),
+              actions: assign(({ context, event }) =>
+                event.field === 'firstname' || event.field === 'lastname'
+                  ? { profile: { ...context.profile, [event.field]: event.value }, error: null, missing: null }
+                  : {},
+              ),
             },
-            SET_LANGUAGE: { actions: assign(({ context, event }) => ({ profile: { ...context.profile, language: event.language } })) },
+            SET_LANGUAGE: {
+              actions: assign(({ context, event }) => ({ profile: { ...context.profile, language: event.language } })),
+            },
             SUBMIT: [
               { guard: 'namesGiven', target: 'saving' },
               { actions: { type: 'nameMissing', params: { fields: ['firstname', 'lastname'] } } },
@@ -484,7 +641,12 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'saveProfile',
             src: 'saveProfile',
-            input: ({ context }) => ({ flow: context.flow!, ...context.profile, firstname: context.profile.firstname.trim(), lastname: context.profile.lastname.trim() }),
+            input: ({ context }) => ({
+              flow: context.flow!,
+              ...context.profile,
+              firstname: context.profile.firstname.trim(),
+              lastname: context.profile.lastname.trim(),
+            }),
             onDone: { target: '#onboarding.emailVerification', actions: assign({ profileSaved: true, error: null }) },
             onError: failed('editing'),
           },
@@ -498,8 +660,15 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'email' ? { email: event.value, error: null, missing: null } : {})) },
-            SUBMIT: [{ guard: 'hasEmail', target: 'sending' }, { actions: { type: 'nameMissing', params: { fields: ['email'] } } }],
+            CHANGE: {
+              actions: assign(({ event }) =>
+                event.field === 'email' ? { email: event.value, error: null, missing: null } : {},
+              ),
+            },
+            SUBMIT: [
+              { guard: 'hasEmail', target: 'sending' },
+              { actions: { type: 'nameMissing', params: { fields: ['email'] } } },
+            ],
           },
         },
         sending: {
@@ -509,7 +678,11 @@ export const onboardingMachine = onboardingSetup.createMachine({
             input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
             onDone: [
               // "Continue with the current email": it is proven already.
-              { guard: 'alreadyProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })) },
+              {
+                guard: 'alreadyProven',
+                target: '#onboarding.phoneVerification',
+                actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })),
+              },
               { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind: 'email' } } },
             ],
             onError: failed('editing'),
@@ -531,25 +704,41 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'codeEntry',
             src: 'codeEntry',
-            input: ({ context }) => ({ ticket: context.flow!, length: 8, sent: context.challenge!.sent, error: context.error, endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'] }),
+            input: ({ context }) => ({
+              ticket: context.flow!,
+              length: 8,
+              sent: context.challenge!.sent,
+              error: context.error,
+              endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'],
+            }),
             onDone: [
               // The code was right but the address is another account's ("invalid or already used"):
               // back to its step, saying so, where the person types another. It is not proven.
               {
-                guard: 'emailTaken', target: '#onboarding.emailVerification',
+                guard: 'emailTaken',
+                target: '#onboarding.emailVerification',
                 actions: assign(({ event }) => ({ error: event.output.failure, challenge: null, provenEmail: null })),
               },
               {
-                guard: 'addressTaken', target: '#onboarding.phoneVerification',
+                guard: 'addressTaken',
+                target: '#onboarding.phoneVerification',
                 actions: assign(({ event }) => ({ error: event.output.failure, challenge: null, provenPhone: null })),
               },
               // The flow expired: start over, saying why.
               {
-                guard: 'entryEnded', target: '#onboarding.start',
+                guard: 'entryEnded',
+                target: '#onboarding.start',
                 actions: ['startOver', forget, assign({ error: ({ event }) => event.output.failure })],
               },
-              { guard: 'emailProven', target: '#onboarding.phoneVerification', actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })) },
-              { target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
+              {
+                guard: 'emailProven',
+                target: '#onboarding.phoneVerification',
+                actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })),
+              },
+              {
+                target: '#onboarding.password',
+                actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })),
+              },
             ],
           },
           on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
@@ -582,9 +771,16 @@ export const onboardingMachine = onboardingSetup.createMachine({
       states: {
         editing: {
           on: {
-            CHANGE: { actions: assign(({ event }) => (event.field === 'phone' ? { phone: event.value, error: null, missing: null } : {})) },
+            CHANGE: {
+              actions: assign(({ event }) =>
+                event.field === 'phone' ? { phone: event.value, error: null, missing: null } : {},
+              ),
+            },
             SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
-            SUBMIT: [{ guard: 'hasPhone', target: 'sending' }, { actions: { type: 'nameMissing', params: { fields: ['phone'] } } }],
+            SUBMIT: [
+              { guard: 'hasPhone', target: 'sending' },
+              { actions: { type: 'nameMissing', params: { fields: ['phone'] } } },
+            ],
           },
         },
         sending: {
@@ -593,8 +789,15 @@ export const onboardingMachine = onboardingSetup.createMachine({
             src: 'sendPhoneCode',
             input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
             onDone: [
-              { guard: 'alreadyProven', target: '#onboarding.password', actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })) },
-              { target: '#onboarding.codeEntry', actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory] },
+              {
+                guard: 'alreadyProven',
+                target: '#onboarding.password',
+                actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })),
+              },
+              {
+                target: '#onboarding.codeEntry',
+                actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory],
+              },
             ],
             onError: failed('editing'),
           },

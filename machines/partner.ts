@@ -92,12 +92,22 @@ const partnerSetup = setup({
     events: {} as { type: 'CONTINUE' } | { type: 'CANCEL' } | { type: 'SEND' } | { type: 'RETRY' } | { type: 'GO' },
   },
   actors: {
-    readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => { throw new Error('readPartner is provided by the app'); }),
-    requestAccess: fromPromise<AccessRequestAnswer, { clientId: string }>(async () => { throw new Error('requestAccess is provided by the app'); }),
-    readTicket: fromPromise<SsoTicketAnswer, { ticket: string }>(async () => { throw new Error('readTicket is provided by the app'); }),
+    readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => {
+      throw new Error('readPartner is provided by the app');
+    }),
+    requestAccess: fromPromise<AccessRequestAnswer, { clientId: string }>(async () => {
+      throw new Error('requestAccess is provided by the app');
+    }),
+    readTicket: fromPromise<SsoTicketAnswer, { ticket: string }>(async () => {
+      throw new Error('readTicket is provided by the app');
+    }),
     /** The ticket kept in the tab before the sign-in, if any. */
-    recallTicket: fromPromise<string | null>(async () => { throw new Error('recallTicket is provided by the app'); }),
-    linkAccount: fromPromise<LinkAccountAnswer, { ticket: string }>(async () => { throw new Error('linkAccount is provided by the app'); }),
+    recallTicket: fromPromise<string | null>(async () => {
+      throw new Error('recallTicket is provided by the app');
+    }),
+    linkAccount: fromPromise<LinkAccountAnswer, { ticket: string }>(async () => {
+      throw new Error('linkAccount is provided by the app');
+    }),
   },
   actions: {
     /** Keeps the link ticket in the tab's session storage across the sign-in (null forgets it). */
@@ -118,14 +128,23 @@ const partnerSetup = setup({
 /** The partner's loading, shared by the pages that show it: an unknown id says so, a failure may
  * be retried; `then` is the page's first state once the partner is known. */
 const loadingPartner = (then: string) => ({
-  checking: partnerSetup.createStateConfig({ always: [{ guard: 'noClient', target: 'unknown' }, { target: 'loading' }] }),
+  checking: partnerSetup.createStateConfig({
+    always: [{ guard: 'noClient', target: 'unknown' }, { target: 'loading' }],
+  }),
   loading: partnerSetup.createStateConfig({
     tags: ['busy'],
     invoke: {
       id: 'readPartner',
       src: 'readPartner',
       input: ({ context }) => ({ clientId: context.clientId! }),
-      onDone: { target: then, actions: assign({ client: ({ event }) => event.output.client, scopes: ({ event }) => event.output.scopes, error: null }) },
+      onDone: {
+        target: then,
+        actions: assign({
+          client: ({ event }) => event.output.client,
+          scopes: ({ event }) => event.output.scopes,
+          error: null,
+        }),
+      },
       onError: [
         { guard: 'gone', target: 'unknown' },
         { target: 'unavailable', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
@@ -133,7 +152,9 @@ const loadingPartner = (then: string) => ({
     },
   }),
   unknown: partnerSetup.createStateConfig({}),
-  unavailable: partnerSetup.createStateConfig({ on: { RETRY: { target: 'loading', actions: assign({ error: null }) } } }),
+  unavailable: partnerSetup.createStateConfig({
+    on: { RETRY: { target: 'loading', actions: assign({ error: null }) } },
+  }),
 });
 
 export const partnerMachine = partnerSetup.createMachine({
@@ -141,14 +162,23 @@ export const partnerMachine = partnerSetup.createMachine({
   context: ({ input }) => {
     const query = new URLSearchParams(input.search);
     const clientId = query.get('client_id');
-    const destination = input.step === 'linkSuccess'
-      ? allowedRedirect(input.search, input.redirectTargets) ?? HOME_PATH
-      : wayOn(input.search) ?? HOME_PATH;
+    const destination =
+      input.step === 'linkSuccess'
+        ? (allowedRedirect(input.search, input.redirectTargets) ?? HOME_PATH)
+        : (wayOn(input.search) ?? HOME_PATH);
     const redirectUri = query.get('redirect_uri');
     const linkTo = `${pathOf('partner', 'linkSuccess')}${redirectUri ? `?${new URLSearchParams({ redirect_uri: redirectUri })}` : ''}`;
     return {
-      step: input.step, clientId: clientId && CLIENT_ID.test(clientId) ? clientId : null, client: null, scopes: [],
-      destination, linkTo, requestedAt: null, error: null, ticket: input.step === 'linkExisting' ? query.get('ticket') || null : null, identity: null,
+      step: input.step,
+      clientId: clientId && CLIENT_ID.test(clientId) ? clientId : null,
+      client: null,
+      scopes: [],
+      destination,
+      linkTo,
+      requestedAt: null,
+      error: null,
+      ticket: input.step === 'linkExisting' ? query.get('ticket') || null : null,
+      identity: null,
     };
   },
   initial: 'starting',
@@ -186,7 +216,10 @@ export const partnerMachine = partnerSetup.createMachine({
             id: 'requestAccess',
             src: 'requestAccess',
             input: ({ context }) => ({ clientId: context.clientId! }),
-            onDone: { target: 'sent', actions: assign({ requestedAt: ({ event }) => event.output.requested_at, error: null }) },
+            onDone: {
+              target: 'sent',
+              actions: assign({ requestedAt: ({ event }) => event.output.requested_at, error: null }),
+            },
             onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
         },
@@ -207,9 +240,18 @@ export const partnerMachine = partnerSetup.createMachine({
             input: ({ context }) => ({ ticket: context.ticket! }),
             onDone: {
               target: 'identified',
-              actions: [assign({ identity: ({ event }) => event.output }), { type: 'keepTicket', params: ({ context }) => ({ ticket: context.ticket }) }],
+              actions: [
+                assign({ identity: ({ event }) => event.output }),
+                { type: 'keepTicket', params: ({ context }) => ({ ticket: context.ticket }) },
+              ],
             },
-            onError: { target: 'invalid', actions: [assign({ error: ({ event }) => problemCodeOf(event) }), { type: 'keepTicket', params: { ticket: null } }] },
+            onError: {
+              target: 'invalid',
+              actions: [
+                assign({ error: ({ event }) => problemCodeOf(event) }),
+                { type: 'keepTicket', params: { ticket: null } },
+              ],
+            },
           },
         },
         // Sign in to link an existing account, or activate a card.
@@ -240,8 +282,17 @@ export const partnerMachine = partnerSetup.createMachine({
             id: 'linkAccount',
             src: 'linkAccount',
             input: ({ context }) => ({ ticket: context.ticket! }),
-            onDone: { target: 'shown', actions: [assign({ identity: null }), { type: 'keepTicket', params: { ticket: null } }] },
-            onError: { target: 'failed', actions: [assign({ error: ({ event }) => problemCodeOf(event) }), { type: 'keepTicket', params: { ticket: null } }] },
+            onDone: {
+              target: 'shown',
+              actions: [assign({ identity: null }), { type: 'keepTicket', params: { ticket: null } }],
+            },
+            onError: {
+              target: 'failed',
+              actions: [
+                assign({ error: ({ event }) => problemCodeOf(event) }),
+                { type: 'keepTicket', params: { ticket: null } },
+              ],
+            },
           },
         },
         // Not linked (taken by another account, expired): the screen says why; nothing goes on by itself.

@@ -20,7 +20,13 @@ import type { StepOf } from './routes.ts';
 
 export type ProfileStep = StepOf<'profile'>;
 
-export type InfoForm = { firstname: string; lastname: string; birthdate: string; gender: Gender | ''; language: Locale };
+export type InfoForm = {
+  firstname: string;
+  lastname: string;
+  birthdate: string;
+  gender: Gender | '';
+  language: Locale;
+};
 export type BankForm = { country: IbanCountry | ''; iban: string };
 type InfoField = keyof InfoForm;
 
@@ -32,7 +38,16 @@ export type ContactRef = { kind: ContactKind; value: string };
 export type NewContact = { kind: ContactKind; value: string; channel: PhoneChannel };
 
 /** What the overview or the contacts say after a change. */
-export type ProfileNotice = 'infoSaved' | 'ibanSaved' | 'contactAdded' | 'contactDeleted' | 'primarySwitched' | 'downloaded' | 'pictureSaved' | 'pictureRemoved' | null;
+export type ProfileNotice =
+  | 'infoSaved'
+  | 'ibanSaved'
+  | 'contactAdded'
+  | 'contactDeleted'
+  | 'primarySwitched'
+  | 'downloaded'
+  | 'pictureSaved'
+  | 'pictureRemoved'
+  | null;
 
 export type ProfileInput = {
   step: ProfileStep;
@@ -61,11 +76,17 @@ type Context = {
 };
 
 const infoOf = (user: UserProfile): InfoForm => ({
-  firstname: user.firstname, lastname: user.lastname, birthdate: user.birthdate ?? '',
-  gender: (user.gender as Gender | null) ?? '', language: user.language as Locale,
+  firstname: user.firstname,
+  lastname: user.lastname,
+  birthdate: user.birthdate ?? '',
+  gender: (user.gender as Gender | null) ?? '',
+  language: user.language as Locale,
 });
 
-const bankOf = (user: UserProfile): BankForm => ({ country: (user.banking?.country as IbanCountry | undefined) ?? '', iban: '' });
+const bankOf = (user: UserProfile): BankForm => ({
+  country: (user.banking?.country as IbanCountry | undefined) ?? '',
+  iban: '',
+});
 
 /** The problems of the personal information, as the server would name them. */
 function infoProblems(info: InfoForm, today: string): Context['fieldErrors'] {
@@ -82,7 +103,9 @@ function infoProblems(info: InfoForm, today: string): Context['fieldErrors'] {
 /** The fields a 400 validation_failed names. */
 function serverFieldErrors(event: object): Context['fieldErrors'] {
   const error = errorOf(event);
-  const fields = isApiFailure(error) ? (error.body as { fields?: { field: string; code: string }[] }).fields : undefined;
+  const fields = isApiFailure(error)
+    ? (error.body as { fields?: { field: string; code: string }[] }).fields
+    : undefined;
   return Object.fromEntries((fields ?? []).map((f) => [f.field, f.code]));
 }
 
@@ -114,16 +137,32 @@ const profileSetup = setup({
   },
   actors: {
     /** Shrinks the picture in the browser and sends it; the answer is the profile with it. */
-    uploadPicture: fromPromise<UserProfile, { file: Blob }>(async () => { throw new Error('uploadPicture is provided by the app'); }),
-    removePicture: fromPromise<UserProfile>(async () => { throw new Error('removePicture is provided by the app'); }),
+    uploadPicture: fromPromise<UserProfile, { file: Blob }>(async () => {
+      throw new Error('uploadPicture is provided by the app');
+    }),
+    removePicture: fromPromise<UserProfile>(async () => {
+      throw new Error('removePicture is provided by the app');
+    }),
     /** The account's data as the server gives it for download (a file's name and its text). */
-    exportData: fromPromise<{ name: string; text: string }>(async () => { throw new Error('exportData is provided by the app'); }),
-    startContact: fromPromise<AddContactAnswer, NewContact>(async () => { throw new Error('startContact is provided by the app'); }),
+    exportData: fromPromise<{ name: string; text: string }>(async () => {
+      throw new Error('exportData is provided by the app');
+    }),
+    startContact: fromPromise<AddContactAnswer, NewContact>(async () => {
+      throw new Error('startContact is provided by the app');
+    }),
     contactCode: codeEntryMachineOf<UserProfile>(),
-    deleteContact: fromPromise<UserProfile, ContactRef>(async () => { throw new Error('deleteContact is provided by the app'); }),
-    makePrimary: fromPromise<UserProfile, ContactRef>(async () => { throw new Error('makePrimary is provided by the app'); }),
-    saveInfo: fromPromise<UserProfile, InfoForm>(async () => { throw new Error('saveInfo is provided by the app'); }),
-    saveIban: fromPromise<UserProfile, { country: IbanCountry; iban: string }>(async () => { throw new Error('saveIban is provided by the app'); }),
+    deleteContact: fromPromise<UserProfile, ContactRef>(async () => {
+      throw new Error('deleteContact is provided by the app');
+    }),
+    makePrimary: fromPromise<UserProfile, ContactRef>(async () => {
+      throw new Error('makePrimary is provided by the app');
+    }),
+    saveInfo: fromPromise<UserProfile, InfoForm>(async () => {
+      throw new Error('saveInfo is provided by the app');
+    }),
+    saveIban: fromPromise<UserProfile, { country: IbanCountry; iban: string }>(async () => {
+      throw new Error('saveIban is provided by the app');
+    }),
   },
   actions: {
     /** Asks for the path of a step (the app replaces the current entry with it). */
@@ -145,11 +184,16 @@ const profileSetup = setup({
     startsAt: ({ context }, { step }: { step: ProfileStep }) => context.start === step,
     routeTo: ({ event }, { step }: { step: ProfileStep }) => event.type === 'ROUTE' && event.step === step,
     infoValid: ({ context }) => Object.keys(infoProblems(context.info, context.today)).length === 0,
-    ibanValid: ({ context }) => context.bank.country !== '' && ibanFor(context.bank.country, context.bank.iban) !== null,
+    ibanValid: ({ context }) =>
+      context.bank.country !== '' && ibanFor(context.bank.country, context.bank.iban) !== null,
     fieldsRefused: ({ event }) => Object.keys(serverFieldErrors(event)).length > 0,
-    ibanRefused: ({ event }) => { const error = errorOf(event); return isApiFailure(error) && error.code === 'iban_invalid'; },
+    ibanRefused: ({ event }) => {
+      const error = errorOf(event);
+      return isApiFailure(error) && error.code === 'iban_invalid';
+    },
     /** A contact the account has (the list may have changed since the button was drawn). */
-    listed: ({ context, event }) => 'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
+    listed: ({ context, event }) =>
+      'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
     codeChecked: ({ event }) => (event as unknown as { output: { result: unknown } }).output.result !== null,
     /** The code came back and the address is another account's: the answer carries the offer. */
@@ -158,16 +202,26 @@ const profileSetup = setup({
 });
 
 /** Back to the overview, saying what happened. */
-const toOverview = (notice: ProfileNotice) => [
-  { type: 'noticeIs', params: { notice } },
-  { type: 'show', params: { step: 'overview' } },
-] as const;
+const toOverview = (notice: ProfileNotice) =>
+  [
+    { type: 'noticeIs', params: { notice } },
+    { type: 'show', params: { step: 'overview' } },
+  ] as const;
 
 export const profileMachine = profileSetup.createMachine({
   id: 'profile',
   context: ({ input }) => ({
-    start: input.step, user: input.user, today: input.today, info: infoOf(input.user), bank: bankOf(input.user), fieldErrors: {}, error: null, notice: null,
-    newContact: { kind: 'email', value: '', channel: 'sms' }, challenge: null, pending: null,
+    start: input.step,
+    user: input.user,
+    today: input.today,
+    info: infoOf(input.user),
+    bank: bankOf(input.user),
+    fieldErrors: {},
+    error: null,
+    notice: null,
+    newContact: { kind: 'email', value: '', channel: 'sms' },
+    challenge: null,
+    pending: null,
   }),
   initial: 'starting',
   states: {
@@ -176,7 +230,11 @@ export const profileMachine = profileSetup.createMachine({
         { guard: { type: 'startsAt', params: { step: 'credentials' } }, target: 'credentials' },
         { guard: { type: 'startsAt', params: { step: 'download' } }, target: 'download' },
         // edit-info opened cold: the overview, in its place (it is reached from there only).
-        { guard: { type: 'startsAt', params: { step: 'editInfo' } }, target: 'overview', actions: { type: 'show', params: { step: 'overview' } } },
+        {
+          guard: { type: 'startsAt', params: { step: 'editInfo' } },
+          target: 'overview',
+          actions: { type: 'show', params: { step: 'overview' } },
+        },
         { target: 'overview' },
       ],
     },
@@ -203,7 +261,11 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ event }) => ({ file: (event as { file: Blob }).file }),
             onDone: {
               target: 'idle',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'pictureSaved' as const })],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                assign({ notice: 'pictureSaved' as const }),
+              ],
             },
             onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
@@ -215,7 +277,11 @@ export const profileMachine = profileSetup.createMachine({
             src: 'removePicture',
             onDone: {
               target: 'idle',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'pictureRemoved' as const })],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                assign({ notice: 'pictureRemoved' as const }),
+              ],
             },
             onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
@@ -253,10 +319,18 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => context.info,
             onDone: {
               target: '#profile.overview',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, ...toOverview('infoSaved')],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                ...toOverview('infoSaved'),
+              ],
             },
             onError: [
-              { guard: 'fieldsRefused', target: 'form', actions: assign({ fieldErrors: ({ event }) => serverFieldErrors(event) }) },
+              {
+                guard: 'fieldsRefused',
+                target: 'form',
+                actions: assign({ fieldErrors: ({ event }) => serverFieldErrors(event) }),
+              },
               { target: 'form', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
             ],
           },
@@ -277,7 +351,13 @@ export const profileMachine = profileSetup.createMachine({
           invoke: {
             id: 'exportData',
             src: 'exportData',
-            onDone: { target: 'ready', actions: [{ type: 'save', params: ({ event }) => event.output }, assign({ notice: 'downloaded' as const })] },
+            onDone: {
+              target: 'ready',
+              actions: [
+                { type: 'save', params: ({ event }) => event.output },
+                assign({ notice: 'downloaded' as const }),
+              ],
+            },
             onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
         },
@@ -296,16 +376,32 @@ export const profileMachine = profileSetup.createMachine({
             CHANGE_BANK: {
               actions: assign({
                 bank: ({ context, event }) => ({ ...context.bank, [event.field]: event.value }),
-                fieldErrors: {}, error: null,
+                fieldErrors: {},
+                error: null,
               }),
             },
             SUBMIT: [
               { guard: 'ibanValid', target: 'savingBank', actions: assign({ error: null, notice: null }) },
               { actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
             ],
-            ADD_CONTACT: { target: 'adding', actions: assign({ newContact: ({ event }) => ({ kind: event.kind, value: '', channel: 'sms' as const }), error: null, notice: null }) },
-            DELETE_CONTACT: { guard: 'listed', target: 'confirmingDelete', actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }) },
-            MAKE_PRIMARY: { guard: 'listed', target: 'switching', actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }) },
+            ADD_CONTACT: {
+              target: 'adding',
+              actions: assign({
+                newContact: ({ event }) => ({ kind: event.kind, value: '', channel: 'sms' as const }),
+                error: null,
+                notice: null,
+              }),
+            },
+            DELETE_CONTACT: {
+              guard: 'listed',
+              target: 'confirmingDelete',
+              actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }),
+            },
+            MAKE_PRIMARY: {
+              guard: 'listed',
+              target: 'switching',
+              actions: assign({ pending: ({ event }) => event.contact, error: null, notice: null }),
+            },
             DISMISS: { actions: 'clearMessages' },
           },
         },
@@ -317,7 +413,11 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => ({ country: context.bank.country as IbanCountry, iban: context.bank.iban }),
             onDone: {
               target: '#profile.overview',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, ...toOverview('ibanSaved')],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                ...toOverview('ibanSaved'),
+              ],
             },
             onError: [
               { guard: 'ibanRefused', target: 'ready', actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
@@ -333,8 +433,17 @@ export const profileMachine = profileSetup.createMachine({
           states: {
             typing: {
               on: {
-                CHANGE_NEW: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }), error: null }) },
-                SET_CHANNEL: { actions: assign({ newContact: ({ context, event }) => ({ ...context.newContact, channel: event.channel }) }) },
+                CHANGE_NEW: {
+                  actions: assign({
+                    newContact: ({ context, event }) => ({ ...context.newContact, value: event.value }),
+                    error: null,
+                  }),
+                },
+                SET_CHANNEL: {
+                  actions: assign({
+                    newContact: ({ context, event }) => ({ ...context.newContact, channel: event.channel }),
+                  }),
+                },
                 SEND_CODE: { guard: 'typedSomething', target: 'sending' },
               },
             },
@@ -344,7 +453,12 @@ export const profileMachine = profileSetup.createMachine({
                 id: 'startContact',
                 src: 'startContact',
                 input: ({ context }) => context.newContact,
-                onDone: { target: 'code', actions: assign({ challenge: ({ event }) => ({ payload: event.output.payload, sent: sentCodeOf(event.output.data) }) }) },
+                onDone: {
+                  target: 'code',
+                  actions: assign({
+                    challenge: ({ event }) => ({ payload: event.output.payload, sent: sentCodeOf(event.output.data) }),
+                  }),
+                },
                 // Another account's address is sent its code like any other: nothing about that
                 // account shows before the code comes back.
                 onError: { target: 'typing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
@@ -355,7 +469,12 @@ export const profileMachine = profileSetup.createMachine({
               invoke: {
                 id: 'contactCode',
                 src: 'contactCode',
-                input: ({ context }) => ({ ticket: context.challenge!.payload, length: 8, sent: context.challenge!.sent, endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'] }),
+                input: ({ context }) => ({
+                  ticket: context.challenge!.payload,
+                  length: 8,
+                  sent: context.challenge!.sent,
+                  endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'],
+                }),
                 onDone: [
                   {
                     guard: 'codeChecked',
@@ -376,7 +495,13 @@ export const profileMachine = profileSetup.createMachine({
                     ],
                   },
                   // The code can no longer be used (expired, spent, the address taken meanwhile): type again.
-                  { target: 'typing', actions: assign({ challenge: null, error: ({ event }) => event.output.failure?.code ?? 'internal_error' }) },
+                  {
+                    target: 'typing',
+                    actions: assign({
+                      challenge: null,
+                      error: ({ event }) => event.output.failure?.code ?? 'internal_error',
+                    }),
+                  },
                 ],
               },
             },
@@ -396,9 +521,16 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => context.pending!,
             onDone: {
               target: 'ready',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'contactDeleted' as const, pending: null })],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                assign({ notice: 'contactDeleted' as const, pending: null }),
+              ],
             },
-            onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
+            onError: {
+              target: 'ready',
+              actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }),
+            },
           },
         },
         switching: {
@@ -409,9 +541,16 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => context.pending!,
             onDone: {
               target: 'ready',
-              actions: [{ type: 'keepProfile', params: ({ event }) => ({ user: event.output }) }, { type: 'changed', params: ({ event }) => ({ user: event.output }) }, assign({ notice: 'primarySwitched' as const, pending: null })],
+              actions: [
+                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
+                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
+                assign({ notice: 'primarySwitched' as const, pending: null }),
+              ],
             },
-            onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
+            onError: {
+              target: 'ready',
+              actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }),
+            },
           },
         },
       },

@@ -2,7 +2,18 @@
 // may see it, the flow that owns it, whether it is sensitive, and the screen that shows it. The
 // guard below, the root machine's decisions and the React routes (src/app/routes.tsx) are derived
 // from it. Only the screens that exist are listed: any other path goes home.
-import { NOT_ME_PATH, UNDO_CHANGE_PATH, CHOOSER_PATH, CONSENT_PATH, FORGOT_PASSWORD_PATH, INTERACTION_PATH, INTERACTION_UID, PARTNER_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../contract/constants.ts';
+import {
+  NOT_ME_PATH,
+  UNDO_CHANGE_PATH,
+  CHOOSER_PATH,
+  CONSENT_PATH,
+  FORGOT_PASSWORD_PATH,
+  INTERACTION_PATH,
+  INTERACTION_UID,
+  PARTNER_PATH,
+  SIGN_IN_PATH,
+  STEP_UP_PATH,
+} from '../contract/constants.ts';
 
 /**
  * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
@@ -12,15 +23,52 @@ export type Access = 'public' | 'private' | 'any' | 'secondFactor';
 
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
-  | 'login' | 'mfa' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'profile' | 'undoChange'
-  | 'notMe' | 'notifications' | 'fuzzion';
+  | 'login'
+  | 'mfa'
+  | 'weakPassword'
+  | 'forgotPassword'
+  | 'forgotUsername'
+  | 'onboarding'
+  | 'dashboard'
+  | 'security'
+  | 'authenticator'
+  | 'setupMfa'
+  | 'totpRecovery'
+  | 'maintenance'
+  | 'consent'
+  | 'access'
+  | 'partner'
+  | 'profile'
+  | 'undoChange'
+  | 'notMe'
+  | 'notifications'
+  | 'fuzzion';
 
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
-  | 'login' | 'secondFactor' | 'weakPassword' | 'forgotPassword' | 'forgotUsername' | 'onboarding'
-  | 'dashboard' | 'security' | 'securityHistory' | 'authenticator' | 'setupMfa' | 'totpRecovery' | 'maintenance' | 'consent' | 'access' | 'partner' | 'chooser' | 'profile' | 'undoChange'
-  | 'notMe' | 'notifications' | 'fuzzion' | 'microsoftLogin';
+  | 'login'
+  | 'secondFactor'
+  | 'weakPassword'
+  | 'forgotPassword'
+  | 'forgotUsername'
+  | 'onboarding'
+  | 'dashboard'
+  | 'security'
+  | 'securityHistory'
+  | 'authenticator'
+  | 'setupMfa'
+  | 'totpRecovery'
+  | 'maintenance'
+  | 'consent'
+  | 'access'
+  | 'partner'
+  | 'chooser'
+  | 'profile'
+  | 'undoChange'
+  | 'notMe'
+  | 'notifications'
+  | 'fuzzion'
+  | 'microsoftLogin';
 
 export type Route = {
   path: string;
@@ -49,32 +97,143 @@ export const ROUTES = [
   { path: '/weak-password', access: 'secondFactor', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
   // The recovery flows, as onboarding: every step starts the flow, which shows it if it can (a
   // reload resumes the code sent or the new password) and its first step otherwise.
-  { path: '/forgot-username', access: 'public', flow: 'forgotUsername', step: 'ask', screen: 'forgotUsername', start: true },
-  { path: '/forgot-username-response', access: 'public', flow: 'forgotUsername', step: 'response', screen: 'forgotUsername', start: true },
-  { path: FORGOT_PASSWORD_PATH, access: 'public', flow: 'forgotPassword', step: 'email', screen: 'forgotPassword', start: true },
-  { path: '/forgot-password/phone', access: 'public', flow: 'forgotPassword', step: 'phone', screen: 'forgotPassword', start: true },
-  { path: '/forgot-password-sent', access: 'public', flow: 'forgotPassword', step: 'sent', screen: 'forgotPassword', start: true },
-  { path: '/reset-password', access: 'public', flow: 'forgotPassword', step: 'reset', screen: 'forgotPassword', start: true },
-  { path: '/reset-password-confirmed', access: 'public', flow: 'forgotPassword', step: 'confirmed', screen: 'forgotPassword', start: true },
+  {
+    path: '/forgot-username',
+    access: 'public',
+    flow: 'forgotUsername',
+    step: 'ask',
+    screen: 'forgotUsername',
+    start: true,
+  },
+  {
+    path: '/forgot-username-response',
+    access: 'public',
+    flow: 'forgotUsername',
+    step: 'response',
+    screen: 'forgotUsername',
+    start: true,
+  },
+  {
+    path: FORGOT_PASSWORD_PATH,
+    access: 'public',
+    flow: 'forgotPassword',
+    step: 'email',
+    screen: 'forgotPassword',
+    start: true,
+  },
+  {
+    path: '/forgot-password/phone',
+    access: 'public',
+    flow: 'forgotPassword',
+    step: 'phone',
+    screen: 'forgotPassword',
+    start: true,
+  },
+  {
+    path: '/forgot-password-sent',
+    access: 'public',
+    flow: 'forgotPassword',
+    step: 'sent',
+    screen: 'forgotPassword',
+    start: true,
+  },
+  {
+    path: '/reset-password',
+    access: 'public',
+    flow: 'forgotPassword',
+    step: 'reset',
+    screen: 'forgotPassword',
+    start: true,
+  },
+  {
+    path: '/reset-password-confirmed',
+    access: 'public',
+    flow: 'forgotPassword',
+    step: 'confirmed',
+    screen: 'forgotPassword',
+    start: true,
+  },
   // The applications that hold access to the account (spec §2), and revoking one.
   { path: '/user/access', access: 'private', flow: 'access', step: 'list', screen: 'access', start: true },
   // The profile (spec §2): the overview, the personal information's form (from the overview only:
   // its flow decides, see machines/profile.ts) and the sensitive contacts and bank account.
   { path: '/profile', access: 'private', flow: 'profile', step: 'overview', screen: 'profile', start: true },
   { path: '/profile/edit-info', access: 'private', flow: 'profile', step: 'editInfo', screen: 'profile', start: true },
-  { path: '/profile/edit-credentials', access: 'private', flow: 'profile', step: 'credentials', screen: 'profile', sensitive: true, start: true },
+  {
+    path: '/profile/edit-credentials',
+    access: 'private',
+    flow: 'profile',
+    step: 'credentials',
+    screen: 'profile',
+    sensitive: true,
+    start: true,
+  },
   // Downloading everything held about the account (GDPR articles 15 and 20): sensitive too.
-  { path: '/profile/download', access: 'private', flow: 'profile', step: 'download', screen: 'profile', sensitive: true, start: true },
+  {
+    path: '/profile/download',
+    access: 'private',
+    flow: 'profile',
+    step: 'download',
+    screen: 'profile',
+    sensitive: true,
+    start: true,
+  },
   // What Tessera may send the account: the marketing preferences, and the security alerts always sent.
-  { path: '/notifications', access: 'private', flow: 'notifications', step: 'settings', screen: 'notifications', start: true },
+  {
+    path: '/notifications',
+    access: 'private',
+    flow: 'notifications',
+    step: 'settings',
+    screen: 'notifications',
+    start: true,
+  },
   { path: '/mfa/totp-recovery', access: 'private', flow: 'totpRecovery', step: 'keys', screen: 'totpRecovery' },
   { path: '/security', access: 'private', flow: 'security', step: 'overview', screen: 'security', start: true },
-  { path: '/security/mfa-edit', access: 'private', flow: 'security', step: 'methods', screen: 'security', sensitive: true, start: true },
-  { path: '/security/edit-recovery', access: 'private', flow: 'security', step: 'recovery', screen: 'security', sensitive: true, start: true },
+  {
+    path: '/security/mfa-edit',
+    access: 'private',
+    flow: 'security',
+    step: 'methods',
+    screen: 'security',
+    sensitive: true,
+    start: true,
+  },
+  {
+    path: '/security/edit-recovery',
+    access: 'private',
+    flow: 'security',
+    step: 'recovery',
+    screen: 'security',
+    sensitive: true,
+    start: true,
+  },
   // The account's security events (spec §2 /security children): a list, filters and a graph.
-  { path: '/security/history', access: 'private', flow: 'security', step: 'history', screen: 'securityHistory', start: true },
-  { path: '/security/edit-password', access: 'private', flow: 'security', step: 'password', screen: 'security', sensitive: true, start: true },
-  { path: '/setup-mfa/totp', access: 'private', flow: 'authenticator', step: 'scan', screen: 'authenticator', sensitive: true, start: true },
+  {
+    path: '/security/history',
+    access: 'private',
+    flow: 'security',
+    step: 'history',
+    screen: 'securityHistory',
+    start: true,
+  },
+  {
+    path: '/security/edit-password',
+    access: 'private',
+    flow: 'security',
+    step: 'password',
+    screen: 'security',
+    sensitive: true,
+    start: true,
+  },
+  {
+    path: '/setup-mfa/totp',
+    access: 'private',
+    flow: 'authenticator',
+    step: 'scan',
+    screen: 'authenticator',
+    sensitive: true,
+    start: true,
+  },
   { path: '/setup-totp/success', access: 'private', flow: 'authenticator', step: 'success', screen: 'authenticator' },
   { path: '/setup-mfa', access: 'private', flow: 'setupMfa', step: 'intro', screen: 'setupMfa' },
   { path: '/setup-mfa/selection', access: 'private', flow: 'setupMfa', step: 'selection', screen: 'setupMfa' },
@@ -89,10 +248,32 @@ export const ROUTES = [
   // account's success need a session (the success a recent second factor too); the choices of a
   // visitor without an account, or with one to link, are for visitors.
   { path: PARTNER_PATH, access: 'any', flow: 'partner', step: 'landing', screen: 'partner', start: true },
-  { path: '/partner/request-access', access: 'private', flow: 'partner', step: 'requestAccess', screen: 'partner', start: true },
+  {
+    path: '/partner/request-access',
+    access: 'private',
+    flow: 'partner',
+    step: 'requestAccess',
+    screen: 'partner',
+    start: true,
+  },
   { path: '/partner/no-account', access: 'public', flow: 'partner', step: 'noAccount', screen: 'partner', start: true },
-  { path: '/partner/link-existing', access: 'any', flow: 'partner', step: 'linkExisting', screen: 'partner', start: true },
-  { path: '/partner/link-success', access: 'private', flow: 'partner', step: 'linkSuccess', screen: 'partner', sensitive: true, start: true },
+  {
+    path: '/partner/link-existing',
+    access: 'any',
+    flow: 'partner',
+    step: 'linkExisting',
+    screen: 'partner',
+    start: true,
+  },
+  {
+    path: '/partner/link-success',
+    access: 'private',
+    flow: 'partner',
+    step: 'linkSuccess',
+    screen: 'partner',
+    sensitive: true,
+    start: true,
+  },
   // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
   { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },
   // "This wasn't me" from a new-device mail, for whoever holds its link: the screen signs that
@@ -108,16 +289,79 @@ export const ROUTES = [
   // decision (its predecessor rules), so every step starts the flow.
   { path: '/onboarding', access: 'public', flow: 'onboarding', step: 'onboarding', screen: 'onboarding', start: true },
   { path: '/onboarding/card', access: 'public', flow: 'onboarding', step: 'card', screen: 'onboarding', start: true },
-  { path: '/onboarding/existing-card', access: 'public', flow: 'onboarding', step: 'existingCard', screen: 'onboarding', start: true },
+  {
+    path: '/onboarding/existing-card',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'existingCard',
+    screen: 'onboarding',
+    start: true,
+  },
   { path: '/onboarding/code', access: 'public', flow: 'onboarding', step: 'code', screen: 'onboarding', start: true },
-  { path: '/onboarding/welcome', access: 'public', flow: 'onboarding', step: 'welcome', screen: 'onboarding', start: true },
-  { path: '/onboarding/terms-conditions', access: 'public', flow: 'onboarding', step: 'terms-conditions', screen: 'onboarding', start: true },
-  { path: '/onboarding/create', access: 'public', flow: 'onboarding', step: 'create', screen: 'onboarding', start: true },
-  { path: '/onboarding/confirmation', access: 'public', flow: 'onboarding', step: 'confirmation', screen: 'onboarding', start: true },
-  { path: '/onboarding/password', access: 'public', flow: 'onboarding', step: 'password', screen: 'onboarding', start: true },
-  { path: '/onboarding/phone-verification', access: 'public', flow: 'onboarding', step: 'phone-verification', screen: 'onboarding', start: true },
-  { path: '/onboarding/email-verification', access: 'public', flow: 'onboarding', step: 'email-verification', screen: 'onboarding', start: true },
-  { path: '/onboarding/onboarding-mfa', access: 'public', flow: 'onboarding', step: 'onboarding-mfa', screen: 'onboarding', start: true },
+  {
+    path: '/onboarding/welcome',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'welcome',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/terms-conditions',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'terms-conditions',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/create',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'create',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/confirmation',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'confirmation',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/password',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'password',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/phone-verification',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'phone-verification',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/email-verification',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'email-verification',
+    screen: 'onboarding',
+    start: true,
+  },
+  {
+    path: '/onboarding/onboarding-mfa',
+    access: 'public',
+    flow: 'onboarding',
+    step: 'onboarding-mfa',
+    screen: 'onboarding',
+    start: true,
+  },
 ] as const satisfies readonly Route[];
 
 /** Paths that are only links, redirects or actions, never screens. */
@@ -211,7 +455,10 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   if (access === 'secondFactor') {
     if (state === 'secondFactor' || (signedIn && isAuthorisationStepUp(location))) return { kind: 'stay' };
     // A step-up's code screen reloaded: the screen it was for again, which asks for the code anew.
-    return { kind: 'redirect', to: (signedIn && safeTarget(new URLSearchParams(location.search).get('redirect'))) || LINKS.home };
+    return {
+      kind: 'redirect',
+      to: (signedIn && safeTarget(new URLSearchParams(location.search).get('redirect'))) || LINKS.home,
+    };
   }
   if (access === 'private' && !signedIn) return { kind: 'login', target: path + location.search };
   if (access === 'public' && signedIn) return { kind: 'redirect', to: LINKS.home };
@@ -228,7 +475,10 @@ export function isAuthorisationReturn(target: string | null): boolean {
 /** Whether this location is the code screen an application's request sent a signed-in person to
  * (prompt=login, max_age, a second factor it demands), with the way back to that request. */
 export function isAuthorisationStepUp(location: Location): boolean {
-  return routeOf(location.path)?.flow === 'mfa' && isAuthorisationReturn(new URLSearchParams(location.search).get('redirect'));
+  return (
+    routeOf(location.path)?.flow === 'mfa' &&
+    isAuthorisationReturn(new URLSearchParams(location.search).get('redirect'))
+  );
 }
 
 /** Where the authorisation server asked our sign-in to send the browser back (`?redirect=`), if
@@ -255,7 +505,8 @@ export function allowedRedirect(search: string, registered: readonly string[]): 
 }
 
 /** A client id other than a first-party one (spec §4, §9). */
-export const isPartnerClient = (clientId: string, firstParty: readonly string[]): boolean => !firstParty.includes(clientId);
+export const isPartnerClient = (clientId: string, firstParty: readonly string[]): boolean =>
+  !firstParty.includes(clientId);
 
 /** A login is a partner login when the client_id in the target URL is not a first-party id. */
 export function isPartnerLogin(targetUrl: string | null, firstParty: readonly string[]): boolean {

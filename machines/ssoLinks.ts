@@ -20,18 +20,28 @@ type Context = {
 export const ssoLinksMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'UNLINK'; id: string } | { type: 'CONFIRM' } | { type: 'CANCEL' } | { type: 'RETRY' } | { type: 'DISMISS' },
+    events: {} as
+      | { type: 'UNLINK'; id: string }
+      | { type: 'CONFIRM' }
+      | { type: 'CANCEL' }
+      | { type: 'RETRY' }
+      | { type: 'DISMISS' },
   },
   actors: {
-    listIdentities: fromPromise<SsoIdentityList>(async () => { throw new Error('listIdentities is provided by the app'); }),
-    unlink: fromPromise<void, { id: string }>(async () => { throw new Error('unlink is provided by the app'); }),
+    listIdentities: fromPromise<SsoIdentityList>(async () => {
+      throw new Error('listIdentities is provided by the app');
+    }),
+    unlink: fromPromise<void, { id: string }>(async () => {
+      throw new Error('unlink is provided by the app');
+    }),
   },
   guards: {
     off: ({ event }) => {
       const error = errorOf(event);
       return isApiFailure(error) && error.status === 404 && error.code === 'sso_unavailable';
     },
-    listed: ({ context, event }) => event.type === 'UNLINK' && context.identities.some((identity) => identity.id === event.id),
+    listed: ({ context, event }) =>
+      event.type === 'UNLINK' && context.identities.some((identity) => identity.id === event.id),
     /** Already gone (unlinked from another tab): what the person wanted. */
     gone: ({ event }) => {
       const error = errorOf(event);
@@ -47,7 +57,13 @@ export const ssoLinksMachine = setup({
       invoke: {
         id: 'listIdentities',
         src: 'listIdentities',
-        onDone: { target: 'ready', actions: assign({ identities: ({ event }) => event.output.data, ssoOnly: ({ event }) => event.output.sso_only }) },
+        onDone: {
+          target: 'ready',
+          actions: assign({
+            identities: ({ event }) => event.output.data,
+            ssoOnly: ({ event }) => event.output.sso_only,
+          }),
+        },
         onError: [
           { guard: 'off', target: 'off' },
           { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
@@ -59,7 +75,11 @@ export const ssoLinksMachine = setup({
     failed: { on: { RETRY: { target: 'loading', actions: assign({ error: null }) } } },
     ready: {
       on: {
-        UNLINK: { guard: 'listed', target: 'confirming', actions: assign({ pending: ({ event }) => event.id, error: null, notice: null }) },
+        UNLINK: {
+          guard: 'listed',
+          target: 'confirming',
+          actions: assign({ pending: ({ event }) => event.id, error: null, notice: null }),
+        },
         DISMISS: { actions: assign({ error: null, notice: null }) },
       },
     },

@@ -58,7 +58,14 @@ export const totpRecoveryMachine = setup({
       invoke: {
         id: 'regenerate',
         src: 'regenerate',
-        onDone: { target: 'showingKeys', actions: assign(({ event }) => ({ keys: event.output.recovery_keys, keysLeft: event.output.recovery_keys.length, error: null })) },
+        onDone: {
+          target: 'showingKeys',
+          actions: assign(({ event }) => ({
+            keys: event.output.recovery_keys,
+            keysLeft: event.output.recovery_keys.length,
+            error: null,
+          })),
+        },
         onError: { target: 'overview', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },

@@ -8,10 +8,13 @@ import { problemOf, type Problem } from './failures.ts';
 export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
 
 type Context = {
-  payload: string | null; secret: string | null; qrSvg: string | null;
+  payload: string | null;
+  secret: string | null;
+  qrSvg: string | null;
   /** The otpauth:// link: on a phone, it opens the authenticator app with the key in it. */
   otpauthUrl: string | null;
-  keys: string[] | null; error: Problem | null;
+  keys: string[] | null;
+  error: Problem | null;
 };
 
 export const totpSetupMachine = setup({
@@ -21,7 +24,9 @@ export const totpSetupMachine = setup({
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
-    startTotp: fromPromise<TotpStart>(async () => { throw new Error('startTotp is provided by the app'); }),
+    startTotp: fromPromise<TotpStart>(async () => {
+      throw new Error('startTotp is provided by the app');
+    }),
     /** The app's first code; its check answers the recovery keys. */
     codeEntry: codeEntryMachineOf<{ recovery_keys?: string[] }>(),
   },
@@ -45,7 +50,9 @@ export const totpSetupMachine = setup({
           {
             target: 'scanning',
             actions: assign(({ event }) => ({
-              payload: event.output!.payload, secret: event.output!.data.secret ?? null, qrSvg: event.output!.data.qr_svg ?? null,
+              payload: event.output!.payload,
+              secret: event.output!.data.secret ?? null,
+              qrSvg: event.output!.data.qr_svg ?? null,
               otpauthUrl: event.output!.data.otpauth_url ?? null,
             })),
           },
@@ -59,7 +66,10 @@ export const totpSetupMachine = setup({
         id: 'codeEntry',
         src: 'codeEntry',
         input: ({ context }) => ({ ticket: context.payload!, length: 6, sent: null }),
-        onDone: { target: 'showingKeys', actions: assign({ keys: ({ event }) => event.output.result?.recovery_keys ?? [] }) },
+        onDone: {
+          target: 'showingKeys',
+          actions: assign({ keys: ({ event }) => event.output.result?.recovery_keys ?? [] }),
+        },
       },
     },
     showingKeys: {

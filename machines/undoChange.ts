@@ -11,7 +11,9 @@ export const undoChangeMachine = setup({
     events: {} as { type: 'UNDO' },
   },
   actors: {
-    undo: fromPromise<unknown, { token: string }>(async () => { throw new Error('undo is provided by the app'); }),
+    undo: fromPromise<unknown, { token: string }>(async () => {
+      throw new Error('undo is provided by the app');
+    }),
   },
   guards: { hasToken: ({ context }) => context.token !== null },
 }).createMachine({
@@ -20,7 +22,12 @@ export const undoChangeMachine = setup({
   initial: 'checking',
   states: {
     // A page without its token (a link cut short) can only say so.
-    checking: { always: [{ guard: 'hasToken', target: 'asking' }, { target: 'failed', actions: assign({ error: 'undo_unavailable' }) }] },
+    checking: {
+      always: [
+        { guard: 'hasToken', target: 'asking' },
+        { target: 'failed', actions: assign({ error: 'undo_unavailable' }) },
+      ],
+    },
     asking: { on: { UNDO: 'undoing' } },
     undoing: {
       invoke: {

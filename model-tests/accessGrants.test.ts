@@ -7,19 +7,32 @@ import { report, walk } from './coverage.ts';
 import { done, fail, failingOnce, settle } from './events.ts';
 
 const grant = (client_id: string, name: string): AccessGrant => ({
-  client_id, name, logo_uri: null, scopes: ['profile'], granted_at: '2026-11-01T10:00:00.000Z', last_used_at: null,
+  client_id,
+  name,
+  logo_uri: null,
+  scopes: ['profile'],
+  granted_at: '2026-11-01T10:00:00.000Z',
+  last_used_at: null,
 });
 const grants = [grant('deals', 'Deals partner'), grant('17', 'Employee area')];
 
 describe('access grants machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(accessGrantsMachine, {
-      events: () => [
-        { type: 'REVOKE', clientId: 'deals' }, { type: 'REVOKE', clientId: 'unknown' }, { type: 'CONFIRM' }, { type: 'CANCEL' },
-        { type: 'DISMISS' }, { type: 'RETRY' },
-        done('listGrants', grants), fail('listGrants', 503, 'database_unavailable'),
-        done('revokeGrant'), fail('revokeGrant', 404, 'not_found'), fail('revokeGrant', 500, 'internal_error'),
-      ] as never,
+      events: () =>
+        [
+          { type: 'REVOKE', clientId: 'deals' },
+          { type: 'REVOKE', clientId: 'unknown' },
+          { type: 'CONFIRM' },
+          { type: 'CANCEL' },
+          { type: 'DISMISS' },
+          { type: 'RETRY' },
+          done('listGrants', grants),
+          fail('listGrants', 503, 'database_unavailable'),
+          done('revokeGrant'),
+          fail('revokeGrant', 404, 'not_found'),
+          fail('revokeGrant', 500, 'internal_error'),
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { grants: unknown[]; error: unknown; notice: unknown; pending: unknown };
         return JSON.stringify([value, c.grants.length, c.error, c.notice, c.pending]);
@@ -34,16 +47,18 @@ describe('access grants machine: behaviour', () => {
   function start(options: { list?: () => Promise<AccessGrant[]>; revoke?: (clientId: string) => Promise<void> } = {}) {
     const calls: string[] = [];
     let current = [...grants];
-    const actor = createActor(accessGrantsMachine.provide({
-      actors: {
-        listGrants: fromPromise(options.list ?? (async () => current)),
-        revokeGrant: fromPromise(async ({ input }) => {
-          calls.push(`revoke ${input.clientId}`);
-          if (options.revoke) return options.revoke(input.clientId);
-          current = current.filter((g) => g.client_id !== input.clientId);
-        }),
-      },
-    })).start();
+    const actor = createActor(
+      accessGrantsMachine.provide({
+        actors: {
+          listGrants: fromPromise(options.list ?? (async () => current)),
+          revokeGrant: fromPromise(async ({ input }) => {
+            calls.push(`revoke ${input.clientId}`);
+            if (options.revoke) return options.revoke(input.clientId);
+            current = current.filter((g) => g.client_id !== input.clientId);
+          }),
+        },
+      }),
+    ).start();
     return { actor, calls };
   }
 
@@ -77,7 +92,11 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('keeps the list and reports a refused revocation', async () => {
-    const { actor } = start({ revoke: async () => { throw apiFailure(500, { code: 'internal_error' }); } });
+    const { actor } = start({
+      revoke: async () => {
+        throw apiFailure(500, { code: 'internal_error' });
+      },
+    });
     await settle();
     actor.send({ type: 'REVOKE', clientId: 'deals' });
     actor.send({ type: 'CONFIRM' });
@@ -88,7 +107,11 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('takes an access already revoked elsewhere as revoked', async () => {
-    const { actor } = start({ revoke: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    const { actor } = start({
+      revoke: async () => {
+        throw apiFailure(404, { code: 'not_found' });
+      },
+    });
     await settle();
     actor.send({ type: 'REVOKE', clientId: '17' });
     actor.send({ type: 'CONFIRM' });

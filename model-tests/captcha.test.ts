@@ -6,24 +6,36 @@ import { report, walk } from './coverage.ts';
 
 describe('CAPTCHA widget machine: model', () => {
   it('takes every declared transition, on and off', () => {
-    const events = () => [
-      { type: 'TAKE' }, { type: 'RETRY' },
-      { type: 'xstate.done.actor.solve', output: 'solved' },
-      { type: 'xstate.error.actor.solve', error: apiFailure(0, CAPTCHA_FAILURES.script) },
-    ] as never;
+    const events = () =>
+      [
+        { type: 'TAKE' },
+        { type: 'RETRY' },
+        { type: 'xstate.done.actor.solve', output: 'solved' },
+        { type: 'xstate.error.actor.solve', error: apiFailure(0, CAPTCHA_FAILURES.script) },
+      ] as never;
     const on = walk(captchaMachine, { input: { enabled: true }, events });
     const off = walk(captchaMachine, { input: { enabled: false }, events });
     const missing = on.missing.filter((t) => off.missing.includes(t));
-    console.info(report('captcha', { declared: on.declared, taken: on.declared - missing.length, states: on.states + off.states }));
+    console.info(
+      report('captcha', { declared: on.declared, taken: on.declared - missing.length, states: on.states + off.states }),
+    );
     expect(missing).toEqual([]);
   });
 
   it('answers a solution once, then the failure in the way until the next is ready', async () => {
     let solved = 0;
     let fail = false;
-    const actor = createActor(captchaMachine.provide({
-      actors: { solve: fromPromise(async () => { if (fail) throw apiFailure(0, CAPTCHA_FAILURES.server); return `token-${++solved}`; }) },
-    }), { input: { enabled: true } }).start();
+    const actor = createActor(
+      captchaMachine.provide({
+        actors: {
+          solve: fromPromise(async () => {
+            if (fail) throw apiFailure(0, CAPTCHA_FAILURES.server);
+            return `token-${++solved}`;
+          }),
+        },
+      }),
+      { input: { enabled: true } },
+    ).start();
     expect(answerOf(actor.getSnapshot())).toEqual({ error: CAPTCHA_FAILURES.notLoaded });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(answerOf(actor.getSnapshot())).toEqual({ token: 'token-1' });
@@ -39,7 +51,17 @@ describe('CAPTCHA widget machine: model', () => {
 
   it('answers no solution and never solves when the CAPTCHA is off', () => {
     let calls = 0;
-    const actor = createActor(captchaMachine.provide({ actors: { solve: fromPromise(async () => { calls++; return 'x'; }) } }), { input: { enabled: false } }).start();
+    const actor = createActor(
+      captchaMachine.provide({
+        actors: {
+          solve: fromPromise(async () => {
+            calls++;
+            return 'x';
+          }),
+        },
+      }),
+      { input: { enabled: false } },
+    ).start();
     expect(answerOf(actor.getSnapshot())).toEqual({ token: null });
     expect(calls).toBe(0);
   });

@@ -7,19 +7,32 @@ import { report, walk } from './coverage.ts';
 import { done, fail, settle } from './events.ts';
 
 const card: AccountCard = {
-  id: 'c1', number: '•••• •••• •••• 0002',
-  products: [{ product: 'emv', active: true }, { product: 'eco', active: true }, { product: 'gift', active: false }, { product: 'activ', active: true }],
+  id: 'c1',
+  number: '•••• •••• •••• 0002',
+  products: [
+    { product: 'emv', active: true },
+    { product: 'eco', active: true },
+    { product: 'gift', active: false },
+    { product: 'activ', active: true },
+  ],
 };
-const activeOf = (cards: AccountCard[], product: string) => cards[0]!.products.find((p) => p.product === product)!.active;
+const activeOf = (cards: AccountCard[], product: string) =>
+  cards[0]!.products.find((p) => p.product === product)!.active;
 
 describe('cards machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(cardsMachine, {
-      events: () => [
-        { type: 'TOGGLE', cardId: 'c1', product: 'gift' }, { type: 'TOGGLE', cardId: 'other', product: 'gift' }, { type: 'RETRY' }, { type: 'DISMISS' },
-        done('listCards', [card]), fail('listCards', 503, 'database_unavailable'),
-        done('setProduct', { ...card, products: card.products.map((p) => ({ ...p, active: true })) }), fail('setProduct', 404, 'not_found'),
-      ] as never,
+      events: () =>
+        [
+          { type: 'TOGGLE', cardId: 'c1', product: 'gift' },
+          { type: 'TOGGLE', cardId: 'other', product: 'gift' },
+          { type: 'RETRY' },
+          { type: 'DISMISS' },
+          done('listCards', [card]),
+          fail('listCards', 503, 'database_unavailable'),
+          done('setProduct', { ...card, products: card.products.map((p) => ({ ...p, active: true })) }),
+          fail('setProduct', 404, 'not_found'),
+        ] as never,
       serializeState: ({ value, context }) => JSON.stringify([value, context]),
     });
     console.info(report('cards', result));
@@ -31,16 +44,23 @@ describe('cards machine: behaviour', () => {
   it('shows a switch at once, keeps what the server answers, and puts a refused one back', async () => {
     let refuse = false;
     const sent: unknown[] = [];
-    const actor = createActor(cardsMachine.provide({
-      actors: {
-        listCards: fromPromise(async () => [card]),
-        setProduct: fromPromise(async ({ input }) => {
-          sent.push(input);
-          if (refuse) throw apiFailure(503, { code: 'database_unavailable' } as never);
-          return { ...card, products: card.products.map((p) => (p.product === input.product ? { product: p.product, active: input.active } : p)) };
-        }),
-      },
-    })).start();
+    const actor = createActor(
+      cardsMachine.provide({
+        actors: {
+          listCards: fromPromise(async () => [card]),
+          setProduct: fromPromise(async ({ input }) => {
+            sent.push(input);
+            if (refuse) throw apiFailure(503, { code: 'database_unavailable' } as never);
+            return {
+              ...card,
+              products: card.products.map((p) =>
+                p.product === input.product ? { product: p.product, active: input.active } : p,
+              ),
+            };
+          }),
+        },
+      }),
+    ).start();
     await settle();
     actor.send({ type: 'TOGGLE', cardId: 'c1', product: 'gift' });
     expect(activeOf(actor.getSnapshot().context.cards, 'gift')).toBe(true);

@@ -22,13 +22,17 @@ describe('statechart diagrams', () => {
   });
 
   it('draws the eventless branches, guards named', () => {
-    expect(mermaid(MACHINES.totpRecovery!)).toContain('totpRecovery_starting --> totpRecovery_counting: [always: uncounted]');
+    expect(mermaid(MACHINES.totpRecovery!)).toContain(
+      'totpRecovery_starting --> totpRecovery_counting: [always: uncounted]',
+    );
     expect(mermaid(MACHINES.totpRecovery!)).toContain('totpRecovery_starting --> totpRecovery_overview: [always]');
     expect(mermaid(MACHINES.fuzzion!)).toContain('fuzzion_starting --> fuzzion_loading: [always: hasPayload]');
     expect(mermaid(MACHINES.root!)).toContain('root_signedIn_idle --> root_signedIn_security: [always: atSecurity]');
     for (const machine of Object.values(MACHINES)) {
       const branches = getStateNodes(machine.root).flatMap((node) => node.always ?? []);
-      expect(mermaid(machine).match(/: \[always[:\]]/g)?.length ?? 0).toBe(branches.reduce((n, t) => n + Math.max(1, t.target?.length ?? 1), 0));
+      expect(mermaid(machine).match(/: \[always[:\]]/g)?.length ?? 0).toBe(
+        branches.reduce((n, t) => n + Math.max(1, t.target?.length ?? 1), 0),
+      );
     }
   });
 
@@ -37,11 +41,24 @@ describe('statechart diagrams', () => {
   // these that gains a way out must leave the list.
   const RESTING: Record<string, string[]> = {
     editPassword: ['editPassword.changed'],
-    codeEntry: ['codeEntry.entering.expiry.expired', 'codeEntry.entering.expiry.untimed', 'codeEntry.entering.resend.unavailable'],
+    codeEntry: [
+      'codeEntry.entering.expiry.expired',
+      'codeEntry.entering.expiry.untimed',
+      'codeEntry.entering.resend.unavailable',
+    ],
     captcha: ['captcha.off'],
     consent: ['consent.gone', 'consent.leaving'],
-    partner: ['partner.landing.unknown', 'partner.requestAccess.unknown', 'partner.requestAccess.sent', 'partner.noAccount', 'partner.linkExisting.identified',
-      'partner.linkExisting.invalid', 'partner.linkExisting.noTicket', 'partner.linkSuccess.failed', 'partner.leaving'],
+    partner: [
+      'partner.landing.unknown',
+      'partner.requestAccess.unknown',
+      'partner.requestAccess.sent',
+      'partner.noAccount',
+      'partner.linkExisting.identified',
+      'partner.linkExisting.invalid',
+      'partner.linkExisting.noTicket',
+      'partner.linkSuccess.failed',
+      'partner.leaving',
+    ],
     undoChange: ['undoChange.done', 'undoChange.failed'],
     microsoftStart: ['microsoftStart.leaving'],
   };
@@ -51,7 +68,11 @@ describe('statechart diagrams', () => {
   });
 
   it('finds a dead end: a state with no way out of any kind', () => {
-    const machine = createMachine({ id: 'm', initial: 'a', states: { a: { always: { target: 'b' } }, b: { on: { GO: 'c' } }, c: {}, d: { type: 'final' } } });
+    const machine = createMachine({
+      id: 'm',
+      initial: 'a',
+      states: { a: { always: { target: 'b' } }, b: { on: { GO: 'c' } }, c: {}, d: { type: 'final' } },
+    });
     expect(deadEnds(machine)).toEqual(['m.c']);
   });
 });

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { codeEntryMachine, codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type SentCode } from '../machines/codeEntry.ts';
+import {
+  codeEntryMachine,
+  codeEntryMachineOf,
+  sentCodeOf,
+  type CodeEntryInput,
+  type SentCode,
+} from '../machines/codeEntry.ts';
 import { report, walk } from './coverage.ts';
 import { settle } from './events.ts';
 
-const sentAt = (now: number): SentCode => ({ target: 'm***@example.be', expiresAt: now + 900_000, resendAt: now + 30_000 });
+const sentAt = (now: number): SentCode => ({
+  target: 'm***@example.be',
+  expiresAt: now + 900_000,
+  resendAt: now + 30_000,
+});
 
 function walkFrom(input: CodeEntryInput) {
   // Alone, the entry has no flow above it to ask for a new code.
@@ -14,12 +24,20 @@ function walkFrom(input: CodeEntryInput) {
     events: (snapshot) => {
       const code = (snapshot as { context: { code: string } }).context.code;
       return [
-        { type: 'TYPE', value: code ? '' : '12345678' }, { type: 'TYPE', value: '123' }, { type: 'TOGGLE_REMEMBER' }, { type: 'SUBMIT' }, { type: 'RESEND' },
+        { type: 'TYPE', value: code ? '' : '12345678' },
+        { type: 'TYPE', value: '123' },
+        { type: 'TOGGLE_REMEMBER' },
+        { type: 'SUBMIT' },
+        { type: 'RESEND' },
         // Once the server wants a puzzle with each code: a submit with its answer, and one without.
-        { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
+        { type: 'SUBMIT', captcha: { token: 'solved' } },
+        { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
         { type: 'xstate.done.actor.check', output: { access_token: 't' } },
         { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '' }) },
-        { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '', captcha: true, captcha_level: 1 }) },
+        {
+          type: 'xstate.error.actor.check',
+          error: apiFailure(422, { code: 'invalid_code', message: '', captcha: true, captcha_level: 1 }),
+        },
         { type: 'xstate.error.actor.check', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
         { type: 'xstate.after.expiry.codeEntry.entering.expiry.running' },
         { type: 'xstate.after.resendCooldown.codeEntry.entering.resend.cooling' },
@@ -41,33 +59,64 @@ describe('code-entry machine: model', () => {
       walkFrom({ ticket: 'p', length: 6, sent: null }),
     ];
     const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
+    const result = {
+      ...runs[0]!,
+      taken: runs[0]!.declared - missing.length,
+      missing,
+      states: runs.reduce((n, r) => n + r.states, 0),
+    };
     console.info(report('codeEntry', result));
     expect(missing).toEqual([]);
   });
 });
 
 describe('code-entry machine: behaviour', () => {
-  
   /** The entry, specialised as a flow would, under a parent that records what comes up to it. */
-  function start(input: Partial<CodeEntryInput> & { check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown> }) {
+  function start(
+    input: Partial<CodeEntryInput> & {
+      check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown>;
+    },
+  ) {
     const clock = new SimulatedClock();
     const toParent: unknown[] = [];
-    const entry = codeEntryMachineOf<unknown>().provide({ actors: { check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)) } });
+    const entry = codeEntryMachineOf<unknown>().provide({
+      actors: { check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)) },
+    });
     const parent = createMachine({
       invoke: {
-        id: 'entry', src: entry,
-        input: { ticket: 'payload', length: input.length ?? 8, sent: input.sent === undefined ? sentAt(Date.now()) : input.sent, error: input.error ?? null, endsOn: input.endsOn ?? [] },
-        onDone: { actions: ({ event }) => { toParent.push({ done: event.output }); } },
+        id: 'entry',
+        src: entry,
+        input: {
+          ticket: 'payload',
+          length: input.length ?? 8,
+          sent: input.sent === undefined ? sentAt(Date.now()) : input.sent,
+          error: input.error ?? null,
+          endsOn: input.endsOn ?? [],
+        },
+        onDone: {
+          actions: ({ event }) => {
+            toParent.push({ done: event.output });
+          },
+        },
       },
       on: {
-        RESEND: { actions: ({ event }) => { toParent.push(event); } },
+        RESEND: {
+          actions: ({ event }) => {
+            toParent.push(event);
+          },
+        },
       },
     });
     const actor = createActor(parent, { clock }).start();
     const child = () => actor.getSnapshot().children.entry!;
     const send = (event: object) => child().send(event as never);
-    return { clock, toParent, snapshot: () => child().getSnapshot() as ReturnType<ReturnType<typeof codeEntryMachineOf<unknown>>['getInitialSnapshot']>, send };
+    return {
+      clock,
+      toParent,
+      snapshot: () =>
+        child().getSnapshot() as ReturnType<ReturnType<typeof codeEntryMachineOf<unknown>>['getInitialSnapshot']>,
+      send,
+    };
   }
 
   it('shows expired after 900 s and enables resend after 30 s, from the server answer', () => {
@@ -101,7 +150,12 @@ describe('code-entry machine: behaviour', () => {
 
   it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {
     let calls = 0;
-    const { snapshot, send } = start({ check: async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); } });
+    const { snapshot, send } = start({
+      check: async () => {
+        calls++;
+        throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' });
+      },
+    });
     send({ type: 'TYPE', value: '12 34-56' });
     expect(snapshot().context.code).toBe('123456');
     send({ type: 'SUBMIT' });
@@ -118,7 +172,12 @@ describe('code-entry machine: behaviour', () => {
 
   it('ends with the check answer and the trust choice sent', async () => {
     let seen: unknown = null;
-    const { toParent, send } = start({ check: async (input) => { seen = input; return { access_token: 'tok' }; } });
+    const { toParent, send } = start({
+      check: async (input) => {
+        seen = input;
+        return { access_token: 'tok' };
+      },
+    });
     send({ type: 'TOGGLE_REMEMBER' });
     send({ type: 'TYPE', value: '12345678' });
     send({ type: 'SUBMIT' });
@@ -129,7 +188,12 @@ describe('code-entry machine: behaviour', () => {
 
   it('ends with the failure for a problem the flow named, and lets the person retry any other', async () => {
     let answer = 'invalid_code';
-    const { toParent, snapshot, send } = start({ endsOn: ['onboarding_expired'], check: async () => { throw apiFailure(410, { code: answer, message: '' }); } });
+    const { toParent, snapshot, send } = start({
+      endsOn: ['onboarding_expired'],
+      check: async () => {
+        throw apiFailure(410, { code: answer, message: '' });
+      },
+    });
     send({ type: 'TYPE', value: '12345678' });
     send({ type: 'SUBMIT' });
     await settle();
@@ -138,7 +202,15 @@ describe('code-entry machine: behaviour', () => {
     send({ type: 'SUBMIT' });
     await settle();
     // The answer's body goes along: a flow reads what it carries besides the error (a merge offer).
-    expect(toParent).toEqual([{ done: { result: null, failure: { code: 'onboarding_expired' }, body: { code: 'onboarding_expired', message: '' } } }]);
+    expect(toParent).toEqual([
+      {
+        done: {
+          result: null,
+          failure: { code: 'onboarding_expired' },
+          body: { code: 'onboarding_expired', message: '' },
+        },
+      },
+    ]);
   });
 
   it('once the server wants a puzzle with each code, shows it at its level and sends its answer with the code', async () => {
@@ -147,7 +219,8 @@ describe('code-entry machine: behaviour', () => {
     const { toParent, snapshot, send } = start({
       check: async (input) => {
         seen.push(input);
-        if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+        if (answer === 'puzzle')
+          throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
         return { access_token: 'tok' };
       },
     });
@@ -177,7 +250,13 @@ describe('code-entry machine: behaviour', () => {
 describe('the timers of a sent code', () => {
   it('prefer seconds to go over instants, which a wrong browser clock would skew', () => {
     const now = 1_000_000;
-    expect(sentCodeOf({ target: 't', expires_in: 900, resend_in: 30, expires_at: '2000-01-01T00:00:00Z' }, now)).toEqual({ target: 't', expiresAt: now + 900_000, resendAt: now + 30_000 });
-    expect(sentCodeOf({ expires_at: '2030-01-01T00:00:00.000Z' }, now)).toEqual({ target: null, expiresAt: Date.parse('2030-01-01T00:00:00.000Z'), resendAt: null });
+    expect(
+      sentCodeOf({ target: 't', expires_in: 900, resend_in: 30, expires_at: '2000-01-01T00:00:00Z' }, now),
+    ).toEqual({ target: 't', expiresAt: now + 900_000, resendAt: now + 30_000 });
+    expect(sentCodeOf({ expires_at: '2030-01-01T00:00:00.000Z' }, now)).toEqual({
+      target: null,
+      expiresAt: Date.parse('2030-01-01T00:00:00.000Z'),
+      resendAt: null,
+    });
   });
 });

@@ -12,21 +12,36 @@ const answered: AuthorizeAnswer = { client, granted: ['openid'], target: '/oidc/
 
 describe('consent machine: model', () => {
   it('takes every declared transition, eventless branches included', () => {
-    const events = () => [
-      { type: 'ACCEPT' }, { type: 'REFUSE' }, { type: 'RETRY' }, { type: 'RETURN' },
-      done('readRequest', asking), done('readRequest', answered),
-      fail('readRequest', 410, 'authorization_expired'), fail('readRequest', 0, 'network_error'),
-      done('sendApproval', { target: '/oidc/auth/abc' }),
-      fail('sendApproval', 410, 'authorization_expired'), fail('sendApproval', 503, 'database_unavailable'),
-    ] as never;
+    const events = () =>
+      [
+        { type: 'ACCEPT' },
+        { type: 'REFUSE' },
+        { type: 'RETRY' },
+        { type: 'RETURN' },
+        done('readRequest', asking),
+        done('readRequest', answered),
+        fail('readRequest', 410, 'authorization_expired'),
+        fail('readRequest', 0, 'network_error'),
+        done('sendApproval', { target: '/oidc/auth/abc' }),
+        fail('sendApproval', 410, 'authorization_expired'),
+        fail('sendApproval', 503, 'database_unavailable'),
+      ] as never;
     const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
       const c = context as { scopes: string[]; target: unknown; error: unknown };
       return JSON.stringify([value, c.scopes.length, c.target, c.error]);
     };
     // Two named starts: with the request's uid, and without one (the `starting` branch to `gone`).
-    const starts = [{ uid: 'abc' }, { uid: null }].map((input) => walk(consentMachine, { input, events, serializeState }));
+    const starts = [{ uid: 'abc' }, { uid: null }].map((input) =>
+      walk(consentMachine, { input, events, serializeState }),
+    );
     const missing = starts[0]!.missing.filter((t) => starts.every((s) => s.missing.includes(t)));
-    console.info(report('consent', { declared: starts[0]!.declared, taken: starts[0]!.declared - missing.length, states: starts.reduce((n, s) => n + s.states, 0) }));
+    console.info(
+      report('consent', {
+        declared: starts[0]!.declared,
+        taken: starts[0]!.declared - missing.length,
+        states: starts.reduce((n, s) => n + s.states, 0),
+      }),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -37,18 +52,34 @@ describe('consent machine: model', () => {
 });
 
 describe('consent machine: behaviour', () => {
-  function run(read: () => Promise<AuthorizeAnswer>, send: (input: { uid: string; approve: boolean }) => Promise<{ target: string }>) {
+  function run(
+    read: () => Promise<AuthorizeAnswer>,
+    send: (input: { uid: string; approve: boolean }) => Promise<{ target: string }>,
+  ) {
     const left: string[] = [];
-    const actor = createActor(consentMachine.provide({
-      actors: { readRequest: fromPromise(read), sendApproval: fromPromise(({ input }) => send(input)) },
-      actions: { leaveTo: (_, { url }) => { left.push(url); } },
-    }), { input: { uid: 'abc' } }).start();
+    const actor = createActor(
+      consentMachine.provide({
+        actors: { readRequest: fromPromise(read), sendApproval: fromPromise(({ input }) => send(input)) },
+        actions: {
+          leaveTo: (_, { url }) => {
+            left.push(url);
+          },
+        },
+      }),
+      { input: { uid: 'abc' } },
+    ).start();
     return { actor, left };
   }
 
   it('asks, sends the acceptance once, and leaves for the authorisation server', async () => {
     const sent: boolean[] = [];
-    const { actor, left } = run(async () => asking, async ({ approve }) => { sent.push(approve); return { target: '/oidc/auth/abc' }; });
+    const { actor, left } = run(
+      async () => asking,
+      async ({ approve }) => {
+        sent.push(approve);
+        return { target: '/oidc/auth/abc' };
+      },
+    );
     await settle();
     expect(actor.getSnapshot().value).toBe('asking');
     expect(actor.getSnapshot().context.scopes).toEqual(['openid', 'user']);
@@ -61,7 +92,10 @@ describe('consent machine: behaviour', () => {
   });
 
   it('shows the refusal and leaves only when the person asks to go back', async () => {
-    const { actor, left } = run(async () => asking, async () => ({ target: '/oidc/auth/abc' }));
+    const { actor, left } = run(
+      async () => asking,
+      async () => ({ target: '/oidc/auth/abc' }),
+    );
     await settle();
     actor.send({ type: 'REFUSE' });
     await settle();
@@ -72,21 +106,34 @@ describe('consent machine: behaviour', () => {
   });
 
   it('goes on at once when the request was answered already, and says so when it is gone', async () => {
-    const first = run(async () => answered, async () => ({ target: 'x' }));
+    const first = run(
+      async () => answered,
+      async () => ({ target: 'x' }),
+    );
     await settle();
     expect(first.left).toEqual(['/oidc/auth/abc']);
-    const second = run(async () => { throw apiFailure(410, { code: 'authorization_expired' }); }, async () => ({ target: 'x' }));
+    const second = run(
+      async () => {
+        throw apiFailure(410, { code: 'authorization_expired' });
+      },
+      async () => ({ target: 'x' }),
+    );
     await settle();
     expect(second.actor.getSnapshot().value).toBe('gone');
   });
 
   it('keeps the question after a failed answer, with the failure, and can load again after a failed read', async () => {
     let reads = 0;
-    const { actor } = run(async () => {
-      reads += 1;
-      if (reads === 1) throw apiFailure(0, {});
-      return asking;
-    }, async () => { throw apiFailure(503, { code: 'database_unavailable' }); });
+    const { actor } = run(
+      async () => {
+        reads += 1;
+        if (reads === 1) throw apiFailure(0, {});
+        return asking;
+      },
+      async () => {
+        throw apiFailure(503, { code: 'database_unavailable' });
+      },
+    );
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');
     actor.send({ type: 'RETRY' });

@@ -31,7 +31,9 @@ describe('coverage: eventless branches', () => {
 
   it('takes the branch from a named start that seeds the context', () => {
     expect(walk(machine, { input: { ready: true }, events: () => [{ type: 'GO' }] }).missing).toEqual([
-      'm.starting --always#1--> m.waiting', 'm.waiting --GO#2--> m.deciding', 'm.deciding --always#3--> m.open',
+      'm.starting --always#1--> m.waiting',
+      'm.waiting --GO#2--> m.deciding',
+      'm.deciding --always#3--> m.open',
     ]);
   });
 });

@@ -8,7 +8,12 @@
 import type { AnyActorScope, AnyStateMachine, EventObject } from 'xstate';
 import { getAdjacencyMap, getStateNodes } from 'xstate/graph';
 
-type Transition = { source: { id: string }; eventType: string; target?: ReadonlyArray<{ id: string }> | undefined; guard?: unknown };
+type Transition = {
+  source: { id: string };
+  eventType: string;
+  target?: ReadonlyArray<{ id: string }> | undefined;
+  guard?: unknown;
+};
 
 /** A guard's name: its type, a parameterised guard's type, or the name of an inline function. */
 export function guardName(guard: unknown): string {
@@ -26,7 +31,10 @@ export function describeTransition(t: Transition, index: number): string {
 
 /** Every transition the machine declares: each event's, then each state's eventless branches. */
 export function declaredTransitions(machine: AnyStateMachine): Transition[] {
-  return getStateNodes(machine.root).flatMap((node) => [...[...node.transitions.values()].flat(), ...(node.always ?? [])]) as Transition[];
+  return getStateNodes(machine.root).flatMap((node) => [
+    ...[...node.transitions.values()].flat(),
+    ...(node.always ?? []),
+  ]) as Transition[];
 }
 
 /** The machine as the walk drives it, adding to `taken` every transition each macrostep takes. */
@@ -35,8 +43,11 @@ function recording(machine: AnyStateMachine, taken: Set<Transition>): AnyStateMa
   const watched = (scope: AnyActorScope): AnyActorScope => {
     let seen = scopes.get(scope);
     if (!seen) {
-      const system = Object.create(scope.system) as AnyActorScope['system'] & { _sendInspectionEvent: (event: unknown) => void };
-      const forward = (scope.system as unknown as { _sendInspectionEvent: (event: unknown) => void })._sendInspectionEvent;
+      const system = Object.create(scope.system) as AnyActorScope['system'] & {
+        _sendInspectionEvent: (event: unknown) => void;
+      };
+      const forward = (scope.system as unknown as { _sendInspectionEvent: (event: unknown) => void })
+        ._sendInspectionEvent;
       system._sendInspectionEvent = (event: unknown) => {
         const step = event as { type: string; _transitions?: Transition[] };
         if (step.type === '@xstate.microstep') for (const t of step._transitions ?? []) taken.add(t);
@@ -53,13 +64,16 @@ function recording(machine: AnyStateMachine, taken: Set<Transition>): AnyStateMa
   return logic;
 }
 
-export function walk<TEvent extends EventObject>(machine: AnyStateMachine, options: {
-  input?: unknown;
-  events: (snapshot: ReturnType<AnyStateMachine['getInitialSnapshot']>) => readonly TEvent[];
-  limit?: number;
-  /** What makes two snapshots the same state for the walk (default: value and whole context). */
-  serializeState?: (snapshot: { value: unknown; context: unknown }) => string;
-}) {
+export function walk<TEvent extends EventObject>(
+  machine: AnyStateMachine,
+  options: {
+    input?: unknown;
+    events: (snapshot: ReturnType<AnyStateMachine['getInitialSnapshot']>) => readonly TEvent[];
+    limit?: number;
+    /** What makes two snapshots the same state for the walk (default: value and whole context). */
+    serializeState?: (snapshot: { value: unknown; context: unknown }) => string;
+  },
+) {
   const taken = new Set<Transition>();
   const adjacency = getAdjacencyMap(recording(machine, taken), {
     input: options.input,
@@ -69,13 +83,26 @@ export function walk<TEvent extends EventObject>(machine: AnyStateMachine, optio
   } as never) as Record<string, { state: never; transitions: Record<string, { event: EventObject; state: unknown }> }>;
   const declared = declaredTransitions(machine);
   const missing = declared.filter((t) => !taken.has(t)).map((t) => describeTransition(t, declared.indexOf(t)));
-  return { states: Object.keys(adjacency).length, declared: declared.length, taken: declared.length - missing.length, missing, adjacency };
+  return {
+    states: Object.keys(adjacency).length,
+    declared: declared.length,
+    taken: declared.length - missing.length,
+    missing,
+    adjacency,
+  };
 }
 
 /** Every step of the walk: a reachable snapshot, an event, and the snapshot it led to. */
-export function stepsOf(result: ReturnType<typeof walk>): Array<{ from: AnySnapshot; event: EventObject; to: AnySnapshot }> {
+export function stepsOf(
+  result: ReturnType<typeof walk>,
+): Array<{ from: AnySnapshot; event: EventObject; to: AnySnapshot }> {
   return Object.values(result.adjacency).flatMap(({ state, transitions }) =>
-    Object.values(transitions).map(({ event, state: to }) => ({ from: state as AnySnapshot, event, to: to as AnySnapshot })));
+    Object.values(transitions).map(({ event, state: to }) => ({
+      from: state as AnySnapshot,
+      event,
+      to: to as AnySnapshot,
+    })),
+  );
 }
 
 type AnySnapshot = { value: unknown; context: Record<string, unknown>; status: string };

@@ -7,22 +7,50 @@ import { report, walk } from './coverage.ts';
 import { done, fail, failingOnce, settle } from './events.ts';
 
 const device = (id: string, extra: Partial<Device> = {}): Device => ({
-  id, user_agent: null, browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: 'BE', city: null,
-  first_seen_at: '2026-11-01T10:00:00.000Z', last_seen_at: '2026-11-20T10:00:00.000Z', trusted_until: null,
-  current: false, status: 'active', sessions: 1, services: [], ...extra,
+  id,
+  user_agent: null,
+  browser: 'Firefox 128.0',
+  os: 'Windows 10',
+  platform: 'desktop',
+  country: 'BE',
+  city: null,
+  first_seen_at: '2026-11-01T10:00:00.000Z',
+  last_seen_at: '2026-11-20T10:00:00.000Z',
+  trusted_until: null,
+  current: false,
+  status: 'active',
+  sessions: 1,
+  services: [],
+  ...extra,
 });
-const devices = [device('here', { current: true }), device('phone', { trusted_until: '2026-12-20T10:00:00.000Z' }), device('old', { status: 'signed_out', sessions: 0 })];
+const devices = [
+  device('here', { current: true }),
+  device('phone', { trusted_until: '2026-12-20T10:00:00.000Z' }),
+  device('old', { status: 'signed_out', sessions: 0 }),
+];
 
 describe('devices machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(devicesMachine, {
-      events: () => [
-        { type: 'LOG_OUT', id: 'phone' }, { type: 'LOG_OUT', id: 'here' }, { type: 'LOG_OUT', id: 'old' }, { type: 'LOG_OUT_OTHERS' }, { type: 'LOG_OUT_EVERYWHERE' },
-        { type: 'UNTRUST', id: 'phone' }, { type: 'UNTRUST', id: 'here' },
-        { type: 'CONFIRM' }, { type: 'CANCEL' }, { type: 'DISMISS' }, { type: 'RETRY' },
-        done('listDevices', devices), fail('listDevices', 503, 'database_unavailable'),
-        done('runAction'), fail('runAction', 404, 'not_found'), fail('runAction', 403, 'step_up_required'),
-      ] as never,
+      events: () =>
+        [
+          { type: 'LOG_OUT', id: 'phone' },
+          { type: 'LOG_OUT', id: 'here' },
+          { type: 'LOG_OUT', id: 'old' },
+          { type: 'LOG_OUT_OTHERS' },
+          { type: 'LOG_OUT_EVERYWHERE' },
+          { type: 'UNTRUST', id: 'phone' },
+          { type: 'UNTRUST', id: 'here' },
+          { type: 'CONFIRM' },
+          { type: 'CANCEL' },
+          { type: 'DISMISS' },
+          { type: 'RETRY' },
+          done('listDevices', devices),
+          fail('listDevices', 503, 'database_unavailable'),
+          done('runAction'),
+          fail('runAction', 404, 'not_found'),
+          fail('runAction', 403, 'step_up_required'),
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { devices: unknown[]; error: unknown; notice: unknown; pending: unknown };
         return JSON.stringify([value, c.devices.length, c.error, c.notice, c.pending]);
@@ -34,24 +62,29 @@ describe('devices machine: model', () => {
 
   it('offers nothing when only this device is signed in', () => {
     const result = walk(devicesMachine, {
-      events: () => [done('listDevices', [devices[0]]), { type: 'LOG_OUT_OTHERS' }, { type: 'LOG_OUT', id: 'here' }] as never,
+      events: () =>
+        [done('listDevices', [devices[0]]), { type: 'LOG_OUT_OTHERS' }, { type: 'LOG_OUT', id: 'here' }] as never,
     });
-    expect(Object.values(result.adjacency).some(({ state }) => (state as { value: unknown }).value === 'confirming')).toBe(false);
+    expect(
+      Object.values(result.adjacency).some(({ state }) => (state as { value: unknown }).value === 'confirming'),
+    ).toBe(false);
   });
 });
 
 describe('devices machine: behaviour', () => {
   function start(options: { list?: () => Promise<Device[]>; run?: (action: DeviceAction) => Promise<void> } = {}) {
     const calls: DeviceAction[] = [];
-    const actor = createActor(devicesMachine.provide({
-      actors: {
-        listDevices: fromPromise(options.list ?? (async () => devices)),
-        runAction: fromPromise(async ({ input }) => {
-          calls.push(input);
-          if (options.run) return options.run(input);
-        }),
-      },
-    })).start();
+    const actor = createActor(
+      devicesMachine.provide({
+        actors: {
+          listDevices: fromPromise(options.list ?? (async () => devices)),
+          runAction: fromPromise(async ({ input }) => {
+            calls.push(input);
+            if (options.run) return options.run(input);
+          }),
+        },
+      }),
+    ).start();
     return { actor, calls };
   }
 
@@ -109,7 +142,11 @@ describe('devices machine: behaviour', () => {
 
   it('withdraws a trust at once, and reports the step-up the server asks for', async () => {
     let refuse = true;
-    const { actor, calls } = start({ run: async () => { if (refuse) throw apiFailure(403, { code: 'step_up_required' }); } });
+    const { actor, calls } = start({
+      run: async () => {
+        if (refuse) throw apiFailure(403, { code: 'step_up_required' });
+      },
+    });
     await settle();
     actor.send({ type: 'UNTRUST', id: 'here' });
     expect(actor.getSnapshot().value).toBe('ready');
@@ -126,7 +163,11 @@ describe('devices machine: behaviour', () => {
   });
 
   it('takes a device already signed out elsewhere as signed out', async () => {
-    const { actor } = start({ run: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    const { actor } = start({
+      run: async () => {
+        throw apiFailure(404, { code: 'not_found' });
+      },
+    });
     await settle();
     actor.send({ type: 'LOG_OUT', id: 'phone' });
     actor.send({ type: 'CONFIRM' });

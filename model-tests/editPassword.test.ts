@@ -14,12 +14,17 @@ describe('edit password machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(editPasswordMachine, {
       input,
-      events: () => [
-        { type: 'CURRENT', value: 'Tessera-demo-2026!' }, { type: 'CURRENT', value: '' }, { type: 'KEEP', value: false }, { type: 'KEEP', value: true },
-        { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } },
-        { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: false } } },
-        { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: true } } },
-      ] as never,
+      events: () =>
+        [
+          { type: 'CURRENT', value: 'Tessera-demo-2026!' },
+          { type: 'CURRENT', value: '' },
+          { type: 'KEEP', value: false },
+          { type: 'KEEP', value: true },
+          { type: 'SUBMIT' },
+          { type: 'SUBMIT', captcha: { token: 'solved' } },
+          { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: false } } },
+          { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: true } } },
+        ] as never,
       serializeState: ({ value, context }) => JSON.stringify([value, context]),
     });
     console.info(report('editPassword', result));
@@ -28,21 +33,31 @@ describe('edit password machine: model', () => {
 });
 
 describe('edit password machine: behaviour', () => {
-  function start(answer: (change: PasswordChange & { password: string; captcha?: string }) => Promise<ChangePasswordAnswer>) {
+  function start(
+    answer: (change: PasswordChange & { password: string; captcha?: string }) => Promise<ChangePasswordAnswer>,
+  ) {
     const sent: Array<PasswordChange & { password: string; confirmation: string; captcha?: string }> = [];
-    const actor = createActor(editPasswordMachine.provide({
-      actors: {
-        newPassword: changeMachine.provide({
-          actors: {
-            resetPassword: fromPromise(async ({ input: call }) => {
-              const change = { ...call.payload, password: call.password, confirmation: call.confirmation, ...(call.captcha ? { captcha: call.captcha } : {}) };
-              sent.push(change);
-              return answer(change);
-            }),
-          },
-        }),
-      },
-    }), { input }).start();
+    const actor = createActor(
+      editPasswordMachine.provide({
+        actors: {
+          newPassword: changeMachine.provide({
+            actors: {
+              resetPassword: fromPromise(async ({ input: call }) => {
+                const change = {
+                  ...call.payload,
+                  password: call.password,
+                  confirmation: call.confirmation,
+                  ...(call.captcha ? { captcha: call.captcha } : {}),
+                };
+                sent.push(change);
+                return answer(change);
+              }),
+            },
+          }),
+        },
+      }),
+      { input },
+    ).start();
     const type = (current: string, password = NEW, confirmation = password) => {
       actor.send({ type: 'CURRENT', value: current });
       actor.getSnapshot().children.newPassword!.send({ type: 'CHANGE', field: 'password', value: password });
@@ -92,7 +107,7 @@ describe('edit password machine: behaviour', () => {
     expect(actor.getSnapshot().output).toEqual({ sessionEnded: true });
   });
 
-  it('keeps the form with the server\'s refusal, and sends the corrected current password next', async () => {
+  it("keeps the form with the server's refusal, and sends the corrected current password next", async () => {
     let attempt = 0;
     const { actor, sent, type } = start(async () => {
       attempt += 1;
@@ -103,7 +118,9 @@ describe('edit password machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     await settle();
     expect(actor.getSnapshot().value).toBe('editing');
-    expect(actor.getSnapshot().children.newPassword!.getSnapshot().context.error).toMatchObject({ code: 'wrong_current_password' });
+    expect(actor.getSnapshot().children.newPassword!.getSnapshot().context.error).toMatchObject({
+      code: 'wrong_current_password',
+    });
     actor.send({ type: 'CURRENT', value: 'Tessera-demo-2026!' });
     actor.send({ type: 'SUBMIT' });
     await settle();
@@ -111,12 +128,14 @@ describe('edit password machine: behaviour', () => {
     expect(actor.getSnapshot().value).toBe('changed');
   });
 
-  it('past the account\'s ceiling, shows the puzzle at the level named and sends its solution with the current password', async () => {
+  it("past the account's ceiling, shows the puzzle at the level named and sends its solution with the current password", async () => {
     let answer: 'wrong' | 'puzzle' | 'ok' = 'wrong';
     const { actor, sent, type } = start(async () => {
       // The wrong password that crosses the ceiling says so; then even the right one needs the puzzle.
-      if (answer === 'wrong') throw apiFailure(400, { code: 'wrong_current_password', message: '', captcha: true, captcha_level: 1 });
-      if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+      if (answer === 'wrong')
+        throw apiFailure(400, { code: 'wrong_current_password', message: '', captcha: true, captcha_level: 1 });
+      if (answer === 'puzzle')
+        throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
       return { session_ended: false };
     });
     const child = () => actor.getSnapshot().children.newPassword!.getSnapshot().context;
@@ -138,7 +157,11 @@ describe('edit password machine: behaviour', () => {
     answer = 'ok';
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
     await settle();
-    expect(sent.map((s) => [s.current, s.captcha])).toEqual([['Wrong-one-1', undefined], ['Tessera-demo-2026!', 'solved-at-1'], ['Tessera-demo-2026!', 'solved-at-2']]);
+    expect(sent.map((s) => [s.current, s.captcha])).toEqual([
+      ['Wrong-one-1', undefined],
+      ['Tessera-demo-2026!', 'solved-at-1'],
+      ['Tessera-demo-2026!', 'solved-at-2'],
+    ]);
     expect(actor.getSnapshot().value).toBe('changed');
   });
 });

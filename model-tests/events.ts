@@ -5,7 +5,10 @@ import { apiFailure } from '../contract/api.ts';
 /** The invoked actor `id` finished with `output`. */
 export const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 /** The invoked actor `id` failed as the API fails: this status and error code. */
-export const fail = (id: string, status: number, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code }) });
+export const fail = (id: string, status: number, code: string) => ({
+  type: `xstate.error.actor.${id}`,
+  error: apiFailure(status, { code }),
+});
 /** Lets the promises started so far settle. */
 export const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 

@@ -7,20 +7,38 @@ import { report, stepsOf, walk } from './coverage.ts';
 import { settle } from './events.ts';
 
 const answers = [
-  { type: 'xstate.done.actor.methodKinds', output: [] }, { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
+  { type: 'xstate.done.actor.methodKinds', output: [] },
+  { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
   { type: 'xstate.error.actor.methodKinds', error: apiFailure(500, { code: 'internal_error' }) },
   { type: 'xstate.done.actor.startActivation', output: null },
-  { type: 'xstate.done.actor.startActivation', output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
-  { type: 'xstate.error.actor.startActivation', error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }) },
+  {
+    type: 'xstate.done.actor.startActivation',
+    output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } },
+  },
+  {
+    type: 'xstate.error.actor.startActivation',
+    error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }),
+  },
   { type: 'xstate.error.actor.startActivation', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
   { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
   { type: 'xstate.done.actor.codeEntry', output: { result: null, failure: { code: 'code_expired' } } },
   // The code came back, and the number is another account's: the answer carries the merge's offer.
-  { type: 'xstate.done.actor.codeEntry', output: { result: null, failure: { code: 'phone_in_use' }, body: { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } } } },
+  {
+    type: 'xstate.done.actor.codeEntry',
+    output: {
+      result: null,
+      failure: { code: 'phone_in_use' },
+      body: { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } },
+    },
+  },
   { type: 'xstate.done.actor.resendActivation', output: null },
-  { type: 'xstate.done.actor.resendActivation', output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } } },
+  {
+    type: 'xstate.done.actor.resendActivation',
+    output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } },
+  },
   { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
-  { type: 'xstate.done.actor.remindLater' }, { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
+  { type: 'xstate.done.actor.remindLater' },
+  { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
 ];
 
 const alone = forcedMfaMachine.provide({ actions: { offerMerge: () => {} } });
@@ -28,12 +46,25 @@ const alone = forcedMfaMachine.provide({ actions: { offerMerge: () => {} } });
 function walkFrom(input: EnrolmentInput) {
   return walk(alone, {
     input,
-    events: () => [
-      { type: 'ACTIVATE' }, { type: 'SKIP' }, { type: 'CHOOSE', kind: 'sms' }, { type: 'CHOOSE', kind: 'email' }, { type: 'CHOOSE', kind: 'totp' },
-      { type: 'CHANGE', value: '0470 44 44 44' }, { type: 'CHANGE', value: '' }, { type: 'SUBMIT' }, { type: 'BACK' }, { type: 'CONTINUE' }, { type: 'RESEND' },
-      ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({ type: 'ROUTE', step })),
-      ...answers,
-    ] as never,
+    events: () =>
+      [
+        { type: 'ACTIVATE' },
+        { type: 'SKIP' },
+        { type: 'CHOOSE', kind: 'sms' },
+        { type: 'CHOOSE', kind: 'email' },
+        { type: 'CHOOSE', kind: 'totp' },
+        { type: 'CHANGE', value: '0470 44 44 44' },
+        { type: 'CHANGE', value: '' },
+        { type: 'SUBMIT' },
+        { type: 'BACK' },
+        { type: 'CONTINUE' },
+        { type: 'RESEND' },
+        ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({
+          type: 'ROUTE',
+          step,
+        })),
+        ...answers,
+      ] as never,
     serializeState: ({ value, context }) => {
       const c = context as { kind: unknown; target: string; error: unknown; challenge: unknown; hasSms: boolean };
       return JSON.stringify([value, c.kind, !!c.target, !!c.error, !!c.challenge, c.hasSms]);
@@ -44,17 +75,28 @@ function walkFrom(input: EnrolmentInput) {
 describe('forced MFA machine: model', () => {
   it('takes every declared transition (forced user, forced user with SMS, offered customer, from Security)', () => {
     const runs = [
-      walkFrom({ forced: true, customer: false }), walkFrom({ forced: true, customer: false, hasSms: true }), walkFrom({ forced: false, customer: true }),
+      walkFrom({ forced: true, customer: false }),
+      walkFrom({ forced: true, customer: false, hasSms: true }),
+      walkFrom({ forced: false, customer: true }),
       ...(['selection', 'phone', 'email'] as const).map((entry) => walkFrom({ forced: false, customer: false, entry })),
     ];
     const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    const result = { ...runs[0]!, taken: runs[0]!.declared - missing.length, missing, states: runs.reduce((n, r) => n + r.states, 0) };
+    const result = {
+      ...runs[0]!,
+      taken: runs[0]!.declared - missing.length,
+      missing,
+      states: runs.reduce((n, r) => n + r.states, 0),
+    };
     console.info(report('forcedMfa', result));
     expect(missing).toEqual([]);
   });
 
   it('offers the merge only on the answer to the code, never on the start of the activation', () => {
-    for (const input of [{ forced: true, customer: false }, { forced: false, customer: true }, { forced: false, customer: false, entry: 'phone' as const }]) {
+    for (const input of [
+      { forced: true, customer: false },
+      { forced: false, customer: true },
+      { forced: false, customer: false, entry: 'phone' as const },
+    ]) {
       const steps = stepsOf(walkFrom(input));
       const into = steps.filter(({ from, to }) => to.value === 'merging' && from.value !== 'merging');
       // Only from Security (its step-up held): at sign-in the merge would ask one, and leaving a
@@ -67,28 +109,41 @@ describe('forced MFA machine: model', () => {
       }
       // Whatever the start answers, it leads to the code, the success or back to the destination.
       for (const { from, event, to } of steps) {
-        if (from.value === 'requesting' && event.type.endsWith('.startActivation')) expect(['confirmation', 'success', 'destination', 'skipped']).toContain(to.value);
+        if (from.value === 'requesting' && event.type.endsWith('.startActivation'))
+          expect(['confirmation', 'success', 'destination', 'skipped']).toContain(to.value);
       }
     }
   });
 });
 
 describe('forced MFA machine: behaviour', () => {
-    const start = async ({ hasSms, ...input }: EnrolmentInput) => {
+  const start = async ({ hasSms, ...input }: EnrolmentInput) => {
     const screens: string[] = [];
     let sends = 0;
     let postponed = 0;
     const clock = new SimulatedClock();
-    const actor = createActor(forcedMfaMachine.provide({
-      actors: {
-        remindLater: fromPromise(async () => { postponed++; }),
-        // The account's methods decide: an SMS one sends the forced user to the email set-up.
-        methodKinds: fromPromise(async (): Promise<string[]> => (hasSms ? ['sms'] : ['totp'])),
-        startActivation: fromPromise(async (): Promise<ActivationStart> => { sends++; return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
-        codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
-      },
-      actions: { show: (_, { screen }) => { screens.push(screen); } },
-    }), { input, clock }).start();
+    const actor = createActor(
+      forcedMfaMachine.provide({
+        actors: {
+          remindLater: fromPromise(async () => {
+            postponed++;
+          }),
+          // The account's methods decide: an SMS one sends the forced user to the email set-up.
+          methodKinds: fromPromise(async (): Promise<string[]> => (hasSms ? ['sms'] : ['totp'])),
+          startActivation: fromPromise(async (): Promise<ActivationStart> => {
+            sends++;
+            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+          }),
+          codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
+        },
+        actions: {
+          show: (_, { screen }) => {
+            screens.push(screen);
+          },
+        },
+      }),
+      { input, clock },
+    ).start();
     await settle();
     return { actor, screens, clock, sends: () => sends, postponed: () => postponed };
   };
@@ -138,14 +193,24 @@ describe('adding a method from Security', () => {
   const start = async (entry: 'selection' | 'phone' | 'email') => {
     const screens: string[] = [];
     const kinds: string[] = [];
-    const actor = createActor(forcedMfaMachine.provide({
-      actors: {
-        methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
-        startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => { kinds.push(input.kind); return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } }; }),
-        codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
-      },
-      actions: { show: (_, { screen }) => { screens.push(screen); } },
-    }), { input: { forced: false, customer: false, entry } }).start();
+    const actor = createActor(
+      forcedMfaMachine.provide({
+        actors: {
+          methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
+          startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
+            kinds.push(input.kind);
+            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+          }),
+          codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
+        },
+        actions: {
+          show: (_, { screen }) => {
+            screens.push(screen);
+          },
+        },
+      }),
+      { input: { forced: false, customer: false, entry } },
+    ).start();
     await settle();
     return { actor, screens, kinds };
   };
@@ -179,12 +244,17 @@ describe('adding a method from Security', () => {
   });
 
   it('goes back to Security when the step-up ran out, rather than showing an error it cannot act on', async () => {
-    const actor = createActor(forcedMfaMachine.provide({
-      actors: {
-        methodKinds: fromPromise(async (): Promise<string[]> => []),
-        startActivation: fromPromise(async (): Promise<ActivationStart> => { throw apiFailure(403, { code: 'step_up_required', message: '' }); }),
-      },
-    }), { input: { forced: false, customer: false, entry: 'email' } }).start();
+    const actor = createActor(
+      forcedMfaMachine.provide({
+        actors: {
+          methodKinds: fromPromise(async (): Promise<string[]> => []),
+          startActivation: fromPromise(async (): Promise<ActivationStart> => {
+            throw apiFailure(403, { code: 'step_up_required', message: '' });
+          }),
+        },
+      }),
+      { input: { forced: false, customer: false, entry: 'email' } },
+    ).start();
     await settle();
     actor.send({ type: 'CHANGE', value: 'emma@example.be' });
     actor.send({ type: 'SUBMIT' });
@@ -209,20 +279,38 @@ describe('forced MFA machine: a destination another account has', () => {
   async function confirmTaken(input: EnrolmentInput) {
     const screens: string[] = [];
     const offers: string[] = [];
-    const actor = createActor(forcedMfaMachine.provide({
-      actors: {
-        methodKinds: fromPromise(async (): Promise<string[]> => []),
-        startActivation: fromPromise(async (): Promise<ActivationStart> => ({ payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } })),
-        codeEntry: codeEntryMachine.provide({
-          actors: {
-            check: fromPromise(async (): Promise<unknown> => {
-              throw apiFailure(409, { code: 'phone_in_use', message: '', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } });
-            }),
+    const actor = createActor(
+      forcedMfaMachine.provide({
+        actors: {
+          methodKinds: fromPromise(async (): Promise<string[]> => []),
+          startActivation: fromPromise(async (): Promise<ActivationStart> => ({
+            payload: 'p',
+            fuzzion: false,
+            data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 },
+          })),
+          codeEntry: codeEntryMachine.provide({
+            actors: {
+              check: fromPromise(async (): Promise<unknown> => {
+                throw apiFailure(409, {
+                  code: 'phone_in_use',
+                  message: '',
+                  fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' },
+                });
+              }),
+            },
+          }),
+        },
+        actions: {
+          show: (_, { screen }) => {
+            screens.push(screen);
           },
-        }),
-      },
-      actions: { show: (_, { screen }) => { screens.push(screen); }, offerMerge: (_, { payload }) => { offers.push(payload); } },
-    }), { input }).start();
+          offerMerge: (_, { payload }) => {
+            offers.push(payload);
+          },
+        },
+      }),
+      { input },
+    ).start();
     await settle();
     if (!input.entry) actor.send({ type: 'ACTIVATE' });
     // A customer who is not forced chooses the kind first.
@@ -239,7 +327,7 @@ describe('forced MFA machine: a destination another account has', () => {
     return { actor, screens, offers };
   }
 
-  it('is sent its code like any other, and the answer to the code leads to the merge\'s offer', async () => {
+  it("is sent its code like any other, and the answer to the code leads to the merge's offer", async () => {
     const { actor, screens, offers } = await confirmTaken({ forced: false, customer: false, entry: 'phone' });
     expect(offers).toEqual(['offer-1']);
     // No set-up screen is asked for after it: the app shows the offer.
@@ -252,7 +340,10 @@ describe('forced MFA machine: a destination another account has', () => {
   });
 
   it('at sign-in (mandatory or offered), says the number is in use and asks another, rather than leave for a merge it could not do', async () => {
-    for (const input of [{ forced: true, customer: false }, { forced: false, customer: true }]) {
+    for (const input of [
+      { forced: true, customer: false },
+      { forced: false, customer: true },
+    ]) {
       const { actor, screens, offers } = await confirmTaken(input);
       expect(offers).toEqual([]);
       expect(actor.getSnapshot().value).toBe('destination');
@@ -267,21 +358,28 @@ describe('forced MFA machine: the code', () => {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     const clock = new SimulatedClock();
     const targets: string[] = [];
-    const actor = createActor(forcedMfaMachine.provide({
-      actors: {
-        startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
-          targets.push(input.target);
-          return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
-        }),
-      },
-    }), { input: { forced: true, customer: false }, clock }).start();
+    const actor = createActor(
+      forcedMfaMachine.provide({
+        actors: {
+          startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
+            targets.push(input.target);
+            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+          }),
+        },
+      }),
+      { input: { forced: true, customer: false }, clock },
+    ).start();
     await settle();
     actor.send({ type: 'ACTIVATE' });
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
     await settle();
     const entry = () => actor.getSnapshot().children.codeEntry!;
-    expect(entry().getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { expiry: 'running', resend: 'cooling' } }),
+    ).toBe(true);
     clock.increment(31_000);
     entry().send({ type: 'RESEND' });
     await settle();

@@ -16,53 +16,139 @@ const recovery: MfaMethodSummary = { id: 14, method: 'totpRecovery' };
 const card: MfaMethodSummary = { id: 15, method: 'card' };
 
 const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
-  kind: 'email', target: 'other@example.be', proven: ['code'], enough: false, password: false, methods: [email, sms, totp],
-  can_decline: true, sso_only: false, ...over,
+  kind: 'email',
+  target: 'other@example.be',
+  proven: ['code'],
+  enough: false,
+  password: false,
+  methods: [email, sms, totp],
+  can_decline: true,
+  sso_only: false,
+  ...over,
 });
-const result: FuzzionResult = { outcome: 'merged', emails: [{ value: 'me@example.be', primary: true }, { value: 'other@example.be', primary: false }], phones: [] };
+const result: FuzzionResult = {
+  outcome: 'merged',
+  emails: [
+    { value: 'me@example.be', primary: true },
+    { value: 'other@example.be', primary: false },
+  ],
+  phones: [],
+};
 const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], password: false, data: result };
 const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: [totp], password: false };
 const nothingMore: FuzzionAnswer = { done: false, payload: 'offer', mfa: [], password: false };
-const sent: FuzzionSendAnswer = { challenge: 'challenge-1', method: 'email', target: 'm•••@example.com', expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 };
+const sent: FuzzionSendAnswer = {
+  challenge: 'challenge-1',
+  method: 'email',
+  target: 'm•••@example.com',
+  expires_at: '2099-01-01T00:00:00Z',
+  expires_in: 900,
+  resend_in: 30,
+};
 const alone = fuzzionMachine.provide({ actions: { finished: () => {} } });
 
-const events = () => [
-  { type: 'ACCEPT' }, { type: 'DECLINE' }, { type: 'BACK' }, { type: 'SUBMIT' }, { type: 'RESEND' }, { type: 'USE_PASSWORD' },
-  { type: 'SELECT', id: email.id }, { type: 'SELECT', id: sms.id, channel: 'call' }, { type: 'SELECT', id: totp.id }, { type: 'SELECT', id: 99 },
-  { type: 'TYPE_PASSWORD', value: '' }, { type: 'TYPE_PASSWORD', value: 'secret' },
-  // The offer: not enough (its second factor next), enough (no second factor), not declinable,
-  // its password counting, Microsoft only, and one naming nothing that would count.
-  done('readOffer', offer()), done('readOffer', offer({ can_decline: false })), done('readOffer', offer({ enough: true, methods: [] })),
-  done('readOffer', offer({ methods: [email], password: true })), done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
-  done('readOffer', offer({ methods: [] })),
-  fail('readOffer', 409, 'merge_unavailable'), fail('readOffer', 409, 'merge_sso_only'),
-  done('finish', finished), done('finish', more), done('finish', nothingMore),
-  fail('finish', 409, 'merge_sso_only'), fail('finish', 403, 'merge_proof_required'), fail('finish', 409, 'decline_unavailable'),
-  fail('finish', 409, 'merge_unavailable'), fail('finish', 0, 'network_error'),
-  done('startMethod', sent), fail('startMethod', 429, 'resend_too_soon'), fail('startMethod', 409, 'merge_sso_only'), fail('startMethod', 409, 'merge_unavailable'),
-  done('resendMethod', { ...sent, challenge: 'challenge-2' }), fail('resendMethod', 429, 'resend_too_soon'),
-  fail('resendMethod', 409, 'merge_sso_only'), fail('resendMethod', 409, 'merge_unavailable'),
-  done('fuzzionCode', { result: finished, failure: null }), done('fuzzionCode', { result: more, failure: null }),
-  done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }), done('fuzzionCode', { result: null, failure: { code: 'merge_unavailable' } }),
-  done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
-  done('proveByPassword', finished), done('proveByPassword', more), fail('proveByPassword', 400, 'invalid_credentials'),
-  fail('proveByPassword', 409, 'merge_unavailable'), fail('proveByPassword', 409, 'merge_sso_only'),
-  // Past the other account's ceiling: the refusal names the puzzle; the password goes with its answer, or the problem in its way shows.
-  { type: 'xstate.error.actor.proveByPassword', error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }) },
-  { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
-] as never;
+const events = () =>
+  [
+    { type: 'ACCEPT' },
+    { type: 'DECLINE' },
+    { type: 'BACK' },
+    { type: 'SUBMIT' },
+    { type: 'RESEND' },
+    { type: 'USE_PASSWORD' },
+    { type: 'SELECT', id: email.id },
+    { type: 'SELECT', id: sms.id, channel: 'call' },
+    { type: 'SELECT', id: totp.id },
+    { type: 'SELECT', id: 99 },
+    { type: 'TYPE_PASSWORD', value: '' },
+    { type: 'TYPE_PASSWORD', value: 'secret' },
+    // The offer: not enough (its second factor next), enough (no second factor), not declinable,
+    // its password counting, Microsoft only, and one naming nothing that would count.
+    done('readOffer', offer()),
+    done('readOffer', offer({ can_decline: false })),
+    done('readOffer', offer({ enough: true, methods: [] })),
+    done('readOffer', offer({ methods: [email], password: true })),
+    done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
+    done('readOffer', offer({ methods: [] })),
+    fail('readOffer', 409, 'merge_unavailable'),
+    fail('readOffer', 409, 'merge_sso_only'),
+    done('finish', finished),
+    done('finish', more),
+    done('finish', nothingMore),
+    fail('finish', 409, 'merge_sso_only'),
+    fail('finish', 403, 'merge_proof_required'),
+    fail('finish', 409, 'decline_unavailable'),
+    fail('finish', 409, 'merge_unavailable'),
+    fail('finish', 0, 'network_error'),
+    done('startMethod', sent),
+    fail('startMethod', 429, 'resend_too_soon'),
+    fail('startMethod', 409, 'merge_sso_only'),
+    fail('startMethod', 409, 'merge_unavailable'),
+    done('resendMethod', { ...sent, challenge: 'challenge-2' }),
+    fail('resendMethod', 429, 'resend_too_soon'),
+    fail('resendMethod', 409, 'merge_sso_only'),
+    fail('resendMethod', 409, 'merge_unavailable'),
+    done('fuzzionCode', { result: finished, failure: null }),
+    done('fuzzionCode', { result: more, failure: null }),
+    done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }),
+    done('fuzzionCode', { result: null, failure: { code: 'merge_unavailable' } }),
+    done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
+    done('proveByPassword', finished),
+    done('proveByPassword', more),
+    fail('proveByPassword', 400, 'invalid_credentials'),
+    fail('proveByPassword', 409, 'merge_unavailable'),
+    fail('proveByPassword', 409, 'merge_sso_only'),
+    // Past the other account's ceiling: the refusal names the puzzle; the password goes with its answer, or the problem in its way shows.
+    {
+      type: 'xstate.error.actor.proveByPassword',
+      error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
+    },
+    { type: 'SUBMIT', captcha: { token: 'solved' } },
+    { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
+  ] as never;
 
 type Ctx = {
-  offer: FuzzionOffer | null; intent: string; methods: MfaMethodSummary[]; passwordCounts: boolean; selected: MfaMethodSummary | null; channel: unknown;
-  challenge: unknown; password: string; error: { code: string } | null; moreNeeded: boolean; answer: FuzzionAnswer | null; result: unknown;
+  offer: FuzzionOffer | null;
+  intent: string;
+  methods: MfaMethodSummary[];
+  passwordCounts: boolean;
+  selected: MfaMethodSummary | null;
+  channel: unknown;
+  challenge: unknown;
+  password: string;
+  error: { code: string } | null;
+  moreNeeded: boolean;
+  answer: FuzzionAnswer | null;
+  result: unknown;
   captchaLevel: number | null;
 };
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
   const c = context as Ctx;
-  const o = c.offer && [c.offer.enough, c.offer.can_decline, c.offer.sso_only, c.offer.methods.length, c.offer.password];
-  return JSON.stringify([value, o, c.intent, c.methods.map((m) => m.id), c.passwordCounts, c.selected?.id, c.channel, !!c.challenge, !!c.password, c.error?.code, c.moreNeeded, c.answer?.done, !!c.result, c.captchaLevel]);
+  const o = c.offer && [
+    c.offer.enough,
+    c.offer.can_decline,
+    c.offer.sso_only,
+    c.offer.methods.length,
+    c.offer.password,
+  ];
+  return JSON.stringify([
+    value,
+    o,
+    c.intent,
+    c.methods.map((m) => m.id),
+    c.passwordCounts,
+    c.selected?.id,
+    c.channel,
+    !!c.challenge,
+    !!c.password,
+    c.error?.code,
+    c.moreNeeded,
+    c.answer?.done,
+    !!c.result,
+    c.captchaLevel,
+  ]);
 };
-const walkFrom = (input: { payload: string | null; result: FuzzionResult | null }) => walk(alone, { input, events, serializeState });
+const walkFrom = (input: { payload: string | null; result: FuzzionResult | null }) =>
+  walk(alone, { input, events, serializeState });
 const ctx = (snapshot: { context: unknown }) => snapshot.context as Ctx;
 const inProving = (value: unknown) => typeof value === 'object' && value !== null && 'proving' in value;
 
@@ -72,12 +158,21 @@ describe('merge machine: model', () => {
 
   it('takes every declared transition, from an offer, from none and from a finished merge', () => {
     const starts = [fromOffer, walkFrom({ payload: null, result: null }), walkFrom({ payload: 'offer', result })];
-    for (const [name, walked] of [['an offer', starts[0]!], ['nothing', starts[1]!], ['a result', starts[2]!]] as const) console.info(report(`fuzzion from ${name}`, walked));
+    for (const [name, walked] of [
+      ['an offer', starts[0]!],
+      ['nothing', starts[1]!],
+      ['a result', starts[2]!],
+    ] as const)
+      console.info(report(`fuzzion from ${name}`, walked));
     expect(starts[0]!.missing.filter((t) => starts.every((s) => s.missing.includes(t)))).toEqual([]);
   });
 
   it('succeeds only on an answer the server marked done', () => {
-    const proofDone = new Set(['xstate.done.actor.fuzzionCode', 'xstate.done.actor.proveByPassword', 'xstate.done.actor.finish']);
+    const proofDone = new Set([
+      'xstate.done.actor.fuzzionCode',
+      'xstate.done.actor.proveByPassword',
+      'xstate.done.actor.finish',
+    ]);
     const into = steps.filter(({ from, to }) => to.value === 'succeeded' && from.value !== 'succeeded');
     expect(into.length).toBeGreaterThan(0);
     for (const { event } of into) {
@@ -102,22 +197,30 @@ describe('merge machine: model', () => {
   it('proves nothing before the offer is answered, and starts only a method the server named', () => {
     for (const { from, event, to } of steps) {
       // Into the proofs only from the offer's answer (or a finish the server did not take as enough).
-      if (inProving(to.value) && !inProving(from.value)) expect(['ACCEPT', 'DECLINE', 'xstate.done.actor.finish']).toContain(event.type);
-      if (JSON.stringify(to.value) === JSON.stringify({ proving: 'starting' }) && JSON.stringify(from.value) === JSON.stringify({ proving: 'choosing' })) {
+      if (inProving(to.value) && !inProving(from.value))
+        expect(['ACCEPT', 'DECLINE', 'xstate.done.actor.finish']).toContain(event.type);
+      if (
+        JSON.stringify(to.value) === JSON.stringify({ proving: 'starting' }) &&
+        JSON.stringify(from.value) === JSON.stringify({ proving: 'choosing' })
+      ) {
         expect(event.type).toBe('SELECT');
         expect(ctx(from).methods.map((m) => m.id)).toContain((event as unknown as { id: number }).id);
       }
       // The password is typed only where the server said it counts.
-      if (JSON.stringify(to.value) === JSON.stringify({ proving: 'password' }) && event.type === 'USE_PASSWORD') expect(ctx(from).passwordCounts).toBe(true);
+      if (JSON.stringify(to.value) === JSON.stringify({ proving: 'password' }) && event.type === 'USE_PASSWORD')
+        expect(ctx(from).passwordCounts).toBe(true);
     }
   });
 
   it('declines only an offer the other account can spare, and ends where Microsoft alone signs it in', () => {
     for (const { from, event, to } of steps) {
-      if (event.type === 'DECLINE' && ctx(to).intent === 'decline' && ctx(from).intent !== 'decline') expect(ctx(from).offer?.can_decline).toBe(true);
-      if (event.type === 'DECLINE' && from.value === 'offered' && ctx(from).offer?.can_decline === false) expect(to.value).toBe('cannotDecline');
-      const code = (event as unknown as { error?: { code: string }; output?: CodeEntryOutput<unknown> }).error?.code
-        ?? (event as unknown as { output?: CodeEntryOutput<unknown> }).output?.failure?.code;
+      if (event.type === 'DECLINE' && ctx(to).intent === 'decline' && ctx(from).intent !== 'decline')
+        expect(ctx(from).offer?.can_decline).toBe(true);
+      if (event.type === 'DECLINE' && from.value === 'offered' && ctx(from).offer?.can_decline === false)
+        expect(to.value).toBe('cannotDecline');
+      const code =
+        (event as unknown as { error?: { code: string }; output?: CodeEntryOutput<unknown> }).error?.code ??
+        (event as unknown as { output?: CodeEntryOutput<unknown> }).output?.failure?.code;
       // (An actor's answer fed to a state not running it changes nothing: the walk feeds them all.)
       if (code === 'merge_sso_only' && serializeState(from) !== serializeState(to)) expect(to.value).toBe('ssoOnly');
       if (ctx(to).offer?.sso_only) expect(['ssoOnly']).toContain(to.value);
@@ -136,27 +239,60 @@ describe('merge machine: model', () => {
 });
 
 describe('merge machine: behaviour', () => {
-  function start(options: { offer?: FuzzionOffer; password?: FuzzionAnswer[]; check?: () => Promise<FuzzionAnswer> } = {}) {
+  function start(
+    options: { offer?: FuzzionOffer; password?: FuzzionAnswer[]; check?: () => Promise<FuzzionAnswer> } = {},
+  ) {
     const calls: Array<{ actor: string; input: unknown }> = [];
     const kept: FuzzionResult[] = [];
     const queue = [...(options.password ?? [finished])];
     const clock = new SimulatedClock();
-    const actor = createActor(fuzzionMachine.provide({
-      actors: {
-        readOffer: fromPromise(async ({ input }) => { calls.push({ actor: 'readOffer', input }); return options.offer ?? offer({ can_decline: false }); }),
-        startMethod: fromPromise(async ({ input }) => {
-          calls.push({ actor: 'startMethod', input });
-          return input.mfaId === email.id || input.mfaId === sms.id ? sent : { challenge: `challenge-${input.mfaId}`, method: 'totp', expires_at: '2099-01-01T00:00:00Z', expires_in: 300 };
-        }),
-        proveByPassword: fromPromise(async ({ input }) => { calls.push({ actor: 'proveByPassword', input }); return queue.shift()!; }),
-        finish: fromPromise(async ({ input }) => { calls.push({ actor: 'finish', input }); return finished; }),
-        fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
-          actors: { check: fromPromise(async ({ input }) => { calls.push({ actor: 'check', input }); return (options.check ?? (async () => finished))(); }) },
-        }),
-      },
-      actions: { finished: (_, params) => { kept.push(params.result); } },
-    }), { input: { payload: 'offer', result: null }, clock }).start();
-    const entry = () => actor.getSnapshot().children.fuzzionCode as unknown as ActorRefFrom<ReturnType<typeof codeEntryMachineOf<FuzzionAnswer>>>;
+    const actor = createActor(
+      fuzzionMachine.provide({
+        actors: {
+          readOffer: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'readOffer', input });
+            return options.offer ?? offer({ can_decline: false });
+          }),
+          startMethod: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'startMethod', input });
+            return input.mfaId === email.id || input.mfaId === sms.id
+              ? sent
+              : {
+                  challenge: `challenge-${input.mfaId}`,
+                  method: 'totp',
+                  expires_at: '2099-01-01T00:00:00Z',
+                  expires_in: 300,
+                };
+          }),
+          proveByPassword: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'proveByPassword', input });
+            return queue.shift()!;
+          }),
+          finish: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'finish', input });
+            return finished;
+          }),
+          fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
+            actors: {
+              check: fromPromise(async ({ input }) => {
+                calls.push({ actor: 'check', input });
+                return (options.check ?? (async () => finished))();
+              }),
+            },
+          }),
+        },
+        actions: {
+          finished: (_, params) => {
+            kept.push(params.result);
+          },
+        },
+      }),
+      { input: { payload: 'offer', result: null }, clock },
+    ).start();
+    const entry = () =>
+      actor.getSnapshot().children.fuzzionCode as unknown as ActorRefFrom<
+        ReturnType<typeof codeEntryMachineOf<FuzzionAnswer>>
+      >;
     return { actor, calls, kept, entry, clock };
   }
 
@@ -181,7 +317,7 @@ describe('merge machine: behaviour', () => {
     expect(kept).toEqual([result]);
   });
 
-  it('asks for the other account\'s second factor when the code was not enough, and never finishes without it', async () => {
+  it("asks for the other account's second factor when the code was not enough, and never finishes without it", async () => {
     const { actor, calls, kept, entry } = start({ offer: offer() });
     await settle();
     actor.send({ type: 'ACCEPT' });
@@ -205,7 +341,11 @@ describe('merge machine: behaviour', () => {
   });
 
   it('reads an answer at hand by its kind: 6 digits for an authenticator, 10 letters for a recovery key, 16 digits for a card; none is sent again', async () => {
-    for (const [method, length] of [[totp, 6], [recovery, 10], [card, 16]] as const) {
+    for (const [method, length] of [
+      [totp, 6],
+      [recovery, 10],
+      [card, 16],
+    ] as const) {
       const { actor, calls, entry, clock } = start({ offer: offer({ methods: [method] }) });
       await settle();
       actor.send({ type: 'ACCEPT' });
@@ -229,7 +369,10 @@ describe('merge machine: behaviour', () => {
     clock.increment(31_000);
     entry().send({ type: 'RESEND' });
     await settle();
-    expect(calls.filter((c) => c.actor === 'startMethod').map((c) => c.input)).toEqual([{ payload: 'offer', mfaId: email.id }, { payload: 'offer', mfaId: email.id }]);
+    expect(calls.filter((c) => c.actor === 'startMethod').map((c) => c.input)).toEqual([
+      { payload: 'offer', mfaId: email.id },
+      { payload: 'offer', mfaId: email.id },
+    ]);
     actor.send({ type: 'BACK' });
     expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
     expect(actor.getSnapshot().context.challenge).toBeNull();
@@ -237,8 +380,10 @@ describe('merge machine: behaviour', () => {
     expect(actor.getSnapshot().value).toBe('offered');
   });
 
-  it('a wrong answer stays on the code, and the server\'s list after a proof is the new choice', async () => {
-    let answers: Array<() => Promise<FuzzionAnswer>> = [() => Promise.reject(apiFailure(422, { code: 'invalid_code', attempts_left: 2 }))];
+  it("a wrong answer stays on the code, and the server's list after a proof is the new choice", async () => {
+    let answers: Array<() => Promise<FuzzionAnswer>> = [
+      () => Promise.reject(apiFailure(422, { code: 'invalid_code', attempts_left: 2 })),
+    ];
     const { actor, entry } = start({ offer: offer(), check: () => answers.shift()!() });
     await settle();
     actor.send({ type: 'ACCEPT' });
@@ -267,25 +412,37 @@ describe('merge machine: behaviour', () => {
     actor.send({ type: 'TYPE_PASSWORD', value: 'Other-account-pass1!' });
     actor.send({ type: 'SUBMIT' });
     await settle();
-    expect(calls[1]).toEqual({ actor: 'proveByPassword', input: { payload: 'offer', intent: 'merge', password: 'Other-account-pass1!', captcha: null } });
+    expect(calls[1]).toEqual({
+      actor: 'proveByPassword',
+      input: { payload: 'offer', intent: 'merge', password: 'Other-account-pass1!', captcha: null },
+    });
     expect(actor.getSnapshot().value).toBe('succeeded');
     expect(actor.getSnapshot().context.password).toBe('');
     expect(kept).toEqual([result]);
   });
 
-  it('past the other account\'s ceiling, asks for the puzzle at the level named and sends its solution with the password', async () => {
-    const puzzle = (level: 1 | 2, code = 'captcha_required') => apiFailure(400, { code, message: '', captcha: true, captcha_level: level });
+  it("past the other account's ceiling, asks for the puzzle at the level named and sends its solution with the password", async () => {
+    const puzzle = (level: 1 | 2, code = 'captcha_required') =>
+      apiFailure(400, { code, message: '', captcha: true, captcha_level: level });
     const answers: Array<() => Promise<FuzzionAnswer>> = [
-      () => Promise.reject(puzzle(1, 'invalid_credentials')), () => Promise.reject(puzzle(2)), async () => finished,
+      () => Promise.reject(puzzle(1, 'invalid_credentials')),
+      () => Promise.reject(puzzle(2)),
+      async () => finished,
     ];
     const calls: unknown[] = [];
-    const actor = createActor(fuzzionMachine.provide({
-      actors: {
-        readOffer: fromPromise(async () => offer({ methods: [email], password: true })),
-        proveByPassword: fromPromise(async ({ input }) => { calls.push(input); return answers.shift()!(); }),
-      },
-      actions: { finished: () => {} },
-    }), { input: { payload: 'offer', result: null } }).start();
+    const actor = createActor(
+      fuzzionMachine.provide({
+        actors: {
+          readOffer: fromPromise(async () => offer({ methods: [email], password: true })),
+          proveByPassword: fromPromise(async ({ input }) => {
+            calls.push(input);
+            return answers.shift()!();
+          }),
+        },
+        actions: { finished: () => {} },
+      }),
+      { input: { payload: 'offer', result: null } },
+    ).start();
     await settle();
     actor.send({ type: 'ACCEPT' });
     actor.send({ type: 'USE_PASSWORD' });
@@ -293,12 +450,20 @@ describe('merge machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     await settle();
     // A wrong password goes; the answer named the puzzle the next try needs.
-    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 1, password: '', error: { code: 'invalid_credentials' } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      captchaLevel: 1,
+      password: '',
+      error: { code: 'invalid_credentials' },
+    });
     actor.send({ type: 'TYPE_PASSWORD', value: 'Other-account-pass1!' });
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
     await settle();
     // Refused for want of a harder puzzle: the password was not checked, so it stays.
-    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, password: 'Other-account-pass1!', error: { code: 'captcha_required' } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      captchaLevel: 2,
+      password: 'Other-account-pass1!',
+      error: { code: 'captcha_required' },
+    });
     actor.send({ type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } });
     await settle();
     expect(calls).toHaveLength(2);
@@ -307,7 +472,12 @@ describe('merge machine: behaviour', () => {
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' } });
     await settle();
     expect(calls.map((c) => (c as { captcha: unknown }).captcha)).toEqual([null, 'solved-at-1', 'solved-at-2']);
-    expect(calls.at(-1)).toEqual({ payload: 'offer', intent: 'merge', password: 'Other-account-pass1!', captcha: 'solved-at-2' });
+    expect(calls.at(-1)).toEqual({
+      payload: 'offer',
+      intent: 'merge',
+      password: 'Other-account-pass1!',
+      captcha: 'solved-at-2',
+    });
     expect(actor.getSnapshot().value).toBe('succeeded');
   });
 

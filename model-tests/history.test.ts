@@ -9,22 +9,44 @@ import { done, fail, failingOnce, settle } from './events.ts';
 
 const { from: FROM, to: TO } = defaultHistoryRange();
 const event = (id: string): HistoryEvent => ({
-  id, at: '2026-11-20T10:00:00.000Z', type: 'login_succeeded', category: 'sign_in', browser: 'Firefox 128.0', os: 'Linux', platform: 'desktop', country: null, city: null,
+  id,
+  at: '2026-11-20T10:00:00.000Z',
+  type: 'login_succeeded',
+  category: 'sign_in',
+  browser: 'Firefox 128.0',
+  os: 'Linux',
+  platform: 'desktop',
+  country: null,
+  city: null,
 });
-const pageOf = (ids: string[], next: string | null): HistoryPage => ({ data: ids.map(event), next, from: '2026-10-26', to: '2026-11-24' });
+const pageOf = (ids: string[], next: string | null): HistoryPage => ({
+  data: ids.map(event),
+  next,
+  from: '2026-10-26',
+  to: '2026-11-24',
+});
 const summary: HistorySummary = { from: '2026-10-26', to: '2026-11-24', days: [{ date: '2026-11-24', sign_ins: 2 }] };
 
 describe('history machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(historyMachine, {
-      events: () => [
-        { type: 'FILTER', categories: ['sign_in'] }, { type: 'FILTER', categories: [] }, { type: 'FILTER', from: '2026-11-30', to: '2026-11-01' },
-        { type: 'MORE' }, { type: 'RETRY' }, { type: 'DISMISS' },
-        done('recall', null), done('recall', { from: '2026-11-20', to: '2026-11-21', categories: ['sign_in'] }), fail('recall', 500, 'internal_error'),
-        done('loadHistory', { page: pageOf(['a', 'b'], 'cursor-1'), summary }), done('loadHistory', { page: pageOf([], null), summary }),
-        fail('loadHistory', 503, 'database_unavailable'),
-        done('loadPage', pageOf(['c'], null)), fail('loadPage', 500, 'internal_error'),
-      ] as never,
+      events: () =>
+        [
+          { type: 'FILTER', categories: ['sign_in'] },
+          { type: 'FILTER', categories: [] },
+          { type: 'FILTER', from: '2026-11-30', to: '2026-11-01' },
+          { type: 'MORE' },
+          { type: 'RETRY' },
+          { type: 'DISMISS' },
+          done('recall', null),
+          done('recall', { from: '2026-11-20', to: '2026-11-21', categories: ['sign_in'] }),
+          fail('recall', 500, 'internal_error'),
+          done('loadHistory', { page: pageOf(['a', 'b'], 'cursor-1'), summary }),
+          done('loadHistory', { page: pageOf([], null), summary }),
+          fail('loadHistory', 503, 'database_unavailable'),
+          done('loadPage', pageOf(['c'], null)),
+          fail('loadPage', 500, 'internal_error'),
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { filters: HistoryFilters; events: unknown[]; next: unknown; error: unknown };
         return JSON.stringify([value, c.filters, c.events.length, c.next, c.error]);
@@ -36,20 +58,27 @@ describe('history machine: model', () => {
 });
 
 describe('history machine: behaviour', () => {
-  function start(options: { load?: (filters: HistoryFilters) => Promise<{ page: HistoryPage; summary: HistorySummary }>; more?: () => Promise<HistoryPage> } = {}) {
+  function start(
+    options: {
+      load?: (filters: HistoryFilters) => Promise<{ page: HistoryPage; summary: HistorySummary }>;
+      more?: () => Promise<HistoryPage>;
+    } = {},
+  ) {
     const calls: string[] = [];
-    const actor = createActor(historyMachine.provide({
-      actors: {
-        loadHistory: fromPromise(async ({ input }) => {
-          calls.push(`load ${input.from}..${input.to} ${input.categories?.join(',') ?? 'all'}`);
-          return options.load ? options.load(input) : { page: pageOf(['a', 'b'], 'cursor-1'), summary };
-        }),
-        loadPage: fromPromise(async ({ input }) => {
-          calls.push(`page ${input.cursor}`);
-          return options.more ? options.more() : pageOf(['c'], null);
-        }),
-      },
-    })).start();
+    const actor = createActor(
+      historyMachine.provide({
+        actors: {
+          loadHistory: fromPromise(async ({ input }) => {
+            calls.push(`load ${input.from}..${input.to} ${input.categories?.join(',') ?? 'all'}`);
+            return options.load ? options.load(input) : { page: pageOf(['a', 'b'], 'cursor-1'), summary };
+          }),
+          loadPage: fromPromise(async ({ input }) => {
+            calls.push(`page ${input.cursor}`);
+            return options.more ? options.more() : pageOf(['c'], null);
+          }),
+        },
+      }),
+    ).start();
     return { actor, calls };
   }
 
@@ -91,7 +120,9 @@ describe('history machine: behaviour', () => {
   it('keeps what is shown when a further page fails, and offers to try again when nothing loads', async () => {
     const { actor } = start({
       load: failingOnce({ page: pageOf(['a'], 'cursor-1'), summary }),
-      more: async () => { throw apiFailure(500, { code: 'internal_error' }); },
+      more: async () => {
+        throw apiFailure(500, { code: 'internal_error' });
+      },
     });
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');

@@ -11,26 +11,50 @@ const failure = (status: number, body: Record<string, unknown>) => apiFailure(st
 /** What the sign-in call can answer (spec §8), as the events the invoked actor sends. */
 const ANSWERS = [
   { type: 'xstate.done.actor.submitLogin', output: { access_token: 't' } },
-  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.' }) },
-  { type: 'xstate.error.actor.submitLogin', error: failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'p', methods: [] } }) },
+  {
+    type: 'xstate.error.actor.submitLogin',
+    error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.' }),
+  },
+  {
+    type: 'xstate.error.actor.submitLogin',
+    error: failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'p', methods: [] } }),
+  },
   { type: 'xstate.error.actor.submitLogin', error: failure(403, { code: 'weak_password', message: '', payload: 'w' }) },
   { type: 'xstate.error.actor.submitLogin', error: failure(503, { code: 'maintenance', message: '' }) },
-  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }) },
-  { type: 'xstate.error.actor.submitLogin', error: failure(400, { code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true }) },
+  {
+    type: 'xstate.error.actor.submitLogin',
+    error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }),
+  },
+  {
+    type: 'xstate.error.actor.submitLogin',
+    error: failure(400, {
+      code: 'captcha_required',
+      message: 'Please confirm that you are not a robot.',
+      captcha: true,
+    }),
+  },
 ];
 
 describe('login machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(loginMachine, {
       input: { mode: 'email' },
-      events: (snapshot) => [
-        { type: 'CHANGE', field: 'username', value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be' },
-        { type: 'CHANGE', field: 'password', value: 'secret' }, { type: 'CHANGE', field: 'username', value: 'emma.at.example.be' },
-        { type: 'SET_MODE', mode: 'phone' },
-        { type: 'SUBMIT' }, { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
-        { type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true },
-        ...ANSWERS,
-      ] as never,
+      events: (snapshot) =>
+        [
+          {
+            type: 'CHANGE',
+            field: 'username',
+            value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be',
+          },
+          { type: 'CHANGE', field: 'password', value: 'secret' },
+          { type: 'CHANGE', field: 'username', value: 'emma.at.example.be' },
+          { type: 'SET_MODE', mode: 'phone' },
+          { type: 'SUBMIT' },
+          { type: 'SUBMIT', captcha: { token: 'solved' } },
+          { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
+          { type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true },
+          ...ANSWERS,
+        ] as never,
     });
     console.info(report('login', result));
     expect(result.missing).toEqual([]);
@@ -39,13 +63,15 @@ describe('login machine: model', () => {
 
 describe('login machine: behaviour', () => {
   const run = (answer: () => Promise<unknown>) => {
-    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(answer) } }), { input: { mode: 'email' } }).start();
+    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(answer) } }), {
+      input: { mode: 'email' },
+    }).start();
     actor.send({ type: 'CHANGE', field: 'username', value: ' emma@example.be ' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'secret' });
     actor.send({ type: 'SUBMIT' });
     return actor;
   };
-  
+
   it('does not submit with an empty field', () => {
     const actor = createActor(loginMachine, { input: { mode: 'email' } }).start();
     actor.send({ type: 'SUBMIT' });
@@ -59,7 +85,9 @@ describe('login machine: behaviour', () => {
     [0, 'internal_error'],
     [422, 'validation_failed'],
   ])('shows the error of a %i, by its code, until the user types again', async (status, code) => {
-    const actor = run(async () => { throw failure(status, status === 422 ? { code: 'validation_failed', message: 'Server says no' } : {}); });
+    const actor = run(async () => {
+      throw failure(status, status === 422 ? { code: 'validation_failed', message: 'Server says no' } : {});
+    });
     await settle();
     expect(actor.getSnapshot().context.error).toEqual({ code });
     actor.send({ type: 'CHANGE', field: 'password', value: 'x' });
@@ -68,9 +96,17 @@ describe('login machine: behaviour', () => {
 
   it('sends the trimmed username', async () => {
     let sent: unknown;
-    const actor = createActor(loginMachine.provide({
-      actors: { submitLogin: fromPromise(async ({ input }) => { sent = input; return {}; }) },
-    }), { input: { mode: 'phone' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise(async ({ input }) => {
+            sent = input;
+            return {};
+          }),
+        },
+      }),
+      { input: { mode: 'phone' } },
+    ).start();
     actor.send({ type: 'CHANGE', field: 'username', value: ' 0470 12 34 56 ' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     actor.send({ type: 'SUBMIT' });
@@ -81,22 +117,34 @@ describe('login machine: behaviour', () => {
 
   it('ends with the MFA payload and methods on 401 mfa_required', async () => {
     const methods = [{ id: 1, method: 'email', target: 'e***@example.be' }];
-    const actor = run(async () => { throw failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'pl', methods } }); });
+    const actor = run(async () => {
+      throw failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'pl', methods } });
+    });
     await settle();
     expect(actor.getSnapshot().output).toEqual({ kind: 'mfa', payload: 'pl', methods });
   });
 
   it('ends with the weak-password ticket on 403 weak_password', async () => {
-    const actor = run(async () => { throw failure(403, { code: 'weak_password', message: '', payload: 'ticket' }); });
+    const actor = run(async () => {
+      throw failure(403, { code: 'weak_password', message: '', payload: 'ticket' });
+    });
     await settle();
     expect(actor.getSnapshot().output).toEqual({ kind: 'weakPassword', payload: 'ticket' });
   });
 
   it('asks for the CAPTCHA once the server says so, and sends its solution with every attempt after', async () => {
     const sent: Array<string | null> = [];
-    const actor = createActor(loginMachine.provide({
-      actors: { submitLogin: fromPromise(async ({ input }) => { sent.push(input.captcha); throw failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }); }) },
-    }), { input: { mode: 'email' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise(async ({ input }) => {
+            sent.push(input.captcha);
+            throw failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true });
+          }),
+        },
+      }),
+      { input: { mode: 'email' } },
+    ).start();
     const attempt = async (captcha?: CaptchaAnswer) => {
       actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
       actor.send({ type: 'CHANGE', field: 'password', value: 'wrong' });
@@ -113,25 +161,56 @@ describe('login machine: behaviour', () => {
 
   it('keeps the password when the server wants a robot check, resubmits once solved, and shows a second refusal', async () => {
     const sent: Array<{ password: string; captcha: string | null }> = [];
-    const actor = createActor(loginMachine.provide({
-      actors: { submitLogin: fromPromise(async ({ input }) => { sent.push({ password: input.password, captcha: input.captcha }); throw failure(400, { code: 'captcha_required', message: '', captcha: true }); }) },
-    }), { input: { mode: 'email' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise(async ({ input }) => {
+            sent.push({ password: input.password, captcha: input.captcha });
+            throw failure(400, { code: 'captcha_required', message: '', captcha: true });
+          }),
+        },
+      }),
+      { input: { mode: 'email' } },
+    ).start();
     actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'right-one' });
     actor.send({ type: 'SUBMIT' });
     await settle();
     // Nothing contradicts the widget: no error, the password kept, a resubmit waiting.
-    expect(actor.getSnapshot().context).toMatchObject({ error: null, password: 'right-one', captchaNeeded: true, resubmitWhenSolved: true });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error: null,
+      password: 'right-one',
+      captchaNeeded: true,
+      resubmitWhenSolved: true,
+    });
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true });
     await settle();
-    expect(sent).toEqual([{ password: 'right-one', captcha: null }, { password: 'right-one', captcha: 'solved' }]);
+    expect(sent).toEqual([
+      { password: 'right-one', captcha: null },
+      { password: 'right-one', captcha: 'solved' },
+    ]);
     // Refused again after the automatic one: said, and not sent a third time by itself.
-    expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'captcha_required' }, password: 'right-one', resubmitWhenSolved: false });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error: { code: 'captcha_required' },
+      password: 'right-one',
+      resubmitWhenSolved: false,
+    });
   });
 
-  it('takes the harder puzzle the server names past the account\'s ceiling, and keeps it', async () => {
+  it("takes the harder puzzle the server names past the account's ceiling, and keeps it", async () => {
     let answer: Record<string, unknown> = { code: 'invalid_credentials', message: '', captcha: true, captcha_level: 1 };
-    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(async () => { throw failure(400, answer); }) } }), { input: { mode: 'email' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(
+            async () => {
+              throw failure(400, answer);
+            },
+          ),
+        },
+      }),
+      { input: { mode: 'email' } },
+    ).start();
     actor.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'wrong' });
     actor.send({ type: 'SUBMIT' });
@@ -142,7 +221,11 @@ describe('login machine: behaviour', () => {
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-1' } });
     await settle();
     // Refused for an easier puzzle than now needed: the widget goes to the top level, the password stays.
-    expect(actor.getSnapshot().context).toMatchObject({ captchaLevel: 2, password: 'right-one', resubmitWhenSolved: true });
+    expect(actor.getSnapshot().context).toMatchObject({
+      captchaLevel: 2,
+      password: 'right-one',
+      resubmitWhenSolved: true,
+    });
     answer = { code: 'invalid_credentials', message: '' };
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-2' }, automatic: true });
     await settle();
@@ -150,17 +233,30 @@ describe('login machine: behaviour', () => {
   });
 
   it('carries how long a pause lasts, and the warning before the last try', async () => {
-    const paused = run(async () => { throw failure(429, { code: 'too_many_attempts', message: '', retry_after: 840 }); });
+    const paused = run(async () => {
+      throw failure(429, { code: 'too_many_attempts', message: '', retry_after: 840 });
+    });
     await settle();
     expect(paused.getSnapshot().context.error).toEqual({ code: 'too_many_attempts', retryAfter: 840 });
-    const warned = run(async () => { throw failure(400, { code: 'invalid_credentials', message: '', last_attempt: true }); });
+    const warned = run(async () => {
+      throw failure(400, { code: 'invalid_credentials', message: '', last_attempt: true });
+    });
     await settle();
     expect(warned.getSnapshot().context.error).toEqual({ code: 'invalid_credentials', lastAttempt: true });
   });
 
   it('starts with the address it is given, keeps it on a route within its mode, and starts empty in the other', () => {
     const typed: string[] = [];
-    const actor = createActor(loginMachine.provide({ actions: { typed: (_, { value }) => { typed.push(value); } } }), { input: { mode: 'email', username: 'rita@example.be' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actions: {
+          typed: (_, { value }) => {
+            typed.push(value);
+          },
+        },
+      }),
+      { input: { mode: 'email', username: 'rita@example.be' } },
+    ).start();
     expect(actor.getSnapshot().context.username).toBe('rita@example.be');
     actor.send({ type: 'SET_MODE', mode: 'email' });
     expect(actor.getSnapshot().context.username).toBe('rita@example.be');
@@ -173,13 +269,33 @@ describe('login machine: behaviour', () => {
 
   it('says a malformed email address is invalid before sending anything; a phone number is not judged so', async () => {
     let sent = 0;
-    const actor = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async (): Promise<unknown> => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'email' } }).start();
+    const actor = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise(async (): Promise<unknown> => {
+            sent++;
+            return { access_token: 't' };
+          }),
+        },
+      }),
+      { input: { mode: 'email' } },
+    ).start();
     actor.send({ type: 'CHANGE', field: 'username', value: 'emma.peeters@example' });
     actor.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     actor.send({ type: 'SUBMIT' });
     expect(actor.getSnapshot().context.error).toEqual({ code: 'invalid_email' });
     expect(sent).toBe(0);
-    const phone = createActor(loginMachine.provide({ actors: { submitLogin: fromPromise(async (): Promise<unknown> => { sent++; return { access_token: 't' }; }) } }), { input: { mode: 'phone' } }).start();
+    const phone = createActor(
+      loginMachine.provide({
+        actors: {
+          submitLogin: fromPromise(async (): Promise<unknown> => {
+            sent++;
+            return { access_token: 't' };
+          }),
+        },
+      }),
+      { input: { mode: 'phone' } },
+    ).start();
     phone.send({ type: 'CHANGE', field: 'username', value: '0470 12 34 56' });
     phone.send({ type: 'CHANGE', field: 'password', value: 'pw' });
     phone.send({ type: 'SUBMIT' });

@@ -13,7 +13,13 @@ const methods: MfaMethodSummary[] = [
   { id: 2, method: 'totp', primary: false },
 ];
 const inFuture = (s: number) => new Date(Date.now() + s * 1000).toISOString();
-const challenge = (resend: boolean): MfaChallengeAnswer => ({ payload: 'p', method: 'email', target: 'm***@example.be', expires_at: inFuture(900), ...(resend ? { resend_at: inFuture(30) } : {}) });
+const challenge = (resend: boolean): MfaChallengeAnswer => ({
+  payload: 'p',
+  method: 'email',
+  target: 'm***@example.be',
+  expires_at: inFuture(900),
+  ...(resend ? { resend_at: inFuture(30) } : {}),
+});
 
 describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
@@ -21,10 +27,24 @@ describe('MFA code machine: model', () => {
       input: { methods, loginPayload: 'login', entry: 'code' },
       events: () => {
         return [
-          { type: 'SELECT', id: 1 }, { type: 'SELECT', id: 2 }, { type: 'SELECT', id: 99 },
-          { type: 'RESEND' }, { type: 'CHANGE_METHOD' },
-          { type: 'xstate.done.actor.recall', output: null }, { type: 'xstate.error.actor.recall', error: new Error('storage') },
-          { type: 'xstate.done.actor.recall', output: { loginPayload: 'login', selected: methods[0], channel: null, challenge: { payload: 'p', sent: null } } }, { type: 'ROUTE', step: 'methods' }, { type: 'ROUTE', step: 'code' },
+          { type: 'SELECT', id: 1 },
+          { type: 'SELECT', id: 2 },
+          { type: 'SELECT', id: 99 },
+          { type: 'RESEND' },
+          { type: 'CHANGE_METHOD' },
+          { type: 'xstate.done.actor.recall', output: null },
+          { type: 'xstate.error.actor.recall', error: new Error('storage') },
+          {
+            type: 'xstate.done.actor.recall',
+            output: {
+              loginPayload: 'login',
+              selected: methods[0],
+              channel: null,
+              challenge: { payload: 'p', sent: null },
+            },
+          },
+          { type: 'ROUTE', step: 'methods' },
+          { type: 'ROUTE', step: 'code' },
           { type: 'xstate.done.actor.startChallenge', output: challenge(true) },
           { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
           { type: 'xstate.done.actor.resendChallenge', output: challenge(true) },
@@ -40,31 +60,52 @@ describe('MFA code machine: model', () => {
     // A step-up of an account without a second factor: the password stands in for one.
     const passwordOnly = walk(mfaCodeMachine, {
       input: { methods: [], loginPayload: null },
-      events: () => [
-        { type: 'xstate.done.actor.recall', output: null }, { type: 'xstate.error.actor.recall', error: new Error('storage') },
-        { type: 'CONFIRM_PASSWORD', password: '' }, { type: 'CONFIRM_PASSWORD', password: 'pw' }, { type: 'ROUTE', step: 'methods' },
-        // Past the account's ceiling: with the widget's answer, or with the problem in its way.
-        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { token: 'solved' } },
-        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { error: { code: 'captcha_not_loaded' } } },
-        { type: 'xstate.done.actor.confirmPassword' },
-        { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
-        { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }) },
-      ] as never,
+      events: () =>
+        [
+          { type: 'xstate.done.actor.recall', output: null },
+          { type: 'xstate.error.actor.recall', error: new Error('storage') },
+          { type: 'CONFIRM_PASSWORD', password: '' },
+          { type: 'CONFIRM_PASSWORD', password: 'pw' },
+          { type: 'ROUTE', step: 'methods' },
+          // Past the account's ceiling: with the widget's answer, or with the problem in its way.
+          { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { token: 'solved' } },
+          { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { error: { code: 'captcha_not_loaded' } } },
+          { type: 'xstate.done.actor.confirmPassword' },
+          { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
+          {
+            type: 'xstate.error.actor.confirmPassword',
+            error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
+          },
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { error: unknown; captchaLevel: unknown };
         return JSON.stringify([value, !!c.error, c.captchaLevel]);
       },
     });
     const missing = result.missing.filter((t) => passwordOnly.missing.includes(t));
-    console.info(report('mfaCode', { declared: result.declared, taken: result.declared - missing.length, states: result.states + passwordOnly.states }));
+    console.info(
+      report('mfaCode', {
+        declared: result.declared,
+        taken: result.declared - missing.length,
+        states: result.states + passwordOnly.states,
+      }),
+    );
     expect(missing).toEqual([]);
   });
 
   it('asks an account without a second factor for its password, and ends with it as the proof', async () => {
     let typed: string | null = null;
-    const actor = createActor(mfaCodeMachine.provide({
-      actors: { confirmPassword: fromPromise(async ({ input }) => { typed = input.password; if (input.password !== 'right') throw apiFailure(400, { code: 'invalid_credentials' }); }) },
-    }), { input: { methods: [], loginPayload: null } }).start();
+    const actor = createActor(
+      mfaCodeMachine.provide({
+        actors: {
+          confirmPassword: fromPromise(async ({ input }) => {
+            typed = input.password;
+            if (input.password !== 'right') throw apiFailure(400, { code: 'invalid_credentials' });
+          }),
+        },
+      }),
+      { input: { methods: [], loginPayload: null } },
+    ).start();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(actor.getSnapshot().matches('password')).toBe(true);
     actor.send({ type: 'CONFIRM_PASSWORD', password: 'wrong' });
@@ -74,22 +115,32 @@ describe('MFA code machine: model', () => {
     actor.send({ type: 'CONFIRM_PASSWORD', password: 'right' });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(typed).toBe('right');
-    expect(actor.getSnapshot().output).toEqual({ method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null });
+    expect(actor.getSnapshot().output).toEqual({
+      method: 'password',
+      mfaId: 0,
+      accessToken: null,
+      recoveryKeysLeft: null,
+    });
   });
 
-  it('past the account\'s ceiling, asks for the puzzle at the level named and sends its solution with the password', async () => {
+  it("past the account's ceiling, asks for the puzzle at the level named and sends its solution with the password", async () => {
     const sent: Array<{ password: string; captcha: string | null }> = [];
     let answer: 'wrong' | 'puzzle' | 'ok' = 'wrong';
-    const actor = createActor(mfaCodeMachine.provide({
-      actors: {
-        confirmPassword: fromPromise(async ({ input }) => {
-          sent.push(input);
-          // The wrong password that crosses the ceiling says so; then even the right one needs the puzzle.
-          if (answer === 'wrong') throw apiFailure(400, { code: 'invalid_credentials', message: '', captcha: true, captcha_level: 1 });
-          if (answer === 'puzzle') throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
-        }),
-      },
-    }), { input: { methods: [], loginPayload: null } }).start();
+    const actor = createActor(
+      mfaCodeMachine.provide({
+        actors: {
+          confirmPassword: fromPromise(async ({ input }) => {
+            sent.push(input);
+            // The wrong password that crosses the ceiling says so; then even the right one needs the puzzle.
+            if (answer === 'wrong')
+              throw apiFailure(400, { code: 'invalid_credentials', message: '', captcha: true, captcha_level: 1 });
+            if (answer === 'puzzle')
+              throw apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 2 });
+          }),
+        },
+      }),
+      { input: { methods: [], loginPayload: null } },
+    ).start();
     await settle();
     expect(actor.getSnapshot().context.captchaLevel).toBeNull();
     actor.send({ type: 'CONFIRM_PASSWORD', password: 'wrong' });
@@ -108,37 +159,74 @@ describe('MFA code machine: model', () => {
     answer = 'ok';
     actor.send({ type: 'CONFIRM_PASSWORD', password: 'right', captcha: { token: 'solved-at-2' } });
     await settle();
-    expect(sent).toEqual([{ password: 'wrong', captcha: null }, { password: 'right', captcha: 'solved-at-1' }, { password: 'right', captcha: 'solved-at-2' }]);
-    expect(actor.getSnapshot().output).toEqual({ method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null });
+    expect(sent).toEqual([
+      { password: 'wrong', captcha: null },
+      { password: 'right', captcha: 'solved-at-1' },
+      { password: 'right', captcha: 'solved-at-2' },
+    ]);
+    expect(actor.getSnapshot().output).toEqual({
+      method: 'password',
+      mfaId: 0,
+      accessToken: null,
+      recoveryKeysLeft: null,
+    });
   });
 });
 
 describe('MFA code machine: the code entry it starts', () => {
-  function start(verify: (input: { ticket: string; code: string; remember: boolean }) => Promise<MfaVerified> = async () => ({ access_token: 't' })) {
+  function start(
+    verify: (input: { ticket: string; code: string; remember: boolean }) => Promise<MfaVerified> = async () => ({
+      access_token: 't',
+    }),
+  ) {
     const clock = new SimulatedClock();
     const sent: number[] = [];
-    const actor = createActor(mfaCodeMachine.provide({
-      actors: {
-        startChallenge: fromPromise(async ({ input }) => { sent.push(input.mfaId); return challenge(true); }),
-        codeEntry: codeEntryMachineOf<MfaVerified>().provide({ actors: { check: fromPromise(({ input }) => verify(input)) } }),
-      },
-    }), { input: { methods, loginPayload: 'login' }, clock }).start();
+    const actor = createActor(
+      mfaCodeMachine.provide({
+        actors: {
+          startChallenge: fromPromise(async ({ input }) => {
+            sent.push(input.mfaId);
+            return challenge(true);
+          }),
+          codeEntry: codeEntryMachineOf<MfaVerified>().provide({
+            actors: { check: fromPromise(({ input }) => verify(input)) },
+          }),
+        },
+      }),
+      { input: { methods, loginPayload: 'login' }, clock },
+    ).start();
     const entry = () => actor.getSnapshot().children.codeEntry!;
     return { actor, clock, sent, entry };
   }
-  
+
   it('shows expired after 900 s and enables resend after 30 s', async () => {
     const { actor, clock, entry } = start();
     await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
-    expect(entry().getSnapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { expiry: 'running', resend: 'cooling' } }),
+    ).toBe(true);
     clock.increment(29_000);
-    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { resend: 'cooling' } }),
+    ).toBe(true);
     clock.increment(2_000);
-    expect(entry().getSnapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { resend: 'ready' } }),
+    ).toBe(true);
     clock.increment(870_000);
-    expect(entry().getSnapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { expiry: 'expired' } }),
+    ).toBe(true);
   });
 
   it('resends only when ready, and the timers start again', async () => {
@@ -152,7 +240,11 @@ describe('MFA code machine: the code entry it starts', () => {
     entry().send({ type: 'RESEND' });
     await settle();
     expect(sent).toEqual([1, 1]);
-    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { resend: 'cooling', expiry: 'running' } }),
+    ).toBe(true);
   });
 
   it('has no resend and no countdown for the authenticator', async () => {
@@ -163,12 +255,19 @@ describe('MFA code machine: the code entry it starts', () => {
     clock.increment(31_000);
     entry().send({ type: 'RESEND' });
     expect(sent).toEqual([2]);
-    expect(entry().getSnapshot().matches({ entering: { expiry: 'untimed', resend: 'unavailable' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { expiry: 'untimed', resend: 'unavailable' } }),
+    ).toBe(true);
   });
 
   it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {
     let calls = 0;
-    const { actor, entry } = start(async () => { calls++; throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' }); });
+    const { actor, entry } = start(async () => {
+      calls++;
+      throw apiFailure(422, { code: 'invalid_code', message: 'Your code is invalid, try again.' });
+    });
     await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
@@ -186,7 +285,10 @@ describe('MFA code machine: the code entry it starts', () => {
 
   it('ends with the token and the trust choice sent', async () => {
     let trusted: boolean | null = null;
-    const { actor, entry } = start(async (input) => { trusted = input.remember; return { access_token: 'tok' }; });
+    const { actor, entry } = start(async (input) => {
+      trusted = input.remember;
+      return { access_token: 'tok' };
+    });
     await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
@@ -195,17 +297,28 @@ describe('MFA code machine: the code entry it starts', () => {
     entry().send({ type: 'SUBMIT' });
     await settle();
     expect(trusted).toBe(true);
-    expect(actor.getSnapshot().output).toEqual({ method: 'email', mfaId: 1, accessToken: 'tok', recoveryKeysLeft: null });
+    expect(actor.getSnapshot().output).toEqual({
+      method: 'email',
+      mfaId: 1,
+      accessToken: 'tok',
+      recoveryKeysLeft: null,
+    });
   });
 
   it('keeps the code screen, with the reason, when a new code cannot be sent', async () => {
     let fail = false;
     const clock = new SimulatedClock();
-    const actor = createActor(mfaCodeMachine.provide({
-      actors: {
-        startChallenge: fromPromise(async () => { if (fail) throw apiFailure(429, { code: 'resend_too_soon' }); return challenge(true); }),
-      },
-    }), { input: { methods, loginPayload: 'login' }, clock }).start();
+    const actor = createActor(
+      mfaCodeMachine.provide({
+        actors: {
+          startChallenge: fromPromise(async () => {
+            if (fail) throw apiFailure(429, { code: 'resend_too_soon' });
+            return challenge(true);
+          }),
+        },
+      }),
+      { input: { methods, loginPayload: 'login' }, clock },
+    ).start();
     await settle(); // nothing kept from before
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
@@ -220,25 +333,39 @@ describe('MFA code machine: the code entry it starts', () => {
 
 describe('TOTP recovery machine: model', () => {
   it('takes every declared transition, reached from a sign-in (its count known) and by a reload (counted)', () => {
-    const runs = [3, null].map((keysLeft) => walk(totpRecoveryMachine, {
-      input: { keysLeft },
-      events: () => [
-        { type: 'SKIP' }, { type: 'REGENERATE' }, { type: 'CONTINUE' }, { type: 'RESET' },
-        { type: 'xstate.done.actor.countKeys', output: 2 },
-        { type: 'xstate.error.actor.countKeys', error: apiFailure(503, {}) },
-        { type: 'xstate.done.actor.resetAuthenticator' },
-        { type: 'xstate.error.actor.resetAuthenticator', error: apiFailure(403, { code: 'step_up_required' }) },
-        { type: 'xstate.done.actor.regenerate', output: { recovery_keys: ['A', 'B'] } },
-        { type: 'xstate.error.actor.regenerate', error: apiFailure(403, { code: 'step_up_required' }) },
-      ] as never,
-    }));
+    const runs = [3, null].map((keysLeft) =>
+      walk(totpRecoveryMachine, {
+        input: { keysLeft },
+        events: () =>
+          [
+            { type: 'SKIP' },
+            { type: 'REGENERATE' },
+            { type: 'CONTINUE' },
+            { type: 'RESET' },
+            { type: 'xstate.done.actor.countKeys', output: 2 },
+            { type: 'xstate.error.actor.countKeys', error: apiFailure(503, {}) },
+            { type: 'xstate.done.actor.resetAuthenticator' },
+            { type: 'xstate.error.actor.resetAuthenticator', error: apiFailure(403, { code: 'step_up_required' }) },
+            { type: 'xstate.done.actor.regenerate', output: { recovery_keys: ['A', 'B'] } },
+            { type: 'xstate.error.actor.regenerate', error: apiFailure(403, { code: 'step_up_required' }) },
+          ] as never,
+      }),
+    );
     const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    console.info(report('totpRecovery', { declared: runs[0]!.declared, taken: runs[0]!.declared - missing.length, states: runs.reduce((n, r) => n + r.states, 0) }));
+    console.info(
+      report('totpRecovery', {
+        declared: runs[0]!.declared,
+        taken: runs[0]!.declared - missing.length,
+        states: runs.reduce((n, r) => n + r.states, 0),
+      }),
+    );
     expect(missing).toEqual([]);
   });
 
   it('after a reload asks the server how many keys remain before showing the screen', async () => {
-    const actor = createActor(totpRecoveryMachine.provide({ actors: { countKeys: fromPromise(async () => 4) } }), { input: { keysLeft: null } }).start();
+    const actor = createActor(totpRecoveryMachine.provide({ actors: { countKeys: fromPromise(async () => 4) } }), {
+      input: { keysLeft: null },
+    }).start();
     expect(actor.getSnapshot().value).toBe('counting');
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(actor.getSnapshot().value).toBe('overview');
@@ -249,21 +376,35 @@ describe('TOTP recovery machine: model', () => {
 describe('MFA code machine: a reload', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
   const kept = (loginPayload: string, expiresAt: number) => ({
-    loginPayload, selected: methods[0]!, channel: null, challenge: { payload: 'p', sent: { target: 'm***@example.be', expiresAt, resendAt: null } },
+    loginPayload,
+    selected: methods[0]!,
+    channel: null,
+    challenge: { payload: 'p', sent: { target: 'm***@example.be', expiresAt, resendAt: null } },
   });
-  const started = (entry: 'methods' | 'code', memory: unknown) => createActor(mfaCodeMachine.provide({
-    actors: { recall: fromPromise(async (): Promise<MfaMemory | null> => memory as MfaMemory | null) },
-  }), { input: { methods, loginPayload: 'login', entry } }).start();
+  const started = (entry: 'methods' | 'code', memory: unknown) =>
+    createActor(
+      mfaCodeMachine.provide({
+        actors: { recall: fromPromise(async (): Promise<MfaMemory | null> => memory as MfaMemory | null) },
+      }),
+      { input: { methods, loginPayload: 'login', entry } },
+    ).start();
 
   it('on the code screen of the same sign-in resumes the code sent, while it lives', async () => {
     const actor = started('code', kept('login', Date.now() + 60_000));
     await settle();
     expect(actor.getSnapshot().value).toBe('entering');
-    expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context).toMatchObject({ ticket: 'p', sent: { target: 'm***@example.be' } });
+    expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context).toMatchObject({
+      ticket: 'p',
+      sent: { target: 'm***@example.be' },
+    });
   });
 
   it('goes to the methods for a code that expired, another sign-in, or a reload on the methods', async () => {
-    for (const [entry, memory] of [['code', kept('login', Date.now() - 1)], ['code', kept('other', Date.now() + 60_000)], ['methods', kept('login', Date.now() + 60_000)]] as const) {
+    for (const [entry, memory] of [
+      ['code', kept('login', Date.now() - 1)],
+      ['code', kept('other', Date.now() + 60_000)],
+      ['methods', kept('login', Date.now() + 60_000)],
+    ] as const) {
       const actor = started(entry, memory);
       await settle();
       expect(actor.getSnapshot().value).toBe('choosing');

@@ -16,7 +16,13 @@ describe('Microsoft start (beta notice): model', () => {
     for (const tenants of [ONE, TWO]) {
       const result = walk(microsoftStartMachine, {
         input: { tenants, device: 'device-1', redirect: null },
-        events: () => [{ type: 'CHOOSE', tenant: 'tenant-b' }, { type: 'CHOOSE', tenant: 'elsewhere' }, { type: 'CONTINUE' }, { type: 'CLOSE' }] as never,
+        events: () =>
+          [
+            { type: 'CHOOSE', tenant: 'tenant-b' },
+            { type: 'CHOOSE', tenant: 'elsewhere' },
+            { type: 'CONTINUE' },
+            { type: 'CLOSE' },
+          ] as never,
       });
       console.info(report(`microsoftStart, ${tenants.length} tenant(s)`, result));
       missing.push(result.missing);
@@ -28,9 +34,18 @@ describe('Microsoft start (beta notice): model', () => {
 describe('Microsoft start (beta notice): behaviour', () => {
   const run = (tenants: Tenant[], redirect: string | null = null) => {
     const left: string[] = [];
-    const actor = createActor(microsoftStartMachine.provide({ actions: { leaveTo: (_, { url }) => { left.push(url); } } }), {
-      input: { tenants, device: 'device-1', redirect },
-    }).start();
+    const actor = createActor(
+      microsoftStartMachine.provide({
+        actions: {
+          leaveTo: (_, { url }) => {
+            left.push(url);
+          },
+        },
+      }),
+      {
+        input: { tenants, device: 'device-1', redirect },
+      },
+    ).start();
     return { actor, left };
   };
 
@@ -68,7 +83,11 @@ describe('Microsoft second factor (/login/microsoft): model', () => {
     for (const payload of ['payload-1', null]) {
       const result = walk(microsoftMfaMachine, {
         input: { payload },
-        events: () => [done('exchange', { code: 'mfa_required', message: '', mfa: { payload: 'payload-1', methods } }), fail('exchange', 410, 'ticket_invalid')] as never,
+        events: () =>
+          [
+            done('exchange', { code: 'mfa_required', message: '', mfa: { payload: 'payload-1', methods } }),
+            fail('exchange', 410, 'ticket_invalid'),
+          ] as never,
       });
       console.info(report(`microsoftMfa, payload ${payload === null ? 'absent' : 'present'}`, result));
       missing.push(result.missing);
@@ -80,20 +99,44 @@ describe('Microsoft second factor (/login/microsoft): model', () => {
 describe('Microsoft second factor (/login/microsoft): behaviour', () => {
   it('exchanges the payload for the second factors and hands them over', async () => {
     const handed: unknown[] = [];
-    const actor = createActor(microsoftMfaMachine.provide({
-      actors: { exchange: fromPromise(async ({ input }) => ({ code: 'mfa_required' as const, message: '', mfa: { payload: input.payload, methods } })) },
-      actions: { handOver: (_, params) => { handed.push(params); } },
-    }), { input: { payload: 'payload-1' } }).start();
+    const actor = createActor(
+      microsoftMfaMachine.provide({
+        actors: {
+          exchange: fromPromise(async ({ input }) => ({
+            code: 'mfa_required' as const,
+            message: '',
+            mfa: { payload: input.payload, methods },
+          })),
+        },
+        actions: {
+          handOver: (_, params) => {
+            handed.push(params);
+          },
+        },
+      }),
+      { input: { payload: 'payload-1' } },
+    ).start();
     await settle();
     expect(handed).toEqual([{ payload: 'payload-1', methods }]);
     expect(actor.getSnapshot().value).toBe('handedOver');
   });
 
   it('says so when the payload is missing or refused', async () => {
-    expect(createActor(microsoftMfaMachine, { input: { payload: null } }).start().getSnapshot().context.error).toBe('sso_failed');
-    const actor = createActor(microsoftMfaMachine.provide({
-      actors: { exchange: fromPromise<never, { payload: string }>(async () => { throw apiFailure(410, { code: 'ticket_invalid' }); }) as never },
-    }), { input: { payload: 'spent' } }).start();
+    expect(
+      createActor(microsoftMfaMachine, { input: { payload: null } })
+        .start()
+        .getSnapshot().context.error,
+    ).toBe('sso_failed');
+    const actor = createActor(
+      microsoftMfaMachine.provide({
+        actors: {
+          exchange: fromPromise<never, { payload: string }>(async () => {
+            throw apiFailure(410, { code: 'ticket_invalid' });
+          }) as never,
+        },
+      }),
+      { input: { payload: 'spent' } },
+    ).start();
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('ticket_invalid');

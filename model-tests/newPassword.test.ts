@@ -9,15 +9,29 @@ describe('weak password machine: model', () => {
   it('takes every declared transition, and submits only a password meeting the rules', () => {
     const result = walk(newPasswordMachine, {
       input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
-      events: () => [
-        { type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' }, { type: 'CHANGE', field: 'password', value: 'weak' },
-        { type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-77' }, { type: 'SUBMIT' }, { type: 'PAYLOAD', payload: 'another ticket' },
-        // A change past the account's ceiling: with the widget's answer, or with the problem in its way.
-        { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
-        { type: 'xstate.done.actor.resetPassword' },
-        { type: 'xstate.error.actor.resetPassword', error: apiFailure(422, { code: 'password_reused', message: 'Choose a password you have not used recently.' }) },
-        { type: 'xstate.error.actor.resetPassword', error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }) },
-      ] as never,
+      events: () =>
+        [
+          { type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' },
+          { type: 'CHANGE', field: 'password', value: 'weak' },
+          { type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-77' },
+          { type: 'SUBMIT' },
+          { type: 'PAYLOAD', payload: 'another ticket' },
+          // A change past the account's ceiling: with the widget's answer, or with the problem in its way.
+          { type: 'SUBMIT', captcha: { token: 'solved' } },
+          { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
+          { type: 'xstate.done.actor.resetPassword' },
+          {
+            type: 'xstate.error.actor.resetPassword',
+            error: apiFailure(422, {
+              code: 'password_reused',
+              message: 'Choose a password you have not used recently.',
+            }),
+          },
+          {
+            type: 'xstate.error.actor.resetPassword',
+            error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
+          },
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { password: string; confirmation: string; error: unknown; captchaLevel: unknown };
         return JSON.stringify([value, c.password, c.confirmation, !!c.error, c.captchaLevel]);
@@ -28,7 +42,9 @@ describe('weak password machine: model', () => {
   });
 
   it('says which rule a refused submit broke first, sends nothing, and forgets it on the next change', () => {
-    const actor = createActor(newPasswordMachine, { input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY } }).start();
+    const actor = createActor(newPasswordMachine, {
+      input: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
+    }).start();
     actor.send({ type: 'CHANGE', field: 'password', value: 'Brand-new-pass-77' });
     actor.send({ type: 'CHANGE', field: 'confirmation', value: 'Brand-new-pass-78' });
     actor.send({ type: 'SUBMIT' });
@@ -43,13 +59,25 @@ describe('weak password machine: model', () => {
   it('judges the password by the policy it was given', async () => {
     const sent: string[] = [];
     const strict = { ...DEFAULT_PASSWORD_POLICY, minDigits: 3 };
-    const actor = createActor(newPasswordMachine.provide({
-      actors: { resetPassword: fromPromise(async ({ input }) => { sent.push(input.password); }) },
-    }), { input: { payload: 'ticket', policy: strict } }).start();
-    for (const [field, value] of [['password', 'Brand-new-pass-77'], ['confirmation', 'Brand-new-pass-77']] as const) actor.send({ type: 'CHANGE', field, value });
+    const actor = createActor(
+      newPasswordMachine.provide({
+        actors: {
+          resetPassword: fromPromise(async ({ input }) => {
+            sent.push(input.password);
+          }),
+        },
+      }),
+      { input: { payload: 'ticket', policy: strict } },
+    ).start();
+    for (const [field, value] of [
+      ['password', 'Brand-new-pass-77'],
+      ['confirmation', 'Brand-new-pass-77'],
+    ] as const)
+      actor.send({ type: 'CHANGE', field, value });
     actor.send({ type: 'SUBMIT' });
     expect(actor.getSnapshot().value).toBe('editing');
-    for (const field of ['password', 'confirmation'] as const) actor.send({ type: 'CHANGE', field, value: 'Brand-new-pass-777' });
+    for (const field of ['password', 'confirmation'] as const)
+      actor.send({ type: 'CHANGE', field, value: 'Brand-new-pass-777' });
     actor.send({ type: 'SUBMIT' });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(sent).toEqual(['Brand-new-pass-777']);

@@ -6,17 +6,27 @@ import { notificationsMachine } from '../machines/notifications.ts';
 import { report, walk } from './coverage.ts';
 import { done, fail, failingOnce, settle } from './events.ts';
 
-const answer = (marketing: MarketingPreferences): NotificationsAnswer => ({ marketing, security_alerts: ['password_changed'] });
+const answer = (marketing: MarketingPreferences): NotificationsAnswer => ({
+  marketing,
+  security_alerts: ['password_changed'],
+});
 const given = answer({ email: true, sms: false, partners: false });
 
 describe('notifications machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(notificationsMachine, {
-      events: () => [
-        { type: 'TOGGLE', key: 'sms', value: true }, { type: 'TOGGLE', key: 'sms', value: false }, { type: 'SAVE' }, { type: 'DISMISS' }, { type: 'RETRY' },
-        done('loadNotifications', given), fail('loadNotifications', 503, 'database_unavailable'),
-        done('saveNotifications', answer({ email: true, sms: true, partners: false })), fail('saveNotifications', 500, 'internal_error'),
-      ] as never,
+      events: () =>
+        [
+          { type: 'TOGGLE', key: 'sms', value: true },
+          { type: 'TOGGLE', key: 'sms', value: false },
+          { type: 'SAVE' },
+          { type: 'DISMISS' },
+          { type: 'RETRY' },
+          done('loadNotifications', given),
+          fail('loadNotifications', 503, 'database_unavailable'),
+          done('saveNotifications', answer({ email: true, sms: true, partners: false })),
+          fail('saveNotifications', 500, 'internal_error'),
+        ] as never,
       serializeState: ({ value, context }) => JSON.stringify([value, context]),
     });
     console.info(report('notifications', result));
@@ -25,17 +35,24 @@ describe('notifications machine: model', () => {
 });
 
 describe('notifications machine: behaviour', () => {
-  function start(options: { load?: () => Promise<NotificationsAnswer>; save?: (marketing: MarketingPreferences) => Promise<NotificationsAnswer> } = {}) {
+  function start(
+    options: {
+      load?: () => Promise<NotificationsAnswer>;
+      save?: (marketing: MarketingPreferences) => Promise<NotificationsAnswer>;
+    } = {},
+  ) {
     const saved: MarketingPreferences[] = [];
-    const actor = createActor(notificationsMachine.provide({
-      actors: {
-        loadNotifications: fromPromise(options.load ?? (async () => given)),
-        saveNotifications: fromPromise(async ({ input }) => {
-          saved.push(input.marketing);
-          return options.save ? options.save(input.marketing) : answer(input.marketing);
-        }),
-      },
-    })).start();
+    const actor = createActor(
+      notificationsMachine.provide({
+        actors: {
+          loadNotifications: fromPromise(options.load ?? (async () => given)),
+          saveNotifications: fromPromise(async ({ input }) => {
+            saved.push(input.marketing);
+            return options.save ? options.save(input.marketing) : answer(input.marketing);
+          }),
+        },
+      }),
+    ).start();
     return { actor, saved };
   }
 
@@ -50,19 +67,30 @@ describe('notifications machine: behaviour', () => {
     await settle();
     expect(saved).toEqual([{ email: false, sms: false, partners: true }]);
     expect(actor.getSnapshot().value).toBe('ready');
-    expect(actor.getSnapshot().context).toMatchObject({ notice: 'saved', saved: answer({ email: false, sms: false, partners: true }) });
+    expect(actor.getSnapshot().context).toMatchObject({
+      notice: 'saved',
+      saved: answer({ email: false, sms: false, partners: true }),
+    });
     actor.send({ type: 'TOGGLE', key: 'sms', value: true });
     expect(actor.getSnapshot().context.notice).toBeNull();
   });
 
   it('keeps the choices and reports a refused save', async () => {
-    const { actor } = start({ save: async () => { throw apiFailure(500, { code: 'internal_error' }); } });
+    const { actor } = start({
+      save: async () => {
+        throw apiFailure(500, { code: 'internal_error' });
+      },
+    });
     await settle();
     actor.send({ type: 'TOGGLE', key: 'sms', value: true });
     actor.send({ type: 'SAVE' });
     await settle();
     expect(actor.getSnapshot().value).toBe('ready');
-    expect(actor.getSnapshot().context).toMatchObject({ error: 'internal_error', notice: null, marketing: { email: true, sms: true, partners: false } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error: 'internal_error',
+      notice: null,
+      marketing: { email: true, sms: true, partners: false },
+    });
     actor.send({ type: 'DISMISS' });
     expect(actor.getSnapshot().context.error).toBeNull();
   });

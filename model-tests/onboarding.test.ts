@@ -10,16 +10,28 @@ import type { OnboardingCodeSent, OnboardingStarted, OnboardingState } from '../
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import {
-  ONBOARDING_STEPS, PREDECESSORS, onboardingMachine, type Channel, type OnboardingMemory, type OnboardingRecalled, type OnboardingStep,
+  ONBOARDING_STEPS,
+  PREDECESSORS,
+  onboardingMachine,
+  type Channel,
+  type OnboardingMemory,
+  type OnboardingRecalled,
+  type OnboardingStep,
 } from '../machines/onboarding.ts';
 import { report, stepsOf, walk } from './coverage.ts';
 import { done, settle } from './events.ts';
 
 const welcome = (source: 'card' | 'invitation'): OnboardingStarted => ({
-  flow: 'flow-token', source,
+  flow: 'flow-token',
+  source,
   welcome: {
-    firstname: 'Nora', lastname: 'Nys', company: 'Brasserie', email: source === 'card' ? 'nora@example.be' : 'anna@example.be',
-    emailVerified: source === 'invitation', phone: source === 'card' ? '+32470101001' : null, language: 'nl',
+    firstname: 'Nora',
+    lastname: 'Nys',
+    company: 'Brasserie',
+    email: source === 'card' ? 'nora@example.be' : 'anna@example.be',
+    emailVerified: source === 'invitation',
+    phone: source === 'card' ? '+32470101001' : null,
+    language: 'nl',
   },
 });
 const sent: OnboardingCodeSent = { verified: false, target: 'n***@example.be', expires_in: 900, resend_in: 30 };
@@ -28,31 +40,64 @@ const sent: OnboardingCodeSent = { verified: false, target: 'n***@example.be', e
 function stateAt(progress: OnboardingProgress, source: 'card' | 'invitation' = 'card'): OnboardingState {
   const reached = (p: OnboardingProgress) => progressReached(progress, p);
   const { welcome: greeting } = welcome(source);
-  const timers = { expires_at: new Date(Date.now() + 600_000).toISOString(), expires_in: 600, resend_at: new Date().toISOString(), resend_in: 0 };
+  const timers = {
+    expires_at: new Date(Date.now() + 600_000).toISOString(),
+    expires_in: 600,
+    resend_at: new Date().toISOString(),
+    resend_in: 0,
+  };
   return {
-    progress, source, welcome: greeting,
+    progress,
+    source,
+    welcome: greeting,
     terms: reached('terms_accepted') ? { marketing: { email: false, sms: true, partners: false } } : null,
     profile: reached('profile_saved') ? { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' } : null,
-    email: { address: greeting.email!, verified: reached('email_verified') || (source === 'invitation' && progress !== 'email_code_sent') },
+    email: {
+      address: greeting.email!,
+      verified: reached('email_verified') || (source === 'invitation' && progress !== 'email_code_sent'),
+    },
     phone: { number: '+32470101001', verified: reached('phone_verified') },
-    code: progress === 'email_code_sent' ? { kind: 'email', target: 'n***@example.be', ...timers }
-      : progress === 'phone_code_sent' ? { kind: 'phone', target: '+32•••••••01', ...timers } : null,
+    code:
+      progress === 'email_code_sent'
+        ? { kind: 'email', target: 'n***@example.be', ...timers }
+        : progress === 'phone_code_sent'
+          ? { kind: 'phone', target: '+32•••••••01', ...timers }
+          : null,
   };
 }
-const recalledAt = (progress: OnboardingProgress, source: 'card' | 'invitation' = 'card', channel: Channel = 'sms'): OnboardingRecalled =>
-  ({ flow: 'kept-token', channel, state: stateAt(progress, source) });
+const recalledAt = (
+  progress: OnboardingProgress,
+  source: 'card' | 'invitation' = 'card',
+  channel: Channel = 'sms',
+): OnboardingRecalled => ({ flow: 'kept-token', channel, state: stateAt(progress, source) });
 /** Every progress a live flow can have (a finished one reads as expired). */
 const LIVE = ONBOARDING_PROGRESS.filter((p) => p !== 'completed');
 
 const proven: OnboardingCodeSent = { verified: true, target: 'n***@example.be' };
-const fail = (id: string, status: number, code: string, extra: Record<string, unknown> = {}) =>
-  ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, { code, message: code, ...extra }) });
+const fail = (id: string, status: number, code: string, extra: Record<string, unknown> = {}) => ({
+  type: `xstate.error.actor.${id}`,
+  error: apiFailure(status, { code, message: code, ...extra }),
+});
 
 type Ctx = {
-  step: OnboardingStep; source: string | null; flow: string | null; termsAccepted: boolean; profileSaved: boolean;
-  consents: { terms: boolean; privacy: boolean }; profile: { firstname: string; lastname: string }; cardNumber: string; activationCode: string;
-  invitationCode: string; email: string; provenEmail: string | null; phone: string; provenPhone: string | null;
-  challenge: { kind: string } | null; outcome: unknown; error: unknown; usernames: string[];
+  step: OnboardingStep;
+  source: string | null;
+  flow: string | null;
+  termsAccepted: boolean;
+  profileSaved: boolean;
+  consents: { terms: boolean; privacy: boolean };
+  profile: { firstname: string; lastname: string };
+  cardNumber: string;
+  activationCode: string;
+  invitationCode: string;
+  email: string;
+  provenEmail: string | null;
+  phone: string;
+  provenPhone: string | null;
+  challenge: { kind: string } | null;
+  outcome: unknown;
+  error: unknown;
+  usernames: string[];
 };
 type Snap = { value: unknown; context: Ctx; children: Record<string, unknown> };
 
@@ -61,9 +106,13 @@ function events(snapshot: unknown) {
   const { context: c, children } = snapshot as Snap;
   const moves: Array<{ type: string; [key: string]: unknown }> = [
     ...ONBOARDING_STEPS.map((step) => ({ type: 'ROUTE', step })),
-    { type: 'CHOOSE', source: 'card' }, { type: 'CHOOSE', source: 'invitation' },
-    { type: 'SUBMIT', captcha: { token: 'solved' } }, { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
-    { type: 'RESEND' }, { type: 'CONTINUE' }, { type: 'BACK' },
+    { type: 'CHOOSE', source: 'card' },
+    { type: 'CHOOSE', source: 'invitation' },
+    { type: 'SUBMIT', captcha: { token: 'solved' } },
+    { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
+    { type: 'RESEND' },
+    { type: 'CONTINUE' },
+    { type: 'BACK' },
   ];
   const stepMoves: Partial<Record<OnboardingStep, Array<{ type: string; [key: string]: unknown }>>> = {
     card: [
@@ -71,31 +120,61 @@ function events(snapshot: unknown) {
       { type: 'CHANGE', field: 'activationCode', value: c.activationCode ? '' : '100101' },
     ],
     code: [{ type: 'CHANGE', field: 'invitationCode', value: c.invitationCode ? '' : 'TESS-JOIN-0001' }],
-    'terms-conditions': [{ type: 'TOGGLE', consent: 'terms' }, { type: 'TOGGLE', consent: 'privacy' }, { type: 'TOGGLE', consent: 'sms' }],
+    'terms-conditions': [
+      { type: 'TOGGLE', consent: 'terms' },
+      { type: 'TOGGLE', consent: 'privacy' },
+      { type: 'TOGGLE', consent: 'sms' },
+    ],
     create: [
-      { type: 'CHANGE', field: 'firstname', value: c.profile.firstname ? '' : 'Nora' }, { type: 'CHANGE', field: 'lastname', value: c.profile.lastname ? '' : 'Nys' },
+      { type: 'CHANGE', field: 'firstname', value: c.profile.firstname ? '' : 'Nora' },
+      { type: 'CHANGE', field: 'lastname', value: c.profile.lastname ? '' : 'Nys' },
       { type: 'SET_LANGUAGE', language: 'fr' },
     ],
     'email-verification': [{ type: 'CHANGE', field: 'email', value: c.email ? '' : 'nora@example.be' }],
-    'phone-verification': [{ type: 'CHANGE', field: 'phone', value: c.phone ? '' : '0470 10 10 01' }, { type: 'SET_CHANNEL', channel: 'whatsapp' }],
+    'phone-verification': [
+      { type: 'CHANGE', field: 'phone', value: c.phone ? '' : '0470 10 10 01' },
+      { type: 'SET_CHANNEL', channel: 'whatsapp' },
+    ],
   };
   const answers = [
-    done('startWithCard', welcome('card')), fail('startWithCard', 400, 'invalid_activation_code'),
+    done('startWithCard', welcome('card')),
+    fail('startWithCard', 400, 'invalid_activation_code'),
     fail('startWithCard', 409, 'card_already_active', { usernames: ['e***@example.be'] }),
-    done('startWithInvitation', welcome('invitation')), fail('startWithInvitation', 400, 'invalid_invitation_code'),
-    done('acceptTerms'), fail('acceptTerms', 410, 'onboarding_expired'), fail('acceptTerms', 503, 'internal_error'),
-    done('saveProfile'), fail('saveProfile', 410, 'onboarding_expired'), fail('saveProfile', 400, 'validation_failed'),
-    done('sendEmailCode', sent), done('sendEmailCode', proven), fail('sendEmailCode', 409, 'email_unavailable'), fail('sendEmailCode', 410, 'onboarding_expired'),
-    done('sendPhoneCode', sent), done('sendPhoneCode', proven), fail('sendPhoneCode', 409, 'phone_unavailable'), fail('sendPhoneCode', 410, 'onboarding_expired'),
+    done('startWithInvitation', welcome('invitation')),
+    fail('startWithInvitation', 400, 'invalid_invitation_code'),
+    done('acceptTerms'),
+    fail('acceptTerms', 410, 'onboarding_expired'),
+    fail('acceptTerms', 503, 'internal_error'),
+    done('saveProfile'),
+    fail('saveProfile', 410, 'onboarding_expired'),
+    fail('saveProfile', 400, 'validation_failed'),
+    done('sendEmailCode', sent),
+    done('sendEmailCode', proven),
+    fail('sendEmailCode', 409, 'email_unavailable'),
+    fail('sendEmailCode', 410, 'onboarding_expired'),
+    done('sendPhoneCode', sent),
+    done('sendPhoneCode', proven),
+    fail('sendPhoneCode', 409, 'phone_unavailable'),
+    fail('sendPhoneCode', 410, 'onboarding_expired'),
     done('codeEntry', { result: { verified: c.challenge?.kind ?? 'email' }, failure: null }),
     done('codeEntry', { result: null, failure: { code: 'onboarding_expired' } }),
     // The right code, for an address another account has: only this answer says so.
-    done('codeEntry', { result: null, failure: { code: c.challenge?.kind === 'phone' ? 'phone_unavailable' : 'email_unavailable' } }),
-    done('resendEmailCode', sent), fail('resendEmailCode', 429, 'resend_too_soon'), fail('resendEmailCode', 410, 'onboarding_expired'),
-    done('resendPhoneCode', sent), fail('resendPhoneCode', 429, 'resend_too_soon'), fail('resendPhoneCode', 410, 'onboarding_expired'),
+    done('codeEntry', {
+      result: null,
+      failure: { code: c.challenge?.kind === 'phone' ? 'phone_unavailable' : 'email_unavailable' },
+    }),
+    done('resendEmailCode', sent),
+    fail('resendEmailCode', 429, 'resend_too_soon'),
+    fail('resendEmailCode', 410, 'onboarding_expired'),
+    done('resendPhoneCode', sent),
+    fail('resendPhoneCode', 429, 'resend_too_soon'),
+    fail('resendPhoneCode', 410, 'onboarding_expired'),
     done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
-    done('recall', null), ...LIVE.map((p) => done('recall', recalledAt(p))), done('recall', recalledAt('profile_saved', 'invitation')),
-    fail('recall', 410, 'onboarding_expired'), fail('recall', 503, 'internal_error'),
+    done('recall', null),
+    ...LIVE.map((p) => done('recall', recalledAt(p))),
+    done('recall', recalledAt('profile_saved', 'invitation')),
+    fail('recall', 410, 'onboarding_expired'),
+    fail('recall', 503, 'internal_error'),
   ].filter((e) => {
     // An actor's answer can only come while that actor runs.
     const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
@@ -117,8 +196,19 @@ function serializeState({ value, context }: { value: unknown; context: unknown }
     'phone-verification': !!c.phone.trim(),
   };
   return JSON.stringify([
-    value, c.step, c.source, !!c.flow, c.termsAccepted, c.profileSaved, c.provenEmail !== null, c.provenPhone !== null,
-    c.challenge?.kind ?? null, !!c.outcome, !!c.error, c.usernames.length > 0, form[c.step] ?? null,
+    value,
+    c.step,
+    c.source,
+    !!c.flow,
+    c.termsAccepted,
+    c.profileSaved,
+    c.provenEmail !== null,
+    c.provenPhone !== null,
+    c.challenge?.kind ?? null,
+    !!c.outcome,
+    !!c.error,
+    c.usernames.length > 0,
+    form[c.step] ?? null,
   ]);
 }
 
@@ -131,14 +221,23 @@ const SHOWABLE: Record<OnboardingProgress, OnboardingStep[]> = {
   profile_saved: ['welcome', 'terms-conditions', 'create', 'email-verification'],
   email_code_sent: ['welcome', 'terms-conditions', 'create', 'email-verification', 'onboarding-mfa'],
   email_verified: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification'],
-  phone_code_sent: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification', 'onboarding-mfa'],
+  phone_code_sent: [
+    'welcome',
+    'terms-conditions',
+    'create',
+    'email-verification',
+    'phone-verification',
+    'onboarding-mfa',
+  ],
   phone_verified: ['welcome', 'terms-conditions', 'create', 'email-verification', 'phone-verification', 'password'],
   completed: [],
 };
 
 describe('onboarding machine: model', () => {
   // From the start, and reloaded on the first and the last step a reload resumes.
-  const runs = (['onboarding', 'welcome', 'password'] as const).map((entry) => walk(onboardingMachine, { input: { ...input, entry }, events, serializeState }));
+  const runs = (['onboarding', 'welcome', 'password'] as const).map((entry) =>
+    walk(onboardingMachine, { input: { ...input, entry }, events, serializeState }),
+  );
   const steps = runs.flatMap(stepsOf);
   const stepOf = (snapshot: { context: Record<string, unknown> }) => snapshot.context.step as OnboardingStep;
   const resuming = (snapshot: { value: unknown }) => snapshot.value === 'recalling';
@@ -146,9 +245,17 @@ describe('onboarding machine: model', () => {
   it('takes every declared transition, eventless branches included', () => {
     // A named start more: a first visit straight to existingCard, which is open to all (the
     // `entering` branch to it is taken only there).
-    const starts = [...runs, walk(onboardingMachine, { input: { ...input, entry: 'existingCard' }, events, serializeState })];
+    const starts = [
+      ...runs,
+      walk(onboardingMachine, { input: { ...input, entry: 'existingCard' }, events, serializeState }),
+    ];
     const missing = starts[0]!.missing.filter((t) => starts.every((r) => r.missing.includes(t)));
-    const result = { ...starts[0]!, taken: starts[0]!.declared - missing.length, missing, states: starts.reduce((n, r) => n + r.states, 0) };
+    const result = {
+      ...starts[0]!,
+      taken: starts[0]!.declared - missing.length,
+      missing,
+      states: starts.reduce((n, r) => n + r.states, 0),
+    };
     console.info(report('onboarding', result));
     expect(missing).toEqual([]);
   });
@@ -178,7 +285,9 @@ describe('onboarding machine: model', () => {
       const after = stepOf(to);
       if (after === before || after === 'onboarding' || after === 'existingCard') continue;
       checked++;
-      expect(PREDECESSORS[after as keyof typeof PREDECESSORS], `${before} → ${after} on ${event.type}`).toContain(before);
+      expect(PREDECESSORS[after as keyof typeof PREDECESSORS], `${before} → ${after} on ${event.type}`).toContain(
+        before,
+      );
     }
     for (const { from, event, to } of steps.filter((s) => s.event.type === 'ROUTE' && !resuming(s.from))) {
       const asked = (event as unknown as { step: OnboardingStep }).step;
@@ -205,15 +314,27 @@ describe('onboarding machine: model', () => {
   });
 
   it('takes an address another account has back to its step, saying so, unproven, with the flow kept', () => {
-    const taken = steps.filter((s) => s.event.type === 'xstate.done.actor.codeEntry'
-      && /_unavailable$/.test((s.event as unknown as { output: { failure?: { code: string } | null } }).output.failure?.code ?? ''));
+    const taken = steps.filter(
+      (s) =>
+        s.event.type === 'xstate.done.actor.codeEntry' &&
+        /_unavailable$/.test(
+          (s.event as unknown as { output: { failure?: { code: string } | null } }).output.failure?.code ?? '',
+        ),
+    );
     const kinds = new Set<string>();
     for (const { from, event, to } of taken) {
       const code = (event as unknown as { output: { failure: { code: string } } }).output.failure.code;
       const kind = (from.context as unknown as Ctx).challenge!.kind;
       kinds.add(kind);
-      expect(stepOf(to), `${kind} code answered ${code}`).toBe(kind === 'email' ? 'email-verification' : 'phone-verification');
-      expect(to.context).toMatchObject({ error: { code }, challenge: null, flow: from.context.flow, [kind === 'email' ? 'provenEmail' : 'provenPhone']: null });
+      expect(stepOf(to), `${kind} code answered ${code}`).toBe(
+        kind === 'email' ? 'email-verification' : 'phone-verification',
+      );
+      expect(to.context).toMatchObject({
+        error: { code },
+        challenge: null,
+        flow: from.context.flow,
+        [kind === 'email' ? 'provenEmail' : 'provenPhone']: null,
+      });
       // No dead end: the step takes another address.
       expect(to.value).toEqual({ [kind === 'email' ? 'emailVerification' : 'phoneVerification']: 'editing' });
     }
@@ -221,8 +342,12 @@ describe('onboarding machine: model', () => {
   });
 
   it('opens existingCard from anywhere', () => {
-    const fromSteps = new Set(steps.filter((s) => s.event.type === 'ROUTE' && (s.event as unknown as { step: string }).step === 'existingCard')
-      .filter((s) => stepOf(s.to) === 'existingCard').map((s) => stepOf(s.from)));
+    const fromSteps = new Set(
+      steps
+        .filter((s) => s.event.type === 'ROUTE' && (s.event as unknown as { step: string }).step === 'existingCard')
+        .filter((s) => stepOf(s.to) === 'existingCard')
+        .map((s) => stepOf(s.from)),
+    );
     expect([...fromSteps].sort()).toEqual([...ONBOARDING_STEPS].sort());
   });
 
@@ -236,21 +361,34 @@ describe('onboarding machine: model', () => {
 });
 
 describe('onboarding machine: the code step on a simulated clock', () => {
-  
-  async function atEmailCode(check: () => Promise<{ verified: 'email' | 'phone' }> = async () => ({ verified: 'email' })) {
+  async function atEmailCode(
+    check: () => Promise<{ verified: 'email' | 'phone' }> = async () => ({ verified: 'email' }),
+  ) {
     const clock = new SimulatedClock();
     const calls: string[] = [];
     const shown: string[] = [];
-    const actor = createActor(onboardingMachine.provide({
-      actors: {
-        startWithCard: fromPromise(async () => welcome('card')),
-        acceptTerms: fromPromise(async () => {}),
-        saveProfile: fromPromise(async () => {}),
-        sendEmailCode: fromPromise(async ({ input: i }) => { calls.push(`email:${i.email}`); return sent; }),
-        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(check) } }),
-      },
-      actions: { show: (_, { step }) => { shown.push(step); } },
-    }), { input, clock }).start();
+    const actor = createActor(
+      onboardingMachine.provide({
+        actors: {
+          startWithCard: fromPromise(async () => welcome('card')),
+          acceptTerms: fromPromise(async () => {}),
+          saveProfile: fromPromise(async () => {}),
+          sendEmailCode: fromPromise(async ({ input: i }) => {
+            calls.push(`email:${i.email}`);
+            return sent;
+          }),
+          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+            actors: { check: fromPromise(check) },
+          }),
+        },
+        actions: {
+          show: (_, { step }) => {
+            shown.push(step);
+          },
+        },
+      }),
+      { input, clock },
+    ).start();
     actor.send({ type: 'CHOOSE', source: 'card' });
     actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
     actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
@@ -270,7 +408,15 @@ describe('onboarding machine: the code step on a simulated clock', () => {
 
   it('walks from the card to the email code, prefilled with what the employer told us, showing each step', async () => {
     const { actor, shown, calls } = await atEmailCode();
-    expect(shown).toEqual(['onboarding', 'card', 'welcome', 'terms-conditions', 'create', 'email-verification', 'onboarding-mfa']);
+    expect(shown).toEqual([
+      'onboarding',
+      'card',
+      'welcome',
+      'terms-conditions',
+      'create',
+      'email-verification',
+      'onboarding-mfa',
+    ]);
     expect(calls).toEqual(['email:nora@example.be']);
     expect(actor.getSnapshot().context.profile).toMatchObject({ firstname: 'Nora', lastname: 'Nys', language: 'nl' });
   });
@@ -281,13 +427,25 @@ describe('onboarding machine: the code step on a simulated clock', () => {
     entry().send({ type: 'RESEND' });
     expect(calls).toHaveLength(1);
     clock.increment(30_000);
-    expect(entry().getSnapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { resend: 'ready' } }),
+    ).toBe(true);
     entry().send({ type: 'RESEND' });
     await settle();
     expect(calls).toHaveLength(2);
-    expect(entry().getSnapshot().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { resend: 'cooling', expiry: 'running' } }),
+    ).toBe(true);
     clock.increment(900_000);
-    expect(entry().getSnapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
+    expect(
+      entry()
+        .getSnapshot()
+        .matches({ entering: { expiry: 'expired' } }),
+    ).toBe(true);
   });
 
   it('goes on to the phone with the right email code, and starts over, saying why, when the flow expired', async () => {
@@ -298,34 +456,50 @@ describe('onboarding machine: the code step on a simulated clock', () => {
     await settle();
     expect(actor.getSnapshot().context).toMatchObject({ step: 'phone-verification', provenEmail: 'nora@example.be' });
 
-    const gone = await atEmailCode(async () => { throw apiFailure(410, { code: 'onboarding_expired' }); });
+    const gone = await atEmailCode(async () => {
+      throw apiFailure(410, { code: 'onboarding_expired' });
+    });
     const goneEntry = gone.actor.getSnapshot().children.codeEntry!;
     goneEntry.send({ type: 'TYPE', value: '12345678' });
     goneEntry.send({ type: 'SUBMIT' });
     await settle();
-    expect(gone.actor.getSnapshot().context).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
+    expect(gone.actor.getSnapshot().context).toMatchObject({
+      step: 'onboarding',
+      flow: null,
+      error: { code: 'onboarding_expired' },
+    });
   });
 });
 
 describe('onboarding machine: an address another account has', () => {
   it('shows "already used" after the right code, on the email step, and lets the person send a code to another address', async () => {
     const calls: string[] = [];
-    const actor = createActor(onboardingMachine.provide({
-      actors: {
-        startWithCard: fromPromise(async () => welcome('card')),
-        acceptTerms: fromPromise(async () => {}),
-        saveProfile: fromPromise(async () => {}),
-        sendEmailCode: fromPromise(async ({ input: i }) => { calls.push(i.email); return sent; }),
-        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
-          actors: {
-            check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => {
-              if (calls.at(-1) === 'nora@example.be') throw apiFailure(409, { code: 'email_unavailable', message: 'This email is invalid or already used' });
-              return { verified: 'email' };
-            }),
-          },
-        }),
-      },
-    }), { input }).start();
+    const actor = createActor(
+      onboardingMachine.provide({
+        actors: {
+          startWithCard: fromPromise(async () => welcome('card')),
+          acceptTerms: fromPromise(async () => {}),
+          saveProfile: fromPromise(async () => {}),
+          sendEmailCode: fromPromise(async ({ input: i }) => {
+            calls.push(i.email);
+            return sent;
+          }),
+          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+            actors: {
+              check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => {
+                if (calls.at(-1) === 'nora@example.be')
+                  throw apiFailure(409, {
+                    code: 'email_unavailable',
+                    message: 'This email is invalid or already used',
+                  });
+                return { verified: 'email' };
+              }),
+            },
+          }),
+        },
+      }),
+      { input },
+    ).start();
     actor.send({ type: 'CHOOSE', source: 'card' });
     actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
     actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
@@ -347,7 +521,13 @@ describe('onboarding machine: an address another account has', () => {
     entry.send({ type: 'SUBMIT' });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ emailVerification: 'editing' });
-    expect(actor.getSnapshot().context).toMatchObject({ step: 'email-verification', error: { code: 'email_unavailable' }, provenEmail: null, challenge: null, flow: 'flow-token' });
+    expect(actor.getSnapshot().context).toMatchObject({
+      step: 'email-verification',
+      error: { code: 'email_unavailable' },
+      provenEmail: null,
+      challenge: null,
+      flow: 'flow-token',
+    });
     // Typing clears the message; another address gets its code, and its right code goes on to the phone.
     actor.send({ type: 'CHANGE', field: 'email', value: 'nora.nys@example.org' });
     expect(actor.getSnapshot().context.error).toBeNull();
@@ -358,7 +538,11 @@ describe('onboarding machine: an address another account has', () => {
     second.send({ type: 'TYPE', value: '12345678' });
     second.send({ type: 'SUBMIT' });
     await settle();
-    expect(actor.getSnapshot().context).toMatchObject({ step: 'phone-verification', provenEmail: 'nora.nys@example.org', error: null });
+    expect(actor.getSnapshot().context).toMatchObject({
+      step: 'phone-verification',
+      provenEmail: 'nora.nys@example.org',
+      error: null,
+    });
   });
 });
 
@@ -370,40 +554,83 @@ describe('onboarding machine: a reload', () => {
     const shown: string[] = [];
     const kept: Array<OnboardingMemory | null> = [];
     const sends: string[] = [];
-    const actor = createActor(onboardingMachine.provide({
-      actors: {
-        recall: fromPromise(async () => {
-          if (recalled && 'fails' in recalled) throw recalled.fails;
-          return recalled;
-        }),
-        sendEmailCode: fromPromise(async ({ input: i }) => { sends.push(`email:${i.email}`); return sent; }),
-        sendPhoneCode: fromPromise(async ({ input: i }) => { sends.push(`${i.channel}:${i.phone}`); return sent; }),
-      },
-      actions: { show: (_, { step }) => { shown.push(step); }, keep: (_, memory) => { kept.push(memory); } },
-    }), { input: { ...input, entry } }).start();
+    const actor = createActor(
+      onboardingMachine.provide({
+        actors: {
+          recall: fromPromise(async () => {
+            if (recalled && 'fails' in recalled) throw recalled.fails;
+            return recalled;
+          }),
+          sendEmailCode: fromPromise(async ({ input: i }) => {
+            sends.push(`email:${i.email}`);
+            return sent;
+          }),
+          sendPhoneCode: fromPromise(async ({ input: i }) => {
+            sends.push(`${i.channel}:${i.phone}`);
+            return sent;
+          }),
+        },
+        actions: {
+          show: (_, { step }) => {
+            shown.push(step);
+          },
+          keep: (_, memory) => {
+            kept.push(memory);
+          },
+        },
+      }),
+      { input: { ...input, entry } },
+    ).start();
     await settle();
     return { actor, shown, kept, sends, context: () => actor.getSnapshot().context };
   }
 
   it('resumes each step reloaded where the server got that far, with what it holds', async () => {
     const cases: Array<[OnboardingStep, OnboardingProgress]> = [
-      ['welcome', 'started'], ['terms-conditions', 'started'], ['create', 'terms_accepted'], ['email-verification', 'profile_saved'],
-      ['onboarding-mfa', 'email_code_sent'], ['phone-verification', 'email_verified'], ['onboarding-mfa', 'phone_code_sent'], ['password', 'phone_verified'],
+      ['welcome', 'started'],
+      ['terms-conditions', 'started'],
+      ['create', 'terms_accepted'],
+      ['email-verification', 'profile_saved'],
+      ['onboarding-mfa', 'email_code_sent'],
+      ['phone-verification', 'email_verified'],
+      ['onboarding-mfa', 'phone_code_sent'],
+      ['password', 'phone_verified'],
     ];
     for (const [entry, progress] of cases) {
       const { context, shown, kept } = await reload(entry, recalledAt(progress));
       expect(shown, `${entry} at ${progress}`).toEqual([entry]);
-      expect(context()).toMatchObject({ step: entry, flow: 'kept-token', source: 'card', welcome: { firstname: 'Nora', company: 'Brasserie' }, error: null });
+      expect(context()).toMatchObject({
+        step: entry,
+        flow: 'kept-token',
+        source: 'card',
+        welcome: { firstname: 'Nora', company: 'Brasserie' },
+        error: null,
+      });
       // Nothing new to keep: the tab holds it already.
       expect(kept).toEqual([]);
     }
     const onCreate = (await reload('create', recalledAt('terms_accepted'))).context();
     // The consents given, and the employer's details as the defaults of the form.
-    expect(onCreate).toMatchObject({ termsAccepted: true, consents: { terms: true, privacy: true, marketing: { sms: true } }, profile: { firstname: 'Nora', lastname: 'Nys', language: 'nl' }, profileSaved: false });
+    expect(onCreate).toMatchObject({
+      termsAccepted: true,
+      consents: { terms: true, privacy: true, marketing: { sms: true } },
+      profile: { firstname: 'Nora', lastname: 'Nys', language: 'nl' },
+      profileSaved: false,
+    });
     const onEmail = (await reload('email-verification', recalledAt('profile_saved'))).context();
-    expect(onEmail).toMatchObject({ profile: { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' }, profileSaved: true, email: 'nora@example.be', provenEmail: null });
+    expect(onEmail).toMatchObject({
+      profile: { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' },
+      profileSaved: true,
+      email: 'nora@example.be',
+      provenEmail: null,
+    });
     const onPhone = (await reload('phone-verification', recalledAt('email_verified'))).context();
-    expect(onPhone).toMatchObject({ provenEmail: 'nora@example.be', phone: '+32470101001', provenPhone: null, challenge: null });
+    expect(onPhone).toMatchObject({
+      provenEmail: 'nora@example.be',
+      phone: '+32470101001',
+      provenPhone: null,
+      challenge: null,
+    });
   });
 
   it('resumes the code screen with the code already sent, timed by the server, and sends no new one', async () => {
@@ -413,11 +640,19 @@ describe('onboarding machine: a reload', () => {
     expect(entry.sent!.expiresAt - Date.now()).toBeGreaterThan(590_000);
     expect(entry.sent!.expiresAt - Date.now()).toBeLessThanOrEqual(600_000);
     await settle();
-    expect(email.actor.getSnapshot().children.codeEntry!.getSnapshot().matches({ entering: { expiry: 'running', resend: 'ready' } })).toBe(true);
+    expect(
+      email.actor
+        .getSnapshot()
+        .children.codeEntry!.getSnapshot()
+        .matches({ entering: { expiry: 'running', resend: 'ready' } }),
+    ).toBe(true);
     expect(email.sends).toEqual([]);
     // A phone code on WhatsApp: the channel comes from what the tab kept, which the server does not hold.
     const phone = await reload('onboarding-mfa', recalledAt('phone_code_sent', 'card', 'whatsapp'));
-    expect(phone.context()).toMatchObject({ channel: 'whatsapp', challenge: { kind: 'phone', sent: { target: '+32•••••••01' } } });
+    expect(phone.context()).toMatchObject({
+      channel: 'whatsapp',
+      challenge: { kind: 'phone', sent: { target: '+32•••••••01' } },
+    });
     await settle(); // the resend wait of 0 s is over
     phone.actor.getSnapshot().children.codeEntry!.send({ type: 'RESEND' });
     await settle();
@@ -443,7 +678,9 @@ describe('onboarding machine: a reload', () => {
   });
 
   it('starts over on a flow the server no longer holds, says it expired, and forgets what the tab kept', async () => {
-    const { context, shown, kept } = await reload('terms-conditions', { fails: apiFailure(410, { code: 'onboarding_expired' }) });
+    const { context, shown, kept } = await reload('terms-conditions', {
+      fails: apiFailure(410, { code: 'onboarding_expired' }),
+    });
     expect(context()).toMatchObject({ step: 'onboarding', flow: null, error: { code: 'onboarding_expired' } });
     expect(shown).toEqual(['onboarding']);
     expect(kept).toEqual([null]);
@@ -470,30 +707,54 @@ describe('onboarding machine: a reload', () => {
 
   it('keeps the token once the flow starts and a phone code channel once one is sent, and forgets both with the account', async () => {
     const kept: Array<OnboardingMemory | null> = [];
-    const actor = createActor(onboardingMachine.provide({
-      actors: {
-        startWithInvitation: fromPromise(async () => welcome('invitation')),
-        sendPhoneCode: fromPromise(async () => sent),
-        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })) } }),
-      },
-      actions: { keep: (_, memory) => { kept.push(memory); } },
-    }), { input }).start();
+    const actor = createActor(
+      onboardingMachine.provide({
+        actors: {
+          startWithInvitation: fromPromise(async () => welcome('invitation')),
+          sendPhoneCode: fromPromise(async () => sent),
+          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+            actors: {
+              check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })),
+            },
+          }),
+        },
+        actions: {
+          keep: (_, memory) => {
+            kept.push(memory);
+          },
+        },
+      }),
+      { input },
+    ).start();
     actor.send({ type: 'CHOOSE', source: 'invitation' });
     actor.send({ type: 'CHANGE', field: 'invitationCode', value: 'TESS-JOIN-0001' });
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
     await settle();
     expect(kept).toEqual([{ flow: 'flow-token', channel: 'sms' }]);
     // Later on the phone step, after a reload.
-    const resumed = createActor(onboardingMachine.provide({
-      actors: {
-        recall: fromPromise(async (): Promise<OnboardingRecalled | null> => recalledAt('email_verified')),
-        sendPhoneCode: fromPromise(async () => sent),
-        codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({ actors: { check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })) } }),
-        // The password step, answered at once: the account exists.
-        newPassword: fromPromise(async () => ({ result: { outcome: 'card_activated' as const, username: 'nora@example.be' } })) as never,
-      },
-      actions: { keep: (_, memory) => { kept.push(memory); } },
-    }), { input: { ...input, entry: 'phone-verification' } }).start();
+    const resumed = createActor(
+      onboardingMachine.provide({
+        actors: {
+          recall: fromPromise(async (): Promise<OnboardingRecalled | null> => recalledAt('email_verified')),
+          sendPhoneCode: fromPromise(async () => sent),
+          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+            actors: {
+              check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })),
+            },
+          }),
+          // The password step, answered at once: the account exists.
+          newPassword: fromPromise(async () => ({
+            result: { outcome: 'card_activated' as const, username: 'nora@example.be' },
+          })) as never,
+        },
+        actions: {
+          keep: (_, memory) => {
+            kept.push(memory);
+          },
+        },
+      }),
+      { input: { ...input, entry: 'phone-verification' } },
+    ).start();
     await settle();
     resumed.send({ type: 'SET_CHANNEL', channel: 'call' });
     resumed.send({ type: 'SUBMIT' });
@@ -511,10 +772,24 @@ describe('onboarding machine: a reload', () => {
 describe('onboarding machine: a card number past its ceiling of wrong codes', () => {
   it('takes the harder puzzle the server names for the card step, and keeps it for the next try', async () => {
     const sent: Array<string | null> = [];
-    let answer: ApiFailure | null = apiFailure(400, { code: 'invalid_activation_code', message: '', captcha: true, captcha_level: 1 });
-    const actor = createActor(onboardingMachine.provide({
-      actors: { startWithCard: fromPromise(async ({ input: i }) => { sent.push(i.captcha); if (answer) throw answer; return welcome('card'); }) },
-    }), { input }).start();
+    let answer: ApiFailure | null = apiFailure(400, {
+      code: 'invalid_activation_code',
+      message: '',
+      captcha: true,
+      captcha_level: 1,
+    });
+    const actor = createActor(
+      onboardingMachine.provide({
+        actors: {
+          startWithCard: fromPromise(async ({ input: i }) => {
+            sent.push(i.captcha);
+            if (answer) throw answer;
+            return welcome('card');
+          }),
+        },
+      }),
+      { input },
+    ).start();
     actor.send({ type: 'CHOOSE', source: 'card' });
     actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
     actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });

@@ -12,23 +12,48 @@ const partner: PartnerAnswer = { client, scopes: ['openid', 'balance'] };
 const REGISTERED = 'https://my.tessera.example/auth/callback';
 const WAY = '/oidc/interaction/abc123';
 const STEPS: PartnerStep[] = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess'];
-const TICKET_ANSWER = { provider: 'microsoft', tenant: { id: 't1', name: 'Contoso' }, email: 'ann@contoso.example', name: 'Ann', expires_at: '2026-11-24T06:15:00.000Z' };
-const input = (step: PartnerStep, search = '?client_id=deals-partner'): PartnerInput => ({ step, search, redirectTargets: [REGISTERED] });
+const TICKET_ANSWER = {
+  provider: 'microsoft',
+  tenant: { id: 't1', name: 'Contoso' },
+  email: 'ann@contoso.example',
+  name: 'Ann',
+  expires_at: '2026-11-24T06:15:00.000Z',
+};
+const input = (step: PartnerStep, search = '?client_id=deals-partner'): PartnerInput => ({
+  step,
+  search,
+  redirectTargets: [REGISTERED],
+});
 
 const EVENTS = [
-  { type: 'CONTINUE' }, { type: 'CANCEL' }, { type: 'SEND' }, { type: 'RETRY' }, { type: 'GO' },
-  done('readPartner', partner), fail('readPartner', 404, 'not_found'), fail('readPartner', 0, 'network_error'),
+  { type: 'CONTINUE' },
+  { type: 'CANCEL' },
+  { type: 'SEND' },
+  { type: 'RETRY' },
+  { type: 'GO' },
+  done('readPartner', partner),
+  fail('readPartner', 404, 'not_found'),
+  fail('readPartner', 0, 'network_error'),
   done('requestAccess', { client_id: 'deals-partner', requested_at: '2026-11-24T06:00:00.000Z' }),
   fail('requestAccess', 409, 'access_request_unavailable'),
   { type: 'xstate.after.LINK_SUCCESS_REDIRECT.partner.linkSuccess.shown' },
-  done('readTicket', TICKET_ANSWER), fail('readTicket', 410, 'sso_ticket_invalid'),
-  done('recallTicket', 'ticket-1'), done('recallTicket', null), fail('recallTicket', 0, 'network_error'),
-  done('linkAccount', { data: {} }), fail('linkAccount', 409, 'sso_identity_taken'),
+  done('readTicket', TICKET_ANSWER),
+  fail('readTicket', 410, 'sso_ticket_invalid'),
+  done('recallTicket', 'ticket-1'),
+  done('recallTicket', null),
+  fail('recallTicket', 0, 'network_error'),
+  done('linkAccount', { data: {} }),
+  fail('linkAccount', 409, 'sso_identity_taken'),
 ];
 
 describe('partner machine: model', () => {
   it('takes every declared transition, over every page it starts on', () => {
-    const starts: PartnerInput[] = [...STEPS.map((step) => input(step)), input('landing', ''), input('requestAccess', '?client_id=%00'), input('linkExisting', '?ticket=ticket-1')];
+    const starts: PartnerInput[] = [
+      ...STEPS.map((step) => input(step)),
+      input('landing', ''),
+      input('requestAccess', '?client_id=%00'),
+      input('linkExisting', '?ticket=ticket-1'),
+    ];
     let declared = 0;
     let missingEverywhere: string[] | null = null;
     for (const start of starts) {
@@ -42,7 +67,8 @@ describe('partner machine: model', () => {
       });
       declared = result.declared;
       // A transition is missing overall only if the walk from every start missed it.
-      missingEverywhere = missingEverywhere === null ? result.missing : missingEverywhere.filter((line) => result.missing.includes(line));
+      missingEverywhere =
+        missingEverywhere === null ? result.missing : missingEverywhere.filter((line) => result.missing.includes(line));
       console.info(report(`partner from ${start.step}${start.search ? ` ${start.search}` : ''}`, result));
     }
     console.info(`partner, all starts: ${declared - missingEverywhere!.length}/${declared} transitions`);
@@ -52,31 +78,53 @@ describe('partner machine: model', () => {
 });
 
 describe('partner machine: behaviour', () => {
-  function run(start: PartnerInput, calls: {
-    read?: () => Promise<PartnerAnswer>; ask?: () => Promise<{ client_id: string; requested_at: string }>;
-    kept?: string | null; link?: (ticket: string) => Promise<unknown>;
-  } = {}, clock?: SimulatedClock) {
+  function run(
+    start: PartnerInput,
+    calls: {
+      read?: () => Promise<PartnerAnswer>;
+      ask?: () => Promise<{ client_id: string; requested_at: string }>;
+      kept?: string | null;
+      link?: (ticket: string) => Promise<unknown>;
+    } = {},
+    clock?: SimulatedClock,
+  ) {
     const left: string[] = [];
     const asked: string[] = [];
     const linked: string[] = [];
     const keeps: Array<string | null> = [];
-    const actor = createActor(partnerMachine.provide({
-      actors: {
-        readPartner: fromPromise(calls.read ?? (async () => partner)),
-        requestAccess: fromPromise(async ({ input: { clientId } }) => { asked.push(clientId); return (calls.ask ?? (async () => ({ client_id: clientId, requested_at: 'now' })))(); }),
-        readTicket: fromPromise(async ({ input: { ticket } }) => {
-          if (ticket !== 'ticket-1') throw apiFailure(410, { code: 'sso_ticket_invalid' });
-          return TICKET_ANSWER as never;
-        }),
-        recallTicket: fromPromise(async () => calls.kept ?? null),
-        linkAccount: fromPromise(async ({ input: { ticket } }) => { linked.push(ticket); return (calls.link ? calls.link(ticket) : { data: {} }) as never; }),
-      },
-      actions: { leaveTo: (_, { url }) => { left.push(url); }, keepTicket: (_, { ticket }) => { keeps.push(ticket); } },
-    }), { input: start, ...(clock ? { clock } : {}) }).start();
+    const actor = createActor(
+      partnerMachine.provide({
+        actors: {
+          readPartner: fromPromise(calls.read ?? (async () => partner)),
+          requestAccess: fromPromise(async ({ input: { clientId } }) => {
+            asked.push(clientId);
+            return (calls.ask ?? (async () => ({ client_id: clientId, requested_at: 'now' })))();
+          }),
+          readTicket: fromPromise(async ({ input: { ticket } }) => {
+            if (ticket !== 'ticket-1') throw apiFailure(410, { code: 'sso_ticket_invalid' });
+            return TICKET_ANSWER as never;
+          }),
+          recallTicket: fromPromise(async () => calls.kept ?? null),
+          linkAccount: fromPromise(async ({ input: { ticket } }) => {
+            linked.push(ticket);
+            return (calls.link ? calls.link(ticket) : { data: {} }) as never;
+          }),
+        },
+        actions: {
+          leaveTo: (_, { url }) => {
+            left.push(url);
+          },
+          keepTicket: (_, { ticket }) => {
+            keeps.push(ticket);
+          },
+        },
+      }),
+      { input: start, ...(clock ? { clock } : {}) },
+    ).start();
     return { actor, left, asked, linked, keeps };
   }
 
-  it('shows the partner and goes on to the authorisation server\'s request, or home without one; Cancel goes home', async () => {
+  it("shows the partner and goes on to the authorisation server's request, or home without one; Cancel goes home", async () => {
     const withWay = run(input('landing', `?client_id=deals-partner&redirect=${encodeURIComponent(WAY)}`));
     await settle();
     expect(withWay.actor.getSnapshot().value).toEqual({ landing: 'ready' });
@@ -98,12 +146,21 @@ describe('partner machine: behaviour', () => {
   it('says a partner is unknown without asking the server when the id is missing or malformed, and after a 404', async () => {
     let reads = 0;
     for (const search of ['', '?client_id=%3Cscript%3E']) {
-      const { actor } = run(input('landing', search), { read: async () => { reads += 1; return partner; } });
+      const { actor } = run(input('landing', search), {
+        read: async () => {
+          reads += 1;
+          return partner;
+        },
+      });
       await settle();
       expect(actor.getSnapshot().value).toEqual({ landing: 'unknown' });
     }
     expect(reads).toBe(0);
-    const { actor } = run(input('requestAccess'), { read: async () => { throw apiFailure(404, { code: 'not_found' }); } });
+    const { actor } = run(input('requestAccess'), {
+      read: async () => {
+        throw apiFailure(404, { code: 'not_found' });
+      },
+    });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'unknown' });
   });
@@ -111,7 +168,11 @@ describe('partner machine: behaviour', () => {
   it('sends an access request once, shows it sent, and offers to try again after a failure', async () => {
     let attempts = 0;
     const { actor, asked } = run(input('requestAccess'), {
-      ask: async () => { attempts += 1; if (attempts === 1) throw apiFailure(409, { code: 'access_request_unavailable' }); return { client_id: 'deals-partner', requested_at: 'then' }; },
+      ask: async () => {
+        attempts += 1;
+        if (attempts === 1) throw apiFailure(409, { code: 'access_request_unavailable' });
+        return { client_id: 'deals-partner', requested_at: 'then' };
+      },
     });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'asking' });
@@ -137,7 +198,11 @@ describe('partner machine: behaviour', () => {
     expect(registered.left).toEqual([REGISTERED]);
 
     const other = new SimulatedClock();
-    const unregistered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent('https://evil.example/')}`), {}, other);
+    const unregistered = run(
+      input('linkSuccess', `?redirect_uri=${encodeURIComponent('https://evil.example/')}`),
+      {},
+      other,
+    );
     await settle();
     unregistered.actor.send({ type: 'GO' });
     expect(unregistered.left).toEqual(['/user/dashboard']);
@@ -165,7 +230,12 @@ describe('partner machine: behaviour', () => {
     expect(spent.actor.getSnapshot().context.error).toBe('sso_ticket_invalid');
     expect(run(input('linkExisting', '')).actor.getSnapshot().value).toEqual({ linkExisting: 'noTicket' });
 
-    const taken = run(input('linkSuccess', ''), { kept: 'ticket-1', link: async () => { throw apiFailure(409, { code: 'sso_identity_taken' }); } });
+    const taken = run(input('linkSuccess', ''), {
+      kept: 'ticket-1',
+      link: async () => {
+        throw apiFailure(409, { code: 'sso_identity_taken' });
+      },
+    });
     await settle();
     await settle();
     expect(taken.actor.getSnapshot().value).toEqual({ linkSuccess: 'failed' });
@@ -174,15 +244,31 @@ describe('partner machine: behaviour', () => {
   });
 
   it('carries the redirect_uri from link-existing on to the success', () => {
-    const actor = createActor(partnerMachine, { input: input('linkExisting', `?redirect_uri=${encodeURIComponent(REGISTERED)}`) }).start();
-    expect(actor.getSnapshot().context.linkTo).toBe(`/partner/link-success?redirect_uri=${encodeURIComponent(REGISTERED)}`);
-    expect(createActor(partnerMachine, { input: input('linkExisting', '') }).start().getSnapshot().context.linkTo).toBe('/partner/link-success');
+    const actor = createActor(partnerMachine, {
+      input: input('linkExisting', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+    }).start();
+    expect(actor.getSnapshot().context.linkTo).toBe(
+      `/partner/link-success?redirect_uri=${encodeURIComponent(REGISTERED)}`,
+    );
+    expect(
+      createActor(partnerMachine, { input: input('linkExisting', '') })
+        .start()
+        .getSnapshot().context.linkTo,
+    ).toBe('/partner/link-success');
   });
 
-  it('keeps only the authorisation server\'s requests as a way on, and names the platform of a destination', () => {
+  it("keeps only the authorisation server's requests as a way on, and names the platform of a destination", () => {
     expect(wayOn(`?redirect=${encodeURIComponent(WAY)}`)).toBe(WAY);
-    expect(wayOn(`?redirect=${encodeURIComponent('/oidc/auth?client_id=x&scope=openid')}`)).toBe('/oidc/auth?client_id=x&scope=openid');
-    for (const bad of ['//evil.example/', 'https://evil.example/', '/user/dashboard', '/oidc/interaction/../../x', '/oidc/auth']) {
+    expect(wayOn(`?redirect=${encodeURIComponent('/oidc/auth?client_id=x&scope=openid')}`)).toBe(
+      '/oidc/auth?client_id=x&scope=openid',
+    );
+    for (const bad of [
+      '//evil.example/',
+      'https://evil.example/',
+      '/user/dashboard',
+      '/oidc/interaction/../../x',
+      '/oidc/auth',
+    ]) {
       expect(wayOn(`?redirect=${encodeURIComponent(bad)}`), bad).toBeNull();
     }
     expect(platformOf('https://my.tessera.example/x', 'account.tessera.example')).toBe('consumer');

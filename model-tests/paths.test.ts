@@ -28,7 +28,9 @@ describe('paths for testers', () => {
 
   it('answers for an invoked actor with its done and error events', () => {
     expect(all.find((p) => p.key === 'root')!.document).toContain('send `xstate.done.actor.loadConfig`');
-    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain('send `xstate.error.actor.listGrants` { error: 500 internal_error }');
+    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain(
+      'send `xstate.error.actor.listGrants` { error: 500 internal_error }',
+    );
     expect(eventsAt({ _nodes: [] } as never)).toEqual([]);
   });
 });

@@ -9,19 +9,45 @@ import { report, stepsOf, walk } from './coverage.ts';
 import { done, settle } from './events.ts';
 
 const user: UserProfile = {
-  id: 'u1', firstname: 'Emma', lastname: 'Peeters', birthdate: '1990-04-12', gender: 'female', language: 'nl',
-  email: [{ value: 'emma@example.be', default: true, verified: true }], phone: [{ value: '+32470123456', default: true, verified: true }],
-  user_id: 'U1', customer_user_id: null, fridom_user_id: null, password_status: 0, last_password_change: null,
-  mfa_forced: false, mfa_customer: false, mfa_offer_later: false, has_sso: false, sso_only: false, mfa_enrolled: true,
-  picture: null, banking: null,
+  id: 'u1',
+  firstname: 'Emma',
+  lastname: 'Peeters',
+  birthdate: '1990-04-12',
+  gender: 'female',
+  language: 'nl',
+  email: [{ value: 'emma@example.be', default: true, verified: true }],
+  phone: [{ value: '+32470123456', default: true, verified: true }],
+  user_id: 'U1',
+  customer_user_id: null,
+  fridom_user_id: null,
+  password_status: 0,
+  last_password_change: null,
+  mfa_forced: false,
+  mfa_customer: false,
+  mfa_offer_later: false,
+  has_sso: false,
+  sso_only: false,
+  mfa_enrolled: true,
+  picture: null,
+  banking: null,
 };
 const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
-const withPhone: UserProfile = { ...user, phone: [...user.phone, { value: '+32470000001', default: false, verified: true }] };
-const fail = (id: string, status: number, body: Record<string, unknown>) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, body as { code: string }) });
+const withPhone: UserProfile = {
+  ...user,
+  phone: [...user.phone, { value: '+32470000001', default: false, verified: true }],
+};
+const fail = (id: string, status: number, body: Record<string, unknown>) => ({
+  type: `xstate.error.actor.${id}`,
+  error: apiFailure(status, body as { code: string }),
+});
 const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
 
 /** The answer to the code of an address another account has: the merge's offer comes with it. */
-const inUse = { code: 'phone_in_use', message: 'This phone number is already in use.', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' } };
+const inUse = {
+  code: 'phone_in_use',
+  message: 'This phone number is already in use.',
+  fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' },
+};
 
 // What the flow tells its parent needs a parent: the walk runs it alone.
 const alone = profileMachine.provide({ actions: { changed: () => {}, save: () => {} } });
@@ -32,33 +58,81 @@ describe('profile machine: model', () => {
     const missingFrom = (['overview', 'editInfo', 'credentials', 'download'] as const).map((step) => {
       const result = walk(alone, {
         input: input(step),
-        events: () => [
-          { type: 'ROUTE', step: 'overview' }, { type: 'ROUTE', step: 'editInfo' }, { type: 'ROUTE', step: 'credentials' },
-          { type: 'EDIT_INFO' }, { type: 'SUBMIT' }, { type: 'CANCEL' }, { type: 'DISMISS' },
-          { type: 'CHANGE_INFO', field: 'firstname', value: '' }, { type: 'CHANGE_INFO', field: 'firstname', value: 'Emmy' },
-          { type: 'CHANGE_BANK', field: 'country', value: 'BE' }, { type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' },
-          { type: 'CHANGE_BANK', field: 'iban', value: 'BE00' },
-          done('saveInfo', saved), fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
-          fail('saveInfo', 503, { code: 'database_unavailable' }),
-          done('saveIban', saved), fail('saveIban', 422, { code: 'iban_invalid' }), fail('saveIban', 403, { code: 'step_up_required' }),
-          { type: 'ADD_CONTACT', kind: 'phone' }, { type: 'CHANGE_NEW', value: '+32470000001' }, { type: 'SET_CHANNEL', channel: 'call' },
-          { type: 'SEND_CODE' }, { type: 'RESEND' }, { type: 'BACK' },
-          { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } }, { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
-          { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } }, { type: 'CONFIRM' }, { type: 'KEEP' },
-          done('startContact', { payload: 'p', data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 } }),
-          fail('startContact', 409, { code: 'phone_unavailable' }),
-          done('contactCode', { result: saved, failure: null }), done('contactCode', { result: null, failure: { code: 'code_expired' } }),
-          done('contactCode', { result: null, failure: { code: 'phone_in_use' }, body: inUse }),
-          done('deleteContact', saved), fail('deleteContact', 409, { code: 'last_contact' }),
-          done('makePrimary', saved), fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
-          { type: 'PICTURE_CHOSEN', file: new Blob(['picture']) }, { type: 'REMOVE_PICTURE' },
-          done('uploadPicture', { ...saved, picture: '2026-11-24T09:00:00Z' }), fail('uploadPicture', 415, { code: 'invalid_picture' }),
-          done('removePicture', saved), fail('removePicture', 503, { code: 'database_unavailable' }),
-          { type: 'DOWNLOAD' }, done('exportData', { name: 'tessera-account.json', text: '{}' }), fail('exportData', 403, { code: 'step_up_required' }),
-        ] as never,
+        events: () =>
+          [
+            { type: 'ROUTE', step: 'overview' },
+            { type: 'ROUTE', step: 'editInfo' },
+            { type: 'ROUTE', step: 'credentials' },
+            { type: 'EDIT_INFO' },
+            { type: 'SUBMIT' },
+            { type: 'CANCEL' },
+            { type: 'DISMISS' },
+            { type: 'CHANGE_INFO', field: 'firstname', value: '' },
+            { type: 'CHANGE_INFO', field: 'firstname', value: 'Emmy' },
+            { type: 'CHANGE_BANK', field: 'country', value: 'BE' },
+            { type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' },
+            { type: 'CHANGE_BANK', field: 'iban', value: 'BE00' },
+            done('saveInfo', saved),
+            fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
+            fail('saveInfo', 503, { code: 'database_unavailable' }),
+            done('saveIban', saved),
+            fail('saveIban', 422, { code: 'iban_invalid' }),
+            fail('saveIban', 403, { code: 'step_up_required' }),
+            { type: 'ADD_CONTACT', kind: 'phone' },
+            { type: 'CHANGE_NEW', value: '+32470000001' },
+            { type: 'SET_CHANNEL', channel: 'call' },
+            { type: 'SEND_CODE' },
+            { type: 'RESEND' },
+            { type: 'BACK' },
+            { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } },
+            { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
+            { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } },
+            { type: 'CONFIRM' },
+            { type: 'KEEP' },
+            done('startContact', {
+              payload: 'p',
+              data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 },
+            }),
+            fail('startContact', 409, { code: 'phone_unavailable' }),
+            done('contactCode', { result: saved, failure: null }),
+            done('contactCode', { result: null, failure: { code: 'code_expired' } }),
+            done('contactCode', { result: null, failure: { code: 'phone_in_use' }, body: inUse }),
+            done('deleteContact', saved),
+            fail('deleteContact', 409, { code: 'last_contact' }),
+            done('makePrimary', saved),
+            fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
+            { type: 'PICTURE_CHOSEN', file: new Blob(['picture']) },
+            { type: 'REMOVE_PICTURE' },
+            done('uploadPicture', { ...saved, picture: '2026-11-24T09:00:00Z' }),
+            fail('uploadPicture', 415, { code: 'invalid_picture' }),
+            done('removePicture', saved),
+            fail('removePicture', 503, { code: 'database_unavailable' }),
+            { type: 'DOWNLOAD' },
+            done('exportData', { name: 'tessera-account.json', text: '{}' }),
+            fail('exportData', 403, { code: 'step_up_required' }),
+          ] as never,
         serializeState: ({ value, context }) => {
-          const c = context as { info: { firstname: string }; bank: unknown; fieldErrors: unknown; error: unknown; notice: unknown; newContact: unknown; challenge: unknown; pending: unknown };
-          return JSON.stringify([value, c.info.firstname, c.bank, c.fieldErrors, c.error, c.notice, c.newContact, !!c.challenge, c.pending]);
+          const c = context as {
+            info: { firstname: string };
+            bank: unknown;
+            fieldErrors: unknown;
+            error: unknown;
+            notice: unknown;
+            newContact: unknown;
+            challenge: unknown;
+            pending: unknown;
+          };
+          return JSON.stringify([
+            value,
+            c.info.firstname,
+            c.bank,
+            c.fieldErrors,
+            c.error,
+            c.notice,
+            c.newContact,
+            !!c.challenge,
+            c.pending,
+          ]);
         },
       });
       walks.set(step, result);
@@ -73,8 +147,12 @@ describe('profile machine: model', () => {
     const credentials = walks.get('credentials');
     expect(credentials, 'the walk from edit-credentials ran').toBeDefined();
     const offering = stepsOf(credentials!).filter(({ from, event }) =>
-      (alone.getTransitionData(from as never, event as never) as unknown as Array<{ actions: Array<{ type?: string } | string> }>)
-        .some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerMerge')));
+      (
+        alone.getTransitionData(from as never, event as never) as unknown as Array<{
+          actions: Array<{ type?: string } | string>;
+        }>
+      ).some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerMerge')),
+    );
     expect(offering.length).toBeGreaterThan(0);
     for (const { from, event } of offering) {
       expect(event.type).toBe('xstate.done.actor.contactCode');
@@ -82,44 +160,92 @@ describe('profile machine: model', () => {
       expect((event as unknown as { output: { body?: typeof inUse } }).output.body?.fuzzion.payload).toBe('offer-1');
     }
     // The start's answers (a code sent, or the caller's own address) never lead there.
-    const starts = stepsOf(credentials!).filter(({ from, event }) =>
-      event.type.endsWith('.startContact') && JSON.stringify(from.value) === JSON.stringify({ credentials: { adding: 'sending' } }));
+    const starts = stepsOf(credentials!).filter(
+      ({ from, event }) =>
+        event.type.endsWith('.startContact') &&
+        JSON.stringify(from.value) === JSON.stringify({ credentials: { adding: 'sending' } }),
+    );
     expect(starts.length).toBeGreaterThan(0);
-    for (const { to } of starts) expect(['typing', 'code']).toContain((to.value as { credentials: { adding: string } }).credentials.adding);
+    for (const { to } of starts)
+      expect(['typing', 'code']).toContain((to.value as { credentials: { adding: string } }).credentials.adding);
   });
 });
 
 describe('profile machine: behaviour', () => {
   /** The flow as the root runs it: its parent receives what it reports. */
-  function start(step: ProfileStep, actors: {
-    saveInfo?: () => Promise<UserProfile>; saveIban?: () => Promise<UserProfile>;
-    deleteContact?: () => Promise<UserProfile>; makePrimary?: () => Promise<UserProfile>;
-  } = {}) {
+  function start(
+    step: ProfileStep,
+    actors: {
+      saveInfo?: () => Promise<UserProfile>;
+      saveIban?: () => Promise<UserProfile>;
+      deleteContact?: () => Promise<UserProfile>;
+      makePrimary?: () => Promise<UserProfile>;
+    } = {},
+  ) {
     const shown: string[] = [];
     const reported: UserProfile[] = [];
     const calls: unknown[] = [];
     const flow = profileMachine.provide({
       actors: {
-        saveInfo: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveInfo ?? (async () => saved))(); }),
-        saveIban: fromPromise(async ({ input: form }) => { calls.push(form); return (actors.saveIban ?? (async () => saved))(); }),
+        saveInfo: fromPromise(async ({ input: form }) => {
+          calls.push(form);
+          return (actors.saveInfo ?? (async () => saved))();
+        }),
+        saveIban: fromPromise(async ({ input: form }) => {
+          calls.push(form);
+          return (actors.saveIban ?? (async () => saved))();
+        }),
         startContact: fromPromise(async ({ input: typed }) => {
           calls.push(typed);
-          return { payload: 'challenge-1', data: { kind: typed.kind, target: typed.value, expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 } };
+          return {
+            payload: 'challenge-1',
+            data: {
+              kind: typed.kind,
+              target: typed.value,
+              expires_at: '2099-01-01T00:00:00Z',
+              expires_in: 900,
+              resend_in: 30,
+            },
+          };
         }),
-        contactCode: codeEntryMachineOf<UserProfile>().provide({ actors: { check: fromPromise(async ({ input: typed }) => { calls.push(typed); return withPhone; }) } }),
-        deleteContact: fromPromise(async ({ input: contact }) => { calls.push(contact); return (actors.deleteContact ?? (async () => saved))(); }),
-        makePrimary: fromPromise(async ({ input: contact }) => { calls.push(contact); return (actors.makePrimary ?? (async () => saved))(); }),
+        contactCode: codeEntryMachineOf<UserProfile>().provide({
+          actors: {
+            check: fromPromise(async ({ input: typed }) => {
+              calls.push(typed);
+              return withPhone;
+            }),
+          },
+        }),
+        deleteContact: fromPromise(async ({ input: contact }) => {
+          calls.push(contact);
+          return (actors.deleteContact ?? (async () => saved))();
+        }),
+        makePrimary: fromPromise(async ({ input: contact }) => {
+          calls.push(contact);
+          return (actors.makePrimary ?? (async () => saved))();
+        }),
       },
-      actions: { show: (_, { step: to }) => { shown.push(to); } },
+      actions: {
+        show: (_, { step: to }) => {
+          shown.push(to);
+        },
+      },
     });
-    const parent = createActor(createMachine({
-      invoke: { id: 'profile', src: flow, input: input(step) },
-      on: {
-        USER_UPDATED: { actions: ({ event }) => { reported.push((event as unknown as { user: UserProfile }).user); } },
-        FORWARD: { actions: sendTo('profile', ({ event }) => (event as unknown as { event: never }).event) },
-      },
-    })).start();
-    const child = () => parent.getSnapshot().children.profile as unknown as ReturnType<typeof createActor<typeof profileMachine>>;
+    const parent = createActor(
+      createMachine({
+        invoke: { id: 'profile', src: flow, input: input(step) },
+        on: {
+          USER_UPDATED: {
+            actions: ({ event }) => {
+              reported.push((event as unknown as { user: UserProfile }).user);
+            },
+          },
+          FORWARD: { actions: sendTo('profile', ({ event }) => (event as unknown as { event: never }).event) },
+        },
+      }),
+    ).start();
+    const child = () =>
+      parent.getSnapshot().children.profile as unknown as ReturnType<typeof createActor<typeof profileMachine>>;
     return { child, shown, reported, calls };
   }
 
@@ -149,7 +275,9 @@ describe('profile machine: behaviour', () => {
     child().send({ type: 'CHANGE_INFO', field: 'birthdate', value: '' });
     child().send({ type: 'SUBMIT' });
     await settle();
-    expect(calls).toEqual([{ firstname: 'Emmy', lastname: 'Peeters', birthdate: '', gender: 'female', language: 'nl' }]);
+    expect(calls).toEqual([
+      { firstname: 'Emmy', lastname: 'Peeters', birthdate: '', gender: 'female', language: 'nl' },
+    ]);
     expect(reported).toEqual([saved]);
     expect(child().getSnapshot().matches('overview')).toBe(true);
     expect(child().getSnapshot().context).toMatchObject({ notice: 'infoSaved', user: saved });
@@ -157,7 +285,12 @@ describe('profile machine: behaviour', () => {
   });
 
   it('shows the fields the server refused, and keeps the form after a failure', async () => {
-    const refused = start('overview', { saveInfo: () => Promise.reject(apiFailure(400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] } as never)) });
+    const refused = start('overview', {
+      saveInfo: () =>
+        Promise.reject(
+          apiFailure(400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] } as never),
+        ),
+    });
     refused.child().send({ type: 'EDIT_INFO' });
     refused.child().send({ type: 'SUBMIT' });
     await settle();
@@ -183,7 +316,9 @@ describe('profile machine: behaviour', () => {
   });
 
   it('keeps the bank form with the failure when the server cannot save it', async () => {
-    const { child } = start('credentials', { saveIban: () => Promise.reject(apiFailure(503, { code: 'database_unavailable' } as never)) });
+    const { child } = start('credentials', {
+      saveIban: () => Promise.reject(apiFailure(503, { code: 'database_unavailable' } as never)),
+    });
     child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
     child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68539007547034' });
     child().send({ type: 'SUBMIT' });
@@ -202,7 +337,11 @@ describe('profile machine: behaviour', () => {
     child().send({ type: 'SEND_CODE' });
     await settle();
     expect(calls).toEqual([{ kind: 'phone', value: '+32470000001', channel: 'whatsapp' }]);
-    expect(child().getSnapshot().matches({ credentials: { adding: 'code' } })).toBe(true);
+    expect(
+      child()
+        .getSnapshot()
+        .matches({ credentials: { adding: 'code' } }),
+    ).toBe(true);
     const entry = child().getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
     entry.send({ type: 'TYPE', value: '1234 5678' });
     entry.send({ type: 'SUBMIT' });
@@ -213,20 +352,39 @@ describe('profile machine: behaviour', () => {
     expect(child().getSnapshot().context.notice).toBe('contactAdded');
   });
 
-  it('sends another account\'s address its code like any other, and follows the offer its answer carries', async () => {
+  it("sends another account's address its code like any other, and follows the offer its answer carries", async () => {
     const offers: string[] = [];
     const calls: unknown[] = [];
     const flow = profileMachine.provide({
       actors: {
         startContact: fromPromise(async ({ input: typed }) => {
           calls.push(typed);
-          return { payload: 'challenge-1', data: { kind: typed.kind, target: typed.value, expires_at: '2099-01-01T00:00:00Z', expires_in: 900, resend_in: 30 } };
+          return {
+            payload: 'challenge-1',
+            data: {
+              kind: typed.kind,
+              target: typed.value,
+              expires_at: '2099-01-01T00:00:00Z',
+              expires_in: 900,
+              resend_in: 30,
+            },
+          };
         }),
         contactCode: codeEntryMachineOf<UserProfile>().provide({
-          actors: { check: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(409, inUse); }) },
+          actors: {
+            check: fromPromise(async (): Promise<UserProfile> => {
+              throw apiFailure(409, inUse);
+            }),
+          },
         }),
       },
-      actions: { show: () => {}, changed: () => {}, offerMerge: (_, { payload }) => { offers.push(payload); } },
+      actions: {
+        show: () => {},
+        changed: () => {},
+        offerMerge: (_, { payload }) => {
+          offers.push(payload);
+        },
+      },
     });
     const actor = createActor(flow, { input: input('credentials') }).start();
     actor.send({ type: 'ADD_CONTACT', kind: 'phone' });
@@ -248,8 +406,17 @@ describe('profile machine: behaviour', () => {
   it('an address already on this account is refused at the start, with no offer', async () => {
     const offers: string[] = [];
     const flow = profileMachine.provide({
-      actors: { startContact: fromPromise(async (): Promise<AddContactAnswer> => { throw apiFailure(409, { code: 'email_unavailable' } as never); }) },
-      actions: { show: () => {}, offerMerge: (_, { payload }) => { offers.push(payload); } },
+      actors: {
+        startContact: fromPromise(async (): Promise<AddContactAnswer> => {
+          throw apiFailure(409, { code: 'email_unavailable' } as never);
+        }),
+      },
+      actions: {
+        show: () => {},
+        offerMerge: (_, { payload }) => {
+          offers.push(payload);
+        },
+      },
     });
     const actor = createActor(flow, { input: input('credentials') }).start();
     actor.send({ type: 'ADD_CONTACT', kind: 'email' });
@@ -261,8 +428,10 @@ describe('profile machine: behaviour', () => {
     expect(offers).toEqual([]);
   });
 
-  it('deletes only after a yes, and keeps the spec\'s switch error with the list', async () => {
-    const { child, calls } = start('credentials', { makePrimary: () => Promise.reject(apiFailure(409, { code: 'primary_needs_mfa' } as never)) });
+  it("deletes only after a yes, and keeps the spec's switch error with the list", async () => {
+    const { child, calls } = start('credentials', {
+      makePrimary: () => Promise.reject(apiFailure(409, { code: 'primary_needs_mfa' } as never)),
+    });
     child().send({ type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } });
     expect(child().getSnapshot().matches({ credentials: 'confirmingDelete' })).toBe(true);
     child().send({ type: 'KEEP' });
@@ -278,11 +447,18 @@ describe('profile machine: behaviour', () => {
     expect(child().getSnapshot().context.error).toBe('primary_needs_mfa');
   });
 
-  it('downloads the account\'s data as the file the server names, and says so', async () => {
+  it("downloads the account's data as the file the server names, and says so", async () => {
     const saved: unknown[] = [];
     const flow = profileMachine.provide({
-      actors: { exportData: fromPromise(async () => ({ name: 'tessera-account-2026-11-24.json', text: '{"account":{}}' })) },
-      actions: { save: (_, file) => { saved.push(file); }, show: () => {} },
+      actors: {
+        exportData: fromPromise(async () => ({ name: 'tessera-account-2026-11-24.json', text: '{"account":{}}' })),
+      },
+      actions: {
+        save: (_, file) => {
+          saved.push(file);
+        },
+        show: () => {},
+      },
     });
     const actor = createActor(flow, { input: input('download') }).start();
     expect(actor.getSnapshot().matches({ download: 'ready' })).toBe(true);

@@ -16,59 +16,152 @@ const rootMachine = declared.provide({ actors: FLOW_MACHINES });
 /** For the walk, each flow is an empty machine: the walk sends the flows' answers itself, and
  * starting every flow's real machine on each of tens of thousands of steps would cost minutes. */
 const walkedRoot = declared.provide({
-  actors: Object.fromEntries(Object.keys(FLOW_MACHINES).map((name) => [name, createMachine({ id: name })])) as unknown as typeof FLOW_MACHINES,
+  actors: Object.fromEntries(
+    Object.keys(FLOW_MACHINES).map((name) => [name, createMachine({ id: name })]),
+  ) as unknown as typeof FLOW_MACHINES,
 });
 
 const REGISTERED = 'https://client.tessera.example/auth/callback';
-const config: AppConfig = { variant: 'be', locales: ['en', 'fr', 'nl'], defaultLocale: 'nl', redirectTargets: [REGISTERED], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY, captcha: true };
-const user = { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false } as UserProfile;
+const config: AppConfig = {
+  variant: 'be',
+  locales: ['en', 'fr', 'nl'],
+  defaultLocale: 'nl',
+  redirectTargets: [REGISTERED],
+  analyticsUrl: null,
+  passwordPolicy: DEFAULT_PASSWORD_POLICY,
+  captcha: true,
+};
+const user = {
+  id: 'u1',
+  firstname: 'Emma',
+  mfa_forced: false,
+  mfa_customer: false,
+  mfa_enrolled: false,
+} as UserProfile;
 const forcedUser = { ...user, mfa_forced: true } as UserProfile;
 const offeredUser = { ...user, mfa_customer: true } as UserProfile;
 const at = (path: string, search = '') => ({ path, search });
 
-const PATHS = [at('/'), at('/login/email'), at('/login/phone'), at('/user/dashboard'), at('/mfa'), at('/mfa/methods'), at('/mfa/totp-recovery'), at('/mfa/totp-recovery', '?mfaId=3'), at('/setup-mfa'), at('/setup-mfa/email'), at('/security'), at('/user/access'), at('/security/mfa-edit'), at('/security/edit-recovery'), at('/setup-mfa/totp'), at('/weak-password'), at('/forgot-password/email'), at('/reset-password'), at('/forgot-username'), at('/onboarding'), at('/onboarding/create'),
-  at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), at('/logout'), at('/maintenance'), at('/nowhere'),
-  at('/approve', '?uid=abc'), at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc')];
+const PATHS = [
+  at('/'),
+  at('/login/email'),
+  at('/login/phone'),
+  at('/user/dashboard'),
+  at('/mfa'),
+  at('/mfa/methods'),
+  at('/mfa/totp-recovery'),
+  at('/mfa/totp-recovery', '?mfaId=3'),
+  at('/setup-mfa'),
+  at('/setup-mfa/email'),
+  at('/security'),
+  at('/user/access'),
+  at('/security/mfa-edit'),
+  at('/security/edit-recovery'),
+  at('/setup-mfa/totp'),
+  at('/weak-password'),
+  at('/forgot-password/email'),
+  at('/reset-password'),
+  at('/forgot-username'),
+  at('/onboarding'),
+  at('/onboarding/create'),
+  at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+  at('/logout'),
+  at('/maintenance'),
+  at('/nowhere'),
+  at('/approve', '?uid=abc'),
+  at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'),
+  at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
+];
 
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
 
 /** The walk tells states apart by value, location and the context fields a guard reads (the
  * notice shown and the number of recovery keys left decide nothing, so they do not multiply the walk). */
 const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as { user: UserProfile | null; target: unknown; location: { path: string; search: string }; config: unknown; mfa: unknown; recoveryKeysLeft: unknown; enrolmentSkipped: boolean; afterCode: { kind: string } | null };
-  return JSON.stringify([value, c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null, !!c.target, !!c.config, c.location.path, c.location.search, !!c.mfa, c.recoveryKeysLeft !== null, c.enrolmentSkipped, c.afterCode?.kind ?? null]);
+  const c = context as {
+    user: UserProfile | null;
+    target: unknown;
+    location: { path: string; search: string };
+    config: unknown;
+    mfa: unknown;
+    recoveryKeysLeft: unknown;
+    enrolmentSkipped: boolean;
+    afterCode: { kind: string } | null;
+  };
+  return JSON.stringify([
+    value,
+    c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null,
+    !!c.target,
+    !!c.config,
+    c.location.path,
+    c.location.search,
+    !!c.mfa,
+    c.recoveryKeysLeft !== null,
+    c.enrolmentSkipped,
+    c.afterCode?.kind ?? null,
+  ]);
 };
 
 describe('root machine: model', () => {
   it('takes every declared transition', () => {
     const events = [
       ...PATHS.map((location) => ({ type: 'ROUTE', location })),
-      { type: 'DISMISS_NOTICE' }, { type: 'SESSION_ENDED' }, { type: 'RETRY' }, { type: 'USERNAME', value: 'emma@example.be' },
-      { type: 'xstate.after.MAINTENANCE_RETRY.root.maintenance.waiting' }, done('checkAgain', config), fail('checkAgain', 503),
-      done('loadConfig', config), fail('loadConfig', 503), fail('loadConfig', 0),
-      done('restoreUser', user), fail('restoreUser', 503), fail('restoreUser', 401), fail('restoreUser', 0),
-      done('login', { kind: 'success' }), done('login', { kind: 'mfa', payload: 'p', methods: [] }),
-      done('login', { kind: 'weakPassword', payload: 'w' }), done('login', { kind: 'maintenance' }),
-      done('loadUser', user), fail('loadUser', 503), fail('loadUser', 0),
-      done('logout'), fail('logout', 401), fail('logout', 500),
+      { type: 'DISMISS_NOTICE' },
+      { type: 'SESSION_ENDED' },
+      { type: 'RETRY' },
+      { type: 'USERNAME', value: 'emma@example.be' },
+      { type: 'xstate.after.MAINTENANCE_RETRY.root.maintenance.waiting' },
+      done('checkAgain', config),
+      fail('checkAgain', 503),
+      done('loadConfig', config),
+      fail('loadConfig', 503),
+      fail('loadConfig', 0),
+      done('restoreUser', user),
+      fail('restoreUser', 503),
+      fail('restoreUser', 401),
+      fail('restoreUser', 0),
+      done('login', { kind: 'success' }),
+      done('login', { kind: 'mfa', payload: 'p', methods: [] }),
+      done('login', { kind: 'weakPassword', payload: 'w' }),
+      done('login', { kind: 'maintenance' }),
+      done('loadUser', user),
+      fail('loadUser', 503),
+      fail('loadUser', 0),
+      done('logout'),
+      fail('logout', 401),
+      fail('logout', 500),
       done('mfaCode', { method: 'email', mfaId: 1, accessToken: 't', recoveryKeysLeft: null }),
       done('mfaCode', { method: 'totpRecovery', mfaId: 3, accessToken: 't', recoveryKeysLeft: 4 }),
-      done('totpRecovery', { outcome: 'done' }), done('totpRecovery', { outcome: 'reset' }),
-      done('restoreUser', forcedUser), done('loadUser', forcedUser), done('loadUser', offeredUser),
-      done('forcedMfa', { outcome: 'enrolled', voluntary: false }), done('forcedMfa', { outcome: 'skipped', voluntary: false }),
-      done('forcedMfa', { outcome: 'enrolled', voluntary: true }), done('forcedMfa', { outcome: 'authenticator', voluntary: true }),
-      done('secondFactorStatus', { sudo: false, methods: [] }), done('secondFactorStatus', { sudo: true, methods: [] }), fail('secondFactorStatus', 500),
+      done('totpRecovery', { outcome: 'done' }),
+      done('totpRecovery', { outcome: 'reset' }),
+      done('restoreUser', forcedUser),
+      done('loadUser', forcedUser),
+      done('loadUser', offeredUser),
+      done('forcedMfa', { outcome: 'enrolled', voluntary: false }),
+      done('forcedMfa', { outcome: 'skipped', voluntary: false }),
+      done('forcedMfa', { outcome: 'enrolled', voluntary: true }),
+      done('forcedMfa', { outcome: 'authenticator', voluntary: true }),
+      done('secondFactorStatus', { sudo: false, methods: [] }),
+      done('secondFactorStatus', { sudo: true, methods: [] }),
+      fail('secondFactorStatus', 500),
       done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
       done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
-      done('totpSetup'), done('weakPassword'), done('forgotPassword'), done('onboarding', { username: 'nora@example.be' }), done('devices', { signedOut: true }),
+      done('totpSetup'),
+      done('weakPassword'),
+      done('forgotPassword'),
+      done('onboarding', { username: 'nora@example.be' }),
+      done('devices', { signedOut: true }),
       done('editPassword', { sessionEnded: true }),
-      done('exchangeTicket', { access_token: 't' }), fail('exchangeTicket', 400), fail('exchangeTicket', 503),
+      done('exchangeTicket', { access_token: 't' }),
+      fail('exchangeTicket', 400),
+      fail('exchangeTicket', 503),
     ];
     // An actor's answer can only come while that actor runs.
-    const relevant = (snapshot: unknown) => events.filter((e) => {
-      const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
-      return !actor || actor in ((snapshot as { children: Record<string, unknown> }).children ?? {});
-    }) as never;
+    const relevant = (snapshot: unknown) =>
+      events.filter((e) => {
+        const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
+        return !actor || actor in ((snapshot as { children: Record<string, unknown> }).children ?? {});
+      }) as never;
     const withStoredUser = walk(walkedRoot, {
       input: { storedAccount: user, storedTarget: null, location: at('/user/dashboard') },
       events: relevant,
@@ -83,7 +176,11 @@ describe('root machine: model', () => {
     // brought a sign-in ticket in its hash.
     const keptSignIn = walk(walkedRoot, {
       input: {
-        storedAccount: null, storedTarget: null, storedSignIn: { payload: 'p', methods: [] }, storedRenewal: 'w', location: at('/mfa/methods'),
+        storedAccount: null,
+        storedTarget: null,
+        storedSignIn: { payload: 'p', methods: [] },
+        storedRenewal: 'w',
+        location: at('/mfa/methods'),
         loginTicket: { ticket: 't'.repeat(43), clientId: '17' },
       },
       events: relevant,
@@ -91,84 +188,170 @@ describe('root machine: model', () => {
     });
     // The partner pages, walked apart among a few screens (with every path above, the walk would
     // multiply past what a test can wait for): the landing, the sensitive success, and the ways out.
-    const partnerPaths = [at('/partner', '?client_id=deals-partner'), at('/partner/link-success', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
-      at('/partner/no-account'), at('/user/dashboard'), at('/login/email'), at('/mfa/methods'), at('/logout')];
-    const partnerEvents = (snapshot: unknown) => [
-      ...partnerPaths.map((location) => ({ type: 'ROUTE', location })),
-      ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
-    ] as never;
+    const partnerPaths = [
+      at('/partner', '?client_id=deals-partner'),
+      at('/partner/link-success', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+      at('/partner/no-account'),
+      at('/user/dashboard'),
+      at('/login/email'),
+      at('/mfa/methods'),
+      at('/logout'),
+    ];
+    const partnerEvents = (snapshot: unknown) =>
+      [
+        ...partnerPaths.map((location) => ({ type: 'ROUTE', location })),
+        ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+      ] as never;
     const partnerWalks = [
-      walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/partner/link-success') }, events: partnerEvents, serializeState }),
-      walk(walkedRoot, { input: { storedAccount: null, storedTarget: null, location: at('/partner', '?client_id=deals-partner') }, events: partnerEvents, serializeState }),
+      walk(walkedRoot, {
+        input: { storedAccount: user, storedTarget: null, location: at('/partner/link-success') },
+        events: partnerEvents,
+        serializeState,
+      }),
+      walk(walkedRoot, {
+        input: { storedAccount: null, storedTarget: null, location: at('/partner', '?client_id=deals-partner') },
+        events: partnerEvents,
+        serializeState,
+      }),
     ];
     // The profile, walked apart in the same way: its screens (one sensitive), and the ways out.
-    const profilePaths = [at('/profile'), at('/profile/edit-info'), at('/profile/edit-credentials'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
-    const profileEvents = (snapshot: unknown) => [
-      ...profilePaths.map((location) => ({ type: 'ROUTE', location })),
-      { type: 'USER_UPDATED', user: { ...user, firstname: 'Emmy' } },
-      ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
-    ] as never;
-    const profileWalk = walk(walkedRoot, { input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') }, events: profileEvents, serializeState });
+    const profilePaths = [
+      at('/profile'),
+      at('/profile/edit-info'),
+      at('/profile/edit-credentials'),
+      at('/user/dashboard'),
+      at('/mfa/methods'),
+      at('/logout'),
+    ];
+    const profileEvents = (snapshot: unknown) =>
+      [
+        ...profilePaths.map((location) => ({ type: 'ROUTE', location })),
+        { type: 'USER_UPDATED', user: { ...user, firstname: 'Emmy' } },
+        ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+      ] as never;
+    const profileWalk = walk(walkedRoot, {
+      input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') },
+      events: profileEvents,
+      serializeState,
+    });
     // The password's change and the notifications, walked apart in the same way: their screens (the
     // password's is sensitive), the area and its history (the `choosing` branch to it), and the ways out.
-    const passwordPaths = [at('/security/edit-password'), at('/security'), at('/security/history'), at('/notifications'), at('/user/dashboard'), at('/mfa/methods'), at('/logout')];
+    const passwordPaths = [
+      at('/security/edit-password'),
+      at('/security'),
+      at('/security/history'),
+      at('/notifications'),
+      at('/user/dashboard'),
+      at('/mfa/methods'),
+      at('/logout'),
+    ];
     const passwordWalk = walk(walkedRoot, {
       input: { storedAccount: user, storedTarget: null, location: at('/security/edit-password') },
-      events: (snapshot: unknown) => [
-        ...passwordPaths.map((location) => ({ type: 'ROUTE', location })),
-        ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
-      ] as never,
+      events: (snapshot: unknown) =>
+        [
+          ...passwordPaths.map((location) => ({ type: 'ROUTE', location })),
+          ...(relevant(snapshot) as Array<{ type: string }>).filter((e) => e.type !== 'ROUTE'),
+        ] as never,
       serializeState,
     });
     const separate = [...partnerWalks, passwordWalk, profileWalk];
     // A transition counts when any walk took it.
-    const missing = withStoredUser.missing.filter((t) => anonymousStart.missing.includes(t) && keptSignIn.missing.includes(t)
-      && separate.every((w) => w.missing.includes(t)));
+    const missing = withStoredUser.missing.filter(
+      (t) =>
+        anonymousStart.missing.includes(t) &&
+        keptSignIn.missing.includes(t) &&
+        separate.every((w) => w.missing.includes(t)),
+    );
     const result = {
-      ...withStoredUser, taken: withStoredUser.declared - missing.length, missing, states: withStoredUser.states + anonymousStart.states + keptSignIn.states + separate.reduce((sum, w) => sum + w.states, 0),
+      ...withStoredUser,
+      taken: withStoredUser.declared - missing.length,
+      missing,
+      states:
+        withStoredUser.states +
+        anonymousStart.states +
+        keptSignIn.states +
+        separate.reduce((sum, w) => sum + w.states, 0),
     };
     console.info(report('root', result));
     expect(missing).toEqual([]);
     // The security area's screens are states the view reads by tag; the walk reaches each of them.
-    const tags = new Set([withStoredUser, passwordWalk].flatMap((w) => Object.values(w.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags])));
-    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual(['security.history', 'security.methods', 'security.overview', 'security.password', 'security.recovery']);
+    const tags = new Set(
+      [withStoredUser, passwordWalk].flatMap((w) =>
+        Object.values(w.adjacency).flatMap(({ state }) => [...(state as { tags: Set<string> }).tags]),
+      ),
+    );
+    expect([...tags].filter((tag) => tag.startsWith('security.')).sort()).toEqual([
+      'security.history',
+      'security.methods',
+      'security.overview',
+      'security.password',
+      'security.recovery',
+    ]);
   }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 
 /** Runs the real root machine with scripted actors and records what it asks the app to do. */
 function start(options: {
-  storedAccount?: UserProfile | null; location: { path: string; search: string };
-  fetchUser?: () => Promise<UserProfile>; loadConfig?: () => Promise<AppConfig>; logout?: () => Promise<void>;
-  submitLogin?: () => Promise<unknown>; secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
+  storedAccount?: UserProfile | null;
+  location: { path: string; search: string };
+  fetchUser?: () => Promise<UserProfile>;
+  loadConfig?: () => Promise<AppConfig>;
+  logout?: () => Promise<void>;
+  submitLogin?: () => Promise<unknown>;
+  secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
   devices?: typeof devicesMachine;
 }) {
   const effects: string[] = [];
-  const actor = createActor(rootMachine.provide({
-    actors: {
-      loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
-      fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
-      logout: fromPromise(options.logout ?? (async () => {})),
-      ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
-      ...(options.devices ? { devices: options.devices } : {}),
-      login: loginMachine.provide({ actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) } }),
-    },
-    actions: {
-      navigate: (_, params) => { effects.push(`navigate ${params.to}`); },
-      leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
-      trackPageView: (_, params) => { effects.push(`view ${params.path}`); },
-      persistAccount: (_, params) => { effects.push(`account ${params.user ? 'kept' : 'forgotten'}`); },
-      persistTarget: (_, params) => { effects.push(`target ${params.target}`); },
-      storeSession: (_, params) => { effects.push(`session ${params.key} ${params.value}`); },
-      clearSession: () => { effects.push('clear session'); },
-    },
-  }), { input: { storedAccount: options.storedAccount ?? null, storedTarget: null, location: options.location } }).start();
+  const actor = createActor(
+    rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
+        fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
+        logout: fromPromise(options.logout ?? (async () => {})),
+        ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
+        ...(options.devices ? { devices: options.devices } : {}),
+        login: loginMachine.provide({
+          actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) },
+        }),
+      },
+      actions: {
+        navigate: (_, params) => {
+          effects.push(`navigate ${params.to}`);
+        },
+        leaveTo: (_, params) => {
+          effects.push(`leave ${params.url}`);
+        },
+        trackPageView: (_, params) => {
+          effects.push(`view ${params.path}`);
+        },
+        persistAccount: (_, params) => {
+          effects.push(`account ${params.user ? 'kept' : 'forgotten'}`);
+        },
+        persistTarget: (_, params) => {
+          effects.push(`target ${params.target}`);
+        },
+        storeSession: (_, params) => {
+          effects.push(`session ${params.key} ${params.value}`);
+        },
+        clearSession: () => {
+          effects.push('clear session');
+        },
+      },
+    }),
+    { input: { storedAccount: options.storedAccount ?? null, storedTarget: null, location: options.location } },
+  ).start();
   return { actor, effects };
 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('root machine: behaviour', () => {
   it('sends an anonymous visitor of a private screen to login, remembering the target', async () => {
-    const { actor, effects } = start({ location: at('/user/dashboard', '?x=1'), fetchUser: async () => { throw apiFailure(401, {}); } });
+    const { actor, effects } = start({
+      location: at('/user/dashboard', '?x=1'),
+      fetchUser: async () => {
+        throw apiFailure(401, {});
+      },
+    });
     await settle();
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(effects).toContain('target /user/dashboard?x=1');
@@ -183,15 +366,26 @@ describe('root machine: behaviour', () => {
   });
 
   it('follows a dashboard redirect_uri only when it is registered', async () => {
-    const good = start({ storedAccount: user, location: at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`) });
-    const evil = start({ storedAccount: user, location: at('/user/dashboard', '?redirect_uri=https%3A%2F%2Fevil.example%2F') });
+    const good = start({
+      storedAccount: user,
+      location: at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+    });
+    const evil = start({
+      storedAccount: user,
+      location: at('/user/dashboard', '?redirect_uri=https%3A%2F%2Fevil.example%2F'),
+    });
     await settle();
     expect(good.effects).toContain(`leave ${REGISTERED}`);
     expect(evil.effects.some((e) => e.startsWith('leave'))).toBe(false);
   });
 
   it('shows maintenance when the API answers 503', async () => {
-    const { actor, effects } = start({ location: at('/login/email'), loadConfig: async () => { throw apiFailure(503, { code: 'maintenance' }); } });
+    const { actor, effects } = start({
+      location: at('/login/email'),
+      loadConfig: async () => {
+        throw apiFailure(503, { code: 'maintenance' });
+      },
+    });
     await settle();
     expect(actor.getSnapshot().matches('maintenance')).toBe(true);
     expect(effects).toContain('navigate /maintenance');
@@ -200,8 +394,14 @@ describe('root machine: behaviour', () => {
   it('leaves maintenance by itself once the API answers again, starting afresh from home', async () => {
     let down = true;
     const { actor, effects } = start({
-      location: at('/login/email'), fetchUser: async () => { throw apiFailure(401, {}); },
-      loadConfig: async () => { if (down) throw apiFailure(503, { code: 'maintenance' }); return config; },
+      location: at('/login/email'),
+      fetchUser: async () => {
+        throw apiFailure(401, {});
+      },
+      loadConfig: async () => {
+        if (down) throw apiFailure(503, { code: 'maintenance' });
+        return config;
+      },
     });
     await settle();
     actor.send({ type: 'RETRY' });
@@ -212,7 +412,10 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     // Home, where the guard sends an anonymous visitor on to sign-in.
-    expect(effects.filter((e) => e.startsWith('navigate')).slice(-2)).toEqual(['navigate /user/dashboard', 'navigate /login/email']);
+    expect(effects.filter((e) => e.startsWith('navigate')).slice(-2)).toEqual([
+      'navigate /user/dashboard',
+      'navigate /login/email',
+    ]);
   });
 
   it('opens the screens of a flow reached outside it where the spec says', async () => {
@@ -229,12 +432,20 @@ describe('root machine: behaviour', () => {
     expect(reloaded.actor.getSnapshot().matches({ signedIn: 'recovering' })).toBe(true);
     expect(reloaded.actor.getSnapshot().children.totpRecovery).toBeDefined();
     // The set-up: its intro sends an account with a second factor home; one without starts it.
-    const enrolled = start({ storedAccount: user, location: at('/setup-mfa'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
+    const enrolled = start({
+      storedAccount: user,
+      location: at('/setup-mfa'),
+      fetchUser: async () => ({ ...user, mfa_enrolled: true }),
+    });
     await settle();
     expect(enrolled.effects).toContain('navigate /user/dashboard');
     expect(enrolled.actor.getSnapshot().children.forcedMfa).toBeUndefined();
     // Its own steps add a method from Security, for any account.
-    const adding = start({ storedAccount: user, location: at('/setup-mfa/phone'), fetchUser: async () => ({ ...user, mfa_enrolled: true }) });
+    const adding = start({
+      storedAccount: user,
+      location: at('/setup-mfa/phone'),
+      fetchUser: async () => ({ ...user, mfa_enrolled: true }),
+    });
     await settle();
     expect(adding.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(adding.actor.getSnapshot().children.forcedMfa).toBeDefined();
@@ -248,10 +459,32 @@ describe('root machine: behaviour', () => {
 
   it('resumes a sign-in waiting for its new password after a reload, from what the tab kept', async () => {
     const effects: string[] = [];
-    const actor = createActor(rootMachine.provide({
-      actors: { loadConfig: fromPromise(async () => config), fetchUser: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(401, {}); }) },
-      actions: { navigate: (_, params) => { effects.push(`navigate ${params.to}`); }, storeSession: (_, params) => { effects.push(`session ${params.key} ${params.value}`); } },
-    }), { input: { storedAccount: null, storedTarget: null, storedRenewal: 'weak-ticket', location: at('/weak-password') } }).start();
+    const actor = createActor(
+      rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          fetchUser: fromPromise(async (): Promise<UserProfile> => {
+            throw apiFailure(401, {});
+          }),
+        },
+        actions: {
+          navigate: (_, params) => {
+            effects.push(`navigate ${params.to}`);
+          },
+          storeSession: (_, params) => {
+            effects.push(`session ${params.key} ${params.value}`);
+          },
+        },
+      }),
+      {
+        input: {
+          storedAccount: null,
+          storedTarget: null,
+          storedRenewal: 'weak-ticket',
+          location: at('/weak-password'),
+        },
+      },
+    ).start();
     await settle();
     expect(actor.getSnapshot().matches({ anonymous: 'renewingPassword' })).toBe(true);
     expect(actor.getSnapshot().children.weakPassword!.getSnapshot().context.payload).toBe('weak-ticket');
@@ -265,14 +498,36 @@ describe('root machine: behaviour', () => {
   it('resumes a sign-in waiting for its second factor after a reload, from what the tab kept', async () => {
     const methods = [{ id: 1, method: 'card' as const }];
     const effects: string[] = [];
-    const actor = createActor(rootMachine.provide({
-      actors: { loadConfig: fromPromise(async () => config), fetchUser: fromPromise(async (): Promise<UserProfile> => { throw apiFailure(401, {}); }) },
-      actions: { navigate: (_, params) => { effects.push(`navigate ${params.to}`); } },
-    }), { input: { storedAccount: null, storedTarget: null, storedSignIn: { payload: 'login', methods }, location: at('/mfa/methods') } }).start();
+    const actor = createActor(
+      rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          fetchUser: fromPromise(async (): Promise<UserProfile> => {
+            throw apiFailure(401, {});
+          }),
+        },
+        actions: {
+          navigate: (_, params) => {
+            effects.push(`navigate ${params.to}`);
+          },
+        },
+      }),
+      {
+        input: {
+          storedAccount: null,
+          storedTarget: null,
+          storedSignIn: { payload: 'login', methods },
+          location: at('/mfa/methods'),
+        },
+      },
+    ).start();
     await settle();
     expect(actor.getSnapshot().matches({ anonymous: 'secondFactor' })).toBe(true);
     expect(effects).toEqual([]);
-    expect(actor.getSnapshot().children.mfaCode!.getSnapshot().context).toMatchObject({ methods, loginPayload: 'login' });
+    expect(actor.getSnapshot().children.mfaCode!.getSnapshot().context).toMatchObject({
+      methods,
+      loginPayload: 'login',
+    });
   });
 
   it('logs out on /logout and forgets the session', async () => {
@@ -287,7 +542,13 @@ describe('root machine: behaviour', () => {
   });
 
   it('stays signed in and says so when the logout call fails', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/user/dashboard'), logout: async () => { throw apiFailure(500, {}); } });
+    const { actor } = start({
+      storedAccount: user,
+      location: at('/user/dashboard'),
+      logout: async () => {
+        throw apiFailure(500, {});
+      },
+    });
     await settle();
     actor.send({ type: 'ROUTE', location: at('/logout') });
     await settle();
@@ -302,8 +563,17 @@ describe('root machine: behaviour', () => {
     effects.length = 0;
     actor.send({ type: 'SESSION_ENDED' });
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
-    expect(actor.getSnapshot().context).toMatchObject({ user: null, notice: 'session_ended', target: '/security/mfa-edit' });
-    expect(effects).toEqual(['account forgotten', 'clear session', 'target /security/mfa-edit', 'navigate /login/email']);
+    expect(actor.getSnapshot().context).toMatchObject({
+      user: null,
+      notice: 'session_ended',
+      target: '/security/mfa-edit',
+    });
+    expect(effects).toEqual([
+      'account forgotten',
+      'clear session',
+      'target /security/mfa-edit',
+      'navigate /login/email',
+    ]);
     // Anonymous, the signal means nothing more.
     actor.send({ type: 'DISMISS_NOTICE' });
     actor.send({ type: 'SESSION_ENDED' });
@@ -362,7 +632,12 @@ describe('root machine: behaviour', () => {
   it('runs the devices list on the security overview only; signing out everywhere there ends signed out on sign-in', async () => {
     const calls: string[] = [];
     const devices = devicesMachine.provide({
-      actors: { listDevices: fromPromise(async (): Promise<Device[]> => []), runAction: fromPromise(async ({ input }) => { calls.push(input.action); }) },
+      actors: {
+        listDevices: fromPromise(async (): Promise<Device[]> => []),
+        runAction: fromPromise(async ({ input }) => {
+          calls.push(input.action);
+        }),
+      },
     });
     const { actor, effects } = start({ storedAccount: user, location: at('/security'), devices });
     await settle();
@@ -385,7 +660,11 @@ describe('root machine: behaviour', () => {
   });
 
   it('a session that ends during a step-up leaves no second factor to resume', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/security/mfa-edit'), secondFactorStatus: async () => ({ sudo: false, methods: [] }) });
+    const { actor } = start({
+      storedAccount: user,
+      location: at('/security/mfa-edit'),
+      secondFactorStatus: async () => ({ sudo: false, methods: [] }),
+    });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
     actor.send({ type: 'SESSION_ENDED' });
@@ -396,9 +675,13 @@ describe('root machine: behaviour', () => {
 
   it('signing out of a session that already ended says nothing of it', async () => {
     const { actor, effects } = start({
-      storedAccount: user, location: at('/user/dashboard'),
+      storedAccount: user,
+      location: at('/user/dashboard'),
       // The app's client signals the 401 before the call fails.
-      logout: async () => { actor.send({ type: 'SESSION_ENDED' }); throw apiFailure(401, {}); },
+      logout: async () => {
+        actor.send({ type: 'SESSION_ENDED' });
+        throw apiFailure(401, {});
+      },
     });
     await settle();
     actor.send({ type: 'ROUTE', location: at('/logout') });
@@ -409,7 +692,9 @@ describe('root machine: behaviour', () => {
   });
 
   it('a stored account the server no longer knows at start is a session ended; no account, no notice', async () => {
-    const gone = async () => { throw apiFailure(401, {}); };
+    const gone = async () => {
+      throw apiFailure(401, {});
+    };
     const stored = start({ storedAccount: user, location: at('/user/dashboard'), fetchUser: gone });
     const fresh = start({ location: at('/user/dashboard'), fetchUser: gone });
     await settle();
@@ -419,7 +704,11 @@ describe('root machine: behaviour', () => {
   });
 
   it('mirrors a mandatory set-up into the session key mfa_forced while it runs, and forgets it after', async () => {
-    const { actor, effects } = start({ storedAccount: forcedUser, fetchUser: async () => forcedUser, location: at('/setup-mfa') });
+    const { actor, effects } = start({
+      storedAccount: forcedUser,
+      fetchUser: async () => forcedUser,
+      location: at('/setup-mfa'),
+    });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(effects).toContain('session mfa_forced true');
@@ -430,9 +719,13 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain('session mfa_forced null');
   });
 
-  it('does not mirror a customer\'s optional set-up as mandatory', async () => {
+  it("does not mirror a customer's optional set-up as mandatory", async () => {
     const customer = { ...user, mfa_customer: true } as UserProfile;
-    const { actor, effects } = start({ storedAccount: customer, fetchUser: async () => customer, location: at('/setup-mfa') });
+    const { actor, effects } = start({
+      storedAccount: customer,
+      fetchUser: async () => customer,
+      location: at('/setup-mfa'),
+    });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(effects).toContain('session mfa_forced null');
@@ -443,7 +736,10 @@ describe('root machine: behaviour', () => {
     let signedIn = false;
     const { actor, effects } = start({
       location: at('/user/dashboard', '?tab=1'),
-      fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return user; },
+      fetchUser: async () => {
+        if (!signedIn) throw apiFailure(401, {});
+        return user;
+      },
     });
     await settle();
     actor.send({ type: 'ROUTE', location: at('/login/email') });
@@ -464,7 +760,10 @@ describe('root machine: behaviour', () => {
     let signedIn = false;
     const { actor, effects } = start({
       location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc_1-Z'),
-      fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return user; },
+      fetchUser: async () => {
+        if (!signedIn) throw apiFailure(401, {});
+        return user;
+      },
     });
     await settle();
     // Kept for the tab, so that a second factor's screen reloaded on the way still returns there.
@@ -477,8 +776,18 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(effects).toContain('navigate /oidc/interaction/abc_1-Z');
 
-    for (const redirect of ['https://evil.example/', '//evil.example/oidc/interaction/x', '/oidc/interaction/x/../../admin', '/oidc/auth/x']) {
-      const other = start({ location: at('/login/email', `?redirect=${encodeURIComponent(redirect)}`), fetchUser: async () => { throw apiFailure(401, {}); } });
+    for (const redirect of [
+      'https://evil.example/',
+      '//evil.example/oidc/interaction/x',
+      '/oidc/interaction/x/../../admin',
+      '/oidc/auth/x',
+    ]) {
+      const other = start({
+        location: at('/login/email', `?redirect=${encodeURIComponent(redirect)}`),
+        fetchUser: async () => {
+          throw apiFailure(401, {});
+        },
+      });
       await settle();
       expect(other.actor.getSnapshot().context.target).toBeNull();
     }
@@ -488,33 +797,50 @@ describe('root machine: behaviour', () => {
     const { actor } = start({ storedAccount: user, location: at('/approve', '?uid=abc') });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'consenting' })).toBe(true);
-    expect((actor.getSnapshot().children.consent as { getSnapshot(): { context: { uid: string } } }).getSnapshot().context.uid).toBe('abc');
+    expect(
+      (actor.getSnapshot().children.consent as { getSnapshot(): { context: { uid: string } } }).getSnapshot().context
+        .uid,
+    ).toBe('abc');
     actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
     expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
   });
 
   it('proves it is the person again when an application asks, then returns to its request', async () => {
     const { actor, effects } = start({
-      storedAccount: user, location: at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
-      secondFactorStatus: async () => ({ sudo: true, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+      storedAccount: user,
+      location: at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
+      secondFactorStatus: async () => ({
+        sudo: true,
+        methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
+      }),
     });
     await settle();
     // However recent the last check, the application asked for a new one.
     expect(actor.getSnapshot().matches({ signedIn: { reauthenticating: 'asking' } })).toBe(true);
     expect(effects.filter((e) => e.startsWith('navigate'))).toEqual([]);
     effects.length = 0;
-    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    actor.send({
+      type: 'xstate.done.actor.stepUp',
+      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
+    } as never);
     expect(effects).toContain('navigate /oidc/interaction/abc');
   });
 
-  it('opens a partner landing for a visitor and for a signed-in person, with the page\'s query', async () => {
-    const visitor = start({ location: at('/partner', '?client_id=deals-partner'), fetchUser: async () => { throw apiFailure(401, {}); } });
+  it("opens a partner landing for a visitor and for a signed-in person, with the page's query", async () => {
+    const visitor = start({
+      location: at('/partner', '?client_id=deals-partner'),
+      fetchUser: async () => {
+        throw apiFailure(401, {});
+      },
+    });
     const member = start({ storedAccount: user, location: at('/partner', '?client_id=deals-partner') });
     await settle();
     expect(visitor.actor.getSnapshot().matches({ anonymous: 'partnering' })).toBe(true);
     expect(member.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
     for (const { actor } of [visitor, member]) {
-      const partner = actor.getSnapshot().children.partner as { getSnapshot(): { context: { clientId: string; step: string } } };
+      const partner = actor.getSnapshot().children.partner as {
+        getSnapshot(): { context: { clientId: string; step: string } };
+      };
       expect(partner.getSnapshot().context).toMatchObject({ clientId: 'deals-partner', step: 'landing' });
     }
     // A visitor's way to the access request goes through sign-in, which remembers it.
@@ -524,11 +850,15 @@ describe('root machine: behaviour', () => {
     expect(visitor.effects.at(-1)).toBe('navigate /login/email');
   });
 
-  it('asks a recent second factor before the linked account\'s success, and comes back to it with its query', async () => {
+  it("asks a recent second factor before the linked account's success, and comes back to it with its query", async () => {
     const search = `?redirect_uri=${encodeURIComponent(REGISTERED)}`;
     const { actor, effects } = start({
-      storedAccount: user, location: at('/partner/link-success', search),
-      secondFactorStatus: async () => ({ sudo: false, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+      storedAccount: user,
+      location: at('/partner/link-success', search),
+      secondFactorStatus: async () => ({
+        sudo: false,
+        methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
+      }),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { partnering: 'steppingUp' } })).toBe(true);
@@ -536,30 +866,61 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: back })}`);
     expect(actor.getSnapshot().children.partner).toBeUndefined();
     effects.length = 0;
-    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    actor.send({
+      type: 'xstate.done.actor.stepUp',
+      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
+    } as never);
     expect(effects).toContain(`navigate ${back}`);
     expect(actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
 
-    const recent = start({ storedAccount: user, location: at('/partner/link-success', search), secondFactorStatus: async () => ({ sudo: true, methods: [] }) });
+    const recent = start({
+      storedAccount: user,
+      location: at('/partner/link-success', search),
+      secondFactorStatus: async () => ({ sudo: true, methods: [] }),
+    });
     await settle();
     expect(recent.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
-    const partner = recent.actor.getSnapshot().children.partner as { getSnapshot(): { context: { destination: string } } };
+    const partner = recent.actor.getSnapshot().children.partner as {
+      getSnapshot(): { context: { destination: string } };
+    };
     expect(partner.getSnapshot().context.destination).toBe(REGISTERED);
   });
 
   it('opens the profile; its sensitive screen waits for a recent second factor; its flow reports the changed profile', async () => {
-    const fullUser = { ...user, lastname: 'Peeters', birthdate: null, gender: null, language: 'nl', email: [], phone: [], banking: null } as UserProfile;
+    const fullUser = {
+      ...user,
+      lastname: 'Peeters',
+      birthdate: null,
+      gender: null,
+      language: 'nl',
+      email: [],
+      phone: [],
+      banking: null,
+    } as UserProfile;
     const { actor, effects } = start({
-      storedAccount: fullUser, location: at('/profile/edit-credentials'),
-      secondFactorStatus: async () => ({ sudo: false, methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }] }),
+      storedAccount: fullUser,
+      location: at('/profile/edit-credentials'),
+      secondFactorStatus: async () => ({
+        sudo: false,
+        methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
+      }),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'steppingUp' } })).toBe(true);
-    expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/profile/edit-credentials' })}`);
+    expect(effects).toContain(
+      `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/profile/edit-credentials' })}`,
+    );
     expect(actor.getSnapshot().children.profile).toBeUndefined();
-    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null } } as never);
+    actor.send({
+      type: 'xstate.done.actor.stepUp',
+      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
+    } as never);
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'open' } })).toBe(true);
-    const flow = () => actor.getSnapshot().children.profile as unknown as { getSnapshot(): { value: unknown }; send(event: unknown): void };
+    const flow = () =>
+      actor.getSnapshot().children.profile as unknown as {
+        getSnapshot(): { value: unknown };
+        send(event: unknown): void;
+      };
     expect(flow().getSnapshot().value).toEqual({ credentials: 'ready' });
     // The overview is the running flow's: no new check, the same flow.
     const running = flow();
@@ -576,23 +937,34 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().children.profile).toBeUndefined();
   });
 
-  it('asks a recent second factor before the password\'s change; a change that ended this session signs out to sign-in with a notice', async () => {
+  it("asks a recent second factor before the password's change; a change that ended this session signs out to sign-in with a notice", async () => {
     const { actor, effects } = start({
-      storedAccount: user, location: at('/security/edit-password'),
+      storedAccount: user,
+      location: at('/security/edit-password'),
       secondFactorStatus: async () => ({ sudo: false, methods: [] }),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
-    expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/security/edit-password' })}`);
+    expect(effects).toContain(
+      `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/security/edit-password' })}`,
+    );
     expect(actor.getSnapshot().children.editPassword).toBeUndefined();
-    actor.send({ type: 'xstate.done.actor.stepUp', output: { method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null } } as never);
+    actor.send({
+      type: 'xstate.done.actor.stepUp',
+      output: { method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null },
+    } as never);
     expect(effects).toContain('navigate /security/edit-password');
     expect(actor.getSnapshot().hasTag('security.password')).toBe(true);
     expect(actor.getSnapshot().children.editPassword).toBeDefined();
     effects.length = 0;
     actor.send({ type: 'xstate.done.actor.editPassword', output: { sessionEnded: true } } as never);
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
-    expect(actor.getSnapshot().context).toMatchObject({ notice: 'password_renewed', user: null, target: null, location: at('/login/email') });
+    expect(actor.getSnapshot().context).toMatchObject({
+      notice: 'password_renewed',
+      user: null,
+      target: null,
+      location: at('/login/email'),
+    });
     expect(effects).toEqual(expect.arrayContaining(['account forgotten', 'clear session', 'navigate /login/email']));
     expect(effects.some((e) => e.startsWith('target '))).toBe(false);
   });
@@ -600,7 +972,13 @@ describe('root machine: behaviour', () => {
   it('offers the website access chooser after a sign-in without a target, to a person with several platforms only', async () => {
     const signInAs = async (profile: UserProfile, location = at('/login/email')) => {
       let signedIn = false;
-      const run = start({ location, fetchUser: async () => { if (!signedIn) throw apiFailure(401, {}); return profile; } });
+      const run = start({
+        location,
+        fetchUser: async () => {
+          if (!signedIn) throw apiFailure(401, {});
+          return profile;
+        },
+      });
       await settle();
       if (location.path !== '/login/email') run.actor.send({ type: 'ROUTE', location: at('/login/email') });
       signedIn = true;
@@ -624,46 +1002,102 @@ describe('root machine: behaviour', () => {
 
   it('spends a sign-in ticket from the URL hash before asking for the session; a refused one says so at sign-in', async () => {
     const spent: unknown[] = [];
-    const accepted = createActor(rootMachine.provide({
-      actors: {
-        loadConfig: fromPromise(async () => config),
-        exchangeTicket: fromPromise(async ({ input }) => { spent.push(input); return { access_token: 't' }; }),
-        fetchUser: fromPromise(async () => user),
+    const accepted = createActor(
+      rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          exchangeTicket: fromPromise(async ({ input }) => {
+            spent.push(input);
+            return { access_token: 't' };
+          }),
+          fetchUser: fromPromise(async () => user),
+        },
+        actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+      }),
+      {
+        input: {
+          storedAccount: null,
+          storedTarget: null,
+          location: at('/'),
+          loginTicket: { ticket: 'abc', clientId: '17' },
+        },
       },
-      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
-    }), { input: { storedAccount: null, storedTarget: null, location: at('/'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    ).start();
     await settle();
     expect(spent).toEqual([{ ticket: 'abc', clientId: '17' }]);
     expect(accepted.getSnapshot().matches('signedIn')).toBe(true);
 
-    const refused = createActor(rootMachine.provide({
-      actors: {
-        loadConfig: fromPromise(async () => config),
-        exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => { throw apiFailure(400, { code: 'invalid_login_ticket' }); }),
-        fetchUser: fromPromise<UserProfile>(async () => { throw apiFailure(401, {}); }),
+    const refused = createActor(
+      rootMachine.provide({
+        actors: {
+          loadConfig: fromPromise(async () => config),
+          exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => {
+            throw apiFailure(400, { code: 'invalid_login_ticket' });
+          }),
+          fetchUser: fromPromise<UserProfile>(async () => {
+            throw apiFailure(401, {});
+          }),
+        },
+        actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
+      }),
+      {
+        input: {
+          storedAccount: null,
+          storedTarget: null,
+          location: at('/login/email'),
+          loginTicket: { ticket: 'abc', clientId: '17' },
+        },
       },
-      actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
-    }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email'), loginTicket: { ticket: 'abc', clientId: '17' } } }).start();
+    ).start();
     await settle();
     expect(refused.getSnapshot().matches('anonymous')).toBe(true);
     expect(refused.getSnapshot().context.notice).toBe('ticket_invalid');
   });
 
-  it('a partner\'s sign-in is not diverted to a forced set-up, and its code leads back to the partner\'s request', async () => {
+  it("a partner's sign-in is not diverted to a forced set-up, and its code leads back to the partner's request", async () => {
     const forced = { ...user, mfa_forced: true } as UserProfile;
     const run = (submitLogin: () => Promise<unknown>) => {
       const effects: string[] = [];
-      const actor = createActor(rootMachine.provide({
-        actors: {
-          loadConfig: fromPromise(async () => config),
-          fetchUser: fromPromise<UserProfile>(async () => { if (!effects.includes('signed in')) throw apiFailure(401, {}); return forced; }),
-          login: loginMachine.provide({ actors: { submitLogin: fromPromise(async () => { effects.push('signed in'); return submitLogin(); }) } }),
+      const actor = createActor(
+        rootMachine.provide({
+          actors: {
+            loadConfig: fromPromise(async () => config),
+            fetchUser: fromPromise<UserProfile>(async () => {
+              if (!effects.includes('signed in')) throw apiFailure(401, {});
+              return forced;
+            }),
+            login: loginMachine.provide({
+              actors: {
+                submitLogin: fromPromise(async () => {
+                  effects.push('signed in');
+                  return submitLogin();
+                }),
+              },
+            }),
+          },
+          actions: {
+            navigate: (_, params) => {
+              effects.push(`navigate ${params.to}`);
+            },
+            leaveTo: (_, params) => {
+              effects.push(`leave ${params.url}`);
+            },
+            trackPageView: () => {},
+            persistAccount: () => {},
+            persistTarget: () => {},
+            storeSession: () => {},
+            clearSession: () => {},
+          },
+        }),
+        {
+          input: {
+            storedAccount: null,
+            storedTarget: null,
+            location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'),
+            signingInTo: { client_id: 'deals-partner' },
+          },
         },
-        actions: {
-          navigate: (_, params) => { effects.push(`navigate ${params.to}`); }, leaveTo: (_, params) => { effects.push(`leave ${params.url}`); },
-          trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {}, storeSession: () => {}, clearSession: () => {},
-        },
-      }), { input: { storedAccount: null, storedTarget: null, location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'), signingInTo: { client_id: 'deals-partner' } } }).start();
+      ).start();
       return { actor, effects };
     };
     const { actor, effects } = run(async () => ({ access_token: 't' }));
@@ -677,10 +1111,25 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain('navigate /oidc/interaction/abc');
 
     // With a second factor: the spec's rule 2 after a code, the partner's redirect.
-    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa') }, { method: 'email', mfaId: 1 }, 'signIn'))
-      .toEqual({ kind: 'partner', url: '/oidc/interaction/abc' });
+    expect(
+      decisionAfterCode(
+        { ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa') },
+        { method: 'email', mfaId: 1 },
+        'signIn',
+      ),
+    ).toEqual({ kind: 'partner', url: '/oidc/interaction/abc' });
     // A weak password is renewed first: that sign-in has no session to return with yet.
-    expect(decisionAfterCode({ ...actor.getSnapshot().context, target: '/oidc/interaction/abc', partnerLogin: true, location: at('/mfa', '?weakPassword=true') }, { method: 'email', mfaId: 1 }, 'signIn'))
-      .toEqual({ kind: 'weakPassword', to: '/weak-password?verified=true' });
+    expect(
+      decisionAfterCode(
+        {
+          ...actor.getSnapshot().context,
+          target: '/oidc/interaction/abc',
+          partnerLogin: true,
+          location: at('/mfa', '?weakPassword=true'),
+        },
+        { method: 'email', mfaId: 1 },
+        'signIn',
+      ),
+    ).toEqual({ kind: 'weakPassword', to: '/weak-password?verified=true' });
   });
 });

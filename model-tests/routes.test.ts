@@ -3,7 +3,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FIRST_PARTY_CLIENT_IDS } from '../contract/constants.ts';
-import { HOME_PATH, LOGIN_PATH, REDIRECTS, SCREENS, allowedRedirect, guard, isPartnerLogin, isSensitive, safeTarget } from '../machines/routes.ts';
+import {
+  HOME_PATH,
+  LOGIN_PATH,
+  REDIRECTS,
+  SCREENS,
+  allowedRedirect,
+  guard,
+  isPartnerLogin,
+  isSensitive,
+  safeTarget,
+} from '../machines/routes.ts';
 
 const at = (path: string, search = '') => ({ path, search });
 const byAccess = (access: string) => Object.keys(SCREENS).filter((path) => SCREENS[path] === access);
@@ -54,11 +64,19 @@ describe('route guard', () => {
   });
 
   it('shows maintenance to anyone', () => {
-    for (const session of ['anonymous', 'signedIn', 'secondFactor'] as const) expect(guard(at('/maintenance'), session)).toEqual({ kind: 'stay' });
+    for (const session of ['anonymous', 'signedIn', 'secondFactor'] as const)
+      expect(guard(at('/maintenance'), session)).toEqual({ kind: 'stay' });
   });
 
   it('sends any unknown path home, including screens not built yet', () => {
-    for (const path of ['/nowhere', '/profile/nowhere', '/user/access/x', '/onboarding/nowhere', '/partner/nowhere', '/user/dashboard/x']) {
+    for (const path of [
+      '/nowhere',
+      '/profile/nowhere',
+      '/user/access/x',
+      '/onboarding/nowhere',
+      '/partner/nowhere',
+      '/user/dashboard/x',
+    ]) {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }
@@ -67,7 +85,10 @@ describe('route guard', () => {
   it('shows the partner landing to everyone, asks a session for the access request and the success, and keeps the choices for visitors', () => {
     expect(guard(at('/partner', '?client_id=deals-partner'), 'anonymous')).toEqual({ kind: 'stay' });
     expect(guard(at('/partner', '?client_id=deals-partner'), 'signedIn')).toEqual({ kind: 'stay' });
-    expect(guard(at('/partner/request-access', '?client_id=x'), 'anonymous')).toEqual({ kind: 'login', target: '/partner/request-access?client_id=x' });
+    expect(guard(at('/partner/request-access', '?client_id=x'), 'anonymous')).toEqual({
+      kind: 'login',
+      target: '/partner/request-access?client_id=x',
+    });
     expect(guard(at('/partner/link-success'), 'anonymous')).toEqual({ kind: 'login', target: '/partner/link-success' });
     expect(guard(at('/partner/no-account'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     expect(guard(at('/partner/link-existing'), 'anonymous')).toEqual({ kind: 'stay' });
@@ -77,29 +98,48 @@ describe('route guard', () => {
 
   it('never leaves an anonymous visitor on a private screen nor a signed-in user on a public one', () => {
     const paths = [...Object.keys(SCREENS), ...Object.keys(REDIRECTS), '/logout'];
-    fc.assert(fc.property(
-      fc.oneof(fc.constantFrom(...paths), fc.string({ maxLength: 24 }).map((s) => `/${s}`)),
-      fc.constantFrom('anonymous' as const, 'signedIn' as const),
-      (path, session) => {
-        const decision = guard(at(path), session);
-        if (decision.kind !== 'stay') return true;
-        const access = SCREENS[path.length > 1 ? path.replace(/\/+$/, '') : path];
-        return access === 'any' || (session === 'anonymous' ? access === 'public' : access === 'private');
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...paths),
+          fc.string({ maxLength: 24 }).map((s) => `/${s}`),
+        ),
+        fc.constantFrom('anonymous' as const, 'signedIn' as const),
+        (path, session) => {
+          const decision = guard(at(path), session);
+          if (decision.kind !== 'stay') return true;
+          const access = SCREENS[path.length > 1 ? path.replace(/\/+$/, '') : path];
+          return access === 'any' || (session === 'anonymous' ? access === 'public' : access === 'private');
+        },
+      ),
+    );
   });
 });
 
 describe('a step-up an application asked for', () => {
-  it('lets a signed-in person stay on the code screen only with the way back to a request; a step-up\'s leads back to its screen', () => {
-    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'signedIn')).toEqual({ kind: 'stay' });
+  it("lets a signed-in person stay on the code screen only with the way back to a request; a step-up's leads back to its screen", () => {
+    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'signedIn')).toEqual({
+      kind: 'stay',
+    });
     // A step-up's code screen reached by a reload: the screen it was for, which asks for the code anew.
-    expect(guard(at('/mfa', '?single=true&redirect=%2Fsecurity%2Fmfa-edit'), 'signedIn')).toEqual({ kind: 'redirect', to: '/security/mfa-edit' });
+    expect(guard(at('/mfa', '?single=true&redirect=%2Fsecurity%2Fmfa-edit'), 'signedIn')).toEqual({
+      kind: 'redirect',
+      to: '/security/mfa-edit',
+    });
     // Nowhere else: not another site, not a public screen.
-    expect(guard(at('/mfa', '?single=true&redirect=%2F%2Fevil.example'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
-    expect(guard(at('/mfa', '?single=true&redirect=%2Flogin%2Femail'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/mfa', '?single=true&redirect=%2F%2Fevil.example'), 'signedIn')).toEqual({
+      kind: 'redirect',
+      to: '/',
+    });
+    expect(guard(at('/mfa', '?single=true&redirect=%2Flogin%2Femail'), 'signedIn')).toEqual({
+      kind: 'redirect',
+      to: '/',
+    });
     expect(guard(at('/mfa'), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
-    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'), 'anonymous')).toEqual({
+      kind: 'redirect',
+      to: '/',
+    });
   });
 });
 
@@ -111,9 +151,21 @@ describe('saved target after sign-in', () => {
   it('honours the way back to an authorisation request, by its uid alone', () => {
     expect(safeTarget('/oidc/interaction/Ab_1-z')).toBe('/oidc/interaction/Ab_1-z');
   });
-  it.each([null, '', 'https://evil.example/', '//evil.example/user/dashboard', '/login/email', '/nowhere', 'user/dashboard',
-    '/oidc/interaction/', '/oidc/interaction/a/b', '/oidc/interaction/a?x=1', '/oidc/auth/a', '/oidc/interaction/../token', `/oidc/interaction/${'a'.repeat(65)}`])(
-    'refuses %j', (target) => expect(safeTarget(target)).toBeNull());
+  it.each([
+    null,
+    '',
+    'https://evil.example/',
+    '//evil.example/user/dashboard',
+    '/login/email',
+    '/nowhere',
+    'user/dashboard',
+    '/oidc/interaction/',
+    '/oidc/interaction/a/b',
+    '/oidc/interaction/a?x=1',
+    '/oidc/auth/a',
+    '/oidc/interaction/../token',
+    `/oidc/interaction/${'a'.repeat(65)}`,
+  ])('refuses %j', (target) => expect(safeTarget(target)).toBeNull());
 });
 
 describe('dashboard redirect_uri', () => {
@@ -142,22 +194,29 @@ describe('dashboard redirect_uri', () => {
   });
 
   it('never answers anything but a registered target', () => {
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom(...registered)), (value) => {
-      const answer = allowedRedirect(query(value), registered);
-      return answer === null || registered.includes(answer);
-    }));
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom(...registered)), (value) => {
+        const answer = allowedRedirect(query(value), registered);
+        return answer === null || registered.includes(answer);
+      }),
+    );
   });
 });
 
 describe('partner login', () => {
   it('is not a partner login for the first-party clients 2, 17, 51 and 66', () => {
     expect([...FIRST_PARTY_CLIENT_IDS]).toEqual(['2', '17', '51', '66']);
-    for (const id of FIRST_PARTY_CLIENT_IDS) expect(isPartnerLogin(`/oauth/authorize?client_id=${id}&response_type=code`, FIRST_PARTY_CLIENT_IDS)).toBe(false);
+    for (const id of FIRST_PARTY_CLIENT_IDS)
+      expect(isPartnerLogin(`/oauth/authorize?client_id=${id}&response_type=code`, FIRST_PARTY_CLIENT_IDS)).toBe(false);
   });
 
   it('is a partner login for any other client id in the target URL', () => {
-    expect(isPartnerLogin('/oauth/authorize?client_id=partner-app&response_type=code', FIRST_PARTY_CLIENT_IDS)).toBe(true);
-    expect(isPartnerLogin('https://account.tessera.be/authorize?response_type=code&client_id=3', FIRST_PARTY_CLIENT_IDS)).toBe(true);
+    expect(isPartnerLogin('/oauth/authorize?client_id=partner-app&response_type=code', FIRST_PARTY_CLIENT_IDS)).toBe(
+      true,
+    );
+    expect(
+      isPartnerLogin('https://account.tessera.be/authorize?response_type=code&client_id=3', FIRST_PARTY_CLIENT_IDS),
+    ).toBe(true);
     expect(isPartnerLogin('/authorize?client_id=', FIRST_PARTY_CLIENT_IDS)).toBe(true);
   });
 

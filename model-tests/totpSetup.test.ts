@@ -7,13 +7,15 @@ import { report, walk } from './coverage.ts';
 describe('authenticator set-up machine: model', () => {
   it('takes every declared transition', () => {
     const result = walk(totpSetupMachine, {
-      events: () => [
-        { type: 'CONTINUE' }, { type: 'RETRY' },
-        { type: 'xstate.done.actor.startTotp', output: null },
-        { type: 'xstate.done.actor.startTotp', output: { payload: 'p', data: { secret: 'S', qr_svg: '<svg/>' } } },
-        { type: 'xstate.error.actor.startTotp', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
-        { type: 'xstate.done.actor.codeEntry', output: { result: { recovery_keys: ['A'] }, failure: null } },
-      ] as never,
+      events: () =>
+        [
+          { type: 'CONTINUE' },
+          { type: 'RETRY' },
+          { type: 'xstate.done.actor.startTotp', output: null },
+          { type: 'xstate.done.actor.startTotp', output: { payload: 'p', data: { secret: 'S', qr_svg: '<svg/>' } } },
+          { type: 'xstate.error.actor.startTotp', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
+          { type: 'xstate.done.actor.codeEntry', output: { result: { recovery_keys: ['A'] }, failure: null } },
+        ] as never,
       serializeState: ({ value, context }) => {
         const c = context as { payload: unknown; keys: unknown; error: unknown };
         return JSON.stringify([value, !!c.payload, !!c.keys, !!c.error]);
@@ -26,9 +28,11 @@ describe('authenticator set-up machine: model', () => {
 
 describe('authenticator set-up machine: the first code', () => {
   it('is six digits that nobody sent: no countdown, no resend', async () => {
-    const actor = createActor(totpSetupMachine.provide({
-      actors: { startTotp: fromPromise(async (): Promise<TotpStart> => ({ payload: 'p', data: { secret: 'S' } })) },
-    })).start();
+    const actor = createActor(
+      totpSetupMachine.provide({
+        actors: { startTotp: fromPromise(async (): Promise<TotpStart> => ({ payload: 'p', data: { secret: 'S' } })) },
+      }),
+    ).start();
     await new Promise((resolve) => setTimeout(resolve, 0));
     const entry = actor.getSnapshot().children.codeEntry!;
     expect(entry.getSnapshot().context).toMatchObject({ ticket: 'p', length: 6, sent: null });

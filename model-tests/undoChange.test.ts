@@ -5,13 +5,14 @@ import { undoChangeMachine } from '../machines/undoChange.ts';
 import { report, walk } from './coverage.ts';
 import { settle } from './events.ts';
 
-
 describe('undo-change machine', () => {
   it('takes every declared transition, with and without a token', () => {
-    const events = () => [
-      { type: 'UNDO' }, { type: 'xstate.done.actor.undo', output: { undone: 'added' } },
-      { type: 'xstate.error.actor.undo', error: apiFailure(410, { code: 'undo_unavailable' }) },
-    ] as never;
+    const events = () =>
+      [
+        { type: 'UNDO' },
+        { type: 'xstate.done.actor.undo', output: { undone: 'added' } },
+        { type: 'xstate.error.actor.undo', error: apiFailure(410, { code: 'undo_unavailable' }) },
+      ] as never;
     const withToken = walk(undoChangeMachine, { input: { token: 't'.repeat(43) }, events });
     const without = walk(undoChangeMachine, { input: { token: null }, events });
     console.info(report('undoChange', withToken));
@@ -20,7 +21,17 @@ describe('undo-change machine', () => {
 
   it('undoes only when asked, never on arrival', async () => {
     const calls: unknown[] = [];
-    const actor = createActor(undoChangeMachine.provide({ actors: { undo: fromPromise(async ({ input }) => { calls.push(input); return {}; }) } }), { input: { token: 'abc'.repeat(10) } }).start();
+    const actor = createActor(
+      undoChangeMachine.provide({
+        actors: {
+          undo: fromPromise(async ({ input }) => {
+            calls.push(input);
+            return {};
+          }),
+        },
+      }),
+      { input: { token: 'abc'.repeat(10) } },
+    ).start();
     await settle();
     expect(calls).toEqual([]);
     expect(actor.getSnapshot().value).toBe('asking');

@@ -12,7 +12,11 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 const root = join(import.meta.dirname, '..');
 
 export function webBuildCommand(env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
-  return { command: 'vite', args: ['build', '--mode', 'production', '--logLevel', 'warn'], env: { ...env, NODE_ENV: 'production' } };
+  return {
+    command: 'vite',
+    args: ['build', '--mode', 'production', '--logLevel', 'warn'],
+    env: { ...env, NODE_ENV: 'production' },
+  };
 }
 
 const COMPRESSIBLE = /\.(?:js|mjs|css|html|svg|json|txt|webmanifest)$/;
@@ -27,7 +31,9 @@ export function precompress(dir: string): { files: number; bytes: number; brotli
     if (!COMPRESSIBLE.test(name) || !statSync(path).isFile()) continue;
     const content = readFileSync(path);
     if (content.length < MIN_BYTES) continue;
-    const brotli = brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: content.length } });
+    const brotli = brotliCompressSync(content, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: content.length },
+    });
     writeFileSync(`${path}.br`, brotli);
     writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
     totals.files += 1;
@@ -43,7 +49,9 @@ export function buildWebApp(env: NodeJS.ProcessEnv = process.env): number {
   const built = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv }).status ?? 1;
   if (built !== 0) return built;
   // The public screens drawn ahead of the script, in a process of their own (it pretends to be a browser).
-  const drawn = spawnSync(process.execPath, [join(root, 'scripts', 'prerender.ts')], { cwd: root, stdio: 'inherit', env: childEnv }).status ?? 1;
+  const drawn =
+    spawnSync(process.execPath, [join(root, 'scripts', 'prerender.ts')], { cwd: root, stdio: 'inherit', env: childEnv })
+      .status ?? 1;
   if (drawn === 0) precompress(join(root, 'dist'));
   return drawn;
 }

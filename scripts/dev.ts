@@ -10,17 +10,28 @@ const apiPort = process.env.PORT ?? '3000';
 const vitePort = process.env.VITE_PORT;
 const children = [
   spawn(process.execPath, ['--watch-path=server', '--watch-path=contract', 'scripts/serve.ts'], {
-    cwd: root, stdio: 'inherit', env: {
-      PUBLIC_ORIGIN_BE: `http://account.localhost:${vitePort ?? 5173}`, PUBLIC_ORIGIN_LU: `http://account.lu.localhost:${vitePort ?? 5173}`,
-      ...process.env, SPA_DIR: 'none', PORT: apiPort,
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      PUBLIC_ORIGIN_BE: `http://account.localhost:${vitePort ?? 5173}`,
+      PUBLIC_ORIGIN_LU: `http://account.lu.localhost:${vitePort ?? 5173}`,
+      ...process.env,
+      SPA_DIR: 'none',
+      PORT: apiPort,
     },
   }),
   // vite.config.ts proxies the API to API_PORT.
   spawn('vite', ['--host', 'localhost', ...(vitePort ? ['--port', vitePort, '--strictPort'] : [])], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, API_PORT: apiPort },
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, API_PORT: apiPort },
   }),
 ];
 const stop = () => children.forEach((child) => child.kill('SIGTERM'));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
-for (const child of children) child.on('exit', (code) => { stop(); process.exitCode = code ?? 0; });
+for (const child of children)
+  child.on('exit', (code) => {
+    stop();
+    process.exitCode = code ?? 0;
+  });

@@ -22,14 +22,20 @@ export type Prerendered = {
   app: string[];
   /** Each locale's strings, as the page preloads them: the chunk's path. */
   locales: Partial<Record<Locale, string>>;
-  screens: Partial<Record<Variant, Partial<Record<Locale, Record<string, { html: string; title: string; description: string }>>>>>;
+  screens: Partial<
+    Record<Variant, Partial<Record<Locale, Record<string, { html: string; title: string; description: string }>>>>
+  >;
 };
 
 /** The module src/main.tsx imports to start the app. */
 const APP_MODULE = 'src/app/start.tsx';
 
 /** A module's chunk and every chunk it imports statically, as the page names them. */
-function chunksOf(manifest: Record<string, { file: string; imports?: string[] }>, key: string, seen = new Set<string>()): string[] {
+function chunksOf(
+  manifest: Record<string, { file: string; imports?: string[] }>,
+  key: string,
+  seen = new Set<string>(),
+): string[] {
   const entry = manifest[key];
   if (!entry) throw new Error(`prerender: no ${key} in the build's manifest`);
   if (seen.has(entry.file)) return [];
@@ -40,7 +46,11 @@ function chunksOf(manifest: Record<string, { file: string; imports?: string[] }>
 /** What the modules read of the browser when they load, for drawing in Node: the host decides the variant. */
 function pretendBrowserAt(host: string): void {
   Object.assign(globalThis, {
-    window: { location: { host, pathname: '/', search: '', hash: '' }, history: { state: null }, addEventListener() {} },
+    window: {
+      location: { host, pathname: '/', search: '', hash: '' },
+      history: { state: null },
+      addEventListener() {},
+    },
     document: { documentElement: { lang: '', dataset: {} }, getElementById: () => null },
   });
 }
@@ -50,19 +60,41 @@ export async function prerender(distDir: string): Promise<Prerendered> {
   const outDir = join(root, 'node_modules', '.cache', `tessera-prerender-${process.pid}`);
   try {
     await build({
-      root, mode: 'production', logLevel: 'warn', configFile: join(root, 'vite.config.ts'),
+      root,
+      mode: 'production',
+      logLevel: 'warn',
+      configFile: join(root, 'vite.config.ts'),
       // One file, so that loading it again (per variant) loads every module again.
-      build: { ssr: 'src/prerender.tsx', outDir, emptyOutDir: true, sourcemap: false, manifest: false, rolldownOptions: { output: { codeSplitting: false } } },
+      build: {
+        ssr: 'src/prerender.tsx',
+        outDir,
+        emptyOutDir: true,
+        sourcemap: false,
+        manifest: false,
+        rolldownOptions: { output: { codeSplitting: false } },
+      },
     });
-    const manifest = JSON.parse(readFileSync(join(distDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, { file: string; imports?: string[] }>;
+    const manifest = JSON.parse(readFileSync(join(distDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+      string,
+      { file: string; imports?: string[] }
+    >;
     const result: Prerendered = { app: chunksOf(manifest, APP_MODULE), locales: {}, screens: {} };
-    for (const [variant, offer] of Object.entries(VARIANT_LOCALES) as Array<[Variant, (typeof VARIANT_LOCALES)[Variant]]>) {
+    for (const [variant, offer] of Object.entries(VARIANT_LOCALES) as Array<
+      [Variant, (typeof VARIANT_LOCALES)[Variant]]
+    >) {
       pretendBrowserAt(HOSTS[variant]);
-      const app = await import(`${pathToFileURL(join(outDir, 'prerender.js')).href}?variant=${variant}`) as typeof import('../src/prerender.tsx');
+      const app = (await import(
+        `${pathToFileURL(join(outDir, 'prerender.js')).href}?variant=${variant}`
+      )) as typeof import('../src/prerender.tsx');
       if (app.variant !== variant) throw new Error(`prerender: drew ${app.variant} for ${variant}`);
       const config = {
-        variant, locales: Object.values(offer.locales), defaultLocale: offer.default,
-        redirectTargets: [], analyticsUrl: null, passwordPolicy: DEFAULT_PASSWORD_POLICY, captcha: false,
+        variant,
+        locales: Object.values(offer.locales),
+        defaultLocale: offer.default,
+        redirectTargets: [],
+        analyticsUrl: null,
+        passwordPolicy: DEFAULT_PASSWORD_POLICY,
+        captcha: false,
       };
       const screens: Partial<Record<Locale, Record<string, { html: string; title: string; description: string }>>> = {};
       for (const locale of Object.values(offer.locales)) {
@@ -83,7 +115,9 @@ export async function prerender(distDir: string): Promise<Prerendered> {
 
 if (import.meta.main) {
   const drawn = await prerender(join(root, 'dist'));
-  const count = Object.values(drawn.screens).flatMap((byLocale) => Object.values(byLocale).flatMap((paths) => Object.keys(paths))).length;
+  const count = Object.values(drawn.screens).flatMap((byLocale) =>
+    Object.values(byLocale).flatMap((paths) => Object.keys(paths)),
+  ).length;
   console.info(`prerender: ${count} screens drawn ahead`);
   process.exit(0);
 }

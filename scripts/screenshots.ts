@@ -30,11 +30,22 @@ const shots: Record<string, (page: Page) => Promise<void>> = {
   // A sign-in refused for want of a robot check (staged once, as a password manager meets it).
   'captcha-refusal': async (page) => {
     let first = true;
-    await page.route('**/api/captcha/challenge', async (route) => { await new Promise((resolve) => setTimeout(resolve, 4000)); await route.continue(); });
+    await page.route('**/api/captcha/challenge', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      await route.continue();
+    });
     await page.route('**/api/token', (route) => {
       if (!first) return route.continue();
       first = false;
-      return route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'captcha_required', message: 'Please confirm that you are not a robot.', captcha: true }) });
+      return route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 'captcha_required',
+          message: 'Please confirm that you are not a robot.',
+          captcha: true,
+        }),
+      });
     });
     await signIn(page, person('customer').email);
     await page.waitForTimeout(1500);
@@ -65,7 +76,15 @@ const shots: Record<string, (page: Page) => Promise<void>> = {
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ],
 });
 for (const [name, take] of Object.entries(shots)) {
   const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 375, height: 740 } });

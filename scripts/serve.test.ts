@@ -10,7 +10,12 @@ describe('starting the server', () => {
     [{ DATABASE_URL: 'mysql://db' }, 'DATABASE_URL must be a URL starting with postgres:'],
     [{ GEOIP_CITY_DB: '/nowhere/cities.mmdb' }, 'GEOIP_CITY_DB must name a MaxMind-format city database'],
   ])('stops with a message naming the bad variable (%j)', (env, message) => {
-    const run = spawnSync(process.execPath, ['scripts/serve.ts'], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(process.execPath, ['scripts/serve.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`Configuration error: ${message}`);
   });

@@ -14,8 +14,18 @@ function newestMtime(path: string): number {
 }
 
 const built = join(root, 'dist', 'index.html');
-const sources = ['src', 'machines', 'locales', 'contract', 'public', 'index.html', 'vite.config.ts', 'scripts/prerender.ts']
-  .map((name) => join(root, name)).filter(existsSync);
+const sources = [
+  'src',
+  'machines',
+  'locales',
+  'contract',
+  'public',
+  'index.html',
+  'vite.config.ts',
+  'scripts/prerender.ts',
+]
+  .map((name) => join(root, name))
+  .filter(existsSync);
 if (!existsSync(built) || Math.max(...sources.map(newestMtime)) > statSync(built).mtimeMs) {
   console.log('Building the web app…');
   const status = buildWebApp();

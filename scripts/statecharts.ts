@@ -30,7 +30,35 @@ import { partnerMachine } from '../machines/partner.ts';
 import { microsoftMfaMachine, microsoftStartMachine } from '../machines/microsoft.ts';
 import { ssoLinksMachine } from '../machines/ssoLinks.ts';
 
-export const MACHINES: Record<string, AnyStateMachine> = { root: rootMachine, login: loginMachine, mfaCode: mfaCodeMachine, totpRecovery: totpRecoveryMachine, forcedMfa: forcedMfaMachine, mfaSettings: mfaSettingsMachine, accessGrants: accessGrantsMachine, history: historyMachine, devices: devicesMachine, editPassword: editPasswordMachine, notifications: notificationsMachine, totpSetup: totpSetupMachine, newPassword: newPasswordMachine, codeEntry: codeEntryMachine, forgotPassword: forgotPasswordMachine, forgotUsername: forgotUsernameMachine, captcha: captchaMachine, onboarding: onboardingMachine, consent: consentMachine, partner: partnerMachine, profile: profileMachine, cards: cardsMachine, undoChange: undoChangeMachine, fuzzion: fuzzionMachine, microsoftStart: microsoftStartMachine, microsoftMfa: microsoftMfaMachine, ssoLinks: ssoLinksMachine };
+export const MACHINES: Record<string, AnyStateMachine> = {
+  root: rootMachine,
+  login: loginMachine,
+  mfaCode: mfaCodeMachine,
+  totpRecovery: totpRecoveryMachine,
+  forcedMfa: forcedMfaMachine,
+  mfaSettings: mfaSettingsMachine,
+  accessGrants: accessGrantsMachine,
+  history: historyMachine,
+  devices: devicesMachine,
+  editPassword: editPasswordMachine,
+  notifications: notificationsMachine,
+  totpSetup: totpSetupMachine,
+  newPassword: newPasswordMachine,
+  codeEntry: codeEntryMachine,
+  forgotPassword: forgotPasswordMachine,
+  forgotUsername: forgotUsernameMachine,
+  captcha: captchaMachine,
+  onboarding: onboardingMachine,
+  consent: consentMachine,
+  partner: partnerMachine,
+  profile: profileMachine,
+  cards: cardsMachine,
+  undoChange: undoChangeMachine,
+  fuzzion: fuzzionMachine,
+  microsoftStart: microsoftStartMachine,
+  microsoftMfa: microsoftMfaMachine,
+  ssoLinks: ssoLinksMachine,
+};
 
 type Node = AnyStateMachine['root'];
 
@@ -69,7 +97,8 @@ function render(node: Node, indent: string, lines: string[]): void {
   for (const transitions of [...node.transitions.values(), node.always ?? []]) {
     for (const t of transitions) {
       const targets = t.target ?? [node];
-      for (const target of targets) lines.push(`${indent}${name(node)} --> ${name(target as Node)}: ${eventLabel(t.eventType, t.guard)}`);
+      for (const target of targets)
+        lines.push(`${indent}${name(node)} --> ${name(target as Node)}: ${eventLabel(t.eventType, t.guard)}`);
     }
   }
 }

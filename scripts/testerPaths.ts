@@ -21,28 +21,64 @@ export const EXPANDED_LIMIT = 2_000;
 /** A fixed instant far ahead, so that a code sent "now" has neither expired nor changes the output. */
 const now = Date.UTC(2100, 0, 1);
 const user = {
-  id: 'u1', firstname: 'Emma', lastname: 'Peeters', birthdate: '1990-04-12', gender: 'female', language: 'nl',
-  email: [{ value: 'emma@example.be', default: true, verified: true }], phone: [{ value: '+32470123456', default: true, verified: true }],
-  user_id: 'U1', customer_user_id: null, fridom_user_id: null, password_status: 0, last_password_change: null,
-  mfa_forced: false, mfa_customer: false, mfa_offer_later: false, has_sso: false, sso_only: false, mfa_enrolled: true,
-  picture: null, banking: null,
+  id: 'u1',
+  firstname: 'Emma',
+  lastname: 'Peeters',
+  birthdate: '1990-04-12',
+  gender: 'female',
+  language: 'nl',
+  email: [{ value: 'emma@example.be', default: true, verified: true }],
+  phone: [{ value: '+32470123456', default: true, verified: true }],
+  user_id: 'U1',
+  customer_user_id: null,
+  fridom_user_id: null,
+  password_status: 0,
+  last_password_change: null,
+  mfa_forced: false,
+  mfa_customer: false,
+  mfa_offer_later: false,
+  has_sso: false,
+  sso_only: false,
+  mfa_enrolled: true,
+  picture: null,
+  banking: null,
 };
 
 /** The inputs the model tests start each machine with (the first start where they walk several). */
 export const STARTS: Record<string, unknown> = {
-  root: { storedAccount: { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false }, storedTarget: null, location: { path: '/user/dashboard', search: '' } },
+  root: {
+    storedAccount: { id: 'u1', firstname: 'Emma', mfa_forced: false, mfa_customer: false, mfa_enrolled: false },
+    storedTarget: null,
+    location: { path: '/user/dashboard', search: '' },
+  },
   login: { mode: 'email' },
-  mfaCode: { methods: [{ id: 1, method: 'email', target: 'm***@example.be', primary: true }, { id: 2, method: 'totp', primary: false }], loginPayload: 'login', entry: 'code' },
+  mfaCode: {
+    methods: [
+      { id: 1, method: 'email', target: 'm***@example.be', primary: true },
+      { id: 2, method: 'totp', primary: false },
+    ],
+    loginPayload: 'login',
+    entry: 'code',
+  },
   totpRecovery: { keysLeft: 3 },
   forcedMfa: { forced: true, customer: false },
   editPassword: { policy: DEFAULT_PASSWORD_POLICY },
   newPassword: { payload: 'ticket', policy: DEFAULT_PASSWORD_POLICY },
-  codeEntry: { ticket: 'p', length: 8, sent: { target: 'm***@example.be', expiresAt: now + 900_000, resendAt: now + 30_000 }, endsOn: ['onboarding_expired'] },
+  codeEntry: {
+    ticket: 'p',
+    length: 8,
+    sent: { target: 'm***@example.be', expiresAt: now + 900_000, resendAt: now + 30_000 },
+    endsOn: ['onboarding_expired'],
+  },
   forgotPassword: { mode: 'email', policy: DEFAULT_PASSWORD_POLICY, entry: 'email' },
   captcha: { enabled: true },
   onboarding: { entry: 'onboarding', policy: DEFAULT_PASSWORD_POLICY, language: 'en' },
   consent: { uid: 'abc' },
-  partner: { step: 'landing', search: '?client_id=deals-partner', redirectTargets: ['https://my.tessera.example/auth/callback'] },
+  partner: {
+    step: 'landing',
+    search: '?client_id=deals-partner',
+    redirectTargets: ['https://my.tessera.example/auth/callback'],
+  },
   profile: { step: 'overview', user, today: '2026-11-24' },
   undoChange: { token: 't'.repeat(43) },
   fuzzion: { payload: 'offer', result: null },
@@ -53,9 +89,14 @@ export const STARTS: Record<string, unknown> = {
 /** The machine as walked: the root's flows are empty machines (the walk answers for them, as in
  * the root's model test), and a transition that throws on a missing payload is not taken. */
 function walked(key: string, machine: AnyStateMachine): AnyStateMachine {
-  const base = key === 'root'
-    ? machine.provide({ actors: Object.fromEntries(Object.keys(FLOW_MACHINES).map((name) => [name, createMachine({ id: name })])) as never })
-    : machine;
+  const base =
+    key === 'root'
+      ? machine.provide({
+          actors: Object.fromEntries(
+            Object.keys(FLOW_MACHINES).map((name) => [name, createMachine({ id: name })]),
+          ) as never,
+        })
+      : machine;
   const logic = Object.create(base) as AnyStateMachine;
   logic.transition = (snapshot, event, scope) => {
     try {
@@ -81,8 +122,10 @@ export function eventsAt(snapshot: Snapshot): EventObject[] {
 
 const valueOf = (value: unknown): string => {
   if (typeof value === 'string') return value;
-  return Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => (typeof v === 'string' ? `${k}.${v}` : `${k}.{${valueOf(v)}}`)).join(', ');
+  return Object.entries(value as Record<string, unknown>)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => (typeof v === 'string' ? `${k}.${v}` : `${k}.{${valueOf(v)}}`))
+    .join(', ');
 };
 
 function describeState(snapshot: Snapshot): string {
@@ -92,14 +135,26 @@ function describeState(snapshot: Snapshot): string {
 
 function describeEvent(event: EventObject): string {
   const { type, ...payload } = event as EventObject & Record<string, unknown>;
-  const fields = Object.entries(payload).filter(([, v]) => v !== undefined).map(([k, v]) => {
-    const error = v as { status?: number; body?: { code?: string } };
-    return k === 'error' && error && typeof error === 'object' && 'status' in error ? `error: ${error.status} ${error.body?.code ?? ''}`.trim() : `${k}: ${JSON.stringify(v)}`;
-  });
+  const fields = Object.entries(payload)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => {
+      const error = v as { status?: number; body?: { code?: string } };
+      return k === 'error' && error && typeof error === 'object' && 'status' in error
+        ? `error: ${error.status} ${error.body?.code ?? ''}`.trim()
+        : `${k}: ${JSON.stringify(v)}`;
+    });
   return `\`${type}\`${fields.length ? ` { ${fields.join(', ')} }` : ''}`;
 }
 
-export type MachinePaths = { key: string; reached: number; notReached: string[]; stateNodes: number; declared: number; bounded: boolean; document: string };
+export type MachinePaths = {
+  key: string;
+  reached: number;
+  notReached: string[];
+  stateNodes: number;
+  declared: number;
+  bounded: boolean;
+  document: string;
+};
 
 /** The shortest paths of one machine, as Markdown: one per state value reached. */
 export function machinePaths(key: string, machine: AnyStateMachine): MachinePaths {
@@ -110,14 +165,20 @@ export function machinePaths(key: string, machine: AnyStateMachine): MachinePath
     events: (snapshot: unknown) => {
       const s = snapshot as Snapshot;
       if (s.status !== 'active') return [];
-      if (expanded >= EXPANDED_LIMIT) { bounded = true; return []; }
+      if (expanded >= EXPANDED_LIMIT) {
+        bounded = true;
+        return [];
+      }
       expanded += 1;
       return eventsAt(s);
     },
     limit: 1_000_000,
   } as never) as unknown as Array<{ state: Snapshot; steps: Array<{ state: Snapshot; event: EventObject }> }>;
   // The walk tells snapshots apart by value and context; a tester needs each value once, by its shortest way.
-  const byValue = new Map<string, { state: Snapshot; steps: Array<{ state: Snapshot; event: EventObject }>; name: string }>();
+  const byValue = new Map<
+    string,
+    { state: Snapshot; steps: Array<{ state: Snapshot; event: EventObject }>; name: string }
+  >();
   for (const p of paths) {
     if (p.state.status === 'error') continue;
     const name = valueOf(p.state.value);
@@ -125,22 +186,35 @@ export function machinePaths(key: string, machine: AnyStateMachine): MachinePath
     const known = byValue.get(name);
     if (!known || steps.length < known.steps.length) byValue.set(name, { state: p.state, steps, name });
   }
-  const reachedPaths = [...byValue.values()].sort((a, b) => a.steps.length - b.steps.length || a.name.localeCompare(b.name));
+  const reachedPaths = [...byValue.values()].sort(
+    (a, b) => a.steps.length - b.steps.length || a.name.localeCompare(b.name),
+  );
   const start = reachedPaths.find((p) => p.steps.length === 0)!;
   const seen = new Set<string>();
   for (const p of reachedPaths) for (const node of p.state._nodes) seen.add(node.id);
-  const notReached = getStateNodes(machine.root).map((n: Node) => n.id).filter((id) => !seen.has(id)).sort();
+  const notReached = getStateNodes(machine.root)
+    .map((n: Node) => n.id)
+    .filter((id) => !seen.has(id))
+    .sort();
 
-  const lines = [`# ${key}: paths for testers`, '',
-    `Generated from \`machines/${key}.ts\` by \`npm run paths\`; do not edit by hand. See [the index](README.md) for how to read it.`, ''];
+  const lines = [
+    `# ${key}: paths for testers`,
+    '',
+    `Generated from \`machines/${key}.ts\` by \`npm run paths\`; do not edit by hand. See [the index](README.md) for how to read it.`,
+    '',
+  ];
   if (STARTS[key] !== undefined) lines.push(`Started with input \`${JSON.stringify(STARTS[key])}\`.`, '');
-  lines.push(`${reachedPaths.length} states reached${bounded ? ` (walk bounded: at most ${EXPANDED_LIMIT} states walked from; the states beyond are not listed)` : ''}.`, '');
+  lines.push(
+    `${reachedPaths.length} states reached${bounded ? ` (walk bounded: at most ${EXPANDED_LIMIT} states walked from; the states beyond are not listed)` : ''}.`,
+    '',
+  );
   for (const [i, p] of reachedPaths.entries()) {
     lines.push(`## ${i + 1}. ${describeState(p.state)}`, '');
     if (p.steps.length === 0) lines.push('The start.', '');
     else {
       lines.push(`From the start, ${describeState(start.state)}:`, '');
-      for (const [n, step] of p.steps.entries()) lines.push(`${n + 1}. send ${describeEvent(step.event)}: now at ${describeState(step.state)}`);
+      for (const [n, step] of p.steps.entries())
+        lines.push(`${n + 1}. send ${describeEvent(step.event)}: now at ${describeState(step.state)}`);
       lines.push('');
     }
   }
@@ -148,40 +222,64 @@ export function machinePaths(key: string, machine: AnyStateMachine): MachinePath
   if (notReached.length === 0) lines.push('None.');
   else {
     const nodes = new Map(getStateNodes(machine.root).map((n: Node) => [n.id, n]));
-    for (const id of notReached) lines.push(`- \`${id}\`${(nodes.get(id)?.always?.length ?? 0) > 0 ? ' (has eventless branches: a walk may pass through it without resting)' : ''}`);
+    for (const id of notReached)
+      lines.push(
+        `- \`${id}\`${(nodes.get(id)?.always?.length ?? 0) > 0 ? ' (has eventless branches: a walk may pass through it without resting)' : ''}`,
+      );
   }
-  return { key, reached: reachedPaths.length, notReached, stateNodes: getStateNodes(machine.root).length, declared: declaredTransitions(machine).length, bounded, document: `${lines.join('\n')}\n` };
+  return {
+    key,
+    reached: reachedPaths.length,
+    notReached,
+    stateNodes: getStateNodes(machine.root).length,
+    declared: declaredTransitions(machine).length,
+    bounded,
+    document: `${lines.join('\n')}\n`,
+  };
 }
 
 export function allPaths(): MachinePaths[] {
-  return Object.keys(MACHINES).sort().map((key) => machinePaths(key, MACHINES[key]!));
+  return Object.keys(MACHINES)
+    .sort()
+    .map((key) => machinePaths(key, MACHINES[key]!));
 }
 
 export function indexDocument(all: MachinePaths[]): string {
   return [
-    '# Paths for testers', '',
-    'Generated by `npm run paths` (`scripts/paths.ts`); do not edit by hand. A test (`model-tests/paths.test.ts`) fails when these files are stale.', '',
-    '## How to read them', '',
+    '# Paths for testers',
+    '',
+    'Generated by `npm run paths` (`scripts/paths.ts`); do not edit by hand. A test (`model-tests/paths.test.ts`) fails when these files are stale.',
+    '',
+    '## How to read them',
+    '',
     'Each file walks one flow machine (the same machines as `docs/statecharts/`) from its start with `getShortestPaths` from `xstate/graph`,',
     'and gives, for each state reached, the shortest list of events that leads there: at each step, the state the flow is in (its value,',
-    'with its tags where it has some) and the event to send (its type, and the fields it carries). A state is its value: two visits that differ only in data count once.', '',
+    'with its tags where it has some) and the event to send (its type, and the fields it carries). A state is its value: two visits that differ only in data count once.',
+    '',
     'The walk sends, at each state, every event its active states accept, with no payload beyond the type. An invoked actor (an API call, a',
     'nested flow) answers as `xstate.done.actor.<id>` with no output or as `xstate.error.actor.<id>` with a 500 `internal_error`. So a',
-    'transition whose guard reads a payload (a typed value, an answer\'s contents, an error\'s code) is not taken here: the states behind',
+    "transition whose guard reads a payload (a typed value, an answer's contents, an error's code) is not taken here: the states behind",
     'such guards are listed at the end of each file under "Not reached by the generic walk (see the model test)". Machines that need input',
     'start with the same input as their model test (shown at the top of the file). The walk stops expanding after',
     `${EXPANDED_LIMIT} states per machine (value and context apart), so that the root, whose model test walks tens of thousands of states,`,
-    `stays small; a file and the table below say so when the bound cut a walk short${all.some((p) => p.bounded) ? '' : ' (with these payload-less events, none is cut short today)'}.`, '',
-    '## What the model tests cover', '',
+    `stays small; a file and the table below say so when the bound cut a walk short${all.some((p) => p.bounded) ? '' : ' (with these payload-less events, none is cut short today)'}.`,
+    '',
+    '## What the model tests cover',
+    '',
     'The model tests in `model-tests/` walk each machine with `xstate/graph` and scripted answers (real payloads, several starts) and',
     'require that every declared transition, eventless branches included, is taken (`model-tests/coverage.ts`). They reach what these',
-    'generic paths cannot: use a model test\'s events when a state here is listed as not reached. The table gives, per machine, the',
+    "generic paths cannot: use a model test's events when a state here is listed as not reached. The table gives, per machine, the",
     'state values these paths reach, its state nodes these paths never enter, its state nodes in all, and the transitions it declares,',
-    'every one of which its model test takes.', '',
-    '## Machines', '',
+    'every one of which its model test takes.',
+    '',
+    '## Machines',
+    '',
     '| Machine | States reached | State nodes not entered | State nodes | Declared transitions (all taken by the model test) | Bounded |',
     '| --- | --- | --- | --- | --- | --- |',
-    ...all.map((p) => `| [${p.key}](${p.key}.md) | ${p.reached} | ${p.notReached.length} | ${p.stateNodes} | ${p.declared} | ${p.bounded ? 'yes' : 'no'} |`),
+    ...all.map(
+      (p) =>
+        `| [${p.key}](${p.key}.md) | ${p.reached} | ${p.notReached.length} | ${p.stateNodes} | ${p.declared} | ${p.bounded ? 'yes' : 'no'} |`,
+    ),
     '',
   ].join('\n');
 }

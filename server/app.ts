@@ -59,13 +59,18 @@ import { ssoApiRoutes, ssoBrowserRoutes } from './sso/routes.ts';
 export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
-export async function buildApp(config: Config, options: { logStream?: { write(line: string): void } } = {}): Promise<App> {
+export async function buildApp(
+  config: Config,
+  options: { logStream?: { write(line: string): void } } = {},
+): Promise<App> {
   loadCityDatabase(config.geoipCityDb);
   const database = openDatabase(config);
   await migrate(database.db);
   // A command on a connection that stopped answering fails after a second (the limiters then use
   // the database); ioredis keeps reconnecting in the background.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 })
+    : null;
   const store = { database, redis };
   const hasher = createPasswordHasher(config.hashConcurrency);
   const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });
@@ -74,7 +79,13 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
       level: config.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
       // Secrets never reach the log: tokens, cookies, passwords.
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.access_token'],
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.access_token',
+      ],
     },
     bodyLimit: config.bodyLimitBytes,
     // A request, body included, must arrive within the bound (Fastify's default is no bound at all),
@@ -95,8 +106,9 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     hasher,
     limiters: await createLimiters(config, store),
     cookieName: authCookieName(config),
-    outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log,
-      { dropped: (channel) => metrics.deliveryFailures.inc({ channel }) }),
+    outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log, {
+      dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
+    }),
     // A sign-in from a new device mails its owner (server/devices/alerts.ts).
     signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
     metrics,
@@ -131,46 +143,51 @@ export async function buildApp(config: Config, options: { logStream?: { write(li
     },
   });
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
-  await app.register(async (api) => {
-    // Callback style: every API call passes here, and an async hook costs a promise each time. A
-    // refusal thrown here (no device id) reaches the error handler as an async one would.
-    api.addHook('onRequest', (request, reply, done) => {
-      if (config.maintenance) {
-        sendError(reply, 'maintenance');
-        return;
+  await app.register(
+    async (api) => {
+      // Callback style: every API call passes here, and an async hook costs a promise each time. A
+      // refusal thrown here (no device id) reaches the error handler as an async one would.
+      api.addHook('onRequest', (request, reply, done) => {
+        if (config.maintenance) {
+          sendError(reply, 'maintenance');
+          return;
+        }
+        request.deviceKey = deviceKeyOf(request);
+        request.session = null;
+        done();
+      });
+      await appConfigRoutes(api, ctx);
+      await loginRoutes(api, ctx);
+      await sessionRoutes(api, ctx);
+      await profileRoutes(api, ctx);
+      await mergeRoutes(api, ctx);
+      await mfaRoutes(api, ctx);
+      await deviceRoutes(api, ctx);
+      await cardRoutes(api, ctx);
+      await exportRoutes(api, ctx, { grantsOf: listAccessGrants });
+      await historyRoutes(api, ctx);
+      await recoveryRoutes(api, ctx);
+      await captchaRoutes(api, ctx);
+      await onboardingRoutes(api, ctx);
+      await consentRoutes(api, ctx, oidcProviders);
+      await loginTicketRoutes(api, ctx, oidcProviders);
+      await accessRoutes(api, ctx);
+      await partnerRoutes(api, ctx);
+      await notificationRoutes(api, ctx);
+      await ssoApiRoutes(api, ctx);
+      if (config.env !== 'production') {
+        api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       }
-      request.deviceKey = deviceKeyOf(request);
-      request.session = null;
-      done();
-    });
-    await appConfigRoutes(api, ctx);
-    await loginRoutes(api, ctx);
-    await sessionRoutes(api, ctx);
-    await profileRoutes(api, ctx);
-    await mergeRoutes(api, ctx);
-    await mfaRoutes(api, ctx);
-    await deviceRoutes(api, ctx);
-    await cardRoutes(api, ctx);
-    await exportRoutes(api, ctx, { grantsOf: listAccessGrants });
-    await historyRoutes(api, ctx);
-    await recoveryRoutes(api, ctx);
-    await captchaRoutes(api, ctx);
-    await onboardingRoutes(api, ctx);
-    await consentRoutes(api, ctx, oidcProviders);
-    await loginTicketRoutes(api, ctx, oidcProviders);
-    await accessRoutes(api, ctx);
-    await partnerRoutes(api, ctx);
-    await notificationRoutes(api, ctx);
-    await ssoApiRoutes(api, ctx);
-    if (config.env !== 'production') {
-      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    }
-  }, { prefix: API_PREFIX });
+    },
+    { prefix: API_PREFIX },
+  );
 
   await healthRoutes(app, ctx);
   await ssoBrowserRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
-  const stopOidcPurge = startOidcPurge(database.db, { onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged') });
+  const stopOidcPurge = startOidcPurge(database.db, {
+    onError: (error) => app.log.warn({ err: error }, 'expired OIDC models could not be purged'),
+  });
   if (config.env !== 'production') await outboxRoutes(app, ctx);
   await installSpa(app, config.spaDir, {
     sourceMaps: config.env === 'development',

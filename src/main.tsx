@@ -9,14 +9,16 @@ import './styles.css';
 /** Once the drawn screen is on the screen: the browser's first contentful paint (its presentation,
  * which comes after the frame's animation callbacks), or the next frame where paints are not timed.
  * At once in a tab that paints nothing (opened in the background), or that is hidden meanwhile. */
-const painted = () => new Promise<void>((resolve) => {
-  if (document.visibilityState === 'hidden') return resolve();
-  document.addEventListener('visibilitychange', resolve as () => void, { once: true });
-  if (!PerformanceObserver.supportedEntryTypes.includes('paint')) return requestAnimationFrame(() => setTimeout(resolve, 0));
-  new PerformanceObserver((entries) => {
-    if (entries.getEntriesByName('first-contentful-paint').length) resolve();
-  }).observe({ type: 'paint', buffered: true });
-});
+const painted = () =>
+  new Promise<void>((resolve) => {
+    if (document.visibilityState === 'hidden') return resolve();
+    document.addEventListener('visibilitychange', resolve as () => void, { once: true });
+    if (!PerformanceObserver.supportedEntryTypes.includes('paint'))
+      return requestAnimationFrame(() => setTimeout(resolve, 0));
+    new PerformanceObserver((entries) => {
+      if (entries.getEntriesByName('first-contentful-paint').length) resolve();
+    }).observe({ type: 'paint', buffered: true });
+  });
 
 if (document.querySelector(`[${PRERENDERED_ATTRIBUTE}]`)) {
   holdDrawnActions(document.getElementById('root')!);

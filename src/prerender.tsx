@@ -19,25 +19,43 @@ import { variant } from './variant.ts';
 
 export { variant };
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'" };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#x27;': "'",
+  '&#39;': "'",
+};
 
 /** The text of the screen's heading in drawn HTML, as the tab's title names it (ScreenFocus). */
 function headingOf(html: string): string | null {
   const inner = /<main[^>]*>[\s\S]*?<h1[^>]*>([\s\S]*?)<\/h1>/.exec(html)?.[1];
-  return inner === undefined ? null : inner.replace(/<[^>]+>/g, '').replace(/&[#\w]+;/g, (entity) => ENTITIES[entity] ?? entity);
+  return inner === undefined
+    ? null
+    : inner.replace(/<[^>]+>/g, '').replace(/&[#\w]+;/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
 /** The screen at `path` for a visitor without a session, in `locale`, its tab title and the page's
  * description (the sign-in's subtitle, which says what the account is for). */
-export async function draw(path: string, locale: Locale, config: AppConfig): Promise<{ html: string; title: string; description: string }> {
+export async function draw(
+  path: string,
+  locale: Locale,
+  config: AppConfig,
+): Promise<{ html: string; title: string; description: string }> {
   await startI18n(locale);
   // The session as the browser finds it with this page: the config inside it, no session cookie.
-  const actor = createActor(rootMachine.provide({
-    actors: {
-      loadConfig: fromPromise(async () => config),
-      fetchUser: fromPromise<UserProfile>(async () => { throw apiFailure(401, { code: 'unauthorized' }); }),
-    },
-  }), { input: { storedAccount: null, storedTarget: null, location: { path, search: '' } } }) as RootActor;
+  const actor = createActor(
+    rootMachine.provide({
+      actors: {
+        loadConfig: fromPromise(async () => config),
+        fetchUser: fromPromise<UserProfile>(async () => {
+          throw apiFailure(401, { code: 'unauthorized' });
+        }),
+      },
+    }),
+    { input: { storedAccount: null, storedTarget: null, location: { path, search: '' } } },
+  ) as RootActor;
   actor.start();
   await waitFor(actor, (s) => !isSettling(s));
   const location = { pathname: path, search: '', hash: '', state: null, key: 'default' };

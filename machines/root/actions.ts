@@ -2,28 +2,43 @@
 // forgetting a signed-out session.
 import { assign, sendTo, type ActionArgs, type EventObject } from 'xstate';
 import { locationOf, rootSetup, stepUpSearch, type Context, type RootEvent } from './setup.ts';
-import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, pathOf, stepOf, type Location, type SessionState } from '../routes.ts';
+import {
+  HOME_PATH,
+  LOGIN_PATH,
+  allowedRedirect,
+  guard,
+  pathOf,
+  stepOf,
+  type Location,
+  type SessionState,
+} from '../routes.ts';
 
 /** Applies the route guard (spec §4) to the current location. */
-export const applyGuard = (session: SessionState) => rootSetup.enqueueActions(({ context, enqueue }) => {
-  const signedIn = session === 'signedIn';
-  // A sign-in kept from before a reload still waits for its second factor or its new password.
-  const decision = guard(context.location, session === 'anonymous' && (context.mfa || context.weakPayload) ? 'secondFactor' : session);
-  if (decision.kind === 'redirect') {
-    enqueue({ type: 'navigate', params: { to: decision.to } });
-  } else if (decision.kind === 'login') {
-    enqueue.assign({ target: decision.target });
-    enqueue({ type: 'persistTarget', params: { target: decision.target } });
-    enqueue({ type: 'navigate', params: { to: LOGIN_PATH } });
-  } else if (decision.kind === 'logout') {
-    enqueue.raise({ type: 'ROUTE', location: context.location });
-  } else {
-    enqueue({ type: 'trackPageView', params: { path: context.location.path } });
-    const away = signedIn && context.location.path === HOME_PATH
-      ? allowedRedirect(context.location.search, context.config?.redirectTargets ?? []) : null;
-    if (away) enqueue({ type: 'leaveTo', params: { url: away } });
-  }
-});
+export const applyGuard = (session: SessionState) =>
+  rootSetup.enqueueActions(({ context, enqueue }) => {
+    const signedIn = session === 'signedIn';
+    // A sign-in kept from before a reload still waits for its second factor or its new password.
+    const decision = guard(
+      context.location,
+      session === 'anonymous' && (context.mfa || context.weakPayload) ? 'secondFactor' : session,
+    );
+    if (decision.kind === 'redirect') {
+      enqueue({ type: 'navigate', params: { to: decision.to } });
+    } else if (decision.kind === 'login') {
+      enqueue.assign({ target: decision.target });
+      enqueue({ type: 'persistTarget', params: { target: decision.target } });
+      enqueue({ type: 'navigate', params: { to: LOGIN_PATH } });
+    } else if (decision.kind === 'logout') {
+      enqueue.raise({ type: 'ROUTE', location: context.location });
+    } else {
+      enqueue({ type: 'trackPageView', params: { path: context.location.path } });
+      const away =
+        signedIn && context.location.path === HOME_PATH
+          ? allowedRedirect(context.location.search, context.config?.redirectTargets ?? [])
+          : null;
+      if (away) enqueue({ type: 'leaveTo', params: { url: away } });
+    }
+  });
 
 /** The guard for a signed-in person and for a visitor, each made once (the states share them). */
 export const guardSignedIn = applyGuard('signedIn');
@@ -33,7 +48,9 @@ export const guardAnonymous = applyGuard('anonymous');
 export const forgetSession = [{ type: 'persistAccount', params: { user: null } }, 'clearSession'] as const;
 
 /** Keeps the location a ROUTE event brings. */
-export const setLocation = rootSetup.assign({ location: ({ event }) => (event as Extract<RootEvent, { type: 'ROUTE' }>).location });
+export const setLocation = rootSetup.assign({
+  location: ({ event }) => (event as Extract<RootEvent, { type: 'ROUTE' }>).location,
+});
 
 /** Where a step-up's code is asked for: the methods, with the way back to the sensitive screen. */
 export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
@@ -47,7 +64,10 @@ export const steppingUp = rootSetup.createStateConfig({
     ROUTE: [
       {
         guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
-        actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf((event as Extract<RootEvent, { type: 'ROUTE' }>).location.path, 'mfa')! })),
+        actions: sendTo('stepUp', ({ event }) => ({
+          type: 'ROUTE',
+          step: stepOf((event as Extract<RootEvent, { type: 'ROUTE' }>).location.path, 'mfa')!,
+        })),
       },
       { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
       { target: '#root.signedIn.idle', actions: [setLocation, assign({ mfa: null }), guardSignedIn] },
@@ -59,7 +79,10 @@ export const steppingUp = rootSetup.createStateConfig({
     input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
     onDone: {
       target: 'afterStepUp',
-      actions: [{ type: 'decideAfterCode', params: { purpose: 'stepUp' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+      actions: [
+        { type: 'decideAfterCode', params: { purpose: 'stepUp' } },
+        assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }),
+      ],
     },
   },
 });
@@ -86,13 +109,19 @@ export const followAfterCode = rootSetup.enqueueActions(({ context, enqueue }) =
 export const behindStepUp = (open: ReturnType<typeof rootSetup.createStateConfig>) => ({
   initial: 'choosing' as const,
   states: {
-    choosing: rootSetup.createStateConfig({ always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }] }),
+    choosing: rootSetup.createStateConfig({
+      always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }],
+    }),
     checking: rootSetup.createStateConfig({
       invoke: {
         id: 'secondFactorStatus',
         src: 'secondFactorStatus',
         onDone: [
-          { guard: 'stepUpNeeded', target: 'steppingUp', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
+          {
+            guard: 'stepUpNeeded',
+            target: 'steppingUp',
+            actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
+          },
           { target: 'open' },
         ],
         onError: { target: 'open' },
@@ -101,7 +130,11 @@ export const behindStepUp = (open: ReturnType<typeof rootSetup.createStateConfig
     steppingUp,
     afterStepUp: rootSetup.createStateConfig({
       always: [
-        { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+        {
+          guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
+          target: '#root.signedIn.recovering',
+          actions: followAfterCode,
+        },
         { target: 'open', actions: followAfterCode },
       ],
     }),

@@ -8,7 +8,17 @@ import { CHOOSER_PATH } from '../../contract/constants.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import { followAfterCode, guardAnonymous, setLocation } from './actions.ts';
 import {
-  forgotModeOf, hasSeveralPlatforms, locationOf, loginModeOf, noOwnTarget, opensToVisitor, partnerInput, policyOf, resumedFlow, rootSetup, usernameFor,
+  forgotModeOf,
+  hasSeveralPlatforms,
+  locationOf,
+  loginModeOf,
+  noOwnTarget,
+  opensToVisitor,
+  partnerInput,
+  policyOf,
+  resumedFlow,
+  rootSetup,
+  usernameFor,
 } from './setup.ts';
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
@@ -25,7 +35,11 @@ export const anonymous = rootSetup.createStateConfig({
     // Arriving on a forgotten-password or -username or an onboarding screen (deep link, reload) starts that flow.
     rootSetup.enqueueActions(({ context, enqueue }) => {
       const path = context.location.path;
-      if (ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) || opensToVisitor(path, 'partner') || resumedFlow(context, path)) {
+      if (
+        ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) ||
+        opensToVisitor(path, 'partner') ||
+        resumedFlow(context, path)
+      ) {
         enqueue.raise({ type: 'ROUTE', location: context.location });
       }
     }),
@@ -48,38 +62,65 @@ export const anonymous = rootSetup.createStateConfig({
           })),
           // A partner page a visitor may see (the landing, the choices without an account); the
           // others need a session, and the guard sends to sign-in first.
-          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, guardAnonymous] }, {
-          actions: [
-            setLocation,
-            guardAnonymous,
-            sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
-          ],
-        }],
+          {
+            guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } },
+            target: 'partnering',
+            actions: [setLocation, guardAnonymous],
+          },
+          {
+            actions: [
+              setLocation,
+              guardAnonymous,
+              sendTo('login', ({ event }) => ({ type: 'SET_MODE', mode: loginModeOf(event.location.path) })),
+            ],
+          },
+        ],
       },
       invoke: {
         id: 'login',
         src: 'login',
-        input: ({ context }) => ({ mode: loginModeOf(context.location.path), username: usernameFor(loginModeOf(context.location.path), context.username) }),
+        input: ({ context }) => ({
+          mode: loginModeOf(context.location.path),
+          username: usernameFor(loginModeOf(context.location.path), context.username),
+        }),
         onDone: [
           // Without a second factor, the spec's fourth rule after a code holds alone: the target, or home.
-          { guard: 'loginSucceeded', target: 'loadingUser', actions: assign({ notice: null, afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }) }) },
+          {
+            guard: 'loginSucceeded',
+            target: 'loadingUser',
+            actions: assign({
+              notice: null,
+              afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }),
+            }),
+          },
           {
             guard: 'loginNeedsMfa',
             target: 'secondFactor',
             actions: [
-              { type: 'storeSession', params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }) },
-              assign({ mfa: ({ event }) => {
-                const output = event.output as Extract<LoginOutput, { kind: 'mfa' }>;
-                return { payload: output.payload, methods: output.methods };
-              } }),
+              {
+                type: 'storeSession',
+                params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }),
+              },
+              assign({
+                mfa: ({ event }) => {
+                  const output = event.output as Extract<LoginOutput, { kind: 'mfa' }>;
+                  return { payload: output.payload, methods: output.methods };
+                },
+              }),
             ],
           },
           {
             guard: 'loginWeakPassword',
             target: 'renewingPassword',
             actions: [
-              { type: 'storeSession', params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }) },
-              assign({ notice: 'weak_password', weakPayload: ({ event }) => (event.output as { payload: string }).payload }),
+              {
+                type: 'storeSession',
+                params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }),
+              },
+              assign({
+                notice: 'weak_password',
+                weakPayload: ({ event }) => (event.output as { payload: string }).payload,
+              }),
               { type: 'navigate', params: { to: pathOf('weakPassword', 'renew') } },
             ],
           },
@@ -97,7 +138,10 @@ export const anonymous = rootSetup.createStateConfig({
             actions: [
               setLocation,
               guardAnonymous,
-              sendTo('onboarding', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'onboarding')! })),
+              sendTo('onboarding', ({ event }) => ({
+                type: 'ROUTE',
+                step: stepOf(event.location.path, 'onboarding')!,
+              })),
             ],
           },
           { target: 'signingIn', actions: [setLocation, guardAnonymous] },
@@ -107,17 +151,30 @@ export const anonymous = rootSetup.createStateConfig({
         id: 'onboarding',
         src: 'onboarding',
         input: ({ context }) => ({
-          entry: stepOf(context.location.path, 'onboarding') ?? 'onboarding', policy: policyOf(context.config), language: context.config?.defaultLocale ?? 'en',
+          entry: stepOf(context.location.path, 'onboarding') ?? 'onboarding',
+          policy: policyOf(context.config),
+          language: context.config?.defaultLocale ?? 'en',
         }),
         // The new account's address fills the sign-in form; signing in stays the person's act.
-        onDone: { target: 'signingIn', actions: [assign({ notice: 'account_created', username: ({ event }) => event.output.username }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
+        onDone: {
+          target: 'signingIn',
+          actions: [
+            assign({ notice: 'account_created', username: ({ event }) => event.output.username }),
+            { type: 'navigate', params: { to: LOGIN_PATH } },
+          ],
+        },
       },
     },
     // A partner page (machines/partner.ts): each partner path starts the flow again on its page.
     partnering: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, guardAnonymous] },
+          {
+            guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } },
+            target: 'partnering',
+            reenter: true,
+            actions: [setLocation, guardAnonymous],
+          },
           { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
       },
@@ -128,7 +185,13 @@ export const anonymous = rootSetup.createStateConfig({
         ROUTE: [
           {
             guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } },
-            actions: [setLocation, sendTo('forgotUsername', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotUsername')! }))],
+            actions: [
+              setLocation,
+              sendTo('forgotUsername', ({ event }) => ({
+                type: 'ROUTE',
+                step: stepOf(event.location.path, 'forgotUsername')!,
+              })),
+            ],
           },
           { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
@@ -141,7 +204,13 @@ export const anonymous = rootSetup.createStateConfig({
           // Every step of the flow, Back and Forward included, goes to the flow, which decides.
           {
             guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } },
-            actions: [setLocation, sendTo('forgotPassword', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'forgotPassword')! }))],
+            actions: [
+              setLocation,
+              sendTo('forgotPassword', ({ event }) => ({
+                type: 'ROUTE',
+                step: stepOf(event.location.path, 'forgotPassword')!,
+              })),
+            ],
           },
           { target: 'signingIn', actions: [setLocation, guardAnonymous] },
         ],
@@ -150,10 +219,15 @@ export const anonymous = rootSetup.createStateConfig({
         id: 'forgotPassword',
         src: 'forgotPassword',
         input: ({ context }) => ({
-          mode: forgotModeOf(context.location.path), policy: policyOf(context.config), entry: stepOf(context.location.path, 'forgotPassword') ?? undefined,
+          mode: forgotModeOf(context.location.path),
+          policy: policyOf(context.config),
+          entry: stepOf(context.location.path, 'forgotPassword') ?? undefined,
           username: usernameFor(forgotModeOf(context.location.path), context.username),
         }),
-        onDone: { target: 'signingIn', actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }] },
+        onDone: {
+          target: 'signingIn',
+          actions: [assign({ notice: 'password_renewed' }), { type: 'navigate', params: { to: LOGIN_PATH } }],
+        },
       },
     },
     renewingPassword: {
@@ -165,7 +239,8 @@ export const anonymous = rootSetup.createStateConfig({
             target: 'signingIn',
             actions: [
               assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }),
-              { type: 'storeSession', params: { key: 'loginPayload', value: null } }, guardAnonymous,
+              { type: 'storeSession', params: { key: 'loginPayload', value: null } },
+              guardAnonymous,
             ],
           },
         ],
@@ -177,7 +252,8 @@ export const anonymous = rootSetup.createStateConfig({
         onDone: {
           target: 'signingIn',
           actions: [
-            assign({ weakPayload: null, notice: 'password_renewed' }), { type: 'storeSession', params: { key: 'loginPayload', value: null } },
+            assign({ weakPayload: null, notice: 'password_renewed' }),
+            { type: 'storeSession', params: { key: 'loginPayload', value: null } },
             { type: 'navigate', params: { to: LOGIN_PATH } },
           ],
         },
@@ -187,17 +263,29 @@ export const anonymous = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           {
-            guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } }, target: 'signingIn',
-            actions: [assign({ location: ({ event }) => event.location, mfa: null }), { type: 'storeSession', params: { key: 'mfaPayload', value: null } }, guardAnonymous],
+            guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } },
+            target: 'signingIn',
+            actions: [
+              assign({ location: ({ event }) => event.location, mfa: null }),
+              { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
+              guardAnonymous,
+            ],
           },
-          { actions: [setLocation, sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! }))] },
+          {
+            actions: [
+              setLocation,
+              sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
+            ],
+          },
         ],
       },
       invoke: {
         id: 'mfaCode',
         src: 'mfaCode',
         input: ({ context }) => ({
-          methods: context.mfa?.methods ?? [], loginPayload: context.mfa?.payload ?? null, entry: stepOf(context.location.path, 'mfa') ?? 'methods',
+          methods: context.mfa?.methods ?? [],
+          loginPayload: context.mfa?.payload ?? null,
+          entry: stepOf(context.location.path, 'mfa') ?? 'methods',
         }),
         onDone: {
           target: 'loadingUser',
@@ -213,36 +301,50 @@ export const anonymous = rootSetup.createStateConfig({
       invoke: {
         id: 'loadUser',
         src: 'fetchUser',
-        onDone: [{
-          guard: 'needsEnrolment',
-          target: '#root.signedIn.enrolling',
-          actions: [
-            // The guard entering signedIn judges the set-up screen, where the user is going.
-            assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')), afterCode: null }),
-            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-          ],
-        }, {
-          guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
-          target: '#root.signedIn.recovering',
-          actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }, followAfterCode],
-        }, {
-          target: '#root.signedIn',
-          actions: [
-            assign({ user: ({ event }) => event.output }),
-            { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-            // A sign-in without a target of its own, by a person with several platforms: the
-            // website access chooser first (it can be skipped to the dashboard).
-            assign({
-              afterCode: ({ context, event }) => (noOwnTarget(context.afterCode) && hasSeveralPlatforms(event.output)
-                ? { kind: 'target' as const, to: CHOOSER_PATH } : context.afterCode),
-            }),
-            // Where the user goes next is known now: the guard on entering signedIn must judge
-            // that location, not the login screen the URL still shows.
-            followAfterCode,
-            assign({ target: null }),
-            { type: 'persistTarget', params: { target: null } },
-          ],
-        }],
+        onDone: [
+          {
+            guard: 'needsEnrolment',
+            target: '#root.signedIn.enrolling',
+            actions: [
+              // The guard entering signedIn judges the set-up screen, where the user is going.
+              assign({
+                user: ({ event }) => event.output,
+                location: locationOf(pathOf('setupMfa', 'intro')),
+                afterCode: null,
+              }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            ],
+          },
+          {
+            guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
+            target: '#root.signedIn.recovering',
+            actions: [
+              assign({ user: ({ event }) => event.output }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+              followAfterCode,
+            ],
+          },
+          {
+            target: '#root.signedIn',
+            actions: [
+              assign({ user: ({ event }) => event.output }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+              // A sign-in without a target of its own, by a person with several platforms: the
+              // website access chooser first (it can be skipped to the dashboard).
+              assign({
+                afterCode: ({ context, event }) =>
+                  noOwnTarget(context.afterCode) && hasSeveralPlatforms(event.output)
+                    ? { kind: 'target' as const, to: CHOOSER_PATH }
+                    : context.afterCode,
+              }),
+              // Where the user goes next is known now: the guard on entering signedIn must judge
+              // that location, not the login screen the URL still shows.
+              followAfterCode,
+              assign({ target: null }),
+              { type: 'persistTarget', params: { target: null } },
+            ],
+          },
+        ],
         onError: [
           { guard: 'isMaintenance', target: '#root.maintenance' },
           { target: 'signingIn', actions: assign({ notice: null, afterCode: null }) },

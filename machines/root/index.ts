@@ -46,7 +46,11 @@ export const rootMachine = rootSetup.createMachine({
         id: 'loadConfig',
         src: 'loadConfig',
         onDone: [
-          { guard: 'hasLoginTicket', target: 'exchangingTicket', actions: assign({ config: ({ event }) => event.output }) },
+          {
+            guard: 'hasLoginTicket',
+            target: 'exchangingTicket',
+            actions: assign({ config: ({ event }) => event.output }),
+          },
           { target: 'restoring', actions: assign({ config: ({ event }) => event.output }) },
         ],
         onError: [
@@ -88,13 +92,26 @@ export const rootMachine = rootSetup.createMachine({
           },
           {
             target: 'signedIn',
-            actions: [assign({ user: ({ event }) => event.output }), { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) }],
+            actions: [
+              assign({ user: ({ event }) => event.output }),
+              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
+            ],
           },
         ],
         onError: [
           { guard: 'isMaintenance', target: 'maintenance' },
           // A stored account whose session the server no longer knows: it ended (expiry, revocation).
-          { guard: 'isUnauthorised', target: 'anonymous', actions: [assign({ user: null, notice: ({ context }) => context.notice ?? (context.user ? 'session_ended' : null) }), { type: 'persistAccount', params: { user: null } }] },
+          {
+            guard: 'isUnauthorised',
+            target: 'anonymous',
+            actions: [
+              assign({
+                user: null,
+                notice: ({ context }) => context.notice ?? (context.user ? 'session_ended' : null),
+              }),
+              { type: 'persistAccount', params: { user: null } },
+            ],
+          },
           // Offline or failing: keep the local copy if there is one.
           { guard: 'hasStoredUser', target: 'signedIn' },
           { target: 'anonymous' },
@@ -127,7 +144,15 @@ export const rootMachine = rootSetup.createMachine({
               target: '#root.booting',
               // A fresh start: what was under way before the outage is asked of the server again.
               actions: [
-                assign({ location: locationOf(HOME_PATH), notice: null, mfa: null, weakPayload: null, target: null, afterCode: null, recoveryKeysLeft: null }),
+                assign({
+                  location: locationOf(HOME_PATH),
+                  notice: null,
+                  mfa: null,
+                  weakPayload: null,
+                  target: null,
+                  afterCode: null,
+                  recoveryKeysLeft: null,
+                }),
                 { type: 'navigate', params: { to: HOME_PATH } },
               ],
             },

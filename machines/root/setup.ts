@@ -26,7 +26,19 @@ import type { consentMachine } from '../consent.ts';
 import type { partnerMachine, PartnerInput } from '../partner.ts';
 import type { profileMachine, ProfileInput } from '../profile.ts';
 import {
-  HOME_PATH, guard, routeOf, inFlow, isAuthorisationReturn, isAuthorisationStepUp, isSensitive, safeTarget, startsFlow, stepOf, type Flow, type Location, type StepOf,
+  HOME_PATH,
+  guard,
+  routeOf,
+  inFlow,
+  isAuthorisationReturn,
+  isAuthorisationStepUp,
+  isSensitive,
+  safeTarget,
+  startsFlow,
+  stepOf,
+  type Flow,
+  type Location,
+  type StepOf,
 } from '../routes.ts';
 import type { MfaMethodSummary } from '../../contract/baseSchemas.ts';
 import { afterCode, type AfterCode } from '../afterCode.ts';
@@ -61,7 +73,14 @@ export type RootEvent =
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page. */
 /** `ticket_invalid`: a sign-in ticket brought in the URL hash was refused (expired, spent). */
-export type Notice = 'weak_password' | 'password_renewed' | 'account_created' | 'logout_failed' | 'session_ended' | 'ticket_invalid' | null;
+export type Notice =
+  | 'weak_password'
+  | 'password_renewed'
+  | 'account_created'
+  | 'logout_failed'
+  | 'session_ended'
+  | 'ticket_invalid'
+  | null;
 
 export type Context = {
   config: AppConfig | null;
@@ -96,7 +115,10 @@ export function usernameFor(mode: 'email' | 'phone', username: string): string {
 
 /** The flow of a sign-in that a path resumes from what the tab kept (its second factor or its new
  * password), if any. */
-export function resumedFlow(context: Pick<Context, 'mfa' | 'weakPayload'>, path: string): 'mfa' | 'weakPassword' | null {
+export function resumedFlow(
+  context: Pick<Context, 'mfa' | 'weakPayload'>,
+  path: string,
+): 'mfa' | 'weakPassword' | null {
   if (context.mfa && inFlow(path, 'mfa')) return 'mfa';
   if (context.weakPayload && inFlow(path, 'weakPassword')) return 'weakPassword';
   return null;
@@ -125,14 +147,23 @@ export type CodePurpose = 'signIn' | 'stepUp' | 'authorisation';
 
 /** Where a right code leads (../afterCode.ts). During a step-up the location is still the sensitive
  * screen: its code screen's query is rebuilt from it. */
-export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 'method' | 'mfaId'>, purpose: CodePurpose): AfterCode {
+export function decisionAfterCode(
+  context: Context,
+  output: Pick<MfaCodeOutput, 'method' | 'mfaId'>,
+  purpose: CodePurpose,
+): AfterCode {
   return afterCode({
-    method: output.method, mfaId: output.mfaId,
+    method: output.method,
+    mfaId: output.mfaId,
     search: purpose === 'stepUp' ? stepUpSearch(context.location) : context.location.search,
     // A partner's sign-in goes back to its request (rule 2), but not before a weak password is
     // renewed: that sign-in opens no session until then, so the request would only ask again.
-    partnerRedirect: context.partnerLogin && isAuthorisationReturn(context.target)
-      && new URLSearchParams(context.location.search).get('weakPassword') !== 'true' ? context.target : null,
+    partnerRedirect:
+      context.partnerLogin &&
+      isAuthorisationReturn(context.target) &&
+      new URLSearchParams(context.location.search).get('weakPassword') !== 'true'
+        ? context.target
+        : null,
     signIn: purpose === 'signIn',
     target: context.target,
   });
@@ -140,22 +171,33 @@ export function decisionAfterCode(context: Context, output: Pick<MfaCodeOutput, 
 
 /** What a partner page's flow starts with: its step, its query, the addresses a redirect_uri may name. */
 export function partnerInput(context: Pick<Context, 'location' | 'config'>): PartnerInput {
-  return { step: stepOf(context.location.path, 'partner') ?? 'landing', search: context.location.search, redirectTargets: context.config?.redirectTargets ?? [] };
+  return {
+    step: stepOf(context.location.path, 'partner') ?? 'landing',
+    search: context.location.search,
+    redirectTargets: context.config?.redirectTargets ?? [],
+  };
 }
 
 /** What the profile's flow starts with: its step, the profile, and the day it is (no birth date after it). */
 export function profileInput(context: Pick<Context, 'location' | 'user'>, now = new Date()): ProfileInput {
-  return { step: stepOf(context.location.path, 'profile') ?? 'overview', user: context.user!, today: now.toISOString().slice(0, 10) };
+  return {
+    step: stepOf(context.location.path, 'profile') ?? 'overview',
+    user: context.user!,
+    today: now.toISOString().slice(0, 10),
+  };
 }
 
 /** The platforms an account belongs to (the dashboard's tiles but the deals one, which everyone in
  * the Belgian variant gets): several of them, and the sign-in offers the website access chooser. */
-export function hasSeveralPlatforms(user: Pick<UserProfile, 'user_id' | 'customer_user_id' | 'fridom_user_id'> | null | undefined): boolean {
+export function hasSeveralPlatforms(
+  user: Pick<UserProfile, 'user_id' | 'customer_user_id' | 'fridom_user_id'> | null | undefined,
+): boolean {
   return !!user && [user.user_id, user.customer_user_id, user.fridom_user_id].filter(Boolean).length >= 2;
 }
 
 /** Where a sign-in goes when it had no target of its own: the dashboard, where home leads. */
-export const noOwnTarget = (afterCode: AfterCode | null) => afterCode?.kind === 'target' && safeTarget(afterCode.to) === HOME_PATH;
+export const noOwnTarget = (afterCode: AfterCode | null) =>
+  afterCode?.kind === 'target' && safeTarget(afterCode.to) === HOME_PATH;
 
 /** A forced account without a second factor: it may do nothing else until it has one. */
 export const mustEnrol = (user: UserProfile | null) => user?.mfa_forced === true && user.mfa_enrolled === false;
@@ -167,7 +209,8 @@ export const is503 = (error: unknown) => isApiFailure(error) && error.status ===
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 
 /** A path that starts the flow and shows to a visitor too. */
-export const opensToVisitor = (path: string, flow: Flow) => startsFlow(path, flow) && routeOf(path)?.access !== 'private';
+export const opensToVisitor = (path: string, flow: Flow) =>
+  startsFlow(path, flow) && routeOf(path)?.access !== 'private';
 
 /** The security area: the settings and the authenticator's set-up (spec §4 "Route guard"). */
 export const inSecurity = (path: string) => inFlow(path, 'security') || inFlow(path, 'authenticator');
@@ -184,7 +227,8 @@ export function loginModeOf(path: string): LoginMode {
   return stepOf(path, 'login') === 'phone' ? 'phone' : 'email';
 }
 
-export const forgotModeOf = (path: string) => (stepOf(path, 'forgotPassword') === 'phone' ? 'phone' as const : 'email' as const);
+export const forgotModeOf = (path: string) =>
+  stepOf(path, 'forgotPassword') === 'phone' ? ('phone' as const) : ('email' as const);
 
 /**
  * A flow declared by its type only: the root does not import the flows beyond login, so each can
@@ -300,14 +344,19 @@ export const rootSetup = setup({
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
     // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.
     /** A sign-in's second factor resumes after a reload, from what the tab kept. */
-    resumesSignIn: ({ context, event }) => event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'mfa',
+    resumesSignIn: ({ context, event }) =>
+      event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'mfa',
     /** A weak password's renewal resumes after a reload, from what the tab kept. */
-    resumesRenewal: ({ context, event }) => event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'weakPassword',
-    routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && startsFlow(event.location.path, flow),
+    resumesRenewal: ({ context, event }) =>
+      event.type === 'ROUTE' && resumedFlow(context, event.location.path) === 'weakPassword',
+    routeStartsFlow: ({ event }, { flow }: { flow: Flow }) =>
+      event.type === 'ROUTE' && startsFlow(event.location.path, flow),
     /** A path that starts the flow and may show to a visitor (a private one sends to sign-in first). */
-    routeOpensToVisitor: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && opensToVisitor(event.location.path, flow),
+    routeOpensToVisitor: ({ event }, { flow }: { flow: Flow }) =>
+      event.type === 'ROUTE' && opensToVisitor(event.location.path, flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow),
-    routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && !inFlow(event.location.path, flow),
+    routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) =>
+      event.type === 'ROUTE' && !inFlow(event.location.path, flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
     /** What the last right code leads to (spec §4 "MFA": the order after a code). */
     afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,
@@ -316,7 +365,11 @@ export const rootSetup = setup({
       const user = (event as { output?: UserProfile }).output ?? context.user;
       // Spec §9: the diversion applies when the client id is absent or first-party.
       if (context.partnerLogin) return false;
-      return !!user && !user.mfa_enrolled && (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped));
+      return (
+        !!user &&
+        !user.mfa_enrolled &&
+        (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped))
+      );
     },
     /** The location is a screen of this flow (a reload or a deep link lands there). */
     atFlow: ({ context }, { flow }: { flow: Flow }) => inFlow(context.location.path, flow),
@@ -326,20 +379,23 @@ export const rootSetup = setup({
     routeToSecurity: ({ event }) => event.type === 'ROUTE' && inSecurity(event.location.path),
     atSecurity: ({ context }) => inSecurity(context.location.path),
     /** A screen of the flow that needs no fresh proof: the running flow shows it. */
-    routeStaysIn: ({ event }, { flow }: { flow: Flow }) => event.type === 'ROUTE' && inFlow(event.location.path, flow) && !isSensitive(event.location.path),
+    routeStaysIn: ({ event }, { flow }: { flow: Flow }) =>
+      event.type === 'ROUTE' && inFlow(event.location.path, flow) && !isSensitive(event.location.path),
     /** The screen needs a recent second factor (the route table's `sensitive`). */
     atSensitive: ({ context }) => isSensitive(context.location.path),
     atTotpRecoveryWithMethod: ({ context }) =>
       inFlow(context.location.path, 'totpRecovery') && !!new URLSearchParams(context.location.search).get('mfaId'),
     /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
-    atSetupWithoutMethod: ({ context }) => inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
+    atSetupWithoutMethod: ({ context }) =>
+      inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
     atSetupAdding: ({ context }) => ADDING_STEPS.has(stepOf(context.location.path, 'setupMfa') ?? 'intro'),
     choseAuthenticator: ({ event }) => (event as { output?: EnrolmentOutput }).output?.outcome === 'authenticator',
     enrolledFromSecurity: ({ event }) => (event as { output?: EnrolmentOutput }).output?.voluntary === true,
     authenticatorReset: ({ event }) => (event as { output?: { outcome?: string } }).output?.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
     /** The security area's screen the location asks for. */
-    atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) => stepOf(context.location.path, 'security') === step,
+    atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) =>
+      stepOf(context.location.path, 'security') === step,
     stepUpNeeded: ({ context, event }) =>
       isSensitive(context.location.path) && !(event as { output?: { sudo: boolean } }).output?.sudo,
     forced: ({ context }) => mustEnrol(context.user),

@@ -13,8 +13,16 @@ export const signedIn = rootSetup.createStateConfig({
     // to sign-in with a notice; the anonymous guard sends there and remembers the screen. Running
     // flows stop with the state, their failed call unseen; a step-up's wait goes with the session
     // (anonymous, a kept second factor would resume as a sign-in).
-    SESSION_ENDED: { target: '#root.anonymous', actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession] },
-    USER_UPDATED: { actions: [assign({ user: ({ event }) => event.user }), { type: 'persistAccount', params: ({ event }) => ({ user: event.user }) }] },
+    SESSION_ENDED: {
+      target: '#root.anonymous',
+      actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession],
+    },
+    USER_UPDATED: {
+      actions: [
+        assign({ user: ({ event }) => event.user }),
+        { type: 'persistAccount', params: ({ event }) => ({ user: event.user }) },
+      ],
+    },
   },
   initial: 'idle',
   states: {
@@ -34,7 +42,10 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
-        { guard: { type: 'atFlow', params: { flow: 'setupMfa' } }, actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+        {
+          guard: { type: 'atFlow', params: { flow: 'setupMfa' } },
+          actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }],
+        },
         // The recovery screen resumes by the method it carries (a reload); without one it signs out.
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
         // Without the method it is for (spec §4 "TOTP recovery"): sign out.
@@ -44,10 +55,26 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
           { guard: 'routeToSecurity', target: 'security', actions: [setLocation, guardSignedIn] },
-          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', actions: [setLocation, guardSignedIn] },
-          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', actions: [setLocation, guardSignedIn] },
-          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', actions: [setLocation, guardSignedIn] },
-          { guard: { type: 'routeInFlow', params: { flow: 'notifications' } }, target: 'notifications', actions: [setLocation, guardSignedIn] },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'consent' } },
+            target: 'consenting',
+            actions: [setLocation, guardSignedIn],
+          },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'partner' } },
+            target: 'partnering',
+            actions: [setLocation, guardSignedIn],
+          },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'profile' } },
+            target: 'profile',
+            actions: [setLocation, guardSignedIn],
+          },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'notifications' } },
+            target: 'notifications',
+            actions: [setLocation, guardSignedIn],
+          },
           { actions: [setLocation, guardSignedIn] },
         ],
       },
@@ -70,9 +97,15 @@ export const signedIn = rootSetup.createStateConfig({
           invoke: {
             id: 'secondFactorStatus',
             src: 'secondFactorStatus',
-            onDone: { target: 'asking', actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }) },
+            onDone: {
+              target: 'asking',
+              actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
+            },
             // The methods cannot be read: home, where the person can start again from the application.
-            onError: { target: '#root.signedIn.idle', actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }] },
+            onError: {
+              target: '#root.signedIn.idle',
+              actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }],
+            },
           },
         },
         asking: {
@@ -88,14 +121,21 @@ export const signedIn = rootSetup.createStateConfig({
             input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
             onDone: {
               target: 'proven',
-              actions: [{ type: 'decideAfterCode', params: { purpose: 'authorisation' } }, assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft })],
+              actions: [
+                { type: 'decideAfterCode', params: { purpose: 'authorisation' } },
+                assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }),
+              ],
             },
           },
         },
         // The spec's order after a code: a recovery key shows the recovery screen first.
         proven: {
           always: [
-            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+            {
+              guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
+              target: '#root.signedIn.recovering',
+              actions: followAfterCode,
+            },
             { target: '#root.signedIn.idle', actions: followAfterCode },
           ],
         },
@@ -107,7 +147,12 @@ export const signedIn = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: { type: 'routeInFlow', params: { flow: 'consent' } }, target: 'consenting', reenter: true, actions: [setLocation, guardSignedIn] },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'consent' } },
+            target: 'consenting',
+            reenter: true,
+            actions: [setLocation, guardSignedIn],
+          },
           { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
@@ -124,11 +169,20 @@ export const signedIn = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: { type: 'routeInFlow', params: { flow: 'partner' } }, target: 'partnering', reenter: true, actions: [setLocation, guardSignedIn] },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'partner' } },
+            target: 'partnering',
+            reenter: true,
+            actions: [setLocation, guardSignedIn],
+          },
           { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
-      ...behindStepUp(rootSetup.createStateConfig({ invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) } })),
+      ...behindStepUp(
+        rootSetup.createStateConfig({
+          invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
+        }),
+      ),
     },
     // The profile (machines/profile.ts): its screens move within its flow, except the sensitive one
     // (edit-credentials), which starts it again behind the step-up.
@@ -137,35 +191,55 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
           // A sensitive screen (or any, before the flow runs) starts the area again.
-          { guard: { type: 'routeInFlow', params: { flow: 'profile' } }, target: 'profile', reenter: true, actions: [setLocation, guardSignedIn] },
+          {
+            guard: { type: 'routeInFlow', params: { flow: 'profile' } },
+            target: 'profile',
+            reenter: true,
+            actions: [setLocation, guardSignedIn],
+          },
           { target: 'idle', actions: [setLocation, guardSignedIn] },
         ],
       },
-      ...behindStepUp(rootSetup.createStateConfig({
-        on: {
-          // Its other screens are the running flow's to show.
-          ROUTE: {
-            guard: { type: 'routeStaysIn', params: { flow: 'profile' } },
-            actions: [setLocation, guardSignedIn, sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! }))],
+      ...behindStepUp(
+        rootSetup.createStateConfig({
+          on: {
+            // Its other screens are the running flow's to show.
+            ROUTE: {
+              guard: { type: 'routeStaysIn', params: { flow: 'profile' } },
+              actions: [
+                setLocation,
+                guardSignedIn,
+                sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! })),
+              ],
+            },
           },
-        },
-        invoke: { id: 'profile', src: 'profile', input: ({ context }) => profileInput(context) },
-      })),
+          invoke: { id: 'profile', src: 'profile', input: ({ context }) => profileInput(context) },
+        }),
+      ),
     },
     enrolling: {
       // The spec's session key mirrors a mandatory set-up while it runs (spec §3, §4 "Forced MFA");
       // the server's profile stays the authority on a reload.
-      entry: { type: 'storeSession', params: ({ context }) => ({ key: 'mfa_forced', value: mustEnrol(context.user) ? 'true' : null }) },
+      entry: {
+        type: 'storeSession',
+        params: ({ context }) => ({ key: 'mfa_forced', value: mustEnrol(context.user) ? 'true' : null }),
+      },
       exit: { type: 'storeSession', params: { key: 'mfa_forced', value: null } },
       on: {
         ROUTE: [
           {
             guard: { type: 'routeInFlow', params: { flow: 'setupMfa' } },
-            actions: [setLocation, sendTo('forcedMfa', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'setupMfa')! }))],
+            actions: [
+              setLocation,
+              sendTo('forcedMfa', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'setupMfa')! })),
+            ],
           },
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
           { guard: 'forced', target: 'loggingOut', actions: setLocation },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), guardSignedIn] },
+          {
+            target: 'idle',
+            actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), guardSignedIn],
+          },
         ],
       },
       invoke: {
@@ -181,7 +255,10 @@ export const signedIn = rootSetup.createStateConfig({
             // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
             guard: 'choseAuthenticator',
             target: 'idle',
-            actions: [assign({ location: locationOf(pathOf('authenticator', 'scan')) }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
+            actions: [
+              assign({ location: locationOf(pathOf('authenticator', 'scan')) }),
+              { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } },
+            ],
           },
           {
             // Opened from Security: back there, the new method listed (or, when the step-up ran out,
@@ -189,7 +266,12 @@ export const signedIn = rootSetup.createStateConfig({
             guard: 'enrolledFromSecurity',
             target: 'idle',
             actions: [
-              assign({ user: ({ context, event }) => (context.user && event.output.outcome === 'enrolled' ? { ...context.user, mfa_enrolled: true } : context.user) }),
+              assign({
+                user: ({ context, event }) =>
+                  context.user && event.output.outcome === 'enrolled'
+                    ? { ...context.user, mfa_enrolled: true }
+                    : context.user,
+              }),
               { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
               assign({ location: locationOf(pathOf('security', 'methods')) }),
               { type: 'navigate', params: { to: pathOf('security', 'methods') } },
@@ -209,7 +291,10 @@ export const signedIn = rootSetup.createStateConfig({
           {
             target: 'idle',
             actions: [
-              assign({ enrolmentSkipped: true, location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
+              assign({
+                enrolmentSkipped: true,
+                location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH),
+              }),
               { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
               assign({ target: null }),
             ],
@@ -249,7 +334,11 @@ export const signedIn = rootSetup.createStateConfig({
         // screen, which then returns here; any other code returns to the sensitive screen.
         afterStepUp: {
           always: [
-            { guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } }, target: '#root.signedIn.recovering', actions: followAfterCode },
+            {
+              guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
+              target: '#root.signedIn.recovering',
+              actions: followAfterCode,
+            },
             { guard: 'onAuthenticatorPath', target: 'authenticator', actions: followAfterCode },
             { target: 'open', actions: followAfterCode },
           ],
@@ -278,7 +367,11 @@ export const signedIn = rootSetup.createStateConfig({
                 onDone: {
                   target: '#root.anonymous',
                   // Signed out at sign-in, remembering no screen to come back to.
-                  actions: [assign({ user: null, target: null, mfa: null, location: locationOf(LOGIN_PATH) }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+                  actions: [
+                    assign({ user: null, target: null, mfa: null, location: locationOf(LOGIN_PATH) }),
+                    ...forgetSession,
+                    { type: 'navigate', params: { to: LOGIN_PATH } },
+                  ],
                 },
               },
             },
@@ -297,7 +390,14 @@ export const signedIn = rootSetup.createStateConfig({
                 onDone: {
                   target: '#root.anonymous',
                   actions: [
-                    assign({ user: null, target: null, mfa: null, notice: 'password_renewed', location: locationOf(LOGIN_PATH) }), ...forgetSession,
+                    assign({
+                      user: null,
+                      target: null,
+                      mfa: null,
+                      notice: 'password_renewed',
+                      location: locationOf(LOGIN_PATH),
+                    }),
+                    ...forgetSession,
                     { type: 'navigate', params: { to: LOGIN_PATH } },
                   ],
                 },
@@ -345,7 +445,11 @@ export const signedIn = rootSetup.createStateConfig({
         ROUTE: [
           { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
           // Leaving the screen is skipping it.
-          { guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } }, target: 'idle', actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), guardSignedIn] },
+          {
+            guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } },
+            target: 'idle',
+            actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), guardSignedIn],
+          },
           { actions: setLocation },
         ],
       },
@@ -353,21 +457,30 @@ export const signedIn = rootSetup.createStateConfig({
         id: 'totpRecovery',
         src: 'totpRecovery',
         input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft }),
-        onDone: [{
-          // Resetting the authenticator continues with the set-up of a new one.
-          guard: 'authenticatorReset',
-          target: 'idle',
-          // The location moves with it: the recovery screen's own would open it again.
-          actions: [assign({ recoveryKeysLeft: null, location: locationOf(pathOf('authenticator', 'scan')) }), { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } }],
-        }, {
-          target: 'idle',
-          actions: [
-            assign({ recoveryKeysLeft: null, location: ({ context }) => locationOf(afterRecovery(context.location.search, context.target)) }),
-            { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
-            assign({ target: null }),
-            { type: 'persistTarget', params: { target: null } },
-          ],
-        }],
+        onDone: [
+          {
+            // Resetting the authenticator continues with the set-up of a new one.
+            guard: 'authenticatorReset',
+            target: 'idle',
+            // The location moves with it: the recovery screen's own would open it again.
+            actions: [
+              assign({ recoveryKeysLeft: null, location: locationOf(pathOf('authenticator', 'scan')) }),
+              { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } },
+            ],
+          },
+          {
+            target: 'idle',
+            actions: [
+              assign({
+                recoveryKeysLeft: null,
+                location: ({ context }) => locationOf(afterRecovery(context.location.search, context.target)),
+              }),
+              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+              assign({ target: null }),
+              { type: 'persistTarget', params: { target: null } },
+            ],
+          },
+        ],
       },
     },
     loggingOut: {
@@ -378,12 +491,27 @@ export const signedIn = rootSetup.createStateConfig({
         src: 'logout',
         onDone: {
           target: '#root.anonymous',
-          actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }],
+          actions: [
+            assign({ user: null, target: null, mfa: null }),
+            ...forgetSession,
+            { type: 'navigate', params: { to: LOGIN_PATH } },
+          ],
         },
         onError: [
           // The server no longer knows the token: the user is signed out all the same.
-          { guard: 'isUnauthorised', target: '#root.anonymous', actions: [assign({ user: null, target: null, mfa: null }), ...forgetSession, { type: 'navigate', params: { to: LOGIN_PATH } }] },
-          { target: 'idle', actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }] },
+          {
+            guard: 'isUnauthorised',
+            target: '#root.anonymous',
+            actions: [
+              assign({ user: null, target: null, mfa: null }),
+              ...forgetSession,
+              { type: 'navigate', params: { to: LOGIN_PATH } },
+            ],
+          },
+          {
+            target: 'idle',
+            actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }],
+          },
         ],
       },
     },

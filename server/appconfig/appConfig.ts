@@ -16,6 +16,8 @@ export async function appConfigFor(ctx: Pick<AppContext, 'db' | 'config'>, host:
     analyticsUrl: ctx.config.analyticsUrl,
     passwordPolicy: ctx.config.passwordPolicy,
     captcha: ctx.config.captcha.enabled,
-    microsoft: ctx.config.microsoft ? { tenants: ctx.config.microsoft.tenants.map(({ id, name }) => ({ id, name })) } : null,
+    microsoft: ctx.config.microsoft
+      ? { tenants: ctx.config.microsoft.tenants.map(({ id, name }) => ({ id, name })) }
+      : null,
   };
 }

@@ -7,7 +7,15 @@ import { responses } from '../http/schema.ts';
 import { appConfigFor } from './appConfig.ts';
 
 export async function appConfigRoutes(app: FastifyInstance, ctx: AppContext) {
-  app.get('/config', {
-    schema: { tags: ['config'], summary: 'Variant, languages, redirect targets and password rules for this host', response: responses({ 200: AppConfig }, [400, 503]) },
-  }, async (request) => appConfigFor(ctx, request.host));
+  app.get(
+    '/config',
+    {
+      schema: {
+        tags: ['config'],
+        summary: 'Variant, languages, redirect targets and password rules for this host',
+        response: responses({ 200: AppConfig }, [400, 503]),
+      },
+    },
+    async (request) => appConfigFor(ctx, request.host),
+  );
 }

@@ -26,20 +26,31 @@ const dayKey = (ceiling: Ceiling, key: string) => `${ceiling}|${key}`;
 /** The proof of work an attempt on this key needs now: 0 none beyond the form's own, 1 raised (past
  * the ceiling's points in its window), 2 the top (past 100 failures in a day). */
 export async function proofLevel(limiters: Limiters, ceiling: Ceiling, key: string): Promise<CaptchaLevel> {
-  const [window, day] = await Promise.all([standing(limiters[ceiling], key), standing(limiters.ceilingDay, dayKey(ceiling, key))]);
+  const [window, day] = await Promise.all([
+    standing(limiters[ceiling], key),
+    standing(limiters.ceilingDay, dayKey(ceiling, key)),
+  ]);
   return levelOf(limiters, ceiling, window.failures, day.failures);
 }
 
 /** Counts a failure against the ceiling, never refusing; says the level the next attempt needs. */
 export async function countFailure(limiters: Limiters, ceiling: Ceiling, key: string): Promise<CaptchaLevel> {
-  const [window, day] = await Promise.all([count(limiters[ceiling], key), count(limiters.ceilingDay, dayKey(ceiling, key))]);
+  const [window, day] = await Promise.all([
+    count(limiters[ceiling], key),
+    count(limiters.ceilingDay, dayKey(ceiling, key)),
+  ]);
   return levelOf(limiters, ceiling, window, day);
 }
 
 /** Lets an attempt on the key through its ceiling: past it, only with a solved challenge of the
  * level it needs, from `payload` (a form's field) or the request's X-Captcha header. The refusal,
  * `captcha_required` or `captcha_invalid`, carries `captcha: true` and `captcha_level`. */
-export async function passCeiling(ctx: Pick<AppContext, 'config' | 'db' | 'limiters'>, ceiling: Ceiling, key: string, payload?: string): Promise<CaptchaLevel> {
+export async function passCeiling(
+  ctx: Pick<AppContext, 'config' | 'db' | 'limiters'>,
+  ceiling: Ceiling,
+  key: string,
+  payload?: string,
+): Promise<CaptchaLevel> {
   const level = await proofLevel(ctx.limiters, ceiling, key);
   if (level > 0) await assertCaptcha(ctx, payload ?? carriedCaptcha(), level);
   return level;

@@ -49,8 +49,14 @@ export async function newCaptchaChallenge(ctx: AppContext, level: CaptchaLevel =
 const Payload = v.object({
   challenge: v.object({
     parameters: v.object({
-      algorithm: v.literal(ALGORITHM), nonce: v.string(), salt: v.string(), cost: v.number(), keyLength: v.number(),
-      keyPrefix: v.string(), keySignature: v.optional(v.string()), expiresAt: v.optional(v.number()),
+      algorithm: v.literal(ALGORITHM),
+      nonce: v.string(),
+      salt: v.string(),
+      cost: v.number(),
+      keyLength: v.number(),
+      keyPrefix: v.string(),
+      keySignature: v.optional(v.string()),
+      expiresAt: v.optional(v.number()),
       data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()]))),
     }),
     signature: v.string(),
@@ -70,19 +76,28 @@ function decode(payload: string): v.InferOutput<typeof Payload> | null {
 /** The level a challenge was made for: signed with it, so only the server could have said it. */
 function levelOf(challenge: v.InferOutput<typeof Payload>['challenge']): CaptchaLevel {
   const level = challenge.parameters.data?.level;
-  return (CAPTCHA_LEVELS as readonly unknown[]).includes(level) ? level as CaptchaLevel : 0;
+  return (CAPTCHA_LEVELS as readonly unknown[]).includes(level) ? (level as CaptchaLevel) : 0;
 }
 
 /** Refuses a request without a fresh, right and unused solution (when the CAPTCHA is on) of a
  * challenge made for `level` or above. Past level 0 the refusal says which level to solve. */
-export async function assertCaptcha(ctx: Pick<AppContext, 'config' | 'db'>, payload: string | undefined, level: CaptchaLevel = 0): Promise<void> {
+export async function assertCaptcha(
+  ctx: Pick<AppContext, 'config' | 'db'>,
+  payload: string | undefined,
+  level: CaptchaLevel = 0,
+): Promise<void> {
   if (!ctx.config.captcha.enabled) return;
-  const refuse = (code: 'captcha_required' | 'captcha_invalid') => new ApiError(code, level > 0 ? { captcha: true, captcha_level: level } : {});
+  const refuse = (code: 'captcha_required' | 'captcha_invalid') =>
+    new ApiError(code, level > 0 ? { captcha: true, captcha_level: level } : {});
   if (!payload) throw refuse('captcha_required');
   const decoded = decode(payload);
   if (!decoded) throw refuse('captcha_invalid');
-  const result = await verifySolution({ challenge: decoded.challenge, solution: decoded.solution, deriveKey, ...keys(ctx.config.secretKey) })
-    .catch(() => ({ verified: false }));
+  const result = await verifySolution({
+    challenge: decoded.challenge,
+    solution: decoded.solution,
+    deriveKey,
+    ...keys(ctx.config.secretKey),
+  }).catch(() => ({ verified: false }));
   if (!result.verified) throw refuse('captcha_invalid');
   // Right, but of an easier challenge than this request needs: a harder one is asked for, and this
   // solution is not spent (it still counts where its own level is enough).
@@ -90,8 +105,13 @@ export async function assertCaptcha(ctx: Pick<AppContext, 'config' | 'db'>, payl
   // Spent once: the insert of its signature succeeds for exactly one request.
   const now = nowIso();
   await ctx.db.deleteFrom('captcha_spent').where('expires_at', '<', now).execute();
-  const expiresAt = nowIso((decoded.challenge.parameters.expiresAt ?? Date.now() / 1000 + ctx.config.captcha.ttlSeconds) * 1000);
-  const spent = await ctx.db.insertInto('captcha_spent').values({ id: decoded.challenge.signature, expires_at: expiresAt })
-    .onConflict((c) => c.column('id').doNothing()).executeTakeFirst();
+  const expiresAt = nowIso(
+    (decoded.challenge.parameters.expiresAt ?? Date.now() / 1000 + ctx.config.captcha.ttlSeconds) * 1000,
+  );
+  const spent = await ctx.db
+    .insertInto('captcha_spent')
+    .values({ id: decoded.challenge.signature, expires_at: expiresAt })
+    .onConflict((c) => c.column('id').doNothing())
+    .executeTakeFirst();
   if (Number(spent.numInsertedOrUpdatedRows ?? 0) === 0) throw new ApiError('captcha_invalid');
 }

@@ -11,13 +11,19 @@ import { newCaptchaChallenge } from './index.ts';
 
 export async function captchaRoutes(app: FastifyInstance, ctx: AppContext) {
   carryCaptchaHeader(app);
-  app.get<{ Querystring: CaptchaChallengeQuery }>('/captcha/challenge', {
-    schema: {
-      tags: ['captcha'], summary: 'A signed ALTCHA proof-of-work challenge', querystring: jsonSchema(CaptchaChallengeQuery),
-      response: responses({ 200: CaptchaChallenge }, [400, 404, 503]),
+  app.get<{ Querystring: CaptchaChallengeQuery }>(
+    '/captcha/challenge',
+    {
+      schema: {
+        tags: ['captcha'],
+        summary: 'A signed ALTCHA proof-of-work challenge',
+        querystring: jsonSchema(CaptchaChallengeQuery),
+        response: responses({ 200: CaptchaChallenge }, [400, 404, 503]),
+      },
     },
-  }, async (request) => {
-    if (!ctx.config.captcha.enabled) throw new ApiError('not_found');
-    return newCaptchaChallenge(ctx, Number(request.query.level ?? 0) as CaptchaLevel);
-  });
+    async (request) => {
+      if (!ctx.config.captcha.enabled) throw new ApiError('not_found');
+      return newCaptchaChallenge(ctx, Number(request.query.level ?? 0) as CaptchaLevel);
+    },
+  );
 }

@@ -11,7 +11,15 @@ import { nowIso, type Db } from '../db/index.ts';
 import { activationCodeHash } from '../methods/activation-code.ts';
 
 export const REQUIRED_COLUMNS = ['number', 'activation_code'] as const;
-export const OPTIONAL_COLUMNS = ['firstname', 'lastname', 'email', 'phone', 'language', 'company', 'beneficiary_id'] as const;
+export const OPTIONAL_COLUMNS = [
+  'firstname',
+  'lastname',
+  'email',
+  'phone',
+  'language',
+  'company',
+  'beneficiary_id',
+] as const;
 export const CARD_COLUMNS: readonly string[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 
@@ -30,7 +38,8 @@ export type ImportResult = {
 
 export type ImportProgress = { done: number; total: number };
 
-export type CardImportErrorCode = 'empty_file' | 'malformed_csv' | 'missing_column' | 'unknown_column' | 'duplicate_column' | 'write_failed';
+export type CardImportErrorCode =
+  'empty_file' | 'malformed_csv' | 'missing_column' | 'unknown_column' | 'duplicate_column' | 'write_failed';
 
 /** A problem with the file as a whole: nothing was imported. Or ('write_failed') the database
  * failed midway: the batches before the failure are stored, the message says how many cards. */
@@ -87,7 +96,10 @@ function parseCsv(csvText: string): Parsed[] {
   } catch (error) {
     const csvError = error as CsvError;
     const line = typeof csvError.lines === 'number' ? `line ${csvError.lines - extraLines}: ` : '';
-    throw new CardImportError('malformed_csv', `${line}the file is not valid CSV (${csvError.message}); nothing imported`);
+    throw new CardImportError(
+      'malformed_csv',
+      `${line}the file is not valid CSV (${csvError.message}); nothing imported`,
+    );
   }
   return parsed;
 }
@@ -97,17 +109,33 @@ function readHeader(header: string[]): Map<Column, number> {
   const columns = new Map<Column, number>();
   header.forEach((raw, index) => {
     const name = raw.trim().toLowerCase();
-    if (name === '') throw new CardImportError('unknown_column', `column ${index + 1} of the header has no name; the columns are ${CARD_COLUMNS.join(', ')}`, '');
+    if (name === '')
+      throw new CardImportError(
+        'unknown_column',
+        `column ${index + 1} of the header has no name; the columns are ${CARD_COLUMNS.join(', ')}`,
+        '',
+      );
     if (!CARD_COLUMNS.includes(name)) {
-      const hint = name.includes(';') ? ' (the file seems to be separated by semicolons; columns must be separated by commas)' : '';
-      throw new CardImportError('unknown_column',
-        `unknown column "${raw.trim()}" in the header${hint}; the columns are ${CARD_COLUMNS.join(', ')}`, raw.trim());
+      const hint = name.includes(';')
+        ? ' (the file seems to be separated by semicolons; columns must be separated by commas)'
+        : '';
+      throw new CardImportError(
+        'unknown_column',
+        `unknown column "${raw.trim()}" in the header${hint}; the columns are ${CARD_COLUMNS.join(', ')}`,
+        raw.trim(),
+      );
     }
-    if (columns.has(name as Column)) throw new CardImportError('duplicate_column', `the column "${name}" appears twice in the header`, name);
+    if (columns.has(name as Column))
+      throw new CardImportError('duplicate_column', `the column "${name}" appears twice in the header`, name);
     columns.set(name as Column, index);
   });
   for (const required of REQUIRED_COLUMNS) {
-    if (!columns.has(required)) throw new CardImportError('missing_column', `the header has no "${required}" column, which is required`, required);
+    if (!columns.has(required))
+      throw new CardImportError(
+        'missing_column',
+        `the header has no "${required}" column, which is required`,
+        required,
+      );
   }
   return columns;
 }
@@ -137,14 +165,16 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Checks one record; gives the row to store, or every reason it is refused. */
 function checkRecord(record: string[], line: number, columns: Map<Column, number>, width: number): CardRow | string[] {
-  if (record.length !== width) return [`the row has ${record.length} field${record.length === 1 ? '' : 's'} where the header has ${width}`];
+  if (record.length !== width)
+    return [`the row has ${record.length} field${record.length === 1 ? '' : 's'} where the header has ${width}`];
   const value = (column: Column) => {
     const index = columns.get(column);
     return index === undefined ? '' : record[index]!.trim();
   };
   const reasons: string[] = [];
   for (const column of columns.keys()) {
-    if (CONTROL.test(value(column))) reasons.push(`the ${LABELS[column]} contains a line break or another control character`);
+    if (CONTROL.test(value(column)))
+      reasons.push(`the ${LABELS[column]} contains a line break or another control character`);
   }
 
   const number = value('number');
@@ -152,11 +182,13 @@ function checkRecord(record: string[], line: number, columns: Map<Column, number
   else if (!isCardNumber(number)) reasons.push('the card number must be 16 digits starting with 5065');
   const activationCode = value('activation_code');
   if (activationCode === '') reasons.push('the activation code is missing');
-  else if (!isActivationCode(activationCode)) reasons.push('the activation code must be 4 to 12 letters and digits (spaces and dashes ignored)');
+  else if (!isActivationCode(activationCode))
+    reasons.push('the activation code must be 4 to 12 letters and digits (spaces and dashes ignored)');
 
   const text = (column: 'firstname' | 'lastname' | 'company' | 'beneficiary_id') => {
     const v = value(column);
-    if ([...v].length > MAX_TEXT_LENGTH) reasons.push(`the ${LABELS[column]} is longer than ${MAX_TEXT_LENGTH} characters`);
+    if ([...v].length > MAX_TEXT_LENGTH)
+      reasons.push(`the ${LABELS[column]} is longer than ${MAX_TEXT_LENGTH} characters`);
     return v === '' ? null : v;
   };
   const firstname = text('firstname');
@@ -181,7 +213,18 @@ function checkRecord(record: string[], line: number, columns: Map<Column, number
   }
 
   if (reasons.length > 0) return reasons;
-  return { line, number: normaliseCardNumber(number), activationCode, firstname, lastname, email, phone, language, company, beneficiaryId };
+  return {
+    line,
+    number: normaliseCardNumber(number),
+    activationCode,
+    firstname,
+    lastname,
+    email,
+    phone,
+    language,
+    company,
+    beneficiaryId,
+  };
 }
 
 /**
@@ -190,10 +233,19 @@ function checkRecord(record: string[], line: number, columns: Map<Column, number
  * or already in the database (including one another import stored meanwhile), is refused.
  * Throws CardImportError, before storing anything, when the file as a whole is unusable.
  */
-export async function importCards(db: Db, secretKey: string, csvText: string, onProgress?: (progress: ImportProgress) => void): Promise<ImportResult> {
+export async function importCards(
+  db: Db,
+  secretKey: string,
+  csvText: string,
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<ImportResult> {
   const records = parseCsv(csvText);
   const header = records.shift();
-  if (!header) throw new CardImportError('empty_file', 'the file is empty: it needs a header row naming the columns, then one row per card');
+  if (!header)
+    throw new CardImportError(
+      'empty_file',
+      'the file is empty: it needs a header row naming the columns, then one row per card',
+    );
   const columns = readHeader(header.record);
 
   const refused: ImportResult['refused'] = [];
@@ -205,7 +257,8 @@ export async function importCards(db: Db, secretKey: string, csvText: string, on
       refused.push({ line, reason: checked.join('; ') });
       // A refused row still claims its number: a later row with it is a repeat, not a correction.
       const number = normaliseCardNumber(record[columns.get('number')!]?.trim() ?? '');
-      if (record.length === header.record.length && isCardNumber(number) && !firstLine.has(number)) firstLine.set(number, line);
+      if (record.length === header.record.length && isCardNumber(number) && !firstLine.has(number))
+        firstLine.set(number, line);
       continue;
     }
     const earlier = firstLine.get(checked.number);
@@ -225,22 +278,25 @@ export async function importCards(db: Db, secretKey: string, csvText: string, on
     let stored: Set<string>;
     try {
       stored = await db.transaction().execute(async (trx) => {
-        const inserted = await trx.insertInto('cards')
-          .values(batch.map((row) => ({
-            id: crypto.randomUUID(),
-            number: row.number,
-            user_id: null,
-            activated_at: null,
-            created_at: createdAt,
-            activation_code_hash: activationCodeHash(secretKey, row.number, row.activationCode),
-            holder_firstname: row.firstname,
-            holder_lastname: row.lastname,
-            holder_email: row.email,
-            holder_phone: row.phone,
-            holder_language: row.language,
-            company: row.company,
-            beneficiary_id: row.beneficiaryId,
-          })))
+        const inserted = await trx
+          .insertInto('cards')
+          .values(
+            batch.map((row) => ({
+              id: crypto.randomUUID(),
+              number: row.number,
+              user_id: null,
+              activated_at: null,
+              created_at: createdAt,
+              activation_code_hash: activationCodeHash(secretKey, row.number, row.activationCode),
+              holder_firstname: row.firstname,
+              holder_lastname: row.lastname,
+              holder_email: row.email,
+              holder_phone: row.phone,
+              holder_language: row.language,
+              company: row.company,
+              beneficiary_id: row.beneficiaryId,
+            })),
+          )
           // A number already stored (before this import, or by a concurrent one) is left as it is.
           .onConflict((c) => c.column('number').doNothing())
           .returning('number')
@@ -248,8 +304,11 @@ export async function importCards(db: Db, secretKey: string, csvText: string, on
         return new Set(inserted.map((row) => row.number));
       });
     } catch (error) {
-      throw new CardImportError('write_failed', `writing to the database failed after ${imported} card${imported === 1 ? ' was' : 's were'} imported `
-        + `(${(error as Error).message}); importing the file again imports the rest, the cards already imported being refused as such`);
+      throw new CardImportError(
+        'write_failed',
+        `writing to the database failed after ${imported} card${imported === 1 ? ' was' : 's were'} imported ` +
+          `(${(error as Error).message}); importing the file again imports the rest, the cards already imported being refused as such`,
+      );
     }
     for (const row of batch) {
       if (stored.has(row.number)) imported += 1;
@@ -257,7 +316,8 @@ export async function importCards(db: Db, secretKey: string, csvText: string, on
     }
     const before = done;
     done += batch.length;
-    if (onProgress && Math.floor(done / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) onProgress({ done, total: good.length });
+    if (onProgress && Math.floor(done / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY))
+      onProgress({ done, total: good.length });
   }
 
   refused.sort((a, b) => a.line - b.line);

@@ -9,12 +9,18 @@ describe.each(kinds)('blocking and unblocking cards on %s', (kind) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(kind, {}, { seed: false });
-    await importCards(server.ctx.db, server.ctx.config.secretKey, 'number,activation_code\n5065600000000001,ABCD\n5065600000000002,EFGH\n');
+    await importCards(
+      server.ctx.db,
+      server.ctx.config.secretKey,
+      'number,activation_code\n5065600000000001,ABCD\n5065600000000002,EFGH\n',
+    );
   });
   afterAll(async () => server?.stop());
 
-  const statuses = async () => Object.fromEntries(
-    (await server.ctx.db.selectFrom('cards').select(['number', 'status']).execute()).map((c) => [c.number, c.status]));
+  const statuses = async () =>
+    Object.fromEntries(
+      (await server.ctx.db.selectFrom('cards').select(['number', 'status']).execute()).map((c) => [c.number, c.status]),
+    );
 
   it('blocks a card, leaves the others, and unblocks it', async () => {
     expect(await statuses()).toEqual({ '5065600000000001': 'issued', '5065600000000002': 'issued' });

@@ -11,7 +11,11 @@ export type CardStatus = (typeof CARD_STATUSES)[number];
 export async function setCardStatus(db: Db, number: string, status: CardStatus): Promise<{ previous: string } | null> {
   const normalised = normaliseCardNumber(number);
   return db.transaction().execute(async (trx) => {
-    const card = await trx.selectFrom('cards').select(['id', 'status']).where('number', '=', normalised).executeTakeFirst();
+    const card = await trx
+      .selectFrom('cards')
+      .select(['id', 'status'])
+      .where('number', '=', normalised)
+      .executeTakeFirst();
     if (!card) return null;
     if (card.status !== status) await trx.updateTable('cards').set({ status }).where('id', '=', card.id).execute();
     return { previous: card.status };

@@ -15,12 +15,31 @@ import { setCardStatus, type CardStatus } from '../cards/manage.ts';
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
-import { DEFAULT_INVITATION_DAYS, InvitationInputError, MAX_INVITATION_DAYS, checkInvitationInput, createInvitation, type InvitationField } from '../invitations/create.ts';
+import {
+  DEFAULT_INVITATION_DAYS,
+  InvitationInputError,
+  MAX_INVITATION_DAYS,
+  checkInvitationInput,
+  createInvitation,
+  type InvitationField,
+} from '../invitations/create.ts';
 import { setSsoOnly } from '../identity/sso.ts';
 import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
 import {
-  ClientExists, ClientInputError, NAME_LOCALES, UnknownClient, addClient, checkClientId, checkClientInput, editClient, getClient, listClients, removeClient,
-  type ClientInput, type ClientSummary, type NameLocale,
+  ClientExists,
+  ClientInputError,
+  NAME_LOCALES,
+  UnknownClient,
+  addClient,
+  checkClientId,
+  checkClientInput,
+  editClient,
+  getClient,
+  listClients,
+  removeClient,
+  type ClientInput,
+  type ClientSummary,
+  type NameLocale,
 } from '../oidc/registry.ts';
 
 export const EXIT_OK = 0;
@@ -81,8 +100,16 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 /** Runs one command; gives the exit code. Never throws. */
 export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
   const out: CliIo = {
-    stdout: io.stdout ?? ((text) => { process.stdout.write(text); }),
-    stderr: io.stderr ?? ((text) => { process.stderr.write(text); }),
+    stdout:
+      io.stdout ??
+      ((text) => {
+        process.stdout.write(text);
+      }),
+    stderr:
+      io.stderr ??
+      ((text) => {
+        process.stderr.write(text);
+      }),
     env: io.env ?? process.env,
     // npm runs scripts from the project's root; INIT_CWD is where the operator typed the command.
     cwd: io.cwd ?? process.env.INIT_CWD ?? process.cwd(),
@@ -160,14 +187,17 @@ function noArguments(args: string[]): void {
 
 function onePositional(args: string[], what: string): string {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) throw new UsageError(`expected one ${what}, got ${positionals.length === 0 ? 'none' : positionals.length}`);
+  if (positionals.length !== 1)
+    throw new UsageError(`expected one ${what}, got ${positionals.length === 0 ? 'none' : positionals.length}`);
   return positionals[0]!;
 }
 
 /** Opens the server's database (migrated to the latest schema), runs `work`, closes it. */
 async function withDatabase<T>(io: CliIo, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
-  const where = config.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `the SQLite database at ${config.sqlitePath}`;
+  const where = config.databaseUrl
+    ? 'the PostgreSQL database of DATABASE_URL'
+    : `the SQLite database at ${config.sqlitePath}`;
   let database: DatabaseHandle;
   try {
     database = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
@@ -203,14 +233,17 @@ async function cardsImport(args: string[], io: CliIo): Promise<number> {
   } catch {
     throw new UsageError(`${file} is not UTF-8 text: save it as "CSV UTF-8"`);
   }
-  const result = await withDatabase(io, (db, config) => importCards(db, config.secretKey, text,
-    ({ done, total }) => io.stderr(`… ${done} of ${total} cards written\n`)));
+  const result = await withDatabase(io, (db, config) =>
+    importCards(db, config.secretKey, text, ({ done, total }) => io.stderr(`… ${done} of ${total} cards written\n`)),
+  );
   if (result.refused.length === 0) {
     io.stdout(`Imported ${plural(result.imported, 'card')}.\n`);
     return EXIT_OK;
   }
-  io.stdout(`Imported ${plural(result.imported, 'card')}; refused ${plural(result.refused.length, 'row')}:\n`
-    + result.refused.map(({ line, reason }) => `  line ${line}: ${reason}\n`).join(''));
+  io.stdout(
+    `Imported ${plural(result.imported, 'card')}; refused ${plural(result.refused.length, 'row')}:\n` +
+      result.refused.map(({ line, reason }) => `  line ${line}: ${reason}\n`).join(''),
+  );
   return EXIT_REFUSED_ROWS;
 }
 
@@ -240,7 +273,9 @@ async function usersSsoOnly(args: string[], io: CliIo): Promise<number> {
     return EXIT_ERROR;
   }
   if (result === 'no_identity') {
-    io.stderr(`Error: the account of ${email} has no linked Microsoft identity: with sso-only on it could not sign in at all\n`);
+    io.stderr(
+      `Error: the account of ${email} has no linked Microsoft identity: with sso-only on it could not sign in at all\n`,
+    );
     return EXIT_ERROR;
   }
   const state = setting === 'on' ? 'signs in with Microsoft only' : 'may sign in with its password';
@@ -270,7 +305,10 @@ async function invitationsCreate(args: string[], io: CliIo): Promise<number> {
   if (values.email === undefined) throw new UsageError('--email is required');
   let days = DEFAULT_INVITATION_DAYS;
   if (values.days !== undefined) {
-    if (!/^\d{1,3}$/.test(values.days.trim())) throw new UsageError(`--days must be a whole number of days from 1 to ${MAX_INVITATION_DAYS} (got "${values.days}")`);
+    if (!/^\d{1,3}$/.test(values.days.trim()))
+      throw new UsageError(
+        `--days must be a whole number of days from 1 to ${MAX_INVITATION_DAYS} (got "${values.days}")`,
+      );
     days = Number(values.days.trim());
   }
   const input = {
@@ -288,9 +326,11 @@ async function invitationsCreate(args: string[], io: CliIo): Promise<number> {
   };
   checkInvitationInput(input); // a bad value is reported before the database is opened
   const invitation = await withDatabase(io, (db, config) => createInvitation(db, config.secretKey, input));
-  io.stdout(`Invitation created for ${invitation.email}, valid until ${invitation.expiresAt} (${plural(days, 'day')}).\n`
-    + `Code: ${invitation.code}\n`
-    + 'The code is shown only this once (only a keyed hash of it is stored): send it to the person now.\n');
+  io.stdout(
+    `Invitation created for ${invitation.email}, valid until ${invitation.expiresAt} (${plural(days, 'day')}).\n` +
+      `Code: ${invitation.code}\n` +
+      'The code is shown only this once (only a keyed hash of it is stored): send it to the person now.\n',
+  );
   return EXIT_OK;
 }
 
@@ -301,28 +341,56 @@ async function oidcKeysList(args: string[], io: CliIo): Promise<number> {
     io.stdout('No OIDC signing keys yet: the server creates them when it first starts (or run oidc-keys rotate).\n');
     return EXIT_OK;
   }
-  const rows = [['KID', 'ALG', 'CREATED', 'RETIRED'], ...keys.map((key) => [
-    key.kid, key.alg, key.createdAt,
-    key.retiredAt === null ? '- (signing)' : `${key.retiredAt} (${key.published ? 'still published' : 'no longer published'})`,
-  ])];
+  const rows = [
+    ['KID', 'ALG', 'CREATED', 'RETIRED'],
+    ...keys.map((key) => [
+      key.kid,
+      key.alg,
+      key.createdAt,
+      key.retiredAt === null
+        ? '- (signing)'
+        : `${key.retiredAt} (${key.published ? 'still published' : 'no longer published'})`,
+    ]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  io.stdout(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join(''));
+  io.stdout(
+    rows
+      .map(
+        (row) =>
+          row
+            .map((cell, column) => cell.padEnd(widths[column]!))
+            .join('  ')
+            .trimEnd() + '\n',
+      )
+      .join(''),
+  );
   return EXIT_OK;
 }
 
 async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
   noArguments(args);
   const rotated = await withDatabase(io, (db, config) => rotateSigningKeys(db, config.secretKey));
-  io.stdout(`New OIDC signing keys ${rotated.kids.join(', ')} now sign`
-    + (rotated.generation === 1 ? '.\n' : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`));
+  io.stdout(
+    `New OIDC signing keys ${rotated.kids.join(', ')} now sign` +
+      (rotated.generation === 1
+        ? '.\n'
+        : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`),
+  );
   return EXIT_OK;
 }
 
 // ---- OIDC clients --------------------------------------------------------------------------------
 
 const CLIENT_OPTION_OF: Record<string, string> = {
-  client_id: 'client id', name: '--name', names: '--name-<locale>', redirect_uris: '--redirect-uri', scopes: '--scope',
-  logo_uri: '--logo-uri', policy_uri: '--policy-uri', tos_uri: '--tos-uri', backchannel_logout_uri: '--backchannel-logout-uri',
+  client_id: 'client id',
+  name: '--name',
+  names: '--name-<locale>',
+  redirect_uris: '--redirect-uri',
+  scopes: '--scope',
+  logo_uri: '--logo-uri',
+  policy_uri: '--policy-uri',
+  tos_uri: '--tos-uri',
+  backchannel_logout_uri: '--backchannel-logout-uri',
   admin_email: '--admin-email',
 };
 
@@ -344,19 +412,31 @@ const CLIENT_OPTIONS = {
 type ClientValues = Record<string, string | boolean | string[] | undefined>;
 
 /** The client id and options of `clients add` and `clients edit`. */
-function clientArguments(args: string[], extra: Record<string, { type: 'boolean' }> = {}): { clientId: string; values: ClientValues } {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, allowNegative: true, options: { ...CLIENT_OPTIONS, ...extra } });
-  if (positionals.length !== 1) throw new UsageError(`expected one client id, got ${positionals.length === 0 ? 'none' : positionals.length}`);
+function clientArguments(
+  args: string[],
+  extra: Record<string, { type: 'boolean' }> = {},
+): { clientId: string; values: ClientValues } {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    allowNegative: true,
+    options: { ...CLIENT_OPTIONS, ...extra },
+  });
+  if (positionals.length !== 1)
+    throw new UsageError(`expected one client id, got ${positionals.length === 0 ? 'none' : positionals.length}`);
   return { clientId: checkClientId(positionals[0]!), values: values as ClientValues };
 }
 
 /** What the options say of the client (on an edit, an empty link or email removes it). */
 function clientInputOf(values: ClientValues): ClientInput {
   const text = (name: string) => values[name] as string | undefined;
-  const link = (name: string) => (text(name) === undefined ? undefined : text(name)!.trim() === '' ? null : text(name)!.trim());
+  const link = (name: string) =>
+    text(name) === undefined ? undefined : text(name)!.trim() === '' ? null : text(name)!.trim();
   const names: Partial<Record<NameLocale, string>> = {};
   for (const locale of NAME_LOCALES) if (text(`name-${locale}`) !== undefined) names[locale] = text(`name-${locale}`)!;
-  const list = (name: string) => (values[name] as string[] | undefined)?.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
+  const list = (name: string) =>
+    (values[name] as string[] | undefined)?.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
   const input: ClientInput = {
     name: text('name'),
     names: Object.keys(names).length > 0 ? names : undefined,
@@ -373,8 +453,9 @@ function clientInputOf(values: ClientValues): ClientInput {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as ClientInput;
 }
 
-const secretLines = (secret: string) => `Secret: ${secret}\n`
-  + 'The secret is shown only this once (only its digest is stored): hand it to the client\'s developers now.\n';
+const secretLines = (secret: string) =>
+  `Secret: ${secret}\n` +
+  "The secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n";
 
 const kindOf = (client: Pick<ClientSummary, 'first_party' | 'confidential'>) =>
   `${client.first_party ? 'first-party' : 'partner'}, ${client.confidential ? 'confidential' : 'public'}`;
@@ -386,12 +467,29 @@ async function clientsList(args: string[], io: CliIo): Promise<number> {
     io.stdout('No OIDC clients registered (add one with clients add).\n');
     return EXIT_OK;
   }
-  const rows = [['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'], ...clients.map((client) => [
-    client.client_id, client.name, client.first_party ? 'first-party' : 'partner', client.confidential ? 'confidential' : 'public',
-    client.redirect_uris.join(','), client.scopes.join(',') || '-',
-  ])];
+  const rows = [
+    ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'],
+    ...clients.map((client) => [
+      client.client_id,
+      client.name,
+      client.first_party ? 'first-party' : 'partner',
+      client.confidential ? 'confidential' : 'public',
+      client.redirect_uris.join(','),
+      client.scopes.join(',') || '-',
+    ]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  io.stdout(rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join(''));
+  io.stdout(
+    rows
+      .map(
+        (row) =>
+          row
+            .map((cell, column) => cell.padEnd(widths[column]!))
+            .join('  ')
+            .trimEnd() + '\n',
+      )
+      .join(''),
+  );
   return EXIT_OK;
 }
 
@@ -403,30 +501,43 @@ async function clientsAdd(args: string[], io: CliIo): Promise<number> {
   // Every value is checked before the database is opened.
   checkClientInput(input);
   const confidential = values.confidential === true;
-  const { secret } = await withDatabase(io, (db) => addClient(db, clientId, { ...input, name: input.name!, redirect_uris: input.redirect_uris! }, { confidential }));
-  io.stdout(`Client ${clientId} registered (${kindOf({ first_party: input.first_party ?? false, confidential })}`
-    + `${confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`);
+  const { secret } = await withDatabase(io, (db) =>
+    addClient(db, clientId, { ...input, name: input.name!, redirect_uris: input.redirect_uris! }, { confidential }),
+  );
+  io.stdout(
+    `Client ${clientId} registered (${kindOf({ first_party: input.first_party ?? false, confidential })}` +
+      `${confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`,
+  );
   return EXIT_OK;
 }
 
 async function clientsEdit(args: string[], io: CliIo): Promise<number> {
-  const { clientId, values } = clientArguments(args, { public: { type: 'boolean' }, 'rotate-secret': { type: 'boolean' } });
+  const { clientId, values } = clientArguments(args, {
+    public: { type: 'boolean' },
+    'rotate-secret': { type: 'boolean' },
+  });
   const input = clientInputOf(values);
   const newSecret = values.confidential === true || values['rotate-secret'] === true;
-  if (newSecret && values.public === true) throw new UsageError('--public cannot go with --confidential or --rotate-secret');
+  if (newSecret && values.public === true)
+    throw new UsageError('--public cannot go with --confidential or --rotate-secret');
   if (values.confidential === false || values['rotate-secret'] === false || values.public === false) {
-    throw new UsageError('--no-confidential, --no-rotate-secret and --no-public are not options: use --public or --confidential');
+    throw new UsageError(
+      '--no-confidential, --no-rotate-secret and --no-public are not options: use --public or --confidential',
+    );
   }
-  if (Object.keys(input).length === 0 && !newSecret && values.public !== true) throw new UsageError('nothing to change: give at least one option');
+  if (Object.keys(input).length === 0 && !newSecret && values.public !== true)
+    throw new UsageError('nothing to change: give at least one option');
   checkClientInput(input);
-  const secretChange = newSecret ? 'new' as const : values.public === true ? 'none' as const : undefined;
+  const secretChange = newSecret ? ('new' as const) : values.public === true ? ('none' as const) : undefined;
   const result = await withDatabase(io, async (db) => {
     const { secret } = await editClient(db, clientId, input, secretChange ? { secret: secretChange } : {});
     return { secret, client: (await getClient(db, clientId))! };
   });
-  io.stdout(`Client ${clientId} updated (${kindOf(result.client)}).\n`
-    + (secretChange === 'none' ? 'It has no secret any more: it authenticates with PKCE alone.\n' : '')
-    + (result.secret ? `${secretLines(result.secret)}The previous secret no longer works.\n` : ''));
+  io.stdout(
+    `Client ${clientId} updated (${kindOf(result.client)}).\n` +
+      (secretChange === 'none' ? 'It has no secret any more: it authenticates with PKCE alone.\n' : '') +
+      (result.secret ? `${secretLines(result.secret)}The previous secret no longer works.\n` : ''),
+  );
   return EXIT_OK;
 }
 
@@ -434,6 +545,8 @@ async function clientsRemove(args: string[], io: CliIo): Promise<number> {
   const clientId = checkClientId(onePositional(args, 'client id'));
   const removed = await withDatabase(io, (db) => removeClient(db, clientId));
   const others = removed.models - removed.grants;
-  io.stdout(`Client ${clientId} removed; revoked ${plural(removed.grants, 'grant')} and ${others} ${others === 1 ? 'code or token' : 'codes and tokens'} issued to it.\n`);
+  io.stdout(
+    `Client ${clientId} removed; revoked ${plural(removed.grants, 'grant')} and ${others} ${others === 1 ? 'code or token' : 'codes and tokens'} issued to it.\n`,
+  );
   return EXIT_OK;
 }

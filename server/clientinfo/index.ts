@@ -73,7 +73,9 @@ export function loadCityDatabase(path: string | null): void {
   try {
     useCityDatabase(readFileSync(path));
   } catch (error) {
-    throw new ConfigError(`GEOIP_CITY_DB must name a MaxMind-format city database (.mmdb): ${(error as Error).message}`);
+    throw new ConfigError(
+      `GEOIP_CITY_DB must name a MaxMind-format city database (.mmdb): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -82,7 +84,8 @@ export function loadCityDatabase(path: string | null): void {
 export function cityOf(ip: string | null | undefined, language = 'en'): string | null {
   if (!cities || !ip) return null;
   try {
-    const names = cities.get(ip.startsWith('::ffff:') ? ip.slice(7) : ip)?.city?.names as Record<string, string> | undefined;
+    const names = cities.get(ip.startsWith('::ffff:') ? ip.slice(7) : ip)?.city?.names as
+      Record<string, string> | undefined;
     if (!names) return null;
     return names[language.split(/[_-]/)[0]!.toLowerCase()] ?? names.en ?? Object.values(names)[0] ?? null;
   } catch {

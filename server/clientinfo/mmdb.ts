@@ -8,7 +8,9 @@ export type CityEntry = { prefix: string; city: string; country: string; names?:
 /** The bytes of an IPv4 .mmdb file that answers each prefix ("81.246.0.0/16") with its city. */
 export function writeCityDatabase(entries: CityEntry[]): Buffer {
   // The data section: one record per entry, and its offset.
-  const records = entries.map((entry) => encode({ city: { names: { en: entry.city, ...entry.names } }, country: { iso_code: entry.country } }));
+  const records = entries.map((entry) =>
+    encode({ city: { names: { en: entry.city, ...entry.names } }, country: { iso_code: entry.country } }),
+  );
   const offsets: number[] = [];
   records.reduce((offset, record) => (offsets.push(offset), offset + record.length), 0);
 
@@ -41,18 +43,31 @@ export function writeCityDatabase(entries: CityEntry[]): Buffer {
     tree.writeUIntBE(value(node[1]), index * 6 + 3, 3);
   });
   const metadata = encode({
-    node_count: { uint32: nodeCount }, record_size: { uint16: 24 }, ip_version: { uint16: 4 },
-    database_type: 'Tessera-Test-City', languages: ['en', 'fr', 'de'], binary_format_major_version: { uint16: 2 },
-    binary_format_minor_version: { uint16: 0 }, build_epoch: { uint32: 1_700_000_000 }, description: { en: 'test cities' },
+    node_count: { uint32: nodeCount },
+    record_size: { uint16: 24 },
+    ip_version: { uint16: 4 },
+    database_type: 'Tessera-Test-City',
+    languages: ['en', 'fr', 'de'],
+    binary_format_major_version: { uint16: 2 },
+    binary_format_minor_version: { uint16: 0 },
+    build_epoch: { uint32: 1_700_000_000 },
+    description: { en: 'test cities' },
   });
-  return Buffer.concat([tree, Buffer.alloc(16), ...records, Buffer.from('ABCDEF4D61784D696E642E636F6D', 'hex'), metadata]);
+  return Buffer.concat([
+    tree,
+    Buffer.alloc(16),
+    ...records,
+    Buffer.from('ABCDEF4D61784D696E642E636F6D', 'hex'),
+    metadata,
+  ]);
 }
 
 type Value = string | Value[] | { uint16: number } | { uint32: number } | { [key: string]: Value };
 
 /** A value in the format's data encoding: strings, maps, arrays and unsigned integers, short ones. */
 function encode(value: Value): Buffer {
-  const control = (type: number, size: number) => (type <= 7 ? Buffer.from([(type << 5) | size]) : Buffer.from([size, type - 7]));
+  const control = (type: number, size: number) =>
+    type <= 7 ? Buffer.from([(type << 5) | size]) : Buffer.from([size, type - 7]);
   if (typeof value === 'string') {
     const bytes = Buffer.from(value, 'utf8');
     return Buffer.concat([control(2, bytes.length), bytes]);
@@ -61,7 +76,10 @@ function encode(value: Value): Buffer {
   if ('uint16' in value && typeof value.uint16 === 'number') return unsigned(5, value.uint16, 2);
   if ('uint32' in value && typeof value.uint32 === 'number') return unsigned(6, value.uint32, 4);
   const pairs = Object.entries(value);
-  return Buffer.concat([control(7, pairs.length), ...pairs.flatMap(([key, item]) => [encode(key), encode(item as Value)])]);
+  return Buffer.concat([
+    control(7, pairs.length),
+    ...pairs.flatMap(([key, item]) => [encode(key), encode(item as Value)]),
+  ]);
 
   function unsigned(type: number, n: number, bytes: number) {
     const body = Buffer.alloc(bytes);

@@ -8,7 +8,13 @@ const ORIGINS = { PUBLIC_ORIGIN_BE: 'https://account.tessera.be', PUBLIC_ORIGIN_
 describe('configuration', () => {
   it('has working defaults: SQLite under ./data, port 3000', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ env: 'development', port: 3000, databaseUrl: null, sqlitePath: './data/tessera.sqlite', maintenance: false });
+    expect(config).toMatchObject({
+      env: 'development',
+      port: 3000,
+      databaseUrl: null,
+      sqlitePath: './data/tessera.sqlite',
+      maintenance: false,
+    });
     expect(config.login.maxFailsPerAccount).toBeLessThanOrEqual(100);
   });
   it.each([
@@ -44,17 +50,38 @@ describe('configuration', () => {
     expect(loadConfig({ HASH_CONCURRENCY: '2' }, 8).hashConcurrency).toBe(2);
   });
 
-  it('has the second factor\'s defaults: 900 s codes, 10 minutes of step-up, 30 days of trust, 5 tries', () => {
+  it("has the second factor's defaults: 900 s codes, 10 minutes of step-up, 30 days of trust, 5 tries", () => {
     expect(loadConfig({}).mfa).toEqual({
-      codeTtlSeconds: 900, stepUpSeconds: 600, trustedDeviceDays: 30, maxAttempts: 5, resendFirstWaitSeconds: 30, resendNextWaitSeconds: 15,
-      maxFailsPerAccount: 10, failBlockSeconds: 3600, sendsPerRequester: 5, sendsPerDestination: 10, sendsPerAccount: 20,
+      codeTtlSeconds: 900,
+      stepUpSeconds: 600,
+      trustedDeviceDays: 30,
+      maxAttempts: 5,
+      resendFirstWaitSeconds: 30,
+      resendNextWaitSeconds: 15,
+      maxFailsPerAccount: 10,
+      failBlockSeconds: 3600,
+      sendsPerRequester: 5,
+      sendsPerDestination: 10,
+      sendsPerAccount: 20,
     });
   });
-  it('takes the password policy\'s bounds from the environment, with defaults 10, 1, 1, 1 and a history of 5', () => {
-    expect(loadConfig({}).passwordPolicy).toEqual({ minLength: 10, minLetters: 1, minDigits: 1, minSpecial: 1, maxLength: 128 });
+  it("takes the password policy's bounds from the environment, with defaults 10, 1, 1, 1 and a history of 5", () => {
+    expect(loadConfig({}).passwordPolicy).toEqual({
+      minLength: 10,
+      minLetters: 1,
+      minDigits: 1,
+      minSpecial: 1,
+      maxLength: 128,
+    });
     expect(loadConfig({}).passwordHistory).toBe(5);
-    expect(loadConfig({ PASSWORD_MIN_LENGTH: '14', PASSWORD_MIN_LETTERS: '2', PASSWORD_MIN_DIGITS: '0', PASSWORD_MIN_SPECIAL: '3' }).passwordPolicy)
-      .toEqual({ minLength: 14, minLetters: 2, minDigits: 0, minSpecial: 3, maxLength: 128 });
+    expect(
+      loadConfig({
+        PASSWORD_MIN_LENGTH: '14',
+        PASSWORD_MIN_LETTERS: '2',
+        PASSWORD_MIN_DIGITS: '0',
+        PASSWORD_MIN_SPECIAL: '3',
+      }).passwordPolicy,
+    ).toEqual({ minLength: 14, minLetters: 2, minDigits: 0, minSpecial: 3, maxLength: 128 });
   });
   it('trusts X-Forwarded-For only from a hop count or the proxies named in TRUST_PROXY', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
@@ -63,47 +90,86 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
-    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 192.168.1.10,fd00::/8,::1,loopback' }).trustProxy)
-      .toEqual(['127.0.0.1', '192.168.1.10', 'fd00::/8', '::1', 'loopback']);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 192.168.1.10,fd00::/8,::1,loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '192.168.1.10',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
   });
-  it.each(['true', 'TRUE', 'yes', 'on'])('refuses TRUST_PROXY=%s, which would trust any client, naming the new forms', (value) => {
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY=.* would trust any address .* a hop count \(1\), or proxy addresses and CIDR ranges/);
-  });
-  it.each(['11', '10.0.0.0/33', '10.0.0', 'proxy.example', '10.0.0.1,', '::1/129', '10.0.0.0/8/8'])('refuses TRUST_PROXY=%s', (value) => {
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must be false, a hop count/);
-  });
+  it.each(['true', 'TRUE', 'yes', 'on'])(
+    'refuses TRUST_PROXY=%s, which would trust any client, naming the new forms',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY=.* would trust any address .* a hop count \(1\), or proxy addresses and CIDR ranges/,
+      );
+    },
+  );
+  it.each(['11', '10.0.0.0/33', '10.0.0', 'proxy.example', '10.0.0.1,', '::1/129', '10.0.0.0/8/8'])(
+    'refuses TRUST_PROXY=%s',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must be false, a hop count/);
+    },
+  );
   it('bounds a request to 15 s by default', () => expect(loadConfig({}).requestTimeoutSeconds).toBe(15));
   it('serves metrics outside production, and in production only when asked for', () => {
     const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), ...ORIGINS };
     expect(loadConfig({}).metrics).toEqual({ enabled: true, token: null });
     expect(loadConfig(production).metrics).toEqual({ enabled: false, token: null });
     expect(loadConfig({ ...production, METRICS: 'true' }).metrics).toEqual({ enabled: true, token: null });
-    expect(loadConfig({ ...production, METRICS_TOKEN: 't'.repeat(16) }).metrics).toEqual({ enabled: true, token: 't'.repeat(16) });
+    expect(loadConfig({ ...production, METRICS_TOKEN: 't'.repeat(16) }).metrics).toEqual({
+      enabled: true,
+      token: 't'.repeat(16),
+    });
   });
   it('turns the SPA off with SPA_DIR=none', () => expect(loadConfig({ SPA_DIR: 'none' }).spaDir).toBeNull());
 });
 
 describe('public origins', () => {
   const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) };
-  it('are the demo hosts on the server\'s port outside production', () => {
-    expect(loadConfig({}).publicOrigins).toEqual({ be: 'http://account.localhost:3000', lu: 'http://account.lu.localhost:3000' });
-    expect(loadConfig({ NODE_ENV: 'test', PORT: '3100' }).publicOrigins).toEqual({ be: 'http://account.localhost:3100', lu: 'http://account.lu.localhost:3100' });
-    expect(loadConfig({ PORT: '80' }).publicOrigins).toEqual({ be: 'http://account.localhost', lu: 'http://account.lu.localhost' });
+  it("are the demo hosts on the server's port outside production", () => {
+    expect(loadConfig({}).publicOrigins).toEqual({
+      be: 'http://account.localhost:3000',
+      lu: 'http://account.lu.localhost:3000',
+    });
+    expect(loadConfig({ NODE_ENV: 'test', PORT: '3100' }).publicOrigins).toEqual({
+      be: 'http://account.localhost:3100',
+      lu: 'http://account.lu.localhost:3100',
+    });
+    expect(loadConfig({ PORT: '80' }).publicOrigins).toEqual({
+      be: 'http://account.localhost',
+      lu: 'http://account.lu.localhost',
+    });
   });
   it('take PUBLIC_ORIGIN_BE and PUBLIC_ORIGIN_LU as written, a trailing slash or capitals aside', () => {
-    expect(loadConfig({ ...production, PUBLIC_ORIGIN_BE: 'https://Account.Tessera.be/', PUBLIC_ORIGIN_LU: 'https://account.tessera.lu:8443' }).publicOrigins)
-      .toEqual({ be: 'https://account.tessera.be', lu: 'https://account.tessera.lu:8443' });
+    expect(
+      loadConfig({
+        ...production,
+        PUBLIC_ORIGIN_BE: 'https://Account.Tessera.be/',
+        PUBLIC_ORIGIN_LU: 'https://account.tessera.lu:8443',
+      }).publicOrigins,
+    ).toEqual({ be: 'https://account.tessera.be', lu: 'https://account.tessera.lu:8443' });
     expect(loadConfig({ PUBLIC_ORIGIN_BE: 'http://127.0.0.1:4000' }).publicOrigins.be).toBe('http://127.0.0.1:4000');
   });
   it.each([
     [{ ...production, PUBLIC_ORIGIN_LU: 'https://account.tessera.lu' }, /PUBLIC_ORIGIN_BE must be set in production/],
     [{ ...production, PUBLIC_ORIGIN_BE: 'https://account.tessera.be' }, /PUBLIC_ORIGIN_LU must be set in production/],
-    [{ ...production, ...ORIGINS, PUBLIC_ORIGIN_BE: 'http://account.tessera.be' }, /PUBLIC_ORIGIN_BE must start with https:\/\//],
+    [
+      { ...production, ...ORIGINS, PUBLIC_ORIGIN_BE: 'http://account.tessera.be' },
+      /PUBLIC_ORIGIN_BE must start with https:\/\//,
+    ],
     [{ PUBLIC_ORIGIN_BE: 'account.tessera.be' }, /PUBLIC_ORIGIN_BE must be an origin: scheme:\/\/host/],
     [{ PUBLIC_ORIGIN_BE: 'ftp://account.tessera.be' }, /PUBLIC_ORIGIN_BE must start with https:\/\/ or http:\/\//],
-    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be/app' }, /PUBLIC_ORIGIN_BE must be an origin.*did you mean https:\/\/account.tessera.be\?/],
-    [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be:443' }, /PUBLIC_ORIGIN_BE must be an origin.*:port only where it is not the default.*did you mean https:\/\/account.tessera.be\?/],
+    [
+      { PUBLIC_ORIGIN_BE: 'https://account.tessera.be/app' },
+      /PUBLIC_ORIGIN_BE must be an origin.*did you mean https:\/\/account.tessera.be\?/,
+    ],
+    [
+      { PUBLIC_ORIGIN_BE: 'https://account.tessera.be:443' },
+      /PUBLIC_ORIGIN_BE must be an origin.*:port only where it is not the default.*did you mean https:\/\/account.tessera.be\?/,
+    ],
     [{ PUBLIC_ORIGIN_BE: 'https://account.tessera.be?x=1' }, /PUBLIC_ORIGIN_BE must be an origin/],
     [{ PUBLIC_ORIGIN_BE: 'https://user:pw@account.tessera.be' }, /PUBLIC_ORIGIN_BE must be an origin/],
     [{ PUBLIC_ORIGIN_LU: 'https://account.tessera.be' }, /PUBLIC_ORIGIN_LU must be a host of the Luxembourg variant/],
@@ -144,10 +210,18 @@ describe('auth cookie', () => {
     it('reads tenant ids with optional company names, and the authority', () => {
       const config = loadConfig({ ...on, MICROSOFT_TENANTS: ` ${T1.toUpperCase()}=Acme Corp , ${T2}` });
       expect(config.microsoft).toEqual({
-        clientId: 'client', clientSecret: 'secret', authority: 'https://login.microsoftonline.com',
-        tenants: [{ id: T1, name: 'Acme Corp' }, { id: T2, name: null }],
+        clientId: 'client',
+        clientSecret: 'secret',
+        authority: 'https://login.microsoftonline.com',
+        tenants: [
+          { id: T1, name: 'Acme Corp' },
+          { id: T2, name: null },
+        ],
       });
-      expect(loadConfig({ ...on, MICROSOFT_TENANTS: T1, MICROSOFT_AUTHORITY: 'http://127.0.0.1:4000/' }).microsoft!.authority).toBe('http://127.0.0.1:4000');
+      expect(
+        loadConfig({ ...on, MICROSOFT_TENANTS: T1, MICROSOFT_AUTHORITY: 'http://127.0.0.1:4000/' }).microsoft!
+          .authority,
+      ).toBe('http://127.0.0.1:4000');
     });
     it.each([
       [{ MICROSOFT_CLIENT_ID: 'client', MICROSOFT_TENANTS: T1 }, /MICROSOFT_CLIENT_SECRET must be set/],
@@ -155,7 +229,16 @@ describe('auth cookie', () => {
       [{ ...on, MICROSOFT_TENANTS: 'contoso.onmicrosoft.com' }, /MICROSOFT_TENANTS must be tenant ids/],
       [{ ...on, MICROSOFT_TENANTS: `${T1},${T1}` }, /lists .* twice/],
       [{ MICROSOFT_TENANTS: T1 }, /MICROSOFT_TENANTS is set but MICROSOFT_CLIENT_ID is not/],
-      [{ ...on, MICROSOFT_TENANTS: T1, NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), MICROSOFT_AUTHORITY: 'http://idp.example' }, /MICROSOFT_AUTHORITY must be a URL starting with https:/],
+      [
+        {
+          ...on,
+          MICROSOFT_TENANTS: T1,
+          NODE_ENV: 'production',
+          SECRET_KEY: 'x'.repeat(32),
+          MICROSOFT_AUTHORITY: 'http://idp.example',
+        },
+        /MICROSOFT_AUTHORITY must be a URL starting with https:/,
+      ],
     ])('refuses %o', (env, message) => {
       expect(() => loadConfig(env)).toThrow(message);
     });

@@ -1,6 +1,12 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
-import { MFA_MAX_ATTEMPTS, RESEND_FIRST_WAIT_S, RESEND_NEXT_WAIT_S, variantOfHost, type Variant } from '../../contract/constants.ts';
+import {
+  MFA_MAX_ATTEMPTS,
+  RESEND_FIRST_WAIT_S,
+  RESEND_NEXT_WAIT_S,
+  variantOfHost,
+  type Variant,
+} from '../../contract/constants.ts';
 import { isIP } from 'node:net';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../../contract/password.ts';
 
@@ -179,8 +185,12 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     maintenance: flag(env, 'MAINTENANCE', false),
     oidcPrivateOutbound: flag(env, 'OIDC_PRIVATE_OUTBOUND', false),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1, 365),
-    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
-      nodeEnv === 'test' ? 'silent' : 'info'),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      nodeEnv === 'test' ? 'silent' : 'info',
+    ),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 10 * 1024 * 1024),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 15, 1, 300),
     metrics: metrics(env, nodeEnv),
@@ -233,7 +243,8 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
   };
 }
 
-const TRUST_PROXY_FORMS = 'false, a hop count (1), or proxy addresses and CIDR ranges separated by commas (10.0.0.0/8,192.168.1.10)';
+const TRUST_PROXY_FORMS =
+  'false, a hop count (1), or proxy addresses and CIDR ranges separated by commas (10.0.0.0/8,192.168.1.10)';
 // proxy-addr's names for well-known ranges, which Fastify accepts beside addresses.
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -243,10 +254,13 @@ function trustProxy(env: Env): false | number | string[] {
   const raw = (env.TRUST_PROXY ?? '').trim();
   if (raw === '' || ['false', 'no', 'off', '0'].includes(raw.toLowerCase())) return false;
   if (['true', 'yes', 'on'].includes(raw.toLowerCase())) {
-    throw new ConfigError(`TRUST_PROXY=${raw} would trust any address a client writes in X-Forwarded-For; set ${TRUST_PROXY_FORMS}`);
+    throw new ConfigError(
+      `TRUST_PROXY=${raw} would trust any address a client writes in X-Forwarded-For; set ${TRUST_PROXY_FORMS}`,
+    );
   }
   if (/^\d+$/.test(raw)) {
-    if (Number(raw) > 10) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; a hop count goes from 1 to 10 (got "${raw}")`);
+    if (Number(raw) > 10)
+      throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; a hop count goes from 1 to 10 (got "${raw}")`);
     return Number(raw);
   }
   const entries = raw.split(',').map((entry) => entry.trim());
@@ -275,7 +289,9 @@ function passwordPolicy(env: Env): PasswordPolicy {
     maxLength: d.maxLength,
   };
   if (policy.minLetters + policy.minDigits + policy.minSpecial > policy.maxLength) {
-    throw new ConfigError('PASSWORD_MIN_LETTERS + PASSWORD_MIN_DIGITS + PASSWORD_MIN_SPECIAL must not exceed the longest password (128)');
+    throw new ConfigError(
+      'PASSWORD_MIN_LETTERS + PASSWORD_MIN_DIGITS + PASSWORD_MIN_SPECIAL must not exceed the longest password (128)',
+    );
   }
   return policy;
 }
@@ -296,27 +312,38 @@ function microsoft(env: Env, nodeEnv: string): MicrosoftConfig | null {
   const clientId = optional(env, 'MICROSOFT_CLIENT_ID');
   if (clientId === null) {
     for (const name of ['MICROSOFT_CLIENT_SECRET', 'MICROSOFT_TENANTS']) {
-      if (optional(env, name) !== null) throw new ConfigError(`${name} is set but MICROSOFT_CLIENT_ID is not: set both, or neither to turn the Microsoft sign-in off`);
+      if (optional(env, name) !== null)
+        throw new ConfigError(
+          `${name} is set but MICROSOFT_CLIENT_ID is not: set both, or neither to turn the Microsoft sign-in off`,
+        );
     }
     return null;
   }
   const clientSecret = optional(env, 'MICROSOFT_CLIENT_SECRET');
   if (clientSecret === null) throw new ConfigError('MICROSOFT_CLIENT_SECRET must be set when MICROSOFT_CLIENT_ID is');
   const raw = optional(env, 'MICROSOFT_TENANTS');
-  if (raw === null) throw new ConfigError('MICROSOFT_TENANTS must list the allowed tenant ids when MICROSOFT_CLIENT_ID is set');
+  if (raw === null)
+    throw new ConfigError('MICROSOFT_TENANTS must list the allowed tenant ids when MICROSOFT_CLIENT_ID is set');
   const tenants: MicrosoftConfig['tenants'] = [];
-  for (const entry of raw.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const at = entry.indexOf('=');
     const id = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
     const name = at < 0 ? null : entry.slice(at + 1).trim() || null;
     if (!TENANT_ID.test(id)) {
-      throw new ConfigError(`MICROSOFT_TENANTS must be tenant ids (GUIDs), each optionally followed by =Company name, separated by commas (got "${entry}")`);
+      throw new ConfigError(
+        `MICROSOFT_TENANTS must be tenant ids (GUIDs), each optionally followed by =Company name, separated by commas (got "${entry}")`,
+      );
     }
     if (tenants.some((tenant) => tenant.id === id)) throw new ConfigError(`MICROSOFT_TENANTS lists ${id} twice`);
     tenants.push({ id, name });
   }
   if (tenants.length === 0) throw new ConfigError('MICROSOFT_TENANTS must list at least one tenant id');
-  const authority = url(env, 'MICROSOFT_AUTHORITY', nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://login.microsoftonline.com';
+  const authority =
+    url(env, 'MICROSOFT_AUTHORITY', nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']) ??
+    'https://login.microsoftonline.com';
   return { clientId, clientSecret, tenants, authority: authority.replace(/\/+$/, '') };
 }
 
@@ -334,7 +361,9 @@ function publicOrigins(env: Env, nodeEnv: string, port: number): Record<Variant,
     const raw = optional(env, name);
     if (raw === null) {
       if (nodeEnv === 'production') {
-        throw new ConfigError(`${name} must be set in production: the ${VARIANT_NAMES[variant]} variant's public origin, https://host[:port] (links in mails, redirects and the OIDC issuer come from it)`);
+        throw new ConfigError(
+          `${name} must be set in production: the ${VARIANT_NAMES[variant]} variant's public origin, https://host[:port] (links in mails, redirects and the OIDC issuer come from it)`,
+        );
       }
       origins[variant] = new URL(`http://${DEMO_HOSTS[variant]}:${port}`).origin;
       continue;
@@ -342,13 +371,16 @@ function publicOrigins(env: Env, nodeEnv: string, port: number): Record<Variant,
     origins[variant] = publicOrigin(name, raw, nodeEnv === 'production' ? ['https:'] : ['https:', 'http:']);
     const host = new URL(origins[variant]).hostname;
     if (variantOfHost(host) !== variant) {
-      throw new ConfigError(`${name} must be a host of the ${VARIANT_NAMES[variant]} variant: a host name with a "lu" label (account.lu.example, account.tessera.lu) is the Luxembourg one, any other the Belgian one (got ${host})`);
+      throw new ConfigError(
+        `${name} must be a host of the ${VARIANT_NAMES[variant]} variant: a host name with a "lu" label (account.lu.example, account.tessera.lu) is the Luxembourg one, any other the Belgian one (got ${host})`,
+      );
     }
   }
   return origins;
 }
 
-const ORIGIN_FORM = 'an origin: scheme://host, with :port only where it is not the default, and no path, query or credentials';
+const ORIGIN_FORM =
+  'an origin: scheme://host, with :port only where it is not the default, and no path, query or credentials';
 
 function publicOrigin(name: string, raw: string, protocols: string[]): string {
   let parsed: URL;
@@ -363,7 +395,9 @@ function publicOrigin(name: string, raw: string, protocols: string[]): string {
   // What a browser would send as its Origin: anything more (a path, a default port, a user) is refused
   // rather than dropped, so the links say exactly what the variable says.
   if (parsed.username || parsed.password || raw.replace(/\/$/, '').toLowerCase() !== parsed.origin) {
-    throw new ConfigError(`${name} must be ${ORIGIN_FORM} (got "${raw}"${parsed.origin !== 'null' ? `; did you mean ${parsed.origin}?` : ''})`);
+    throw new ConfigError(
+      `${name} must be ${ORIGIN_FORM} (got "${raw}"${parsed.origin !== 'null' ? `; did you mean ${parsed.origin}?` : ''})`,
+    );
   }
   return parsed.origin;
 }

@@ -47,7 +47,9 @@ export function openSqlite(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path);
   // WAL lets readers run beside the writer; foreign keys are off by default in SQLite.
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+  database.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;',
+  );
   return database;
 }
 
@@ -86,11 +88,21 @@ export async function isReachable(db: Db): Promise<boolean> {
  * connections for now (55000 at connect, `allow_connections false`). Retrying later may succeed. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code === '55000' && typeof message === 'string' && message.endsWith('is not currently accepting connections')) return true;
-  if (typeof code === 'string' && (/^57P0[123]$/.test(code) || code.startsWith('08')
-    || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))) return true;
-  return typeof message === 'string'
-    && /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(message);
+  if (code === '55000' && typeof message === 'string' && message.endsWith('is not currently accepting connections'))
+    return true;
+  if (
+    typeof code === 'string' &&
+    (/^57P0[123]$/.test(code) ||
+      code.startsWith('08') ||
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))
+  )
+    return true;
+  return (
+    typeof message === 'string' &&
+    /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
+      message,
+    )
+  );
 }
 
 /** A write refused by a unique index, on either database (PostgreSQL 23505, SQLite's UNIQUE constraint). */

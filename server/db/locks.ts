@@ -11,5 +11,7 @@ export async function lockUser(trx: Transaction<Database>, userId: string): Prom
   if (trx.getExecutor().adapter instanceof SqliteAdapter) {
     return (await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
   }
-  return (await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst()) !== undefined;
+  return (
+    (await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst()) !== undefined
+  );
 }

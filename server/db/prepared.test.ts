@@ -11,40 +11,67 @@ describe.each(kinds)('prepared queries on %s', (kind: DatabaseKind) => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let handle: DatabaseHandle;
   const user = (id: string) => ({
-    id, firstname: `First ${id}`, lastname: 'Last', language: 'en', password_status: 0 as const, mfa_forced: 0 as const, mfa_customer: 0 as const,
-    has_sso: 0 as const, sso_only: 0 as const, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    id,
+    firstname: `First ${id}`,
+    lastname: 'Last',
+    language: 'en',
+    password_status: 0 as const,
+    mfa_forced: 0 as const,
+    mfa_customer: 0 as const,
+    has_sso: 0 as const,
+    sso_only: 0 as const,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
   });
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     handle = await database.open();
-    await handle.db.insertInto('users').values([user('u-1'), user('u-2')]).execute();
+    await handle.db
+      .insertInto('users')
+      .values([user('u-1'), user('u-2')])
+      .execute();
   });
   afterAll(async () => database?.drop());
 
   it('answers each call with its own values', async () => {
-    const firstnameOf = prepared(handle.db, (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id), 1);
+    const firstnameOf = prepared(
+      handle.db,
+      (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id),
+      1,
+    );
     expect(await firstnameOf('u-1')).toEqual([expect.objectContaining({ firstname: 'First u-1' })]);
     expect(await firstnameOf('u-2')).toEqual([expect.objectContaining({ firstname: 'First u-2' })]);
     expect(await firstnameOf('nobody')).toEqual([]);
   });
 
   it('does not read what an open transaction has not committed, nor what it rolled back', async () => {
-    const firstnameOf = prepared(handle.db, (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id), 1);
+    const firstnameOf = prepared(
+      handle.db,
+      (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id),
+      1,
+    );
     let read: Promise<unknown[]> | null = null;
-    await handle.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ firstname: 'Uncommitted' }).where('id', '=', 'u-1').execute();
-      // Issued while the transaction is open (on SQLite it holds the only connection).
-      read = firstnameOf('u-1');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      throw new Error('roll back');
-    }).catch((error: Error) => expect(error.message).toBe('roll back'));
+    await handle.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('users').set({ firstname: 'Uncommitted' }).where('id', '=', 'u-1').execute();
+        // Issued while the transaction is open (on SQLite it holds the only connection).
+        read = firstnameOf('u-1');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => expect(error.message).toBe('roll back'));
     expect(await read!).toEqual([expect.objectContaining({ firstname: 'First u-1' })]);
     expect(await firstnameOf('u-1')).toEqual([expect.objectContaining({ firstname: 'First u-1' })]);
   });
 
   it('reads what a transaction committed, once it has', async () => {
-    const firstnameOf = prepared(handle.db, (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id), 1);
+    const firstnameOf = prepared(
+      handle.db,
+      (q, id: string) => q.selectFrom('users').select('firstname').where('id', '=', id),
+      1,
+    );
     await handle.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ firstname: 'Committed' }).where('id', '=', 'u-2').execute();
     });

@@ -29,7 +29,8 @@ export function prepared<Args extends Array<string | null>, Row>(
   const standIns = Array.from({ length: arity }, (_, i) => `${STAND_IN}${i}`) as unknown as Args;
   const compiled = build(db, ...standIns).compile();
   const slots = compiled.parameters.map((value) =>
-    typeof value === 'string' && value.startsWith(STAND_IN) ? Number(value.slice(STAND_IN.length)) : -1);
+    typeof value === 'string' && value.startsWith(STAND_IN) ? Number(value.slice(STAND_IN.length)) : -1,
+  );
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared: argument ${i} is not used as a parameter`);
   }
@@ -40,7 +41,9 @@ export function prepared<Args extends Array<string | null>, Row>(
   const name = `tessera_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
   return async (...args: Args) => {
     const parameters = compiled.parameters.map((value, i) => (slots[i]! >= 0 ? args[slots[i]!] : value));
-    if (pool) return (await pool.query<Row & pg.QueryResultRow>({ name, text: compiled.sql, values: parameters as unknown[] })).rows;
+    if (pool)
+      return (await pool.query<Row & pg.QueryResultRow>({ name, text: compiled.sql, values: parameters as unknown[] }))
+        .rows;
     // SQLite answers synchronously: outside a transaction the statement runs at once, without
     // Kysely's connection lock and its promise hops (a tenth of GET /user's time). A Kysely
     // transaction holds the one connection across awaits; a statement run then would see its

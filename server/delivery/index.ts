@@ -16,16 +16,29 @@ export class DeliveryUnavailable extends Error {}
 function outbox(db: Db): Delivery {
   return {
     async send(message) {
-      await db.insertInto('outbox').values({
-        id: newId(), channel: message.channel, recipient: message.to, subject: message.subject, body: message.body, created_at: nowIso(),
-      }).execute();
+      await db
+        .insertInto('outbox')
+        .values({
+          id: newId(),
+          channel: message.channel,
+          recipient: message.to,
+          subject: message.subject,
+          body: message.body,
+          created_at: nowIso(),
+        })
+        .execute();
     },
   };
 }
 
 function smtp(url: string, from: string): Delivery {
   // A mail server that hangs must not hold a worker for minutes (nodemailer's defaults).
-  const transport = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+  const transport = nodemailer.createTransport({
+    url,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
   return {
     async send(message) {
       await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.body });
@@ -51,7 +64,9 @@ function httpProvider(url: string, key: string | null): Delivery {
 export function createDelivery(config: Config, db: Db): Delivery {
   const devOutbox = config.env === 'production' ? null : outbox(db);
   const email = config.delivery.smtpUrl ? smtp(config.delivery.smtpUrl, config.delivery.mailFrom) : devOutbox;
-  const phone = config.delivery.smsProviderUrl ? httpProvider(config.delivery.smsProviderUrl, config.delivery.smsProviderKey) : devOutbox;
+  const phone = config.delivery.smsProviderUrl
+    ? httpProvider(config.delivery.smsProviderUrl, config.delivery.smsProviderKey)
+    : devOutbox;
   return {
     async send(message) {
       const channel = message.channel === 'email' ? email : phone;

@@ -4,10 +4,34 @@ import { codeMessage } from './messages.ts';
 
 // What each locale's texts must say, by a word only that language uses.
 const MARKERS: Record<string, { code: RegExp; activate: RegExp; reset: RegExp; onboarding: RegExp; voice: RegExp }> = {
-  en: { code: /security code is 12345678\. It is valid for 15 minutes/, activate: /confirm this email address/, reset: /reset your Tessera password/, onboarding: /this phone number for your new Tessera account/, voice: /^Hello, this is Tessera/ },
-  fr: { code: /code de sécurité Tessera est 12345678\. Il est valable 15 minutes/, activate: /confirmer cette adresse e-mail/, reset: /réinitialiser votre mot de passe/, onboarding: /ce numéro de téléphone pour votre nouveau compte/, voice: /^Bonjour, ici Tessera/ },
-  nl: { code: /Tessera-beveiligingscode is 12345678\. Hij is 15 minuten geldig/, activate: /dit e-mailadres te bevestigen/, reset: /wachtwoord opnieuw in te stellen/, onboarding: /dit telefoonnummer te bevestigen voor uw nieuwe Tessera-account/, voice: /^Goedendag, hier is Tessera/ },
-  de: { code: /Sicherheitscode lautet 12345678\. Er ist 15 Minuten gültig/, activate: /Bestätigung dieser E-Mail-Adresse/, reset: /Zurücksetzen Ihres Tessera-Passworts/, onboarding: /dieser Telefonnummer für Ihr neues Tessera-Konto/, voice: /^Guten Tag, hier ist Tessera/ },
+  en: {
+    code: /security code is 12345678\. It is valid for 15 minutes/,
+    activate: /confirm this email address/,
+    reset: /reset your Tessera password/,
+    onboarding: /this phone number for your new Tessera account/,
+    voice: /^Hello, this is Tessera/,
+  },
+  fr: {
+    code: /code de sécurité Tessera est 12345678\. Il est valable 15 minutes/,
+    activate: /confirmer cette adresse e-mail/,
+    reset: /réinitialiser votre mot de passe/,
+    onboarding: /ce numéro de téléphone pour votre nouveau compte/,
+    voice: /^Bonjour, ici Tessera/,
+  },
+  nl: {
+    code: /Tessera-beveiligingscode is 12345678\. Hij is 15 minuten geldig/,
+    activate: /dit e-mailadres te bevestigen/,
+    reset: /wachtwoord opnieuw in te stellen/,
+    onboarding: /dit telefoonnummer te bevestigen voor uw nieuwe Tessera-account/,
+    voice: /^Goedendag, hier is Tessera/,
+  },
+  de: {
+    code: /Sicherheitscode lautet 12345678\. Er ist 15 Minuten gültig/,
+    activate: /Bestätigung dieser E-Mail-Adresse/,
+    reset: /Zurücksetzen Ihres Tessera-Passworts/,
+    onboarding: /dieser Telefonnummer für Ihr neues Tessera-Konto/,
+    voice: /^Guten Tag, hier ist Tessera/,
+  },
 };
 
 describe('messages', () => {
@@ -16,9 +40,13 @@ describe('messages', () => {
     const code = codeMessage(locale, '12345678', 900, { purpose: 'login', channel: 'sms' });
     expect(code.body).toMatch(marker.code);
     expect(codeMessage(locale, '12345678', 900, { purpose: 'sudo', channel: 'email' })).toEqual(code);
-    expect(codeMessage(locale, '12345678', 900, { purpose: 'activate', channel: 'email' }).body).toMatch(marker.activate);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'activate', channel: 'email' }).body).toMatch(
+      marker.activate,
+    );
     expect(codeMessage(locale, '12345678', 900, { purpose: 'reset', channel: 'whatsapp' }).body).toMatch(marker.reset);
-    expect(codeMessage(locale, '12345678', 900, { purpose: 'onboarding', channel: 'sms' }).body).toMatch(marker.onboarding);
+    expect(codeMessage(locale, '12345678', 900, { purpose: 'onboarding', channel: 'sms' }).body).toMatch(
+      marker.onboarding,
+    );
     const voice = codeMessage(locale, '12345678', 900, { purpose: 'login', channel: 'call' }).body;
     expect(voice).toMatch(marker.voice);
     // Spoken digit by digit, twice; never as one number.
@@ -30,20 +58,31 @@ describe('messages', () => {
   });
 
   it('tells whoever did not ask for an onboarding code (an account may have that address) that nothing changes', () => {
-    const endings = { en: /ignore this message: nothing changes\.$/, fr: /ignorez ce message : rien ne change\.$/, nl: /dit bericht: er verandert niets\.$/, de: /diese Nachricht: Es ändert sich nichts\.$/ };
+    const endings = {
+      en: /ignore this message: nothing changes\.$/,
+      fr: /ignorez ce message : rien ne change\.$/,
+      nl: /dit bericht: er verandert niets\.$/,
+      de: /diese Nachricht: Es ändert sich nichts\.$/,
+    };
     for (const [language, ending] of Object.entries(endings)) {
       expect(codeMessage(language, '12345678', 900, { purpose: 'onboarding', channel: 'email' }).body).toMatch(ending);
     }
   });
 
   it('says what is being confirmed: an address or a number', () => {
-    expect(codeMessage('fr', '12345678', 900, { purpose: 'activate', channel: 'sms' }).body).toMatch(/ce numéro de téléphone/);
-    expect(codeMessage('nl', '12345678', 900, { purpose: 'activate', channel: 'whatsapp' }).body).toMatch(/dit telefoonnummer/);
+    expect(codeMessage('fr', '12345678', 900, { purpose: 'activate', channel: 'sms' }).body).toMatch(
+      /ce numéro de téléphone/,
+    );
+    expect(codeMessage('nl', '12345678', 900, { purpose: 'activate', channel: 'whatsapp' }).body).toMatch(
+      /dit telefoonnummer/,
+    );
   });
 
   it('counts minutes in the singular when there is one, and falls back to English', () => {
     expect(codeMessage('de_LU', '12345678', 60).body).toMatch(/1 Minute gültig/);
     expect(codeMessage('nl', '12345678', 60).body).toMatch(/1 minuut geldig/);
-    expect(codeMessage('pt', '12345678', 600).body).toBe('Your Tessera security code is 12345678. It is valid for 10 minutes. Never share it with anyone.');
+    expect(codeMessage('pt', '12345678', 600).body).toBe(
+      'Your Tessera security code is 12345678. It is valid for 10 minutes. Never share it with anyone.',
+    );
   });
 });

@@ -38,7 +38,12 @@ type Log = { warn(data: object, message: string): void; error(data: object, mess
 
 /** `dropped`: told of a message given up unsent because its code expired first (a sender's own
  * failures are counted by the sender). */
-export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { dropped?(channel: string): void } = {}): Outbox {
+export function createOutbox(
+  db: Db,
+  delivery: Delivery,
+  log: Log,
+  hooks: { dropped?(channel: string): void } = {},
+): Outbox {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
@@ -47,34 +52,59 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
   /** Leases the due messages to this worker. PostgreSQL skips rows another worker holds. */
   async function claim() {
     const now = nowIso();
-    const due = db.selectFrom('message_outbox').select('id')
-      .where('failed_at', 'is', null).where('next_attempt_at', '<=', now)
+    const due = db
+      .selectFrom('message_outbox')
+      .select('id')
+      .where('failed_at', 'is', null)
+      .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .orderBy('created_at').limit(BATCH);
-    return db.updateTable('message_outbox').set({ locked_until: nowIso(Date.now() + LEASE_MS) })
+      .orderBy('created_at')
+      .limit(BATCH);
+    return db
+      .updateTable('message_outbox')
+      .set({ locked_until: nowIso(Date.now() + LEASE_MS) })
       .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked())
-      .returningAll().execute();
+      .returningAll()
+      .execute();
   }
 
   async function deliver(row: Awaited<ReturnType<typeof claim>>[number]) {
     if (row.expires_at <= nowIso()) {
-      await db.updateTable('message_outbox').set({ failed_at: nowIso(), last_error: 'expired before delivery', body: '' }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('message_outbox')
+        .set({ failed_at: nowIso(), last_error: 'expired before delivery', body: '' })
+        .where('id', '=', row.id)
+        .execute();
       hooks.dropped?.(row.channel);
       return;
     }
     try {
-      await delivery.send({ channel: row.channel as Message['channel'], to: row.recipient, subject: row.subject, body: row.body });
+      await delivery.send({
+        channel: row.channel as Message['channel'],
+        to: row.recipient,
+        subject: row.subject,
+        body: row.body,
+      });
       // Delivered: the code in its text is not kept at rest.
       await db.deleteFrom('message_outbox').where('id', '=', row.id).execute();
     } catch (error) {
       const attempts = Number(row.attempts) + 1;
       const last = attempts >= MAX_DELIVERY_ATTEMPTS;
-      log.warn({ err: error, channel: row.channel, attempts }, last ? 'message delivery given up' : 'message delivery failed, will retry');
-      await db.updateTable('message_outbox').set({
-        attempts, locked_until: null, last_error: String((error as Error)?.message ?? error).slice(0, 500),
-        next_attempt_at: nowIso(Date.now() + backoffMs(attempts)),
-        ...(last ? { failed_at: nowIso(), body: '' } : {}),
-      }).where('id', '=', row.id).execute();
+      log.warn(
+        { err: error, channel: row.channel, attempts },
+        last ? 'message delivery given up' : 'message delivery failed, will retry',
+      );
+      await db
+        .updateTable('message_outbox')
+        .set({
+          attempts,
+          locked_until: null,
+          last_error: String((error as Error)?.message ?? error).slice(0, 500),
+          next_attempt_at: nowIso(Date.now() + backoffMs(attempts)),
+          ...(last ? { failed_at: nowIso(), body: '' } : {}),
+        })
+        .where('id', '=', row.id)
+        .execute();
     }
   }
 
@@ -93,11 +123,22 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
   return {
     async enqueue(tx, message) {
       const now = Date.now();
-      await tx.insertInto('message_outbox').values({
-        id: newId(), channel: message.channel, recipient: message.to, subject: message.subject, body: message.body,
-        created_at: nowIso(now), expires_at: nowIso(now + message.ttlSeconds * 1000), next_attempt_at: nowIso(now),
-        locked_until: null, failed_at: null, last_error: null,
-      }).execute();
+      await tx
+        .insertInto('message_outbox')
+        .values({
+          id: newId(),
+          channel: message.channel,
+          recipient: message.to,
+          subject: message.subject,
+          body: message.body,
+          created_at: nowIso(now),
+          expires_at: nowIso(now + message.ttlSeconds * 1000),
+          next_attempt_at: nowIso(now),
+          locked_until: null,
+          failed_at: null,
+          last_error: null,
+        })
+        .execute();
     },
     kick() {
       if (!stopped) setImmediate(() => void passes.run());
@@ -105,7 +146,11 @@ export function createOutbox(db: Db, delivery: Delivery, log: Log, hooks: { drop
     // A kick may have started a pass just before this one was asked for: drain waits for it too.
     drain: () => passes.drain(),
     async depth() {
-      const row = await db.selectFrom('message_outbox').select(sql<number>`count(*)`.as('n')).where('failed_at', 'is', null).executeTakeFirst();
+      const row = await db
+        .selectFrom('message_outbox')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('failed_at', 'is', null)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
     start() {

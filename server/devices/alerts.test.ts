@@ -18,13 +18,18 @@ const BELGIAN_IP = '81.246.0.1';
 
 describe.each(kinds)('new-device mail on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind); });
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+  });
   afterAll(async () => server?.stop());
 
   async function signIn(email: string, device: string, ip?: string) {
     const res = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device, 'user-agent': FIREFOX, host: 'account.localhost' },
-      payload: { username: email, password: DEMO_PASSWORD }, ...(ip ? { remoteAddress: ip } : {}),
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device, 'user-agent': FIREFOX, host: 'account.localhost' },
+      payload: { username: email, password: DEMO_PASSWORD },
+      ...(ip ? { remoteAddress: ip } : {}),
     });
     expect(res.statusCode).toBe(200);
     return { 'x-device-id': device, authorization: `Bearer ${res.json().access_token as string}` };
@@ -33,14 +38,26 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
   const mailsTo = async (email: string) => {
     await server.ctx.signInRecords.drain();
     await server.ctx.outbox.drain();
-    return server.ctx.db.selectFrom('outbox').select(['subject', 'body']).where('recipient', '=', email).orderBy('created_at').execute();
+    return server.ctx.db
+      .selectFrom('outbox')
+      .select(['subject', 'body'])
+      .where('recipient', '=', email)
+      .orderBy('created_at')
+      .execute();
   };
   // The link names the page of the app; its ticket is in the hash, which the page posts to the API.
   const linkIn = (body: string) => new URL(/https?:\/\/\S+\/devices\/not-me#[\w-]+/.exec(body)![0]);
-  const notMe = (payload: object) => server.app.inject({ method: 'POST', url: '/api/devices/not-me', headers: { 'x-device-id': 'notme-owner-01' }, payload });
-  const alive = async (auth: Record<string, string>) => (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode === 200;
+  const notMe = (payload: object) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/devices/not-me',
+      headers: { 'x-device-id': 'notme-owner-01' },
+      payload,
+    });
+  const alive = async (auth: Record<string, string>) =>
+    (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode === 200;
 
-  it('mails nothing for an account\'s first device nor a known one, then mails once, in the person\'s language, for a new one', async () => {
+  it("mails nothing for an account's first device nor a known one, then mails once, in the person's language, for a new one", async () => {
     const { email } = await makeUser(server, { methods: [], language: 'fr' });
     await signIn(email, 'alert-first-01');
     await signIn(email, 'alert-first-01');
@@ -58,9 +75,12 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     expect(link.search).toBe('');
   });
 
-  it('names the city too where a city database is configured (GEOIP_CITY_DB), in the person\'s language, and so does the devices list', async () => {
+  it("names the city too where a city database is configured (GEOIP_CITY_DB), in the person's language, and so does the devices list", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tessera-cities-')), 'cities.mmdb');
-    writeFileSync(file, writeCityDatabase([{ prefix: '81.246.0.0/16', city: 'Brussels', country: 'BE', names: { fr: 'Bruxelles' } }]));
+    writeFileSync(
+      file,
+      writeCityDatabase([{ prefix: '81.246.0.0/16', city: 'Brussels', country: 'BE', names: { fr: 'Bruxelles' } }]),
+    );
     loadCityDatabase(file);
     try {
       const { email } = await makeUser(server, { methods: [], language: 'fr' });
@@ -69,8 +89,15 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
       const mails = await mailsTo(email);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.body).toContain('Lieu : Bruxelles, Belgique');
-      const list = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { ...auth, 'accept-language': 'en' } });
-      expect(list.json().data.find((d: { current: boolean }) => d.current)).toMatchObject({ country: 'BE', city: 'Brussels' });
+      const list = await server.app.inject({
+        method: 'GET',
+        url: '/api/devices',
+        headers: { ...auth, 'accept-language': 'en' },
+      });
+      expect(list.json().data.find((d: { current: boolean }) => d.current)).toMatchObject({
+        country: 'BE',
+        city: 'Brussels',
+      });
     } finally {
       loadCityDatabase(null);
     }
@@ -83,8 +110,11 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     await signIn(email, 'hourly-new-02');
     expect(await mailsTo(email)).toHaveLength(1);
     // An hour later, a new device mails again.
-    await server.ctx.db.updateTable('security_events').set({ created_at: new Date(Date.now() - 3601_000).toISOString() })
-      .where('type', '=', 'new_device_alert').execute();
+    await server.ctx.db
+      .updateTable('security_events')
+      .set({ created_at: new Date(Date.now() - 3601_000).toISOString() })
+      .where('type', '=', 'new_device_alert')
+      .execute();
     await signIn(email, 'hourly-new-03');
     expect(await mailsTo(email)).toHaveLength(2);
   });
@@ -92,10 +122,14 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
   it('of many sign-ins from new devices at once, mails one', async () => {
     const { email } = await makeUser(server, { methods: [] });
     await signIn(email, 'burst-first-01');
-    const answers = await atOnce(12, (i) => server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': `burst-new-${String(i).padStart(2, '0')}`, 'user-agent': FIREFOX },
-      payload: { username: email, password: DEMO_PASSWORD },
-    }));
+    const answers = await atOnce(12, (i) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { 'x-device-id': `burst-new-${String(i).padStart(2, '0')}`, 'user-agent': FIREFOX },
+        payload: { username: email, password: DEMO_PASSWORD },
+      }),
+    );
     expect(statusCounts(answers)).toEqual({ 200: 12 });
     await server.ctx.signInRecords.drain();
     await server.ctx.outbox.drain();
@@ -114,12 +148,30 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     expect(String(res.headers['set-cookie'])).toMatch(/^tessera_token=;/);
     expect(await alive(theirs)).toBe(false);
     expect(await alive(mine)).toBe(true);
-    const rejected = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute();
+    const rejected = await server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('type', '=', 'new_device_rejected')
+      .execute();
     expect(rejected).toHaveLength(1);
     // Again: the same answer, nothing more recorded.
     expect((await notMe({ ticket })).statusCode).toBe(204);
-    expect(await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'new_device_rejected').execute()).toHaveLength(1);
-    for (const payload of [{}, { ticket: '' }, { ticket: "' or 1=1" }, { ticket: 'a'.repeat(500) }, { ticket, extra: 1 }]) {
+    expect(
+      await server.ctx.db
+        .selectFrom('security_events')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('type', '=', 'new_device_rejected')
+        .execute(),
+    ).toHaveLength(1);
+    for (const payload of [
+      {},
+      { ticket: '' },
+      { ticket: "' or 1=1" },
+      { ticket: 'a'.repeat(500) },
+      { ticket, extra: 1 },
+    ]) {
       const bad = await notMe(payload);
       expect(bad.statusCode, JSON.stringify(payload)).toBe(400);
       expect(bad.json().code).toBe('validation_failed');

@@ -27,7 +27,8 @@ export function newDeviceAlerts(ctx: Pick<AppContext, 'outbox' | 'db'>): NewDevi
   return async (devices) => {
     let queued = false;
     // Each in a transaction of its own: the mail, its link and its event, or none of them.
-    for (const device of devices) if (await ctx.db.transaction().execute((trx) => alert(ctx, trx, device))) queued = true;
+    for (const device of devices)
+      if (await ctx.db.transaction().execute((trx) => alert(ctx, trx, device))) queued = true;
     if (queued) ctx.outbox.kick();
   };
 }
@@ -37,21 +38,45 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
   // One mail an hour: the account's row is locked while the last mail is looked for, so batches
   // written at once by several instances (PostgreSQL) send one; SQLite writes one at a time.
   const user = trx.selectFrom('users').select('language').where('id', '=', device.userId);
-  const person = await (trx.getExecutor().adapter instanceof SqliteAdapter ? user : user.forUpdate()).executeTakeFirst();
+  const person = await (
+    trx.getExecutor().adapter instanceof SqliteAdapter ? user : user.forUpdate()
+  ).executeTakeFirst();
   if (!person) return false;
-  const recent = await trx.selectFrom('security_events').select('id')
-    .where('user_id', '=', device.userId).where('type', '=', 'new_device_alert').where('created_at', '>', nowIso(Date.now() - ALERT_INTERVAL_MS))
+  const recent = await trx
+    .selectFrom('security_events')
+    .select('id')
+    .where('user_id', '=', device.userId)
+    .where('type', '=', 'new_device_alert')
+    .where('created_at', '>', nowIso(Date.now() - ALERT_INTERVAL_MS))
     .executeTakeFirst();
   if (recent) return false;
-  const email = await trx.selectFrom('user_emails').select('value').where('user_id', '=', device.userId)
-    .orderBy('is_default', 'desc').orderBy('created_at').executeTakeFirst();
+  const email = await trx
+    .selectFrom('user_emails')
+    .select('value')
+    .where('user_id', '=', device.userId)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .executeTakeFirst();
   if (!email) return false;
-  const ticket = await issueTicket(trx, device.userId, NOT_ME_TICKET, NOT_ME_TTL_S, { session: device.sessionId, user: device.userId });
+  const ticket = await issueTicket(trx, device.userId, NOT_ME_TICKET, NOT_ME_TTL_S, {
+    session: device.sessionId,
+    user: device.userId,
+  });
   const text = newDeviceMessage(person.language, {
-    ...describeAgent(device.userAgent), ...placeOf(device.ip, person.language), at: device.at,
+    ...describeAgent(device.userAgent),
+    ...placeOf(device.ip, person.language),
+    at: device.at,
     notMeLink: `${device.origin}${NOT_ME_PATH}#${ticket}`,
   });
   await ctx.outbox.enqueue(trx, { channel: 'email', to: email.value, ...text, ttlSeconds: MAIL_TTL_S });
-  await writeEvents(trx, [{ type: 'new_device_alert', userId: device.userId, ip: device.ip, deviceKey: device.deviceKey, detail: { session: device.sessionId } }]);
+  await writeEvents(trx, [
+    {
+      type: 'new_device_alert',
+      userId: device.userId,
+      ip: device.ip,
+      deviceKey: device.deviceKey,
+      detail: { session: device.sessionId },
+    },
+  ]);
   return true;
 }

@@ -15,24 +15,38 @@ const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 const rita = DEMO_USERS.find((u) => u.key === 'reset')!;
 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 /** A public address of a Belgian provider, and its country by the shared table. */
 const BELGIAN_IP = '81.246.0.1';
 
 describe.each(kinds)('devices and sessions on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind); });
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+  });
   afterAll(async () => server?.stop());
 
   /** A sign-in from a device: its bearer headers. */
-  async function signIn(email: string, device: string, userAgent: string, extra: { ip?: string; clientId?: string } = {}) {
+  async function signIn(
+    email: string,
+    device: string,
+    userAgent: string,
+    extra: { ip?: string; clientId?: string } = {},
+  ) {
     const res = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device, 'user-agent': userAgent },
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device, 'user-agent': userAgent },
       payload: { username: email, password: DEMO_PASSWORD, ...(extra.clientId ? { client_id: extra.clientId } : {}) },
       ...(extra.ip ? { remoteAddress: extra.ip } : {}),
     });
     expect(res.statusCode).toBe(200);
-    return { 'x-device-id': device, 'user-agent': userAgent, authorization: `Bearer ${res.json().access_token as string}` };
+    return {
+      'x-device-id': device,
+      'user-agent': userAgent,
+      authorization: `Bearer ${res.json().access_token as string}`,
+    };
   }
 
   async function list(auth: Record<string, string>) {
@@ -41,17 +55,39 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
     return v.parse(DeviceList, res.json()).data;
   }
 
-  const call = (method: 'DELETE', url: string, auth: Record<string, string>) => server.app.inject({ method, url, headers: auth });
+  const call = (method: 'DELETE', url: string, auth: Record<string, string>) =>
+    server.app.inject({ method, url, headers: auth });
   const userIdOf = async (email: string) =>
-    (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).executeTakeFirstOrThrow()).user_id;
+    (
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', email)
+        .executeTakeFirstOrThrow()
+    ).user_id;
   const events = async (userId: string, type: string) =>
-    server.ctx.db.selectFrom('security_events').select(['detail']).where('user_id', '=', userId).where('type', '=', type).execute();
+    server.ctx.db
+      .selectFrom('security_events')
+      .select(['detail'])
+      .where('user_id', '=', userId)
+      .where('type', '=', type)
+      .execute();
   /** Every session of the user back to live (each test starts from signed-in devices). */
   const liveSessions = async (userId: string) =>
-    server.ctx.db.selectFrom('sessions').select(['id', 'device_key']).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    server.ctx.db
+      .selectFrom('sessions')
+      .select(['id', 'device_key'])
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
 
   it('is for a signed-in user only', async () => {
-    for (const [method, url] of [['GET', '/api/devices'], ['DELETE', `/api/devices/${newId()}/sessions`], ['DELETE', '/api/sessions/others'], ['DELETE', '/api/sessions']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/devices'],
+      ['DELETE', `/api/devices/${newId()}/sessions`],
+      ['DELETE', '/api/sessions/others'],
+      ['DELETE', '/api/sessions'],
+    ] as const) {
       const res = await server.app.inject({ method, url, headers: { 'x-device-id': 'nobody-device-01' } });
       expect(res.statusCode, url).toBe(401);
       expect(res.json().code).toBe('unauthorized');
@@ -64,16 +100,38 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
     await signIn(emma.email, 'describe-phone-01', IPHONE);
     const devices = await list(laptop);
     const mine = devices.find((d) => d.current)!;
-    expect(mine).toMatchObject({ browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: countryOf(BELGIAN_IP), status: 'active', sessions: 1 });
+    expect(mine).toMatchObject({
+      browser: 'Firefox 128.0',
+      os: 'Windows 10',
+      platform: 'desktop',
+      country: countryOf(BELGIAN_IP),
+      status: 'active',
+      sessions: 1,
+    });
     expect(countryOf(BELGIAN_IP)).toBe('BE');
     expect(mine.services).toEqual([{ client_id: '2', name: 'Client area' }]);
     // Services are named in the caller's language.
-    const inFrench = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { ...laptop, 'accept-language': 'fr' } });
-    expect(v.parse(DeviceList, inFrench.json()).data.find((d) => d.current)!.services).toEqual([{ client_id: '2', name: 'Espace client' }]);
+    const inFrench = await server.app.inject({
+      method: 'GET',
+      url: '/api/devices',
+      headers: { ...laptop, 'accept-language': 'fr' },
+    });
+    expect(v.parse(DeviceList, inFrench.json()).data.find((d) => d.current)!.services).toEqual([
+      { client_id: '2', name: 'Espace client' },
+    ]);
     expect(Date.parse(mine.first_seen_at)).toBeLessThanOrEqual(Date.parse(mine.last_seen_at));
     const phone = devices.find((d) => !d.current && d.user_agent === IPHONE)!;
     // A loopback address has no country.
-    expect(phone).toMatchObject({ browser: 'Safari 18.1', os: 'iOS 18.1', platform: 'mobile', country: null, status: 'active', sessions: 2, services: [], current: false });
+    expect(phone).toMatchObject({
+      browser: 'Safari 18.1',
+      os: 'iOS 18.1',
+      platform: 'mobile',
+      country: null,
+      status: 'active',
+      sessions: 2,
+      services: [],
+      current: false,
+    });
     expect(devices.filter((d) => d.current)).toHaveLength(1);
   });
 
@@ -89,7 +147,8 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
     const res = await call('DELETE', `/api/devices/${phone.id}/sessions`, laptop);
     expect(res.statusCode).toBe(204);
     // The phone's tokens are dead; the laptop's lives.
-    for (const auth of [phoneA, phoneB]) expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode).toBe(401);
+    for (const auth of [phoneA, phoneB])
+      expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode).toBe(401);
     const after = await list(laptop);
     expect(after.find((d) => d.id === phone.id)).toMatchObject({ status: 'signed_out', sessions: 0 });
     expect(after.find((d) => d.current)).toMatchObject({ status: 'active' });
@@ -100,10 +159,17 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
   });
 
   async function deviceIdOf(userId: string, key: string) {
-    return (await server.ctx.db.selectFrom('devices').select('id').where('user_id', '=', userId).where('device_key', '=', key).executeTakeFirstOrThrow()).id;
+    return (
+      await server.ctx.db
+        .selectFrom('devices')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('device_key', '=', key)
+        .executeTakeFirstOrThrow()
+    ).id;
   }
 
-  it('answers 404 to a stranger\'s id and to another account\'s device, 400 to a malformed one', async () => {
+  it("answers 404 to a stranger's id and to another account's device, 400 to a malformed one", async () => {
     const laptop = await signIn(emma.email, 'stranger-laptop-01', FIREFOX);
     await signIn(rita.email, 'rita-device-01', FIREFOX);
     const ritasDevice = await deviceIdOf(await userIdOf(rita.email), 'rita-device-01');
@@ -134,19 +200,35 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
     expect((await events(userId, 'logout_others')).length).toBeGreaterThan(0);
   });
 
-  it('signs out everywhere: every session, this one too, the cookie and the applications\' refresh tokens', async () => {
+  it("signs out everywhere: every session, this one too, the cookie and the applications' refresh tokens", async () => {
     const userId = await userIdOf(emma.email);
     const laptop = await signIn(emma.email, 'global-laptop-01', FIREFOX);
     const phone = await signIn(emma.email, 'global-phone-01', IPHONE);
-    const refreshToken = { model: 'RefreshToken', id: newId(), payload: JSON.stringify({ accountId: userId }), grant_id: null, uid: null, user_code: null,
-      expires_at: '2999-01-01T00:00:00.000Z', consumed_at: null, account_id: userId, client_id: 'deals-partner' };
+    const refreshToken = {
+      model: 'RefreshToken',
+      id: newId(),
+      payload: JSON.stringify({ accountId: userId }),
+      grant_id: null,
+      uid: null,
+      user_code: null,
+      expires_at: '2999-01-01T00:00:00.000Z',
+      consumed_at: null,
+      account_id: userId,
+      client_id: 'deals-partner',
+    };
     await server.ctx.db.insertInto('oidc_models').values(refreshToken).execute();
     const res = await call('DELETE', '/api/sessions', laptop);
     expect(res.statusCode).toBe(204);
     expect(res.headers['set-cookie']).toBeDefined();
-    for (const auth of [laptop, phone]) expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode).toBe(401);
+    for (const auth of [laptop, phone])
+      expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).statusCode).toBe(401);
     expect(await liveSessions(userId)).toEqual([]);
-    const left = await server.ctx.db.selectFrom('oidc_models').select('id').where('model', '=', 'RefreshToken').where('account_id', '=', userId).execute();
+    const left = await server.ctx.db
+      .selectFrom('oidc_models')
+      .select('id')
+      .where('model', '=', 'RefreshToken')
+      .where('account_id', '=', userId)
+      .execute();
     expect(left).toEqual([]);
     expect((await events(userId, 'logout_everywhere')).length).toBe(1);
   });

@@ -20,77 +20,150 @@ import { redeemTicketHash } from '../sessions/tickets.ts';
 import { NOT_ME_TICKET } from './alerts.ts';
 import { listDevices, signOutDevice, signOutSessionById, signOutSessions, untrustDevice } from './queries.ts';
 
-const idParam = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false };
+const idParam = {
+  type: 'object',
+  properties: { id: { type: 'string', format: 'uuid' } },
+  required: ['id'],
+  additionalProperties: false,
+};
 
 export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
 
-  app.get('/devices', {
-    schema: { tags: ['devices'], summary: 'The signed-in user\'s devices: browser, system, country, sessions, services, trust', response: responses({ 200: DeviceList }, [400, 401, 403, 503]) },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    // Sign-ins whose sighting is still to be written are written first.
-    await ctx.signInRecords.settle(request.session!.userId);
-    reply.header('cache-control', 'no-store');
-    return { data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey, localeOfRequest(request)) };
-  });
+  app.get(
+    '/devices',
+    {
+      schema: {
+        tags: ['devices'],
+        summary: "The signed-in user's devices: browser, system, country, sessions, services, trust",
+        response: responses({ 200: DeviceList }, [400, 401, 403, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request, reply) => {
+      // Sign-ins whose sighting is still to be written are written first.
+      await ctx.signInRecords.settle(request.session!.userId);
+      reply.header('cache-control', 'no-store');
+      return {
+        data: await listDevices(ctx.db, request.session!.userId, request.session!.deviceKey, localeOfRequest(request)),
+      };
+    },
+  );
 
   // Withdrawing trust is a security change: it needs a recent second-factor check.
-  app.delete<{ Params: { id: string } }>('/devices/:id/trust', {
-    schema: { tags: ['devices'], summary: 'Stop trusting a device: it asks for the second factor again', params: idParam, response: responses({ 204: null }, [400, 401, 403, 404, 503]) },
-    preHandler: [signedIn, requireRecentMfa(ctx.config)],
-  }, async (request, reply) => {
-    if (!(await untrustDevice(ctx.db, request.session!.userId, request.params.id))) throw new ApiError('not_found');
-    await recordEvent(ctx.db, { type: 'device_trust_revoked', userId: request.session!.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { device: request.params.id } });
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/devices/:id/trust',
+    {
+      schema: {
+        tags: ['devices'],
+        summary: 'Stop trusting a device: it asks for the second factor again',
+        params: idParam,
+        response: responses({ 204: null }, [400, 401, 403, 404, 503]),
+      },
+      preHandler: [signedIn, requireRecentMfa(ctx.config)],
+    },
+    async (request, reply) => {
+      if (!(await untrustDevice(ctx.db, request.session!.userId, request.params.id))) throw new ApiError('not_found');
+      await recordEvent(ctx.db, {
+        type: 'device_trust_revoked',
+        userId: request.session!.userId,
+        ip: request.ip,
+        deviceKey: request.deviceKey,
+        detail: { device: request.params.id },
+      });
+      return reply.code(204).send();
+    },
+  );
 
   // One device signed out: all its live sessions at once, and the applications they signed in to.
   // Asking again is no error (the device is already out); only the call that revoked records it.
-  app.delete<{ Params: { id: string } }>('/devices/:id/sessions', {
-    schema: { tags: ['devices'], summary: 'Sign a device out: every live session opened on it is revoked', params: idParam, response: responses({ 204: null }, [400, 401, 403, 404, 503]) },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    const session = request.session!;
-    const revoked = await signOutDevice(ctx.db, session.userId, request.params.id);
-    if (revoked === null) throw new ApiError('not_found');
-    if (revoked.length > 0) {
-      await ctx.sessionsEnded({ sessionIds: revoked });
-      await recordEvent(ctx.db, { type: 'device_logged_out', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { device: request.params.id, sessions: revoked.length } });
-    }
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/devices/:id/sessions',
+    {
+      schema: {
+        tags: ['devices'],
+        summary: 'Sign a device out: every live session opened on it is revoked',
+        params: idParam,
+        response: responses({ 204: null }, [400, 401, 403, 404, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request, reply) => {
+      const session = request.session!;
+      const revoked = await signOutDevice(ctx.db, session.userId, request.params.id);
+      if (revoked === null) throw new ApiError('not_found');
+      if (revoked.length > 0) {
+        await ctx.sessionsEnded({ sessionIds: revoked });
+        await recordEvent(ctx.db, {
+          type: 'device_logged_out',
+          userId: session.userId,
+          ip: request.ip,
+          deviceKey: request.deviceKey,
+          detail: { device: request.params.id, sessions: revoked.length },
+        });
+      }
+      return reply.code(204).send();
+    },
+  );
 
   // Every session of the account but the caller's.
-  app.delete('/sessions/others', {
-    schema: { tags: ['devices'], summary: 'Sign out everywhere else: every session of the account but this one is revoked', response: responses({ 204: null }, [400, 401, 403, 503]) },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    const session = request.session!;
-    const revoked = await signOutSessions(ctx.db, session.userId, session.sessionId);
-    if (revoked.length > 0) {
-      await ctx.sessionsEnded({ sessionIds: revoked });
-      await recordEvent(ctx.db, { type: 'logout_others', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { sessions: revoked.length } });
-    }
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/sessions/others',
+    {
+      schema: {
+        tags: ['devices'],
+        summary: 'Sign out everywhere else: every session of the account but this one is revoked',
+        response: responses({ 204: null }, [400, 401, 403, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request, reply) => {
+      const session = request.session!;
+      const revoked = await signOutSessions(ctx.db, session.userId, session.sessionId);
+      if (revoked.length > 0) {
+        await ctx.sessionsEnded({ sessionIds: revoked });
+        await recordEvent(ctx.db, {
+          type: 'logout_others',
+          userId: session.userId,
+          ip: request.ip,
+          deviceKey: request.deviceKey,
+          detail: { sessions: revoked.length },
+        });
+      }
+      return reply.code(204).send();
+    },
+  );
 
   // Global logout: every session, this one included, and every application's hold on the account
   // (their provider sessions and refresh tokens); the cookie is cleared.
-  app.delete('/sessions', {
-    schema: { tags: ['devices'], summary: 'Sign out everywhere: every session, this one included, and the applications\' refresh tokens', response: responses({ 204: null }, [400, 401, 403, 503]) },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    const session = request.session!;
-    const revoked = await signOutSessions(ctx.db, session.userId, null);
-    await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
-    if (revoked.length > 0) {
-      await recordEvent(ctx.db, { type: 'logout_everywhere', userId: session.userId, ip: request.ip, deviceKey: request.deviceKey, detail: { sessions: revoked.length } });
-    }
-    const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
-    reply.clearCookie(ctx.cookieName, options);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/sessions',
+    {
+      schema: {
+        tags: ['devices'],
+        summary: "Sign out everywhere: every session, this one included, and the applications' refresh tokens",
+        response: responses({ 204: null }, [400, 401, 403, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request, reply) => {
+      const session = request.session!;
+      const revoked = await signOutSessions(ctx.db, session.userId, null);
+      await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
+      if (revoked.length > 0) {
+        await recordEvent(ctx.db, {
+          type: 'logout_everywhere',
+          userId: session.userId,
+          ip: request.ip,
+          deviceKey: request.deviceKey,
+          detail: { sessions: revoked.length },
+        });
+      }
+      const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+      reply.clearCookie(ctx.cookieName, options);
+      return reply.code(204).send();
+    },
+  );
 
   // The new-device mail's "this wasn't me" (./alerts.ts): its link opens a page of the app
   // (NOT_ME_PATH, the ticket in the hash, so that it reaches no server log and no Referer), which
@@ -98,22 +171,35 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   // ends. A ticket already used or expired changes nothing (its session was ended the first time,
   // or has lapsed): a new password is what is needed either way, so the answer is the same.
   // Nothing signed in is asked: whoever holds the mail's link may end the sign-in it tells of.
-  app.post<{ Body: NotMeRequest }>('/devices/not-me', {
-    schema: {
-      tags: ['devices'], summary: 'A sign-in from a new device was not the account\'s owner (the ticket of its mail\'s link): it is signed out, and so is this browser, to choose a new password',
-      body: jsonSchema(NotMeRequest), response: responses({ 204: null }, [400, 503]),
+  app.post<{ Body: NotMeRequest }>(
+    '/devices/not-me',
+    {
+      schema: {
+        tags: ['devices'],
+        summary:
+          "A sign-in from a new device was not the account's owner (the ticket of its mail's link): it is signed out, and so is this browser, to choose a new password",
+        body: jsonSchema(NotMeRequest),
+        response: responses({ 204: null }, [400, 503]),
+      },
     },
-  }, async (request, reply) => {
-    const detail = await redeemTicketHash(ctx.db, hashToken(request.body.ticket), NOT_ME_TICKET);
-    if (detail && typeof detail.session === 'string' && typeof detail.user === 'string') {
-      const revoked = await signOutSessionById(ctx.db, detail.user, detail.session);
-      if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
-      await recordEvent(ctx.db, { type: 'new_device_rejected', userId: detail.user, ip: request.ip, deviceKey: request.deviceKey, detail: { session: detail.session, ended: revoked } });
-    }
-    // This browser, signed in or not, goes on to the forgotten-password screen (a signed-in one would
-    // be sent home): its cookie goes; the new password ends every session anyway.
-    const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
-    reply.clearCookie(ctx.cookieName, options);
-    return reply.code(204).send();
-  });
+    async (request, reply) => {
+      const detail = await redeemTicketHash(ctx.db, hashToken(request.body.ticket), NOT_ME_TICKET);
+      if (detail && typeof detail.session === 'string' && typeof detail.user === 'string') {
+        const revoked = await signOutSessionById(ctx.db, detail.user, detail.session);
+        if (revoked) await ctx.sessionsEnded({ sessionIds: [detail.session] });
+        await recordEvent(ctx.db, {
+          type: 'new_device_rejected',
+          userId: detail.user,
+          ip: request.ip,
+          deviceKey: request.deviceKey,
+          detail: { session: detail.session, ended: revoked },
+        });
+      }
+      // This browser, signed in or not, goes on to the forgotten-password screen (a signed-in one would
+      // be sent home): its cookie goes; the new password ends every session anyway.
+      const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+      reply.clearCookie(ctx.cookieName, options);
+      return reply.code(204).send();
+    },
+  );
 }

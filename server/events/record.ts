@@ -6,13 +6,50 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 
-export type SecurityEventType = 'login_succeeded' | 'login_failed' | 'login_throttled' | 'login_weak_password' | 'logout' | 'password_changed' | 'password_change_failed'
-  | 'mfa_failed' | 'mfa_step_up' | 'mfa_method_added' | 'mfa_method_replaced' | 'mfa_method_removed' | 'mfa_primary_changed'
-  | 'recovery_key_used' | 'recovery_keys_regenerated' | 'device_trusted' | 'device_trust_revoked' | 'device_logged_out' | 'logout_others' | 'logout_everywhere' | 'new_device_alert' | 'new_device_rejected'
-  | 'account_created' | 'card_activated' | 'card_activation_failed'
-  | 'partner_consent_given' | 'partner_consent_refused' | 'partner_access_revoked' | 'partner_access_requested'
-  | 'profile_updated' | 'iban_changed' | 'card_product_changed' | 'data_exported' | 'picture_changed' | 'change_undone' | 'accounts_merged' | 'account_merged_away'
-  | 'sso_sign_in' | 'sso_linked' | 'sso_unlinked' | 'sso_only_on' | 'sso_only_off' | `${'email' | 'phone'}_${'added' | 'removed' | 'primary_changed'}`;
+export type SecurityEventType =
+  | 'login_succeeded'
+  | 'login_failed'
+  | 'login_throttled'
+  | 'login_weak_password'
+  | 'logout'
+  | 'password_changed'
+  | 'password_change_failed'
+  | 'mfa_failed'
+  | 'mfa_step_up'
+  | 'mfa_method_added'
+  | 'mfa_method_replaced'
+  | 'mfa_method_removed'
+  | 'mfa_primary_changed'
+  | 'recovery_key_used'
+  | 'recovery_keys_regenerated'
+  | 'device_trusted'
+  | 'device_trust_revoked'
+  | 'device_logged_out'
+  | 'logout_others'
+  | 'logout_everywhere'
+  | 'new_device_alert'
+  | 'new_device_rejected'
+  | 'account_created'
+  | 'card_activated'
+  | 'card_activation_failed'
+  | 'partner_consent_given'
+  | 'partner_consent_refused'
+  | 'partner_access_revoked'
+  | 'partner_access_requested'
+  | 'profile_updated'
+  | 'iban_changed'
+  | 'card_product_changed'
+  | 'data_exported'
+  | 'picture_changed'
+  | 'change_undone'
+  | 'accounts_merged'
+  | 'account_merged_away'
+  | 'sso_sign_in'
+  | 'sso_linked'
+  | 'sso_unlinked'
+  | 'sso_only_on'
+  | 'sso_only_off'
+  | `${'email' | 'phone'}_${'added' | 'removed' | 'primary_changed'}`;
 
 type AuditLogger = Pick<FastifyBaseLogger, 'info'>;
 
@@ -33,7 +70,11 @@ function fingerprint(deviceKey: string | null): string | null {
 }
 
 export type SecurityEvent = {
-  type: SecurityEventType; userId: string | null; ip: string | null; deviceKey: string | null; detail?: Record<string, unknown>;
+  type: SecurityEventType;
+  userId: string | null;
+  ip: string | null;
+  deviceKey: string | null;
+  detail?: Record<string, unknown>;
   /** When it happened, if not now (a sign-in's event is written after its answer). */
   at?: string;
 };
@@ -46,22 +87,35 @@ export async function recordEvent(db: Db, event: SecurityEvent): Promise<void> {
 
 /** The event's audit log line. */
 export function logEvent(db: Db, event: SecurityEvent): void {
-  (loggers.get(db) ?? lastLogger)?.info({
-    audit: true, event: event.type, user_id: event.userId, ip: event.ip, device: fingerprint(event.deviceKey), detail: event.detail ?? null,
-  }, 'security event');
+  (loggers.get(db) ?? lastLogger)?.info(
+    {
+      audit: true,
+      event: event.type,
+      user_id: event.userId,
+      ip: event.ip,
+      device: fingerprint(event.deviceKey),
+      detail: event.detail ?? null,
+    },
+    'security event',
+  );
 }
 
 /** The events' rows, in one statement. */
 export async function writeEvents(db: Db, events: SecurityEvent[]): Promise<void> {
   if (events.length === 0) return;
   const now = nowIso();
-  await db.insertInto('security_events').values(events.map((event) => ({
-    id: newId(),
-    user_id: event.userId,
-    type: event.type,
-    ip: event.ip,
-    device_key: event.deviceKey,
-    detail: event.detail ? JSON.stringify(event.detail) : null,
-    created_at: event.at ?? now,
-  }))).execute();
+  await db
+    .insertInto('security_events')
+    .values(
+      events.map((event) => ({
+        id: newId(),
+        user_id: event.userId,
+        type: event.type,
+        ip: event.ip,
+        device_key: event.deviceKey,
+        detail: event.detail ? JSON.stringify(event.detail) : null,
+        created_at: event.at ?? now,
+      })),
+    )
+    .execute();
 }

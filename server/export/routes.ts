@@ -9,17 +9,25 @@ import { recordEvent } from '../events/record.ts';
 import { collectExport, type GrantsOf } from './collect.ts';
 
 export async function exportRoutes(app: FastifyInstance, ctx: AppContext, deps: { grantsOf: GrantsOf }) {
-  app.get('/user/export', {
-    schema: { tags: ['profile'], summary: 'Everything held about the account, as a JSON download (no secrets)', response: responses({}, [400, 401, 403, 503]) },
-    preHandler: [requireSession(ctx.db, ctx.cookieName), requireRecentMfa(ctx.config)],
-  }, async (request, reply) => {
-    const userId = request.session!.userId;
-    const data = await collectExport(ctx.db, userId, deps.grantsOf);
-    await recordEvent(ctx.db, { type: 'data_exported', userId, ip: request.ip, deviceKey: request.deviceKey });
-    return reply
-      .header('content-disposition', `attachment; filename="tessera-account-${data.exported_at.slice(0, 10)}.json"`)
-      .header('cache-control', 'no-store')
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify(data, null, 2));
-  });
+  app.get(
+    '/user/export',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Everything held about the account, as a JSON download (no secrets)',
+        response: responses({}, [400, 401, 403, 503]),
+      },
+      preHandler: [requireSession(ctx.db, ctx.cookieName), requireRecentMfa(ctx.config)],
+    },
+    async (request, reply) => {
+      const userId = request.session!.userId;
+      const data = await collectExport(ctx.db, userId, deps.grantsOf);
+      await recordEvent(ctx.db, { type: 'data_exported', userId, ip: request.ip, deviceKey: request.deviceKey });
+      return reply
+        .header('content-disposition', `attachment; filename="tessera-account-${data.exported_at.slice(0, 10)}.json"`)
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(data, null, 2));
+    },
+  );
 }

@@ -30,12 +30,17 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
     }
   }
   /** Ends every other connection to this test's own database, never anyone else's. */
-  const TERMINATE = 'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()';
+  const TERMINATE =
+    'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()';
   const terminateBackends = () => asAdmin(TERMINATE);
 
-  const signIn = (username: string, password: string) => server.app.inject({
-    method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password },
-  });
+  const signIn = (username: string, password: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: DEVICE,
+      payload: { username, password },
+    });
 
   it('answers 503 database_unavailable while connections die mid-transaction, and recovers by itself', async () => {
     const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -49,14 +54,19 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
     const load = async () => {
       for (let round = 0; running; round++) {
         const requests = [
-          signIn(emma.email, 'not-the-password'), signIn(`nobody${round}@example.be`, 'not-the-password'),
-          signIn(emma.email, DEMO_PASSWORD), signIn(weak.email, DEMO_PASSWORD),
+          signIn(emma.email, 'not-the-password'),
+          signIn(`nobody${round}@example.be`, 'not-the-password'),
+          signIn(emma.email, DEMO_PASSWORD),
+          signIn(weak.email, DEMO_PASSWORD),
         ];
-        const held = server.ctx.db.transaction().execute(async (trx) => {
-          await sql`select count(*) from users`.execute(trx);
-          await sleep(20);
-          await sql`update users set updated_at = updated_at where id is null`.execute(trx);
-        }).catch(() => {});
+        const held = server.ctx.db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`select count(*) from users`.execute(trx);
+            await sleep(20);
+            await sql`update users set updated_at = updated_at where id is null`.execute(trx);
+          })
+          .catch(() => {});
         for (const res of await Promise.all(requests)) {
           statuses.push(res.statusCode);
           if (res.statusCode >= 500) codes.add(res.json().code);
@@ -91,15 +101,24 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
     const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
     const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
     // Only this test's own database stops taking connections, and only its connections end.
-    await onDatabase(adminUrl, `alter database ${name} with allow_connections false`,
-      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);
+    await onDatabase(
+      adminUrl,
+      `alter database ${name} with allow_connections false`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+    );
     try {
       const res = await server.app.inject({ method: 'GET', url: '/readyz' });
-      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'down' } } });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 503,
+        body: { status: 'unavailable', checks: { database: 'down' } },
+      });
     } finally {
       await onDatabase(adminUrl, `alter database ${name} with allow_connections true`);
     }
     const res = await server.app.inject({ method: 'GET', url: '/readyz' });
-    expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok', checks: { database: 'ok' } },
+    });
   });
 });

@@ -21,9 +21,17 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
-    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(port, '127.0.0.1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => {}); // refused until the server listens
     try {
       await probe.connect();
@@ -69,9 +77,13 @@ describe.each(hasRedisServer ? kinds : [])('Redis outage on %s', (kind) => {
     await stopRedis(redis);
   });
 
-  const signIn = (username: string, password: string) => server.app.inject({
-    method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password },
-  });
+  const signIn = (username: string, password: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: DEVICE,
+      payload: { username, password },
+    });
   const ready = async () => {
     const res = await server.app.inject({ method: 'GET', url: '/readyz' });
     return { status: res.statusCode, body: res.json() };
@@ -97,7 +109,10 @@ describe.each(hasRedisServer ? kinds : [])('Redis outage on %s', (kind) => {
     expect(failures).toEqual([400, 400, 400, 429]);
 
     // Ready, so a load balancer keeps the instance, but saying what is missing.
-    expect(await ready()).toEqual({ status: 200, body: { status: 'degraded', checks: { database: 'ok', redis: 'degraded' } } });
+    expect(await ready()).toEqual({
+      status: 200,
+      body: { status: 'degraded', checks: { database: 'ok', redis: 'degraded' } },
+    });
 
     redis = await startRedis(port);
     let back = await ready();

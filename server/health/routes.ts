@@ -15,7 +15,13 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
   // Not 'ready' means reconnecting: no need to queue a command to learn it.
   if (redis.status !== 'ready') return false;
   const timeout = new Promise<false>((resolve) => setTimeout(resolve, 1000, false).unref());
-  return Promise.race([redis.ping().then((answer) => answer === 'PONG', () => false), timeout]);
+  return Promise.race([
+    redis.ping().then(
+      (answer) => answer === 'PONG',
+      () => false,
+    ),
+    timeout,
+  ]);
 }
 
 export async function readiness(ctx: AppContext): Promise<Readiness> {

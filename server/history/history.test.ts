@@ -27,17 +27,27 @@ describe.each(kinds)('security history on %s', (kind) => {
   const today = dayOf(Date.now());
 
   const userIdOf = async (email: string) =>
-    (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).executeTakeFirstOrThrow()).user_id;
+    (
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', email)
+        .executeTakeFirstOrThrow()
+    ).user_id;
 
   async function signIn(email: string, device: string) {
     const res = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device, 'user-agent': FIREFOX }, payload: { username: email, password: DEMO_PASSWORD },
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device, 'user-agent': FIREFOX },
+      payload: { username: email, password: DEMO_PASSWORD },
     });
     expect(res.statusCode).toBe(200);
     return res.cookies.find((c) => c.name === 'tessera_token')!;
   }
 
-  const get = (url: string, cookie = emmaCookie) => server.app.inject({ method: 'GET', url, headers: { 'x-device-id': 'history-emma-1', cookie } });
+  const get = (url: string, cookie = emmaCookie) =>
+    server.app.inject({ method: 'GET', url, headers: { 'x-device-id': 'history-emma-1', cookie } });
 
   async function page(query: string, cookie = emmaCookie) {
     const res = await get(`/api/history${query}`, cookie);
@@ -84,19 +94,33 @@ describe.each(kinds)('security history on %s', (kind) => {
     expect(answer.from).toBe(addDays(today, -29));
     expect(answer.to).toBe(today);
     const signIn = answer.data.find((e) => e.type === 'login_succeeded')!;
-    expect(signIn).toMatchObject({ category: 'sign_in', browser: 'Firefox 128.0', os: 'Windows 10', platform: 'desktop', country: null });
+    expect(signIn).toMatchObject({
+      category: 'sign_in',
+      browser: 'Firefox 128.0',
+      os: 'Windows 10',
+      platform: 'desktop',
+      country: null,
+    });
   });
 
   it('pages through every event of the range, newest first, without gaps or repeats, even with equal times', async () => {
     const base = Date.now() - 3 * DAY;
     const events: SecurityEvent[] = Array.from({ length: 57 }, (_, i) => ({
       // Three events share each moment: the id orders them.
-      type: i % 2 ? 'login_failed' : 'mfa_method_added', userId: emmaId, ip: '8.8.8.8', deviceKey: 'history-emma-1',
+      type: i % 2 ? 'login_failed' : 'mfa_method_added',
+      userId: emmaId,
+      ip: '8.8.8.8',
+      deviceKey: 'history-emma-1',
       at: new Date(base - Math.floor(i / 3) * 60_000).toISOString(),
     }));
     await writeEvents(server.ctx.db, events);
-    const expected = await server.ctx.db.selectFrom('security_events').select(['id', 'created_at']).where('user_id', '=', emmaId)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const expected = await server.ctx.db
+      .selectFrom('security_events')
+      .select(['id', 'created_at'])
+      .where('user_id', '=', emmaId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
 
     const { events: listed, pages } = await all('');
     expect(pages).toBe(Math.ceil(expected.length / HISTORY_PAGE_SIZE));
@@ -138,14 +162,23 @@ describe.each(kinds)('security history on %s', (kind) => {
     ]);
     // The default range (the last 30 days) leaves them out.
     expect((await all('')).events.some((e) => e.type === 'password_changed')).toBe(false);
-    expect((await all(`?from=${day}&to=${day}`)).events.map((e) => e.at)).toEqual([`${day}T23:59:59.999Z`, `${day}T00:00:00.000Z`]);
+    expect((await all(`?from=${day}&to=${day}`)).events.map((e) => e.at)).toEqual([
+      `${day}T23:59:59.999Z`,
+      `${day}T00:00:00.000Z`,
+    ]);
     expect((await all(`?from=${addDays(day, -1)}&to=${addDays(day, 1)}&categories=password`)).events).toHaveLength(4);
   });
 
   it('counts successful sign-ins per day, every day of the range listed', async () => {
     const day = addDays(today, -60);
     await writeEvents(server.ctx.db, [
-      ...Array.from({ length: 3 }, (_, i) => ({ type: 'login_succeeded' as const, userId: emmaId, ip: null, deviceKey: null, at: `${day}T0${i}:00:00.000Z` })),
+      ...Array.from({ length: 3 }, (_, i) => ({
+        type: 'login_succeeded' as const,
+        userId: emmaId,
+        ip: null,
+        deviceKey: null,
+        at: `${day}T0${i}:00:00.000Z`,
+      })),
       { type: 'login_succeeded', userId: emmaId, ip: null, deviceKey: null, at: `${addDays(day, 2)}T12:00:00.000Z` },
       { type: 'login_failed', userId: emmaId, ip: null, deviceKey: null, at: `${day}T05:00:00.000Z` },
       // Another account's sign-ins are not counted.
@@ -154,7 +187,10 @@ describe.each(kinds)('security history on %s', (kind) => {
     const res = await get(`/api/history/summary?from=${addDays(day, -1)}&to=${addDays(day, 2)}`);
     expect(res.statusCode).toBe(200);
     expect(v.parse(HistorySummary, res.json()).days).toEqual([
-      { date: addDays(day, -1), sign_ins: 0 }, { date: day, sign_ins: 3 }, { date: addDays(day, 1), sign_ins: 0 }, { date: addDays(day, 2), sign_ins: 1 },
+      { date: addDays(day, -1), sign_ins: 0 },
+      { date: day, sign_ins: 3 },
+      { date: addDays(day, 1), sign_ins: 0 },
+      { date: addDays(day, 2), sign_ins: 1 },
     ]);
     const recent = v.parse(HistorySummary, (await get('/api/history/summary')).json());
     expect(recent.days).toHaveLength(30);
@@ -162,16 +198,26 @@ describe.each(kinds)('security history on %s', (kind) => {
     expect(recent.days.at(-1)!.sign_ins).toBeGreaterThanOrEqual(1);
   });
 
-  it('never shows another account\'s events', async () => {
+  it("never shows another account's events", async () => {
     await writeEvents(server.ctx.db, [
       { type: 'iban_changed' as SecurityEventType, userId: ritaId, ip: '8.8.8.8', deviceKey: 'history-emma-1' },
       { type: 'logout', userId: ritaId, ip: null, deviceKey: null, at: new Date(Date.now() - 10 * DAY).toISOString() },
-      ...Array.from({ length: HISTORY_PAGE_SIZE + 5 }, () => ({ type: 'logout' as const, userId: emmaId, ip: null, deviceKey: null, at: new Date(Date.now() - 5 * DAY).toISOString() })),
+      ...Array.from({ length: HISTORY_PAGE_SIZE + 5 }, () => ({
+        type: 'logout' as const,
+        userId: emmaId,
+        ip: null,
+        deviceKey: null,
+        at: new Date(Date.now() - 5 * DAY).toISOString(),
+      })),
     ]);
     const ritas = (await all('', ritaCookie)).events;
     expect(ritas.map((e) => e.type).sort()).toEqual(['iban_changed', 'login_succeeded', 'logout']);
     // Rita's event names emma's device key: no device of hers has it, so nothing is described.
-    expect(ritas.find((e) => e.type === 'iban_changed')).toMatchObject({ category: 'banking', browser: null, os: null });
+    expect(ritas.find((e) => e.type === 'iban_changed')).toMatchObject({
+      category: 'banking',
+      browser: null,
+      os: null,
+    });
     const emmas = (await all('?categories=banking')).events;
     expect(emmas).toEqual([]);
     // A cursor from another account's pages leads only to one's own events.
@@ -181,23 +227,34 @@ describe.each(kinds)('security history on %s', (kind) => {
     expect(crossed.data.map((e) => e.type)).toEqual(['logout']);
     const ritaIds = new Set(ritas.map((e) => e.id));
     for (const event of crossed.data) expect(ritaIds.has(event.id)).toBe(true);
-    const emmaRows = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', emmaId).execute();
+    const emmaRows = await server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', emmaId)
+      .execute();
     const emmaIds = new Set(emmaRows.map((row) => row.id));
     expect(ritas.some((e) => emmaIds.has(e.id))).toBe(false);
   });
 
-  it('reads a page through the account\'s index on (user_id, created_at), never the whole table', async () => {
+  it("reads a page through the account's index on (user_id, created_at), never the whole table", async () => {
     const compiled = historyQuery(server.ctx.db, emmaId, {
-      range: { from: addDays(today, -29), to: today }, categories: ['sign_in', 'other'],
+      range: { from: addDays(today, -29), to: today },
+      categories: ['sign_in', 'other'],
       cursor: { at: new Date().toISOString(), id: '00000000-0000-0000-0000-000000000000' },
     }).compile();
-    const plan = kind === 'sqlite'
-      ? (await server.ctx.db.executeQuery(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]))).rows
-      // A table this small would be read whole: the plan asked of PostgreSQL is the one without that choice.
-      : await server.ctx.db.transaction().execute(async (trx) => {
-        await trx.executeQuery(CompiledQuery.raw('set local enable_seqscan = off'));
-        return (await trx.executeQuery(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]))).rows;
-      });
+    const plan =
+      kind === 'sqlite'
+        ? (
+            await server.ctx.db.executeQuery(
+              CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+            )
+          ).rows
+        : // A table this small would be read whole: the plan asked of PostgreSQL is the one without that choice.
+          await server.ctx.db.transaction().execute(async (trx) => {
+            await trx.executeQuery(CompiledQuery.raw('set local enable_seqscan = off'));
+            return (await trx.executeQuery(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters])))
+              .rows;
+          });
     const text = JSON.stringify(plan);
     expect(text).toContain('security_events_user_idx');
     expect(text).not.toMatch(/SCAN e\b|Seq Scan on security_events/);

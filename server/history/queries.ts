@@ -3,7 +3,15 @@
 // a range of UTC days and of the categories asked for; and its successful sign-ins per day. Every
 // query is the account's own: `security_events_user_idx` (user_id, created_at) serves them.
 import { sql } from 'kysely';
-import { HISTORY_PAGE_SIZE, HISTORY_TYPES, KNOWN_HISTORY_TYPES, addDays, categoryOf, daysBetween, type HistoryCategory } from '../../contract/history.ts';
+import {
+  HISTORY_PAGE_SIZE,
+  HISTORY_TYPES,
+  KNOWN_HISTORY_TYPES,
+  addDays,
+  categoryOf,
+  daysBetween,
+  type HistoryCategory,
+} from '../../contract/history.ts';
 import type { HistoryEvent } from '../../contract/schemas.ts';
 import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { Db } from '../db/index.ts';
@@ -34,18 +42,29 @@ export function decodeCursor(text: string): HistoryCursor | null {
 
 /** The bounds of a range of days as the column's ISO text: from the first day's midnight to (not
  * including) the midnight after the last. */
-const bounds = (range: DayRange) => ({ start: `${range.from}T00:00:00.000Z`, end: `${addDays(range.to, 1)}T00:00:00.000Z` });
+const bounds = (range: DayRange) => ({
+  start: `${range.from}T00:00:00.000Z`,
+  end: `${addDays(range.to, 1)}T00:00:00.000Z`,
+});
 
-type PageOptions = { range: DayRange; categories: readonly HistoryCategory[] | null; cursor: HistoryCursor | null; limit?: number;
+type PageOptions = {
+  range: DayRange;
+  categories: readonly HistoryCategory[] | null;
+  cursor: HistoryCursor | null;
+  limit?: number;
   /** The reader's language, for the names of cities. */
-  locale?: string };
+  locale?: string;
+};
 
 /** The query of a page: one row more than the page, to know whether another follows. */
 export function historyQuery(db: Db, userId: string, options: PageOptions) {
   const limit = options.limit ?? HISTORY_PAGE_SIZE;
   const { start, end } = bounds(options.range);
-  let query = db.selectFrom('security_events as e')
-    .leftJoin('devices as d', (join) => join.onRef('d.user_id', '=', 'e.user_id').onRef('d.device_key', '=', 'e.device_key'))
+  let query = db
+    .selectFrom('security_events as e')
+    .leftJoin('devices as d', (join) =>
+      join.onRef('d.user_id', '=', 'e.user_id').onRef('d.device_key', '=', 'e.device_key'),
+    )
     .select(['e.id', 'e.type', 'e.ip', 'e.created_at', 'd.user_agent'])
     .where('e.user_id', '=', userId)
     .where('e.created_at', '>=', start)
@@ -54,23 +73,34 @@ export function historyQuery(db: Db, userId: string, options: PageOptions) {
   if (categories !== null) {
     const types = categories.flatMap((category) => (category === 'other' ? [] : HISTORY_TYPES[category]));
     const other = categories.includes('other');
-    query = query.where((eb) => eb.or([
-      ...(types.length > 0 ? [eb('e.type', 'in', types)] : []),
-      ...(other ? [eb('e.type', 'not in', [...KNOWN_HISTORY_TYPES])] : []),
-    ]));
+    query = query.where((eb) =>
+      eb.or([
+        ...(types.length > 0 ? [eb('e.type', 'in', types)] : []),
+        ...(other ? [eb('e.type', 'not in', [...KNOWN_HISTORY_TYPES])] : []),
+      ]),
+    );
   }
   const cursor = options.cursor;
   if (cursor) {
-    query = query.where((eb) => eb.or([
-      eb('e.created_at', '<', cursor.at),
-      eb.and([eb('e.created_at', '=', cursor.at), eb('e.id', '<', cursor.id)]),
-    ]));
+    query = query.where((eb) =>
+      eb.or([
+        eb('e.created_at', '<', cursor.at),
+        eb.and([eb('e.created_at', '=', cursor.at), eb('e.id', '<', cursor.id)]),
+      ]),
+    );
   }
-  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1);
+  return query
+    .orderBy('e.created_at', 'desc')
+    .orderBy('e.id', 'desc')
+    .limit(limit + 1);
 }
 
 /** One page of the account's events. `categories` null: every category; otherwise at least one. */
-export async function historyPage(db: Db, userId: string, options: PageOptions): Promise<{ data: HistoryEvent[]; next: string | null }> {
+export async function historyPage(
+  db: Db,
+  userId: string,
+  options: PageOptions,
+): Promise<{ data: HistoryEvent[]; next: string | null }> {
   const limit = options.limit ?? HISTORY_PAGE_SIZE;
   const rows = await historyQuery(db, userId, options).execute();
   const page = rows.slice(0, limit);
@@ -86,8 +116,14 @@ export async function historyPage(db: Db, userId: string, options: PageOptions):
     data: page.map((row) => {
       const agent = once(agents, row.user_agent, describeAgent);
       return {
-        id: row.id, at: row.created_at, type: row.type, category: categoryOf(row.type),
-        browser: agent.browser, os: agent.os, platform: agent.platform, ...once(places, row.ip, (ip) => placeOf(ip, options.locale)),
+        id: row.id,
+        at: row.created_at,
+        type: row.type,
+        category: categoryOf(row.type),
+        browser: agent.browser,
+        os: agent.os,
+        platform: agent.platform,
+        ...once(places, row.ip, (ip) => placeOf(ip, options.locale)),
       };
     }),
     next: rows.length > limit && last ? encodeCursor({ at: last.created_at, id: last.id }) : null,
@@ -95,10 +131,15 @@ export async function historyPage(db: Db, userId: string, options: PageOptions):
 }
 
 /** The account's successful sign-ins on each day of the range (UTC), every day listed, oldest first. */
-export async function signInsPerDay(db: Db, userId: string, range: DayRange): Promise<Array<{ date: string; sign_ins: number }>> {
+export async function signInsPerDay(
+  db: Db,
+  userId: string,
+  range: DayRange,
+): Promise<Array<{ date: string; sign_ins: number }>> {
   const { start, end } = bounds(range);
   const day = sql<string>`substr(created_at, 1, 10)`;
-  const rows = await db.selectFrom('security_events')
+  const rows = await db
+    .selectFrom('security_events')
     .select([day.as('day'), (eb) => eb.fn.countAll().as('count')])
     .where('user_id', '=', userId)
     .where('type', 'in', HISTORY_TYPES.sign_in)

@@ -30,7 +30,8 @@ export function deviceKeyOf(request: FastifyRequest): string {
 
 /** The shape of a session token (sessions/tokens.ts makes them): anything else is no token. */
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{16,256}$/;
-export const isSessionToken = (value: string | null | undefined): value is string => !!value && SESSION_TOKEN.test(value);
+export const isSessionToken = (value: string | null | undefined): value is string =>
+  !!value && SESSION_TOKEN.test(value);
 
 export function tokenOf(request: FastifyRequest, cookieName: string): string | null {
   const header = request.headers.authorization;

@@ -28,7 +28,10 @@ export class ApiError extends Error {
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, extra: Record<string, unknown> = {}) {
-  return reply.code(ERROR_STATUS[code]).type('application/json').send({ code, message: ERROR_MESSAGES[code], ...extra });
+  return reply
+    .code(ERROR_STATUS[code])
+    .type('application/json')
+    .send({ code, message: ERROR_MESSAGES[code], ...extra });
 }
 
 /** Fastify's own error codes for bodies it could not take, mapped to ours. */
@@ -54,8 +57,13 @@ export function installErrorHandling(app: FastifyInstance) {
     }
     if (error.validation) {
       const fields = error.validation.map((issue) => ({
-        field: String(issue.instancePath || (issue.params as { missingProperty?: string; additionalProperty?: string })?.missingProperty
-          || (issue.params as { additionalProperty?: string })?.additionalProperty || error.validationContext || '').replace(/^\//, ''),
+        field: String(
+          issue.instancePath ||
+            (issue.params as { missingProperty?: string; additionalProperty?: string })?.missingProperty ||
+            (issue.params as { additionalProperty?: string })?.additionalProperty ||
+            error.validationContext ||
+            '',
+        ).replace(/^\//, ''),
         code: issue.keyword,
       }));
       return sendError(reply, 'validation_failed', { fields });

@@ -31,14 +31,33 @@ type Way = { name: string; proxied: boolean; headers: Headers; remoteAddress?: s
 const FORGED: Way[] = [
   { name: 'a forged Host', proxied: false, headers: { host: EVIL } },
   { name: 'a forged Host with a port', proxied: false, headers: { host: `${EVIL}:3000` } },
-  { name: 'X-Forwarded-Host, no proxy trusted', proxied: false, headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL } },
-  { name: 'X-Forwarded-Host from a client that is not the trusted proxy', proxied: true, headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL } },
-  { name: 'X-Forwarded-Host from the trusted proxy', proxied: true, headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL }, remoteAddress: PROXY },
-  { name: 'Host and X-Forwarded-Host from the trusted proxy', proxied: true, headers: { host: EVIL, 'x-forwarded-host': EVIL }, remoteAddress: PROXY },
+  {
+    name: 'X-Forwarded-Host, no proxy trusted',
+    proxied: false,
+    headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL },
+  },
+  {
+    name: 'X-Forwarded-Host from a client that is not the trusted proxy',
+    proxied: true,
+    headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL },
+  },
+  {
+    name: 'X-Forwarded-Host from the trusted proxy',
+    proxied: true,
+    headers: { host: 'account.localhost:3000', 'x-forwarded-host': EVIL },
+    remoteAddress: PROXY,
+  },
+  {
+    name: 'Host and X-Forwarded-Host from the trusted proxy',
+    proxied: true,
+    headers: { host: EVIL, 'x-forwarded-host': EVIL },
+    remoteAddress: PROXY,
+  },
 ];
 
 /** A mail as its reader sees it: quoted-printable undone. */
-const readable = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const readable = (raw: string) =>
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 const from = (way: Omit<Way, 'name' | 'proxied'>) => (way.remoteAddress ? { remoteAddress: way.remoteAddress } : {});
 
 describe.each(kinds)('links and issuers come from the configured origins on %s', (kind) => {
@@ -59,10 +78,18 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
 
   const serverOf = (way: Pick<Way, 'proxied'>) => (way.proxied ? proxied : direct);
   const mailsTo = (to: string) => smtp.mails.filter((m) => m.to === to).map((m) => readable(m.raw));
-  const signIn = async (server: TestServer, email: string, device: string, way: Omit<Way, 'name' | 'proxied'> = { headers: {} }) => {
+  const signIn = async (
+    server: TestServer,
+    email: string,
+    device: string,
+    way: Omit<Way, 'name' | 'proxied'> = { headers: {} },
+  ) => {
     const res = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device, ...way.headers },
-      payload: { username: email, password: DEMO_PASSWORD }, ...from(way),
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device, ...way.headers },
+      payload: { username: email, password: DEMO_PASSWORD },
+      ...from(way),
     });
     expect(res.statusCode, res.body).toBe(200);
     // The sign-in's records queue the mail after the answer: wait for them, then for the sender.
@@ -87,7 +114,7 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
     return new URL(found![0]);
   };
 
-  it('the new-device mail links to the configured origin, its ticket in the hash, whatever host the attacker\'s sign-in named', async () => {
+  it("the new-device mail links to the configured origin, its ticket in the hash, whatever host the attacker's sign-in named", async () => {
     for (const way of FORGED) {
       const { server, mail, res } = await newDeviceMail(way);
       expect(mail, way.name).not.toContain(EVIL);
@@ -98,42 +125,72 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
       // Nor is the sign-in's cookie scoped to the named host's parent.
       expect(String(res.headers['set-cookie']), way.name).not.toMatch(/domain=/i);
       // The ticket in the hash is the one that works: the page posts it, and the attacker's device is signed out.
-      const attacker = { 'x-device-id': 'attacker-check', authorization: `Bearer ${res.json().access_token as string}` };
+      const attacker = {
+        'x-device-id': 'attacker-check',
+        authorization: `Bearer ${res.json().access_token as string}`,
+      };
       expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: attacker })).statusCode).toBe(200);
-      const rejected = await server.app.inject({ method: 'POST', url: '/api/devices/not-me', headers: { 'x-device-id': 'owner-browser' }, payload: { ticket: link.hash.slice(1) } });
+      const rejected = await server.app.inject({
+        method: 'POST',
+        url: '/api/devices/not-me',
+        headers: { 'x-device-id': 'owner-browser' },
+        payload: { ticket: link.hash.slice(1) },
+      });
       expect(rejected.statusCode, way.name).toBe(204);
-      expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers: attacker })).statusCode, way.name).toBe(401);
+      expect(
+        (await server.app.inject({ method: 'GET', url: '/api/devices', headers: attacker })).statusCode,
+        way.name,
+      ).toBe(401);
     }
   });
 
   it('the host only selects the variant: the Luxembourg host, or the trusted proxy naming it, gets the Luxembourg origin', async () => {
     const luxembourg: Omit<Way, 'name'>[] = [
       { proxied: false, headers: { host: 'account.lu.localhost:3000' } },
-      { proxied: true, headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost' }, remoteAddress: PROXY },
+      {
+        proxied: true,
+        headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost' },
+        remoteAddress: PROXY,
+      },
     ];
     for (const way of luxembourg) {
       const link = notMeLinkIn((await newDeviceMail(way)).mail);
       expect(link.href.startsWith(`${LU}/devices/not-me#`), link.href).toBe(true);
     }
     // A client that is not the proxy cannot choose the variant by X-Forwarded-Host: the Host decides.
-    const untrusted = notMeLinkIn((await newDeviceMail({ proxied: true, headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost' } })).mail);
+    const untrusted = notMeLinkIn(
+      (
+        await newDeviceMail({
+          proxied: true,
+          headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost' },
+        })
+      ).mail,
+    );
     expect(untrusted.href.startsWith(`${BE}/devices/not-me#`), untrusted.href).toBe(true);
   });
 
-  it('a contact change\'s notice links its undo to the configured origin, whatever host the change named', async () => {
+  it("a contact change's notice links its undo to the configured origin, whatever host the change named", async () => {
     for (const way of FORGED) {
       const server = serverOf(way);
       const who = await makeUser(server, { methods: ['email'] });
       const device = `undo-${who.userId.slice(0, 8)}`;
       const token = await sessionFor(server, who.userId, device);
       await freshMfa(server, who.userId);
-      const call = (url: string, payload: object) => server.app.inject({
-        method: 'POST', url, headers: { 'x-device-id': device, authorization: `Bearer ${token}`, ...way.headers }, payload, ...from(way),
-      });
+      const call = (url: string, payload: object) =>
+        server.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'x-device-id': device, authorization: `Bearer ${token}`, ...way.headers },
+          payload,
+          ...from(way),
+        });
       const added = `origin.${who.userId.slice(0, 8)}@example.be`;
       const started = await call('/api/user/login', { email: added });
       expect(started.statusCode, started.body).toBe(200);
-      const confirmed = await call('/api/user/login/confirm', { payload: started.json().payload, code: codeIn(mailsTo(added).at(-1)!) });
+      const confirmed = await call('/api/user/login/confirm', {
+        payload: started.json().payload,
+        code: codeIn(mailsTo(added).at(-1)!),
+      });
       expect(confirmed.statusCode, confirmed.body).toBe(200);
       const notice = mailsTo(who.email).find((mail) => mail.includes('/undo-change'));
       expect(notice, `${way.name}: ${mailsTo(who.email).join('\n---\n')}`).toBeDefined();
@@ -143,13 +200,25 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
     }
   });
 
-  const discovery = (way: Omit<Way, 'name'>) => serverOf(way).app.inject({
-    method: 'GET', url: '/oidc/.well-known/openid-configuration', headers: way.headers, ...from(way),
-  });
+  const discovery = (way: Omit<Way, 'name'>) =>
+    serverOf(way).app.inject({
+      method: 'GET',
+      url: '/oidc/.well-known/openid-configuration',
+      headers: way.headers,
+      ...from(way),
+    });
   const expectIssuer = (meta: Record<string, unknown>, issuer: string, name: string) => {
     expect(meta.issuer, name).toBe(issuer);
-    for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint',
-      'introspection_endpoint', 'end_session_endpoint']) expect(String(meta[endpoint]), `${name}: ${endpoint}`).toMatch(new RegExp(`^${issuer}/`));
+    for (const endpoint of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+      'jwks_uri',
+      'revocation_endpoint',
+      'introspection_endpoint',
+      'end_session_endpoint',
+    ])
+      expect(String(meta[endpoint]), `${name}: ${endpoint}`).toMatch(new RegExp(`^${issuer}/`));
     expect(JSON.stringify(meta), name).not.toContain(EVIL);
   };
 
@@ -164,53 +233,97 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
   it('OIDC discovery on the Luxembourg host (or through the trusted proxy naming it) names the Luxembourg issuer', async () => {
     const luxembourg: Way[] = [
       { name: 'the Luxembourg host', proxied: false, headers: { host: 'account.lu.localhost:3000' } },
-      { name: 'the Luxembourg host, in capitals, without its port', proxied: false, headers: { host: 'ACCOUNT.LU.localhost' } },
-      { name: 'the trusted proxy naming it', proxied: true, headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost:3000' }, remoteAddress: PROXY },
+      {
+        name: 'the Luxembourg host, in capitals, without its port',
+        proxied: false,
+        headers: { host: 'ACCOUNT.LU.localhost' },
+      },
+      {
+        name: 'the trusted proxy naming it',
+        proxied: true,
+        headers: { host: 'account.localhost:3000', 'x-forwarded-host': 'account.lu.localhost:3000' },
+        remoteAddress: PROXY,
+      },
     ];
     for (const way of luxembourg) {
       const res = await discovery(way);
       expect(res.statusCode, way.name).toBe(200);
       expectIssuer(res.json(), `${LU}/oidc`, way.name);
     }
-    expectIssuer((await discovery({ proxied: false, headers: { host: 'account.localhost:3000' } })).json(), `${BE}/oidc`, 'the Belgian host');
+    expectIssuer(
+      (await discovery({ proxied: false, headers: { host: 'account.localhost:3000' } })).json(),
+      `${BE}/oidc`,
+      'the Belgian host',
+    );
   });
 });
 
-describe.each(kinds)('in production, a host that is no configured origin\'s on %s', (kind) => {
+describe.each(kinds)("in production, a host that is no configured origin's on %s", (kind) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(kind, {
-      NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), METRICS: 'true', TRUST_PROXY: PROXY,
-      PUBLIC_ORIGIN_BE: 'https://account.tessera.be', PUBLIC_ORIGIN_LU: 'https://account.tessera.lu',
-    }, { seed: false });
+    server = await startTestServer(
+      kind,
+      {
+        NODE_ENV: 'production',
+        SECRET_KEY: 'k'.repeat(40),
+        METRICS: 'true',
+        TRUST_PROXY: PROXY,
+        PUBLIC_ORIGIN_BE: 'https://account.tessera.be',
+        PUBLIC_ORIGIN_LU: 'https://account.tessera.lu',
+      },
+      { seed: false },
+    );
   });
   afterAll(async () => server?.stop());
 
   type Request = Omit<Way, 'name' | 'proxied'>;
-  const get = (url: string, way: Request) => server.app.inject({ method: 'GET', url, headers: { 'x-device-id': 'prod-device-0001', ...way.headers }, ...from(way) });
+  const get = (url: string, way: Request) =>
+    server.app.inject({
+      method: 'GET',
+      url,
+      headers: { 'x-device-id': 'prod-device-0001', ...way.headers },
+      ...from(way),
+    });
   const MISDIRECTED: (Request & { name: string })[] = [
     { name: 'a forged Host', headers: { host: EVIL } },
     { name: 'a forged Host with a port', headers: { host: `${EVIL}:443` } },
     { name: 'an address', headers: { host: '203.0.113.9' } },
     { name: 'a development host', headers: { host: 'account.localhost:3000' } },
     { name: 'a look-alike', headers: { host: 'account.tessera.be.evil.example' } },
-    { name: 'X-Forwarded-Host from the trusted proxy', headers: { host: 'account.tessera.be', 'x-forwarded-host': EVIL }, remoteAddress: PROXY },
+    {
+      name: 'X-Forwarded-Host from the trusted proxy',
+      headers: { host: 'account.tessera.be', 'x-forwarded-host': EVIL },
+      remoteAddress: PROXY,
+    },
   ];
 
-  it('answers 421 misdirected_request on the API, OIDC, the sign-in and the app\'s pages, but /healthz, /readyz and /metrics whatever the host', async () => {
+  it("answers 421 misdirected_request on the API, OIDC, the sign-in and the app's pages, but /healthz, /readyz and /metrics whatever the host", async () => {
     for (const way of MISDIRECTED) {
-      for (const url of ['/api/config', '/oidc/.well-known/openid-configuration', '/oidc/auth?client_id=2', '/login/email', '/devices/not-me']) {
+      for (const url of [
+        '/api/config',
+        '/oidc/.well-known/openid-configuration',
+        '/oidc/auth?client_id=2',
+        '/login/email',
+        '/devices/not-me',
+      ]) {
         const res = await get(url, way);
         expect(res.statusCode, `${way.name}: ${url}`).toBe(421);
-        expect(res.json(), `${way.name}: ${url}`).toEqual({ code: 'misdirected_request', message: 'This service is not available at this address.' });
+        expect(res.json(), `${way.name}: ${url}`).toEqual({
+          code: 'misdirected_request',
+          message: 'This service is not available at this address.',
+        });
       }
       const signIn = await server.app.inject({
-        method: 'POST', url: '/api/token', headers: { 'x-device-id': 'prod-device-0001', ...way.headers },
-        payload: { username: 'someone@example.be', password: DEMO_PASSWORD }, ...from(way),
+        method: 'POST',
+        url: '/api/token',
+        headers: { 'x-device-id': 'prod-device-0001', ...way.headers },
+        payload: { username: 'someone@example.be', password: DEMO_PASSWORD },
+        ...from(way),
       });
       expect(signIn.statusCode, way.name).toBe(421);
       // A load balancer's probes and the metrics scraper name the instance by its address.
-      for (const url of ['/healthz', '/readyz', '/metrics', '/healthz?probe=1']) expect((await get(url, way)).statusCode, `${way.name}: ${url}`).toBe(200);
+      for (const url of ['/healthz', '/readyz', '/metrics', '/healthz?probe=1'])
+        expect((await get(url, way)).statusCode, `${way.name}: ${url}`).toBe(200);
     }
   });
 
@@ -220,7 +333,10 @@ describe.each(kinds)('in production, a host that is no configured origin\'s on %
       [{ headers: { host: 'Account.Tessera.BE:443' } }, 'https://account.tessera.be'],
       [{ headers: { host: 'account.tessera.lu' } }, 'https://account.tessera.lu'],
       [{ headers: { host: 'account.tessera.be', 'x-forwarded-host': EVIL } }, 'https://account.tessera.be'],
-      [{ headers: { host: EVIL, 'x-forwarded-host': 'account.tessera.lu' }, remoteAddress: PROXY }, 'https://account.tessera.lu'],
+      [
+        { headers: { host: EVIL, 'x-forwarded-host': 'account.tessera.lu' }, remoteAddress: PROXY },
+        'https://account.tessera.lu',
+      ],
     ];
     for (const [way, origin] of cases) {
       const config = await get('/api/config', way);
@@ -232,7 +348,9 @@ describe.each(kinds)('in production, a host that is no configured origin\'s on %
       expect(discovered.json().token_endpoint).toBe(`${origin}/oidc/token`);
     }
     const signIn = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': 'prod-device-0001', host: 'account.tessera.be' },
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': 'prod-device-0001', host: 'account.tessera.be' },
       payload: { username: 'nobody@example.be', password: DEMO_PASSWORD },
     });
     expect(signIn.statusCode).toBe(400);
@@ -241,7 +359,11 @@ describe.each(kinds)('in production, a host that is no configured origin\'s on %
 });
 
 describe('selecting the configured origin', () => {
-  const config = loadConfig({ NODE_ENV: 'test', PUBLIC_ORIGIN_BE: 'https://account.tessera.be', PUBLIC_ORIGIN_LU: 'https://account.tessera.lu:8443' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PUBLIC_ORIGIN_BE: 'https://account.tessera.be',
+    PUBLIC_ORIGIN_LU: 'https://account.tessera.lu:8443',
+  });
 
   it('takes the host name of a Host header, in lower case, without its port', () => {
     expect(hostnameOf('Account.Tessera.BE:443')).toBe('account.tessera.be');
@@ -250,7 +372,11 @@ describe('selecting the configured origin', () => {
   });
 
   it('matches a configured origin by host name only, and never returns what the request named', () => {
-    expect(configuredOriginOf(config, 'account.tessera.lu')).toEqual({ variant: 'lu', origin: 'https://account.tessera.lu:8443', host: 'account.tessera.lu:8443' });
+    expect(configuredOriginOf(config, 'account.tessera.lu')).toEqual({
+      variant: 'lu',
+      origin: 'https://account.tessera.lu:8443',
+      host: 'account.tessera.lu:8443',
+    });
     expect(configuredOriginOf(config, 'account.tessera.be:8080')?.origin).toBe('https://account.tessera.be');
     for (const host of [EVIL, 'account.tessera.be.evil.example', 'tessera.be', '', 'account.tessera.be@evil.example']) {
       expect(configuredOriginOf(config, host), host).toBeNull();

@@ -42,13 +42,19 @@ export function hostnameOf(host: string | undefined): string {
 
 /** The configured origin whose host name a Host header's value names, if any (the port is not compared:
  * it is never copied either, and a proxy may or may not pass it on). */
-export function configuredOriginOf(config: Pick<Config, 'publicOrigins'>, host: string | undefined): PublicOrigin | null {
+export function configuredOriginOf(
+  config: Pick<Config, 'publicOrigins'>,
+  host: string | undefined,
+): PublicOrigin | null {
   return originsOf(config.publicOrigins).byName.get(hostnameOf(host)) ?? null;
 }
 
 /** The origin serving a request. In production an unconfigured host never gets here (421, below);
  * in development and test it falls back to the Belgian origin (tests speak to 127.0.0.1). */
-export function publicOriginOf(config: Pick<Config, 'publicOrigins'>, request: Pick<FastifyRequest, 'host'>): PublicOrigin {
+export function publicOriginOf(
+  config: Pick<Config, 'publicOrigins'>,
+  request: Pick<FastifyRequest, 'host'>,
+): PublicOrigin {
   return configuredOriginOf(config, request.host) ?? originsOf(config.publicOrigins).be;
 }
 

@@ -5,7 +5,15 @@ import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../test
 
 const kinds = await databaseKinds();
 
-describe.each(kinds.flatMap((kind) => [[kind, '1'], [kind, '127.0.0.1']] as const))('TRUST_PROXY on %s set to %s', (kind, trustProxy) => {
+describe.each(
+  kinds.flatMap(
+    (kind) =>
+      [
+        [kind, '1'],
+        [kind, '127.0.0.1'],
+      ] as const,
+  ),
+)('TRUST_PROXY on %s set to %s', (kind, trustProxy) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(kind, { TRUST_PROXY: trustProxy, LOGIN_MAX_FAILS_PER_IP: '3' });
@@ -13,14 +21,21 @@ describe.each(kinds.flatMap((kind) => [[kind, '1'], [kind, '127.0.0.1']] as cons
   afterAll(async () => server?.stop());
 
   // inject() connects from 127.0.0.1: the one trusted proxy, which appended the address it saw.
-  const failedSignIn = (n: number, forwardedFor: string) => server.app.inject({
-    method: 'POST', url: '/api/token', headers: { ...DEVICE, 'x-forwarded-for': forwardedFor },
-    payload: { username: `nobody${n}@example.com`, password: 'not-the-password' },
-  });
+  const failedSignIn = (n: number, forwardedFor: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { ...DEVICE, 'x-forwarded-for': forwardedFor },
+      payload: { username: `nobody${n}@example.com`, password: 'not-the-password' },
+    });
 
   it('counts failures against the address the proxy added, whatever the client forged before it', async () => {
     for (let i = 0; i < 3; i++) expect((await failedSignIn(i, `6.6.6.${i}, 1.2.3.4`)).statusCode).toBe(400);
-    const events = await server.ctx.db.selectFrom('security_events').select('ip').where('type', '=', 'login_failed').execute();
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select('ip')
+      .where('type', '=', 'login_failed')
+      .execute();
     expect(new Set(events.map((e) => e.ip))).toEqual(new Set(['1.2.3.4']));
     const blocked = await failedSignIn(3, '6.6.6.99, 1.2.3.4');
     expect(blocked.statusCode).toBe(429);
@@ -47,12 +62,18 @@ describe.each(kinds)('without TRUST_PROXY on %s', (kind) => {
   it('ignores X-Forwarded-For and counts the connecting address', async () => {
     for (let i = 0; i < 2; i++) {
       const res = await server.app.inject({
-        method: 'POST', url: '/api/token', headers: { ...DEVICE, 'x-forwarded-for': `6.6.6.${i}` },
+        method: 'POST',
+        url: '/api/token',
+        headers: { ...DEVICE, 'x-forwarded-for': `6.6.6.${i}` },
         payload: { username: `nobody${i}@example.com`, password: 'not-the-password' },
       });
       expect(res.statusCode).toBe(400);
     }
-    const events = await server.ctx.db.selectFrom('security_events').select('ip').where('type', '=', 'login_failed').execute();
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select('ip')
+      .where('type', '=', 'login_failed')
+      .execute();
     expect(new Set(events.map((e) => e.ip))).toEqual(new Set(['127.0.0.1']));
   });
 });

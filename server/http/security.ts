@@ -6,7 +6,9 @@ import type { Config } from '../config/index.ts';
 /** The content security policy: our own origin only (and https images, for partners' logos). `styles` adds the hashes of inline style
  * elements a page carries (server/spa/page.ts inlines the stylesheet into the page). */
 export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extra: { styles?: string[] } = {}): string {
-  const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null].filter(Boolean).join(' ');
+  const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null]
+    .filter(Boolean)
+    .join(' ');
   return [
     "default-src 'self'",
     "script-src 'self'",

@@ -19,12 +19,19 @@ describe('a body that never finishes', () => {
     const socket = connect(port, '127.0.0.1');
     const started = Date.now();
     let received = '';
-    socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
-    socket.write('POST /api/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
-      + 'X-Device-Id: test-device-0001\r\nContent-Length: 1000\r\n\r\n{"username":');
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    socket.write(
+      'POST /api/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+        'X-Device-Id: test-device-0001\r\nContent-Length: 1000\r\n\r\n{"username":',
+    );
     const outcome = await new Promise<'closed' | 'still open'>((resolve) => {
       const timer = setTimeout(() => resolve('still open'), 8000);
-      socket.on('close', () => { clearTimeout(timer); resolve('closed'); });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve('closed');
+      });
     });
     socket.destroy();
     expect(outcome).toBe('closed');

@@ -22,12 +22,18 @@ const flag = (on: boolean): Flag => (on ? 1 : 0);
 export type NewUser = {
   /** Chosen by the caller when it needs the id before the account exists (events, retries). */
   id?: string;
-  firstname: string; lastname: string; language: string;
+  firstname: string;
+  lastname: string;
+  language: string;
   /** The default email and phone, already proven. */
-  email: string; phone: string;
-  user_id: string | null; customer_user_id: string | null; fridom_user_id: string | null;
+  email: string;
+  phone: string;
+  user_id: string | null;
+  customer_user_id: string | null;
+  fridom_user_id: string | null;
   password_status: number;
-  mfa_forced: boolean; mfa_customer: boolean;
+  mfa_forced: boolean;
+  mfa_customer: boolean;
   national_register_number?: string | null;
   /** The first password, hashed already: hashing is slow and stays out of transactions. */
   passwordHash: string;
@@ -40,16 +46,38 @@ export async function createUser(db: Db, user: NewUser): Promise<string> {
   const id = user.id ?? newId();
   const now = user.now ?? nowIso();
   const write = async (trx: Db) => {
-    await trx.insertInto('users').values({
-      id, firstname: user.firstname, lastname: user.lastname, birthdate: null, gender: null, language: user.language,
-      user_id: user.user_id, customer_user_id: user.customer_user_id, fridom_user_id: user.fridom_user_id,
-      password_status: user.password_status, last_password_change: now,
-      mfa_forced: flag(user.mfa_forced), mfa_customer: flag(user.mfa_customer), has_sso: 0, sso_only: 0,
-      national_register_number: user.national_register_number ?? null,
-      created_at: now, updated_at: now, closed_at: null,
-    }).execute();
-    await trx.insertInto('user_emails').values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now }).execute();
-    await trx.insertInto('user_phones').values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now }).execute();
+    await trx
+      .insertInto('users')
+      .values({
+        id,
+        firstname: user.firstname,
+        lastname: user.lastname,
+        birthdate: null,
+        gender: null,
+        language: user.language,
+        user_id: user.user_id,
+        customer_user_id: user.customer_user_id,
+        fridom_user_id: user.fridom_user_id,
+        password_status: user.password_status,
+        last_password_change: now,
+        mfa_forced: flag(user.mfa_forced),
+        mfa_customer: flag(user.mfa_customer),
+        has_sso: 0,
+        sso_only: 0,
+        national_register_number: user.national_register_number ?? null,
+        created_at: now,
+        updated_at: now,
+        closed_at: null,
+      })
+      .execute();
+    await trx
+      .insertInto('user_emails')
+      .values({ id: newId(), user_id: id, value: user.email, is_default: 1, verified: 1, created_at: now })
+      .execute();
+    await trx
+      .insertInto('user_phones')
+      .values({ id: newId(), user_id: id, value: user.phone, is_default: 1, verified: 1, created_at: now })
+      .execute();
     await insertPassword(trx, id, user.passwordHash, now);
   };
   await (db.isTransaction ? write(db) : db.transaction().execute(write));
@@ -63,12 +91,17 @@ export async function languageOf(db: Db, userId: string): Promise<string> {
 
 /** The account an email or phone belongs to, if any. */
 export async function contactOwner(db: Db, kind: ContactKind, value: string): Promise<string | undefined> {
-  return (await db.selectFrom(contactTable(kind)).select('user_id').where('value', '=', value).executeTakeFirst())?.user_id;
+  return (await db.selectFrom(contactTable(kind)).select('user_id').where('value', '=', value).executeTakeFirst())
+    ?.user_id;
 }
 
 /** A platform id another account holds stays with it, and so does one that is an alias of an
  * account merged away (it leads to the survivor): a new account goes without (null). */
-export async function unclaimedPlatformId(db: Db, column: PlatformIdColumn, value: string | null): Promise<string | null> {
+export async function unclaimedPlatformId(
+  db: Db,
+  column: PlatformIdColumn,
+  value: string | null,
+): Promise<string | null> {
   if (!value) return null;
   const holder = await db.selectFrom('users').select('id').where(column, '=', value).executeTakeFirst();
   return holder || (await resolveAlias(db, column, value)) ? null : value;
@@ -79,39 +112,79 @@ export async function unclaimedPlatformId(db: Db, column: PlatformIdColumn, valu
  * account loses here: false means someone else holds it, and nothing was written. */
 export async function addVerifiedContact(trx: Db, userId: string, kind: ContactKind, value: string): Promise<boolean> {
   const table = contactTable(kind);
-  const hasContacts = (await trx.selectFrom(table).select('id').where('user_id', '=', userId).limit(1).execute()).length > 0;
-  await trx.insertInto(table).values({ id: newId(), user_id: userId, value, is_default: hasContacts ? 0 : 1, verified: 1, created_at: nowIso() })
-    .onConflict((c) => c.column('value').doNothing()).execute();
-  const contact = await trx.selectFrom(table).select(['id', 'user_id', 'verified']).where('value', '=', value).executeTakeFirstOrThrow();
+  const hasContacts =
+    (await trx.selectFrom(table).select('id').where('user_id', '=', userId).limit(1).execute()).length > 0;
+  await trx
+    .insertInto(table)
+    .values({ id: newId(), user_id: userId, value, is_default: hasContacts ? 0 : 1, verified: 1, created_at: nowIso() })
+    .onConflict((c) => c.column('value').doNothing())
+    .execute();
+  const contact = await trx
+    .selectFrom(table)
+    .select(['id', 'user_id', 'verified'])
+    .where('value', '=', value)
+    .executeTakeFirstOrThrow();
   if (contact.user_id !== userId) return false;
   if (contact.verified !== 1) await trx.updateTable(table).set({ verified: 1 }).where('id', '=', contact.id).execute();
   return true;
 }
 
 export type LoginCandidate = {
-  userId: string; passwordHash: string | null; passwordStatus: number;
+  userId: string;
+  passwordHash: string | null;
+  passwordStatus: number;
   /** Set by operators: the account signs in with Microsoft only. */
   ssoOnly: boolean;
   /** What decides the sign-in's next step, read with the account so that it costs no query of its own. */
   secondFactor: EnrolmentFacts;
 };
 
-type LoginRow = EnrolmentColumns & { userId: string; passwordStatus: number; passwordHash: string | null; ssoOnly: number };
+type LoginRow = EnrolmentColumns & {
+  userId: string;
+  passwordStatus: number;
+  passwordHash: string | null;
+  ssoOnly: number;
+};
 
 /** The look-up, by email and by phone, compiled once per database: every sign-in runs it. */
 function loginQueries(db: Db) {
   const build = (kind: ContactKind) => {
     const table = contactTable(kind);
-    return prepared(db, (q, value: string) => q.selectFrom(table)
-      .innerJoin('users', 'users.id', `${table}.user_id`)
-      .select(['users.id as userId', 'users.password_status as passwordStatus', 'users.sso_only as ssoOnly', 'users.mfa_forced', 'users.mfa_customer', 'users.mfa_offer_later_until'])
-      .select((eb) => eb.selectFrom('passwords').select('passwords.hash')
-        .whereRef('passwords.user_id', '=', 'users.id')
-        .orderBy('passwords.created_at', 'desc').limit(1).as('passwordHash'))
-      .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
-      .where(`${table}.value`, '=', value)
-      // A merge moves every contact off the account it closes; this holds even for one that did not.
-      .where('users.closed_at', 'is', null) as unknown as Compilable<LoginRow>, 1);
+    return prepared(
+      db,
+      (q, value: string) =>
+        q
+          .selectFrom(table)
+          .innerJoin('users', 'users.id', `${table}.user_id`)
+          .select([
+            'users.id as userId',
+            'users.password_status as passwordStatus',
+            'users.sso_only as ssoOnly',
+            'users.mfa_forced',
+            'users.mfa_customer',
+            'users.mfa_offer_later_until',
+          ])
+          .select((eb) =>
+            eb
+              .selectFrom('passwords')
+              .select('passwords.hash')
+              .whereRef('passwords.user_id', '=', 'users.id')
+              .orderBy('passwords.created_at', 'desc')
+              .limit(1)
+              .as('passwordHash'),
+          )
+          .select((eb) =>
+            eb
+              .exists(
+                eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id'),
+              )
+              .as('enrolled'),
+          )
+          .where(`${table}.value`, '=', value)
+          // A merge moves every contact off the account it closes; this holds even for one that did not.
+          .where('users.closed_at', 'is', null) as unknown as Compilable<LoginRow>,
+      1,
+    );
   };
   return { email: build('email'), phone: build('phone') };
 }
@@ -120,16 +193,30 @@ const loginQueriesFor = perDatabase(loginQueries);
 /** The account with this login name (a normalised email or phone), with its current password. */
 export async function findByLoginName(db: Db, kind: ContactKind, value: string): Promise<LoginCandidate | null> {
   const [row] = await loginQueriesFor(db)[kind](value);
-  return row ? {
-    userId: row.userId, passwordHash: row.passwordHash ?? null, passwordStatus: row.passwordStatus, ssoOnly: Number(row.ssoOnly) === 1,
-    secondFactor: enrolmentFacts(row),
-  } : null;
+  return row
+    ? {
+        userId: row.userId,
+        passwordHash: row.passwordHash ?? null,
+        passwordStatus: row.passwordStatus,
+        ssoOnly: Number(row.ssoOnly) === 1,
+        secondFactor: enrolmentFacts(row),
+      }
+    : null;
 }
 
 /** Refuses a password the user had among their last PASSWORD_HISTORY ones (password_reused). */
-export async function assertNotRecent(deps: { db: Db; hasher: PasswordHasher; config: Pick<Config, 'passwordHistory'> }, userId: string, password: string): Promise<void> {
-  const history = await deps.db.selectFrom('passwords').select('hash').where('user_id', '=', userId)
-    .orderBy('created_at', 'desc').limit(deps.config.passwordHistory).execute();
+export async function assertNotRecent(
+  deps: { db: Db; hasher: PasswordHasher; config: Pick<Config, 'passwordHistory'> },
+  userId: string,
+  password: string,
+): Promise<void> {
+  const history = await deps.db
+    .selectFrom('passwords')
+    .select('hash')
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .limit(deps.config.passwordHistory)
+    .execute();
   for (const { hash } of history) {
     if (await deps.hasher.verify(hash, password)) throw new ApiError('password_reused');
   }
@@ -139,7 +226,11 @@ export async function assertNotRecent(deps: { db: Db; hasher: PasswordHasher; co
  * password good again (no longer weak). Sessions are the caller's business. */
 export async function recordPassword(trx: Db, userId: string, hash: string, now = nowIso()): Promise<void> {
   await insertPassword(trx, userId, hash, now);
-  await trx.updateTable('users').set({ password_status: 0, last_password_change: now, updated_at: now }).where('id', '=', userId).execute();
+  await trx
+    .updateTable('users')
+    .set({ password_status: 0, last_password_change: now, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
 }
 
 async function insertPassword(db: Db, userId: string, hash: string, now: string): Promise<void> {
@@ -149,7 +240,12 @@ async function insertPassword(db: Db, userId: string, hash: string, now: string)
 /** The account's current password (the newest), if it has one: its row, so that a change can check
  * in its transaction that the password it verified is still the current one. */
 export async function currentPassword(db: Db, userId: string): Promise<{ id: string; hash: string } | null> {
-  const row = await db.selectFrom('passwords').select(['id', 'hash']).where('user_id', '=', userId)
-    .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('passwords')
+    .select(['id', 'hash'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row ?? null;
 }

@@ -8,6 +8,11 @@ export type AliasKind = 'sub' | 'user_id' | 'customer_user_id' | 'fridom_user_id
 
 /** The account an alias leads to, or null when the value is no alias. */
 export async function resolveAlias(db: Db, kind: AliasKind, value: string): Promise<string | null> {
-  const row = await db.selectFrom('account_aliases').select('user_id').where('kind', '=', kind).where('value', '=', value).executeTakeFirst();
+  const row = await db
+    .selectFrom('account_aliases')
+    .select('user_id')
+    .where('kind', '=', kind)
+    .where('value', '=', value)
+    .executeTakeFirst();
   return row?.user_id ?? null;
 }

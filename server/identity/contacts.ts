@@ -21,15 +21,33 @@ export async function detachContact(trx: Db, userId: string, kind: ContactKind, 
   const methods = await methodsOf(trx, userId);
   const behind = methodsBehind(methods, kind, value);
   if (behind.length > 0) {
-    await trx.deleteFrom('mfa_methods').where('id', 'in', behind.map((m) => m.id)).execute();
+    await trx
+      .deleteFrom('mfa_methods')
+      .where(
+        'id',
+        'in',
+        behind.map((m) => m.id),
+      )
+      .execute();
     if (behind.some((m) => m.is_primary === 1)) {
       const next = methods.find((m) => !behind.includes(m) && m.method !== 'totpRecovery');
       if (next) await setPrimary(trx, userId, next.id);
     }
   }
-  const removed = await trx.deleteFrom(table).where('user_id', '=', userId).where('value', '=', value).returning('is_default').executeTakeFirst();
+  const removed = await trx
+    .deleteFrom(table)
+    .where('user_id', '=', userId)
+    .where('value', '=', value)
+    .returning('is_default')
+    .executeTakeFirst();
   if (removed?.is_default === 1) {
-    const oldest = await trx.selectFrom(table).select('id').where('user_id', '=', userId).orderBy('created_at').limit(1).executeTakeFirst();
+    const oldest = await trx
+      .selectFrom(table)
+      .select('id')
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
     if (oldest) await trx.updateTable(table).set({ is_default: 1 }).where('id', '=', oldest.id).execute();
   }
 }

@@ -13,10 +13,18 @@ export const OFFER_TICKET = 'fuzzion';
 
 /** After the code sent to an address or number being added came back: where another account holds
  * it, the offer to merge (or decline), with that code kept as its first proof; else null. */
-export async function offerAfterCode(ctx: AppContext, userId: string, kind: ContactKind, target: string): Promise<FuzzionTicket | null> {
+export async function offerAfterCode(
+  ctx: AppContext,
+  userId: string,
+  kind: ContactKind,
+  target: string,
+): Promise<FuzzionTicket | null> {
   const otherId = await contactOwner(ctx.db, kind, target);
   if (!otherId || otherId === userId) return null;
   const payload = await issueTicket(ctx.db, userId, OFFER_TICKET, ctx.config.mfa.codeTtlSeconds, { kind, target });
-  await ctx.db.insertInto('fuzzion_proofs').values({ ticket_hash: hashToken(payload), proof: 'code', other_user_id: otherId, proven_at: nowIso() }).execute();
+  await ctx.db
+    .insertInto('fuzzion_proofs')
+    .values({ ticket_hash: hashToken(payload), proof: 'code', other_user_id: otherId, proven_at: nowIso() })
+    .execute();
   return { payload, kind, target };
 }

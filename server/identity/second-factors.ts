@@ -9,12 +9,29 @@ import { ApiError } from '../http/errors.ts';
 import { lockUser } from '../db/locks.ts';
 import { describeMethod, sendsCodes } from '../methods/index.ts';
 
-export type MfaMethodRow = { id: number; user_id: string; method: string; target: string | null; secret: string | null; is_primary: number; last_step: number | null };
+export type MfaMethodRow = {
+  id: number;
+  user_id: string;
+  method: string;
+  target: string | null;
+  secret: string | null;
+  is_primary: number;
+  last_step: number | null;
+};
 
 export async function methodsOf(db: Db, userId: string): Promise<MfaMethodRow[]> {
-  const rows = await db.selectFrom('mfa_methods').select(['id', 'user_id', 'method', 'target', 'secret', 'is_primary', 'last_step'])
-    .where('user_id', '=', userId).orderBy('is_primary', 'desc').orderBy('created_at').execute();
-  return rows.map((row) => ({ ...row, id: Number(row.id), last_step: row.last_step === null ? null : Number(row.last_step) }));
+  const rows = await db
+    .selectFrom('mfa_methods')
+    .select(['id', 'user_id', 'method', 'target', 'secret', 'is_primary', 'last_step'])
+    .where('user_id', '=', userId)
+    .orderBy('is_primary', 'desc')
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    last_step: row.last_step === null ? null : Number(row.last_step),
+  }));
 }
 
 export async function methodOf(db: Db, userId: string, id: number): Promise<MfaMethodRow | null> {
@@ -35,20 +52,43 @@ export function addable(methods: MfaMethodRow[]): Array<{ id: number; method: Mf
 
 /** Adds a method and returns its id: a random positive number (portable, not guessable in order).
  * Adding a kind and target the user already has returns the existing method. */
-export async function addMethod(db: Db, input: {
-  userId: string; method: string; target?: string | null; secret?: string | null; primary?: boolean; lastStep?: number | null;
-}): Promise<number> {
+export async function addMethod(
+  db: Db,
+  input: {
+    userId: string;
+    method: string;
+    target?: string | null;
+    secret?: string | null;
+    primary?: boolean;
+    lastStep?: number | null;
+  },
+): Promise<number> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const id = randomInt(1, 2 ** 31 - 1);
     // DO NOTHING rather than an error: a failed statement would abort a PostgreSQL transaction.
-    const inserted = await db.insertInto('mfa_methods').values({
-      id, user_id: input.userId, method: input.method, target: input.target ?? null, secret: input.secret ?? null,
-      is_primary: input.primary ? 1 : 0, last_step: input.lastStep ?? null, created_at: nowIso(),
-    }).onConflict((c) => c.doNothing()).executeTakeFirst();
+    const inserted = await db
+      .insertInto('mfa_methods')
+      .values({
+        id,
+        user_id: input.userId,
+        method: input.method,
+        target: input.target ?? null,
+        secret: input.secret ?? null,
+        is_primary: input.primary ? 1 : 0,
+        last_step: input.lastStep ?? null,
+        created_at: nowIso(),
+      })
+      .onConflict((c) => c.doNothing())
+      .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return id;
     if (input.target) {
-      const same = await db.selectFrom('mfa_methods').select('id').where('user_id', '=', input.userId)
-        .where('method', '=', input.method).where('target', '=', input.target).executeTakeFirst();
+      const same = await db
+        .selectFrom('mfa_methods')
+        .select('id')
+        .where('user_id', '=', input.userId)
+        .where('method', '=', input.method)
+        .where('target', '=', input.target)
+        .executeTakeFirst();
       if (same) return Number(same.id);
     }
   }
@@ -61,7 +101,10 @@ const isEmailOrSms = (m: { method: string }) => m.method === 'email' || m.method
 /** Removes a method, keeping the account's rules: the last email or SMS method stays, a forced
  * account keeps a second factor, and a primary is always left (the named one, else the backup:
  * the oldest email or phone method, else the oldest other). */
-export async function removeMethod(db: Db, input: { userId: string; id: number; newPrimary?: number; forced: boolean }): Promise<MfaMethodRow> {
+export async function removeMethod(
+  db: Db,
+  input: { userId: string; id: number; newPrimary?: number; forced: boolean },
+): Promise<MfaMethodRow> {
   return db.transaction().execute(async (trx) => {
     // The rules count the account's methods: the count must be the one the deletion acts on, so
     // thirty simultaneous deletions of two methods leave one.
@@ -82,7 +125,11 @@ export async function removeMethod(db: Db, input: { userId: string; id: number; 
     await trx.deleteFrom('mfa_methods').where('id', '=', method.id).execute();
     if (method.method === 'totp') {
       // The keys stand in for the authenticator: they go with it.
-      await trx.deleteFrom('mfa_methods').where('user_id', '=', input.userId).where('method', '=', 'totpRecovery').execute();
+      await trx
+        .deleteFrom('mfa_methods')
+        .where('user_id', '=', input.userId)
+        .where('method', '=', 'totpRecovery')
+        .execute();
       await trx.deleteFrom('recovery_keys').where('user_id', '=', input.userId).execute();
     }
     if (primary) await setPrimary(trx, input.userId, primary.id);
@@ -92,8 +139,18 @@ export async function removeMethod(db: Db, input: { userId: string; id: number; 
 
 /** Makes one method the user's only primary. */
 export async function setPrimary(db: Db, userId: string, id: number): Promise<void> {
-  await db.updateTable('mfa_methods').set({ is_primary: 0 }).where('user_id', '=', userId).where('id', '!=', id).execute();
-  await db.updateTable('mfa_methods').set({ is_primary: 1 }).where('id', '=', id).where('user_id', '=', userId).execute();
+  await db
+    .updateTable('mfa_methods')
+    .set({ is_primary: 0 })
+    .where('user_id', '=', userId)
+    .where('id', '!=', id)
+    .execute();
+  await db
+    .updateTable('mfa_methods')
+    .set({ is_primary: 1 })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /** Makes a method the primary one, one change at a time per account (as removeMethod does). */

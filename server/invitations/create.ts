@@ -28,7 +28,8 @@ export type InvitationInput = {
   code?: string;
 };
 
-export type InvitationField = 'email' | 'firstname' | 'lastname' | 'language' | 'company' | 'userId' | 'customerUserId' | 'fridomUserId' | 'days';
+export type InvitationField =
+  'email' | 'firstname' | 'lastname' | 'language' | 'company' | 'userId' | 'customerUserId' | 'fridomUserId' | 'days';
 
 /** A value of the input is not acceptable; `field` names it. */
 export class InvitationInputError extends Error {
@@ -64,19 +65,25 @@ export function checkInvitationInput(input: InvitationInput): CheckedInvitation 
   let language: Locale | null = null;
   if (input.language != null && input.language.trim() !== '') {
     language = LOCALE_BY_KEY.get(input.language.trim().toLowerCase().replace('-', '_')) ?? null;
-    if (!language) throw new InvitationInputError('language', `"${input.language}" is not one of ${LOCALES.join(', ')}`);
+    if (!language)
+      throw new InvitationInputError('language', `"${input.language}" is not one of ${LOCALES.join(', ')}`);
   }
 
   const days = input.days ?? DEFAULT_INVITATION_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_INVITATION_DAYS) {
-    throw new InvitationInputError('days', `must be a whole number of days from 1 to ${MAX_INVITATION_DAYS} (got ${days})`);
+    throw new InvitationInputError(
+      'days',
+      `must be a whole number of days from 1 to ${MAX_INVITATION_DAYS} (got ${days})`,
+    );
   }
 
   const text = (field: 'firstname' | 'lastname' | 'company' | 'userId' | 'customerUserId' | 'fridomUserId') => {
     const value = input[field]?.trim() ?? '';
-    if ([...value].length > MAX_TEXT_LENGTH) throw new InvitationInputError(field, `is longer than ${MAX_TEXT_LENGTH} characters`);
+    if ([...value].length > MAX_TEXT_LENGTH)
+      throw new InvitationInputError(field, `is longer than ${MAX_TEXT_LENGTH} characters`);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new InvitationInputError(field, 'contains a line break or another control character');
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      throw new InvitationInputError(field, 'contains a line break or another control character');
     return value === '' ? null : value;
   };
 
@@ -96,20 +103,29 @@ export function checkInvitationInput(input: InvitationInput): CheckedInvitation 
 }
 
 /** Stores a new invitation; gives its code, which exists nowhere else (only its keyed hash is stored). */
-export async function createInvitation(db: Db, secretKey: string, input: InvitationInput, now = Date.now()): Promise<{ id: string; code: string; email: string; expiresAt: string }> {
+export async function createInvitation(
+  db: Db,
+  secretKey: string,
+  input: InvitationInput,
+  now = Date.now(),
+): Promise<{ id: string; code: string; email: string; expiresAt: string }> {
   const { days, ...values } = checkInvitationInput(input);
-  if (input.code !== undefined && !isInvitationCode(input.code)) throw new Error(`"${input.code}" is not an invitation code`);
+  if (input.code !== undefined && !isInvitationCode(input.code))
+    throw new Error(`"${input.code}" is not an invitation code`);
   const code = input.code ?? newInvitationCode();
   const id = crypto.randomUUID();
   const expiresAt = nowIso(now + days * 86_400_000);
-  await db.insertInto('invitations').values({
-    id,
-    code_hash: invitationCodeHash(secretKey, code),
-    ...values,
-    expires_at: expiresAt,
-    used_at: null,
-    used_by: null,
-    created_at: nowIso(now),
-  }).execute();
+  await db
+    .insertInto('invitations')
+    .values({
+      id,
+      code_hash: invitationCodeHash(secretKey, code),
+      ...values,
+      expires_at: expiresAt,
+      used_at: null,
+      used_by: null,
+      created_at: nowIso(now),
+    })
+    .execute();
   return { id, code, email: values.email, expiresAt };
 }

@@ -23,20 +23,38 @@ export type LoginOutcome =
 
 export const WEAK_PASSWORD_TICKET_SECONDS = 900;
 
-export async function authenticate(deps: {
-  db: Db; hasher: PasswordHasher; limiters: Limiters;
-  /** Whether the CAPTCHA is on; then a solution is checked once this account failed `afterFailures`
-   * times from this address (0: never), and past the account's ceiling at the level it needs. */
-  captcha: { enabled: boolean; afterFailures: number; assert(payload: string | undefined, level: CaptchaLevel): Promise<void> };
-}, input: {
-  username: string; password: string; variant: Variant; ip: string; deviceKey: string; captcha?: string;
-}): Promise<LoginOutcome> {
+export async function authenticate(
+  deps: {
+    db: Db;
+    hasher: PasswordHasher;
+    limiters: Limiters;
+    /** Whether the CAPTCHA is on; then a solution is checked once this account failed `afterFailures`
+     * times from this address (0: never), and past the account's ceiling at the level it needs. */
+    captcha: {
+      enabled: boolean;
+      afterFailures: number;
+      assert(payload: string | undefined, level: CaptchaLevel): Promise<void>;
+    };
+  },
+  input: {
+    username: string;
+    password: string;
+    variant: Variant;
+    ip: string;
+    deviceKey: string;
+    captcha?: string;
+  },
+): Promise<LoginOutcome> {
   const { db, hasher, limiters } = deps;
   const name = loginName(input.username, input.variant);
   // Known or not, the name is looked up first: the same work either way. A known account is counted
   // by its id, so failures by email and by phone add up (NIST counts per account).
   const candidate = name ? await findByLoginName(db, name.kind, name.value) : null;
-  const accountKey = candidate ? `user:${candidate.userId}` : name ? `${name.kind}:${name.value}` : `raw:${input.username.trim().toLowerCase()}`;
+  const accountKey = candidate
+    ? `user:${candidate.userId}`
+    : name
+      ? `${name.kind}:${name.value}`
+      : `raw:${input.username.trim().toLowerCase()}`;
   const userIpKey = `${accountKey}|${input.ip}`;
 
   const counts = await Promise.all([standing(limiters.userIp, userIpKey), standing(limiters.ip, input.ip)]);
@@ -56,13 +74,24 @@ export async function authenticate(deps: {
     });
   }
 
-  const { right: ok } = await password.verify({ hasher }, { passwordHash: candidate?.passwordHash ?? null }, input.password);
+  const { right: ok } = await password.verify(
+    { hasher },
+    { passwordHash: candidate?.passwordHash ?? null },
+    input.password,
+  );
 
   if (!ok || !candidate) {
     const [pairWait, ipWait, next] = await Promise.all([
-      spend(limiters.userIp, userIpKey), spend(limiters.ip, input.ip), countFailure(limiters, 'account', accountKey),
+      spend(limiters.userIp, userIpKey),
+      spend(limiters.ip, input.ip),
+      countFailure(limiters, 'account', accountKey),
     ]);
-    await recordEvent(db, { type: 'login_failed', userId: candidate?.userId ?? null, ip: input.ip, deviceKey: input.deviceKey });
+    await recordEvent(db, {
+      type: 'login_failed',
+      userId: candidate?.userId ?? null,
+      ip: input.ip,
+      deviceKey: input.deviceKey,
+    });
     const wait = Math.max(pairWait, ipWait);
     if (wait > 0) throw ApiError.tooMany(wait);
     const nextLevel = enabled ? next : 0;
@@ -82,12 +111,23 @@ export async function authenticate(deps: {
   // An account operators keep to Microsoft sign-in: said only to whoever typed its right password,
   // so a stranger learns nothing a wrong password would not tell.
   if (candidate.ssoOnly) {
-    await recordEvent(db, { type: 'login_failed', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey, detail: { reason: 'sso_required' } });
+    await recordEvent(db, {
+      type: 'login_failed',
+      userId: candidate.userId,
+      ip: input.ip,
+      deviceKey: input.deviceKey,
+      detail: { reason: 'sso_required' },
+    });
     throw new ApiError('sso_required');
   }
   if (candidate.passwordStatus === 1 || candidate.passwordStatus === 2) {
     const payload = await issueTicket(db, candidate.userId, 'weak_password', WEAK_PASSWORD_TICKET_SECONDS);
-    await recordEvent(db, { type: 'login_weak_password', userId: candidate.userId, ip: input.ip, deviceKey: input.deviceKey });
+    await recordEvent(db, {
+      type: 'login_weak_password',
+      userId: candidate.userId,
+      ip: input.ip,
+      deviceKey: input.deviceKey,
+    });
     return { kind: 'weak_password', userId: candidate.userId, payload };
   }
   return { kind: 'success', userId: candidate.userId, secondFactor: candidate.secondFactor };

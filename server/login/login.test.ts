@@ -7,7 +7,10 @@ const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 const weak = DEMO_USERS.find((u) => u.key === 'weak')!;
 
 async function count(server: TestServer, table: 'sessions' | 'security_events' | 'users' | 'tickets'): Promise<number> {
-  const row = await server.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.ctx.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -19,7 +22,12 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   afterAll(async () => server?.stop());
 
   const login = (username: string, password: string, extra: Record<string, string> = {}) =>
-    server.app.inject({ method: 'POST', url: '/api/token', headers: { ...DEVICE, ...extra }, payload: { username, password } });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { ...DEVICE, ...extra },
+      payload: { username, password },
+    });
 
   it('signs in by email, case-insensitively, and sets the auth cookie', async () => {
     const res = await login(emma.email.toUpperCase(), DEMO_PASSWORD);
@@ -38,10 +46,13 @@ describe.each(kinds)('sign-in on %s', (kind) => {
     expect(stored.map((s) => s.token_hash)).not.toContain(body.access_token);
   });
 
-  it.each(['0470 12 34 56', '+32 470/12.34.56', '0032470123456', '+32470123456'])('signs in by phone written as %s', async (phone) => {
-    const res = await login(phone, DEMO_PASSWORD);
-    expect(res.statusCode).toBe(200);
-  });
+  it.each(['0470 12 34 56', '+32 470/12.34.56', '0032470123456', '+32470123456'])(
+    'signs in by phone written as %s',
+    async (phone) => {
+      const res = await login(phone, DEMO_PASSWORD);
+      expect(res.statusCode).toBe(200);
+    },
+  );
 
   it('reads a Luxembourg local number in the Luxembourg variant', async () => {
     const res = await login('621 123 456', DEMO_PASSWORD, { host: 'account.lu.localhost:3000' });
@@ -52,8 +63,14 @@ describe.each(kinds)('sign-in on %s', (kind) => {
     let verifications = 0;
     const { hasher } = server.ctx;
     const original = { verify: hasher.verify, verifyDummy: hasher.verifyDummy };
-    hasher.verify = async (...args) => { verifications++; return original.verify(...args); };
-    hasher.verifyDummy = async (...args) => { verifications++; return original.verifyDummy(...args); };
+    hasher.verify = async (...args) => {
+      verifications++;
+      return original.verify(...args);
+    };
+    hasher.verifyDummy = async (...args) => {
+      verifications++;
+      return original.verifyDummy(...args);
+    };
     try {
       const wrong = await login('claire.dubois@example.com', 'not-the-password', { 'x-forwarded-for': '1' });
       const unknown = await login('nobody@example.com', 'not-the-password');
@@ -91,19 +108,46 @@ describe.each(kinds)('sign-in on %s', (kind) => {
 
   it('serves the profile with a bearer token or the cookie, default contacts first', async () => {
     const token = (await login(emma.email, DEMO_PASSWORD)).json().access_token;
-    await server.ctx.db.insertInto('user_emails').values({
-      id: crypto.randomUUID(), user_id: (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', emma.email).executeTakeFirstOrThrow()).user_id,
-      value: 'aaa.second@example.be', is_default: 0, verified: 0, created_at: '2000-01-01T00:00:00.000Z',
-    }).execute();
-    const byBearer = await server.app.inject({ method: 'GET', url: '/api/user', headers: { ...DEVICE, authorization: `Bearer ${token}` } });
-    const byCookie = await server.app.inject({ method: 'GET', url: '/api/user', headers: DEVICE, cookies: { tessera_token: token } });
+    await server.ctx.db
+      .insertInto('user_emails')
+      .values({
+        id: crypto.randomUUID(),
+        user_id: (
+          await server.ctx.db
+            .selectFrom('user_emails')
+            .select('user_id')
+            .where('value', '=', emma.email)
+            .executeTakeFirstOrThrow()
+        ).user_id,
+        value: 'aaa.second@example.be',
+        is_default: 0,
+        verified: 0,
+        created_at: '2000-01-01T00:00:00.000Z',
+      })
+      .execute();
+    const byBearer = await server.app.inject({
+      method: 'GET',
+      url: '/api/user',
+      headers: { ...DEVICE, authorization: `Bearer ${token}` },
+    });
+    const byCookie = await server.app.inject({
+      method: 'GET',
+      url: '/api/user',
+      headers: DEVICE,
+      cookies: { tessera_token: token },
+    });
     expect(byBearer.statusCode).toBe(200);
     expect(byCookie.json()).toEqual(byBearer.json());
     const profile = byBearer.json().data;
     expect(profile.firstname).toBe('Emma');
     expect(profile.email.map((e: { value: string }) => e.value)).toEqual([emma.email, 'aaa.second@example.be']);
     expect(profile.email[0]).toEqual({ value: emma.email, default: true, verified: true });
-    expect(profile).toMatchObject({ user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001', password_status: 0 });
+    expect(profile).toMatchObject({
+      user_id: 'U-1001',
+      customer_user_id: 'C-2001',
+      fridom_user_id: 'F-3001',
+      password_status: 0,
+    });
     expect(profile).not.toHaveProperty('password');
   });
 
@@ -120,7 +164,11 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   it('refuses expired sessions', async () => {
     const token = (await login(emma.email, DEMO_PASSWORD)).json().access_token;
     await server.ctx.db.updateTable('sessions').set({ expires_at: '2000-01-01T00:00:00.000Z' }).execute();
-    const res = await server.app.inject({ method: 'GET', url: '/api/user', headers: { ...DEVICE, authorization: `Bearer ${token}` } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/api/user',
+      headers: { ...DEVICE, authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().code).toBe('unauthorized');
   });
@@ -130,14 +178,28 @@ describe.each(kinds)('sign-in on %s', (kind) => {
     const cases = [
       { payload: '{"username":', headers: { 'content-type': 'application/json' }, status: 400, code: 'invalid_json' },
       { payload: { username: emma.email, password: 12345 }, status: 400, code: 'validation_failed' },
-      { payload: { username: emma.email, password: DEMO_PASSWORD, admin: true }, status: 400, code: 'validation_failed' },
+      {
+        payload: { username: emma.email, password: DEMO_PASSWORD, admin: true },
+        status: 400,
+        code: 'validation_failed',
+      },
       { payload: { username: emma.email }, status: 400, code: 'validation_failed' },
       { payload: { username: '', password: 'x' }, status: 400, code: 'validation_failed' },
       { payload: { username: emma.email, password: 'x'.repeat(20_000) }, status: 413, code: 'body_too_large' },
-      { payload: 'username=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, code: 'unsupported_media_type' },
+      {
+        payload: 'username=a&password=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        status: 415,
+        code: 'unsupported_media_type',
+      },
     ];
     for (const c of cases) {
-      const res = await server.app.inject({ method: 'POST', url: '/api/token', headers: { ...DEVICE, ...c.headers }, payload: c.payload });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { ...DEVICE, ...c.headers },
+        payload: c.payload,
+      });
       expect({ status: res.statusCode, code: res.json().code }).toEqual({ status: c.status, code: c.code });
       expect(typeof res.json().message).toBe('string');
     }
@@ -157,8 +219,20 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   });
 
   it('tells the variant, its languages and the registered redirect targets', async () => {
-    const be = (await server.app.inject({ method: 'GET', url: '/api/config', headers: { ...DEVICE, host: 'account.localhost:3000' } })).json();
-    const lu = (await server.app.inject({ method: 'GET', url: '/api/config', headers: { ...DEVICE, host: 'account.lu.localhost:3000' } })).json();
+    const be = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/config',
+        headers: { ...DEVICE, host: 'account.localhost:3000' },
+      })
+    ).json();
+    const lu = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/config',
+        headers: { ...DEVICE, host: 'account.lu.localhost:3000' },
+      })
+    ).json();
     expect(be).toMatchObject({ variant: 'be', defaultLocale: 'nl' });
     expect(be.locales.toSorted()).toEqual(['en', 'fr', 'nl']);
     expect(lu).toMatchObject({ variant: 'lu', defaultLocale: 'fr_LU', locales: ['fr_LU', 'en_LU'] });
@@ -175,13 +249,18 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   });
 
   it('reports readiness from the database', async () => {
-    expect((await server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect((await server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
+      status: 'ok',
+      checks: { database: 'ok' },
+    });
   });
 });
 
 describe.each(kinds)('maintenance on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind, { MAINTENANCE: 'true' }, { seed: false }); });
+  beforeAll(async () => {
+    server = await startTestServer(kind, { MAINTENANCE: 'true' }, { seed: false });
+  });
   afterAll(async () => server?.stop());
 
   it('answers every API call with 503 maintenance', async () => {

@@ -1,6 +1,12 @@
 // POST /token: password sign-in by email or phone.
 import type { FastifyInstance } from 'fastify';
-import { LoginRequest, TokenAnswer, WeakPasswordAnswer, MfaRequiredAnswer, type CaptchaLevel } from '../../contract/schemas.ts';
+import {
+  LoginRequest,
+  TokenAnswer,
+  WeakPasswordAnswer,
+  MfaRequiredAnswer,
+  type CaptchaLevel,
+} from '../../contract/schemas.ts';
 import { ERROR_MESSAGES } from '../../contract/errors.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
@@ -14,43 +20,68 @@ import { authenticate } from './authenticate.ts';
 import { assertCaptcha } from '../captcha/index.ts';
 
 export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
-  app.post<{ Body: LoginRequest }>('/token', {
-    schema: {
-      tags: ['login'],
-      summary: 'Sign in with an email or phone number and a password',
-      body: jsonSchema(LoginRequest),
-      response: { ...responses({ 200: TokenAnswer }), 401: jsonSchema(MfaRequiredAnswer),
-        // A weak password's renewal ticket, or sso_required (an account that signs in with Microsoft only).
-        403: { anyOf: [jsonSchema(WeakPasswordAnswer), errorSchema] } },
+  app.post<{ Body: LoginRequest }>(
+    '/token',
+    {
+      schema: {
+        tags: ['login'],
+        summary: 'Sign in with an email or phone number and a password',
+        body: jsonSchema(LoginRequest),
+        response: {
+          ...responses({ 200: TokenAnswer }),
+          401: jsonSchema(MfaRequiredAnswer),
+          // A weak password's renewal ticket, or sso_required (an account that signs in with Microsoft only).
+          403: { anyOf: [jsonSchema(WeakPasswordAnswer), errorSchema] },
+        },
+      },
     },
-  }, async (request, reply) => {
-    const deviceKey = deviceKeyOf(request);
-    const captcha = {
-      enabled: ctx.config.captcha.enabled, afterFailures: ctx.config.captcha.loginAfterFailures,
-      assert: (payload: string | undefined, level: CaptchaLevel) => assertCaptcha(ctx, payload, level),
-    };
-    const outcome = await authenticate({ ...ctx, captcha }, {
-      username: request.body.username,
-      password: request.body.password,
-      variant: variantOfHost(request.host),
-      ip: request.ip,
-      deviceKey,
-      ...(request.body.captcha ? { captcha: request.body.captcha } : {}),
-    });
-    if (outcome.kind === 'weak_password') {
-      return reply.code(403).send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });
-    }
-    // A second factor is needed unless this device was trusted after one. The account's look-up
-    // said whether it has one: an account without asks nothing more of the database.
-    const methods = outcome.secondFactor.enrolled ? await methodsOf(ctx.db, outcome.userId) : [];
-    if (methods.length > 0 && !(await isTrustedDevice(ctx.db, outcome.userId, deviceKey))) {
-      // The ticket remembers the client the sign-in is for: the session the code opens is for it too.
-      const payload = await issueTicket(ctx.db, outcome.userId, 'mfa_login', ctx.config.mfa.codeTtlSeconds,
-        request.body.client_id ? { client_id: request.body.client_id } : undefined);
-      return reply.code(401).send({ code: 'mfa_required', message: ERROR_MESSAGES.mfa_required, mfa: { payload, methods: methods.map(summary) } });
-    }
-    return completeSignIn(ctx, request, reply, {
-      userId: outcome.userId, clientId: request.body.client_id ?? null, viaMfa: false, enrolment: { ...outcome.secondFactor, enrolled: methods.length > 0 },
-    });
-  });
+    async (request, reply) => {
+      const deviceKey = deviceKeyOf(request);
+      const captcha = {
+        enabled: ctx.config.captcha.enabled,
+        afterFailures: ctx.config.captcha.loginAfterFailures,
+        assert: (payload: string | undefined, level: CaptchaLevel) => assertCaptcha(ctx, payload, level),
+      };
+      const outcome = await authenticate(
+        { ...ctx, captcha },
+        {
+          username: request.body.username,
+          password: request.body.password,
+          variant: variantOfHost(request.host),
+          ip: request.ip,
+          deviceKey,
+          ...(request.body.captcha ? { captcha: request.body.captcha } : {}),
+        },
+      );
+      if (outcome.kind === 'weak_password') {
+        return reply
+          .code(403)
+          .send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });
+      }
+      // A second factor is needed unless this device was trusted after one. The account's look-up
+      // said whether it has one: an account without asks nothing more of the database.
+      const methods = outcome.secondFactor.enrolled ? await methodsOf(ctx.db, outcome.userId) : [];
+      if (methods.length > 0 && !(await isTrustedDevice(ctx.db, outcome.userId, deviceKey))) {
+        // The ticket remembers the client the sign-in is for: the session the code opens is for it too.
+        const payload = await issueTicket(
+          ctx.db,
+          outcome.userId,
+          'mfa_login',
+          ctx.config.mfa.codeTtlSeconds,
+          request.body.client_id ? { client_id: request.body.client_id } : undefined,
+        );
+        return reply.code(401).send({
+          code: 'mfa_required',
+          message: ERROR_MESSAGES.mfa_required,
+          mfa: { payload, methods: methods.map(summary) },
+        });
+      }
+      return completeSignIn(ctx, request, reply, {
+        userId: outcome.userId,
+        clientId: request.body.client_id ?? null,
+        viaMfa: false,
+        enrolment: { ...outcome.secondFactor, enrolled: methods.length > 0 },
+      });
+    },
+  );
 }

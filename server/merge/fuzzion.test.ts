@@ -24,7 +24,11 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, SMS_PROVIDER_KEY: 'provider-key' });
+    server = await startTestServer(kind, {
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER_URL: sms.url,
+      SMS_PROVIDER_KEY: 'provider-key',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -40,11 +44,20 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     return { ...user, device, token };
   }
   type Who = Awaited<ReturnType<typeof signedIn>>;
-  const call = (who: Who, url: string, payload: object) => server.app.inject({
-    method: 'POST', url: `/api/${url}`, headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` }, payload,
-  });
-  const closed = async (userId: string) => (await server.ctx.db.selectFrom('users').select('closed_at').where('id', '=', userId).executeTakeFirstOrThrow()).closed_at;
-  const emailsOf = async (userId: string) => (await server.ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).execute()).map((r) => r.value);
+  const call = (who: Who, url: string, payload: object) =>
+    server.app.inject({
+      method: 'POST',
+      url: `/api/${url}`,
+      headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` },
+      payload,
+    });
+  const closed = async (userId: string) =>
+    (await server.ctx.db.selectFrom('users').select('closed_at').where('id', '=', userId).executeTakeFirstOrThrow())
+      .closed_at;
+  const emailsOf = async (userId: string) =>
+    (await server.ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).execute()).map(
+      (r) => r.value,
+    );
   const mailsTo = (address: string) => smtp.mails.filter((m) => m.to === address);
   /** The code the address received last. */
   async function codeSentTo(address: string) {
@@ -54,7 +67,10 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     return codeIn(mail!.raw);
   }
   async function addEmail(userId: string, value: string) {
-    await server.ctx.db.insertInto('user_emails').values({ id: newId(), user_id: userId, value, is_default: 0, verified: 1, created_at: nowIso() }).execute();
+    await server.ctx.db
+      .insertInto('user_emails')
+      .values({ id: newId(), user_id: userId, value, is_default: 0, verified: 1, created_at: nowIso() })
+      .execute();
   }
   const otherCode = (code: string) => (code === '00000000' ? '11111111' : '00000000');
 
@@ -62,51 +78,78 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
   async function offerFor(who: Who, email: string): Promise<string> {
     const started = await call(who, 'user/login', { email });
     expect(started.statusCode).toBe(200);
-    const confirmed = await call(who, 'user/login/confirm', { payload: started.json().payload, code: await codeSentTo(email) });
+    const confirmed = await call(who, 'user/login/confirm', {
+      payload: started.json().payload,
+      code: await codeSentTo(email),
+    });
     expect(confirmed.statusCode).toBe(409);
     expect(confirmed.json()).toMatchObject({ code: 'email_in_use', fuzzion: { kind: 'email', target: email } });
     return confirmed.json().fuzzion.payload as string;
   }
 
-  it('answers adding another account\'s email exactly as a free one, and says nothing until the code comes back', async () => {
+  it("answers adding another account's email exactly as a free one, and says nothing until the code comes back", async () => {
     const me = await signedIn();
     const other = await makeUser(server, { methods: [] });
     const free = `free.${me.userId.slice(0, 8)}@example.be`;
-    const [taken, fresh] = [await call(me, 'user/login', { email: other.email }), await call(me, 'user/login', { email: free })];
+    const [taken, fresh] = [
+      await call(me, 'user/login', { email: other.email }),
+      await call(me, 'user/login', { email: free }),
+    ];
     expect(taken.statusCode).toBe(fresh.statusCode);
     expect(taken.statusCode).toBe(200);
-    const shape = (body: Record<string, unknown>) => JSON.stringify(body, (key, value) => (key === 'payload' || key.endsWith('_at') || key === 'target' ? typeof value : value));
+    const shape = (body: Record<string, unknown>) =>
+      JSON.stringify(body, (key, value) =>
+        key === 'payload' || key.endsWith('_at') || key === 'target' ? typeof value : value,
+      );
     expect(shape(taken.json())).toBe(shape(fresh.json()));
     expect(JSON.stringify(taken.json())).not.toMatch(/fuzzion|in_use/);
     // The same work: a code went to each, and no offer exists yet.
     expect(await codeSentTo(other.email)).toMatch(/^\d{8}$/);
     expect(await codeSentTo(free)).toMatch(/^\d{8}$/);
-    const offers = await server.ctx.db.selectFrom('tickets').select('id').where('user_id', '=', me.userId).where('kind', '=', 'fuzzion').execute();
+    const offers = await server.ctx.db
+      .selectFrom('tickets')
+      .select('id')
+      .where('user_id', '=', me.userId)
+      .where('kind', '=', 'fuzzion')
+      .execute();
     expect(offers).toEqual([]);
     // A wrong code tells nothing either.
-    const wrong = await call(me, 'user/login/confirm', { payload: taken.json().payload, code: otherCode(await codeSentTo(other.email)) });
+    const wrong = await call(me, 'user/login/confirm', {
+      payload: taken.json().payload,
+      code: otherCode(await codeSentTo(other.email)),
+    });
     expect(wrong.statusCode).toBe(422);
     expect(JSON.stringify(wrong.json())).not.toMatch(/fuzzion|in_use/);
   });
 
-  it('answers activating a second factor on another account\'s email exactly as a free one; the offer comes with the right code', async () => {
+  it("answers activating a second factor on another account's email exactly as a free one; the offer comes with the right code", async () => {
     const me = await signedIn();
     const other = await makeUser(server, { methods: [] });
     const free = `free2.${me.userId.slice(0, 8)}@example.be`;
-    const activate = (target: string) => server.app.inject({
-      method: 'GET', url: `/api/mfa/-1/activate?target=${encodeURIComponent(target)}`, headers: { 'x-device-id': me.device, authorization: `Bearer ${me.token}` },
-    });
+    const activate = (target: string) =>
+      server.app.inject({
+        method: 'GET',
+        url: `/api/mfa/-1/activate?target=${encodeURIComponent(target)}`,
+        headers: { 'x-device-id': me.device, authorization: `Bearer ${me.token}` },
+      });
     const [taken, fresh] = [await activate(other.email), await activate(free)];
     expect(taken.statusCode).toBe(200);
     expect(fresh.statusCode).toBe(200);
     expect(taken.json().fuzzion).toBe(false);
     expect(Object.keys(taken.json().data).sort()).toEqual(Object.keys(fresh.json().data).sort());
     expect(JSON.stringify(taken.json())).not.toMatch(/in_use/);
-    const confirmed = await call(me, 'mfa/activate', { payload: taken.json().payload, code: await codeSentTo(other.email) });
+    const confirmed = await call(me, 'mfa/activate', {
+      payload: taken.json().payload,
+      code: await codeSentTo(other.email),
+    });
     expect(confirmed.statusCode).toBe(409);
     expect(confirmed.json()).toMatchObject({ code: 'email_in_use', fuzzion: { kind: 'email', target: other.email } });
     // No method was added to my account for an address that is not mine to add.
-    const mine = await server.ctx.db.selectFrom('mfa_methods').select('target').where('user_id', '=', me.userId).execute();
+    const mine = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .select('target')
+      .where('user_id', '=', me.userId)
+      .execute();
     expect(mine).toEqual([]);
     const offer = await call(me, 'fuzzion/offer', { payload: confirmed.json().fuzzion.payload });
     expect(offer.json()).toMatchObject({ proven: ['code'], enough: true });
@@ -122,7 +165,14 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const offer = await call(me, 'fuzzion/offer', { payload });
     expect(offer.statusCode).toBe(200);
     expect(offer.json()).toEqual({
-      kind: 'email', target: other.email, proven: ['code'], enough: true, password: false, methods: [], can_decline: true, sso_only: false,
+      kind: 'email',
+      target: other.email,
+      proven: ['code'],
+      enough: true,
+      password: false,
+      methods: [],
+      can_decline: true,
+      sso_only: false,
     });
     const smsBefore = sms.messages.length;
     const done = await call(me, 'fuzzion/finish', { payload, intent: 'merge' });
@@ -137,9 +187,16 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     }
     expect(sms.messages.slice(smsBefore).filter((m) => m.to === other.phone)).toHaveLength(1);
     // Both histories hold it.
-    const events = await server.ctx.db.selectFrom('security_events').select(['user_id', 'type']).where('type', 'in', ['accounts_merged', 'account_merged_away'])
-      .where('user_id', 'in', [me.userId, other.userId]).execute();
-    expect(events.map((e) => `${e.user_id === me.userId ? 'me' : 'other'}:${e.type}`).sort()).toEqual(['me:accounts_merged', 'other:account_merged_away']);
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select(['user_id', 'type'])
+      .where('type', 'in', ['accounts_merged', 'account_merged_away'])
+      .where('user_id', 'in', [me.userId, other.userId])
+      .execute();
+    expect(events.map((e) => `${e.user_id === me.userId ? 'me' : 'other'}:${e.type}`).sort()).toEqual([
+      'me:accounts_merged',
+      'other:account_merged_away',
+    ]);
     // The offer is spent: nothing more happens with it.
     expect((await call(me, 'fuzzion/offer', { payload })).json().code).toBe('merge_unavailable');
   });
@@ -148,13 +205,20 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const me = await signedIn();
     const other = await makeUser(server, { methods: ['card'] });
     const number = `5065${String(Date.now()).slice(-8)}${String(Math.floor(Math.random() * 1e4)).padStart(4, '0')}`;
-    await server.ctx.db.insertInto('cards').values({ id: newId(), number, user_id: other.userId, activated_at: nowIso(), created_at: nowIso() }).execute();
+    await server.ctx.db
+      .insertInto('cards')
+      .values({ id: newId(), number, user_id: other.userId, activated_at: nowIso(), created_at: nowIso() })
+      .execute();
     // The attack as it was: add her email, get an offer at once, prove by her card number alone.
     const started = await call(me, 'user/login', { email: other.email });
     expect(started.statusCode).toBe(200);
     expect(started.json().fuzzion).toBeUndefined();
-    expect((await call(me, 'fuzzion/card', { payload: started.json().payload, intent: 'merge', card: number })).statusCode).toBe(404);
-    expect((await call(me, 'fuzzion/finish', { payload: started.json().payload, intent: 'merge' })).json().code).toBe('merge_unavailable');
+    expect(
+      (await call(me, 'fuzzion/card', { payload: started.json().payload, intent: 'merge', card: number })).statusCode,
+    ).toBe(404);
+    expect((await call(me, 'fuzzion/finish', { payload: started.json().payload, intent: 'merge' })).json().code).toBe(
+      'merge_unavailable',
+    );
     // With the code (a first factor), the card is her configured second factor, and then it counts.
     await skipResendWaits(server);
     const payload = await offerFor(me, other.email);
@@ -163,24 +227,43 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     expect((await call(me, 'fuzzion/finish', { payload, intent: 'merge' })).json().code).toBe('merge_proof_required');
     const challenge = await call(me, 'mfa/fuzzion', { payload, mfaId: other.ids.card });
     expect(challenge.statusCode).toBe(200);
-    const wrong = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: challenge.json().challenge, code: '5065000099999999' });
+    const wrong = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: challenge.json().challenge,
+      code: '5065000099999999',
+    });
     expect(wrong.statusCode).toBe(422);
     expect(await closed(other.userId)).toBeNull();
-    const right = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: challenge.json().challenge, code: number });
+    const right = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: challenge.json().challenge,
+      code: number,
+    });
     expect(right.statusCode).toBe(200);
     expect(right.json()).toMatchObject({ done: true, data: { outcome: 'merged' } });
   });
 
-  it('refuses the code and the password without the other account\'s second factor, then merges with it', async () => {
+  it("refuses the code and the password without the other account's second factor, then merges with it", async () => {
     const me = await signedIn();
     const secret = new Secret({ size: 20 });
     const other = await makeUser(server, { methods: ['totp'], totpSecret: secret.base32 });
     const payload = await offerFor(me, other.email);
-    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({ proven: ['code'], enough: false, password: false, methods: [{ id: other.ids.totp, method: 'totp' }] });
+    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({
+      proven: ['code'],
+      enough: false,
+      password: false,
+      methods: [{ id: other.ids.totp, method: 'totp' }],
+    });
     // Its password too is only a first factor: still not enough.
     const password = await call(me, 'fuzzion/password', { payload, intent: 'merge', password: DEMO_PASSWORD });
     expect(password.statusCode).toBe(200);
-    expect(password.json()).toMatchObject({ done: false, password: false, mfa: [{ id: other.ids.totp, method: 'totp' }] });
+    expect(password.json()).toMatchObject({
+      done: false,
+      password: false,
+      mfa: [{ id: other.ids.totp, method: 'totp' }],
+    });
     expect((await call(me, 'fuzzion/finish', { payload, intent: 'merge' })).statusCode).toBe(403);
     expect(await closed(other.userId)).toBeNull();
 
@@ -198,14 +281,18 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const other = await makeUser(server, { methods: ['email'] });
     const payload = await offerFor(me, other.email);
     // Her only second factor sends to the address whose code was just typed: it is not offered again.
-    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({ enough: false, password: true, methods: [] });
+    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({
+      enough: false,
+      password: true,
+      methods: [],
+    });
     expect((await call(me, 'mfa/fuzzion', { payload, mfaId: other.ids.email })).statusCode).toBe(404);
     const done = await call(me, 'fuzzion/password', { payload, intent: 'merge', password: DEMO_PASSWORD });
     expect(done.statusCode).toBe(200);
     expect(done.json()).toMatchObject({ done: true, data: { outcome: 'merged' } });
   });
 
-  it('sends a second factor\'s code only to that method\'s own destination, whatever the request names', async () => {
+  it("sends a second factor's code only to that method's own destination, whatever the request names", async () => {
     const me = await signedIn();
     const other = await makeUser(server, { methods: ['sms'] });
     const third = await makeUser(server, { methods: ['sms'] });
@@ -220,9 +307,19 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const sent = sms.messages.slice(before);
     expect(sent.map((m) => m.to)).toEqual([other.phone]);
     // A wrong answer counts against her second factor, as at her sign-in.
-    const wrong = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: started.json().challenge, code: otherCode(codeIn(sent[0]!.text)) });
+    const wrong = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: started.json().challenge,
+      code: otherCode(codeIn(sent[0]!.text)),
+    });
     expect(wrong.statusCode).toBe(422);
-    const failed = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', other.userId).where('type', '=', 'mfa_failed').execute();
+    const failed = await server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', other.userId)
+      .where('type', '=', 'mfa_failed')
+      .execute();
     expect(failed).toHaveLength(1);
     // The challenge of another offer (another person's, on the same account) does not prove this one.
     await skipResendWaits(server);
@@ -233,7 +330,12 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     expect(theirChallenge.statusCode).toBe(200);
     await server.ctx.outbox.drain();
     const theirCode = codeIn(sms.messages.slice(mark).at(-1)!.text);
-    const borrowed = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: theirChallenge.json().challenge, code: theirCode });
+    const borrowed = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: theirChallenge.json().challenge,
+      code: theirCode,
+    });
     expect(borrowed.statusCode).toBe(410);
     expect(borrowed.json().code).toBe('challenge_closed');
     expect(await closed(other.userId)).toBeNull();
@@ -244,8 +346,17 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const other = await makeUser(server, { methods: [] });
     await server.ctx.db.updateTable('users').set({ sso_only: 1, has_sso: 1 }).where('id', '=', other.userId).execute();
     const payload = await offerFor(me, other.email);
-    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({ sso_only: true, enough: false, can_decline: false, methods: [] });
-    for (const [url, body] of [['fuzzion/finish', { intent: 'merge' }], ['fuzzion/finish', { intent: 'decline' }], ['fuzzion/password', { intent: 'merge', password: DEMO_PASSWORD }]] as const) {
+    expect((await call(me, 'fuzzion/offer', { payload })).json()).toMatchObject({
+      sso_only: true,
+      enough: false,
+      can_decline: false,
+      methods: [],
+    });
+    for (const [url, body] of [
+      ['fuzzion/finish', { intent: 'merge' }],
+      ['fuzzion/finish', { intent: 'decline' }],
+      ['fuzzion/password', { intent: 'merge', password: DEMO_PASSWORD }],
+    ] as const) {
       const refused = await call(me, url, { payload, ...body });
       expect(refused.statusCode).toBe(409);
       expect(refused.json().code).toBe('merge_sso_only');
@@ -253,7 +364,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     expect(await closed(other.userId)).toBeNull();
   });
 
-  it('counts wrong passwords against the other account\'s own sign-in limits', async () => {
+  it("counts wrong passwords against the other account's own sign-in limits", async () => {
     const me = await signedIn();
     const other = await makeUser(server, { methods: ['email'] });
     const payload = await offerFor(me, other.email);
@@ -263,11 +374,23 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('invalid_credentials');
     }
-    expect((await call(me, 'fuzzion/password', { payload, intent: 'merge', password: 'Wrong-last-password!' })).statusCode).toBe(429);
+    expect(
+      (await call(me, 'fuzzion/password', { payload, intent: 'merge', password: 'Wrong-last-password!' })).statusCode,
+    ).toBe(429);
     // The other account's sign-in from this address is paused too: the guesses were its own.
-    const signIn = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': 'fuzzion-other-01' }, payload: { username: other.email, password: DEMO_PASSWORD } });
+    const signIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': 'fuzzion-other-01' },
+      payload: { username: other.email, password: DEMO_PASSWORD },
+    });
     expect(signIn.statusCode).toBe(429);
-    const failures = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', other.userId).where('type', '=', 'login_failed').execute();
+    const failures = await server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', other.userId)
+      .where('type', '=', 'login_failed')
+      .execute();
     expect(failures.length).toBeGreaterThanOrEqual(limit);
     expect(await closed(other.userId)).toBeNull();
   });
@@ -289,7 +412,10 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     await skipResendWaits(server);
     const again = await call(me, 'user/login', { email: spare });
     expect(again.statusCode).toBe(200);
-    expect((await call(me, 'user/login/confirm', { payload: again.json().payload, code: await codeSentTo(spare) })).statusCode).toBe(200);
+    expect(
+      (await call(me, 'user/login/confirm', { payload: again.json().payload, code: await codeSentTo(spare) }))
+        .statusCode,
+    ).toBe(200);
     expect(await emailsOf(me.userId)).toContain(spare);
   });
 
@@ -302,7 +428,10 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     expect(refused.json().code).toBe('decline_unavailable');
     expect(await emailsOf(other.userId)).toEqual([other.email]);
     // The offer stands: the person may still merge.
-    expect((await call(me, 'fuzzion/finish', { payload, intent: 'merge' })).json()).toMatchObject({ done: true, data: { outcome: 'merged' } });
+    expect((await call(me, 'fuzzion/finish', { payload, intent: 'merge' })).json()).toMatchObject({
+      done: true,
+      data: { outcome: 'merged' },
+    });
   });
 
   it('reaches no step without its proof, whatever the browser sends', async () => {
@@ -311,13 +440,22 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const other = await makeUser(server, { methods: ['sms'] });
     const payload = await offerFor(me, other.email);
     // Someone else's session with my offer; a made-up offer.
-    expect((await call(stranger, 'fuzzion/finish', { payload, intent: 'merge' })).json().code).toBe('merge_unavailable');
-    expect((await call(stranger, 'mfa/fuzzion', { payload, mfaId: other.ids.sms })).json().code).toBe('merge_unavailable');
+    expect((await call(stranger, 'fuzzion/finish', { payload, intent: 'merge' })).json().code).toBe(
+      'merge_unavailable',
+    );
+    expect((await call(stranger, 'mfa/fuzzion', { payload, mfaId: other.ids.sms })).json().code).toBe(
+      'merge_unavailable',
+    );
     expect((await call(me, 'fuzzion/offer', { payload: 'not-an-offer' })).json().code).toBe('merge_unavailable');
     // A code for another purpose (adding a free address) proves nothing about this one.
     const free = `free3.${me.userId.slice(0, 8)}@example.be`;
     const added = await call(me, 'user/login', { email: free });
-    const misuse = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: added.json().payload, code: await codeSentTo(free) });
+    const misuse = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: added.json().payload,
+      code: await codeSentTo(free),
+    });
     expect(misuse.statusCode).toBe(410);
     expect(misuse.json().code).toBe('challenge_closed');
     // Without a recent second factor (or password) on the session: nothing.
@@ -339,7 +477,12 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     expect(statusCounts(answers)).toEqual({ 200: 1, 409: 29 });
     expect(answers.filter((a) => a.statusCode === 409).every((a) => a.json().code === 'merge_unavailable')).toBe(true);
     expect((await emailsOf(me.userId)).sort()).toEqual([me.email, other.email].sort());
-    const merges = await server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', me.userId).where('type', '=', 'accounts_merged').execute();
+    const merges = await server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', me.userId)
+      .where('type', '=', 'accounts_merged')
+      .execute();
     expect(merges).toHaveLength(1);
 
     const secondFactor = await makeUser(server, { methods: ['sms'] });
@@ -348,7 +491,9 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const started = await call(me, 'mfa/fuzzion', { payload: offer, mfaId: secondFactor.ids.sms });
     await server.ctx.outbox.drain();
     const code = codeIn(sms.messages.slice(before).at(-1)!.text);
-    const raced = await atOnce(30, () => call(me, 'fuzzion', { payload: offer, intent: 'merge', challenge: started.json().challenge, code }));
+    const raced = await atOnce(30, () =>
+      call(me, 'fuzzion', { payload: offer, intent: 'merge', challenge: started.json().challenge, code }),
+    );
     expect(raced.filter((a) => a.statusCode === 200)).toHaveLength(1);
     expect(raced.filter((a) => a.statusCode >= 500)).toEqual([]);
     expect(await closed(secondFactor.userId)).not.toBeNull();
@@ -368,11 +513,13 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const extra = `race2.${third.userId.slice(0, 8)}@example.be`;
     await addEmail(third.userId, extra);
     const offer = await offerFor(me, extra);
-    const raced = await atOnce(30, (i) => call(me, 'fuzzion/finish', { payload: offer, intent: i % 2 === 0 ? 'merge' : 'decline' }));
+    const raced = await atOnce(30, (i) =>
+      call(me, 'fuzzion/finish', { payload: offer, intent: i % 2 === 0 ? 'merge' : 'decline' }),
+    );
     expect(statusCounts(raced)).toEqual({ 200: 1, 409: 29 });
     const outcome = raced.find((a) => a.statusCode === 200)!.json().data.outcome as string;
     // Merged: the third account is closed and its addresses are mine; declined: it is open and keeps its own.
-    expect(await closed(third.userId) === null).toBe(outcome === 'declined');
+    expect((await closed(third.userId)) === null).toBe(outcome === 'declined');
     expect((await emailsOf(third.userId)).includes(third.email)).toBe(outcome === 'declined');
   });
 });

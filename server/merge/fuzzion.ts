@@ -17,7 +17,14 @@
 // Every step checks the offer is the caller's, unspent and unexpired, and that the address still
 // belongs to the account proven: no step is reachable without the ones before it, whatever the
 // browser sends. The offer is spent by the step that finishes it: of racing finishes one does.
-import { FUZZION_PROOFS, type FuzzionAnswer, type FuzzionIntent, type FuzzionOffer, type FuzzionProof, type FuzzionSendAnswer } from '../../contract/merge.ts';
+import {
+  FUZZION_PROOFS,
+  type FuzzionAnswer,
+  type FuzzionIntent,
+  type FuzzionOffer,
+  type FuzzionProof,
+  type FuzzionSendAnswer,
+} from '../../contract/merge.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
@@ -37,8 +44,13 @@ export type Caller = { userId: string; language: string; ip: string; deviceKey: 
 
 /** An offer as a step finds it: the address, the account behind it, its second factors, what is proven. */
 type Offer = {
-  ticketHash: string; kind: ContactKind; target: string; otherId: string; ssoOnly: boolean;
-  methods: MfaMethodRow[]; proven: FuzzionProof[];
+  ticketHash: string;
+  kind: ContactKind;
+  target: string;
+  otherId: string;
+  ssoOnly: boolean;
+  methods: MfaMethodRow[];
+  proven: FuzzionProof[];
 };
 
 const PHONE_METHODS = new Set(['sms', 'call', 'whatsapp']);
@@ -47,9 +59,14 @@ const PHONE_METHODS = new Set(['sms', 'call', 'whatsapp']);
  * offer, or an address that no longer belongs to another account, all read alike. */
 async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer> {
   const ticketHash = hashToken(payload);
-  const ticket = await db.selectFrom('tickets').select(['user_id', 'detail'])
-    .where('ticket_hash', '=', ticketHash).where('kind', '=', OFFER_TICKET)
-    .where('used_at', 'is', null).where('expires_at', '>', nowIso()).executeTakeFirst();
+  const ticket = await db
+    .selectFrom('tickets')
+    .select(['user_id', 'detail'])
+    .where('ticket_hash', '=', ticketHash)
+    .where('kind', '=', OFFER_TICKET)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', nowIso())
+    .executeTakeFirst();
   if (!ticket || ticket.user_id !== caller.userId) throw new ApiError('merge_unavailable');
   const detail = ticketDetail(ticket);
   const kind: ContactKind = detail.kind === 'email' ? 'email' : 'phone';
@@ -58,17 +75,31 @@ async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer
   if (!otherId || otherId === caller.userId) throw new ApiError('merge_unavailable');
   const [methods, proofs, other] = await Promise.all([
     methodsOf(db, otherId),
-    db.selectFrom('fuzzion_proofs').select('proof').where('ticket_hash', '=', ticketHash).where('other_user_id', '=', otherId).execute(),
+    db
+      .selectFrom('fuzzion_proofs')
+      .select('proof')
+      .where('ticket_hash', '=', ticketHash)
+      .where('other_user_id', '=', otherId)
+      .execute(),
     db.selectFrom('users').select('sso_only').where('id', '=', otherId).executeTakeFirstOrThrow(),
   ]);
-  return { ticketHash, kind, target, otherId, ssoOnly: other.sso_only === 1, methods, proven: proofs.map((p) => p.proof).filter(isProof) };
+  return {
+    ticketHash,
+    kind,
+    target,
+    otherId,
+    ssoOnly: other.sso_only === 1,
+    methods,
+    proven: proofs.map((p) => p.proof).filter(isProof),
+  };
 }
 
 const isProof = (proof: string): proof is FuzzionProof => (FUZZION_PROOFS as readonly string[]).includes(proof);
 
 /** Whether a second factor sends its codes to the address or number being added. */
 const sendsToTarget = (offer: Offer, method: MfaMethodRow) =>
-  method.target === offer.target && (offer.kind === 'email' ? method.method === 'email' : PHONE_METHODS.has(method.method));
+  method.target === offer.target &&
+  (offer.kind === 'email' ? method.method === 'email' : PHONE_METHODS.has(method.method));
 
 /** What the proofs so far add up to, measured against the other account's own sign-in. */
 function remaining(offer: Offer, proven: readonly FuzzionProof[] = offer.proven) {
@@ -90,7 +121,13 @@ function remaining(offer: Offer, proven: readonly FuzzionProof[] = offer.proven)
 /** Whether the other account keeps an email and a phone without this one (spec §5). */
 async function canDecline(db: Db, offer: Offer): Promise<boolean> {
   const table = offer.kind === 'email' ? 'user_emails' : 'user_phones';
-  const others = await db.selectFrom(table).select('id').where('user_id', '=', offer.otherId).where('value', '!=', offer.target).limit(1).execute();
+  const others = await db
+    .selectFrom(table)
+    .select('id')
+    .where('user_id', '=', offer.otherId)
+    .where('value', '!=', offer.target)
+    .limit(1)
+    .execute();
   return others.length > 0;
 }
 
@@ -99,9 +136,14 @@ export async function describeOffer(ctx: AppContext, caller: Caller, payload: st
   const offer = await openOffer(ctx.db, caller, payload);
   const left = remaining(offer);
   return {
-    kind: offer.kind, target: offer.target, proven: offer.proven,
-    enough: left.enough, password: left.password, methods: left.methods.map(summary),
-    can_decline: !offer.ssoOnly && (await canDecline(ctx.db, offer)), sso_only: offer.ssoOnly,
+    kind: offer.kind,
+    target: offer.target,
+    proven: offer.proven,
+    enough: left.enough,
+    password: left.password,
+    methods: left.methods.map(summary),
+    can_decline: !offer.ssoOnly && (await canDecline(ctx.db, offer)),
+    sso_only: offer.ssoOnly,
   };
 }
 
@@ -116,54 +158,96 @@ async function provableOffer(db: Db, caller: Caller, payload: string): Promise<O
  * the challenge store (expiry, resend wait, sending budgets), on that account as its sign-in would:
  * a code goes to the method's own destination, in that account's language. The challenge is bound
  * to the offer. */
-export async function startMethod(ctx: AppContext, caller: Caller, input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' | undefined }): Promise<FuzzionSendAnswer> {
+export async function startMethod(
+  ctx: AppContext,
+  caller: Caller,
+  input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' | undefined },
+): Promise<FuzzionSendAnswer> {
   const offer = await provableOffer(ctx.db, caller, input.payload);
   const method = remaining(offer).methods.find((m) => m.id === input.mfaId);
   if (!method) throw new ApiError('not_found');
   const started = await startChallenge(ctx, {
-    userId: offer.otherId, language: await languageOf(ctx.db, offer.otherId), purpose: 'merge', deviceKey: caller.deviceKey, ip: caller.ip,
-    subject: { id: method.id, method: method.method, target: method.target }, loginTicket: input.payload,
+    userId: offer.otherId,
+    language: await languageOf(ctx.db, offer.otherId),
+    purpose: 'merge',
+    deviceKey: caller.deviceKey,
+    ip: caller.ip,
+    subject: { id: method.id, method: method.method, target: method.target },
+    loginTicket: input.payload,
     ...(input.channel && PHONE_METHODS.has(method.method) ? { channel: input.channel } : {}),
   });
   return {
-    challenge: started.payload, method: started.method, ...(started.target ? { target: started.target } : {}),
-    expires_at: started.expires_at, expires_in: started.expires_in,
+    challenge: started.payload,
+    method: started.method,
+    ...(started.target ? { target: started.target } : {}),
+    expires_at: started.expires_at,
+    expires_in: started.expires_in,
     ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
   };
 }
 
 /** POST /fuzzion: the answer to one of the other account's second factors, started for this offer.
  * Wrong answers count against that account's second-factor failures, as at its sign-in. */
-export async function proveByCode(ctx: AppContext, caller: Caller, input: { payload: string; intent: FuzzionIntent; challenge: string; code: string }): Promise<FuzzionAnswer> {
+export async function proveByCode(
+  ctx: AppContext,
+  caller: Caller,
+  input: { payload: string; intent: FuzzionIntent; challenge: string; code: string },
+): Promise<FuzzionAnswer> {
   const offer = await provableOffer(ctx.db, caller, input.payload);
-  const passed = await verifyChallenge(ctx, input.challenge, input.code, { purposes: ['merge'], deviceKey: caller.deviceKey, ip: caller.ip });
+  const passed = await verifyChallenge(ctx, input.challenge, input.code, {
+    purposes: ['merge'],
+    deviceKey: caller.deviceKey,
+    ip: caller.ip,
+  });
   // A challenge of another offer, another account or a method that no longer counts proves nothing here.
-  const counts = passed.userId === offer.otherId && passed.loginTicketHash === offer.ticketHash
-    && remaining(offer).methods.some((m) => m.id === passed.methodId);
+  const counts =
+    passed.userId === offer.otherId &&
+    passed.loginTicketHash === offer.ticketHash &&
+    remaining(offer).methods.some((m) => m.id === passed.methodId);
   if (!counts) throw new ApiError('challenge_closed');
   return afterProof(ctx, caller, input.payload, offer, 'mfa', input.intent);
 }
 
 /** POST /fuzzion/password: the other account's password, counted against its sign-in limits. */
-export async function proveByPassword(ctx: AppContext, caller: Caller, input: { payload: string; intent: FuzzionIntent; password: string }): Promise<FuzzionAnswer> {
+export async function proveByPassword(
+  ctx: AppContext,
+  caller: Caller,
+  input: { payload: string; intent: FuzzionIntent; password: string },
+): Promise<FuzzionAnswer> {
   const offer = await provableOffer(ctx.db, caller, input.payload);
-  await confirmPassword(ctx, { userId: offer.otherId, ip: caller.ip, deviceKey: caller.deviceKey }, input.password,
-    { code: 'invalid_credentials', failed: { type: 'login_failed', detail: { via: 'merge' } } });
+  await confirmPassword(ctx, { userId: offer.otherId, ip: caller.ip, deviceKey: caller.deviceKey }, input.password, {
+    code: 'invalid_credentials',
+    failed: { type: 'login_failed', detail: { via: 'merge' } },
+  });
   return afterProof(ctx, caller, input.payload, offer, 'password', input.intent);
 }
 
 /** POST /fuzzion/finish: the proofs are enough already (the code, for an account without a second
  * factor); does what the person chose. */
-export async function finish(ctx: AppContext, caller: Caller, input: { payload: string; intent: FuzzionIntent }): Promise<FuzzionAnswer> {
+export async function finish(
+  ctx: AppContext,
+  caller: Caller,
+  input: { payload: string; intent: FuzzionIntent },
+): Promise<FuzzionAnswer> {
   const offer = await provableOffer(ctx.db, caller, input.payload);
   return afterProof(ctx, caller, input.payload, offer, null, input.intent);
 }
 
 /** Keeps the proof; when the proofs are enough, does what the person chose. */
-async function afterProof(ctx: AppContext, caller: Caller, payload: string, offer: Offer, proof: FuzzionProof | null, intent: FuzzionIntent): Promise<FuzzionAnswer> {
+async function afterProof(
+  ctx: AppContext,
+  caller: Caller,
+  payload: string,
+  offer: Offer,
+  proof: FuzzionProof | null,
+  intent: FuzzionIntent,
+): Promise<FuzzionAnswer> {
   if (proof) {
-    await ctx.db.insertInto('fuzzion_proofs').values({ ticket_hash: offer.ticketHash, proof, other_user_id: offer.otherId, proven_at: nowIso() })
-      .onConflict((c) => c.columns(['ticket_hash', 'proof']).doNothing()).execute();
+    await ctx.db
+      .insertInto('fuzzion_proofs')
+      .values({ ticket_hash: offer.ticketHash, proof, other_user_id: offer.otherId, proven_at: nowIso() })
+      .onConflict((c) => c.columns(['ticket_hash', 'proof']).doNothing())
+      .execute();
   }
   const proven = !proof || offer.proven.includes(proof) ? offer.proven : [...offer.proven, proof];
   const left = remaining(offer, proven);
@@ -174,15 +258,22 @@ async function afterProof(ctx: AppContext, caller: Caller, payload: string, offe
   if (intent === 'decline') await takeOffOther(ctx, caller, offer);
   else await mergeOnce(ctx, caller, offer);
   return {
-    done: true, payload, mfa: [], password: false,
+    done: true,
+    payload,
+    mfa: [],
+    password: false,
     data: { outcome: intent === 'decline' ? 'declined' : 'merged', ...(await contactsOf(ctx.db, caller.userId)) },
   };
 }
 
 /** The offer's ticket, spent once its outcome is done; a finish that raced another finds it spent. */
 async function spendOffer(db: Db, offer: Offer, at = nowIso()): Promise<boolean> {
-  const spent = await db.updateTable('tickets').set({ used_at: at })
-    .where('ticket_hash', '=', offer.ticketHash).where('used_at', 'is', null).executeTakeFirst();
+  const spent = await db
+    .updateTable('tickets')
+    .set({ used_at: at })
+    .where('ticket_hash', '=', offer.ticketHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(spent.numUpdatedRows) === 1;
 }
 
@@ -192,9 +283,19 @@ async function mergeOnce(ctx: AppContext, caller: Caller, offer: Offer): Promise
   const spentAt = nowIso();
   if (!(await spendOffer(ctx.db, offer, spentAt))) throw new ApiError('merge_unavailable');
   try {
-    await mergeAccounts(ctx, { survivorId: caller.userId, otherId: offer.otherId, ip: caller.ip, deviceKey: caller.deviceKey });
+    await mergeAccounts(ctx, {
+      survivorId: caller.userId,
+      otherId: offer.otherId,
+      ip: caller.ip,
+      deviceKey: caller.deviceKey,
+    });
   } catch (error) {
-    await ctx.db.updateTable('tickets').set({ used_at: null }).where('ticket_hash', '=', offer.ticketHash).where('used_at', '=', spentAt).execute();
+    await ctx.db
+      .updateTable('tickets')
+      .set({ used_at: null })
+      .where('ticket_hash', '=', offer.ticketHash)
+      .where('used_at', '=', spentAt)
+      .execute();
     throw error;
   }
 }
@@ -210,13 +311,29 @@ async function takeOffOther(ctx: AppContext, caller: Caller, offer: Offer): Prom
     if (!(await spendOffer(trx, offer))) throw new ApiError('merge_unavailable');
     await detachContact(trx, offer.otherId, offer.kind, offer.target);
   });
-  await recordEvent(ctx.db, { type: `${offer.kind}_removed`, userId: offer.otherId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: offer.target, via: 'merge' } });
+  await recordEvent(ctx.db, {
+    type: `${offer.kind}_removed`,
+    userId: offer.otherId,
+    ip: caller.ip,
+    deviceKey: caller.deviceKey,
+    detail: { value: offer.target, via: 'merge' },
+  });
 }
 
 /** The account's emails and phones, the primary one first. */
 async function contactsOf(db: Db, userId: string) {
-  const [emails, phones] = await Promise.all(['user_emails' as const, 'user_phones' as const].map((table) =>
-    db.selectFrom(table).select(['value', 'is_default']).where('user_id', '=', userId).orderBy('is_default', 'desc').orderBy('created_at').execute()));
-  const shown = (rows: Array<{ value: string; is_default: number }>) => rows.map((r) => ({ value: r.value, primary: r.is_default === 1 }));
+  const [emails, phones] = await Promise.all(
+    ['user_emails' as const, 'user_phones' as const].map((table) =>
+      db
+        .selectFrom(table)
+        .select(['value', 'is_default'])
+        .where('user_id', '=', userId)
+        .orderBy('is_default', 'desc')
+        .orderBy('created_at')
+        .execute(),
+    ),
+  );
+  const shown = (rows: Array<{ value: string; is_default: number }>) =>
+    rows.map((r) => ({ value: r.value, primary: r.is_default === 1 }));
   return { emails: shown(emails!), phones: shown(phones!) };
 }

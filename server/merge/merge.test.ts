@@ -37,11 +37,21 @@ describe.each(kinds)('account merge on %s', (kind) => {
     const tag = String(n).padStart(4, '0');
     const email = `merge.${process.pid}.${tag}@example.be`;
     const phone = `+3247399${tag}`;
-    const userId = await createUser(server.ctx, {
-      firstname: 'Merge', lastname: `Test ${n}`, language: options.language ?? 'en', email, phone,
-      user_id: options.ids?.user_id ?? null, customer_user_id: options.ids?.customer_user_id ?? null, fridom_user_id: options.ids?.fridom_user_id ?? null,
-      password_status: 0,
-    }, options.password ?? DEMO_PASSWORD);
+    const userId = await createUser(
+      server.ctx,
+      {
+        firstname: 'Merge',
+        lastname: `Test ${n}`,
+        language: options.language ?? 'en',
+        email,
+        phone,
+        user_id: options.ids?.user_id ?? null,
+        customer_user_id: options.ids?.customer_user_id ?? null,
+        fridom_user_id: options.ids?.fridom_user_id ?? null,
+        password_status: 0,
+      },
+      options.password ?? DEMO_PASSWORD,
+    );
     return { userId, email, phone, tag };
   }
   const db = () => server.ctx.db;
@@ -49,48 +59,117 @@ describe.each(kinds)('account merge on %s', (kind) => {
   /** Signs in by password from a device the account trusts (its second factor is not what is tested). */
   async function signIn(userId: string, username: string, password: string) {
     const until = '2999-01-01T00:00:00.000Z';
-    await db().insertInto('devices').values({
-      id: newId(), user_id: userId, device_key: device(userId), user_agent: null, first_seen_at: nowIso(), last_seen_at: nowIso(), trusted_until: until,
-    }).onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until })).execute();
-    return server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': device(userId) }, payload: { username, password } });
+    await db()
+      .insertInto('devices')
+      .values({
+        id: newId(),
+        user_id: userId,
+        device_key: device(userId),
+        user_agent: null,
+        first_seen_at: nowIso(),
+        last_seen_at: nowIso(),
+        trusted_until: until,
+      })
+      .onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until }))
+      .execute();
+    return server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device(userId) },
+      payload: { username, password },
+    });
   }
   const contactsOf = async (userId: string) => ({
-    email: await db().selectFrom('user_emails').select(['value', 'is_default', 'verified']).where('user_id', '=', userId).orderBy('value').execute(),
-    phone: await db().selectFrom('user_phones').select(['value', 'is_default', 'verified']).where('user_id', '=', userId).orderBy('value').execute(),
+    email: await db()
+      .selectFrom('user_emails')
+      .select(['value', 'is_default', 'verified'])
+      .where('user_id', '=', userId)
+      .orderBy('value')
+      .execute(),
+    phone: await db()
+      .selectFrom('user_phones')
+      .select(['value', 'is_default', 'verified'])
+      .where('user_id', '=', userId)
+      .orderBy('value')
+      .execute(),
   });
-  const methodsOf = (userId: string) => db().selectFrom('mfa_methods').select(['method', 'target', 'is_primary']).where('user_id', '=', userId).orderBy('method').orderBy('target').execute();
-  const user = (userId: string) => db().selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  const methodsOf = (userId: string) =>
+    db()
+      .selectFrom('mfa_methods')
+      .select(['method', 'target', 'is_primary'])
+      .where('user_id', '=', userId)
+      .orderBy('method')
+      .orderBy('target')
+      .execute();
+  const user = (userId: string) =>
+    db().selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
   /** The mails to an address, once what was queued went out (a merge called directly is no request the harness settles). */
   const mailsTo = async (to: string) => {
     await server.ctx.outbox.drain();
     return db().selectFrom('outbox').select(['subject', 'body']).where('recipient', '=', to).execute();
   };
-  const merged = (userId: string) => db().selectFrom('security_events').select('detail').where('user_id', '=', userId).where('type', '=', 'accounts_merged').execute();
+  const merged = (userId: string) =>
+    db()
+      .selectFrom('security_events')
+      .select('detail')
+      .where('user_id', '=', userId)
+      .where('type', '=', 'accounts_merged')
+      .execute();
   /** A merge's outcome: 'merged', or the error code it was refused with. */
-  const attempt = (survivorId: string, otherId: string) => mergeAccounts(server.ctx, { survivorId, otherId })
-    .then(() => 'merged', (error: unknown) => (error instanceof ApiError ? error.code : String(error)));
+  const attempt = (survivorId: string, otherId: string) =>
+    mergeAccounts(server.ctx, { survivorId, otherId }).then(
+      () => 'merged',
+      (error: unknown) => (error instanceof ApiError ? error.code : String(error)),
+    );
 
   /** Everything a merge could write about these accounts, to show that a refused one wrote nothing. */
   async function footprint(userIds: string[]) {
     await server.ctx.outbox.drain();
-    const of = async (table: 'user_emails' | 'user_phones' | 'mfa_methods' | 'cards' | 'security_events' | 'sessions') =>
-      db().selectFrom(table).select(({ fn }) => fn.countAll<number>().as('count')).where('user_id', 'in', userIds).executeTakeFirstOrThrow().then((r) => Number(r.count));
+    const of = async (
+      table: 'user_emails' | 'user_phones' | 'mfa_methods' | 'cards' | 'security_events' | 'sessions',
+    ) =>
+      db()
+        .selectFrom(table)
+        .select(({ fn }) => fn.countAll<number>().as('count'))
+        .where('user_id', 'in', userIds)
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.count));
     return {
       users: await db().selectFrom('users').selectAll().where('id', 'in', userIds).orderBy('id').execute(),
-      emails: await of('user_emails'), phones: await of('user_phones'), methods: await of('mfa_methods'), cards: await of('cards'),
+      emails: await of('user_emails'),
+      phones: await of('user_phones'),
+      methods: await of('mfa_methods'),
+      cards: await of('cards'),
       events: await of('security_events'),
-      liveSessions: await db().selectFrom('sessions').select('id').where('user_id', 'in', userIds).where('revoked_at', 'is', null).execute().then((r) => r.length),
-      aliases: await db().selectFrom('account_aliases').selectAll().where((eb) => eb.or([eb('user_id', 'in', userIds), eb('value', 'in', userIds)])).execute(),
-      outbox: await db().selectFrom('outbox').select('id').execute().then((r) => r.length),
+      liveSessions: await db()
+        .selectFrom('sessions')
+        .select('id')
+        .where('user_id', 'in', userIds)
+        .where('revoked_at', 'is', null)
+        .execute()
+        .then((r) => r.length),
+      aliases: await db()
+        .selectFrom('account_aliases')
+        .selectAll()
+        .where((eb) => eb.or([eb('user_id', 'in', userIds), eb('value', 'in', userIds)]))
+        .execute(),
+      outbox: await db()
+        .selectFrom('outbox')
+        .select('id')
+        .execute()
+        .then((r) => r.length),
     };
   }
 
-  it('gives the survivor the other account\'s contacts, cards, methods, platform ids and history, and closes the other', async () => {
+  it("gives the survivor the other account's contacts, cards, methods, platform ids and history, and closes the other", async () => {
     const survivor = await account({ password: SURVIVOR_PASSWORD, ids: { user_id: `U-S${n + 1}` } });
     const other = await account({ language: 'fr', ids: { user_id: `U-O${n + 1}`, customer_user_id: `C-O${n + 1}` } });
     // A second email of the other account, not proven: it moves unproven.
     const unproven = `merge.unproven.${process.pid}.${other.tag}@example.be`;
-    await db().insertInto('user_emails').values({ id: newId(), user_id: other.userId, value: unproven, is_default: 0, verified: 0, created_at: nowIso() }).execute();
+    await db()
+      .insertInto('user_emails')
+      .values({ id: newId(), user_id: other.userId, value: unproven, is_default: 0, verified: 0, created_at: nowIso() })
+      .execute();
     await addMethod(db(), { userId: survivor.userId, method: 'email', target: survivor.email, primary: true });
     await addMethod(db(), { userId: survivor.userId, method: 'totp', secret: 'sealed-survivor' });
     await addMethod(db(), { userId: other.userId, method: 'email', target: other.email, primary: true });
@@ -98,17 +177,46 @@ describe.each(kinds)('account merge on %s', (kind) => {
     // An authenticator each: the survivor keeps its own, the other's goes with its recovery keys.
     await addMethod(db(), { userId: other.userId, method: 'totp', secret: 'sealed-other' });
     await addMethod(db(), { userId: other.userId, method: 'totpRecovery' });
-    await db().insertInto('recovery_keys').values({ id: newId(), user_id: other.userId, key_hash: 'k', used_at: null, created_at: nowIso() }).execute();
+    await db()
+      .insertInto('recovery_keys')
+      .values({ id: newId(), user_id: other.userId, key_hash: 'k', used_at: null, created_at: nowIso() })
+      .execute();
     const cardId = newId();
-    await db().insertInto('cards').values({ id: cardId, number: `50650000${other.tag}0000`.slice(0, 16), user_id: other.userId, activated_at: nowIso(), created_at: nowIso() }).execute();
-    await recordEvent(db(), { type: 'email_added', userId: other.userId, ip: null, deviceKey: null, detail: { value: unproven } });
+    await db()
+      .insertInto('cards')
+      .values({
+        id: cardId,
+        number: `50650000${other.tag}0000`.slice(0, 16),
+        user_id: other.userId,
+        activated_at: nowIso(),
+        created_at: nowIso(),
+      })
+      .execute();
+    await recordEvent(db(), {
+      type: 'email_added',
+      userId: other.userId,
+      ip: null,
+      deviceKey: null,
+      detail: { value: unproven },
+    });
     // A partner's grant for the other account and a refresh token it issued.
     const grantId = `grant-${other.tag}`;
     const model = (name: string, id: string) => ({
-      model: name, id, payload: JSON.stringify({ accountId: other.userId, clientId: 'partner-app', grantId, jti: id }), grant_id: grantId,
-      uid: null, user_code: null, expires_at: null, consumed_at: null, account_id: other.userId, client_id: 'partner-app',
+      model: name,
+      id,
+      payload: JSON.stringify({ accountId: other.userId, clientId: 'partner-app', grantId, jti: id }),
+      grant_id: grantId,
+      uid: null,
+      user_code: null,
+      expires_at: null,
+      consumed_at: null,
+      account_id: other.userId,
+      client_id: 'partner-app',
     });
-    await db().insertInto('oidc_models').values([model('Grant', grantId), model('RefreshToken', `rt-${other.tag}`)]).execute();
+    await db()
+      .insertInto('oidc_models')
+      .values([model('Grant', grantId), model('RefreshToken', `rt-${other.tag}`)])
+      .execute();
 
     // The other account is signed in somewhere before the merge.
     const otherSession = await signIn(other.userId, other.email, DEMO_PASSWORD);
@@ -122,36 +230,68 @@ describe.each(kinds)('account merge on %s', (kind) => {
     // Contacts: all of them, flags kept, the survivor's primaries still the only primaries.
     expect(await contactsOf(survivor.userId)).toEqual({
       email: [
-        { value: survivor.email, is_default: 1, verified: 1 }, { value: other.email, is_default: 0, verified: 1 }, { value: unproven, is_default: 0, verified: 0 },
+        { value: survivor.email, is_default: 1, verified: 1 },
+        { value: other.email, is_default: 0, verified: 1 },
+        { value: unproven, is_default: 0, verified: 0 },
       ].toSorted((a, b) => a.value.localeCompare(b.value)),
-      phone: [{ value: survivor.phone, is_default: 1, verified: 1 }, { value: other.phone, is_default: 0, verified: 1 }].toSorted((a, b) => a.value.localeCompare(b.value)),
+      phone: [
+        { value: survivor.phone, is_default: 1, verified: 1 },
+        { value: other.phone, is_default: 0, verified: 1 },
+      ].toSorted((a, b) => a.value.localeCompare(b.value)),
     });
     expect(await contactsOf(other.userId)).toEqual({ email: [], phone: [] });
     // Methods: one authenticator, the survivor's primary the only primary, nothing left behind.
     const methods = await methodsOf(survivor.userId);
-    expect(methods.map((m) => `${m.method}:${m.target ?? ''}:${m.is_primary}`).toSorted()).toEqual([
-      `email:${other.email}:0`, `email:${survivor.email}:1`, `sms:${other.phone}:0`, 'totp::0',
-    ].toSorted());
+    expect(methods.map((m) => `${m.method}:${m.target ?? ''}:${m.is_primary}`).toSorted()).toEqual(
+      [`email:${other.email}:0`, `email:${survivor.email}:1`, `sms:${other.phone}:0`, 'totp::0'].toSorted(),
+    );
     expect(await methodsOf(other.userId)).toEqual([]);
-    expect(await db().selectFrom('recovery_keys').select('id').where('user_id', 'in', [survivor.userId, other.userId]).execute()).toEqual([]);
+    expect(
+      await db()
+        .selectFrom('recovery_keys')
+        .select('id')
+        .where('user_id', 'in', [survivor.userId, other.userId])
+        .execute(),
+    ).toEqual([]);
     // Cards and platform ids.
-    expect((await db().selectFrom('cards').select('user_id').where('id', '=', cardId).executeTakeFirstOrThrow()).user_id).toBe(survivor.userId);
+    expect(
+      (await db().selectFrom('cards').select('user_id').where('id', '=', cardId).executeTakeFirstOrThrow()).user_id,
+    ).toBe(survivor.userId);
     const [after, closed] = [await user(survivor.userId), await user(other.userId)];
-    expect(after).toMatchObject({ user_id: `U-S${n - 1}`, customer_user_id: `C-O${n}`, fridom_user_id: null, closed_at: null });
+    expect(after).toMatchObject({
+      user_id: `U-S${n - 1}`,
+      customer_user_id: `C-O${n}`,
+      fridom_user_id: null,
+      closed_at: null,
+    });
     expect(closed).toMatchObject({ user_id: null, customer_user_id: null, fridom_user_id: null });
     expect(closed.closed_at).not.toBeNull();
     // The grant now names the survivor; the token is gone; the closed account has no claims.
-    const oidc = await db().selectFrom('oidc_models').select(['model', 'account_id', 'payload']).where('grant_id', '=', grantId).execute();
-    expect(oidc.map((row) => [row.model, row.account_id, JSON.parse(row.payload).accountId])).toEqual([['Grant', survivor.userId, survivor.userId]]);
+    const oidc = await db()
+      .selectFrom('oidc_models')
+      .select(['model', 'account_id', 'payload'])
+      .where('grant_id', '=', grantId)
+      .execute();
+    expect(oidc.map((row) => [row.model, row.account_id, JSON.parse(row.payload).accountId])).toEqual([
+      ['Grant', survivor.userId, survivor.userId],
+    ]);
     expect(await findOidcAccount(db(), other.userId)).toBeUndefined();
     expect((await findOidcAccount(db(), survivor.userId))?.accountId).toBe(survivor.userId);
     // History: the other's events, and the merge naming the other account.
-    const history = await db().selectFrom('security_events').select(['type', 'detail']).where('user_id', '=', survivor.userId).execute();
+    const history = await db()
+      .selectFrom('security_events')
+      .select(['type', 'detail'])
+      .where('user_id', '=', survivor.userId)
+      .execute();
     expect(history.map((e) => e.type)).toEqual(expect.arrayContaining(['email_added', 'accounts_merged']));
     expect(JSON.parse((await merged(survivor.userId))[0]!.detail!)).toEqual({ merged_account: other.userId });
     // Both accounts hear of it, each in its language, at the primary email it had.
-    expect((await mailsTo(survivor.email)).map((m) => m.subject)).toContain('Another Tessera account was merged into yours');
-    expect((await mailsTo(other.email)).map((m) => m.subject)).toContain('Votre compte Tessera a été fusionné avec un autre compte');
+    expect((await mailsTo(survivor.email)).map((m) => m.subject)).toContain(
+      'Another Tessera account was merged into yours',
+    );
+    expect((await mailsTo(other.email)).map((m) => m.subject)).toContain(
+      'Votre compte Tessera a été fusionné avec un autre compte',
+    );
 
     // The other's session is over, its password signs in nowhere, the survivor's password does.
     expect((await server.app.inject({ method: 'GET', url: '/api/user', headers })).statusCode).toBe(401);
@@ -159,19 +299,34 @@ describe.each(kinds)('account merge on %s', (kind) => {
     expect((await signIn(other.userId, other.phone, DEMO_PASSWORD)).statusCode).toBe(400);
     const survivorByOldEmail = await signIn(survivor.userId, other.email, SURVIVOR_PASSWORD);
     expect(survivorByOldEmail.statusCode).toBe(200);
-    const session = await db().selectFrom('sessions').select('user_id').where('user_id', 'in', [survivor.userId, other.userId])
-      .where('revoked_at', 'is', null).execute();
+    const session = await db()
+      .selectFrom('sessions')
+      .select('user_id')
+      .where('user_id', 'in', [survivor.userId, other.userId])
+      .where('revoked_at', 'is', null)
+      .execute();
     expect(session.map((s) => s.user_id)).toEqual([survivor.userId]);
   });
 
-  it('keeps the survivor\'s names, language and bank account, and takes a second factor the other had to have', async () => {
+  it("keeps the survivor's names, language and bank account, and takes a second factor the other had to have", async () => {
     const survivor = await account({ language: 'nl' });
     const other = await account({ language: 'fr' });
-    await db().updateTable('users').set({ iban: 'BE68539007547034', mfa_forced: 1, mfa_customer: 1 }).where('id', '=', other.userId).execute();
+    await db()
+      .updateTable('users')
+      .set({ iban: 'BE68539007547034', mfa_forced: 1, mfa_customer: 1 })
+      .where('id', '=', other.userId)
+      .execute();
     const before = await user(survivor.userId);
     expect(await attempt(survivor.userId, other.userId)).toBe('merged');
     const after = await user(survivor.userId);
-    expect(after).toMatchObject({ firstname: before.firstname, lastname: before.lastname, language: 'nl', iban: before.iban, mfa_forced: 1, mfa_customer: 1 });
+    expect(after).toMatchObject({
+      firstname: before.firstname,
+      lastname: before.lastname,
+      language: 'nl',
+      iban: before.iban,
+      mfa_forced: 1,
+      mfa_customer: 1,
+    });
   });
 
   it('gives a closed account no live session, even one opened as the merge committed (a sign-in whose code was checked meanwhile)', async () => {
@@ -179,19 +334,41 @@ describe.each(kinds)('account merge on %s', (kind) => {
     const other = await account();
     expect(await attempt(survivor.userId, other.userId)).toBe('merged');
     // What a sign-in racing the merge leaves: a session row written just after the merge revoked the others.
-    const raced = await createSession(db(), { userId: other.userId, deviceId: null, clientId: null, ip: null, ttlDays: 1 });
+    const raced = await createSession(db(), {
+      userId: other.userId,
+      deviceId: null,
+      clientId: null,
+      ip: null,
+      ttlDays: 1,
+    });
     const headers = { 'x-device-id': device(other.userId), authorization: `Bearer ${raced.token}` };
     expect((await server.app.inject({ method: 'GET', url: '/api/user', headers })).statusCode).toBe(401);
     expect((await server.app.inject({ method: 'GET', url: '/api/devices', headers })).statusCode).toBe(401);
     expect(await findSession(db(), raced.token)).toBeNull();
     // The survivor's own sessions are live as ever.
-    const own = await createSession(db(), { userId: survivor.userId, deviceId: null, clientId: null, ip: null, ttlDays: 1 });
-    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': device(survivor.userId), authorization: `Bearer ${own.token}` } })).statusCode).toBe(200);
+    const own = await createSession(db(), {
+      userId: survivor.userId,
+      deviceId: null,
+      clientId: null,
+      ip: null,
+      ttlDays: 1,
+    });
+    expect(
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: '/api/user',
+          headers: { 'x-device-id': device(survivor.userId), authorization: `Bearer ${own.token}` },
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
-  it('makes the other\'s conflicting platform ids and its sub aliases of the survivor, which no new account may take', async () => {
+  it("makes the other's conflicting platform ids and its sub aliases of the survivor, which no new account may take", async () => {
     const survivor = await account({ ids: { user_id: `U-S${n + 1}`, fridom_user_id: `F-S${n + 1}` } });
-    const other = await account({ ids: { user_id: `U-O${n + 1}`, fridom_user_id: `F-O${n + 1}`, customer_user_id: `C-O${n + 1}` } });
+    const other = await account({
+      ids: { user_id: `U-O${n + 1}`, fridom_user_id: `F-O${n + 1}`, customer_user_id: `C-O${n + 1}` },
+    });
     const tag = n;
     await mergeAccounts(server.ctx, { survivorId: survivor.userId, otherId: other.userId });
 
@@ -228,8 +405,14 @@ describe.each(kinds)('account merge on %s', (kind) => {
     expect(contacts.phone.map((c) => c.value)).toEqual([survivor.phone, other.phone].toSorted());
     expect(await methodsOf(survivor.userId)).toEqual([{ method: 'email', target: other.email, is_primary: 1 }]);
     expect(await merged(survivor.userId)).toHaveLength(1);
-    expect(await db().selectFrom('account_aliases').select('user_id').where('kind', '=', 'sub').where('value', '=', other.userId).execute())
-      .toEqual([{ user_id: survivor.userId }]);
+    expect(
+      await db()
+        .selectFrom('account_aliases')
+        .select('user_id')
+        .where('kind', '=', 'sub')
+        .where('value', '=', other.userId)
+        .execute(),
+    ).toEqual([{ user_id: survivor.userId }]);
     expect(await mailsTo(survivor.email)).toHaveLength(1);
     expect(await mailsTo(other.email)).toHaveLength(1);
   });
@@ -238,7 +421,9 @@ describe.each(kinds)('account merge on %s', (kind) => {
     for (let round = 0; round < 3; round++) {
       const a = await account();
       const b = await account();
-      const outcomes = await atOnce(20, (i) => (i % 2 === 0 ? attempt(a.userId, b.userId) : attempt(b.userId, a.userId)));
+      const outcomes = await atOnce(20, (i) =>
+        i % 2 === 0 ? attempt(a.userId, b.userId) : attempt(b.userId, a.userId),
+      );
       expect(outcomes.filter((o) => o === 'merged')).toHaveLength(1);
       expect(outcomes.filter((o) => o === 'merge_unavailable')).toHaveLength(19);
       const [rowA, rowB] = [await user(a.userId), await user(b.userId)];
@@ -246,7 +431,9 @@ describe.each(kinds)('account merge on %s', (kind) => {
       expect([rowA.closed_at, rowB.closed_at].filter((c) => c === null)).toHaveLength(1);
       const open = rowA.closed_at === null ? a : b;
       const contacts = await contactsOf(open.userId);
-      expect([...contacts.email, ...contacts.phone].map((c) => c.value).toSorted()).toEqual([a.email, a.phone, b.email, b.phone].toSorted());
+      expect([...contacts.email, ...contacts.phone].map((c) => c.value).toSorted()).toEqual(
+        [a.email, a.phone, b.email, b.phone].toSorted(),
+      );
     }
   });
 

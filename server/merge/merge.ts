@@ -62,7 +62,10 @@ export type MergeRequest = {
   deviceKey?: string | null;
 };
 
-type Account = Pick<Database['users'], 'id' | 'language' | 'closed_at' | 'national_register_number' | 'mfa_forced' | 'mfa_customer' | PlatformIdColumn>;
+type Account = Pick<
+  Database['users'],
+  'id' | 'language' | 'closed_at' | 'national_register_number' | 'mfa_forced' | 'mfa_customer' | PlatformIdColumn
+>;
 
 /** Merges `otherId` into `survivorId`, or throws merge_unavailable (both accounts must exist, be
  * open and differ) having written nothing. */
@@ -76,20 +79,44 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
       if (!(await lockUser(trx, id))) throw new ApiError('merge_unavailable');
     }
     // Read under the locks: a merge that waited sees what the one before it wrote.
-    const accounts = await trx.selectFrom('users')
-      .select(['id', 'language', 'closed_at', 'national_register_number', 'mfa_forced', 'mfa_customer', 'user_id', 'customer_user_id', 'fridom_user_id'])
-      .where('id', 'in', [survivorId, otherId]).execute();
+    const accounts = await trx
+      .selectFrom('users')
+      .select([
+        'id',
+        'language',
+        'closed_at',
+        'national_register_number',
+        'mfa_forced',
+        'mfa_customer',
+        'user_id',
+        'customer_user_id',
+        'fridom_user_id',
+      ])
+      .where('id', 'in', [survivorId, otherId])
+      .execute();
     const survivor = accounts.find((a) => a.id === survivorId);
     const other = accounts.find((a) => a.id === otherId);
-    if (!survivor || !other || survivor.closed_at !== null || other.closed_at !== null) throw new ApiError('merge_unavailable');
+    if (!survivor || !other || survivor.closed_at !== null || other.closed_at !== null)
+      throw new ApiError('merge_unavailable');
 
     // Read before the contacts move: the survivor hears of it at its primary email; the account
     // merged away at every email and phone it held, so that an owner who did not do this learns it
     // wherever they can be reached.
     const survivorEmail = await primaryEmail(trx, survivorId);
-    const notices: Array<{ account: Account; kind: 'accounts_merged' | 'account_merged_away'; channel: 'email' | 'sms'; to: string }> = [
-      ...(survivorEmail ? [{ account: survivor, kind: 'accounts_merged' as const, channel: 'email' as const, to: survivorEmail }] : []),
-      ...(await contactsOf(trx, otherId)).map((contact) => ({ account: other, kind: 'account_merged_away' as const, ...contact })),
+    const notices: Array<{
+      account: Account;
+      kind: 'accounts_merged' | 'account_merged_away';
+      channel: 'email' | 'sms';
+      to: string;
+    }> = [
+      ...(survivorEmail
+        ? [{ account: survivor, kind: 'accounts_merged' as const, channel: 'email' as const, to: survivorEmail }]
+        : []),
+      ...(await contactsOf(trx, otherId)).map((contact) => ({
+        account: other,
+        kind: 'account_merged_away' as const,
+        ...contact,
+      })),
     ];
 
     const now = nowIso();
@@ -97,8 +124,14 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     // A second factor one of them had to have (or was offered, as a company customer) the merged
     // account has to have too: the cards and platform ids that made it so now live there.
     if ((other.mfa_forced && !survivor.mfa_forced) || (other.mfa_customer && !survivor.mfa_customer)) {
-      await trx.updateTable('users').set({ mfa_forced: survivor.mfa_forced || other.mfa_forced, mfa_customer: survivor.mfa_customer || other.mfa_customer })
-        .where('id', '=', survivorId).execute();
+      await trx
+        .updateTable('users')
+        .set({
+          mfa_forced: survivor.mfa_forced || other.mfa_forced,
+          mfa_customer: survivor.mfa_customer || other.mfa_customer,
+        })
+        .where('id', '=', survivorId)
+        .execute();
     }
     await moveContacts(trx, survivorId, otherId);
     await moveMethods(trx, survivorId, otherId);
@@ -106,26 +139,62 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     await trx.updateTable('security_events').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
     await trx.updateTable('consent_answers').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
     await trx.updateTable('account_change_undos').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
-    if (!(await trx.selectFrom('user_pictures').select('user_id').where('user_id', '=', survivorId).executeTakeFirst())) {
+    if (
+      !(await trx.selectFrom('user_pictures').select('user_id').where('user_id', '=', survivorId).executeTakeFirst())
+    ) {
       await trx.updateTable('user_pictures').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
     }
     await moveGrants(trx, survivorId, otherId);
-    const identities = await trx.updateTable('sso_identities').set({ user_id: survivorId }).where('user_id', '=', otherId).executeTakeFirst();
-    if (Number(identities.numUpdatedRows) > 0) await trx.updateTable('users').set({ has_sso: 1 }).where('id', '=', survivorId).execute();
+    const identities = await trx
+      .updateTable('sso_identities')
+      .set({ user_id: survivorId })
+      .where('user_id', '=', otherId)
+      .executeTakeFirst();
+    if (Number(identities.numUpdatedRows) > 0)
+      await trx.updateTable('users').set({ has_sso: 1 }).where('id', '=', survivorId).execute();
 
     // The other account is closed: nothing signs in to it, and nothing under way on it goes on.
     await trx.updateTable('users').set({ closed_at: now, updated_at: now }).where('id', '=', otherId).execute();
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', otherId).where('revoked_at', 'is', null).execute();
-    await trx.updateTable('tickets').set({ used_at: now }).where('user_id', '=', otherId).where('used_at', 'is', null).execute();
-    await trx.updateTable('login_tickets').set({ used_at: now }).where('user_id', '=', otherId).where('used_at', 'is', null).execute();
-    await trx.updateTable('mfa_challenges').set({ expires_at: now }).where('user_id', '=', otherId)
-      .where('completed_at', 'is', null).where('expires_at', '>', now).execute();
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', otherId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('tickets')
+      .set({ used_at: now })
+      .where('user_id', '=', otherId)
+      .where('used_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('login_tickets')
+      .set({ used_at: now })
+      .where('user_id', '=', otherId)
+      .where('used_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('mfa_challenges')
+      .set({ expires_at: now })
+      .where('user_id', '=', otherId)
+      .where('completed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .execute();
     // Partners lose what they hold for the other account (tokens, codes); its grants moved above,
     // and its provider sessions end after the commit.
-    await trx.deleteFrom('oidc_models').where('account_id', '=', otherId).where('model', 'not in', ['Grant', 'Session']).execute();
+    await trx
+      .deleteFrom('oidc_models')
+      .where('account_id', '=', otherId)
+      .where('model', 'not in', ['Grant', 'Session'])
+      .execute();
 
     for (const notice of notices) {
-      await ctx.outbox.enqueue(trx, { channel: notice.channel, to: notice.to, ...noticeMessage(notice.account.language, notice.kind, {}, notice.channel), ttlSeconds: NOTICE_TTL_S });
+      await ctx.outbox.enqueue(trx, {
+        channel: notice.channel,
+        to: notice.to,
+        ...noticeMessage(notice.account.language, notice.kind, {}, notice.channel),
+        ttlSeconds: NOTICE_TTL_S,
+      });
     }
   });
   ctx.outbox.kick();
@@ -133,29 +202,67 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
   // Both histories hold it: the survivor's (with the other's history, moved above) and the closed
   // account's own, for an operator reading it later.
   const where = { ip: request.ip ?? null, deviceKey: request.deviceKey ?? null };
-  await recordEvent(ctx.db, { type: 'accounts_merged', userId: survivorId, ...where, detail: { merged_account: otherId } });
-  await recordEvent(ctx.db, { type: 'account_merged_away', userId: otherId, ...where, detail: { survivor_account: survivorId } });
+  await recordEvent(ctx.db, {
+    type: 'accounts_merged',
+    userId: survivorId,
+    ...where,
+    detail: { merged_account: otherId },
+  });
+  await recordEvent(ctx.db, {
+    type: 'account_merged_away',
+    userId: otherId,
+    ...where,
+    detail: { survivor_account: survivorId },
+  });
 }
 
 /** Every email and phone of an account, as the channels a notice takes to reach them. */
-async function contactsOf(trx: Transaction<Database>, userId: string): Promise<Array<{ channel: 'email' | 'sms'; to: string }>> {
+async function contactsOf(
+  trx: Transaction<Database>,
+  userId: string,
+): Promise<Array<{ channel: 'email' | 'sms'; to: string }>> {
   const [emails, phones] = await Promise.all([
-    trx.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').orderBy('created_at').execute(),
-    trx.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').orderBy('created_at').execute(),
+    trx
+      .selectFrom('user_emails')
+      .select('value')
+      .where('user_id', '=', userId)
+      .orderBy('is_default', 'desc')
+      .orderBy('created_at')
+      .execute(),
+    trx
+      .selectFrom('user_phones')
+      .select('value')
+      .where('user_id', '=', userId)
+      .orderBy('is_default', 'desc')
+      .orderBy('created_at')
+      .execute(),
   ]);
-  return [...emails.map((e) => ({ channel: 'email' as const, to: e.value })), ...phones.map((p) => ({ channel: 'sms' as const, to: p.value }))];
+  return [
+    ...emails.map((e) => ({ channel: 'email' as const, to: e.value })),
+    ...phones.map((p) => ({ channel: 'sms' as const, to: p.value })),
+  ];
 }
 
 async function primaryEmail(trx: Transaction<Database>, userId: string): Promise<string | null> {
-  const row = await trx.selectFrom('user_emails').select('value').where('user_id', '=', userId)
-    .orderBy('is_default', 'desc').orderBy('created_at').executeTakeFirst();
+  const row = await trx
+    .selectFrom('user_emails')
+    .select('value')
+    .where('user_id', '=', userId)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .executeTakeFirst();
   return row?.value ?? null;
 }
 
 /** Platform ids and the national register number go to the survivor where it has none; a platform
  * id it has another of becomes an alias, as does the other account's id (its OIDC `sub`). The other
  * account keeps none: each value is unique, and a closed account must not answer for one. */
-async function takeIdentifiers(trx: Transaction<Database>, survivor: Account, other: Account, now: string): Promise<void> {
+async function takeIdentifiers(
+  trx: Transaction<Database>,
+  survivor: Account,
+  other: Account,
+  now: string,
+): Promise<void> {
   const taken: Partial<Record<PlatformIdColumn | 'national_register_number', string>> = {};
   const aliases: Array<{ kind: string; value: string }> = [{ kind: 'sub', value: other.id }];
   for (const column of PLATFORM_IDS) {
@@ -164,24 +271,45 @@ async function takeIdentifiers(trx: Transaction<Database>, survivor: Account, ot
     if (survivor[column] === null) taken[column] = value;
     else aliases.push({ kind: column, value });
   }
-  if (other.national_register_number !== null && survivor.national_register_number === null) taken.national_register_number = other.national_register_number;
+  if (other.national_register_number !== null && survivor.national_register_number === null)
+    taken.national_register_number = other.national_register_number;
   // Cleared first: the columns are unique, and PostgreSQL checks each statement.
-  await trx.updateTable('users').set({ user_id: null, customer_user_id: null, fridom_user_id: null, national_register_number: null })
-    .where('id', '=', other.id).execute();
-  if (Object.keys(taken).length > 0) await trx.updateTable('users').set({ ...taken, updated_at: now }).where('id', '=', survivor.id).execute();
+  await trx
+    .updateTable('users')
+    .set({ user_id: null, customer_user_id: null, fridom_user_id: null, national_register_number: null })
+    .where('id', '=', other.id)
+    .execute();
+  if (Object.keys(taken).length > 0)
+    await trx
+      .updateTable('users')
+      .set({ ...taken, updated_at: now })
+      .where('id', '=', survivor.id)
+      .execute();
   // Aliases that led to the other account lead on to the survivor; an alias already taken keeps its
   // account (a value never leads to two).
   await trx.updateTable('account_aliases').set({ user_id: survivor.id }).where('user_id', '=', other.id).execute();
-  await trx.insertInto('account_aliases').values(aliases.map((alias) => ({ ...alias, user_id: survivor.id, created_at: now })))
-    .onConflict((c) => c.columns(['kind', 'value']).doNothing()).execute();
+  await trx
+    .insertInto('account_aliases')
+    .values(aliases.map((alias) => ({ ...alias, user_id: survivor.id, created_at: now })))
+    .onConflict((c) => c.columns(['kind', 'value']).doNothing())
+    .execute();
 }
 
 /** Every email and phone moves, verified or not as it was; a primary one stays primary only where
  * the survivor has none of its kind. */
 async function moveContacts(trx: Transaction<Database>, survivorId: string, otherId: string): Promise<void> {
   for (const table of ['user_emails', 'user_phones'] as const) {
-    const hasPrimary = await trx.selectFrom(table).select('id').where('user_id', '=', survivorId).where('is_default', '=', 1).executeTakeFirst();
-    await trx.updateTable(table).set({ user_id: survivorId, ...(hasPrimary ? { is_default: 0 as const } : {}) }).where('user_id', '=', otherId).execute();
+    const hasPrimary = await trx
+      .selectFrom(table)
+      .select('id')
+      .where('user_id', '=', survivorId)
+      .where('is_default', '=', 1)
+      .executeTakeFirst();
+    await trx
+      .updateTable(table)
+      .set({ user_id: survivorId, ...(hasPrimary ? { is_default: 0 as const } : {}) })
+      .where('user_id', '=', otherId)
+      .execute();
   }
 }
 
@@ -195,27 +323,45 @@ async function moveMethods(trx: Transaction<Database>, survivorId: string, other
   const theirs = await methodsOf(trx, otherId);
   const keepPrimary = mine.some((m) => m.is_primary === 1);
   const authenticatorMoves = !mine.some((m) => m.method === 'totp') && theirs.some((m) => m.method === 'totp');
-  const moving = theirs.filter((m) => (m.method === 'totp' || m.method === 'totpRecovery'
-    ? authenticatorMoves && !mine.some((n) => n.method === m.method)
-    : !mine.some((n) => sameMethod(n, m))));
+  const moving = theirs.filter((m) =>
+    m.method === 'totp' || m.method === 'totpRecovery'
+      ? authenticatorMoves && !mine.some((n) => n.method === m.method)
+      : !mine.some((n) => sameMethod(n, m)),
+  );
   if (moving.length > 0) {
-    await trx.updateTable('mfa_methods').set({ user_id: survivorId, ...(keepPrimary ? { is_primary: 0 as const } : {}) })
-      .where('id', 'in', moving.map((m) => m.id)).execute();
+    await trx
+      .updateTable('mfa_methods')
+      .set({ user_id: survivorId, ...(keepPrimary ? { is_primary: 0 as const } : {}) })
+      .where(
+        'id',
+        'in',
+        moving.map((m) => m.id),
+      )
+      .execute();
   }
   // What did not move duplicates what the survivor has.
   await trx.deleteFrom('mfa_methods').where('user_id', '=', otherId).execute();
-  if (authenticatorMoves) await trx.updateTable('recovery_keys').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
+  if (authenticatorMoves)
+    await trx.updateTable('recovery_keys').set({ user_id: survivorId }).where('user_id', '=', otherId).execute();
   else await trx.deleteFrom('recovery_keys').where('user_id', '=', otherId).execute();
 }
 
 /** The grants partners hold for the other account now name the survivor, in their column and in
  * the provider's payload alike. */
 async function moveGrants(trx: Transaction<Database>, survivorId: string, otherId: string): Promise<void> {
-  const grants = await trx.selectFrom('oidc_models').select(['id', 'payload']).where('model', '=', 'Grant').where('account_id', '=', otherId).execute();
+  const grants = await trx
+    .selectFrom('oidc_models')
+    .select(['id', 'payload'])
+    .where('model', '=', 'Grant')
+    .where('account_id', '=', otherId)
+    .execute();
   for (const grant of grants) {
     const payload = { ...(JSON.parse(grant.payload) as Record<string, unknown>), accountId: survivorId };
-    await trx.updateTable('oidc_models').set({ account_id: survivorId, payload: JSON.stringify(payload) })
-      .where('model', '=', 'Grant').where('id', '=', grant.id).execute();
+    await trx
+      .updateTable('oidc_models')
+      .set({ account_id: survivorId, payload: JSON.stringify(payload) })
+      .where('model', '=', 'Grant')
+      .where('id', '=', grant.id)
+      .execute();
   }
 }
-

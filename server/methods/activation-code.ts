@@ -7,9 +7,17 @@ import { sameHash } from './codes.ts';
 
 export function activationCodeHash(secretKey: string, cardNumber: string, code: string): string {
   return createHmac('sha256', secretKey)
-    .update(`card:${normaliseCardNumber(cardNumber)}:${normaliseActivationCode(code)}`).digest('base64url');
+    .update(`card:${normaliseCardNumber(cardNumber)}:${normaliseActivationCode(code)}`)
+    .digest('base64url');
 }
 
-export function activationCodeMatches(secretKey: string, card: { number: string; activation_code_hash: string | null }, code: string): boolean {
-  return card.activation_code_hash !== null && sameHash(card.activation_code_hash, activationCodeHash(secretKey, card.number, code));
+export function activationCodeMatches(
+  secretKey: string,
+  card: { number: string; activation_code_hash: string | null },
+  code: string,
+): boolean {
+  return (
+    card.activation_code_hash !== null &&
+    sameHash(card.activation_code_hash, activationCodeHash(secretKey, card.number, code))
+  );
 }

@@ -15,12 +15,16 @@ export const authenticator: ChallengeMethod = {
     if (held.methodId === null) return { right: true, step };
     if (held.lastStep !== null && step <= held.lastStep) return { right: false };
     return {
-      right: true, step,
+      right: true,
+      step,
       // Replay protection that holds under races: the step moves forward only if nobody moved it first.
       spend: async (trx) => {
-        const stepped = await trx.updateTable('mfa_methods').set({ last_step: step })
+        const stepped = await trx
+          .updateTable('mfa_methods')
+          .set({ last_step: step })
           .where('id', '=', held.methodId!)
-          .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)])).executeTakeFirst();
+          .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+          .executeTakeFirst();
         return Number(stepped.numUpdatedRows) === 1;
       },
     };

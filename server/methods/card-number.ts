@@ -4,8 +4,13 @@ import { describeRow, type ChallengeMethod } from './method.ts';
 export const cardNumber: ChallengeMethod = {
   kind: 'card',
   async verify({ db }, held, answer) {
-    const card = await db.selectFrom('cards').select('id').where('user_id', '=', held.userId ?? '')
-      .where('number', '=', answer.replace(/\s+/g, '')).where('activated_at', 'is not', null).executeTakeFirst();
+    const card = await db
+      .selectFrom('cards')
+      .select('id')
+      .where('user_id', '=', held.userId ?? '')
+      .where('number', '=', answer.replace(/\s+/g, ''))
+      .where('activated_at', 'is not', null)
+      .executeTakeFirst();
     return { right: card !== undefined };
   },
   describe: describeRow,

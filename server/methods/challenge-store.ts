@@ -17,7 +17,12 @@ export function resendWait(previous: { resend_at: string } | undefined, now: num
 /** Nobody may use the portal to flood an inbox or a phone: sends are counted per requester and
  * destination (first, so a stranger runs out before the owner), per destination and, when there
  * is one, per account. Spend them in this order with spendInTurn. */
-export function sendingBudgets(ctx: Pick<AppContext, 'limiters'>, ip: string, target: string, userId?: string): Array<[RateLimiterAbstract, string]> {
+export function sendingBudgets(
+  ctx: Pick<AppContext, 'limiters'>,
+  ip: string,
+  target: string,
+  userId?: string,
+): Array<[RateLimiterAbstract, string]> {
   return [
     [ctx.limiters.codeRequester, `${ip}|${target}`],
     [ctx.limiters.codeDestination, target],
@@ -26,10 +31,22 @@ export function sendingBudgets(ctx: Pick<AppContext, 'limiters'>, ip: string, ta
 }
 
 export type NewChallenge = {
-  id: string; purpose: MessagePurpose; method: string; language: string; channel?: string;
-  userId: string | null; flowId?: string | null; methodId: number | null;
-  newMethod: string | null; target: string | null; payloadHash: string; sends: number; resendWaitSeconds: number;
-  deviceKey: string | null; loginTicketHash?: string | null; replacesMethodId?: number | null;
+  id: string;
+  purpose: MessagePurpose;
+  method: string;
+  language: string;
+  channel?: string;
+  userId: string | null;
+  flowId?: string | null;
+  methodId: number | null;
+  newMethod: string | null;
+  target: string | null;
+  payloadHash: string;
+  sends: number;
+  resendWaitSeconds: number;
+  deviceKey: string | null;
+  loginTicketHash?: string | null;
+  replacesMethodId?: number | null;
   /** Where the code goes, for a method whose code is sent. */
   sendTo?: string;
 };
@@ -37,22 +54,45 @@ export type NewChallenge = {
 /** Writes a challenge and, for a method whose code Tessera sends, makes the code and queues its
  * message, all in the caller's transaction. Returns false when a concurrent request already took
  * this flow's send number (only flows number their sends). */
-export async function openChallenge(ctx: Pick<AppContext, 'config' | 'outbox'>, trx: Db, challenge: NewChallenge, now: number): Promise<boolean> {
+export async function openChallenge(
+  ctx: Pick<AppContext, 'config' | 'outbox'>,
+  trx: Db,
+  challenge: NewChallenge,
+  now: number,
+): Promise<boolean> {
   const method = methodOfKind(challenge.method);
-  const sent = method.start && challenge.sendTo
-    ? await method.start(ctx, trx, {
-      challengeId: challenge.id, target: challenge.sendTo, language: challenge.language, purpose: challenge.purpose,
-      ...(challenge.channel ? { channel: challenge.channel } : {}),
+  const sent =
+    method.start && challenge.sendTo
+      ? await method.start(ctx, trx, {
+          challengeId: challenge.id,
+          target: challenge.sendTo,
+          language: challenge.language,
+          purpose: challenge.purpose,
+          ...(challenge.channel ? { channel: challenge.channel } : {}),
+        })
+      : null;
+  const inserted = await trx
+    .insertInto('mfa_challenges')
+    .values({
+      id: challenge.id,
+      user_id: challenge.userId,
+      flow_id: challenge.flowId ?? null,
+      method_id: challenge.methodId,
+      purpose: challenge.purpose,
+      new_method: challenge.newMethod,
+      target: challenge.target,
+      payload_hash: challenge.payloadHash,
+      code_hash: sent?.codeHash ?? null,
+      attempts: 0,
+      sends: challenge.sends,
+      expires_at: nowIso(now + ctx.config.mfa.codeTtlSeconds * 1000),
+      resend_at: nowIso(now + challenge.resendWaitSeconds * 1000),
+      device_key: challenge.deviceKey,
+      login_ticket_hash: challenge.loginTicketHash ?? null,
+      completed_at: null,
+      created_at: nowIso(now),
+      replaces_method_id: challenge.replacesMethodId ?? null,
     })
-    : null;
-  const inserted = await trx.insertInto('mfa_challenges').values({
-    id: challenge.id, user_id: challenge.userId, flow_id: challenge.flowId ?? null, method_id: challenge.methodId,
-    purpose: challenge.purpose, new_method: challenge.newMethod, target: challenge.target, payload_hash: challenge.payloadHash,
-    code_hash: sent?.codeHash ?? null, attempts: 0, sends: challenge.sends,
-    expires_at: nowIso(now + ctx.config.mfa.codeTtlSeconds * 1000), resend_at: nowIso(now + challenge.resendWaitSeconds * 1000),
-    device_key: challenge.deviceKey, login_ticket_hash: challenge.loginTicketHash ?? null,
-    completed_at: null, created_at: nowIso(now), replaces_method_id: challenge.replacesMethodId ?? null,
-  })
     // A flow's send number taken already: DO NOTHING rather than an error, which would abort a
     // PostgreSQL transaction. Any other conflict is an error.
     .$if(challenge.flowId != null, (insert) => insert.onConflict((c) => c.columns(['flow_id', 'sends']).doNothing()))
@@ -61,23 +101,47 @@ export async function openChallenge(ctx: Pick<AppContext, 'config' | 'outbox'>, 
 }
 
 /** A new code replaces the old one: the previous challenge can no longer be used. */
-export async function retireChallenge(ctx: Pick<AppContext, 'config'>, trx: Db, id: string, now: number): Promise<void> {
-  await trx.updateTable('mfa_challenges').set({ completed_at: nowIso(now), attempts: ctx.config.mfa.maxAttempts }).where('id', '=', id).execute();
+export async function retireChallenge(
+  ctx: Pick<AppContext, 'config'>,
+  trx: Db,
+  id: string,
+  now: number,
+): Promise<void> {
+  await trx
+    .updateTable('mfa_challenges')
+    .set({ completed_at: nowIso(now), attempts: ctx.config.mfa.maxAttempts })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Counts a wrong answer while the challenge is open; the attempts so far, or null when it was
  * closed meanwhile (spent, replaced or out of attempts). */
 export async function countWrongAnswer(ctx: Pick<AppContext, 'config' | 'db'>, id: string): Promise<number | null> {
-  const counted = await ctx.db.updateTable('mfa_challenges').set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', id).where('attempts', '<', ctx.config.mfa.maxAttempts).where('completed_at', 'is', null)
-    .returning('attempts').executeTakeFirst();
+  const counted = await ctx.db
+    .updateTable('mfa_challenges')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('attempts', '<', ctx.config.mfa.maxAttempts)
+    .where('completed_at', 'is', null)
+    .returning('attempts')
+    .executeTakeFirst();
   return counted ? Number(counted.attempts) : null;
 }
 
 /** Closes the challenge on a right answer. Of racing answers exactly one finds it open: the
  * conditional update's row count decides. */
-export async function closeChallenge(ctx: Pick<AppContext, 'config'>, trx: Db, id: string, now: string): Promise<boolean> {
-  const closed = await trx.updateTable('mfa_challenges').set({ completed_at: now })
-    .where('id', '=', id).where('completed_at', 'is', null).where('attempts', '<', ctx.config.mfa.maxAttempts).executeTakeFirst();
+export async function closeChallenge(
+  ctx: Pick<AppContext, 'config'>,
+  trx: Db,
+  id: string,
+  now: string,
+): Promise<boolean> {
+  const closed = await trx
+    .updateTable('mfa_challenges')
+    .set({ completed_at: now })
+    .where('id', '=', id)
+    .where('completed_at', 'is', null)
+    .where('attempts', '<', ctx.config.mfa.maxAttempts)
+    .executeTakeFirst();
   return Number(closed.numUpdatedRows) === 1;
 }

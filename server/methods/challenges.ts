@@ -14,7 +14,14 @@ import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { forget, refund, spend, spendInTurn, standing } from '../ratelimit/index.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
-import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from './challenge-store.ts';
+import {
+  closeChallenge,
+  countWrongAnswer,
+  openChallenge,
+  resendWait,
+  retireChallenge,
+  sendingBudgets,
+} from './challenge-store.ts';
 import { maskTarget } from './codes.ts';
 import { methodOfKind } from './index.ts';
 
@@ -23,11 +30,22 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /** What a challenge is about: an existing method (id), or for activation and reset a kind and
  * target (id null); an activation may replace an existing method (new target, reset authenticator). */
-export type ChallengeSubject = { id: number | null; method: string; target: string | null; secret?: string | null; replaces?: number | null };
+export type ChallengeSubject = {
+  id: number | null;
+  method: string;
+  target: string | null;
+  secret?: string | null;
+  replaces?: number | null;
+};
 
 export type StartedChallenge = {
-  payload: string; method: string; target?: string;
-  expires_at: string; expires_in: number; resend_at?: string; resend_in?: number;
+  payload: string;
+  method: string;
+  target?: string;
+  expires_at: string;
+  expires_in: number;
+  resend_at?: string;
+  resend_in?: number;
 };
 
 /** Lost the race for the resend wait to a concurrent request for the same subject. */
@@ -45,15 +63,23 @@ class TooSoon extends Error {
  * address, so it replaces nothing: a code a stranger asks for never spoils the owner's. It waits
  * all the same: codes to one destination are spaced as resends are (30 s, then 15 s after each),
  * whoever asks, decided under the account's row lock, so of thirty requests at once one sends. */
-export async function startChallenge(ctx: AppContext, input: {
-  userId: string; language: string; subject: ChallengeSubject; purpose: Purpose; deviceKey: string; channel?: string;
-  loginTicket?: string;
-  /** The client address, as resolved through the trusted proxies: its own sending budget bites first. */
-  ip: string;
-  /** The hash of a payload already handed out (a forgotten-password request answered before its
-   * challenge existed); without it a new payload is made. */
-  payloadHash?: string;
-}): Promise<StartedChallenge> {
+export async function startChallenge(
+  ctx: AppContext,
+  input: {
+    userId: string;
+    language: string;
+    subject: ChallengeSubject;
+    purpose: Purpose;
+    deviceKey: string;
+    channel?: string;
+    loginTicket?: string;
+    /** The client address, as resolved through the trusted proxies: its own sending budget bites first. */
+    ip: string;
+    /** The hash of a payload already handed out (a forgotten-password request answered before its
+     * challenge existed); without it a new payload is made. */
+    payloadHash?: string;
+  },
+): Promise<StartedChallenge> {
   const { db, config } = ctx;
   const { subject } = input;
   const now = Date.now();
@@ -64,12 +90,17 @@ export async function startChallenge(ctx: AppContext, input: {
   // The last code for this subject: the one a new code replaces, or for a forgotten password (which
   // replaces nothing) the last one sent, used or not: the spacing counts sends, not valid codes.
   const previousOf = (reader: Db) => {
-    let query = reader.selectFrom('mfa_challenges').select(['id', 'sends', 'resend_at'])
-      .where('user_id', '=', input.userId).where('purpose', '=', input.purpose).where('expires_at', '>', nowIso(now))
+    let query = reader
+      .selectFrom('mfa_challenges')
+      .select(['id', 'sends', 'resend_at'])
+      .where('user_id', '=', input.userId)
+      .where('purpose', '=', input.purpose)
+      .where('expires_at', '>', nowIso(now))
       .$if(replacing, (q) => q.where('completed_at', 'is', null));
-    query = subject.id !== null
-      ? query.where('method_id', '=', subject.id)
-      : query.where('new_method', '=', subject.method).where('target', '=', subject.target ?? '');
+    query =
+      subject.id !== null
+        ? query.where('method_id', '=', subject.id)
+        : query.where('new_method', '=', subject.method).where('target', '=', subject.target ?? '');
     return query.orderBy('created_at', 'desc').executeTakeFirst();
   };
   // A cheap look first, so a burst of resends is refused before it spends any sending budget.
@@ -95,19 +126,35 @@ export async function startChallenge(ctx: AppContext, input: {
       wait = sends === 1 ? config.mfa.resendFirstWaitSeconds : config.mfa.resendNextWaitSeconds;
       if (previous && replacing) await retireChallenge(ctx, trx, previous.id, now);
       // Challenges are kept a day past their expiry (the resend wait reads them), then go.
-      await trx.deleteFrom('mfa_challenges').where('user_id', '=', input.userId).where('expires_at', '<', nowIso(now - DAY_MS)).execute();
-      await openChallenge(ctx, trx, {
-        id, purpose: input.purpose, method: subject.method, language: input.language,
-        ...(input.channel ? { channel: input.channel } : {}),
-        userId: input.userId, methodId: subject.id,
-        newMethod: subject.id === null ? subject.method : null,
-        // For a new authenticator the sealed secret waits here until its first code proves the setup.
-        target: subject.id === null ? (subject.secret ?? subject.target) : null,
-        payloadHash: input.payloadHash ?? hashToken(payload), sends, resendWaitSeconds: wait,
-        deviceKey: input.deviceKey, loginTicketHash: input.loginTicket ? hashToken(input.loginTicket) : null,
-        replacesMethodId: subject.replaces ?? null,
-        ...(coded ? { sendTo: subject.target! } : {}),
-      }, now);
+      await trx
+        .deleteFrom('mfa_challenges')
+        .where('user_id', '=', input.userId)
+        .where('expires_at', '<', nowIso(now - DAY_MS))
+        .execute();
+      await openChallenge(
+        ctx,
+        trx,
+        {
+          id,
+          purpose: input.purpose,
+          method: subject.method,
+          language: input.language,
+          ...(input.channel ? { channel: input.channel } : {}),
+          userId: input.userId,
+          methodId: subject.id,
+          newMethod: subject.id === null ? subject.method : null,
+          // For a new authenticator the sealed secret waits here until its first code proves the setup.
+          target: subject.id === null ? (subject.secret ?? subject.target) : null,
+          payloadHash: input.payloadHash ?? hashToken(payload),
+          sends,
+          resendWaitSeconds: wait,
+          deviceKey: input.deviceKey,
+          loginTicketHash: input.loginTicket ? hashToken(input.loginTicket) : null,
+          replacesMethodId: subject.replaces ?? null,
+          ...(coded ? { sendTo: subject.target! } : {}),
+        },
+        now,
+      );
     });
   } catch (error) {
     // Nothing was sent: the budget spent on the way is given back.
@@ -117,16 +164,24 @@ export async function startChallenge(ctx: AppContext, input: {
   }
   ctx.outbox.kick();
   return {
-    payload, method: subject.method, expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds,
+    payload,
+    method: subject.method,
+    expires_at: expiresAt,
+    expires_in: config.mfa.codeTtlSeconds,
     ...(subject.target && coded ? { target: maskTarget(subject.target) } : {}),
     ...(coded ? { resend_at: nowIso(now + wait * 1000), resend_in: wait } : {}),
   };
 }
 
 export type PassedChallenge = {
-  userId: string; purpose: Purpose; methodId: number | null; method: string;
+  userId: string;
+  purpose: Purpose;
+  methodId: number | null;
+  method: string;
   /** For activation: the new method's kind and target (or sealed TOTP secret), and the method it replaces. */
-  newMethod: string | null; target: string | null; replacesMethodId: number | null;
+  newMethod: string | null;
+  target: string | null;
+  replacesMethodId: number | null;
   /** The authenticator time step accepted (a new authenticator starts from it: its first code is spent). */
   step: number | null;
   loginTicketHash: string | null;
@@ -153,31 +208,65 @@ class Closed extends Error {}
 /** Checks a code against its challenge; on success closes it, atomically, and says for whom and why.
  * A challenge of another purpose than the caller expects, or a sign-in's challenge answered from
  * another device, reads as closed and costs no attempt. */
-export async function verifyChallenge(ctx: AppContext, payload: string, code: string, options: {
-  purposes?: readonly Purpose[]; deviceKey?: string; ip?: string;
-  /** A solved CAPTCHA, for past the account's ceiling; without it, the request's X-Captcha header. */
-  captcha?: string;
-} = {}): Promise<PassedChallenge> {
+export async function verifyChallenge(
+  ctx: AppContext,
+  payload: string,
+  code: string,
+  options: {
+    purposes?: readonly Purpose[];
+    deviceKey?: string;
+    ip?: string;
+    /** A solved CAPTCHA, for past the account's ceiling; without it, the request's X-Captcha header. */
+    captcha?: string;
+  } = {},
+): Promise<PassedChallenge> {
   const { db, config } = ctx;
   const now = nowIso();
-  const challenge = await db.selectFrom('mfa_challenges')
+  const challenge = await db
+    .selectFrom('mfa_challenges')
     .leftJoin('mfa_methods', 'mfa_methods.id', 'mfa_challenges.method_id')
-    .select(['mfa_challenges.id', 'mfa_challenges.user_id', 'mfa_challenges.purpose', 'mfa_challenges.code_hash', 'mfa_challenges.attempts',
-      'mfa_challenges.expires_at', 'mfa_challenges.completed_at', 'mfa_challenges.login_ticket_hash', 'mfa_challenges.new_method',
-      'mfa_challenges.target', 'mfa_challenges.method_id', 'mfa_challenges.device_key', 'mfa_challenges.replaces_method_id', 'mfa_challenges.flow_id',
-      'mfa_methods.method', 'mfa_methods.secret', 'mfa_methods.last_step'])
-    .where('mfa_challenges.payload_hash', '=', hashToken(payload)).executeTakeFirst();
+    .select([
+      'mfa_challenges.id',
+      'mfa_challenges.user_id',
+      'mfa_challenges.purpose',
+      'mfa_challenges.code_hash',
+      'mfa_challenges.attempts',
+      'mfa_challenges.expires_at',
+      'mfa_challenges.completed_at',
+      'mfa_challenges.login_ticket_hash',
+      'mfa_challenges.new_method',
+      'mfa_challenges.target',
+      'mfa_challenges.method_id',
+      'mfa_challenges.device_key',
+      'mfa_challenges.replaces_method_id',
+      'mfa_challenges.flow_id',
+      'mfa_methods.method',
+      'mfa_methods.secret',
+      'mfa_methods.last_step',
+    ])
+    .where('mfa_challenges.payload_hash', '=', hashToken(payload))
+    .executeTakeFirst();
   // A forgotten-password request for an unknown account holds a challenge too, with no user and no
   // code: a wrong answer to it costs the same work as to a real one, and no answer is ever right.
   // An onboarding's challenge (no user either) is answered through its flow, never here.
   const standIn = challenge?.user_id === null && challenge.purpose === 'reset' && challenge.flow_id === null;
-  if (!challenge || (challenge.user_id === null && !standIn) || challenge.completed_at || challenge.attempts >= config.mfa.maxAttempts) {
+  if (
+    !challenge ||
+    (challenge.user_id === null && !standIn) ||
+    challenge.completed_at ||
+    challenge.attempts >= config.mfa.maxAttempts
+  ) {
     throw new ApiError('challenge_closed');
   }
   const userId = challenge.user_id ?? '';
   const purpose = challenge.purpose as Purpose;
   if (options.purposes && !options.purposes.includes(purpose)) throw new ApiError('challenge_closed');
-  if (purpose === 'login' && options.deviceKey !== undefined && challenge.device_key !== null && challenge.device_key !== options.deviceKey) {
+  if (
+    purpose === 'login' &&
+    options.deviceKey !== undefined &&
+    challenge.device_key !== null &&
+    challenge.device_key !== options.deviceKey
+  ) {
     throw new ApiError('challenge_closed');
   }
   if (challenge.expires_at <= now) throw new ApiError('code_expired');
@@ -190,7 +279,8 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
   // tells nothing), and never touch the owner's sign-in.
   const accountKey = purpose === 'reset' ? resetKeyOf(ctx.config.secretKey, challenge, standIn) : userId;
   const perAddress: [RateLimiterAbstract, string] = [
-    purpose === 'reset' ? ctx.limiters.resetFailuresUserIp : ctx.limiters.mfaFailuresUserIp, `${accountKey}|${options.ip ?? ''}`,
+    purpose === 'reset' ? ctx.limiters.resetFailuresUserIp : ctx.limiters.mfaFailuresUserIp,
+    `${accountKey}|${options.ip ?? ''}`,
   ];
   const ceiling: Ceiling = purpose === 'reset' ? 'resetFailuresAccount' : 'mfaFailures';
   const blocked = (await standing(...perAddress)).wait;
@@ -199,19 +289,31 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
 
   const existing = challenge.method_id !== null;
   const kind = (existing ? challenge.method : challenge.new_method) ?? '';
-  const verdict = await methodOfKind(kind).verify(ctx, {
-    id: challenge.id, userId, codeHash: challenge.code_hash,
-    methodId: existing ? Number(challenge.method_id) : null,
-    // A new authenticator's sealed secret waits in the challenge until its first code proves the setup.
-    secret: existing ? challenge.secret : challenge.target,
-    lastStep: existing && challenge.last_step !== null ? Number(challenge.last_step) : null,
-  }, code);
+  const verdict = await methodOfKind(kind).verify(
+    ctx,
+    {
+      id: challenge.id,
+      userId,
+      codeHash: challenge.code_hash,
+      methodId: existing ? Number(challenge.method_id) : null,
+      // A new authenticator's sealed secret waits in the challenge until its first code proves the setup.
+      secret: existing ? challenge.secret : challenge.target,
+      lastStep: existing && challenge.last_step !== null ? Number(challenge.last_step) : null,
+    },
+    code,
+  );
 
   const refuse = async (): Promise<never> => {
     const counted = await countWrongAnswer(ctx, challenge.id);
     if (counted === null) throw new ApiError('challenge_closed');
     const [wait, next] = await Promise.all([spend(...perAddress), countFailure(ctx.limiters, ceiling, accountKey)]);
-    await recordEvent(db, { type: 'mfa_failed', userId: challenge.user_id, ip: options.ip ?? null, deviceKey: options.deviceKey ?? null, detail: { method: kind, purpose } });
+    await recordEvent(db, {
+      type: 'mfa_failed',
+      userId: challenge.user_id,
+      ip: options.ip ?? null,
+      deviceKey: options.deviceKey ?? null,
+      detail: { method: kind, purpose },
+    });
     if (wait > 0) throw ApiError.tooMany(wait);
     const left = Math.max(0, config.mfa.maxAttempts - counted);
     // Past the ceiling now: the next try needs a puzzle, said at once so the form can show it.
@@ -235,11 +337,15 @@ export async function verifyChallenge(ctx: AppContext, payload: string, code: st
   // The owner got in from here: this address's count starts again (a ceiling keeps its count).
   await forget(...perAddress);
   return {
-    userId, purpose, method: kind,
+    userId,
+    purpose,
+    method: kind,
     methodId: existing ? Number(challenge.method_id) : null,
-    newMethod: challenge.new_method, target: challenge.target,
+    newMethod: challenge.new_method,
+    target: challenge.target,
     replacesMethodId: challenge.replaces_method_id === null ? null : Number(challenge.replaces_method_id),
-    step: verdict.step ?? null, loginTicketHash: challenge.login_ticket_hash,
+    step: verdict.step ?? null,
+    loginTicketHash: challenge.login_ticket_hash,
     ...(verdict.after ? await verdict.after(db) : {}),
   };
 }

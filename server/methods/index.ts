@@ -7,7 +7,10 @@ import { callCode, emailCode, smsCode, whatsappCode } from './one-time-code.ts';
 import { recoveryKey } from './recovery-key.ts';
 
 export const METHODS: Readonly<Record<string, ChallengeMethod>> = Object.fromEntries(
-  [emailCode, smsCode, callCode, whatsappCode, authenticator, recoveryKey, cardNumber].map((method) => [method.kind, method]),
+  [emailCode, smsCode, callCode, whatsappCode, authenticator, recoveryKey, cardNumber].map((method) => [
+    method.kind,
+    method,
+  ]),
 );
 
 /** The method of a kind; an unknown kind is refused like a wrong answer, never trusted. */

@@ -10,5 +10,7 @@ export function newInvitationCode(): string {
 }
 
 export function invitationCodeHash(secretKey: string, code: string): string {
-  return createHmac('sha256', secretKey).update(`invitation:${normaliseInvitationCode(code)}`).digest('base64url');
+  return createHmac('sha256', secretKey)
+    .update(`invitation:${normaliseInvitationCode(code)}`)
+    .digest('base64url');
 }

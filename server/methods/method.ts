@@ -45,7 +45,10 @@ export type HeldChallenge = {
 export type MethodRow = { id: number; method: string; target: string | null; is_primary: number };
 
 export type CodeToSend = {
-  challengeId: string; target: string; language: string; purpose: MessagePurpose;
+  challengeId: string;
+  target: string;
+  language: string;
+  purpose: MessagePurpose;
   /** The channel asked for: a phone method may take its code by SMS, voice call or WhatsApp. */
   channel?: string;
 };

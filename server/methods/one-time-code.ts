@@ -20,7 +20,10 @@ function oneTimeCode(kind: CodeKind): ChallengeMethod {
     async start({ config, outbox }, trx, sending) {
       const code = newCode(CODE_LENGTH.email);
       const channel = channelFor(kind, sending.channel);
-      const text = codeMessage(sending.language, code, config.mfa.codeTtlSeconds, { purpose: sending.purpose, channel });
+      const text = codeMessage(sending.language, code, config.mfa.codeTtlSeconds, {
+        purpose: sending.purpose,
+        channel,
+      });
       await outbox.enqueue(trx, { channel, to: sending.target, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
       return { codeHash: hashCode(config.secretKey, sending.challengeId, code) };
     },

@@ -6,7 +6,10 @@ import type { ProofMethod } from './method.ts';
 export const password: ProofMethod<{ passwordHash: string | null }, { hasher: PasswordHasher }> = {
   kind: 'password',
   async verify({ hasher }, held, answer) {
-    const right = held.passwordHash && held.passwordHash !== LOCKED_PASSWORD ? await hasher.verify(held.passwordHash, answer) : await hasher.verifyDummy(answer);
+    const right =
+      held.passwordHash && held.passwordHash !== LOCKED_PASSWORD
+        ? await hasher.verify(held.passwordHash, answer)
+        : await hasher.verifyDummy(answer);
     return { right };
   },
 };

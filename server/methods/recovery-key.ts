@@ -20,16 +20,32 @@ function normalise(key: string): string {
 }
 
 function keyHash(secretKey: string, userId: string, key: string): string {
-  return createHmac('sha256', secretKey).update(`recovery:${userId}:${normalise(key)}`).digest('base64url');
+  return createHmac('sha256', secretKey)
+    .update(`recovery:${userId}:${normalise(key)}`)
+    .digest('base64url');
 }
 
 /** Replaces all of a user's keys with these (old keys stop working). */
-export async function storeRecoveryKeys(ctx: Pick<AppContext, 'config'>, db: Db, userId: string, keys: string[]): Promise<void> {
+export async function storeRecoveryKeys(
+  ctx: Pick<AppContext, 'config'>,
+  db: Db,
+  userId: string,
+  keys: string[],
+): Promise<void> {
   const now = nowIso();
   await db.deleteFrom('recovery_keys').where('user_id', '=', userId).execute();
-  await db.insertInto('recovery_keys').values(keys.map((key) => ({
-    id: newId(), user_id: userId, key_hash: keyHash(ctx.config.secretKey, userId, key), used_at: null, created_at: now,
-  }))).execute();
+  await db
+    .insertInto('recovery_keys')
+    .values(
+      keys.map((key) => ({
+        id: newId(),
+        user_id: userId,
+        key_hash: keyHash(ctx.config.secretKey, userId, key),
+        used_at: null,
+        created_at: now,
+      })),
+    )
+    .execute();
 }
 
 /** Replaces all of a user's keys with new random ones; returns them, to be shown once. */
@@ -40,27 +56,47 @@ export async function issueRecoveryKeys(ctx: Pick<AppContext, 'config'>, db: Db,
 }
 
 /** New keys in place of the old ones, all or nothing; returns them, to be shown once. */
-export async function regenerateRecoveryKeys(ctx: Pick<AppContext, 'config' | 'db'>, userId: string): Promise<string[]> {
+export async function regenerateRecoveryKeys(
+  ctx: Pick<AppContext, 'config' | 'db'>,
+  userId: string,
+): Promise<string[]> {
   return ctx.db.transaction().execute((trx) => issueRecoveryKeys(ctx, trx, userId));
 }
 
 export async function unusedRecoveryKeys(db: Db, userId: string): Promise<number> {
-  const row = await db.selectFrom('recovery_keys').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('recovery_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** The id of the user's unused key matching this one, or null (nothing is spent here). */
-export async function findRecoveryKey(ctx: Pick<AppContext, 'config' | 'db'>, userId: string, key: string): Promise<string | null> {
-  const row = await ctx.db.selectFrom('recovery_keys').select('id')
-    .where('user_id', '=', userId).where('key_hash', '=', keyHash(ctx.config.secretKey, userId, key)).where('used_at', 'is', null)
+export async function findRecoveryKey(
+  ctx: Pick<AppContext, 'config' | 'db'>,
+  userId: string,
+  key: string,
+): Promise<string | null> {
+  const row = await ctx.db
+    .selectFrom('recovery_keys')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('key_hash', '=', keyHash(ctx.config.secretKey, userId, key))
+    .where('used_at', 'is', null)
     .executeTakeFirst();
   return row?.id ?? null;
 }
 
 /** Spends a key found by findRecoveryKey; false when a concurrent use spent it first. */
 export async function spendRecoveryKey(db: Db, keyId: string): Promise<boolean> {
-  const spent = await db.updateTable('recovery_keys').set({ used_at: nowIso() }).where('id', '=', keyId).where('used_at', 'is', null).executeTakeFirst();
+  const spent = await db
+    .updateTable('recovery_keys')
+    .set({ used_at: nowIso() })
+    .where('id', '=', keyId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(spent.numUpdatedRows) === 1;
 }
 

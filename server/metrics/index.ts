@@ -24,7 +24,11 @@ export type Metrics = {
   measureOutbox(depth: () => number | Promise<number>): void;
 };
 
-export function createMetrics(sources: { database: DatabaseHandle; hasher: PasswordHasher; processMetrics: boolean }): Metrics {
+export function createMetrics(sources: {
+  database: DatabaseHandle;
+  hasher: PasswordHasher;
+  processMetrics: boolean;
+}): Metrics {
   const registry = new Registry();
   // Process metrics (memory, CPU, event loop lag) keep a timer each: one set per real process.
   if (sources.processMetrics) collectDefaultMetrics({ register: registry });
@@ -32,7 +36,9 @@ export function createMetrics(sources: { database: DatabaseHandle; hasher: Passw
 
   let outboxDepth: (() => number | Promise<number>) | null = null;
   new Gauge({
-    name: 'tessera_outbox_depth', help: 'Messages waiting in the outbox', registers,
+    name: 'tessera_outbox_depth',
+    help: 'Messages waiting in the outbox',
+    registers,
     async collect() {
       if (outboxDepth) this.set(await outboxDepth());
     },
@@ -40,7 +46,10 @@ export function createMetrics(sources: { database: DatabaseHandle; hasher: Passw
 
   const { database, hasher } = sources;
   new Gauge({
-    name: 'tessera_db_connections', help: 'Database connections by state (SQLite: its one connection)', labelNames: ['state'], registers,
+    name: 'tessera_db_connections',
+    help: 'Database connections by state (SQLite: its one connection)',
+    labelNames: ['state'],
+    registers,
     collect() {
       const pool = database.pgPool;
       this.set({ state: 'total' }, pool ? pool.totalCount : 1);
@@ -49,7 +58,10 @@ export function createMetrics(sources: { database: DatabaseHandle; hasher: Passw
     },
   });
   new Gauge({
-    name: 'tessera_password_hashes', help: 'Argon2id computations running, and queued for a turn', labelNames: ['state'], registers,
+    name: 'tessera_password_hashes',
+    help: 'Argon2id computations running, and queued for a turn',
+    labelNames: ['state'],
+    registers,
     collect() {
       const load = hasher.load();
       this.set({ state: 'running' }, load.running);
@@ -59,15 +71,43 @@ export function createMetrics(sources: { database: DatabaseHandle; hasher: Passw
 
   return {
     registry,
-    httpRequests: new Counter({ name: 'tessera_http_requests_total', help: 'HTTP requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers }),
+    httpRequests: new Counter({
+      name: 'tessera_http_requests_total',
+      help: 'HTTP requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
     httpDuration: new Histogram({
-      name: 'tessera_http_request_duration_seconds', help: 'HTTP request latency by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers,
+      name: 'tessera_http_request_duration_seconds',
+      help: 'HTTP request latency by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     }),
-    signIns: new Counter({ name: 'tessera_sign_ins_total', help: 'Password sign-ins by outcome', labelNames: ['outcome'], registers }),
-    codesSent: new Counter({ name: 'tessera_codes_sent_total', help: 'Codes handed to a channel (email, sms, call, whatsapp)', labelNames: ['channel'], registers }),
-    deliveryFailures: new Counter({ name: 'tessera_delivery_failures_total', help: 'Messages a channel refused or lost', labelNames: ['channel'], registers }),
-    throttled: new Counter({ name: 'tessera_throttled_total', help: 'Requests refused with 429, by route pattern', labelNames: ['route'], registers }),
+    signIns: new Counter({
+      name: 'tessera_sign_ins_total',
+      help: 'Password sign-ins by outcome',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    codesSent: new Counter({
+      name: 'tessera_codes_sent_total',
+      help: 'Codes handed to a channel (email, sms, call, whatsapp)',
+      labelNames: ['channel'],
+      registers,
+    }),
+    deliveryFailures: new Counter({
+      name: 'tessera_delivery_failures_total',
+      help: 'Messages a channel refused or lost',
+      labelNames: ['channel'],
+      registers,
+    }),
+    throttled: new Counter({
+      name: 'tessera_throttled_total',
+      help: 'Requests refused with 429, by route pattern',
+      labelNames: ['route'],
+      registers,
+    }),
     measureOutbox(depth) {
       outboxDepth = depth;
     },

@@ -20,9 +20,13 @@ describe.each(kinds)('metrics on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  const signIn = (username: string, password: string) => server.app.inject({
-    method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password },
-  });
+  const signIn = (username: string, password: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: DEVICE,
+      payload: { username, password },
+    });
   const scrape = async () => {
     const res = await server.app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
@@ -38,10 +42,13 @@ describe.each(kinds)('metrics on %s', (kind) => {
     expect(mfa.statusCode).toBe(401);
     const email = mfa.json().mfa.methods.find((m: { method: string }) => m.method === 'email');
     const code = await server.app.inject({
-      method: 'GET', url: `/api/mfa/sudo?mfaId=${email.id}&payload=${encodeURIComponent(mfa.json().mfa.payload)}`, headers: DEVICE,
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${email.id}&payload=${encodeURIComponent(mfa.json().mfa.payload)}`,
+      headers: DEVICE,
     });
     expect(code.statusCode).toBe(200);
-    for (const expected of [400, 400, 429]) expect((await signIn(user('luxembourg').email, 'not-the-password')).statusCode).toBe(expected);
+    for (const expected of [400, 400, 429])
+      expect((await signIn(user('luxembourg').email, 'not-the-password')).statusCode).toBe(expected);
     expect((await server.app.inject({ method: 'GET', url: '/no/such/page-zqxw' })).statusCode).toBe(404);
 
     const text = await scrape();
@@ -53,7 +60,9 @@ describe.each(kinds)('metrics on %s', (kind) => {
     expect(sample(text, 'tessera_codes_sent_total{channel="email"}')).toBe(1);
     expect(sample(text, 'tessera_throttled_total{route="/api/token"}')).toBe(1);
     expect(sample(text, 'tessera_http_requests_total{method="POST",route="/api/token",status="200"}')).toBe(1);
-    expect(sample(text, 'tessera_http_request_duration_seconds_count{method="POST",route="/api/token",status="400"}')).toBe(2);
+    expect(
+      sample(text, 'tessera_http_request_duration_seconds_count{method="POST",route="/api/token",status="400"}'),
+    ).toBe(2);
     expect(sample(text, 'tessera_http_requests_total{method="GET",route="/api/mfa/sudo",status="200"}')).toBe(1);
     // Routes by pattern: neither the query string nor an unknown path becomes a label.
     expect(text).not.toContain('payload=');
@@ -75,12 +84,23 @@ describe('metrics access', () => {
   it('is closed in production unless configured, and asks for the token when one is set', async () => {
     const production = { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(32) };
     const closed = await startTestServer('sqlite', production, { seed: false });
-    const guarded = await startTestServer('sqlite', { ...production, METRICS_TOKEN: 'metrics-token-0123456789' }, { seed: false });
+    const guarded = await startTestServer(
+      'sqlite',
+      { ...production, METRICS_TOKEN: 'metrics-token-0123456789' },
+      { seed: false },
+    );
     try {
       expect((await closed.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
       expect((await guarded.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
-      expect((await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-      const open = await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      expect(
+        (await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }))
+          .statusCode,
+      ).toBe(401);
+      const open = await guarded.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer metrics-token-0123456789' },
+      });
       expect(open.statusCode).toBe(200);
       expect(open.body).toContain('tessera_http_requests_total');
     } finally {

@@ -15,7 +15,8 @@ function signInOutcome(status: number, payload: unknown): SignInOutcome | null {
   if (status === 401) return 'mfa_required';
   if (status === 403) return 'weak_password';
   if (status === 429) return 'throttled';
-  if (status === 400 && typeof payload === 'string' && payload.includes('"code":"invalid_credentials"')) return 'invalid_credentials';
+  if (status === 400 && typeof payload === 'string' && payload.includes('"code":"invalid_credentials"'))
+    return 'invalid_credentials';
   return null;
 }
 
@@ -38,7 +39,11 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext) {
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode === 429) metrics.throttled.inc({ route: labels.route });

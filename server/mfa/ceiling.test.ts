@@ -25,24 +25,34 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
 
   /** A sign-in's challenge on the authenticator (else the email), from `from`, on a device of that address. */
   async function challengeFrom(user: Account, from: string) {
-    const device = `device-${from.replaceAll(".", "-")}`;
+    const device = `device-${from.replaceAll('.', '-')}`;
     const signIn = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device }, payload: { username: user.email, password: DEMO_PASSWORD }, remoteAddress: from,
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device },
+      payload: { username: user.email, password: DEMO_PASSWORD },
+      remoteAddress: from,
     });
     expect(signIn.statusCode).toBe(401);
     // A mailed code may be replaced at once here (the resend wait is tested on its own).
     await skipResendWaits(server);
     const started = await server.app.inject({
-      method: 'GET', url: `/api/mfa/sudo?mfaId=${user.ids.totp ?? user.ids.email}&payload=${encodeURIComponent(signIn.json().mfa.payload)}`,
-      headers: { 'x-device-id': device }, remoteAddress: from,
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${user.ids.totp ?? user.ids.email}&payload=${encodeURIComponent(signIn.json().mfa.payload)}`,
+      headers: { 'x-device-id': device },
+      remoteAddress: from,
     });
     expect(started.statusCode).toBe(200);
     const payload = started.json().payload as string;
     return {
-      verify: (code: string, captcha?: string) => server.app.inject({
-        method: 'POST', url: '/api/mfa/sudo', headers: { 'x-device-id': device, ...(captcha ? { 'x-captcha': captcha } : {}) },
-        payload: { payload, code }, remoteAddress: from,
-      }),
+      verify: (code: string, captcha?: string) =>
+        server.app.inject({
+          method: 'POST',
+          url: '/api/mfa/sudo',
+          headers: { 'x-device-id': device, ...(captcha ? { 'x-captcha': captcha } : {}) },
+          payload: { payload, code },
+          remoteAddress: from,
+        }),
     };
   }
 
@@ -57,7 +67,7 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
   /** `count` wrong codes, five per sign-in, each sign-in from an address of its own. */
   async function strangers(user: Account, wrong: () => string, count: number) {
     for (let done = 0; done < count;) {
-      const round = await challengeFrom(user, `10.2.${Math.floor(done / 5 / 250)}.${(done / 5) % 250 + 1}`);
+      const round = await challengeFrom(user, `10.2.${Math.floor(done / 5 / 250)}.${((done / 5) % 250) + 1}`);
       for (let i = 0; i < 5 && done < count; i++, done++) {
         const level = done >= 100 ? 2 : done >= 10 ? 1 : 0;
         const answer = await round.verify(wrong(), level > 0 ? await solvedCaptcha(server.app, level) : undefined);
@@ -78,7 +88,10 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
     expect(bare.statusCode).toBe(400);
     expect(bare.headers['retry-after']).toBeUndefined();
     expect(bare.json()).toMatchObject({ code: 'captcha_required', captcha: true, captcha_level: 1 });
-    expect((await home.verify(totp.generate(), await solvedCaptcha(server.app, 0))).json()).toMatchObject({ code: 'captcha_required', captcha_level: 1 });
+    expect((await home.verify(totp.generate(), await solvedCaptcha(server.app, 0))).json()).toMatchObject({
+      code: 'captcha_required',
+      captcha_level: 1,
+    });
     const signedIn = await home.verify(totp.generate(), await solvedCaptcha(server.app, 1));
     expect(signedIn.statusCode).toBe(200);
     expect(signedIn.json().access_token).toEqual(expect.any(String));
@@ -93,10 +106,17 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
     await freshMfa(server, user.userId);
     const started = (await api.call('GET', '/api/mfa/-3/activate', token, 'owner-device-02')).json();
     const code = new TOTP({ secret: started.data.secret, digits: 6, period: 30 }).generate();
-    const activate = (captcha?: string) => server.app.inject({
-      method: 'POST', url: '/api/mfa/activate', payload: { payload: started.payload, code },
-      headers: { 'x-device-id': 'owner-device-02', authorization: `Bearer ${token}`, ...(captcha ? { 'x-captcha': captcha } : {}) },
-    });
+    const activate = (captcha?: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/mfa/activate',
+        payload: { payload: started.payload, code },
+        headers: {
+          'x-device-id': 'owner-device-02',
+          authorization: `Bearer ${token}`,
+          ...(captcha ? { 'x-captcha': captcha } : {}),
+        },
+      });
     expect((await activate()).json()).toMatchObject({ code: 'captcha_required', captcha_level: 1 });
     expect((await activate(await solvedCaptcha(server.app, 1))).statusCode).toBe(200);
   });
@@ -105,7 +125,10 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
     const { user, totp, wrong } = await account();
     await strangers(user, wrong, 100);
     const home = await challengeFrom(user, '198.51.100.41');
-    expect((await home.verify(totp.generate(), await solvedCaptcha(server.app, 1))).json()).toMatchObject({ code: 'captcha_required', captcha_level: 2 });
+    expect((await home.verify(totp.generate(), await solvedCaptcha(server.app, 1))).json()).toMatchObject({
+      code: 'captcha_required',
+      captcha_level: 2,
+    });
     expect((await home.verify(totp.generate(), await solvedCaptcha(server.app, 2))).statusCode).toBe(200);
   });
 
@@ -117,7 +140,9 @@ describe.each(kinds)('the second-factor ceiling on %s', (kind) => {
       const theirs = await challengeFrom(user, from);
       for (let i = 0; i < 4; i++) {
         const level = statuses.length >= 10 ? 1 : 0;
-        statuses.push((await theirs.verify(wrong(), level > 0 ? await solvedCaptcha(server.app, level) : undefined)).statusCode);
+        statuses.push(
+          (await theirs.verify(wrong(), level > 0 ? await solvedCaptcha(server.app, level) : undefined)).statusCode,
+        );
       }
     }
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(422));

@@ -10,12 +10,19 @@ const byKey = (key: string) => DEMO_MFA_USERS.find((u) => u.key === key)!;
 
 describe.each(kinds)('demo second factors on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind); });
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+  });
   afterAll(async () => server?.stop());
 
   const methodsOf = async (email: string) => {
-    const rows = await server.ctx.db.selectFrom('mfa_methods').innerJoin('user_emails', 'user_emails.user_id', 'mfa_methods.user_id')
-      .select(['mfa_methods.method', 'mfa_methods.is_primary']).where('user_emails.value', '=', email).orderBy('mfa_methods.is_primary', 'desc').execute();
+    const rows = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .innerJoin('user_emails', 'user_emails.user_id', 'mfa_methods.user_id')
+      .select(['mfa_methods.method', 'mfa_methods.is_primary'])
+      .where('user_emails.value', '=', email)
+      .orderBy('mfa_methods.is_primary', 'desc')
+      .execute();
     return rows.map((r) => r.method);
   };
 
@@ -29,11 +36,18 @@ describe.each(kinds)('demo second factors on %s', (kind) => {
     expect((await methodsOf(byKey('totp').email)).toSorted()).toEqual(['email', 'totp', 'totpRecovery']);
     expect(await methodsOf(byKey('forced').email)).toEqual([]);
     expect(await methodsOf(byKey('offered').email)).toEqual([]);
-    const flags = await server.ctx.db.selectFrom('users').innerJoin('user_emails', 'user_emails.user_id', 'users.id')
+    const flags = await server.ctx.db
+      .selectFrom('users')
+      .innerJoin('user_emails', 'user_emails.user_id', 'users.id')
       .select(['user_emails.value', 'users.mfa_forced', 'users.mfa_customer', 'users.customer_user_id'])
-      .where('user_emails.value', 'in', [byKey('forced').email, byKey('offered').email]).execute();
+      .where('user_emails.value', 'in', [byKey('forced').email, byKey('offered').email])
+      .execute();
     expect(flags.find((f) => f.value === byKey('forced').email)).toMatchObject({ mfa_forced: 1, mfa_customer: 0 });
-    expect(flags.find((f) => f.value === byKey('offered').email)).toMatchObject({ mfa_forced: 0, mfa_customer: 1, customer_user_id: 'C-2003' });
+    expect(flags.find((f) => f.value === byKey('offered').email)).toMatchObject({
+      mfa_forced: 0,
+      mfa_customer: 1,
+      customer_user_id: 'C-2003',
+    });
   });
 
   it('lets tom in with the published secret and, once each, with the published recovery keys', async () => {

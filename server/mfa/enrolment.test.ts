@@ -20,11 +20,21 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     await sms?.stop();
   });
 
-  const signIn = (username: string, device: string, clientId?: string) => server.app.inject({
-    method: 'POST', url: '/api/token', headers: { 'x-device-id': device }, payload: { username, password: DEMO_PASSWORD, ...(clientId ? { client_id: clientId } : {}) },
-  });
+  const signIn = (username: string, device: string, clientId?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device },
+      payload: { username, password: DEMO_PASSWORD, ...(clientId ? { client_id: clientId } : {}) },
+    });
   const status = async (token: string, device: string) =>
-    (await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } })).json();
+    (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/mfa/status',
+        headers: { 'x-device-id': device, authorization: `Bearer ${token}` },
+      })
+    ).json();
 
   it('tells whether a second factor must, may or need not be set up: at sign-in and in the status', async () => {
     const forced = await signIn(fiona.email, 'enrol-device-002');
@@ -32,9 +42,18 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     expect((await status(forced.json().access_token, 'enrol-device-002')).enrolment).toBe('required');
     const customer = await signIn(carl.email, 'enrol-device-003');
     expect(customer.json().mfa_enrolment).toBe('offered');
-    expect(await status(customer.json().access_token, 'enrol-device-003')).toEqual({ sudo: false, single: false, need_card: false, enrolment: 'offered' });
+    expect(await status(customer.json().access_token, 'enrol-device-003')).toEqual({
+      sudo: false,
+      single: false,
+      need_card: false,
+      enrolment: 'offered',
+    });
     // A customer who may skip has a full session.
-    const full = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { 'x-device-id': 'enrol-device-003', authorization: `Bearer ${customer.json().access_token}` } });
+    const full = await server.app.inject({
+      method: 'GET',
+      url: '/api/devices',
+      headers: { 'x-device-id': 'enrol-device-003', authorization: `Bearer ${customer.json().access_token}` },
+    });
     expect(full.statusCode).toBe(200);
     const plain = await signIn(emma.email, 'enrol-device-004');
     expect(plain.json()).not.toHaveProperty('mfa_enrolment');
@@ -42,9 +61,20 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
   });
 
   it('remembers a customer\'s "not now" for 30 days; a forced account or any other cannot put it off', async () => {
-    const later = (token: string, device: string) => server.app.inject({ method: 'POST', url: '/api/mfa/enrolment/later', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } });
+    const later = (token: string, device: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/mfa/enrolment/later',
+        headers: { 'x-device-id': device, authorization: `Bearer ${token}` },
+      });
     const profile = async (token: string, device: string) =>
-      (await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } })).json().data;
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: '/api/user',
+          headers: { 'x-device-id': device, authorization: `Bearer ${token}` },
+        })
+      ).json().data;
     const forced = (await signIn(fiona.email, 'enrol-device-011')).json().access_token;
     expect((await later(forced, 'enrol-device-011')).statusCode).toBe(403);
     expect((await status(forced, 'enrol-device-011')).enrolment).toBe('required');
@@ -58,15 +88,23 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     const next = await signIn(carl.email, 'enrol-device-014');
     expect(next.json()).not.toHaveProperty('mfa_enrolment');
     // Thirty days on, the offer is back.
-    await server.ctx.db.updateTable('users').set({ mfa_offer_later_until: new Date(Date.now() - 1000).toISOString() }).where('mfa_customer', '=', 1).execute();
+    await server.ctx.db
+      .updateTable('users')
+      .set({ mfa_offer_later_until: new Date(Date.now() - 1000).toISOString() })
+      .where('mfa_customer', '=', 1)
+      .execute();
     expect((await signIn(carl.email, 'enrol-device-015')).json().mfa_enrolment).toBe('offered');
   });
 
-  it('does not divert a registered partner\'s sign-in, but a first-party or unknown client id does not dodge the rule', async () => {
+  it("does not divert a registered partner's sign-in, but a first-party or unknown client id does not dodge the rule", async () => {
     for (const clientId of ['2', '17', '51', '66', 'no-such-client']) {
       const res = await signIn(fiona.email, 'enrol-device-005', clientId);
       expect(res.json().mfa_enrolment).toBe('required');
-      const refused = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { 'x-device-id': 'enrol-device-005', authorization: `Bearer ${res.json().access_token}` } });
+      const refused = await server.app.inject({
+        method: 'GET',
+        url: '/api/devices',
+        headers: { 'x-device-id': 'enrol-device-005', authorization: `Bearer ${res.json().access_token}` },
+      });
       expect(refused.json().code).toBe('mfa_enrolment_required');
     }
     const partner = await signIn(fiona.email, 'enrol-device-006', 'deals-partner');
@@ -86,14 +124,25 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json().code).toBe('mfa_enrolment_required');
 
-    const started = await server.app.inject({ method: 'GET', url: `/api/mfa/-2/activate?target=${encodeURIComponent(fiona.phone)}`, headers: auth });
+    const started = await server.app.inject({
+      method: 'GET',
+      url: `/api/mfa/-2/activate?target=${encodeURIComponent(fiona.phone)}`,
+      headers: auth,
+    });
     expect(started.statusCode).toBe(200);
-    const done = await server.app.inject({ method: 'POST', url: '/api/mfa/activate', headers: auth, payload: { payload: started.json().payload, code: codeIn(sms.messages.at(-1)!.text) } });
+    const done = await server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/activate',
+      headers: auth,
+      payload: { payload: started.json().payload, code: codeIn(sms.messages.at(-1)!.text) },
+    });
     expect(done.statusCode).toBe(200);
     // A full session now: the call is no longer refused for enrolment (there is simply no authenticator).
     const after = await server.app.inject({ method: 'POST', url: '/api/mfa/regenerate-recovery', headers: auth });
     expect(after.json().code).toBe('not_found');
-    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: auth })).json().data.mfa_enrolled).toBe(true);
+    expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: auth })).json().data.mfa_enrolled).toBe(
+      true,
+    );
     expect((await status(login.json().access_token, 'enrol-device-001')).enrolment).toBe('none');
   });
 });

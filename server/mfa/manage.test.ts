@@ -29,11 +29,29 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
     server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
-    await createUser(server.ctx, {
-      firstname: 'Nina', lastname: 'Nys', language: 'nl', email: nina.email, phone: nina.phone,
-      user_id: 'U-5001', customer_user_id: null, fridom_user_id: null, password_status: 0,
-    }, DEMO_PASSWORD);
-    const token = (await server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username: nina.email, password: DEMO_PASSWORD } })).json().access_token;
+    await createUser(
+      server.ctx,
+      {
+        firstname: 'Nina',
+        lastname: 'Nys',
+        language: 'nl',
+        email: nina.email,
+        phone: nina.phone,
+        user_id: 'U-5001',
+        customer_user_id: null,
+        fridom_user_id: null,
+        password_status: 0,
+      },
+      DEMO_PASSWORD,
+    );
+    const token = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers,
+        payload: { username: nina.email, password: DEMO_PASSWORD },
+      })
+    ).json().access_token;
     auth = { ...headers, authorization: `Bearer ${token}` };
   });
   afterAll(async () => {
@@ -46,7 +64,10 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const started = await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(nina.email)}`);
     expect(started.statusCode).toBe(200);
     expect(started.json()).toMatchObject({ fuzzion: false, data: { method: 'email', target: 'n***@example.be' } });
-    const wrong = await call('POST', '/api/mfa/activate', { payload: started.json().payload, code: '00000000' === lastMail() ? '11111111' : '00000000' });
+    const wrong = await call('POST', '/api/mfa/activate', {
+      payload: started.json().payload,
+      code: '00000000' === lastMail() ? '11111111' : '00000000',
+    });
     expect(wrong.json().code).toBe('invalid_code');
     const done = await call('POST', '/api/mfa/activate', { payload: started.json().payload, code: lastMail() });
     expect(done.statusCode).toBe(200);
@@ -60,9 +81,17 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
 
   it('answers 204 for a method the user already has, and refuses bad targets', async () => {
     await stepUp();
-    expect((await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(nina.email.toUpperCase())}`)).statusCode).toBe(204);
-    expect((await call('GET', '/api/mfa/-1/activate?target=not-an-email')).json()).toMatchObject({ code: 'invalid_email', message: 'The email provided is invalid' });
-    expect((await call('GET', '/api/mfa/-2/activate?target=12')).json()).toMatchObject({ code: 'invalid_phone', message: 'The phone number provided is invalid' });
+    expect(
+      (await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(nina.email.toUpperCase())}`)).statusCode,
+    ).toBe(204);
+    expect((await call('GET', '/api/mfa/-1/activate?target=not-an-email')).json()).toMatchObject({
+      code: 'invalid_email',
+      message: 'The email provided is invalid',
+    });
+    expect((await call('GET', '/api/mfa/-2/activate?target=12')).json()).toMatchObject({
+      code: 'invalid_phone',
+      message: 'The phone number provided is invalid',
+    });
   });
 
   it('answers a target of another account as a free one: the flag stays false until the code comes back', async () => {
@@ -70,7 +99,10 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const emma = DEMO_USERS[0]!;
     const email = await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(emma.email)}`);
     expect(email.statusCode).toBe(200);
-    expect(email.json()).toMatchObject({ fuzzion: false, data: { method: 'email', target: expect.stringMatching(/\*/) } });
+    expect(email.json()).toMatchObject({
+      fuzzion: false,
+      data: { method: 'email', target: expect.stringMatching(/\*/) },
+    });
     expect(JSON.stringify(email.json())).not.toMatch(/in_use/);
     expect(email.json().payload).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const phone = await call('GET', `/api/mfa/-2/activate?target=${encodeURIComponent(emma.phone)}&dry-run=true`);
@@ -84,8 +116,15 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const text = sms.messages.at(-1)!;
     expect(text.to).toBe(nina.phone);
     expect(text.text).toContain('Tessera-beveiligingscode');
-    expect((await call('POST', '/api/mfa/activate', { payload: started.json().payload, code: codeIn(text.text) })).statusCode).toBe(200);
-    const methods = (await call('GET', '/api/mfa')).json().data as Array<{ id: number; method: string; primary: boolean }>;
+    expect(
+      (await call('POST', '/api/mfa/activate', { payload: started.json().payload, code: codeIn(text.text) }))
+        .statusCode,
+    ).toBe(200);
+    const methods = (await call('GET', '/api/mfa')).json().data as Array<{
+      id: number;
+      method: string;
+      primary: boolean;
+    }>;
     const email = methods.find((m) => m.method === 'email')!;
     const phone = methods.find((m) => m.method === 'sms')!;
     expect(email.primary).toBe(true);
@@ -93,7 +132,9 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     expect((await call('GET', '/api/mfa')).json().data[0]).toMatchObject({ id: phone.id, primary: true });
     expect((await call('DELETE', `/api/mfa/${phone.id}`)).statusCode).toBe(204);
     // The backup became primary; the last one stays.
-    expect((await call('GET', '/api/mfa')).json().data).toEqual([expect.objectContaining({ id: email.id, primary: true })]);
+    expect((await call('GET', '/api/mfa')).json().data).toEqual([
+      expect.objectContaining({ id: email.id, primary: true }),
+    ]);
     const last = await call('DELETE', `/api/mfa/${email.id}`);
     expect(last.statusCode).toBe(409);
     expect(last.json().code).toBe('last_method');
@@ -115,10 +156,28 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const stored = await server.ctx.db.selectFrom('recovery_keys').select('key_hash').execute();
     expect(stored.map((r) => r.key_hash).join()).not.toContain(keys[0]!.replace('-', ''));
 
-    const login = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': 'other-device-0001' }, payload: { username: nina.email, password: DEMO_PASSWORD } });
-    const recovery = (login.json().mfa.methods as Array<{ id: number; method: string }>).find((m) => m.method === 'totpRecovery')!;
-    const challenge = (await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${recovery.id}&payload=${login.json().mfa.payload}`, headers: { 'x-device-id': 'other-device-0001' } })).json();
-    const signedIn = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers: { 'x-device-id': 'other-device-0001' }, payload: { payload: challenge.payload, code: keys[0]!.replace('-', '') } });
+    const login = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': 'other-device-0001' },
+      payload: { username: nina.email, password: DEMO_PASSWORD },
+    });
+    const recovery = (login.json().mfa.methods as Array<{ id: number; method: string }>).find(
+      (m) => m.method === 'totpRecovery',
+    )!;
+    const challenge = (
+      await server.app.inject({
+        method: 'GET',
+        url: `/api/mfa/sudo?mfaId=${recovery.id}&payload=${login.json().mfa.payload}`,
+        headers: { 'x-device-id': 'other-device-0001' },
+      })
+    ).json();
+    const signedIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/sudo',
+      headers: { 'x-device-id': 'other-device-0001' },
+      payload: { payload: challenge.payload, code: keys[0]!.replace('-', '') },
+    });
     expect(signedIn.statusCode).toBe(200);
     expect(signedIn.json().recovery_keys_left).toBe(9);
 
@@ -126,9 +185,25 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     await stepUp();
     const fresh = await call('POST', '/api/mfa/regenerate-recovery');
     expect(fresh.json().recovery_keys).toHaveLength(10);
-    const again = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': 'other-device-0002' }, payload: { username: nina.email, password: DEMO_PASSWORD } });
-    const c2 = (await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${recovery.id}&payload=${again.json().mfa.payload}`, headers: { 'x-device-id': 'other-device-0002' } })).json();
-    const old = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers: { 'x-device-id': 'other-device-0002' }, payload: { payload: c2.payload, code: keys[1]!.replace('-', '') } });
+    const again = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': 'other-device-0002' },
+      payload: { username: nina.email, password: DEMO_PASSWORD },
+    });
+    const c2 = (
+      await server.app.inject({
+        method: 'GET',
+        url: `/api/mfa/sudo?mfaId=${recovery.id}&payload=${again.json().mfa.payload}`,
+        headers: { 'x-device-id': 'other-device-0002' },
+      })
+    ).json();
+    const old = await server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/sudo',
+      headers: { 'x-device-id': 'other-device-0002' },
+      payload: { payload: c2.payload, code: keys[1]!.replace('-', '') },
+    });
     expect(old.json().code).toBe('invalid_code');
   });
 
@@ -140,13 +215,25 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const after = (await call('GET', '/api/mfa')).json().data as Array<{ method: string; primary: boolean }>;
     expect(after.map((m) => m.method)).toEqual(['email']);
     expect(after[0]!.primary).toBe(true);
-    const ninaId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', nina.email).executeTakeFirstOrThrow()).user_id;
-    expect(await server.ctx.db.selectFrom('recovery_keys').select('id').where('user_id', '=', ninaId).execute()).toEqual([]);
+    const ninaId = (
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', nina.email)
+        .executeTakeFirstOrThrow()
+    ).user_id;
+    expect(
+      await server.ctx.db.selectFrom('recovery_keys').select('id').where('user_id', '=', ninaId).execute(),
+    ).toEqual([]);
   });
 
   it('refuses sensitive changes without a recent MFA check', async () => {
     await server.ctx.db.updateTable('sessions').set({ mfa_at: null }).execute();
-    for (const [method, url] of [['POST', '/api/mfa/regenerate-recovery'], ['POST', '/api/mfa/switch-primary/1'], ['DELETE', '/api/mfa/1']] as const) {
+    for (const [method, url] of [
+      ['POST', '/api/mfa/regenerate-recovery'],
+      ['POST', '/api/mfa/switch-primary/1'],
+      ['DELETE', '/api/mfa/1'],
+    ] as const) {
       const res = await call(method, url);
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('step_up_required');

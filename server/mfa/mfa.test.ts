@@ -19,14 +19,33 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, SMS_PROVIDER_KEY: 'provider-key' });
-    const userId = await createUser(server.ctx, {
-      firstname: 'Mila', lastname: 'Maes', language: 'fr', email: mila.email, phone: mila.phone,
-      user_id: 'U-4001', customer_user_id: null, fridom_user_id: null, password_status: 0,
-    }, DEMO_PASSWORD);
+    server = await startTestServer(kind, {
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER_URL: sms.url,
+      SMS_PROVIDER_KEY: 'provider-key',
+    });
+    const userId = await createUser(
+      server.ctx,
+      {
+        firstname: 'Mila',
+        lastname: 'Maes',
+        language: 'fr',
+        email: mila.email,
+        phone: mila.phone,
+        user_id: 'U-4001',
+        customer_user_id: null,
+        fridom_user_id: null,
+        password_status: 0,
+      },
+      DEMO_PASSWORD,
+    );
     ids.email = await addMethod(server.ctx.db, { userId, method: 'email', target: mila.email, primary: true });
     ids.sms = await addMethod(server.ctx.db, { userId, method: 'sms', target: mila.phone });
-    ids.totp = await addMethod(server.ctx.db, { userId, method: 'totp', secret: encryptSecret(server.ctx.config.secretKey, totpSecret.base32) });
+    ids.totp = await addMethod(server.ctx.db, {
+      userId,
+      method: 'totp',
+      secret: encryptSecret(server.ctx.config.secretKey, totpSecret.base32),
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -35,13 +54,26 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   });
 
   const device = (key = DEVICE['x-device-id']) => ({ 'x-device-id': key });
-  const password = (deviceKey?: string) => server.app.inject({ method: 'POST', url: '/api/token', headers: device(deviceKey), payload: { username: mila.email, password: DEMO_PASSWORD } });
-  const challenge = (payload: string, mfaId: number, deviceKey?: string, channel?: string) => server.app.inject({
-    method: 'GET', url: `/api/mfa/sudo?mfaId=${mfaId}&payload=${encodeURIComponent(payload)}${channel ? `&channel=${channel}` : ''}`, headers: device(deviceKey),
-  });
-  const verify = (payload: string, code: string, extra: Record<string, unknown> = {}, deviceKey?: string) => server.app.inject({
-    method: 'POST', url: '/api/mfa/sudo', headers: device(deviceKey), payload: { payload, code, ...extra },
-  });
+  const password = (deviceKey?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: device(deviceKey),
+      payload: { username: mila.email, password: DEMO_PASSWORD },
+    });
+  const challenge = (payload: string, mfaId: number, deviceKey?: string, channel?: string) =>
+    server.app.inject({
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${mfaId}&payload=${encodeURIComponent(payload)}${channel ? `&channel=${channel}` : ''}`,
+      headers: device(deviceKey),
+    });
+  const verify = (payload: string, code: string, extra: Record<string, unknown> = {}, deviceKey?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/sudo',
+      headers: device(deviceKey),
+      payload: { payload, code, ...extra },
+    });
   const loginPayload = async (deviceKey?: string) => {
     const res = await password(deviceKey);
     expect(res.statusCode).toBe(401);
@@ -55,16 +87,18 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     const body = res.json();
     expect(body.code).toBe('mfa_required');
     expect(body.mfa.payload).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(body.mfa.methods).toEqual(expect.arrayContaining([
-      { id: ids.email, method: 'email', target: 'm***@example.be', primary: true },
-      expect.objectContaining({ id: ids.sms, method: 'sms' }),
-      expect.objectContaining({ id: ids.totp, method: 'totp' }),
-    ]));
+    expect(body.mfa.methods).toEqual(
+      expect.arrayContaining([
+        { id: ids.email, method: 'email', target: 'm***@example.be', primary: true },
+        expect.objectContaining({ id: ids.sms, method: 'sms' }),
+        expect.objectContaining({ id: ids.totp, method: 'totp' }),
+      ]),
+    );
     expect(JSON.stringify(body)).not.toContain(mila.phone);
     expect(res.headers['set-cookie']).toBeUndefined();
   });
 
-  it('sends an 8-digit code by email over SMTP, in the user\'s language, and signs in with it', async () => {
+  it("sends an 8-digit code by email over SMTP, in the user's language, and signs in with it", async () => {
     const payload = await loginPayload();
     const started = await challenge(payload, ids.email);
     expect(started.statusCode).toBe(200);
@@ -81,13 +115,21 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
 
     const wrong = await verify(answer.payload, code === '00000000' ? '11111111' : '00000000');
     expect(wrong.statusCode).toBe(422);
-    expect(wrong.json()).toMatchObject({ code: 'invalid_code', message: 'Your code is invalid, try again.', attempts_left: 4 });
+    expect(wrong.json()).toMatchObject({
+      code: 'invalid_code',
+      message: 'Your code is invalid, try again.',
+      attempts_left: 4,
+    });
 
     const right = await verify(answer.payload, code);
     expect(right.statusCode).toBe(200);
     const token = right.json().access_token;
     expect(String(right.headers['set-cookie'])).toContain(`tessera_token=${token}`);
-    const status = await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: { ...device(), authorization: `Bearer ${token}` } });
+    const status = await server.app.inject({
+      method: 'GET',
+      url: '/api/mfa/status',
+      headers: { ...device(), authorization: `Bearer ${token}` },
+    });
     expect(status.json()).toEqual({ sudo: true, single: false, need_card: false, enrolment: 'none' });
 
     // Single use: neither the code nor the sign-in's payload works again.
@@ -121,7 +163,11 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     await server.ctx.db.updateTable('mfa_challenges').set({ resend_at: '2000-01-01T00:00:00.000Z' }).execute();
     const payload = await loginPayload();
     const started = (await challenge(payload, ids.email)).json();
-    await server.ctx.db.updateTable('mfa_challenges').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('completed_at', 'is', null).execute();
+    await server.ctx.db
+      .updateTable('mfa_challenges')
+      .set({ expires_at: '2000-01-01T00:00:00.000Z' })
+      .where('completed_at', 'is', null)
+      .execute();
     const res = await verify(started.payload, mailedCode());
     expect(res.statusCode).toBe(410);
     expect(res.json().code).toBe('code_expired');
@@ -136,7 +182,11 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     expect(tooSoon.json().code).toBe('resend_too_soon');
     expect(Number(tooSoon.headers['retry-after'])).toBeGreaterThan(25);
     expect(Number(tooSoon.headers['retry-after'])).toBeLessThanOrEqual(30);
-    await server.ctx.db.updateTable('mfa_challenges').set({ resend_at: '2000-01-01T00:00:00.000Z' }).where('completed_at', 'is', null).execute();
+    await server.ctx.db
+      .updateTable('mfa_challenges')
+      .set({ resend_at: '2000-01-01T00:00:00.000Z' })
+      .where('completed_at', 'is', null)
+      .execute();
     const second = await challenge(payload, ids.email, 'resend-device-01');
     expect(second.statusCode).toBe(200);
     const wait = Date.parse(second.json().resend_at) - Date.now();
@@ -160,43 +210,74 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   it('lets exactly one of two simultaneous verifications of one code through', async () => {
     const started = (await challenge(await loginPayload('race-device-0001'), ids.email, 'race-device-0001')).json();
     const code = mailedCode();
-    const results = await Promise.all([verify(started.payload, code, {}, 'race-device-0001'), verify(started.payload, code, {}, 'race-device-0001')]);
+    const results = await Promise.all([
+      verify(started.payload, code, {}, 'race-device-0001'),
+      verify(started.payload, code, {}, 'race-device-0001'),
+    ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 410]);
   });
 
   it('skips the second factor on a trusted device only', async () => {
     const started = (await challenge(await loginPayload('trusted-device-01'), ids.email, 'trusted-device-01')).json();
-    expect((await verify(started.payload, mailedCode(), { isTrustedDevice: true }, 'trusted-device-01')).statusCode).toBe(200);
+    expect(
+      (await verify(started.payload, mailedCode(), { isTrustedDevice: true }, 'trusted-device-01')).statusCode,
+    ).toBe(200);
     const trusted = await password('trusted-device-01');
     expect(trusted.statusCode).toBe(200);
     expect((await password('another-device-01')).statusCode).toBe(401);
 
     // Trust is listed, and withdrawing it (after a fresh second factor) brings the code back.
     const auth = { ...device('trusted-device-01'), authorization: `Bearer ${trusted.json().access_token}` };
-    const devices = (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).json().data as Array<{ id: string; trusted_until: string | null; current: boolean }>;
+    const devices = (await server.app.inject({ method: 'GET', url: '/api/devices', headers: auth })).json()
+      .data as Array<{ id: string; trusted_until: string | null; current: boolean }>;
     const current = devices.find((d) => d.current)!;
     expect(current.trusted_until).not.toBeNull();
-    const withoutStepUp = await server.app.inject({ method: 'DELETE', url: `/api/devices/${current.id}/trust`, headers: auth });
+    const withoutStepUp = await server.app.inject({
+      method: 'DELETE',
+      url: `/api/devices/${current.id}/trust`,
+      headers: auth,
+    });
     expect(withoutStepUp.json().code).toBe('step_up_required');
     await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() }).execute();
-    expect((await server.app.inject({ method: 'DELETE', url: `/api/devices/${current.id}/trust`, headers: auth })).statusCode).toBe(204);
+    expect(
+      (await server.app.inject({ method: 'DELETE', url: `/api/devices/${current.id}/trust`, headers: auth }))
+        .statusCode,
+    ).toBe(204);
     expect((await password('trusted-device-01')).statusCode).toBe(401);
     // Trusted again for the next test, which signs in there by password alone.
-    await server.ctx.db.updateTable('devices').set({ trusted_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', current.id).execute();
+    await server.ctx.db
+      .updateTable('devices')
+      .set({ trusted_until: '2999-01-01T00:00:00.000Z' })
+      .where('id', '=', current.id)
+      .execute();
   });
 
-  it('refreshes a password-only session\'s MFA check by step-up', async () => {
-    const plain = await server.app.inject({ method: 'POST', url: '/api/token', headers: device('trusted-device-01'), payload: { username: mila.email, password: DEMO_PASSWORD } });
+  it("refreshes a password-only session's MFA check by step-up", async () => {
+    const plain = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: device('trusted-device-01'),
+      payload: { username: mila.email, password: DEMO_PASSWORD },
+    });
     const token = plain.json().access_token;
     const auth = { ...device('trusted-device-01'), authorization: `Bearer ${token}` };
     expect((await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: auth })).json().sudo).toBe(false);
     const list = await server.app.inject({ method: 'GET', url: '/api/mfa?includeAll=true', headers: auth });
     expect(list.statusCode).toBe(200);
     expect(list.json().data).toHaveLength(3);
-    await server.ctx.db.updateTable('mfa_challenges').set({ resend_at: '2000-01-01T00:00:00.000Z' }).where('completed_at', 'is', null).execute();
+    await server.ctx.db
+      .updateTable('mfa_challenges')
+      .set({ resend_at: '2000-01-01T00:00:00.000Z' })
+      .where('completed_at', 'is', null)
+      .execute();
     const started = await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}`, headers: auth });
     expect(started.statusCode).toBe(200);
-    const done = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers: auth, payload: { payload: started.json().payload, code: mailedCode() } });
+    const done = await server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/sudo',
+      headers: auth,
+      payload: { payload: started.json().payload, code: mailedCode() },
+    });
     expect(done.statusCode).toBe(200);
     expect(done.json()).toEqual({});
     expect((await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: auth })).json().sudo).toBe(true);
@@ -214,15 +295,21 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   });
 
   it('refuses a challenge without a sign-in payload or session, and unknown methods', async () => {
-    expect((await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}`, headers: device() })).statusCode).toBe(401);
+    expect(
+      (await server.app.inject({ method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}`, headers: device() }))
+        .statusCode,
+    ).toBe(401);
     expect((await challenge(await loginPayload(), 12345)).statusCode).toBe(404);
-    expect((await server.app.inject({ method: 'GET', url: '/api/mfa/sudo?mfaId=abc', headers: device() })).json().code).toBe('validation_failed');
+    expect(
+      (await server.app.inject({ method: 'GET', url: '/api/mfa/sudo?mfaId=abc', headers: device() })).json().code,
+    ).toBe('validation_failed');
     expect((await verify('x'.repeat(43), '12345678')).json().code).toBe('challenge_closed');
   });
 
   it('speaks the language of the sign-in screen the person is looking at, when this host offers it', async () => {
     const inDutch = await server.app.inject({
-      method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-01'))}`,
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-01'))}`,
       headers: { ...device('lang-device-01'), 'accept-language': 'nl-BE' },
     });
     expect(inDutch.statusCode).toBe(200);
@@ -230,7 +317,8 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     // German is not a language of the Belgian host: the account's language (French) speaks.
     await server.ctx.db.updateTable('mfa_challenges').set({ resend_at: '2000-01-01T00:00:00.000Z' }).execute();
     const inGerman = await server.app.inject({
-      method: 'GET', url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-02'))}`,
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${ids.email}&payload=${encodeURIComponent(await loginPayload('lang-device-02'))}`,
       headers: { ...device('lang-device-02'), 'accept-language': 'de-LU' },
     });
     expect(inGerman.statusCode).toBe(200);

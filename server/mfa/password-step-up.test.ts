@@ -20,12 +20,31 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
     userNumber += 1;
     const email = `olga.${userNumber}@example.be`;
     const headers = { 'x-device-id': `step-up-device-${userNumber}` };
-    await createUser(server.ctx, {
-      firstname: 'Olga', lastname: 'Olsen', language: 'en', email, phone: `+3247060${String(userNumber).padStart(4, '0')}`,
-      user_id: null, customer_user_id: null, fridom_user_id: null, password_status: 0,
-    }, DEMO_PASSWORD);
-    const token = (await server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username: email, password: DEMO_PASSWORD } })).json().access_token as string;
-    if (!options.fresh) await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO }).where('mfa_at', 'is', null).execute();
+    await createUser(
+      server.ctx,
+      {
+        firstname: 'Olga',
+        lastname: 'Olsen',
+        language: 'en',
+        email,
+        phone: `+3247060${String(userNumber).padStart(4, '0')}`,
+        user_id: null,
+        customer_user_id: null,
+        fridom_user_id: null,
+        password_status: 0,
+      },
+      DEMO_PASSWORD,
+    );
+    const token = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers,
+        payload: { username: email, password: DEMO_PASSWORD },
+      })
+    ).json().access_token as string;
+    if (!options.fresh)
+      await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO }).where('mfa_at', 'is', null).execute();
     const auth = { ...headers, authorization: `Bearer ${token}` };
     const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
       server.app.inject({ method, url, headers: auth, ...(payload ? { payload } : {}) });
@@ -58,7 +77,10 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
     expect((await call('GET', '/api/mfa/status')).json().sudo).toBe(true);
     const started = await call('GET', `/api/mfa/-1/activate${target}`);
     expect(started.statusCode).toBe(200);
-    const done = await call('POST', '/api/mfa/activate', { payload: started.json().payload, code: codeIn(smtp.mails.at(-1)!.raw) });
+    const done = await call('POST', '/api/mfa/activate', {
+      payload: started.json().payload,
+      code: codeIn(smtp.mails.at(-1)!.raw),
+    });
     expect(done.statusCode).toBe(200);
     expect((await call('GET', '/api/mfa')).json().data).toHaveLength(1);
   });
@@ -71,7 +93,10 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
   it('is refused to an account with a second factor: it steps up with that factor', async () => {
     const { email, call } = await signedIn({ fresh: true });
     const started = (await call('GET', `/api/mfa/-1/activate?target=${encodeURIComponent(email)}`)).json();
-    expect((await call('POST', '/api/mfa/activate', { payload: started.payload, code: codeIn(smtp.mails.at(-1)!.raw) })).statusCode).toBe(200);
+    expect(
+      (await call('POST', '/api/mfa/activate', { payload: started.payload, code: codeIn(smtp.mails.at(-1)!.raw) }))
+        .statusCode,
+    ).toBe(200);
     await server.ctx.db.updateTable('sessions').set({ mfa_at: LONG_AGO }).execute();
     const refused = await call('POST', '/api/mfa/sudo/password', { password: DEMO_PASSWORD });
     expect(refused.statusCode).toBe(409);
@@ -79,21 +104,33 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
     expect((await call('GET', '/api/mfa/status')).json().sudo).toBe(false);
   });
 
-  it('counts wrong passwords with the sign-in\'s failures: guessing here blocks both, for a short while', async () => {
+  it("counts wrong passwords with the sign-in's failures: guessing here blocks both, for a short while", async () => {
     const { email, call } = await signedIn();
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call('POST', '/api/mfa/sudo/password', { password: `guess-${i}` })).statusCode);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call('POST', '/api/mfa/sudo/password', { password: `guess-${i}` })).statusCode);
     expect(statuses.slice(0, 2)).toEqual([400, 400]);
     expect(statuses.at(-1)).toBe(429);
     // The right password is refused while blocked, here and at sign-in from this address.
     expect((await call('POST', '/api/mfa/sudo/password', { password: DEMO_PASSWORD })).statusCode).toBe(429);
-    const signIn = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': 'step-up-other-01' }, payload: { username: email, password: DEMO_PASSWORD } });
+    const signIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': 'step-up-other-01' },
+      payload: { username: email, password: DEMO_PASSWORD },
+    });
     expect(signIn.statusCode).toBe(429);
   });
 
   it('refuses bad input with a stable code and no session change', async () => {
     const { call } = await signedIn();
-    for (const payload of [{}, { password: '' }, { password: 'x'.repeat(2000) }, { password: 'a', extra: 1 }, { password: 12 }]) {
+    for (const payload of [
+      {},
+      { password: '' },
+      { password: 'x'.repeat(2000) },
+      { password: 'a', extra: 1 },
+      { password: 12 },
+    ]) {
       const res = await call('POST', '/api/mfa/sudo/password', payload);
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('validation_failed');
@@ -102,7 +139,12 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
   });
 
   it('needs a session', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo/password', headers: { 'x-device-id': 'step-up-none-01' }, payload: { password: DEMO_PASSWORD } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/mfa/sudo/password',
+      headers: { 'x-device-id': 'step-up-none-01' },
+      payload: { password: DEMO_PASSWORD },
+    });
     expect(res.statusCode).toBe(401);
   });
 });

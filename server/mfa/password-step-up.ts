@@ -9,11 +9,24 @@ import { methodsOf } from '../identity/second-factors.ts';
 import { confirmPassword } from '../passwords/confirm.ts';
 import { markMfa } from '../sessions/store.ts';
 
-export async function stepUpWithPassword(ctx: AppContext, caller: { userId: string; sessionId: string; ip: string; deviceKey: string }, typed: string): Promise<void> {
+export async function stepUpWithPassword(
+  ctx: AppContext,
+  caller: { userId: string; sessionId: string; ip: string; deviceKey: string },
+  typed: string,
+): Promise<void> {
   const { db } = ctx;
   // An account with a second factor steps up with it, as the spec says.
   if ((await methodsOf(db, caller.userId)).length > 0) throw new ApiError('second_factor_required');
-  await confirmPassword(ctx, caller, typed, { code: 'invalid_credentials', failed: { type: 'mfa_failed', detail: { method: 'password' } } });
+  await confirmPassword(ctx, caller, typed, {
+    code: 'invalid_credentials',
+    failed: { type: 'mfa_failed', detail: { method: 'password' } },
+  });
   await markMfa(db, caller.sessionId);
-  await recordEvent(db, { type: 'mfa_step_up', userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { method: 'password' } });
+  await recordEvent(db, {
+    type: 'mfa_step_up',
+    userId: caller.userId,
+    ip: caller.ip,
+    deviceKey: caller.deviceKey,
+    detail: { method: 'password' },
+  });
 }

@@ -15,7 +15,12 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
   let api: ReturnType<typeof client>;
   beforeAll(async () => {
     smtp = await startSmtp();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, MFA_SENDS_PER_REQUESTER: '100', MFA_SENDS_PER_DESTINATION: '100', MFA_SENDS_PER_ACCOUNT: '100' });
+    server = await startTestServer(kind, {
+      SMTP_URL: smtp.url,
+      MFA_SENDS_PER_REQUESTER: '100',
+      MFA_SENDS_PER_DESTINATION: '100',
+      MFA_SENDS_PER_ACCOUNT: '100',
+    });
     api = client(server);
   });
   afterAll(async () => {
@@ -27,10 +32,16 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
     const user = await makeUser(server, { methods: ['email', 'sms'] });
     const token = await sessionFor(server, user.userId, 'race-delete-0001');
     await freshMfa(server, user.userId);
-    const answers = await atOnce(30, (i) => api.call('DELETE', `/api/mfa/${i % 2 === 0 ? user.ids.email : user.ids.sms}`, token, 'race-delete-0001'));
+    const answers = await atOnce(30, (i) =>
+      api.call('DELETE', `/api/mfa/${i % 2 === 0 ? user.ids.email : user.ids.sms}`, token, 'race-delete-0001'),
+    );
     expect(answers.every((a) => a.statusCode < 500)).toBe(true);
     expect(statusCounts(answers)[204]).toBe(1);
-    const left = await server.ctx.db.selectFrom('mfa_methods').select('method').where('user_id', '=', user.userId).execute();
+    const left = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .select('method')
+      .where('user_id', '=', user.userId)
+      .execute();
     expect(left).toHaveLength(1);
     // And the account still asks for a second factor from a new device.
     expect((await api.password(user.email, 'race-new-device-01')).statusCode).toBe(401);
@@ -45,7 +56,14 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
     expect(statusCounts(answers)).toEqual({ 200: 1, 429: 29 });
     expect(answers.filter((a) => a.statusCode === 429).every((a) => a.json().code === 'resend_too_soon')).toBe(true);
     expect(smtp.mails.filter((m) => m.to === user.email).length).toBe(before + 1);
-    expect(await server.ctx.db.selectFrom('mfa_challenges').select('id').where('user_id', '=', user.userId).where('completed_at', 'is', null).execute()).toHaveLength(1);
+    expect(
+      await server.ctx.db
+        .selectFrom('mfa_challenges')
+        .select('id')
+        .where('user_id', '=', user.userId)
+        .where('completed_at', 'is', null)
+        .execute(),
+    ).toHaveLength(1);
   });
 
   it('gives the sending budget back to the requests that lost the race', async () => {
@@ -66,11 +84,19 @@ describe.each(kinds)('second-factor races on %s', (kind) => {
       expect(started.statusCode).toBe(200);
       setups.push(started.json());
     }
-    const answers = await atOnce(2, (i) => api.call('POST', '/api/mfa/activate', token, 'race-totp-00001', {
-      payload: setups[i]!.payload, code: new TOTP({ secret: setups[i]!.data.secret, digits: 6, period: 30 }).generate(),
-    }));
+    const answers = await atOnce(2, (i) =>
+      api.call('POST', '/api/mfa/activate', token, 'race-totp-00001', {
+        payload: setups[i]!.payload,
+        code: new TOTP({ secret: setups[i]!.data.secret, digits: 6, period: 30 }).generate(),
+      }),
+    );
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 410]);
-    const totps = await server.ctx.db.selectFrom('mfa_methods').select('id').where('user_id', '=', user.userId).where('method', '=', 'totp').execute();
+    const totps = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .select('id')
+      .where('user_id', '=', user.userId)
+      .where('method', '=', 'totp')
+      .execute();
     expect(totps).toHaveLength(1);
   });
 });

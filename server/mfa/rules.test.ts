@@ -23,7 +23,11 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
     server = await startTestServer(kind, {
-      SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, MFA_MAX_FAILS_PER_ACCOUNT: '6', MFA_CODE_TTL_SECONDS: '120', MFA_STEP_UP_SECONDS: '60',
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER_URL: sms.url,
+      MFA_MAX_FAILS_PER_ACCOUNT: '6',
+      MFA_CODE_TTL_SECONDS: '120',
+      MFA_STEP_UP_SECONDS: '60',
     });
     api = client(server);
   });
@@ -40,13 +44,16 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     const byText = (await api.challenge(payload, user.ids.sms!, 'bind-device-0001')).json();
     const mailed = mailTo(user.email);
     const texted = textTo(user.phone);
-    if (mailed !== texted) expect((await api.verify(byText.payload, mailed, 'bind-device-0001')).json().code).toBe('invalid_code');
+    if (mailed !== texted)
+      expect((await api.verify(byText.payload, mailed, 'bind-device-0001')).json().code).toBe('invalid_code');
     expect((await api.verify(byMail.payload, mailed, 'bind-device-0001')).statusCode).toBe(200);
   });
 
   it('follows the configured life of a code in the answer and the message', async () => {
     const user = await makeUser(server, { methods: ['email'], language: 'fr_LU' });
-    const started = (await api.challenge(await api.loginPayload(user.email, 'ttl-device-00001'), user.ids.email!, 'ttl-device-00001')).json();
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'ttl-device-00001'), user.ids.email!, 'ttl-device-00001')
+    ).json();
     expect(started.expires_in).toBe(120);
     expect(started.resend_in).toBe(30);
     const life = Date.parse(started.expires_at) - Date.now();
@@ -55,9 +62,11 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     expect(smtp.mails.at(-1)!.raw.replace(/=\r?\n/g, '')).toMatch(/valable 2 minutes/);
   });
 
-  it('refuses a sign-in\'s code from another device, without costing an attempt', async () => {
+  it("refuses a sign-in's code from another device, without costing an attempt", async () => {
     const user = await makeUser(server, { methods: ['email'] });
-    const started = (await api.challenge(await api.loginPayload(user.email, 'first-device-001'), user.ids.email!, 'first-device-001')).json();
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'first-device-001'), user.ids.email!, 'first-device-001')
+    ).json();
     const code = mailTo(user.email);
     const stolen = await api.verify(started.payload, code, 'thief-device-001');
     expect(stolen.statusCode).toBe(410);
@@ -68,11 +77,16 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
 
   it('does not spend a challenge on a call meant for another purpose', async () => {
     const user = await makeUser(server, { methods: ['email'] });
-    const started = (await api.challenge(await api.loginPayload(user.email, 'purpose-dev-001'), user.ids.email!, 'purpose-dev-001')).json();
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'purpose-dev-001'), user.ids.email!, 'purpose-dev-001')
+    ).json();
     const code = mailTo(user.email);
     const stranger = await makeUser(server, { methods: [] });
     const token = await sessionFor(server, stranger.userId, 'purpose-dev-002');
-    const misused = await api.call('POST', '/api/mfa/activate', token, 'purpose-dev-002', { payload: started.payload, code });
+    const misused = await api.call('POST', '/api/mfa/activate', token, 'purpose-dev-002', {
+      payload: started.payload,
+      code,
+    });
     expect(misused.json().code).toBe('challenge_closed');
     expect((await api.verify(started.payload, code, 'purpose-dev-001')).statusCode).toBe(200);
   });
@@ -104,14 +118,17 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     await freshMfa(server, user.userId);
     const started = (await api.call('GET', '/api/mfa/-3/activate', token, 'setup-device-001')).json();
     const code = new TOTP({ secret: started.data.secret, digits: 6, period: 30 }).generate();
-    const done = await api.call('POST', '/api/mfa/activate', token, 'setup-device-001', { payload: started.payload, code });
+    const done = await api.call('POST', '/api/mfa/activate', token, 'setup-device-001', {
+      payload: started.payload,
+      code,
+    });
     expect(done.statusCode).toBe(200);
     const payload = await api.loginPayload(user.email, 'other-device-009');
     const challenge = (await api.challenge(payload, done.json().id, 'other-device-009')).json();
     expect((await api.verify(challenge.payload, code, 'other-device-009')).json().code).toBe('invalid_code');
   });
 
-  it('blocks an account\'s second-factor checks after too many wrong answers, across challenges', async () => {
+  it("blocks an account's second-factor checks after too many wrong answers, across challenges", async () => {
     const secret = new Secret({ size: 20 });
     const user = await makeUser(server, { methods: ['totp', 'email'], totpSecret: secret.base32 });
     const right = new TOTP({ secret, digits: 6, period: 30 }).generate();
@@ -119,32 +136,53 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     const answers: number[] = [];
     // Three wrong answers per sign-in, then a new sign-in: the per-challenge limit alone would never stop this.
     for (let round = 0; round < 3; round++) {
-      const started = (await api.challenge(await api.loginPayload(user.email, 'guess-device-001'), user.ids.totp!, 'guess-device-001')).json();
-      for (let i = 0; i < 3; i++) answers.push((await api.verify(started.payload, wrong, 'guess-device-001')).statusCode);
+      const started = (
+        await api.challenge(await api.loginPayload(user.email, 'guess-device-001'), user.ids.totp!, 'guess-device-001')
+      ).json();
+      for (let i = 0; i < 3; i++)
+        answers.push((await api.verify(started.payload, wrong, 'guess-device-001')).statusCode);
     }
     expect(answers.slice(0, 6)).toEqual([422, 422, 422, 422, 422, 422]);
     expect(answers.slice(6)).toEqual([429, 429, 429]);
-    const started = (await api.challenge(await api.loginPayload(user.email, 'guess-device-001'), user.ids.totp!, 'guess-device-001')).json();
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'guess-device-001'), user.ids.totp!, 'guess-device-001')
+    ).json();
     const blocked = await api.verify(started.payload, right, 'guess-device-001');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().code).toBe('too_many_attempts');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(3000);
-    const events = await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', user.userId).where('type', '=', 'mfa_failed').execute();
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select('type')
+      .where('user_id', '=', user.userId)
+      .where('type', '=', 'mfa_failed')
+      .execute();
     expect(events.length).toBeGreaterThanOrEqual(6);
   });
 
-  it('counts wrong forgotten-password codes apart, so strangers cannot block the owner\'s sign-in', async () => {
+  it("counts wrong forgotten-password codes apart, so strangers cannot block the owner's sign-in", async () => {
     const user = await makeUser(server, { methods: ['email'] });
     for (let round = 0; round < 2; round++) {
       await skipResendWaits(server);
-      const reset = await server.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers: { 'x-device-id': 'stranger-dev-001' }, payload: { username: user.email } });
+      const reset = await server.app.inject({
+        method: 'POST',
+        url: '/api/user/forgot-password',
+        headers: { 'x-device-id': 'stranger-dev-001' },
+        payload: { username: user.email },
+      });
       for (let i = 0; i < 4; i++) {
-        await server.app.inject({ method: 'POST', url: '/api/user/forgot-password/verify', headers: { 'x-device-id': 'stranger-dev-001' },
-          payload: { payload: reset.json().payload, code: other(mailTo(user.email)) } });
+        await server.app.inject({
+          method: 'POST',
+          url: '/api/user/forgot-password/verify',
+          headers: { 'x-device-id': 'stranger-dev-001' },
+          payload: { payload: reset.json().payload, code: other(mailTo(user.email)) },
+        });
       }
     }
     await skipResendWaits(server);
-    const started = (await api.challenge(await api.loginPayload(user.email, 'owner-device-001'), user.ids.email!, 'owner-device-001')).json();
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'owner-device-001'), user.ids.email!, 'owner-device-001')
+    ).json();
     expect((await api.verify(started.payload, mailTo(user.email), 'owner-device-001')).statusCode).toBe(200);
   });
 
@@ -153,16 +191,24 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     const recoveryId = await addMethod(server.ctx.db, { userId: user.userId, method: 'totpRecovery' });
     const [key] = await issueRecoveryKeys(server.ctx, server.ctx.db, user.userId);
     // One sign-in on a new device, one step-up on a trusted one: two open challenges, one key.
-    const a = (await api.challenge(await api.loginPayload(user.email, 'race-key-dev-01'), recoveryId, 'race-key-dev-01')).json().payload as string;
+    const a = (
+      await api.challenge(await api.loginPayload(user.email, 'race-key-dev-01'), recoveryId, 'race-key-dev-01')
+    ).json().payload as string;
     const token = await sessionFor(server, user.userId, 'race-key-dev-02');
-    const b = (await api.call('GET', `/api/mfa/sudo?mfaId=${recoveryId}`, token, 'race-key-dev-02')).json().payload as string;
+    const b = (await api.call('GET', `/api/mfa/sudo?mfaId=${recoveryId}`, token, 'race-key-dev-02')).json()
+      .payload as string;
     const results = await Promise.all([
       api.verify(a, key!.replace('-', ''), 'race-key-dev-01'),
       api.call('POST', '/api/mfa/sudo', token, 'race-key-dev-02', { payload: b, code: key!.replace('-', '') }),
     ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 422]);
     expect(results.find((r) => r.statusCode === 200)!.json().recovery_keys_left).toBe(9);
-    const used = await server.ctx.db.selectFrom('recovery_keys').select('used_at').where('user_id', '=', user.userId).where('used_at', 'is not', null).execute();
+    const used = await server.ctx.db
+      .selectFrom('recovery_keys')
+      .select('used_at')
+      .where('user_id', '=', user.userId)
+      .where('used_at', 'is not', null)
+      .execute();
     expect(used).toHaveLength(1);
   });
 
@@ -171,21 +217,39 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
     const payload = await api.loginPayload(user.email, 'client-device-01', { client_id: '17' });
     const started = (await api.challenge(payload, user.ids.email!, 'client-device-01')).json();
     expect((await api.verify(started.payload, mailTo(user.email), 'client-device-01')).statusCode).toBe(200);
-    const session = await server.ctx.db.selectFrom('sessions').select('client_id').where('user_id', '=', user.userId).executeTakeFirstOrThrow();
+    const session = await server.ctx.db
+      .selectFrom('sessions')
+      .select('client_id')
+      .where('user_id', '=', user.userId)
+      .executeTakeFirstOrThrow();
     expect(session.client_id).toBe('17');
   });
 
   it('asks again on a device whose trust has expired', async () => {
     const user = await makeUser(server, { methods: ['email'] });
-    const started = (await api.challenge(await api.loginPayload(user.email, 'expire-device-01'), user.ids.email!, 'expire-device-01')).json();
-    expect((await api.verify(started.payload, mailTo(user.email), 'expire-device-01', { isTrustedDevice: true })).statusCode).toBe(200);
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'expire-device-01'), user.ids.email!, 'expire-device-01')
+    ).json();
+    expect(
+      (await api.verify(started.payload, mailTo(user.email), 'expire-device-01', { isTrustedDevice: true })).statusCode,
+    ).toBe(200);
     expect((await api.password(user.email, 'expire-device-01')).statusCode).toBe(200);
-    const trusted = await server.ctx.db.selectFrom('devices').select('trusted_until').where('user_id', '=', user.userId).executeTakeFirstOrThrow();
+    const trusted = await server.ctx.db
+      .selectFrom('devices')
+      .select('trusted_until')
+      .where('user_id', '=', user.userId)
+      .executeTakeFirstOrThrow();
     // Trust lasts TRUSTED_DEVICE_DAYS (30 by default).
     expect(Date.parse(trusted.trusted_until!) - Date.now()).toBeGreaterThan(29 * 24 * 3600 * 1000);
-    await server.ctx.db.updateTable('devices').set({ trusted_until: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', user.userId).execute();
+    await server.ctx.db
+      .updateTable('devices')
+      .set({ trusted_until: '2000-01-01T00:00:00.000Z' })
+      .where('user_id', '=', user.userId)
+      .execute();
     expect((await api.password(user.email, 'expire-device-01')).statusCode).toBe(401);
-    const types = (await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', user.userId).execute()).map((e) => e.type);
+    const types = (
+      await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', user.userId).execute()
+    ).map((e) => e.type);
     expect(types).toContain('device_trusted');
   });
 
@@ -200,56 +264,96 @@ describe.each(kinds)('code and challenge rules on %s', (kind) => {
       expect(started.statusCode).toBe(200);
       expect(sms.messages.length).toBe(received);
       // The message waits in the outbox with the provider's refusal, for a retry.
-      const waiting = await server.ctx.db.selectFrom('message_outbox').selectAll().where('recipient', '=', user.phone).executeTakeFirstOrThrow();
+      const waiting = await server.ctx.db
+        .selectFrom('message_outbox')
+        .selectAll()
+        .where('recipient', '=', user.phone)
+        .executeTakeFirstOrThrow();
       expect(waiting).toMatchObject({ attempts: 1, failed_at: null });
       expect(waiting.last_error).toMatch(/500/);
     } finally {
       sms.failing = false;
     }
     // The retry comes due; the code is delivered and works.
-    await server.ctx.db.updateTable('message_outbox').set({ next_attempt_at: '2000-01-01T00:00:00.000Z' }).where('recipient', '=', user.phone).execute();
+    await server.ctx.db
+      .updateTable('message_outbox')
+      .set({ next_attempt_at: '2000-01-01T00:00:00.000Z' })
+      .where('recipient', '=', user.phone)
+      .execute();
     await server.ctx.outbox.drain();
     expect(sms.messages.length).toBe(received + 1);
     expect((await api.verify(started.json().payload, textTo(user.phone), 'down-device-0001')).statusCode).toBe(200);
-    expect(await server.ctx.db.selectFrom('message_outbox').select('id').where('recipient', '=', user.phone).execute()).toEqual([]);
+    expect(
+      await server.ctx.db.selectFrom('message_outbox').select('id').where('recipient', '=', user.phone).execute(),
+    ).toEqual([]);
   });
 
-  it('reads a voice call\'s code digit by digit, in the user\'s language', async () => {
+  it("reads a voice call's code digit by digit, in the user's language", async () => {
     const user = await makeUser(server, { methods: ['sms'], language: 'nl' });
     const payload = await api.loginPayload(user.email, 'voice-device-001');
     const started = await api.challenge(payload, user.ids.sms!, 'voice-device-001', 'call');
     const call = sms.messages.at(-1)!;
     expect(call).toMatchObject({ channel: 'call', to: user.phone });
-    expect(call.text).toMatch(/^Goedendag, hier is Tessera\. Uw beveiligingscode is: (\d, ){7}\d\. Ik herhaal: (\d, ){7}\d\./);
+    expect(call.text).toMatch(
+      /^Goedendag, hier is Tessera\. Uw beveiligingscode is: (\d, ){7}\d\. Ik herhaal: (\d, ){7}\d\./,
+    );
     expect((await api.verify(started.json().payload, codeIn(call.text), 'voice-device-001')).statusCode).toBe(200);
   });
 
   it('accepts a second-factor check for sensitive changes only within the configured window', async () => {
     const user = await makeUser(server, { methods: ['email', 'sms'] });
     const token = await sessionFor(server, user.userId, 'window-device-02');
-    const ago = (seconds: number) => server.ctx.db.updateTable('sessions').set({ mfa_at: new Date(Date.now() - seconds * 1000).toISOString() })
-      .where('user_id', '=', user.userId).execute();
+    const ago = (seconds: number) =>
+      server.ctx.db
+        .updateTable('sessions')
+        .set({ mfa_at: new Date(Date.now() - seconds * 1000).toISOString() })
+        .where('user_id', '=', user.userId)
+        .execute();
     await ago(90);
     expect((await api.call('GET', '/api/mfa/status', token, 'window-device-02')).json().sudo).toBe(false);
     const refused = await api.call('POST', `/api/mfa/switch-primary/${user.ids.sms}`, token, 'window-device-02');
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toEqual({ code: 'step_up_required', message: 'Please confirm it is you with a second factor first.' });
+    expect(refused.json()).toEqual({
+      code: 'step_up_required',
+      message: 'Please confirm it is you with a second factor first.',
+    });
     await ago(30);
     expect((await api.call('GET', '/api/mfa/status', token, 'window-device-02')).json().sudo).toBe(true);
-    expect((await api.call('POST', `/api/mfa/switch-primary/${user.ids.sms}`, token, 'window-device-02')).statusCode).toBe(204);
+    expect(
+      (await api.call('POST', `/api/mfa/switch-primary/${user.ids.sms}`, token, 'window-device-02')).statusCode,
+    ).toBe(204);
     // Another account's device is not found, even with a fresh check.
     const stranger = await makeUser(server, { methods: [] });
     await sessionFor(server, stranger.userId, 'window-device-03');
-    const theirs = await server.ctx.db.selectFrom('devices').select('id').where('user_id', '=', stranger.userId).executeTakeFirstOrThrow();
-    expect((await api.call('DELETE', `/api/devices/${theirs.id}/trust`, token, 'window-device-02')).statusCode).toBe(404);
+    const theirs = await server.ctx.db
+      .selectFrom('devices')
+      .select('id')
+      .where('user_id', '=', stranger.userId)
+      .executeTakeFirstOrThrow();
+    expect((await api.call('DELETE', `/api/devices/${theirs.id}/trust`, token, 'window-device-02')).statusCode).toBe(
+      404,
+    );
   });
 
   it('keeps wrong input out: bad codes and payloads are 4xx and change nothing', async () => {
     const user = await makeUser(server, { methods: ['email'] });
-    const started = (await api.challenge(await api.loginPayload(user.email, 'input-device-001'), user.ids.email!, 'input-device-001')).json();
-    for (const payload of [{ payload: started.payload, code: '1234-5678' }, { payload: started.payload, code: 12345678 }, { payload: started.payload }, { payload: '', code: '12345678' },
-      { payload: started.payload, code: '12345678', isTrustedDevice: 'yes' }, { payload: started.payload, code: '12345678', extra: 1 }]) {
-      const res = await server.app.inject({ method: 'POST', url: '/api/mfa/sudo', headers: { 'x-device-id': 'input-device-001' }, payload });
+    const started = (
+      await api.challenge(await api.loginPayload(user.email, 'input-device-001'), user.ids.email!, 'input-device-001')
+    ).json();
+    for (const payload of [
+      { payload: started.payload, code: '1234-5678' },
+      { payload: started.payload, code: 12345678 },
+      { payload: started.payload },
+      { payload: '', code: '12345678' },
+      { payload: started.payload, code: '12345678', isTrustedDevice: 'yes' },
+      { payload: started.payload, code: '12345678', extra: 1 },
+    ]) {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/mfa/sudo',
+        headers: { 'x-device-id': 'input-device-001' },
+        payload,
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('validation_failed');
     }
@@ -262,7 +366,11 @@ describe.each(kinds)('code sending caps on %s', (kind) => {
   let sms: Awaited<ReturnType<typeof startSmsProvider>>;
   beforeAll(async () => {
     sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMS_PROVIDER_URL: sms.url, MFA_SENDS_PER_ACCOUNT: '4', MFA_SENDS_PER_DESTINATION: '3' });
+    server = await startTestServer(kind, {
+      SMS_PROVIDER_URL: sms.url,
+      MFA_SENDS_PER_ACCOUNT: '4',
+      MFA_SENDS_PER_DESTINATION: '3',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -275,7 +383,10 @@ describe.each(kinds)('code sending caps on %s', (kind) => {
     const statuses: number[] = [];
     for (const mfaId of [user.ids.email!, user.ids.sms!, user.ids.email!, user.ids.sms!, user.ids.email!]) {
       await skipResendWaits(server);
-      statuses.push((await api.challenge(await api.loginPayload(user.email, 'caps-device-0001'), mfaId, 'caps-device-0001')).statusCode);
+      statuses.push(
+        (await api.challenge(await api.loginPayload(user.email, 'caps-device-0001'), mfaId, 'caps-device-0001'))
+          .statusCode,
+      );
     }
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
   });
@@ -286,7 +397,11 @@ describe.each(kinds)('code sending caps on %s', (kind) => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       await skipResendWaits(server);
-      const res = await api.challenge(await api.loginPayload(user.email, 'caps-device-0002'), user.ids.sms!, 'caps-device-0002');
+      const res = await api.challenge(
+        await api.loginPayload(user.email, 'caps-device-0002'),
+        user.ids.sms!,
+        'caps-device-0002',
+      );
       statuses.push(res.statusCode);
       if (res.statusCode === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }

@@ -13,29 +13,47 @@ import { listAccessGrants, revokeAccessGrants } from './grants.ts';
 export async function accessRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
 
-  app.get('/tokens', {
-    schema: {
-      tags: ['access'], summary: 'The applications that hold access to the account: one entry per client, its scopes by name, when granted and last used',
-      response: responses({ 200: AccessGrantList }, [400, 401, 403, 503]),
+  app.get(
+    '/tokens',
+    {
+      schema: {
+        tags: ['access'],
+        summary:
+          'The applications that hold access to the account: one entry per client, its scopes by name, when granted and last used',
+        response: responses({ 200: AccessGrantList }, [400, 401, 403, 503]),
+      },
+      preHandler: signedIn,
     },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { data: await listAccessGrants(ctx.db, request.session!.userId, localeOfRequest(request)) };
-  });
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { data: await listAccessGrants(ctx.db, request.session!.userId, localeOfRequest(request)) };
+    },
+  );
 
-  app.delete<{ Params: AccessGrantParams }>('/token/:client_id', {
-    schema: {
-      tags: ['access'], summary: 'Revoke an application\'s access: every grant of that client and every token issued under them',
-      params: jsonSchema(AccessGrantParams), response: responses({ 204: null }, [400, 401, 403, 404, 503]),
+  app.delete<{ Params: AccessGrantParams }>(
+    '/token/:client_id',
+    {
+      schema: {
+        tags: ['access'],
+        summary: "Revoke an application's access: every grant of that client and every token issued under them",
+        params: jsonSchema(AccessGrantParams),
+        response: responses({ 204: null }, [400, 401, 403, 404, 503]),
+      },
+      preHandler: signedIn,
     },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    const userId = request.session!.userId;
-    const clientId = request.params.client_id;
-    const revoked = await revokeAccessGrants(ctx.db, userId, clientId);
-    if (revoked === 0) throw new ApiError('not_found');
-    await recordEvent(ctx.db, { type: 'partner_access_revoked', userId, ip: request.ip, deviceKey: request.deviceKey, detail: { client_id: clientId, grants: revoked } });
-    return reply.code(204).send();
-  });
+    async (request, reply) => {
+      const userId = request.session!.userId;
+      const clientId = request.params.client_id;
+      const revoked = await revokeAccessGrants(ctx.db, userId, clientId);
+      if (revoked === 0) throw new ApiError('not_found');
+      await recordEvent(ctx.db, {
+        type: 'partner_access_revoked',
+        userId,
+        ip: request.ip,
+        deviceKey: request.deviceKey,
+        detail: { client_id: clientId, grants: revoked },
+      });
+      return reply.code(204).send();
+    },
+  );
 }

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, openDatabase, type Db } from '../db/index.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
-import { OidcAdapter, OidcStorageUnavailable, oidcAdapterFactory, purgeExpiredOidcModels, startOidcPurge } from './adapter.ts';
+import {
+  OidcAdapter,
+  OidcStorageUnavailable,
+  oidcAdapterFactory,
+  purgeExpiredOidcModels,
+  startOidcPurge,
+} from './adapter.ts';
 import { SigningKeys } from './keys.ts';
 
 const kinds = await databaseKinds();
@@ -63,7 +69,11 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
 
     const again = await codes.consume('code-1').catch((error: unknown) => error);
     expect(again).toBeInstanceOf(errors.InvalidGrant);
-    expect(again).toMatchObject({ statusCode: 400, error: 'invalid_grant', error_detail: 'authorization code already consumed' });
+    expect(again).toMatchObject({
+      statusCode: 400,
+      error: 'invalid_grant',
+      error_detail: 'authorization code already consumed',
+    });
     // Nothing to consume (never stored) is refused the same way.
     await expect(codes.consume('code-unknown')).rejects.toBeInstanceOf(errors.InvalidGrant);
     // A pushed request used twice gets what oidc-provider answers for it.
@@ -91,7 +101,12 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
     await expect(codes.consume('code-short')).rejects.toBeInstanceOf(errors.InvalidGrant);
 
     expect(await purgeExpiredOidcModels(db, now)).toBe(2);
-    const left = await db.selectFrom('oidc_models').select('id').where('id', 'in', ['at-short', 'code-short', 'at-long', 'c-forever']).orderBy('id').execute();
+    const left = await db
+      .selectFrom('oidc_models')
+      .select('id')
+      .where('id', 'in', ['at-short', 'code-short', 'at-long', 'c-forever'])
+      .orderBy('id')
+      .execute();
     expect(left.map((row) => row.id)).toEqual(['at-long', 'c-forever']);
   });
 
@@ -99,7 +114,11 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
     await adapter('AccessToken', () => Date.now() - 60_000).upsert('at-timer', { kind: 'AccessToken' }, 1);
     const stop = startOidcPurge(db, { intervalMs: 20 });
     try {
-      await expect.poll(async () => (await db.selectFrom('oidc_models').select('id').where('id', '=', 'at-timer').execute()).length).toBe(0);
+      await expect
+        .poll(
+          async () => (await db.selectFrom('oidc_models').select('id').where('id', '=', 'at-timer').execute()).length,
+        )
+        .toBe(0);
     } finally {
       stop();
     }
@@ -107,24 +126,41 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
 
   it('revokeByGrantId removes every model of the grant and nothing else', async () => {
     for (const [model, id, grantId] of [
-      ['AccessToken', 'at-g1', 'g-rev-1'], ['RefreshToken', 'rt-g1', 'g-rev-1'], ['AuthorizationCode', 'ac-g1', 'g-rev-1'],
-      ['DeviceCode', 'dc-g1', 'g-rev-1'], ['AccessToken', 'at-g2', 'g-rev-2'], ['RefreshToken', 'rt-g2', 'g-rev-2'],
+      ['AccessToken', 'at-g1', 'g-rev-1'],
+      ['RefreshToken', 'rt-g1', 'g-rev-1'],
+      ['AuthorizationCode', 'ac-g1', 'g-rev-1'],
+      ['DeviceCode', 'dc-g1', 'g-rev-1'],
+      ['AccessToken', 'at-g2', 'g-rev-2'],
+      ['RefreshToken', 'rt-g2', 'g-rev-2'],
     ] as const) {
       await adapter(model).upsert(id, { grantId, kind: model }, 3600);
     }
     await adapter('Grant').upsert('g-rev-1', { accountId: 'u-1', clientId: 'c-1', kind: 'Grant' }, 3600);
 
     await adapter('AccessToken').revokeByGrantId('g-rev-1');
-    const rows = await db.selectFrom('oidc_models').select(['model', 'id']).where('id', 'in', ['at-g1', 'rt-g1', 'ac-g1', 'dc-g1', 'at-g2', 'rt-g2', 'g-rev-1'])
-      .orderBy('id').execute();
+    const rows = await db
+      .selectFrom('oidc_models')
+      .select(['model', 'id'])
+      .where('id', 'in', ['at-g1', 'rt-g1', 'ac-g1', 'dc-g1', 'at-g2', 'rt-g2', 'g-rev-1'])
+      .orderBy('id')
+      .execute();
     // The Grant itself is the provider's to destroy (revokeGrantPolicy).
-    expect(rows).toEqual([{ model: 'AccessToken', id: 'at-g2' }, { model: 'Grant', id: 'g-rev-1' }, { model: 'RefreshToken', id: 'rt-g2' }]);
+    expect(rows).toEqual([
+      { model: 'AccessToken', id: 'at-g2' },
+      { model: 'Grant', id: 'g-rev-1' },
+      { model: 'RefreshToken', id: 'rt-g2' },
+    ]);
   });
 
   it('of 30 parallel consumes of one code exactly one succeeds; the others are invalid_grant', async () => {
     const codes = adapter('AuthorizationCode');
     await codes.upsert('code-race', { grantId: 'g-race', kind: 'AuthorizationCode' }, 60);
-    const outcomes = await atOnce(30, () => codes.consume('code-race').then(() => 'consumed', (error: unknown) => error));
+    const outcomes = await atOnce(30, () =>
+      codes.consume('code-race').then(
+        () => 'consumed',
+        (error: unknown) => error,
+      ),
+    );
     expect(outcomes.filter((outcome) => outcome === 'consumed')).toHaveLength(1);
     const refused = outcomes.filter((outcome) => outcome !== 'consumed');
     expect(refused).toHaveLength(29);
@@ -142,7 +178,14 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
       await keys.init();
       provider = new Provider('http://127.0.0.1/oidc', {
         adapter: oidcAdapterFactory(db),
-        clients: [{ ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
+        clients: [
+          {
+            ...client,
+            redirect_uris: [redirectUri],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+          },
+        ],
         jwks: keys.jwks(),
         pkce: { required: () => true },
         rotateRefreshToken: true,
@@ -156,14 +199,18 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
     });
     afterAll(async () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-    const token = (form: Record<string, string>) => fetch(`${base}/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
-      },
-      body: new URLSearchParams(form),
-    }).then(async (response) => ({ statusCode: response.status, body: await response.json() as Record<string, unknown> }));
+    const token = (form: Record<string, string>) =>
+      fetch(`${base}/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams(form),
+      }).then(async (response) => ({
+        statusCode: response.status,
+        body: (await response.json()) as Record<string, unknown>,
+      }));
 
     async function newGrant() {
       const grant = new provider.Grant({ accountId: 'user-1', clientId: client.client_id });
@@ -175,10 +222,18 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
       const { grantId, partner } = await newGrant();
       const verifier = randomBytes(32).toString('base64url');
       const code = await new provider.AuthorizationCode({
-        accountId: 'user-1', client: partner, grantId, redirectUri, scope: 'openid offline_access', gty: 'authorization_code',
-        codeChallenge: createHash('sha256').update(verifier).digest('base64url'), codeChallengeMethod: 'S256',
+        accountId: 'user-1',
+        client: partner,
+        grantId,
+        redirectUri,
+        scope: 'openid offline_access',
+        gty: 'authorization_code',
+        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        codeChallengeMethod: 'S256',
       }).save();
-      const answers = await atOnce(30, () => token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }));
+      const answers = await atOnce(30, () =>
+        token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
+      );
       expect(statusCounts(answers)).toEqual({ 200: 1, 400: 29 });
       expect(answers.find((answer) => answer.statusCode === 200)!.body).toHaveProperty('id_token');
       for (const answer of answers.filter((a) => a.statusCode === 400)) expect(answer.body.error).toBe('invalid_grant');
@@ -187,7 +242,11 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
     it('answers parallel uses of one refresh token with one new token and invalid_grant for the rest', async () => {
       const { grantId, partner } = await newGrant();
       const refreshToken = await new provider.RefreshToken({
-        accountId: 'user-1', client: partner, grantId, scope: 'openid offline_access', gty: 'authorization_code',
+        accountId: 'user-1',
+        client: partner,
+        grantId,
+        scope: 'openid offline_access',
+        gty: 'authorization_code',
       }).save();
       const answers = await atOnce(30, () => token({ grant_type: 'refresh_token', refresh_token: refreshToken }));
       expect(statusCounts(answers)).toEqual({ 200: 1, 400: 29 });
@@ -201,8 +260,16 @@ describe('the oidc-provider adapter without its database', () => {
     const handle = openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', sqlitePath: ':memory:' });
     try {
       const sessions = new OidcAdapter(handle.db, 'Session');
-      for (const call of [() => sessions.find('s-1'), () => sessions.upsert('s-1', {}, 60), () => sessions.consume('s-1'), () => sessions.revokeByGrantId('g')]) {
-        const error = await call().then(() => null, (e: unknown) => e);
+      for (const call of [
+        () => sessions.find('s-1'),
+        () => sessions.upsert('s-1', {}, 60),
+        () => sessions.consume('s-1'),
+        () => sessions.revokeByGrantId('g'),
+      ]) {
+        const error = await call().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(OidcStorageUnavailable);
         expect(error).toMatchObject({ statusCode: 503, error: 'temporarily_unavailable', expose: true });
         expect(isDatabaseUnavailable((error as Error).cause)).toBe(true);

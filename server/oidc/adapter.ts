@@ -85,30 +85,78 @@ function toPayload(row: Row | undefined): AdapterPayload | undefined {
 
 /** The statements every token request runs, compiled once per database (server/db/prepared.ts). */
 const statementsOf = perDatabase((db: Db) => {
-  const findBy = (column: 'id' | 'uid' | 'user_code') => prepared(db, (q, model: string, value: string, now: string) => q.selectFrom('oidc_models')
-    .select(['payload', 'consumed_at']).where('model', '=', model).where(column, '=', value)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])), 3);
+  const findBy = (column: 'id' | 'uid' | 'user_code') =>
+    prepared(
+      db,
+      (q, model: string, value: string, now: string) =>
+        q
+          .selectFrom('oidc_models')
+          .select(['payload', 'consumed_at'])
+          .where('model', '=', model)
+          .where(column, '=', value)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])),
+      3,
+    );
   return {
     find: { id: findBy('id'), uid: findBy('uid'), user_code: findBy('user_code') },
-    upsert: prepared(db, (q, model: string, id: string, payload: string, grantId: string | null, uid: string | null, userCode: string | null,
-      accountId: string | null, clientId: string | null, expiresAt: string | null, consumedAt: string | null) => q.insertInto('oidc_models')
-      .values({ model, id, payload, grant_id: grantId, uid, user_code: userCode, account_id: accountId, client_id: clientId, expires_at: expiresAt, consumed_at: consumedAt })
-      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => ({
-        payload: eb.ref('excluded.payload'),
-        grant_id: eb.ref('excluded.grant_id'),
-        uid: eb.ref('excluded.uid'),
-        user_code: eb.ref('excluded.user_code'),
-        account_id: eb.ref('excluded.account_id'),
-        client_id: eb.ref('excluded.client_id'),
-        expires_at: eb.ref('excluded.expires_at'),
-        // Saving again never un-spends a model.
-        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
-      }))), 10),
+    upsert: prepared(
+      db,
+      (
+        q,
+        model: string,
+        id: string,
+        payload: string,
+        grantId: string | null,
+        uid: string | null,
+        userCode: string | null,
+        accountId: string | null,
+        clientId: string | null,
+        expiresAt: string | null,
+        consumedAt: string | null,
+      ) =>
+        q
+          .insertInto('oidc_models')
+          .values({
+            model,
+            id,
+            payload,
+            grant_id: grantId,
+            uid,
+            user_code: userCode,
+            account_id: accountId,
+            client_id: clientId,
+            expires_at: expiresAt,
+            consumed_at: consumedAt,
+          })
+          .onConflict((oc) =>
+            oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+              payload: eb.ref('excluded.payload'),
+              grant_id: eb.ref('excluded.grant_id'),
+              uid: eb.ref('excluded.uid'),
+              user_code: eb.ref('excluded.user_code'),
+              account_id: eb.ref('excluded.account_id'),
+              client_id: eb.ref('excluded.client_id'),
+              expires_at: eb.ref('excluded.expires_at'),
+              // Saving again never un-spends a model.
+              consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
+            })),
+          ),
+      10,
+    ),
     // A conditional update: of parallel calls exactly one changes the row (and gets it back).
-    consume: prepared(db, (q, now: string, model: string, id: string) => q.updateTable('oidc_models').set({ consumed_at: now })
-      .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .returning('id'), 3),
+    consume: prepared(
+      db,
+      (q, now: string, model: string, id: string) =>
+        q
+          .updateTable('oidc_models')
+          .set({ consumed_at: now })
+          .where('model', '=', model)
+          .where('id', '=', id)
+          .where('consumed_at', 'is', null)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+          .returning('id'),
+      3,
+    ),
   };
 });
 
@@ -144,8 +192,20 @@ export class OidcAdapter implements Adapter {
     if ([row.id, row.grant_id, row.uid, row.user_code, row.account_id, row.client_id].some(unstorableKey)) {
       throw new errors.InvalidRequest('the request carries a value that cannot be stored');
     }
-    await guarded(() => statementsOf(this.db).upsert(row.model, row.id, row.payload, row.grant_id, row.uid, row.user_code,
-      row.account_id, row.client_id, row.expires_at, row.consumed_at));
+    await guarded(() =>
+      statementsOf(this.db).upsert(
+        row.model,
+        row.id,
+        row.payload,
+        row.grant_id,
+        row.uid,
+        row.user_code,
+        row.account_id,
+        row.client_id,
+        row.expires_at,
+        row.consumed_at,
+      ),
+    );
   }
 
   find(id: string): Promise<AdapterPayload | undefined> {
@@ -177,7 +237,9 @@ export class OidcAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (unstorableKey(id)) return;
-    await guarded(() => this.db.deleteFrom('oidc_models').where('model', '=', this.model).where('id', '=', id).execute());
+    await guarded(() =>
+      this.db.deleteFrom('oidc_models').where('model', '=', this.model).where('id', '=', id).execute(),
+    );
   }
 
   /** Removes everything issued under the grant, whatever the model (as oidc-provider's own
@@ -203,14 +265,24 @@ export async function purgeExpiredOidcModels(db: Db, now = Date.now()): Promise<
 
 /** Purges expired rows every `intervalMs` until stopped; a failed pass (database away) is reported
  * and the next one tries again. */
-export function startOidcPurge(db: Db, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): () => void {
+export function startOidcPurge(
+  db: Db,
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): () => void {
   let running = false;
-  const timer = setInterval(() => {
-    // A pass waiting on a database that hangs does not get company.
-    if (running) return;
-    running = true;
-    purgeExpiredOidcModels(db).catch((error: unknown) => options.onError?.(error)).finally(() => { running = false; });
-  }, options.intervalMs ?? 10 * 60_000);
+  const timer = setInterval(
+    () => {
+      // A pass waiting on a database that hangs does not get company.
+      if (running) return;
+      running = true;
+      purgeExpiredOidcModels(db)
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(() => {
+          running = false;
+        });
+    },
+    options.intervalMs ?? 10 * 60_000,
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -5,28 +5,60 @@
 // logo and links) comes from here too.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { CONSENT_SCOPES, FIRST_PARTY_CLIENT_IDS, INTERACTION_PATH, INTERACTION_UID, STANDARD_SCOPES } from '../../contract/constants.ts';
+import {
+  CONSENT_SCOPES,
+  FIRST_PARTY_CLIENT_IDS,
+  INTERACTION_PATH,
+  INTERACTION_UID,
+  STANDARD_SCOPES,
+} from '../../contract/constants.ts';
 import type { PartnerClient } from '../../contract/schemas.ts';
 import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
 
-export const CLIENT_COLUMNS = ['client_id', 'name', 'names', 'redirect_uris', 'first_party', 'logo_uri', 'policy_uri', 'tos_uri',
-  'backchannel_logout_uri', 'admin_email', 'scopes', 'secret_hash', 'require_mfa'] as const;
+export const CLIENT_COLUMNS = [
+  'client_id',
+  'name',
+  'names',
+  'redirect_uris',
+  'first_party',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'backchannel_logout_uri',
+  'admin_email',
+  'scopes',
+  'secret_hash',
+  'require_mfa',
+] as const;
 
 export type OidcClientRow = {
-  client_id: string; name: string; names: string | null; redirect_uris: string; first_party: number | boolean;
-  logo_uri: string | null; policy_uri: string | null; tos_uri: string | null; backchannel_logout_uri: string | null;
-  admin_email: string | null; scopes: string | null; secret_hash: string | null; require_mfa: number | boolean;
+  client_id: string;
+  name: string;
+  names: string | null;
+  redirect_uris: string;
+  first_party: number | boolean;
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  backchannel_logout_uri: string | null;
+  admin_email: string | null;
+  scopes: string | null;
+  secret_hash: string | null;
+  require_mfa: number | boolean;
 };
 
 export { clientNameIn, jsonColumn };
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 /** The client's row, if registered. */
 export function findOidcClient(db: Db, clientId: string): Promise<OidcClientRow | undefined> {
-  return guarded(() => db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).where('client_id', '=', clientId).executeTakeFirst());
+  return guarded(() =>
+    db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).where('client_id', '=', clientId).executeTakeFirst(),
+  );
 }
 
 /** A first-party client never asks for consent (spec: 2, 17, 51, 66, or flagged in its row). */
@@ -42,7 +74,13 @@ export function allowedScopes(row: Pick<OidcClientRow, 'scopes'>): string[] {
 
 /** The client as the person sees it. */
 export function clientView(row: OidcClientRow, locale: string): PartnerClient {
-  return { client_id: row.client_id, name: clientNameIn(row, locale), logo_uri: row.logo_uri, policy_uri: row.policy_uri, tos_uri: row.tos_uri };
+  return {
+    client_id: row.client_id,
+    name: clientNameIn(row, locale),
+    logo_uri: row.logo_uri,
+    policy_uri: row.policy_uri,
+    tos_uri: row.tos_uri,
+  };
 }
 
 /** A confidential client's secret as stored: a digest. The secret is random and long (the CLI makes
@@ -75,7 +113,9 @@ export function clientMetadata(row: OidcClientRow): AdapterPayload {
     ...(row.logo_uri ? { logo_uri: row.logo_uri } : {}),
     ...(row.policy_uri ? { policy_uri: row.policy_uri } : {}),
     ...(row.tos_uri ? { tos_uri: row.tos_uri } : {}),
-    ...(row.backchannel_logout_uri ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: true } : {}),
+    ...(row.backchannel_logout_uri
+      ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: true }
+      : {}),
     ...(row.secret_hash
       ? { token_endpoint_auth_method: 'client_secret_basic', client_secret: row.secret_hash }
       : { token_endpoint_auth_method: 'none' }),
@@ -96,19 +136,40 @@ export class OidcClientAdapter implements Adapter {
   private readOnly(): never {
     throw new Error('OIDC clients are registered in oauth_clients, not through the provider');
   }
-  upsert(): Promise<void> { return this.readOnly(); }
-  findByUid(): Promise<undefined> { return Promise.resolve(undefined); }
-  findByUserCode(): Promise<undefined> { return Promise.resolve(undefined); }
-  consume(): Promise<void> { return this.readOnly(); }
-  destroy(): Promise<void> { return this.readOnly(); }
-  revokeByGrantId(): Promise<void> { return Promise.resolve(); }
+  upsert(): Promise<void> {
+    return this.readOnly();
+  }
+  findByUid(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+  findByUserCode(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+  consume(): Promise<void> {
+    return this.readOnly();
+  }
+  destroy(): Promise<void> {
+    return this.readOnly();
+  }
+  revokeByGrantId(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** What registering a client takes (the seed, the CLI and the tests all register through here). */
 export type ClientRegistration = {
-  client_id: string; name: string; redirect_uris: string[]; first_party?: boolean;
-  names?: Record<string, string>; scopes?: string[]; logo_uri?: string | null; policy_uri?: string | null; tos_uri?: string | null;
-  backchannel_logout_uri?: string | null; admin_email?: string | null; require_mfa?: boolean;
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  first_party?: boolean;
+  names?: Record<string, string>;
+  scopes?: string[];
+  logo_uri?: string | null;
+  policy_uri?: string | null;
+  tos_uri?: string | null;
+  backchannel_logout_uri?: string | null;
+  admin_email?: string | null;
+  require_mfa?: boolean;
   /** A confidential client's secret; only its digest is kept. */
   secret?: string | null;
 };
@@ -131,29 +192,48 @@ function rowOf(client: Partial<ClientRegistration>) {
 
 /** Registers a client; gives whether it was new (an existing id is left as it is). */
 export async function registerClient(db: Db, client: ClientRegistration): Promise<boolean> {
-  const result = await db.insertInto('oauth_clients')
+  const result = await db
+    .insertInto('oauth_clients')
     .values({ ...rowOf(client), client_id: client.client_id, created_at: new Date().toISOString() } as never)
-    .onConflict((c) => c.column('client_id').doNothing()).executeTakeFirst();
+    .onConflict((c) => c.column('client_id').doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 /** Changes what the update says of a registered client; gives whether it exists. */
-export async function updateClient(db: Db, clientId: string, update: Partial<Omit<ClientRegistration, 'client_id'>>): Promise<boolean> {
+export async function updateClient(
+  db: Db,
+  clientId: string,
+  update: Partial<Omit<ClientRegistration, 'client_id'>>,
+): Promise<boolean> {
   const row = rowOf(update);
   if (Object.keys(row).length === 0) return Boolean(await findOidcClient(db, clientId));
-  const result = await db.updateTable('oauth_clients').set(row as never).where('client_id', '=', clientId).executeTakeFirst();
+  const result = await db
+    .updateTable('oauth_clients')
+    .set(row as never)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /** The application an authorisation request is signing someone in to, by the way back to its
  * interaction (`/oidc/interaction/<uid>`): its name in the locale and its logo; null when the
  * request is unknown or over. The uid is the request's secret; the answer is public anyway. */
-export async function clientOfInteraction(db: Db, redirect: string, locale: string): Promise<{ client_id: string; name: string; logo_uri: string | null } | null> {
+export async function clientOfInteraction(
+  db: Db,
+  redirect: string,
+  locale: string,
+): Promise<{ client_id: string; name: string; logo_uri: string | null } | null> {
   if (!redirect.startsWith(`${INTERACTION_PATH}/`)) return null;
   const uid = redirect.slice(INTERACTION_PATH.length + 1);
   if (!INTERACTION_UID.test(uid)) return null;
-  const row = await db.selectFrom('oidc_models').select('payload').where('model', '=', 'Interaction').where('id', '=', uid)
-    .where('expires_at', '>', new Date().toISOString()).executeTakeFirst();
+  const row = await db
+    .selectFrom('oidc_models')
+    .select('payload')
+    .where('model', '=', 'Interaction')
+    .where('id', '=', uid)
+    .where('expires_at', '>', new Date().toISOString())
+    .executeTakeFirst();
   const clientId = jsonColumn<{ params?: { client_id?: unknown } }>(row?.payload, {}).params?.client_id;
   if (typeof clientId !== 'string') return null;
   const client = await findOidcClient(db, clientId);

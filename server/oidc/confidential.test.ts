@@ -38,26 +38,40 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
     server = listening;
     base = listening.base;
     issuer = new URL(`${base}/oidc`);
-    ({ secret } = await addClient(server.ctx.db, CLIENT_ID, {
-      name: 'Shop back end', redirect_uris: [REDIRECT_URI], scopes: ['user'], first_party: true,
-    }, { confidential: true }) as { secret: string });
+    ({ secret } = (await addClient(
+      server.ctx.db,
+      CLIENT_ID,
+      {
+        name: 'Shop back end',
+        redirect_uris: [REDIRECT_URI],
+        scopes: ['user'],
+        first_party: true,
+      },
+      { confidential: true },
+    )) as { secret: string });
   });
   afterAll(async () => server?.stop());
 
-  const configure = (auth: oidc.ClientAuth) => oidc.discovery(issuer, CLIENT_ID, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+  const configure = (auth: oidc.ClientAuth) =>
+    oidc.discovery(issuer, CLIENT_ID, undefined, auth, { execute: [oidc.allowInsecureRequests] });
 
   /** Signs emma in, follows the provider's redirects with the browser's cookies; gives the callback URL. */
   async function authorize(config: oidc.Configuration, verifier: string, state: string): Promise<URL> {
     const login = await fetch(`${base}/api/token`, {
-      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { ...DEVICE, 'content-type': 'application/json' },
       body: JSON.stringify({ username: emma.email, password: DEMO_PASSWORD }),
     });
     expect(login.status).toBe(200);
     const jar = new Map<string, string>();
     for (const set of login.headers.getSetCookie()) jar.set(set.split('=')[0]!, set.split(';')[0]!);
     let next = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI, scope: 'openid user offline_access', prompt: 'consent', state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid user offline_access',
+      prompt: 'consent',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     }).href;
     for (let hop = 0; hop < 10; hop++) {
       const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
@@ -83,21 +97,44 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
     const nearMiss = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     for (const auth of [oidc.ClientSecretBasic(nearMiss), oidc.ClientSecretPost(nearMiss), oidc.None()]) {
       const wrong = await configure(auth);
-      expect(await oauthError(oidc.authorizationCodeGrant(wrong, callback, { pkceCodeVerifier: verifier, expectedState: state })))
-        .toEqual({ error: 'invalid_client', status: 401 });
+      expect(
+        await oauthError(
+          oidc.authorizationCodeGrant(wrong, callback, { pkceCodeVerifier: verifier, expectedState: state }),
+        ),
+      ).toEqual({ error: 'invalid_client', status: 401 });
     }
     // The digest itself is not the secret.
-    const digest = (await server.ctx.db.selectFrom('oauth_clients').select('secret_hash').where('client_id', '=', CLIENT_ID).executeTakeFirstOrThrow()).secret_hash!;
-    expect(await oauthError(oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(digest)), callback, { pkceCodeVerifier: verifier, expectedState: state })))
-      .toEqual({ error: 'invalid_client', status: 401 });
+    const digest = (
+      await server.ctx.db
+        .selectFrom('oauth_clients')
+        .select('secret_hash')
+        .where('client_id', '=', CLIENT_ID)
+        .executeTakeFirstOrThrow()
+    ).secret_hash!;
+    expect(
+      await oauthError(
+        oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(digest)), callback, {
+          pkceCodeVerifier: verifier,
+          expectedState: state,
+        }),
+      ),
+    ).toEqual({ error: 'invalid_client', status: 401 });
 
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect(tokens.claims()).toMatchObject({ aud: CLIENT_ID, iss: issuer.href });
-    expect(await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ user_id: 'U-1001' });
+    expect(await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({
+      user_id: 'U-1001',
+    });
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toBeTruthy();
-    expect(await oauthError(oidc.refreshTokenGrant(await configure(oidc.ClientSecretBasic('not-the-secret')), refreshed.refresh_token!)))
-      .toEqual({ error: 'invalid_client', status: 401 });
+    expect(
+      await oauthError(
+        oidc.refreshTokenGrant(await configure(oidc.ClientSecretBasic('not-the-secret')), refreshed.refresh_token!),
+      ),
+    ).toEqual({ error: 'invalid_client', status: 401 });
 
     // The database holds no plaintext secret, anywhere the provider or the registration wrote.
     const clients = await server.ctx.db.selectFrom('oauth_clients').selectAll().execute();
@@ -111,9 +148,18 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const callback = await authorize(await configure(oidc.ClientSecretBasic(rotated!)), verifier, state);
-    expect(await oauthError(oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(secret)), callback, { pkceCodeVerifier: verifier, expectedState: state })))
-      .toEqual({ error: 'invalid_client', status: 401 });
-    const tokens = await oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(rotated!)), callback, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(
+      await oauthError(
+        oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(secret)), callback, {
+          pkceCodeVerifier: verifier,
+          expectedState: state,
+        }),
+      ),
+    ).toEqual({ error: 'invalid_client', status: 401 });
+    const tokens = await oidc.authorizationCodeGrant(await configure(oidc.ClientSecretBasic(rotated!)), callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect(tokens.access_token).toBeTruthy();
   });
 
@@ -122,12 +168,22 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
     const config = await configure(oidc.ClientSecretBasic(current!));
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const tokens = await oidc.authorizationCodeGrant(config, await authorize(config, verifier, state), { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, await authorize(config, verifier, state), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     const { grants } = await removeClient(server.ctx.db, CLIENT_ID);
     expect(grants).toBeGreaterThanOrEqual(1);
-    expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toEqual({ error: 'invalid_client', status: 401 });
-    const info = await fetch(config.serverMetadata().userinfo_endpoint!, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toEqual({
+      error: 'invalid_client',
+      status: 401,
+    });
+    const info = await fetch(config.serverMetadata().userinfo_endpoint!, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(info.status).toBe(401);
-    expect(await server.ctx.db.selectFrom('oidc_models').select('id').where('client_id', '=', CLIENT_ID).execute()).toEqual([]);
+    expect(
+      await server.ctx.db.selectFrom('oidc_models').select('id').where('client_id', '=', CLIENT_ID).execute(),
+    ).toEqual([]);
   });
 });

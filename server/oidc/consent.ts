@@ -40,7 +40,8 @@ export async function grantMissing(provider: Provider, interaction: Interaction,
   const missingResources = details.missingResourceScopes as Record<string, string[]> | undefined;
   if (missingScopes) grant.addOIDCScope(missingScopes.join(' '));
   if (missingClaims) grant.addOIDCClaims(missingClaims);
-  for (const [indicator, scopes] of Object.entries(missingResources ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+  for (const [indicator, scopes] of Object.entries(missingResources ?? {}))
+    grant.addResourceScope(indicator, scopes.join(' '));
   return grant.save();
 }
 
@@ -62,57 +63,86 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
     return interaction;
   }
 
-  app.get<{ Querystring: AuthorizeQuery }>('/authorize', {
-    schema: {
-      tags: ['partners'], summary: 'The partner request waiting for this person: the scopes to approve, or where to go on',
-      querystring: jsonSchema(AuthorizeQuery), response: responses({ 200: AuthorizeAnswer }, [400, 401, 403, 410, 503]),
+  app.get<{ Querystring: AuthorizeQuery }>(
+    '/authorize',
+    {
+      schema: {
+        tags: ['partners'],
+        summary: 'The partner request waiting for this person: the scopes to approve, or where to go on',
+        querystring: jsonSchema(AuthorizeQuery),
+        response: responses({ 200: AuthorizeAnswer }, [400, 401, 403, 410, 503]),
+      },
+      preHandler: signedIn,
     },
-    preHandler: signedIn,
-  }, async (request) => {
-    const provider = await providers.forRequest(request);
-    const interaction = await interactionFor(provider, request.query.uid, request.session!.userId);
-    const row = await findOidcClient(ctx.db, String(interaction.params.client_id));
-    if (!row) throw new ApiError('authorization_expired');
-    const grant = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
-    const granted = grant?.getOIDCScope().split(' ').filter(Boolean) ?? [];
-    const client = clientView(row, localeOfRequest(request));
-    // Answered already (another tab), or not waiting for consent: the provider decides what is next.
-    if (interaction.result) return { client, granted, target: interaction.returnTo };
-    if (interaction.prompt.name !== 'consent') return { client, granted, target: `${INTERACTION_PATH}/${interaction.uid}` };
-    const missing = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
-    return { client, granted, approvalType: missing };
-  });
+    async (request) => {
+      const provider = await providers.forRequest(request);
+      const interaction = await interactionFor(provider, request.query.uid, request.session!.userId);
+      const row = await findOidcClient(ctx.db, String(interaction.params.client_id));
+      if (!row) throw new ApiError('authorization_expired');
+      const grant = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+      const granted = grant?.getOIDCScope().split(' ').filter(Boolean) ?? [];
+      const client = clientView(row, localeOfRequest(request));
+      // Answered already (another tab), or not waiting for consent: the provider decides what is next.
+      if (interaction.result) return { client, granted, target: interaction.returnTo };
+      if (interaction.prompt.name !== 'consent')
+        return { client, granted, target: `${INTERACTION_PATH}/${interaction.uid}` };
+      const missing = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+      return { client, granted, approvalType: missing };
+    },
+  );
 
-  app.post<{ Body: ApprovalRequest }>('/authorize', {
-    schema: {
-      tags: ['partners'], summary: 'Send-approval: grant the partner what it asked for, or refuse it',
-      body: jsonSchema(ApprovalRequest), response: responses({ 200: ApprovalAnswer }, [400, 401, 403, 410, 503]),
+  app.post<{ Body: ApprovalRequest }>(
+    '/authorize',
+    {
+      schema: {
+        tags: ['partners'],
+        summary: 'Send-approval: grant the partner what it asked for, or refuse it',
+        body: jsonSchema(ApprovalRequest),
+        response: responses({ 200: ApprovalAnswer }, [400, 401, 403, 410, 503]),
+      },
+      preHandler: signedIn,
     },
-    preHandler: signedIn,
-  }, async (request) => {
-    const provider = await providers.forRequest(request);
-    const userId = request.session!.userId;
-    const interaction = await interactionFor(provider, request.body.uid, userId);
-    if (interaction.result) return { target: interaction.returnTo };
-    if (interaction.prompt.name !== 'consent') return { target: `${INTERACTION_PATH}/${interaction.uid}` };
-    const clientId = String(interaction.params.client_id);
-    const scopes = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
-    // The first answer stands: its record is the claim, and a second one (a double click, another
-    // tab, at the same instant) finds it taken and changes nothing.
-    const claimed = await ctx.db.insertInto('consent_answers').values({
-      uid: interaction.uid, user_id: userId, client_id: clientId, scopes: JSON.stringify(scopes),
-      approved: request.body.approve ? 1 : 0, answered_at: nowIso(),
-    }).onConflict((oc) => oc.column('uid').doNothing()).executeTakeFirst();
-    if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { target: interaction.returnTo };
-    const event = { userId, ip: request.ip, deviceKey: request.deviceKey ?? null, detail: { client_id: clientId, scopes, uid: interaction.uid } };
-    if (!request.body.approve) {
-      const target = await finishInteraction(interaction, { error: 'access_denied', error_description: 'The person did not give consent' });
-      await recordEvent(ctx.db, { ...event, type: 'partner_consent_refused' });
+    async (request) => {
+      const provider = await providers.forRequest(request);
+      const userId = request.session!.userId;
+      const interaction = await interactionFor(provider, request.body.uid, userId);
+      if (interaction.result) return { target: interaction.returnTo };
+      if (interaction.prompt.name !== 'consent') return { target: `${INTERACTION_PATH}/${interaction.uid}` };
+      const clientId = String(interaction.params.client_id);
+      const scopes = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+      // The first answer stands: its record is the claim, and a second one (a double click, another
+      // tab, at the same instant) finds it taken and changes nothing.
+      const claimed = await ctx.db
+        .insertInto('consent_answers')
+        .values({
+          uid: interaction.uid,
+          user_id: userId,
+          client_id: clientId,
+          scopes: JSON.stringify(scopes),
+          approved: request.body.approve ? 1 : 0,
+          answered_at: nowIso(),
+        })
+        .onConflict((oc) => oc.column('uid').doNothing())
+        .executeTakeFirst();
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { target: interaction.returnTo };
+      const event = {
+        userId,
+        ip: request.ip,
+        deviceKey: request.deviceKey ?? null,
+        detail: { client_id: clientId, scopes, uid: interaction.uid },
+      };
+      if (!request.body.approve) {
+        const target = await finishInteraction(interaction, {
+          error: 'access_denied',
+          error_description: 'The person did not give consent',
+        });
+        await recordEvent(ctx.db, { ...event, type: 'partner_consent_refused' });
+        return { target };
+      }
+      const grantId = await grantMissing(provider, interaction, userId);
+      const target = await finishInteraction(interaction, { consent: { grantId } });
+      await recordEvent(ctx.db, { ...event, type: 'partner_consent_given' });
       return { target };
-    }
-    const grantId = await grantMissing(provider, interaction, userId);
-    const target = await finishInteraction(interaction, { consent: { grantId } });
-    await recordEvent(ctx.db, { ...event, type: 'partner_consent_given' });
-    return { target };
-  });
+    },
+  );
 }

@@ -8,10 +8,14 @@ import { LOCALES, VARIANT_LOCALES, variantLocaleOf, variantOfHost, type Locale }
 
 type Texts = { invalidPartner: string; unavailable: string; invalid: string; home: string };
 
-const TEXTS = Object.fromEntries(LOCALES.map((locale) => {
-  const strings = JSON.parse(readFileSync(new URL(`../../locales/${locale}.json`, import.meta.url), 'utf8')) as { oidcError: Texts };
-  return [locale, strings.oidcError];
-})) as Record<Locale, Texts>;
+const TEXTS = Object.fromEntries(
+  LOCALES.map((locale) => {
+    const strings = JSON.parse(readFileSync(new URL(`../../locales/${locale}.json`, import.meta.url), 'utf8')) as {
+      oidcError: Texts;
+    };
+    return [locale, strings.oidcError];
+  }),
+) as Record<Locale, Texts>;
 
 /** The spec's invalid-partner message (§8 names it without its text), in English. */
 export const INVALID_PARTNER_MESSAGE = TEXTS.en.invalidPartner;
@@ -28,11 +32,16 @@ export function errorLocale(host: string, acceptLanguage: string | undefined): L
 
 export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en'): string {
   const texts = TEXTS[locale];
-  const message = PARTNER_ERRORS.has(out.error) ? texts.invalidPartner
-    : out.error === 'temporarily_unavailable' ? texts.unavailable : texts.invalid;
-  return `<!doctype html><html lang="${locale.replace('_', '-')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`
-    + `<title>Tessera</title></head><body><main><h1>${escapeHtml(message)}</h1>`
-    + `<p><code>${escapeHtml(out.error)}</code></p><p><a href="/">${escapeHtml(texts.home)}</a></p></main></body></html>`;
+  const message = PARTNER_ERRORS.has(out.error)
+    ? texts.invalidPartner
+    : out.error === 'temporarily_unavailable'
+      ? texts.unavailable
+      : texts.invalid;
+  return (
+    `<!doctype html><html lang="${locale.replace('_', '-')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>Tessera</title></head><body><main><h1>${escapeHtml(message)}</h1>` +
+    `<p><code>${escapeHtml(out.error)}</code></p><p><a href="/">${escapeHtml(texts.home)}</a></p></main></body></html>`
+  );
 }
 
 export function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: unknown): void {

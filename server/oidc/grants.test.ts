@@ -14,7 +14,8 @@ import { registerClient } from './clients.ts';
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 const rita = DEMO_USERS.find((u) => u.key === 'reset')!;
-const redirectOf = (clientId: string) => DEMO_CLIENTS.find((c) => c.client_id === clientId)!.redirect_uris.find((u) => u.startsWith('http://'))!;
+const redirectOf = (clientId: string) =>
+  DEMO_CLIENTS.find((c) => c.client_id === clientId)!.redirect_uris.find((u) => u.startsWith('http://'))!;
 
 describe.each(kinds)('access grants on %s', (kind) => {
   let server: TestServer;
@@ -26,7 +27,12 @@ describe.each(kinds)('access grants on %s', (kind) => {
     server = listening;
     base = listening.base;
     for (const clientId of ['2', '17']) {
-      configs.set(clientId, await oidc.discovery(new URL(`${base}/oidc`), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] }));
+      configs.set(
+        clientId,
+        await oidc.discovery(new URL(`${base}/oidc`), clientId, undefined, oidc.None(), {
+          execute: [oidc.allowInsecureRequests],
+        }),
+      );
     }
   });
   afterAll(async () => server?.stop());
@@ -41,8 +47,13 @@ describe.each(kinds)('access grants on %s', (kind) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectOf(clientId), response_type: 'code', scope, state, prompt: 'consent',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: redirectOf(clientId),
+      response_type: 'code',
+      scope,
+      state,
+      prompt: 'consent',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     }).href;
     const res = await browse(url, [cookie]);
     expect(res.status).toBe(303);
@@ -51,16 +62,29 @@ describe.each(kinds)('access grants on %s', (kind) => {
   }
 
   async function list(cookie: string, language = 'en') {
-    const res = await server.app.inject({ method: 'GET', url: '/api/tokens', headers: { ...DEVICE, cookie, 'accept-language': language } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/api/tokens',
+      headers: { ...DEVICE, cookie, 'accept-language': language },
+    });
     expect(res.statusCode).toBe(200);
     return v.parse(AccessGrantList, res.json()).data;
   }
 
   const revoke = (cookie: string, clientId: string) =>
-    server.app.inject({ method: 'DELETE', url: `/api/token/${encodeURIComponent(clientId)}`, headers: { ...DEVICE, cookie } });
+    server.app.inject({
+      method: 'DELETE',
+      url: `/api/token/${encodeURIComponent(clientId)}`,
+      headers: { ...DEVICE, cookie },
+    });
 
-  const grantRows = (clientId: string) => server.ctx.db.selectFrom('oidc_models').select('id')
-    .where('model', '=', 'Grant').where('client_id', '=', clientId).execute();
+  const grantRows = (clientId: string) =>
+    server.ctx.db
+      .selectFrom('oidc_models')
+      .select('id')
+      .where('model', '=', 'Grant')
+      .where('client_id', '=', clientId)
+      .execute();
 
   it('is for a signed-in user only', async () => {
     expect((await server.app.inject({ method: 'GET', url: '/api/tokens', headers: DEVICE })).statusCode).toBe(401);
@@ -77,7 +101,7 @@ describe.each(kinds)('access grants on %s', (kind) => {
     expect(res.json().code).toBe('not_found');
   });
 
-  it('lists one entry per client, named in the request\'s language, with its scopes, when granted and last used', async () => {
+  it("lists one entry per client, named in the request's language, with its scopes, when granted and last used", async () => {
     const cookie = await signIn();
     const before = Math.floor(Date.now() / 1000) * 1000;
     const first = await grantThrough('2', 'openid profile offline_access', cookie);
@@ -86,7 +110,10 @@ describe.each(kinds)('access grants on %s', (kind) => {
     await grantThrough('17', 'openid balance', cookie);
 
     const english = await list(cookie, 'en');
-    expect(english.map((g) => [g.client_id, g.name])).toEqual([['2', 'Client area'], ['17', 'Employee area']]);
+    expect(english.map((g) => [g.client_id, g.name])).toEqual([
+      ['2', 'Client area'],
+      ['17', 'Employee area'],
+    ]);
     const client = english[0]!;
     expect(client.scopes.sort()).toEqual(['email', 'offline_access', 'profile', 'user']);
     expect(english[1]!.scopes).toEqual(['balance']);
@@ -105,7 +132,7 @@ describe.each(kinds)('access grants on %s', (kind) => {
     expect(later.granted_at).toBe(client.granted_at);
   });
 
-  it('revokes every grant of a client and what they issued: the relying party\'s tokens stop working', async () => {
+  it("revokes every grant of a client and what they issued: the relying party's tokens stop working", async () => {
     const cookie = await signIn();
     const tokens = await grantThrough('2', 'openid offline_access', cookie);
     const other = await grantThrough('2', 'openid profile offline_access', cookie);
@@ -123,43 +150,83 @@ describe.each(kinds)('access grants on %s', (kind) => {
     expect(await grantRows('2')).toEqual([]);
     const config = configs.get('2')!;
     for (const issued of [tokens, other]) {
-      await expect(oidc.refreshTokenGrant(config, issued.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      await expect(oidc.refreshTokenGrant(config, issued.refresh_token!)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      });
       expect((await oidc.tokenIntrospection(config, issued.access_token)).active).toBe(false);
     }
     // The other client keeps its access.
     expect((await list(cookie)).map((g) => g.client_id)).toEqual(['17']);
     expect((await revoke(cookie, '2')).statusCode).toBe(404);
 
-    const events = await server.ctx.db.selectFrom('security_events').select(['type', 'detail'])
-      .where('type', '=', 'partner_access_revoked').execute();
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select(['type', 'detail'])
+      .where('type', '=', 'partner_access_revoked')
+      .execute();
     expect(events).toHaveLength(1);
   });
 
-  it('shows a partner\'s logo; leaves out expired grants and grants of clients no longer registered', async () => {
+  it("shows a partner's logo; leaves out expired grants and grants of clients no longer registered", async () => {
     const cookie = await signIn(rita.email);
-    const ritaId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', rita.email).executeTakeFirstOrThrow()).user_id;
+    const ritaId = (
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', rita.email)
+        .executeTakeFirstOrThrow()
+    ).user_id;
     await registerClient(server.ctx.db, {
-      client_id: 'logo-partner', name: 'Logo partner', names: { fr: 'Partenaire au logo' }, redirect_uris: ['https://logo.partner.example/cb'],
-      logo_uri: 'https://logo.partner.example/logo.png', scopes: ['balance'],
+      client_id: 'logo-partner',
+      name: 'Logo partner',
+      names: { fr: 'Partenaire au logo' },
+      redirect_uris: ['https://logo.partner.example/cb'],
+      logo_uri: 'https://logo.partner.example/logo.png',
+      scopes: ['balance'],
     });
     const grants = new OidcAdapter(server.ctx.db, 'Grant');
     const iat = Math.floor(Date.now() / 1000) - 3600;
-    const payload = (clientId: string, scope: string) => ({ accountId: ritaId, clientId, iat, exp: iat + 86_400, kind: 'Grant', jti: `${clientId}-grant`, openid: { scope } });
+    const payload = (clientId: string, scope: string) => ({
+      accountId: ritaId,
+      clientId,
+      iat,
+      exp: iat + 86_400,
+      kind: 'Grant',
+      jti: `${clientId}-grant`,
+      openid: { scope },
+    });
     await grants.upsert('g-logo', payload('logo-partner', 'openid balance'), 86_400);
     await grants.upsert('g-expired', payload('deals-partner', 'openid user'), 86_400);
-    await server.ctx.db.updateTable('oidc_models').set({ expires_at: nowIso(Date.now() - 1000) }).where('model', '=', 'Grant').where('id', '=', 'g-expired').execute();
+    await server.ctx.db
+      .updateTable('oidc_models')
+      .set({ expires_at: nowIso(Date.now() - 1000) })
+      .where('model', '=', 'Grant')
+      .where('id', '=', 'g-expired')
+      .execute();
     await grants.upsert('g-gone', payload('unregistered', 'openid'), 86_400);
     // A token issued under the partner's grant is its last use.
-    await new OidcAdapter(server.ctx.db, 'AccessToken').upsert('t-logo', { accountId: ritaId, clientId: 'logo-partner', grantId: 'g-logo', iat: iat + 60, kind: 'AccessToken' }, 600);
+    await new OidcAdapter(server.ctx.db, 'AccessToken').upsert(
+      't-logo',
+      { accountId: ritaId, clientId: 'logo-partner', grantId: 'g-logo', iat: iat + 60, kind: 'AccessToken' },
+      600,
+    );
 
-    expect(await list(cookie, 'fr')).toEqual([{
-      client_id: 'logo-partner', name: 'Partenaire au logo', logo_uri: 'https://logo.partner.example/logo.png', scopes: ['balance'],
-      granted_at: new Date(iat * 1000).toISOString(), last_used_at: new Date((iat + 60) * 1000).toISOString(),
-    }]);
+    expect(await list(cookie, 'fr')).toEqual([
+      {
+        client_id: 'logo-partner',
+        name: 'Partenaire au logo',
+        logo_uri: 'https://logo.partner.example/logo.png',
+        scopes: ['balance'],
+        granted_at: new Date(iat * 1000).toISOString(),
+        last_used_at: new Date((iat + 60) * 1000).toISOString(),
+      },
+    ]);
     // An expired grant is no access to revoke.
     expect((await revoke(cookie, 'deals-partner')).statusCode).toBe(404);
     expect((await revoke(cookie, 'logo-partner')).statusCode).toBe(204);
-    expect(await server.ctx.db.selectFrom('oidc_models').select('id').where('grant_id', '=', 'g-logo').execute()).toEqual([]);
+    expect(
+      await server.ctx.db.selectFrom('oidc_models').select('id').where('grant_id', '=', 'g-logo').execute(),
+    ).toEqual([]);
   });
 
   it('refuses a malformed client id with 400, never 500', async () => {
@@ -171,7 +238,7 @@ describe.each(kinds)('access grants on %s', (kind) => {
     }
   });
 
-  it('signing out everywhere ends the applications\' refresh tokens too', async () => {
+  it("signing out everywhere ends the applications' refresh tokens too", async () => {
     const cookie = await signIn();
     const tokens = await grantThrough('17', 'openid offline_access', cookie);
     // The refresh token works (a rotated one is the one to keep)…
@@ -184,13 +251,14 @@ describe.each(kinds)('access grants on %s', (kind) => {
   });
 
   // Defined on PostgreSQL only: its default isolation is where read-check-write races.
-  if (kind === 'postgres') it('of thirty parallel revocations exactly one succeeds, the others find nothing', async () => {
-    const cookie = await signIn();
-    await grantThrough('2', 'openid offline_access', cookie);
-    await grantThrough('2', 'openid', cookie);
-    const answers = await Promise.all(Array.from({ length: 30 }, () => revoke(cookie, '2')));
-    const statuses = answers.map((a) => a.statusCode);
-    expect(statuses.filter((s) => s === 204)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 404)).toHaveLength(29);
-  });
+  if (kind === 'postgres')
+    it('of thirty parallel revocations exactly one succeeds, the others find nothing', async () => {
+      const cookie = await signIn();
+      await grantThrough('2', 'openid offline_access', cookie);
+      await grantThrough('2', 'openid', cookie);
+      const answers = await Promise.all(Array.from({ length: 30 }, () => revoke(cookie, '2')));
+      const statuses = answers.map((a) => a.statusCode);
+      expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 404)).toHaveLength(29);
+    });
 });

@@ -14,8 +14,8 @@ const USE_MODELS = ['AccessToken', 'RefreshToken'] as const;
 
 type GrantPayload = { clientId?: unknown; iat?: unknown; openid?: { scope?: unknown } };
 
-
-const epochSeconds = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const epochSeconds = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 type Entry = { clientId: string; scopes: Set<string>; grantedAt: number; lastUsed: number | null };
@@ -23,17 +23,32 @@ type Entry = { clientId: string; scopes: Set<string>; grantedAt: number; lastUse
 /** The account's live grants, one per client (several grants of one client merged: the union of
  * their scopes, the first grant, the last use), named in the locale and sorted by name. Grants of
  * clients no longer registered are left out. */
-export async function listAccessGrants(db: Db, accountId: string, locale: string, now = Date.now()): Promise<AccessGrant[]> {
-  const grants = await guarded(() => db.selectFrom('oidc_models').select(['id', 'client_id', 'payload'])
-    .where('model', '=', 'Grant').where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
-    .execute());
+export async function listAccessGrants(
+  db: Db,
+  accountId: string,
+  locale: string,
+  now = Date.now(),
+): Promise<AccessGrant[]> {
+  const grants = await guarded(() =>
+    db
+      .selectFrom('oidc_models')
+      .select(['id', 'client_id', 'payload'])
+      .where('model', '=', 'Grant')
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
+      .execute(),
+  );
   if (grants.length === 0) return [];
 
   const grantIds = grants.map((grant) => grant.id);
-  const uses = await guarded(() => db.selectFrom('oidc_models').select(['grant_id', 'payload'])
-    .where('grant_id', 'in', grantIds).where('model', 'in', [...USE_MODELS])
-    .execute());
+  const uses = await guarded(() =>
+    db
+      .selectFrom('oidc_models')
+      .select(['grant_id', 'payload'])
+      .where('grant_id', 'in', grantIds)
+      .where('model', 'in', [...USE_MODELS])
+      .execute(),
+  );
   const lastUseOf = new Map<string, number>();
   for (const use of uses) {
     const iat = epochSeconds(jsonColumn<GrantPayload>(use.payload, {}).iat);
@@ -56,37 +71,66 @@ export async function listAccessGrants(db: Db, accountId: string, locale: string
     byClient.set(clientId, entry);
   }
 
-  const clients = await guarded(() => db.selectFrom('oauth_clients').select(['client_id', 'name', 'names', 'logo_uri'])
-    .where('client_id', 'in', [...byClient.keys()]).execute());
-  const rows = new Map<string, Pick<OidcClientRow, 'client_id' | 'name' | 'names' | 'logo_uri'>>(clients.map((row) => [row.client_id, row]));
+  const clients = await guarded(() =>
+    db
+      .selectFrom('oauth_clients')
+      .select(['client_id', 'name', 'names', 'logo_uri'])
+      .where('client_id', 'in', [...byClient.keys()])
+      .execute(),
+  );
+  const rows = new Map<string, Pick<OidcClientRow, 'client_id' | 'name' | 'names' | 'logo_uri'>>(
+    clients.map((row) => [row.client_id, row]),
+  );
   const collator = new Intl.Collator(locale.replace('_', '-'), { sensitivity: 'base' });
-  return [...byClient.values()].flatMap((entry): AccessGrant[] => {
-    const row = rows.get(entry.clientId);
-    if (!row) return [];
-    return [{
-      client_id: entry.clientId,
-      name: clientNameIn(row, locale),
-      logo_uri: row.logo_uri,
-      scopes: [...entry.scopes],
-      granted_at: iso(entry.grantedAt),
-      last_used_at: entry.lastUsed === null ? null : iso(entry.lastUsed),
-    }];
-  }).sort((a, b) => collator.compare(a.name, b.name) || a.client_id.localeCompare(b.client_id));
+  return [...byClient.values()]
+    .flatMap((entry): AccessGrant[] => {
+      const row = rows.get(entry.clientId);
+      if (!row) return [];
+      return [
+        {
+          client_id: entry.clientId,
+          name: clientNameIn(row, locale),
+          logo_uri: row.logo_uri,
+          scopes: [...entry.scopes],
+          granted_at: iso(entry.grantedAt),
+          last_used_at: entry.lastUsed === null ? null : iso(entry.lastUsed),
+        },
+      ];
+    })
+    .sort((a, b) => collator.compare(a.name, b.name) || a.client_id.localeCompare(b.client_id));
 }
 
 /** Revokes every live grant the account gave the client, and everything issued under them (codes,
  * access and refresh tokens), in one transaction. Gives how many grants it removed: 0 when the
  * account had none for that client. Of parallel calls exactly one removes them: the Grant rows'
  * deletion decides (on PostgreSQL the others wait on the rows and then find them gone). */
-export async function revokeAccessGrants(db: Db, accountId: string, clientId: string, now = Date.now()): Promise<number> {
-  return guarded(() => db.transaction().execute(async (trx) => {
-    // Live grants only, as the list shows them: an expired one is no access (the purge removes it).
-    const removed = await trx.deleteFrom('oidc_models')
-      .where('model', '=', 'Grant').where('account_id', '=', accountId).where('client_id', '=', clientId)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
-      .returning('id').execute();
-    if (removed.length === 0) return 0;
-    await trx.deleteFrom('oidc_models').where('grant_id', 'in', removed.map((grant) => grant.id)).execute();
-    return removed.length;
-  }));
+export async function revokeAccessGrants(
+  db: Db,
+  accountId: string,
+  clientId: string,
+  now = Date.now(),
+): Promise<number> {
+  return guarded(() =>
+    db.transaction().execute(async (trx) => {
+      // Live grants only, as the list shows them: an expired one is no access (the purge removes it).
+      const removed = await trx
+        .deleteFrom('oidc_models')
+        .where('model', '=', 'Grant')
+        .where('account_id', '=', accountId)
+        .where('client_id', '=', clientId)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
+        .returning('id')
+        .execute();
+      if (removed.length === 0) return 0;
+      await trx
+        .deleteFrom('oidc_models')
+        .where(
+          'grant_id',
+          'in',
+          removed.map((grant) => grant.id),
+        )
+        .execute();
+      return removed.length;
+    }),
+  );
 }

@@ -25,7 +25,9 @@ export function stepUpPathFor(uid: string): string {
 
 /** Whether the account has a second factor. */
 async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
-  const row = await guarded(() => db.selectFrom('mfa_methods').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst());
+  const row = await guarded(() =>
+    db.selectFrom('mfa_methods').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
+  );
   return row !== undefined;
 }
 
@@ -34,8 +36,12 @@ export function signInPathFor(uid: string): string {
   return `${SIGN_IN_PATH}?${new URLSearchParams({ redirect: `${INTERACTION_PATH}/${uid}` })}`;
 }
 
-export async function handleInteraction(ctx: AppContext, provider: Provider,
-  request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
+export async function handleInteraction(
+  ctx: AppContext,
+  provider: Provider,
+  request: FastifyRequest<{ Params: { uid: string } }>,
+  reply: FastifyReply,
+) {
   const interaction = await provider.interactionDetails(request.raw, reply.raw);
   // The cookie names the interaction this browser started; the path must be that one.
   if (interaction.uid !== request.params.uid) throw new errors.InvalidRequest('interaction mismatch');
@@ -59,13 +65,19 @@ export async function handleInteraction(ctx: AppContext, provider: Provider,
     // A password typed again (an account without a second factor) is not a second factor.
     const mfaAt = enrolled && signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : null;
     const provenAt = Math.max(Date.parse(signedIn.signedInAt), signedIn.mfaAt ? Date.parse(signedIn.mfaAt) : 0);
-    const wantsMfa = reasons.has('essential_acr') || reasons.has('essential_acrs') || mfaDemanded(isTrue(client.require_mfa), params.acr_values);
+    const wantsMfa =
+      reasons.has('essential_acr') ||
+      reasons.has('essential_acrs') ||
+      mfaDemanded(isTrue(client.require_mfa), params.acr_values);
     // prompt=login and max_age want a proof given for this very request.
     const wantsFresh = reasons.has('login_prompt') || reasons.has('max_age');
     // Both instants come from this server's clock; the request's is whole seconds.
     const requestStarted = interaction.iat * 1000;
     if (wantsMfa && !enrolled) {
-      return finish({ error: 'access_denied', error_description: 'this application requires two-step verification, which the account has not turned on' });
+      return finish({
+        error: 'access_denied',
+        error_description: 'this application requires two-step verification, which the account has not turned on',
+      });
     }
     const freshEnough = !wantsFresh || provenAt >= requestStarted;
     const strongEnough = !wantsMfa || (mfaAt !== null && (!wantsFresh || mfaAt >= requestStarted));

@@ -5,7 +5,15 @@ import type { Db } from '../db/index.ts';
 import { decryptSecret, encryptSecret } from '../methods/secrets.ts';
 import { atOnce } from '../testing/concurrency.ts';
 import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
-import { RETIRED_KEY_GRACE_SECONDS, RotationConflict, SigningKeys, SigningKeysLocked, keysVersion, listSigningKeys, rotateSigningKeys } from './keys.ts';
+import {
+  RETIRED_KEY_GRACE_SECONDS,
+  RotationConflict,
+  SigningKeys,
+  SigningKeysLocked,
+  keysVersion,
+  listSigningKeys,
+  rotateSigningKeys,
+} from './keys.ts';
 
 const kinds = await databaseKinds();
 const SECRET_KEY = 'oidc-keys-test-secret-key-of-at-least-32-chars';
@@ -18,18 +26,27 @@ describe.each(kinds)('the OIDC signing keys on %s', (kind) => {
   });
   afterAll(async () => database?.drop());
 
-  const rows = (db: Db) => db.selectFrom('oidc_signing_keys').selectAll().orderBy('generation').orderBy('alg').execute();
+  const rows = (db: Db) =>
+    db.selectFrom('oidc_signing_keys').selectAll().orderBy('generation').orderBy('alg').execute();
 
   it('parallel first starts of several instances create exactly one key set, which they all load', async () => {
     const dbs = await Promise.all(Array.from({ length: 6 }, async () => (await database.open()).db));
     const instances = dbs.map((db) => new SigningKeys(db, SECRET_KEY));
     await atOnce(instances.length, (i) => instances[i]!.init());
     const stored = await rows(dbs[0]!);
-    expect(stored.map((row) => [Number(row.generation), row.alg, row.retired_at])).toEqual([[1, 'ES256', null], [1, 'RS256', null]]);
+    expect(stored.map((row) => [Number(row.generation), row.alg, row.retired_at])).toEqual([
+      [1, 'ES256', null],
+      [1, 'RS256', null],
+    ]);
     const kids = stored.map((row) => row.kid).sort();
     for (const instance of instances) {
       expect(instance.version).toBe(1);
-      expect(instance.jwks().keys.map((key) => key.kid).sort()).toEqual(kids);
+      expect(
+        instance
+          .jwks()
+          .keys.map((key) => key.kid)
+          .sort(),
+      ).toEqual(kids);
     }
     // RS256 first: the provider signs with the first key of an algorithm, and RS256 is its default.
     const [rsa, ec] = instances[0]!.jwks().keys;
@@ -54,26 +71,45 @@ describe.each(kinds)('the OIDC signing keys on %s', (kind) => {
       expect(JSON.parse(row.public_jwk)).not.toHaveProperty('d');
       expect(row.public_jwk).not.toContain(jwk.d);
       // The private JWK signs what the stored public JWK verifies.
-      const signature = createSign('sha256').update('payload').sign({ key: jwk as never, format: 'jwk' });
-      expect(createVerify('sha256').update('payload').verify(createPublicKey({ key: JSON.parse(row.public_jwk), format: 'jwk' }), signature)).toBe(true);
+      const signature = createSign('sha256')
+        .update('payload')
+        .sign({ key: jwk as never, format: 'jwk' });
+      expect(
+        createVerify('sha256')
+          .update('payload')
+          .verify(createPublicKey({ key: JSON.parse(row.public_jwk), format: 'jwk' }), signature),
+      ).toBe(true);
     }
   });
 
   it('refuses to open the keys with another SECRET_KEY, with a clear configuration error', async () => {
     const db = (await database.open()).db;
-    const error = await new SigningKeys(db, OTHER_KEY).init().then(() => null, (e: unknown) => e);
+    const error = await new SigningKeys(db, OTHER_KEY).init().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SigningKeysLocked);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/^the OIDC signing key \S+ cannot be decrypted with this SECRET_KEY: run with the SECRET_KEY the keys were created with$/);
+    expect((error as Error).message).toMatch(
+      /^the OIDC signing key \S+ cannot be decrypted with this SECRET_KEY: run with the SECRET_KEY the keys were created with$/,
+    );
     // Nor does a rotation seal new keys under it.
     const before = await keysVersion(db);
     await expect(rotateSigningKeys(db, OTHER_KEY)).rejects.toBeInstanceOf(SigningKeysLocked);
     expect(await keysVersion(db)).toBe(before);
     // A sealed key copied into another row does not open there (it is bound to its kid).
     const [first, second] = await rows(db);
-    await db.updateTable('oidc_signing_keys').set({ private_jwk_sealed: first!.private_jwk_sealed }).where('kid', '=', second!.kid).execute();
+    await db
+      .updateTable('oidc_signing_keys')
+      .set({ private_jwk_sealed: first!.private_jwk_sealed })
+      .where('kid', '=', second!.kid)
+      .execute();
     await expect(new SigningKeys(db, SECRET_KEY).init()).rejects.toBeInstanceOf(SigningKeysLocked);
-    await db.updateTable('oidc_signing_keys').set({ private_jwk_sealed: second!.private_jwk_sealed }).where('kid', '=', second!.kid).execute();
+    await db
+      .updateTable('oidc_signing_keys')
+      .set({ private_jwk_sealed: second!.private_jwk_sealed })
+      .where('kid', '=', second!.kid)
+      .execute();
   });
 
   it('rotates: the new keys sign, the old stay published until their grace ends; another instance sees it on its next poll', async () => {
@@ -97,7 +133,12 @@ describe.each(kinds)('the OIDC signing keys on %s', (kind) => {
     }
     expect(two.jwks().keys.map((key) => key.alg)).toEqual(['RS256', 'ES256', 'RS256', 'ES256']);
     const listed = await listSigningKeys(db);
-    expect(listed.map((key) => [key.generation, key.retiredAt === null, key.published])).toEqual([[2, true, true], [2, true, true], [1, false, true], [1, false, true]]);
+    expect(listed.map((key) => [key.generation, key.retiredAt === null, key.published])).toEqual([
+      [2, true, true],
+      [2, true, true],
+      [1, false, true],
+      [1, false, true],
+    ]);
 
     now += RETIRED_KEY_GRACE_SECONDS * 1000 + 1000;
     expect(two.jwks().keys.map((key) => key.kid)).toEqual(rotated.kids);
@@ -107,7 +148,12 @@ describe.each(kinds)('the OIDC signing keys on %s', (kind) => {
   it('of rotations at once, those that overlap write once and the others say so; never two key sets of one generation', async () => {
     const db = (await database.open()).db;
     const before = await keysVersion(db);
-    const outcomes = await atOnce(4, () => rotateSigningKeys(db, SECRET_KEY).then(() => 'rotated', (error: unknown) => error));
+    const outcomes = await atOnce(4, () =>
+      rotateSigningKeys(db, SECRET_KEY).then(
+        () => 'rotated',
+        (error: unknown) => error,
+      ),
+    );
     // Rotations that read the same generation race for it: one writes, the others get the conflict.
     // On a busy machine one may start after another finished, and then rightly writes the next one.
     const rotated = outcomes.filter((o) => o === 'rotated').length;

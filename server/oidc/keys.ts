@@ -34,9 +34,10 @@ export class RotationConflict extends Error {}
 const generate = promisify(generateKeyPair);
 
 async function newKey(alg: SigningAlg): Promise<{ kid: string; privateJwk: SigningJwk; publicJwk: SigningJwk }> {
-  const { privateKey } = alg === 'RS256'
-    ? await generate('rsa', { modulusLength: 2048 }) as { privateKey: KeyObject }
-    : await generate('ec', { namedCurve: 'P-256' }) as { privateKey: KeyObject };
+  const { privateKey } =
+    alg === 'RS256'
+      ? ((await generate('rsa', { modulusLength: 2048 })) as { privateKey: KeyObject })
+      : ((await generate('ec', { namedCurve: 'P-256' })) as { privateKey: KeyObject });
   const kid = randomBytes(16).toString('base64url');
   const meta = { kid, alg, use: 'sig' as const };
   return {
@@ -63,55 +64,98 @@ function openKey(secretKey: string, row: { kid: string; private_jwk_sealed: stri
   try {
     return JSON.parse(openFor(secretKey, PURPOSE, row.private_jwk_sealed, row.kid)) as SigningJwk;
   } catch {
-    throw new SigningKeysLocked(`the OIDC signing key ${row.kid} cannot be decrypted with this SECRET_KEY: `
-      + 'run with the SECRET_KEY the keys were created with');
+    throw new SigningKeysLocked(
+      `the OIDC signing key ${row.kid} cannot be decrypted with this SECRET_KEY: ` +
+        'run with the SECRET_KEY the keys were created with',
+    );
   }
 }
 
 /** The highest generation stored (0: none yet). Cheap: what instances poll to see a rotation. */
 export async function keysVersion(db: Db): Promise<number> {
-  const row = await db.selectFrom('oidc_signing_keys').select(sql<number | null>`max(generation)`.as('v')).executeTakeFirst();
+  const row = await db
+    .selectFrom('oidc_signing_keys')
+    .select(sql<number | null>`max(generation)`.as('v'))
+    .executeTakeFirst();
   return Number(row?.v ?? 0);
 }
 
 /** Creates the first key set unless one exists; safe when several instances start at once. */
 export async function ensureSigningKeys(db: Db, secretKey: string, now = Date.now()): Promise<void> {
   // Only spares generating keys on every start: the unique index decides.
-  if (await keysVersion(db) > 0) return;
+  if ((await keysVersion(db)) > 0) return;
   const rows = await newKeySet(secretKey, 1, now);
-  await db.insertInto('oidc_signing_keys').values(rows).onConflict((oc) => oc.columns(['generation', 'alg']).doNothing()).execute();
+  await db
+    .insertInto('oidc_signing_keys')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['generation', 'alg']).doNothing())
+    .execute();
 }
 
 /** Adds a new key set and retires the current one (still published for the grace period). */
-export async function rotateSigningKeys(db: Db, secretKey: string, now = Date.now()): Promise<{ generation: number; kids: string[] }> {
+export async function rotateSigningKeys(
+  db: Db,
+  secretKey: string,
+  now = Date.now(),
+): Promise<{ generation: number; kids: string[] }> {
   // New keys sealed with a SECRET_KEY the servers do not have would stop every instance: check it
   // opens the keys already there first.
-  const current = await db.selectFrom('oidc_signing_keys').select(['kid', 'private_jwk_sealed'])
-    .orderBy('generation', 'desc').limit(1).executeTakeFirst();
+  const current = await db
+    .selectFrom('oidc_signing_keys')
+    .select(['kid', 'private_jwk_sealed'])
+    .orderBy('generation', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (current) openKey(secretKey, current);
   const generation = (await keysVersion(db)) + 1;
   const rows = await newKeySet(secretKey, generation, now);
   try {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('oidc_signing_keys').values(rows).execute();
-      await trx.updateTable('oidc_signing_keys').set({ retired_at: nowIso(now) })
-        .where('generation', '<', generation).where('retired_at', 'is', null).execute();
+      await trx
+        .updateTable('oidc_signing_keys')
+        .set({ retired_at: nowIso(now) })
+        .where('generation', '<', generation)
+        .where('retired_at', 'is', null)
+        .execute();
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new RotationConflict('another rotation of the OIDC signing keys ran at the same time; list the keys to see it');
+    if (isUniqueViolation(error))
+      throw new RotationConflict(
+        'another rotation of the OIDC signing keys ran at the same time; list the keys to see it',
+      );
     throw error;
   }
   return { generation, kids: rows.map((row) => row.kid) };
 }
 
-export type SigningKeyInfo = { kid: string; alg: string; generation: number; createdAt: string; retiredAt: string | null; published: boolean };
+export type SigningKeyInfo = {
+  kid: string;
+  alg: string;
+  generation: number;
+  createdAt: string;
+  retiredAt: string | null;
+  published: boolean;
+};
 
 /** Every key, newest first, and whether it is still published. */
-export async function listSigningKeys(db: Db, now = Date.now(), graceSeconds = RETIRED_KEY_GRACE_SECONDS): Promise<SigningKeyInfo[]> {
-  const rows = await db.selectFrom('oidc_signing_keys').select(['kid', 'alg', 'generation', 'created_at', 'retired_at'])
-    .orderBy('generation', 'desc').orderBy('alg', 'desc').execute();
+export async function listSigningKeys(
+  db: Db,
+  now = Date.now(),
+  graceSeconds = RETIRED_KEY_GRACE_SECONDS,
+): Promise<SigningKeyInfo[]> {
+  const rows = await db
+    .selectFrom('oidc_signing_keys')
+    .select(['kid', 'alg', 'generation', 'created_at', 'retired_at'])
+    .orderBy('generation', 'desc')
+    .orderBy('alg', 'desc')
+    .execute();
   return rows.map((row) => ({
-    kid: row.kid, alg: row.alg, generation: Number(row.generation), createdAt: row.created_at, retiredAt: row.retired_at,
+    kid: row.kid,
+    alg: row.alg,
+    generation: Number(row.generation),
+    createdAt: row.created_at,
+    retiredAt: row.retired_at,
     published: row.retired_at === null || Date.parse(row.retired_at) + graceSeconds * 1000 > now,
   }));
 }
@@ -143,9 +187,13 @@ export class SigningKeys {
 
   private async load(): Promise<void> {
     const since = nowIso(this.now() - this.graceMs);
-    const rows = await this.db.selectFrom('oidc_signing_keys').select(['kid', 'generation', 'private_jwk_sealed', 'retired_at'])
+    const rows = await this.db
+      .selectFrom('oidc_signing_keys')
+      .select(['kid', 'generation', 'private_jwk_sealed', 'retired_at'])
       .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', since)]))
-      .orderBy('generation', 'desc').orderBy('alg', 'desc').execute();
+      .orderBy('generation', 'desc')
+      .orderBy('alg', 'desc')
+      .execute();
     // Decrypted before anything is replaced: a key that cannot be opened leaves the loaded ones in use.
     this.keys = rows.map((row) => ({
       jwk: openKey(this.secretKey, row),
@@ -157,7 +205,7 @@ export class SigningKeys {
 
   /** Reloads when the database holds another generation than the one loaded; says whether it did. */
   async loadIfChanged(): Promise<boolean> {
-    if (await keysVersion(this.db) === this.version) return false;
+    if ((await keysVersion(this.db)) === this.version) return false;
     await this.load();
     return true;
   }
@@ -166,6 +214,10 @@ export class SigningKeys {
    * signs with the first key of an algorithm), then retired keys still in their grace period. */
   jwks(): { keys: SigningJwk[] } {
     const now = this.now();
-    return { keys: this.keys.filter((key) => key.retiredAt === null || key.retiredAt + this.graceMs > now).map((key) => key.jwk) };
+    return {
+      keys: this.keys
+        .filter((key) => key.retiredAt === null || key.retiredAt + this.graceMs > now)
+        .map((key) => key.jwk),
+    };
   }
 }

@@ -25,40 +25,69 @@ import type { OidcProviders } from './provider.ts';
 export const LOGIN_TICKET_TTL_S = 60;
 
 export async function loginTicketRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
-  app.post('/login-tickets', {
-    schema: {
-      tags: ['sessions'], summary: 'A first-party platform asks for a one-time sign-in ticket for the person its access token is for',
-      response: responses({ 201: LoginTicketAnswer }, [400, 401, 403, 503]),
+  app.post(
+    '/login-tickets',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'A first-party platform asks for a one-time sign-in ticket for the person its access token is for',
+        response: responses({ 201: LoginTicketAnswer }, [400, 401, 403, 503]),
+      },
     },
-  }, async (request, reply) => {
-    const bearer = /^Bearer ([\w-]{16,512})$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!bearer) throw new ApiError('unauthorized');
-    const provider = await providers.forRequest(request);
-    const token = await provider.AccessToken.find(bearer);
-    if (!token || token.isExpired || !token.accountId) throw new ApiError('unauthorized');
-    const client = await findOidcClient(ctx.db, token.clientId!);
-    if (!client || !isFirstParty(client)) throw new ApiError('forbidden');
-    const ticket = newToken();
-    const now = Date.now();
-    await guarded(() => ctx.db.insertInto('login_tickets').values({
-      ticket_hash: hashToken(ticket), user_id: token.accountId!, client_id: client.client_id,
-      expires_at: nowIso(now + LOGIN_TICKET_TTL_S * 1000), used_at: null, created_at: nowIso(now),
-    }).execute());
-    return reply.code(201).send({ ticket, expires_in: LOGIN_TICKET_TTL_S });
-  });
+    async (request, reply) => {
+      const bearer = /^Bearer ([\w-]{16,512})$/.exec(request.headers.authorization ?? '')?.[1];
+      if (!bearer) throw new ApiError('unauthorized');
+      const provider = await providers.forRequest(request);
+      const token = await provider.AccessToken.find(bearer);
+      if (!token || token.isExpired || !token.accountId) throw new ApiError('unauthorized');
+      const client = await findOidcClient(ctx.db, token.clientId!);
+      if (!client || !isFirstParty(client)) throw new ApiError('forbidden');
+      const ticket = newToken();
+      const now = Date.now();
+      await guarded(() =>
+        ctx.db
+          .insertInto('login_tickets')
+          .values({
+            ticket_hash: hashToken(ticket),
+            user_id: token.accountId!,
+            client_id: client.client_id,
+            expires_at: nowIso(now + LOGIN_TICKET_TTL_S * 1000),
+            used_at: null,
+            created_at: nowIso(now),
+          })
+          .execute(),
+      );
+      return reply.code(201).send({ ticket, expires_in: LOGIN_TICKET_TTL_S });
+    },
+  );
 
-  app.post<{ Body: LoginTicketRequest }>('/token/ticket', {
-    schema: {
-      tags: ['sessions'], summary: 'Sign in with a one-time ticket brought in the URL hash',
-      body: jsonSchema(LoginTicketRequest), response: responses({ 200: TokenAnswer }, [400, 403, 503]),
+  app.post<{ Body: LoginTicketRequest }>(
+    '/token/ticket',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Sign in with a one-time ticket brought in the URL hash',
+        body: jsonSchema(LoginTicketRequest),
+        response: responses({ 200: TokenAnswer }, [400, 403, 503]),
+      },
     },
-  }, async (request, reply) => {
-    const now = nowIso();
-    const spent = await ctx.db.updateTable('login_tickets').set({ used_at: now })
-      .where('ticket_hash', '=', hashToken(request.body.ticket)).where('client_id', '=', request.body.client_id)
-      .where('used_at', 'is', null).where('expires_at', '>', now)
-      .returning('user_id').executeTakeFirst();
-    if (!spent) throw new ApiError('invalid_login_ticket');
-    return completeSignIn(ctx, request, reply, { userId: spent.user_id, clientId: request.body.client_id, viaMfa: false });
-  });
+    async (request, reply) => {
+      const now = nowIso();
+      const spent = await ctx.db
+        .updateTable('login_tickets')
+        .set({ used_at: now })
+        .where('ticket_hash', '=', hashToken(request.body.ticket))
+        .where('client_id', '=', request.body.client_id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('user_id')
+        .executeTakeFirst();
+      if (!spent) throw new ApiError('invalid_login_ticket');
+      return completeSignIn(ctx, request, reply, {
+        userId: spent.user_id,
+        clientId: request.body.client_id,
+        viaMfa: false,
+      });
+    },
+  );
 }

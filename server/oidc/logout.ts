@@ -29,10 +29,22 @@ export function linkSessions(db: Db, cookieName: string) {
     if (!session?.accountId) return;
     const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
     if (ours?.userId !== session.accountId) return;
-    const link = { provider_session_id: session.jti, session_id: ours.sessionId, account_id: ours.userId, issuer: ctx.oidc.provider.issuer, created_at: nowIso() };
-    await guarded(() => db.insertInto('oidc_session_links').values(link)
-      .onConflict((oc) => oc.column('provider_session_id').doUpdateSet({ session_id: link.session_id, account_id: link.account_id }))
-      .execute());
+    const link = {
+      provider_session_id: session.jti,
+      session_id: ours.sessionId,
+      account_id: ours.userId,
+      issuer: ctx.oidc.provider.issuer,
+      created_at: nowIso(),
+    };
+    await guarded(() =>
+      db
+        .insertInto('oidc_session_links')
+        .values(link)
+        .onConflict((oc) =>
+          oc.column('provider_session_id').doUpdateSet({ session_id: link.session_id, account_id: link.account_id }),
+        )
+        .execute(),
+    );
   };
 }
 
@@ -45,8 +57,11 @@ async function endProviderSession(provider: Provider, sessionId: string, log: Lo
     const client = await provider.Client.find(clientId);
     if (client?.backchannelLogoutUri && session.accountId) {
       // The provider's own call (its end-session endpoint makes it): a signed logout token.
-      const withLogout = client as unknown as { backchannelLogout(sub: string, sid: string | undefined): Promise<void> };
-      await withLogout.backchannelLogout(session.accountId, authorization.sid)
+      const withLogout = client as unknown as {
+        backchannelLogout(sub: string, sid: string | undefined): Promise<void>;
+      };
+      await withLogout
+        .backchannelLogout(session.accountId, authorization.sid)
         .catch((error: unknown) => log.warn({ err: error, client_id: clientId }, 'back-channel logout failed'));
     }
     if (authorization.grantId && !authorization.persistsLogout) {
@@ -64,21 +79,33 @@ export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provi
   return async (ended: EndedSessions): Promise<void> => {
     const query = db.selectFrom('oidc_session_links').select(['provider_session_id', 'issuer']);
     const links = await ('sessionIds' in ended
-      ? (ended.sessionIds.length ? query.where('session_id', 'in', ended.sessionIds).execute() : [])
+      ? ended.sessionIds.length
+        ? query.where('session_id', 'in', ended.sessionIds).execute()
+        : []
       : query.where('account_id', '=', ended.accountId).execute());
-    await Promise.all(links.map(async (link) => {
-      try {
-        await endProviderSession(providerFor(link.issuer), link.provider_session_id, log);
-        await db.deleteFrom('oidc_session_links').where('provider_session_id', '=', link.provider_session_id).execute();
-      } catch (error) {
-        log.warn({ err: error }, 'a provider session could not be ended');
-      }
-    }));
+    await Promise.all(
+      links.map(async (link) => {
+        try {
+          await endProviderSession(providerFor(link.issuer), link.provider_session_id, log);
+          await db
+            .deleteFrom('oidc_session_links')
+            .where('provider_session_id', '=', link.provider_session_id)
+            .execute();
+        } catch (error) {
+          log.warn({ err: error }, 'a provider session could not be ended');
+        }
+      }),
+    );
     // Tokens that outlive a sign-out (offline access) do not outlive a password change, a sign-out
     // everywhere or an undone change. The grants stay: the consent was given, only a new sign-in is needed.
     if (ended.refreshTokensOf) {
-      await guarded(() => db.deleteFrom('oidc_models').where('account_id', '=', ended.refreshTokensOf!)
-        .where('model', 'in', ['RefreshToken', 'AccessToken']).execute());
+      await guarded(() =>
+        db
+          .deleteFrom('oidc_models')
+          .where('account_id', '=', ended.refreshTokensOf!)
+          .where('model', 'in', ['RefreshToken', 'AccessToken'])
+          .execute(),
+      );
     }
   };
 }
@@ -86,8 +113,12 @@ export function endLinkedSessions(db: Db, providerFor: (issuer: string) => Provi
 /** Koa middleware of the provider: an RP-initiated logout the person confirmed ends their Tessera
  * session in this browser too (it is the single sign-on session: otherwise the next request would
  * sign them straight back in), with everything that hangs on it, and clears its cookie. */
-export function endTesseraSessionOnLogout(db: Db, cookieName: string, cookieOptions: (host: string) => Record<string, unknown>,
-  endSession: (sessionId: string) => Promise<void>) {
+export function endTesseraSessionOnLogout(
+  db: Db,
+  cookieName: string,
+  cookieOptions: (host: string) => Record<string, unknown>,
+  endSession: (sessionId: string) => Promise<void>,
+) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (ctx.oidc?.route !== 'end_session_confirm' || ctx.status >= 400 || !ctx.oidc.params?.logout) return;

@@ -16,23 +16,46 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
 
   beforeAll(async () => {
     server = await startTestServer(kind);
-    await registerClient(server.ctx.db, { client_id: 'no-admin', name: 'Without administrator', redirect_uris: ['https://no-admin.example/cb'], scopes: ['balance'] });
-    await registerClient(server.ctx.db, { client_id: 'race', name: 'Race partner', redirect_uris: ['https://race.example/cb'], admin_email: 'admin@race.example' });
+    await registerClient(server.ctx.db, {
+      client_id: 'no-admin',
+      name: 'Without administrator',
+      redirect_uris: ['https://no-admin.example/cb'],
+      scopes: ['balance'],
+    });
+    await registerClient(server.ctx.db, {
+      client_id: 'race',
+      name: 'Race partner',
+      redirect_uris: ['https://race.example/cb'],
+      admin_email: 'admin@race.example',
+    });
   });
   afterAll(async () => server?.stop());
 
   async function signIn(email: string): Promise<string> {
-    const res = await server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username: email, password: DEMO_PASSWORD } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: DEVICE,
+      payload: { username: email, password: DEMO_PASSWORD },
+    });
     expect(res.statusCode).toBe(200);
-    const cookie = (res.headers['set-cookie'] as string[] | string);
-    return [cookie].flat().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+    const cookie = res.headers['set-cookie'] as string[] | string;
+    return [cookie]
+      .flat()
+      .find((c) => c.startsWith('tessera_token='))!
+      .split(';')[0]!;
   }
   const get = (clientId: string, headers: Record<string, string> = {}) =>
     server.app.inject({ method: 'GET', url: `/api/partners/${clientId}`, headers: { ...DEVICE, ...headers } });
   const ask = (clientId: string, cookie?: string) =>
-    server.app.inject({ method: 'POST', url: `/api/partners/${clientId}/access-requests`, headers: { ...DEVICE, ...(cookie ? { cookie } : {}) } });
+    server.app.inject({
+      method: 'POST',
+      url: `/api/partners/${clientId}/access-requests`,
+      headers: { ...DEVICE, ...(cookie ? { cookie } : {}) },
+    });
   const mailsTo = (to: string) => server.ctx.db.selectFrom('outbox').selectAll().where('recipient', '=', to).execute();
-  const requests = (clientId: string) => server.ctx.db.selectFrom('partner_access_requests').selectAll().where('client_id', '=', clientId).execute();
+  const requests = (clientId: string) =>
+    server.ctx.db.selectFrom('partner_access_requests').selectAll().where('client_id', '=', clientId).execute();
 
   it('shows a partner to anyone: its name in the language asked for, its logo and the scopes it may ask for', async () => {
     const res = await get('deals-partner', { 'accept-language': 'en' });
@@ -73,11 +96,14 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
   it('says the request could not be sent when the client has no administrator, and stores nothing', async () => {
     const res = await ask('no-admin', await signIn(emma.email));
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ code: 'access_request_unavailable', message: expect.stringContaining('Access request could not be sent') });
+    expect(res.json()).toMatchObject({
+      code: 'access_request_unavailable',
+      message: expect.stringContaining('Access request could not be sent'),
+    });
     expect(await requests('no-admin')).toEqual([]);
   });
 
-  it('stores one request and mails the administrator the person\'s name, email and the application; asking again changes nothing', async () => {
+  it("stores one request and mails the administrator the person's name, email and the application; asking again changes nothing", async () => {
     const cookie = await signIn(emma.email);
     const before = (await mailsTo(ADMIN)).length;
     const first = await ask('deals-partner', cookie);
@@ -103,12 +129,13 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
   });
 
   // Defined on PostgreSQL only: its default isolation is where read-check-write races.
-  if (kind === 'postgres') it('makes one row and one mail from thirty parallel requests', async () => {
-    const cookie = await signIn(emma.email);
-    const answers = await Promise.all(Array.from({ length: 30 }, () => ask('race', cookie)));
-    expect(answers.map((a) => a.statusCode)).toEqual(Array(30).fill(200));
-    expect(new Set(answers.map((a) => a.json().requested_at)).size).toBe(1);
-    expect((await requests('race')).length).toBe(1);
-    expect((await mailsTo('admin@race.example')).length).toBe(1);
-  });
+  if (kind === 'postgres')
+    it('makes one row and one mail from thirty parallel requests', async () => {
+      const cookie = await signIn(emma.email);
+      const answers = await Promise.all(Array.from({ length: 30 }, () => ask('race', cookie)));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(30).fill(200));
+      expect(new Set(answers.map((a) => a.json().requested_at)).size).toBe(1);
+      expect((await requests('race')).length).toBe(1);
+      expect((await mailsTo('admin@race.example')).length).toBe(1);
+    });
 });

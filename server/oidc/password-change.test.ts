@@ -21,7 +21,9 @@ describe.each(kinds)('a password change and the applications on %s', (kind) => {
     const listening = await startListeningTestServer(kind);
     server = listening;
     base = listening.base;
-    config = await oidc.discovery(new URL(`${base}/oidc`), CLIENT, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    config = await oidc.discovery(new URL(`${base}/oidc`), CLIENT, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -29,12 +31,20 @@ describe.each(kinds)('a password change and the applications on %s', (kind) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, response_type: 'code', scope: 'openid offline_access', state, prompt: 'consent',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      state,
+      prompt: 'consent',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     }).href;
     const res = await browse(base, url, [cookie]);
     expect(res.status).toBe(303);
-    return oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: state });
+    return oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
   }
 
   it('revokes their access and refresh tokens, and keeps the grant', async () => {
@@ -44,11 +54,20 @@ describe.each(kinds)('a password change and the applications on %s', (kind) => {
     expect(tokens.refresh_token).toBeTruthy();
     await freshMfa(server, user.userId);
     const changed = await server.app.inject({
-      method: 'POST', url: '/api/user/password', headers: { ...DEVICE, cookie },
-      payload: { current: DEMO_PASSWORD, password: 'Brand-new-pass-77', confirmation: 'Brand-new-pass-77', keepThisSession: true },
+      method: 'POST',
+      url: '/api/user/password',
+      headers: { ...DEVICE, cookie },
+      payload: {
+        current: DEMO_PASSWORD,
+        password: 'Brand-new-pass-77',
+        confirmation: 'Brand-new-pass-77',
+        keepThisSession: true,
+      },
     });
     expect(changed.statusCode).toBe(200);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
     const grants = await server.app.inject({ method: 'GET', url: '/api/tokens', headers: { ...DEVICE, cookie } });
     expect(grants.json().data.map((g: { client_id: string }) => g.client_id)).toEqual([CLIENT]);

@@ -32,7 +32,11 @@ export async function tesseraSessionOf(db: Db, token: string | null | undefined)
 /** The same for the browser of a provider request, read once per request (the login check and the
  * session link both ask). Our cookie is not one of the provider's signed ones: read as it is (Koa
  * checks a signature by default). */
-export function tesseraSessionOfRequest(db: Db, cookieName: string, ctx: KoaContextWithOIDC): ReturnType<typeof tesseraSessionOf> {
+export function tesseraSessionOfRequest(
+  db: Db,
+  cookieName: string,
+  ctx: KoaContextWithOIDC,
+): ReturnType<typeof tesseraSessionOf> {
   const state = ctx.state as { tesseraSession?: ReturnType<typeof tesseraSessionOf> };
   return (state.tesseraSession ??= tesseraSessionOf(db, ctx.cookies.get(cookieName, { signed: false })));
 }
@@ -41,17 +45,34 @@ export function interactionPolicyFor(db: Db, cookieName: string) {
   const { Check, base } = interactionPolicy;
   const policy = base();
   const login = policy.get('login')!;
-  login.checks.add(new Check('tessera_session', 'the Tessera session of this browser has ended', 'login_required', async (ctx: KoaContextWithOIDC) => {
-    const { session } = ctx.oidc;
-    if (!session?.accountId) return Check.NO_NEED_TO_PROMPT;
-    const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
-    return ours?.userId === session.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
-  }), 0);
-  login.checks.add(new Check('tessera_mfa', 'the client requires a second factor', 'login_required', async (ctx: KoaContextWithOIDC) => {
-    const { session, params, client } = ctx.oidc;
-    if (!session?.accountId || session.acr === ACR.mfa || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-    // The client's registration comes with it (clients.ts): no look-up here.
-    return mfaDemanded(client!.metadata().require_mfa === true, params?.acr_values) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-  }));
+  login.checks.add(
+    new Check(
+      'tessera_session',
+      'the Tessera session of this browser has ended',
+      'login_required',
+      async (ctx: KoaContextWithOIDC) => {
+        const { session } = ctx.oidc;
+        if (!session?.accountId) return Check.NO_NEED_TO_PROMPT;
+        const ours = await tesseraSessionOfRequest(db, cookieName, ctx);
+        return ours?.userId === session.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      },
+    ),
+    0,
+  );
+  login.checks.add(
+    new Check(
+      'tessera_mfa',
+      'the client requires a second factor',
+      'login_required',
+      async (ctx: KoaContextWithOIDC) => {
+        const { session, params, client } = ctx.oidc;
+        if (!session?.accountId || session.acr === ACR.mfa || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+        // The client's registration comes with it (clients.ts): no look-up here.
+        return mfaDemanded(client!.metadata().require_mfa === true, params?.acr_values)
+          ? Check.REQUEST_PROMPT
+          : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
+  );
   return policy;
 }

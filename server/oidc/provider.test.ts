@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../sessions/tokens.ts';
 import { DEMO_CLIENTS, DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { createSession } from '../sessions/store.ts';
-import { DEVICE, databaseKinds, startListeningTestServer, startTestServer, type TestServer } from '../testing/harness.ts';
+import {
+  DEVICE,
+  databaseKinds,
+  startListeningTestServer,
+  startTestServer,
+  type TestServer,
+} from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
 import { registerClient } from './clients.ts';
@@ -32,7 +38,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     server = listening;
     base = listening.base;
     issuer = `${base}/oidc`;
-    config = await oidc.discovery(new URL(issuer), '2', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    config = await oidc.discovery(new URL(issuer), '2', undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -47,18 +55,29 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = authorizationUrl({
-      scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+      scope,
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...extra,
     });
-    const res = await browse(url, [cookie ?? await signIn()]);
+    const res = await browse(url, [cookie ?? (await signIn())]);
     expect(res.status).toBe(303);
     const callback = new URL(res.headers.get('location')!);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
-    return { callback, tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }) };
+    return {
+      callback,
+      tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }),
+    };
   }
 
   /** A first-party sign-in in the browser whose cookies are in the jar; gives the callback URL. */
   async function signedInFlowIn(jar: Jar): Promise<URL> {
-    const url = authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+    const url = authorizationUrl({
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
     const res = await browse(url, jar);
     const callback = new URL(res.headers.get('location')!);
     expect(callback.searchParams.get('code')).toBeTruthy();
@@ -68,16 +87,37 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   it('publishes discovery under /oidc with its issuer and the code flow only', async () => {
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
-    const meta = await res.json() as Record<string, unknown>;
+    const meta = (await res.json()) as Record<string, unknown>;
     expect(meta.issuer).toBe(issuer);
     expect(meta.response_types_supported).toEqual(['code']);
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
-    for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint',
-      'introspection_endpoint', 'end_session_endpoint']) expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
+    for (const endpoint of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+      'jwks_uri',
+      'revocation_endpoint',
+      'introspection_endpoint',
+      'end_session_endpoint',
+    ])
+      expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
     expect(meta.backchannel_logout_supported).toBe(true);
     expect((await fetch(`${issuer}/.well-known/openid-configuration`, { method: 'HEAD' })).status).toBeLessThan(500);
-    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'offline_access', 'user', 'balance', 'userwrite', 'activ', 'myactiv']));
+    expect(meta.scopes_supported).toEqual(
+      expect.arrayContaining([
+        'openid',
+        'profile',
+        'email',
+        'phone',
+        'offline_access',
+        'user',
+        'balance',
+        'userwrite',
+        'activ',
+        'myactiv',
+      ]),
+    );
     // The provider's answers carry the app's security headers, and a policy of their own.
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -86,7 +126,7 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('publishes the signing keys in JWKS, public parts only', async () => {
     const res = await fetch(config.serverMetadata().jwks_uri!);
-    const { keys } = await res.json() as { keys: Array<Record<string, unknown>> };
+    const { keys } = (await res.json()) as { keys: Array<Record<string, unknown>> };
     const published = (await listSigningKeys(server.ctx.db)).filter((k) => k.published).map((k) => k.kid);
     expect(keys.map((k) => k.kid).sort()).toEqual([...published].sort());
     for (const key of keys) expect(key).not.toHaveProperty('d');
@@ -96,7 +136,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     const { kids } = await rotateSigningKeys(server.ctx.db, server.ctx.config.secretKey);
     // What the timer does every 30 s.
     expect(await server.oidc.refreshKeys()).toBe(true);
-    const { keys } = await (await fetch(config.serverMetadata().jwks_uri!)).json() as { keys: Array<{ kid: string }> };
+    const { keys } = (await (await fetch(config.serverMetadata().jwks_uri!)).json()) as {
+      keys: Array<{ kid: string }>;
+    };
     expect(keys.map((k) => k.kid)).toEqual(expect.arrayContaining(kids));
     expect(keys).toHaveLength(4);
     // Tokens are signed with the new generation.
@@ -119,8 +161,14 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(idToken.auth_time).toEqual(expect.any(Number));
     const info = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
     expect(info).toEqual({
-      sub: idToken.sub, given_name: 'Emma', family_name: 'Peeters', locale: 'nl',
-      email: emma.email, email_verified: true, phone_number: emma.phone, phone_number_verified: true,
+      sub: idToken.sub,
+      given_name: 'Emma',
+      family_name: 'Peeters',
+      locale: 'nl',
+      email: emma.email,
+      email_verified: true,
+      phone_number: emma.phone,
+      phone_number_verified: true,
     });
   });
 
@@ -128,8 +176,19 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
    * when it passed a second factor. */
   async function sessionOf(key: string, mfaAt: string | null = null): Promise<string> {
     const email = [...DEMO_USERS, ...DEMO_MFA_USERS].find((u) => u.key === key)!.email;
-    const { user_id: userId } = await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).executeTakeFirstOrThrow();
-    const { token } = await createSession(server.ctx.db, { userId, deviceId: null, clientId: null, ip: null, ttlDays: 1, mfaAt });
+    const { user_id: userId } = await server.ctx.db
+      .selectFrom('user_emails')
+      .select('user_id')
+      .where('value', '=', email)
+      .executeTakeFirstOrThrow();
+    const { token } = await createSession(server.ctx.db, {
+      userId,
+      deviceId: null,
+      clientId: null,
+      ip: null,
+      ttlDays: 1,
+      mfaAt,
+    });
     return `tessera_token=${token}`;
   }
 
@@ -143,13 +202,21 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('sends prompt=login, max_age and acr_values=mfa to a step-up first, and on once it is done', async () => {
     const verifier = oidc.randomPKCECodeVerifier();
-    const challenge = { code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', scope: 'openid' };
+    const challenge = {
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      scope: 'openid',
+    };
     const minuteAgo = new Date(Date.now() - 60_000).toISOString();
     const extras: Array<Record<string, string>> = [{ prompt: 'login' }, { max_age: '10' }, { acr_values: 'mfa' }];
     for (const extra of extras) {
       // Signed in a minute ago (with a second factor, but for acr_values=mfa).
       const cookie = await sessionOf('mfa', extra.acr_values ? null : minuteAgo);
-      await server.ctx.db.updateTable('sessions').set({ created_at: minuteAgo }).where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+      await server.ctx.db
+        .updateTable('sessions')
+        .set({ created_at: minuteAgo })
+        .where('token_hash', '=', hashToken(cookie.split('=')[1]!))
+        .execute();
       const jar = jarOf([cookie]);
       const res = await browse(authorizationUrl({ ...challenge, ...extra }), jar);
       expect(res.status).toBe(303);
@@ -157,8 +224,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect(stepUp.pathname).toBe('/mfa/methods');
       expect(stepUp.searchParams.get('redirect')).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
       // The step-up done (what a right code does to the session), the request goes on to the client.
-      await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date(Date.now() + 1000).toISOString() })
-        .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+      await server.ctx.db
+        .updateTable('sessions')
+        .set({ mfa_at: new Date(Date.now() + 1000).toISOString() })
+        .where('token_hash', '=', hashToken(cookie.split('=')[1]!))
+        .execute();
       const back = await browse(new URL(stepUp.searchParams.get('redirect')!, base).href, jar);
       const callback = new URL(back.headers.get('location')!);
       expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
@@ -168,19 +238,36 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('keeps the new login through the consent that follows it (prompt=login for a client not granted before)', async () => {
     const redirectUri = 'http://127.0.0.1:9/fresh';
-    await registerClient(server.ctx.db, { client_id: `fresh-${kind}`, name: 'Fresh', first_party: true, redirect_uris: [redirectUri] });
-    const fresh = await oidc.discovery(new URL(issuer), `fresh-${kind}`, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    await registerClient(server.ctx.db, {
+      client_id: `fresh-${kind}`,
+      name: 'Fresh',
+      first_party: true,
+      redirect_uris: [redirectUri],
+    });
+    const fresh = await oidc.discovery(new URL(issuer), `fresh-${kind}`, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
     const cookie = await sessionOf('mfa', new Date(Date.now() - 60_000).toISOString());
-    await server.ctx.db.updateTable('sessions').set({ created_at: new Date(Date.now() - 60_000).toISOString() }).where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ created_at: new Date(Date.now() - 60_000).toISOString() })
+      .where('token_hash', '=', hashToken(cookie.split('=')[1]!))
+      .execute();
     const jar = jarOf([cookie]);
     const url = oidc.buildAuthorizationUrl(fresh, {
-      redirect_uri: redirectUri, scope: 'openid', prompt: 'login',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      prompt: 'login',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const stepUp = new URL((await browse(url.href, jar)).headers.get('location')!, base);
     expect(stepUp.pathname).toBe('/mfa/methods');
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() })
-      .where('token_hash', '=', hashToken(cookie.split('=')[1]!)).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ mfa_at: new Date().toISOString() })
+      .where('token_hash', '=', hashToken(cookie.split('=')[1]!))
+      .execute();
     // The consent's interaction starts in a later second than the proof: only the login kept from
     // the first interaction satisfies prompt=login there.
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -191,40 +278,67 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   });
 
   it('refuses a client that demands a second factor for an account without one', async () => {
-    const res = await browse(authorizationUrl({
-      scope: 'openid', acr_values: 'mfa', state: 's3',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
-    }), [await sessionOf('cardholder')]);
+    const res = await browse(
+      authorizationUrl({
+        scope: 'openid',
+        acr_values: 'mfa',
+        state: 's3',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }),
+      [await sessionOf('cardholder')],
+    );
     const callback = new URL(res.headers.get('location')!);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
     expect(callback.searchParams.get('error')).toBe('access_denied');
   });
 
-  it('never lets the provider\'s session outlive the Tessera session: signed out, the next request signs in again', async () => {
+  it("never lets the provider's session outlive the Tessera session: signed out, the next request signs in again", async () => {
     const cookie = await signIn();
     const jar = jarOf([cookie]);
     await signedInFlowIn(jar);
     // While it lives, the next request goes straight back to the client: no interaction at all.
-    const straight = await fetch(authorizationUrl({
-      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
-    }), { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } });
+    const straight = await fetch(
+      authorizationUrl({
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }),
+      { redirect: 'manual', headers: { cookie: [...jar.values()].join('; ') } },
+    );
     expect(straight.headers.get('location')).toMatch(new RegExp(`^${REDIRECT_URI}\\?code=`));
     // Signed out of Tessera: the provider's own session cookie is still in the browser.
     await fetch(`${base}/api/token`, { method: 'DELETE', headers: { ...DEVICE, cookie } });
-    const none = await browse(authorizationUrl({
-      scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
-    }), jar);
+    const none = await browse(
+      authorizationUrl({
+        scope: 'openid',
+        prompt: 'none',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }),
+      jar,
+    );
     expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
-    const again = await browse(authorizationUrl({
-      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
-    }), jar);
+    const again = await browse(
+      authorizationUrl({
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }),
+      jar,
+    );
     expect(new URL(again.headers.get('location')!, base).pathname).toBe('/login/email');
   });
 
   it('carries the platform ids under the user scope only', async () => {
     const { tokens } = await signedInFlow('openid user');
     const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
-    expect(info).toEqual({ sub: tokens.claims()!.sub, user_id: 'U-1001', customer_user_id: 'C-2001', fridom_user_id: 'F-3001' });
+    expect(info).toEqual({
+      sub: tokens.claims()!.sub,
+      user_id: 'U-1001',
+      customer_user_id: 'C-2001',
+      fridom_user_id: 'F-3001',
+    });
   });
 
   it('rotates refresh tokens; an old one used again fails and revokes the grant', async () => {
@@ -236,7 +350,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(second.refresh_token).not.toBe(first);
     await expect(oidc.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
     // The reuse revoked the whole grant: the newest refresh token and its access token are dead too.
-    await expect(oidc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     const introspected = await oidc.tokenIntrospection(config, second.access_token);
     expect(introspected.active).toBe(false);
   });
@@ -244,16 +360,24 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   it('revokes a refresh token at the revocation endpoint: it fails on its next use', async () => {
     const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
     await oidc.tokenRevocation(config, tokens.refresh_token!);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   it('spends a code once: used again, it is refused and what it issued is revoked', async () => {
     const verifier = oidc.randomPKCECodeVerifier();
-    const url = authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const url = authorizationUrl({
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
     const res = await browse(url, [await signIn()]);
     const callback = new URL(res.headers.get('location')!);
     const first = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
-    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     expect((await oidc.tokenIntrospection(config, first.access_token)).active).toBe(false);
   });
 
@@ -261,14 +385,24 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     const cookie = await signIn();
     const jar = jarOf([cookie]);
     const verifier = oidc.randomPKCECodeVerifier();
-    const res = await browse(authorizationUrl({ scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }), jar);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier });
+    const res = await browse(
+      authorizationUrl({
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }),
+      jar,
+    );
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), {
+      pkceCodeVerifier: verifier,
+    });
     const confirm = await browse(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! }).href, jar);
     expect(confirm.status).toBe(200);
     const form = await confirm.text();
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)![1]!;
     const done = await fetch(`${issuer}/session/end/confirm`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { cookie: [...jar.values()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ xsrf, logout: 'yes' }),
     });
@@ -280,7 +414,10 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('refuses a request without PKCE, or with the plain method, back to the client', async () => {
     const cookie = await signIn();
-    const refused: Array<Record<string, string>> = [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }];
+    const refused: Array<Record<string, string>> = [
+      {},
+      { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' },
+    ];
     for (const params of refused) {
       const res = await browse(authorizationUrl({ scope: 'openid', ...params }), [cookie]);
       expect(res.status).toBe(303);
@@ -292,15 +429,26 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   });
 
   it('never redirects to an unregistered or near-miss redirect_uri, nor for an unknown client', async () => {
-    const pkce = { code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', scope: 'openid' };
-    for (const redirectUri of ['https://evil.example/callback', `${REDIRECT_URI}/`, REDIRECT_URI.replace('3000', '3001')]) {
+    const pkce = {
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      scope: 'openid',
+    };
+    for (const redirectUri of [
+      'https://evil.example/callback',
+      `${REDIRECT_URI}/`,
+      REDIRECT_URI.replace('3000', '3001'),
+    ]) {
       const res = await fetch(authorizationUrl({ ...pkce, redirect_uri: redirectUri }), { redirect: 'manual' });
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).toContain(INVALID_PARTNER_MESSAGE);
     }
     // In the visitor's language.
-    const french = await fetch(authorizationUrl({ ...pkce, redirect_uri: 'https://evil.example/callback' }), { redirect: 'manual', headers: { 'accept-language': 'fr-BE' } });
+    const french = await fetch(authorizationUrl({ ...pkce, redirect_uri: 'https://evil.example/callback' }), {
+      redirect: 'manual',
+      headers: { 'accept-language': 'fr-BE' },
+    });
     expect(await french.text()).toContain('Configuration du partenaire invalide.');
     const unknown = new URL(authorizationUrl(pkce));
     unknown.searchParams.set('client_id', 'nobody');
@@ -312,8 +460,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('answers prompt=none without a session with login_required, to the client', async () => {
     const url = authorizationUrl({
-      scope: 'openid', prompt: 'none', state: 's1',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      scope: 'openid',
+      prompt: 'none',
+      state: 's1',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(303);
@@ -325,7 +476,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
   it('sends a browser without a session to our sign-in, with the way back to the interaction', async () => {
     const url = authorizationUrl({
-      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const res = await browse(url, []);
     expect(res.status).toBe(303);
@@ -337,7 +490,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   describe('a partner application', () => {
     let partner: oidc.Configuration;
     beforeAll(async () => {
-      partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
     });
 
     /** Starts a partner's request in a signed-in browser: where the provider sent it, and its PKCE verifier. */
@@ -345,7 +500,11 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       const verifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const url = oidc.buildAuthorizationUrl(partner, {
-        redirect_uri: PARTNER_REDIRECT, scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        redirect_uri: PARTNER_REDIRECT,
+        scope,
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       });
       const res = await browse(url.href, jar);
       expect(res.status).toBe(303);
@@ -354,10 +513,16 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
 
     async function api(method: 'GET' | 'POST', path: string, cookie: string, body?: unknown, language = 'en') {
       const res = await fetch(`${base}/api${path}`, {
-        method, headers: { ...DEVICE, cookie, 'accept-language': language, ...(body ? { 'content-type': 'application/json' } : {}) },
+        method,
+        headers: {
+          ...DEVICE,
+          cookie,
+          'accept-language': language,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
-      return { status: res.status, body: await res.json() as Record<string, unknown> };
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     }
 
     it('asks on /approve for what it wants, then sends the code once the person accepts; it asks again only for new scopes', async () => {
@@ -369,14 +534,23 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       const asked = await api('GET', `/authorize?uid=${uid}`, cookie, undefined, 'fr-BE');
       expect(asked.status).toBe(200);
       expect(asked.body).toMatchObject({ approvalType: ['openid', 'user', 'balance'], granted: [] });
-      expect(asked.body.client).toMatchObject({ client_id: 'deals-partner', name: 'Partenaire avantages', policy_uri: 'https://deals.partner.example/privacy' });
+      expect(asked.body.client).toMatchObject({
+        client_id: 'deals-partner',
+        name: 'Partenaire avantages',
+        policy_uri: 'https://deals.partner.example/privacy',
+      });
       const answered = await api('POST', '/authorize', cookie, { uid, approve: true });
       expect(answered.status).toBe(200);
       const back = await browse(String(answered.body.target), jar);
       const callback = new URL(back.headers.get('location')!);
       expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
-      const tokens = await oidc.authorizationCodeGrant(partner, callback, { pkceCodeVerifier: first.verifier, expectedState: first.state });
-      expect(await oidc.fetchUserInfo(partner, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ user_id: 'U-1001' });
+      const tokens = await oidc.authorizationCodeGrant(partner, callback, {
+        pkceCodeVerifier: first.verifier,
+        expectedState: first.state,
+      });
+      expect(await oidc.fetchUserInfo(partner, tokens.access_token, tokens.claims()!.sub)).toMatchObject({
+        user_id: 'U-1001',
+      });
 
       // The same scopes again: straight back to the client, no question.
       const again = await startPartnerRequest('openid user', jar);
@@ -386,7 +560,10 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       const more = await startPartnerRequest('openid user transaction', jar);
       expect(more.location.pathname).toBe('/approve');
       const askedMore = await api('GET', `/authorize?uid=${more.location.searchParams.get('uid')}`, cookie);
-      expect(askedMore.body).toMatchObject({ approvalType: ['transaction'], granted: expect.arrayContaining(['openid', 'user', 'balance']) });
+      expect(askedMore.body).toMatchObject({
+        approvalType: ['transaction'],
+        granted: expect.arrayContaining(['openid', 'user', 'balance']),
+      });
     });
 
     it('sends access_denied to the client when the person refuses; the first answer stands', async () => {
@@ -412,12 +589,19 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       const uid = location.searchParams.get('uid')!;
       const noah = DEMO_USERS.find((u) => u.key === 'newcomer')!;
       const other = await fetch(`${base}/api/token`, {
-        method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { ...DEVICE, 'content-type': 'application/json' },
         body: JSON.stringify({ username: noah.email, password: DEMO_PASSWORD }),
       });
       expect(other.status).toBe(200);
-      const otherCookie = other.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
-      expect(await api('GET', `/authorize?uid=${uid}`, otherCookie)).toMatchObject({ status: 410, body: { code: 'authorization_expired' } });
+      const otherCookie = other.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('tessera_token='))!
+        .split(';')[0]!;
+      expect(await api('GET', `/authorize?uid=${uid}`, otherCookie)).toMatchObject({
+        status: 410,
+        body: { code: 'authorization_expired' },
+      });
       expect(await api('POST', '/authorize', otherCookie, { uid, approve: true })).toMatchObject({ status: 410 });
       expect((await api('GET', `/authorize?uid=${uid}`, '')).status).toBe(401);
       expect((await api('GET', '/authorize?uid=nope', cookie)).status).toBe(410);
@@ -430,22 +614,31 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     });
 
     // Defined on PostgreSQL only: its default isolation is where read-check-write races.
-    if (kind === 'postgres') it('of thirty answers sent at once, accepting and refusing, exactly one is recorded and taken', async () => {
-      const cookie = await signIn();
-      const jar = jarOf([cookie]);
-      const { location } = await startPartnerRequest('openid balance', jar);
-      const uid = location.searchParams.get('uid')!;
-      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => api('POST', '/authorize', cookie, { uid, approve: i % 2 === 0 })));
-      expect(answers.every((answer) => answer.status === 200)).toBe(true);
-      const recorded = await server.ctx.db.selectFrom('consent_answers').selectAll().where('uid', '=', uid).execute();
-      expect(recorded).toHaveLength(1);
-      // One answer taken: one security event, the recorded one's.
-      const events = await server.ctx.db.selectFrom('security_events').select('type').where('detail', 'like', `%${uid}%`).execute();
-      expect(events.map((e) => e.type)).toEqual([recorded[0]!.approved ? 'partner_consent_given' : 'partner_consent_refused']);
-      const back = await browse(String(answers[0]!.body.target), jar);
-      const callback = new URL(back.headers.get('location')!);
-      expect(callback.searchParams.get('error') === 'access_denied').toBe(!recorded[0]!.approved);
-    });
+    if (kind === 'postgres')
+      it('of thirty answers sent at once, accepting and refusing, exactly one is recorded and taken', async () => {
+        const cookie = await signIn();
+        const jar = jarOf([cookie]);
+        const { location } = await startPartnerRequest('openid balance', jar);
+        const uid = location.searchParams.get('uid')!;
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, i) => api('POST', '/authorize', cookie, { uid, approve: i % 2 === 0 })),
+        );
+        expect(answers.every((answer) => answer.status === 200)).toBe(true);
+        const recorded = await server.ctx.db.selectFrom('consent_answers').selectAll().where('uid', '=', uid).execute();
+        expect(recorded).toHaveLength(1);
+        // One answer taken: one security event, the recorded one's.
+        const events = await server.ctx.db
+          .selectFrom('security_events')
+          .select('type')
+          .where('detail', 'like', `%${uid}%`)
+          .execute();
+        expect(events.map((e) => e.type)).toEqual([
+          recorded[0]!.approved ? 'partner_consent_given' : 'partner_consent_refused',
+        ]);
+        const back = await browse(String(answers[0]!.body.target), jar);
+        const callback = new URL(back.headers.get('location')!);
+        expect(callback.searchParams.get('error') === 'access_denied').toBe(!recorded[0]!.approved);
+      });
 
     it('never grants a scope the client is not registered for', async () => {
       const cookie = await signIn();
@@ -466,22 +659,35 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       received = [];
       receiver = http.createServer((req, res) => {
         let body = '';
-        req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
-        req.on('end', () => { received.push(body); res.writeHead(200).end(); });
+        req.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        req.on('end', () => {
+          received.push(body);
+          res.writeHead(200).end();
+        });
       });
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       await registerClient(server.ctx.db, {
-        client_id: 'bcl-app', name: 'Back-channel app', first_party: true, redirect_uris: [BCL_REDIRECT],
+        client_id: 'bcl-app',
+        name: 'Back-channel app',
+        first_party: true,
+        redirect_uris: [BCL_REDIRECT],
         backchannel_logout_uri: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/logout`,
       });
-      bcl = await oidc.discovery(new URL(issuer), 'bcl-app', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      bcl = await oidc.discovery(new URL(issuer), 'bcl-app', undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
     });
     afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
     async function signInTo(jar: Jar) {
       const verifier = oidc.randomPKCECodeVerifier();
       const url = oidc.buildAuthorizationUrl(bcl, {
-        redirect_uri: BCL_REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        redirect_uri: BCL_REDIRECT,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       });
       const res = await browse(url.href, jar);
       return oidc.authorizationCodeGrant(bcl, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier });
@@ -496,8 +702,15 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       expect((await fetch(`${base}/api/token`, { method: 'DELETE', headers: { ...DEVICE, cookie } })).status).toBe(204);
       expect(received).toHaveLength(1);
       const logoutToken = new URLSearchParams(received[0]).get('logout_token')!;
-      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(bcl.serverMetadata().jwks_uri!)), { issuer, audience: 'bcl-app' });
-      expect(payload).toMatchObject({ sub: idToken.sub, sid: idToken.sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(bcl.serverMetadata().jwks_uri!)), {
+        issuer,
+        audience: 'bcl-app',
+      });
+      expect(payload).toMatchObject({
+        sub: idToken.sub,
+        sid: idToken.sid,
+        events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      });
       expect(payload.nonce).toBeUndefined();
       // Signed in without offline_access: what the application held ends with the session.
       expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
@@ -508,15 +721,23 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       const cookie = await signIn();
       const tokens = await signInTo(jarOf([cookie]));
       const other = await fetch(`${base}/api/token`, {
-        method: 'POST', headers: { 'x-device-id': 'bcl-other-device-01', 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'x-device-id': 'bcl-other-device-01', 'content-type': 'application/json' },
         body: JSON.stringify({ username: emma.email, password: DEMO_PASSWORD }),
       });
-      const auth = { 'x-device-id': 'bcl-other-device-01', authorization: `Bearer ${((await other.json()) as { access_token: string }).access_token}` };
-      const devices = (await (await fetch(`${base}/api/devices`, { headers: auth })).json()) as { data: Array<{ id: string; current: boolean; services: Array<{ client_id: string }> }> };
+      const auth = {
+        'x-device-id': 'bcl-other-device-01',
+        authorization: `Bearer ${((await other.json()) as { access_token: string }).access_token}`,
+      };
+      const devices = (await (await fetch(`${base}/api/devices`, { headers: auth })).json()) as {
+        data: Array<{ id: string; current: boolean; services: Array<{ client_id: string }> }>;
+      };
       // The device lists the application it signed in to.
       const device = devices.data.find((d) => d.services.some((s) => s.client_id === 'bcl-app'))!;
       expect(device.current).toBe(false);
-      expect((await fetch(`${base}/api/devices/${device.id}/sessions`, { method: 'DELETE', headers: auth })).status).toBe(204);
+      expect(
+        (await fetch(`${base}/api/devices/${device.id}/sessions`, { method: 'DELETE', headers: auth })).status,
+      ).toBe(204);
       expect(received).toHaveLength(1);
       expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
     });
@@ -534,104 +755,153 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
   });
 
   describe('sign-in by URL hash', () => {
-    const ticketFor = (accessToken: string) => fetch(`${base}/api/login-tickets`, { method: 'POST', headers: { ...DEVICE, authorization: `Bearer ${accessToken}` } });
-    const spend = (ticket: string, clientId: string) => fetch(`${base}/api/token/ticket`, {
-      method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' }, body: JSON.stringify({ ticket, client_id: clientId }),
-    });
+    const ticketFor = (accessToken: string) =>
+      fetch(`${base}/api/login-tickets`, {
+        method: 'POST',
+        headers: { ...DEVICE, authorization: `Bearer ${accessToken}` },
+      });
+    const spend = (ticket: string, clientId: string) =>
+      fetch(`${base}/api/token/ticket`, {
+        method: 'POST',
+        headers: { ...DEVICE, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket, client_id: clientId }),
+      });
 
     it('gives a first-party platform a one-time ticket that opens a session once, for its own client only', async () => {
       const { tokens } = await signedInFlow('openid');
       const issued = await ticketFor(tokens.access_token);
       expect(issued.status).toBe(201);
-      const { ticket, expires_in: expiresIn } = await issued.json() as { ticket: string; expires_in: number };
+      const { ticket, expires_in: expiresIn } = (await issued.json()) as { ticket: string; expires_in: number };
       expect(expiresIn).toBe(60);
       expect((await spend(ticket, '17')).status).toBe(400);
       const spent = await spend(ticket, '2');
       expect(spent.status).toBe(200);
-      const cookie = spent.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+      const cookie = spent.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('tessera_token='))!
+        .split(';')[0]!;
       const user = await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } });
       expect(((await user.json()) as { data: { id: string } }).data.id).toBe(tokens.claims()!.sub);
       expect(await (await spend(ticket, '2')).json()).toMatchObject({ code: 'invalid_login_ticket' });
       // Only its digest is kept.
-      expect(await server.ctx.db.selectFrom('login_tickets').selectAll().where('ticket_hash', '=', ticket).executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.ctx.db
+          .selectFrom('login_tickets')
+          .selectAll()
+          .where('ticket_hash', '=', ticket)
+          .executeTakeFirst(),
+      ).toBeUndefined();
     });
 
-    it('refuses a missing or unknown access token, and a partner\'s', async () => {
+    it("refuses a missing or unknown access token, and a partner's", async () => {
       expect((await fetch(`${base}/api/login-tickets`, { method: 'POST', headers: DEVICE })).status).toBe(401);
       expect((await ticketFor('x'.repeat(43))).status).toBe(401);
       const cookie = await signIn();
       const jar = jarOf([cookie]);
-      const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const partner = await oidc.discovery(new URL(issuer), 'deals-partner', undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
       const verifier = oidc.randomPKCECodeVerifier();
-      const start = await browse(oidc.buildAuthorizationUrl(partner, {
-        redirect_uri: PARTNER_REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
-      }).href, jar);
+      const start = await browse(
+        oidc.buildAuthorizationUrl(partner, {
+          redirect_uri: PARTNER_REDIRECT,
+          scope: 'openid',
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+        }).href,
+        jar,
+      );
       const uid = new URL(start.headers.get('location')!, base).searchParams.get('uid')!;
-      const answer = await fetch(`${base}/api/authorize`, { method: 'POST', headers: { ...DEVICE, cookie, 'content-type': 'application/json' }, body: JSON.stringify({ uid, approve: true }) });
+      const answer = await fetch(`${base}/api/authorize`, {
+        method: 'POST',
+        headers: { ...DEVICE, cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ uid, approve: true }),
+      });
       const back = await browse(((await answer.json()) as { target: string }).target, jar);
-      const tokens = await oidc.authorizationCodeGrant(partner, new URL(back.headers.get('location')!), { pkceCodeVerifier: verifier });
+      const tokens = await oidc.authorizationCodeGrant(partner, new URL(back.headers.get('location')!), {
+        pkceCodeVerifier: verifier,
+      });
       expect((await ticketFor(tokens.access_token)).status).toBe(403);
       expect((await spend('bad ticket!', '2')).status).toBe(400);
     });
 
     // Defined on PostgreSQL only: its default isolation is where read-check-write races.
-    if (kind === 'postgres') it('of thirty parallel spends of one ticket exactly one opens a session', async () => {
-      const { tokens } = await signedInFlow('openid');
-      const { ticket } = await (await ticketFor(tokens.access_token)).json() as { ticket: string };
-      const statuses = await Promise.all(Array.from({ length: 30 }, () => spend(ticket, '2').then((res) => res.status)));
-      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-      expect(statuses.filter((status) => status === 400)).toHaveLength(29);
-    });
+    if (kind === 'postgres')
+      it('of thirty parallel spends of one ticket exactly one opens a session', async () => {
+        const { tokens } = await signedInFlow('openid');
+        const { ticket } = (await (await ticketFor(tokens.access_token)).json()) as { ticket: string };
+        const statuses = await Promise.all(
+          Array.from({ length: 30 }, () => spend(ticket, '2').then((res) => res.status)),
+        );
+        expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+        expect(statuses.filter((status) => status === 400)).toHaveLength(29);
+      });
   });
 
   // Defined on PostgreSQL only: it stops the database taking connections, which SQLite has no way to do.
-  if (kind === 'postgres') it('answers 503 temporarily_unavailable, not 500, while the database is away', async () => {
-    const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
-    const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(statement);
-      } finally {
-        await client.end();
-      }
-    };
-    const url = authorizationUrl({
-      scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
-    });
-    // Only this test's own database stops taking connections, and only its connections end.
-    await admin(`alter database ${name} with allow_connections false`);
-    await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);
-    try {
-      const res = await fetch(url, { redirect: 'manual' });
-      expect(res.status).toBe(503);
-      expect(res.headers.get('location')).toBeNull();
-      expect(await res.text()).toContain('temporarily_unavailable');
-      const token = await fetch(config.serverMetadata().token_endpoint!, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: '2' }),
+  if (kind === 'postgres')
+    it('answers 503 temporarily_unavailable, not 500, while the database is away', async () => {
+      const name = new URL(server.ctx.config.databaseUrl!).pathname.slice(1);
+      const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+      const admin = async (statement: string) => {
+        const client = new pg.Client({ connectionString: adminUrl });
+        await client.connect();
+        try {
+          await client.query(statement);
+        } finally {
+          await client.end();
+        }
+      };
+      const url = authorizationUrl({
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
       });
-      expect(token.status).toBe(503);
-      expect(await token.json()).toMatchObject({ error: 'temporarily_unavailable' });
-    } finally {
-      await admin(`alter database ${name} with allow_connections true`);
-    }
-    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
-  });
+      // Only this test's own database stops taking connections, and only its connections end.
+      await admin(`alter database ${name} with allow_connections false`);
+      await admin(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+      );
+      try {
+        const res = await fetch(url, { redirect: 'manual' });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('location')).toBeNull();
+        expect(await res.text()).toContain('temporarily_unavailable');
+        const token = await fetch(config.serverMetadata().token_endpoint!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: '2' }),
+        });
+        expect(token.status).toBe(503);
+        expect(await token.json()).toMatchObject({ error: 'temporarily_unavailable' });
+      } finally {
+        await admin(`alter database ${name} with allow_connections true`);
+      }
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+    });
 });
 
 describe.each(kinds)('the OpenID Provider in maintenance on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind, { MAINTENANCE: 'true' }, { seed: false }); });
+  beforeAll(async () => {
+    server = await startTestServer(kind, { MAINTENANCE: 'true' }, { seed: false });
+  });
   afterAll(async () => server?.stop());
 
   it('answers 503 temporarily_unavailable: a page to a browser, JSON to a client', async () => {
-    const page = await server.app.inject({ method: 'GET', url: '/oidc/auth?client_id=2', headers: { accept: 'text/html' } });
+    const page = await server.app.inject({
+      method: 'GET',
+      url: '/oidc/auth?client_id=2',
+      headers: { accept: 'text/html' },
+    });
     expect(page.statusCode).toBe(503);
     expect(page.body).toContain('temporarily_unavailable');
-    const token = await server.app.inject({ method: 'POST', url: '/oidc/token', payload: 'grant_type=refresh_token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const token = await server.app.inject({
+      method: 'POST',
+      url: '/oidc/token',
+      payload: 'grant_type=refresh_token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(token.statusCode).toBe(503);
     expect(token.json()).toEqual({ error: 'temporarily_unavailable' });
   });

@@ -5,7 +5,12 @@
 // the providers are rebuilt with the new JWKS.
 import { hkdfSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import Provider, { type Account, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, {
+  type Account,
+  type AdapterFactory,
+  type Configuration,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import { CONSENT_SCOPES, INTERACTION_PATH, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 import { isTrue, type Db } from '../db/index.ts';
@@ -25,12 +30,12 @@ export { INTERACTION_PATH };
 const DAY = 86_400;
 const MAX_PROVIDERS = 16;
 
-
 /** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
  * user_id, customer_user_id and fridom_user_id. */
 export const CLAIMS_BY_SCOPE = {
   // Requested by name only (the provider's defaults).
-  sid: null, iss: null,
+  sid: null,
+  iss: null,
   // How the person signed in is in every ID token: a client requiring a second factor reads amr/acr.
   openid: ['sub', 'acr', 'amr', 'auth_time'],
   profile: ['given_name', 'family_name', 'locale'],
@@ -41,13 +46,17 @@ export const CLAIMS_BY_SCOPE = {
 
 /** The account behind a `sub` (our users.id), its claims read when the provider asks. */
 export async function findOidcAccount(db: Db, sub: string): Promise<Account | undefined> {
-  const user = await guarded(() => db.selectFrom('users')
-    .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
-    .where('id', '=', sub)
-    // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
-    // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
-    // one account answered with another (accountId mismatch).
-    .where('closed_at', 'is', null).executeTakeFirst());
+  const user = await guarded(() =>
+    db
+      .selectFrom('users')
+      .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
+      .where('id', '=', sub)
+      // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
+      // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
+      // one account answered with another (accountId mismatch).
+      .where('closed_at', 'is', null)
+      .executeTakeFirst(),
+  );
   if (!user) return undefined;
   return {
     accountId: user.id,
@@ -55,11 +64,21 @@ export async function findOidcAccount(db: Db, sub: string): Promise<Account | un
       // A contact is read only when the token may carry it (its scope, or the claims parameter): an
       // ID token for `openid` alone costs no look-up of either.
       const scopes = new Set(scope.split(' '));
-      const wants = (scopeName: string, claim: string) => scopes.has(scopeName) || (requested !== undefined && claim in requested);
+      const wants = (scopeName: string, claim: string) =>
+        scopes.has(scopeName) || (requested !== undefined && claim in requested);
       // The default verified contact (else the first verified one): an unproven address is never a claim.
-      const contact = async (table: 'user_emails' | 'user_phones') => guarded(() => db.selectFrom(table)
-        .select(['value', 'verified']).where('user_id', '=', sub).where('verified', '=', 1)
-        .orderBy('is_default', 'desc').orderBy('created_at', 'asc').limit(1).executeTakeFirst());
+      const contact = async (table: 'user_emails' | 'user_phones') =>
+        guarded(() =>
+          db
+            .selectFrom(table)
+            .select(['value', 'verified'])
+            .where('user_id', '=', sub)
+            .where('verified', '=', 1)
+            .orderBy('is_default', 'desc')
+            .orderBy('created_at', 'asc')
+            .limit(1)
+            .executeTakeFirst(),
+        );
       const [email, phone] = await Promise.all([
         wants('email', 'email') ? contact('user_emails') : undefined,
         wants('phone', 'phone_number') ? contact('user_phones') : undefined,
@@ -149,13 +168,20 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
     },
-    interactions: { policy: interactionPolicyFor(db, authCookieName(config)), url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: {
+      policy: interactionPolicyFor(db, authCookieName(config)),
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+    },
     // oidc-provider's outbound calls (back-channel logout) refuse special-use addresses unless the
     // configuration allows private ones (local set-ups, tests).
-    ...(config.oidcPrivateOutbound ? { fetch: (url: string | URL | Request, options?: RequestInit) => {
-      const { dispatcher: _ssrfGuard, ...rest } = (options ?? {}) as RequestInit & { dispatcher?: unknown };
-      return fetch(url, rest);
-    } } : {}),
+    ...(config.oidcPrivateOutbound
+      ? {
+          fetch: (url: string | URL | Request, options?: RequestInit) => {
+            const { dispatcher: _ssrfGuard, ...rest } = (options ?? {}) as RequestInit & { dispatcher?: unknown };
+            return fetch(url, rest);
+          },
+        }
+      : {}),
     clientBasedCORS: (_ctx, origin, client) => allowedOrigin(origin, client.redirectUris ?? []),
     // The provider never redirects to a client it could not validate: an error page, or JSON.
     renderError: (ctx: KoaContextWithOIDC, out, error) => renderOidcError(ctx, out, error),
@@ -166,7 +192,8 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
       if (!grantId) return undefined;
       const grant = await ctx.oidc.provider.Grant.find(grantId);
-      if (!grant || grant.clientId !== ctx.oidc.client!.clientId || grant.accountId !== ctx.oidc.session?.accountId) return undefined;
+      if (!grant || grant.clientId !== ctx.oidc.client!.clientId || grant.accountId !== ctx.oidc.session?.accountId)
+        return undefined;
       return grant;
     },
   };
@@ -183,13 +210,19 @@ export type OidcProviders = {
 };
 
 /** The providers of this instance. `onError` hears a failed key poll (database away). */
-export async function createOidcProviders(db: Db, config: Config, options: {
-  onError?: (error: unknown) => void; keyPollMs?: number; proxy?: boolean;
-  /** Hears what the provider answered as server_error (it logs nothing itself). */
-  onServerError?: (error: unknown) => void;
-  /** Ends a Tessera session (an RP-initiated logout the person confirmed ends theirs). */
-  endSession?: (sessionId: string) => Promise<void>;
-} = {}): Promise<OidcProviders> {
+export async function createOidcProviders(
+  db: Db,
+  config: Config,
+  options: {
+    onError?: (error: unknown) => void;
+    keyPollMs?: number;
+    proxy?: boolean;
+    /** Hears what the provider answered as server_error (it logs nothing itself). */
+    onServerError?: (error: unknown) => void;
+    /** Ends a Tessera session (an RP-initiated logout the person confirmed ends theirs). */
+    endSession?: (sessionId: string) => Promise<void>;
+  } = {},
+): Promise<OidcProviders> {
   const keys = new SigningKeys(db, config.secretKey);
   await keys.init();
   let providers = new Map<string, Provider>();
@@ -198,23 +231,33 @@ export async function createOidcProviders(db: Db, config: Config, options: {
     provider.proxy = options.proxy ?? false;
     provider.use(servedAt(issuer));
     // A confidential client's secret is stored as a digest (clients.ts): compare digests.
-    provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, presented: string) {
+    provider.Client.prototype.compareClientSecret = function compareClientSecret(
+      this: { clientSecret?: string },
+      presented: string,
+    ) {
       return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
     };
     provider.use(linkSessions(db, authCookieName(config)));
     if (options.endSession) {
       const { endSession } = options;
-      provider.use(endTesseraSessionOnLogout(db, authCookieName(config), (host) => {
-        const { maxAge: _drop, ...rest } = authCookieOptions(config, host);
-        return rest;
-      }, endSession));
+      provider.use(
+        endTesseraSessionOnLogout(
+          db,
+          authCookieName(config),
+          (host) => {
+            const { maxAge: _drop, ...rest } = authCookieOptions(config, host);
+            return rest;
+          },
+          endSession,
+        ),
+      );
     }
     provider.on('server_error', (_ctx: unknown, error: unknown) => options.onServerError?.(error));
     return provider;
   };
 
   const refreshKeys = async () => {
-    if (!await keys.loadIfChanged()) return false;
+    if (!(await keys.loadIfChanged())) return false;
     // New keys: fresh providers, built on next use (their storage is shared, nothing is lost).
     providers = new Map();
     return true;
@@ -223,7 +266,11 @@ export async function createOidcProviders(db: Db, config: Config, options: {
   const timer = setInterval(() => {
     if (polling) return;
     polling = true;
-    refreshKeys().catch((error: unknown) => options.onError?.(error)).finally(() => { polling = false; });
+    refreshKeys()
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        polling = false;
+      });
   }, options.keyPollMs ?? 30_000);
   timer.unref();
 

@@ -5,14 +5,30 @@ import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
 import { OidcAdapter } from './adapter.ts';
 import { clientMetadata, clientSecretMatches, findOidcClient } from './clients.ts';
 import {
-  ClientExists, ClientInputError, UnknownClient, addClient, checkClientId, checkClientInput, editClient, listClients, newClientSecret,
-  removeClient, uriProblem,
+  ClientExists,
+  ClientInputError,
+  UnknownClient,
+  addClient,
+  checkClientId,
+  checkClientInput,
+  editClient,
+  listClients,
+  newClientSecret,
+  removeClient,
+  uriProblem,
 } from './registry.ts';
 
 describe('what a client registration may say', () => {
   it('takes absolute https URIs, and http only on a loopback host', () => {
-    for (const uri of ['https://app.example/cb', 'https://app.example:8443/cb?x=1', 'http://localhost:3000/cb', 'http://127.0.0.1/cb',
-      'http://client.localhost:3000/auth/callback', 'http://[::1]:8080/cb']) expect(uriProblem(uri), uri).toBeNull();
+    for (const uri of [
+      'https://app.example/cb',
+      'https://app.example:8443/cb?x=1',
+      'http://localhost:3000/cb',
+      'http://127.0.0.1/cb',
+      'http://client.localhost:3000/auth/callback',
+      'http://[::1]:8080/cb',
+    ])
+      expect(uriProblem(uri), uri).toBeNull();
     expect(uriProblem('http://app.example/cb')).toBe('must be https (http only for localhost and 127.0.0.1)');
     expect(uriProblem('http://localhost.evil.example/cb')).toMatch(/^must be https/);
     expect(uriProblem('/relative/cb')).toBe('is not an absolute URI');
@@ -42,22 +58,42 @@ describe('what a client registration may say', () => {
       }
       return null;
     };
-    expect(bad({ scopes: ['balance', 'openid'] })).toEqual(['scopes', expect.stringMatching(/^"openid" is not a consent scope \(balance, /)]);
+    expect(bad({ scopes: ['balance', 'openid'] })).toEqual([
+      'scopes',
+      expect.stringMatching(/^"openid" is not a consent scope \(balance, /),
+    ]);
     expect(bad({ scopes: ['BALANCE'] })?.[0]).toBe('scopes');
     expect(bad({ redirect_uris: [] })).toEqual(['redirect_uris', 'at least one is required']);
     expect(bad({ redirect_uris: ['https://ok.example/cb', 'http://no.example/cb'] })?.[0]).toBe('redirect_uris');
     expect(bad({ name: '   ' })).toEqual(['name', 'may not be empty']);
     expect(bad({ name: 'x'.repeat(101) })).toEqual(['name', 'is longer than 100 characters']);
     expect(bad({ names: { nl: 'A\u0007b' } })).toEqual(['name-nl', 'contains control characters']);
-    expect(bad({ names: { en: 'English' } as never })).toEqual(['names', '"en" is not one of en_LU, fr, fr_LU, nl, de_LU']);
+    expect(bad({ names: { en: 'English' } as never })).toEqual([
+      'names',
+      '"en" is not one of en_LU, fr, fr_LU, nl, de_LU',
+    ]);
     expect(bad({ logo_uri: 'http://cdn.example/logo.png' })?.[0]).toBe('logo_uri');
     expect(bad({ backchannel_logout_uri: 'https://app.example/logout#x' })?.[0]).toBe('backchannel_logout_uri');
-    expect(bad({ admin_email: 'not-an-email' })).toEqual(['admin_email', '"not-an-email" is not a valid email address']);
-    expect(checkClientInput({
-      name: ' Acme ', names: { fr: ' Acmé ' }, scopes: ['balance', 'user', 'balance'], admin_email: ' Ops@Acme.Example ',
-      redirect_uris: ['https://acme.example/cb', 'https://acme.example/cb'], logo_uri: null,
-    })).toEqual({
-      name: 'Acme', names: { fr: 'Acmé' }, scopes: ['balance', 'user'], admin_email: 'ops@acme.example', redirect_uris: ['https://acme.example/cb'], logo_uri: null,
+    expect(bad({ admin_email: 'not-an-email' })).toEqual([
+      'admin_email',
+      '"not-an-email" is not a valid email address',
+    ]);
+    expect(
+      checkClientInput({
+        name: ' Acme ',
+        names: { fr: ' Acmé ' },
+        scopes: ['balance', 'user', 'balance'],
+        admin_email: ' Ops@Acme.Example ',
+        redirect_uris: ['https://acme.example/cb', 'https://acme.example/cb'],
+        logo_uri: null,
+      }),
+    ).toEqual({
+      name: 'Acme',
+      names: { fr: 'Acmé' },
+      scopes: ['balance', 'user'],
+      admin_email: 'ops@acme.example',
+      redirect_uris: ['https://acme.example/cb'],
+      logo_uri: null,
     });
   });
 
@@ -79,33 +115,64 @@ describe.each(kinds)('registering clients on %s', (kind) => {
   });
   afterAll(async () => database?.drop());
 
-  it('adds a client once, keeping only the digest of a confidential one\'s secret', async () => {
-    const { secret } = await addClient(db, 'acme', { name: 'Acme', redirect_uris: ['https://acme.example/cb'], scopes: ['balance'] }, { confidential: true });
+  it("adds a client once, keeping only the digest of a confidential one's secret", async () => {
+    const { secret } = await addClient(
+      db,
+      'acme',
+      { name: 'Acme', redirect_uris: ['https://acme.example/cb'], scopes: ['balance'] },
+      { confidential: true },
+    );
     expect(secret).toMatch(/^[\w-]{43}$/);
     const row = (await findOidcClient(db, 'acme'))!;
     expect(row.secret_hash).not.toBe(secret);
     expect(clientSecretMatches(row.secret_hash!, secret!)).toBe(true);
     expect(JSON.stringify(await db.selectFrom('oauth_clients').selectAll().execute())).not.toContain(secret);
-    expect(clientMetadata(row)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', scope: expect.stringContaining('balance') });
-    await expect(addClient(db, 'acme', { name: 'Other', redirect_uris: ['https://other.example/cb'] })).rejects.toThrow(ClientExists);
+    expect(clientMetadata(row)).toMatchObject({
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: expect.stringContaining('balance'),
+    });
+    await expect(addClient(db, 'acme', { name: 'Other', redirect_uris: ['https://other.example/cb'] })).rejects.toThrow(
+      ClientExists,
+    );
     expect((await findOidcClient(db, 'acme'))!.name).toBe('Acme');
     // A bad value writes nothing.
-    await expect(addClient(db, 'bad', { name: 'Bad', redirect_uris: ['http://bad.example/cb'] })).rejects.toThrow(ClientInputError);
+    await expect(addClient(db, 'bad', { name: 'Bad', redirect_uris: ['http://bad.example/cb'] })).rejects.toThrow(
+      ClientInputError,
+    );
     expect(await findOidcClient(db, 'bad')).toBeUndefined();
   });
 
   it('edits what it is told, merges names by locale, and rotates or drops the secret', async () => {
-    await addClient(db, 'shop', { name: 'Shop', names: { fr: 'Boutique', nl: 'Winkel' }, redirect_uris: ['https://shop.example/cb'], admin_email: 'a@shop.example' });
-    await editClient(db, 'shop', { names: { nl: 'Webwinkel' }, scopes: ['user'], admin_email: null, require_mfa: true });
+    await addClient(db, 'shop', {
+      name: 'Shop',
+      names: { fr: 'Boutique', nl: 'Winkel' },
+      redirect_uris: ['https://shop.example/cb'],
+      admin_email: 'a@shop.example',
+    });
+    await editClient(db, 'shop', {
+      names: { nl: 'Webwinkel' },
+      scopes: ['user'],
+      admin_email: null,
+      require_mfa: true,
+    });
     let [shop] = (await listClients(db)).filter((c) => c.client_id === 'shop');
     expect(shop).toMatchObject({
-      name: 'Shop', names: { fr: 'Boutique', nl: 'Webwinkel' }, scopes: ['user'], admin_email: null, require_mfa: true, confidential: false,
-      redirect_uris: ['https://shop.example/cb'], first_party: false,
+      name: 'Shop',
+      names: { fr: 'Boutique', nl: 'Webwinkel' },
+      scopes: ['user'],
+      admin_email: null,
+      require_mfa: true,
+      confidential: false,
+      redirect_uris: ['https://shop.example/cb'],
+      first_party: false,
     });
     const first = (await editClient(db, 'shop', {}, { secret: 'new' })).secret!;
     const second = (await editClient(db, 'shop', {}, { secret: 'new' })).secret!;
     const row = (await findOidcClient(db, 'shop'))!;
-    expect([clientSecretMatches(row.secret_hash!, first), clientSecretMatches(row.secret_hash!, second)]).toEqual([false, true]);
+    expect([clientSecretMatches(row.secret_hash!, first), clientSecretMatches(row.secret_hash!, second)]).toEqual([
+      false,
+      true,
+    ]);
     expect(await editClient(db, 'shop', {}, { secret: 'none' })).toEqual({ secret: null });
     [shop] = (await listClients(db)).filter((c) => c.client_id === 'shop');
     expect(shop!.confidential).toBe(false);
@@ -120,19 +187,39 @@ describe.each(kinds)('registering clients on %s', (kind) => {
     for (const clientId of ['gone', 'stays']) {
       const grantId = `grant-${clientId}`;
       await model('Grant').upsert(grantId, { jti: grantId, kind: 'Grant', clientId, accountId: 'u1' }, expiresIn);
-      await model('RefreshToken').upsert(`rt-${clientId}`, { jti: `rt-${clientId}`, kind: 'RefreshToken', clientId, accountId: 'u1', grantId }, expiresIn);
-      await model('AccessToken').upsert(`at-${clientId}`, { jti: `at-${clientId}`, kind: 'AccessToken', clientId, accountId: 'u1', grantId }, expiresIn);
+      await model('RefreshToken').upsert(
+        `rt-${clientId}`,
+        { jti: `rt-${clientId}`, kind: 'RefreshToken', clientId, accountId: 'u1', grantId },
+        expiresIn,
+      );
+      await model('AccessToken').upsert(
+        `at-${clientId}`,
+        { jti: `at-${clientId}`, kind: 'AccessToken', clientId, accountId: 'u1', grantId },
+        expiresIn,
+      );
       // Issued under the grant, its client not named in the payload.
-      await model('AuthorizationCode').upsert(`code-${clientId}`, { jti: `code-${clientId}`, kind: 'AuthorizationCode', grantId }, expiresIn);
+      await model('AuthorizationCode').upsert(
+        `code-${clientId}`,
+        { jti: `code-${clientId}`, kind: 'AuthorizationCode', grantId },
+        expiresIn,
+      );
     }
-    await db.insertInto('partner_access_requests').values({ id: 'r1', user_id: 'u1', client_id: 'gone', created_at: nowIso() }).execute();
+    await db
+      .insertInto('partner_access_requests')
+      .values({ id: 'r1', user_id: 'u1', client_id: 'gone', created_at: nowIso() })
+      .execute();
     expect(await removeClient(db, 'gone')).toEqual({ grants: 1, models: 4 });
     const left = await db.selectFrom('oidc_models').select(['model', 'id']).where('id', 'like', '%-gone').execute();
     expect(left).toEqual([]);
-    expect((await db.selectFrom('oidc_models').select('id').where('id', 'like', '%-stays').execute()).map((r) => r.id).sort())
-      .toEqual(['at-stays', 'code-stays', 'grant-stays', 'rt-stays']);
+    expect(
+      (await db.selectFrom('oidc_models').select('id').where('id', 'like', '%-stays').execute())
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['at-stays', 'code-stays', 'grant-stays', 'rt-stays']);
     expect(await findOidcClient(db, 'gone')).toBeUndefined();
-    expect(await db.selectFrom('partner_access_requests').select('id').where('client_id', '=', 'gone').execute()).toEqual([]);
+    expect(
+      await db.selectFrom('partner_access_requests').select('id').where('client_id', '=', 'gone').execute(),
+    ).toEqual([]);
     await expect(removeClient(db, 'gone')).rejects.toThrow(UnknownClient);
   });
 });

@@ -6,7 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { CONSENT_SCOPES, LOCALES } from '../../contract/constants.ts';
 import { isEmail } from '../../contract/rules.ts';
 import { isTrue, type Db } from '../db/index.ts';
-import { CLIENT_COLUMNS, findOidcClient, isFirstParty, jsonColumn, registerClient, updateClient, type ClientRegistration, type OidcClientRow } from './clients.ts';
+import {
+  CLIENT_COLUMNS,
+  findOidcClient,
+  isFirstParty,
+  jsonColumn,
+  registerClient,
+  updateClient,
+  type ClientRegistration,
+  type OidcClientRow,
+} from './clients.ts';
 
 /** A client id: letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 64. */
 export const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -57,7 +66,8 @@ export function uriProblem(value: string): string | null {
     return 'is not an absolute URI';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be https';
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) return 'must be https (http only for localhost and 127.0.0.1)';
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname))
+    return 'must be https (http only for localhost and 127.0.0.1)';
   if (value.includes('#')) return 'may not have a fragment (#)';
   if (url.username || url.password) return 'may not carry a user name or password';
   return null;
@@ -79,7 +89,10 @@ function checkUri(field: string, value: string): string {
 
 export function checkClientId(clientId: string): string {
   if (!CLIENT_ID.test(clientId)) {
-    throw new ClientInputError('client_id', `"${clientId}" must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    throw new ClientInputError(
+      'client_id',
+      `"${clientId}" must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
   return clientId;
 }
@@ -92,7 +105,8 @@ export function checkClientInput(input: ClientInput): ClientInput {
   if (input.names !== undefined) {
     const names: Partial<Record<NameLocale, string>> = {};
     for (const [locale, name] of Object.entries(input.names)) {
-      if (!(NAME_LOCALES as readonly string[]).includes(locale)) throw new ClientInputError('names', `"${locale}" is not one of ${NAME_LOCALES.join(', ')}`);
+      if (!(NAME_LOCALES as readonly string[]).includes(locale))
+        throw new ClientInputError('names', `"${locale}" is not one of ${NAME_LOCALES.join(', ')}`);
       if (name !== undefined) names[locale as NameLocale] = checkName(`name-${locale}`, name);
     }
     out.names = names;
@@ -115,7 +129,8 @@ export function checkClientInput(input: ClientInput): ClientInput {
   }
   if (input.admin_email !== undefined) {
     const email = input.admin_email?.trim().toLowerCase() ?? null;
-    if (email !== null && !isEmail(email)) throw new ClientInputError('admin_email', `"${input.admin_email}" is not a valid email address`);
+    if (email !== null && !isEmail(email))
+      throw new ClientInputError('admin_email', `"${input.admin_email}" is not a valid email address`);
     out.admin_email = email;
   }
   if (input.first_party !== undefined) out.first_party = input.first_party;
@@ -130,17 +145,36 @@ export function newClientSecret(): string {
 
 /** A registered client as the operator reads it. */
 export type ClientSummary = {
-  client_id: string; name: string; names: Record<string, string>; first_party: boolean; confidential: boolean;
-  redirect_uris: string[]; scopes: string[]; logo_uri: string | null; policy_uri: string | null; tos_uri: string | null;
-  backchannel_logout_uri: string | null; admin_email: string | null; require_mfa: boolean;
+  client_id: string;
+  name: string;
+  names: Record<string, string>;
+  first_party: boolean;
+  confidential: boolean;
+  redirect_uris: string[];
+  scopes: string[];
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  backchannel_logout_uri: string | null;
+  admin_email: string | null;
+  require_mfa: boolean;
 };
-
 
 function summaryOf(row: OidcClientRow): ClientSummary {
   return {
-    client_id: row.client_id, name: row.name, names: jsonColumn(row.names, {}), first_party: isFirstParty(row), confidential: Boolean(row.secret_hash),
-    redirect_uris: jsonColumn(row.redirect_uris, []), scopes: jsonColumn(row.scopes, []), logo_uri: row.logo_uri, policy_uri: row.policy_uri,
-    tos_uri: row.tos_uri, backchannel_logout_uri: row.backchannel_logout_uri, admin_email: row.admin_email, require_mfa: isTrue(row.require_mfa),
+    client_id: row.client_id,
+    name: row.name,
+    names: jsonColumn(row.names, {}),
+    first_party: isFirstParty(row),
+    confidential: Boolean(row.secret_hash),
+    redirect_uris: jsonColumn(row.redirect_uris, []),
+    scopes: jsonColumn(row.scopes, []),
+    logo_uri: row.logo_uri,
+    policy_uri: row.policy_uri,
+    tos_uri: row.tos_uri,
+    backchannel_logout_uri: row.backchannel_logout_uri,
+    admin_email: row.admin_email,
+    require_mfa: isTrue(row.require_mfa),
   };
 }
 
@@ -161,32 +195,48 @@ export class UnknownClient extends Error {}
 
 /** Registers a new client (checked in full first); gives its secret when it is confidential, which
  * is the only time the secret exists outside the client. An existing id is refused. */
-export async function addClient(db: Db, clientId: string, input: ClientInput & { name: string; redirect_uris: string[] },
-  options: { confidential?: boolean } = {}): Promise<{ secret: string | null }> {
+export async function addClient(
+  db: Db,
+  clientId: string,
+  input: ClientInput & { name: string; redirect_uris: string[] },
+  options: { confidential?: boolean } = {},
+): Promise<{ secret: string | null }> {
   checkClientId(clientId);
   const checked = checkClientInput(input);
   const secret = options.confidential ? newClientSecret() : null;
   const registration: ClientRegistration = {
-    ...checked, client_id: clientId, name: checked.name!, redirect_uris: checked.redirect_uris!, secret, scopes: checked.scopes ?? [],
-    names: checked.names as Record<string, string> | undefined ?? {},
+    ...checked,
+    client_id: clientId,
+    name: checked.name!,
+    redirect_uris: checked.redirect_uris!,
+    secret,
+    scopes: checked.scopes ?? [],
+    names: (checked.names as Record<string, string> | undefined) ?? {},
   };
-  if (!await registerClient(db, registration)) throw new ClientExists(`a client with the id "${clientId}" is already registered`);
+  if (!(await registerClient(db, registration)))
+    throw new ClientExists(`a client with the id "${clientId}" is already registered`);
   return { secret };
 }
 
 /** Changes what `input` says of a registered client. `secret`: 'new' gives it a new secret (it
  * becomes or stays confidential; the old secret stops working at once), 'none' makes it public.
  * Names given per locale replace those locales' names and keep the others. */
-export async function editClient(db: Db, clientId: string, input: ClientInput, options: { secret?: 'new' | 'none' } = {}): Promise<{ secret: string | null }> {
+export async function editClient(
+  db: Db,
+  clientId: string,
+  input: ClientInput,
+  options: { secret?: 'new' | 'none' } = {},
+): Promise<{ secret: string | null }> {
   const checked = checkClientInput(input);
   const current = await findOidcClient(db, clientId);
   if (!current) throw new UnknownClient(`no client has the id "${clientId}"`);
   const { names, ...rest } = checked;
   const update: Partial<Omit<ClientRegistration, 'client_id'>> = { ...rest };
-  if (names !== undefined) update.names = { ...jsonColumn<Record<string, string>>(current.names, {}), ...names as Record<string, string> };
+  if (names !== undefined)
+    update.names = { ...jsonColumn<Record<string, string>>(current.names, {}), ...(names as Record<string, string>) };
   const secret = options.secret === 'new' ? newClientSecret() : null;
   if (options.secret) update.secret = secret;
-  if (!await updateClient(db, clientId, update)) throw new UnknownClient(`no client has the id "${clientId}"`);
+  if (!(await updateClient(db, clientId, update))) throw new UnknownClient(`no client has the id "${clientId}"`);
   return { secret };
 }
 
@@ -197,10 +247,19 @@ export async function removeClient(db: Db, clientId: string): Promise<{ grants: 
   return db.transaction().execute(async (trx) => {
     const client = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
     if (Number(client.numDeletedRows) === 0) throw new UnknownClient(`no client has the id "${clientId}"`);
-    const grants = await trx.selectFrom('oidc_models').select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('model', '=', 'Grant').where('client_id', '=', clientId).executeTakeFirstOrThrow();
-    const issuedUnder = trx.selectFrom('oidc_models').select('id').where('model', '=', 'Grant').where('client_id', '=', clientId);
-    const models = await trx.deleteFrom('oidc_models')
+    const grants = await trx
+      .selectFrom('oidc_models')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('model', '=', 'Grant')
+      .where('client_id', '=', clientId)
+      .executeTakeFirstOrThrow();
+    const issuedUnder = trx
+      .selectFrom('oidc_models')
+      .select('id')
+      .where('model', '=', 'Grant')
+      .where('client_id', '=', clientId);
+    const models = await trx
+      .deleteFrom('oidc_models')
       .where((eb) => eb.or([eb('client_id', '=', clientId), eb('grant_id', 'in', issuedUnder)]))
       .executeTakeFirst();
     await trx.deleteFrom('partner_access_requests').where('client_id', '=', clientId).execute();

@@ -18,26 +18,43 @@ import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts
  * provider answers a malformed request (400 invalid_request), not as our failure. */
 function frameworkRefusal(error: unknown): ErrorOut | undefined {
   const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
-  if (typeof code !== 'string' || !code.startsWith('FST_') || typeof statusCode !== 'number' || statusCode < 400 || statusCode >= 500) return undefined;
+  if (
+    typeof code !== 'string' ||
+    !code.startsWith('FST_') ||
+    typeof statusCode !== 'number' ||
+    statusCode < 400 ||
+    statusCode >= 500
+  )
+    return undefined;
   return {
     error: 'invalid_request',
-    error_description: code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'the content-type header is not a valid media type' : 'the request could not be read',
+    error_description:
+      code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? 'the content-type header is not a valid media type'
+        : 'the request could not be read',
   };
 }
 
 /** An error outside the provider's own handling, as the provider would show it: a page to a
  * browser, JSON to a client's back end. */
 function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const unavailable = error instanceof errors.TemporarilyUnavailable || isDatabaseUnavailable(error)
-    || isDatabaseUnavailable((error as { cause?: unknown } | null)?.cause);
+  const unavailable =
+    error instanceof errors.TemporarilyUnavailable ||
+    isDatabaseUnavailable(error) ||
+    isDatabaseUnavailable((error as { cause?: unknown } | null)?.cause);
   const known = error instanceof errors.OIDCProviderError && error.expose;
   const refused = unavailable || known ? undefined : frameworkRefusal(error);
-  const out: ErrorOut = unavailable ? { error: 'temporarily_unavailable' }
-    : known ? { error: error.error } : refused ?? { error: 'server_error' };
+  const out: ErrorOut = unavailable
+    ? { error: 'temporarily_unavailable' }
+    : known
+      ? { error: error.error }
+      : (refused ?? { error: 'server_error' });
   const status = unavailable ? 503 : known ? error.statusCode : refused ? 400 : 500;
   reply.code(status).header('cache-control', 'no-store');
   if (!request.headers.accept?.includes('text/html')) return reply.send(out);
-  return reply.type('text/html; charset=utf-8').send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language'])));
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language'])));
 }
 
 export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
@@ -47,10 +64,12 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
     oidc.addContentTypeParser('*', (_request, _payload, done) => done(null));
     // Maintenance closes the provider as it closes the API.
     oidc.addHook('onRequest', async (request, reply) => {
-      if (ctx.config.maintenance) return sendOidcError(request, reply, new errors.TemporarilyUnavailable('maintenance'));
+      if (ctx.config.maintenance)
+        return sendOidcError(request, reply, new errors.TemporarilyUnavailable('maintenance'));
     });
     oidc.setErrorHandler((error, request, reply) => {
-      if (!(error instanceof errors.OIDCProviderError && error.expose) && !frameworkRefusal(error)) request.log.error({ err: error }, 'OIDC interaction failed');
+      if (!(error instanceof errors.OIDCProviderError && error.expose) && !frameworkRefusal(error))
+        request.log.error({ err: error }, 'OIDC interaction failed');
       return sendOidcError(request, reply, error);
     });
 
@@ -61,7 +80,10 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
       return handleInteraction(ctx, provider, request, reply);
     });
 
-    const providerHeaders = Object.entries({ ...securityHeaders(ctx.config), 'content-security-policy': providerPagePolicy(ctx.config) });
+    const providerHeaders = Object.entries({
+      ...securityHeaders(ctx.config),
+      'content-security-policy': providerPagePolicy(ctx.config),
+    });
     // Koa composes its middleware in callback(): once per provider.
     const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -25,50 +25,100 @@ class Refused extends Error {
   }
 }
 
-export async function createAccount(ctx: AppContext, flow: Flow, password: string, meta: { ip: string; deviceKey: string }): Promise<OnboardingDone> {
+export async function createAccount(
+  ctx: AppContext,
+  flow: Flow,
+  password: string,
+  meta: { ip: string; deviceKey: string },
+): Promise<OnboardingDone> {
   requireProgress(flow.state, ONBOARDING_NEEDS.password);
-  if (!flow.email || !flow.phone || !flow.email_verified_at || !flow.phone_verified_at || !flow.terms_accepted_at || !flow.firstname || !flow.lastname) {
+  if (
+    !flow.email ||
+    !flow.phone ||
+    !flow.email_verified_at ||
+    !flow.phone_verified_at ||
+    !flow.terms_accepted_at ||
+    !flow.firstname ||
+    !flow.lastname
+  ) {
     throw new ApiError('onboarding_out_of_order');
   }
   assertAcceptablePassword(password, ctx.config.passwordPolicy);
   const hash = await ctx.hasher.hash(password);
-  const card = flow.card_id ? await ctx.db.selectFrom('cards').select(['id', 'beneficiary_id']).where('id', '=', flow.card_id).executeTakeFirst() : undefined;
+  const card = flow.card_id
+    ? await ctx.db
+        .selectFrom('cards')
+        .select(['id', 'beneficiary_id'])
+        .where('id', '=', flow.card_id)
+        .executeTakeFirst()
+    : undefined;
   const userId = newId();
   const now = nowIso();
   const marketing = marketingOf(flow);
 
-  const create = () => ctx.db.transaction().execute(async (trx): Promise<OnboardingDone['outcome']> => {
-    // Exactly once: a second submit (another tab, a double click) finds the flow finished.
-    const finished = await trx.updateTable('onboarding_flows').set({ completed_at: now, state: 'completed' })
-      .where('id', '=', flow.id).where('completed_at', 'is', null).executeTakeFirst();
-    if (Number(finished.numUpdatedRows) === 0) throw new Refused(new ApiError('onboarding_expired'));
-    const invitation = flow.invitation_id
-      ? await trx.updateTable('invitations').set({ used_at: now }).where('id', '=', flow.invitation_id)
-        .where('used_at', 'is', null).where('expires_at', '>', now).returningAll().executeTakeFirst()
-      : undefined;
-    if (flow.invitation_id && !invitation) throw new Refused(new ApiError('invalid_invitation_code'));
-    for (const [kind, value, code] of [['email', flow.email!, 'email_unavailable'], ['phone', flow.phone!, 'phone_unavailable']] as const) {
-      if (await contactOwner(trx, kind, value)) throw new Refused(new ApiError(code));
-    }
-    await createUser(trx, {
-      id: userId, now, firstname: flow.firstname!, lastname: flow.lastname!, language: flow.language, email: flow.email!, phone: flow.phone!,
-      user_id: await unclaimedPlatformId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
-      customer_user_id: await unclaimedPlatformId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
-      fridom_user_id: await unclaimedPlatformId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
-      password_status: 0, mfa_forced: invitation?.mfa_forced === 1, mfa_customer: invitation?.mfa_customer === 1, passwordHash: hash,
+  const create = () =>
+    ctx.db.transaction().execute(async (trx): Promise<OnboardingDone['outcome']> => {
+      // Exactly once: a second submit (another tab, a double click) finds the flow finished.
+      const finished = await trx
+        .updateTable('onboarding_flows')
+        .set({ completed_at: now, state: 'completed' })
+        .where('id', '=', flow.id)
+        .where('completed_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(finished.numUpdatedRows) === 0) throw new Refused(new ApiError('onboarding_expired'));
+      const invitation = flow.invitation_id
+        ? await trx
+            .updateTable('invitations')
+            .set({ used_at: now })
+            .where('id', '=', flow.invitation_id)
+            .where('used_at', 'is', null)
+            .where('expires_at', '>', now)
+            .returningAll()
+            .executeTakeFirst()
+        : undefined;
+      if (flow.invitation_id && !invitation) throw new Refused(new ApiError('invalid_invitation_code'));
+      for (const [kind, value, code] of [
+        ['email', flow.email!, 'email_unavailable'],
+        ['phone', flow.phone!, 'phone_unavailable'],
+      ] as const) {
+        if (await contactOwner(trx, kind, value)) throw new Refused(new ApiError(code));
+      }
+      await createUser(trx, {
+        id: userId,
+        now,
+        firstname: flow.firstname!,
+        lastname: flow.lastname!,
+        language: flow.language,
+        email: flow.email!,
+        phone: flow.phone!,
+        user_id: await unclaimedPlatformId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
+        customer_user_id: await unclaimedPlatformId(trx, 'customer_user_id', invitation?.customer_user_id ?? null),
+        fridom_user_id: await unclaimedPlatformId(trx, 'fridom_user_id', invitation?.fridom_user_id ?? null),
+        password_status: 0,
+        mfa_forced: invitation?.mfa_forced === 1,
+        mfa_customer: invitation?.mfa_customer === 1,
+        passwordHash: hash,
+      });
+      if (invitation)
+        await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
+      await recordConsents(trx, userId, { terms: true, privacy: true, marketing }, flow.terms_accepted_at!);
+      let outcome: OnboardingDone['outcome'] = 'invitation';
+      if (flow.source === 'card') {
+        // Activated once: a card blocked or activated by someone else meanwhile is left as it is.
+        const activated = card
+          ? await trx
+              .updateTable('cards')
+              .set({ user_id: userId, activated_at: now })
+              .where('id', '=', card.id)
+              .where('activated_at', 'is', null)
+              .where('status', '=', 'issued')
+              .executeTakeFirst()
+          : null;
+        outcome = Number(activated?.numUpdatedRows ?? 0) === 1 ? 'card_activated' : 'card_activation_failed';
+      }
+      await trx.updateTable('onboarding_flows').set({ user_id: userId, outcome }).where('id', '=', flow.id).execute();
+      return outcome;
     });
-    if (invitation) await trx.updateTable('invitations').set({ used_by: userId }).where('id', '=', invitation.id).execute();
-    await recordConsents(trx, userId, { terms: true, privacy: true, marketing }, flow.terms_accepted_at!);
-    let outcome: OnboardingDone['outcome'] = 'invitation';
-    if (flow.source === 'card') {
-      // Activated once: a card blocked or activated by someone else meanwhile is left as it is.
-      const activated = card ? await trx.updateTable('cards').set({ user_id: userId, activated_at: now })
-        .where('id', '=', card.id).where('activated_at', 'is', null).where('status', '=', 'issued').executeTakeFirst() : null;
-      outcome = Number(activated?.numUpdatedRows ?? 0) === 1 ? 'card_activated' : 'card_activation_failed';
-    }
-    await trx.updateTable('onboarding_flows').set({ user_id: userId, outcome }).where('id', '=', flow.id).execute();
-    return outcome;
-  });
   let outcome: OnboardingDone['outcome'];
   try {
     // Two accounts made at the same instant may both see an address or platform id free: the
@@ -78,9 +128,20 @@ export async function createAccount(ctx: AppContext, flow: Flow, password: strin
     if (error instanceof Refused) throw error.error;
     throw error;
   }
-  await recordEvent(ctx.db, { type: 'account_created', userId, ip: meta.ip, deviceKey: meta.deviceKey, detail: { source: flow.source } });
+  await recordEvent(ctx.db, {
+    type: 'account_created',
+    userId,
+    ip: meta.ip,
+    deviceKey: meta.deviceKey,
+    detail: { source: flow.source },
+  });
   if (flow.source === 'card') {
-    await recordEvent(ctx.db, { type: outcome === 'card_activated' ? 'card_activated' : 'card_activation_failed', userId, ip: meta.ip, deviceKey: meta.deviceKey });
+    await recordEvent(ctx.db, {
+      type: outcome === 'card_activated' ? 'card_activated' : 'card_activation_failed',
+      userId,
+      ip: meta.ip,
+      deviceKey: meta.deviceKey,
+    });
   }
   return { outcome, username: flow.email };
 }

@@ -11,13 +11,19 @@ const kinds = await databaseKinds();
 
 describe.each(kinds)('the ceiling of a card number on %s', (kind) => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(kind, CAPTCHA_ON); });
+  beforeAll(async () => {
+    server = await startTestServer(kind, CAPTCHA_ON);
+  });
   afterAll(async () => server?.stop());
 
-  const card = (cardNumber: string, activationCode: string, from: string, captcha?: string) => server.app.inject({
-    method: 'POST', url: '/api/onboarding/card', headers: { 'x-device-id': 'ceiling-device-01' },
-    payload: { cardNumber, activationCode, ...(captcha ? { captcha } : {}) }, remoteAddress: from,
-  });
+  const card = (cardNumber: string, activationCode: string, from: string, captcha?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/onboarding/card',
+      headers: { 'x-device-id': 'ceiling-device-01' },
+      payload: { cardNumber, activationCode, ...(captcha ? { captcha } : {}) },
+      remoteAddress: from,
+    });
   /** `count` wrong codes, each from an address of its own, each with the puzzle it needs. */
   async function strangers(number: string, count: number, first = 0) {
     for (let i = first; i < first + count; i++) {
@@ -55,10 +61,16 @@ describe.each(kinds)('the ceiling of a card number on %s', (kind) => {
     const mine = await makeCard(server);
     await strangers(mine.number, 100);
     const home = '198.51.100.31';
-    expect((await card(mine.number, mine.activationCode, home)).json()).toMatchObject({ code: 'captcha_required', captcha_level: 2 });
-    expect((await card(mine.number, mine.activationCode, home, await solvedCaptcha(server.app, 1))).json())
-      .toMatchObject({ code: 'captcha_required', captcha_level: 2 });
-    expect((await card(mine.number, mine.activationCode, home, await solvedCaptcha(server.app, 2))).statusCode).toBe(201);
+    expect((await card(mine.number, mine.activationCode, home)).json()).toMatchObject({
+      code: 'captcha_required',
+      captcha_level: 2,
+    });
+    expect(
+      (await card(mine.number, mine.activationCode, home, await solvedCaptcha(server.app, 1))).json(),
+    ).toMatchObject({ code: 'captcha_required', captcha_level: 2 });
+    expect((await card(mine.number, mine.activationCode, home, await solvedCaptcha(server.app, 2))).statusCode).toBe(
+      201,
+    );
   });
 
   it('counts an unknown card number alike, so the puzzle tells nothing of which numbers exist', async () => {
@@ -79,7 +91,9 @@ describe.each(kinds)('the ceiling of a card number on %s', (kind) => {
     for (let i = 0; i < 5; i++) await card(mine.number, 'WRONG1', stranger, await solvedCaptcha(server.app));
     const sixth = await card(mine.number, 'WRONG1', stranger, await solvedCaptcha(server.app));
     expect(sixth.statusCode).toBe(429);
-    expect((await card(mine.number, mine.activationCode, '198.51.100.33', await solvedCaptcha(server.app))).statusCode).toBe(201);
+    expect(
+      (await card(mine.number, mine.activationCode, '198.51.100.33', await solvedCaptcha(server.app))).statusCode,
+    ).toBe(201);
   });
 
   it('binds the level into the signed challenge: a level written into an easy one is refused', async () => {
@@ -87,7 +101,12 @@ describe.each(kinds)('the ceiling of a card number on %s', (kind) => {
     await strangers(mine.number, 20);
     const forged = JSON.parse(Buffer.from(await solvedCaptcha(server.app, 0), 'base64').toString());
     forged.challenge.parameters.data = { level: 1 };
-    const answer = await card(mine.number, mine.activationCode, '198.51.100.34', Buffer.from(JSON.stringify(forged)).toString('base64'));
+    const answer = await card(
+      mine.number,
+      mine.activationCode,
+      '198.51.100.34',
+      Buffer.from(JSON.stringify(forged)).toString('base64'),
+    );
     expect(answer.json()).toMatchObject({ code: 'captcha_invalid', captcha_level: 1 });
   });
 });

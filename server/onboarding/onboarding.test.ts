@@ -29,7 +29,9 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     await smtp?.stop();
     await sms?.stop();
   });
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   /** A flow started with the card, at its email step. */
   async function atEmailStep(card: { number: string; activationCode: string }) {
@@ -48,19 +50,39 @@ describe.each(kinds)('onboarding on %s', (kind) => {
   /** What a send leaves behind for an address: the messages it got, and its sending budgets spent. */
   async function traces(target: string) {
     const sent = smtp.mails.filter((m) => m.to === target).length + sms.messages.filter((m) => m.to === target).length;
-    const budgets = await Promise.all(sendingBudgets(server.ctx, '127.0.0.1', target).map(async ([limiter, key]) => (await standing(limiter, key)).failures));
+    const budgets = await Promise.all(
+      sendingBudgets(server.ctx, '127.0.0.1', target).map(
+        async ([limiter, key]) => (await standing(limiter, key)).failures,
+      ),
+    );
     return { sent, budgets };
   }
   /** A code-sent answer without what names its address or its instant. */
-  const sameButWhere = ({ target: _target, expires_at: _expires, resend_at: _resend, ...rest }: Record<string, unknown>) => rest;
+  const sameButWhere = ({
+    target: _target,
+    expires_at: _expires,
+    resend_at: _resend,
+    ...rest
+  }: Record<string, unknown>) => rest;
   const wrongCode = (right: string) => (right === '00000000' ? '11111111' : '00000000');
 
-  const signIn = (username: string, password = PASSWORD) => server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password } });
+  const signIn = (username: string, password = PASSWORD) =>
+    server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password } });
 
   it('creates the account from a card, with the proven email and phone, the consents and the card activated', async () => {
     const card = await makeCard(server);
     const started = (await api.card(card.number.replace(/(\d{4})/g, '$1 '), card.activationCode.toLowerCase())).json();
-    expect(started).toMatchObject({ source: 'card', welcome: { firstname: 'Nina', company: 'Test Company', email: card.email, emailVerified: false, phone: card.phone, language: 'nl' } });
+    expect(started).toMatchObject({
+      source: 'card',
+      welcome: {
+        firstname: 'Nina',
+        company: 'Test Company',
+        email: card.email,
+        emailVerified: false,
+        phone: card.phone,
+        language: 'nl',
+      },
+    });
     const flow = started.flow as string;
     expect((await api.terms(flow)).statusCode).toBe(204);
     expect((await api.profile(flow, ' Nina ', 'Nieuw')).statusCode).toBe(204);
@@ -76,18 +98,49 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(done.json()).toEqual({ outcome: 'card_activated', username: card.email });
 
     const token = (await signIn(card.email)).json().access_token as string;
-    const me = (await server.app.inject({ method: 'GET', url: '/api/user', headers: { ...DEVICE, authorization: `Bearer ${token}` } })).json().data;
-    expect(me).toMatchObject({ firstname: 'Nina', lastname: 'Nieuw', language: 'nl', user_id: expect.stringMatching(/^U-T/), password_status: 0 });
+    const me = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/user',
+        headers: { ...DEVICE, authorization: `Bearer ${token}` },
+      })
+    ).json().data;
+    expect(me).toMatchObject({
+      firstname: 'Nina',
+      lastname: 'Nieuw',
+      language: 'nl',
+      user_id: expect.stringMatching(/^U-T/),
+      password_status: 0,
+    });
     expect(me.email).toEqual([{ value: card.email, default: true, verified: true }]);
     expect(me.phone).toEqual([{ value: card.phone, default: true, verified: true }]);
     expect((await signIn(card.phone)).statusCode).toBe(200);
-    const stored = await server.ctx.db.selectFrom('cards').select(['user_id', 'activated_at']).where('number', '=', card.number).executeTakeFirstOrThrow();
+    const stored = await server.ctx.db
+      .selectFrom('cards')
+      .select(['user_id', 'activated_at'])
+      .where('number', '=', card.number)
+      .executeTakeFirstOrThrow();
     expect(stored.activated_at).not.toBeNull();
-    const userId = (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', card.email).executeTakeFirstOrThrow()).user_id;
+    const userId = (
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', card.email)
+        .executeTakeFirstOrThrow()
+    ).user_id;
     expect(stored.user_id).toBe(userId);
-    const consents = await server.ctx.db.selectFrom('consents').select(['kind', 'granted']).where('user_id', '=', userId).orderBy('kind').execute();
+    const consents = await server.ctx.db
+      .selectFrom('consents')
+      .select(['kind', 'granted'])
+      .where('user_id', '=', userId)
+      .orderBy('kind')
+      .execute();
     expect(consents.map((c) => [c.kind, Number(c.granted)])).toEqual([
-      ['marketing_email', 1], ['marketing_partners', 0], ['marketing_sms', 0], ['privacy', 1], ['terms', 1],
+      ['marketing_email', 1],
+      ['marketing_partners', 0],
+      ['marketing_sms', 0],
+      ['privacy', 1],
+      ['terms', 1],
     ]);
     // The flow is over: its token opens nothing any more.
     expect((await api.terms(flow)).json().code).toBe('onboarding_expired');
@@ -104,29 +157,59 @@ describe.each(kinds)('onboarding on %s', (kind) => {
       return answer.json();
     };
     const first = {
-      progress: 'started', source: 'card', welcome: started.welcome, terms: null, profile: null,
-      email: { address: card.email, verified: false }, phone: { number: card.phone, verified: false }, code: null,
+      progress: 'started',
+      source: 'card',
+      welcome: started.welcome,
+      terms: null,
+      profile: null,
+      email: { address: card.email, verified: false },
+      phone: { number: card.phone, verified: false },
+      code: null,
     };
     // Exactly these keys: nothing of the card, its account or the flow's record beyond them.
     expect(await state()).toEqual(first);
     await api.terms(flow);
-    expect(await state()).toEqual({ ...first, progress: 'terms_accepted', terms: { marketing: { email: true, sms: false, partners: false } } });
+    expect(await state()).toEqual({
+      ...first,
+      progress: 'terms_accepted',
+      terms: { marketing: { email: true, sms: false, partners: false } },
+    });
     await api.profile(flow, 'Nina', 'Nieuw');
-    expect(await state()).toMatchObject({ progress: 'profile_saved', profile: { firstname: 'Nina', lastname: 'Nieuw', language: 'nl' }, code: null });
+    expect(await state()).toMatchObject({
+      progress: 'profile_saved',
+      profile: { firstname: 'Nina', lastname: 'Nieuw', language: 'nl' },
+      code: null,
+    });
 
     const typed = `typed.${Date.now()}@example.be`;
     await api.email(flow, typed.toUpperCase());
     const mails = smtp.mails.length;
     const waiting = await state();
     expect(waiting).toMatchObject({ progress: 'email_code_sent', email: { address: typed, verified: false } });
-    expect(waiting.code).toEqual({ kind: 'email', target: 't***@example.be', expires_at: expect.any(String), expires_in: 900, resend_at: expect.any(String), resend_in: 30 });
+    expect(waiting.code).toEqual({
+      kind: 'email',
+      target: 't***@example.be',
+      expires_at: expect.any(String),
+      expires_in: 900,
+      resend_at: expect.any(String),
+      resend_in: 30,
+    });
     // Reading sends nothing, and the code sent before still works.
     expect(smtp.mails.length).toBe(mails);
     expect((await api.verify(flow, api.codeFor(typed))).json()).toEqual({ verified: 'email' });
-    expect(await state()).toMatchObject({ progress: 'email_verified', email: { address: typed, verified: true }, code: null });
+    expect(await state()).toMatchObject({
+      progress: 'email_verified',
+      email: { address: typed, verified: true },
+      code: null,
+    });
 
     await api.phone(flow, card.phone, 'call');
-    expect((await state()).code).toMatchObject({ kind: 'phone', target: '+32•••••••' + card.phone.slice(-2), expires_in: 900, resend_in: 30 });
+    expect((await state()).code).toMatchObject({
+      kind: 'phone',
+      target: '+32•••••••' + card.phone.slice(-2),
+      expires_in: 900,
+      resend_in: 30,
+    });
     // The timers run on: seconds to go, from the server's clock.
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 40_000);
@@ -135,11 +218,18 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await state()).code).toMatchObject({ expires_in: 0, resend_in: 0 });
     await api.phone(flow, card.phone);
     await api.verify(flow, api.codeFor(card.phone));
-    expect(await state()).toMatchObject({ progress: 'phone_verified', phone: { number: card.phone, verified: true }, code: null });
+    expect(await state()).toMatchObject({
+      progress: 'phone_verified',
+      phone: { number: card.phone, verified: true },
+      code: null,
+    });
 
     // A finished flow reads as an expired one, as every other call of it does.
     expect((await api.password(flow, PASSWORD)).statusCode).toBe(201);
-    expect((await api.state(flow)).json()).toEqual({ code: 'onboarding_expired', message: 'Your activation has expired. Please start again.' });
+    expect((await api.state(flow)).json()).toEqual({
+      code: 'onboarding_expired',
+      message: 'Your activation has expired. Please start again.',
+    });
     expect((await api.state(flow)).statusCode).toBe(410);
   });
 
@@ -147,13 +237,25 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const invitation = await makeInvitation(server);
     const started = (await api.invitation(invitation.code)).json();
     expect((await api.state(started.flow)).json()).toEqual({
-      progress: 'started', source: 'invitation', welcome: started.welcome, terms: null, profile: null,
-      email: { address: invitation.email, verified: true }, phone: null, code: null,
+      progress: 'started',
+      source: 'invitation',
+      welcome: started.welcome,
+      terms: null,
+      profile: null,
+      email: { address: invitation.email, verified: true },
+      phone: null,
+      code: null,
     });
     const unknown = await api.state('x'.repeat(43));
     expect(unknown.statusCode).toBe(410);
     expect(unknown.json().code).toBe('onboarding_expired');
-    for (const body of [{}, { flow: 'short' }, { flow: 42 }, { flow: started.flow, extra: true }, { flow: `${started.flow}\u0000` }]) {
+    for (const body of [
+      {},
+      { flow: 'short' },
+      { flow: 42 },
+      { flow: started.flow, extra: true },
+      { flow: `${started.flow}\u0000` },
+    ]) {
       const bad = await api.post('state', body);
       expect(bad.statusCode, JSON.stringify(body)).toBe(400);
       expect(bad.json().code).toBe('validation_failed');
@@ -170,23 +272,37 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.email(flow, card.email)).json().code).toBe('onboarding_out_of_order');
     expect((await api.verify(flow, '12345678')).json().code).toBe('onboarding_out_of_order');
     expect((await api.password(flow, PASSWORD)).json().code).toBe('onboarding_out_of_order');
-    expect((await api.terms(flow, false)).json()).toMatchObject({ code: 'terms_required', message: 'Please accept the terms and the privacy policy to use your card.' });
+    expect((await api.terms(flow, false)).json()).toMatchObject({
+      code: 'terms_required',
+      message: 'Please accept the terms and the privacy policy to use your card.',
+    });
     expect((await api.terms(flow)).statusCode).toBe(204);
     expect((await api.email(flow, card.email)).json().code).toBe('onboarding_out_of_order');
-    expect((await api.profile(flow, '  ', 'X')).json()).toMatchObject({ code: 'validation_failed', fields: [{ field: 'firstname', code: 'required' }] });
+    expect((await api.profile(flow, '  ', 'X')).json()).toMatchObject({
+      code: 'validation_failed',
+      fields: [{ field: 'firstname', code: 'required' }],
+    });
     expect((await api.profile(flow)).statusCode).toBe(204);
     expect((await api.phone(flow, card.phone)).json().code).toBe('onboarding_out_of_order');
     expect((await api.email(flow, card.email)).statusCode).toBe(200);
     expect((await api.phone(flow, card.phone)).json().code).toBe('onboarding_out_of_order');
     expect((await api.password(flow, PASSWORD)).json().code).toBe('onboarding_out_of_order');
-    expect((await api.terms('x'.repeat(43))).json()).toMatchObject({ code: 'onboarding_expired', message: 'Your activation has expired. Please start again.' });
+    expect((await api.terms('x'.repeat(43))).json()).toMatchObject({
+      code: 'onboarding_expired',
+      message: 'Your activation has expired. Please start again.',
+    });
     // Nothing was created along the way.
-    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst()).toBeUndefined();
+    expect(
+      await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('tells nothing of which card numbers exist: only a malformed number is "invalid", any other wrong pair reads as a wrong code', async () => {
     const card = await makeCard(server);
-    expect((await api.card('4065 0000 0000 0001', '123456')).json()).toMatchObject({ code: 'invalid_card_number', message: 'Your card number is invalid.' });
+    expect((await api.card('4065 0000 0000 0001', '123456')).json()).toMatchObject({
+      code: 'invalid_card_number',
+      message: 'Your card number is invalid.',
+    });
     const unknown = await api.card('5065 9999 9999 9999', '123456');
     const known = await api.card(card.number, '123456');
     expect(unknown.statusCode).toBe(known.statusCode);
@@ -200,7 +316,9 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const card = await makeCard(server);
     const stranger = '203.0.113.7';
     for (let i = 0; i < 5; i++) {
-      expect((await api.card(card.number, 'WRONG1', stranger)).json()).toMatchObject({ code: 'invalid_activation_code' });
+      expect((await api.card(card.number, 'WRONG1', stranger)).json()).toMatchObject({
+        code: 'invalid_activation_code',
+      });
     }
     const sixth = await api.card(card.number, 'WRONG1', stranger);
     expect(sixth.statusCode).toBe(429);
@@ -216,7 +334,8 @@ describe.each(kinds)('onboarding on %s', (kind) => {
 
   it('never blocks a card number for wrong codes from many addresses: its ceiling asks for a puzzle (ceiling.test.ts), never a wait', async () => {
     const card = await makeCard(server);
-    for (let i = 0; i < 21; i++) expect((await api.card(card.number, 'WRONG1', `192.0.2.${i + 1}`)).statusCode).toBe(400);
+    for (let i = 0; i < 21; i++)
+      expect((await api.card(card.number, 'WRONG1', `192.0.2.${i + 1}`)).statusCode).toBe(400);
     // With the CAPTCHA turned off by configuration there is no puzzle to ask for: the holder passes.
     expect((await api.card(card.number, card.activationCode, '198.51.100.21')).statusCode).toBe(201);
   });
@@ -226,15 +345,25 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.card(blocked.number, blocked.activationCode)).json()).toMatchObject({ code: 'card_blocked' });
     const active = await api.card('5065 0000 0000 0002', '200202');
     expect(active.statusCode).toBe(409);
-    expect(active.json()).toEqual({ code: 'card_already_active', message: 'This card is already activated.', usernames: ['e***s@example.be', '+32•••••••56'] });
+    expect(active.json()).toEqual({
+      code: 'card_already_active',
+      message: 'This card is already activated.',
+      usernames: ['e***s@example.be', '+32•••••••56'],
+    });
     expect((await api.card('5065 0000 0000 0002', '999999')).json().code).toBe('invalid_activation_code');
   });
 
   it('starts from an invitation whose address is proven, and spends the invitation with the account', async () => {
     const invitation = await makeInvitation(server, { customerUserId: `C-I${Date.now()}` });
-    expect((await api.invitation('TESS-0000-0000')).json()).toMatchObject({ code: 'invalid_invitation_code', message: 'The code is invalid.' });
+    expect((await api.invitation('TESS-0000-0000')).json()).toMatchObject({
+      code: 'invalid_invitation_code',
+      message: 'The code is invalid.',
+    });
     const started = (await api.invitation(invitation.code.toLowerCase().replace(/-/g, ' '))).json();
-    expect(started).toMatchObject({ source: 'invitation', welcome: { email: invitation.email, emailVerified: true, company: 'Invite Corp', language: 'fr' } });
+    expect(started).toMatchObject({
+      source: 'invitation',
+      welcome: { email: invitation.email, emailVerified: true, company: 'Invite Corp', language: 'fr' },
+    });
     const flow = started.flow as string;
     await api.terms(flow);
     await api.profile(flow, 'Iris', 'Invited');
@@ -246,8 +375,12 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     await api.phone(flow, phone);
     await api.verify(flow, api.codeFor(phone));
     expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'invitation', username: invitation.email });
-    const user = await server.ctx.db.selectFrom('users').innerJoin('user_emails', 'user_emails.user_id', 'users.id')
-      .select(['users.customer_user_id', 'users.mfa_customer']).where('user_emails.value', '=', invitation.email).executeTakeFirstOrThrow();
+    const user = await server.ctx.db
+      .selectFrom('users')
+      .innerJoin('user_emails', 'user_emails.user_id', 'users.id')
+      .select(['users.customer_user_id', 'users.mfa_customer'])
+      .where('user_emails.value', '=', invitation.email)
+      .executeTakeFirstOrThrow();
     expect(user.customer_user_id).toMatch(/^C-I/);
     expect(Number(user.mfa_customer)).toBe(1);
     expect((await api.invitation(invitation.code)).json().code).toBe('invalid_invitation_code');
@@ -285,7 +418,10 @@ describe.each(kinds)('onboarding on %s', (kind) => {
   it('refuses malformed emails and phones at once', async () => {
     const card = await makeCard(server);
     const flow = await atEmailStep(card);
-    expect((await api.email(flow, 'not-an-email')).json()).toMatchObject({ code: 'invalid_email', message: 'The email provided is invalid' });
+    expect((await api.email(flow, 'not-an-email')).json()).toMatchObject({
+      code: 'invalid_email',
+      message: 'The email provided is invalid',
+    });
     await api.email(flow, card.email);
     await api.verify(flow, api.codeFor(card.email));
     expect((await api.phone(flow, '12')).json().code).toBe('invalid_phone');
@@ -304,14 +440,26 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(toFree.statusCode).toBe(toTaken.statusCode);
     expect(Object.keys(toTaken.json()).sort()).toEqual(Object.keys(toFree.json()).sort());
     expect(sameButWhere(toTaken.json())).toEqual(sameButWhere(toFree.json()));
-    expect(toTaken.json()).toMatchObject({ verified: false, target: 'e***@example.be', expires_in: 900, resend_in: 30 });
+    expect(toTaken.json()).toMatchObject({
+      verified: false,
+      target: 'e***@example.be',
+      expires_in: 900,
+      resend_in: 30,
+    });
     // The same work: a code went to each, in the same words, and each spent its sending budgets.
-    expect(await traces(taken)).toEqual({ sent: before.taken.sent + 1, budgets: before.taken.budgets.map((n) => n + 1) });
+    expect(await traces(taken)).toEqual({
+      sent: before.taken.sent + 1,
+      budgets: before.taken.budgets.map((n) => n + 1),
+    });
     expect(await traces(free)).toEqual({ sent: before.free.sent + 1, budgets: before.free.budgets.map((n) => n + 1) });
-    for (const to of [taken, free]) expect(smtp.mails.filter((m) => m.to === to).at(-1)!.raw).toMatch(/nieuwe Tessera-account/);
+    for (const to of [taken, free])
+      expect(smtp.mails.filter((m) => m.to === to).at(-1)!.raw).toMatch(/nieuwe Tessera-account/);
 
     // A wrong code tells nothing: the same answer for both.
-    const [wrongTaken, wrongFree] = [await api.verify(onTaken, wrongCode(api.codeFor(taken))), await api.verify(onFree, wrongCode(api.codeFor(free)))];
+    const [wrongTaken, wrongFree] = [
+      await api.verify(onTaken, wrongCode(api.codeFor(taken))),
+      await api.verify(onFree, wrongCode(api.codeFor(free))),
+    ];
     expect(wrongTaken.statusCode).toBe(wrongFree.statusCode);
     expect(wrongTaken.json()).toEqual(wrongFree.json());
     expect(wrongTaken.json()).toMatchObject({ code: 'invalid_code', attempts_left: 4 });
@@ -343,20 +491,33 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(toFree.statusCode).toBe(toTaken.statusCode);
     expect(Object.keys(toTaken.json()).sort()).toEqual(Object.keys(toFree.json()).sort());
     expect(sameButWhere(toTaken.json())).toEqual(sameButWhere(toFree.json()));
-    expect(await traces(taken)).toEqual({ sent: before.taken.sent + 1, budgets: before.taken.budgets.map((n) => n + 1) });
+    expect(await traces(taken)).toEqual({
+      sent: before.taken.sent + 1,
+      budgets: before.taken.budgets.map((n) => n + 1),
+    });
     expect(await traces(free)).toEqual({ sent: before.free.sent + 1, budgets: before.free.budgets.map((n) => n + 1) });
 
-    const [wrongTaken, wrongFree] = [await api.verify(onTaken, wrongCode(api.codeFor(taken))), await api.verify(onFree, wrongCode(api.codeFor(free)))];
+    const [wrongTaken, wrongFree] = [
+      await api.verify(onTaken, wrongCode(api.codeFor(taken))),
+      await api.verify(onFree, wrongCode(api.codeFor(free))),
+    ];
     expect(wrongTaken.statusCode).toBe(wrongFree.statusCode);
     expect(wrongTaken.json()).toEqual(wrongFree.json());
 
     const right = await api.verify(onTaken, api.codeFor(taken));
     expect(right.statusCode).toBe(409);
-    expect(right.json()).toEqual({ code: 'phone_unavailable', message: 'This phone number is invalid or already used' });
+    expect(right.json()).toEqual({
+      code: 'phone_unavailable',
+      message: 'This phone number is invalid or already used',
+    });
     expect((await api.verify(onFree, api.codeFor(free))).json()).toEqual({ verified: 'phone' });
     // Not proven: no account with it.
     expect((await api.password(onTaken, PASSWORD)).json().code).toBe('onboarding_out_of_order');
-    expect((await api.state(onTaken)).json()).toMatchObject({ progress: 'phone_code_sent', phone: { number: taken, verified: false }, code: null });
+    expect((await api.state(onTaken)).json()).toMatchObject({
+      progress: 'phone_code_sent',
+      phone: { number: taken, verified: false },
+      code: null,
+    });
 
     const other = `+32474${String(Date.now()).slice(-6)}`;
     await api.phone(onTaken, other);
@@ -373,7 +534,10 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     await api.terms(flow);
     await api.profile(flow);
     const mails = smtp.mails.length;
-    expect((await api.email(flow, invitation.email)).json()).toEqual({ code: 'email_unavailable', message: 'This email is invalid or already used' });
+    expect((await api.email(flow, invitation.email)).json()).toEqual({
+      code: 'email_unavailable',
+      message: 'This email is invalid or already used',
+    });
     expect(smtp.mails.length).toBe(mails);
   });
 
@@ -393,7 +557,11 @@ describe.each(kinds)('onboarding on %s', (kind) => {
   it('creates the account but says so when the card was activated or blocked meanwhile', async () => {
     const card = await makeCard(server);
     const first = await api.throughPhone(card);
-    const second = await api.throughPhone({ ...card, email: `twin.${Date.now()}@example.be`, phone: `+32474${String(Date.now()).slice(-6)}` });
+    const second = await api.throughPhone({
+      ...card,
+      email: `twin.${Date.now()}@example.be`,
+      phone: `+32474${String(Date.now()).slice(-6)}`,
+    });
     expect((await api.password(first, PASSWORD)).json().outcome).toBe('card_activated');
     const late = await api.password(second, PASSWORD);
     expect(late.statusCode).toBe(201);
@@ -411,22 +579,42 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const flow = await api.throughPhone(card);
     // The database refuses to activate cards, as a crash at that instant would stop it.
     if (kind === 'postgres') {
-      await sql`create function refuse_activation() returns trigger language plpgsql as $$ begin raise exception 'power cut'; end $$`.execute(server.ctx.db);
-      await sql`create trigger refuse_activation before update of activated_at on cards for each row execute function refuse_activation()`.execute(server.ctx.db);
+      await sql`create function refuse_activation() returns trigger language plpgsql as $$ begin raise exception 'power cut'; end $$`.execute(
+        server.ctx.db,
+      );
+      await sql`create trigger refuse_activation before update of activated_at on cards for each row execute function refuse_activation()`.execute(
+        server.ctx.db,
+      );
     } else {
-      await sql`create trigger refuse_activation before update of activated_at on cards begin select raise(abort, 'power cut'); end`.execute(server.ctx.db);
+      await sql`create trigger refuse_activation before update of activated_at on cards begin select raise(abort, 'power cut'); end`.execute(
+        server.ctx.db,
+      );
     }
     try {
       expect((await api.password(flow, PASSWORD)).statusCode).toBe(500);
     } finally {
-      await sql`drop trigger refuse_activation${sql.raw(kind === 'postgres' ? ' on cards' : '')}`.execute(server.ctx.db);
+      await sql`drop trigger refuse_activation${sql.raw(kind === 'postgres' ? ' on cards' : '')}`.execute(
+        server.ctx.db,
+      );
     }
-    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst()).toBeUndefined();
-    expect(await server.ctx.db.selectFrom('cards').select('activated_at').where('number', '=', card.number).executeTakeFirstOrThrow()).toEqual({ activated_at: null });
+    expect(
+      await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).executeTakeFirst(),
+    ).toBeUndefined();
+    expect(
+      await server.ctx.db
+        .selectFrom('cards')
+        .select('activated_at')
+        .where('number', '=', card.number)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ activated_at: null });
     // The same flow finishes on the next try, card and all.
     expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'card_activated', username: card.email });
-    const owner = await server.ctx.db.selectFrom('cards').innerJoin('user_emails', 'user_emails.user_id', 'cards.user_id')
-      .select('user_emails.value').where('cards.number', '=', card.number).executeTakeFirstOrThrow();
+    const owner = await server.ctx.db
+      .selectFrom('cards')
+      .innerJoin('user_emails', 'user_emails.user_id', 'cards.user_id')
+      .select('user_emails.value')
+      .where('cards.number', '=', card.number)
+      .executeTakeFirstOrThrow();
     expect(owner.value).toBe(card.email);
   });
 
@@ -449,18 +637,28 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const answers = await Promise.all([api.password(first, PASSWORD), api.password(second, PASSWORD)]);
     expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409]);
     expect(answers.find((a) => a.statusCode === 409)!.json().code).toMatch(/^(email|phone)_unavailable$/);
-    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', one.email).execute()).toHaveLength(1);
+    expect(
+      await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', one.email).execute(),
+    ).toHaveLength(1);
   });
 
   it('takes the password once, only a good one, and refuses a flow past its life', async () => {
     const card = await makeCard(server);
     const flow = await api.throughPhone(card);
-    expect((await api.password(flow, PASSWORD, 'something else')).json()).toMatchObject({ code: 'weak_new_password', problems: ['mismatch'] });
-    expect((await api.password(flow, 'short1!')).json()).toMatchObject({ code: 'weak_new_password', problems: ['too_short'] });
+    expect((await api.password(flow, PASSWORD, 'something else')).json()).toMatchObject({
+      code: 'weak_new_password',
+      problems: ['mismatch'],
+    });
+    expect((await api.password(flow, 'short1!')).json()).toMatchObject({
+      code: 'weak_new_password',
+      problems: ['too_short'],
+    });
     expect((await api.password(flow, 'Password-2026!')).json()).toMatchObject({ code: 'common_password' });
     const [a, b] = await Promise.all([api.password(flow, PASSWORD), api.password(flow, PASSWORD)]);
     expect([a.statusCode, b.statusCode].sort()).toEqual([201, 410]);
-    expect(await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).execute()).toHaveLength(1);
+    expect(
+      await server.ctx.db.selectFrom('user_emails').select('id').where('value', '=', card.email).execute(),
+    ).toHaveLength(1);
 
     const slow = await makeCard(server);
     const stale = (await api.card(slow.number, slow.activationCode)).json().flow as string;
@@ -472,16 +670,27 @@ describe.each(kinds)('onboarding on %s', (kind) => {
 
 describe('onboarding behind the CAPTCHA', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer('sqlite', CAPTCHA_ON); });
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', CAPTCHA_ON);
+  });
   afterAll(async () => server?.stop());
 
   it('starts only with a solved challenge', async () => {
     const card = await makeCard(server);
-    const post = (path: string, payload: object) => server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers: DEVICE, payload });
-    expect((await post('card', { cardNumber: card.number, activationCode: card.activationCode })).json().code).toBe('captcha_required');
+    const post = (path: string, payload: object) =>
+      server.app.inject({ method: 'POST', url: `/api/onboarding/${path}`, headers: DEVICE, payload });
+    expect((await post('card', { cardNumber: card.number, activationCode: card.activationCode })).json().code).toBe(
+      'captcha_required',
+    );
     expect((await post('invitation', { code: 'TESS-JOIN-0001' })).json().code).toBe('captcha_required');
-    const started = await post('card', { cardNumber: card.number, activationCode: card.activationCode, captcha: await solvedCaptcha(server.app) });
+    const started = await post('card', {
+      cardNumber: card.number,
+      activationCode: card.activationCode,
+      captcha: await solvedCaptcha(server.app),
+    });
     expect(started.statusCode).toBe(201);
-    expect((await post('invitation', { code: 'TESS-JOIN-0001', captcha: await solvedCaptcha(server.app) })).statusCode).toBe(201);
+    expect(
+      (await post('invitation', { code: 'TESS-JOIN-0001', captcha: await solvedCaptcha(server.app) })).statusCode,
+    ).toBe(201);
   });
 });

@@ -4,8 +4,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { variantOfHost } from '../../contract/constants.ts';
 import {
-  OnboardingCardRequest, OnboardingCodeSent, OnboardingDone, OnboardingEmailRequest, OnboardingInvitationRequest, OnboardingPasswordRequest,
-  OnboardingPhoneRequest, OnboardingProfileRequest, OnboardingStarted, OnboardingState, OnboardingStateRequest, OnboardingTermsRequest, OnboardingVerified,
+  OnboardingCardRequest,
+  OnboardingCodeSent,
+  OnboardingDone,
+  OnboardingEmailRequest,
+  OnboardingInvitationRequest,
+  OnboardingPasswordRequest,
+  OnboardingPhoneRequest,
+  OnboardingProfileRequest,
+  OnboardingStarted,
+  OnboardingState,
+  OnboardingStateRequest,
+  OnboardingTermsRequest,
+  OnboardingVerified,
   OnboardingVerifyRequest,
 } from '../../contract/schemas.ts';
 import { assertCaptcha } from '../captcha/index.ts';
@@ -24,69 +35,166 @@ const FLOW_ERRORS = [400, 409, 410, 429, 503];
 export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
   const start = (request: FastifyRequest) => ({ variant: variantOfHost(request.host), ip: request.ip });
 
-  app.post<{ Body: OnboardingCardRequest }>('/onboarding/card', {
-    schema: { tags, summary: 'Start with a card: its number and activation code', body: jsonSchema(OnboardingCardRequest), response: responses({ 201: OnboardingStarted }, [400, 409, 429, 503]) },
-  }, async (request, reply) => {
-    const started = await startWithCard(ctx, {
-      ...start(request), cardNumber: request.body.cardNumber, activationCode: request.body.activationCode, language: request.body.language, captcha: request.body.captcha,
-    });
-    return reply.code(201).send(started);
-  });
+  app.post<{ Body: OnboardingCardRequest }>(
+    '/onboarding/card',
+    {
+      schema: {
+        tags,
+        summary: 'Start with a card: its number and activation code',
+        body: jsonSchema(OnboardingCardRequest),
+        response: responses({ 201: OnboardingStarted }, [400, 409, 429, 503]),
+      },
+    },
+    async (request, reply) => {
+      const started = await startWithCard(ctx, {
+        ...start(request),
+        cardNumber: request.body.cardNumber,
+        activationCode: request.body.activationCode,
+        language: request.body.language,
+        captcha: request.body.captcha,
+      });
+      return reply.code(201).send(started);
+    },
+  );
 
-  app.post<{ Body: OnboardingInvitationRequest }>('/onboarding/invitation', {
-    schema: { tags, summary: 'Start with the code of an invitation email', body: jsonSchema(OnboardingInvitationRequest), response: responses({ 201: OnboardingStarted }, [400, 429, 503]) },
-  }, async (request, reply) => {
-    await assertCaptcha(ctx, request.body.captcha);
-    const started = await startWithInvitation(ctx, { ...start(request), code: request.body.code, language: request.body.language });
-    return reply.code(201).send(started);
-  });
+  app.post<{ Body: OnboardingInvitationRequest }>(
+    '/onboarding/invitation',
+    {
+      schema: {
+        tags,
+        summary: 'Start with the code of an invitation email',
+        body: jsonSchema(OnboardingInvitationRequest),
+        response: responses({ 201: OnboardingStarted }, [400, 429, 503]),
+      },
+    },
+    async (request, reply) => {
+      await assertCaptcha(ctx, request.body.captcha);
+      const started = await startWithInvitation(ctx, {
+        ...start(request),
+        code: request.body.code,
+        language: request.body.language,
+      });
+      return reply.code(201).send(started);
+    },
+  );
 
   // A reload reads what the flow holds; the token is 256 random bits, so, as the other calls that
   // carry it, this one is not throttled.
-  app.post<{ Body: OnboardingStateRequest }>('/onboarding/state', {
-    schema: { tags, summary: 'What the flow holds so far, for a reload to show the step reached', body: jsonSchema(OnboardingStateRequest), response: responses({ 200: OnboardingState }, [400, 410, 503]) },
-  }, async (request) => flowState(ctx, await openFlow(ctx, request.body.flow)));
+  app.post<{ Body: OnboardingStateRequest }>(
+    '/onboarding/state',
+    {
+      schema: {
+        tags,
+        summary: 'What the flow holds so far, for a reload to show the step reached',
+        body: jsonSchema(OnboardingStateRequest),
+        response: responses({ 200: OnboardingState }, [400, 410, 503]),
+      },
+    },
+    async (request) => flowState(ctx, await openFlow(ctx, request.body.flow)),
+  );
 
-  app.post<{ Body: OnboardingTermsRequest }>('/onboarding/terms', {
-    schema: { tags, summary: 'Accept the terms and the privacy policy (required) and choose marketing preferences', body: jsonSchema(OnboardingTermsRequest), response: responses({ 204: null }, FLOW_ERRORS) },
-  }, async (request, reply) => {
-    const { flow, ...terms } = request.body;
-    await acceptTerms(ctx, await openFlow(ctx, flow), terms);
-    return reply.code(204).send();
-  });
+  app.post<{ Body: OnboardingTermsRequest }>(
+    '/onboarding/terms',
+    {
+      schema: {
+        tags,
+        summary: 'Accept the terms and the privacy policy (required) and choose marketing preferences',
+        body: jsonSchema(OnboardingTermsRequest),
+        response: responses({ 204: null }, FLOW_ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const { flow, ...terms } = request.body;
+      await acceptTerms(ctx, await openFlow(ctx, flow), terms);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post<{ Body: OnboardingProfileRequest }>('/onboarding/profile', {
-    schema: { tags, summary: "The new account's name and language", body: jsonSchema(OnboardingProfileRequest), response: responses({ 204: null }, FLOW_ERRORS) },
-  }, async (request, reply) => {
-    const { flow, ...profile } = request.body;
-    await saveProfile(ctx, await openFlow(ctx, flow), profile);
-    return reply.code(204).send();
-  });
+  app.post<{ Body: OnboardingProfileRequest }>(
+    '/onboarding/profile',
+    {
+      schema: {
+        tags,
+        summary: "The new account's name and language",
+        body: jsonSchema(OnboardingProfileRequest),
+        response: responses({ 204: null }, FLOW_ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const { flow, ...profile } = request.body;
+      await saveProfile(ctx, await openFlow(ctx, flow), profile);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post<{ Body: OnboardingEmailRequest }>('/onboarding/email', {
-    schema: { tags, summary: 'The email to sign in with: a code goes to it, unless it is proven already (also: send a new code)', body: jsonSchema(OnboardingEmailRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
-  }, async (request) => {
-    const flow = await openFlow(ctx, request.body.flow);
-    return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.ip);
-  });
+  app.post<{ Body: OnboardingEmailRequest }>(
+    '/onboarding/email',
+    {
+      schema: {
+        tags,
+        summary: 'The email to sign in with: a code goes to it, unless it is proven already (also: send a new code)',
+        body: jsonSchema(OnboardingEmailRequest),
+        response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS),
+      },
+    },
+    async (request) => {
+      const flow = await openFlow(ctx, request.body.flow);
+      return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.ip);
+    },
+  );
 
-  app.post<{ Body: OnboardingPhoneRequest }>('/onboarding/phone', {
-    schema: { tags, summary: 'The phone number: a code goes to it by SMS, call or WhatsApp, unless it is proven already', body: jsonSchema(OnboardingPhoneRequest), response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS) },
-  }, async (request) => {
-    const flow = await openFlow(ctx, request.body.flow);
-    return sendCode(ctx, flow, contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel), request.ip);
-  });
+  app.post<{ Body: OnboardingPhoneRequest }>(
+    '/onboarding/phone',
+    {
+      schema: {
+        tags,
+        summary: 'The phone number: a code goes to it by SMS, call or WhatsApp, unless it is proven already',
+        body: jsonSchema(OnboardingPhoneRequest),
+        response: responses({ 200: OnboardingCodeSent }, FLOW_ERRORS),
+      },
+    },
+    async (request) => {
+      const flow = await openFlow(ctx, request.body.flow);
+      return sendCode(
+        ctx,
+        flow,
+        contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel),
+        request.ip,
+      );
+    },
+  );
 
-  app.post<{ Body: OnboardingVerifyRequest }>('/onboarding/verify', {
-    schema: { tags, summary: 'The code sent to the email or the phone', body: jsonSchema(OnboardingVerifyRequest), response: responses({ 200: OnboardingVerified }, [400, 409, 410, 422, 429, 503]) },
-  }, async (request) => verifyCode(ctx, await openFlow(ctx, request.body.flow), request.body.code));
+  app.post<{ Body: OnboardingVerifyRequest }>(
+    '/onboarding/verify',
+    {
+      schema: {
+        tags,
+        summary: 'The code sent to the email or the phone',
+        body: jsonSchema(OnboardingVerifyRequest),
+        response: responses({ 200: OnboardingVerified }, [400, 409, 410, 422, 429, 503]),
+      },
+    },
+    async (request) => verifyCode(ctx, await openFlow(ctx, request.body.flow), request.body.code),
+  );
 
-  app.post<{ Body: OnboardingPasswordRequest }>('/onboarding/password', {
-    schema: { tags, summary: 'The password: creates the account, then activates the card', body: jsonSchema(OnboardingPasswordRequest), response: responses({ 201: OnboardingDone }, [400, 409, 410, 422, 503]) },
-  }, async (request, reply) => {
-    const { flow, password, confirmation } = request.body;
-    if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
-    const done = await createAccount(ctx, await openFlow(ctx, flow), password, { ip: request.ip, deviceKey: request.deviceKey });
-    return reply.code(201).send(done);
-  });
+  app.post<{ Body: OnboardingPasswordRequest }>(
+    '/onboarding/password',
+    {
+      schema: {
+        tags,
+        summary: 'The password: creates the account, then activates the card',
+        body: jsonSchema(OnboardingPasswordRequest),
+        response: responses({ 201: OnboardingDone }, [400, 409, 410, 422, 503]),
+      },
+    },
+    async (request, reply) => {
+      const { flow, password, confirmation } = request.body;
+      if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+      const done = await createAccount(ctx, await openFlow(ctx, flow), password, {
+        ip: request.ip,
+        deviceKey: request.deviceKey,
+      });
+      return reply.code(201).send(done);
+    },
+  );
 }

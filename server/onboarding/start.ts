@@ -43,7 +43,10 @@ const NO_CARD = { number: '0', activation_code_hash: 'no-card-has-this-hash' };
 
 /** The card step always wants a solved CAPTCHA (`captcha`); past the card number's ceiling, one of
  * the level it needs, which the refusal names. */
-export async function startWithCard(ctx: AppContext, input: Start & { cardNumber: string; activationCode: string; captcha?: string | undefined }): Promise<OnboardingStarted> {
+export async function startWithCard(
+  ctx: AppContext,
+  input: Start & { cardNumber: string; activationCode: string; captcha?: string | undefined },
+): Promise<OnboardingStarted> {
   const number = isCardNumber(input.cardNumber) ? normaliseCardNumber(input.cardNumber) : null;
   await assertCaptcha(ctx, input.captcha, number ? await proofLevel(ctx.limiters, 'activationCard', number) : 0);
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
@@ -53,9 +56,16 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
   const cardWait = (await standing(...perAddress)).wait;
   if (cardWait > 0) throw ApiError.tooMany(cardWait);
   const card = await ctx.db.selectFrom('cards').selectAll().where('number', '=', number).executeTakeFirst();
-  const matches = activationCodeMatches(ctx.config.secretKey, card ?? NO_CARD, isActivationCode(input.activationCode) ? input.activationCode : '');
+  const matches = activationCodeMatches(
+    ctx.config.secretKey,
+    card ?? NO_CARD,
+    isActivationCode(input.activationCode) ? input.activationCode : '',
+  );
   if (!card || !matches || !isActivationCode(input.activationCode)) {
-    const [wait, next] = await Promise.all([spend(...perAddress), countFailure(ctx.limiters, 'activationCard', number)]);
+    const [wait, next] = await Promise.all([
+      spend(...perAddress),
+      countFailure(ctx.limiters, 'activationCard', number),
+    ]);
     if (wait > 0) throw ApiError.tooMany(wait);
     const puzzle = next > 0 && ctx.config.captcha.enabled ? { captcha: true, captcha_level: next } : {};
     return refuse(ctx, input.ip, new ApiError('invalid_activation_code', puzzle));
@@ -65,21 +75,37 @@ export async function startWithCard(ctx: AppContext, input: Start & { cardNumber
   if (card.status === 'blocked') throw new ApiError('card_blocked');
   // The holder proved the card: they may see, masked, which account already has it.
   if (card.activated_at !== null) {
-    throw new ApiError('card_already_active', { usernames: card.user_id ? await maskedUsernames(ctx.db, card.user_id) : [] });
+    throw new ApiError('card_already_active', {
+      usernames: card.user_id ? await maskedUsernames(ctx.db, card.user_id) : [],
+    });
   }
   const language = languageOf(card.holder_language, input);
   const flow = await createFlow(ctx, {
-    source: 'card', cardId: card.id, language, ip: input.ip,
-    firstname: card.holder_firstname, lastname: card.holder_lastname, email: card.holder_email, emailVerified: false, phone: card.holder_phone,
+    source: 'card',
+    cardId: card.id,
+    language,
+    ip: input.ip,
+    firstname: card.holder_firstname,
+    lastname: card.holder_lastname,
+    email: card.holder_email,
+    emailVerified: false,
+    phone: card.holder_phone,
   });
   return { flow, source: 'card', welcome: cardWelcome(card, language) };
 }
 
-export async function startWithInvitation(ctx: AppContext, input: Start & { code: string }): Promise<OnboardingStarted> {
+export async function startWithInvitation(
+  ctx: AppContext,
+  input: Start & { code: string },
+): Promise<OnboardingStarted> {
   const ipWait = (await standing(ctx.limiters.ip, input.ip)).wait;
   if (ipWait > 0) throw ApiError.tooMany(ipWait);
   const invitation = isInvitationCode(input.code)
-    ? await ctx.db.selectFrom('invitations').selectAll().where('code_hash', '=', invitationCodeHash(ctx.config.secretKey, input.code)).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom('invitations')
+        .selectAll()
+        .where('code_hash', '=', invitationCodeHash(ctx.config.secretKey, input.code))
+        .executeTakeFirst()
     : undefined;
   // Unknown, used and expired codes read the same.
   if (!invitation || invitation.used_at !== null || invitation.expires_at <= nowIso()) {
@@ -88,28 +114,48 @@ export async function startWithInvitation(ctx: AppContext, input: Start & { code
   const language = languageOf(invitation.language, input);
   // The invitation reached this address: it is proven, and may be kept without a code.
   const flow = await createFlow(ctx, {
-    source: 'invitation', invitationId: invitation.id, language, ip: input.ip,
-    firstname: invitation.firstname, lastname: invitation.lastname, email: invitation.email, emailVerified: true, phone: null,
+    source: 'invitation',
+    invitationId: invitation.id,
+    language,
+    ip: input.ip,
+    firstname: invitation.firstname,
+    lastname: invitation.lastname,
+    email: invitation.email,
+    emailVerified: true,
+    phone: null,
   });
   return { flow, source: 'invitation', welcome: invitationWelcome(invitation, language) };
 }
 
 type Welcome = OnboardingStarted['welcome'];
-export type CardHolder = Pick<Selectable<CardsTable>, 'holder_firstname' | 'holder_lastname' | 'company' | 'holder_email' | 'holder_phone'>;
+export type CardHolder = Pick<
+  Selectable<CardsTable>,
+  'holder_firstname' | 'holder_lastname' | 'company' | 'holder_email' | 'holder_phone'
+>;
 export type Invited = Pick<Selectable<InvitationsTable>, 'firstname' | 'lastname' | 'company' | 'email'>;
 
 /** What the card's holder is greeted with: the details the employer gave with the card. */
 export function cardWelcome(card: CardHolder, language: Locale): Welcome {
   return {
-    firstname: card.holder_firstname, lastname: card.holder_lastname, company: card.company,
-    email: card.holder_email, emailVerified: false, phone: card.holder_phone, language,
+    firstname: card.holder_firstname,
+    lastname: card.holder_lastname,
+    company: card.company,
+    email: card.holder_email,
+    emailVerified: false,
+    phone: card.holder_phone,
+    language,
   };
 }
 
 /** What the invited person is greeted with; the invitation reached its address, which is proven. */
 export function invitationWelcome(invitation: Invited, language: Locale): Welcome {
   return {
-    firstname: invitation.firstname, lastname: invitation.lastname, company: invitation.company,
-    email: invitation.email, emailVerified: true, phone: null, language,
+    firstname: invitation.firstname,
+    lastname: invitation.lastname,
+    company: invitation.company,
+    email: invitation.email,
+    emailVerified: true,
+    phone: null,
+    language,
   };
 }

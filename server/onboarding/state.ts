@@ -23,7 +23,9 @@ export async function flowState(ctx: AppContext, flow: Flow): Promise<Onboarding
     source: flow.source === 'card' ? 'card' : 'invitation',
     welcome: await welcomeOf(ctx, flow, language),
     terms: flow.terms_accepted_at !== null ? { marketing: marketingOf(flow) } : null,
-    profile: progressReached(flow.state, 'profile_saved') ? { firstname: flow.firstname ?? '', lastname: flow.lastname ?? '', language } : null,
+    profile: progressReached(flow.state, 'profile_saved')
+      ? { firstname: flow.firstname ?? '', lastname: flow.lastname ?? '', language }
+      : null,
     email: flow.email ? { address: flow.email, verified: flow.email_verified_at !== null } : null,
     phone: flow.phone ? { number: flow.phone, verified: flow.phone_verified_at !== null } : null,
     code: code && {
@@ -40,11 +42,17 @@ export async function flowState(ctx: AppContext, flow: Flow): Promise<Onboarding
 /** The greeting the start answered, read again from the card or the invitation. */
 async function welcomeOf(ctx: AppContext, flow: Flow, language: Locale): Promise<OnboardingState['welcome']> {
   if (flow.source === 'card') {
-    const card = await ctx.db.selectFrom('cards').select(['holder_firstname', 'holder_lastname', 'company', 'holder_email', 'holder_phone'])
-      .where('id', '=', flow.card_id!).executeTakeFirstOrThrow();
+    const card = await ctx.db
+      .selectFrom('cards')
+      .select(['holder_firstname', 'holder_lastname', 'company', 'holder_email', 'holder_phone'])
+      .where('id', '=', flow.card_id!)
+      .executeTakeFirstOrThrow();
     return cardWelcome(card, language);
   }
-  const invitation = await ctx.db.selectFrom('invitations').select(['firstname', 'lastname', 'company', 'email'])
-    .where('id', '=', flow.invitation_id!).executeTakeFirstOrThrow();
+  const invitation = await ctx.db
+    .selectFrom('invitations')
+    .select(['firstname', 'lastname', 'company', 'email'])
+    .where('id', '=', flow.invitation_id!)
+    .executeTakeFirstOrThrow();
   return invitationWelcome(invitation, language);
 }

@@ -18,7 +18,14 @@ import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { contactOwner } from '../identity/accounts.ts';
-import { closeChallenge, countWrongAnswer, openChallenge, resendWait, retireChallenge, sendingBudgets } from '../methods/challenge-store.ts';
+import {
+  closeChallenge,
+  countWrongAnswer,
+  openChallenge,
+  resendWait,
+  retireChallenge,
+  sendingBudgets,
+} from '../methods/challenge-store.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { methodOfKind } from '../methods/index.ts';
 import { refund, spendInTurn } from '../ratelimit/index.ts';
@@ -29,15 +36,29 @@ import { furthest, requireProgress } from './progress.ts';
 /** A flow may send this many codes in all, whatever the addresses. */
 const MAX_SENDS_PER_FLOW = 10;
 
-export async function acceptTerms(ctx: AppContext, flow: Flow, input: { terms: boolean; privacy: boolean; marketing: MarketingPreferences }) {
+export async function acceptTerms(
+  ctx: AppContext,
+  flow: Flow,
+  input: { terms: boolean; privacy: boolean; marketing: MarketingPreferences },
+) {
   requireProgress(flow.state, ONBOARDING_NEEDS.terms);
   if (!input.terms || !input.privacy) throw new ApiError('terms_required');
-  await ctx.db.updateTable('onboarding_flows').set({
-    terms_accepted_at: nowIso(), marketing: JSON.stringify(input.marketing), state: furthest(flow.state, 'terms_accepted'),
-  }).where('id', '=', flow.id).execute();
+  await ctx.db
+    .updateTable('onboarding_flows')
+    .set({
+      terms_accepted_at: nowIso(),
+      marketing: JSON.stringify(input.marketing),
+      state: furthest(flow.state, 'terms_accepted'),
+    })
+    .where('id', '=', flow.id)
+    .execute();
 }
 
-export async function saveProfile(ctx: AppContext, flow: Flow, input: { firstname: string; lastname: string; language: string }) {
+export async function saveProfile(
+  ctx: AppContext,
+  flow: Flow,
+  input: { firstname: string; lastname: string; language: string },
+) {
   requireProgress(flow.state, ONBOARDING_NEEDS.profile);
   // The profile's rules for names (contract/profile.ts), as PUT /user enforces them: no markup or
   // other symbols get into an account's names by this way either.
@@ -48,14 +69,22 @@ export async function saveProfile(ctx: AppContext, flow: Flow, input: { firstnam
   if (fields.length > 0) throw new ApiError('validation_failed', { fields });
   const firstname = normaliseName(input.firstname);
   const lastname = normaliseName(input.lastname);
-  await ctx.db.updateTable('onboarding_flows').set({ firstname, lastname, language: input.language, state: furthest(flow.state, 'profile_saved') })
-    .where('id', '=', flow.id).execute();
+  await ctx.db
+    .updateTable('onboarding_flows')
+    .set({ firstname, lastname, language: input.language, state: furthest(flow.state, 'profile_saved') })
+    .where('id', '=', flow.id)
+    .execute();
 }
 
 type Contact = { kind: 'email' | 'phone'; value: string; channel: Channel };
 
 /** The email or phone as stored (lower-cased email, E.164 phone), or the spec's "invalid" error. */
-export function contactOf(kind: 'email' | 'phone', raw: string, variant: Variant, channel?: 'sms' | 'call' | 'whatsapp'): Contact {
+export function contactOf(
+  kind: 'email' | 'phone',
+  raw: string,
+  variant: Variant,
+  channel?: 'sms' | 'call' | 'whatsapp',
+): Contact {
   if (kind === 'email') {
     const value = normaliseEmail(raw);
     if (!isEmail(value)) throw new ApiError('invalid_email');
@@ -79,8 +108,16 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
     // "Continue with the current email": nothing to prove again. The caller proved this address
     // (the invitation reached it, or its code came back), so it may hear that an account took it since.
     if (await contactOwner(db, contact.kind, contact.value)) throw new ApiError(unavailable(contact.kind));
-    const reached = email ? (flow.phone_verified_at !== null && flow.phone ? 'phone_verified' : 'email_verified') : 'phone_verified';
-    await db.updateTable('onboarding_flows').set({ state: furthest(flow.state, reached) }).where('id', '=', flow.id).execute();
+    const reached = email
+      ? flow.phone_verified_at !== null && flow.phone
+        ? 'phone_verified'
+        : 'email_verified'
+      : 'phone_verified';
+    await db
+      .updateTable('onboarding_flows')
+      .set({ state: furthest(flow.state, reached) })
+      .where('id', '=', flow.id)
+      .execute();
     return { verified: true, target: maskTarget(contact.value) };
   }
 
@@ -107,39 +144,77 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
   // The new code replaces any other; a new address is not proven until its code comes back. The
   // flow's send number decides a race: of thirty simultaneous requests, one inserts it. The
   // message is queued in the same transaction, so the code and its message exist together.
-  const won = await db.transaction().execute(async (trx) => {
-    const opened = await openChallenge(ctx, trx, {
-      id: newId(), purpose: 'onboarding', method: email ? 'email' : 'sms', channel: contact.channel, language: flow.language,
-      userId: null, flowId: flow.id, methodId: null, newMethod: email ? 'email' : 'sms', target: contact.value,
-      // Nobody holds this challenge by a payload: the flow's token leads to it.
-      payloadHash: hashToken(newToken()), sends: sendsSoFar + 1, resendWaitSeconds: wait, deviceKey: null, sendTo: contact.value,
-    }, now);
-    // Lost the race: throwing rolls back the message queued with it.
-    if (!opened) throw new LostSend();
-    if (previous && previous.completed_at === null) await retireChallenge(ctx, trx, previous.id, now);
-    await trx.updateTable('onboarding_flows').set({
-      ...(email ? { email: contact.value, email_verified_at: null } : { phone: contact.value, phone_verified_at: null }),
-      state: email ? 'email_code_sent' : 'phone_code_sent',
-    }).where('id', '=', flow.id).execute();
-    return true;
-  }).catch((error: unknown) => {
-    if (error instanceof LostSend) return false;
-    throw error;
-  });
+  const won = await db
+    .transaction()
+    .execute(async (trx) => {
+      const opened = await openChallenge(
+        ctx,
+        trx,
+        {
+          id: newId(),
+          purpose: 'onboarding',
+          method: email ? 'email' : 'sms',
+          channel: contact.channel,
+          language: flow.language,
+          userId: null,
+          flowId: flow.id,
+          methodId: null,
+          newMethod: email ? 'email' : 'sms',
+          target: contact.value,
+          // Nobody holds this challenge by a payload: the flow's token leads to it.
+          payloadHash: hashToken(newToken()),
+          sends: sendsSoFar + 1,
+          resendWaitSeconds: wait,
+          deviceKey: null,
+          sendTo: contact.value,
+        },
+        now,
+      );
+      // Lost the race: throwing rolls back the message queued with it.
+      if (!opened) throw new LostSend();
+      if (previous && previous.completed_at === null) await retireChallenge(ctx, trx, previous.id, now);
+      await trx
+        .updateTable('onboarding_flows')
+        .set({
+          ...(email
+            ? { email: contact.value, email_verified_at: null }
+            : { phone: contact.value, phone_verified_at: null }),
+          state: email ? 'email_code_sent' : 'phone_code_sent',
+        })
+        .where('id', '=', flow.id)
+        .execute();
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LostSend) return false;
+      throw error;
+    });
   if (!won) {
     await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
     throw ApiError.resendTooSoon(wait);
   }
   ctx.outbox.kick();
-  return { verified: false, target: maskTarget(contact.value), expires_at: expiresAt, expires_in: config.mfa.codeTtlSeconds, resend_at: resendAt, resend_in: wait };
+  return {
+    verified: false,
+    target: maskTarget(contact.value),
+    expires_at: expiresAt,
+    expires_in: config.mfa.codeTtlSeconds,
+    resend_at: resendAt,
+    resend_in: wait,
+  };
 }
 
 class LostSend extends Error {}
 
 /** The flow's latest challenge (its sends are numbered), open or not. */
 export async function latestChallenge(ctx: AppContext, flowId: string) {
-  return ctx.db.selectFrom('mfa_challenges').select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
-    .where('flow_id', '=', flowId).where('purpose', '=', 'onboarding').orderBy('sends', 'desc').executeTakeFirst();
+  return ctx.db
+    .selectFrom('mfa_challenges')
+    .select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
+    .where('flow_id', '=', flowId)
+    .where('purpose', '=', 'onboarding')
+    .orderBy('sends', 'desc')
+    .executeTakeFirst();
 }
 
 /** Checks the outstanding code; the right one proves its email or phone, once. */
@@ -150,16 +225,30 @@ export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Pro
   if (challenge.attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
   if (challenge.expires_at <= nowIso()) throw new ApiError('code_expired');
   const kind = challenge.new_method === 'email' ? 'email' : 'phone';
-  const verdict = await methodOfKind(challenge.new_method ?? '').verify(ctx, {
-    id: challenge.id, userId: null, codeHash: challenge.code_hash, methodId: null, secret: null, lastStep: null,
-  }, code);
+  const verdict = await methodOfKind(challenge.new_method ?? '').verify(
+    ctx,
+    {
+      id: challenge.id,
+      userId: null,
+      codeHash: challenge.code_hash,
+      methodId: null,
+      secret: null,
+      lastStep: null,
+    },
+    code,
+  );
   if (!verdict.right) {
     const counted = await countWrongAnswer(ctx, challenge.id);
     const left = counted === null ? 0 : Math.max(0, config.mfa.maxAttempts - counted);
     throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
   }
   const now = nowIso();
-  const reached = kind === 'email' ? (flow.phone_verified_at !== null && flow.phone ? 'phone_verified' : 'email_verified') : 'phone_verified';
+  const reached =
+    kind === 'email'
+      ? flow.phone_verified_at !== null && flow.phone
+        ? 'phone_verified'
+        : 'email_verified'
+      : 'phone_verified';
   const target = challenge.target ?? (kind === 'email' ? flow.email : flow.phone) ?? '';
   // Spent once: of two racing checks of the right code, one closes the challenge. The right code
   // proves the caller holds the address: only now may they hear that another account has it, and
@@ -167,9 +256,14 @@ export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Pro
   const spent = await db.transaction().execute(async (trx) => {
     if (!(await closeChallenge(ctx, trx, challenge.id, now))) return 'closed' as const;
     if (await contactOwner(trx, kind, target)) return 'taken' as const;
-    await trx.updateTable('onboarding_flows').set({
-      ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }), state: reached,
-    }).where('id', '=', flow.id).execute();
+    await trx
+      .updateTable('onboarding_flows')
+      .set({
+        ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }),
+        state: reached,
+      })
+      .where('id', '=', flow.id)
+      .execute();
     return 'proven' as const;
   });
   if (spent === 'closed') throw new ApiError('challenge_closed');
@@ -179,5 +273,5 @@ export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Pro
 
 /** The spec's "invalid or already used" answer for an email or a phone. */
 function unavailable(kind: 'email' | 'phone') {
-  return kind === 'email' ? 'email_unavailable' as const : 'phone_unavailable' as const;
+  return kind === 'email' ? ('email_unavailable' as const) : ('phone_unavailable' as const);
 }

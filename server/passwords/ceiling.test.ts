@@ -14,14 +14,18 @@ import { codeIn, startSmtp } from '../testing/peers.ts';
 const kinds = await databaseKinds();
 const LONG_AGO = '2000-01-01T00:00:00.000Z';
 
-describe.each(kinds)('the password typed again past the account\'s ceiling on %s', (kind) => {
+describe.each(kinds)("the password typed again past the account's ceiling on %s", (kind) => {
   let server: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   beforeAll(async () => {
     smtp = await startSmtp();
     // A small account ceiling, and per-address limits out of the way, to see the account's count alone.
     server = await startTestServer(kind, {
-      ...CAPTCHA_ON, SMTP_URL: smtp.url, LOGIN_MAX_FAILS_PER_ACCOUNT: '4', LOGIN_MAX_FAILS_PER_USER_IP: '1000', LOGIN_MAX_FAILS_PER_IP: '1000',
+      ...CAPTCHA_ON,
+      SMTP_URL: smtp.url,
+      LOGIN_MAX_FAILS_PER_ACCOUNT: '4',
+      LOGIN_MAX_FAILS_PER_USER_IP: '1000',
+      LOGIN_MAX_FAILS_PER_IP: '1000',
     });
   });
   afterAll(async () => {
@@ -34,18 +38,30 @@ describe.each(kinds)('the password typed again past the account\'s ceiling on %s
   async function hammer(email: string) {
     for (let i = 1; i <= 4; i++) {
       const res = await server.app.inject({
-        method: 'POST', url: '/api/token', headers: { 'x-device-id': `stranger-device-${i}` }, payload: { username: email, password: `Wrong-${i}-password!` },
+        method: 'POST',
+        url: '/api/token',
+        headers: { 'x-device-id': `stranger-device-${i}` },
+        payload: { username: email, password: `Wrong-${i}-password!` },
         remoteAddress: `192.0.2.${i}`,
       });
-      expect(res.json()).toMatchObject(i < 4 ? { code: 'invalid_credentials' } : { code: 'invalid_credentials', captcha: true, captcha_level: 1 });
+      expect(res.json()).toMatchObject(
+        i < 4 ? { code: 'invalid_credentials' } : { code: 'invalid_credentials', captcha: true, captcha_level: 1 },
+      );
     }
   }
 
   /** The owner's POSTs on a session, with a solution in the X-Captcha header when given. */
-  const on = (token: string, device: string) => (url: string, payload: object, captcha?: string) => server.app.inject({
-    method: 'POST', url: `/api/${url}`, payload,
-    headers: { 'x-device-id': device, authorization: `Bearer ${token}`, ...(captcha ? { 'x-captcha': captcha } : {}) },
-  });
+  const on = (token: string, device: string) => (url: string, payload: object, captcha?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: `/api/${url}`,
+      payload,
+      headers: {
+        'x-device-id': device,
+        authorization: `Bearer ${token}`,
+        ...(captcha ? { 'x-captcha': captcha } : {}),
+      },
+    });
 
   /** What every route answers past the ceiling without the raised puzzle: no wait, the level to solve. */
   async function refusedWithoutRaisedPuzzle(send: (captcha?: string) => ReturnType<ReturnType<typeof on>>) {
@@ -64,15 +80,28 @@ describe.each(kinds)('the password typed again past the account\'s ceiling on %s
     const device = 'ceiling-step-up-01';
     const token = await sessionFor(server, owner.userId, device);
     // The sign-in is no longer recent: a sensitive screen wants the password again.
-    await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO }).where('user_id', '=', owner.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ created_at: LONG_AGO })
+      .where('user_id', '=', owner.userId)
+      .execute();
     const post = on(token, device);
-    const sudo = async () => (await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: { 'x-device-id': device, authorization: `Bearer ${token}` } })).json().sudo;
+    const sudo = async () =>
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: '/api/mfa/status',
+          headers: { 'x-device-id': device, authorization: `Bearer ${token}` },
+        })
+      ).json().sudo;
     expect(await sudo()).toBe(false);
     await hammer(owner.email);
 
     await refusedWithoutRaisedPuzzle((captcha) => post('mfa/sudo/password', { password: DEMO_PASSWORD }, captcha));
     expect(await sudo()).toBe(false);
-    expect((await post('mfa/sudo/password', { password: DEMO_PASSWORD }, await solvedCaptcha(server.app, 1))).statusCode).toBe(204);
+    expect(
+      (await post('mfa/sudo/password', { password: DEMO_PASSWORD }, await solvedCaptcha(server.app, 1))).statusCode,
+    ).toBe(204);
     expect(await sudo()).toBe(true);
   });
 
@@ -92,12 +121,15 @@ describe.each(kinds)('the password typed again past the account\'s ceiling on %s
     expect(changed.json()).toEqual({ session_ended: false });
     // The new password is the account's now (its sign-in still past the ceiling: a raised puzzle too).
     const signIn = await server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': device }, payload: { username: owner.email, password: fresh, captcha: await solvedCaptcha(server.app, 1) },
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': device },
+      payload: { username: owner.email, password: fresh, captcha: await solvedCaptcha(server.app, 1) },
     });
     expect(signIn.statusCode).toBe(200);
   });
 
-  it('the merge\'s proof of another account takes its right password with a raised puzzle', async () => {
+  it("the merge's proof of another account takes its right password with a raised puzzle", async () => {
     const me = await makeUser(server, { methods: [] });
     const device = 'ceiling-merge-01';
     const token = await sessionFor(server, me.userId, device);
@@ -116,7 +148,8 @@ describe.each(kinds)('the password typed again past the account\'s ceiling on %s
     expect((await post('fuzzion/offer', { payload })).json()).toMatchObject({ enough: false, password: true });
     await hammer(other.email);
 
-    const prove = (captcha?: string) => post('fuzzion/password', { payload, intent: 'merge', password: DEMO_PASSWORD }, captcha);
+    const prove = (captcha?: string) =>
+      post('fuzzion/password', { payload, intent: 'merge', password: DEMO_PASSWORD }, captcha);
     await refusedWithoutRaisedPuzzle(prove);
     const done = await prove(await solvedCaptcha(server.app, 1));
     expect(done.statusCode).toBe(200);

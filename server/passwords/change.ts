@@ -24,27 +24,57 @@ export async function acceptNewPassword(ctx: AppContext, userId: string, passwor
 /** In the caller's transaction: the hash becomes the current password (kept in the history, the
  * account's password good again), every session of the account but `keep` ends, and the notice to
  * its default email is queued. Gives the sessions it ended. */
-export async function replacePassword(ctx: AppContext, trx: Db, change: { userId: string; hash: string; keep?: string | null }): Promise<string[]> {
+export async function replacePassword(
+  ctx: AppContext,
+  trx: Db,
+  change: { userId: string; hash: string; keep?: string | null },
+): Promise<string[]> {
   const { userId, hash } = change;
   const now = nowIso();
   await recordPassword(trx, userId, hash, now);
   // A new password ends the sessions: whoever knew the old one is out.
-  let sessions = trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  let sessions = trx
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
   if (change.keep) sessions = sessions.where('id', '!=', change.keep);
   const ended = await sessions.returning('id').execute();
   const account = await trx.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow();
-  const email = await trx.selectFrom('user_emails').select('value').where('user_id', '=', userId)
-    .orderBy('is_default', 'desc').orderBy('created_at').executeTakeFirst();
-  if (email) await ctx.outbox.enqueue(trx, { channel: 'email', to: email.value, ...passwordChangedMessage(account.language), ttlSeconds: NOTICE_TTL_S });
+  const email = await trx
+    .selectFrom('user_emails')
+    .select('value')
+    .where('user_id', '=', userId)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  if (email)
+    await ctx.outbox.enqueue(trx, {
+      channel: 'email',
+      to: email.value,
+      ...passwordChangedMessage(account.language),
+      ttlSeconds: NOTICE_TTL_S,
+    });
   return ended.map((session) => session.id);
 }
 
 /** After the commit: the applications the ended sessions signed in to hear it, the partners lose
  * the tokens they held for the account (they must sign the person in again), the notice leaves,
  * and the event is recorded. */
-export async function passwordReplaced(ctx: AppContext, change: { userId: string; ended: string[]; kept: boolean; ip: string; deviceKey: string }): Promise<void> {
+export async function passwordReplaced(
+  ctx: AppContext,
+  change: { userId: string; ended: string[]; kept: boolean; ip: string; deviceKey: string },
+): Promise<void> {
   ctx.outbox.kick();
   // Every session of the account when none was kept; otherwise the ones that ended, not this one.
-  await ctx.sessionsEnded({ ...(change.kept ? { sessionIds: change.ended } : { accountId: change.userId }), refreshTokensOf: change.userId });
-  await recordEvent(ctx.db, { type: 'password_changed', userId: change.userId, ip: change.ip, deviceKey: change.deviceKey });
+  await ctx.sessionsEnded({
+    ...(change.kept ? { sessionIds: change.ended } : { accountId: change.userId }),
+    refreshTokensOf: change.userId,
+  });
+  await recordEvent(ctx.db, {
+    type: 'password_changed',
+    userId: change.userId,
+    ip: change.ip,
+    deviceKey: change.deviceKey,
+  });
 }

@@ -17,8 +17,12 @@ export type Caller = { userId: string; ip: string; deviceKey: string };
 /** Checks the typed password against the account's current one. Right: the current password's row
  * (a change checks in its transaction that it is still the current one). Wrong: the failure is
  * counted, `failed` recorded, and `refusal` thrown (too_many_attempts once the limit is reached). */
-export async function confirmPassword(ctx: AppContext, caller: Caller, typed: string,
-  refusal: { code: 'invalid_credentials' | 'wrong_current_password'; failed: Pick<SecurityEvent, 'type' | 'detail'> }): Promise<{ passwordId: string | null }> {
+export async function confirmPassword(
+  ctx: AppContext,
+  caller: Caller,
+  typed: string,
+  refusal: { code: 'invalid_credentials' | 'wrong_current_password'; failed: Pick<SecurityEvent, 'type' | 'detail'> },
+): Promise<{ passwordId: string | null }> {
   const { db, limiters } = ctx;
   const accountKey = `user:${caller.userId}`;
   const userIpKey = `${accountKey}|${caller.ip}`;
@@ -29,10 +33,16 @@ export async function confirmPassword(ctx: AppContext, caller: Caller, typed: st
   const current = await currentPassword(db, caller.userId);
   const { right } = await password.verify({ hasher: ctx.hasher }, { passwordHash: current?.hash ?? null }, typed);
   if (!right) {
-    const [wait, next] = await Promise.all([spend(limiters.userIp, userIpKey), countFailure(limiters, 'account', accountKey)]);
+    const [wait, next] = await Promise.all([
+      spend(limiters.userIp, userIpKey),
+      countFailure(limiters, 'account', accountKey),
+    ]);
     await recordEvent(db, { ...refusal.failed, userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey });
     if (wait > 0) throw ApiError.tooMany(wait);
-    throw new ApiError(refusal.code, next > 0 && ctx.config.captcha.enabled ? { captcha: true, captcha_level: next } : {});
+    throw new ApiError(
+      refusal.code,
+      next > 0 && ctx.config.captcha.enabled ? { captcha: true, captcha_level: next } : {},
+    );
   }
   if (pair.failures > 0) await forget(limiters.userIp, userIpKey);
   return { passwordId: current?.id ?? null };

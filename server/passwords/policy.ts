@@ -7,7 +7,19 @@ import { dictionary } from '@zxcvbn-ts/language-common';
 import { passwordProblems, type PasswordPolicy } from '../../contract/password.ts';
 import { ApiError } from '../http/errors.ts';
 
-const OUR_WORDS = ['tessera', 'ticket', 'voucher', 'cheque', 'belgium', 'belgique', 'belgie', 'luxembourg', 'motdepasse', 'wachtwoord', 'passwort'];
+const OUR_WORDS = [
+  'tessera',
+  'ticket',
+  'voucher',
+  'cheque',
+  'belgium',
+  'belgique',
+  'belgie',
+  'luxembourg',
+  'motdepasse',
+  'wachtwoord',
+  'passwort',
+];
 
 let common: Set<string> | null = null;
 function commonPasswords(): Set<string> {

@@ -23,7 +23,11 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, SMS_PROVIDER_KEY: 'provider-key' });
+    server = await startTestServer(kind, {
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER_URL: sms.url,
+      SMS_PROVIDER_KEY: 'provider-key',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -39,20 +43,38 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     return { ...user, device, token };
   }
   type Who = Awaited<ReturnType<typeof signedIn>>;
-  const call = (method: 'POST' | 'DELETE', url: string, who: Who, payload: object) => server.app.inject({
-    method, url, headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` }, payload,
-  });
+  const call = (method: 'POST' | 'DELETE', url: string, who: Who, payload: object) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` },
+      payload,
+    });
   const fresh = () => `added.${process.pid}.${++n}@example.be`;
   const mailsTo = (to: string) => smtp.mails.filter((m) => m.to === to).map((m) => m.raw);
   const contactsOf = async (userId: string) => ({
-    email: await server.ctx.db.selectFrom('user_emails').select(['value', 'is_default', 'verified']).where('user_id', '=', userId).orderBy('created_at').execute(),
-    phone: await server.ctx.db.selectFrom('user_phones').select(['value', 'is_default', 'verified']).where('user_id', '=', userId).orderBy('created_at').execute(),
+    email: await server.ctx.db
+      .selectFrom('user_emails')
+      .select(['value', 'is_default', 'verified'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute(),
+    phone: await server.ctx.db
+      .selectFrom('user_phones')
+      .select(['value', 'is_default', 'verified'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute(),
   });
   /** A second email on the account, verified, optionally with an email second factor on it. */
   async function secondEmail(who: Who, withMethod: boolean) {
     const value = fresh();
-    await server.ctx.db.insertInto('user_emails').values({ id: newId(), user_id: who.userId, value, is_default: 0, verified: 1, created_at: nowIso() }).execute();
-    if (withMethod) await addMethod(server.ctx.db, { userId: who.userId, method: 'email', target: value, primary: false });
+    await server.ctx.db
+      .insertInto('user_emails')
+      .values({ id: newId(), user_id: who.userId, value, is_default: 0, verified: 1, created_at: nowIso() })
+      .execute();
+    if (withMethod)
+      await addMethod(server.ctx.db, { userId: who.userId, method: 'email', target: value, primary: false });
     return value;
   }
 
@@ -66,15 +88,27 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     const wrong = await call('POST', '/api/user/login/confirm', who, { payload, code: '00000000' });
     expect(wrong.statusCode).toBe(422);
     expect((await contactsOf(who.userId)).email).toHaveLength(1);
-    const confirmed = await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) });
+    const confirmed = await call('POST', '/api/user/login/confirm', who, {
+      payload,
+      code: codeIn(mailsTo(email).at(-1)!),
+    });
     expect(confirmed.statusCode).toBe(200);
     expect(v.parse(UserAnswer, confirmed.json()).data.email).toEqual([
-      { value: who.email, default: true, verified: true }, { value: email, default: false, verified: true },
+      { value: who.email, default: true, verified: true },
+      { value: email, default: false, verified: true },
     ]);
     expect(mailsTo(who.email).at(-1)).toContain(`${email} was added to your Tessera account`);
     // The code is spent: it adds nothing twice.
-    expect((await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) })).statusCode).toBe(410);
-    const events = await server.ctx.db.selectFrom('security_events').select('type').where('user_id', '=', who.userId).where('type', '=', 'email_added').execute();
+    expect(
+      (await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) }))
+        .statusCode,
+    ).toBe(410);
+    const events = await server.ctx.db
+      .selectFrom('security_events')
+      .select('type')
+      .where('user_id', '=', who.userId)
+      .where('type', '=', 'email_added')
+      .execute();
     expect(events).toHaveLength(1);
   });
 
@@ -85,19 +119,27 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     expect(started.statusCode).toBe(200);
     const text = sms.messages.filter((m) => m.to === phone).at(-1)!.text;
     expect(text).toContain('to your Tessera account');
-    const confirmed = await call('POST', '/api/user/login/confirm', who, { payload: started.json().payload, code: codeIn(text) });
+    const confirmed = await call('POST', '/api/user/login/confirm', who, {
+      payload: started.json().payload,
+      code: codeIn(text),
+    });
     expect(confirmed.statusCode).toBe(200);
     expect((await contactsOf(who.userId)).phone.map((p) => p.value)).toContain(phone);
   });
 
-  it('answers the spec\'s messages for an invalid, an own and another account\'s address, with the merge payload', async () => {
+  it("answers the spec's messages for an invalid, an own and another account's address, with the merge payload", async () => {
     const who = await signedIn();
     const other = await signedIn();
     const invalid = await call('POST', '/api/user/login', who, { email: 'not an email' });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json()).toMatchObject({ code: 'invalid_email', message: 'The email provided is invalid' });
-    expect((await call('POST', '/api/user/login', who, { phone: '12' })).json()).toMatchObject({ code: 'invalid_phone', message: 'The phone number provided is invalid' });
-    expect((await call('POST', '/api/user/login', who, { email: 'a@example.be', phone: '+32470000000' })).statusCode).toBe(400);
+    expect((await call('POST', '/api/user/login', who, { phone: '12' })).json()).toMatchObject({
+      code: 'invalid_phone',
+      message: 'The phone number provided is invalid',
+    });
+    expect(
+      (await call('POST', '/api/user/login', who, { email: 'a@example.be', phone: '+32470000000' })).statusCode,
+    ).toBe(400);
     const own = await call('POST', '/api/user/login', who, { email: who.email });
     expect(own.statusCode).toBe(409);
     expect(own.json()).toMatchObject({ code: 'email_unavailable', message: 'This email is invalid or already used' });
@@ -108,11 +150,24 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     expect(taken.json()).toMatchObject({ data: { kind: 'email', target: other.email } });
     expect(JSON.stringify(taken.json())).not.toMatch(/fuzzion|in_use/);
     await server.ctx.outbox.drain();
-    const confirmed = await call('POST', '/api/user/login/confirm', who, { payload: taken.json().payload, code: codeIn(mailsTo(other.email).at(-1)!) });
+    const confirmed = await call('POST', '/api/user/login/confirm', who, {
+      payload: taken.json().payload,
+      code: codeIn(mailsTo(other.email).at(-1)!),
+    });
     expect(confirmed.statusCode).toBe(409);
-    expect(confirmed.json()).toMatchObject({ code: 'email_in_use', message: 'This email is already in use. Please use another one.', fuzzion: { kind: 'email', target: other.email } });
+    expect(confirmed.json()).toMatchObject({
+      code: 'email_in_use',
+      message: 'This email is already in use. Please use another one.',
+      fuzzion: { kind: 'email', target: other.email },
+    });
     expect(confirmed.json().fuzzion.payload).toMatch(/\S{20,}/);
-    expect(await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', other.email).executeTakeFirstOrThrow()).toEqual({ user_id: other.userId });
+    expect(
+      await server.ctx.db
+        .selectFrom('user_emails')
+        .select('user_id')
+        .where('value', '=', other.email)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ user_id: other.userId });
     const takenPhone = await call('POST', '/api/user/login', who, { phone: other.phone });
     expect(takenPhone.statusCode).toBe(200);
   });
@@ -120,8 +175,12 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
   it('asks a recent second factor for every change', async () => {
     const who = await signedIn();
     await server.ctx.db.updateTable('sessions').set({ mfa_at: null }).where('user_id', '=', who.userId).execute();
-    for (const [method, url, payload] of [['POST', '/api/user/login', { email: fresh() }], ['POST', '/api/user/login/primary', { email: who.email }],
-      ['DELETE', '/api/user/login', { email: who.email }], ['POST', '/api/user/login/confirm', { payload: 'x', code: '1' }]] as const) {
+    for (const [method, url, payload] of [
+      ['POST', '/api/user/login', { email: fresh() }],
+      ['POST', '/api/user/login/primary', { email: who.email }],
+      ['DELETE', '/api/user/login', { email: who.email }],
+      ['POST', '/api/user/login/confirm', { payload: 'x', code: '1' }],
+    ] as const) {
       const res = await call(method, url, who, payload);
       expect(res.statusCode, url).toBe(403);
       expect(res.json().code).toBe('step_up_required');
@@ -130,15 +189,29 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
 
   it('keeps the last email, the last phone, the primary one, and the one behind the last email or SMS second factor', async () => {
     const who = await signedIn(['email']);
-    expect((await call('DELETE', '/api/user/login', who, { email: who.email })).json()).toMatchObject({ code: 'last_contact' });
-    expect((await call('DELETE', '/api/user/login', who, { phone: who.phone })).json()).toMatchObject({ code: 'last_contact' });
+    expect((await call('DELETE', '/api/user/login', who, { email: who.email })).json()).toMatchObject({
+      code: 'last_contact',
+    });
+    expect((await call('DELETE', '/api/user/login', who, { phone: who.phone })).json()).toMatchObject({
+      code: 'last_contact',
+    });
     const extra = await secondEmail(who, false);
-    expect((await call('DELETE', '/api/user/login', who, { email: who.email })).json()).toMatchObject({ code: 'primary_contact' });
+    expect((await call('DELETE', '/api/user/login', who, { email: who.email })).json()).toMatchObject({
+      code: 'primary_contact',
+    });
     // The account's only email second factor is on the primary; move it to the extra address's side:
-    await server.ctx.db.updateTable('mfa_methods').set({ target: extra }).where('user_id', '=', who.userId).where('method', '=', 'email').execute();
+    await server.ctx.db
+      .updateTable('mfa_methods')
+      .set({ target: extra })
+      .where('user_id', '=', who.userId)
+      .where('method', '=', 'email')
+      .execute();
     const behind = await call('DELETE', '/api/user/login', who, { email: extra });
     expect(behind.statusCode).toBe(409);
-    expect(behind.json()).toMatchObject({ code: 'last_method', message: 'You cannot delete your last email or phone verification method.' });
+    expect(behind.json()).toMatchObject({
+      code: 'last_method',
+      message: 'You cannot delete your last email or phone verification method.',
+    });
     expect((await call('DELETE', '/api/user/login', who, { email: 'nobody@example.be' })).statusCode).toBe(404);
     expect((await contactsOf(who.userId)).email).toHaveLength(2);
   });
@@ -149,28 +222,41 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     const res = await call('DELETE', '/api/user/login', who, { email: extra });
     expect(res.statusCode).toBe(200);
     expect(v.parse(UserAnswer, res.json()).data.email.map((e) => e.value)).toEqual([who.email]);
-    const left = await server.ctx.db.selectFrom('mfa_methods').select('target').where('user_id', '=', who.userId).execute();
+    const left = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .select('target')
+      .where('user_id', '=', who.userId)
+      .execute();
     expect(left.map((m) => m.target)).not.toContain(extra);
     expect(mailsTo(extra).at(-1)).toContain(`${extra} was removed from your Tessera account`);
   });
 
-  it('makes primary only a verified address with a second factor, with the spec\'s switch error, and tells the former one', async () => {
+  it("makes primary only a verified address with a second factor, with the spec's switch error, and tells the former one", async () => {
     const who = await signedIn(['email']);
     const bare = await secondEmail(who, false);
     const refused = await call('POST', '/api/user/login/primary', who, { email: bare });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'primary_needs_mfa', message: 'An error occurred during the switch.' });
+    expect(refused.json()).toMatchObject({
+      code: 'primary_needs_mfa',
+      message: 'An error occurred during the switch.',
+    });
     const protectedOne = await secondEmail(who, true);
     const switched = await call('POST', '/api/user/login/primary', who, { email: protectedOne });
     expect(switched.statusCode).toBe(200);
-    expect(v.parse(UserAnswer, switched.json()).data.email[0]).toEqual({ value: protectedOne, default: true, verified: true });
+    expect(v.parse(UserAnswer, switched.json()).data.email[0]).toEqual({
+      value: protectedOne,
+      default: true,
+      verified: true,
+    });
     expect(mailsTo(who.email).at(-1)).toContain(`is now ${protectedOne}`);
   });
 
   it('leaves exactly one primary after thirty switches at once between two addresses', async () => {
     const who = await signedIn(['email']);
     const a = await secondEmail(who, true);
-    const answers = await atOnce(30, (i) => call('POST', '/api/user/login/primary', who, { email: i % 2 === 0 ? a : who.email }));
+    const answers = await atOnce(30, (i) =>
+      call('POST', '/api/user/login/primary', who, { email: i % 2 === 0 ? a : who.email }),
+    );
     expect(statusCounts(answers)).toEqual({ 200: 30 });
     const defaults = (await contactsOf(who.userId)).email.filter((e) => e.is_default === 1);
     expect(defaults).toHaveLength(1);
@@ -183,7 +269,11 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
     const codeA = codeIn(mailsTo(email).at(-1)!);
     const b = (await call('POST', '/api/user/login', second, { email })).json().payload as string;
     const codeB = codeIn(mailsTo(email).at(-1)!);
-    const [ra, rb] = await atOnce(2, (i) => (i === 0 ? call('POST', '/api/user/login/confirm', first, { payload: a, code: codeA }) : call('POST', '/api/user/login/confirm', second, { payload: b, code: codeB })));
+    const [ra, rb] = await atOnce(2, (i) =>
+      i === 0
+        ? call('POST', '/api/user/login/confirm', first, { payload: a, code: codeA })
+        : call('POST', '/api/user/login/confirm', second, { payload: b, code: codeB }),
+    );
     expect([ra!.statusCode, rb!.statusCode].sort()).toEqual([200, 409]);
     const owners = await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).execute();
     expect(owners).toHaveLength(1);
@@ -191,13 +281,22 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
 
   describe('"this wasn\'t me"', () => {
     const undoLinkIn = (mail: string) => /\/undo-change#([\w-]+)/.exec(mail.replace(/=\r?\n/g, ''))?.[1];
-    const undo = (token: string) => server.app.inject({ method: 'POST', url: '/api/account/undo', headers: { 'x-device-id': 'undo-device-0001' }, payload: { token } });
+    const undo = (token: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/account/undo',
+        headers: { 'x-device-id': 'undo-device-0001' },
+        payload: { token },
+      });
 
-    it('undoes an added address from its notice\'s link once, ends every session and locks the password', async () => {
+    it("undoes an added address from its notice's link once, ends every session and locks the password", async () => {
       const who = await signedIn();
       const email = fresh();
       const { payload } = (await call('POST', '/api/user/login', who, { email })).json();
-      expect((await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) })).statusCode).toBe(200);
+      expect(
+        (await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) }))
+          .statusCode,
+      ).toBe(200);
       const token = undoLinkIn(mailsTo(who.email).at(-1)!)!;
       expect(token).toBeTruthy();
       const res = await undo(token);
@@ -205,8 +304,21 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
       expect(res.json()).toEqual({ undone: 'added' });
       expect((await contactsOf(who.userId)).email.map((e) => e.value)).toEqual([who.email]);
       // Every session is over, and the password no longer signs in.
-      expect((await server.app.inject({ method: 'GET', url: '/api/user', headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` } })).statusCode).toBe(401);
-      const password = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': who.device }, payload: { username: who.email, password: 'Tessera-demo-2026!' } });
+      expect(
+        (
+          await server.app.inject({
+            method: 'GET',
+            url: '/api/user',
+            headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` },
+          })
+        ).statusCode,
+      ).toBe(401);
+      const password = await server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { 'x-device-id': who.device },
+        payload: { username: who.email, password: 'Tessera-demo-2026!' },
+      });
       expect(password.statusCode).toBe(400);
       // Spent: a second use (or a made-up token) says the same.
       expect((await undo(token)).json()).toMatchObject({ code: 'undo_unavailable' });

@@ -25,16 +25,28 @@ import { nowIso } from '../db/index.ts';
 const NOTICE_TTL_S = 24 * 3600;
 
 /** `origin`: the configured public origin of the variant the person uses, for the notice's undo link. */
-export type Caller = { userId: string; language: string; variant: Variant; deviceKey: string; ip: string; origin: string };
+export type Caller = {
+  userId: string;
+  language: string;
+  variant: Variant;
+  deviceKey: string;
+  ip: string;
+  origin: string;
+};
 export type ContactRef = { kind: ContactKind; value: string };
 
-const tableOf = (kind: ContactKind) => (kind === 'email' ? 'user_emails' as const : 'user_phones' as const);
-const unavailable = (kind: ContactKind) => (kind === 'email' ? 'email_unavailable' as const : 'phone_unavailable' as const);
-const inUse = (kind: ContactKind) => (kind === 'email' ? 'email_in_use' as const : 'phone_in_use' as const);
+const tableOf = (kind: ContactKind) => (kind === 'email' ? ('user_emails' as const) : ('user_phones' as const));
+const unavailable = (kind: ContactKind) =>
+  kind === 'email' ? ('email_unavailable' as const) : ('phone_unavailable' as const);
+const inUse = (kind: ContactKind) => (kind === 'email' ? ('email_in_use' as const) : ('phone_in_use' as const));
 
 /** The address or number as stored (lower-cased email, E.164 number), or the spec's "invalid". */
-export function contactOf(input: { email?: string | undefined; phone?: string | undefined }, variant: Variant): ContactRef {
-  if ((input.email === undefined) === (input.phone === undefined)) throw new ApiError('validation_failed', { fields: [{ field: 'email', code: 'one_of_email_or_phone' }] });
+export function contactOf(
+  input: { email?: string | undefined; phone?: string | undefined },
+  variant: Variant,
+): ContactRef {
+  if ((input.email === undefined) === (input.phone === undefined))
+    throw new ApiError('validation_failed', { fields: [{ field: 'email', code: 'one_of_email_or_phone' }] });
   if (input.email !== undefined) {
     const value = normaliseEmail(input.email);
     if (!isEmail(value)) throw new ApiError('invalid_email');
@@ -47,28 +59,52 @@ export function contactOf(input: { email?: string | undefined; phone?: string | 
 
 export type ContactChallenge = {
   payload: string;
-  data: { kind: ContactKind; target: string; expires_at: string; expires_in: number; resend_at?: string; resend_in?: number };
+  data: {
+    kind: ContactKind;
+    target: string;
+    expires_at: string;
+    expires_in: number;
+    resend_at?: string;
+    resend_in?: number;
+  };
 };
 
 /** POST /user/login: sends a code to a new address or number. One the account has already is
  * "invalid or already used". Whether another account holds it is not said here, whoever asks: the
  * code goes out all the same, and only its answer (confirmContact) leads to the merge. */
-export async function startAddingContact(ctx: AppContext, caller: Caller, contact: ContactRef, channel?: 'sms' | 'call' | 'whatsapp'): Promise<ContactChallenge> {
+export async function startAddingContact(
+  ctx: AppContext,
+  caller: Caller,
+  contact: ContactRef,
+  channel?: 'sms' | 'call' | 'whatsapp',
+): Promise<ContactChallenge> {
   const { userId } = caller;
   // Addresses are sent codes on the account's behalf: they are counted.
   const wait = await spend(ctx.limiters.targetLookups, userId);
   if (wait > 0) throw ApiError.tooMany(wait);
-  const own = await ctx.db.selectFrom(tableOf(contact.kind)).select('id').where('user_id', '=', userId).where('value', '=', contact.value).executeTakeFirst();
+  const own = await ctx.db
+    .selectFrom(tableOf(contact.kind))
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('value', '=', contact.value)
+    .executeTakeFirst();
   if (own) throw new ApiError(unavailable(contact.kind));
   const started = await startChallenge(ctx, {
-    userId, language: caller.language, purpose: 'contact', deviceKey: caller.deviceKey, ip: caller.ip,
+    userId,
+    language: caller.language,
+    purpose: 'contact',
+    deviceKey: caller.deviceKey,
+    ip: caller.ip,
     subject: { id: null, method: contact.kind === 'email' ? 'email' : 'sms', target: contact.value },
     ...(contact.kind === 'phone' && channel ? { channel } : {}),
   });
   return {
     payload: started.payload,
     data: {
-      kind: contact.kind, target: contact.value, expires_at: started.expires_at, expires_in: started.expires_in,
+      kind: contact.kind,
+      target: contact.value,
+      expires_at: started.expires_at,
+      expires_in: started.expires_in,
       ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
     },
   };
@@ -78,8 +114,17 @@ export async function startAddingContact(ctx: AppContext, caller: Caller, contac
  * verified. Where another account holds it, the answer is "already in use" with the offer to merge
  * (the code is its first proof). Of two accounts racing for one address, the first to confirm keeps
  * it, and the other is offered the merge. */
-export async function confirmContact(ctx: AppContext, caller: Caller, payload: string, code: string): Promise<ContactRef> {
-  const passed = await verifyChallenge(ctx, payload, code, { purposes: ['contact'], deviceKey: caller.deviceKey, ip: caller.ip });
+export async function confirmContact(
+  ctx: AppContext,
+  caller: Caller,
+  payload: string,
+  code: string,
+): Promise<ContactRef> {
+  const passed = await verifyChallenge(ctx, payload, code, {
+    purposes: ['contact'],
+    deviceKey: caller.deviceKey,
+    ip: caller.ip,
+  });
   if (passed.userId !== caller.userId || !passed.target) throw new ApiError('challenge_closed');
   const contact: ContactRef = { kind: passed.newMethod === 'email' ? 'email' : 'phone', value: passed.target };
   const offerIfTaken = async () => {
@@ -99,7 +144,13 @@ export async function confirmContact(ctx: AppContext, caller: Caller, payload: s
     await offerIfTaken();
     throw new ApiError(inUse(contact.kind));
   }
-  await recordEvent(ctx.db, { type: `${contact.kind}_added`, userId: caller.userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
+  await recordEvent(ctx.db, {
+    type: `${contact.kind}_added`,
+    userId: caller.userId,
+    ip: caller.ip,
+    deviceKey: caller.deviceKey,
+    detail: { value: contact.value },
+  });
   return contact;
 }
 
@@ -110,7 +161,11 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
   const { userId } = caller;
   await changeAndTell(ctx, caller, async (trx) => {
     const table = tableOf(contact.kind);
-    const rows = await trx.selectFrom(table).select(['id', 'value', 'is_default']).where('user_id', '=', userId).execute();
+    const rows = await trx
+      .selectFrom(table)
+      .select(['id', 'value', 'is_default'])
+      .where('user_id', '=', userId)
+      .execute();
     const row = rows.find((r) => r.value === contact.value);
     if (!row) throw new ApiError('not_found');
     if (rows.length === 1) throw new ApiError('last_contact');
@@ -122,7 +177,13 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
     await detachContact(trx, userId, contact.kind, contact.value);
     return { notice: 'contact_removed', to: contact, detail: contact.value, change: { kind: 'removed', contact } };
   });
-  await recordEvent(ctx.db, { type: `${contact.kind}_removed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
+  await recordEvent(ctx.db, {
+    type: `${contact.kind}_removed`,
+    userId,
+    ip: caller.ip,
+    deviceKey: caller.deviceKey,
+    detail: { value: contact.value },
+  });
 }
 
 /** Makes an address or number the primary one: only a verified one that a second factor sends to
@@ -132,7 +193,11 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
   let former: string | undefined;
   await changeAndTell(ctx, caller, async (trx) => {
     const table = tableOf(contact.kind);
-    const rows = await trx.selectFrom(table).select(['value', 'is_default', 'verified']).where('user_id', '=', userId).execute();
+    const rows = await trx
+      .selectFrom(table)
+      .select(['value', 'is_default', 'verified'])
+      .where('user_id', '=', userId)
+      .execute();
     const row = rows.find((r) => r.value === contact.value);
     if (!row) throw new ApiError('not_found');
     former = rows.find((r) => r.is_default === 1)?.value;
@@ -140,12 +205,28 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
     const methods = await methodsOf(trx, userId);
     const protectedBy = methodsBehind(methods, contact.kind, contact.value).length > 0;
     if (row.verified !== 1 || !protectedBy) throw new ApiError('primary_needs_mfa');
-    await trx.updateTable(table).set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
-      .where('user_id', '=', userId).execute();
-    return former ? { notice: 'primary_changed', to: { kind: contact.kind, value: former }, detail: contact.value, change: { kind: 'primary', contact, previous: former } } : null;
+    await trx
+      .updateTable(table)
+      .set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
+      .where('user_id', '=', userId)
+      .execute();
+    return former
+      ? {
+          notice: 'primary_changed',
+          to: { kind: contact.kind, value: former },
+          detail: contact.value,
+          change: { kind: 'primary', contact, previous: former },
+        }
+      : null;
   });
   if (former !== contact.value) {
-    await recordEvent(ctx.db, { type: `${contact.kind}_primary_changed`, userId, ip: caller.ip, deviceKey: caller.deviceKey, detail: { value: contact.value } });
+    await recordEvent(ctx.db, {
+      type: `${contact.kind}_primary_changed`,
+      userId,
+      ip: caller.ip,
+      deviceKey: caller.deviceKey,
+      detail: { value: contact.value },
+    });
   }
 }
 
@@ -159,26 +240,53 @@ type Telling = { notice: NoticeKind; to: 'primary' | ContactRef; detail: string;
 
 /** Runs a change under the account's lock, then queues its notice in the same transaction: the
  * notice goes if and only if the change is made, with the link that undoes it for a week. */
-async function changeAndTell(ctx: AppContext, caller: Caller, change: (trx: Transaction<Database>) => Promise<Telling>): Promise<void> {
+async function changeAndTell(
+  ctx: AppContext,
+  caller: Caller,
+  change: (trx: Transaction<Database>) => Promise<Telling>,
+): Promise<void> {
   const { userId } = caller;
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockUser(trx, userId))) throw new ApiError('unauthorized');
     const telling = await change(trx);
     if (!telling) return;
-    const to = telling.to === 'primary'
-      ? await trx.selectFrom('user_emails').select('value').where('user_id', '=', userId).where('is_default', '=', 1).executeTakeFirst()
-        .then((row) => (row ? { kind: 'email' as const, value: row.value } : null))
-      : telling.to;
+    const to =
+      telling.to === 'primary'
+        ? await trx
+            .selectFrom('user_emails')
+            .select('value')
+            .where('user_id', '=', userId)
+            .where('is_default', '=', 1)
+            .executeTakeFirst()
+            .then((row) => (row ? { kind: 'email' as const, value: row.value } : null))
+        : telling.to;
     if (!to) return;
-    const { language } = await trx.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow();
+    const { language } = await trx
+      .selectFrom('users')
+      .select('language')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     const token = newToken();
-    await trx.insertInto('account_change_undos').values({
-      id: newId(), user_id: userId, token_hash: hashToken(token), change: JSON.stringify(telling.change),
-      created_at: nowIso(), expires_at: nowIso(Date.now() + UNDO_CHANGE_DAYS * 86_400_000), used_at: null,
-    }).execute();
+    await trx
+      .insertInto('account_change_undos')
+      .values({
+        id: newId(),
+        user_id: userId,
+        token_hash: hashToken(token),
+        change: JSON.stringify(telling.change),
+        created_at: nowIso(),
+        expires_at: nowIso(Date.now() + UNDO_CHANGE_DAYS * 86_400_000),
+        used_at: null,
+      })
+      .execute();
     const undo = `${caller.origin}${UNDO_CHANGE_PATH}#${token}`;
-    const channel = to.kind === 'email' ? 'email' as const : 'sms' as const;
-    await ctx.outbox.enqueue(trx, { channel, to: to.value, ...noticeMessage(language, telling.notice, { value: telling.detail, undo }, channel), ttlSeconds: NOTICE_TTL_S });
+    const channel = to.kind === 'email' ? ('email' as const) : ('sms' as const);
+    await ctx.outbox.enqueue(trx, {
+      channel,
+      to: to.value,
+      ...noticeMessage(language, telling.notice, { value: telling.detail, undo }, channel),
+      ttlSeconds: NOTICE_TTL_S,
+    });
   });
   ctx.outbox.kick();
 }

@@ -18,7 +18,11 @@ describe.each(kinds)('profile changes on %s', (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url, SMS_PROVIDER_KEY: 'provider-key' });
+    server = await startTestServer(kind, {
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER_URL: sms.url,
+      SMS_PROVIDER_KEY: 'provider-key',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -35,18 +39,40 @@ describe.each(kinds)('profile changes on %s', (kind) => {
     return { ...user, device, token };
   }
 
-  const put = (url: string, who: { token: string; device: string }, payload: unknown) => server.app.inject({
-    method: 'PUT', url, headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` }, payload: payload as object,
-  });
-  const info = { firstname: 'Anne-Sophie', lastname: "O'Neill Müller", birthdate: '1990-02-28', gender: 'female', language: 'fr' };
-  const eventsOf = (userId: string, type: string) => server.ctx.db.selectFrom('security_events').selectAll().where('user_id', '=', userId).where('type', '=', type).execute();
+  const put = (url: string, who: { token: string; device: string }, payload: unknown) =>
+    server.app.inject({
+      method: 'PUT',
+      url,
+      headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` },
+      payload: payload as object,
+    });
+  const info = {
+    firstname: 'Anne-Sophie',
+    lastname: "O'Neill Müller",
+    birthdate: '1990-02-28',
+    gender: 'female',
+    language: 'fr',
+  };
+  const eventsOf = (userId: string, type: string) =>
+    server.ctx.db
+      .selectFrom('security_events')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('type', '=', type)
+      .execute();
 
   it('saves names, birth date, gender and language, and answers the profile as it is now', async () => {
     const who = await signedIn();
     const res = await put('/api/user', who, { ...info, firstname: '  Zoë  ', lastname: 'Ñúñez  de la Peña' });
     expect(res.statusCode).toBe(200);
     const profile = v.parse(UserAnswer, res.json()).data;
-    expect(profile).toMatchObject({ firstname: 'Zoë', lastname: 'Ñúñez de la Peña', birthdate: '1990-02-28', gender: 'female', language: 'fr' });
+    expect(profile).toMatchObject({
+      firstname: 'Zoë',
+      lastname: 'Ñúñez de la Peña',
+      birthdate: '1990-02-28',
+      gender: 'female',
+      language: 'fr',
+    });
     expect(await eventsOf(who.userId, 'profile_updated')).toHaveLength(1);
   });
 
@@ -65,7 +91,11 @@ describe.each(kinds)('profile changes on %s', (kind) => {
       expect(res.statusCode, JSON.stringify(change)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'validation_failed', fields: [{ field, code }] });
     }
-    const user = await server.ctx.db.selectFrom('users').select(['firstname', 'language']).where('id', '=', who.userId).executeTakeFirstOrThrow();
+    const user = await server.ctx.db
+      .selectFrom('users')
+      .select(['firstname', 'language'])
+      .where('id', '=', who.userId)
+      .executeTakeFirstOrThrow();
     expect(user).toEqual({ firstname: 'Test', language: 'en' });
   });
 
@@ -74,11 +104,16 @@ describe.each(kinds)('profile changes on %s', (kind) => {
     expect((await put('/api/user', who, { ...info, language: 'es' })).statusCode).toBe(400);
     expect((await put('/api/user', who, { ...info, gender: 'robot' })).statusCode).toBe(400);
     expect((await put('/api/user', who, { ...info, admin: true })).statusCode).toBe(400);
-    const visitor = await server.app.inject({ method: 'PUT', url: '/api/user', headers: { 'x-device-id': 'visitor-device-1' }, payload: info });
+    const visitor = await server.app.inject({
+      method: 'PUT',
+      url: '/api/user',
+      headers: { 'x-device-id': 'visitor-device-1' },
+      payload: info,
+    });
     expect(visitor.statusCode).toBe(401);
   });
 
-  it('sends the account\'s messages in the language chosen', async () => {
+  it("sends the account's messages in the language chosen", async () => {
     const who = await signedIn();
     expect((await put('/api/user', who, { ...info, language: 'nl' })).statusCode).toBe(200);
     await freshMfa(server, who.userId);
@@ -89,11 +124,19 @@ describe.each(kinds)('profile changes on %s', (kind) => {
   describe('the bank account', () => {
     it('needs a recent second factor', async () => {
       const who = await signedIn();
-      await server.ctx.db.updateTable('sessions').set({ mfa_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', who.userId).execute();
+      await server.ctx.db
+        .updateTable('sessions')
+        .set({ mfa_at: '2000-01-01T00:00:00.000Z' })
+        .where('user_id', '=', who.userId)
+        .execute();
       const res = await put('/api/user/iban', who, { country: 'BE', iban: 'BE68539007547034' });
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('step_up_required');
-      const user = await server.ctx.db.selectFrom('users').select('iban').where('id', '=', who.userId).executeTakeFirstOrThrow();
+      const user = await server.ctx.db
+        .selectFrom('users')
+        .select('iban')
+        .where('id', '=', who.userId)
+        .executeTakeFirstOrThrow();
       expect(user.iban).toBeNull();
     });
 
@@ -105,7 +148,11 @@ describe.each(kinds)('profile changes on %s', (kind) => {
       const banking = v.parse(UserAnswer, res.json()).data.banking!;
       expect(banking).toEqual({ iban: 'LU28 ••••  ••••  ••••  0000'.replace(/ {2}/g, ' '), country: 'LU' });
       expect(res.body).not.toContain('0019');
-      const stored = await server.ctx.db.selectFrom('users').select(['iban', 'iban_country']).where('id', '=', who.userId).executeTakeFirstOrThrow();
+      const stored = await server.ctx.db
+        .selectFrom('users')
+        .select(['iban', 'iban_country'])
+        .where('id', '=', who.userId)
+        .executeTakeFirstOrThrow();
       expect(stored).toEqual({ iban: 'LU280019400644750000', iban_country: 'LU' });
       const mail = smtp.mails.slice(mailsBefore).find((m) => m.to === who.email);
       expect(mail?.raw).toContain(banking.iban.slice(-4));
@@ -115,16 +162,27 @@ describe.each(kinds)('profile changes on %s', (kind) => {
       expect(JSON.parse(event!.detail!)).toEqual({ iban: banking.iban, country: 'LU' });
     });
 
-    it('refuses a wrong checksum, a wrong length, another country\'s IBAN or a country outside the list, with the spec\'s message', async () => {
+    it("refuses a wrong checksum, a wrong length, another country's IBAN or a country outside the list, with the spec's message", async () => {
       const who = await signedIn();
-      for (const [country, iban] of [['BE', 'BE68539007547035'], ['BE', 'BE6853900754703'], ['FR', 'BE68539007547034'], ['BE', '']]) {
+      for (const [country, iban] of [
+        ['BE', 'BE68539007547035'],
+        ['BE', 'BE6853900754703'],
+        ['FR', 'BE68539007547034'],
+        ['BE', ''],
+      ]) {
         const res = await put('/api/user/iban', who, { country, iban });
         expect(res.statusCode, `${country} ${iban}`).toBe(422);
         expect(res.json()).toMatchObject({ code: 'iban_invalid', message: 'The provided IBAN is invalid.' });
       }
       // A country outside Europe's part of the registry is not offered at all.
-      expect((await put('/api/user/iban', who, { country: 'BR', iban: 'BR1800360305000010009795493C1' })).statusCode).toBe(400);
-      const user = await server.ctx.db.selectFrom('users').select('iban').where('id', '=', who.userId).executeTakeFirstOrThrow();
+      expect(
+        (await put('/api/user/iban', who, { country: 'BR', iban: 'BR1800360305000010009795493C1' })).statusCode,
+      ).toBe(400);
+      const user = await server.ctx.db
+        .selectFrom('users')
+        .select('iban')
+        .where('id', '=', who.userId)
+        .executeTakeFirstOrThrow();
       expect(user.iban).toBeNull();
       expect(await eventsOf(who.userId, 'iban_changed')).toHaveLength(0);
     });

@@ -33,26 +33,46 @@ describe.each(kinds)('changing the password on %s', (kind) => {
 
   /** An account with an email second factor, signed in on two devices, both freshly checked. */
   async function account(options: { language?: string } = {}) {
-    const user = await makeUser(server, { methods: ['email'], ...(options.language ? { language: options.language } : {}) });
+    const user = await makeUser(server, {
+      methods: ['email'],
+      ...(options.language ? { language: options.language } : {}),
+    });
     const here = device();
     const there = device();
     const token = await sessionFor(server, user.userId, here);
     const other = await sessionFor(server, user.userId, there);
     await freshMfa(server, user.userId);
     const api = client(server);
-    const change = (body: Record<string, unknown>, as = token) => api.call('POST', '/api/user/password', as, here,
-      { current: DEMO_PASSWORD, password: NEW_PASSWORD, confirmation: NEW_PASSWORD, keepThisSession: true, ...body });
+    const change = (body: Record<string, unknown>, as = token) =>
+      api.call('POST', '/api/user/password', as, here, {
+        current: DEMO_PASSWORD,
+        password: NEW_PASSWORD,
+        confirmation: NEW_PASSWORD,
+        keepThisSession: true,
+        ...body,
+      });
     const alive = async (as: string, from: string) => (await api.call('GET', '/api/user', as, from)).statusCode === 200;
     const signIn = (password: string) => api.password(user.email, device(), { password });
     return { ...user, token, other, here, there, change, alive, signIn };
   }
 
-  const passwordCount = async (userId: string) => (await server.ctx.db.selectFrom('passwords').select('id').where('user_id', '=', userId).execute()).length;
-  const events = (userId: string, type: string) => server.ctx.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', type).execute();
+  const passwordCount = async (userId: string) =>
+    (await server.ctx.db.selectFrom('passwords').select('id').where('user_id', '=', userId).execute()).length;
+  const events = (userId: string, type: string) =>
+    server.ctx.db
+      .selectFrom('security_events')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('type', '=', type)
+      .execute();
 
   it('needs a session', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/user/password', headers: { 'x-device-id': device() },
-      payload: { current: DEMO_PASSWORD, password: NEW_PASSWORD, confirmation: NEW_PASSWORD, keepThisSession: true } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/user/password',
+      headers: { 'x-device-id': device() },
+      payload: { current: DEMO_PASSWORD, password: NEW_PASSWORD, confirmation: NEW_PASSWORD, keepThisSession: true },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().code).toBe('unauthorized');
   });
@@ -71,11 +91,17 @@ describe.each(kinds)('changing the password on %s', (kind) => {
     const user = await makeUser(server, { methods: [] });
     const here = device();
     const token = await sessionFor(server, user.userId, here);
-    await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO, mfa_at: null }).where('user_id', '=', user.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ created_at: LONG_AGO, mfa_at: null })
+      .where('user_id', '=', user.userId)
+      .execute();
     const api = client(server);
     const body = { current: DEMO_PASSWORD, password: NEW_PASSWORD, confirmation: NEW_PASSWORD, keepThisSession: true };
     expect((await api.call('POST', '/api/user/password', token, here, body)).json().code).toBe('step_up_required');
-    expect((await api.call('POST', '/api/mfa/sudo/password', token, here, { password: DEMO_PASSWORD })).statusCode).toBe(204);
+    expect(
+      (await api.call('POST', '/api/mfa/sudo/password', token, here, { password: DEMO_PASSWORD })).statusCode,
+    ).toBe(204);
     const res = await api.call('POST', '/api/user/password', token, here, body);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ session_ended: false });
@@ -129,7 +155,13 @@ describe.each(kinds)('changing the password on %s', (kind) => {
 
   it('refuses bad input with a stable code', async () => {
     const a = await account();
-    for (const body of [{ current: '' }, { keepThisSession: 'yes' }, { extra: 1 }, { current: 'x'.repeat(2000) }, { password: 12 }]) {
+    for (const body of [
+      { current: '' },
+      { keepThisSession: 'yes' },
+      { extra: 1 },
+      { current: 'x'.repeat(2000) },
+      { password: 12 },
+    ]) {
       const res = await a.change(body);
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('validation_failed');
@@ -138,7 +170,11 @@ describe.each(kinds)('changing the password on %s', (kind) => {
 
   it('changes it, keeps this session, ends the others, and tells the account by email in its language', async () => {
     const a = await account({ language: 'nl' });
-    await server.ctx.db.updateTable('users').set({ password_status: 1, last_password_change: LONG_AGO }).where('id', '=', a.userId).execute();
+    await server.ctx.db
+      .updateTable('users')
+      .set({ password_status: 1, last_password_change: LONG_AGO })
+      .where('id', '=', a.userId)
+      .execute();
     const mails = smtp.mails.length;
     const res = await a.change({ keepThisSession: true });
     expect(res.statusCode).toBe(200);
@@ -148,7 +184,11 @@ describe.each(kinds)('changing the password on %s', (kind) => {
     expect(await a.alive(a.other, a.there)).toBe(false);
     expect((await a.signIn(DEMO_PASSWORD)).statusCode).toBe(400);
     expect((await a.signIn(NEW_PASSWORD)).statusCode).not.toBe(400);
-    const user = await server.ctx.db.selectFrom('users').select(['password_status', 'last_password_change']).where('id', '=', a.userId).executeTakeFirstOrThrow();
+    const user = await server.ctx.db
+      .selectFrom('users')
+      .select(['password_status', 'last_password_change'])
+      .where('id', '=', a.userId)
+      .executeTakeFirstOrThrow();
     expect(user.password_status).toBe(0);
     expect(user.last_password_change! > LONG_AGO).toBe(true);
     expect(await events(a.userId, 'password_changed')).toHaveLength(1);
@@ -172,16 +212,37 @@ describe.each(kinds)('changing the password on %s', (kind) => {
     const stranger = await makeUser(server, { methods: [] });
     const expires = nowIso(Date.now() + 3600_000);
     const token = (id: string, model: string, accountId: string) => ({
-      model, id, payload: '{}', grant_id: `grant-${id}`, uid: null, user_code: null, account_id: accountId, client_id: 'deals-partner', expires_at: expires, consumed_at: null,
+      model,
+      id,
+      payload: '{}',
+      grant_id: `grant-${id}`,
+      uid: null,
+      user_code: null,
+      account_id: accountId,
+      client_id: 'deals-partner',
+      expires_at: expires,
+      consumed_at: null,
     });
-    await server.ctx.db.insertInto('oidc_models').values([
-      token(`rt-${a.userId}`, 'RefreshToken', a.userId), token(`at-${a.userId}`, 'AccessToken', a.userId),
-      token(`gr-${a.userId}`, 'Grant', a.userId), token(`rt-${stranger.userId}`, 'RefreshToken', stranger.userId),
-    ]).execute();
+    await server.ctx.db
+      .insertInto('oidc_models')
+      .values([
+        token(`rt-${a.userId}`, 'RefreshToken', a.userId),
+        token(`at-${a.userId}`, 'AccessToken', a.userId),
+        token(`gr-${a.userId}`, 'Grant', a.userId),
+        token(`rt-${stranger.userId}`, 'RefreshToken', stranger.userId),
+      ])
+      .execute();
     expect((await a.change({})).statusCode).toBe(200);
-    const left = await server.ctx.db.selectFrom('oidc_models').select(['model', 'account_id'])
-      .where('account_id', 'in', [a.userId, stranger.userId]).orderBy('model').execute();
-    expect(left).toEqual([{ model: 'Grant', account_id: a.userId }, { model: 'RefreshToken', account_id: stranger.userId }]);
+    const left = await server.ctx.db
+      .selectFrom('oidc_models')
+      .select(['model', 'account_id'])
+      .where('account_id', 'in', [a.userId, stranger.userId])
+      .orderBy('model')
+      .execute();
+    expect(left).toEqual([
+      { model: 'Grant', account_id: a.userId },
+      { model: 'RefreshToken', account_id: stranger.userId },
+    ]);
   });
 
   it('changes it once when thirty changes with the right current password arrive at once', async () => {
@@ -195,7 +256,9 @@ describe.each(kinds)('changing the password on %s', (kind) => {
     const counts = statusCounts(answers);
     expect(counts[200]).toBe(1);
     expect(Object.keys(counts).sort()).toEqual(['200', '422']);
-    expect(answers.filter((r) => r.statusCode === 422).every((r) => r.json().code === 'wrong_current_password')).toBe(true);
+    expect(answers.filter((r) => r.statusCode === 422).every((r) => r.json().code === 'wrong_current_password')).toBe(
+      true,
+    );
     expect(await passwordCount(a.userId)).toBe(before + 1);
     expect(await events(a.userId, 'password_changed')).toHaveLength(1);
     expect(smtp.mails.filter((m) => m.to === a.email).length).toBe(mails + 1);

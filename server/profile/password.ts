@@ -10,13 +10,18 @@ import { currentPassword } from '../identity/accounts.ts';
 import { acceptNewPassword, passwordReplaced, replacePassword } from '../passwords/change.ts';
 import { confirmPassword } from '../passwords/confirm.ts';
 
-export async function changePassword(ctx: AppContext, caller: { userId: string; sessionId: string; ip: string; deviceKey: string },
-  request: ChangePasswordRequest): Promise<{ session_ended: boolean }> {
+export async function changePassword(
+  ctx: AppContext,
+  caller: { userId: string; sessionId: string; ip: string; deviceKey: string },
+  request: ChangePasswordRequest,
+): Promise<{ session_ended: boolean }> {
   const { userId } = caller;
   // The current password first: a stranger holding the session learns nothing about the account's
   // old passwords from the new password's refusal.
-  const { passwordId } = await confirmPassword(ctx, caller, request.current,
-    { code: 'wrong_current_password', failed: { type: 'password_change_failed' } });
+  const { passwordId } = await confirmPassword(ctx, caller, request.current, {
+    code: 'wrong_current_password',
+    failed: { type: 'password_change_failed' },
+  });
   if (request.password !== request.confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
   const hash = await acceptNewPassword(ctx, userId, request.password);
   const keep = request.keepThisSession ? caller.sessionId : null;

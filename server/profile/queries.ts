@@ -23,22 +23,65 @@ function contacts(rows: ContactRow[]) {
 
 /** The account's columns the profile shows (not the whole row: every column read costs on every call). */
 const PROFILE_COLUMNS = [
-  'users.id', 'users.firstname', 'users.lastname', 'users.birthdate', 'users.gender', 'users.language', 'users.user_id',
-  'users.customer_user_id', 'users.fridom_user_id', 'users.password_status', 'users.last_password_change', 'users.mfa_forced',
-  'users.mfa_customer', 'users.mfa_offer_later_until', 'users.has_sso', 'users.sso_only', 'users.iban', 'users.iban_country',
+  'users.id',
+  'users.firstname',
+  'users.lastname',
+  'users.birthdate',
+  'users.gender',
+  'users.language',
+  'users.user_id',
+  'users.customer_user_id',
+  'users.fridom_user_id',
+  'users.password_status',
+  'users.last_password_change',
+  'users.mfa_forced',
+  'users.mfa_customer',
+  'users.mfa_offer_later_until',
+  'users.has_sso',
+  'users.sso_only',
+  'users.iban',
+  'users.iban_country',
 ] as const;
 
 /** The profile's query, compiled once per database (GET /user runs it on every call): the live
  * session of a token with its account and the account's contacts, in one statement. */
 function profileQuery(db: Db) {
   const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArray : postgresJsonArray;
-  return prepared(db, (q, tokenHash: string, now: string) => liveSession(q, tokenHash, now).select(PROFILE_COLUMNS)
-    .select((eb) => eb.selectFrom('user_pictures').select('updated_at').whereRef('user_pictures.user_id', '=', 'users.id').as('picture_at'))
-    .select((eb) => eb.selectFrom('mfa_methods').select((m) => m.fn.countAll<number>().as('n')).whereRef('mfa_methods.user_id', '=', 'users.id').as('mfa_count'))
-    .select((eb) => [
-      jsonArrayFrom(eb.selectFrom('user_emails').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_emails.user_id', '=', 'users.id')).as('emails'),
-      jsonArrayFrom(eb.selectFrom('user_phones').select(['value', 'is_default', 'verified', 'created_at']).whereRef('user_phones.user_id', '=', 'users.id')).as('phones'),
-    ]), 2);
+  return prepared(
+    db,
+    (q, tokenHash: string, now: string) =>
+      liveSession(q, tokenHash, now)
+        .select(PROFILE_COLUMNS)
+        .select((eb) =>
+          eb
+            .selectFrom('user_pictures')
+            .select('updated_at')
+            .whereRef('user_pictures.user_id', '=', 'users.id')
+            .as('picture_at'),
+        )
+        .select((eb) =>
+          eb
+            .selectFrom('mfa_methods')
+            .select((m) => m.fn.countAll<number>().as('n'))
+            .whereRef('mfa_methods.user_id', '=', 'users.id')
+            .as('mfa_count'),
+        )
+        .select((eb) => [
+          jsonArrayFrom(
+            eb
+              .selectFrom('user_emails')
+              .select(['value', 'is_default', 'verified', 'created_at'])
+              .whereRef('user_emails.user_id', '=', 'users.id'),
+          ).as('emails'),
+          jsonArrayFrom(
+            eb
+              .selectFrom('user_phones')
+              .select(['value', 'is_default', 'verified', 'created_at'])
+              .whereRef('user_phones.user_id', '=', 'users.id'),
+          ).as('phones'),
+        ]),
+    2,
+  );
 }
 const profileQueryOf = perDatabase(profileQuery);
 
@@ -46,33 +89,39 @@ const profileQueryOf = perDatabase(profileQuery);
 const rowsOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as ContactRow[];
 
 /** The profile of a token's user, with the session, when the session is live (GET /user). */
-export async function profileOfToken(db: Db, token: string): Promise<{ session: SessionInfo; profile: UserProfile } | null> {
+export async function profileOfToken(
+  db: Db,
+  token: string,
+): Promise<{ session: SessionInfo; profile: UserProfile } | null> {
   const query = profileQueryOf(db);
   const now = Date.now();
   const [user] = await query(hashToken(token), nowIso(now));
   if (!user) return null;
   const session = await sessionOf(db, user, now);
-  return { session, profile: {
-    id: user.id,
-    firstname: user.firstname,
-    lastname: user.lastname,
-    birthdate: user.birthdate,
-    gender: user.gender,
-    language: user.language,
-    email: contacts(rowsOf(user.emails)),
-    phone: contacts(rowsOf(user.phones)),
-    user_id: user.user_id,
-    customer_user_id: user.customer_user_id,
-    fridom_user_id: user.fridom_user_id,
-    password_status: (user.password_status === 1 || user.password_status === 2 ? user.password_status : 0),
-    last_password_change: user.last_password_change,
-    mfa_forced: user.mfa_forced === 1,
-    mfa_customer: user.mfa_customer === 1,
-    mfa_offer_later: user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now(),
-    has_sso: user.has_sso === 1,
-    sso_only: user.sso_only === 1,
-    mfa_enrolled: Number(user.mfa_count) > 0,
-    picture: user.picture_at ?? null,
-    banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
-  } };
+  return {
+    session,
+    profile: {
+      id: user.id,
+      firstname: user.firstname,
+      lastname: user.lastname,
+      birthdate: user.birthdate,
+      gender: user.gender,
+      language: user.language,
+      email: contacts(rowsOf(user.emails)),
+      phone: contacts(rowsOf(user.phones)),
+      user_id: user.user_id,
+      customer_user_id: user.customer_user_id,
+      fridom_user_id: user.fridom_user_id,
+      password_status: user.password_status === 1 || user.password_status === 2 ? user.password_status : 0,
+      last_password_change: user.last_password_change,
+      mfa_forced: user.mfa_forced === 1,
+      mfa_customer: user.mfa_customer === 1,
+      mfa_offer_later: user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now(),
+      has_sso: user.has_sso === 1,
+      sso_only: user.sso_only === 1,
+      mfa_enrolled: Number(user.mfa_count) > 0,
+      picture: user.picture_at ?? null,
+      banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
+    },
+  };
 }

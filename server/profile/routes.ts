@@ -2,7 +2,16 @@
 // the bank account (a sensitive change: a recent second factor first); POST /user/password: the
 // password; the picture, the emails and phones, and the undo of a change to them.
 import type { FastifyInstance } from 'fastify';
-import { AddContactAnswer, AddContactRequest, ConfirmContactRequest, ContactRequest, IbanRequest, ProfileInfoRequest, UndoChangeAnswer, UndoChangeRequest } from '../../contract/profile.ts';
+import {
+  AddContactAnswer,
+  AddContactRequest,
+  ConfirmContactRequest,
+  ContactRequest,
+  IbanRequest,
+  ProfileInfoRequest,
+  UndoChangeAnswer,
+  UndoChangeRequest,
+} from '../../contract/profile.ts';
 import { undoChange } from './undo.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { FastifyRequest } from 'fastify';
@@ -37,131 +46,262 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // Any live session may read it, one limited to setting up a second factor too. The session and
   // the account come in one statement (the call that runs most), not through requireSession.
-  app.get('/user', {
-    schema: { tags: ['profile'], summary: 'The signed-in user', response: responses({ 200: UserAnswer }, [400, 401, 503]) },
-  }, async (request) => {
-    const token = tokenOf(request, ctx.cookieName);
-    const found = token ? await profileOfToken(ctx.db, token) : null;
-    if (!found) throw new ApiError('unauthorized');
-    request.session = found.session;
-    return { data: found.profile };
-  });
+  app.get(
+    '/user',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'The signed-in user',
+        response: responses({ 200: UserAnswer }, [400, 401, 503]),
+      },
+    },
+    async (request) => {
+      const token = tokenOf(request, ctx.cookieName);
+      const found = token ? await profileOfToken(ctx.db, token) : null;
+      if (!found) throw new ApiError('unauthorized');
+      request.session = found.session;
+      return { data: found.profile };
+    },
+  );
 
-  app.put<{ Body: ProfileInfoRequest }>('/user', {
-    schema: { tags: ['profile'], summary: 'Change the personal information: names, birth date, gender, language', body: jsonSchema(ProfileInfoRequest), response: responses({ 200: UserAnswer }, [400, 401, 403, 503]) },
-    preHandler: signedIn,
-  }, async (request) => {
-    await saveInfo(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+  app.put<{ Body: ProfileInfoRequest }>(
+    '/user',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Change the personal information: names, birth date, gender, language',
+        body: jsonSchema(ProfileInfoRequest),
+        response: responses({ 200: UserAnswer }, [400, 401, 403, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request) => {
+      await saveInfo(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    },
+  );
 
-  app.put<{ Body: IbanRequest }>('/user/iban', {
-    schema: { tags: ['profile'], summary: 'Change the bank account (IBAN and its country); the primary email and phone are told', body: jsonSchema(IbanRequest), response: responses({ 200: UserAnswer }, [400, 401, 403, 422, 503]) },
-    preHandler: [signedIn, requireRecentMfa(ctx.config)],
-  }, async (request) => {
-    await saveIban(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+  app.put<{ Body: IbanRequest }>(
+    '/user/iban',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Change the bank account (IBAN and its country); the primary email and phone are told',
+        body: jsonSchema(IbanRequest),
+        response: responses({ 200: UserAnswer }, [400, 401, 403, 422, 503]),
+      },
+      preHandler: [signedIn, requireRecentMfa(ctx.config)],
+    },
+    async (request) => {
+      await saveIban(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    },
+  );
 
   // The profile picture: its own body limit and parser (raw image bytes), in a scope of its own.
   await app.register(async (scope) => {
-    scope.addContentTypeParser(['image/jpeg', 'image/png', 'image/webp'], { parseAs: 'buffer', bodyLimit: PICTURE_MAX_BYTES }, (_request, body, done) => done(null, body));
-    scope.put<{ Body: Buffer }>('/user/picture', {
-      schema: { tags: ['profile'], summary: 'Set the profile picture (JPEG, PNG or WebP, at most 5 MB; its metadata is removed)', response: responses({ 200: UserAnswer }, [400, 401, 413, 415, 503]) },
+    scope.addContentTypeParser(
+      ['image/jpeg', 'image/png', 'image/webp'],
+      { parseAs: 'buffer', bodyLimit: PICTURE_MAX_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    scope.put<{ Body: Buffer }>(
+      '/user/picture',
+      {
+        schema: {
+          tags: ['profile'],
+          summary: 'Set the profile picture (JPEG, PNG or WebP, at most 5 MB; its metadata is removed)',
+          response: responses({ 200: UserAnswer }, [400, 401, 413, 415, 503]),
+        },
+        preHandler: signedIn,
+      },
+      async (request) => {
+        const bytes = new Uint8Array(request.body);
+        const type = pictureTypeOf(bytes);
+        const clean = type && stripMetadata(bytes, type);
+        if (!type || !clean) throw new ApiError('invalid_picture');
+        const userId = request.session!.userId;
+        const row = {
+          content_type: type,
+          data: Buffer.from(clean).toString('base64'),
+          updated_at: new Date().toISOString(),
+        };
+        await ctx.db
+          .insertInto('user_pictures')
+          .values({ user_id: userId, ...row })
+          .onConflict((c) => c.column('user_id').doUpdateSet(row))
+          .execute();
+        await recordEvent(ctx.db, { type: 'picture_changed', userId, ip: request.ip, deviceKey: request.deviceKey });
+        return currentProfile(tokenOf(request, ctx.cookieName));
+      },
+    );
+  });
+
+  app.get(
+    '/user/picture',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'The profile picture, as stored (an <img> loads it: no device id header needed)',
+        response: responses({}, [400, 401, 404, 503]),
+      },
+      config: { withoutDeviceId: true },
       preHandler: signedIn,
-    }, async (request) => {
-      const bytes = new Uint8Array(request.body);
-      const type = pictureTypeOf(bytes);
-      const clean = type && stripMetadata(bytes, type);
-      if (!type || !clean) throw new ApiError('invalid_picture');
-      const userId = request.session!.userId;
-      const row = { content_type: type, data: Buffer.from(clean).toString('base64'), updated_at: new Date().toISOString() };
-      await ctx.db.insertInto('user_pictures').values({ user_id: userId, ...row })
-        .onConflict((c) => c.column('user_id').doUpdateSet(row)).execute();
-      await recordEvent(ctx.db, { type: 'picture_changed', userId, ip: request.ip, deviceKey: request.deviceKey });
+    },
+    async (request, reply) => {
+      const picture = await ctx.db
+        .selectFrom('user_pictures')
+        .select(['content_type', 'data'])
+        .where('user_id', '=', request.session!.userId)
+        .executeTakeFirst();
+      if (!picture) throw new ApiError('not_found');
+      // Only ever shown as an image, never run as anything else (and, as every API answer, not kept).
+      return reply
+        .type(picture.content_type)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(Buffer.from(picture.data, 'base64'));
+    },
+  );
+
+  app.delete(
+    '/user/picture',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Remove the profile picture',
+        response: responses({ 200: UserAnswer }, [400, 401, 503]),
+      },
+      preHandler: signedIn,
+    },
+    async (request) => {
+      await ctx.db.deleteFrom('user_pictures').where('user_id', '=', request.session!.userId).execute();
       return currentProfile(tokenOf(request, ctx.cookieName));
-    });
-  });
-
-  app.get('/user/picture', {
-    schema: { tags: ['profile'], summary: 'The profile picture, as stored (an <img> loads it: no device id header needed)', response: responses({}, [400, 401, 404, 503]) },
-    config: { withoutDeviceId: true },
-    preHandler: signedIn,
-  }, async (request, reply) => {
-    const picture = await ctx.db.selectFrom('user_pictures').select(['content_type', 'data']).where('user_id', '=', request.session!.userId).executeTakeFirst();
-    if (!picture) throw new ApiError('not_found');
-    // Only ever shown as an image, never run as anything else (and, as every API answer, not kept).
-    return reply.type(picture.content_type)
-      .header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox")
-      .send(Buffer.from(picture.data, 'base64'));
-  });
-
-  app.delete('/user/picture', {
-    schema: { tags: ['profile'], summary: 'Remove the profile picture', response: responses({ 200: UserAnswer }, [400, 401, 503]) },
-    preHandler: signedIn,
-  }, async (request) => {
-    await ctx.db.deleteFrom('user_pictures').where('user_id', '=', request.session!.userId).execute();
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+    },
+  );
 
   // The emails and phone numbers (spec §7 "the login-update calls"): each change asks a recent second factor.
   const sensitive = [signedIn, requireRecentMfa(ctx.config)];
   const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
-    userId: request.session!.userId, language: await languageOf(ctx.db, request.session!.userId),
-    variant: variantOfHost(request.host), deviceKey: request.deviceKey, ip: request.ip, origin: publicOriginOf(ctx.config, request).origin,
+    userId: request.session!.userId,
+    language: await languageOf(ctx.db, request.session!.userId),
+    variant: variantOfHost(request.host),
+    deviceKey: request.deviceKey,
+    ip: request.ip,
+    origin: publicOriginOf(ctx.config, request).origin,
   });
   const contactErrors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
 
-  app.post<{ Body: AddContactRequest }>('/user/login', {
-    schema: { tags: ['profile'], summary: 'Add an email or a phone number: a code goes to it (409 with a merge payload when another account has it)', body: jsonSchema(AddContactRequest), response: responses({ 200: AddContactAnswer }, contactErrors) },
-    preHandler: sensitive,
-  }, async (request) => {
-    const { channel, ...typed } = request.body;
-    return startAddingContact(ctx, await callerOf(request), contactOf(typed, variantOfHost(request.host)), channel);
-  });
+  app.post<{ Body: AddContactRequest }>(
+    '/user/login',
+    {
+      schema: {
+        tags: ['profile'],
+        summary:
+          'Add an email or a phone number: a code goes to it (409 with a merge payload when another account has it)',
+        body: jsonSchema(AddContactRequest),
+        response: responses({ 200: AddContactAnswer }, contactErrors),
+      },
+      preHandler: sensitive,
+    },
+    async (request) => {
+      const { channel, ...typed } = request.body;
+      return startAddingContact(ctx, await callerOf(request), contactOf(typed, variantOfHost(request.host)), channel);
+    },
+  );
 
-  app.post<{ Body: ConfirmContactRequest }>('/user/login/confirm', {
-    schema: { tags: ['profile'], summary: 'The code the new email or phone number received: it joins the account, verified', body: jsonSchema(ConfirmContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
-    preHandler: sensitive,
-  }, async (request) => {
-    await confirmContact(ctx, await callerOf(request), request.body.payload, request.body.code);
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+  app.post<{ Body: ConfirmContactRequest }>(
+    '/user/login/confirm',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'The code the new email or phone number received: it joins the account, verified',
+        body: jsonSchema(ConfirmContactRequest),
+        response: responses({ 200: UserAnswer }, contactErrors),
+      },
+      preHandler: sensitive,
+    },
+    async (request) => {
+      await confirmContact(ctx, await callerOf(request), request.body.payload, request.body.code);
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    },
+  );
 
-  app.delete<{ Body: ContactRequest }>('/user/login', {
-    schema: { tags: ['profile'], summary: 'Delete an email or a phone number (not the last of its kind, not the primary, not the last email or SMS second factor\'s)', body: jsonSchema(ContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
-    preHandler: sensitive,
-  }, async (request) => {
-    await deleteContact(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+  app.delete<{ Body: ContactRequest }>(
+    '/user/login',
+    {
+      schema: {
+        tags: ['profile'],
+        summary:
+          "Delete an email or a phone number (not the last of its kind, not the primary, not the last email or SMS second factor's)",
+        body: jsonSchema(ContactRequest),
+        response: responses({ 200: UserAnswer }, contactErrors),
+      },
+      preHandler: sensitive,
+    },
+    async (request) => {
+      await deleteContact(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    },
+  );
 
-  app.post<{ Body: ContactRequest }>('/user/login/primary', {
-    schema: { tags: ['profile'], summary: 'Make an email or a phone number the primary one (a verified one a second factor sends to)', body: jsonSchema(ContactRequest), response: responses({ 200: UserAnswer }, contactErrors) },
-    preHandler: sensitive,
-  }, async (request) => {
-    await makePrimary(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
-    return currentProfile(tokenOf(request, ctx.cookieName));
-  });
+  app.post<{ Body: ContactRequest }>(
+    '/user/login/primary',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Make an email or a phone number the primary one (a verified one a second factor sends to)',
+        body: jsonSchema(ContactRequest),
+        response: responses({ 200: UserAnswer }, contactErrors),
+      },
+      preHandler: sensitive,
+    },
+    async (request) => {
+      await makePrimary(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
+      return currentProfile(tokenOf(request, ctx.cookieName));
+    },
+  );
 
   // "This wasn't me": anyone holding a change notice's link may undo that change (the link is the proof).
-  app.post<{ Body: UndoChangeRequest }>('/account/undo', {
-    schema: { tags: ['profile'], summary: 'Undo a change to the emails or phones from its notice\'s link: every session ends and the password must be chosen anew', body: jsonSchema(UndoChangeRequest), response: responses({ 200: UndoChangeAnswer }, [400, 410, 503]) },
-  }, async (request) => ({ undone: await undoChange(ctx, request.body.token, { ip: request.ip, deviceKey: request.deviceKey }) }));
-
-  app.post<{ Body: ChangePasswordRequest }>('/user/password', {
-    schema: {
-      tags: ['profile'], summary: 'Change the password: the current one, a new one; every other session ends (this one too unless kept)',
-      body: jsonSchema(ChangePasswordRequest), response: responses({ 200: ChangePasswordAnswer }, [400, 401, 403, 422, 429, 503]),
+  app.post<{ Body: UndoChangeRequest }>(
+    '/account/undo',
+    {
+      schema: {
+        tags: ['profile'],
+        summary:
+          "Undo a change to the emails or phones from its notice's link: every session ends and the password must be chosen anew",
+        body: jsonSchema(UndoChangeRequest),
+        response: responses({ 200: UndoChangeAnswer }, [400, 410, 503]),
+      },
     },
-    preHandler: [signedIn, requireRecentMfa(ctx.config)],
-  }, async (request, reply) => {
-    const session = request.session!;
-    const answer = await changePassword(ctx, { userId: session.userId, sessionId: session.sessionId, ip: request.ip, deviceKey: request.deviceKey }, request.body);
-    if (answer.session_ended) {
-      const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
-      reply.clearCookie(ctx.cookieName, options);
-    }
-    return answer;
-  });
+    async (request) => ({
+      undone: await undoChange(ctx, request.body.token, { ip: request.ip, deviceKey: request.deviceKey }),
+    }),
+  );
+
+  app.post<{ Body: ChangePasswordRequest }>(
+    '/user/password',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Change the password: the current one, a new one; every other session ends (this one too unless kept)',
+        body: jsonSchema(ChangePasswordRequest),
+        response: responses({ 200: ChangePasswordAnswer }, [400, 401, 403, 422, 429, 503]),
+      },
+      preHandler: [signedIn, requireRecentMfa(ctx.config)],
+    },
+    async (request, reply) => {
+      const session = request.session!;
+      const answer = await changePassword(
+        ctx,
+        { userId: session.userId, sessionId: session.sessionId, ip: request.ip, deviceKey: request.deviceKey },
+        request.body,
+      );
+      if (answer.session_ended) {
+        const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
+        reply.clearCookie(ctx.cookieName, options);
+      }
+      return answer;
+    },
+  );
 }

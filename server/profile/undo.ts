@@ -13,17 +13,26 @@ import { recordPassword } from '../identity/accounts.ts';
 import { hashToken } from '../sessions/tokens.ts';
 import type { UndoableChange } from './contacts.ts';
 
-const tableOf = (kind: 'email' | 'phone') => (kind === 'email' ? 'user_emails' as const : 'user_phones' as const);
+const tableOf = (kind: 'email' | 'phone') => (kind === 'email' ? ('user_emails' as const) : ('user_phones' as const));
 const sendsTo = (kind: 'email' | 'phone') => (kind === 'email' ? ['email'] : ['sms', 'call', 'whatsapp']);
 
 /** Undoes the change of a link once; a spent, expired or unknown link answers the same. */
-export async function undoChange(ctx: AppContext, token: string, where: { ip: string | null; deviceKey: string | null }): Promise<UndoableChange['kind']> {
+export async function undoChange(
+  ctx: AppContext,
+  token: string,
+  where: { ip: string | null; deviceKey: string | null },
+): Promise<UndoableChange['kind']> {
   const now = nowIso();
   const undone = await ctx.db.transaction().execute(async (trx) => {
     // The first use spends it: of two clicks at once, one undoes.
-    const spent = await trx.updateTable('account_change_undos').set({ used_at: now })
-      .where('token_hash', '=', hashToken(token)).where('used_at', 'is', null).where('expires_at', '>', now)
-      .returning(['user_id', 'change']).executeTakeFirst();
+    const spent = await trx
+      .updateTable('account_change_undos')
+      .set({ used_at: now })
+      .where('token_hash', '=', hashToken(token))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning(['user_id', 'change'])
+      .executeTakeFirst();
     if (!spent) throw new ApiError('undo_unavailable');
     const userId = spent.user_id;
     await lockUser(trx, userId);
@@ -31,13 +40,27 @@ export async function undoChange(ctx: AppContext, token: string, where: { ip: st
     const table = tableOf(change.contact.kind);
     if (change.kind === 'added') {
       // The address added goes, with the second factors on it; a primary it became passes back.
-      const row = await trx.selectFrom(table).select(['id', 'is_default']).where('user_id', '=', userId).where('value', '=', change.contact.value).executeTakeFirst();
+      const row = await trx
+        .selectFrom(table)
+        .select(['id', 'is_default'])
+        .where('user_id', '=', userId)
+        .where('value', '=', change.contact.value)
+        .executeTakeFirst();
       if (row) {
-        await trx.deleteFrom('mfa_methods').where('user_id', '=', userId).where('target', '=', change.contact.value)
-          .where('method', 'in', sendsTo(change.contact.kind)).execute();
+        await trx
+          .deleteFrom('mfa_methods')
+          .where('user_id', '=', userId)
+          .where('target', '=', change.contact.value)
+          .where('method', 'in', sendsTo(change.contact.kind))
+          .execute();
         await trx.deleteFrom(table).where('id', '=', row.id).execute();
         if (row.is_default === 1) {
-          const next = await trx.selectFrom(table).select('id').where('user_id', '=', userId).orderBy('created_at').executeTakeFirst();
+          const next = await trx
+            .selectFrom(table)
+            .select('id')
+            .where('user_id', '=', userId)
+            .orderBy('created_at')
+            .executeTakeFirst();
           if (next) await trx.updateTable(table).set({ is_default: 1 }).where('id', '=', next.id).execute();
         }
       }
@@ -45,17 +68,32 @@ export async function undoChange(ctx: AppContext, token: string, where: { ip: st
       // Back, verified as it was proven, unless another account took it meanwhile.
       await addVerifiedContact(trx, userId, change.contact.kind, change.contact.value);
     } else {
-      const previous = await trx.selectFrom(table).select('id').where('user_id', '=', userId).where('value', '=', change.previous).executeTakeFirst();
+      const previous = await trx
+        .selectFrom(table)
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('value', '=', change.previous)
+        .executeTakeFirst();
       if (previous) {
         await trx.updateTable(table).set({ is_default: 0 }).where('user_id', '=', userId).execute();
         await trx.updateTable(table).set({ is_default: 1 }).where('id', '=', previous.id).execute();
       }
     }
     await recordPassword(trx, userId, LOCKED_PASSWORD);
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
     return { userId, kind: change.kind };
   });
   await ctx.sessionsEnded({ accountId: undone.userId, refreshTokensOf: undone.userId });
-  await recordEvent(ctx.db, { type: 'change_undone', userId: undone.userId, ...where, detail: { change: undone.kind } });
+  await recordEvent(ctx.db, {
+    type: 'change_undone',
+    userId: undone.userId,
+    ...where,
+    detail: { change: undone.kind },
+  });
   return undone.kind;
 }

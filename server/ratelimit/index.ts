@@ -5,7 +5,10 @@ import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Redis } from 'ioredis';
 import {
-  RateLimiterPostgres, RateLimiterRedis, RateLimiterSQLite, type RateLimiterAbstract,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { DatabaseHandle } from '../db/index.ts';
 
@@ -26,24 +29,41 @@ function betterSqliteShape(database: DatabaseSync) {
   });
 }
 
-export async function createLimiter(spec: LimiterSpec, store: { database: DatabaseHandle; redis: Redis | null }): Promise<RateLimiterAbstract> {
+export async function createLimiter(
+  spec: LimiterSpec,
+  store: { database: DatabaseHandle; redis: Redis | null },
+): Promise<RateLimiterAbstract> {
   const common = { ...spec, tableName: 'rate_limits' };
   const database = await new Promise<RateLimiterAbstract>((resolve, reject) => {
     const done = (error?: unknown) => (error ? reject(error) : resolve(limiter));
     let limiter: RateLimiterAbstract;
     if (store.database.kind === 'postgres') {
-      limiter = new RateLimiterPostgres({ ...common, storeClient: store.database.pgPool, clearExpiredByTimeout: false }, done);
+      limiter = new RateLimiterPostgres(
+        { ...common, storeClient: store.database.pgPool, clearExpiredByTimeout: false },
+        done,
+      );
     } else {
-      limiter = new RateLimiterSQLite({
-        ...common, storeClient: betterSqliteShape(store.database.sqlite!), storeType: 'better-sqlite3', clearExpiredByTimeout: false,
-      }, done);
+      limiter = new RateLimiterSQLite(
+        {
+          ...common,
+          storeClient: betterSqliteShape(store.database.sqlite!),
+          storeType: 'better-sqlite3',
+          clearExpiredByTimeout: false,
+        },
+        done,
+      );
     }
   });
   if (!store.redis) return database;
   // While Redis is away the database counts instead (every operation, `get` and `delete` included,
   // goes to the insurance limiter when Redis fails), so sign-in keeps working and stays throttled.
   // Not ready means "use the insurance now": calls do not wait in ioredis' offline queue.
-  return new RateLimiterRedis({ ...common, storeClient: store.redis, rejectIfRedisNotReady: true, insuranceLimiter: database });
+  return new RateLimiterRedis({
+    ...common,
+    storeClient: store.redis,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: database,
+  });
 }
 
 /** Keys longer than this are stored as their hash. */

@@ -50,7 +50,10 @@ function specs(config: Config) {
 export type LimiterName = keyof ReturnType<typeof specs>;
 export type Limiters = Record<LimiterName, RateLimiterAbstract>;
 
-export async function createLimiters(config: Config, store: { database: DatabaseHandle; redis: Redis | null }): Promise<Limiters> {
+export async function createLimiters(
+  config: Config,
+  store: { database: DatabaseHandle; redis: Redis | null },
+): Promise<Limiters> {
   const limiters: Partial<Limiters> = {};
   // One after another: each PostgreSQL store creates the shared table if missing, and two
   // `create table if not exists` at once can collide.

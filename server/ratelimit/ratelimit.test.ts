@@ -24,7 +24,7 @@ describe.each(kinds)('long limiter keys on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  it('counts, blocks and forgets a key longer than the store\'s column', async () => {
+  it("counts, blocks and forgets a key longer than the store's column", async () => {
     const limiter = server.ctx.limiters.userIp;
     const key = `raw:${'a'.repeat(400)}@example.be|${'f'.repeat(300)}`;
     const neighbour = `${key}b`;

@@ -22,20 +22,30 @@ describe.each(kinds)('the ceiling of forgotten-password codes on %s', (kind) => 
     await smtp?.stop();
   });
 
-  const forgot = async (username: string, from: string) => server.app.inject({
-    method: 'POST', url: '/api/user/forgot-password', headers, payload: { username, captcha: await solvedCaptcha(server.app) }, remoteAddress: from,
-  });
-  const verify = (payload: string, code: string, from: string, captcha?: string) => server.app.inject({
-    method: 'POST', url: '/api/user/forgot-password/verify', headers: { ...headers, ...(captcha ? { 'x-captcha': captcha } : {}) },
-    payload: { payload, code }, remoteAddress: from,
-  });
+  const forgot = async (username: string, from: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password',
+      headers,
+      payload: { username, captcha: await solvedCaptcha(server.app) },
+      remoteAddress: from,
+    });
+  const verify = (payload: string, code: string, from: string, captcha?: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password/verify',
+      headers: { ...headers, ...(captcha ? { 'x-captcha': captcha } : {}) },
+      payload: { payload, code },
+      remoteAddress: from,
+    });
   /** A hundred wrong codes for a name: twenty requests, five guesses each, each from an address of its own. */
   async function strangers(name: string, net: string) {
     for (let round = 0; round < 20; round++) {
       const from = `${net}.${round + 1}`;
       const payload = (await forgot(name, from)).json().payload as string;
       await server.ctx.outbox.drain();
-      for (let i = 0; i < 5; i++) expect((await verify(payload, String(30_000_000 + i), from)).json().code).toBe('invalid_code');
+      for (let i = 0; i < 5; i++)
+        expect((await verify(payload, String(30_000_000 + i), from)).json().code).toBe('invalid_code');
     }
   }
 
@@ -56,7 +66,10 @@ describe.each(kinds)('the ceiling of forgotten-password codes on %s', (kind) => 
     expect(bare.json()).toMatchObject({ code: 'captcha_required', captcha: true, captcha_level: 2 });
     // The unknown name's answer reads the same.
     expect((await verify(theirs, code, home)).body).toBe(bare.body);
-    expect((await verify(mine, code, home, await solvedCaptcha(server.app, 1))).json()).toMatchObject({ code: 'captcha_required', captcha_level: 2 });
+    expect((await verify(mine, code, home, await solvedCaptcha(server.app, 1))).json()).toMatchObject({
+      code: 'captcha_required',
+      captcha_level: 2,
+    });
     const ticket = await verify(mine, code, home, await solvedCaptcha(server.app, 2));
     expect(ticket.statusCode).toBe(200);
     expect(ticket.json().payload).toEqual(expect.any(String));

@@ -13,25 +13,48 @@ const headers = { 'x-device-id': 'enumeration-dev-1' };
 /** A mail server that takes the connection and never says a word: a sender that hangs. */
 async function startSilentSmtp(): Promise<{ url: string; stop(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); });
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
-    stop: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    stop: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 function forgot(server: TestServer, username: string, from = '127.0.0.1') {
-  return server.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers, payload: { username }, remoteAddress: from });
+  return server.app.inject({
+    method: 'POST',
+    url: '/api/user/forgot-password',
+    headers,
+    payload: { username },
+    remoteAddress: from,
+  });
 }
 function verify(server: TestServer, payload: string, code: string, from = '127.0.0.1') {
-  return server.app.inject({ method: 'POST', url: '/api/user/forgot-password/verify', headers, payload: { payload, code }, remoteAddress: from });
+  return server.app.inject({
+    method: 'POST',
+    url: '/api/user/forgot-password/verify',
+    headers,
+    payload: { payload, code },
+    remoteAddress: from,
+  });
 }
 /** The answer with what differs by nature (the typed address, the random payload) set aside. */
 function shape(answer: { statusCode: number; json(): Record<string, unknown> }) {
   const { payload, recipient, ...rest } = answer.json();
-  return { status: answer.statusCode, rest, payload: typeof payload === 'string' && (payload as string).length, recipients: (recipient as string[]).length };
+  return {
+    status: answer.statusCode,
+    rest,
+    payload: typeof payload === 'string' && (payload as string).length,
+    recipients: (recipient as string[]).length,
+  };
 }
 
 describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
@@ -50,14 +73,19 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       // Printed, never asserted: the two answers' times from this probe, taken in turns.
       const samples: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
       for (let i = 0; i < 31; i++) {
-        for (const [which, name] of [['known', user.email], ['unknown', 'nobody.at.all@example.be']] as const) {
+        for (const [which, name] of [
+          ['known', user.email],
+          ['unknown', 'nobody.at.all@example.be'],
+        ] as const) {
           const start = performance.now();
           await forgot(server, name, `10.9.${i}.1`);
           samples[which].push(performance.now() - start);
         }
       }
       const median = (values: number[]) => values.toSorted((a, b) => a - b)[15]!.toFixed(2);
-      console.info(`forgotten password on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`);
+      console.info(
+        `forgotten password on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`,
+      );
       // The worker then starts the real account's challenge and hangs on the silent server: the
       // code's message waits, undelivered, while every answer above was long given.
       server.ctx.outbox.start();
@@ -68,7 +96,9 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       }
       expect(queued.length).toBeGreaterThan(0);
       expect(queued.every((m) => m.recipient === user.email && m.attempts === 0)).toBe(true);
-      expect(await server.ctx.db.selectFrom('mfa_challenges').select('id').where('user_id', '=', user.userId).execute()).not.toHaveLength(0);
+      expect(
+        await server.ctx.db.selectFrom('mfa_challenges').select('id').where('user_id', '=', user.userId).execute(),
+      ).not.toHaveLength(0);
     } finally {
       await server.stop();
       await silent.stop();
@@ -98,7 +128,11 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     beforeAll(async () => {
       smtp = await startSmtp();
-      server = await startTestServer(kind, { SMTP_URL: smtp.url, MFA_SENDS_PER_REQUESTER: '3', MFA_SENDS_PER_DESTINATION: '6' });
+      server = await startTestServer(kind, {
+        SMTP_URL: smtp.url,
+        MFA_SENDS_PER_REQUESTER: '3',
+        MFA_SENDS_PER_DESTINATION: '6',
+      });
     });
     afterAll(async () => {
       await server?.stop();
@@ -124,18 +158,27 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       expect(a.body).toBe(b.body);
       expect(a.json()).toEqual({ code: 'invalid_code', message: expect.any(String) });
       // An expired real code reads the same as well.
-      await server.ctx.db.updateTable('mfa_challenges').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', user.userId).execute();
+      await server.ctx.db
+        .updateTable('mfa_challenges')
+        .set({ expires_at: '2000-01-01T00:00:00.000Z' })
+        .where('user_id', '=', user.userId)
+        .execute();
       expect((await verify(server, known.json().payload, code)).body).toBe(b.body);
     });
 
-    it('checks a code against an unknown account\'s payload with the same work: a stand-in challenge, no code, no name kept, attempts counted', async () => {
+    it("checks a code against an unknown account's payload with the same work: a stand-in challenge, no code, no name kept, attempts counted", async () => {
       const user = await makeUser(server, { methods: [] });
       const known = (await forgot(server, user.email, '192.0.2.61')).json().payload as string;
       const sentBefore = smtp.mails.length;
       const unknown = (await forgot(server, 'nobody.stands.in@example.be', '192.0.2.61')).json().payload as string;
       expect(smtp.mails.length).toBe(sentBefore);
-      const standIn = await server.ctx.db.selectFrom('mfa_challenges').selectAll().where('user_id', 'is', null).where('flow_id', 'is', null)
-        .orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      const standIn = await server.ctx.db
+        .selectFrom('mfa_challenges')
+        .selectAll()
+        .where('user_id', 'is', null)
+        .where('flow_id', 'is', null)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
       expect(standIn).toMatchObject({ purpose: 'reset', code_hash: null, attempts: 0 });
       // What its failures are counted by, as a real account's are: the name typed, keyed, never the name.
       expect(standIn.target).toMatch(/^name:[\w-]{43}$/);
@@ -146,11 +189,22 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
         expect(a.statusCode).toBe(b.statusCode);
         expect(a.body).toBe(b.body);
       }
-      expect((await server.ctx.db.selectFrom('mfa_challenges').select('attempts').where('id', '=', standIn.id).executeTakeFirstOrThrow()).attempts).toBe(5);
+      expect(
+        (
+          await server.ctx.db
+            .selectFrom('mfa_challenges')
+            .select('attempts')
+            .where('id', '=', standIn.id)
+            .executeTakeFirstOrThrow()
+        ).attempts,
+      ).toBe(5);
       // Printed, never asserted: the time of a wrong code for each, from this probe, taken in turns.
       const samples: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
       for (let i = 0; i < 21; i++) {
-        const payloads = { known: (await forgot(server, user.email, `10.8.${i}.1`)).json().payload, unknown: (await forgot(server, 'nobody.stands.in@example.be', `10.8.${i}.1`)).json().payload };
+        const payloads = {
+          known: (await forgot(server, user.email, `10.8.${i}.1`)).json().payload,
+          unknown: (await forgot(server, 'nobody.stands.in@example.be', `10.8.${i}.1`)).json().payload,
+        };
         for (const which of ['known', 'unknown'] as const) {
           const start = performance.now();
           await verify(server, payloads[which], '12345678', `10.8.${i}.2`);
@@ -158,7 +212,9 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
         }
       }
       const median = (values: number[]) => values.toSorted((x, y) => x - y)[10]!.toFixed(2);
-      console.info(`wrong forgotten-password code on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`);
+      console.info(
+        `wrong forgotten-password code on ${kind}, median ms: known ${median(samples.known)}, unknown ${median(samples.unknown)}`,
+      );
     });
 
     it('answers a second request at once the same for both: wait, whether the account exists or not', async () => {
@@ -180,7 +236,8 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       for (let round = 0; round < 3 && wrongs < 11; round++) {
         await skipWait(stranger, user.email);
         const theirs = (await forgot(server, user.email, stranger)).json().payload as string;
-        for (let i = 0; i < 5 && wrongs < 11; i++, wrongs++) await verify(server, theirs, String(10_000_000 + wrongs), stranger);
+        for (let i = 0; i < 5 && wrongs < 11; i++, wrongs++)
+          await verify(server, theirs, String(10_000_000 + wrongs), stranger);
       }
       expect(wrongs).toBe(11);
       // The owner asks from home, once the last code's wait is over, and types the right code.
@@ -191,7 +248,7 @@ describe.each(kinds)('forgotten password against enumeration on %s', (kind) => {
       expect(ticket.json().payload).toEqual(expect.any(String));
     });
 
-    it('never spoils the owner\'s code with one a stranger asks for, and the stranger\'s sending budget runs out first', async () => {
+    it("never spoils the owner's code with one a stranger asks for, and the stranger's sending budget runs out first", async () => {
       const user = await makeUser(server, { methods: [] });
       const owner = '198.51.100.88';
       const mine = (await forgot(server, user.email, owner)).json().payload as string;

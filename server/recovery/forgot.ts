@@ -18,9 +18,16 @@ import { looksLikeEmail } from '../../contract/rules.ts';
 export const RESET_TICKET_SECONDS = 900;
 export type Technology = 'EMAIL' | 'sms' | 'call' | 'whatsapp';
 
-export async function requestReset(ctx: AppContext, input: {
-  username: string; channel: 'sms' | 'call' | 'whatsapp' | null; variant: Variant; ip: string; deviceKey: string;
-}): Promise<{ recipient: string[]; technology: Technology; payload: string; expires_in: number; resend_in: number }> {
+export async function requestReset(
+  ctx: AppContext,
+  input: {
+    username: string;
+    channel: 'sms' | 'call' | 'whatsapp' | null;
+    variant: Variant;
+    ip: string;
+    deviceKey: string;
+  },
+): Promise<{ recipient: string[]; technology: Technology; payload: string; expires_in: number; resend_in: number }> {
   // The same throttle as failed sign-ins, per IP: a flood of requests is a probe.
   const wait = await spend(ctx.limiters.ip, input.ip);
   if (wait > 0) throw ApiError.tooMany(wait);
@@ -31,22 +38,35 @@ export async function requestReset(ctx: AppContext, input: {
   const again = await spend(ctx.limiters.resetRequests, `${input.ip}|${typed}`);
   if (again > 0) throw ApiError.resendTooSoon(again);
   // Decided by what was typed, not by what was found.
-  const technology: Technology = looksLikeEmail(input.username) ? 'EMAIL' : input.channel ?? 'sms';
+  const technology: Technology = looksLikeEmail(input.username) ? 'EMAIL' : (input.channel ?? 'sms');
   const payload = newToken();
   if (name) {
     // The request is taken as typed and the worker looks the account up: a real account and an
     // unknown one cost the answer the same single write, and no mail server is waited for.
-    await ctx.db.insertInto('reset_requests').values({
-      id: newId(), kind: name.kind, name: name.value, channel: input.channel, ip: input.ip, device_key: input.deviceKey,
-      payload_hash: hashToken(payload), created_at: nowIso(), locked_until: null,
-    }).execute();
+    await ctx.db
+      .insertInto('reset_requests')
+      .values({
+        id: newId(),
+        kind: name.kind,
+        name: name.value,
+        channel: input.channel,
+        ip: input.ip,
+        device_key: input.deviceKey,
+        payload_hash: hashToken(payload),
+        created_at: nowIso(),
+        locked_until: null,
+      })
+      .execute();
     ctx.outbox.kick();
   }
   // The timers are the configured ones, not the challenge's (the worker opens it a moment later, or
   // never for an unknown account): the answer must not tell the two apart.
   return {
-    recipient: [maskTarget(name?.value ?? input.username.trim())], technology, payload,
-    expires_in: ctx.config.mfa.codeTtlSeconds, resend_in: ctx.config.mfa.resendFirstWaitSeconds,
+    recipient: [maskTarget(name?.value ?? input.username.trim())],
+    technology,
+    payload,
+    expires_in: ctx.config.mfa.codeTtlSeconds,
+    resend_in: ctx.config.mfa.resendFirstWaitSeconds,
   };
 }
 
@@ -72,42 +92,84 @@ export function queuedResets(ctx: AppContext): () => Promise<void> {
 /** A request that could not be handled for a code's whole life is worth nothing any more: it goes,
  * rather than being tried again forever. Stand-ins go a day after their expiry, as real challenges do. */
 async function sweepResets(ctx: AppContext): Promise<void> {
-  await ctx.db.deleteFrom('reset_requests').where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000)).execute();
-  await ctx.db.deleteFrom('mfa_challenges').where('user_id', 'is', null).where('flow_id', 'is', null)
-    .where('expires_at', '<', nowIso(Date.now() - 24 * 3600 * 1000)).execute();
+  await ctx.db
+    .deleteFrom('reset_requests')
+    .where('created_at', '<', nowIso(Date.now() - ctx.config.mfa.codeTtlSeconds * 1000))
+    .execute();
+  await ctx.db
+    .deleteFrom('mfa_challenges')
+    .where('user_id', 'is', null)
+    .where('flow_id', 'is', null)
+    .where('expires_at', '<', nowIso(Date.now() - 24 * 3600 * 1000))
+    .execute();
 }
 
 async function startQueuedResets(ctx: AppContext): Promise<void> {
   const { db } = ctx;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const now = nowIso();
-  const due = db.selectFrom('reset_requests').select('id')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).orderBy('created_at').limit(20);
-  const requests = await db.updateTable('reset_requests').set({ locked_until: nowIso(Date.now() + 60_000) })
-    .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked()).returningAll().execute();
+  const due = db
+    .selectFrom('reset_requests')
+    .select('id')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .orderBy('created_at')
+    .limit(20);
+  const requests = await db
+    .updateTable('reset_requests')
+    .set({ locked_until: nowIso(Date.now() + 60_000) })
+    .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked())
+    .returningAll()
+    .execute();
   for (const request of requests) {
     const table = request.kind === 'email' ? 'user_emails' : 'user_phones';
-    const owner = await db.selectFrom(table).innerJoin('users', 'users.id', `${table}.user_id`)
-      .select(['users.id', 'users.language']).where(`${table}.value`, '=', request.name).executeTakeFirst();
+    const owner = await db
+      .selectFrom(table)
+      .innerJoin('users', 'users.id', `${table}.user_id`)
+      .select(['users.id', 'users.language'])
+      .where(`${table}.value`, '=', request.name)
+      .executeTakeFirst();
     const method = request.kind === 'email' ? 'email' : 'sms';
     const sent = owner
       ? await startChallenge(ctx, {
-        userId: owner.id, language: owner.language, purpose: 'reset', deviceKey: request.device_key, ip: request.ip,
-        subject: { id: null, method, target: request.name },
-        payloadHash: request.payload_hash, ...(request.channel ? { channel: request.channel } : {}),
-      }).then(() => true, (error: unknown) => {
-        // Too soon after the last code to this destination, or a sending cap reached: this request
-        // sends nothing (the answer said nothing either way).
-        if (error instanceof ApiError && (error.code === 'resend_too_soon' || error.code === 'too_many_attempts')) return false;
-        throw error;
-      })
+          userId: owner.id,
+          language: owner.language,
+          purpose: 'reset',
+          deviceKey: request.device_key,
+          ip: request.ip,
+          subject: { id: null, method, target: request.name },
+          payloadHash: request.payload_hash,
+          ...(request.channel ? { channel: request.channel } : {}),
+        }).then(
+          () => true,
+          (error: unknown) => {
+            // Too soon after the last code to this destination, or a sending cap reached: this request
+            // sends nothing (the answer said nothing either way).
+            if (error instanceof ApiError && (error.code === 'resend_too_soon' || error.code === 'too_many_attempts'))
+              return false;
+            throw error;
+          },
+        )
       : false;
     if (!sent) {
-      await openChallenge(ctx, db, {
-        id: newId(), purpose: 'reset', method, language: 'en', userId: null, methodId: null, newMethod: method,
-        target: resetNameKey(ctx.config.secretKey, request.name),
-        payloadHash: request.payload_hash, sends: 1, resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds, deviceKey: request.device_key,
-      }, Date.now());
+      await openChallenge(
+        ctx,
+        db,
+        {
+          id: newId(),
+          purpose: 'reset',
+          method,
+          language: 'en',
+          userId: null,
+          methodId: null,
+          newMethod: method,
+          target: resetNameKey(ctx.config.secretKey, request.name),
+          payloadHash: request.payload_hash,
+          sends: 1,
+          resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds,
+          deviceKey: request.device_key,
+        },
+        Date.now(),
+      );
     }
     await db.deleteFrom('reset_requests').where('id', '=', request.id).execute();
   }

@@ -7,7 +7,12 @@ import { peekTicketOf, redeemTicket } from '../sessions/tickets.ts';
 
 /** Sets the password with a ticket that proves the right to (a forgotten or a weak password): the
  * ticket is spent in the same transaction, and only the request that spends it writes anything. */
-export async function setNewPassword(ctx: AppContext, payload: string, password: string, meta: { ip: string; deviceKey: string }): Promise<void> {
+export async function setNewPassword(
+  ctx: AppContext,
+  payload: string,
+  password: string,
+  meta: { ip: string; deviceKey: string },
+): Promise<void> {
   // Checked first without spending the ticket, so that a refused password can be corrected.
   const ticket = await peekTicketOf(ctx.db, payload, ['weak_password', 'reset']);
   if (!ticket) throw new ApiError('unauthorized');

@@ -4,7 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import { variantOfHost } from '../../contract/constants.ts';
 import {
-  ForgotPasswordAnswer, ForgotPasswordRequest, ForgotPasswordVerifyAnswer, ForgotPasswordVerifyRequest, ForgotUsernameAnswer, ForgotUsernameRequest,
+  ForgotPasswordAnswer,
+  ForgotPasswordRequest,
+  ForgotPasswordVerifyAnswer,
+  ForgotPasswordVerifyRequest,
+  ForgotUsernameAnswer,
+  ForgotUsernameRequest,
   ResetPasswordRequest,
 } from '../../contract/schemas.ts';
 import { assertCaptcha } from '../captcha/index.ts';
@@ -16,46 +21,73 @@ import { jsonSchema, responses } from '../http/schema.ts';
 import { setNewPassword } from './passwords.ts';
 
 export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
-  app.post<{ Body: ForgotPasswordRequest }>('/user/forgot-password', {
-    schema: {
-      tags: ['recovery'], summary: 'Send a code to reset a forgotten password (the answer does not tell whether the account exists)',
-      body: jsonSchema(ForgotPasswordRequest), response: responses({ 200: ForgotPasswordAnswer }, [400, 429, 503]),
+  app.post<{ Body: ForgotPasswordRequest }>(
+    '/user/forgot-password',
+    {
+      schema: {
+        tags: ['recovery'],
+        summary: 'Send a code to reset a forgotten password (the answer does not tell whether the account exists)',
+        body: jsonSchema(ForgotPasswordRequest),
+        response: responses({ 200: ForgotPasswordAnswer }, [400, 429, 503]),
+      },
     },
-  }, async (request) => {
-    await assertCaptcha(ctx, request.body.captcha);
-    return requestReset(ctx, {
-      username: request.body.username, channel: request.body.channel ?? null, variant: variantOfHost(request.host),
-      ip: request.ip, deviceKey: request.deviceKey,
-    });
-  });
+    async (request) => {
+      await assertCaptcha(ctx, request.body.captcha);
+      return requestReset(ctx, {
+        username: request.body.username,
+        channel: request.body.channel ?? null,
+        variant: variantOfHost(request.host),
+        ip: request.ip,
+        deviceKey: request.deviceKey,
+      });
+    },
+  );
 
-  app.post<{ Body: ForgotUsernameRequest }>('/user/forgot-username', {
-    schema: {
-      tags: ['recovery'], summary: 'The usernames (masked) of the account with this card number or national register number',
-      body: jsonSchema(ForgotUsernameRequest), response: responses({ 200: ForgotUsernameAnswer }, [400, 429, 503]),
+  app.post<{ Body: ForgotUsernameRequest }>(
+    '/user/forgot-username',
+    {
+      schema: {
+        tags: ['recovery'],
+        summary: 'The usernames (masked) of the account with this card number or national register number',
+        body: jsonSchema(ForgotUsernameRequest),
+        response: responses({ 200: ForgotUsernameAnswer }, [400, 429, 503]),
+      },
     },
-  }, async (request) => {
-    await assertCaptcha(ctx, request.body.captcha);
-    const { captcha: _captcha, ...numbers } = request.body;
-    return { usernames: await findUsernames(ctx, { ...numbers, ip: request.ip }) };
-  });
+    async (request) => {
+      await assertCaptcha(ctx, request.body.captcha);
+      const { captcha: _captcha, ...numbers } = request.body;
+      return { usernames: await findUsernames(ctx, { ...numbers, ip: request.ip }) };
+    },
+  );
 
-  app.post<{ Body: ForgotPasswordVerifyRequest }>('/user/forgot-password/verify', {
-    schema: {
-      tags: ['recovery'], summary: 'Trade the code for a ticket to choose a new password',
-      body: jsonSchema(ForgotPasswordVerifyRequest), response: responses({ 200: ForgotPasswordVerifyAnswer }, [400, 410, 422, 503]),
+  app.post<{ Body: ForgotPasswordVerifyRequest }>(
+    '/user/forgot-password/verify',
+    {
+      schema: {
+        tags: ['recovery'],
+        summary: 'Trade the code for a ticket to choose a new password',
+        body: jsonSchema(ForgotPasswordVerifyRequest),
+        response: responses({ 200: ForgotPasswordVerifyAnswer }, [400, 410, 422, 503]),
+      },
     },
-  }, async (request) => ({ payload: await verifyReset(ctx, request.body.payload, request.body.code, request.ip) }));
+    async (request) => ({ payload: await verifyReset(ctx, request.body.payload, request.body.code, request.ip) }),
+  );
 
-  app.post<{ Body: ResetPasswordRequest }>('/user/reset-password', {
-    schema: {
-      tags: ['recovery'], summary: 'Choose a new password with a ticket (weak password or forgotten password)',
-      body: jsonSchema(ResetPasswordRequest), response: responses({ 204: null }, [400, 401, 409, 422, 429, 503]),
+  app.post<{ Body: ResetPasswordRequest }>(
+    '/user/reset-password',
+    {
+      schema: {
+        tags: ['recovery'],
+        summary: 'Choose a new password with a ticket (weak password or forgotten password)',
+        body: jsonSchema(ResetPasswordRequest),
+        response: responses({ 204: null }, [400, 401, 409, 422, 429, 503]),
+      },
     },
-  }, async (request, reply) => {
-    const { payload, password, confirmation } = request.body;
-    if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
-    await setNewPassword(ctx, payload, password, { ip: request.ip, deviceKey: request.deviceKey });
-    return reply.code(204).send();
-  });
+    async (request, reply) => {
+      const { payload, password, confirmation } = request.body;
+      if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+      await setNewPassword(ctx, payload, password, { ip: request.ip, deviceKey: request.deviceKey });
+      return reply.code(204).send();
+    },
+  );
 }

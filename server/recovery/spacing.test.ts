@@ -25,17 +25,35 @@ describe.each(kinds)('the spacing of forgotten-password codes on %s', (kind) => 
   });
 
   const forgot = (username: string, from: string) =>
-    server.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers, payload: { username }, remoteAddress: from });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password',
+      headers,
+      payload: { username },
+      remoteAddress: from,
+    });
   const verify = (payload: string, code: string, from: string) =>
-    server.app.inject({ method: 'POST', url: '/api/user/forgot-password/verify', headers, payload: { payload, code }, remoteAddress: from });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password/verify',
+      headers,
+      payload: { payload, code },
+      remoteAddress: from,
+    });
   const mailsTo = (to: string) => smtp.mails.filter((m) => m.to === to);
   /** The worker takes twenty requests a pass: lets it handle every queued one. */
   async function settle() {
-    while ((await server.ctx.db.selectFrom('reset_requests').select('id').execute()).length > 0) await server.ctx.outbox.drain();
+    while ((await server.ctx.db.selectFrom('reset_requests').select('id').execute()).length > 0)
+      await server.ctx.outbox.drain();
     await server.ctx.outbox.drain();
   }
-  const codesFor = (userId: string) => server.ctx.db.selectFrom('mfa_challenges').select('id')
-    .where('user_id', '=', userId).where('purpose', '=', 'reset').execute();
+  const codesFor = (userId: string) =>
+    server.ctx.db
+      .selectFrom('mfa_challenges')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('purpose', '=', 'reset')
+      .execute();
   /** Status and body with what differs by nature (the random payload) set aside. */
   const shape = (answer: { statusCode: number; json(): Record<string, unknown> }) => {
     const { payload, ...rest } = answer.json();
@@ -53,7 +71,9 @@ describe.each(kinds)('the spacing of forgotten-password codes on %s', (kind) => 
     expect(await codesFor(user.userId)).toHaveLength(1);
     // The one code sent works with the payload of the request that sent it, and with no other.
     const code = codeIn(mailsTo(user.email)[0]!.raw);
-    const verdicts = await Promise.all(answers.map((answer, i) => verify(answer.json().payload, code, `192.0.2.${i + 1}`)));
+    const verdicts = await Promise.all(
+      answers.map((answer, i) => verify(answer.json().payload, code, `192.0.2.${i + 1}`)),
+    );
     expect(verdicts.filter((v) => v.statusCode === 200)).toHaveLength(1);
     expect(verdicts.filter((v) => v.statusCode !== 200).every((v) => v.json().code === 'invalid_code')).toBe(true);
 
@@ -67,7 +87,7 @@ describe.each(kinds)('the spacing of forgotten-password codes on %s', (kind) => 
     expect(mailsTo(user.email)).toHaveLength(2);
   });
 
-  it('keeps the owner\'s code good when strangers ask for more within the wait', async () => {
+  it("keeps the owner's code good when strangers ask for more within the wait", async () => {
     const user = await makeUser(server, { methods: [] });
     const owner = '198.51.100.61';
     const mine = (await forgot(user.email, owner)).json().payload as string;
@@ -83,15 +103,30 @@ describe.each(kinds)('the spacing of forgotten-password codes on %s', (kind) => 
     const user = await makeUser(server, { methods: [] });
     await server.ctx.outbox.stop();
     try {
-      const results = await atOnce(30, (i) => startChallenge(server.ctx, {
-        userId: user.userId, language: 'en', purpose: 'reset', deviceKey: 'spacing-device-01', ip: `192.0.2.${100 + i}`,
-        subject: { id: null, method: 'email', target: user.email },
-      }).then(() => 'sent', (error: unknown) => (error instanceof ApiError ? error.code : String(error))));
+      const results = await atOnce(30, (i) =>
+        startChallenge(server.ctx, {
+          userId: user.userId,
+          language: 'en',
+          purpose: 'reset',
+          deviceKey: 'spacing-device-01',
+          ip: `192.0.2.${100 + i}`,
+          subject: { id: null, method: 'email', target: user.email },
+        }).then(
+          () => 'sent',
+          (error: unknown) => (error instanceof ApiError ? error.code : String(error)),
+        ),
+      );
       expect(results.filter((r) => r === 'sent')).toHaveLength(1);
       // The others lost the race for the wait, or found the destination's sending budget taken by
       // the racers still in flight (given back once they lost): none sent.
-      expect(results.filter((r) => r !== 'sent').every((r) => r === 'resend_too_soon' || r === 'too_many_attempts')).toBe(true);
-      const queued = await server.ctx.db.selectFrom('message_outbox').select('id').where('recipient', '=', user.email).execute();
+      expect(
+        results.filter((r) => r !== 'sent').every((r) => r === 'resend_too_soon' || r === 'too_many_attempts'),
+      ).toBe(true);
+      const queued = await server.ctx.db
+        .selectFrom('message_outbox')
+        .select('id')
+        .where('recipient', '=', user.email)
+        .execute();
       expect(queued).toHaveLength(1);
     } finally {
       server.ctx.outbox.start();

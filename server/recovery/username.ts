@@ -7,20 +7,32 @@ import { ApiError } from '../http/errors.ts';
 import { maskedUsernames } from '../identity/usernames.ts';
 import { spend } from '../ratelimit/index.ts';
 
-export async function findUsernames(ctx: AppContext, input: { cardNumber?: string; nationalRegisterNumber?: string; ip: string }): Promise<string[]> {
-  if ((input.cardNumber === undefined) === (input.nationalRegisterNumber === undefined)) throw new ApiError('validation_failed');
+export async function findUsernames(
+  ctx: AppContext,
+  input: { cardNumber?: string; nationalRegisterNumber?: string; ip: string },
+): Promise<string[]> {
+  if ((input.cardNumber === undefined) === (input.nationalRegisterNumber === undefined))
+    throw new ApiError('validation_failed');
   // Every look-up costs a point of the per-IP budget: guessing numbers is a probe.
   const wait = await spend(ctx.limiters.ip, input.ip);
   if (wait > 0) throw ApiError.tooMany(wait);
   let userId: string | null;
   if (input.cardNumber !== undefined) {
     if (!isCardNumber(input.cardNumber)) throw new ApiError('invalid_card_number');
-    const card = await ctx.db.selectFrom('cards').select('user_id').where('number', '=', normaliseCardNumber(input.cardNumber)).executeTakeFirst();
+    const card = await ctx.db
+      .selectFrom('cards')
+      .select('user_id')
+      .where('number', '=', normaliseCardNumber(input.cardNumber))
+      .executeTakeFirst();
     userId = card?.user_id ?? null;
   } else {
-    if (!isNationalRegisterNumber(input.nationalRegisterNumber!)) throw new ApiError('invalid_national_register_number');
-    const user = await ctx.db.selectFrom('users').select('id')
-      .where('national_register_number', '=', normaliseNationalRegisterNumber(input.nationalRegisterNumber!)).executeTakeFirst();
+    if (!isNationalRegisterNumber(input.nationalRegisterNumber!))
+      throw new ApiError('invalid_national_register_number');
+    const user = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('national_register_number', '=', normaliseNationalRegisterNumber(input.nationalRegisterNumber!))
+      .executeTakeFirst();
     userId = user?.id ?? null;
   }
   return userId ? maskedUsernames(ctx.db, userId) : [];

@@ -13,8 +13,13 @@ describe.each(kinds)('SESSION_TTL_DAYS on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  it('sets the token\'s life and the cookie\'s Max-Age alike', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username: emma.email, password: DEMO_PASSWORD } });
+  it("sets the token's life and the cookie's Max-Age alike", async () => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: DEVICE,
+      payload: { username: emma.email, password: DEMO_PASSWORD },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().expires_in).toBe(7 * 24 * 3600);
     expect(String(res.headers['set-cookie'])).toMatch(/Max-Age=604800(;|$)/);

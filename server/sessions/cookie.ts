@@ -19,7 +19,10 @@ export function cookieDomainFor(host: string | undefined, configured: string | n
   return parent;
 }
 
-export function authCookieOptions(config: Pick<Config, 'env' | 'cookieDomain' | 'sessionTtlDays' | 'publicOrigins'>, host: string | undefined) {
+export function authCookieOptions(
+  config: Pick<Config, 'env' | 'cookieDomain' | 'sessionTtlDays' | 'publicOrigins'>,
+  host: string | undefined,
+) {
   return {
     path: '/',
     httpOnly: true,

@@ -11,17 +11,35 @@ import { isTrue, type Db } from '../db/index.ts';
 export type EnrolmentFacts = { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
 
 /** The facts from the account's columns and an EXISTS over its methods (the sign-in's look-up reads them too). */
-export type EnrolmentColumns = { mfa_forced: number; mfa_customer: number; mfa_offer_later_until: string | null; enrolled: unknown };
+export type EnrolmentColumns = {
+  mfa_forced: number;
+  mfa_customer: number;
+  mfa_offer_later_until: string | null;
+  enrolled: unknown;
+};
 export const enrolmentFacts = (row: EnrolmentColumns): EnrolmentFacts => ({
-  enrolled: isTrue(row.enrolled), forced: row.mfa_forced === 1, customer: row.mfa_customer === 1, offerLaterUntil: row.mfa_offer_later_until,
+  enrolled: isTrue(row.enrolled),
+  forced: row.mfa_forced === 1,
+  customer: row.mfa_customer === 1,
+  offerLaterUntil: row.mfa_offer_later_until,
 });
 
 /** `facts`: when the caller read them already (the sign-in reads them with the account). */
-export async function enrolmentOf(db: Db, userId: string, clientId: string | null, facts?: EnrolmentFacts): Promise<MfaEnrolment> {
-  const user = facts ?? await factsOf(db, userId);
+export async function enrolmentOf(
+  db: Db,
+  userId: string,
+  clientId: string | null,
+  facts?: EnrolmentFacts,
+): Promise<MfaEnrolment> {
+  const user = facts ?? (await factsOf(db, userId));
   if (!user || user.enrolled || (!user.forced && !user.customer)) return 'none';
   if (clientId !== null) {
-    const partner = await db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', clientId).where('first_party', '=', 0).executeTakeFirst();
+    const partner = await db
+      .selectFrom('oauth_clients')
+      .select('client_id')
+      .where('client_id', '=', clientId)
+      .where('first_party', '=', 0)
+      .executeTakeFirst();
     if (partner) return 'none';
   }
   if (user.forced) return 'required';
@@ -30,9 +48,16 @@ export async function enrolmentOf(db: Db, userId: string, clientId: string | nul
 }
 
 async function factsOf(db: Db, userId: string): Promise<EnrolmentFacts | null> {
-  const user = await db.selectFrom('users').select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
-    .select((eb) => eb.exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id')).as('enrolled'))
-    .where('id', '=', userId).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom('mfa_methods').select('mfa_methods.id').whereRef('mfa_methods.user_id', '=', 'users.id'))
+        .as('enrolled'),
+    )
+    .where('id', '=', userId)
+    .executeTakeFirst();
   return user ? enrolmentFacts(user) : null;
 }
 
@@ -42,8 +67,13 @@ export const OFFER_LATER_DAYS = 30;
  * account may not put it off. */
 export async function offerLater(db: Db, userId: string, now = Date.now()): Promise<boolean> {
   const until = new Date(now + OFFER_LATER_DAYS * 24 * 3600 * 1000).toISOString();
-  const updated = await db.updateTable('users').set({ mfa_offer_later_until: until })
-    .where('id', '=', userId).where('mfa_forced', '=', 0).where('mfa_customer', '=', 1).executeTakeFirst();
+  const updated = await db
+    .updateTable('users')
+    .set({ mfa_offer_later_until: until })
+    .where('id', '=', userId)
+    .where('mfa_forced', '=', 0)
+    .where('mfa_customer', '=', 1)
+    .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
 

@@ -9,28 +9,51 @@ import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
 import { openDatabase } from '../db/index.ts';
 import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../seed/demo.ts';
-import { createPostgresDatabase, databaseKinds, startTestServer, type DatabaseKind, type TestServer } from '../testing/harness.ts';
+import {
+  createPostgresDatabase,
+  databaseKinds,
+  startTestServer,
+  type DatabaseKind,
+  type TestServer,
+} from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 
-const signIn = (app: App, device: string, userAgent = 'records-test') => app.app.inject({
-  method: 'POST', url: '/api/token', headers: { 'x-device-id': device, 'user-agent': userAgent }, payload: { username: emma.email, password: DEMO_PASSWORD },
-});
+const signIn = (app: App, device: string, userAgent = 'records-test') =>
+  app.app.inject({
+    method: 'POST',
+    url: '/api/token',
+    headers: { 'x-device-id': device, 'user-agent': userAgent },
+    payload: { username: emma.email, password: DEMO_PASSWORD },
+  });
 
 async function userIdOf(app: App): Promise<string> {
-  return (await app.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', emma.email).executeTakeFirstOrThrow()).user_id;
+  return (
+    await app.ctx.db
+      .selectFrom('user_emails')
+      .select('user_id')
+      .where('value', '=', emma.email)
+      .executeTakeFirstOrThrow()
+  ).user_id;
 }
 
 async function signInEvents(app: App, userId: string) {
-  return app.ctx.db.selectFrom('security_events').select(['ip', 'device_key', 'detail', 'created_at'])
-    .where('user_id', '=', userId).where('type', '=', 'login_succeeded').orderBy('created_at').execute();
+  return app.ctx.db
+    .selectFrom('security_events')
+    .select(['ip', 'device_key', 'detail', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('type', '=', 'login_succeeded')
+    .orderBy('created_at')
+    .execute();
 }
 
 describe.each(kinds)('sign-in records on %s', (kind) => {
   let server: TestServer;
   // The test sees the answer before the records: nothing waits for them on its behalf.
-  beforeAll(async () => { server = await startTestServer(kind, {}, { settleMessages: false }); });
+  beforeAll(async () => {
+    server = await startTestServer(kind, {}, { settleMessages: false });
+  });
   afterAll(async () => server?.stop());
 
   it('writes the event and the device after the answer, dated by the sign-in, and links the session to its device', async () => {
@@ -40,17 +63,43 @@ describe.each(kinds)('sign-in records on %s', (kind) => {
     await server.ctx.signInRecords.drain();
     expect(await server.ctx.signInRecords.pending()).toBe(0);
 
-    const session = await server.ctx.db.selectFrom('sessions').selectAll().where('user_id', '=', userId).where('device_key', '=', 'records-device-01').executeTakeFirstOrThrow();
+    const session = await server.ctx.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('device_key', '=', 'records-device-01')
+      .executeTakeFirstOrThrow();
     expect(session.pending_record).toBeNull();
-    const device = await server.ctx.db.selectFrom('devices').selectAll().where('user_id', '=', userId).where('device_key', '=', 'records-device-01').executeTakeFirstOrThrow();
-    expect(device).toMatchObject({ id: session.device_id, user_agent: 'Browser/1.0', first_seen_at: session.created_at, last_seen_at: session.created_at });
+    const device = await server.ctx.db
+      .selectFrom('devices')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('device_key', '=', 'records-device-01')
+      .executeTakeFirstOrThrow();
+    expect(device).toMatchObject({
+      id: session.device_id,
+      user_agent: 'Browser/1.0',
+      first_seen_at: session.created_at,
+      last_seen_at: session.created_at,
+    });
     const events = (await signInEvents(server, userId)).filter((e) => e.device_key === 'records-device-01');
-    expect(events).toEqual([{ ip: session.ip, device_key: 'records-device-01', detail: JSON.stringify({ mfa: false }), created_at: session.created_at }]);
+    expect(events).toEqual([
+      {
+        ip: session.ip,
+        device_key: 'records-device-01',
+        detail: JSON.stringify({ mfa: false }),
+        created_at: session.created_at,
+      },
+    ]);
   });
 
   it('shows a device signed in from just now as current, without waiting for the worker', async () => {
     const token = (await signIn(server, 'records-device-02')).json().access_token as string;
-    const list = await server.app.inject({ method: 'GET', url: '/api/devices', headers: { 'x-device-id': 'records-device-02', authorization: `Bearer ${token}` } });
+    const list = await server.app.inject({
+      method: 'GET',
+      url: '/api/devices',
+      headers: { 'x-device-id': 'records-device-02', authorization: `Bearer ${token}` },
+    });
     expect(list.statusCode).toBe(200);
     const current = (list.json().data as Array<{ current: boolean; last_seen_at: string }>).filter((d) => d.current);
     expect(current).toHaveLength(1);
@@ -58,11 +107,26 @@ describe.each(kinds)('sign-in records on %s', (kind) => {
 
   it('writes many sign-ins of one device as one device, seen first at the first and last at the last', async () => {
     const userId = await userIdOf(server);
-    for (let i = 0; i < 5; i++) expect((await signIn(server, 'records-device-03', `Browser/${i}`)).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(server, 'records-device-03', `Browser/${i}`)).statusCode).toBe(200);
     await server.ctx.signInRecords.drain();
-    const sessions = await server.ctx.db.selectFrom('sessions').select(['created_at', 'device_id']).where('device_key', '=', 'records-device-03').orderBy('created_at').execute();
-    const device = await server.ctx.db.selectFrom('devices').selectAll().where('user_id', '=', userId).where('device_key', '=', 'records-device-03').executeTakeFirstOrThrow();
-    expect(device).toMatchObject({ first_seen_at: sessions[0]!.created_at, last_seen_at: sessions[4]!.created_at, user_agent: 'Browser/4' });
+    const sessions = await server.ctx.db
+      .selectFrom('sessions')
+      .select(['created_at', 'device_id'])
+      .where('device_key', '=', 'records-device-03')
+      .orderBy('created_at')
+      .execute();
+    const device = await server.ctx.db
+      .selectFrom('devices')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('device_key', '=', 'records-device-03')
+      .executeTakeFirstOrThrow();
+    expect(device).toMatchObject({
+      first_seen_at: sessions[0]!.created_at,
+      last_seen_at: sessions[4]!.created_at,
+      user_agent: 'Browser/4',
+    });
     expect(new Set(sessions.map((s) => s.device_id))).toEqual(new Set([device.id]));
     expect((await signInEvents(server, userId)).filter((e) => e.device_key === 'records-device-03')).toHaveLength(5);
   });
@@ -75,10 +139,14 @@ async function durableDatabase(kind: DatabaseKind): Promise<{ env: Record<string
     return { env: { DATABASE_URL: pg.url }, drop: () => pg.drop() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'tessera-records-'));
-  return { env: { SQLITE_PATH: join(dir, 'db.sqlite') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    env: { SQLITE_PATH: join(dir, 'db.sqlite') },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
-const start = (env: Record<string, string>) => buildApp(loadConfig({ NODE_ENV: 'test', SPA_DIR: 'none', LOG_LEVEL: 'silent', CAPTCHA: 'false', ...env }));
+const start = (env: Record<string, string>) =>
+  buildApp(loadConfig({ NODE_ENV: 'test', SPA_DIR: 'none', LOG_LEVEL: 'silent', CAPTCHA: 'false', ...env }));
 
 describe.each(kinds)('sign-in records across restarts on %s', (kind) => {
   let database: Awaited<ReturnType<typeof durableDatabase>>;
@@ -94,7 +162,9 @@ describe.each(kinds)('sign-in records across restarts on %s', (kind) => {
     const app = await start(database.env);
     const userId = await userIdOf(app);
     const before = (await signInEvents(app, userId)).length;
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(app, `shutdown-device-${String(i).padStart(2, '0')}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => signIn(app, `shutdown-device-${String(i).padStart(2, '0')}`)),
+    );
     expect(answers.map((a) => a.statusCode)).toEqual(Array(12).fill(200));
     await app.close();
 
@@ -102,11 +172,25 @@ describe.each(kinds)('sign-in records across restarts on %s', (kind) => {
     const config = loadConfig({ NODE_ENV: 'test', ...database.env });
     const after = openDatabase(config);
     try {
-      const waiting = await after.db.selectFrom('sessions').select('id').where('pending_record', 'is not', null).execute();
+      const waiting = await after.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('pending_record', 'is not', null)
+        .execute();
       expect(waiting).toHaveLength(0);
-      const events = await after.db.selectFrom('security_events').select('id').where('user_id', '=', userId).where('type', '=', 'login_succeeded').execute();
+      const events = await after.db
+        .selectFrom('security_events')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('type', '=', 'login_succeeded')
+        .execute();
       expect(events).toHaveLength(before + 12);
-      const devices = await after.db.selectFrom('devices').select('device_key').where('user_id', '=', userId).where('device_key', 'like', 'shutdown-device-%').execute();
+      const devices = await after.db
+        .selectFrom('devices')
+        .select('device_key')
+        .where('user_id', '=', userId)
+        .where('device_key', 'like', 'shutdown-device-%')
+        .execute();
       expect(devices).toHaveLength(12);
     } finally {
       await after.close();
@@ -134,9 +218,19 @@ describe.each(kinds)('sign-in records across restarts on %s', (kind) => {
       const events = await signInEvents(next, userId);
       expect(events).toHaveLength(before + 5);
       expect(events.filter((e) => e.device_key?.startsWith('crash-device-'))).toHaveLength(5);
-      const devices = await next.ctx.db.selectFrom('devices').select('id').where('user_id', '=', userId).where('device_key', 'like', 'crash-device-%').execute();
+      const devices = await next.ctx.db
+        .selectFrom('devices')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('device_key', 'like', 'crash-device-%')
+        .execute();
       expect(devices).toHaveLength(5);
-      const unlinked = await next.ctx.db.selectFrom('sessions').select('id').where('device_key', 'like', 'crash-device-%').where('device_id', 'is', null).execute();
+      const unlinked = await next.ctx.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('device_key', 'like', 'crash-device-%')
+        .where('device_id', 'is', null)
+        .execute();
       expect(unlinked).toHaveLength(0);
     } finally {
       await next.close();
@@ -151,11 +245,23 @@ describe.each(kinds)('sign-in records across restarts on %s', (kind) => {
         const userId = await userIdOf(a);
         const before = (await signInEvents(a, userId)).length;
         await Promise.all([a.ctx.signInRecords.stop(), b.ctx.signInRecords.stop()]);
-        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn(i % 2 ? a : b, `race-device-${i % 3}00000`)));
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, i) => signIn(i % 2 ? a : b, `race-device-${i % 3}00000`)),
+        );
         expect(answers.map((r) => r.statusCode)).toEqual(Array(30).fill(200));
-        await Promise.all([a.ctx.signInRecords.drain(), b.ctx.signInRecords.drain(), a.ctx.signInRecords.settle(userId), b.ctx.signInRecords.settle(userId)]);
+        await Promise.all([
+          a.ctx.signInRecords.drain(),
+          b.ctx.signInRecords.drain(),
+          a.ctx.signInRecords.settle(userId),
+          b.ctx.signInRecords.settle(userId),
+        ]);
         expect(await signInEvents(a, userId)).toHaveLength(before + 30);
-        const devices = await a.ctx.db.selectFrom('devices').select('id').where('user_id', '=', userId).where('device_key', 'like', 'race-device-%').execute();
+        const devices = await a.ctx.db
+          .selectFrom('devices')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('device_key', 'like', 'race-device-%')
+          .execute();
         expect(devices).toHaveLength(3);
       } finally {
         await Promise.all([a.close(), b.close()]);

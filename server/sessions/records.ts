@@ -37,7 +37,12 @@ type Log = { error(data: object, message: string): void };
 
 /** A sign-in from a device its account never used before (and the account had used others). */
 export type NewDevice = {
-  userId: string; sessionId: string; deviceKey: string; userAgent: string | null; ip: string | null; at: string;
+  userId: string;
+  sessionId: string;
+  deviceKey: string;
+  userAgent: string | null;
+  ip: string | null;
+  at: string;
   /** Where the sign-in was made (`https://<host>`), for links back to it. */
   origin: string | null;
 };
@@ -60,8 +65,12 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
     const hook = newDevices?.() ?? null;
     let fresh: NewDevice[] = [];
     const events = await db.transaction().execute(async (trx) => {
-      let waiting = trx.selectFrom('sessions').select(['id', 'user_id', 'device_key', 'user_agent', 'ip', 'created_at', 'pending_record'])
-        .where('pending_record', 'is not', null).orderBy('created_at').limit(BATCH);
+      let waiting = trx
+        .selectFrom('sessions')
+        .select(['id', 'user_id', 'device_key', 'user_agent', 'ip', 'created_at', 'pending_record'])
+        .where('pending_record', 'is not', null)
+        .orderBy('created_at')
+        .limit(BATCH);
       if (userId) waiting = waiting.where('user_id', '=', userId);
       const rows = await (sqlite ? waiting : userId ? waiting.forUpdate() : waiting.forUpdate().skipLocked()).execute();
       if (rows.length === 0) return [];
@@ -71,11 +80,20 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
         if (row.device_key === null) continue;
         const key = `${row.user_id}\n${row.device_key}`;
         const seen = sightings.get(key);
-        sightings.set(key, { userId: row.user_id, deviceKey: row.device_key, userAgent: row.user_agent, at: row.created_at, firstAt: seen?.firstAt ?? row.created_at });
+        sightings.set(key, {
+          userId: row.user_id,
+          deviceKey: row.device_key,
+          userAgent: row.user_agent,
+          at: row.created_at,
+          firstAt: seen?.firstAt ?? row.created_at,
+        });
       }
       // Which devices are new to their account, before this batch makes them known.
       fresh = hook ? await newDevicesOf(trx, rows) : [];
-      const devices = await touchDevices(trx, [...sightings.keys()].sort().map((key) => sightings.get(key)!));
+      const devices = await touchDevices(
+        trx,
+        [...sightings.keys()].sort().map((key) => sightings.get(key)!),
+      );
       const deviceOf = new Map(devices.map((d) => [`${d.user_id}\n${d.device_key}`, d.id]));
       const written: SecurityEvent[] = rows.map((row) => {
         // The origin is for the new-device mail's link, not the event.
@@ -91,11 +109,16 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
         sessionsOf.set(deviceId, [...(sessionsOf.get(deviceId) ?? []), row.id]);
       }
       for (const [deviceId, ids] of sessionsOf) {
-        await trx.updateTable('sessions').set({ pending_record: null, ...(deviceId ? { device_id: deviceId } : {}) }).where('id', 'in', ids).execute();
+        await trx
+          .updateTable('sessions')
+          .set({ pending_record: null, ...(deviceId ? { device_id: deviceId } : {}) })
+          .where('id', 'in', ids)
+          .execute();
       }
       return written;
     });
-    if (hook && fresh.length > 0) await hook(fresh).catch((error: unknown) => log.error({ err: error }, 'telling of new devices failed'));
+    if (hook && fresh.length > 0)
+      await hook(fresh).catch((error: unknown) => log.error({ err: error }, 'telling of new devices failed'));
     // Logged once written: a batch that failed is tried again, and logs then.
     for (const event of events) logEvent(db, event);
     return events.length;
@@ -103,10 +126,25 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
 
   /** The batch's first sign-in from each device its account never used, when the account had used
    * others (an account's very first device is no news to it). */
-  async function newDevicesOf(trx: Db, rows: Array<{ id: string; user_id: string; device_key: string | null; user_agent: string | null; ip: string | null; created_at: string; pending_record: string | null }>): Promise<NewDevice[]> {
+  async function newDevicesOf(
+    trx: Db,
+    rows: Array<{
+      id: string;
+      user_id: string;
+      device_key: string | null;
+      user_agent: string | null;
+      ip: string | null;
+      created_at: string;
+      pending_record: string | null;
+    }>,
+  ): Promise<NewDevice[]> {
     const users = [...new Set(rows.filter((r) => r.device_key !== null).map((r) => r.user_id))];
     if (users.length === 0) return [];
-    const known = await trx.selectFrom('devices').select(['user_id', 'device_key']).where('user_id', 'in', users).execute();
+    const known = await trx
+      .selectFrom('devices')
+      .select(['user_id', 'device_key'])
+      .where('user_id', 'in', users)
+      .execute();
     const hasDevices = new Set(known.map((d) => d.user_id));
     const seen = new Set(known.map((d) => `${d.user_id}\n${d.device_key}`));
     const fresh: NewDevice[] = [];
@@ -117,7 +155,12 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
       if (!hasDevices.has(row.user_id)) continue;
       const detail = JSON.parse(row.pending_record!) as { origin?: unknown };
       fresh.push({
-        userId: row.user_id, sessionId: row.id, deviceKey: row.device_key, userAgent: row.user_agent, ip: row.ip, at: row.created_at,
+        userId: row.user_id,
+        sessionId: row.id,
+        deviceKey: row.device_key,
+        userAgent: row.user_agent,
+        ip: row.ip,
+        at: row.created_at,
         origin: typeof detail.origin === 'string' ? detail.origin : null,
       });
     }
@@ -129,17 +172,27 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
   }
 
   // A lost database is survived: the rows wait, and the next poll tries again.
-  const passes = serialPasses(() => writeAll(), (error) => log.error({ err: error }, 'writing sign-in records failed'));
+  const passes = serialPasses(
+    () => writeAll(),
+    (error) => log.error({ err: error }, 'writing sign-in records failed'),
+  );
 
   return {
     kick() {
       if (stopped || kicked) return;
-      kicked = setTimeout(() => { kicked = null; void passes.run(); }, KICK_DELAY_MS);
+      kicked = setTimeout(() => {
+        kicked = null;
+        void passes.run();
+      }, KICK_DELAY_MS);
     },
     drain: () => passes.drain(),
     settle: (userId) => writeAll(userId),
     async pending() {
-      const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('pending_record', 'is not', null).executeTakeFirst();
+      const row = await db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('pending_record', 'is not', null)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
     start() {
@@ -156,7 +209,9 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
       if (kicked) clearTimeout(kicked);
       poll = kicked = null;
       while (passes.current()) await passes.current();
-      await writeAll().catch((error: unknown) => log.error({ err: error }, 'writing sign-in records at shutdown failed; the next start writes them'));
+      await writeAll().catch((error: unknown) =>
+        log.error({ err: error }, 'writing sign-in records at shutdown failed; the next start writes them'),
+      );
     },
   };
 }

@@ -38,8 +38,14 @@ describe.each(withRedis ? ['postgres+redis'] : [])('two instances on %s', () => 
     // The CAPTCHA is on (the forms' solutions count once across instances) but not at sign-in, where
     // the throttling is what this test counts.
     const env = {
-      NODE_ENV: 'test', SPA_DIR: 'none', DATABASE_URL: database.url, REDIS_URL, LOGIN_MAX_FAILS_PER_USER_IP: '2', LOGIN_MAX_FAILS_PER_IP: '100000',
-      ...CAPTCHA_ON, CAPTCHA_LOGIN_AFTER_FAILURES: '0',
+      NODE_ENV: 'test',
+      SPA_DIR: 'none',
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      LOGIN_MAX_FAILS_PER_USER_IP: '2',
+      LOGIN_MAX_FAILS_PER_IP: '100000',
+      ...CAPTCHA_ON,
+      CAPTCHA_LOGIN_AFTER_FAILURES: '0',
     };
     one = await buildApp(loadConfig(env));
     await seedDemo(one.ctx);
@@ -53,8 +59,14 @@ describe.each(withRedis ? ['postgres+redis'] : [])('two instances on %s', () => 
 
   it('a token from one instance works on the other, and a sign-out on one holds on both', async () => {
     const emma = DEMO_USERS[0]!;
-    const token = (await one.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE,
-      payload: { username: emma.email, password: DEMO_PASSWORD } })).json().access_token;
+    const token = (
+      await one.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: DEVICE,
+        payload: { username: emma.email, password: DEMO_PASSWORD },
+      })
+    ).json().access_token;
     const auth = { ...DEVICE, authorization: `Bearer ${token}` };
     expect((await two.app.inject({ method: 'GET', url: '/api/user', headers: auth })).statusCode).toBe(200);
     expect((await two.app.inject({ method: 'DELETE', url: '/api/token', headers: auth })).statusCode).toBe(204);
@@ -63,14 +75,21 @@ describe.each(withRedis ? ['postgres+redis'] : [])('two instances on %s', () => 
 
   it('a CAPTCHA solution spent on one instance is refused by the other', async () => {
     const captcha = await solvedCaptcha(one.app);
-    const forgot = (app: App) => app.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers: DEVICE, payload: { username: 'nobody@example.be', captcha } });
+    const forgot = (app: App) =>
+      app.app.inject({
+        method: 'POST',
+        url: '/api/user/forgot-password',
+        headers: DEVICE,
+        payload: { username: 'nobody@example.be', captcha },
+      });
     expect((await forgot(two)).statusCode).toBe(200);
     expect((await forgot(one)).json().code).toBe('captcha_invalid');
   });
 
   it('throttling counts failures across instances', async () => {
     const username = `${prefix}-nobody@example.com`;
-    const attempt = (app: App) => app.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password: 'wrong' } });
+    const attempt = (app: App) =>
+      app.app.inject({ method: 'POST', url: '/api/token', headers: DEVICE, payload: { username, password: 'wrong' } });
     expect((await attempt(one)).statusCode).toBe(400);
     expect((await attempt(two)).statusCode).toBe(400);
     expect((await attempt(one)).statusCode).toBe(429);

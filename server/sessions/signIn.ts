@@ -12,13 +12,21 @@ import { touchDevice } from './devices.ts';
 import { enrolmentOf, type EnrolmentFacts } from './enrolment.ts';
 import { createSession } from './store.ts';
 
-export async function completeSignIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, input: {
-  userId: string; clientId: string | null; viaMfa: boolean; trustDevice?: boolean;
-  /** What decides a second factor's set-up, when the caller read it already. */
-  enrolment?: EnrolmentFacts;
-  /** The first factor was a Microsoft sign-in at this tenant, not a password: the event says so. */
-  microsoftTenant?: string;
-}) {
+export async function completeSignIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: {
+    userId: string;
+    clientId: string | null;
+    viaMfa: boolean;
+    trustDevice?: boolean;
+    /** What decides a second factor's set-up, when the caller read it already. */
+    enrolment?: EnrolmentFacts;
+    /** The first factor was a Microsoft sign-in at this tenant, not a password: the event says so. */
+    microsoftTenant?: string;
+  },
+) {
   const userAgent = request.headers['user-agent']?.slice(0, 512) ?? null;
   let deviceId: string | null = null;
   if (input.trustDevice) {
@@ -29,21 +37,36 @@ export async function completeSignIn(ctx: AppContext, request: FastifyRequest, r
   // A user who must have a second factor and has none gets a session that can only set one up.
   const enrolment = input.viaMfa ? 'none' : await enrolmentOf(ctx.db, input.userId, input.clientId, input.enrolment);
   const { token, expiresIn } = await createSession(ctx.db, {
-    userId: input.userId, deviceId, clientId: input.clientId, ip: request.ip, ttlDays: ctx.config.sessionTtlDays,
-    mfaAt: input.viaMfa ? nowIso() : null, scope: enrolment === 'required' ? 'enrolment' : null,
-    deviceKey: request.deviceKey, userAgent,
+    userId: input.userId,
+    deviceId,
+    clientId: input.clientId,
+    ip: request.ip,
+    ttlDays: ctx.config.sessionTtlDays,
+    mfaAt: input.viaMfa ? nowIso() : null,
+    scope: enrolment === 'required' ? 'enrolment' : null,
+    deviceKey: request.deviceKey,
+    userAgent,
     // Where it was made: a mail about a new device links back to this variant's configured origin
     // (never to the Host the request named: server/http/origin.ts).
     signInDetail: {
-      mfa: input.viaMfa, origin: publicOriginOf(ctx.config, request).origin,
+      mfa: input.viaMfa,
+      origin: publicOriginOf(ctx.config, request).origin,
       ...(input.microsoftTenant ? { provider: 'microsoft', tenant: input.microsoftTenant } : {}),
     },
   });
   ctx.signInRecords.kick();
-  if (input.trustDevice) await recordEvent(ctx.db, { type: 'device_trusted', userId: input.userId, ip: request.ip, deviceKey: request.deviceKey });
+  if (input.trustDevice)
+    await recordEvent(ctx.db, {
+      type: 'device_trusted',
+      userId: input.userId,
+      ip: request.ip,
+      deviceKey: request.deviceKey,
+    });
   reply.setCookie(ctx.cookieName, token, authCookieOptions(ctx.config, request.host));
   return {
-    access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn,
+    access_token: token,
+    token_type: 'Bearer' as const,
+    expires_in: expiresIn,
     ...(enrolment !== 'none' ? { mfa_enrolment: enrolment } : {}),
   };
 }

@@ -12,7 +12,11 @@ function isFilePath(path: string): boolean {
   return path.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(path.slice(path.lastIndexOf('/') + 1));
 }
 
-export async function installSpa(app: FastifyInstance, spaDir: string | null, options: { sourceMaps: boolean; page: PageSources }) {
+export async function installSpa(
+  app: FastifyInstance,
+  spaDir: string | null,
+  options: { sourceMaps: boolean; page: PageSources },
+) {
   const root = spaDir ? resolve(spaDir) : null;
   const hasSpa = root !== null && existsSync(resolve(root, 'index.html'));
   const sendPage = hasSpa ? pageRenderer(root, options.page) : null;
@@ -37,11 +41,23 @@ export async function installSpa(app: FastifyInstance, spaDir: string | null, op
     const path = request.url.split('?')[0]!;
     // The drawn sign-in posted before any script ran (the app holds it once its entry is there):
     // back to the page, never a dead end. Nothing posted is read.
-    if (request.method === 'POST' && sendPage && !path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX && !isFilePath(path)) {
+    if (
+      request.method === 'POST' &&
+      sendPage &&
+      !path.startsWith(`${API_PREFIX}/`) &&
+      path !== API_PREFIX &&
+      !isFilePath(path)
+    ) {
       return reply.redirect(request.url, 303);
     }
     // A missing script or file is a 404: the app shell in its place would be run or parsed as something it is not.
-    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX || request.method !== 'GET' || !sendPage || isFilePath(path)) {
+    if (
+      path.startsWith(`${API_PREFIX}/`) ||
+      path === API_PREFIX ||
+      request.method !== 'GET' ||
+      !sendPage ||
+      isFilePath(path)
+    ) {
       return sendError(reply, 'not_found');
     }
     return sendPage(request, reply);

@@ -16,7 +16,13 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AFTER_PAINT_ID } from '../../contract/page.ts';
-import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE, chooseLocale, variantOfHost, type Locale } from '../../contract/constants.ts';
+import {
+  BOOT_ELEMENT_ID,
+  LANGUAGE_COOKIE,
+  chooseLocale,
+  variantOfHost,
+  type Locale,
+} from '../../contract/constants.ts';
 import type { AppConfig, Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
 
@@ -32,17 +38,22 @@ export type PageSources = {
 
 /** The browser's languages, most wanted first (RFC 9110 quality values; a refused one left out). */
 export function acceptedLanguages(header: string | undefined): string[] {
-  return (header ?? '').split(',').map((part, index) => {
-    const [tag = '', ...params] = part.trim().split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/i.exec(p)?.[1]).find((value) => value !== undefined);
-    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
-  }).filter((entry) => entry.tag && entry.tag !== '*' && entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index).map((entry) => entry.tag);
+  return (header ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/i.exec(p)?.[1]).find((value) => value !== undefined);
+      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.tag && entry.tag !== '*' && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
 }
 
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const CACHED_PAGES = 64;
 
@@ -61,23 +72,32 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
   const { template, styleHashes } = inlineStylesheet(spaDir, readFileSync(join(spaDir, 'index.html'), 'utf8'));
   const securityPolicy = sources.securityPolicy(styleHashes);
   const drawnFile = join(spaDir, 'prerendered.json');
-  const drawn: Prerendered = existsSync(drawnFile) ? JSON.parse(readFileSync(drawnFile, 'utf8')) as Prerendered : { app: [], locales: {}, screens: {} };
+  const drawn: Prerendered = existsSync(drawnFile)
+    ? (JSON.parse(readFileSync(drawnFile, 'utf8')) as Prerendered)
+    : { app: [], locales: {}, screens: {} };
   const encoded = new Map<string, { etag: string; identity: Buffer; br?: Buffer; gzip?: Buffer }>();
 
   async function html(request: FastifyRequest): Promise<string> {
     const variant = variantOfHost(request.host);
-    const locale = chooseLocale(variant, acceptedLanguages(request.headers['accept-language']), request.cookies[LANGUAGE_COOKIE]);
+    const locale = chooseLocale(
+      variant,
+      acceptedLanguages(request.headers['accept-language']),
+      request.cookies[LANGUAGE_COOKIE],
+    );
     const sessionCookie = Boolean(request.cookies[sources.cookieName]);
     const config = await sources.configFor(request.host).catch(() => null);
     const [path = '/', query = ''] = request.url.split('?');
     const redirect = new URLSearchParams(query).get('redirect');
-    const signingInTo = redirect && sources.signingInTo ? await sources.signingInTo(redirect, locale).catch(() => null) : null;
+    const signingInTo =
+      redirect && sources.signingInTo ? await sources.signingInTo(redirect, locale).catch(() => null) : null;
     // A visitor with a session cookie is probably signed in: the public screen would only flash. A
     // sign-in for an application names it: the screen drawn ahead does not, so the app draws it.
     const screen = sessionCookie || signingInTo ? undefined : drawn.screens[variant]?.[locale]?.[path];
     const boot: Boot = { config, locale, sessionCookie, ...(signingInTo ? { signingInTo } : {}) };
     const strings = drawn.locales[locale];
-    const preloads = [...drawn.app, ...(strings ? [strings] : [])].map((chunk) => `<link rel="modulepreload" crossorigin href="${chunk}">`);
+    const preloads = [...drawn.app, ...(strings ? [strings] : [])].map(
+      (chunk) => `<link rel="modulepreload" crossorigin href="${chunk}">`,
+    );
     const head = [
       `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(boot)}</script>`,
       // A drawn screen paints before the app's modules are even asked for: the entry starts them
@@ -90,7 +110,11 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
       .replace('</head>', `  ${head}\n  </head>`)
       .replace('<div id="root"></div>', `<div id="root">${screen?.html ?? ''}</div>`);
     if (screen) {
-      page = page.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(screen.title)}</title>\n    <meta name="description" content="${escapeHtml(screen.description)}">`);
+      page = page.replace(
+        /<title>[^<]*<\/title>/,
+        () =>
+          `<title>${escapeHtml(screen.title)}</title>\n    <meta name="description" content="${escapeHtml(screen.description)}">`,
+      );
     }
     if (variant === 'lu') page = page.replace('href="/favicon.svg"', 'href="/favicon-lu.svg"');
     return page;
@@ -109,13 +133,18 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
 
   return async function sendPage(request: FastifyRequest, reply: FastifyReply) {
     const entry = encodings(await html(request));
-    reply.header('content-security-policy', securityPolicy)
-      .header('cache-control', 'no-cache').header('vary', 'accept-encoding, accept-language, cookie')
-      .header('etag', entry.etag).type('text/html; charset=utf-8');
+    reply
+      .header('content-security-policy', securityPolicy)
+      .header('cache-control', 'no-cache')
+      .header('vary', 'accept-encoding, accept-language, cookie')
+      .header('etag', entry.etag)
+      .type('text/html; charset=utf-8');
     if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();
     const accepts = request.headers['accept-encoding'] ?? '';
     if (/\bbr\b/.test(accepts)) {
-      entry.br ??= brotliCompressSync(entry.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.length } });
+      entry.br ??= brotliCompressSync(entry.identity, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.length },
+      });
       return reply.header('content-encoding', 'br').send(entry.br);
     }
     if (/\bgzip\b/.test(accepts)) {

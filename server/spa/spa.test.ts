@@ -31,14 +31,46 @@ const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favi
 writeFileSync(join(spaDir, 'index.html'), shell);
 const drawn: Prerendered = {
   app: ['/assets/start-777.js', '/assets/shell-888.js'],
-  locales: { fr: '/assets/fr-111.js', nl: '/assets/nl-222.js', en: '/assets/en-333.js', fr_LU: '/assets/fr_LU-444.js', en_LU: '/assets/en_LU-555.js' },
+  locales: {
+    fr: '/assets/fr-111.js',
+    nl: '/assets/nl-222.js',
+    en: '/assets/en-333.js',
+    fr_LU: '/assets/fr_LU-444.js',
+    en_LU: '/assets/en_LU-555.js',
+  },
   screens: {
     be: {
-      fr: { '/login/email': { html: '<div data-prerendered="">Connexion BE</div>', title: 'Connexion · Tessera', description: 'Un seul compte' } },
-      nl: { '/login/email': { html: '<div data-prerendered="">Aanmelden BE</div>', title: 'Aanmelden · Tessera', description: 'Eén account' } },
-      en: { '/login/email': { html: '<div data-prerendered="">Sign in BE</div>', title: 'Sign in & go · Tessera', description: 'One "account"' } },
+      fr: {
+        '/login/email': {
+          html: '<div data-prerendered="">Connexion BE</div>',
+          title: 'Connexion · Tessera',
+          description: 'Un seul compte',
+        },
+      },
+      nl: {
+        '/login/email': {
+          html: '<div data-prerendered="">Aanmelden BE</div>',
+          title: 'Aanmelden · Tessera',
+          description: 'Eén account',
+        },
+      },
+      en: {
+        '/login/email': {
+          html: '<div data-prerendered="">Sign in BE</div>',
+          title: 'Sign in & go · Tessera',
+          description: 'One "account"',
+        },
+      },
     },
-    lu: { fr_LU: { '/login/email': { html: '<div data-prerendered="">Connexion LU</div>', title: 'Connexion · Tessera', description: 'Un seul compte' } } },
+    lu: {
+      fr_LU: {
+        '/login/email': {
+          html: '<div data-prerendered="">Connexion LU</div>',
+          title: 'Connexion · Tessera',
+          description: 'Un seul compte',
+        },
+      },
+    },
   },
 };
 writeFileSync(join(spaDir, 'prerendered.json'), JSON.stringify(drawn));
@@ -56,17 +88,25 @@ describe('serving the web app', () => {
   });
   afterAll(async () => server?.stop());
 
-  it.each(['/', '/login/email', '/user/dashboard?redirect_uri=x', '/no/such/screen'])('answers %s with the app shell', async (url) => {
-    const res = await server.app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('<div id="root">');
-    expect(res.headers['cache-control']).toBe('no-cache');
-    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(res.headers['x-frame-options']).toBe('DENY');
-  });
+  it.each(['/', '/login/email', '/user/dashboard?redirect_uri=x', '/no/such/screen'])(
+    'answers %s with the app shell',
+    async (url) => {
+      const res = await server.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('<div id="root">');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    },
+  );
 
   it('sends the compressed twin a browser accepts, Brotli first, keeping the long cache; the plain file to one that accepts none', async () => {
-    const get = (encoding?: string) => server.app.inject({ method: 'GET', url: '/assets/big-def456.js', headers: encoding ? { 'accept-encoding': encoding } : {} });
+    const get = (encoding?: string) =>
+      server.app.inject({
+        method: 'GET',
+        url: '/assets/big-def456.js',
+        headers: encoding ? { 'accept-encoding': encoding } : {},
+      });
     const br = await get('gzip, deflate, br');
     expect(br.headers['content-encoding']).toBe('br');
     expect(br.headers.vary).toMatch(/accept-encoding/i);
@@ -106,15 +146,22 @@ describe('serving the web app', () => {
   });
 
   it('writes what the first screen needs into the page: the config, the language and its strings, the variant, no session cookie', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'de-DE;q=0.9, fr-BE, nl;q=0.5' } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { 'accept-language': 'de-DE;q=0.9, fr-BE, nl;q=0.5' },
+    });
     const boot = bootOf(res.body);
     expect(boot.locale).toBe('fr');
     expect(boot.sessionCookie).toBe(false);
-    expect(boot.config).toEqual((await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json());
+    expect(boot.config).toEqual(
+      (await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE })).json(),
+    );
     expect(res.body).toContain('<html lang="fr" data-variant="be">');
     // The screen is drawn: the app's modules wait for its paint, in the template the entry starts them from.
     const held = new RegExp(`<template id="${AFTER_PAINT_ID}">(.*?)</template>`).exec(res.body)?.[1] ?? '';
-    for (const chunk of ['start-777', 'shell-888', 'fr-111']) expect(held).toContain(`<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">`);
+    for (const chunk of ['start-777', 'shell-888', 'fr-111'])
+      expect(held).toContain(`<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">`);
     expect(res.body.replace(held, '')).not.toContain('modulepreload');
     expect(res.body).toContain('<div id="root"><div data-prerendered="">Connexion BE</div></div>');
     expect(res.body).toContain('<title>Connexion · Tessera</title>');
@@ -137,7 +184,11 @@ describe('serving the web app', () => {
   });
 
   it('draws the Luxembourg page for its host, in its language, with its favicon', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { host: 'account.lu.localhost', 'accept-language': 'nl' } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { host: 'account.lu.localhost', 'accept-language': 'nl' },
+    });
     expect(bootOf(res.body)).toMatchObject({ locale: 'fr_LU', config: { variant: 'lu' } });
     expect(res.body).toContain('<html lang="fr-LU" data-variant="lu">');
     expect(res.body).toContain('href="/favicon-lu.svg"');
@@ -145,54 +196,96 @@ describe('serving the web app', () => {
     expect(res.body).toContain('/assets/fr_LU-444.js');
   });
 
-  it('takes a remembered language over the browser\'s, as the app does', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=nl` } });
+  it("takes a remembered language over the browser's, as the app does", async () => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=nl` },
+    });
     expect(bootOf(res.body).locale).toBe('nl');
     expect(res.body).toContain('Aanmelden BE');
     // A language the variant does not offer is not taken.
-    const odd = await server.app.inject({ method: 'GET', url: '/login/email', headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=de_LU` } });
+    const odd = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { 'accept-language': 'fr', cookie: `${LANGUAGE_COOKIE}=de_LU` },
+    });
     expect(bootOf(odd.body).locale).toBe('fr');
   });
 
-  it('names the application an authorisation request signs the visitor in to, in the visitor\'s language', async () => {
-    await registerClient(server.ctx.db, { client_id: 'deals-partner', name: 'Deals partner', names: { fr: 'Partenaire avantages' }, redirect_uris: ['https://deals.partner.example/cb'] });
-    await new OidcAdapter(server.ctx.db, 'Interaction').upsert('uid-of-a-request', { params: { client_id: 'deals-partner' } }, 60);
+  it("names the application an authorisation request signs the visitor in to, in the visitor's language", async () => {
+    await registerClient(server.ctx.db, {
+      client_id: 'deals-partner',
+      name: 'Deals partner',
+      names: { fr: 'Partenaire avantages' },
+      redirect_uris: ['https://deals.partner.example/cb'],
+    });
+    await new OidcAdapter(server.ctx.db, 'Interaction').upsert(
+      'uid-of-a-request',
+      { params: { client_id: 'deals-partner' } },
+      60,
+    );
     const url = '/login/email?redirect=%2Foidc%2Finteraction%2Fuid-of-a-request';
     const res = await server.app.inject({ method: 'GET', url, headers: { 'accept-language': 'fr' } });
-    expect(bootOf(res.body).signingInTo).toEqual({ client_id: 'deals-partner', name: 'Partenaire avantages', logo_uri: null });
+    expect(bootOf(res.body).signingInTo).toEqual({
+      client_id: 'deals-partner',
+      name: 'Partenaire avantages',
+      logo_uri: null,
+    });
     // The screen drawn ahead does not name it: the app draws this one.
     expect(res.body).toContain('<div id="root"></div>');
-    for (const other of ['/login/email?redirect=%2Foidc%2Finteraction%2Funknown', '/login/email?redirect=%2Fuser%2Fdashboard', '/login/email?redirect=%2Foidc%2Finteraction%2F..%2Fx']) {
+    for (const other of [
+      '/login/email?redirect=%2Foidc%2Finteraction%2Funknown',
+      '/login/email?redirect=%2Fuser%2Fdashboard',
+      '/login/email?redirect=%2Foidc%2Finteraction%2F..%2Fx',
+    ]) {
       expect(bootOf((await server.app.inject({ method: 'GET', url: other })).body).signingInTo).toBeUndefined();
     }
   });
 
   it('draws no public screen for a browser with a session cookie, or on a screen not drawn ahead', async () => {
-    const signedIn = await server.app.inject({ method: 'GET', url: '/login/email', headers: { cookie: `${server.ctx.cookieName}=anything` } });
+    const signedIn = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { cookie: `${server.ctx.cookieName}=anything` },
+    });
     expect(bootOf(signedIn.body).sessionCookie).toBe(true);
     expect(signedIn.body).toContain('<div id="root"></div>');
     expect(signedIn.body).toContain('<title>Tessera</title>');
     // Nothing is painted before the app draws: its modules are preloaded at once.
     expect(signedIn.body).not.toContain(`<template id="${AFTER_PAINT_ID}">`);
-    for (const chunk of ['start-777', 'shell-888']) expect(signedIn.body).toMatch(new RegExp(`<head>[\\s\\S]*<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">[\\s\\S]*</head>`));
+    for (const chunk of ['start-777', 'shell-888'])
+      expect(signedIn.body).toMatch(
+        new RegExp(`<head>[\\s\\S]*<link rel="modulepreload" crossorigin href="/assets/${chunk}.js">[\\s\\S]*</head>`),
+      );
     const dashboard = await server.app.inject({ method: 'GET', url: '/user/dashboard' });
     expect(dashboard.body).toContain('<div id="root"></div>');
   });
 
   it('keeps a hostile redirect target from closing the script element it travels in', async () => {
-    await registerClient(server.ctx.db, { client_id: 'hostile', name: 'Hostile', redirect_uris: ['https://x.example/</script><script>alert(1)</script>'] });
+    await registerClient(server.ctx.db, {
+      client_id: 'hostile',
+      name: 'Hostile',
+      redirect_uris: ['https://x.example/</script><script>alert(1)</script>'],
+    });
     try {
       const res = await server.app.inject({ method: 'GET', url: '/login/email' });
       expect(res.body).not.toContain('<script>alert(1)');
-      expect(bootOf(res.body).config?.redirectTargets).toContain('https://x.example/</script><script>alert(1)</script>');
+      expect(bootOf(res.body).config?.redirectTargets).toContain(
+        'https://x.example/</script><script>alert(1)</script>',
+      );
     } finally {
       await server.ctx.db.deleteFrom('oauth_clients').where('client_id', '=', 'hostile').execute();
     }
   });
 
   it('sends a sign-in posted before any script ran back to its page, reading nothing of it', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/login/email?redirect=%2Fuser%2Fdashboard', payload: 'username=a&password=b',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/login/email?redirect=%2Fuser%2Fdashboard',
+      payload: 'username=a&password=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/login/email?redirect=%2Fuser%2Fdashboard');
     expect((await server.app.inject({ method: 'POST', url: '/api/nothing' })).statusCode).toBe(404);
@@ -210,12 +303,18 @@ describe('serving the web app', () => {
     expect(res.headers['cache-control']).toContain('immutable');
   });
 
-  it.each(['/assets/app-gone.js', '/assets/app-gone.css', '/assets/nothing', '/favicon.ico', '/robots.txt', '/login/email/app.js'])(
-    'answers a missing file %s with 404, not the app shell', async (url) => {
-      const res = await server.app.inject({ method: 'GET', url });
-      expect(res.statusCode).toBe(404);
-      expect(res.body).not.toContain('<div id="root">');
-    });
+  it.each([
+    '/assets/app-gone.js',
+    '/assets/app-gone.css',
+    '/assets/nothing',
+    '/favicon.ico',
+    '/robots.txt',
+    '/login/email/app.js',
+  ])('answers a missing file %s with 404, not the app shell', async (url) => {
+    const res = await server.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('<div id="root">');
+  });
 
   it('does not serve source maps outside development', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/assets/app-abc123.js.map' });
@@ -236,7 +335,7 @@ describe('serving the web app', () => {
   });
 });
 
-describe('the browser\'s languages', () => {
+describe("the browser's languages", () => {
   it('orders them by quality, keeping the order of equals, leaving out refused ones and the wildcard', () => {
     expect(acceptedLanguages('de;q=0.5, fr-BE, nl;q=0.8, en;q=0, *;q=0.1, fr')).toEqual(['fr-BE', 'fr', 'nl', 'de']);
     expect(acceptedLanguages(undefined)).toEqual([]);

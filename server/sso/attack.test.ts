@@ -30,7 +30,11 @@ const OTHER_PASSWORD = 'Other-accounts-pass-7';
 let counter = 0;
 const newEntraUser = (extra: Partial<EntraUser> = {}): EntraUser => {
   counter += 1;
-  return { oid: `00000000-0000-4000-9000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`, name: `Attack ${counter}`, ...extra };
+  return {
+    oid: `00000000-0000-4000-9000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`,
+    name: `Attack ${counter}`,
+    ...extra,
+  };
 };
 
 const cookieOf = (setCookie: string | string[] | undefined, name: string): string | null => {
@@ -48,15 +52,19 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
 
   beforeAll(async () => {
     idp = await startEntraStandIn({
-      tenants: [TENANT, OTHER_TENANT], clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
+      tenants: [TENANT, OTHER_TENANT],
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
       redirectUris: ['http://localhost/sso/microsoft/login/callback'],
     });
     dir = mkdtempSync(join(tmpdir(), 'tessera-sso-attack-'));
     server = await startTestServer(kind, {
       // The callback Microsoft sends the browser back to is this origin's (inject's default Host is localhost).
       PUBLIC_ORIGIN_BE: 'http://localhost',
-      MICROSOFT_CLIENT_ID: CLIENT_ID, MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
-      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}=Other Corp`, MICROSOFT_AUTHORITY: idp.authority,
+      MICROSOFT_CLIENT_ID: CLIENT_ID,
+      MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
+      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}=Other Corp`,
+      MICROSOFT_AUTHORITY: idp.authority,
       // A file, so that the command line opens the same database.
       ...(kind === 'sqlite' ? { SQLITE_PATH: join(dir, 'tessera.sqlite') } : {}),
     });
@@ -71,15 +79,22 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
 
   const start = async (browser?: string, tenant = TENANT) => {
     const res = await server.app.inject({
-      method: 'GET', url: `/sso/microsoft/login?${new URLSearchParams({ tenant, device: DEVICE_ID })}`,
+      method: 'GET',
+      url: `/sso/microsoft/login?${new URLSearchParams({ tenant, device: DEVICE_ID })}`,
       headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
     });
     expect(res.statusCode).toBe(303);
-    return { browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser!, location: res.headers.location as string };
+    return {
+      browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser!,
+      location: res.headers.location as string,
+    };
   };
-  const callback = (url: URL, browser: string | null) => server.app.inject({
-    method: 'GET', url: `${url.pathname}${url.search}`, headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-  });
+  const callback = (url: URL, browser: string | null) =>
+    server.app.inject({
+      method: 'GET',
+      url: `${url.pathname}${url.search}`,
+      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
+    });
   /** A sign-in started by a browser and authorized at the stand-in as `user`: the way back, not yet followed. */
   const authorized = async (user: EntraUser, tenant = TENANT) => {
     const started = await start(undefined, tenant);
@@ -95,35 +110,87 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(location).toMatch(/^\/partner\/link-existing\?ticket=/);
     return new URL(location, 'http://localhost').searchParams.get('ticket')!;
   };
-  const api = (method: 'GET' | 'POST' | 'DELETE', url: string, options: { token?: string; browser?: string; payload?: object } = {}) => server.app.inject({
-    method, url, headers: {
-      'x-device-id': DEVICE_ID, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
-    }, ...(options.payload ? { payload: options.payload } : {}),
-  });
-  const link = (ticket: string, options: { token?: string; browser?: string } = {}) => api('POST', '/api/user/link-account', { ...options, payload: { ticket } });
+  const api = (
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    options: { token?: string; browser?: string; payload?: object } = {},
+  ) =>
+    server.app.inject({
+      method,
+      url,
+      headers: {
+        'x-device-id': DEVICE_ID,
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
+      },
+      ...(options.payload ? { payload: options.payload } : {}),
+    });
+  const link = (ticket: string, options: { token?: string; browser?: string } = {}) =>
+    api('POST', '/api/user/link-account', { ...options, payload: { ticket } });
   /** Whether the ticket is still live for this browser (it names its identity without spending it). */
-  const ticketLive = async (ticket: string, browser: string) => (await api('POST', '/api/sso/microsoft/ticket', { browser, payload: { ticket } })).statusCode === 200;
+  const ticketLive = async (ticket: string, browser: string) =>
+    (await api('POST', '/api/sso/microsoft/ticket', { browser, payload: { ticket } })).statusCode === 200;
 
   // ---- What the database holds -------------------------------------------------------------------
 
-  const ownerOf = async (user: EntraUser, tenant = TENANT) => (await server.ctx.db.selectFrom('sso_identities').select('user_id')
-    .where('tenant_id', '=', tenant).where('object_id', '=', user.oid).executeTakeFirst())?.user_id ?? null;
-  const identitiesOf = (userId: string) => server.ctx.db.selectFrom('sso_identities').select(['id', 'object_id', 'tenant_id']).where('user_id', '=', userId).execute();
-  const sessionsOf = async (userId: string) => (await server.ctx.db.selectFrom('sessions').select('id').where('user_id', '=', userId).execute()).length;
-  const ticketsFor = async (user: EntraUser) => (await server.ctx.db.selectFrom('sso_link_tickets').select('ticket_hash').where('object_id', '=', user.oid).execute()).length;
+  const ownerOf = async (user: EntraUser, tenant = TENANT) =>
+    (
+      await server.ctx.db
+        .selectFrom('sso_identities')
+        .select('user_id')
+        .where('tenant_id', '=', tenant)
+        .where('object_id', '=', user.oid)
+        .executeTakeFirst()
+    )?.user_id ?? null;
+  const identitiesOf = (userId: string) =>
+    server.ctx.db
+      .selectFrom('sso_identities')
+      .select(['id', 'object_id', 'tenant_id'])
+      .where('user_id', '=', userId)
+      .execute();
+  const sessionsOf = async (userId: string) =>
+    (await server.ctx.db.selectFrom('sessions').select('id').where('user_id', '=', userId).execute()).length;
+  const ticketsFor = async (user: EntraUser) =>
+    (
+      await server.ctx.db
+        .selectFrom('sso_link_tickets')
+        .select('ticket_hash')
+        .where('object_id', '=', user.oid)
+        .execute()
+    ).length;
   const userCount = async () => (await server.ctx.db.selectFrom('users').select('id').execute()).length;
-  const linkDirectly = (userId: string, user: EntraUser, tenantId = TENANT) => server.ctx.db.transaction().execute((trx) => linkIdentity(trx, userId,
-    { provider: 'microsoft', tenantId, objectId: user.oid, email: user.email ?? null, name: user.name ?? null }));
+  const linkDirectly = (userId: string, user: EntraUser, tenantId = TENANT) =>
+    server.ctx.db.transaction().execute((trx) =>
+      linkIdentity(trx, userId, {
+        provider: 'microsoft',
+        tenantId,
+        objectId: user.oid,
+        email: user.email ?? null,
+        name: user.name ?? null,
+      }),
+    );
   const passwordSession = async (email: string) => {
     const res = await client(server).password(email, DEVICE_ID);
     expect(res.statusCode).toBe(200);
     return res.json().access_token as string;
   };
   const cli = async (...argv: string[]) => {
-    const env = { NODE_ENV: 'test', SECRET_KEY: server.ctx.config.secretKey, DATABASE_URL: server.ctx.config.databaseUrl ?? '', SQLITE_PATH: server.ctx.config.sqlitePath };
+    const env = {
+      NODE_ENV: 'test',
+      SECRET_KEY: server.ctx.config.secretKey,
+      DATABASE_URL: server.ctx.config.databaseUrl ?? '',
+      SQLITE_PATH: server.ctx.config.sqlitePath,
+    };
     let out = '';
-    const code = await runCli(argv, { env, stdout: (t) => { out += t; }, stderr: (t) => { out += t; } });
+    const code = await runCli(argv, {
+      env,
+      stdout: (t) => {
+        out += t;
+      },
+      stderr: (t) => {
+        out += t;
+      },
+    });
     return { code, out };
   };
 
@@ -168,7 +235,12 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     await linkDirectly(attacker.userId, entra);
     const { browser: attackerBrowser, back } = await authorized(entra);
     const victim = await start();
-    const victimRequest = () => server.ctx.db.selectFrom('sso_requests').select(['used_at']).where('browser_hash', '=', hashToken(victim.browser)).executeTakeFirstOrThrow();
+    const victimRequest = () =>
+      server.ctx.db
+        .selectFrom('sso_requests')
+        .select(['used_at'])
+        .where('browser_hash', '=', hashToken(victim.browser))
+        .executeTakeFirstOrThrow();
 
     const carried = await callback(back, victim.browser);
     expect(carried.statusCode).toBe(303);
@@ -196,7 +268,12 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(none.json().code).toBe('unauthorized');
     expect((await link(ticket, { browser, token: 'A'.repeat(43) })).statusCode).toBe(401);
     // The password typed wrong gives no session to link with.
-    const wrong = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': DEVICE_ID }, payload: { username: account.email, password: 'Not-the-password-1!' } });
+    const wrong = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': DEVICE_ID },
+      payload: { username: account.email, password: 'Not-the-password-1!' },
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().code).toBe('invalid_credentials');
     expect(wrong.json().access_token).toBeUndefined();
@@ -210,7 +287,7 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(await ownerOf(entra)).toBeNull();
   });
 
-  it('links an identity only to the account whose password signed in: another account\'s password never reaches this one', async () => {
+  it("links an identity only to the account whose password signed in: another account's password never reaches this one", async () => {
     const victim = await makeUser(server, { methods: [] });
     const attacker = await makeUser(server, { methods: [] });
     // The identity carries the victim's email: it still goes where the password that signed in leads.
@@ -226,20 +303,35 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect((await api('GET', '/api/user', { token: session })).json().data.id).toBe(attacker.userId);
   });
 
-  it('asks an old password sign-in for the password again; a wrong one or another account\'s does not count', async () => {
+  it("asks an old password sign-in for the password again; a wrong one or another account's does not count", async () => {
     const account = await makeUser(server, { methods: [] });
     // Another account, with a password of its own (the demo accounts share one).
     counter += 1;
-    await createUser(server.ctx, {
-      firstname: 'Other', lastname: 'Account', language: 'en', email: `sso.other.${process.pid}.${counter}@example.be`, phone: `+3247099${String(counter).padStart(4, '0')}`,
-      user_id: null, customer_user_id: null, fridom_user_id: null, password_status: 0,
-    }, OTHER_PASSWORD);
+    await createUser(
+      server.ctx,
+      {
+        firstname: 'Other',
+        lastname: 'Account',
+        language: 'en',
+        email: `sso.other.${process.pid}.${counter}@example.be`,
+        phone: `+3247099${String(counter).padStart(4, '0')}`,
+        user_id: null,
+        customer_user_id: null,
+        fridom_user_id: null,
+        password_status: 0,
+      },
+      OTHER_PASSWORD,
+    );
     const entra = newEntraUser();
     const { location, browser } = await signIn(entra);
     const ticket = ticketOf(location);
     const token = await passwordSession(account.email);
     // Signed in long ago (a stolen session, say): not proof enough.
-    await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO }).where('user_id', '=', account.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ created_at: LONG_AGO })
+      .where('user_id', '=', account.userId)
+      .execute();
     const stale = await link(ticket, { browser, token });
     expect(stale.statusCode).toBe(403);
     expect(stale.json().code).toBe('step_up_required');
@@ -279,13 +371,19 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(challenge.statusCode).toBe(200);
     const right = new TOTP({ secret, digits: 6, period: 30 }).generate();
     const wrongCode = right === '000000' ? '111111' : '000000';
-    expect((await api('POST', '/api/mfa/sudo', { token, payload: { payload: challenge.json().payload, code: wrongCode } })).statusCode).toBe(422);
+    expect(
+      (await api('POST', '/api/mfa/sudo', { token, payload: { payload: challenge.json().payload, code: wrongCode } }))
+        .statusCode,
+    ).toBe(422);
     expect((await link(ticket, { browser, token })).json().code).toBe('step_up_required');
     expect(await ticketLive(ticket, browser)).toBe(true);
     expect(await ownerOf(entra)).toBeNull();
     // With the second factor, it links.
     const again = await api('GET', `/api/mfa/sudo?mfaId=${account.ids.totp}`, { token });
-    expect((await api('POST', '/api/mfa/sudo', { token, payload: { payload: again.json().payload, code: right } })).statusCode).toBe(200);
+    expect(
+      (await api('POST', '/api/mfa/sudo', { token, payload: { payload: again.json().payload, code: right } }))
+        .statusCode,
+    ).toBe(200);
     expect((await link(ticket, { browser, token })).statusCode).toBe(200);
     expect(await ownerOf(entra)).toBe(account.userId);
   });
@@ -329,7 +427,9 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     const mfa = await signIn(linked);
     const payload = new URLSearchParams(mfa.location.split('#')[1]).get('mfa')!;
     expect((await link(payload, { token, browser: mfa.browser })).statusCode).toBe(410);
-    expect((await link(await client(server).loginPayload(withTotp.email, DEVICE_ID), { token, browser })).statusCode).toBe(410);
+    expect(
+      (await link(await client(server).loginPayload(withTotp.email, DEVICE_ID), { token, browser })).statusCode,
+    ).toBe(410);
     // Nor is a link ticket a second factor's payload.
     expect((await api('POST', '/api/sso/microsoft/mfa', { payload: { payload: ticket } })).statusCode).toBe(410);
 
@@ -337,7 +437,9 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     // Used once, by its browser: the identity of the ticket, nothing else.
     const used = await link(ticket, { token, browser });
     expect(used.statusCode).toBe(200);
-    expect(await identitiesOf(account.userId)).toEqual([expect.objectContaining({ object_id: entra.oid, tenant_id: TENANT })]);
+    expect(await identitiesOf(account.userId)).toEqual([
+      expect.objectContaining({ object_id: entra.oid, tenant_id: TENANT }),
+    ]);
     // Spent: another account in the same browser gets nothing.
     const second = await makeUser(server, { methods: [] });
     const spent = await link(ticket, { token: await passwordSession(second.email), browser });
@@ -348,7 +450,11 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     // Expired.
     const late = newEntraUser();
     const lateSignIn = await signIn(late);
-    await server.ctx.db.updateTable('sso_link_tickets').set({ expires_at: LONG_AGO }).where('object_id', '=', late.oid).execute();
+    await server.ctx.db
+      .updateTable('sso_link_tickets')
+      .set({ expires_at: LONG_AGO })
+      .where('object_id', '=', late.oid)
+      .execute();
     expect((await link(ticketOf(lateSignIn.location), { token, browser: lateSignIn.browser })).statusCode).toBe(410);
     expect(await ownerOf(late)).toBeNull();
   });
@@ -367,12 +473,16 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(await identitiesOf(taker.userId)).toEqual([]);
     const next = await signIn(entra);
     expect(next.location).toBe('/');
-    expect((await api('GET', '/api/user', { token: cookieOf(next.res.headers['set-cookie'], server.ctx.cookieName)! })).json().data.id).toBe(owner.userId);
+    expect(
+      (
+        await api('GET', '/api/user', { token: cookieOf(next.res.headers['set-cookie'], server.ctx.cookieName)! })
+      ).json().data.id,
+    ).toBe(owner.userId);
   });
 
   // ---- Never by email ----------------------------------------------------------------------------
 
-  it('never signs an identity in, nor makes an account, by its email: same email, other case, or another identity\'s email', async () => {
+  it("never signs an identity in, nor makes an account, by its email: same email, other case, or another identity's email", async () => {
     const account = await makeUser(server, { methods: [] });
     const users = await userCount();
     // The account has an identity already, whose email claim is the account's own.
@@ -399,9 +509,13 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     const account = await makeUser(server, { methods: [] });
     await linkDirectly(account.userId, newEntraUser());
     expect((await cli('users', 'sso-only', account.email, 'on')).code).toBe(0);
-    const token = (username: string, password = DEMO_PASSWORD) => server.app.inject({
-      method: 'POST', url: '/api/token', headers: { 'x-device-id': DEVICE_ID }, payload: { username, password },
-    });
+    const token = (username: string, password = DEMO_PASSWORD) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { 'x-device-id': DEVICE_ID },
+        payload: { username, password },
+      });
     for (const username of [account.email, account.phone]) {
       const right = await token(username);
       expect(right.statusCode).toBe(403);
@@ -418,7 +532,7 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(await sessionsOf(account.userId)).toBe(0);
   });
 
-  it('keeps an sso_only account\'s last identity, even to two unlinks at once', async () => {
+  it("keeps an sso_only account's last identity, even to two unlinks at once", async () => {
     const account = await makeUser(server, { methods: [] });
     const first = await linkDirectly(account.userId, newEntraUser());
     const second = await linkDirectly(account.userId, newEntraUser());
@@ -428,14 +542,23 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     // The account's session, from its Microsoft sign-in, with a fresh second factor's check.
     const signedIn = await signIn(entra);
     const token = cookieOf(signedIn.res.headers['set-cookie'], server.ctx.cookieName)!;
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() }).where('user_id', '=', account.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ mfa_at: new Date().toISOString() })
+      .where('user_id', '=', account.userId)
+      .execute();
     expect((await api('DELETE', `/api/user/sso/${third}`, { token })).statusCode).toBe(204);
     const answers = await Promise.all([first, second].map((id) => api('DELETE', `/api/user/sso/${id}`, { token })));
     expect(statusCounts(answers)).toEqual({ 204: 1, 409: 1 });
     expect(answers.find((a) => a.statusCode === 409)!.json().code).toBe('sso_last_identity');
     expect(await identitiesOf(account.userId)).toHaveLength(1);
-    expect((await server.ctx.db.selectFrom('users').select(['has_sso', 'sso_only']).where('id', '=', account.userId).executeTakeFirstOrThrow()))
-      .toEqual({ has_sso: 1, sso_only: 1 });
+    expect(
+      await server.ctx.db
+        .selectFrom('users')
+        .select(['has_sso', 'sso_only'])
+        .where('id', '=', account.userId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ has_sso: 1, sso_only: 1 });
   });
 
   it('lets a password reset of an sso_only account set a password that still signs nothing in', async () => {
@@ -444,26 +567,60 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     await linkDirectly(account.userId, entra);
     expect((await cli('users', 'sso-only', account.email, 'on')).code).toBe(0);
     const headers = { 'x-device-id': DEVICE_ID };
-    const forgot = await server.app.inject({ method: 'POST', url: '/api/user/forgot-password', headers, payload: { username: account.email } });
+    const forgot = await server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password',
+      headers,
+      payload: { username: account.email },
+    });
     expect(forgot.statusCode).toBe(200);
     // Without SMTP_URL the test server's mail lands in the dev outbox.
-    const mail = await server.ctx.db.selectFrom('outbox').select('body').where('recipient', '=', account.email).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-    const verified = await server.app.inject({ method: 'POST', url: '/api/user/forgot-password/verify', headers, payload: { payload: forgot.json().payload, code: codeIn(mail.body) } });
+    const mail = await server.ctx.db
+      .selectFrom('outbox')
+      .select('body')
+      .where('recipient', '=', account.email)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    const verified = await server.app.inject({
+      method: 'POST',
+      url: '/api/user/forgot-password/verify',
+      headers,
+      payload: { payload: forgot.json().payload, code: codeIn(mail.body) },
+    });
     expect(verified.statusCode).toBe(200);
     const reset = await server.app.inject({
-      method: 'POST', url: '/api/user/reset-password', headers,
-      payload: { payload: verified.json().payload, password: 'Sso-only-new-pass-42', confirmation: 'Sso-only-new-pass-42' },
+      method: 'POST',
+      url: '/api/user/reset-password',
+      headers,
+      payload: {
+        payload: verified.json().payload,
+        password: 'Sso-only-new-pass-42',
+        confirmation: 'Sso-only-new-pass-42',
+      },
     });
     // The reset sets the password and opens nothing: no token, no cookie.
     expect(reset.statusCode).toBe(204);
     expect(reset.body).toBe('');
     expect(cookieOf(reset.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
     // The new password meets sso_required, as the old one did; the flag stays.
-    const withNew = await server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username: account.email, password: 'Sso-only-new-pass-42' } });
+    const withNew = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers,
+      payload: { username: account.email, password: 'Sso-only-new-pass-42' },
+    });
     expect(withNew.statusCode).toBe(403);
     expect(withNew.json().code).toBe('sso_required');
     expect(await sessionsOf(account.userId)).toBe(0);
-    expect((await server.ctx.db.selectFrom('users').select('sso_only').where('id', '=', account.userId).executeTakeFirstOrThrow()).sso_only).toBe(1);
+    expect(
+      (
+        await server.ctx.db
+          .selectFrom('users')
+          .select('sso_only')
+          .where('id', '=', account.userId)
+          .executeTakeFirstOrThrow()
+      ).sso_only,
+    ).toBe(1);
     // Microsoft still signs it in.
     expect((await signIn(entra)).location).toBe('/');
     expect(await sessionsOf(account.userId)).toBe(1);

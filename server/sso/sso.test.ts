@@ -26,7 +26,11 @@ const DEVICE_ID = 'sso-device-0001';
 let counter = 0;
 const newUser = (extra: Partial<EntraUser> = {}): EntraUser => {
   counter += 1;
-  return { oid: `00000000-0000-4000-8000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`, name: `Entra ${counter}`, ...extra };
+  return {
+    oid: `00000000-0000-4000-8000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`,
+    name: `Entra ${counter}`,
+    ...extra,
+  };
 };
 
 const cookieOf = (setCookie: string | string[] | undefined, name: string): string | null => {
@@ -44,15 +48,19 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
 
   beforeAll(async () => {
     idp = await startEntraStandIn({
-      tenants: [TENANT, OTHER_TENANT, UNKNOWN_TENANT], clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
+      tenants: [TENANT, OTHER_TENANT, UNKNOWN_TENANT],
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
       redirectUris: ['http://localhost/sso/microsoft/login/callback'],
     });
     dir = mkdtempSync(join(tmpdir(), 'tessera-sso-'));
     server = await startTestServer(kind, {
       // The callback Microsoft sends the browser back to is this origin's (inject's default Host is localhost).
       PUBLIC_ORIGIN_BE: 'http://localhost',
-      MICROSOFT_CLIENT_ID: CLIENT_ID, MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
-      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}`, MICROSOFT_AUTHORITY: idp.authority,
+      MICROSOFT_CLIENT_ID: CLIENT_ID,
+      MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
+      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}`,
+      MICROSOFT_AUTHORITY: idp.authority,
       // A file, so that the command line opens the same database.
       ...(kind === 'sqlite' ? { SQLITE_PATH: join(dir, 'tessera.sqlite') } : {}),
     });
@@ -66,14 +74,22 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
   /** The start: its redirect to the stand-in and the browser's binding cookie. */
   const start = async (query: Record<string, string> = {}, browser?: string) => {
     const res = await server.app.inject({
-      method: 'GET', url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID, ...query })}`,
+      method: 'GET',
+      url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID, ...query })}`,
       headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
     });
-    return { res, browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser ?? null, location: res.headers.location as string | undefined };
+    return {
+      res,
+      browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser ?? null,
+      location: res.headers.location as string | undefined,
+    };
   };
-  const callback = (url: URL, browser: string | null) => server.app.inject({
-    method: 'GET', url: `${url.pathname}${url.search}`, headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-  });
+  const callback = (url: URL, browser: string | null) =>
+    server.app.inject({
+      method: 'GET',
+      url: `${url.pathname}${url.search}`,
+      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
+    });
   /** A whole sign-in at the stand-in, as `user`: the callback's answer. */
   /** A sign-in started here and authorized at the stand-in: the browser, and the way back not yet followed. */
   const authorized = async (user: EntraUser, query: Record<string, string> = {}) => {
@@ -88,28 +104,55 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     return { res, browser: started.browser!, location: res.headers.location as string };
   };
   const linkTicketOf = (location: string) => new URL(location, 'http://localhost').searchParams.get('ticket')!;
-  const api = (method: 'GET' | 'POST' | 'DELETE', url: string, options: { token?: string; browser?: string; payload?: object } = {}) => server.app.inject({
-    method, url, headers: {
-      'x-device-id': DEVICE_ID, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
-    }, ...(options.payload ? { payload: options.payload } : {}),
-  });
+  const api = (
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    options: { token?: string; browser?: string; payload?: object } = {},
+  ) =>
+    server.app.inject({
+      method,
+      url,
+      headers: {
+        'x-device-id': DEVICE_ID,
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
+      },
+      ...(options.payload ? { payload: options.payload } : {}),
+    });
   const passwordSession = async (email: string) => {
     const res = await client(server).password(email, DEVICE_ID);
     expect(res.statusCode).toBe(200);
     return res.json().access_token as string;
   };
-  const linkDirectly = async (userId: string, user: EntraUser, tenantId = TENANT) => server.ctx.db.transaction().execute((trx) => linkIdentity(trx, userId,
-    { provider: 'microsoft', tenantId, objectId: user.oid, email: user.email ?? null, name: user.name ?? null }));
-  const events = async (userId: string, type: string) => server.ctx.db.selectFrom('security_events').select(['type', 'detail'])
-    .where('user_id', '=', userId).where('type', '=', type).execute();
+  const linkDirectly = async (userId: string, user: EntraUser, tenantId = TENANT) =>
+    server.ctx.db.transaction().execute((trx) =>
+      linkIdentity(trx, userId, {
+        provider: 'microsoft',
+        tenantId,
+        objectId: user.oid,
+        email: user.email ?? null,
+        name: user.name ?? null,
+      }),
+    );
+  const events = async (userId: string, type: string) =>
+    server.ctx.db
+      .selectFrom('security_events')
+      .select(['type', 'detail'])
+      .where('user_id', '=', userId)
+      .where('type', '=', type)
+      .execute();
 
   it('says in /api/config whether the button shows, with the companies', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/config', headers: { 'x-device-id': DEVICE_ID } });
-    expect(res.json().microsoft).toEqual({ tenants: [{ id: TENANT, name: 'Acme Corp' }, { id: OTHER_TENANT, name: null }] });
+    expect(res.json().microsoft).toEqual({
+      tenants: [
+        { id: TENANT, name: 'Acme Corp' },
+        { id: OTHER_TENANT, name: null },
+      ],
+    });
   });
 
-  it('starts at the tenant\'s own authorize endpoint with PKCE S256, state and nonce, bound to the browser', async () => {
+  it("starts at the tenant's own authorize endpoint with PKCE S256, state and nonce, bound to the browser", async () => {
     const { res, browser, location } = await start();
     expect(res.statusCode).toBe(303);
     const url = new URL(location!);
@@ -123,9 +166,16 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(String(res.headers['set-cookie'])).toMatch(/HttpOnly/i);
   });
 
-  it('sends Microsoft\'s answer back to the configured origin, whatever Host or X-Forwarded-Host the start named', async () => {
-    for (const headers of [{ host: 'evil.example' }, { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' }]) {
-      const res = await server.app.inject({ method: 'GET', url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID })}`, headers });
+  it("sends Microsoft's answer back to the configured origin, whatever Host or X-Forwarded-Host the start named", async () => {
+    for (const headers of [
+      { host: 'evil.example' },
+      { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' },
+    ]) {
+      const res = await server.app.inject({
+        method: 'GET',
+        url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID })}`,
+        headers,
+      });
       expect(res.statusCode).toBe(303);
       const redirectUri = new URL(res.headers.location as string).searchParams.get('redirect_uri');
       expect(redirectUri).toBe('http://localhost/sso/microsoft/login/callback');
@@ -146,11 +196,13 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(me.json().data.email[0].value).toBe(account.email);
     // One event for the sign-in, named by its first factor.
     await server.ctx.signInRecords.drain();
-    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: false })]);
+    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([
+      expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: false }),
+    ]);
     expect(await events(account.userId, 'login_succeeded')).toHaveLength(0);
   });
 
-  it('asks a linked identity for the account\'s second factor, as the password sign-in does', async () => {
+  it("asks a linked identity for the account's second factor, as the password sign-in does", async () => {
     const secret = new Secret({ size: 20 });
     const account = await makeUser(server, { methods: ['totp'], totpSecret: secret.base32 });
     const entra = newUser();
@@ -165,7 +217,10 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(madeUp.json().code).toBe('sso_ticket_invalid');
     const pending = await api('POST', '/api/sso/microsoft/mfa', { payload: { payload } });
     expect(pending.statusCode).toBe(200);
-    expect(pending.json()).toMatchObject({ code: 'mfa_required', mfa: { payload, methods: [expect.objectContaining({ id: account.ids.totp, method: 'totp' })] } });
+    expect(pending.json()).toMatchObject({
+      code: 'mfa_required',
+      mfa: { payload, methods: [expect.objectContaining({ id: account.ids.totp, method: 'totp' })] },
+    });
     const sudo = client(server);
     const challenge = await sudo.challenge(payload, account.ids.totp!, DEVICE_ID);
     expect(challenge.statusCode).toBe(200);
@@ -175,7 +230,9 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(verified.json().access_token).toBeTruthy();
     // The sign-in is in the history once its second factor is passed, as a Microsoft sign-in.
     await server.ctx.signInRecords.drain();
-    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: true })]);
+    expect((await events(account.userId, 'sso_sign_in')).map((e) => JSON.parse(e.detail!))).toEqual([
+      expect.objectContaining({ provider: 'microsoft', tenant: TENANT, mfa: true }),
+    ]);
     expect(await events(account.userId, 'login_succeeded')).toHaveLength(0);
   });
 
@@ -186,12 +243,29 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(res.statusCode).toBe(303);
     expect(location.startsWith('/partner/link-existing?ticket=')).toBe(true);
     expect(cookieOf(res.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
-    const described = await api('POST', '/api/sso/microsoft/ticket', { browser, payload: { ticket: linkTicketOf(location) } });
+    const described = await api('POST', '/api/sso/microsoft/ticket', {
+      browser,
+      payload: { ticket: linkTicketOf(location) },
+    });
     expect(described.statusCode).toBe(200);
-    expect(described.json()).toMatchObject({ provider: 'microsoft', tenant: { id: TENANT, name: 'Acme Corp' }, email: account.email, name: 'Same Email' });
+    expect(described.json()).toMatchObject({
+      provider: 'microsoft',
+      tenant: { id: TENANT, name: 'Acme Corp' },
+      email: account.email,
+      name: 'Same Email',
+    });
     // Another browser cannot read it.
-    expect((await api('POST', '/api/sso/microsoft/ticket', { browser: 'x'.repeat(43), payload: { ticket: linkTicketOf(location) } })).statusCode).toBe(410);
-    expect(await server.ctx.db.selectFrom('sso_identities').select('id').where('object_id', '=', entra.oid).execute()).toHaveLength(0);
+    expect(
+      (
+        await api('POST', '/api/sso/microsoft/ticket', {
+          browser: 'x'.repeat(43),
+          payload: { ticket: linkTicketOf(location) },
+        })
+      ).statusCode,
+    ).toBe(410);
+    expect(
+      await server.ctx.db.selectFrom('sso_identities').select('id').where('object_id', '=', entra.oid).execute(),
+    ).toHaveLength(0);
     expect(await events(account.userId, 'sso_sign_in')).toHaveLength(0);
   });
 
@@ -205,16 +279,33 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect((await api('POST', '/api/user/link-account', { token, payload: { ticket } })).statusCode).toBe(410);
     const linked = await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } });
     expect(linked.statusCode).toBe(200);
-    expect(linked.json().data).toMatchObject({ provider: 'microsoft', tenant: { id: TENANT, name: 'Acme Corp' }, email: 'linked@contoso.example' });
-    expect((await server.ctx.db.selectFrom('users').select('has_sso').where('id', '=', account.userId).executeTakeFirstOrThrow()).has_sso).toBe(1);
+    expect(linked.json().data).toMatchObject({
+      provider: 'microsoft',
+      tenant: { id: TENANT, name: 'Acme Corp' },
+      email: 'linked@contoso.example',
+    });
+    expect(
+      (
+        await server.ctx.db
+          .selectFrom('users')
+          .select('has_sso')
+          .where('id', '=', account.userId)
+          .executeTakeFirstOrThrow()
+      ).has_sso,
+    ).toBe(1);
     expect(await events(account.userId, 'sso_linked')).toHaveLength(1);
     // Spent.
-    expect((await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } })).statusCode).toBe(410);
+    expect(
+      (await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } })).statusCode,
+    ).toBe(410);
     const again = await signIn(entra);
     expect(again.location).toBe('/');
     expect(cookieOf(again.res.headers['set-cookie'], server.ctx.cookieName)).toBeTruthy();
     const list = await api('GET', '/api/user/sso', { token });
-    expect(list.json()).toMatchObject({ sso_only: false, data: [{ id: linked.json().data.id, tenant: { id: TENANT } }] });
+    expect(list.json()).toMatchObject({
+      sso_only: false,
+      data: [{ id: linked.json().data.id, tenant: { id: TENANT } }],
+    });
   });
 
   it('links for an account with a second factor only after it, at the sign-in or a step-up', async () => {
@@ -226,15 +317,29 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const sudo = client(server);
     const payload = await sudo.loginPayload(account.email, DEVICE_ID);
     const challenge = await sudo.challenge(payload, account.ids.totp!, DEVICE_ID);
-    const verified = await sudo.verify(challenge.json().payload, new TOTP({ secret, digits: 6, period: 30 }).generate(), DEVICE_ID);
+    const verified = await sudo.verify(
+      challenge.json().payload,
+      new TOTP({ secret, digits: 6, period: 30 }).generate(),
+      DEVICE_ID,
+    );
     const token = verified.json().access_token as string;
     // The second factor's check grows old: the link asks for a new one, and the ticket is not spent.
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', account.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ mfa_at: '2000-01-01T00:00:00.000Z' })
+      .where('user_id', '=', account.userId)
+      .execute();
     const stale = await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } });
     expect(stale.statusCode).toBe(403);
     expect(stale.json().code).toBe('step_up_required');
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() }).where('user_id', '=', account.userId).execute();
-    expect((await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } })).statusCode).toBe(200);
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ mfa_at: new Date().toISOString() })
+      .where('user_id', '=', account.userId)
+      .execute();
+    expect(
+      (await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } })).statusCode,
+    ).toBe(200);
   });
 
   it('unlinks with a recent second factor; an sso_only account keeps its last identity', async () => {
@@ -246,41 +351,94 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const token = await passwordSession(account.email);
     // A password sign-in is no recent step-up.
     expect((await api('DELETE', `/api/user/sso/${first}`, { token })).json().code).toBe('step_up_required');
-    await server.ctx.db.updateTable('sessions').set({ mfa_at: new Date().toISOString() }).where('user_id', '=', account.userId).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ mfa_at: new Date().toISOString() })
+      .where('user_id', '=', account.userId)
+      .execute();
 
-    const env = { NODE_ENV: 'test', SECRET_KEY: server.ctx.config.secretKey, DATABASE_URL: server.ctx.config.databaseUrl ?? '', SQLITE_PATH: server.ctx.config.sqlitePath };
+    const env = {
+      NODE_ENV: 'test',
+      SECRET_KEY: server.ctx.config.secretKey,
+      DATABASE_URL: server.ctx.config.databaseUrl ?? '',
+      SQLITE_PATH: server.ctx.config.sqlitePath,
+    };
     let out = '';
-    expect(await runCli(['users', 'sso-only', account.email, 'on'], { env, stdout: (t) => { out += t; }, stderr: (t) => { out += t; } })).toBe(0);
+    expect(
+      await runCli(['users', 'sso-only', account.email, 'on'], {
+        env,
+        stdout: (t) => {
+          out += t;
+        },
+        stderr: (t) => {
+          out += t;
+        },
+      }),
+    ).toBe(0);
     expect(out).toContain('signs in with Microsoft only');
 
     expect((await api('DELETE', `/api/user/sso/${first}`, { token })).statusCode).toBe(204);
     const last = await api('DELETE', `/api/user/sso/${second}`, { token });
     expect(last.statusCode).toBe(409);
     expect(last.json().code).toBe('sso_last_identity');
-    expect((await api('GET', '/api/user/sso', { token })).json()).toMatchObject({ sso_only: true, data: [{ id: second }] });
+    expect((await api('GET', '/api/user/sso', { token })).json()).toMatchObject({
+      sso_only: true,
+      data: [{ id: second }],
+    });
     expect(await events(account.userId, 'sso_unlinked')).toHaveLength(1);
 
-    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(0);
+    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(
+      0,
+    );
     // Setting it again changes nothing and writes nothing; each change is in the account's history.
-    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(0);
-    expect(await events(account.userId, 'sso_only_on')).toEqual([{ type: 'sso_only_on', detail: JSON.stringify({ by: 'operator' }) }]);
+    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(
+      0,
+    );
+    expect(await events(account.userId, 'sso_only_on')).toEqual([
+      { type: 'sso_only_on', detail: JSON.stringify({ by: 'operator' }) },
+    ]);
     expect(await events(account.userId, 'sso_only_off')).toHaveLength(1);
     expect((await api('DELETE', `/api/user/sso/${second}`, { token })).statusCode).toBe(204);
-    expect((await server.ctx.db.selectFrom('users').select('has_sso').where('id', '=', account.userId).executeTakeFirstOrThrow()).has_sso).toBe(0);
+    expect(
+      (
+        await server.ctx.db
+          .selectFrom('users')
+          .select('has_sso')
+          .where('id', '=', account.userId)
+          .executeTakeFirstOrThrow()
+      ).has_sso,
+    ).toBe(0);
     // sso-only needs an identity to sign in with.
-    expect(await runCli(['users', 'sso-only', account.email, 'on'], { env, stdout: () => {}, stderr: () => {} })).toBe(1);
+    expect(await runCli(['users', 'sso-only', account.email, 'on'], { env, stdout: () => {}, stderr: () => {} })).toBe(
+      1,
+    );
   });
 
   it('refuses a password sign-in of an sso_only account: sso_required only after the right password', async () => {
     const account = await makeUser(server, { methods: [] });
     await linkDirectly(account.userId, newUser());
     await server.ctx.db.updateTable('users').set({ sso_only: 1 }).where('id', '=', account.userId).execute();
-    const wrong = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': DEVICE_ID }, payload: { username: account.email, password: 'Not-the-password-1!' } });
-    const unknown = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': DEVICE_ID }, payload: { username: 'nobody.here@example.be', password: 'Not-the-password-1!' } });
+    const wrong = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': DEVICE_ID },
+      payload: { username: account.email, password: 'Not-the-password-1!' },
+    });
+    const unknown = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': DEVICE_ID },
+      payload: { username: 'nobody.here@example.be', password: 'Not-the-password-1!' },
+    });
     expect(wrong.statusCode).toBe(unknown.statusCode);
     expect(wrong.json().code).toBe('invalid_credentials');
     expect(unknown.json().code).toBe('invalid_credentials');
-    const right = await server.app.inject({ method: 'POST', url: '/api/token', headers: { 'x-device-id': DEVICE_ID }, payload: { username: account.email, password: DEMO_PASSWORD } });
+    const right = await server.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { 'x-device-id': DEVICE_ID },
+      payload: { username: account.email, password: DEMO_PASSWORD },
+    });
     expect(right.statusCode).toBe(403);
     expect(right.json().code).toBe('sso_required');
     expect(cookieOf(right.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
@@ -322,13 +480,17 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     expect(cookieOf(replay.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
   });
 
-  it('refuses an ID token whose nonce is not the sign-in\'s', async () => {
+  it("refuses an ID token whose nonce is not the sign-in's", async () => {
     const account = await makeUser(server, { methods: [] });
     const entra = newUser();
     await linkDirectly(account.userId, entra);
     const { started, back } = await authorized(entra);
     // The stand-in echoed the nonce it was sent; the server now expects another.
-    await server.ctx.db.updateTable('sso_requests').set({ nonce: 'another-nonce' }).where('used_at', 'is', null).execute();
+    await server.ctx.db
+      .updateTable('sso_requests')
+      .set({ nonce: 'another-nonce' })
+      .where('used_at', 'is', null)
+      .execute();
     const res = await callback(back, started.browser);
     expect(res.headers.location).toBe('/login/email?sso_error=sso_failed');
     expect(cookieOf(res.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
@@ -339,22 +501,41 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const browser = 'C'.repeat(43);
     const accounts = await Promise.all(Array.from({ length: 30 }, () => makeUser(server, { methods: [] })));
     const tokens = await Promise.all(accounts.map((account) => passwordSession(account.email)));
-    const tickets = await Promise.all(accounts.map(() => issueLinkTicket(server.ctx.db, browser,
-      { tenantId: TENANT, objectId: entra.oid, email: null, name: null })));
-    const answers = await Promise.all(tokens.map((token, i) => api('POST', '/api/user/link-account', { token, browser, payload: { ticket: tickets[i]! } })));
+    const tickets = await Promise.all(
+      accounts.map(() =>
+        issueLinkTicket(server.ctx.db, browser, { tenantId: TENANT, objectId: entra.oid, email: null, name: null }),
+      ),
+    );
+    const answers = await Promise.all(
+      tokens.map((token, i) =>
+        api('POST', '/api/user/link-account', { token, browser, payload: { ticket: tickets[i]! } }),
+      ),
+    );
     expect(statusCounts(answers)).toEqual({ 200: 1, 409: 29 });
-    expect(await server.ctx.db.selectFrom('sso_identities').select('user_id').where('object_id', '=', entra.oid).execute()).toHaveLength(1);
+    expect(
+      await server.ctx.db.selectFrom('sso_identities').select('user_id').where('object_id', '=', entra.oid).execute(),
+    ).toHaveLength(1);
   });
 
   it('answers 404 everywhere when not configured', async () => {
     const off = await startTestServer(kind, {}, { seed: false });
     try {
       expect((await off.app.inject({ method: 'GET', url: '/sso/microsoft/login' })).statusCode).toBe(404);
-      expect((await off.app.inject({ method: 'GET', url: '/sso/microsoft/login/callback?state=x&code=y' })).statusCode).toBe(404);
-      const ticket = await off.app.inject({ method: 'POST', url: '/api/sso/microsoft/ticket', headers: { 'x-device-id': DEVICE_ID }, payload: { ticket: 'x' } });
+      expect(
+        (await off.app.inject({ method: 'GET', url: '/sso/microsoft/login/callback?state=x&code=y' })).statusCode,
+      ).toBe(404);
+      const ticket = await off.app.inject({
+        method: 'POST',
+        url: '/api/sso/microsoft/ticket',
+        headers: { 'x-device-id': DEVICE_ID },
+        payload: { ticket: 'x' },
+      });
       expect(ticket.statusCode).toBe(404);
       expect(ticket.json().code).toBe('sso_unavailable');
-      expect((await off.app.inject({ method: 'GET', url: '/api/config', headers: { 'x-device-id': DEVICE_ID } })).json().microsoft).toBeNull();
+      expect(
+        (await off.app.inject({ method: 'GET', url: '/api/config', headers: { 'x-device-id': DEVICE_ID } })).json()
+          .microsoft,
+      ).toBeNull();
     } finally {
       await off.stop();
     }

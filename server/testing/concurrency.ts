@@ -2,7 +2,9 @@
 // would. Every request is built first, then all are released together.
 export async function atOnce<T>(count: number, request: (index: number) => Promise<T>): Promise<T[]> {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const pending = Array.from({ length: count }, (_, index) => gate.then(() => request(index)));
   release();
   return Promise.all(pending);

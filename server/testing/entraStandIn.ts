@@ -21,7 +21,10 @@ work account each time.</p><form method="post"><label>Work email<input name="ema
 function bodyOf(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString(); if (body.length > 4096) req.destroy(); });
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+      if (body.length > 4096) req.destroy();
+    });
     req.on('end', () => resolve(body));
     req.on('error', reject);
   });
@@ -39,7 +42,9 @@ export function userOfForm(body: string): EntraUser | null {
 }
 
 export type EntraUser = {
-  oid: string; email?: string; name?: string;
+  oid: string;
+  email?: string;
+  name?: string;
   /** The `tid` its ID token names, when not the tenant it signs in at (a token from another tenant). */
   tid?: string;
 };
@@ -54,7 +59,12 @@ export type EntraStandIn = {
 };
 
 export async function startEntraStandIn(options: {
-  tenants: string[]; clientId: string; clientSecret: string; redirectUris: string[]; port?: number; interactive?: boolean;
+  tenants: string[];
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  port?: number;
+  interactive?: boolean;
 }): Promise<EntraStandIn> {
   const providers = new Map<string, Provider>();
   let next: EntraUser | null = null;
@@ -105,16 +115,27 @@ export async function startEntraStandIn(options: {
     }
     if (!user) throw new Error('no user to sign in: call signInAs() first');
     users.set(user.oid, user);
-    await provider.interactionFinished(req, res, { login: { accountId: user.oid } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: user.oid } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   for (const tenant of options.tenants) {
     const issuer = `${authority}/${tenant}/v2.0`;
     const provider = new Provider(issuer, {
-      clients: [{
-        client_id: options.clientId, client_secret: options.clientSecret, redirect_uris: options.redirectUris,
-        response_types: ['code'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'client_secret_post',
-      }],
+      clients: [
+        {
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+          redirect_uris: options.redirectUris,
+          response_types: ['code'],
+          grant_types: ['authorization_code'],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
       cookies: { keys: ['entra-stand-in-cookie-key-for-tests-only'] },
       claims: { openid: ['sub', 'tid', 'oid'], email: ['email', 'preferred_username'], profile: ['name'] },
       conformIdTokenClaims: false,
@@ -122,7 +143,10 @@ export async function startEntraStandIn(options: {
       interactions: { url: (_ctx, interaction) => `/${tenant}/v2.0/interaction/${interaction.uid}` },
       // Consent is not what is tested: every grant is given at once.
       loadExistingGrant: async (ctx) => {
-        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
+        const grant = new ctx.oidc.provider.Grant({
+          clientId: ctx.oidc.client!.clientId,
+          accountId: ctx.oidc.session!.accountId!,
+        });
         grant.addOIDCScope('openid email profile');
         await grant.save();
         return grant;
@@ -133,8 +157,11 @@ export async function startEntraStandIn(options: {
         return {
           accountId: id,
           claims: async () => ({
-            sub: `pairwise-${id}`, tid: user.tid ?? tenant, oid: user.oid,
-            ...(user.email ? { email: user.email, preferred_username: user.email } : {}), ...(user.name ? { name: user.name } : {}),
+            sub: `pairwise-${id}`,
+            tid: user.tid ?? tenant,
+            oid: user.oid,
+            ...(user.email ? { email: user.email, preferred_username: user.email } : {}),
+            ...(user.name ? { name: user.name } : {}),
           }),
         };
       },
@@ -154,7 +181,10 @@ export async function startEntraStandIn(options: {
       let url = new URL(start);
       for (let hops = 0; hops < 10; hops += 1) {
         if (!url.href.startsWith(authority)) return url;
-        const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+        const res = await fetch(url, {
+          redirect: 'manual',
+          headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+        });
         for (const line of res.headers.getSetCookie()) {
           const [pair] = line.split(';');
           const at = pair!.indexOf('=');

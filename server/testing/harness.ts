@@ -57,12 +57,17 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 
 /** A migrated database without a server, for storage tests: `open()` gives another handle on the
  * same database, as a second instance would have (SQLite: a file, so handles share it). */
-export async function createTestDatabase(kind: DatabaseKind): Promise<{ open(): Promise<DatabaseHandle>; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  kind: DatabaseKind,
+): Promise<{ open(): Promise<DatabaseHandle>; drop(): Promise<void> }> {
   const postgres = kind === 'postgres' ? await createPostgresDatabase() : null;
   const dir = postgres ? null : mkdtempSync(join(tmpdir(), 'tessera-db-'));
   const handles: DatabaseHandle[] = [];
   const open = async () => {
-    const handle = openDatabase({ databaseUrl: postgres?.url ?? null, sqlitePath: dir ? join(dir, 'tessera.sqlite') : ':memory:' });
+    const handle = openDatabase({
+      databaseUrl: postgres?.url ?? null,
+      sqlitePath: dir ? join(dir, 'tessera.sqlite') : ':memory:',
+    });
     handles.push(handle);
     return handle;
   };
@@ -85,10 +90,19 @@ export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
  * at once. A test of the outbox or of those records turns it off and sees the answer come first.
  * `logStream` receives the server's log lines. `sharing`: another instance of that server, on its
  * PostgreSQL database with its SECRET_KEY (not seeded again, and not dropped when this one stops). */
-export async function startTestServer(kind: DatabaseKind, env: Record<string, string> = {},
-  options: { seed?: boolean; settleMessages?: boolean; logStream?: { write(line: string): void }; sharing?: TestServer } = {}): Promise<TestServer> {
+export async function startTestServer(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  options: {
+    seed?: boolean;
+    settleMessages?: boolean;
+    logStream?: { write(line: string): void };
+    sharing?: TestServer;
+  } = {},
+): Promise<TestServer> {
   const shared = options.sharing?.ctx.config;
-  if (shared && !shared.databaseUrl) throw new Error('only a server on PostgreSQL can share its database with another instance');
+  if (shared && !shared.databaseUrl)
+    throw new Error('only a server on PostgreSQL can share its database with another instance');
   const database = shared ? null : kind === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -103,7 +117,9 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     // The clients of the tests listen on the loopback address.
     OIDC_PRIVATE_OUTBOUND: 'true',
     // A production server must be told its origins: inject's default Host (localhost) is its Belgian one.
-    ...(env.NODE_ENV === 'production' ? { PUBLIC_ORIGIN_BE: 'https://localhost', PUBLIC_ORIGIN_LU: 'https://account.lu.localhost' } : {}),
+    ...(env.NODE_ENV === 'production'
+      ? { PUBLIC_ORIGIN_BE: 'https://localhost', PUBLIC_ORIGIN_LU: 'https://account.lu.localhost' }
+      : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(shared ? { DATABASE_URL: shared.databaseUrl!, SECRET_KEY: shared.secretKey } : {}),
     ...env,
@@ -129,12 +145,14 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
   };
 }
 
-
 /** A test server listening over real HTTP on the loopback address, whose Belgian origin is that
  * address (PUBLIC_ORIGIN_BE=`base`): the OIDC issuer is `${base}/oidc`, as a relying party on this
  * machine can reach it (Node cannot resolve *.localhost). */
-export async function startListeningTestServer(kind: DatabaseKind, env: Record<string, string> = {},
-  options: Parameters<typeof startTestServer>[2] = {}): Promise<TestServer & { base: string }> {
+export async function startListeningTestServer(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  options: Parameters<typeof startTestServer>[2] = {},
+): Promise<TestServer & { base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = await startTestServer(kind, { PUBLIC_ORIGIN_BE: base, ...env }, options);

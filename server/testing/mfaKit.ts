@@ -12,18 +12,37 @@ export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';
 let counter = 0;
 
 /** A fresh account with these methods (the first primary); a TOTP method takes `totpSecret`. */
-export async function makeUser(server: TestServer, options: {
-  methods: Method[]; language?: string; totpSecret?: string; forced?: boolean; customer?: boolean;
-}): Promise<{ userId: string; email: string; phone: string; ids: Partial<Record<Method, number>> }> {
+export async function makeUser(
+  server: TestServer,
+  options: {
+    methods: Method[];
+    language?: string;
+    totpSecret?: string;
+    forced?: boolean;
+    customer?: boolean;
+  },
+): Promise<{ userId: string; email: string; phone: string; ids: Partial<Record<Method, number>> }> {
   counter += 1;
   const n = `${process.pid % 1000}${counter}`.padStart(6, '0').slice(-6);
   const email = `mfa.${n}.${counter}@example.be`;
   const phone = `+32471${n}`;
-  const userId = await createUser(server.ctx, {
-    firstname: 'Test', lastname: `User ${counter}`, language: options.language ?? 'en', email, phone,
-    user_id: null, customer_user_id: options.customer ? `C-T${n}` : null, fridom_user_id: null, password_status: 0,
-    mfa_forced: options.forced ?? false, mfa_customer: options.customer ?? false,
-  }, DEMO_PASSWORD);
+  const userId = await createUser(
+    server.ctx,
+    {
+      firstname: 'Test',
+      lastname: `User ${counter}`,
+      language: options.language ?? 'en',
+      email,
+      phone,
+      user_id: null,
+      customer_user_id: options.customer ? `C-T${n}` : null,
+      fridom_user_id: null,
+      password_status: 0,
+      mfa_forced: options.forced ?? false,
+      mfa_customer: options.customer ?? false,
+    },
+    DEMO_PASSWORD,
+  );
   const ids: Partial<Record<Method, number>> = {};
   for (const [i, method] of options.methods.entries()) {
     const target = method === 'email' ? email : ['sms', 'call', 'whatsapp'].includes(method) ? phone : null;
@@ -36,27 +55,52 @@ export async function makeUser(server: TestServer, options: {
 }
 
 export function client(server: TestServer) {
-  const headers = (device: string, token?: string) => ({ 'x-device-id': device, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+  const headers = (device: string, token?: string) => ({
+    'x-device-id': device,
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  });
   const api = {
-    password: (username: string, device: string, extra: Record<string, unknown> = {}, host?: string) => server.app.inject({
-      method: 'POST', url: '/api/token', headers: { ...headers(device), ...(host ? { host } : {}) }, payload: { username, password: DEMO_PASSWORD, ...extra },
-    }),
+    password: (username: string, device: string, extra: Record<string, unknown> = {}, host?: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { ...headers(device), ...(host ? { host } : {}) },
+        payload: { username, password: DEMO_PASSWORD, ...extra },
+      }),
     /** The sign-in's payload and methods; the account must need a second factor. */
     async loginPayload(username: string, device: string, extra: Record<string, unknown> = {}) {
       const res = await api.password(username, device, extra);
       expect(res.statusCode).toBe(401);
       return res.json().mfa.payload as string;
     },
-    challenge: (payload: string, mfaId: number, device: string, channel?: string) => server.app.inject({
-      method: 'GET', url: `/api/mfa/sudo?mfaId=${mfaId}&payload=${encodeURIComponent(payload)}${channel ? `&channel=${channel}` : ''}`, headers: headers(device),
-    }),
-    verify: (payload: string, code: string, device: string, extra: Record<string, unknown> = {}) => server.app.inject({
-      method: 'POST', url: '/api/mfa/sudo', headers: headers(device), payload: { payload, code, ...extra },
-    }),
+    challenge: (payload: string, mfaId: number, device: string, channel?: string) =>
+      server.app.inject({
+        method: 'GET',
+        url: `/api/mfa/sudo?mfaId=${mfaId}&payload=${encodeURIComponent(payload)}${channel ? `&channel=${channel}` : ''}`,
+        headers: headers(device),
+      }),
+    verify: (payload: string, code: string, device: string, extra: Record<string, unknown> = {}) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/mfa/sudo',
+        headers: headers(device),
+        payload: { payload, code, ...extra },
+      }),
     /** An API call with a session token. */
-    call: (method: 'GET' | 'POST' | 'DELETE', url: string, token: string, device: string, payload?: unknown, host?: string) => server.app.inject({
-      method, url, headers: { ...headers(device, token), ...(host ? { host } : {}) }, ...(payload !== undefined ? { payload: payload as object } : {}),
-    }),
+    call: (
+      method: 'GET' | 'POST' | 'DELETE',
+      url: string,
+      token: string,
+      device: string,
+      payload?: unknown,
+      host?: string,
+    ) =>
+      server.app.inject({
+        method,
+        url,
+        headers: { ...headers(device, token), ...(host ? { host } : {}) },
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+      }),
   };
   return api;
 }
@@ -74,10 +118,26 @@ export async function freshMfa(server: TestServer, userId: string): Promise<void
 /** A session for an account without MFA on a trusted device, or any account by its password when it has none. */
 export async function sessionFor(server: TestServer, userId: string, device: string): Promise<string> {
   const until = '2999-01-01T00:00:00.000Z';
-  await server.ctx.db.insertInto('devices').values({
-    id: crypto.randomUUID(), user_id: userId, device_key: device, user_agent: null, first_seen_at: nowIso(), last_seen_at: nowIso(), trusted_until: until,
-  }).onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until })).execute();
-  const email = (await server.ctx.db.selectFrom('user_emails').select('value').where('user_id', '=', userId).executeTakeFirstOrThrow()).value;
+  await server.ctx.db
+    .insertInto('devices')
+    .values({
+      id: crypto.randomUUID(),
+      user_id: userId,
+      device_key: device,
+      user_agent: null,
+      first_seen_at: nowIso(),
+      last_seen_at: nowIso(),
+      trusted_until: until,
+    })
+    .onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until }))
+    .execute();
+  const email = (
+    await server.ctx.db
+      .selectFrom('user_emails')
+      .select('value')
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow()
+  ).value;
   const res = await client(server).password(email, device);
   expect(res.statusCode).toBe(200);
   return res.json().access_token as string;

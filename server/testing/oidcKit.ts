@@ -11,11 +11,15 @@ export const jarOf = (cookies: string[]): Jar => new Map(cookies.map((c) => [c.s
 /** Signs an account in through the API: its `tessera_token=…` cookie. */
 export async function signInCookie(base: string, email: string): Promise<string> {
   const res = await fetch(`${base}/api/token`, {
-    method: 'POST', headers: { ...DEVICE, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { ...DEVICE, 'content-type': 'application/json' },
     body: JSON.stringify({ username: email, password: DEMO_PASSWORD }),
   });
   expect(res.status).toBe(200);
-  return res.headers.getSetCookie().find((c) => c.startsWith('tessera_token='))!.split(';')[0]!;
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('tessera_token='))!
+    .split(';')[0]!;
 }
 
 /** Follows the provider's redirects as a browser would (keeping its cookies in the jar), up to the

@@ -13,7 +13,9 @@ export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[];
     logger: false,
     onData(stream, session, callback) {
       let raw = '';
-      stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString('utf8');
+      });
       stream.on('end', () => {
         mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
         callback();
@@ -22,15 +24,23 @@ export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[];
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.server.address() as { port: number }).port;
-  return { url: `smtp://127.0.0.1:${bound}`, mails, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${bound}`,
+    mails,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A provider that accepts every message (202), or while `failing` is set answers 500 and keeps nothing. */
-export async function startSmsProvider(port = 0): Promise<{ url: string; messages: ProviderMessage[]; failing: boolean; stop(): Promise<void> }> {
+export async function startSmsProvider(
+  port = 0,
+): Promise<{ url: string; messages: ProviderMessage[]; failing: boolean; stop(): Promise<void> }> {
   const messages: ProviderMessage[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
     req.on('end', () => {
       if (peer.failing) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
@@ -44,7 +54,9 @@ export async function startSmsProvider(port = 0): Promise<{ url: string; message
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as { port: number }).port;
   const peer = {
-    url: `http://127.0.0.1:${bound}/messages`, messages, failing: false,
+    url: `http://127.0.0.1:${bound}/messages`,
+    messages,
+    failing: false,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return peer;

@@ -25,7 +25,9 @@ export function serialPasses(pass: () => Promise<void>, onError: (error: unknown
         again = false;
         await pass().catch(onError);
       } while (again);
-    })().finally(() => { running = null; });
+    })().finally(() => {
+      running = null;
+    });
     return running;
   }
 

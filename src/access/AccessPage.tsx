@@ -25,7 +25,13 @@ export default function AccessPage() {
       <Breadcrumbs trail={[{ label: t('sidebar.access'), to: pathOf('access', 'list') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('access.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('access.intro')}</p>
-      {grants ? <Grants grants={grants} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {grants ? (
+        <Grants grants={grants} />
+      ) : (
+        <p role="status" className="mt-4">
+          {t('common.loading')}
+        </p>
+      )}
     </UserLayout>
   );
 }
@@ -34,7 +40,10 @@ function Grants({ grants }: { grants: GrantsRef }) {
   const { t, i18n } = useTranslation();
   const { grants: list, error, notice, pending } = useSelector(grants, (s) => s.context);
   const state = useSelector(grants, (s) => s.value);
-  const dates = useMemo(() => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long' }), [i18n.language]);
+  const dates = useMemo(
+    () => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long' }),
+    [i18n.language],
+  );
   const date = (iso: string) => dates.format(new Date(iso));
   const pendingGrant = list.find((g) => g.client_id === pending);
   // When the question closes, focus goes back where the person was: to the application's Revoke
@@ -60,18 +69,29 @@ function Grants({ grants }: { grants: GrantsRef }) {
       </div>
       {state === 'failed' && (
         <Card>
-          <Alert tone="error" role="alert">{t('access.error.load')}</Alert>
-          <Button className="mt-4" onClick={() => grants.send({ type: 'RETRY' })}>{t('access.error.retry')}</Button>
+          <Alert tone="error" role="alert">
+            {t('access.error.load')}
+          </Alert>
+          <Button className="mt-4" onClick={() => grants.send({ type: 'RETRY' })}>
+            {t('access.error.retry')}
+          </Button>
         </Card>
       )}
       {/* The reload after a revocation keeps the screen as it is, the notice saying what happened. */}
       {state === 'loading' && list.length === 0 && !notice && <p role="status">{t('common.loading')}</p>}
-      {state !== 'failed' && state !== 'loading' && list.length === 0 && <p data-testid="access-empty">{t('access.empty')}</p>}
+      {state !== 'failed' && state !== 'loading' && list.length === 0 && (
+        <p data-testid="access-empty">{t('access.empty')}</p>
+      )}
       {list.length > 0 && state !== 'failed' && (
         <ul className="space-y-4" data-testid="access-grants">
           {list.map((grant) => (
             <li key={grant.client_id}>
-              <GrantCard grant={grant} busy={state !== 'ready'} date={date} onRevoke={() => grants.send({ type: 'REVOKE', clientId: grant.client_id })} />
+              <GrantCard
+                grant={grant}
+                busy={state !== 'ready'}
+                date={date}
+                onRevoke={() => grants.send({ type: 'REVOKE', clientId: grant.client_id })}
+              />
             </li>
           ))}
         </ul>
@@ -83,7 +103,17 @@ function Grants({ grants }: { grants: GrantsRef }) {
 
 const revokeButtonId = (clientId: string) => `revoke-${clientId.replace(/[^\w-]/g, '_')}`;
 
-function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: boolean; date: (iso: string) => string; onRevoke: () => void }) {
+function GrantCard({
+  grant,
+  busy,
+  date,
+  onRevoke,
+}: {
+  grant: AccessGrant;
+  busy: boolean;
+  date: (iso: string) => string;
+  onRevoke: () => void;
+}) {
   const { t } = useTranslation();
   const headingId = `grant-${grant.client_id.replace(/[^\w-]/g, '_')}`;
   return (
@@ -91,7 +121,9 @@ function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: 
       <div className="flex flex-wrap items-start gap-4">
         <Logo grant={grant} />
         <div className="min-w-0 flex-1">
-          <h2 id={headingId} className="text-lg font-semibold">{grant.name}</h2>
+          <h2 id={headingId} className="text-lg font-semibold">
+            {grant.name}
+          </h2>
           <p className="mt-1 text-sm text-slate-700">
             {t('access.granted', { date: date(grant.granted_at) })}
             <span aria-hidden="true"> · </span>
@@ -103,9 +135,19 @@ function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: 
       <p className="mt-3 text-sm font-medium">{t('access.scopes')}</p>
       <ul className="mt-1 list-disc space-y-1 pl-5 text-sm">
         {/* A grant of openid alone lets the application know who signs in, nothing more. */}
-        {(grant.scopes.length > 0 ? grant.scopes : ['openid']).map((scope) => <li key={scope}>{t(`scopes.${scope}`, { defaultValue: scope })}</li>)}
+        {(grant.scopes.length > 0 ? grant.scopes : ['openid']).map((scope) => (
+          <li key={scope}>{t(`scopes.${scope}`, { defaultValue: scope })}</li>
+        ))}
       </ul>
-      <Button id={revokeButtonId(grant.client_id)} className="mt-4" variant="danger" size="sm" disabled={busy} aria-label={t('access.revokeFor', { name: grant.name })} onClick={onRevoke}>
+      <Button
+        id={revokeButtonId(grant.client_id)}
+        className="mt-4"
+        variant="danger"
+        size="sm"
+        disabled={busy}
+        aria-label={t('access.revokeFor', { name: grant.name })}
+        onClick={onRevoke}
+      >
         {t('access.revoke')}
       </Button>
     </Card>
@@ -116,7 +158,16 @@ function GrantCard({ grant, busy, date, onRevoke }: { grant: AccessGrant; busy: 
 function Logo({ grant }: { grant: AccessGrant }) {
   const [broken, setBroken] = useState(false);
   if (!grant.logo_uri || broken) return null;
-  return <img src={grant.logo_uri} alt={grant.name} width={48} height={48} className="h-12 w-12 rounded object-contain" onError={() => setBroken(true)} />;
+  return (
+    <img
+      src={grant.logo_uri}
+      alt={grant.name}
+      width={48}
+      height={48}
+      className="h-12 w-12 rounded object-contain"
+      onError={() => setBroken(true)}
+    />
+  );
 }
 
 /** The question before a revocation: focus comes to it, and No is one key away. */
@@ -126,13 +177,28 @@ function Confirmation({ grants, grant }: { grants: GrantsRef; grant: AccessGrant
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
-    <div role="alertdialog" aria-labelledby="confirm-title" aria-describedby="confirm-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => { if (event.key === 'Escape') grants.send({ type: 'CANCEL' }); }}>
-      <h2 id="confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{t('access.confirm.title', { name: grant.name })}</h2>
-      <p id="confirm-text" className="mt-1 text-sm text-slate-800">{t('access.confirm.text', { name: grant.name })}</p>
+    <div
+      role="alertdialog"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-text"
+      className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') grants.send({ type: 'CANCEL' });
+      }}
+    >
+      <h2 id="confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
+        {t('access.confirm.title', { name: grant.name })}
+      </h2>
+      <p id="confirm-text" className="mt-1 text-sm text-slate-800">
+        {t('access.confirm.text', { name: grant.name })}
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => grants.send({ type: 'CONFIRM' })}>{t('access.confirm.yes')}</Button>
-        <Button variant="secondary" disabled={busy} onClick={() => grants.send({ type: 'CANCEL' })}>{t('access.confirm.no')}</Button>
+        <Button variant="danger" loading={busy} onClick={() => grants.send({ type: 'CONFIRM' })}>
+          {t('access.confirm.yes')}
+        </Button>
+        <Button variant="secondary" disabled={busy} onClick={() => grants.send({ type: 'CANCEL' })}>
+          {t('access.confirm.no')}
+        </Button>
       </div>
     </div>
   );

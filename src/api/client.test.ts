@@ -27,9 +27,22 @@ function route(request: IncomingMessage, response: ServerResponse, body: string)
   switch (key) {
     case 'POST /api/echo':
     case 'GET /api/echo':
-      return answer(response, 200, JSON.stringify({ method: request.method, query: Object.fromEntries(url.searchParams), headers: request.headers, body }));
+      return answer(
+        response,
+        200,
+        JSON.stringify({
+          method: request.method,
+          query: Object.fromEntries(url.searchParams),
+          headers: request.headers,
+          body,
+        }),
+      );
     case 'POST /api/conflict':
-      return answer(response, 409, JSON.stringify({ code: 'fuzzion_offer', message: 'Another account holds it.', payload: 'ticket-1' }));
+      return answer(
+        response,
+        409,
+        JSON.stringify({ code: 'fuzzion_offer', message: 'Another account holds it.', payload: 'ticket-1' }),
+      );
     case 'POST /api/slow-down':
       return answer(response, 429, JSON.stringify({ code: 'too_many_attempts', message: 'Wait.', retry_after: 30 }));
     case 'GET /api/gateway':
@@ -75,16 +88,24 @@ afterAll(async () => {
 
 /** The failure a call rejects with. */
 async function failureOf(request: () => Promise<unknown>) {
-  const error = await call(request).then(() => null, (e: unknown) => e);
+  const error = await call(request).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(isApiFailure(error)).toBe(true);
   return error;
 }
 
 describe('the API client', () => {
-  it('sends under /api with the device id, the language, the query, the JSON body and a call\'s own headers', async () => {
+  it("sends under /api with the device id, the language, the query, the JSON body and a call's own headers", async () => {
     const api = createApi({ baseUrl });
-    const echo = await call(() => api.post('echo', { json: { a: 1 }, searchParams: { mfaId: '-3' }, headers: { 'x-captcha': 'solved' } }).json()) as {
-      method: string; query: Record<string, string>; headers: Record<string, string>; body: string;
+    const echo = (await call(() =>
+      api.post('echo', { json: { a: 1 }, searchParams: { mfaId: '-3' }, headers: { 'x-captcha': 'solved' } }).json(),
+    )) as {
+      method: string;
+      query: Record<string, string>;
+      headers: Record<string, string>;
+      body: string;
     };
     expect(echo.method).toBe('POST');
     expect(echo.query).toEqual({ mfaId: '-3' });
@@ -98,15 +119,20 @@ describe('the API client', () => {
 
   it('sends a file as its own bytes and type', async () => {
     const api = createApi({ baseUrl });
-    const echo = await call(() => api.post('echo', { file: new Blob(['PNG…'], { type: 'image/png' }) }).json()) as { headers: Record<string, string>; body: string };
+    const echo = (await call(() => api.post('echo', { file: new Blob(['PNG…'], { type: 'image/png' }) }).json())) as {
+      headers: Record<string, string>;
+      body: string;
+    };
     expect(echo.headers['content-type']).toBe('image/png');
     expect(echo.body).toBe('PNG…');
   });
 
-  it('parses an answer with the contract\'s schema, and an answer that breaks it is a server error', async () => {
+  it("parses an answer with the contract's schema, and an answer that breaks it is a server error", async () => {
     const api = createApi({ baseUrl });
     expect(await parsed(v.object({ method: v.string() }), () => api.get('echo').json())).toEqual({ method: 'GET' });
-    const error = await parsed(v.object({ missing: v.string() }), () => api.get('echo').json()).catch((e: unknown) => e);
+    const error = await parsed(v.object({ missing: v.string() }), () => api.get('echo').json()).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ kind: 'api_failure', status: 502, code: 'internal_error' });
   });
 
@@ -118,10 +144,18 @@ describe('the API client', () => {
 
   it('turns an error answer into its code, message and whole body', async () => {
     const api = createApi({ baseUrl });
-    expect(await failureOf(() => api.post('conflict', { json: {} }).json())).toEqual(apiFailure(409, {
-      code: 'fuzzion_offer', message: 'Another account holds it.', payload: 'ticket-1',
-    }));
-    expect(await failureOf(() => api.post('slow-down').json())).toMatchObject({ status: 429, code: 'too_many_attempts', body: { retry_after: 30 } });
+    expect(await failureOf(() => api.post('conflict', { json: {} }).json())).toEqual(
+      apiFailure(409, {
+        code: 'fuzzion_offer',
+        message: 'Another account holds it.',
+        payload: 'ticket-1',
+      }),
+    );
+    expect(await failureOf(() => api.post('slow-down').json())).toMatchObject({
+      status: 429,
+      code: 'too_many_attempts',
+      body: { retry_after: 30 },
+    });
     // JSON not labelled as JSON is still read, as before.
     expect(await failureOf(() => api.get('unlabelled'))).toMatchObject({ status: 400, code: 'validation_failed' });
   });
@@ -129,7 +163,11 @@ describe('the API client', () => {
   it('turns an answer that is not JSON into the generic code of its status', async () => {
     const api = createApi({ baseUrl });
     expect(await failureOf(() => api.get('gateway').json())).toEqual({
-      kind: 'api_failure', status: 502, code: 'internal_error', message: 'HTTP error, status = 502', body: {},
+      kind: 'api_failure',
+      status: 502,
+      code: 'internal_error',
+      message: 'HTTP error, status = 502',
+      body: {},
     });
   });
 
@@ -166,12 +204,21 @@ describe('the API client', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   });
 
-  it('waits the spec\'s 30 s, not less', async () => {
+  it("waits the spec's 30 s, not less", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const api = createApi({ baseUrl });
-    const seen = new Promise<void>((resolve) => { arrived = resolve; });
+    const seen = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     let settled: unknown = 'pending';
-    const result = call(() => api.get('hang').json()).then(() => 'answered', (e: unknown) => e).then((outcome) => { settled = outcome; });
+    const result = call(() => api.get('hang').json())
+      .then(
+        () => 'answered',
+        (e: unknown) => e,
+      )
+      .then((outcome) => {
+        settled = outcome;
+      });
     await seen;
     await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS - 50);
     expect(settled).toBe('pending');

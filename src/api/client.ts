@@ -19,7 +19,9 @@ let unauthorised = () => {};
  * Who hears every 401: the server no longer knows the session, whichever call found out. The app
  * tells the root machine, which acts only while signed in (a sign-in's own 401s mean something else).
  */
-export const onUnauthorised = (listener: () => void) => { unauthorised = listener; };
+export const onUnauthorised = (listener: () => void) => {
+  unauthorised = listener;
+};
 
 /** What the client throws: ky's error replaced by the ApiFailure it means, which `call` unwraps. */
 class ApiError extends Error {
@@ -73,10 +75,16 @@ export function createApi(settings: { baseUrl?: string; timeout?: number } = {})
     parseJson: (text) => (text === '' ? undefined : JSON.parse(text)),
     hooks: { beforeRequest: [stamp], beforeError: [toApiError] },
   });
-  const send = (method: 'get' | 'post' | 'put' | 'delete') => (path: string, { file, headers, ...options }: Options = {}) => {
-    const own: KyOptions = file ? { body: file, headers: { ...headers, 'content-type': file.type } } : headers ? { headers } : {};
-    return client(path, { method, ...options, ...own });
-  };
+  const send =
+    (method: 'get' | 'post' | 'put' | 'delete') =>
+    (path: string, { file, headers, ...options }: Options = {}) => {
+      const own: KyOptions = file
+        ? { body: file, headers: { ...headers, 'content-type': file.type } }
+        : headers
+          ? { headers }
+          : {};
+      return client(path, { method, ...options, ...own });
+    };
   return { get: send('get'), post: send('post'), delete: send('delete'), put: send('put') };
 }
 
@@ -97,7 +105,10 @@ export async function call<T>(request: () => Promise<T>): Promise<T> {
 const BAD_ANSWER = { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
 
 /** Runs a call and parses its JSON answer with the contract's schema. */
-export async function parsed<S extends v.GenericSchema>(schema: S, request: () => Promise<unknown>): Promise<v.InferOutput<S>> {
+export async function parsed<S extends v.GenericSchema>(
+  schema: S,
+  request: () => Promise<unknown>,
+): Promise<v.InferOutput<S>> {
   const result = v.safeParse(schema, await call(request));
   if (!result.success) throw apiFailure(502, BAD_ANSWER);
   return result.output;

@@ -2,12 +2,43 @@
 // and loaded with the first of them. Every JSON answer is parsed with its schema from contract/schemas.ts.
 import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.ts';
 import {
-  OnboardingCodeSent, OnboardingDone, OnboardingStarted, OnboardingState, OnboardingVerified, type MarketingPreferences,
-  ForgotPasswordAnswer, ForgotPasswordVerifyAnswer, ForgotUsernameAnswer, MfaActivateAnswer, MfaActivateResult,
-  MfaChallengeAnswer, MfaMethodList, MfaStatus, MfaVerifyAnswer, RecoveryKeysAnswer, ApprovalAnswer, AuthorizeAnswer, AccessGrantList,
-  PartnerAnswer, AccessRequestAnswer, UserAnswer, HistoryPage, HistorySummary, DeviceList, ChangePasswordAnswer, NotificationsAnswer,
+  OnboardingCodeSent,
+  OnboardingDone,
+  OnboardingStarted,
+  OnboardingState,
+  OnboardingVerified,
+  type MarketingPreferences,
+  ForgotPasswordAnswer,
+  ForgotPasswordVerifyAnswer,
+  ForgotUsernameAnswer,
+  MfaActivateAnswer,
+  MfaActivateResult,
+  MfaChallengeAnswer,
+  MfaMethodList,
+  MfaStatus,
+  MfaVerifyAnswer,
+  RecoveryKeysAnswer,
+  ApprovalAnswer,
+  AuthorizeAnswer,
+  AccessGrantList,
+  PartnerAnswer,
+  AccessRequestAnswer,
+  UserAnswer,
+  HistoryPage,
+  HistorySummary,
+  DeviceList,
+  ChangePasswordAnswer,
+  NotificationsAnswer,
 } from '../../contract/schemas.ts';
-import { AccountCardAnswer, AccountCardList, AddContactAnswer, UndoChangeAnswer, type CardProduct, type IbanRequest, type ProfileInfoRequest } from '../../contract/profile.ts';
+import {
+  AccountCardAnswer,
+  AccountCardList,
+  AddContactAnswer,
+  UndoChangeAnswer,
+  type CardProduct,
+  type IbanRequest,
+  type ProfileInfoRequest,
+} from '../../contract/profile.ts';
 import { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer, type FuzzionIntent } from '../../contract/merge.ts';
 import { LinkAccountAnswer, SsoIdentityList, SsoMfaAnswer, SsoTicketAnswer } from '../../contract/sso.ts';
 import { captchaHeader, withCaptcha } from './calls.ts';
@@ -23,11 +54,20 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
   return parsed(MfaChallengeAnswer, () => api.get('mfa/sudo', { searchParams }).json());
 };
 
-export const verifyCode = (input: { payload: string; code: string; trust: boolean } & WithCaptcha) => parsed(MfaVerifyAnswer, () =>
-  api.post('mfa/sudo', { json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust }, ...captchaHeader(input.captcha) }).json());
+export const verifyCode = (input: { payload: string; code: string; trust: boolean } & WithCaptcha) =>
+  parsed(MfaVerifyAnswer, () =>
+    api
+      .post('mfa/sudo', {
+        json: { payload: input.payload, code: input.code, isTrustedDevice: input.trust },
+        ...captchaHeader(input.captcha),
+      })
+      .json(),
+  );
 
 /** POST /mfa/enrolment/later: a customer's "not now" to the offered second factor, for 30 days. */
-export const offerLater = async () => { await call(() => api.post('mfa/enrolment/later')); };
+export const offerLater = async () => {
+  await call(() => api.post('mfa/enrolment/later'));
+};
 
 /** POST /mfa/sudo/password: the step-up of an account without a second factor (with the CAPTCHA,
  * once the server asks one past the account's ceiling of wrong passwords). */
@@ -35,11 +75,14 @@ export const stepUpWithPassword = async ({ captcha, ...input }: { password: stri
   await call(() => api.post('mfa/sudo/password', { json: input, ...captchaHeader(captcha) }));
 };
 
-export const regenerateRecoveryKeys = () => parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
+export const regenerateRecoveryKeys = () =>
+  parsed(RecoveryKeysAnswer, () => api.post('mfa/regenerate-recovery').json());
 
 /** GET /mfa/{-1|-2|-4|-5}/activate: null when there is nothing to do (204). */
 export const startActivation = async (input: { kind: 'sms' | 'call' | 'whatsapp' | 'email'; target: string }) => {
-  const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS[input.kind]}/activate`, { searchParams: { target: input.target } }));
+  const response = await call(() =>
+    api.get(`mfa/${NEW_METHOD_IDS[input.kind]}/activate`, { searchParams: { target: input.target } }),
+  );
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
 
@@ -53,18 +96,26 @@ export const secondFactorStatus = async () => {
   ]);
   return { sudo: status.sudo, methods: methods.data };
 };
-export const listMethods = async () => (await parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json())).data;
-export const switchPrimary = async (input: { id: number }) => { await call(() => api.post(`mfa/switch-primary/${input.id}`)); };
-export const deleteMethod = async (input: { id: number }) => { await call(() => api.delete(`mfa/${input.id}`)); };
+export const listMethods = async () =>
+  (await parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json())).data;
+export const switchPrimary = async (input: { id: number }) => {
+  await call(() => api.post(`mfa/switch-primary/${input.id}`));
+};
+export const deleteMethod = async (input: { id: number }) => {
+  await call(() => api.delete(`mfa/${input.id}`));
+};
 
 /** GET /mfa/-3/activate: the new authenticator's key and QR code; null when one is set already. */
 export const listAccessGrants = async () => (await parsed(AccessGrantList, () => api.get('tokens').json())).data;
-export const revokeAccessGrant = async (input: { clientId: string }) => { await call(() => api.delete(`token/${encodeURIComponent(input.clientId)}`)); };
+export const revokeAccessGrant = async (input: { clientId: string }) => {
+  await call(() => api.delete(`token/${encodeURIComponent(input.clientId)}`));
+};
 
 /** The history's filters as GET /api/history and /api/history/summary take them (no categories: all). */
 type HistoryFilters = { from: string; to: string; categories: readonly string[] | null };
 const historyParams = (filters: HistoryFilters, cursor?: string) => ({
-  from: filters.from, to: filters.to,
+  from: filters.from,
+  to: filters.to,
   ...(filters.categories ? { categories: filters.categories.join(',') } : {}),
   ...(cursor ? { cursor } : {}),
 });
@@ -73,17 +124,30 @@ export const loadHistoryPage = (input: HistoryFilters & { cursor: string }) =>
 export const loadHistory = async (filters: HistoryFilters) => {
   const [page, summary] = await Promise.all([
     parsed(HistoryPage, () => api.get('history', { searchParams: historyParams(filters) }).json()),
-    parsed(HistorySummary, () => api.get('history/summary', { searchParams: { from: filters.from, to: filters.to } }).json()),
+    parsed(HistorySummary, () =>
+      api.get('history/summary', { searchParams: { from: filters.from, to: filters.to } }).json(),
+    ),
   ]);
   return { page, summary };
 };
 
 export const listDevices = async () => (await parsed(DeviceList, () => api.get('devices').json())).data;
 /** A device signed out, every other one, every session (this one too), or a device's trust ended. */
-export const runDeviceAction = async (input: { action: 'logout'; id: string } | { action: 'others' } | { action: 'everywhere' } | { action: 'untrust'; id: string }) => {
-  const path = input.action === 'logout' ? `devices/${encodeURIComponent(input.id)}/sessions`
-    : input.action === 'untrust' ? `devices/${encodeURIComponent(input.id)}/trust`
-      : input.action === 'others' ? 'sessions/others' : 'sessions';
+export const runDeviceAction = async (
+  input:
+    | { action: 'logout'; id: string }
+    | { action: 'others' }
+    | { action: 'everywhere' }
+    | { action: 'untrust'; id: string },
+) => {
+  const path =
+    input.action === 'logout'
+      ? `devices/${encodeURIComponent(input.id)}/sessions`
+      : input.action === 'untrust'
+        ? `devices/${encodeURIComponent(input.id)}/trust`
+        : input.action === 'others'
+          ? 'sessions/others'
+          : 'sessions';
   await call(() => api.delete(path));
 };
 
@@ -104,44 +168,105 @@ export const resetAuthenticator = async () => {
 /** POST /user/reset-password: the fields the route takes, and only those (the new-password machine's
  * input also has a place for a CAPTCHA, which only a change needs). */
 export const resetPassword = async (input: { payload: string; password: string; confirmation: string }) => {
-  await call(() => api.post('user/reset-password', { json: { payload: input.payload, password: input.password, confirmation: input.confirmation } }));
+  await call(() =>
+    api.post('user/reset-password', {
+      json: { payload: input.payload, password: input.password, confirmation: input.confirmation },
+    }),
+  );
 };
 
 /** GET and PUT /notifications: the marketing preferences and the security alerts. */
 export const loadNotifications = () => parsed(NotificationsAnswer, () => api.get('notifications').json());
-export const saveNotifications = (input: { marketing: MarketingPreferences }) => parsed(NotificationsAnswer, () => api.put('notifications', { json: input }).json());
+export const saveNotifications = (input: { marketing: MarketingPreferences }) =>
+  parsed(NotificationsAnswer, () => api.put('notifications', { json: input }).json());
 
 /** POST /user/password: the signed-in person's new password, with the current one (and the CAPTCHA,
  * once the server asks one past the account's ceiling of wrong passwords). */
-export const changePassword = ({ captcha, ...input }: { current: string; keepThisSession: boolean; password: string; confirmation: string } & WithCaptcha) =>
+export const changePassword = ({
+  captcha,
+  ...input
+}: { current: string; keepThisSession: boolean; password: string; confirmation: string } & WithCaptcha) =>
   parsed(ChangePasswordAnswer, () => api.post('user/password', { json: input, ...captchaHeader(captcha) }).json());
 
-export const requestPasswordCode = (input: { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }) =>
-  parsed(ForgotPasswordAnswer, () => api.post('user/forgot-password', {
-    json: { username: input.username, ...(input.channel ? { channel: input.channel } : {}), ...withCaptcha(input.captcha) },
-  }).json());
+export const requestPasswordCode = (input: {
+  username: string;
+  channel: 'sms' | 'call' | 'whatsapp' | null;
+  captcha: string | null;
+}) =>
+  parsed(ForgotPasswordAnswer, () =>
+    api
+      .post('user/forgot-password', {
+        json: {
+          username: input.username,
+          ...(input.channel ? { channel: input.channel } : {}),
+          ...withCaptcha(input.captcha),
+        },
+      })
+      .json(),
+  );
 export const verifyPasswordCode = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
-  parsed(ForgotPasswordVerifyAnswer, () => api.post('user/forgot-password/verify', { json: input, ...captchaHeader(captcha) }).json());
+  parsed(ForgotPasswordVerifyAnswer, () =>
+    api.post('user/forgot-password/verify', { json: input, ...captchaHeader(captcha) }).json(),
+  );
 
-export const findUsernames = async (input: { kind: 'card' | 'nationalRegister'; value: string; captcha: string | null }) =>
-  (await parsed(ForgotUsernameAnswer, () => api.post('user/forgot-username', {
-    json: { ...(input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value }), ...withCaptcha(input.captcha) },
-  }).json())).usernames;
+export const findUsernames = async (input: {
+  kind: 'card' | 'nationalRegister';
+  value: string;
+  captcha: string | null;
+}) =>
+  (
+    await parsed(ForgotUsernameAnswer, () =>
+      api
+        .post('user/forgot-username', {
+          json: {
+            ...(input.kind === 'card' ? { cardNumber: input.value } : { nationalRegisterNumber: input.value }),
+            ...withCaptcha(input.captcha),
+          },
+        })
+        .json(),
+    )
+  ).usernames;
 
 // ---- Onboarding: every call after the start carries the flow's token -----------------------------
 
 /** The language the person reads, when it is one of ours: the flow's messages speak it. */
-const withLanguage = (language: string | undefined) => ((LOCALES as readonly string[]).includes(language ?? '') ? { language: language as Locale } : {});
+const withLanguage = (language: string | undefined) =>
+  (LOCALES as readonly string[]).includes(language ?? '') ? { language: language as Locale } : {};
 
-export const startWithCard = (input: { cardNumber: string; activationCode: string; captcha: string | null; language?: string }) =>
-  parsed(OnboardingStarted, () => api.post('onboarding/card', {
-    json: { cardNumber: input.cardNumber, activationCode: input.activationCode, ...withLanguage(input.language), ...withCaptcha(input.captcha) },
-  }).json());
+export const startWithCard = (input: {
+  cardNumber: string;
+  activationCode: string;
+  captcha: string | null;
+  language?: string;
+}) =>
+  parsed(OnboardingStarted, () =>
+    api
+      .post('onboarding/card', {
+        json: {
+          cardNumber: input.cardNumber,
+          activationCode: input.activationCode,
+          ...withLanguage(input.language),
+          ...withCaptcha(input.captcha),
+        },
+      })
+      .json(),
+  );
 
 export const startWithInvitation = (input: { code: string; captcha: string | null; language?: string }) =>
-  parsed(OnboardingStarted, () => api.post('onboarding/invitation', { json: { code: input.code, ...withLanguage(input.language), ...withCaptcha(input.captcha) } }).json());
+  parsed(OnboardingStarted, () =>
+    api
+      .post('onboarding/invitation', {
+        json: { code: input.code, ...withLanguage(input.language), ...withCaptcha(input.captcha) },
+      })
+      .json(),
+  );
 
-export const acceptTerms = async (input: { flow: string; terms: boolean; privacy: boolean; marketing: MarketingPreferences }) => {
+export const acceptTerms = async (input: {
+  flow: string;
+  terms: boolean;
+  privacy: boolean;
+  marketing: MarketingPreferences;
+}) => {
   await call(() => api.post('onboarding/terms', { json: input }));
 };
 
@@ -164,15 +289,24 @@ export const onboardingState = (input: { flow: string }) =>
 
 /** The password step: the new-password machine's call, whose payload is the flow's token. */
 export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>
-  parsed(OnboardingDone, () => api.post('onboarding/password', { json: { flow: input.payload, password: input.password, confirmation: input.confirmation } }).json());
+  parsed(OnboardingDone, () =>
+    api
+      .post('onboarding/password', {
+        json: { flow: input.payload, password: input.password, confirmation: input.confirmation },
+      })
+      .json(),
+  );
 
 /** GET /authorize: the partner request waiting for this person (the spec's authorize response). */
-export const readAuthorization = (input: { uid: string }) => parsed(AuthorizeAnswer, () => api.get('authorize', { searchParams: input }).json());
+export const readAuthorization = (input: { uid: string }) =>
+  parsed(AuthorizeAnswer, () => api.get('authorize', { searchParams: input }).json());
 /** Send-approval: the person's answer; where the browser goes on. */
-export const sendApproval = (input: { uid: string; approve: boolean }) => parsed(ApprovalAnswer, () => api.post('authorize', { json: input }).json());
+export const sendApproval = (input: { uid: string; approve: boolean }) =>
+  parsed(ApprovalAnswer, () => api.post('authorize', { json: input }).json());
 
 /** GET /partners/{client_id}: a partner application as its landing page shows it. */
-export const readPartner = (input: { clientId: string }) => parsed(PartnerAnswer, () => api.get(`partners/${encodeURIComponent(input.clientId)}`).json());
+export const readPartner = (input: { clientId: string }) =>
+  parsed(PartnerAnswer, () => api.get(`partners/${encodeURIComponent(input.clientId)}`).json());
 /** POST /partners/{client_id}/access-requests: asks the partner's administrator for access. */
 export const requestPartnerAccess = (input: { clientId: string }) =>
   parsed(AccessRequestAnswer, () => api.post(`partners/${encodeURIComponent(input.clientId)}/access-requests`).json());
@@ -180,58 +314,88 @@ export const requestPartnerAccess = (input: { clientId: string }) =>
 // ---- The profile -----------------------------------------------------------------------------------
 
 /** PUT /user: the personal information; the answer is the profile as it now is. */
-export const saveProfileInfo = async (input: ProfileInfoRequest) => (await parsed(UserAnswer, () => api.put('user', { json: input }).json())).data;
+export const saveProfileInfo = async (input: ProfileInfoRequest) =>
+  (await parsed(UserAnswer, () => api.put('user', { json: input }).json())).data;
 /** PUT /user/iban: the bank account (sensitive); the answer is the profile, its IBAN masked. */
-export const saveIban = async (input: IbanRequest) => (await parsed(UserAnswer, () => api.put('user/iban', { json: input }).json())).data;
+export const saveIban = async (input: IbanRequest) =>
+  (await parsed(UserAnswer, () => api.put('user/iban', { json: input }).json())).data;
 
 type Contact = { kind: 'email' | 'phone'; value: string };
-const contactBody = (contact: Contact) => (contact.kind === 'email' ? { email: contact.value } : { phone: contact.value });
+const contactBody = (contact: Contact) =>
+  contact.kind === 'email' ? { email: contact.value } : { phone: contact.value };
 
 /** POST /user/login: a code to a new email or phone number (a number's by SMS, call or WhatsApp). */
 export const startContact = (input: Contact & { channel: 'sms' | 'call' | 'whatsapp' }) =>
-  parsed(AddContactAnswer, () => api.post('user/login', { json: { ...contactBody(input), ...(input.kind === 'phone' ? { channel: input.channel } : {}) } }).json());
+  parsed(AddContactAnswer, () =>
+    api
+      .post('user/login', {
+        json: { ...contactBody(input), ...(input.kind === 'phone' ? { channel: input.channel } : {}) },
+      })
+      .json(),
+  );
 /** POST /user/login/confirm: the code; the answer is the profile with the new contact. */
 export const confirmContact = async ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
-  (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input, ...captchaHeader(captcha) }).json())).data;
-export const deleteContact = async (input: Contact) => (await parsed(UserAnswer, () => api.delete('user/login', { json: contactBody(input) }).json())).data;
-export const makeContactPrimary = async (input: Contact) => (await parsed(UserAnswer, () => api.post('user/login/primary', { json: contactBody(input) }).json())).data;
+  (await parsed(UserAnswer, () => api.post('user/login/confirm', { json: input, ...captchaHeader(captcha) }).json()))
+    .data;
+export const deleteContact = async (input: Contact) =>
+  (await parsed(UserAnswer, () => api.delete('user/login', { json: contactBody(input) }).json())).data;
+export const makeContactPrimary = async (input: Contact) =>
+  (await parsed(UserAnswer, () => api.post('user/login/primary', { json: contactBody(input) }).json())).data;
 
 // ---- The account's cards ---------------------------------------------------------------------------
 
 export const listCards = async () => (await parsed(AccountCardList, () => api.get('cards').json())).data;
 export const setCardProduct = async (input: { cardId: string; product: CardProduct; active: boolean }) =>
-  (await parsed(AccountCardAnswer, () => api.put(`cards/${encodeURIComponent(input.cardId)}/products/${input.product}`, { json: { active: input.active } }).json())).data;
+  (
+    await parsed(AccountCardAnswer, () =>
+      api
+        .put(`cards/${encodeURIComponent(input.cardId)}/products/${input.product}`, { json: { active: input.active } })
+        .json(),
+    )
+  ).data;
 
 /** GET /user/export: the account's data, as the file the server names. */
 export const exportAccountData = async () => {
   const response = await call(() => api.get('user/export'));
-  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'tessera-account.json';
+  const name =
+    /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'tessera-account.json';
   return { name, text: await response.text() };
 };
 
 /** PUT /user/picture: the picture's bytes as the browser shrank them; the answer is the profile. */
-export const uploadPicture = async (picture: Blob) => (await parsed(UserAnswer, () => api.put('user/picture', { file: picture }).json())).data;
+export const uploadPicture = async (picture: Blob) =>
+  (await parsed(UserAnswer, () => api.put('user/picture', { file: picture }).json())).data;
 export const removePicture = async () => (await parsed(UserAnswer, () => api.delete('user/picture').json())).data;
 
 /** POST /account/undo: "this wasn't me", with the token of the change notice's link. */
-export const undoChange = (input: { token: string }) => parsed(UndoChangeAnswer, () => api.post('account/undo', { json: input }).json());
+export const undoChange = (input: { token: string }) =>
+  parsed(UndoChangeAnswer, () => api.post('account/undo', { json: input }).json());
 
 /** POST /devices/not-me: "this wasn't me", with the ticket of a new-device mail's link (204). */
-export const notMe = async (input: { ticket: string }) => { await call(() => api.post('devices/not-me', { json: input })); };
+export const notMe = async (input: { ticket: string }) => {
+  await call(() => api.post('devices/not-me', { json: input }));
+};
 
 // The merge of a duplicated account (contract/merge.ts): its offer comes with the 409 answer to a
 // code (POST /user/login/confirm, POST /mfa/activate), never before.
 /** POST /fuzzion/offer: what the offer is about, what is proven and what still counts. */
-export const readFuzzionOffer = (input: { payload: string }) => parsed(FuzzionOffer, () => api.post('fuzzion/offer', { json: input }).json());
+export const readFuzzionOffer = (input: { payload: string }) =>
+  parsed(FuzzionOffer, () => api.post('fuzzion/offer', { json: input }).json());
 /** POST /mfa/fuzzion: starts one of the other account's second factors (a code to its own destination). */
 export const startFuzzionMethod = (input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' }) =>
   parsed(FuzzionSendAnswer, () => api.post('mfa/fuzzion', { json: input }).json());
 /** POST /fuzzion: the answer to that method's challenge (with the CAPTCHA, once the server asks one). */
-export const proveFuzzionCode = ({ captcha, ...input }: { payload: string; intent: FuzzionIntent; challenge: string; code: string } & WithCaptcha) =>
+export const proveFuzzionCode = ({
+  captcha,
+  ...input
+}: { payload: string; intent: FuzzionIntent; challenge: string; code: string } & WithCaptcha) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input, ...captchaHeader(captcha) }).json());
 /** POST /fuzzion/password: the other account's password, where it still counts (with the CAPTCHA,
  * once the server asks one past that account's ceiling of wrong passwords). */
-export const proveFuzzionPassword = ({ captcha, ...input }: { payload: string; intent: FuzzionIntent; password: string } & WithCaptcha) =>
+export const proveFuzzionPassword = ({
+  captcha,
+  ...input
+}: { payload: string; intent: FuzzionIntent; password: string } & WithCaptcha) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion/password', { json: input, ...captchaHeader(captcha) }).json());
 /** POST /fuzzion/finish: nothing more to prove (the offer said `enough`). */
 export const finishFuzzion = (input: { payload: string; intent: FuzzionIntent }) =>
@@ -239,8 +403,13 @@ export const finishFuzzion = (input: { payload: string; intent: FuzzionIntent })
 
 /** Microsoft sign-in (contract/sso.ts): what a link ticket names, the second factors of a sign-in
  * waiting for one, linking the ticket's identity, and the linked identities. */
-export const readSsoTicket = (input: { ticket: string }) => parsed(SsoTicketAnswer, () => api.post('sso/microsoft/ticket', { json: input }).json());
-export const exchangeSsoMfa = (input: { payload: string }) => parsed(SsoMfaAnswer, () => api.post('sso/microsoft/mfa', { json: input }).json());
-export const linkAccount = (input: { ticket: string }) => parsed(LinkAccountAnswer, () => api.post('user/link-account', { json: input }).json());
+export const readSsoTicket = (input: { ticket: string }) =>
+  parsed(SsoTicketAnswer, () => api.post('sso/microsoft/ticket', { json: input }).json());
+export const exchangeSsoMfa = (input: { payload: string }) =>
+  parsed(SsoMfaAnswer, () => api.post('sso/microsoft/mfa', { json: input }).json());
+export const linkAccount = (input: { ticket: string }) =>
+  parsed(LinkAccountAnswer, () => api.post('user/link-account', { json: input }).json());
 export const listSsoIdentities = () => parsed(SsoIdentityList, () => api.get('user/sso').json());
-export const unlinkSsoIdentity = async (input: { id: string }) => { await call(() => api.delete(`user/sso/${encodeURIComponent(input.id)}`)); };
+export const unlinkSsoIdentity = async (input: { id: string }) => {
+  await call(() => api.delete(`user/sso/${encodeURIComponent(input.id)}`));
+};

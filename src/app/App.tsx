@@ -11,7 +11,17 @@ import { screenAt } from './routes.tsx';
 /** The app at a location: what the browser shows, and what the build draws ahead of it for the first
  * visit of a public screen (src/prerender.tsx), so the two cannot drift apart. Screens render once
  * the session is known; until then, a status. */
-export function AppAt({ actor, navigator, location, settling }: { actor: RootActor; navigator: Navigator; location: BrowserLocation; settling: boolean }) {
+export function AppAt({
+  actor,
+  navigator,
+  location,
+  settling,
+}: {
+  actor: RootActor;
+  navigator: Navigator;
+  location: BrowserLocation;
+  settling: boolean;
+}) {
   return (
     <RootActorContext.Provider value={actor}>
       <LocationContext.Provider value={location}>

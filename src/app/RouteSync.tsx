@@ -12,7 +12,9 @@ import { useRootActor } from './context.ts';
 
 /** Whether the person clicked, tapped or typed since the location last changed. */
 let acted = false;
-const act = () => { acted = true; };
+const act = () => {
+  acted = true;
+};
 window.addEventListener('pointerdown', act, true);
 window.addEventListener('keydown', act, true);
 
@@ -31,7 +33,9 @@ export function RouteSync({ navigator }: { navigator: Navigator }) {
       navigator.current(navigator.pending);
       navigator.pending = null;
     }
-    return () => { navigator.current = null; };
+    return () => {
+      navigator.current = null;
+    };
   }, [navigator]);
   const mounted = useRef(false);
   useEffect(() => {

@@ -63,7 +63,10 @@ export function ScreenFocus({ location }: { location: string }) {
 export function SkipLink() {
   const { t } = useTranslation();
   return (
-    <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-4 focus:py-3 focus:text-brand-dark focus:shadow">
+    <a
+      href="#main"
+      className="sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-4 focus:py-3 focus:text-brand-dark focus:shadow"
+    >
       {t('common.skip')}
     </a>
   );

@@ -31,7 +31,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   const machine = rootMachine.provide({
     actors: {
       loadConfig: fromPromise(async () => {
-        const config = takeInlinedConfig() ?? await loadConfig();
+        const config = takeInlinedConfig() ?? (await loadConfig());
         configureAnalytics(config.analyticsUrl);
         return config;
       }),
@@ -44,7 +44,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       exchangeTicket: fromPromise(({ input }) => exchangeTicket(input)),
       login: loginMachine.provide({
         // A sign-in for an application names its client (the server's forced set-up rule reads it).
-        actors: { submitLogin: fromPromise(({ input }) => submitLogin({ ...input, clientId: signingInTo?.client_id ?? null })) },
+        actors: {
+          submitLogin: fromPromise(({ input }) => submitLogin({ ...input, clientId: signingInTo?.client_id ?? null })),
+        },
         actions: { typed: (_, { value }) => keepUsername(value) },
       }),
       // The security area's check comes with the flows' calls.
@@ -54,8 +56,12 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
     actions: {
       // The way back to the authorisation server is a page of the server: the browser loads it.
       navigate: (_, { to }) => (isAuthorisationReturn(to) ? window.location.assign(to) : go(to)),
-      leaveTo: (_, { url }) => { window.location.assign(url); },
-      goBack: (_, { steps }) => { window.history.go(-steps); },
+      leaveTo: (_, { url }) => {
+        window.location.assign(url);
+      },
+      goBack: (_, { steps }) => {
+        window.history.go(-steps);
+      },
       trackPageView: (_, { path }) => trackPageView(path),
       persistAccount: (_, { user }) => write(localStorage, ACCOUNT_KEY, user ? JSON.stringify(user) : null),
       persistTarget: (_, { target }) => write(sessionStorage, TARGET_KEY, target),
@@ -77,9 +83,21 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   const actor = createActor(machine, {
     input: {
       storedAccount: readJson<UserProfile>(localStorage, ACCOUNT_KEY),
-      storedTarget: (() => { try { return sessionStorage.getItem(TARGET_KEY); } catch { return null; } })(),
+      storedTarget: (() => {
+        try {
+          return sessionStorage.getItem(TARGET_KEY);
+        } catch {
+          return null;
+        }
+      })(),
       storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
-      storedRenewal: (() => { try { return sessionStorage.getItem('loginPayload'); } catch { return null; } })(),
+      storedRenewal: (() => {
+        try {
+          return sessionStorage.getItem('loginPayload');
+        } catch {
+          return null;
+        }
+      })(),
       location: { path: location.pathname, search: location.search },
       loginTicket,
       signingInTo,
@@ -90,7 +108,9 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   // The session ended elsewhere: a call answered 401, or another tab signed out (its account gone).
   const ended = () => actor.send({ type: 'SESSION_ENDED' });
   onUnauthorised(ended);
-  addEventListener('storage', (event) => { if ((event.key === ACCOUNT_KEY || event.key === null) && !event.newValue) ended(); });
+  addEventListener('storage', (event) => {
+    if ((event.key === ACCOUNT_KEY || event.key === null) && !event.newValue) ended();
+  });
   return actor;
 }
 

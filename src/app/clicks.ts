@@ -5,5 +5,12 @@ type Click = { button: number; metaKey: boolean; altKey: boolean; ctrlKey: boole
 
 /** The main button, no key asking for another tab, window or download, and a link for this tab. */
 export function isPlainClick(event: Click, link: HTMLAnchorElement): boolean {
-  return event.button === 0 && !event.metaKey && !event.altKey && !event.ctrlKey && !event.shiftKey && (!link.target || link.target === '_self');
+  return (
+    event.button === 0 &&
+    !event.metaKey &&
+    !event.altKey &&
+    !event.ctrlKey &&
+    !event.shiftKey &&
+    (!link.target || link.target === '_self')
+  );
 }

@@ -11,7 +11,8 @@ const bindings = () => import('./bindings.ts');
 /** Each flow's actor logic for the root's `.provide()`; `go` asks the router for a path, and
  * `keepUsername` tells the root the address a form has typed. */
 export function flowsOf(go: (to: string) => void, keepUsername: (value: string) => void): Flows {
-  const flow = <K extends keyof Flows>(name: K) => lazyFlow(() => bindings().then((b) => b[name](go, keepUsername) as Promise<Flows[K]>)).logic;
+  const flow = <K extends keyof Flows>(name: K) =>
+    lazyFlow(() => bindings().then((b) => b[name](go, keepUsername) as Promise<Flows[K]>)).logic;
   return {
     mfaCode: flow('mfaCode'),
     mfaSettings: flow('mfaSettings'),

@@ -24,13 +24,14 @@ function changed(): void {
 
 window.addEventListener('popstate', changed);
 
-
 const entry = () => ({ key: Math.random().toString(36).slice(2, 10) });
 
 export const browserHistory = {
   subscribe(listener: Listener): () => void {
     listeners.add(listener);
-    return () => { listeners.delete(listener); };
+    return () => {
+      listeners.delete(listener);
+    };
   },
   location: (): BrowserLocation => current,
   /** A new history entry: a link the user followed. */

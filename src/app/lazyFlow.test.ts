@@ -3,13 +3,22 @@ import { createActor, createMachine, fromPromise, setup, type AnyActorRef } from
 import { isPending, lazyFlow } from './lazyFlow.ts';
 
 const flowMachine = setup({
-  types: { context: {} as { name: string; seen: string[] }, input: {} as { name: string }, events: {} as { type: 'NEXT' } | { type: 'FINISH' } },
+  types: {
+    context: {} as { name: string; seen: string[] },
+    input: {} as { name: string },
+    events: {} as { type: 'NEXT' } | { type: 'FINISH' },
+  },
   actors: { greet: fromPromise(async () => 'hello') },
 }).createMachine({
   context: ({ input }) => ({ name: input.name, seen: [] }),
   initial: 'greeting',
   states: {
-    greeting: { invoke: { src: 'greet', onDone: { target: 'ready', actions: ({ context, event }) => context.seen.push(event.output) } } },
+    greeting: {
+      invoke: {
+        src: 'greet',
+        onDone: { target: 'ready', actions: ({ context, event }) => context.seen.push(event.output) },
+      },
+    },
     ready: { on: { NEXT: { actions: ({ context }) => context.seen.push('next') }, FINISH: 'done' } },
     done: { type: 'final' },
   },
@@ -21,7 +30,19 @@ function parentOf(flow: typeof flowMachine) {
     initial: 'running',
     context: { output: null as unknown },
     states: {
-      running: { invoke: { id: 'flow', src: 'flow', input: { name: 'nora' }, onDone: { target: 'finished', actions: ({ context, event }) => { context.output = event.output; } } } },
+      running: {
+        invoke: {
+          id: 'flow',
+          src: 'flow',
+          input: { name: 'nora' },
+          onDone: {
+            target: 'finished',
+            actions: ({ context, event }) => {
+              context.output = event.output;
+            },
+          },
+        },
+      },
       finished: {},
     },
   });
@@ -33,8 +54,14 @@ describe('lazyFlow', () => {
   it('loads the machine on first start, keeps the events sent meanwhile, and gives its output to the parent', async () => {
     let loads = 0;
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
-    const { logic } = lazyFlow(async () => { loads += 1; await gate; return flowMachine; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { logic } = lazyFlow(async () => {
+      loads += 1;
+      await gate;
+      return flowMachine;
+    });
     const parent = createActor(parentOf(logic)).start();
     const child = parent.getSnapshot().children.flow as AnyActorRef;
     expect(isPending(child.getSnapshot())).toBe(true);
@@ -62,10 +89,17 @@ describe('lazyFlow', () => {
     expect(parent.getSnapshot().context.output).toEqual({ name: 'nora', seen: ['hello', 'next'] });
   });
 
-  it('reports a chunk that does not load as the child\'s error, and tries again next time', async () => {
+  it("reports a chunk that does not load as the child's error, and tries again next time", async () => {
     let attempts = 0;
-    const { logic } = lazyFlow(async () => { attempts += 1; if (attempts === 1) throw new Error('offline'); return flowMachine; });
-    const failing = createMachine({ initial: 'running', states: { running: { invoke: { src: logic, input: { name: 'x' }, onError: 'failed' } }, failed: {} } });
+    const { logic } = lazyFlow(async () => {
+      attempts += 1;
+      if (attempts === 1) throw new Error('offline');
+      return flowMachine;
+    });
+    const failing = createMachine({
+      initial: 'running',
+      states: { running: { invoke: { src: logic, input: { name: 'x' }, onError: 'failed' } }, failed: {} },
+    });
     const actor = createActor(failing).start();
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');

@@ -49,7 +49,15 @@ export function lazyFlow<T extends AnyActorLogic>(load: () => Promise<T>): { log
   const logic = {
     getInitialSnapshot(scope: Scope, input: unknown): Snap {
       if (loaded) return loaded.getInitialSnapshot(scope, input);
-      return { status: 'active', output: undefined, error: undefined, pending: true, input, queue: [], stopped: { value: false } };
+      return {
+        status: 'active',
+        output: undefined,
+        error: undefined,
+        pending: true,
+        input,
+        queue: [],
+        stopped: { value: false },
+      };
     },
     start(snapshot: Snap, scope: Scope) {
       if (!isPending(snapshot)) {
@@ -58,8 +66,12 @@ export function lazyFlow<T extends AnyActorLogic>(load: () => Promise<T>): { log
       }
       const { stopped } = snapshot as PendingSnapshot;
       preload().then(
-        () => { if (!stopped.value) scope.self.send({ type: LOADED } as never); },
-        (error: unknown) => { if (!stopped.value) scope.self.send({ type: FAILED, error } as never); },
+        () => {
+          if (!stopped.value) scope.self.send({ type: LOADED } as never);
+        },
+        (error: unknown) => {
+          if (!stopped.value) scope.self.send({ type: FAILED, error } as never);
+        },
       );
     },
     transition(snapshot: Snap, event: EventObject, scope: Scope): Snap {

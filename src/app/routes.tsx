@@ -29,7 +29,9 @@ const NotMePage = lazy(() => import('../notMe/NotMePage.tsx'));
 const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
 const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
 const MicrosoftContinuePage = lazy(() => import('../login/MicrosoftContinuePage.tsx'));
-const SecondFactorPage = lazy(() => import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })));
+const SecondFactorPage = lazy(() =>
+  import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })),
+);
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
 

@@ -3,7 +3,13 @@
 // the start). The tones' colours are classes of src/styles.css (alert, alert-*).
 import type { ReactNode } from 'react';
 
-export function Alert({ tone, id, role, className = '', children }: {
+export function Alert({
+  tone,
+  id,
+  role,
+  className = '',
+  children,
+}: {
   tone: 'error' | 'success' | 'info' | 'warning';
   id?: string;
   role?: 'alert' | 'status' | null;
@@ -11,7 +17,11 @@ export function Alert({ tone, id, role, className = '', children }: {
   children: ReactNode;
 }) {
   return (
-    <div id={id} role={role === null ? undefined : role ?? (tone === 'error' ? 'alert' : 'status')} className={`alert alert-${tone} ${className}`}>
+    <div
+      id={id}
+      role={role === null ? undefined : (role ?? (tone === 'error' ? 'alert' : 'status'))}
+      className={`alert alert-${tone} ${className}`}
+    >
       {children}
     </div>
   );

@@ -2,5 +2,9 @@
 import type { ReactNode } from 'react';
 
 export function Badge({ children }: { children: ReactNode }) {
-  return <span className="inline-block rounded-full bg-brand-light px-2 py-0.5 text-xs font-semibold text-brand-dark">{children}</span>;
+  return (
+    <span className="inline-block rounded-full bg-brand-light px-2 py-0.5 text-xs font-semibold text-brand-dark">
+      {children}
+    </span>
+  );
 }

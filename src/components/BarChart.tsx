@@ -4,7 +4,13 @@ import { useId } from 'react';
 
 export type Bar = { key: string; label: string; value: number };
 
-export function BarChart({ title, bars, columns, axisLabels, testId }: {
+export function BarChart({
+  title,
+  bars,
+  columns,
+  axisLabels,
+  testId,
+}: {
   title: string;
   bars: readonly Bar[];
   /** The table's column headers: what an entry is, and what its value counts. */
@@ -19,12 +25,30 @@ export function BarChart({ title, bars, columns, axisLabels, testId }: {
   const height = 60;
   return (
     <figure aria-labelledby={titleId} data-testid={testId}>
-      <figcaption id={titleId} className="text-lg font-semibold">{title}</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" aria-hidden="true" focusable="false" className="mt-3 h-32 w-full">
+      <figcaption id={titleId} className="text-lg font-semibold">
+        {title}
+      </figcaption>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        preserveAspectRatio="none"
+        aria-hidden="true"
+        focusable="false"
+        className="mt-3 h-32 w-full"
+      >
         <line x1="0" y1={height - 0.25} x2={width} y2={height - 0.25} className="stroke-slate-400" strokeWidth="0.5" />
         {bars.map((bar, index) => {
           const barHeight = (bar.value / max) * (height - 4);
-          return <rect key={bar.key} x={index * 10 + 1.5} y={height - barHeight} width={7} height={barHeight} className="fill-brand" rx="1" />;
+          return (
+            <rect
+              key={bar.key}
+              x={index * 10 + 1.5}
+              y={height - barHeight}
+              width={7}
+              height={barHeight}
+              className="fill-brand"
+              rx="1"
+            />
+          );
         })}
       </svg>
       {axisLabels && (
@@ -35,13 +59,23 @@ export function BarChart({ title, bars, columns, axisLabels, testId }: {
       )}
       {/* A table ignores the width that hides it: its box does not. */}
       <div className="sr-only">
-      <table>
-        <caption>{title}</caption>
-        <thead><tr><th scope="col">{columns.label}</th><th scope="col">{columns.value}</th></tr></thead>
-        <tbody>
-          {bars.map((bar) => <tr key={bar.key}><th scope="row">{bar.label}</th><td>{bar.value}</td></tr>)}
-        </tbody>
-      </table>
+        <table>
+          <caption>{title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{columns.label}</th>
+              <th scope="col">{columns.value}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {bars.map((bar) => (
+              <tr key={bar.key}>
+                <th scope="row">{bar.label}</th>
+                <td>{bar.value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
     </figure>
   );

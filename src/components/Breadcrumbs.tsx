@@ -17,9 +17,16 @@ export function Breadcrumbs({ trail }: { trail: Crumb[] }) {
           const last = index === steps.length - 1;
           return (
             <li key={step.to + step.label}>
-              {last
-                ? <span aria-current="page">{step.label}</span>
-                : <Fragment><Link to={step.to} className="text-brand underline">{step.label}</Link><span aria-hidden="true"> /</span></Fragment>}
+              {last ? (
+                <span aria-current="page">{step.label}</span>
+              ) : (
+                <Fragment>
+                  <Link to={step.to} className="text-brand underline">
+                    {step.label}
+                  </Link>
+                  <span aria-hidden="true"> /</span>
+                </Fragment>
+              )}
             </li>
           );
         })}

@@ -4,7 +4,17 @@
 // btn-sm, btn-*), out of the first load's script.
 import type { ComponentPropsWithRef } from 'react';
 
-export function Button({ variant = 'primary', size, full, loading, disabled, type = 'button', className = '', children, ...rest }: ComponentPropsWithRef<'button'> & {
+export function Button({
+  variant = 'primary',
+  size,
+  full,
+  loading,
+  disabled,
+  type = 'button',
+  className = '',
+  children,
+  ...rest
+}: ComponentPropsWithRef<'button'> & {
   variant?: 'primary' | 'secondary' | 'danger';
   /** Small: inside a list or beside a field; still 44 px tall on phones. */
   size?: 'sm';

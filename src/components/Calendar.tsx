@@ -14,7 +14,9 @@ function addMonths(day: string, months: number): string {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
   const first = new Date(Date.UTC(year, month - 1 + months, 1));
   const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(date, last))).toISOString().slice(0, 10);
+  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(date, last)))
+    .toISOString()
+    .slice(0, 10);
 }
 
 /** Monday = 0 … Sunday = 6. */
@@ -39,14 +41,29 @@ function weeksOf(day: string): Array<Array<string | null>> {
 const clamp = (day: string, min?: string, max?: string) => (min && day < min ? min : max && day > max ? max : day);
 
 /** A labelled day field with its calendar. `min` and `max` bound the days that can be picked. */
-export function DateField({ label, value, min, max, onChange, testId }: {
-  label: string; value: string; min?: string; max?: string; onChange: (day: string) => void; testId?: string;
+export function DateField({
+  label,
+  value,
+  min,
+  max,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: string;
+  min?: string;
+  max?: string;
+  onChange: (day: string) => void;
+  testId?: string;
 }) {
   const { t, i18n } = useTranslation();
   const id = useId();
   const [open, setOpen] = useState(false);
   const trigger = useRef<HTMLButtonElement>(null);
-  const long = useMemo(() => new Intl.DateTimeFormat(intlLocale(i18n.language), { dateStyle: 'long', timeZone: 'UTC' }), [i18n.language]);
+  const long = useMemo(
+    () => new Intl.DateTimeFormat(intlLocale(i18n.language), { dateStyle: 'long', timeZone: 'UTC' }),
+    [i18n.language],
+  );
   const box = useRef<HTMLDivElement>(null);
   const close = () => {
     setOpen(false);
@@ -63,7 +80,9 @@ export function DateField({ label, value, min, max, onChange, testId }: {
   }, [open]);
   return (
     <div ref={box} className="relative" data-testid={testId}>
-      <span id={`${id}-label`} className="block text-sm font-medium">{label}</span>
+      <span id={`${id}-label`} className="block text-sm font-medium">
+        {label}
+      </span>
       <button
         ref={trigger}
         type="button"
@@ -79,9 +98,23 @@ export function DateField({ label, value, min, max, onChange, testId }: {
         <span aria-hidden="true">▾</span>
       </button>
       {open && (
-        <div id={`${id}-calendar`} role="dialog" aria-modal="false" aria-label={t('calendar.dialog', { label })}
-          className="absolute left-0 z-20 mt-1 w-72 max-w-[calc(100vw-2rem)] rounded-lg border border-slate-300 bg-white p-3 shadow-lg">
-          <Calendar value={value} min={min} max={max} onPick={(day) => { onChange(day); close(); }} onClose={close} />
+        <div
+          id={`${id}-calendar`}
+          role="dialog"
+          aria-modal="false"
+          aria-label={t('calendar.dialog', { label })}
+          className="absolute left-0 z-20 mt-1 w-72 max-w-[calc(100vw-2rem)] rounded-lg border border-slate-300 bg-white p-3 shadow-lg"
+        >
+          <Calendar
+            value={value}
+            min={min}
+            max={max}
+            onPick={(day) => {
+              onChange(day);
+              close();
+            }}
+            onClose={close}
+          />
         </div>
       )}
     </div>
@@ -89,19 +122,32 @@ export function DateField({ label, value, min, max, onChange, testId }: {
 }
 
 /** The month grid. Focus comes to the chosen day when it opens. */
-export function Calendar({ value, min, max, onPick, onClose }: {
-  value: string; min?: string; max?: string; onPick: (day: string) => void; onClose: () => void;
+export function Calendar({
+  value,
+  min,
+  max,
+  onPick,
+  onClose,
+}: {
+  value: string;
+  min?: string;
+  max?: string;
+  onPick: (day: string) => void;
+  onClose: () => void;
 }) {
   const { t, i18n } = useTranslation();
   const locale = intlLocale(i18n.language);
   const [focused, setFocused] = useState(() => clamp(value, min, max));
   const grid = useRef<HTMLTableElement>(null);
-  const formats = useMemo(() => ({
-    month: new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
-    day: new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeZone: 'UTC' }),
-    weekdayShort: new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' }),
-    weekdayLong: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }),
-  }), [locale]);
+  const formats = useMemo(
+    () => ({
+      month: new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+      day: new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeZone: 'UTC' }),
+      weekdayShort: new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' }),
+      weekdayLong: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }),
+    }),
+    [locale],
+  );
   // 1 January 2024 was a Monday.
   const weekdays = Array.from({ length: 7 }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)));
   const weeks = weeksOf(focused);
@@ -138,23 +184,56 @@ export function Calendar({ value, min, max, onPick, onClose }: {
   const previous = addMonths(focused, -1);
   const following = addMonths(focused, 1);
   const monthOutOfRange = (day: string, direction: -1 | 1) =>
-    direction < 0 ? Boolean(min && day.slice(0, 7) < min.slice(0, 7)) : Boolean(max && day.slice(0, 7) > max.slice(0, 7));
+    direction < 0
+      ? Boolean(min && day.slice(0, 7) < min.slice(0, 7))
+      : Boolean(max && day.slice(0, 7) > max.slice(0, 7));
   return (
-    <div onKeyDown={(event) => { if (event.key === 'Escape') { event.preventDefault(); onClose(); } }}>
+    <div
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.preventDefault();
+          onClose();
+        }
+      }}
+    >
       <div className="flex items-center justify-between gap-2">
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={t('calendar.previous')} disabled={monthOutOfRange(previous, -1)} onClick={() => move(previous, false)}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={t('calendar.previous')}
+          disabled={monthOutOfRange(previous, -1)}
+          onClick={() => move(previous, false)}
+        >
           <span aria-hidden="true">‹</span>
         </button>
-        <h3 id={captionId} aria-live="polite" className="text-sm font-semibold">{month}</h3>
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={t('calendar.next')} disabled={monthOutOfRange(following, 1)} onClick={() => move(following, false)}>
+        <h3 id={captionId} aria-live="polite" className="text-sm font-semibold">
+          {month}
+        </h3>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={t('calendar.next')}
+          disabled={monthOutOfRange(following, 1)}
+          onClick={() => move(following, false)}
+        >
           <span aria-hidden="true">›</span>
         </button>
       </div>
-      <table ref={grid} aria-labelledby={captionId} className="mt-2 w-full table-fixed text-center text-sm" onKeyDown={onKeyDown}>
+      <table
+        ref={grid}
+        aria-labelledby={captionId}
+        className="mt-2 w-full table-fixed text-center text-sm"
+        onKeyDown={onKeyDown}
+      >
         <thead>
           <tr>
             {weekdays.map((day) => (
-              <th key={day.getTime()} scope="col" abbr={formats.weekdayLong.format(day)} className="py-1 font-medium text-slate-700">
+              <th
+                key={day.getTime()}
+                scope="col"
+                abbr={formats.weekdayLong.format(day)}
+                className="py-1 font-medium text-slate-700"
+              >
                 {formats.weekdayShort.format(day)}
               </th>
             ))}
@@ -174,7 +253,9 @@ export function Calendar({ value, min, max, onPick, onClose }: {
                       aria-pressed={day === value}
                       disabled={(min !== undefined && day < min) || (max !== undefined && day > max)}
                       onClick={() => onPick(day)}
-                      onFocus={() => { if (day !== focused) move(day); }}
+                      onFocus={() => {
+                        if (day !== focused) move(day);
+                      }}
                       className={`h-9 w-full rounded focus-visible:outline-3 focus-visible:outline-offset-1 focus-visible:outline-blue-700 disabled:text-slate-500 disabled:line-through ${day === value ? 'bg-brand font-semibold text-white' : 'hover:bg-slate-100'}`}
                     >
                       {Number(day.slice(8))}

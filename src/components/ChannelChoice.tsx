@@ -3,7 +3,13 @@ import { useTranslation } from 'react-i18next';
 
 export type PhoneChannel = 'sms' | 'call' | 'whatsapp';
 
-export function ChannelChoice({ channel, onChange }: { channel: PhoneChannel; onChange: (channel: PhoneChannel) => void }) {
+export function ChannelChoice({
+  channel,
+  onChange,
+}: {
+  channel: PhoneChannel;
+  onChange: (channel: PhoneChannel) => void;
+}) {
   const { t } = useTranslation();
   return (
     <fieldset>

@@ -7,8 +7,18 @@ import { useTranslation } from 'react-i18next';
 
 export type Choice = { value: string; label: string };
 
-export function ChoiceSelect({ legend, options, value, onChange, testId }: {
-  legend: string; options: readonly Choice[]; value: readonly string[] | null; onChange: (value: string[] | null) => void; testId?: string;
+export function ChoiceSelect({
+  legend,
+  options,
+  value,
+  onChange,
+  testId,
+}: {
+  legend: string;
+  options: readonly Choice[];
+  value: readonly string[] | null;
+  onChange: (value: string[] | null) => void;
+  testId?: string;
 }) {
   const { t } = useTranslation();
   const name = useId();
@@ -22,7 +32,13 @@ export function ChoiceSelect({ legend, options, value, onChange, testId }: {
           {t('choiceSelect.all')}
         </label>
         <label className="inline-flex min-h-11 items-center gap-2">
-          <input type="radio" name={name} checked={selected} onChange={() => onChange(options.map((o) => o.value))} className="h-5 w-5" />
+          <input
+            type="radio"
+            name={name}
+            checked={selected}
+            onChange={() => onChange(options.map((o) => o.value))}
+            className="h-5 w-5"
+          />
           {t('choiceSelect.selected')}
         </label>
       </div>
@@ -35,9 +51,13 @@ export function ChoiceSelect({ legend, options, value, onChange, testId }: {
                   type="checkbox"
                   className="h-5 w-5"
                   checked={value.includes(option.value)}
-                  onChange={(event) => onChange(event.target.checked
-                    ? options.map((o) => o.value).filter((v) => v === option.value || value.includes(v))
-                    : value.filter((v) => v !== option.value))}
+                  onChange={(event) =>
+                    onChange(
+                      event.target.checked
+                        ? options.map((o) => o.value).filter((v) => v === option.value || value.includes(v))
+                        : value.filter((v) => v !== option.value),
+                    )
+                  }
                 />
                 {option.label}
               </label>

@@ -18,7 +18,15 @@ import { TextField } from './Field.tsx';
 /** A flow's running code entry, whose check answers `TResult`. */
 export type CodeEntryRef<TResult> = ActorRefFrom<ReturnType<typeof codeEntryMachineOf<TResult>>>;
 
-export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTrust = false, wrongAs, onResend, children }: {
+export function CodeEntryForm<TResult>({
+  entry,
+  label,
+  letters = false,
+  offerTrust = false,
+  wrongAs,
+  onResend,
+  children,
+}: {
   entry: CodeEntryRef<TResult>;
   /** The field's label; a one-time code's by default. */
   label?: string;
@@ -44,14 +52,25 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
   const now = useNow(sent !== null);
   return (
     <>
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => {
-        event.preventDefault();
-        entry.send({ type: 'SUBMIT', ...puzzle.answer() });
-      }}>
+      <form
+        className="mt-5 space-y-4"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          entry.send({ type: 'SUBMIT', ...puzzle.answer() });
+        }}
+      >
         {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
-        <TextField label={t(label ?? 'mfa.code.label')} inputMode={letters ? 'text' : 'numeric'} autoComplete={sent ? 'one-time-code' : 'off'} code first
-          value={grouped(code, letters)} error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
-          onChange={(value) => entry.send({ type: 'TYPE', value })} />
+        <TextField
+          label={t(label ?? 'mfa.code.label')}
+          inputMode={letters ? 'text' : 'numeric'}
+          autoComplete={sent ? 'one-time-code' : 'off'}
+          code
+          first
+          value={grouped(code, letters)}
+          error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
+          onChange={(value) => entry.send({ type: 'TYPE', value })}
+        />
         {sent && (
           <p className="text-sm text-slate-700" aria-live="polite">
             {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}
@@ -59,16 +78,31 @@ export function CodeEntryForm<TResult>({ entry, label, letters = false, offerTru
         )}
         {offerTrust && (
           <div className="flex items-center gap-2">
-            <input id={trustId} type="checkbox" checked={remember} onChange={() => entry.send({ type: 'TOGGLE_REMEMBER' })} className="h-4 w-4" />
-            <label htmlFor={trustId} className="text-sm">{t('mfa.code.trust')}</label>
+            <input
+              id={trustId}
+              type="checkbox"
+              checked={remember}
+              onChange={() => entry.send({ type: 'TOGGLE_REMEMBER' })}
+              className="h-4 w-4"
+            />
+            <label htmlFor={trustId} className="text-sm">
+              {t('mfa.code.trust')}
+            </label>
           </div>
         )}
         {puzzle.widget}
-        <Button type="submit" full loading={checking}>{t('mfa.code.confirm')}</Button>
+        <Button type="submit" full loading={checking}>
+          {t('mfa.code.confirm')}
+        </Button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
         {sent?.resendAt != null && (
-          <Button variant="secondary" size="sm" disabled={!canResend} onClick={onResend ?? (() => entry.send({ type: 'RESEND' }))}>
+          <Button
+            variant="secondary"
+            size="sm"
+            disabled={!canResend}
+            onClick={onResend ?? (() => entry.send({ type: 'RESEND' }))}
+          >
             {canResend ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(sent.resendAt - now) })}
           </Button>
         )}

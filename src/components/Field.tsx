@@ -13,7 +13,9 @@ export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
   return (
     <div aria-live="assertive">
       {error && (
-        <Alert tone="error" id={id}>{t([`errors.${error.code}`, 'errors.internal_error'])}</Alert>
+        <Alert tone="error" id={id}>
+          {t([`errors.${error.code}`, 'errors.internal_error'])}
+        </Alert>
       )}
     </div>
   );
@@ -40,7 +42,9 @@ export function TextField(props: {
   return (
     <div className="space-y-4">
       <div>
-        <label htmlFor={id} className="block text-sm font-medium">{props.label}</label>
+        <label htmlFor={id} className="block text-sm font-medium">
+          {props.label}
+        </label>
         <input
           id={id}
           type={props.type ?? 'text'}
@@ -57,8 +61,15 @@ export function TextField(props: {
         />
       </div>
       {props.error !== undefined && <ErrorMessage id={errorId} error={props.error} />}
-      {props.problem !== undefined && <div aria-live="assertive">{props.problem && <Alert tone="error" id={errorId}>{props.problem}</Alert>}</div>}
+      {props.problem !== undefined && (
+        <div aria-live="assertive">
+          {props.problem && (
+            <Alert tone="error" id={errorId}>
+              {props.problem}
+            </Alert>
+          )}
+        </div>
+      )}
     </div>
   );
 }
-

@@ -4,7 +4,12 @@
 import { useId, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-export function FileInput({ label, accept, onFile, disabled }: {
+export function FileInput({
+  label,
+  accept,
+  onFile,
+  disabled,
+}: {
   label: string;
   /** The types taken, as an input's accept attribute ("image/*"). */
   accept: string;
@@ -26,20 +31,67 @@ export function FileInput({ label, accept, onFile, disabled }: {
     take(event.dataTransfer.files);
   };
   return (
-    <div role="group" aria-labelledby={labelId} data-testid="file-input"
-      onDragOver={(event) => { event.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)} onDrop={drop}
-      className={`rounded-lg border-2 border-dashed p-4 text-sm ${over ? 'border-brand bg-brand-light' : 'border-slate-400'}`}>
-      <p id={labelId} className="font-medium">{label}</p>
+    <div
+      role="group"
+      aria-labelledby={labelId}
+      data-testid="file-input"
+      onDragOver={(event) => {
+        event.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={drop}
+      className={`rounded-lg border-2 border-dashed p-4 text-sm ${over ? 'border-brand bg-brand-light' : 'border-slate-400'}`}
+    >
+      <p id={labelId} className="font-medium">
+        {label}
+      </p>
       <p className="mt-1 text-slate-700">{t('fileInput.drop')}</p>
       <div className="mt-3 flex flex-wrap gap-2">
-        <button type="button" className="btn btn-secondary btn-sm" disabled={disabled} onClick={() => browse.current?.click()}>{t('fileInput.browse')}</button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={disabled}
+          onClick={() => browse.current?.click()}
+        >
+          {t('fileInput.browse')}
+        </button>
         {/* A phone opens its camera for this one; a computer treats it as browsing. */}
-        <button type="button" className="btn btn-secondary btn-sm" disabled={disabled} onClick={() => camera.current?.click()}>{t('fileInput.camera')}</button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={disabled}
+          onClick={() => camera.current?.click()}
+        >
+          {t('fileInput.camera')}
+        </button>
       </div>
-      <input ref={browse} type="file" accept={accept} className="sr-only" tabIndex={-1} aria-hidden="true" data-testid="file-browse"
-        onChange={(event) => { take(event.target.files); event.target.value = ''; }} />
-      <input ref={camera} type="file" accept={accept} capture="user" className="sr-only" tabIndex={-1} aria-hidden="true"
-        onChange={(event) => { take(event.target.files); event.target.value = ''; }} />
+      <input
+        ref={browse}
+        type="file"
+        accept={accept}
+        className="sr-only"
+        tabIndex={-1}
+        aria-hidden="true"
+        data-testid="file-browse"
+        onChange={(event) => {
+          take(event.target.files);
+          event.target.value = '';
+        }}
+      />
+      <input
+        ref={camera}
+        type="file"
+        accept={accept}
+        capture="user"
+        className="sr-only"
+        tabIndex={-1}
+        aria-hidden="true"
+        onChange={(event) => {
+          take(event.target.files);
+          event.target.value = '';
+        }}
+      />
     </div>
   );
 }

@@ -22,12 +22,16 @@ export function useFlowChild<K extends keyof RootChildren>(...ids: K[]): RootChi
   return ready ? child : undefined;
 }
 
-export function FlowCard<T extends AnyActorRef>({ flow, children }: { flow: T | undefined; children: (flow: T) => ReactNode }) {
+export function FlowCard<T extends AnyActorRef>({
+  flow,
+  children,
+}: {
+  flow: T | undefined;
+  children: (flow: T) => ReactNode;
+}) {
   return (
     <PublicLayout>
-      <Card className="mx-auto max-w-lg">
-        {flow ? children(flow) : <p role="status">…</p>}
-      </Card>
+      <Card className="mx-auto max-w-lg">{flow ? children(flow) : <p role="status">…</p>}</Card>
     </PublicLayout>
   );
 }

@@ -5,7 +5,12 @@ import { variant } from '../variant.ts';
 
 /** Names of the languages in themselves, so everyone finds their own. */
 export const NATIVE: Record<Locale, string> = {
-  en: 'English', en_LU: 'English', fr: 'Français', fr_LU: 'Français', nl: 'Nederlands', de_LU: 'Deutsch',
+  en: 'English',
+  en_LU: 'English',
+  fr: 'Français',
+  fr_LU: 'Français',
+  nl: 'Nederlands',
+  de_LU: 'Deutsch',
 };
 
 export function LanguageSwitch() {
@@ -22,7 +27,9 @@ export function LanguageSwitch() {
         onChange={(event) => void switchLocale(event.target.value as Locale, true)}
       >
         {locales.map((locale) => (
-          <option key={locale} value={locale} lang={locale.slice(0, 2)}>{NATIVE[locale]}</option>
+          <option key={locale} value={locale} lang={locale.slice(0, 2)}>
+            {NATIVE[locale]}
+          </option>
         ))}
       </select>
     </label>

@@ -28,8 +28,21 @@ const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: Pas
 /** `title` null: the screen has its heading already. `before` and `after`: the flow's own fields,
  * before the new password and after its rules; `onSubmit`: the flow submits (it gives the
  * new-password machine what goes with the password first, and passes the puzzle's answer on). */
-export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', submit = 'weak.submit', before, after, onSubmit }: {
-  weak: WeakRef; title?: string | null; text?: string; submit?: string; before?: ReactNode; after?: ReactNode;
+export function NewPassword({
+  weak,
+  title = 'weak.title',
+  text = 'weak.text',
+  submit = 'weak.submit',
+  before,
+  after,
+  onSubmit,
+}: {
+  weak: WeakRef;
+  title?: string | null;
+  text?: string;
+  submit?: string;
+  before?: ReactNode;
+  after?: ReactNode;
   onSubmit?: (answer: { captcha?: CaptchaAnswer }) => void;
 }) {
   const { t } = useTranslation();
@@ -47,19 +60,38 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
           <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
         </>
       )}
-      <form className={`${title !== null ? 'mt-5 ' : ''}space-y-4`} noValidate
+      <form
+        className={`${title !== null ? 'mt-5 ' : ''}space-y-4`}
+        noValidate
         onSubmit={(event) => {
           event.preventDefault();
           const answer = puzzle.answer();
-          if (onSubmit) onSubmit(answer); else weak.send({ type: 'SUBMIT', ...answer });
-        }}>
+          if (onSubmit) onSubmit(answer);
+          else weak.send({ type: 'SUBMIT', ...answer });
+        }}
+      >
         {before}
-        <TextField label={t('weak.password')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={password}
-          onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })} />
-        <TextField label={t('weak.confirmation')} type={shown ? 'text' : 'password'} autoComplete="new-password" value={confirmation}
-          onChange={(value) => weak.send({ type: 'CHANGE', field: 'confirmation', value })} />
+        <TextField
+          label={t('weak.password')}
+          type={shown ? 'text' : 'password'}
+          autoComplete="new-password"
+          value={password}
+          onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })}
+        />
+        <TextField
+          label={t('weak.confirmation')}
+          type={shown ? 'text' : 'password'}
+          autoComplete="new-password"
+          value={confirmation}
+          onChange={(value) => weak.send({ type: 'CHANGE', field: 'confirmation', value })}
+        />
         <label className="flex min-h-11 items-center gap-2 text-sm">
-          <input type="checkbox" checked={shown} onChange={(event) => setShown(event.target.checked)} className="h-5 w-5" />
+          <input
+            type="checkbox"
+            checked={shown}
+            onChange={(event) => setShown(event.target.checked)}
+            className="h-5 w-5"
+          />
           {t('weak.show')}
         </label>
         <ul aria-label={t('weak.rules')} className="space-y-1 text-sm" data-testid="password-rules">
@@ -80,7 +112,9 @@ export function NewPassword({ weak, title = 'weak.title', text = 'weak.text', su
         {puzzle.widget}
         <div aria-live="assertive">{refused && <Alert tone="error">{t(`weak.check.${refused}`)}</Alert>}</div>
         <ErrorMessage error={error} />
-        <Button type="submit" full loading={saving}>{t(submit)}</Button>
+        <Button type="submit" full loading={saving}>
+          {t(submit)}
+        </Button>
       </form>
     </>
   );

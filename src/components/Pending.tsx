@@ -6,7 +6,9 @@ export function Pending() {
   return (
     <main id="main" aria-busy="true" className="flex min-h-screen items-center justify-center">
       <h1 className="sr-only">{t('brand')}</h1>
-      <p role="status" className="text-slate-700">{t('common.loading')}</p>
+      <p role="status" className="text-slate-700">
+        {t('common.loading')}
+      </p>
     </main>
   );
 }

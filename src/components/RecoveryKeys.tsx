@@ -5,20 +5,46 @@ import { useTranslation } from 'react-i18next';
 import { Button } from './Button.tsx';
 import { Card } from './Card.tsx';
 
-export function RecoveryKeys({ keys, onSaved, className = 'mt-5' }: { keys: string[]; onSaved: () => void; className?: string }) {
+export function RecoveryKeys({
+  keys,
+  onSaved,
+  className = 'mt-5',
+}: {
+  keys: string[];
+  onSaved: () => void;
+  className?: string;
+}) {
   const { t } = useTranslation();
   const text = keys.join('\n');
   return (
     <Card aria-labelledby="keys-title" className={className}>
-      <h2 id="keys-title" className="text-lg font-semibold">{t('mfa.recovery.newKeys')}</h2>
+      <h2 id="keys-title" className="text-lg font-semibold">
+        {t('mfa.recovery.newKeys')}
+      </h2>
       <p className="mt-1 text-sm text-slate-700">{t('authenticator.keysOnce')}</p>
-      <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">{keys.map((key) => <li key={key}>{key}</li>)}</ul>
+      <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
+        {keys.map((key) => (
+          <li key={key}>{key}</li>
+        ))}
+      </ul>
       <div className="mt-4 flex flex-wrap gap-3 text-sm">
-        <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(text)}>{t('authenticator.copy')}</Button>
-        <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="tessera-recovery-keys.txt" className="btn btn-secondary btn-sm">{t('authenticator.download')}</a>
-        <Button variant="secondary" size="sm" onClick={() => window.print()}>{t('authenticator.print')}</Button>
+        <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(text)}>
+          {t('authenticator.copy')}
+        </Button>
+        <a
+          href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`}
+          download="tessera-recovery-keys.txt"
+          className="btn btn-secondary btn-sm"
+        >
+          {t('authenticator.download')}
+        </a>
+        <Button variant="secondary" size="sm" onClick={() => window.print()}>
+          {t('authenticator.print')}
+        </Button>
       </div>
-      <Button className="mt-5" onClick={onSaved}>{t('mfa.recovery.continue')}</Button>
+      <Button className="mt-5" onClick={onSaved}>
+        {t('mfa.recovery.continue')}
+      </Button>
     </Card>
   );
 }

@@ -3,7 +3,6 @@
 import { useId, type ReactNode } from 'react';
 import { Alert } from './Alert.tsx';
 
-
 /** A labelled choice among a few options; `problem` as for TextField. */
 export function SelectField(props: {
   label: ReactNode;
@@ -18,7 +17,9 @@ export function SelectField(props: {
   return (
     <div className="space-y-4">
       <div>
-        <label htmlFor={id} className="block text-sm font-medium">{props.label}</label>
+        <label htmlFor={id} className="block text-sm font-medium">
+          {props.label}
+        </label>
         <select
           id={id}
           value={props.value}
@@ -28,10 +29,22 @@ export function SelectField(props: {
           onChange={(event) => props.onChange(event.target.value)}
           className="input mt-1"
         >
-          {props.options.map((option) => <option key={option.value} value={option.value} lang={option.lang}>{option.label}</option>)}
+          {props.options.map((option) => (
+            <option key={option.value} value={option.value} lang={option.lang}>
+              {option.label}
+            </option>
+          ))}
         </select>
       </div>
-      {props.problem !== undefined && <div aria-live="assertive">{props.problem && <Alert tone="error" id={errorId}>{props.problem}</Alert>}</div>}
+      {props.problem !== undefined && (
+        <div aria-live="assertive">
+          {props.problem && (
+            <Alert tone="error" id={errorId}>
+              {props.problem}
+            </Alert>
+          )}
+        </div>
+      )}
     </div>
   );
 }

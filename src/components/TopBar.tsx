@@ -14,17 +14,31 @@ export function TopBar() {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl items-center justify-between gap-2 px-4 py-2 sm:gap-3 sm:py-3">
-        <Link to={LINKS.home} aria-label={t('brand')} className="rounded"><Logo compact /></Link>
+        <Link to={LINKS.home} aria-label={t('brand')} className="rounded">
+          <Logo compact />
+        </Link>
         <nav aria-label={t('topbar.navigation')} className="flex items-center gap-3 sm:gap-4">
           {user ? (
             <>
               <span className="hidden text-sm sm:inline">{t('topbar.signedInAs', { name: user.firstname })}</span>
-              <Link to={LINKS.logout} className="text-sm font-medium text-brand underline">{t('topbar.logout')}</Link>
+              <Link to={LINKS.logout} className="text-sm font-medium text-brand underline">
+                {t('topbar.logout')}
+              </Link>
             </>
           ) : (
             <>
-              <Link to={pathOf('login', 'email')} className="whitespace-nowrap text-sm font-medium text-brand underline">{t('topbar.login')}</Link>
-              <Link to={pathOf('onboarding', 'onboarding')} className="whitespace-nowrap rounded bg-brand px-3 py-1.5 text-sm font-medium text-white">{t('topbar.register')}</Link>
+              <Link
+                to={pathOf('login', 'email')}
+                className="whitespace-nowrap text-sm font-medium text-brand underline"
+              >
+                {t('topbar.login')}
+              </Link>
+              <Link
+                to={pathOf('onboarding', 'onboarding')}
+                className="whitespace-nowrap rounded bg-brand px-3 py-1.5 text-sm font-medium text-white"
+              >
+                {t('topbar.register')}
+              </Link>
             </>
           )}
           <LanguageSwitch />

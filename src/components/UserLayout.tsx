@@ -37,23 +37,35 @@ export function UserLayout({ children }: { children: ReactNode }) {
       <div className="mx-auto flex w-full max-w-6xl flex-1 flex-col gap-6 px-4 py-6 md:flex-row">
         <nav aria-label={t('sidebar.label')} className="md:w-56 md:shrink-0">
           <div className="relative">
-          <ul ref={tabs} className="flex gap-1 overflow-x-auto border-b border-slate-200 pr-8 md:flex-col md:border-b-0 md:pr-0" data-testid="user-nav">
-            {ENTRIES.map((entry) => (
-              <li key={entry.key} className="shrink-0">
-                <NavLink
-                  to={entry.to}
-                  className={({ isActive }) => `block rounded px-3 py-2 text-sm font-medium ${isActive ? 'bg-brand text-white' : 'text-slate-800 hover:bg-slate-100'}`}
-                >
-                  {t(`sidebar.${entry.key}`)}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
-          {/* On a phone the tabs scroll sideways: the fading edge says there is more. */}
-          <span aria-hidden="true" className="pointer-events-none absolute inset-y-0 right-0 w-10 bg-gradient-to-l from-slate-50 md:hidden" data-testid="tabs-more" />
+            <ul
+              ref={tabs}
+              className="flex gap-1 overflow-x-auto border-b border-slate-200 pr-8 md:flex-col md:border-b-0 md:pr-0"
+              data-testid="user-nav"
+            >
+              {ENTRIES.map((entry) => (
+                <li key={entry.key} className="shrink-0">
+                  <NavLink
+                    to={entry.to}
+                    className={({ isActive }) =>
+                      `block rounded px-3 py-2 text-sm font-medium ${isActive ? 'bg-brand text-white' : 'text-slate-800 hover:bg-slate-100'}`
+                    }
+                  >
+                    {t(`sidebar.${entry.key}`)}
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+            {/* On a phone the tabs scroll sideways: the fading edge says there is more. */}
+            <span
+              aria-hidden="true"
+              className="pointer-events-none absolute inset-y-0 right-0 w-10 bg-gradient-to-l from-slate-50 md:hidden"
+              data-testid="tabs-more"
+            />
           </div>
         </nav>
-        <main id="main" className="min-w-0 flex-1">{children}</main>
+        <main id="main" className="min-w-0 flex-1">
+          {children}
+        </main>
       </div>
       <Footer />
     </div>

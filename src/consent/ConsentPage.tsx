@@ -22,20 +22,34 @@ export default function ConsentPage() {
 function Consent({ consent }: { consent: ConsentRef }) {
   const { t } = useTranslation();
   const { client, scopes, granted, error } = useSelector(consent, (s) => s.context);
-  const state = useSelector(consent, (s) => (['asking', 'accepting', 'refusing', 'refused', 'gone', 'failed', 'leaving'] as const).find((name) => s.matches(name)) ?? 'loading');
+  const state = useSelector(
+    consent,
+    (s) =>
+      (['asking', 'accepting', 'refusing', 'refused', 'gone', 'failed', 'leaving'] as const).find((name) =>
+        s.matches(name),
+      ) ?? 'loading',
+  );
   const app = client?.name ?? '';
   const heading = useRef<HTMLHeadingElement>(null);
   // Each outcome is announced by moving to its heading.
-  useEffect(() => { heading.current?.focus(); }, [state === 'refused', state === 'gone']);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [state === 'refused', state === 'gone']);
 
   if (state === 'loading') return <p role="status">{t('common.loading')}</p>;
   if (state === 'leaving') return <p role="status">{t('consent.leaving', { app })}</p>;
   if (state === 'gone') {
     return (
       <>
-        <h1 ref={heading} tabIndex={-1} className="text-2xl font-bold">{t('consent.gone.title')}</h1>
+        <h1 ref={heading} tabIndex={-1} className="text-2xl font-bold">
+          {t('consent.gone.title')}
+        </h1>
         <p className="mt-3">{t('errors.authorization_expired')}</p>
-        <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('consent.home')}</Link></p>
+        <p className="mt-5">
+          <Link to={HOME_PATH} className="text-brand underline">
+            {t('consent.home')}
+          </Link>
+        </p>
       </>
     );
   }
@@ -43,19 +57,29 @@ function Consent({ consent }: { consent: ConsentRef }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('consent.failed')}</h1>
-        <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
-        <Button className="mt-5" onClick={() => consent.send({ type: 'RETRY' })}>{t('consent.retry')}</Button>
+        <Alert tone="error" className="mt-3">
+          {t([`errors.${error}`, 'errors.internal_error'])}
+        </Alert>
+        <Button className="mt-5" onClick={() => consent.send({ type: 'RETRY' })}>
+          {t('consent.retry')}
+        </Button>
       </>
     );
   }
   if (state === 'refused') {
     return (
       <>
-        <h1 ref={heading} tabIndex={-1} className="text-2xl font-bold">{t('consent.refusedTitle')}</h1>
-        <Alert tone="warning" className="mt-3">{t('consent.refused')}</Alert>
+        <h1 ref={heading} tabIndex={-1} className="text-2xl font-bold">
+          {t('consent.refusedTitle')}
+        </h1>
+        <Alert tone="warning" className="mt-3">
+          {t('consent.refused')}
+        </Alert>
         <div className="mt-5 flex flex-wrap items-center gap-4">
           <Button onClick={() => consent.send({ type: 'RETURN' })}>{t('consent.returnTo', { app })}</Button>
-          <Link to={HOME_PATH} className="text-brand underline">{t('consent.home')}</Link>
+          <Link to={HOME_PATH} className="text-brand underline">
+            {t('consent.home')}
+          </Link>
         </div>
       </>
     );
@@ -70,31 +94,60 @@ function Consent({ consent }: { consent: ConsentRef }) {
         {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 rounded object-contain" />}
         <h1 className="text-2xl font-bold">{t('consent.title', { app })}</h1>
       </div>
-      <div aria-live="polite">{error && <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}</div>
-      <h2 className="mt-5 font-semibold">{t('consent.asks', { app, context: asked.length ? undefined : 'signInOnly' })}</h2>
+      <div aria-live="polite">
+        {error && (
+          <Alert tone="error" className="mt-3">
+            {t([`errors.${error}`, 'errors.internal_error'])}
+          </Alert>
+        )}
+      </div>
+      <h2 className="mt-5 font-semibold">
+        {t('consent.asks', { app, context: asked.length ? undefined : 'signInOnly' })}
+      </h2>
       {asked.length > 0 && (
         <ul className="mt-2 list-disc space-y-1 pl-5" data-testid="asked-scopes">
-          {asked.map((scope) => <li key={scope}>{t(`scopes.${scope}`)}</li>)}
+          {asked.map((scope) => (
+            <li key={scope}>{t(`scopes.${scope}`)}</li>
+          ))}
         </ul>
       )}
       {held.length > 0 && (
         <>
           <h2 className="mt-4 font-semibold">{t('consent.holds', { app })}</h2>
           <ul className="mt-2 list-disc space-y-1 pl-5 text-slate-700">
-            {held.map((scope) => <li key={scope}>{t(`scopes.${scope}`)}</li>)}
+            {held.map((scope) => (
+              <li key={scope}>{t(`scopes.${scope}`)}</li>
+            ))}
           </ul>
         </>
       )}
       <p className="mt-4 text-sm text-slate-700">{t('consent.withdraw')}</p>
       {(client?.policy_uri || client?.tos_uri) && (
         <p className="mt-2 flex flex-wrap gap-4 text-sm">
-          {client.policy_uri && <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.policy', { app })}</a>}
-          {client.tos_uri && <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.terms', { app })}</a>}
+          {client.policy_uri && (
+            <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
+              {t('consent.policy', { app })}
+            </a>
+          )}
+          {client.tos_uri && (
+            <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
+              {t('consent.terms', { app })}
+            </a>
+          )}
         </p>
       )}
       <div className="mt-6 flex flex-wrap gap-3">
-        <Button loading={state === 'accepting'} disabled={busy} onClick={() => consent.send({ type: 'ACCEPT' })}>{t('consent.accept')}</Button>
-        <Button variant="secondary" loading={state === 'refusing'} disabled={busy} onClick={() => consent.send({ type: 'REFUSE' })}>{t('consent.refuse')}</Button>
+        <Button loading={state === 'accepting'} disabled={busy} onClick={() => consent.send({ type: 'ACCEPT' })}>
+          {t('consent.accept')}
+        </Button>
+        <Button
+          variant="secondary"
+          loading={state === 'refusing'}
+          disabled={busy}
+          onClick={() => consent.send({ type: 'REFUSE' })}
+        >
+          {t('consent.refuse')}
+        </Button>
       </div>
     </>
   );

@@ -13,7 +13,12 @@ import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
 import { tilesFor, type Tile } from './tiles.ts';
 
-const OPTION: Record<Tile['key'], string> = { client: 'clientArea', fridom: 'administration', my: 'employeeArea', deals: 'deals' };
+const OPTION: Record<Tile['key'], string> = {
+  client: 'clientArea',
+  fridom: 'administration',
+  my: 'employeeArea',
+  deals: 'deals',
+};
 
 export default function ChooserPage() {
   const { t } = useTranslation();
@@ -32,7 +37,10 @@ export default function ChooserPage() {
             const key = option.key === 'my' && lu ? 'employeeAreaLu' : OPTION[option.key];
             return (
               <li key={option.key} data-testid={`choose-${option.key}`}>
-                <a href={option.href} className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light">
+                <a
+                  href={option.href}
+                  className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
+                >
                   <span className="block font-semibold text-brand-dark">{t(`chooser.option.${key}.title`)}</span>
                   <span className="mt-1 block text-sm text-slate-700">{t(`chooser.option.${key}.text`)}</span>
                 </a>
@@ -40,7 +48,11 @@ export default function ChooserPage() {
             );
           })}
         </ul>
-        <p className="mt-6"><Link to={HOME_PATH} className="btn btn-secondary">{t('chooser.skip')}</Link></p>
+        <p className="mt-6">
+          <Link to={HOME_PATH} className="btn btn-secondary">
+            {t('chooser.skip')}
+          </Link>
+        </p>
       </Card>
     </PublicLayout>
   );

@@ -25,21 +25,30 @@ export default function DashboardPage() {
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('dashboard.greeting', { name: user.firstname })}</h1>
       {notice === 'logout_failed' && (
-        <Alert tone="error" className="mt-4">{t('errors.logout_failed')}</Alert>
+        <Alert tone="error" className="mt-4">
+          {t('errors.logout_failed')}
+        </Alert>
       )}
       {!user.mfa_enrolled && (
         <Alert tone="warning" role={null} className="mt-4">
           <p className="font-semibold">{t('dashboard.nudge.title')}</p>
           <p className="mt-1">{t('dashboard.nudge.text')}</p>
-          <Link to={pathOf('security', 'methods')} className="mt-2 inline-block font-medium text-brand-dark underline">{t('dashboard.nudge.action')}</Link>
+          <Link to={pathOf('security', 'methods')} className="mt-2 inline-block font-medium text-brand-dark underline">
+            {t('dashboard.nudge.action')}
+          </Link>
         </Alert>
       )}
       <Card aria-labelledby="services-title" className="mt-6">
-        <h2 id="services-title" className="text-lg font-semibold">{t('dashboard.services')}</h2>
+        <h2 id="services-title" className="text-lg font-semibold">
+          {t('dashboard.services')}
+        </h2>
         <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {tiles.map((tile) => (
             <li key={tile.key} data-testid={`tile-${tile.key}`}>
-              <a href={tile.href} className="block h-full rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light">
+              <a
+                href={tile.href}
+                className="block h-full rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
+              >
                 <span className="block font-semibold text-brand-dark">{t(`dashboard.tile.${tile.key}.title`)}</span>
                 <span className="mt-1 block text-sm text-slate-700">{t(`dashboard.tile.${tile.key}.text`)}</span>
               </a>
@@ -64,28 +73,47 @@ function Cards() {
     return (
       <Card className="mt-6">
         <Alert tone="error">{t('dashboard.cards.loadFailed')}</Alert>
-        <Button className="mt-3" variant="secondary" onClick={() => cards.send({ type: 'RETRY' })}>{t('access.error.retry')}</Button>
+        <Button className="mt-3" variant="secondary" onClick={() => cards.send({ type: 'RETRY' })}>
+          {t('access.error.retry')}
+        </Button>
       </Card>
     );
   }
   if (list.length === 0) return null;
   return (
     <section aria-labelledby="cards-title" className="mt-6">
-      <h2 id="cards-title" className="text-lg font-semibold">{t('dashboard.cards.title')}</h2>
-      <div aria-live="polite">{error && <Alert tone="error" className="mt-3">{t('dashboard.cards.switchFailed')}</Alert>}</div>
+      <h2 id="cards-title" className="text-lg font-semibold">
+        {t('dashboard.cards.title')}
+      </h2>
+      <div aria-live="polite">
+        {error && (
+          <Alert tone="error" className="mt-3">
+            {t('dashboard.cards.switchFailed')}
+          </Alert>
+        )}
+      </div>
       <ul className="mt-3 grid gap-4 lg:grid-cols-2">
         {list.map((card) => (
           <li key={card.id}>
             <Card aria-labelledby={`card-${card.id}`}>
-              <h3 id={`card-${card.id}`} className="font-mono text-lg font-semibold">{card.number}</h3>
+              <h3 id={`card-${card.id}`} className="font-mono text-lg font-semibold">
+                {card.number}
+              </h3>
               <p className="mt-1 text-sm text-slate-700">{t('dashboard.cards.text')}</p>
               <ul className="mt-3 divide-y divide-slate-200">
                 {card.products.map(({ product, active }) => (
                   <li key={product} className="flex items-center justify-between gap-3 py-2">
                     <span id={`product-${card.id}-${product}`}>{t(`dashboard.cards.product.${product}`)}</span>
-                    <button type="button" role="switch" aria-checked={active} id={`switch-${card.id}-${product}`} aria-labelledby={`product-${card.id}-${product} switch-${card.id}-${product}`}
-                      disabled={state !== 'ready'} onClick={() => cards.send({ type: 'TOGGLE', cardId: card.id, product })}
-                      className={`btn btn-sm min-w-28 ${active ? 'btn-primary' : 'btn-secondary'}`}>
+                    <button
+                      type="button"
+                      role="switch"
+                      aria-checked={active}
+                      id={`switch-${card.id}-${product}`}
+                      aria-labelledby={`product-${card.id}-${product} switch-${card.id}-${product}`}
+                      disabled={state !== 'ready'}
+                      onClick={() => cards.send({ type: 'TOGGLE', cardId: card.id, product })}
+                      className={`btn btn-sm min-w-28 ${active ? 'btn-primary' : 'btn-secondary'}`}
+                    >
                       {t(active ? 'dashboard.cards.active' : 'dashboard.cards.inactive')}
                     </button>
                   </li>

@@ -10,7 +10,10 @@ export const DEALS_URL = 'https://deals.partner.example/';
 /** Which tiles a user gets: by the platform ids set on the account, deals except in Luxembourg.
  * Tile hosts replace 'account' in this host with client, my or fridom. */
 export function tilesFor(
-  user: Pick<UserProfile, 'customer_user_id' | 'user_id' | 'fridom_user_id'>, host: string, protocol: string, lu: boolean,
+  user: Pick<UserProfile, 'customer_user_id' | 'user_id' | 'fridom_user_id'>,
+  host: string,
+  protocol: string,
+  lu: boolean,
 ): Tile[] {
   const url = (service: 'client' | 'my' | 'fridom') => `${protocol}//${serviceHost(host, service)}/`;
   const tiles: Tile[] = [];

@@ -13,7 +13,13 @@ import { fuzzionMachine, type FuzzionResult } from '../../machines/fuzzion.ts';
 import { CODED } from '../../machines/mfaCode.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
-import { finishFuzzion, proveFuzzionCode, proveFuzzionPassword, readFuzzionOffer, startFuzzionMethod } from '../api/flowCalls.ts';
+import {
+  finishFuzzion,
+  proveFuzzionCode,
+  proveFuzzionPassword,
+  readFuzzionOffer,
+  startFuzzionMethod,
+} from '../api/flowCalls.ts';
 import { browserHistory, useLocation } from '../app/history.ts';
 import { Link } from '../app/links.tsx';
 import { offerMemory, resultMemory, storedMerge } from './memory.ts';
@@ -42,7 +48,15 @@ function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decl
       finish: fromPromise(({ input }) => finishFuzzion(input)),
       fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
         actors: {
-          check: fromPromise(({ input }) => proveFuzzionCode({ payload: current.payload ?? '', intent: current.intent(), challenge: input.ticket, code: input.code, captcha: input.captcha })),
+          check: fromPromise(({ input }) =>
+            proveFuzzionCode({
+              payload: current.payload ?? '',
+              intent: current.intent(),
+              challenge: input.ticket,
+              code: input.code,
+              captcha: input.captcha,
+            }),
+          ),
         },
       }),
     },
@@ -59,7 +73,9 @@ function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decl
 export default function FuzzionPage() {
   const [input] = useState(storedMerge);
   const [holder] = useState(() => ({ flow: null as Ref | null }));
-  const [logic] = useState(() => flowOf({ payload: input.payload, intent: () => holder.flow?.getSnapshot().context.intent ?? 'merge' }));
+  const [logic] = useState(() =>
+    flowOf({ payload: input.payload, intent: () => holder.flow?.getSnapshot().context.intent ?? 'merge' }),
+  );
   const flow = useActorRef(logic, { input });
   holder.flow = flow;
   const { t } = useTranslation();
@@ -85,7 +101,11 @@ function Fuzzion({ flow }: { flow: Ref }) {
   const snapshot = useSelector(flow, (s) => s);
   const { offer, error, result } = snapshot.context;
   const busy = snapshot.hasTag('busy');
-  const backToProfile = <Link to={pathOf('profile', 'credentials')} className="text-brand-dark underline">{t('fuzzion.backToProfile')}</Link>;
+  const backToProfile = (
+    <Link to={pathOf('profile', 'credentials')} className="text-brand-dark underline">
+      {t('fuzzion.backToProfile')}
+    </Link>
+  );
 
   if (snapshot.matches('succeeded') && result) return <Success result={result} />;
   if (snapshot.matches('failed')) {
@@ -101,7 +121,9 @@ function Fuzzion({ flow }: { flow: Ref }) {
     return (
       <Card>
         {offer && <p>{t('fuzzion.offer.text', { context: offer.kind, target: offer.target })}</p>}
-        <Alert tone="warning" className={offer ? 'mt-3' : ''}>{t('errors.merge_sso_only')}</Alert>
+        <Alert tone="warning" className={offer ? 'mt-3' : ''}>
+          {t('errors.merge_sso_only')}
+        </Alert>
         <p className="mt-4">{backToProfile}</p>
       </Card>
     );
@@ -112,7 +134,9 @@ function Fuzzion({ flow }: { flow: Ref }) {
       <Card>
         <Alert tone="error">{t('errors.decline_unavailable')}</Alert>
         <div className="mt-4 flex flex-wrap items-center gap-4">
-          <Button variant="secondary" onClick={() => flow.send({ type: 'BACK' })}>{t('fuzzion.back')}</Button>
+          <Button variant="secondary" onClick={() => flow.send({ type: 'BACK' })}>
+            {t('fuzzion.back')}
+          </Button>
           {backToProfile}
         </div>
       </Card>
@@ -126,12 +150,29 @@ function Fuzzion({ flow }: { flow: Ref }) {
       <Card>
         <p>{t('fuzzion.offer.text', { context: offer.kind, target: offer.target })}</p>
         <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.merge')}</p>
-        <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.proof', { context: offer.enough ? 'enough' : undefined })}</p>
+        <p className="mt-3 text-sm text-slate-700">
+          {t('fuzzion.offer.proof', { context: offer.enough ? 'enough' : undefined })}
+        </p>
         <p className="mt-3 text-sm text-slate-700">{t('fuzzion.offer.declineText', { context: offer.kind })}</p>
-        {error && <div className="mt-3"><ErrorMessage error={error} /></div>}
+        {error && (
+          <div className="mt-3">
+            <ErrorMessage error={error} />
+          </div>
+        )}
         <div className="mt-5 flex flex-col gap-3 sm:flex-row sm:flex-wrap">
-          <Button loading={finishing && intent === 'merge'} disabled={busy} onClick={() => flow.send({ type: 'ACCEPT' })}>{t('fuzzion.offer.accept')}</Button>
-          <Button variant="secondary" loading={finishing && intent === 'decline'} disabled={busy} onClick={() => flow.send({ type: 'DECLINE' })}>
+          <Button
+            loading={finishing && intent === 'merge'}
+            disabled={busy}
+            onClick={() => flow.send({ type: 'ACCEPT' })}
+          >
+            {t('fuzzion.offer.accept')}
+          </Button>
+          <Button
+            variant="secondary"
+            loading={finishing && intent === 'decline'}
+            disabled={busy}
+            onClick={() => flow.send({ type: 'DECLINE' })}
+          >
             {t('fuzzion.offer.decline', { context: offer.kind })}
           </Button>
         </div>
@@ -143,7 +184,11 @@ function Fuzzion({ flow }: { flow: Ref }) {
   return (
     <Card>
       <p>{t('fuzzion.prove.intro', { context: snapshot.context.intent, target: offer.target })}</p>
-      {snapshot.context.moreNeeded && <Alert tone="info" className="mt-3">{t('fuzzion.prove.more')}</Alert>}
+      {snapshot.context.moreNeeded && (
+        <Alert tone="info" className="mt-3">
+          {t('fuzzion.prove.more')}
+        </Alert>
+      )}
       <Proof flow={flow} busy={busy} />
     </Card>
   );
@@ -156,30 +201,64 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   // Past the other account's ceiling of wrong passwords, the puzzle the server asked for goes with it.
   const puzzle = useCeilingCaptcha(captchaLevel);
   const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer> | undefined;
-  const back = (label: string) => <Button variant="secondary" size="sm" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>{t(label)}</Button>;
+  const back = (label: string) => (
+    <Button variant="secondary" size="sm" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>
+      {t(label)}
+    </Button>
+  );
 
-  if ((snapshot.matches({ proving: 'entering' }) || snapshot.matches({ proving: 'resending' })) && selected && challenge) {
+  if (
+    (snapshot.matches({ proving: 'entering' }) || snapshot.matches({ proving: 'resending' })) &&
+    selected &&
+    challenge
+  ) {
     const kind = selected.method === 'sms' && channel ? channel : selected.method;
     return (
       <div className="mt-5 border-t border-slate-200 pt-4">
         <h2 className="text-lg font-semibold">{t(`mfa.code.title.${kind}`)}</h2>
-        <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? selected.target ?? '' })}</p>
+        <p className="mt-1 text-sm text-slate-700">
+          {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? selected.target ?? '' })}
+        </p>
         {entry ? (
-          <CodeEntryForm entry={entry} onResend={() => flow.send({ type: 'RESEND' })} {...answerFormOf(selected.method)}>
+          <CodeEntryForm
+            entry={entry}
+            onResend={() => flow.send({ type: 'RESEND' })}
+            {...answerFormOf(selected.method)}
+          >
             {back('mfa.code.changeMethod')}
           </CodeEntryForm>
-        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
+        ) : (
+          <p role="status" className="mt-5 text-sm">
+            {t('mfa.sending')}
+          </p>
+        )}
       </div>
     );
   }
   if (snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' })) {
     return (
-      <form noValidate className="mt-5 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); flow.send({ type: 'SUBMIT', ...puzzle.answer() }); }}>
-        <TextField label={t('fuzzion.password.label')} type="password" autoComplete="off" value={password} first
-          onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })} error={error} />
+      <form
+        noValidate
+        className="mt-5 space-y-4 border-t border-slate-200 pt-4"
+        onSubmit={(event) => {
+          event.preventDefault();
+          flow.send({ type: 'SUBMIT', ...puzzle.answer() });
+        }}
+      >
+        <TextField
+          label={t('fuzzion.password.label')}
+          type="password"
+          autoComplete="off"
+          value={password}
+          first
+          onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })}
+          error={error}
+        />
         {puzzle.widget}
         <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" loading={busy}>{t('fuzzion.confirm')}</Button>
+          <Button type="submit" loading={busy}>
+            {t('fuzzion.confirm')}
+          </Button>
           {back('mfa.code.changeMethod')}
         </div>
       </form>
@@ -191,14 +270,35 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
     <>
       <fieldset className="mt-5">
         <legend className="font-semibold">{t('fuzzion.prove.choose')}</legend>
-        <MethodOptions className="mt-3" methods={methods} disabled={busy}
-          onSelect={(id, phoneChannel) => flow.send({ type: 'SELECT', id, ...(phoneChannel ? { channel: phoneChannel } : {}) })} />
+        <MethodOptions
+          className="mt-3"
+          methods={methods}
+          disabled={busy}
+          onSelect={(id, phoneChannel) =>
+            flow.send({ type: 'SELECT', id, ...(phoneChannel ? { channel: phoneChannel } : {}) })
+          }
+        />
         {passwordCounts && (
-          <Button className="mt-2 w-full justify-start" variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'USE_PASSWORD' })}>{t('fuzzion.proof.password')}</Button>
+          <Button
+            className="mt-2 w-full justify-start"
+            variant="secondary"
+            disabled={busy}
+            onClick={() => flow.send({ type: 'USE_PASSWORD' })}
+          >
+            {t('fuzzion.proof.password')}
+          </Button>
         )}
       </fieldset>
-      {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
-      {error && <div className="mt-3"><ErrorMessage error={error} /></div>}
+      {sending && (
+        <p role="status" className="mt-3 text-sm">
+          {t('mfa.sending')}
+        </p>
+      )}
+      {error && (
+        <div className="mt-3">
+          <ErrorMessage error={error} />
+        </div>
+      )}
       <div className="mt-5">{back('fuzzion.back')}</div>
     </>
   );
@@ -208,7 +308,17 @@ function Success({ result }: { result: FuzzionResult }) {
   const { t } = useTranslation();
   const list = (items: Array<{ value: string; primary: boolean }>) => (
     <ul className="mt-1 space-y-1">
-      {items.map((item) => <li key={item.value} className="break-all">{item.value}{item.primary && <> <span className="text-sm text-slate-700">({t('fuzzion.success.primary')})</span></>}</li>)}
+      {items.map((item) => (
+        <li key={item.value} className="break-all">
+          {item.value}
+          {item.primary && (
+            <>
+              {' '}
+              <span className="text-sm text-slate-700">({t('fuzzion.success.primary')})</span>
+            </>
+          )}
+        </li>
+      ))}
     </ul>
   );
   return (
@@ -218,7 +328,11 @@ function Success({ result }: { result: FuzzionResult }) {
       {list(result.emails)}
       <h2 className="mt-4 font-semibold">{t('fuzzion.success.phones')}</h2>
       {list(result.phones)}
-      <p className="mt-5"><Link to={pathOf('profile', 'overview')} className="btn btn-primary">{t('fuzzion.success.toProfile')}</Link></p>
+      <p className="mt-5">
+        <Link to={pathOf('profile', 'overview')} className="btn btn-primary">
+          {t('fuzzion.success.toProfile')}
+        </Link>
+      </p>
     </Card>
   );
 }

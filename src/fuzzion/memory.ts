@@ -12,7 +12,10 @@ export const resultMemory = flowMemory<FuzzionResult>(RESULT_KEY);
 
 /** What the merge screen starts from. */
 export function storedMerge(): { payload: string | null; result: FuzzionResult | null } {
-  return { payload: readJson<string>(sessionStorage, OFFER_KEY), result: readJson<FuzzionResult>(sessionStorage, RESULT_KEY) };
+  return {
+    payload: readJson<string>(sessionStorage, OFFER_KEY),
+    result: readJson<FuzzionResult>(sessionStorage, RESULT_KEY),
+  };
 }
 
 /** A new offer: the profile found a duplicate. Any earlier outcome is forgotten. */

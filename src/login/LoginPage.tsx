@@ -31,7 +31,21 @@ export function LoginPage() {
   return (
     <PublicLayout>
       <div className="grid gap-8 md:grid-cols-[minmax(0,28rem)_1fr]">
-        {login ? <LoginForm login={login} notice={notice === 'password_renewed' || notice === 'account_created' || notice === 'session_ended' || notice === 'ticket_invalid' ? notice : null} /> : <p role="status">…</p>}
+        {login ? (
+          <LoginForm
+            login={login}
+            notice={
+              notice === 'password_renewed' ||
+              notice === 'account_created' ||
+              notice === 'session_ended' ||
+              notice === 'ticket_invalid'
+                ? notice
+                : null
+            }
+          />
+        ) : (
+          <p role="status">…</p>
+        )}
         <aside className="space-y-6">
           <ActivateCardBanner />
           <Brochure />
@@ -42,23 +56,35 @@ export function LoginPage() {
 }
 
 /** What the page says on arrival: a password just changed, an account just created, or a session ended elsewhere. */
-function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renewed' | 'account_created' | 'session_ended' | 'ticket_invalid' | null }) {
+function LoginForm({
+  login,
+  notice,
+}: {
+  login: LoginRef;
+  notice: 'password_renewed' | 'account_created' | 'session_ended' | 'ticket_invalid' | null;
+}) {
   const { t } = useTranslation();
-  const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved } = useSelector(login, (s) => s.context);
+  const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved } = useSelector(
+    login,
+    (s) => s.context,
+  );
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
   const microsoft = useSelector(useRootActor(), (s) => !!s.context.config?.microsoft);
 
   // Refused for want of a robot check: the form goes again by itself once the widget has one.
   const resubmit = useCallback(() => {
-    if (login.getSnapshot().context.resubmitWhenSolved && captcha.current) login.send({ type: 'SUBMIT', automatic: true, captcha: captcha.current.take() });
+    if (login.getSnapshot().context.resubmitWhenSolved && captcha.current)
+      login.send({ type: 'SUBMIT', automatic: true, captcha: captcha.current.take() });
   }, [login]);
   const [revealed, setRevealed] = useState(false);
   const ids = { username: useId(), password: useId(), error: useId() };
 
   return (
     <Card aria-labelledby="login-title">
-      <h1 id="login-title" className="text-2xl font-bold">{t(`login.title.${variant}`)}</h1>
+      <h1 id="login-title" className="text-2xl font-bold">
+        {t(`login.title.${variant}`)}
+      </h1>
       {signingInTo && (
         <p className="mt-2 flex items-center gap-2 text-slate-700" data-testid="signing-in-to">
           {signingInTo.logo_uri && <img src={signingInTo.logo_uri} alt="" className="h-6 w-6 rounded object-contain" />}
@@ -82,8 +108,15 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
 
       {notice && (
         <Alert tone={notice === 'session_ended' || notice === 'ticket_invalid' ? 'info' : 'success'} className="mt-4">
-          {t(notice === 'password_renewed' ? 'login.passwordRenewed' : notice === 'account_created' ? 'login.accountCreated'
-            : notice === 'ticket_invalid' ? 'errors.invalid_login_ticket' : 'login.sessionEnded')}
+          {t(
+            notice === 'password_renewed'
+              ? 'login.passwordRenewed'
+              : notice === 'account_created'
+                ? 'login.accountCreated'
+                : notice === 'ticket_invalid'
+                  ? 'errors.invalid_login_ticket'
+                  : 'login.sessionEnded',
+          )}
         </Alert>
       )}
 
@@ -96,11 +129,17 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         onSubmit={(event) => {
           event.preventDefault();
           // While the widget's code still loads, its answer is not there yet.
-          login.send(captchaNeeded ? { type: 'SUBMIT', captcha: captcha.current?.take() ?? { error: CAPTCHA_FAILURES.notLoaded } } : { type: 'SUBMIT' });
+          login.send(
+            captchaNeeded
+              ? { type: 'SUBMIT', captcha: captcha.current?.take() ?? { error: CAPTCHA_FAILURES.notLoaded } }
+              : { type: 'SUBMIT' },
+          );
         }}
       >
         <div>
-          <label htmlFor={ids.username} className="block text-sm font-medium">{t(`login.field.${mode}`)}</label>
+          <label htmlFor={ids.username} className="block text-sm font-medium">
+            {t(`login.field.${mode}`)}
+          </label>
           <input
             id={ids.username}
             name="username"
@@ -117,7 +156,9 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           />
         </div>
         <div>
-          <label htmlFor={ids.password} className="block text-sm font-medium">{t('login.field.password')}</label>
+          <label htmlFor={ids.password} className="block text-sm font-medium">
+            {t('login.field.password')}
+          </label>
           <div className="mt-1 flex gap-2">
             <input
               id={ids.password}
@@ -143,18 +184,38 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
           </div>
         </div>
 
-        {captchaNeeded && <Suspense fallback={null}><Captcha ref={captcha} level={captchaLevel} onReady={resubmitWhenSolved ? resubmit : undefined} /></Suspense>}
-        {resubmitWhenSolved && <p role="status" className="text-sm text-slate-700">{t('login.resubmitting')}</p>}
+        {captchaNeeded && (
+          <Suspense fallback={null}>
+            <Captcha ref={captcha} level={captchaLevel} onReady={resubmitWhenSolved ? resubmit : undefined} />
+          </Suspense>
+        )}
+        {resubmitWhenSolved && (
+          <p role="status" className="text-sm text-slate-700">
+            {t('login.resubmitting')}
+          </p>
+        )}
 
         <div aria-live="assertive">
           {error && (
             <Alert tone="error" id={ids.error}>
-              {error.code === 'too_many_attempts' && error.retryAfter
+              {error.code === 'too_many_attempts' && error.retryAfter ? (
                 // How long, and the way out that does not wait.
-                ? <>{t('login.lockedOut', { count: Math.ceil(error.retryAfter / 60) })} <Link to={LINKS.forgotPassword} className="font-medium underline">{t('login.resetInstead')}</Link></>
-                : t([`errors.${error.code}`, 'errors.internal_error'])}
+                <>
+                  {t('login.lockedOut', { count: Math.ceil(error.retryAfter / 60) })}{' '}
+                  <Link to={LINKS.forgotPassword} className="font-medium underline">
+                    {t('login.resetInstead')}
+                  </Link>
+                </>
+              ) : (
+                t([`errors.${error.code}`, 'errors.internal_error'])
+              )}
               {error.lastAttempt && (
-                <p className="mt-1">{t('login.lastAttempt')} <Link to={LINKS.forgotPassword} className="font-medium underline">{t('login.resetInstead')}</Link></p>
+                <p className="mt-1">
+                  {t('login.lastAttempt')}{' '}
+                  <Link to={LINKS.forgotPassword} className="font-medium underline">
+                    {t('login.resetInstead')}
+                  </Link>
+                </p>
               )}
             </Alert>
           )}
@@ -165,11 +226,23 @@ function LoginForm({ login, notice }: { login: LoginRef; notice: 'password_renew
         </Button>
       </form>
 
-      {microsoft && <Suspense fallback={null}><MicrosoftSignIn /></Suspense>}
+      {microsoft && (
+        <Suspense fallback={null}>
+          <MicrosoftSignIn />
+        </Suspense>
+      )}
 
       <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
-        <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
-        <li><Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">{t('login.forgotUsername')}</Link></li>
+        <li>
+          <Link to={LINKS.forgotPassword} className="text-brand underline">
+            {t('login.forgotPassword')}
+          </Link>
+        </li>
+        <li>
+          <Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">
+            {t('login.forgotUsername')}
+          </Link>
+        </li>
       </ul>
     </Card>
   );
@@ -179,7 +252,9 @@ function ActivateCardBanner() {
   const { t } = useTranslation();
   return (
     <section aria-labelledby="activate-title" className="rounded-lg bg-brand-light p-5">
-      <h2 id="activate-title" className="text-lg font-semibold text-brand-dark">{t('login.activate.title')}</h2>
+      <h2 id="activate-title" className="text-lg font-semibold text-brand-dark">
+        {t('login.activate.title')}
+      </h2>
       <p className="mt-1 text-sm text-slate-800">{t('login.activate.text')}</p>
       <Link to={pathOf('onboarding', 'onboarding')} className="btn btn-primary btn-sm mt-3">
         {t('login.activate.cta')}

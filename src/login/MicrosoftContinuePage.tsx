@@ -32,7 +32,10 @@ function handOver(_: unknown, sign: { payload: string; methods: MfaMethodSummary
   window.location.replace(pathOf('mfa', 'methods'));
 }
 
-const CONTINUE = microsoftMfaMachine.provide({ actors: { exchange: fromPromise(({ input }) => exchangeSsoMfa(input)) }, actions: { handOver } });
+const CONTINUE = microsoftMfaMachine.provide({
+  actors: { exchange: fromPromise(({ input }) => exchangeSsoMfa(input)) },
+  actions: { handOver },
+});
 
 /** /login/microsoft: the second factors of the Microsoft sign-in, then the sign-in's second factor. */
 export default function MicrosoftContinuePage() {
@@ -44,13 +47,21 @@ export default function MicrosoftContinuePage() {
   return (
     <PublicLayout>
       <Card aria-labelledby="microsoft-title" className="mx-auto max-w-md">
-        <h1 id="microsoft-title" className="text-2xl font-bold">{t('microsoft.button')}</h1>
+        <h1 id="microsoft-title" className="text-2xl font-bold">
+          {t('microsoft.button')}
+        </h1>
         {failed ? (
           <div className="mt-5">
             <Alert tone="error">{t([`errors.${error}`, 'errors.sso_failed'])}</Alert>
-            <Link to={LOGIN_PATH} className="btn btn-primary mt-4">{t('login.submit')}</Link>
+            <Link to={LOGIN_PATH} className="btn btn-primary mt-4">
+              {t('login.submit')}
+            </Link>
           </div>
-        ) : <p role="status" className="mt-5">{t('microsoft.mfa.continuing')}</p>}
+        ) : (
+          <p role="status" className="mt-5">
+            {t('microsoft.mfa.continuing')}
+          </p>
+        )}
       </Card>
     </PublicLayout>
   );

@@ -29,17 +29,38 @@ export default function MicrosoftSignIn() {
   const error = new URLSearchParams(search).get('sso_error');
   return (
     <div className="mt-4">
-      {error && SSO_ERRORS.includes(error) && <Alert tone="error" className="mb-3">{t(`errors.${error}`)}</Alert>}
+      {error && SSO_ERRORS.includes(error) && (
+        <Alert tone="error" className="mb-3">
+          {t(`errors.${error}`)}
+        </Alert>
+      )}
       <Button ref={button} variant="secondary" full onClick={() => setOpen(true)} aria-haspopup="dialog">
         <MicrosoftLogo />
         {t('microsoft.button')}
       </Button>
-      {open && <BetaNotice tenants={tenants} redirect={redirect} onClose={() => { setOpen(false); button.current?.focus(); }} />}
+      {open && (
+        <BetaNotice
+          tenants={tenants}
+          redirect={redirect}
+          onClose={() => {
+            setOpen(false);
+            button.current?.focus();
+          }}
+        />
+      )}
     </div>
   );
 }
 
-function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]; redirect: string | null; onClose: () => void }) {
+function BetaNotice({
+  tenants,
+  redirect,
+  onClose,
+}: {
+  tenants: readonly Tenant[];
+  redirect: string | null;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const flow = useActorRef(START, { input: { tenants, device: deviceId(), redirect } });
   const { tenant } = useSelector(flow, (s) => s.context);
@@ -50,7 +71,9 @@ function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]
   const unnamed = t('microsoft.unnamed');
 
   // A native modal: the page behind is inert, Escape closes it, and focus stays inside.
-  useEffect(() => { dialog.current?.showModal(); }, []);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
   // Closed before it leaves the page: until then the page behind is inert and cannot take the focus back.
   useEffect(() => {
     if (!closed) return;
@@ -63,12 +86,19 @@ function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]
       ref={dialog}
       aria-labelledby={ids.title}
       aria-describedby={ids.text}
-      onCancel={(event) => { event.preventDefault(); flow.send({ type: 'CLOSE' }); }}
+      onCancel={(event) => {
+        event.preventDefault();
+        flow.send({ type: 'CLOSE' });
+      }}
       className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg bg-white p-6 text-slate-900 shadow-xl backdrop:bg-slate-900/50"
     >
-      <h2 id={ids.title} className="text-xl font-bold">{t('microsoft.notice.title')}</h2>
+      <h2 id={ids.title} className="text-xl font-bold">
+        {t('microsoft.notice.title')}
+      </h2>
       <p id={ids.text} className="mt-3">
-        {tenants.length === 1 ? t('microsoft.notice.one', { company: tenants[0]!.name ?? unnamed }) : t('microsoft.notice.several')}
+        {tenants.length === 1
+          ? t('microsoft.notice.one', { company: tenants[0]!.name ?? unnamed })
+          : t('microsoft.notice.several')}
       </p>
       {tenants.length > 1 && (
         <fieldset className="mt-4">
@@ -76,7 +106,13 @@ function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]
           <div className="mt-2 space-y-2">
             {tenants.map((option) => (
               <label key={option.id} className="flex min-h-11 items-center gap-3 rounded border border-slate-300 px-3">
-                <input type="radio" name="tenant" value={option.id} checked={tenant === option.id} onChange={() => flow.send({ type: 'CHOOSE', tenant: option.id })} />
+                <input
+                  type="radio"
+                  name="tenant"
+                  value={option.id}
+                  checked={tenant === option.id}
+                  onChange={() => flow.send({ type: 'CHOOSE', tenant: option.id })}
+                />
                 {option.name ?? unnamed}
               </label>
             ))}
@@ -85,8 +121,12 @@ function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]
       )}
       <p className="mt-4 text-sm text-slate-700">{t('microsoft.notice.after')}</p>
       <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <Button variant="secondary" onClick={() => flow.send({ type: 'CLOSE' })} disabled={leaving}>{t('microsoft.notice.cancel')}</Button>
-        <Button onClick={() => flow.send({ type: 'CONTINUE' })} disabled={tenant === null} loading={leaving}>{t('microsoft.notice.continue')}</Button>
+        <Button variant="secondary" onClick={() => flow.send({ type: 'CLOSE' })} disabled={leaving}>
+          {t('microsoft.notice.cancel')}
+        </Button>
+        <Button onClick={() => flow.send({ type: 'CONTINUE' })} disabled={tenant === null} loading={leaving}>
+          {t('microsoft.notice.continue')}
+        </Button>
       </div>
     </dialog>
   );
@@ -95,8 +135,10 @@ function BetaNotice({ tenants, redirect, onClose }: { tenants: readonly Tenant[]
 function MicrosoftLogo() {
   return (
     <svg aria-hidden="true" viewBox="0 0 21 21" className="mr-2 inline h-5 w-5 align-[-4px]">
-      <path fill="#f25022" d="M1 1h9v9H1z" /><path fill="#7fba00" d="M11 1h9v9h-9z" />
-      <path fill="#00a4ef" d="M1 11h9v9H1z" /><path fill="#ffb900" d="M11 11h9v9h-9z" />
+      <path fill="#f25022" d="M1 1h9v9H1z" />
+      <path fill="#7fba00" d="M11 1h9v9h-9z" />
+      <path fill="#00a4ef" d="M1 11h9v9H1z" />
+      <path fill="#ffb900" d="M11 11h9v9h-9z" />
     </svg>
   );
 }

@@ -9,9 +9,24 @@ import { Logo } from '../components/Logo.tsx';
 import { variant } from '../variant.ts';
 
 const MESSAGES = {
-  nl: { title: 'Onderhoud', text: 'Inloggen is momenteel niet mogelijk. Probeer het later opnieuw.', auto: 'We kijken elke minuut zelf opnieuw.', retry: 'Opnieuw proberen' },
-  fr: { title: 'Maintenance', text: 'La connexion est actuellement indisponible. Veuillez réessayer plus tard.', auto: 'Nous vérifions nous-mêmes chaque minute.', retry: 'Réessayer' },
-  en: { title: 'Maintenance', text: 'Login is unavailable at the moment. Please try again later.', auto: 'We check again by ourselves every minute.', retry: 'Try again' },
+  nl: {
+    title: 'Onderhoud',
+    text: 'Inloggen is momenteel niet mogelijk. Probeer het later opnieuw.',
+    auto: 'We kijken elke minuut zelf opnieuw.',
+    retry: 'Opnieuw proberen',
+  },
+  fr: {
+    title: 'Maintenance',
+    text: 'La connexion est actuellement indisponible. Veuillez réessayer plus tard.',
+    auto: 'Nous vérifions nous-mêmes chaque minute.',
+    retry: 'Réessayer',
+  },
+  en: {
+    title: 'Maintenance',
+    text: 'Login is unavailable at the moment. Please try again later.',
+    auto: 'We check again by ourselves every minute.',
+    retry: 'Try again',
+  },
 } as const;
 const ORDER = { be: ['nl', 'fr', 'en'], lu: ['fr', 'en', 'nl'] } as const;
 
@@ -22,7 +37,12 @@ export default function MaintenancePage() {
   return (
     <main id="main" className="mx-auto max-w-xl px-4 py-16">
       <Logo className="mb-8" />
-      <h1 className="sr-only">{order.map((lang) => MESSAGES[lang].title).filter((t, i, all) => all.indexOf(t) === i).join(' · ')}</h1>
+      <h1 className="sr-only">
+        {order
+          .map((lang) => MESSAGES[lang].title)
+          .filter((t, i, all) => all.indexOf(t) === i)
+          .join(' · ')}
+      </h1>
       <div className="space-y-6">
         {order.map((lang) => (
           <Card key={lang} lang={lang}>
@@ -33,7 +53,13 @@ export default function MaintenancePage() {
         ))}
       </div>
       <Button className="mt-6" loading={checking} onClick={() => root.send({ type: 'RETRY' })}>
-        {order.map((lang) => <span key={lang} lang={lang}>{MESSAGES[lang].retry}</span>).reduce<React.ReactNode[]>((all, part, i) => (i ? [...all, ' · ', part] : [part]), [])}
+        {order
+          .map((lang) => (
+            <span key={lang} lang={lang}>
+              {MESSAGES[lang].retry}
+            </span>
+          ))
+          .reduce<React.ReactNode[]>((all, part, i) => (i ? [...all, ' · ', part] : [part]), [])}
       </Button>
     </main>
   );

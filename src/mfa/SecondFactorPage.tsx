@@ -51,11 +51,23 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
       <h1 className="text-2xl font-bold">{t('mfa.password.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('mfa.password.text')}</p>
       <form onSubmit={submit} className="mt-5 space-y-4" noValidate>
-        <TextField label={t('mfa.password.label')} type="password" autoComplete="current-password" value={typed} onChange={setTyped} error={error} first />
+        <TextField
+          label={t('mfa.password.label')}
+          type="password"
+          autoComplete="current-password"
+          value={typed}
+          onChange={setTyped}
+          error={error}
+          first
+        />
         {puzzle.widget}
-        <Button type="submit" full loading={checking}>{t('mfa.password.submit')}</Button>
+        <Button type="submit" full loading={checking}>
+          {t('mfa.password.submit')}
+        </Button>
       </form>
-      <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
+      <p className="mt-5 text-sm">
+        <BackLink mfa={mfa} />
+      </p>
     </>
   );
 }
@@ -68,12 +80,26 @@ function MethodChoice({ mfa }: { mfa: MfaRef }) {
     <>
       <h1 className="text-2xl font-bold">{t('mfa.choose.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('mfa.choose.text')}</p>
-      <MethodOptions methods={methods} disabled={sending} onSelect={(id, channel) => mfa.send({ type: 'SELECT', id, ...(channel ? { channel } : {}) })} />
+      <MethodOptions
+        methods={methods}
+        disabled={sending}
+        onSelect={(id, channel) => mfa.send({ type: 'SELECT', id, ...(channel ? { channel } : {}) })}
+      />
       <div className="mt-4">
-        {error?.code === 'resend_too_soon' && error.retryAt ? <ResendWait until={error.retryAt} /> : <ErrorMessage error={error} />}
+        {error?.code === 'resend_too_soon' && error.retryAt ? (
+          <ResendWait until={error.retryAt} />
+        ) : (
+          <ErrorMessage error={error} />
+        )}
       </div>
-      {sending && <p role="status" className="mt-3 text-sm">{t('mfa.sending')}</p>}
-      <p className="mt-5 text-sm"><BackLink mfa={mfa} /></p>
+      {sending && (
+        <p role="status" className="mt-3 text-sm">
+          {t('mfa.sending')}
+        </p>
+      )}
+      <p className="mt-5 text-sm">
+        <BackLink mfa={mfa} />
+      </p>
     </>
   );
 }
@@ -87,15 +113,23 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
   return (
     <>
       <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}</p>
+      <p className="mt-1 text-sm text-slate-700">
+        {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}
+      </p>
       {entry ? (
         <CodeEntryForm entry={entry} offerTrust={loginPayload !== null} {...answerFormOf(selected.method)}>
           {methods.length > 1 && (
-            <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">{t('mfa.code.changeMethod')}</button>
+            <button type="button" onClick={() => mfa.send({ type: 'CHANGE_METHOD' })} className="text-brand underline">
+              {t('mfa.code.changeMethod')}
+            </button>
           )}
           <BackLink mfa={mfa} />
         </CodeEntryForm>
-      ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
+      ) : (
+        <p role="status" className="mt-5 text-sm">
+          {t('mfa.sending')}
+        </p>
+      )}
     </>
   );
 }
@@ -107,10 +141,29 @@ function BackLink({ mfa }: { mfa: MfaRef }) {
   const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
   const forApplication = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'reauthenticating' }));
   const forProfile = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'profile' }));
-  if (signingIn) return <Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link>;
-  if (forApplication) return <Link to={pathOf('dashboard', 'home')} className="text-brand underline">{t('consent.home')}</Link>;
-  if (forProfile) return <Link to={pathOf('profile', 'overview')} className="text-brand underline">{t('profile.backToProfile')}</Link>;
-  return <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>;
+  if (signingIn)
+    return (
+      <Link to={pathOf('login', 'email')} className="text-brand underline">
+        {t('mfa.back')}
+      </Link>
+    );
+  if (forApplication)
+    return (
+      <Link to={pathOf('dashboard', 'home')} className="text-brand underline">
+        {t('consent.home')}
+      </Link>
+    );
+  if (forProfile)
+    return (
+      <Link to={pathOf('profile', 'overview')} className="text-brand underline">
+        {t('profile.backToProfile')}
+      </Link>
+    );
+  return (
+    <Link to={pathOf('security', 'overview')} className="text-brand underline">
+      {t('security.back')}
+    </Link>
+  );
 }
 
 /** A code was sent for this method moments ago: how long until a new one can go (then, that it can). */

@@ -19,7 +19,6 @@ export default function SetupMfaPage() {
   return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
 }
 
-
 function Enrolment({ enrol }: { enrol: EnrolRef }) {
   const { t } = useTranslation();
   const state = useSelector(enrol, (s) => s);
@@ -35,7 +34,9 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           <li>{t('setup.intro.reason2')}</li>
         </ul>
         {/* What comes next, as the spec orders it: a phone, or the email when an SMS method exists; customers choose. */}
-        <p className="mt-4 text-sm font-medium text-slate-800">{t('setup.intro.next', { context: customer && !forced ? 'choose' : hasSms ? 'email' : 'phone' })}</p>
+        <p className="mt-4 text-sm font-medium text-slate-800">
+          {t('setup.intro.next', { context: customer && !forced ? 'choose' : hasSms ? 'email' : 'phone' })}
+        </p>
         {customer && (
           <Alert tone="warning" role={null} className="mt-4">
             <p>{t('setup.intro.customerWarning')}</p>
@@ -43,8 +44,14 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           </Alert>
         )}
         <div className="mt-6 space-y-3">
-          <Button full onClick={() => enrol.send({ type: 'ACTIVATE' })}>{t('setup.intro.activate')}</Button>
-          {customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
+          <Button full onClick={() => enrol.send({ type: 'ACTIVATE' })}>
+            {t('setup.intro.activate')}
+          </Button>
+          {customer && !forced && (
+            <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>
+              {t('setup.intro.skip')}
+            </Button>
+          )}
         </div>
       </>
     );
@@ -55,12 +62,20 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
         <h1 className="text-2xl font-bold">{t('setup.selection.title')}</h1>
         <div className="mt-5 space-y-3">
           {CHOICES.map((kind) => (
-            <Button key={kind} variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind })}>{t(`setup.selection.${kind}`)}</Button>
+            <Button key={kind} variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind })}>
+              {t(`setup.selection.${kind}`)}
+            </Button>
           ))}
         </div>
         <div className="mt-6 space-y-3">
-          {!voluntary && customer && !forced && <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>{t('setup.intro.skip')}</Button>}
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
+          {!voluntary && customer && !forced && (
+            <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>
+              {t('setup.intro.skip')}
+            </Button>
+          )}
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+            {t('setup.back')}
+          </Button>
         </div>
       </>
     );
@@ -69,8 +84,17 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
     const email = kind === 'email';
     return (
       <>
-        <h1 className="text-2xl font-bold">{t(email ? 'setup.destination.emailTitle' : 'setup.destination.phoneTitle')}</h1>
-        <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); enrol.send({ type: 'SUBMIT' }); }}>
+        <h1 className="text-2xl font-bold">
+          {t(email ? 'setup.destination.emailTitle' : 'setup.destination.phoneTitle')}
+        </h1>
+        <form
+          className="mt-5 space-y-4"
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            enrol.send({ type: 'SUBMIT' });
+          }}
+        >
           <TextField
             label={t(email ? 'login.field.email' : 'login.field.phone')}
             type={email ? 'email' : 'tel'}
@@ -79,8 +103,12 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
             error={error}
             onChange={(value) => enrol.send({ type: 'CHANGE', value })}
           />
-          <Button type="submit" full loading={state.matches('requesting')}>{t('setup.destination.send')}</Button>
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
+          <Button type="submit" full loading={state.matches('requesting')}>
+            {t('setup.destination.send')}
+          </Button>
+          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+            {t('setup.back')}
+          </Button>
         </form>
       </>
     );
@@ -89,12 +117,20 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('setup.confirmation.title')}</h1>
-        <p className="mt-1 text-sm text-slate-700">{t('setup.confirmation.text', { target: challenge?.sent.target ?? '' })}</p>
+        <p className="mt-1 text-sm text-slate-700">
+          {t('setup.confirmation.text', { target: challenge?.sent.target ?? '' })}
+        </p>
         {entry ? (
           <CodeEntryForm entry={entry}>
-            <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>{t('setup.back')}</Button>
+            <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+              {t('setup.back')}
+            </Button>
           </CodeEntryForm>
-        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
+        ) : (
+          <p role="status" className="mt-5 text-sm">
+            {t('mfa.sending')}
+          </p>
+        )}
       </>
     );
   }
@@ -104,7 +140,9 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
     <>
       <h1 className="text-2xl font-bold">{t('setup.success.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('setup.success.text')}</p>
-      <Button full className="mt-6" onClick={() => enrol.send({ type: 'CONTINUE' })}>{t('setup.success.continue')}</Button>
+      <Button full className="mt-6" onClick={() => enrol.send({ type: 'CONTINUE' })}>
+        {t('setup.success.continue')}
+      </Button>
     </>
   );
 }

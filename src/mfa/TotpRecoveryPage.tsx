@@ -27,17 +27,37 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const { t } = useTranslation();
   const { keysLeft, keys, error } = useSelector(recovery, (s) => s.context);
   const showing = useSelector(recovery, (s) => s.matches('showingKeys'));
-  if (keysLeft === null) return <p className="mt-4" role="status">{t('common.loading')}</p>;
-  if (showing && keys) return <RecoveryKeys keys={keys} className="mt-6" onSaved={() => recovery.send({ type: 'CONTINUE' })} />;
+  if (keysLeft === null)
+    return (
+      <p className="mt-4" role="status">
+        {t('common.loading')}
+      </p>
+    );
+  if (showing && keys)
+    return <RecoveryKeys keys={keys} className="mt-6" onSaved={() => recovery.send({ type: 'CONTINUE' })} />;
   return (
     <Card className="mt-6">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>
-      {keysLeft === 0 && <Alert tone="warning" role="alert" className="mt-3">{t('mfa.recovery.none')}</Alert>}
-      {error && <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+      {keysLeft === 0 && (
+        <Alert tone="warning" role="alert" className="mt-3">
+          {t('mfa.recovery.none')}
+        </Alert>
+      )}
+      {error && (
+        <Alert tone="error" className="mt-3">
+          {t([`errors.${error}`, 'errors.internal_error'])}
+        </Alert>
+      )}
       <div className="mt-5 flex flex-wrap gap-3">
         <Button onClick={() => recovery.send({ type: 'REGENERATE' })}>{t('mfa.recovery.regenerate')}</Button>
-        <Button variant="secondary" onClick={() => recovery.send({ type: 'RESET' })}>{t('mfa.recovery.reset')}</Button>
-        {keysLeft > 0 && <Button variant="secondary" onClick={() => recovery.send({ type: 'SKIP' })}>{t('mfa.recovery.skip')}</Button>}
+        <Button variant="secondary" onClick={() => recovery.send({ type: 'RESET' })}>
+          {t('mfa.recovery.reset')}
+        </Button>
+        {keysLeft > 0 && (
+          <Button variant="secondary" onClick={() => recovery.send({ type: 'SKIP' })}>
+            {t('mfa.recovery.skip')}
+          </Button>
+        )}
       </div>
     </Card>
   );

@@ -10,7 +10,12 @@ import type { CodeEntryForm } from '../components/CodeEntry.tsx';
 export type PhoneChannel = 'sms' | 'call' | 'whatsapp';
 
 /** The methods as buttons, one per way a code can go. */
-export function MethodOptions({ methods, disabled = false, onSelect, className = 'mt-5' }: {
+export function MethodOptions({
+  methods,
+  disabled = false,
+  onSelect,
+  className = 'mt-5',
+}: {
   methods: readonly MfaMethodSummary[];
   disabled?: boolean;
   onSelect: (id: number, channel?: PhoneChannel) => void;
@@ -31,13 +36,17 @@ export function MethodOptions({ methods, disabled = false, onSelect, className =
   );
   return (
     <ul className={`${className} space-y-2`}>
-      {methods.flatMap((m) => (m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)]))}
+      {methods.flatMap((m) =>
+        m.method === 'sms' ? [option(m, 'sms'), option(m, 'call'), option(m, 'whatsapp')] : [option(m)],
+      )}
     </ul>
   );
 }
 
 /** How the code form reads a method's answer: letters for a recovery key, a card's number named as such. */
-export function answerFormOf(method: MfaMethodSummary['method']): Pick<ComponentProps<typeof CodeEntryForm>, 'letters' | 'wrongAs' | 'label'> {
+export function answerFormOf(
+  method: MfaMethodSummary['method'],
+): Pick<ComponentProps<typeof CodeEntryForm>, 'letters' | 'wrongAs' | 'label'> {
   return {
     letters: method === 'totpRecovery',
     wrongAs: method === 'card' ? 'invalid_card_number' : undefined,

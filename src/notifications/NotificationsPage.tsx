@@ -30,7 +30,13 @@ export default function NotificationsPage() {
     <UserLayout>
       <Breadcrumbs trail={[{ label: t('sidebar.notifications'), to: pathOf('notifications', 'settings') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('notifications.title')}</h1>
-      {settings ? <Settings settings={settings} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {settings ? (
+        <Settings settings={settings} />
+      ) : (
+        <p role="status" className="mt-4">
+          {t('common.loading')}
+        </p>
+      )}
     </UserLayout>
   );
 }
@@ -39,7 +45,12 @@ function Settings({ settings }: { settings: NotificationsRef }) {
   const { t } = useTranslation();
   const { saved, marketing, error, notice } = useSelector(settings, (s) => s.context);
   const state = useSelector(settings, (s) => s.value);
-  if (state === 'loading') return <p role="status" className="mt-4">{t('common.loading')}</p>;
+  if (state === 'loading')
+    return (
+      <p role="status" className="mt-4">
+        {t('common.loading')}
+      </p>
+    );
   if (state === 'failed') {
     return (
       <div className="mt-5 space-y-4">
@@ -55,28 +66,46 @@ function Settings({ settings }: { settings: NotificationsRef }) {
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <Card aria-labelledby="marketing">
-        <form noValidate onSubmit={(event) => { event.preventDefault(); settings.send({ type: 'SAVE' }); }}>
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            settings.send({ type: 'SAVE' });
+          }}
+        >
           <fieldset>
-            <legend id="marketing" className="text-lg font-semibold">{t('notifications.marketing.title')}</legend>
+            <legend id="marketing" className="text-lg font-semibold">
+              {t('notifications.marketing.title')}
+            </legend>
             <p className="mt-1 text-sm text-slate-700">{t('notifications.marketing.text')}</p>
             <div className="mt-3 space-y-1">
               {PREFERENCES.map(({ key, label }) => (
                 <label key={key} className="flex min-h-11 items-center gap-2 text-sm">
-                  <input type="checkbox" className="h-5 w-5" checked={marketing[key]}
-                    onChange={(event) => settings.send({ type: 'TOGGLE', key, value: event.target.checked })} />
+                  <input
+                    type="checkbox"
+                    className="h-5 w-5"
+                    checked={marketing[key]}
+                    onChange={(event) => settings.send({ type: 'TOGGLE', key, value: event.target.checked })}
+                  />
                   {t(label)}
                 </label>
               ))}
             </div>
           </fieldset>
-          <Button type="submit" className="mt-4" loading={state === 'saving'}>{t('notifications.save')}</Button>
+          <Button type="submit" className="mt-4" loading={state === 'saving'}>
+            {t('notifications.save')}
+          </Button>
         </form>
       </Card>
       <Card aria-labelledby="alerts">
-        <h2 id="alerts" className="text-lg font-semibold">{t('notifications.alerts.title')}</h2>
+        <h2 id="alerts" className="text-lg font-semibold">
+          {t('notifications.alerts.title')}
+        </h2>
         <p className="mt-1 text-sm text-slate-700">{t('notifications.alerts.text')}</p>
         <ul className="mt-3 list-disc space-y-1 pl-5 text-sm" data-testid="security-alerts">
-          {(saved?.security_alerts ?? []).map((alert) => <li key={alert}>{t(`notifications.alerts.${alert}`)}</li>)}
+          {(saved?.security_alerts ?? []).map((alert) => (
+            <li key={alert}>{t(`notifications.alerts.${alert}`)}</li>
+          ))}
         </ul>
       </Card>
     </div>

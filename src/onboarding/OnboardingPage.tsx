@@ -25,10 +25,16 @@ import { LINKS, pathOf } from '../../machines/routes.ts';
 type OnboardingRef = ActorRefFrom<typeof onboardingMachine>;
 type Send = OnboardingRef['send'];
 
-
 /** Where each step stands among the seven the person goes through. */
 const POSITION: Partial<Record<OnboardingStep, number>> = {
-  card: 1, code: 1, welcome: 2, 'terms-conditions': 3, create: 4, 'email-verification': 5, 'phone-verification': 6, password: 7,
+  card: 1,
+  code: 1,
+  welcome: 2,
+  'terms-conditions': 3,
+  create: 4,
+  'email-verification': 5,
+  'phone-verification': 6,
+  password: 7,
 };
 
 export default function OnboardingPage() {
@@ -69,7 +75,9 @@ function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
 function Progress({ position }: { position: number }) {
   const { t } = useTranslation();
   return (
-    <Stepper step={position} steps={7}>{t('onboarding.progress', { step: position, steps: 7 })}</Stepper>
+    <Stepper step={position} steps={7}>
+      {t('onboarding.progress', { step: position, steps: 7 })}
+    </Stepper>
   );
 }
 
@@ -84,26 +92,50 @@ function Heading({ title, text }: { title: string; text?: ReactNode }) {
 
 function Back({ send, label }: { send: Send; label?: string }) {
   const { t } = useTranslation();
-  return <Button variant="secondary" full onClick={() => send({ type: 'BACK' })}>{label ?? t('setup.back')}</Button>;
+  return (
+    <Button variant="secondary" full onClick={() => send({ type: 'BACK' })}>
+      {label ?? t('setup.back')}
+    </Button>
+  );
 }
 
 /** A step's form: the fields, the step's error, continue and (where the spec allows) back. */
-function StepForm({ onboarding, busy, submitLabel, back, children, captcha }: {
-  onboarding: OnboardingRef; busy: boolean; submitLabel?: string; back?: string | true; children?: ReactNode; captcha?: boolean;
+function StepForm({
+  onboarding,
+  busy,
+  submitLabel,
+  back,
+  children,
+  captcha,
+}: {
+  onboarding: OnboardingRef;
+  busy: boolean;
+  submitLabel?: string;
+  back?: string | true;
+  children?: ReactNode;
+  captcha?: boolean;
 }) {
   const { t } = useTranslation();
   const error = useSelector(onboarding, (s) => s.context.error);
   const captchaLevel = useSelector(onboarding, (s) => s.context.captchaLevel);
   const widget = useRef<CaptchaHandle>(null);
   return (
-    <form className="mt-5 space-y-4" noValidate onSubmit={(event) => {
-      event.preventDefault();
-      onboarding.send(captcha ? { type: 'SUBMIT', captcha: widget.current?.take() ?? NO_CAPTCHA_ELEMENT } : { type: 'SUBMIT' });
-    }}>
+    <form
+      className="mt-5 space-y-4"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        onboarding.send(
+          captcha ? { type: 'SUBMIT', captcha: widget.current?.take() ?? NO_CAPTCHA_ELEMENT } : { type: 'SUBMIT' },
+        );
+      }}
+    >
       {children}
       {captcha && <Captcha ref={widget} level={captchaLevel} />}
       <ErrorMessage error={error} />
-      <Button type="submit" full loading={busy}>{submitLabel ?? t('onboarding.continue')}</Button>
+      <Button type="submit" full loading={busy}>
+        {submitLabel ?? t('onboarding.continue')}
+      </Button>
       {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}
     </form>
   );
@@ -113,8 +145,11 @@ function Start({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
   const error = useSelector(onboarding, (s) => s.context.error);
   const choice = (source: 'card' | 'invitation') => (
-    <button type="button" onClick={() => onboarding.send({ type: 'CHOOSE', source })}
-      className="w-full rounded border border-slate-300 px-4 py-3 text-left hover:border-brand hover:bg-brand-light">
+    <button
+      type="button"
+      onClick={() => onboarding.send({ type: 'CHOOSE', source })}
+      className="w-full rounded border border-slate-300 px-4 py-3 text-left hover:border-brand hover:bg-brand-light"
+    >
       <span className="block font-semibold">{t(`onboarding.start.${source}`)}</span>
       <span className="block text-sm text-slate-700">{t(`onboarding.start.${source}Hint`)}</span>
     </button>
@@ -122,14 +157,24 @@ function Start({ onboarding }: { onboarding: OnboardingRef }) {
   return (
     <>
       <Heading title={t('onboarding.start.title')} text={t('onboarding.start.text')} />
-      <div className="mt-4"><ErrorMessage error={error} /></div>
+      <div className="mt-4">
+        <ErrorMessage error={error} />
+      </div>
       <div className="mt-4 space-y-3">
         {choice('card')}
         {choice('invitation')}
       </div>
       <ul className="mt-5 space-y-1 text-sm">
-        <li><Link to={pathOf('login', 'email')} className="text-brand underline">{t('onboarding.start.signIn')}</Link></li>
-        <li><Link to={pathOf('onboarding', 'existingCard')} className="text-brand underline">{t('onboarding.start.existing')}</Link></li>
+        <li>
+          <Link to={pathOf('login', 'email')} className="text-brand underline">
+            {t('onboarding.start.signIn')}
+          </Link>
+        </li>
+        <li>
+          <Link to={pathOf('onboarding', 'existingCard')} className="text-brand underline">
+            {t('onboarding.start.existing')}
+          </Link>
+        </li>
       </ul>
     </>
   );
@@ -143,10 +188,20 @@ function CardStep({ onboarding }: { onboarding: OnboardingRef }) {
     <>
       <Heading title={t('onboarding.card.title')} text={t('onboarding.card.text')} />
       <StepForm onboarding={onboarding} busy={busy} back captcha>
-        <TextField label={t('onboarding.card.number')} inputMode="numeric" autoComplete="off" value={cardNumber}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'cardNumber', value })} />
-        <TextField label={t('onboarding.card.activationCode')} autoComplete="off" code value={activationCode}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'activationCode', value })} />
+        <TextField
+          label={t('onboarding.card.number')}
+          inputMode="numeric"
+          autoComplete="off"
+          value={cardNumber}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'cardNumber', value })}
+        />
+        <TextField
+          label={t('onboarding.card.activationCode')}
+          autoComplete="off"
+          code
+          value={activationCode}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'activationCode', value })}
+        />
       </StepForm>
     </>
   );
@@ -160,8 +215,13 @@ function InvitationStep({ onboarding }: { onboarding: OnboardingRef }) {
     <>
       <Heading title={t('onboarding.code.title')} text={t('onboarding.code.text')} />
       <StepForm onboarding={onboarding} busy={busy} back captcha>
-        <TextField label={t('onboarding.code.label')} autoComplete="off" code value={invitationCode}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'invitationCode', value })} />
+        <TextField
+          label={t('onboarding.code.label')}
+          autoComplete="off"
+          code
+          value={invitationCode}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'invitationCode', value })}
+        />
       </StepForm>
     </>
   );
@@ -172,13 +232,38 @@ function ExistingCard({ onboarding }: { onboarding: OnboardingRef }) {
   const usernames = useSelector(onboarding, (s) => s.context.usernames);
   return (
     <>
-      <Heading title={t('onboarding.existing.title')} text={t(usernames.length ? 'onboarding.existing.known' : 'onboarding.existing.text')} />
-      {usernames.length > 0 && <ul className="mt-3 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
+      <Heading
+        title={t('onboarding.existing.title')}
+        text={t(usernames.length ? 'onboarding.existing.known' : 'onboarding.existing.text')}
+      />
+      {usernames.length > 0 && (
+        <ul className="mt-3 space-y-1 font-mono" data-testid="usernames">
+          {usernames.map((u) => (
+            <li key={u}>{u}</li>
+          ))}
+        </ul>
+      )}
       <ul className="mt-5 space-y-2 text-sm">
-        <li><Link to={pathOf('login', 'email')} className="font-semibold text-brand underline">{t('onboarding.existing.signIn')}</Link></li>
-        <li><Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">{t('login.forgotUsername')}</Link></li>
-        <li><Link to={LINKS.forgotPassword} className="text-brand underline">{t('login.forgotPassword')}</Link></li>
-        <li><Link to={pathOf('onboarding', 'onboarding')} className="text-brand underline">{t('onboarding.existing.another')}</Link></li>
+        <li>
+          <Link to={pathOf('login', 'email')} className="font-semibold text-brand underline">
+            {t('onboarding.existing.signIn')}
+          </Link>
+        </li>
+        <li>
+          <Link to={pathOf('forgotUsername', 'ask')} className="text-brand underline">
+            {t('login.forgotUsername')}
+          </Link>
+        </li>
+        <li>
+          <Link to={LINKS.forgotPassword} className="text-brand underline">
+            {t('login.forgotPassword')}
+          </Link>
+        </li>
+        <li>
+          <Link to={pathOf('onboarding', 'onboarding')} className="text-brand underline">
+            {t('onboarding.existing.another')}
+          </Link>
+        </li>
       </ul>
     </>
   );
@@ -188,19 +273,38 @@ function Welcome({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
   const { welcome, source } = useSelector(onboarding, (s) => s.context);
   const company = welcome?.company;
-  const lead = source === 'card'
-    ? (company ? t('onboarding.welcome.card', { company, context: elidedBefore(company) ? 'elided' : undefined }) : t('onboarding.welcome.cardAnonymous'))
-    : (company ? t('onboarding.welcome.invitation', { company }) : t('onboarding.welcome.invitationAnonymous'));
+  const lead =
+    source === 'card'
+      ? company
+        ? t('onboarding.welcome.card', { company, context: elidedBefore(company) ? 'elided' : undefined })
+        : t('onboarding.welcome.cardAnonymous')
+      : company
+        ? t('onboarding.welcome.invitation', { company })
+        : t('onboarding.welcome.invitationAnonymous');
   return (
     <>
-      <Heading title={welcome?.firstname ? t('onboarding.welcome.title', { name: welcome.firstname }) : t('onboarding.welcome.titleAnonymous')} text={lead} />
+      <Heading
+        title={
+          welcome?.firstname
+            ? t('onboarding.welcome.title', { name: welcome.firstname })
+            : t('onboarding.welcome.titleAnonymous')
+        }
+        text={lead}
+      />
       <p className="mt-4 text-sm font-medium">{t('onboarding.welcome.next')}</p>
       <ol className="mt-2 list-decimal space-y-1 pl-5 text-sm text-slate-800">
-        {(['terms', 'details', 'email', 'phone', 'password'] as const).map((item) => <li key={item}>{t(`onboarding.welcome.steps.${item}`)}</li>)}
+        {(['terms', 'details', 'email', 'phone', 'password'] as const).map((item) => (
+          <li key={item}>{t(`onboarding.welcome.steps.${item}`)}</li>
+        ))}
       </ol>
       <div className="mt-6 space-y-3">
-        <Button full onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.continue')}</Button>
-        <Back send={onboarding.send} label={t(source === 'card' ? 'onboarding.welcome.otherCard' : 'onboarding.welcome.otherCode')} />
+        <Button full onClick={() => onboarding.send({ type: 'CONTINUE' })}>
+          {t('onboarding.continue')}
+        </Button>
+        <Back
+          send={onboarding.send}
+          label={t(source === 'card' ? 'onboarding.welcome.otherCard' : 'onboarding.welcome.otherCode')}
+        />
       </div>
     </>
   );
@@ -222,25 +326,40 @@ function Terms({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
   const { consents } = useSelector(onboarding, (s) => s.context);
   const busy = useSelector(onboarding, (s) => s.matches({ terms: 'saving' }));
-  const toggle = (consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners') => () => onboarding.send({ type: 'TOGGLE', consent });
+  const toggle = (consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners') => () =>
+    onboarding.send({ type: 'TOGGLE', consent });
   return (
     <>
       <Heading title={t('onboarding.terms.title')} text={t('onboarding.terms.text')} />
       <StepForm onboarding={onboarding} busy={busy} back>
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">{t('onboarding.terms.required')}</legend>
-          <Check checked={consents.terms} onChange={toggle('terms')}>{t('onboarding.terms.acceptTerms')}</Check>
-          <Check checked={consents.privacy} onChange={toggle('privacy')}>{t('onboarding.terms.acceptPrivacy')}</Check>
+          <Check checked={consents.terms} onChange={toggle('terms')}>
+            {t('onboarding.terms.acceptTerms')}
+          </Check>
+          <Check checked={consents.privacy} onChange={toggle('privacy')}>
+            {t('onboarding.terms.acceptPrivacy')}
+          </Check>
           <p className="flex flex-wrap gap-4 text-sm">
-            <a href={TERMS_URL} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readTerms')}</a>
-            <a href={EXTERNAL_LINKS.privacy} target="_blank" rel="noreferrer" className="text-brand underline">{t('onboarding.terms.readPrivacy')}</a>
+            <a href={TERMS_URL} target="_blank" rel="noreferrer" className="text-brand underline">
+              {t('onboarding.terms.readTerms')}
+            </a>
+            <a href={EXTERNAL_LINKS.privacy} target="_blank" rel="noreferrer" className="text-brand underline">
+              {t('onboarding.terms.readPrivacy')}
+            </a>
           </p>
         </fieldset>
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">{t('onboarding.terms.marketing')}</legend>
-          <Check checked={consents.marketing.email} onChange={toggle('email')}>{t('onboarding.terms.byEmail')}</Check>
-          <Check checked={consents.marketing.sms} onChange={toggle('sms')}>{t('onboarding.terms.bySms')}</Check>
-          <Check checked={consents.marketing.partners} onChange={toggle('partners')}>{t('onboarding.terms.partners')}</Check>
+          <Check checked={consents.marketing.email} onChange={toggle('email')}>
+            {t('onboarding.terms.byEmail')}
+          </Check>
+          <Check checked={consents.marketing.sms} onChange={toggle('sms')}>
+            {t('onboarding.terms.bySms')}
+          </Check>
+          <Check checked={consents.marketing.partners} onChange={toggle('partners')}>
+            {t('onboarding.terms.partners')}
+          </Check>
         </fieldset>
       </StepForm>
     </>
@@ -258,15 +377,32 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
     <>
       <Heading title={t('onboarding.details.title')} text={t('onboarding.details.text')} />
       <StepForm onboarding={onboarding} busy={busy} back>
-        <TextField label={t('onboarding.details.firstname')} autoComplete="given-name" value={profile.firstname} error={requiredError(missing, 'firstname')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'firstname', value })} />
-        <TextField label={t('onboarding.details.lastname')} autoComplete="family-name" value={profile.lastname} error={requiredError(missing, 'lastname')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'lastname', value })} />
+        <TextField
+          label={t('onboarding.details.firstname')}
+          autoComplete="given-name"
+          value={profile.firstname}
+          error={requiredError(missing, 'firstname')}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'firstname', value })}
+        />
+        <TextField
+          label={t('onboarding.details.lastname')}
+          autoComplete="family-name"
+          value={profile.lastname}
+          error={requiredError(missing, 'lastname')}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'lastname', value })}
+        />
         <label className="block text-sm font-medium">
           {t('onboarding.details.language')}
-          <select value={profile.language} onChange={(event) => onboarding.send({ type: 'SET_LANGUAGE', language: event.target.value as Locale })}
-            className="mt-1 block w-full rounded border border-slate-400 bg-white px-3 py-2 font-normal">
-            {languages.map((locale) => <option key={locale} value={locale} lang={locale.slice(0, 2)}>{NATIVE[locale]}</option>)}
+          <select
+            value={profile.language}
+            onChange={(event) => onboarding.send({ type: 'SET_LANGUAGE', language: event.target.value as Locale })}
+            className="mt-1 block w-full rounded border border-slate-400 bg-white px-3 py-2 font-normal"
+          >
+            {languages.map((locale) => (
+              <option key={locale} value={locale} lang={locale.slice(0, 2)}>
+                {NATIVE[locale]}
+              </option>
+            ))}
           </select>
         </label>
       </StepForm>
@@ -281,10 +417,24 @@ function EmailStep({ onboarding }: { onboarding: OnboardingRef }) {
   const keeping = provenEmail !== null && provenEmail === email.trim();
   return (
     <>
-      <Heading title={t('onboarding.email.title')} text={t(keeping ? 'onboarding.email.proven' : 'onboarding.email.text')} />
-      <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.email.keep' : 'onboarding.sendCode')}>
-        <TextField label={t('login.field.email')} type="email" autoComplete="email" value={email} error={requiredError(missing, 'email')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'email', value })} />
+      <Heading
+        title={t('onboarding.email.title')}
+        text={t(keeping ? 'onboarding.email.proven' : 'onboarding.email.text')}
+      />
+      <StepForm
+        onboarding={onboarding}
+        busy={busy}
+        back
+        submitLabel={t(keeping ? 'onboarding.email.keep' : 'onboarding.sendCode')}
+      >
+        <TextField
+          label={t('login.field.email')}
+          type="email"
+          autoComplete="email"
+          value={email}
+          error={requiredError(missing, 'email')}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'email', value })}
+        />
       </StepForm>
     </>
   );
@@ -297,11 +447,27 @@ function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
   const keeping = provenPhone !== null && provenPhone === phone.trim();
   return (
     <>
-      <Heading title={t('onboarding.phone.title')} text={t(keeping ? 'onboarding.phone.proven' : 'onboarding.phone.text')} />
-      <StepForm onboarding={onboarding} busy={busy} back submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}>
-        <TextField label={t('login.field.phone')} type="tel" autoComplete="tel" value={phone} error={requiredError(missing, 'phone')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })} />
-        {!keeping && <ChannelChoice channel={channel} onChange={(c) => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />}
+      <Heading
+        title={t('onboarding.phone.title')}
+        text={t(keeping ? 'onboarding.phone.proven' : 'onboarding.phone.text')}
+      />
+      <StepForm
+        onboarding={onboarding}
+        busy={busy}
+        back
+        submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}
+      >
+        <TextField
+          label={t('login.field.phone')}
+          type="tel"
+          autoComplete="tel"
+          value={phone}
+          error={requiredError(missing, 'phone')}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })}
+        />
+        {!keeping && (
+          <ChannelChoice channel={channel} onChange={(c) => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />
+        )}
       </StepForm>
     </>
   );
@@ -315,19 +481,36 @@ function CodeStep({ onboarding }: { onboarding: OnboardingRef }) {
   const how = challenge.kind === 'email' ? 'email' : channel;
   return (
     <>
-      <Heading title={t(`mfa.code.title.${how}`)} text={t(`mfa.code.instruction.${how}`, { target: challenge.sent.target ?? '' })} />
+      <Heading
+        title={t(`mfa.code.title.${how}`)}
+        text={t(`mfa.code.instruction.${how}`, { target: challenge.sent.target ?? '' })}
+      />
       {entry ? (
         <CodeEntryForm entry={entry}>
-          <Back send={onboarding.send} label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')} />
+          <Back
+            send={onboarding.send}
+            label={t(challenge.kind === 'email' ? 'onboarding.code.changeEmail' : 'onboarding.code.changePhone')}
+          />
         </CodeEntryForm>
-      ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
+      ) : (
+        <p role="status" className="mt-5 text-sm">
+          {t('mfa.sending')}
+        </p>
+      )}
     </>
   );
 }
 
 function PasswordStep({ onboarding }: { onboarding: OnboardingRef }) {
   const password = useSelector(onboarding, (s) => s.children.newPassword as WeakRef | undefined);
-  return password ? <NewPassword weak={password} title="onboarding.password.title" text="onboarding.password.text" submit="onboarding.password.submit" /> : null;
+  return password ? (
+    <NewPassword
+      weak={password}
+      title="onboarding.password.title"
+      text="onboarding.password.text"
+      submit="onboarding.password.submit"
+    />
+  ) : null;
 }
 
 function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
@@ -336,9 +519,14 @@ function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
   if (!outcome) return null;
   return (
     <>
-      <Heading title={t(`onboarding.done.${outcome.outcome}.title`)} text={t(`onboarding.done.${outcome.outcome}.text`)} />
+      <Heading
+        title={t(`onboarding.done.${outcome.outcome}.title`)}
+        text={t(`onboarding.done.${outcome.outcome}.text`)}
+      />
       <p className="mt-3 text-sm text-slate-800">{t('onboarding.done.signInWith', { username: outcome.username })}</p>
-      <Button full className="mt-6" onClick={() => onboarding.send({ type: 'CONTINUE' })}>{t('onboarding.done.signIn')}</Button>
+      <Button full className="mt-6" onClick={() => onboarding.send({ type: 'CONTINUE' })}>
+        {t('onboarding.done.signIn')}
+      </Button>
     </>
   );
 }

@@ -21,17 +21,44 @@ export default function PartnerPage() {
 }
 
 const PAGES = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess', 'leaving'] as const;
-const STATES = ['checking', 'loading', 'unknown', 'unavailable', 'ready', 'asking', 'sending', 'failed', 'sent'] as const;
-const LINK_STATES = ['checking', 'reading', 'identified', 'invalid', 'noTicket', 'recalling', 'linking', 'failed', 'shown'] as const;
+const STATES = [
+  'checking',
+  'loading',
+  'unknown',
+  'unavailable',
+  'ready',
+  'asking',
+  'sending',
+  'failed',
+  'sent',
+] as const;
+const LINK_STATES = [
+  'checking',
+  'reading',
+  'identified',
+  'invalid',
+  'noTicket',
+  'recalling',
+  'linking',
+  'failed',
+  'shown',
+] as const;
 
 /** The partner's query on, for the links between its pages. */
-const withClient = (path: string, clientId: string | null) => (clientId ? `${path}?${new URLSearchParams({ client_id: clientId })}` : path);
+const withClient = (path: string, clientId: string | null) =>
+  clientId ? `${path}?${new URLSearchParams({ client_id: clientId })}` : path;
 
 function Heading({ children, focus }: { children: ReactNode; focus?: unknown }) {
   const ref = useRef<HTMLHeadingElement>(null);
   // A page's outcome is announced by moving to its heading.
-  useEffect(() => { if (focus !== undefined) ref.current?.focus(); }, [focus]);
-  return <h1 ref={ref} tabIndex={-1} className="text-2xl font-bold">{children}</h1>;
+  useEffect(() => {
+    if (focus !== undefined) ref.current?.focus();
+  }, [focus]);
+  return (
+    <h1 ref={ref} tabIndex={-1} className="text-2xl font-bold">
+      {children}
+    </h1>
+  );
 }
 
 function Partner({ partner }: { partner: PartnerRef }) {
@@ -41,19 +68,27 @@ function Partner({ partner }: { partner: PartnerRef }) {
   const { client, clientId, scopes, error, destination, linkTo, identity } = useSelector(partner, (s) => s.context);
   const page = useSelector(partner, (s) => PAGES.find((name) => s.matches(name)) ?? 'landing');
   const state = useSelector(partner, (s) => STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
-  const linkState = useSelector(partner, (s) => LINK_STATES.find((name) => s.matches({ [page]: name } as never)) ?? null);
+  const linkState = useSelector(
+    partner,
+    (s) => LINK_STATES.find((name) => s.matches({ [page]: name } as never)) ?? null,
+  );
   const app = client?.name ?? '';
 
   if (page === 'leaving') return <p role="status">{t('partner.leaving')}</p>;
   if (page === 'linkExisting' || page === 'linkSuccess') {
-    if (linkState === 'checking' || linkState === 'reading' || linkState === 'recalling' || linkState === 'linking') return <p role="status">{t('common.loading')}</p>;
+    if (linkState === 'checking' || linkState === 'reading' || linkState === 'recalling' || linkState === 'linking')
+      return <p role="status">{t('common.loading')}</p>;
   } else if (state === 'checking' || state === 'loading') return <p role="status">{t('common.loading')}</p>;
   if (state === 'unknown') {
     return (
       <>
         <Heading focus="unknown">{t('partner.unknown.title')}</Heading>
         <p className="mt-3">{t('partner.unknown.text')}</p>
-        <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
+        <p className="mt-5">
+          <Link to={HOME_PATH} className="text-brand underline">
+            {t('partner.home')}
+          </Link>
+        </p>
       </>
     );
   }
@@ -61,8 +96,12 @@ function Partner({ partner }: { partner: PartnerRef }) {
     return (
       <>
         <Heading>{t('partner.unavailable')}</Heading>
-        <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
-        <Button className="mt-5" onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
+        <Alert tone="error" className="mt-3">
+          {t([`errors.${error}`, 'errors.internal_error'])}
+        </Alert>
+        <Button className="mt-5" onClick={() => partner.send({ type: 'RETRY' })}>
+          {t('partner.retry')}
+        </Button>
       </>
     );
   }
@@ -73,30 +112,52 @@ function Partner({ partner }: { partner: PartnerRef }) {
     return (
       <>
         <div className="flex items-center gap-3">
-          {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />}
+          {client?.logo_uri && (
+            <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />
+          )}
           <Heading>{t('partner.landing.title', { app })}</Heading>
         </div>
         <p className="mt-3">{t('partner.landing.text', { app })}</p>
-        <h2 className="mt-5 font-semibold">{t('partner.landing.asks', { app, context: asked.length ? undefined : 'signInOnly' })}</h2>
+        <h2 className="mt-5 font-semibold">
+          {t('partner.landing.asks', { app, context: asked.length ? undefined : 'signInOnly' })}
+        </h2>
         {asked.length > 0 && (
           <ul className="mt-2 list-disc space-y-1 pl-5" data-testid="partner-scopes">
-            {asked.map((scope) => <li key={scope}>{t(`scopes.${scope}`)}</li>)}
+            {asked.map((scope) => (
+              <li key={scope}>{t(`scopes.${scope}`)}</li>
+            ))}
           </ul>
         )}
         {(client?.policy_uri || client?.tos_uri) && (
           <p className="mt-4 flex flex-wrap gap-4 text-sm">
-            {client.policy_uri && <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.policy', { app })}</a>}
-            {client.tos_uri && <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">{t('consent.terms', { app })}</a>}
+            {client.policy_uri && (
+              <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
+                {t('consent.policy', { app })}
+              </a>
+            )}
+            {client.tos_uri && (
+              <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
+                {t('consent.terms', { app })}
+              </a>
+            )}
           </p>
         )}
         <div className="mt-6 flex flex-wrap gap-3">
           <Button onClick={() => partner.send({ type: 'CONTINUE' })}>{t('partner.landing.continue')}</Button>
-          <Button variant="secondary" onClick={() => partner.send({ type: 'CANCEL' })}>{t('partner.landing.cancel')}</Button>
+          <Button variant="secondary" onClick={() => partner.send({ type: 'CANCEL' })}>
+            {t('partner.landing.cancel')}
+          </Button>
         </div>
         <p className="mt-6 text-sm">
-          {signedIn
-            ? <Link to={withClient(pathOf('partner', 'requestAccess'), clientId)} className="text-brand underline">{t('partner.landing.noAccess', { app })}</Link>
-            : <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="text-brand underline">{t('partner.landing.noAccount')}</Link>}
+          {signedIn ? (
+            <Link to={withClient(pathOf('partner', 'requestAccess'), clientId)} className="text-brand underline">
+              {t('partner.landing.noAccess', { app })}
+            </Link>
+          ) : (
+            <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="text-brand underline">
+              {t('partner.landing.noAccount')}
+            </Link>
+          )}
         </p>
       </>
     );
@@ -107,28 +168,48 @@ function Partner({ partner }: { partner: PartnerRef }) {
       return (
         <>
           <Heading focus="sent">{t('partner.request.sentTitle')}</Heading>
-          <p className="mt-3" role="status">{t('partner.request.sent', { app })}</p>
-          <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
+          <p className="mt-3" role="status">
+            {t('partner.request.sent', { app })}
+          </p>
+          <p className="mt-5">
+            <Link to={HOME_PATH} className="text-brand underline">
+              {t('partner.home')}
+            </Link>
+          </p>
         </>
       );
     }
     return (
       <>
         <div className="flex items-center gap-3">
-          {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />}
+          {client?.logo_uri && (
+            <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />
+          )}
           <Heading>{t('partner.request.title', { app })}</Heading>
         </div>
         <p className="mt-3">{t('partner.request.text', { app })}</p>
         <p className="mt-2 text-sm text-slate-700">{t('partner.request.shared')}</p>
         <div aria-live="polite">
-          {state === 'failed' && <Alert tone="error" className="mt-4">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+          {state === 'failed' && (
+            <Alert tone="error" className="mt-4">
+              {t([`errors.${error}`, 'errors.internal_error'])}
+            </Alert>
+          )}
         </div>
         <div className="mt-6 flex flex-wrap gap-3">
           {/* Without an administrator to ask, trying again cannot help: only the way home is offered. */}
-          {state === 'failed'
-            ? error !== 'access_request_unavailable' && <Button onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
-            : <Button loading={state === 'sending'} onClick={() => partner.send({ type: 'SEND' })}>{t('partner.request.send')}</Button>}
-          <Link to={HOME_PATH} className="btn btn-secondary">{t('partner.home')}</Link>
+          {state === 'failed' ? (
+            error !== 'access_request_unavailable' && (
+              <Button onClick={() => partner.send({ type: 'RETRY' })}>{t('partner.retry')}</Button>
+            )
+          ) : (
+            <Button loading={state === 'sending'} onClick={() => partner.send({ type: 'SEND' })}>
+              {t('partner.request.send')}
+            </Button>
+          )}
+          <Link to={HOME_PATH} className="btn btn-secondary">
+            {t('partner.home')}
+          </Link>
         </div>
       </>
     );
@@ -148,14 +229,24 @@ function Partner({ partner }: { partner: PartnerRef }) {
           {options.map((option) => {
             const body = (
               <>
-                <span className="block font-semibold text-brand-dark">{t(`partner.noAccount.${option.key}.title`)}</span>
+                <span className="block font-semibold text-brand-dark">
+                  {t(`partner.noAccount.${option.key}.title`)}
+                </span>
                 <span className="mt-1 block text-sm text-slate-700">{t(`partner.noAccount.${option.key}.text`)}</span>
               </>
             );
             const look = 'block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light';
             return (
               <li key={option.key} data-testid={`option-${option.key}`}>
-                {option.external ? <a href={option.to} className={look}>{body}</a> : <Link to={option.to} className={look}>{body}</Link>}
+                {option.external ? (
+                  <a href={option.to} className={look}>
+                    {body}
+                  </a>
+                ) : (
+                  <Link to={option.to} className={look}>
+                    {body}
+                  </Link>
+                )}
               </li>
             );
           })}
@@ -171,21 +262,42 @@ function Partner({ partner }: { partner: PartnerRef }) {
         <>
           <Heading>{t('partner.link.title')}</Heading>
           <p className="mt-3">{t('partner.link.signedInAs', { company })}</p>
-          <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 rounded-lg border border-slate-200 p-4 text-sm" data-testid="microsoft-identity">
-            {identity.name && <><dt className="text-slate-600">{t('partner.link.name')}</dt><dd className="font-medium">{identity.name}</dd></>}
-            {identity.email && <><dt className="text-slate-600">{t('partner.link.email')}</dt><dd className="font-medium">{identity.email}</dd></>}
-            <dt className="text-slate-600">{t('partner.link.company')}</dt><dd className="font-medium">{company}</dd>
+          <dl
+            className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 rounded-lg border border-slate-200 p-4 text-sm"
+            data-testid="microsoft-identity"
+          >
+            {identity.name && (
+              <>
+                <dt className="text-slate-600">{t('partner.link.name')}</dt>
+                <dd className="font-medium">{identity.name}</dd>
+              </>
+            )}
+            {identity.email && (
+              <>
+                <dt className="text-slate-600">{t('partner.link.email')}</dt>
+                <dd className="font-medium">{identity.email}</dd>
+              </>
+            )}
+            <dt className="text-slate-600">{t('partner.link.company')}</dt>
+            <dd className="font-medium">{company}</dd>
           </dl>
           <h2 className="mt-6 font-semibold">{t('partner.link.choose')}</h2>
           <ul className="mt-3 space-y-3">
             <li>
-              <Link to={linkTo} className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light" data-testid="link-existing-account">
+              <Link
+                to={linkTo}
+                className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
+                data-testid="link-existing-account"
+              >
                 <span className="block font-semibold text-brand-dark">{t('partner.link.signIn')}</span>
                 <span className="mt-1 block text-sm text-slate-700">{t('partner.link.text')}</span>
               </Link>
             </li>
             <li>
-              <Link to={pathOf('onboarding', 'onboarding')} className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light">
+              <Link
+                to={pathOf('onboarding', 'onboarding')}
+                className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
+              >
                 <span className="block font-semibold text-brand-dark">{t('partner.noAccount.card.title')}</span>
                 <span className="mt-1 block text-sm text-slate-700">{t('partner.noAccount.card.text')}</span>
               </Link>
@@ -197,12 +309,20 @@ function Partner({ partner }: { partner: PartnerRef }) {
     return (
       <>
         <Heading focus={linkState}>{t('partner.link.title')}</Heading>
-        {linkState === 'invalid'
-          ? <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.sso_ticket_invalid'])}</Alert>
-          : <p className="mt-3">{t('partner.link.microsoft')}</p>}
+        {linkState === 'invalid' ? (
+          <Alert tone="error" className="mt-3">
+            {t([`errors.${error}`, 'errors.sso_ticket_invalid'])}
+          </Alert>
+        ) : (
+          <p className="mt-3">{t('partner.link.microsoft')}</p>
+        )}
         <div className="mt-6 flex flex-wrap gap-3">
-          <Link to={LOGIN_PATH} className="btn btn-primary">{t('partner.link.withMicrosoft')}</Link>
-          <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="btn btn-secondary">{t('partner.link.back')}</Link>
+          <Link to={LOGIN_PATH} className="btn btn-primary">
+            {t('partner.link.withMicrosoft')}
+          </Link>
+          <Link to={withClient(pathOf('partner', 'noAccount'), clientId)} className="btn btn-secondary">
+            {t('partner.link.back')}
+          </Link>
         </div>
       </>
     );
@@ -212,8 +332,14 @@ function Partner({ partner }: { partner: PartnerRef }) {
     return (
       <>
         <Heading focus="failed">{t('partner.link.failed')}</Heading>
-        <Alert tone="error" className="mt-3">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
-        <p className="mt-5"><Link to={HOME_PATH} className="text-brand underline">{t('partner.home')}</Link></p>
+        <Alert tone="error" className="mt-3">
+          {t([`errors.${error}`, 'errors.internal_error'])}
+        </Alert>
+        <p className="mt-5">
+          <Link to={HOME_PATH} className="text-brand underline">
+            {t('partner.home')}
+          </Link>
+        </p>
       </>
     );
   }
@@ -223,8 +349,12 @@ function Partner({ partner }: { partner: PartnerRef }) {
   return (
     <>
       <Heading focus="success">{t('partner.success.title')}</Heading>
-      <p className="mt-3" role="status">{t('partner.success.goingOn', { context: platform === 'default' ? undefined : platform })}</p>
-      <Button className="mt-6" onClick={() => partner.send({ type: 'GO' })}>{t('partner.success.now')}</Button>
+      <p className="mt-3" role="status">
+        {t('partner.success.goingOn', { context: platform === 'default' ? undefined : platform })}
+      </p>
+      <Button className="mt-6" onClick={() => partner.send({ type: 'GO' })}>
+        {t('partner.success.now')}
+      </Button>
     </>
   );
 }

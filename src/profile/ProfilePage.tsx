@@ -32,13 +32,35 @@ type Part = 'overview' | 'editingInfo' | 'credentials' | 'download';
 export default function ProfilePage() {
   const { t } = useTranslation();
   const profile = useFlowChild('profile');
-  const part = useSelector(profile, (s) => (s ? (['editingInfo', 'credentials', 'download'] as const).find((name) => s.matches(name)) ?? 'overview' : null));
-  const title = part === 'editingInfo' ? t('profile.editInfo.title') : part === 'credentials' ? t('profile.credentials.title') : part === 'download' ? t('profile.download.title') : t('profile.title');
+  const part = useSelector(profile, (s) =>
+    s ? ((['editingInfo', 'credentials', 'download'] as const).find((name) => s.matches(name)) ?? 'overview') : null,
+  );
+  const title =
+    part === 'editingInfo'
+      ? t('profile.editInfo.title')
+      : part === 'credentials'
+        ? t('profile.credentials.title')
+        : part === 'download'
+          ? t('profile.download.title')
+          : t('profile.title');
   return (
     <UserLayout>
-      <Breadcrumbs trail={[{ label: t('profile.title'), to: pathOf('profile', 'overview') }, ...(part && part !== 'overview' ? [{ label: title, to: pathOf('profile', part === 'editingInfo' ? 'editInfo' : part) }] : [])]} />
+      <Breadcrumbs
+        trail={[
+          { label: t('profile.title'), to: pathOf('profile', 'overview') },
+          ...(part && part !== 'overview'
+            ? [{ label: title, to: pathOf('profile', part === 'editingInfo' ? 'editInfo' : part) }]
+            : []),
+        ]}
+      />
       <h1 className="mt-3 text-2xl font-bold">{title}</h1>
-      {profile && part ? <Part profile={profile} part={part} /> : <p role="status" className="mt-4">{t('common.loading')}</p>}
+      {profile && part ? (
+        <Part profile={profile} part={part} />
+      ) : (
+        <p role="status" className="mt-4">
+          {t('common.loading')}
+        </p>
+      )}
     </UserLayout>
   );
 }
@@ -53,7 +75,10 @@ function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
 /** Dates in the reader's language. */
 function useDates() {
   const { i18n } = useTranslation();
-  return useMemo(() => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long', timeZone: 'UTC' }), [i18n.language]);
+  return useMemo(
+    () => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long', timeZone: 'UTC' }),
+    [i18n.language],
+  );
 }
 
 /** Country names in the reader's language. */
@@ -78,52 +103,105 @@ function Overview({ profile }: { profile: ProfileRef }) {
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <Card aria-labelledby="picture-title">
-        <h2 id="picture-title" className="text-lg font-semibold">{t('profile.picture.title')}</h2>
+        <h2 id="picture-title" className="text-lg font-semibold">
+          {t('profile.picture.title')}
+        </h2>
         <div className="mt-3 flex flex-wrap items-start gap-4">
-          {user.picture
-            ? <img src={`/api/user/picture?v=${encodeURIComponent(user.picture)}`} alt={t('profile.picture.alt')} width={96} height={96} className="h-24 w-24 rounded-full object-cover" data-testid="picture" />
-            : <span aria-hidden="true" className="flex h-24 w-24 items-center justify-center rounded-full bg-brand-light text-2xl font-semibold text-brand-dark">{(user.firstname[0] ?? '') + (user.lastname[0] ?? '')}</span>}
+          {user.picture ? (
+            <img
+              src={`/api/user/picture?v=${encodeURIComponent(user.picture)}`}
+              alt={t('profile.picture.alt')}
+              width={96}
+              height={96}
+              className="h-24 w-24 rounded-full object-cover"
+              data-testid="picture"
+            />
+          ) : (
+            <span
+              aria-hidden="true"
+              className="flex h-24 w-24 items-center justify-center rounded-full bg-brand-light text-2xl font-semibold text-brand-dark"
+            >
+              {(user.firstname[0] ?? '') + (user.lastname[0] ?? '')}
+            </span>
+          )}
           <div className="min-w-0 flex-1 space-y-2">
-            <FileInput label={t(user.picture ? 'profile.picture.change' : 'profile.picture.add')} accept="image/jpeg,image/png,image/webp" disabled={busy}
-              onFile={(file) => profile.send({ type: 'PICTURE_CHOSEN', file })} />
-            {user.picture && <Button variant="secondary" size="sm" disabled={busy} onClick={() => profile.send({ type: 'REMOVE_PICTURE' })}>{t('profile.picture.remove')}</Button>}
+            <FileInput
+              label={t(user.picture ? 'profile.picture.change' : 'profile.picture.add')}
+              accept="image/jpeg,image/png,image/webp"
+              disabled={busy}
+              onFile={(file) => profile.send({ type: 'PICTURE_CHOSEN', file })}
+            />
+            {user.picture && (
+              <Button
+                variant="secondary"
+                size="sm"
+                disabled={busy}
+                onClick={() => profile.send({ type: 'REMOVE_PICTURE' })}
+              >
+                {t('profile.picture.remove')}
+              </Button>
+            )}
           </div>
         </div>
       </Card>
       <Card aria-labelledby="personal-title">
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="personal-title" className="text-lg font-semibold">{t('profile.personal.title')}</h2>
-          <Button variant="secondary" size="sm" onClick={() => profile.send({ type: 'EDIT_INFO' })}>{t('profile.personal.edit')}</Button>
+          <h2 id="personal-title" className="text-lg font-semibold">
+            {t('profile.personal.title')}
+          </h2>
+          <Button variant="secondary" size="sm" onClick={() => profile.send({ type: 'EDIT_INFO' })}>
+            {t('profile.personal.edit')}
+          </Button>
         </div>
         <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
           <Item label={t('profile.field.firstname')}>{user.firstname}</Item>
           <Item label={t('profile.field.lastname')}>{user.lastname}</Item>
-          <Item label={t('profile.field.birthdate')}>{user.birthdate ? dates.format(new Date(`${user.birthdate}T00:00:00Z`)) : t('profile.notGiven')}</Item>
-          <Item label={t('profile.field.gender')}>{user.gender ? t(`profile.gender.${user.gender}`) : t('profile.notGiven')}</Item>
+          <Item label={t('profile.field.birthdate')}>
+            {user.birthdate ? dates.format(new Date(`${user.birthdate}T00:00:00Z`)) : t('profile.notGiven')}
+          </Item>
+          <Item label={t('profile.field.gender')}>
+            {user.gender ? t(`profile.gender.${user.gender}`) : t('profile.notGiven')}
+          </Item>
           <Item label={t('profile.field.language')}>{NATIVE[user.language as Locale] ?? user.language}</Item>
         </dl>
       </Card>
       <Card aria-labelledby="contact-title">
-        <h2 id="contact-title" className="text-lg font-semibold">{t('profile.contact.title')}</h2>
+        <h2 id="contact-title" className="text-lg font-semibold">
+          {t('profile.contact.title')}
+        </h2>
         <Contacts title={t('profile.contact.emails')} entries={user.email} />
         <Contacts title={t('profile.contact.phones')} entries={user.phone} />
       </Card>
       <Card aria-labelledby="banking-title">
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="banking-title" className="text-lg font-semibold">{t('profile.banking.title')}</h2>
-          <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">{user.banking ? t('profile.banking.change') : t('profile.banking.add')}</Link>
+          <h2 id="banking-title" className="text-lg font-semibold">
+            {t('profile.banking.title')}
+          </h2>
+          <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">
+            {user.banking ? t('profile.banking.change') : t('profile.banking.add')}
+          </Link>
         </div>
         {user.banking ? (
           <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-            <Item label={t('profile.field.iban')}><span className="font-mono" data-testid="iban-masked">{user.banking.iban}</span></Item>
+            <Item label={t('profile.field.iban')}>
+              <span className="font-mono" data-testid="iban-masked">
+                {user.banking.iban}
+              </span>
+            </Item>
             <Item label={t('profile.field.country')}>{country(user.banking.country)}</Item>
           </dl>
-        ) : <p className="mt-3 text-sm text-slate-700">{t('profile.banking.none')}</p>}
+        ) : (
+          <p className="mt-3 text-sm text-slate-700">{t('profile.banking.none')}</p>
+        )}
       </Card>
       <Card aria-labelledby="data-title">
-        <h2 id="data-title" className="text-lg font-semibold">{t('profile.download.title')}</h2>
+        <h2 id="data-title" className="text-lg font-semibold">
+          {t('profile.download.title')}
+        </h2>
         <p className="mt-1 text-sm text-slate-700">{t('profile.download.intro')}</p>
-        <Link to={pathOf('profile', 'download')} className="btn btn-secondary btn-sm mt-3">{t('profile.download.open')}</Link>
+        <Link to={pathOf('profile', 'download')} className="btn btn-secondary btn-sm mt-3">
+          {t('profile.download.open')}
+        </Link>
       </Card>
     </div>
   );
@@ -138,7 +216,9 @@ function Download({ profile }: { profile: ProfileRef }) {
     <Card className="mt-5 max-w-2xl">
       <p>{t('profile.download.intro')}</p>
       <ul className="mt-3 list-disc space-y-1 pl-5 text-sm">
-        {(['profile', 'contacts', 'security', 'devices', 'history', 'partners', 'cards'] as const).map((part) => <li key={part}>{t(`profile.download.part.${part}`)}</li>)}
+        {(['profile', 'contacts', 'security', 'devices', 'history', 'partners', 'cards'] as const).map((part) => (
+          <li key={part}>{t(`profile.download.part.${part}`)}</li>
+        ))}
       </ul>
       <p className="mt-3 text-sm text-slate-700">{t('profile.download.noSecrets')}</p>
       <div aria-live="polite" className="mt-3">
@@ -146,8 +226,12 @@ function Download({ profile }: { profile: ProfileRef }) {
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <div className="mt-4 flex flex-wrap gap-3">
-        <Button loading={busy} onClick={() => profile.send({ type: 'DOWNLOAD' })}>{t('profile.download.button')}</Button>
-        <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.backToProfile')}</Button>
+        <Button loading={busy} onClick={() => profile.send({ type: 'DOWNLOAD' })}>
+          {t('profile.download.button')}
+        </Button>
+        <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
+          {t('profile.backToProfile')}
+        </Button>
       </div>
     </Card>
   );
@@ -172,7 +256,9 @@ function Contacts({ title, entries }: { title: string; entries: ContactEntry[] }
           <li key={entry.value} className="flex flex-wrap items-center gap-2">
             <span className="break-all">{entry.value}</span>
             {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
-            <span className={entry.verified ? 'text-emerald-800' : 'text-amber-800'}>{entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}</span>
+            <span className={entry.verified ? 'text-emerald-800' : 'text-amber-800'}>
+              {entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}
+            </span>
           </li>
         ))}
       </ul>
@@ -191,23 +277,61 @@ function InfoForm({ profile }: { profile: ProfileRef }) {
   const { info, fieldErrors, error, today } = useSelector(profile, (s) => s.context);
   const busy = useSelector(profile, (s) => s.hasTag('busy'));
   const change = (field: keyof typeof info) => (value: string) => profile.send({ type: 'CHANGE_INFO', field, value });
-  const problem = (field: 'firstname' | 'lastname' | 'birthdate') => (fieldErrors[field] ? t(`profile.problem.${field}.${fieldErrors[field]}`) : null);
+  const problem = (field: 'firstname' | 'lastname' | 'birthdate') =>
+    fieldErrors[field] ? t(`profile.problem.${field}.${fieldErrors[field]}`) : null;
   const languages = Object.values(VARIANT_LOCALES[variant].locales);
   return (
     <Card className="mt-5 max-w-xl">
       <form noValidate onSubmit={submitting(profile)} className="space-y-4">
-        <TextField label={t('profile.field.firstname')} value={info.firstname} onChange={change('firstname')} autoComplete="given-name" first problem={problem('firstname')} />
-        <TextField label={t('profile.field.lastname')} value={info.lastname} onChange={change('lastname')} autoComplete="family-name" problem={problem('lastname')} />
-        <TextField label={t('profile.field.birthdate')} type="date" max={today} value={info.birthdate} onChange={change('birthdate')} autoComplete="bday" problem={problem('birthdate')} />
-        <SelectField label={t('profile.field.gender')} value={info.gender} onChange={change('gender')} autoComplete="sex"
-          options={[{ value: '', label: t('profile.gender.none') }, ...GENDERS.map((g) => ({ value: g, label: t(`profile.gender.${g}`) }))]} />
-        <SelectField label={t('profile.field.language')} value={info.language} onChange={change('language')}
-          options={languages.map((locale) => ({ value: locale, label: NATIVE[locale], lang: locale.slice(0, 2) }))} />
+        <TextField
+          label={t('profile.field.firstname')}
+          value={info.firstname}
+          onChange={change('firstname')}
+          autoComplete="given-name"
+          first
+          problem={problem('firstname')}
+        />
+        <TextField
+          label={t('profile.field.lastname')}
+          value={info.lastname}
+          onChange={change('lastname')}
+          autoComplete="family-name"
+          problem={problem('lastname')}
+        />
+        <TextField
+          label={t('profile.field.birthdate')}
+          type="date"
+          max={today}
+          value={info.birthdate}
+          onChange={change('birthdate')}
+          autoComplete="bday"
+          problem={problem('birthdate')}
+        />
+        <SelectField
+          label={t('profile.field.gender')}
+          value={info.gender}
+          onChange={change('gender')}
+          autoComplete="sex"
+          options={[
+            { value: '', label: t('profile.gender.none') },
+            ...GENDERS.map((g) => ({ value: g, label: t(`profile.gender.${g}`) })),
+          ]}
+        />
+        <SelectField
+          label={t('profile.field.language')}
+          value={info.language}
+          onChange={change('language')}
+          options={languages.map((locale) => ({ value: locale, label: NATIVE[locale], lang: locale.slice(0, 2) }))}
+        />
         <p className="text-sm text-slate-700">{t('profile.editInfo.languageHint')}</p>
         <ErrorMessage error={error ? { code: error } : null} />
         <div className="flex flex-wrap gap-3">
-          <Button type="submit" loading={busy}>{t('profile.save')}</Button>
-          <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.cancel')}</Button>
+          <Button type="submit" loading={busy}>
+            {t('profile.save')}
+          </Button>
+          <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
+            {t('profile.cancel')}
+          </Button>
         </div>
       </form>
     </Card>
@@ -228,7 +352,12 @@ function Credentials({ profile }: { profile: ProfileRef }) {
           <Alert tone="error">
             {t([`errors.${error}`, 'errors.internal_error'])}
             {error === 'primary_needs_mfa' && (
-              <> <Link to={pathOf('security', 'methods')} className="font-medium underline">{t('profile.contacts.toSecurity')}</Link></>
+              <>
+                {' '}
+                <Link to={pathOf('security', 'methods')} className="font-medium underline">
+                  {t('profile.contacts.toSecurity')}
+                </Link>
+              </>
             )}
           </Alert>
         )}
@@ -245,30 +374,61 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
   const { t } = useTranslation();
   const entries = useSelector(profile, (s) => s.context.user[kind]);
   const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
-  const addingHere = useSelector(profile, (s) => s.matches({ credentials: 'adding' }) && s.context.newContact.kind === kind);
+  const addingHere = useSelector(
+    profile,
+    (s) => s.matches({ credentials: 'adding' }) && s.context.newContact.kind === kind,
+  );
   const titleId = `${kind}-contacts`;
   return (
     <Card aria-labelledby={titleId}>
-      <h2 id={titleId} className="text-lg font-semibold">{t(`profile.contacts.${kind}.title`)}</h2>
+      <h2 id={titleId} className="text-lg font-semibold">
+        {t(`profile.contacts.${kind}.title`)}
+      </h2>
       <ul className="mt-3 divide-y divide-slate-200" data-testid={`${kind}-list`}>
         {entries.map((entry) => (
           <li key={entry.value} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
             <span className="min-w-0 break-all font-medium">{entry.value}</span>
             {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
-            <span className={`text-sm ${entry.verified ? 'text-emerald-800' : 'text-amber-800'}`}>{entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}</span>
+            <span className={`text-sm ${entry.verified ? 'text-emerald-800' : 'text-amber-800'}`}>
+              {entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}
+            </span>
             {!entry.default && (
               <span className="ml-auto flex flex-wrap gap-2">
-                <Button variant="secondary" size="sm" disabled={busy} aria-label={t('profile.contacts.makePrimaryFor', { value: entry.value })}
-                  onClick={() => profile.send({ type: 'MAKE_PRIMARY', contact: { kind, value: entry.value } })}>{t('profile.contacts.makePrimary')}</Button>
-                <Button id={deleteButtonId(entry.value)} variant="danger" size="sm" disabled={busy} aria-label={t('profile.contacts.deleteFor', { value: entry.value })}
-                  onClick={() => profile.send({ type: 'DELETE_CONTACT', contact: { kind, value: entry.value } })}>{t('profile.contacts.delete')}</Button>
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  disabled={busy}
+                  aria-label={t('profile.contacts.makePrimaryFor', { value: entry.value })}
+                  onClick={() => profile.send({ type: 'MAKE_PRIMARY', contact: { kind, value: entry.value } })}
+                >
+                  {t('profile.contacts.makePrimary')}
+                </Button>
+                <Button
+                  id={deleteButtonId(entry.value)}
+                  variant="danger"
+                  size="sm"
+                  disabled={busy}
+                  aria-label={t('profile.contacts.deleteFor', { value: entry.value })}
+                  onClick={() => profile.send({ type: 'DELETE_CONTACT', contact: { kind, value: entry.value } })}
+                >
+                  {t('profile.contacts.delete')}
+                </Button>
               </span>
             )}
           </li>
         ))}
       </ul>
-      {addingHere ? <AddContact profile={profile} kind={kind} /> : (
-        <Button className="mt-3" variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'ADD_CONTACT', kind })}>{t(`profile.contacts.${kind}.add`)}</Button>
+      {addingHere ? (
+        <AddContact profile={profile} kind={kind} />
+      ) : (
+        <Button
+          className="mt-3"
+          variant="secondary"
+          disabled={busy}
+          onClick={() => profile.send({ type: 'ADD_CONTACT', kind })}
+        >
+          {t(`profile.contacts.${kind}.add`)}
+        </Button>
       )}
     </Card>
   );
@@ -282,28 +442,59 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
   const { newContact, error, challenge } = useSelector(profile, (s) => s.context);
   const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
   const entry = useSelector(profile, (s) => s.children.contactCode) as CodeEntryRef<UserProfile> | undefined;
-  const back = <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>{t('profile.cancel')}</Button>;
+  const back = (
+    <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>
+      {t('profile.cancel')}
+    </Button>
+  );
   // Opened in place: focus goes to its field, and to the code's once the code is sent.
   const area = useRef<HTMLDivElement>(null);
   const codeStep = !!(entry && challenge);
-  useEffect(() => { area.current?.querySelector('input')?.focus(); }, [codeStep]);
-  return <div ref={area}>{codeStep ? (
-      <div className="mt-4 space-y-3 border-t border-slate-200 pt-4">
-        <p className="text-sm">{t(`profile.contacts.${kind}.codeSent`, { target: newContact.value })}</p>
-        <CodeEntryForm entry={entry!} onResend={() => profile.send({ type: 'RESEND' })}>{back}</CodeEntryForm>
-      </div>
-    ) : (
-    <form noValidate className="mt-4 space-y-4 border-t border-slate-200 pt-4" onSubmit={(event) => { event.preventDefault(); profile.send({ type: 'SEND_CODE' }); }}>
-      <TextField label={t(`profile.contacts.${kind}.new`)} value={newContact.value}
-        type={kind === 'email' ? 'email' : 'tel'} autoComplete={kind === 'email' ? 'email' : 'tel'}
-        onChange={(value) => profile.send({ type: 'CHANGE_NEW', value })} error={error ? { code: error } : null} />
-      {kind === 'phone' && <ChannelChoice channel={newContact.channel} onChange={(channel) => profile.send({ type: 'SET_CHANNEL', channel })} />}
-      <div className="flex flex-wrap gap-3">
-        <Button type="submit" loading={sending}>{t('profile.contacts.sendCode')}</Button>
-        {back}
-      </div>
-    </form>
-  )}</div>;
+  useEffect(() => {
+    area.current?.querySelector('input')?.focus();
+  }, [codeStep]);
+  return (
+    <div ref={area}>
+      {codeStep ? (
+        <div className="mt-4 space-y-3 border-t border-slate-200 pt-4">
+          <p className="text-sm">{t(`profile.contacts.${kind}.codeSent`, { target: newContact.value })}</p>
+          <CodeEntryForm entry={entry!} onResend={() => profile.send({ type: 'RESEND' })}>
+            {back}
+          </CodeEntryForm>
+        </div>
+      ) : (
+        <form
+          noValidate
+          className="mt-4 space-y-4 border-t border-slate-200 pt-4"
+          onSubmit={(event) => {
+            event.preventDefault();
+            profile.send({ type: 'SEND_CODE' });
+          }}
+        >
+          <TextField
+            label={t(`profile.contacts.${kind}.new`)}
+            value={newContact.value}
+            type={kind === 'email' ? 'email' : 'tel'}
+            autoComplete={kind === 'email' ? 'email' : 'tel'}
+            onChange={(value) => profile.send({ type: 'CHANGE_NEW', value })}
+            error={error ? { code: error } : null}
+          />
+          {kind === 'phone' && (
+            <ChannelChoice
+              channel={newContact.channel}
+              onChange={(channel) => profile.send({ type: 'SET_CHANNEL', channel })}
+            />
+          )}
+          <div className="flex flex-wrap gap-3">
+            <Button type="submit" loading={sending}>
+              {t('profile.contacts.sendCode')}
+            </Button>
+            {back}
+          </div>
+        </form>
+      )}
+    </div>
+  );
 }
 
 /** The question before a deletion: focus comes to it, and No is one key away. */
@@ -313,16 +504,33 @@ function DeleteQuestion({ profile, value }: { profile: ProfileRef; value: string
   useEffect(() => {
     heading.current?.focus();
     // Closed: back to the entry's Delete button, or where the list says what happened.
-    return () => { document.getElementById(deleteButtonId(value))?.focus(); };
+    return () => {
+      document.getElementById(deleteButtonId(value))?.focus();
+    };
   }, [value]);
   return (
-    <div role="alertdialog" aria-labelledby="delete-title" aria-describedby="delete-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => { if (event.key === 'Escape') profile.send({ type: 'KEEP' }); }}>
-      <h2 id="delete-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{t('profile.contacts.confirm.title', { value })}</h2>
-      <p id="delete-text" className="mt-1 text-sm text-slate-800">{t('profile.contacts.confirm.text', { value })}</p>
+    <div
+      role="alertdialog"
+      aria-labelledby="delete-title"
+      aria-describedby="delete-text"
+      className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') profile.send({ type: 'KEEP' });
+      }}
+    >
+      <h2 id="delete-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
+        {t('profile.contacts.confirm.title', { value })}
+      </h2>
+      <p id="delete-text" className="mt-1 text-sm text-slate-800">
+        {t('profile.contacts.confirm.text', { value })}
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" onClick={() => profile.send({ type: 'CONFIRM' })}>{t('profile.contacts.confirm.yes')}</Button>
-        <Button variant="secondary" onClick={() => profile.send({ type: 'KEEP' })}>{t('profile.contacts.confirm.no')}</Button>
+        <Button variant="danger" onClick={() => profile.send({ type: 'CONFIRM' })}>
+          {t('profile.contacts.confirm.yes')}
+        </Button>
+        <Button variant="secondary" onClick={() => profile.send({ type: 'KEEP' })}>
+          {t('profile.contacts.confirm.no')}
+        </Button>
       </div>
     </div>
   );
@@ -334,28 +542,57 @@ function BankForm({ profile }: { profile: ProfileRef }) {
   const saving = useSelector(profile, (s) => s.matches({ credentials: 'savingBank' }));
   const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
   const country = useCountries();
-  const countries = useMemo(() => IBAN_COUNTRIES.map((code) => ({ value: code, label: country(code) })).sort((a, b) => a.label.localeCompare(b.label)), [country]);
+  const countries = useMemo(
+    () =>
+      IBAN_COUNTRIES.map((code) => ({ value: code, label: country(code) })).sort((a, b) =>
+        a.label.localeCompare(b.label),
+      ),
+    [country],
+  );
   return (
     <div>
       <Card aria-labelledby="bank-title">
-        <h2 id="bank-title" className="text-lg font-semibold">{t('profile.banking.title')}</h2>
-        <p className="mt-1 text-sm text-slate-700">{user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}</p>
+        <h2 id="bank-title" className="text-lg font-semibold">
+          {t('profile.banking.title')}
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">
+          {user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}
+        </p>
         <form noValidate onSubmit={submitting(profile)} className="mt-4 space-y-4">
-          <SelectField label={t('profile.field.country')} value={bank.country} autoComplete="country"
+          <SelectField
+            label={t('profile.field.country')}
+            value={bank.country}
+            autoComplete="country"
             onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'country', value })}
-            options={[{ value: '', label: t('profile.banking.chooseCountry') }, ...countries]} />
-          <TextField label={t('profile.field.iban')} value={bank.iban} first autoComplete="off" code
+            options={[{ value: '', label: t('profile.banking.chooseCountry') }, ...countries]}
+          />
+          <TextField
+            label={t('profile.field.iban')}
+            value={bank.iban}
+            first
+            autoComplete="off"
+            code
             onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'iban', value })}
-            problem={fieldErrors.iban ? t('errors.iban_invalid') : null} />
+            problem={fieldErrors.iban ? t('errors.iban_invalid') : null}
+          />
           <p className="text-sm text-slate-700">{t('profile.banking.told')}</p>
-          <div aria-live="assertive">{fieldErrors.bank && <Alert tone="error">{t(fieldErrors.bank === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}</Alert>}</div>
+          <div aria-live="assertive">
+            {fieldErrors.bank && (
+              <Alert tone="error">
+                {t(fieldErrors.bank === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}
+              </Alert>
+            )}
+          </div>
           <div className="flex flex-wrap gap-3">
-            <Button type="submit" loading={saving} disabled={busy}>{t('profile.banking.save')}</Button>
-            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>{t('profile.backToProfile')}</Button>
+            <Button type="submit" loading={saving} disabled={busy}>
+              {t('profile.banking.save')}
+            </Button>
+            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
+              {t('profile.backToProfile')}
+            </Button>
           </div>
         </form>
       </Card>
     </div>
   );
 }
-

@@ -31,13 +31,16 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
   const captcha = useRef<CaptchaHandle>(null);
   const answer = () => captcha.current?.take() ?? NO_CAPTCHA_ELEMENT;
 
-  if (state.matches('resetting') && newPassword) return <NewPassword weak={newPassword} title="forgot.reset.title" text="forgot.reset.text" />;
+  if (state.matches('resetting') && newPassword)
+    return <NewPassword weak={newPassword} title="forgot.reset.title" text="forgot.reset.text" />;
   if (state.matches('confirmed')) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('forgot.confirmed.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">{t('forgot.confirmed.text')}</p>
-        <Button full className="mt-5" onClick={() => forgot.send({ type: 'CONTINUE' })}>{t('forgot.confirmed.signIn')}</Button>
+        <Button full className="mt-5" onClick={() => forgot.send({ type: 'CONTINUE' })}>
+          {t('forgot.confirmed.signIn')}
+        </Button>
       </>
     );
   }
@@ -45,14 +48,24 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>
-        <p className="mt-1 text-sm text-slate-700">{t(`forgot.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, { recipient: sent.recipient.join(', ') })}</p>
+        <p className="mt-1 text-sm text-slate-700">
+          {t(`forgot.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, {
+            recipient: sent.recipient.join(', '),
+          })}
+        </p>
         {entry ? (
           <>
             <CodeEntryForm entry={entry} onResend={() => entry.send({ type: 'RESEND', captcha: answer() })} />
             {/* A new code asks for the CAPTCHA again, as the first request did. */}
-            <div className="mt-3"><Captcha ref={captcha} /></div>
+            <div className="mt-3">
+              <Captcha ref={captcha} />
+            </div>
           </>
-        ) : <p role="status" className="mt-5 text-sm">{t('mfa.sending')}</p>}
+        ) : (
+          <p role="status" className="mt-5 text-sm">
+            {t('mfa.sending')}
+          </p>
+        )}
       </>
     );
   }
@@ -62,21 +75,45 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       <p className="mt-1 text-sm text-slate-700">{t('forgot.text')}</p>
       <nav aria-label={t('forgot.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
         {(['email', 'phone'] as const).map((m) => (
-          <Link key={m} to={pathOf('forgotPassword', m)} aria-current={mode === m ? 'page' : undefined}
-            className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}>
+          <Link
+            key={m}
+            to={pathOf('forgotPassword', m)}
+            aria-current={mode === m ? 'page' : undefined}
+            className={`rounded px-3 py-2 text-center text-sm font-medium ${mode === m ? 'bg-white text-brand shadow' : 'text-slate-700'}`}
+          >
             {t(`login.by.${m}`)}
           </Link>
         ))}
       </nav>
-      <form className="mt-5 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); forgot.send({ type: 'SUBMIT', captcha: answer() }); }}>
-        <TextField label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')} type={mode === 'email' ? 'email' : 'tel'}
-          autoComplete="username" value={username} onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })} />
-        {mode === 'phone' && <ChannelChoice channel={channel} onChange={(c) => forgot.send({ type: 'SET_CHANNEL', channel: c })} />}
+      <form
+        className="mt-5 space-y-4"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          forgot.send({ type: 'SUBMIT', captcha: answer() });
+        }}
+      >
+        <TextField
+          label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')}
+          type={mode === 'email' ? 'email' : 'tel'}
+          autoComplete="username"
+          value={username}
+          onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })}
+        />
+        {mode === 'phone' && (
+          <ChannelChoice channel={channel} onChange={(c) => forgot.send({ type: 'SET_CHANNEL', channel: c })} />
+        )}
         <Captcha ref={captcha} />
         <ErrorMessage error={error} />
-        <Button type="submit" full loading={state.matches('requesting')}>{t('forgot.send')}</Button>
+        <Button type="submit" full loading={state.matches('requesting')}>
+          {t('forgot.send')}
+        </Button>
       </form>
-      <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
+      <p className="mt-4 text-sm">
+        <Link to={pathOf('login', 'email')} className="text-brand underline">
+          {t('mfa.back')}
+        </Link>
+      </p>
     </>
   );
 }

@@ -28,17 +28,29 @@ function Finder({ finder }: { finder: UsernameRef }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t(usernames.length ? 'username.found' : 'username.none')}</h1>
-        {usernames.length > 0 && <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">{usernames.map((u) => <li key={u}>{u}</li>)}</ul>}
+        {usernames.length > 0 && (
+          <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">
+            {usernames.map((u) => (
+              <li key={u}>{u}</li>
+            ))}
+          </ul>
+        )}
         {/* No account with this number: a card not yet activated is the likely reason. */}
         {usernames.length === 0 && (
           <p className="mt-3 text-sm text-slate-800">
             {t('username.noneHelp')}{' '}
-            <Link to={pathOf('onboarding', 'card')} className="font-medium text-brand underline">{t('username.activate')}</Link>
+            <Link to={pathOf('onboarding', 'card')} className="font-medium text-brand underline">
+              {t('username.activate')}
+            </Link>
           </p>
         )}
         <div className="mt-5 flex flex-wrap gap-4 text-sm">
-          <Link to={pathOf('login', 'email')} className="text-brand underline">{t('username.signIn')}</Link>
-          <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">{t('username.again')}</button>
+          <Link to={pathOf('login', 'email')} className="text-brand underline">
+            {t('username.signIn')}
+          </Link>
+          <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">
+            {t('username.again')}
+          </button>
         </div>
       </>
     );
@@ -51,19 +63,42 @@ function Finder({ finder }: { finder: UsernameRef }) {
         <div className="mt-1 flex flex-wrap gap-4">
           {(['card', 'nationalRegister'] as const).map((k) => (
             <label key={k} className="flex items-center gap-2 text-sm">
-              <input type="radio" name="kind" checked={kind === k} onChange={() => finder.send({ type: 'SET_KIND', kind: k })} />
+              <input
+                type="radio"
+                name="kind"
+                checked={kind === k}
+                onChange={() => finder.send({ type: 'SET_KIND', kind: k })}
+              />
               {t(`username.kind.${k}`)}
             </label>
           ))}
         </div>
       </fieldset>
-      <form className="mt-4 space-y-4" noValidate onSubmit={(event) => { event.preventDefault(); finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT }); }}>
-        <TextField label={t(`username.label.${kind}`)} inputMode="numeric" value={value} error={error}
-          onChange={(v) => finder.send({ type: 'CHANGE', value: v })} />
+      <form
+        className="mt-4 space-y-4"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT });
+        }}
+      >
+        <TextField
+          label={t(`username.label.${kind}`)}
+          inputMode="numeric"
+          value={value}
+          error={error}
+          onChange={(v) => finder.send({ type: 'CHANGE', value: v })}
+        />
         <Captcha ref={captcha} />
-        <Button type="submit" full loading={state.matches('searching')}>{t('username.search')}</Button>
+        <Button type="submit" full loading={state.matches('searching')}>
+          {t('username.search')}
+        </Button>
       </form>
-      <p className="mt-4 text-sm"><Link to={pathOf('login', 'email')} className="text-brand underline">{t('mfa.back')}</Link></p>
+      <p className="mt-4 text-sm">
+        <Link to={pathOf('login', 'email')} className="text-brand underline">
+          {t('mfa.back')}
+        </Link>
+      </p>
     </>
   );
 }

@@ -23,7 +23,15 @@ export default function AuthenticatorPage() {
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
-      {setupRef ? <Setup setup={setupRef} /> : running ? <p role="status" className="mt-4">{t('common.loading')}</p> : <AlreadyDone />}
+      {setupRef ? (
+        <Setup setup={setupRef} />
+      ) : running ? (
+        <p role="status" className="mt-4">
+          {t('common.loading')}
+        </p>
+      ) : (
+        <AlreadyDone />
+      )}
     </UserLayout>
   );
 }
@@ -37,11 +45,14 @@ function Setup({ setup }: { setup: SetupRef }) {
     return (
       <div className="mt-5 space-y-3">
         <ErrorMessage error={error} />
-        <Button variant="secondary" onClick={() => setup.send({ type: 'RETRY' })}>{t('authenticator.retry')}</Button>
+        <Button variant="secondary" onClick={() => setup.send({ type: 'RETRY' })}>
+          {t('authenticator.retry')}
+        </Button>
       </div>
     );
   }
-  if (state.matches('showingKeys') && keys) return <RecoveryKeys keys={keys} onSaved={() => setup.send({ type: 'CONTINUE' })} />;
+  if (state.matches('showingKeys') && keys)
+    return <RecoveryKeys keys={keys} onSaved={() => setup.send({ type: 'CONTINUE' })} />;
   if (state.matches('scanning')) {
     return (
       <div className="mt-5 space-y-5">
@@ -49,22 +60,46 @@ function Setup({ setup }: { setup: SetupRef }) {
           <li>{t('authenticator.step1')}</li>
           <li>{t('authenticator.step2')}</li>
         </ol>
-        {qrSvg && <img src={`data:image/svg+xml;base64,${btoa(qrSvg)}`} alt={t('authenticator.qrAlt')} width={200} height={200} className="rounded border border-slate-200 bg-white p-2" />}
+        {qrSvg && (
+          <img
+            src={`data:image/svg+xml;base64,${btoa(qrSvg)}`}
+            alt={t('authenticator.qrAlt')}
+            width={200}
+            height={200}
+            className="rounded border border-slate-200 bg-white p-2"
+          />
+        )}
         {/* On a phone, the app is on the same screen: a link opens it with the key. */}
-        {otpauthUrl && <a href={otpauthUrl} className="btn btn-secondary">{t('authenticator.open')}</a>}
+        {otpauthUrl && (
+          <a href={otpauthUrl} className="btn btn-secondary">
+            {t('authenticator.open')}
+          </a>
+        )}
         <div className="space-y-2 text-sm">
           <p>{t('authenticator.orKey')}</p>
           <p className="flex flex-wrap items-center gap-3">
             {/* Grouped in fours to copy by eye; the apps take it with or without the spaces. */}
-            <code data-testid="totp-secret" className="rounded bg-slate-100 px-2 py-1 font-mono tracking-wide" aria-label={t('authenticator.keyLabel')}>{secret ? groupsOfFour(secret) : ''}</code>
-            <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(secret ?? '')}>{t('authenticator.copyKey')}</Button>
+            <code
+              data-testid="totp-secret"
+              className="rounded bg-slate-100 px-2 py-1 font-mono tracking-wide"
+              aria-label={t('authenticator.keyLabel')}
+            >
+              {secret ? groupsOfFour(secret) : ''}
+            </code>
+            <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(secret ?? '')}>
+              {t('authenticator.copyKey')}
+            </Button>
           </p>
         </div>
         {state.children.codeEntry && <CodeEntryForm entry={state.children.codeEntry} label="authenticator.codeLabel" />}
       </div>
     );
   }
-  return <p role="status" className="mt-4">{t('common.loading')}</p>;
+  return (
+    <p role="status" className="mt-4">
+      {t('common.loading')}
+    </p>
+  );
 }
 
 /** Outside a set-up (a reload after the keys were shown): the keys are gone for good; say what to do. */
@@ -73,7 +108,9 @@ function AlreadyDone() {
   return (
     <div className="mt-5 space-y-3">
       <p>{t('authenticator.done')}</p>
-      <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>
+      <Link to={pathOf('security', 'overview')} className="text-brand underline">
+        {t('security.back')}
+      </Link>
     </div>
   );
 }

@@ -24,8 +24,16 @@ export function DevicesSection({ devices }: { devices: DevicesRef | undefined })
   const { t } = useTranslation();
   return (
     <Card id="devices" aria-labelledby="devices-title">
-      <h2 id="devices-title" className="text-lg font-semibold">{t('devices.title')}</h2>
-      {devices ? <Devices devices={devices} /> : <p role="status" className="mt-3 text-sm">{t('common.loading')}</p>}
+      <h2 id="devices-title" className="text-lg font-semibold">
+        {t('devices.title')}
+      </h2>
+      {devices ? (
+        <Devices devices={devices} />
+      ) : (
+        <p role="status" className="mt-3 text-sm">
+          {t('common.loading')}
+        </p>
+      )}
     </Card>
   );
 }
@@ -60,17 +68,32 @@ function Devices({ devices }: { devices: DevicesRef }) {
         {error && state !== 'failed' && (
           <Alert tone="error">
             {t(error === 'step_up_required' ? 'devices.error.step_up_required' : 'devices.error.action')}
-            {error === 'step_up_required' && <> <Link to={pathOf('security', 'methods')} className="underline">{t('devices.error.stepUpLink')}</Link></>}
+            {error === 'step_up_required' && (
+              <>
+                {' '}
+                <Link to={pathOf('security', 'methods')} className="underline">
+                  {t('devices.error.stepUpLink')}
+                </Link>
+              </>
+            )}
           </Alert>
         )}
       </div>
       {state === 'failed' && (
         <div>
-          <Alert tone="error" role="alert">{t('devices.error.load')}</Alert>
-          <Button className="mt-3" onClick={() => devices.send({ type: 'RETRY' })}>{t('devices.error.retry')}</Button>
+          <Alert tone="error" role="alert">
+            {t('devices.error.load')}
+          </Alert>
+          <Button className="mt-3" onClick={() => devices.send({ type: 'RETRY' })}>
+            {t('devices.error.retry')}
+          </Button>
         </div>
       )}
-      {state === 'loading' && list.length === 0 && <p role="status" className="text-sm">{t('common.loading')}</p>}
+      {state === 'loading' && list.length === 0 && (
+        <p role="status" className="text-sm">
+          {t('common.loading')}
+        </p>
+      )}
       {list.length > 0 && state !== 'failed' && (
         <ul className="space-y-3" data-testid="devices">
           {list.map((device) => (
@@ -80,11 +103,26 @@ function Devices({ devices }: { devices: DevicesRef }) {
           ))}
         </ul>
       )}
-      {pending && pending.action !== 'untrust' && <Confirmation devices={devices} action={pending} name={nameOf(t, list.find((d) => 'id' in pending && d.id === pending.id))} />}
+      {pending && pending.action !== 'untrust' && (
+        <Confirmation
+          devices={devices}
+          action={pending}
+          name={nameOf(
+            t,
+            list.find((d) => 'id' in pending && d.id === pending.id),
+          )}
+        />
+      )}
       {state !== 'failed' && (
         <div className="flex flex-wrap gap-3 border-t border-slate-200 pt-4">
-          {others && <Button variant="secondary" disabled={busy} onClick={() => devices.send({ type: 'LOG_OUT_OTHERS' })}>{t('devices.logoutOthers')}</Button>}
-          <Button variant="danger" disabled={busy} onClick={() => devices.send({ type: 'LOG_OUT_EVERYWHERE' })}>{t('devices.logoutEverywhere')}</Button>
+          {others && (
+            <Button variant="secondary" disabled={busy} onClick={() => devices.send({ type: 'LOG_OUT_OTHERS' })}>
+              {t('devices.logoutOthers')}
+            </Button>
+          )}
+          <Button variant="danger" disabled={busy} onClick={() => devices.send({ type: 'LOG_OUT_EVERYWHERE' })}>
+            {t('devices.logoutEverywhere')}
+          </Button>
         </div>
       )}
     </div>
@@ -99,8 +137,18 @@ function nameOf(t: T, device: Device | undefined): string {
   return t(`devices.name.${platform}`);
 }
 
-function DeviceCard({ device, busy, date, place, send }: {
-  device: Device; busy: boolean; date: (iso: string) => string; place: (where: Place) => string; send: DevicesRef['send'];
+function DeviceCard({
+  device,
+  busy,
+  date,
+  place,
+  send,
+}: {
+  device: Device;
+  busy: boolean;
+  date: (iso: string) => string;
+  place: (where: Place) => string;
+  send: DevicesRef['send'];
 }) {
   const { t, i18n } = useTranslation();
   const headingId = `device-${device.id}`;
@@ -108,54 +156,121 @@ function DeviceCard({ device, busy, date, place, send }: {
   const name = nameOf(t, device);
   const unknown = t('devices.unknown');
   return (
-    <article aria-labelledby={headingId} className="rounded-lg border border-slate-200 bg-white p-4" data-testid="device" data-current={device.current}>
+    <article
+      aria-labelledby={headingId}
+      className="rounded-lg border border-slate-200 bg-white p-4"
+      data-testid="device"
+      data-current={device.current}
+    >
       <h3 id={headingId} className="font-semibold">
         {name}
-        {device.current && <> <span className="sr-only">— </span><Badge>{t('devices.current')}</Badge></>}
+        {device.current && (
+          <>
+            {' '}
+            <span className="sr-only">— </span>
+            <Badge>{t('devices.current')}</Badge>
+          </>
+        )}
       </h3>
       <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-600">{t('devices.browser')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.browser ?? unknown}</dd>
-        <dt className="text-slate-600">{t('devices.os')}</dt><dd className="mb-1 font-medium sm:mb-0">{device.os ?? unknown}</dd>
-        <dt className="text-slate-600">{t('devices.location')}</dt><dd className="mb-1 font-medium sm:mb-0">{place(device)}</dd>
-        <dt className="text-slate-600">{t('devices.firstSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.first_seen_at)}</dd>
-        <dt className="text-slate-600">{t('devices.lastSeen')}</dt><dd className="mb-1 font-medium sm:mb-0">{date(device.last_seen_at)}</dd>
+        <dt className="text-slate-600">{t('devices.browser')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{device.browser ?? unknown}</dd>
+        <dt className="text-slate-600">{t('devices.os')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{device.os ?? unknown}</dd>
+        <dt className="text-slate-600">{t('devices.location')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{place(device)}</dd>
+        <dt className="text-slate-600">{t('devices.firstSeen')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{date(device.first_seen_at)}</dd>
+        <dt className="text-slate-600">{t('devices.lastSeen')}</dt>
+        <dd className="mb-1 font-medium sm:mb-0">{date(device.last_seen_at)}</dd>
         <dt className="text-slate-600">{t('devices.services')}</dt>
-        <dd className="mb-1 font-medium sm:mb-0">{device.services.length > 0 ? services.format(device.services.map((s) => s.name)) : t('devices.noServices')}</dd>
+        <dd className="mb-1 font-medium sm:mb-0">
+          {device.services.length > 0 ? services.format(device.services.map((s) => s.name)) : t('devices.noServices')}
+        </dd>
         <dt className="text-slate-600">{t('devices.status')}</dt>
-        <dd data-testid="device-status" className="mb-1 font-medium sm:mb-0">{t(`devices.state.${device.status}`)}<span aria-hidden="true"> · </span><span className="sr-only">, </span>{t('devices.sessions', { count: device.sessions })}</dd>
-        {device.trusted_until && <><dt className="text-slate-600">{t('devices.trust')}</dt><dd className="mb-1 font-medium sm:mb-0">{t('devices.trustedUntil', { date: date(device.trusted_until) })}</dd></>}
-      </dl>
-      {((!device.current && device.status === 'active') || device.trusted_until) && <div className="mt-3 flex flex-wrap gap-2">
-        {!device.current && device.status === 'active' && (
-          <Button variant="danger" size="sm" disabled={busy} aria-label={t('devices.logoutFor', { name })} onClick={() => send({ type: 'LOG_OUT', id: device.id })}>
-            {t('devices.logout')}
-          </Button>
-        )}
+        <dd data-testid="device-status" className="mb-1 font-medium sm:mb-0">
+          {t(`devices.state.${device.status}`)}
+          <span aria-hidden="true"> · </span>
+          <span className="sr-only">, </span>
+          {t('devices.sessions', { count: device.sessions })}
+        </dd>
         {device.trusted_until && (
-          <Button variant="secondary" size="sm" disabled={busy} aria-label={t('devices.untrustFor', { name })} onClick={() => send({ type: 'UNTRUST', id: device.id })}>
-            {t('devices.untrust')}
-          </Button>
+          <>
+            <dt className="text-slate-600">{t('devices.trust')}</dt>
+            <dd className="mb-1 font-medium sm:mb-0">
+              {t('devices.trustedUntil', { date: date(device.trusted_until) })}
+            </dd>
+          </>
         )}
-      </div>}
+      </dl>
+      {((!device.current && device.status === 'active') || device.trusted_until) && (
+        <div className="mt-3 flex flex-wrap gap-2">
+          {!device.current && device.status === 'active' && (
+            <Button
+              variant="danger"
+              size="sm"
+              disabled={busy}
+              aria-label={t('devices.logoutFor', { name })}
+              onClick={() => send({ type: 'LOG_OUT', id: device.id })}
+            >
+              {t('devices.logout')}
+            </Button>
+          )}
+          {device.trusted_until && (
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={busy}
+              aria-label={t('devices.untrustFor', { name })}
+              onClick={() => send({ type: 'UNTRUST', id: device.id })}
+            >
+              {t('devices.untrust')}
+            </Button>
+          )}
+        </div>
+      )}
     </article>
   );
 }
 
 /** The question before a sign-out: focus comes to it, and No is one key away. */
-function Confirmation({ devices, action, name }: { devices: DevicesRef; action: Exclude<DeviceAction, { action: 'untrust' }>; name: string }) {
+function Confirmation({
+  devices,
+  action,
+  name,
+}: {
+  devices: DevicesRef;
+  action: Exclude<DeviceAction, { action: 'untrust' }>;
+  name: string;
+}) {
   const { t } = useTranslation();
   const busy = useSelector(devices, (s) => !s.matches('confirming'));
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   const key = `devices.confirm.${action.action}`;
   return (
-    <div role="alertdialog" aria-labelledby="devices-confirm-title" aria-describedby="devices-confirm-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => { if (event.key === 'Escape') devices.send({ type: 'CANCEL' }); }}>
-      <h3 id="devices-confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{t(`${key}.title`, { name })}</h3>
-      <p id="devices-confirm-text" className="mt-1 text-sm text-slate-800">{t(`${key}.text`, { name })}</p>
+    <div
+      role="alertdialog"
+      aria-labelledby="devices-confirm-title"
+      aria-describedby="devices-confirm-text"
+      className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') devices.send({ type: 'CANCEL' });
+      }}
+    >
+      <h3 id="devices-confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
+        {t(`${key}.title`, { name })}
+      </h3>
+      <p id="devices-confirm-text" className="mt-1 text-sm text-slate-800">
+        {t(`${key}.text`, { name })}
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => devices.send({ type: 'CONFIRM' })}>{t(`${key}.yes`)}</Button>
-        <Button variant="secondary" disabled={busy} onClick={() => devices.send({ type: 'CANCEL' })}>{t('devices.confirm.no')}</Button>
+        <Button variant="danger" loading={busy} onClick={() => devices.send({ type: 'CONFIRM' })}>
+          {t(`${key}.yes`)}
+        </Button>
+        <Button variant="secondary" disabled={busy} onClick={() => devices.send({ type: 'CANCEL' })}>
+          {t('devices.confirm.no')}
+        </Button>
       </div>
     </div>
   );

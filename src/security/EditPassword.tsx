@@ -21,7 +21,13 @@ type EditRef = ActorRefFrom<typeof editPasswordMachine>;
 export function EditPassword() {
   const { t } = useTranslation();
   const flow = useFlowChild('editPassword');
-  return flow ? <Form flow={flow} /> : <p role="status" className="mt-4">{t('common.loading')}</p>;
+  return flow ? (
+    <Form flow={flow} />
+  ) : (
+    <p role="status" className="mt-4">
+      {t('common.loading')}
+    </p>
+  );
 }
 
 function Form({ flow }: { flow: EditRef }) {
@@ -34,19 +40,37 @@ function Form({ flow }: { flow: EditRef }) {
     <Card className="mt-5">
       <p className="mb-5 text-sm text-slate-700">{t('security.password.text')}</p>
       {child ? (
-        <NewPassword weak={child} title={null} submit="security.password.submit" onSubmit={(answer) => flow.send({ type: 'SUBMIT', ...answer })}
-          before={(
-            <TextField label={t('security.password.current')} type="password" autoComplete="current-password" value={current} first
+        <NewPassword
+          weak={child}
+          title={null}
+          submit="security.password.submit"
+          onSubmit={(answer) => flow.send({ type: 'SUBMIT', ...answer })}
+          before={
+            <TextField
+              label={t('security.password.current')}
+              type="password"
+              autoComplete="current-password"
+              value={current}
+              first
               error={currentMissing ? { code: 'required_password' } : undefined}
-              onChange={(value) => flow.send({ type: 'CURRENT', value })} />
-          )}
-          after={(
+              onChange={(value) => flow.send({ type: 'CURRENT', value })}
+            />
+          }
+          after={
             <label className="flex min-h-11 items-center gap-2 text-sm">
-              <input type="checkbox" checked={keepThisSession} onChange={(event) => flow.send({ type: 'KEEP', value: event.target.checked })} className="h-5 w-5" />
+              <input
+                type="checkbox"
+                checked={keepThisSession}
+                onChange={(event) => flow.send({ type: 'KEEP', value: event.target.checked })}
+                className="h-5 w-5"
+              />
               {t('security.password.keep')}
             </label>
-          )} />
-      ) : <p role="status">{t('common.loading')}</p>}
+          }
+        />
+      ) : (
+        <p role="status">{t('common.loading')}</p>
+      )}
     </Card>
   );
 }
@@ -58,9 +82,13 @@ function Changed() {
   useEffect(() => notice.current?.focus(), []);
   return (
     <Card className="mt-5">
-      <div ref={notice} tabIndex={-1}><Alert tone="success">{t('security.password.changed')}</Alert></div>
+      <div ref={notice} tabIndex={-1}>
+        <Alert tone="success">{t('security.password.changed')}</Alert>
+      </div>
       <p className="mt-4 text-sm">
-        <Link to={pathOf('security', 'overview')} className="text-brand underline">{t('security.back')}</Link>
+        <Link to={pathOf('security', 'overview')} className="text-brand underline">
+          {t('security.back')}
+        </Link>
       </p>
     </Card>
   );

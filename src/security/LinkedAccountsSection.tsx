@@ -32,7 +32,9 @@ export function LinkedAccountsSection() {
   if (off) return null;
   return (
     <Card aria-labelledby="linked-title" data-testid="linked-accounts">
-      <h2 id="linked-title" className="text-lg font-semibold">{t('linked.title')}</h2>
+      <h2 id="linked-title" className="text-lg font-semibold">
+        {t('linked.title')}
+      </h2>
       <p className="mt-1 text-sm text-slate-700">{t('linked.text')}</p>
       <Linked flow={flow} />
     </Card>
@@ -57,12 +59,19 @@ function Linked({ flow }: { flow: LinksRef }) {
       notices.current?.focus();
     }
   }, [pending]);
-  if (state === 'loading' && identities.length === 0) return <p role="status" className="mt-3 text-sm">{t('common.loading')}</p>;
+  if (state === 'loading' && identities.length === 0)
+    return (
+      <p role="status" className="mt-3 text-sm">
+        {t('common.loading')}
+      </p>
+    );
   if (state === 'failed') {
     return (
       <div className="mt-3">
         <Alert tone="error">{t('linked.loadFailed')}</Alert>
-        <Button className="mt-3" onClick={() => flow.send({ type: 'RETRY' })}>{t('linked.retry')}</Button>
+        <Button className="mt-3" onClick={() => flow.send({ type: 'RETRY' })}>
+          {t('linked.retry')}
+        </Button>
       </div>
     );
   }
@@ -75,30 +84,56 @@ function Linked({ flow }: { flow: LinksRef }) {
         {error && (
           <Alert tone="error">
             {t([`errors.${error}`, 'errors.internal_error'])}
-            {error === 'step_up_required' && <> <Link to={pathOf('security', 'methods')} className="underline">{t('devices.error.stepUpLink')}</Link></>}
+            {error === 'step_up_required' && (
+              <>
+                {' '}
+                <Link to={pathOf('security', 'methods')} className="underline">
+                  {t('devices.error.stepUpLink')}
+                </Link>
+              </>
+            )}
           </Alert>
         )}
       </div>
-      {identities.length === 0
-        ? <p className="text-sm">{t('linked.none')}</p>
-        : (
-          <ul className="space-y-3" data-testid="linked-list">
-            {identities.map((identity) => (
-              <li key={identity.id} className="rounded-lg border border-slate-200 bg-white p-4" data-testid="linked-identity">
-                <h3 className="font-semibold">{t('linked.provider', { company: company(identity) })}</h3>
-                <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                  {identity.email && <><dt className="text-slate-600">{t('linked.email')}</dt><dd className="font-medium">{identity.email}</dd></>}
-                  <dt className="text-slate-600">{t('linked.linkedAt')}</dt><dd className="font-medium">{date(identity.linked_at)}</dd>
-                  <dt className="text-slate-600">{t('linked.lastUsed')}</dt><dd className="font-medium">{identity.last_used_at ? date(identity.last_used_at) : t('linked.never')}</dd>
-                </dl>
-                <Button variant="danger" size="sm" className="mt-3" disabled={busy} aria-label={t('linked.unlinkFor', { company: company(identity) })}
-                  onClick={() => flow.send({ type: 'UNLINK', id: identity.id })}>
-                  {t('linked.unlink')}
-                </Button>
-              </li>
-            ))}
-          </ul>
-        )}
+      {identities.length === 0 ? (
+        <p className="text-sm">{t('linked.none')}</p>
+      ) : (
+        <ul className="space-y-3" data-testid="linked-list">
+          {identities.map((identity) => (
+            <li
+              key={identity.id}
+              className="rounded-lg border border-slate-200 bg-white p-4"
+              data-testid="linked-identity"
+            >
+              <h3 className="font-semibold">{t('linked.provider', { company: company(identity) })}</h3>
+              <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+                {identity.email && (
+                  <>
+                    <dt className="text-slate-600">{t('linked.email')}</dt>
+                    <dd className="font-medium">{identity.email}</dd>
+                  </>
+                )}
+                <dt className="text-slate-600">{t('linked.linkedAt')}</dt>
+                <dd className="font-medium">{date(identity.linked_at)}</dd>
+                <dt className="text-slate-600">{t('linked.lastUsed')}</dt>
+                <dd className="font-medium">
+                  {identity.last_used_at ? date(identity.last_used_at) : t('linked.never')}
+                </dd>
+              </dl>
+              <Button
+                variant="danger"
+                size="sm"
+                className="mt-3"
+                disabled={busy}
+                aria-label={t('linked.unlinkFor', { company: company(identity) })}
+                onClick={() => flow.send({ type: 'UNLINK', id: identity.id })}
+              >
+                {t('linked.unlink')}
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
       {asking && <Confirmation flow={flow} company={company(asking)} />}
     </div>
   );
@@ -111,13 +146,28 @@ function Confirmation({ flow, company }: { flow: LinksRef; company: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
-    <div role="alertdialog" aria-labelledby="unlink-title" aria-describedby="unlink-text" className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => { if (event.key === 'Escape') flow.send({ type: 'CANCEL' }); }}>
-      <h3 id="unlink-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">{t('linked.confirm.title', { company })}</h3>
-      <p id="unlink-text" className="mt-1 text-sm text-slate-800">{t('linked.confirm.text')}</p>
+    <div
+      role="alertdialog"
+      aria-labelledby="unlink-title"
+      aria-describedby="unlink-text"
+      className="rounded-lg border-2 border-amber-500 bg-white p-4"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') flow.send({ type: 'CANCEL' });
+      }}
+    >
+      <h3 id="unlink-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
+        {t('linked.confirm.title', { company })}
+      </h3>
+      <p id="unlink-text" className="mt-1 text-sm text-slate-800">
+        {t('linked.confirm.text')}
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => flow.send({ type: 'CONFIRM' })}>{t('linked.confirm.yes')}</Button>
-        <Button variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'CANCEL' })}>{t('linked.confirm.no')}</Button>
+        <Button variant="danger" loading={busy} onClick={() => flow.send({ type: 'CONFIRM' })}>
+          {t('linked.confirm.yes')}
+        </Button>
+        <Button variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'CANCEL' })}>
+          {t('linked.confirm.no')}
+        </Button>
       </div>
     </div>
   );

@@ -11,7 +11,7 @@ export function usePlaceName(unknown: string): (place: Place) => string {
   const locale = i18n.language.replace('_', '-');
   const regions = useMemo(() => new Intl.DisplayNames([locale], { type: 'region' }), [locale]);
   return ({ country, city }) => {
-    const name = country ? regions.of(country) ?? country : unknown;
+    const name = country ? (regions.of(country) ?? country) : unknown;
     return city ? t('security.place', { context: 'city', city, country: name }) : name;
   };
 }

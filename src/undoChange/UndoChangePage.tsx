@@ -32,8 +32,12 @@ function Undo({ flow }: { flow: ReturnType<typeof useActorRef<typeof UNDO>> }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('undoChange.done.title')}</h1>
-        <Alert tone="success" className="mt-4">{t('undoChange.done.text')}</Alert>
-        <Link to={pathOf('forgotPassword', 'email')} className="btn btn-primary mt-4">{t('undoChange.done.newPassword')}</Link>
+        <Alert tone="success" className="mt-4">
+          {t('undoChange.done.text')}
+        </Alert>
+        <Link to={pathOf('forgotPassword', 'email')} className="btn btn-primary mt-4">
+          {t('undoChange.done.newPassword')}
+        </Link>
       </>
     );
   }
@@ -41,9 +45,13 @@ function Undo({ flow }: { flow: ReturnType<typeof useActorRef<typeof UNDO>> }) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('undoChange.title')}</h1>
-        <Alert tone="error" className="mt-4">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
+        <Alert tone="error" className="mt-4">
+          {t([`errors.${error}`, 'errors.internal_error'])}
+        </Alert>
         <p className="mt-3 text-sm">{t('undoChange.failedHint')}</p>
-        <Link to={pathOf('forgotPassword', 'email')} className="mt-2 inline-block text-brand-dark underline">{t('undoChange.done.newPassword')}</Link>
+        <Link to={pathOf('forgotPassword', 'email')} className="mt-2 inline-block text-brand-dark underline">
+          {t('undoChange.done.newPassword')}
+        </Link>
       </>
     );
   }
@@ -56,7 +64,14 @@ function Undo({ flow }: { flow: ReturnType<typeof useActorRef<typeof UNDO>> }) {
         <li>{t('undoChange.effect.sessions')}</li>
         <li>{t('undoChange.effect.password')}</li>
       </ul>
-      <Button className="mt-5" variant="danger" loading={state === 'undoing'} onClick={() => flow.send({ type: 'UNDO' })}>{t('undoChange.confirm')}</Button>
+      <Button
+        className="mt-5"
+        variant="danger"
+        loading={state === 'undoing'}
+        onClick={() => flow.send({ type: 'UNDO' })}
+      >
+        {t('undoChange.confirm')}
+      </Button>
     </>
   );
 }

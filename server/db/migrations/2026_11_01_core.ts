@@ -94,7 +94,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('detail', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('security_events_user_idx').on('security_events').columns(['user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('security_events_user_idx')
+    .on('security_events')
+    .columns(['user_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('oauth_clients')

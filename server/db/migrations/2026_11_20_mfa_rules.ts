@@ -8,5 +8,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('mfa_challenges').addColumn('replaces_method_id', 'integer').execute();
   await db.schema.createIndex('mfa_challenges_user_idx').on('mfa_challenges').columns(['user_id', 'purpose']).execute();
   // One method per kind and destination: two racing activations of one address add it once.
-  await db.schema.createIndex('mfa_methods_target_unique').on('mfa_methods').columns(['user_id', 'method', 'target']).unique().execute();
+  await db.schema
+    .createIndex('mfa_methods_target_unique')
+    .on('mfa_methods')
+    .columns(['user_id', 'method', 'target'])
+    .unique()
+    .execute();
 }

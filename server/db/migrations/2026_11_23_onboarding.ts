@@ -6,8 +6,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   // the employer told us of the holder, which onboarding offers as defaults.
   await db.schema.alterTable('cards').addColumn('activation_code_hash', 'text').execute();
   // 'issued' (may be activated) or 'blocked' (lost, stolen or withdrawn by an operator).
-  await db.schema.alterTable('cards').addColumn('status', 'text', (c) => c.notNull().defaultTo('issued')).execute();
-  for (const column of ['holder_firstname', 'holder_lastname', 'holder_email', 'holder_phone', 'holder_language', 'company', 'beneficiary_id']) {
+  await db.schema
+    .alterTable('cards')
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('issued'))
+    .execute();
+  for (const column of [
+    'holder_firstname',
+    'holder_lastname',
+    'holder_email',
+    'holder_phone',
+    'holder_language',
+    'company',
+    'beneficiary_id',
+  ]) {
     await db.schema.alterTable('cards').addColumn(column, 'text').execute();
   }
 

@@ -20,7 +20,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failed_at', 'text')
     .addColumn('last_error', 'text')
     .execute();
-  await db.schema.createIndex('message_outbox_due_idx').on('message_outbox').columns(['failed_at', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('message_outbox_due_idx')
+    .on('message_outbox')
+    .columns(['failed_at', 'next_attempt_at'])
+    .execute();
 
   // Forgotten-password requests, taken as they are typed, real account or not: the worker looks
   // the account up and starts its challenge, so the answer does the same work for both.

@@ -6,8 +6,23 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 const COLUMNS = [
-  'id', 'user_id', 'method_id', 'purpose', 'new_method', 'target', 'payload_hash', 'code_hash', 'attempts', 'sends',
-  'expires_at', 'resend_at', 'device_key', 'login_ticket_hash', 'completed_at', 'created_at', 'replaces_method_id',
+  'id',
+  'user_id',
+  'method_id',
+  'purpose',
+  'new_method',
+  'target',
+  'payload_hash',
+  'code_hash',
+  'attempts',
+  'sends',
+  'expires_at',
+  'resend_at',
+  'device_key',
+  'login_ticket_hash',
+  'completed_at',
+  'created_at',
+  'replaces_method_id',
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -38,11 +53,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`insert into mfa_challenges_rebuilt (${columns}) select ${columns} from mfa_challenges`.execute(db);
     await db.schema.dropTable('mfa_challenges').execute();
     await db.schema.alterTable('mfa_challenges_rebuilt').renameTo('mfa_challenges').execute();
-    await db.schema.createIndex('mfa_challenges_user_idx').on('mfa_challenges').columns(['user_id', 'purpose']).execute();
+    await db.schema
+      .createIndex('mfa_challenges_user_idx')
+      .on('mfa_challenges')
+      .columns(['user_id', 'purpose'])
+      .execute();
   } else {
-    await db.schema.alterTable('mfa_challenges').alterColumn('user_id', (c) => c.dropNotNull()).execute();
-    await db.schema.alterTable('mfa_challenges')
-      .addColumn('flow_id', 'text', (c) => c.references('onboarding_flows.id').onDelete('cascade')).execute();
+    await db.schema
+      .alterTable('mfa_challenges')
+      .alterColumn('user_id', (c) => c.dropNotNull())
+      .execute();
+    await db.schema
+      .alterTable('mfa_challenges')
+      .addColumn('flow_id', 'text', (c) => c.references('onboarding_flows.id').onDelete('cascade'))
+      .execute();
   }
-  await db.schema.createIndex('mfa_challenges_flow_sends_unique').on('mfa_challenges').columns(['flow_id', 'sends']).unique().execute();
+  await db.schema
+    .createIndex('mfa_challenges_flow_sends_unique')
+    .on('mfa_challenges')
+    .columns(['flow_id', 'sends'])
+    .unique()
+    .execute();
 }

@@ -9,8 +9,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The sign-in event's detail (JSON) while its records wait to be written; null once written.
   await db.schema.alterTable('sessions').addColumn('pending_record', 'text').execute();
   // Only waiting rows are indexed: the worker finds them without reading every session.
-  await db.schema.createIndex('sessions_pending_idx').on('sessions').column('created_at')
-    .where(sql.ref('pending_record'), 'is not', null).execute();
+  await db.schema
+    .createIndex('sessions_pending_idx')
+    .on('sessions')
+    .column('created_at')
+    .where(sql.ref('pending_record'), 'is not', null)
+    .execute();
   // The device of sessions opened before: the devices list tells the current one by its key.
-  await sql`update sessions set device_key = (select devices.device_key from devices where devices.id = sessions.device_id) where device_id is not null`.execute(db);
+  await sql`update sessions set device_key = (select devices.device_key from devices where devices.id = sessions.device_id) where device_id is not null`.execute(
+    db,
+  );
 }

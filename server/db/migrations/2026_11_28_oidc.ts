@@ -33,5 +33,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('retired_at', 'text')
     .execute();
-  await db.schema.createIndex('oidc_signing_keys_generation_alg_unique').on('oidc_signing_keys').columns(['generation', 'alg']).unique().execute();
+  await db.schema
+    .createIndex('oidc_signing_keys_generation_alg_unique')
+    .on('oidc_signing_keys')
+    .columns(['generation', 'alg'])
+    .unique()
+    .execute();
 }

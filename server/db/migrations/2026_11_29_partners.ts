@@ -5,10 +5,22 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const column of ['names', 'logo_uri', 'policy_uri', 'tos_uri', 'backchannel_logout_uri', 'admin_email', 'scopes', 'secret_hash']) {
+  for (const column of [
+    'names',
+    'logo_uri',
+    'policy_uri',
+    'tos_uri',
+    'backchannel_logout_uri',
+    'admin_email',
+    'scopes',
+    'secret_hash',
+  ]) {
     await db.schema.alterTable('oauth_clients').addColumn(column, 'text').execute();
   }
-  await db.schema.alterTable('oauth_clients').addColumn('require_mfa', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('oauth_clients')
+    .addColumn('require_mfa', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   await db.schema.alterTable('oidc_models').addColumn('account_id', 'text').execute();
   await db.schema.alterTable('oidc_models').addColumn('client_id', 'text').execute();
@@ -22,5 +34,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   // One request per person and application: asking again is not a second request.
-  await db.schema.createIndex('partner_access_requests_unique').on('partner_access_requests').columns(['user_id', 'client_id']).unique().execute();
+  await db.schema
+    .createIndex('partner_access_requests_unique')
+    .on('partner_access_requests')
+    .columns(['user_id', 'client_id'])
+    .unique()
+    .execute();
 }

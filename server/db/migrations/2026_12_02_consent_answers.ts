@@ -13,5 +13,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('approved', 'integer', (c) => c.notNull())
     .addColumn('answered_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('consent_answers_user_idx').on('consent_answers').columns(['user_id', 'answered_at']).execute();
+  await db.schema
+    .createIndex('consent_answers_user_idx')
+    .on('consent_answers')
+    .columns(['user_id', 'answered_at'])
+    .execute();
 }

@@ -20,7 +20,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_used_at', 'text')
     .execute();
   // One account per identity: of parallel links, the unique index lets one in.
-  await db.schema.createIndex('sso_identities_subject_idx').on('sso_identities').columns(['provider', 'tenant_id', 'object_id']).unique().execute();
+  await db.schema
+    .createIndex('sso_identities_subject_idx')
+    .on('sso_identities')
+    .columns(['provider', 'tenant_id', 'object_id'])
+    .unique()
+    .execute();
   await db.schema.createIndex('sso_identities_user_idx').on('sso_identities').column('user_id').execute();
 
   await db.schema

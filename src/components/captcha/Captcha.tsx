@@ -27,13 +27,17 @@ function Widget({ ref, onReady, level }: Props) {
   const enabled = useSelector(useRootActor(), (s) => s.context.config?.captcha ?? true);
   const captcha = useActorRef(widget, { input: { enabled, level: level ?? 0 } });
   const state = useSelector(captcha, (s) => s);
-  useImperativeHandle(ref, () => ({
-    take() {
-      const answer = answerOf(captcha.getSnapshot());
-      if ('token' in answer && answer.token) captcha.send({ type: 'TAKE' });
-      return answer;
-    },
-  }), [captcha]);
+  useImperativeHandle(
+    ref,
+    () => ({
+      take() {
+        const answer = answerOf(captcha.getSnapshot());
+        if ('token' in answer && answer.token) captcha.send({ type: 'TAKE' });
+        return answer;
+      },
+    }),
+    [captcha],
+  );
 
   const ready = state.matches('ready') || state.matches('off');
   useEffect(() => {
@@ -45,17 +49,25 @@ function Widget({ ref, onReady, level }: Props) {
     <div className="rounded border border-slate-300 bg-slate-50 px-3 py-2 text-sm" data-testid="captcha">
       <div className="flex items-center gap-2">
         {state.matches('failed') ? null : (
-          <span aria-hidden="true" className={state.matches('ready') ? 'text-green-800' : 'inline-block animate-spin'}>{state.matches('ready') ? '✓' : '◌'}</span>
+          <span aria-hidden="true" className={state.matches('ready') ? 'text-green-800' : 'inline-block animate-spin'}>
+            {state.matches('ready') ? '✓' : '◌'}
+          </span>
         )}
         <p role="status" className="text-slate-800">
-          {state.matches('ready') ? t('captcha.ready') : state.matches('failed') ? t('captcha.failed') : t('captcha.solving')}
+          {state.matches('ready')
+            ? t('captcha.ready')
+            : state.matches('failed')
+              ? t('captcha.failed')
+              : t('captcha.solving')}
         </p>
         <span className="ml-auto text-xs text-slate-600">{t('captcha.by')}</span>
       </div>
       {state.matches('failed') && (
         <div className="mt-2 space-y-2">
           <ErrorMessage error={state.context.error} />
-          <Button variant="secondary" size="sm" onClick={() => captcha.send({ type: 'RETRY' })}>{t('captcha.retry')}</Button>
+          <Button variant="secondary" size="sm" onClick={() => captcha.send({ type: 'RETRY' })}>
+            {t('captcha.retry')}
+          </Button>
         </div>
       )}
     </div>

@@ -17,7 +17,9 @@ export async function solveCaptcha(level: CaptchaLevel = 0): Promise<string> {
   }
   let challenge: CaptchaChallenge;
   try {
-    challenge = await parsed(CaptchaChallenge, () => api.get('captcha/challenge', level > 0 ? { searchParams: { level: String(level) } } : {}).json());
+    challenge = await parsed(CaptchaChallenge, () =>
+      api.get('captcha/challenge', level > 0 ? { searchParams: { level: String(level) } } : {}).json(),
+    );
   } catch {
     throw apiFailure(0, CAPTCHA_FAILURES.server);
   }

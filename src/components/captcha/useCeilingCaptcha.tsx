@@ -22,7 +22,12 @@ export type CeilingCaptcha = {
 export function useCeilingCaptcha(level: CaptchaLevel | null): CeilingCaptcha {
   const ref = useRef<CaptchaHandle>(null);
   return {
-    widget: level === null ? null : <Suspense fallback={null}><Captcha ref={ref} level={level} /></Suspense>,
+    widget:
+      level === null ? null : (
+        <Suspense fallback={null}>
+          <Captcha ref={ref} level={level} />
+        </Suspense>
+      ),
     answer: () => (level === null ? {} : { captcha: ref.current?.take() ?? { error: CAPTCHA_FAILURES.notLoaded } }),
   };
 }
