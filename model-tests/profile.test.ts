@@ -7,30 +7,9 @@ import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
 import { report, stepsOf, walk } from './coverage.ts';
 import { done, settle } from './events.ts';
+import { signedInUser } from './starts.ts';
 
-const user: UserProfile = {
-  id: 'u1',
-  firstname: 'Emma',
-  lastname: 'Peeters',
-  birthdate: '1990-04-12',
-  gender: 'female',
-  language: 'nl',
-  email: [{ value: 'emma@example.be', default: true, verified: true }],
-  phone: [{ value: '+32470123456', default: true, verified: true }],
-  user_id: 'U1',
-  customer_user_id: null,
-  fridom_user_id: null,
-  password_status: 0,
-  last_password_change: null,
-  mfa_forced: false,
-  mfa_customer: false,
-  mfa_offer_later: false,
-  has_sso: false,
-  sso_only: false,
-  mfa_enrolled: true,
-  picture: null,
-  banking: null,
-};
+const user = signedInUser;
 const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
 const withPhone: UserProfile = {
   ...user,

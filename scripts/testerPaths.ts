@@ -11,6 +11,7 @@ import { FLOW_MACHINES } from '../machines/root/flows.ts';
 import { declaredTransitions } from '../model-tests/coverage.ts';
 import { done, fail } from '../model-tests/events.ts';
 import { MACHINES } from './statecharts.ts';
+import { signedInUser } from '../model-tests/starts.ts';
 
 type Node = AnyStateMachine['root'];
 type Snapshot = { value: unknown; status: string; tags: Set<string>; _nodes: Node[]; context: unknown };
@@ -20,29 +21,7 @@ export const EXPANDED_LIMIT = 2_000;
 
 /** A fixed instant far ahead, so that a code sent "now" has neither expired nor changes the output. */
 const now = Date.UTC(2100, 0, 1);
-const user = {
-  id: 'u1',
-  firstname: 'Emma',
-  lastname: 'Peeters',
-  birthdate: '1990-04-12',
-  gender: 'female',
-  language: 'nl',
-  email: [{ value: 'emma@example.be', default: true, verified: true }],
-  phone: [{ value: '+32470123456', default: true, verified: true }],
-  user_id: 'U1',
-  customer_user_id: null,
-  fridom_user_id: null,
-  password_status: 0,
-  last_password_change: null,
-  mfa_forced: false,
-  mfa_customer: false,
-  mfa_offer_later: false,
-  has_sso: false,
-  sso_only: false,
-  mfa_enrolled: true,
-  picture: null,
-  banking: null,
-};
+const user = signedInUser;
 
 /** The inputs the model tests start each machine with (the first start where they walk several). */
 export const STARTS: Record<string, unknown> = {
