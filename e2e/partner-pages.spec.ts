@@ -103,8 +103,9 @@ for (const width of [375, 1280]) {
       await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fpartner%2Flink-success%3Fredirect_uri%3D/);
       await page.getByLabel('Password').fill(DEMO_PASSWORD);
       // The page's time stands still from here (its own time, not this process's): only the clock
-      // below moves it, so the success screen's 3 s start when the test says.
-      await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
+      // below moves it, so the success screen's 3 s start when the test says. The margin leaves a busy
+      // machine time to reach the pause before that instant has passed.
+      await page.clock.pauseAt(await page.evaluate(() => Date.now() + 500));
       await page.getByRole('button', { name: 'Continue' }).click();
       await expect(heading(page)).toHaveText('Your account is linked');
       await expect(page.getByText('You are going on to the client area in a moment.')).toBeVisible();
