@@ -11,6 +11,7 @@ import type { Locale } from '../contract/constants.ts';
 import type { AppConfig, UserProfile } from '../contract/baseSchemas.ts';
 import { rootMachine } from '../machines/root.ts';
 import type { RootActor } from './app/actor.ts';
+import { StaticRouter } from 'react-router';
 import { AppAt, isSettling } from './app/App.tsx';
 import { screenTitle } from './app/ScreenFocus.tsx';
 import { PRERENDERED_ATTRIBUTE } from './app/takeOver.ts';
@@ -58,10 +59,11 @@ export async function draw(
   ) as RootActor;
   actor.start();
   await waitFor(actor, (s) => !isSettling(s));
-  const location = { pathname: path, search: '', hash: '', state: null, key: 'default' };
   const html = renderToString(
     <div {...{ [PRERENDERED_ATTRIBUTE]: '' }} className="contents">
-      <AppAt actor={actor} navigator={{ current: null, pending: null }} location={location} settling={false} />
+      <StaticRouter location={path}>
+        <AppAt actor={actor} navigator={{ current: null, pending: null }} settling={false} />
+      </StaticRouter>
     </div>,
   );
   actor.stop();

@@ -1,43 +1,36 @@
 import { useSelector } from '@xstate/react';
-import { useSyncExternalStore } from 'react';
+import { BrowserRouter, useLocation } from 'react-router';
 import { Pending } from '../components/Pending.tsx';
 import type { Navigator, RootActor } from './actor.ts';
 import { RootActorContext } from './context.ts';
-import { browserHistory, LocationContext, type BrowserLocation } from './history.ts';
 import { RouteSync } from './RouteSync.tsx';
 import { ScreenFocus, SkipLink } from './ScreenFocus.tsx';
-import { screenAt } from './routes.tsx';
+import { Screens } from './routes.tsx';
 
-/** The app at a location: what the browser shows, and what the build draws ahead of it for the first
- * visit of a public screen (src/prerender.tsx), so the two cannot drift apart. Screens render once
- * the session is known; until then, a status. */
-export function AppAt({
-  actor,
-  navigator,
-  location,
-  settling,
-}: {
-  actor: RootActor;
-  navigator: Navigator;
-  location: BrowserLocation;
-  settling: boolean;
-}) {
+/** The app inside a router: what the browser shows, and what the build draws ahead of it for the
+ * first visit of a public screen (src/prerender.tsx, in a StaticRouter), so the two cannot drift
+ * apart. Screens render once the session is known; until then, a status. */
+export function AppAt({ actor, navigator, settling }: { actor: RootActor; navigator: Navigator; settling: boolean }) {
+  const { pathname } = useLocation();
   return (
     <RootActorContext.Provider value={actor}>
-      <LocationContext.Provider value={location}>
-        <RouteSync navigator={navigator} />
-        <SkipLink />
-        <ScreenFocus location={location.pathname} />
-        {settling ? <Pending /> : screenAt(location.pathname)}
-      </LocationContext.Provider>
+      <RouteSync navigator={navigator} />
+      <SkipLink />
+      <ScreenFocus location={pathname} />
+      {settling ? <Pending /> : <Screens />}
     </RootActorContext.Provider>
   );
 }
 
 export function App({ actor, navigator }: { actor: RootActor; navigator: Navigator }) {
   const settling = useSelector(actor, isSettling);
-  const location = useSyncExternalStore(browserHistory.subscribe, browserHistory.location);
-  return <AppAt actor={actor} navigator={navigator} location={location} settling={settling} />;
+  // Without transitions: a location change shows its screen (or the status while a lazy one
+  // loads) at once, as the root machine's state does.
+  return (
+    <BrowserRouter useTransitions={false}>
+      <AppAt actor={actor} navigator={navigator} settling={settling} />
+    </BrowserRouter>
+  );
 }
 
 /** Whether the session is still being found out (the config, then the user). */

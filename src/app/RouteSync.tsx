@@ -1,12 +1,12 @@
-// The one place where the URL and the root machine meet: every location change (link, back
-// button, reload) becomes a ROUTE event, and the machine's `navigate` requests reach the router.
-// A request that follows something the person did since the location last changed (a code sent, a
-// sign-in done) is a step forward: a new entry, so Back returns to the step before it and Forward
-// comes back. Any other request corrects the location it answers (a guard's redirect, a flow that
-// refuses a step, resumes one after a reload, or starts on its first): it replaces the entry, so
-// Back never lands on it again.
+// The one place where the router and the root machine meet: every location change (link, back
+// button, reload) becomes a ROUTE event, and the machine's `navigate` requests become router
+// navigations. A request that follows something the person did since the location last changed (a
+// code sent, a sign-in done) is a step forward: a new entry, so Back returns to the step before it
+// and Forward comes back. Any other request corrects the location it answers (a guard's redirect, a
+// flow that refuses a step, resumes one after a reload, or starts on its first): it replaces the
+// entry, so Back never lands on it again.
 import { useEffect, useRef } from 'react';
-import { browserHistory, useLocation } from './history.ts';
+import { useLocation, useNavigate } from 'react-router';
 import type { Navigator } from './actor.ts';
 import { useRootActor } from './context.ts';
 
@@ -18,16 +18,22 @@ const act = () => {
 window.addEventListener('pointerdown', act, true);
 window.addEventListener('keydown', act, true);
 
+/** The person acted where no listener could see it yet (a link of the screen the server drew). */
+export const actedEarly = act;
+
 export function RouteSync({ navigator }: { navigator: Navigator }) {
   const actor = useRootActor();
   const location = useLocation();
+  // The router's navigate changes with the location; the machine's requests use the latest.
+  const latest = useNavigate();
+  const navigate = useRef(latest);
+  navigate.current = latest;
   useEffect(() => {
     navigator.current = (to) => {
-      const { pathname, search } = browserHistory.location();
+      const { pathname, search } = window.location;
       // Already there (a path alone keeps the query it has: a step-up's redirect).
       if (to === pathname + search || to === pathname) return;
-      if (acted) browserHistory.push(to);
-      else browserHistory.replace(to);
+      void navigate.current(to, { replace: !acted });
     };
     if (navigator.pending) {
       navigator.current(navigator.pending);
@@ -41,7 +47,7 @@ export function RouteSync({ navigator }: { navigator: Navigator }) {
   useEffect(() => {
     // A location the machine has already moved on from (a request made before the router mounted,
     // applied just above) is not reported: the render of the new one reports that.
-    const now = browserHistory.location();
+    const now = window.location;
     if (now.pathname !== location.pathname || now.search !== location.search) return;
     // Nor, on mounting, the location the machine started at: it may have settled on it already
     // (the page carried the session), and a flow would take it as a second visit.

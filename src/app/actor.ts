@@ -19,12 +19,14 @@ import { readJson, write } from './storage.ts';
 const ACCOUNT_KEY = 'account';
 const TARGET_KEY = 'targetUrl';
 
+/** A navigation request: before the router mounts (while the session settles) it waits for it. */
+export function requestNavigation(navigator: Navigator, to: string): void {
+  if (navigator.current) navigator.current(to);
+  else navigator.pending = to;
+}
+
 export function createRootActor(navigator: Navigator, inspect?: ActorOptions<AnyActorLogic>['inspect']) {
-  const go = (to: string) => {
-    // Before the router mounts (while the session settles) the request waits for it.
-    if (navigator.current) navigator.current(to);
-    else navigator.pending = to;
-  };
+  const go = (to: string) => requestNavigation(navigator, to);
   // The flows tell the root what address was typed; the root exists once created below.
   let root: { send: (event: { type: 'USERNAME'; value: string }) => void } | null = null;
   const keepUsername = (value: string) => root?.send({ type: 'USERNAME', value });

@@ -68,7 +68,6 @@ import {
 import { switchLocale } from '../i18n.ts';
 import type { Locale } from '../../contract/constants.ts';
 import { keepOffer } from '../fuzzion/memory.ts';
-import { browserHistory } from './history.ts';
 
 /** Asks the router for a path. */
 type Go = (to: string) => void;
@@ -98,7 +97,7 @@ export const mfaCode = (go: Go) =>
       actions: {
         // A step-up's screens keep the way back to the screen they are for (a reload asks for it again).
         show: (_, { screen }) => {
-          const { search } = browserHistory.location();
+          const { search } = window.location;
           go(pathOf('mfa', screen) + (new URLSearchParams(search).has('redirect') ? search : ''));
         },
         keep: (_, memory) => {

@@ -1,11 +1,12 @@
-// The screens, derived from the route table (machines/routes.ts): each screen id maps to its
-// component, and every path of the table renders its screen. Which one may show is the root
-// machine's decision; a path that is not in the table renders nothing while the machine sends the
+// The router's routes, generated from the route table (machines/routes.ts): each screen id maps to
+// its component, and every path of the table renders its screen. Which one may show is the root
+// machine's decision; a path that is not in the table shows a status while the machine sends the
 // user where the spec says.
 import { lazy, Suspense, type ReactNode } from 'react';
+import { Route, Routes } from 'react-router';
 import { LoginPage } from '../login/LoginPage.tsx';
 import { Pending } from '../components/Pending.tsx';
-import { ROUTES, normalise, type ScreenId } from '../../machines/routes.ts';
+import { ROUTES, type ScreenId } from '../../machines/routes.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 // Loaded when shown: the API is the one resting, the server still serves the app's files.
@@ -62,10 +63,15 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   notifications: later(<NotificationsPage />),
 };
 
-const BY_PATH = new Map<string, ReactNode>(ROUTES.map((route) => [route.path, SCREEN_ELEMENTS[route.screen]]));
-
-/** The screen of a path (a trailing slash aside); any other path shows a status while the root
- * machine sends the person where the spec says. */
-export function screenAt(pathname: string): ReactNode {
-  return BY_PATH.get(normalise(pathname)) ?? <Pending />;
+/** Every path of the table, matched exactly as the machine reads it (case and all; a trailing
+ * slash aside), and a status for any other. */
+export function Screens() {
+  return (
+    <Routes>
+      {ROUTES.map((route) => (
+        <Route key={route.path} path={route.path} caseSensitive element={SCREEN_ELEMENTS[route.screen]} />
+      ))}
+      <Route path="*" element={<Pending />} />
+    </Routes>
+  );
 }

@@ -6,10 +6,10 @@ import { flushSync } from 'react-dom';
 import { waitFor } from 'xstate';
 import i18next from 'i18next';
 import { VARIANT_LOCALES, chooseLocale } from '../../contract/constants.ts';
-import { createRootActor, type Navigator } from './actor.ts';
+import { createRootActor, requestNavigation, type Navigator } from './actor.ts';
 import { App, isSettling } from './App.tsx';
 import { drawnScreen } from './takeOver.ts';
-import { browserHistory } from './history.ts';
+import { actedEarly } from './RouteSync.tsx';
 import { startI18n, storedLocale, switchLocale } from '../i18n.ts';
 import { applyVariantLook, variant } from '../variant.ts';
 
@@ -70,7 +70,10 @@ if (drawn) {
   flushSync(() => app.render(tree));
   drawn.refocus(container);
   drawn.submitIfAsked(actor);
-  drawn.followIfAsked((href) => browserHistory.push(href));
+  drawn.followIfAsked((href) => {
+    actedEarly();
+    requestNavigation(routeNavigator, href);
+  });
   // A language chosen in the drawn switch before the app was there is switched to now.
   const chosen = VARIANT_LOCALES[variant].locales[drawn.language?.split('_')[0] ?? ''];
   if (drawn.language === chosen && chosen !== i18next.language) void switchLocale(chosen, true);

@@ -1,7 +1,7 @@
 // The trail above a signed-in screen: every step is a link back, the last one is the screen itself.
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { pathOf } from '../../machines/routes.ts';
 
 export type Crumb = { label: string; to: string };

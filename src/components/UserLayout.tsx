@@ -1,7 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from '../app/history.ts';
-import { NavLink } from '../app/links.tsx';
+import { NavLink, useLocation } from 'react-router';
 import { Footer } from './Footer.tsx';
 import { TopBar } from './TopBar.tsx';
 import { pathOf } from '../../machines/routes.ts';

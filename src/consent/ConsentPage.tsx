@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { consentMachine } from '../../machines/consent.ts';
 import { HOME_PATH } from '../../machines/routes.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';

@@ -7,7 +7,7 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { HOME_PATH } from '../../machines/routes.ts';
 import { useRootActor } from '../app/context.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';

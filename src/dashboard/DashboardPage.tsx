@@ -6,7 +6,7 @@ import { listCards, setCardProduct } from '../api/flowCalls.ts';
 import { Button } from '../components/Button.tsx';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../app/context.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';

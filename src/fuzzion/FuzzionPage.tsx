@@ -20,8 +20,7 @@ import {
   readFuzzionOffer,
   startFuzzionMethod,
 } from '../api/flowCalls.ts';
-import { browserHistory, useLocation } from '../app/history.ts';
-import { Link } from '../app/links.tsx';
+import { Link, useLocation, useNavigate, type NavigateFunction } from 'react-router';
 import { offerMemory, resultMemory, storedMerge } from './memory.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
@@ -39,7 +38,11 @@ type Ref = ReturnType<typeof useActorRef<typeof fuzzionMachine>>;
 
 /** The flow, its calls bound; the code entry's check reads the offer and the intent from the flow
  * itself (`current`), since a code entry knows only its ticket (here, the method's challenge). */
-function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decline' }) {
+function flowOf(current: {
+  payload: string | null;
+  intent: () => 'merge' | 'decline';
+  navigate: () => NavigateFunction;
+}) {
   return fuzzionMachine.provide({
     actors: {
       readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
@@ -64,7 +67,7 @@ function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decl
       finished: (_, { result }) => {
         resultMemory.keep(result);
         offerMemory.keep(null);
-        browserHistory.push(SUCCESS_PATH);
+        void current.navigate()(SUCCESS_PATH);
       },
     },
   });
@@ -72,9 +75,15 @@ function flowOf(current: { payload: string | null; intent: () => 'merge' | 'decl
 
 export default function FuzzionPage() {
   const [input] = useState(storedMerge);
-  const [holder] = useState(() => ({ flow: null as Ref | null }));
+  const navigate = useNavigate();
+  const [holder] = useState(() => ({ flow: null as Ref | null, navigate }));
+  holder.navigate = navigate;
   const [logic] = useState(() =>
-    flowOf({ payload: input.payload, intent: () => holder.flow?.getSnapshot().context.intent ?? 'merge' }),
+    flowOf({
+      payload: input.payload,
+      intent: () => holder.flow?.getSnapshot().context.intent ?? 'merge',
+      navigate: () => holder.navigate,
+    }),
   );
   const flow = useActorRef(logic, { input });
   holder.flow = flow;
@@ -83,9 +92,9 @@ export default function FuzzionPage() {
   const { pathname } = useLocation();
   // The address follows the flow: the success screen shows only after a merge.
   useEffect(() => {
-    if (succeeded && pathname !== SUCCESS_PATH) browserHistory.replace(SUCCESS_PATH);
-    if (!succeeded && pathname === SUCCESS_PATH) browserHistory.replace(OFFER_PATH);
-  }, [succeeded, pathname]);
+    if (succeeded && pathname !== SUCCESS_PATH) void navigate(SUCCESS_PATH, { replace: true });
+    if (!succeeded && pathname === SUCCESS_PATH) void navigate(OFFER_PATH, { replace: true });
+  }, [succeeded, pathname, navigate]);
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t(succeeded ? 'fuzzion.success.title' : 'fuzzion.title')}</h1>

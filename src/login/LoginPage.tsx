@@ -2,7 +2,7 @@
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense, useCallback, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { loginMachine } from '../../machines/login.ts';
 import { useRootActor } from '../app/context.ts';

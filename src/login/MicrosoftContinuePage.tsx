@@ -12,7 +12,7 @@ import { LOGIN_PATH, pathOf } from '../../machines/routes.ts';
 import { exchangeSsoMfa } from '../api/flowCalls.ts';
 import { takeHash } from '../app/hash.ts';
 import { write } from '../app/storage.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';

@@ -3,7 +3,7 @@
 import { useSelector } from '@xstate/react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { Button } from '../components/Button.tsx';

@@ -9,7 +9,7 @@ import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Button } from '../components/Button.tsx';
 import { Stepper } from '../components/Stepper.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';

@@ -8,7 +8,7 @@ import { BECOME_CUSTOMER_URL } from '../../contract/constants.ts';
 import { platformOf, type partnerMachine } from '../../machines/partner.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf } from '../../machines/routes.ts';
 import { useRootActor } from '../app/context.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';

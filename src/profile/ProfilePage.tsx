@@ -10,7 +10,7 @@ import { GENDERS, IBAN_COUNTRIES } from '../../contract/profile.ts';
 import type { ContactEntry, UserProfile } from '../../contract/schemas.ts';
 import type { ContactKind, profileMachine } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';

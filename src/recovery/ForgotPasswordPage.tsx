@@ -3,7 +3,7 @@
 import { useSelector } from '@xstate/react';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { Button } from '../components/Button.tsx';

@@ -1,7 +1,7 @@
 // /setup-mfa/totp: add an authenticator app — a projection of the authenticator set-up machine.
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
 import { useRootActor } from '../app/context.ts';

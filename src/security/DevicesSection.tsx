@@ -10,7 +10,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { Device } from '../../contract/schemas.ts';
 import type { DeviceAction, devicesMachine } from '../../machines/devices.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';

@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { editPasswordMachine } from '../../machines/editPassword.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { TextField } from '../components/Field.tsx';

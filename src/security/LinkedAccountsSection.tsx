@@ -11,7 +11,7 @@ import type { SsoIdentity } from '../../contract/sso.ts';
 import { ssoLinksMachine } from '../../machines/ssoLinks.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { listSsoIdentities, unlinkSsoIdentity } from '../api/flowCalls.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';

@@ -5,7 +5,7 @@
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine, PendingChange } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../app/context.ts';

@@ -9,7 +9,7 @@ import { undoChangeMachine } from '../../machines/undoChange.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { undoChange } from '../api/flowCalls.ts';
 import { takeHash } from '../app/hash.ts';
-import { Link } from '../app/links.tsx';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { FlowCard } from '../components/FlowCard.tsx';
