@@ -44,7 +44,8 @@ export const captchaMachine = setup({
     // The answer went with a submit: the next one is on its way.
     ready: { on: { TAKE: { target: 'solving', actions: assign({ token: null }) } } },
     failed: { on: { RETRY: { target: 'solving', actions: assign({ error: null }) } } },
-    off: {},
+    // Not asked for: the form sends no answer, and the widget has nothing more to do.
+    off: { type: 'final' },
   },
 });
 

@@ -126,8 +126,9 @@ export const consentMachine = setup({
     },
     // The spec's warning, with the way back to the application (which then hears access_denied).
     refused: { on: { RETURN: 'leaving' } },
-    gone: {},
+    gone: { type: 'final' },
     leaving: {
+      type: 'final',
       tags: ['busy'],
       entry: { type: 'leaveTo', params: ({ context }) => ({ url: context.target! }) },
     },

@@ -34,7 +34,7 @@ export const editPasswordMachine = setup({
       /** `captcha`: the widget's answer, once the server wants one (the new-password machine judges it). */
       | { type: 'SUBMIT'; captcha?: CaptchaAnswer },
     children: {} as { newPassword: 'newPassword' },
-    output: {} as { sessionEnded: true },
+    output: {} as { sessionEnded: boolean },
   },
   actors: {
     /** The app provides its `resetPassword` (the change call). */
@@ -85,9 +85,10 @@ export const editPasswordMachine = setup({
       },
     },
     /** Taken, this device still signed in: the success notice. */
-    changed: {},
+    changed: { type: 'final', output: { sessionEnded: false } },
     /** Taken, and this session ended with the others. */
-    signedOut: { type: 'final' },
+    signedOut: { type: 'final', output: { sessionEnded: true } },
   },
-  output: () => ({ sessionEnded: true as const }),
+  // The final state's own output (XState hands it over as the done-state event's).
+  output: ({ event }) => event.output as { sessionEnded: boolean },
 });

@@ -60,6 +60,7 @@ export const microsoftStartMachine = setup({
       },
     },
     leaving: {
+      type: 'final',
       tags: ['busy'],
       entry: {
         type: 'leaveTo',

@@ -151,7 +151,7 @@ const loadingPartner = (then: string) => ({
       ],
     },
   }),
-  unknown: partnerSetup.createStateConfig({}),
+  unknown: partnerSetup.createStateConfig({ type: 'final' }),
   unavailable: partnerSetup.createStateConfig({
     on: { RETRY: { target: 'loading', actions: assign({ error: null }) } },
   }),
@@ -224,10 +224,10 @@ export const partnerMachine = partnerSetup.createMachine({
           },
         },
         failed: { on: { RETRY: 'sending' } },
-        sent: {},
+        sent: { type: 'final' },
       },
     },
-    noAccount: {},
+    noAccount: { type: 'final' },
     linkExisting: {
       initial: 'checking',
       states: {
@@ -255,10 +255,10 @@ export const partnerMachine = partnerSetup.createMachine({
           },
         },
         // Sign in to link an existing account, or activate a card.
-        identified: {},
+        identified: { type: 'final' },
         // Spent, expired, from another browser: sign in with Microsoft again.
-        invalid: {},
-        noTicket: {},
+        invalid: { type: 'final' },
+        noTicket: { type: 'final' },
       },
     },
     linkSuccess: {
@@ -296,7 +296,7 @@ export const partnerMachine = partnerSetup.createMachine({
           },
         },
         // Not linked (taken by another account, expired): the screen says why; nothing goes on by itself.
-        failed: {},
+        failed: { type: 'final' },
         // The success shows for a moment, then goes on by itself (or at once, when asked).
         shown: {
           after: { LINK_SUCCESS_REDIRECT: '#partner.leaving' },
@@ -305,6 +305,7 @@ export const partnerMachine = partnerSetup.createMachine({
       },
     },
     leaving: {
+      type: 'final',
       tags: ['busy'],
       entry: { type: 'leaveTo', params: ({ context }) => ({ url: context.destination }) },
     },

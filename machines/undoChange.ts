@@ -38,7 +38,7 @@ export const undoChangeMachine = setup({
         onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
     },
-    done: {},
-    failed: {},
+    done: { type: 'final' },
+    failed: { type: 'final' },
   },
 });

@@ -93,7 +93,9 @@ describe('edit password machine: behaviour', () => {
     expect(sent).toEqual([{ current: 'Tessera-demo-2026!', keepThisSession: true, password: NEW, confirmation: NEW }]);
     expect(actor.getSnapshot().value).toBe('changed');
     expect(actor.getSnapshot().context.current).toBe('');
-    expect(actor.getSnapshot().status).toBe('active');
+    // The flow is over, this session still signed in: the root keeps the person where they are.
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ sessionEnded: false });
   });
 
   it('ends when this session ended too: the root signs the person out', async () => {

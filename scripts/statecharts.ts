@@ -117,14 +117,29 @@ function renderChildren(node: Node, indent: string, lines: string[]): void {
  * onError and an `after` delay among them) or an eventless branch. */
 const leaves = (node: Node) => node.transitions.size > 0 || (node.always?.length ?? 0) > 0;
 
+/** Whether a state of a parallel state's regions leads out of the parallel state: then every region
+ * is left with it, and a region resting on a state of its own (a code's expiry that ran out) is no
+ * dead end. */
+function leftFromWithin(parallel: Node): boolean {
+  const inside = (node: Node): boolean => node === parallel || (node.parent ? inside(node.parent) : false);
+  const descendants = (node: Node): Node[] =>
+    (Object.values(node.states) as Node[]).flatMap((child) => [child, ...descendants(child)]);
+  return descendants(parallel).some((node) =>
+    [...node.transitions.values(), node.always ?? []]
+      .flat()
+      .some((t) => (t.target ?? []).some((target) => !inside(target as Node))),
+  );
+}
+
 /** The states, finals aside, that nothing leads out of: neither they nor a state holding them has
- * a transition of any kind (on an event, eventless, an invoked actor's onDone/onError, `after`).
- * A state holding others is left through them, so only the innermost states are asked. */
+ * a transition of any kind (on an event, eventless, an invoked actor's onDone/onError, `after`),
+ * nor a sibling region of a parallel state holding them. A state holding others is left through
+ * them, so only the innermost states are asked. */
 export function deadEnds(machine: AnyStateMachine): string[] {
   const dead: string[] = [];
   const visit = (node: Node, ancestorsLeave: boolean) => {
     const children = Object.values(node.states) as Node[];
-    const out = ancestorsLeave || leaves(node);
+    const out = ancestorsLeave || leaves(node) || (node.type === 'parallel' && leftFromWithin(node));
     if (children.length === 0 && node.type !== 'final' && !out && node !== machine.root) dead.push(node.id);
     for (const child of children) visit(child, out);
   };

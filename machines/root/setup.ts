@@ -340,6 +340,9 @@ export const rootSetup = setup({
     hasStoredUser: ({ context }) => context.user !== null,
     hasLoginTicket: ({ context }) => context.loginTicket !== null,
     loginSucceeded: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'success',
+    /** A new password that ended this session with the others (machines/editPassword.ts). */
+    passwordEndedSession: ({ event }) =>
+      (event as { output?: { sessionEnded?: boolean } }).output?.sessionEnded === true,
     loginNeedsMfa: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'mfa',
     loginWeakPassword: ({ event }) => (event as { output?: LoginOutput }).output?.kind === 'weakPassword',
     // Where a location is, by the route table: a path belongs to a flow; some of its paths start it.

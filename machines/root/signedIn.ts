@@ -387,7 +387,9 @@ export const signedIn = rootSetup.createStateConfig({
                 id: 'editPassword',
                 src: 'editPassword',
                 input: ({ context }) => ({ policy: policyOf(context.config) }),
+                // Still signed in, the flow rests on its notice; signed out, the sign-in follows.
                 onDone: {
+                  guard: 'passwordEndedSession',
                   target: '#root.anonymous',
                   actions: [
                     assign({

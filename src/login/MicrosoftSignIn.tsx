@@ -65,7 +65,7 @@ function BetaNotice({
   const flow = useActorRef(START, { input: { tenants, device: deviceId(), redirect } });
   const { tenant } = useSelector(flow, (s) => s.context);
   const leaving = useSelector(flow, (s) => s.hasTag('busy'));
-  const closed = useSelector(flow, (s) => s.status === 'done');
+  const closed = useSelector(flow, (s) => s.matches('closed'));
   const dialog = useRef<HTMLDialogElement>(null);
   const ids = { title: useId(), text: useId() };
   const unnamed = t('microsoft.unnamed');
