@@ -6,71 +6,60 @@
 //   - the browser (src/, machines/) and the server never import each other;
 //   - no import cycles;
 //   - a feature folder never imports another feature folder (front end and server), and a shared
-//     folder imports no feature: what two features need goes to a shared folder. Only the shells
-//     that wire the features together (src/app, server/app.ts, the command line, the demo data)
-//     import them all.
+//     folder imports no feature and no shell: what two features need goes to a shared folder. Only
+//     the shells that wire the features together (src/app, server/app.ts, the command line, the
+//     demo data) import them all. Every folder directly under src/ and server/ that is not named
+//     shared or shell below is a feature, so a new folder is held apart by itself;
+//   - the server's shared folders stand in layers: none imports a higher layer.
 // Not type-aware: it stays fast on small machines, and `tsc` already checks the types.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const SRC_FEATURES = [
-  'login',
-  'mfa',
-  'recovery',
-  'onboarding',
-  'security',
-  'dashboard',
-  'maintenance',
-  'profile',
-  'undoChange',
-  'notMe',
-  'notifications',
-];
-// src/app is the shell that routes to every feature's page, so it may import them all.
-const SRC_SHARED = ['components', 'api'];
+/** The folders directly under `base`: every one not named shared or shell is a feature. */
+function foldersOf(base) {
+  return readdirSync(new URL(`./${base}/`, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
 
-const SERVER_FEATURES = [
-  'appconfig',
-  'cards',
-  'export',
-  'devices',
-  'history',
-  'invitations',
-  'login',
-  'merge',
-  'mfa',
-  'notifications',
-  'oidc',
-  'onboarding',
-  'profile',
-  'recovery',
-  'sso',
+// src/app is the shell that routes to every feature's page, so it may import them all.
+const SRC_SHELLS = ['app'];
+const SRC_SHARED = ['components', 'api'];
+const SRC_FEATURES = foldersOf('src').filter((dir) => !SRC_SHELLS.includes(dir) && !SRC_SHARED.includes(dir));
+// The root actor's context and type (context.ts, actor.ts) and a lazy flow's pending state
+// (lazyFlow.ts) are the shell's, yet the shared frames (FlowCard, TopBar, the captcha) read them:
+// src/components may import these three modules of src/app, and no other.
+const SRC_SHELL_SHARED = ['context.ts', 'actor.ts', 'lazyFlow.ts'];
+
+// The server's shared folders in layers, lowest first: a shared folder imports only folders of its
+// own layer or below. Folders that lean on each other share a layer:
+//   - http/auth.ts reads sessions, sessions answer with http's errors and schemas and record
+//     events, and events/record.ts takes its ids from sessions/tokens.ts;
+//   - methods check passwords with passwords/hashing.ts, passwords/confirm.ts checks the current
+//     password through identity/accounts.ts and methods/password.ts, identity describes methods.
+// server/context.ts (the types of the app's context) is no folder: any folder may import it.
+const SERVER_LAYERS = [
+  ['config', 'db', 'workers'],
+  ['clientinfo', 'ratelimit'],
+  ['http', 'sessions', 'events'],
+  ['delivery', 'captcha'],
+  ['identity', 'methods', 'passwords'],
+  ['health', 'metrics', 'spa'],
+  // The test kits start the whole server.
+  ['testing'],
 ];
-const SERVER_SHARED = [
-  'config',
-  'db',
-  'http',
-  'ratelimit',
-  'delivery',
-  'events',
-  'testing',
-  'passwords',
-  'sessions',
-  'metrics',
-  'health',
-  'spa',
-  'methods',
-  'captcha',
-  'identity',
-  'workers',
-  'clientinfo',
-];
-// Like server/app.ts, which mounts every feature's routes, the operators' command line and the demo
-// data drive several features (cards, invitations, accounts), so they may import them all; no
+const SERVER_SHARED = SERVER_LAYERS.flat();
+// server/app.ts mounts every feature's routes, and the operators' command line and the demo data
+// drive several features (cards, invitations, accounts): these shells may import them all, and no
 // feature or shared folder imports them.
-const SERVER_ROOTS = ['cli', 'seed'];
+const SERVER_SHELLS = ['cli', 'seed', 'app.ts'];
+const SERVER_FEATURES = foldersOf('server').filter(
+  (dir) => !SERVER_SHELLS.includes(dir) && !SERVER_SHARED.includes(dir),
+);
 
 const TOP = ['contract', 'server', 'machines', 'src', 'locales', 'model-tests', 'e2e', 'bench', 'scripts'];
 
@@ -91,10 +80,10 @@ function zones({ featuresApart = true } = {}) {
     { target: './src', from: './server', message: 'The browser talks to the server over HTTP only.' },
     { target: './server', from: ['./src', './machines'], message: 'The server imports contract/, never browser code.' },
   ];
+  if (!featuresApart) return result;
   const features = (base, features, shared) => {
     for (const from of features) {
-      const targets = [...features.filter((f) => f !== from), ...shared];
-      for (const target of targets) {
+      for (const target of [...features.filter((f) => f !== from), ...shared]) {
         result.push({
           target: `./${base}/${target}`,
           from: `./${base}/${from}`,
@@ -105,15 +94,31 @@ function zones({ featuresApart = true } = {}) {
       }
     }
   };
-  if (featuresApart) {
-    features('src', SRC_FEATURES, SRC_SHARED);
-    features('server', SERVER_FEATURES, SERVER_SHARED);
+  features('src', SRC_FEATURES, SRC_SHARED);
+  features('server', SERVER_FEATURES, SERVER_SHARED);
+  for (const shell of SRC_SHELLS) {
     result.push({
-      target: [...SERVER_FEATURES, ...SERVER_SHARED].map((folder) => `./server/${folder}`),
-      from: SERVER_ROOTS.map((root) => `./server/${root}`),
-      message: 'The command line and the demo data drive the features: no feature or shared folder imports them.',
+      target: SRC_SHARED.map((folder) => `./src/${folder}`),
+      from: `./src/${shell}`,
+      except: SRC_SHELL_SHARED.map((file) => `./${file}`),
+      message: 'A shared folder imports no shell: the shell wires the features and the shared folders.',
     });
   }
+  SERVER_LAYERS.forEach((layer, index) => {
+    const higher = SERVER_LAYERS.slice(index + 1).flat();
+    if (higher.length === 0) return;
+    result.push({
+      target: layer.map((folder) => `./server/${folder}`),
+      from: higher.map((folder) => `./server/${folder}`),
+      message: `Shared folders import their own layer or lower ones: ${layer.join(', ')} sit below ${higher.join(', ')}.`,
+    });
+  });
+  result.push({
+    target: [...SERVER_FEATURES, ...SERVER_SHARED].map((folder) => `./server/${folder}`),
+    from: SERVER_SHELLS.map((shell) => `./server/${shell}`),
+    message:
+      'The app, the command line and the demo data drive the features: no feature or shared folder imports them.',
+  });
   return result;
 }
 

@@ -11,7 +11,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { codeEntryMachineOf } from '../../machines/codeEntry.ts';
 import type { ProblemCode } from '../../machines/failures.ts';
 import { useCeilingCaptcha } from './captcha/useCeilingCaptcha.tsx';
-import { minutesSeconds, useNow } from '../app/useNow.ts';
+import { minutesSeconds, useNow } from './useNow.ts';
 import { Button } from './Button.tsx';
 import { TextField } from './Field.tsx';
 

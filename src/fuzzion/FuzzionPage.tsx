@@ -3,7 +3,7 @@
 // address (session storage `fuzzion_payload`, as the spec names it); a finished merge is kept in this
 // tab (`fuzzion_result`) so that Back and reload show it again instead of an offer already spent.
 // The other account is proven with its own second factors, shown as the sign-in's chooser shows
-// them (src/mfa/methods.tsx), their answer typed in the shared code form.
+// them (src/components/MethodOptions.tsx), their answer typed in the shared code form.
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -29,7 +29,7 @@ import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { Card } from '../components/Card.tsx';
-import { answerFormOf, MethodOptions } from '../mfa/methods.tsx';
+import { answerFormOf, MethodOptions } from '../components/MethodOptions.tsx';
 
 const SUCCESS_PATH = pathOf('fuzzion', 'success');
 const OFFER_PATH = pathOf('fuzzion', 'offer');

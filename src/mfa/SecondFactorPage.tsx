@@ -13,8 +13,8 @@ import { useRootActor } from '../app/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { pathOf } from '../../machines/routes.ts';
-import { minutesSeconds, useNow } from '../app/useNow.ts';
-import { answerFormOf, MethodOptions } from './methods.tsx';
+import { minutesSeconds, useNow } from '../components/useNow.ts';
+import { answerFormOf, MethodOptions } from '../components/MethodOptions.tsx';
 
 type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
 

@@ -1,11 +1,11 @@
 // What every screen that proves a second factor shares: the list of methods to choose from (each
 // by its kind and masked destination; a phone's by SMS, call or WhatsApp), and how the code form
 // reads each method's answer (a recovery key has letters, a card's number is not a code). The sign-in's
-// and step-up's code screen (SecondFactorPage) and the merge's proof of the other account use them.
+// and step-up's code screen (src/mfa) and the merge's proof of the other account (src/fuzzion) use them.
 import type { ComponentProps } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
-import type { CodeEntryForm } from '../components/CodeEntry.tsx';
+import type { CodeEntryForm } from './CodeEntry.tsx';
 
 export type PhoneChannel = 'sms' | 'call' | 'whatsapp';
 
