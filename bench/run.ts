@@ -18,7 +18,7 @@
 //   BENCH_SCALE_ACCOUNTS (1000000)  accounts of the scale part's large database, against 10,000
 //   BENCH_SCALE_CONCURRENCY  GET /api/user requests in flight in the scale part (default cores)
 //   BENCH_CPU_PROF (off)     1: the Tessera servers write V8 CPU profiles to bench/results/profiles/
-//   BENCH_LIGHTHOUSE_RUNS (3)  Lighthouse runs per variant (mobile preset, /login/email, needs dist/); the median is kept
+//   BENCH_LIGHTHOUSE_RUNS (5)  Lighthouse runs per variant (mobile preset, /login/email, needs dist/); the median is kept
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -55,7 +55,7 @@ const HISTORY_EVENTS = env('BENCH_HISTORY_EVENTS', 1000);
 const TOKEN_CONCURRENCY = env('BENCH_TOKEN_CONCURRENCY', 8);
 const TOKEN_SECONDS = env('BENCH_TOKEN_SECONDS', process.env.BENCH_SECONDS ? SECONDS : 3);
 const TOKEN_ROUNDS = Math.max(1, env('BENCH_TOKEN_ROUNDS', process.env.BENCH_ROUNDS ? ROUNDS : 3));
-const LIGHTHOUSE_RUNS = Math.max(1, env('BENCH_LIGHTHOUSE_RUNS', 3));
+const LIGHTHOUSE_RUNS = Math.max(1, env('BENCH_LIGHTHOUSE_RUNS', 5));
 const SCALE_ACCOUNTS = env('BENCH_SCALE_ACCOUNTS', 1_000_000);
 const SCALE_BASE = 10_000;
 const SCALE_CONCURRENCY = env('BENCH_SCALE_CONCURRENCY', CORES);
