@@ -3,41 +3,13 @@ import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { AccessGrant } from '../contract/schemas.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, failingOnce, settle } from './events.ts';
-
-const grant = (client_id: string, name: string): AccessGrant => ({
-  client_id,
-  name,
-  logo_uri: null,
-  scopes: ['profile'],
-  granted_at: '2026-11-01T10:00:00.000Z',
-  last_used_at: null,
-});
-const grants = [grant('deals', 'Deals partner'), grant('17', 'Employee area')];
+import { report, walkFrom } from './coverage.ts';
+import { accessGrantsModel, grants } from './accessGrants.model.ts';
+import { failingOnce, settle } from './events.ts';
 
 describe('access grants machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(accessGrantsMachine, {
-      events: () =>
-        [
-          { type: 'REVOKE', clientId: 'deals' },
-          { type: 'REVOKE', clientId: 'unknown' },
-          { type: 'CONFIRM' },
-          { type: 'CANCEL' },
-          { type: 'DISMISS' },
-          { type: 'RETRY' },
-          done('listGrants', grants),
-          fail('listGrants', 503, 'database_unavailable'),
-          done('revokeGrant'),
-          fail('revokeGrant', 404, 'not_found'),
-          fail('revokeGrant', 500, 'internal_error'),
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { grants: unknown[]; error: unknown; notice: unknown; pending: unknown };
-        return JSON.stringify([value, c.grants.length, c.error, c.notice, c.pending]);
-      },
-    });
+    const result = walkFrom(accessGrantsModel);
     console.info(report('accessGrants', result));
     expect(result.missing).toEqual([]);
   });

@@ -2,24 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { CAPTCHA_FAILURES, answerOf, captchaMachine } from '../machines/captcha.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkAll } from './coverage.ts';
+import { captchaModel } from './captcha.model.ts';
 
 describe('CAPTCHA widget machine: model', () => {
   it('takes every declared transition, on and off', () => {
-    const events = () =>
-      [
-        { type: 'TAKE' },
-        { type: 'RETRY' },
-        { type: 'xstate.done.actor.solve', output: 'solved' },
-        { type: 'xstate.error.actor.solve', error: apiFailure(0, CAPTCHA_FAILURES.script) },
-      ] as never;
-    const on = walk(captchaMachine, { input: { enabled: true }, events });
-    const off = walk(captchaMachine, { input: { enabled: false }, events });
-    const missing = on.missing.filter((t) => off.missing.includes(t));
-    console.info(
-      report('captcha', { declared: on.declared, taken: on.declared - missing.length, states: on.states + off.states }),
-    );
-    expect(missing).toEqual([]);
+    const result = walkAll(captchaModel);
+    console.info(report('captcha', result));
+    expect(result.missing).toEqual([]);
   });
 
   it('answers a solution once, then the failure in the way until the next is ready', async () => {

@@ -3,38 +3,16 @@ import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { AccountCard } from '../contract/profile.ts';
 import { cardsMachine } from '../machines/cards.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, settle } from './events.ts';
+import { report, walkFrom } from './coverage.ts';
+import { card, cardsModel } from './cards.model.ts';
+import { settle } from './events.ts';
 
-const card: AccountCard = {
-  id: 'c1',
-  number: '•••• •••• •••• 0002',
-  products: [
-    { product: 'emv', active: true },
-    { product: 'eco', active: true },
-    { product: 'gift', active: false },
-    { product: 'activ', active: true },
-  ],
-};
 const activeOf = (cards: AccountCard[], product: string) =>
   cards[0]!.products.find((p) => p.product === product)!.active;
 
 describe('cards machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(cardsMachine, {
-      events: () =>
-        [
-          { type: 'TOGGLE', cardId: 'c1', product: 'gift' },
-          { type: 'TOGGLE', cardId: 'other', product: 'gift' },
-          { type: 'RETRY' },
-          { type: 'DISMISS' },
-          done('listCards', [card]),
-          fail('listCards', 503, 'database_unavailable'),
-          done('setProduct', { ...card, products: card.products.map((p) => ({ ...p, active: true })) }),
-          fail('setProduct', 404, 'not_found'),
-        ] as never,
-      serializeState: ({ value, context }) => JSON.stringify([value, context]),
-    });
+    const result = walkFrom(cardsModel);
     console.info(report('cards', result));
     expect(result.missing).toEqual([]);
   });

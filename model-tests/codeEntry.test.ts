@@ -1,72 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import {
-  codeEntryMachine,
-  codeEntryMachineOf,
-  sentCodeOf,
-  type CodeEntryInput,
-  type SentCode,
-} from '../machines/codeEntry.ts';
-import { report, walk } from './coverage.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryInput } from '../machines/codeEntry.ts';
+import { report, walkAll } from './coverage.ts';
+import { codeEntryModel, sentAt } from './codeEntry.model.ts';
 import { settle } from './events.ts';
-
-const sentAt = (now: number): SentCode => ({
-  target: 'm***@example.be',
-  expiresAt: now + 900_000,
-  resendAt: now + 30_000,
-});
-
-function walkFrom(input: CodeEntryInput) {
-  // Alone, the entry has no flow above it to ask for a new code.
-  return walk(codeEntryMachine.provide({ actions: { askForNewCode: () => {} } }), {
-    input,
-    events: (snapshot) => {
-      const code = (snapshot as { context: { code: string } }).context.code;
-      return [
-        { type: 'TYPE', value: code ? '' : '12345678' },
-        { type: 'TYPE', value: '123' },
-        { type: 'TOGGLE_REMEMBER' },
-        { type: 'SUBMIT' },
-        { type: 'RESEND' },
-        // Once the server wants a puzzle with each code: a submit with its answer, and one without.
-        { type: 'SUBMIT', captcha: { token: 'solved' } },
-        { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
-        { type: 'xstate.done.actor.check', output: { access_token: 't' } },
-        { type: 'xstate.error.actor.check', error: apiFailure(422, { code: 'invalid_code', message: '' }) },
-        {
-          type: 'xstate.error.actor.check',
-          error: apiFailure(422, { code: 'invalid_code', message: '', captcha: true, captcha_level: 1 }),
-        },
-        { type: 'xstate.error.actor.check', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
-        { type: 'xstate.after.expiry.codeEntry.entering.expiry.running' },
-        { type: 'xstate.after.resendCooldown.codeEntry.entering.resend.cooling' },
-      ] as never;
-    },
-    serializeState: ({ value, context }) => {
-      const c = context as { code: string; remember: boolean; error: unknown; result: unknown; captchaLevel: unknown };
-      return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result, c.captchaLevel]);
-    },
-  });
-}
 
 describe('code-entry machine: model', () => {
   it('takes every declared transition (a sent code, one that cannot be sent again, one nobody sent)', () => {
-    const now = Date.now();
-    const runs = [
-      walkFrom({ ticket: 'p', length: 8, sent: sentAt(now), endsOn: ['onboarding_expired'] }),
-      walkFrom({ ticket: 'p', length: 8, sent: { ...sentAt(now), resendAt: null } }),
-      walkFrom({ ticket: 'p', length: 6, sent: null }),
-    ];
-    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    const result = {
-      ...runs[0]!,
-      taken: runs[0]!.declared - missing.length,
-      missing,
-      states: runs.reduce((n, r) => n + r.states, 0),
-    };
+    const result = walkAll(codeEntryModel);
     console.info(report('codeEntry', result));
-    expect(missing).toEqual([]);
+    expect(result.missing).toEqual([]);
   });
 });
 

@@ -92,6 +92,48 @@ export function walk<TEvent extends EventObject>(
   };
 }
 
+type Snapshot = ReturnType<AnyStateMachine['getInitialSnapshot']>;
+/** The events a walk sends at a snapshot. */
+export type Events = (snapshot: Snapshot) => readonly EventObject[];
+/** What makes two snapshots the same state for a walk. */
+export type Serialize = (snapshot: { value: unknown; context: unknown }) => string;
+/** One named start of a machine: its input, and the events (or states told apart) where they differ. */
+export type Start = { name: string; input?: unknown; events?: Events; serializeState?: Serialize };
+/** How a model test walks a machine: the machine as walked, its named starts (the first the main
+ * one), the events sent at each snapshot with their payloads, and what tells two states apart. The
+ * testers' paths (scripts/testerPaths.ts) walk the same. */
+export type Model = { machine: AnyStateMachine; starts: readonly Start[]; events: Events; serializeState?: Serialize };
+
+/** The start of `model` named `name`. */
+export function startOf(model: Model, name: string): Start {
+  const start = model.starts.find((s) => s.name === name);
+  if (!start) throw new Error(`no start named ${name}`);
+  return start;
+}
+
+/** The walk of `model` from one of its starts. */
+export function walkFrom(model: Model, start: Start = model.starts[0]!) {
+  const serializeState = start.serializeState ?? model.serializeState;
+  return walk(model.machine, {
+    input: start.input,
+    events: start.events ?? model.events,
+    ...(serializeState ? { serializeState } : {}),
+  });
+}
+
+/** The walks of `model` from all its starts: a transition is missing only when every walk missed it. */
+export function walkAll(model: Model) {
+  const runs = model.starts.map((start) => walkFrom(model, start));
+  const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
+  return {
+    runs,
+    declared: runs[0]!.declared,
+    taken: runs[0]!.declared - missing.length,
+    missing,
+    states: runs.reduce((n, r) => n + r.states, 0),
+  };
+}
+
 /** Every step of the walk: a reachable snapshot, an event, and the snapshot it led to. */
 export function stepsOf(
   result: ReturnType<typeof walk>,

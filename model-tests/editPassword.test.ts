@@ -1,32 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { ChangePasswordAnswer } from '../contract/schemas.ts';
 import { changeMachine, editPasswordMachine, type PasswordChange } from '../machines/editPassword.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkFrom } from './coverage.ts';
+import { editPasswordModel, input } from './editPassword.model.ts';
 import { settle } from './events.ts';
 
-const input = { policy: DEFAULT_PASSWORD_POLICY };
 const NEW = 'Brand-new-pass-77';
 
 describe('edit password machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(editPasswordMachine, {
-      input,
-      events: () =>
-        [
-          { type: 'CURRENT', value: 'Tessera-demo-2026!' },
-          { type: 'CURRENT', value: '' },
-          { type: 'KEEP', value: false },
-          { type: 'KEEP', value: true },
-          { type: 'SUBMIT' },
-          { type: 'SUBMIT', captcha: { token: 'solved' } },
-          { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: false } } },
-          { type: 'xstate.done.actor.newPassword', output: { result: { session_ended: true } } },
-        ] as never,
-      serializeState: ({ value, context }) => JSON.stringify([value, context]),
-    });
+    const result = walkFrom(editPasswordModel);
     console.info(report('editPassword', result));
     expect(result.missing).toEqual([]);
   });

@@ -21,3 +21,7 @@ export function failingOnce<T>(value: T): () => Promise<T> {
     return value;
   };
 }
+
+/** A fixed instant far ahead, for the times a walk sends: none has passed, and none changes from one
+ * run to the next. */
+export const AHEAD = Date.UTC(2100, 0, 1);

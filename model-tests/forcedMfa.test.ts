@@ -3,101 +3,22 @@ import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
 import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
-import { report, stepsOf, walk } from './coverage.ts';
+import { report, startOf, stepsOf, walkAll, walkFrom } from './coverage.ts';
+import { forcedMfaModel } from './forcedMfa.model.ts';
 import { settle } from './events.ts';
-
-const answers = [
-  { type: 'xstate.done.actor.methodKinds', output: [] },
-  { type: 'xstate.done.actor.methodKinds', output: ['sms', 'totp'] },
-  { type: 'xstate.error.actor.methodKinds', error: apiFailure(500, { code: 'internal_error' }) },
-  { type: 'xstate.done.actor.startActivation', output: null },
-  {
-    type: 'xstate.done.actor.startActivation',
-    output: { payload: 'p', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } },
-  },
-  {
-    type: 'xstate.error.actor.startActivation',
-    error: apiFailure(400, { code: 'invalid_phone', message: 'The phone number provided is invalid' }),
-  },
-  { type: 'xstate.error.actor.startActivation', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
-  { type: 'xstate.done.actor.codeEntry', output: { result: {}, failure: null } },
-  { type: 'xstate.done.actor.codeEntry', output: { result: null, failure: { code: 'code_expired' } } },
-  // The code came back, and the number is another account's: the answer carries the merge's offer.
-  {
-    type: 'xstate.done.actor.codeEntry',
-    output: {
-      result: null,
-      failure: { code: 'phone_in_use' },
-      body: { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } },
-    },
-  },
-  { type: 'xstate.done.actor.resendActivation', output: null },
-  {
-    type: 'xstate.done.actor.resendActivation',
-    output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } },
-  },
-  { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
-  { type: 'xstate.done.actor.remindLater' },
-  { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
-];
-
-const alone = forcedMfaMachine.provide({ actions: { offerMerge: () => {} } });
-
-function walkFrom(input: EnrolmentInput) {
-  return walk(alone, {
-    input,
-    events: () =>
-      [
-        { type: 'ACTIVATE' },
-        { type: 'SKIP' },
-        { type: 'CHOOSE', kind: 'sms' },
-        { type: 'CHOOSE', kind: 'email' },
-        { type: 'CHOOSE', kind: 'totp' },
-        { type: 'CHANGE', value: '0470 44 44 44' },
-        { type: 'CHANGE', value: '' },
-        { type: 'SUBMIT' },
-        { type: 'BACK' },
-        { type: 'CONTINUE' },
-        { type: 'RESEND' },
-        ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({
-          type: 'ROUTE',
-          step,
-        })),
-        ...answers,
-      ] as never,
-    serializeState: ({ value, context }) => {
-      const c = context as { kind: unknown; target: string; error: unknown; challenge: unknown; hasSms: boolean };
-      return JSON.stringify([value, c.kind, !!c.target, !!c.error, !!c.challenge, c.hasSms]);
-    },
-  });
-}
 
 describe('forced MFA machine: model', () => {
   it('takes every declared transition (forced user, forced user with SMS, offered customer, from Security)', () => {
-    const runs = [
-      walkFrom({ forced: true, customer: false }),
-      walkFrom({ forced: true, customer: false, hasSms: true }),
-      walkFrom({ forced: false, customer: true }),
-      ...(['selection', 'phone', 'email'] as const).map((entry) => walkFrom({ forced: false, customer: false, entry })),
-    ];
-    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    const result = {
-      ...runs[0]!,
-      taken: runs[0]!.declared - missing.length,
-      missing,
-      states: runs.reduce((n, r) => n + r.states, 0),
-    };
+    const result = walkAll(forcedMfaModel);
     console.info(report('forcedMfa', result));
-    expect(missing).toEqual([]);
+    expect(result.missing).toEqual([]);
   });
 
   it('offers the merge only on the answer to the code, never on the start of the activation', () => {
-    for (const input of [
-      { forced: true, customer: false },
-      { forced: false, customer: true },
-      { forced: false, customer: false, entry: 'phone' as const },
-    ]) {
-      const steps = stepsOf(walkFrom(input));
+    for (const name of ['a forced user', 'an offered customer', 'from Security: phone']) {
+      const start = startOf(forcedMfaModel, name);
+      const input = start.input as EnrolmentInput;
+      const steps = stepsOf(walkFrom(forcedMfaModel, start));
       const into = steps.filter(({ from, to }) => to.value === 'merging' && from.value !== 'merging');
       // Only from Security (its step-up held): at sign-in the merge would ask one, and leaving a
       // mandatory set-up signs out.

@@ -1,80 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import { forgotPasswordMachine, type ResetMemory } from '../machines/forgotPassword.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkAll } from './coverage.ts';
+import { forgotPasswordModel, memory } from './forgotPassword.model.ts';
 import { settle } from './events.ts';
-
-const sentAnswer = {
-  recipient: ['r***@example.be'],
-  technology: 'EMAIL',
-  payload: 'p',
-  expires_in: 900,
-  resend_in: 30,
-};
-const memory = (ticket: string | null, expiresAt = Date.now() + 900_000) => ({
-  mode: 'email',
-  username: 'rita@example.be',
-  channel: 'sms',
-  sent: sentAnswer,
-  timers: { target: 'r***@example.be', expiresAt, resendAt: null },
-  ticket,
-});
-
-function walkFrom(entry: 'email' | 'sent' | 'reset') {
-  return walk(forgotPasswordMachine, {
-    input: { mode: 'email', policy: DEFAULT_PASSWORD_POLICY, entry },
-    events: () =>
-      [
-        ...(['email', 'phone', 'sent', 'reset', 'confirmed'] as const).map((step) => ({ type: 'ROUTE', step })),
-        { type: 'SET_CHANNEL', channel: 'whatsapp' },
-        { type: 'CHANGE', field: 'username', value: 'rita@example.be' },
-        { type: 'SUBMIT' },
-        { type: 'SUBMIT', captcha: { token: 'solved' } },
-        { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
-        { type: 'RESEND', captcha: { token: 'solved' } },
-        { type: 'RESEND', captcha: { error: CAPTCHA_FAILURES.server } },
-        { type: 'CONTINUE' },
-        { type: 'xstate.done.actor.recall', output: null },
-        { type: 'xstate.done.actor.recall', output: memory(null) },
-        { type: 'xstate.done.actor.recall', output: memory(null, 0) },
-        { type: 'xstate.done.actor.recall', output: memory('ticket') },
-        { type: 'xstate.error.actor.recall', error: new Error('storage') },
-        { type: 'xstate.done.actor.requestCode', output: sentAnswer },
-        { type: 'xstate.error.actor.requestCode', error: apiFailure(429, { code: 'too_many_attempts', message: '' }) },
-        { type: 'xstate.done.actor.resendCode', output: { ...sentAnswer, payload: 'p2' } },
-        { type: 'xstate.error.actor.resendCode', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
-        { type: 'xstate.done.actor.codeEntry', output: { result: { payload: 'ticket' }, failure: null } },
-        { type: 'xstate.done.actor.newPassword' },
-      ] as never,
-    serializeState: ({ value, context }) => {
-      const c = context as {
-        mode: string;
-        username: string;
-        channel: string;
-        error: unknown;
-        sent: unknown;
-        ticket: unknown;
-      };
-      return JSON.stringify([value, c.mode, !!c.username, c.channel, !!c.error, !!c.sent, !!c.ticket]);
-    },
-  });
-}
 
 describe('forgotten password machine: model', () => {
   it('takes every declared transition (started on the request, on the code, on the new password)', () => {
-    const runs = [walkFrom('email'), walkFrom('sent'), walkFrom('reset')];
-    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    const result = {
-      ...runs[0]!,
-      taken: runs[0]!.declared - missing.length,
-      missing,
-      states: runs.reduce((n, r) => n + r.states, 0),
-    };
+    const result = walkAll(forgotPasswordModel);
     console.info(report('forgotPassword', result));
-    expect(missing).toEqual([]);
+    expect(result.missing).toEqual([]);
   });
 });
 

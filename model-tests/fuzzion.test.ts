@@ -1,170 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
-import type { MfaMethodSummary } from '../contract/schemas.ts';
+import type { FuzzionAnswer, FuzzionOffer } from '../contract/merge.ts';
 import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.ts';
 import { fuzzionMachine, type FuzzionResult } from '../machines/fuzzion.ts';
-import { report, stepsOf, walk } from './coverage.ts';
-import { done, fail, settle } from './events.ts';
+import { report, stepsOf, walkAll } from './coverage.ts';
+import { settle } from './events.ts';
+import {
+  card,
+  email,
+  finished,
+  fuzzionModel,
+  more,
+  offer,
+  recovery,
+  result,
+  sent,
+  serializeState,
+  sms,
+  totp,
+  type Ctx,
+} from './fuzzion.model.ts';
 
-// The other account's second factors, masked, as the offer names them.
-const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
-const sms: MfaMethodSummary = { id: 12, method: 'sms', target: '+32•••••••21' };
-const totp: MfaMethodSummary = { id: 13, method: 'totp' };
-const recovery: MfaMethodSummary = { id: 14, method: 'totpRecovery' };
-const card: MfaMethodSummary = { id: 15, method: 'card' };
-
-const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
-  kind: 'email',
-  target: 'other@example.be',
-  proven: ['code'],
-  enough: false,
-  password: false,
-  methods: [email, sms, totp],
-  can_decline: true,
-  sso_only: false,
-  ...over,
-});
-const result: FuzzionResult = {
-  outcome: 'merged',
-  emails: [
-    { value: 'me@example.be', primary: true },
-    { value: 'other@example.be', primary: false },
-  ],
-  phones: [],
-};
-const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], password: false, data: result };
-const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: [totp], password: false };
-const nothingMore: FuzzionAnswer = { done: false, payload: 'offer', mfa: [], password: false };
-const sent: FuzzionSendAnswer = {
-  challenge: 'challenge-1',
-  method: 'email',
-  target: 'm•••@example.com',
-  expires_at: '2099-01-01T00:00:00Z',
-  expires_in: 900,
-  resend_in: 30,
-};
-const alone = fuzzionMachine.provide({ actions: { finished: () => {} } });
-
-const events = () =>
-  [
-    { type: 'ACCEPT' },
-    { type: 'DECLINE' },
-    { type: 'BACK' },
-    { type: 'SUBMIT' },
-    { type: 'RESEND' },
-    { type: 'USE_PASSWORD' },
-    { type: 'SELECT', id: email.id },
-    { type: 'SELECT', id: sms.id, channel: 'call' },
-    { type: 'SELECT', id: totp.id },
-    { type: 'SELECT', id: 99 },
-    { type: 'TYPE_PASSWORD', value: '' },
-    { type: 'TYPE_PASSWORD', value: 'secret' },
-    // The offer: not enough (its second factor next), enough (no second factor), not declinable,
-    // its password counting, Microsoft only, and one naming nothing that would count.
-    done('readOffer', offer()),
-    done('readOffer', offer({ can_decline: false })),
-    done('readOffer', offer({ enough: true, methods: [] })),
-    done('readOffer', offer({ methods: [email], password: true })),
-    done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
-    done('readOffer', offer({ methods: [] })),
-    fail('readOffer', 409, 'merge_unavailable'),
-    fail('readOffer', 409, 'merge_sso_only'),
-    done('finish', finished),
-    done('finish', more),
-    done('finish', nothingMore),
-    fail('finish', 409, 'merge_sso_only'),
-    fail('finish', 403, 'merge_proof_required'),
-    fail('finish', 409, 'decline_unavailable'),
-    fail('finish', 409, 'merge_unavailable'),
-    fail('finish', 0, 'network_error'),
-    done('startMethod', sent),
-    fail('startMethod', 429, 'resend_too_soon'),
-    fail('startMethod', 409, 'merge_sso_only'),
-    fail('startMethod', 409, 'merge_unavailable'),
-    done('resendMethod', { ...sent, challenge: 'challenge-2' }),
-    fail('resendMethod', 429, 'resend_too_soon'),
-    fail('resendMethod', 409, 'merge_sso_only'),
-    fail('resendMethod', 409, 'merge_unavailable'),
-    done('fuzzionCode', { result: finished, failure: null }),
-    done('fuzzionCode', { result: more, failure: null }),
-    done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }),
-    done('fuzzionCode', { result: null, failure: { code: 'merge_unavailable' } }),
-    done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
-    done('proveByPassword', finished),
-    done('proveByPassword', more),
-    fail('proveByPassword', 400, 'invalid_credentials'),
-    fail('proveByPassword', 409, 'merge_unavailable'),
-    fail('proveByPassword', 409, 'merge_sso_only'),
-    // Past the other account's ceiling: the refusal names the puzzle; the password goes with its answer, or the problem in its way shows.
-    {
-      type: 'xstate.error.actor.proveByPassword',
-      error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
-    },
-    { type: 'SUBMIT', captcha: { token: 'solved' } },
-    { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
-  ] as never;
-
-type Ctx = {
-  offer: FuzzionOffer | null;
-  intent: string;
-  methods: MfaMethodSummary[];
-  passwordCounts: boolean;
-  selected: MfaMethodSummary | null;
-  channel: unknown;
-  challenge: unknown;
-  password: string;
-  error: { code: string } | null;
-  moreNeeded: boolean;
-  answer: FuzzionAnswer | null;
-  result: unknown;
-  captchaLevel: number | null;
-};
-const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
-  const c = context as Ctx;
-  const o = c.offer && [
-    c.offer.enough,
-    c.offer.can_decline,
-    c.offer.sso_only,
-    c.offer.methods.length,
-    c.offer.password,
-  ];
-  return JSON.stringify([
-    value,
-    o,
-    c.intent,
-    c.methods.map((m) => m.id),
-    c.passwordCounts,
-    c.selected?.id,
-    c.channel,
-    !!c.challenge,
-    !!c.password,
-    c.error?.code,
-    c.moreNeeded,
-    c.answer?.done,
-    !!c.result,
-    c.captchaLevel,
-  ]);
-};
-const walkFrom = (input: { payload: string | null; result: FuzzionResult | null }) =>
-  walk(alone, { input, events, serializeState });
 const ctx = (snapshot: { context: unknown }) => snapshot.context as Ctx;
 const inProving = (value: unknown) => typeof value === 'object' && value !== null && 'proving' in value;
 
 describe('merge machine: model', () => {
-  const fromOffer = walkFrom({ payload: 'offer', result: null });
-  const steps = stepsOf(fromOffer);
+  const all = walkAll(fuzzionModel);
+  const steps = stepsOf(all.runs[0]!);
 
   it('takes every declared transition, from an offer, from none and from a finished merge', () => {
-    const starts = [fromOffer, walkFrom({ payload: null, result: null }), walkFrom({ payload: 'offer', result })];
-    for (const [name, walked] of [
-      ['an offer', starts[0]!],
-      ['nothing', starts[1]!],
-      ['a result', starts[2]!],
-    ] as const)
-      console.info(report(`fuzzion from ${name}`, walked));
-    expect(starts[0]!.missing.filter((t) => starts.every((s) => s.missing.includes(t)))).toEqual([]);
+    for (const [i, walked] of all.runs.entries())
+      console.info(report(`fuzzion from ${fuzzionModel.starts[i]!.name}`, walked));
+    expect(all.missing).toEqual([]);
   });
 
   it('succeeds only on an answer the server marked done', () => {

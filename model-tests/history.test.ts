@@ -2,56 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { addDays, defaultHistoryRange } from '../contract/history.ts';
-import type { HistoryEvent, HistoryPage, HistorySummary } from '../contract/schemas.ts';
+import type { HistoryPage, HistorySummary } from '../contract/schemas.ts';
 import { historyMachine, type HistoryFilters } from '../machines/history.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, failingOnce, settle } from './events.ts';
+import { report, walkFrom } from './coverage.ts';
+import { failingOnce, settle } from './events.ts';
+import { historyModel, pageOf, summary } from './history.model.ts';
 
 const { from: FROM, to: TO } = defaultHistoryRange();
-const event = (id: string): HistoryEvent => ({
-  id,
-  at: '2026-11-20T10:00:00.000Z',
-  type: 'login_succeeded',
-  category: 'sign_in',
-  browser: 'Firefox 128.0',
-  os: 'Linux',
-  platform: 'desktop',
-  country: null,
-  city: null,
-});
-const pageOf = (ids: string[], next: string | null): HistoryPage => ({
-  data: ids.map(event),
-  next,
-  from: '2026-10-26',
-  to: '2026-11-24',
-});
-const summary: HistorySummary = { from: '2026-10-26', to: '2026-11-24', days: [{ date: '2026-11-24', sign_ins: 2 }] };
 
 describe('history machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(historyMachine, {
-      events: () =>
-        [
-          { type: 'FILTER', categories: ['sign_in'] },
-          { type: 'FILTER', categories: [] },
-          { type: 'FILTER', from: '2026-11-30', to: '2026-11-01' },
-          { type: 'MORE' },
-          { type: 'RETRY' },
-          { type: 'DISMISS' },
-          done('recall', null),
-          done('recall', { from: '2026-11-20', to: '2026-11-21', categories: ['sign_in'] }),
-          fail('recall', 500, 'internal_error'),
-          done('loadHistory', { page: pageOf(['a', 'b'], 'cursor-1'), summary }),
-          done('loadHistory', { page: pageOf([], null), summary }),
-          fail('loadHistory', 503, 'database_unavailable'),
-          done('loadPage', pageOf(['c'], null)),
-          fail('loadPage', 500, 'internal_error'),
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { filters: HistoryFilters; events: unknown[]; next: unknown; error: unknown };
-        return JSON.stringify([value, c.filters, c.events.length, c.next, c.error]);
-      },
-    });
+    const result = walkFrom(historyModel);
     console.info(report('history', result));
     expect(result.missing).toEqual([]);
   });

@@ -1,61 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { CAPTCHA_FAILURES, type CaptchaAnswer } from '../machines/captcha.ts';
 import { loginMachine } from '../machines/login.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkFrom } from './coverage.ts';
 import { settle } from './events.ts';
-
-const failure = (status: number, body: Record<string, unknown>) => apiFailure(status, body);
-
-/** What the sign-in call can answer (spec §8), as the events the invoked actor sends. */
-const ANSWERS = [
-  { type: 'xstate.done.actor.submitLogin', output: { access_token: 't' } },
-  {
-    type: 'xstate.error.actor.submitLogin',
-    error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.' }),
-  },
-  {
-    type: 'xstate.error.actor.submitLogin',
-    error: failure(401, { code: 'mfa_required', message: '', mfa: { payload: 'p', methods: [] } }),
-  },
-  { type: 'xstate.error.actor.submitLogin', error: failure(403, { code: 'weak_password', message: '', payload: 'w' }) },
-  { type: 'xstate.error.actor.submitLogin', error: failure(503, { code: 'maintenance', message: '' }) },
-  {
-    type: 'xstate.error.actor.submitLogin',
-    error: failure(400, { code: 'invalid_credentials', message: 'Invalid username/password.', captcha: true }),
-  },
-  {
-    type: 'xstate.error.actor.submitLogin',
-    error: failure(400, {
-      code: 'captcha_required',
-      message: 'Please confirm that you are not a robot.',
-      captcha: true,
-    }),
-  },
-];
+import { failure, loginModel } from './login.model.ts';
 
 describe('login machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(loginMachine, {
-      input: { mode: 'email' },
-      events: (snapshot) =>
-        [
-          {
-            type: 'CHANGE',
-            field: 'username',
-            value: (snapshot as { context: { username: string } }).context.username ? '' : 'emma@example.be',
-          },
-          { type: 'CHANGE', field: 'password', value: 'secret' },
-          { type: 'CHANGE', field: 'username', value: 'emma.at.example.be' },
-          { type: 'SET_MODE', mode: 'phone' },
-          { type: 'SUBMIT' },
-          { type: 'SUBMIT', captcha: { token: 'solved' } },
-          { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
-          { type: 'SUBMIT', captcha: { token: 'solved' }, automatic: true },
-          ...ANSWERS,
-        ] as never,
-    });
+    const result = walkFrom(loginModel);
     console.info(report('login', result));
     expect(result.missing).toEqual([]);
   });

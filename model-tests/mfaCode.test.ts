@@ -1,96 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { mfaCodeMachine, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkAll } from './coverage.ts';
+import { challenge, methods, mfaCodeModel } from './mfaCode.model.ts';
+import { totpRecoveryModel } from './totpRecovery.model.ts';
 import { settle } from './events.ts';
-
-const methods: MfaMethodSummary[] = [
-  { id: 1, method: 'email', target: 'm***@example.be', primary: true },
-  { id: 2, method: 'totp', primary: false },
-];
-const inFuture = (s: number) => new Date(Date.now() + s * 1000).toISOString();
-const challenge = (resend: boolean): MfaChallengeAnswer => ({
-  payload: 'p',
-  method: 'email',
-  target: 'm***@example.be',
-  expires_at: inFuture(900),
-  ...(resend ? { resend_at: inFuture(30) } : {}),
-});
 
 describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(mfaCodeMachine, {
-      input: { methods, loginPayload: 'login', entry: 'code' },
-      events: () => {
-        return [
-          { type: 'SELECT', id: 1 },
-          { type: 'SELECT', id: 2 },
-          { type: 'SELECT', id: 99 },
-          { type: 'RESEND' },
-          { type: 'CHANGE_METHOD' },
-          { type: 'xstate.done.actor.recall', output: null },
-          { type: 'xstate.error.actor.recall', error: new Error('storage') },
-          {
-            type: 'xstate.done.actor.recall',
-            output: {
-              loginPayload: 'login',
-              selected: methods[0],
-              channel: null,
-              challenge: { payload: 'p', sent: null },
-            },
-          },
-          { type: 'ROUTE', step: 'methods' },
-          { type: 'ROUTE', step: 'code' },
-          { type: 'xstate.done.actor.startChallenge', output: challenge(true) },
-          { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
-          { type: 'xstate.done.actor.resendChallenge', output: challenge(true) },
-          { type: 'xstate.error.actor.resendChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
-          { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
-        ] as never;
-      },
-      serializeState: ({ value, context }) => {
-        const c = context as { error: unknown; selected: { id: number } | null; challenge: unknown };
-        return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge]);
-      },
-    });
-    // A step-up of an account without a second factor: the password stands in for one.
-    const passwordOnly = walk(mfaCodeMachine, {
-      input: { methods: [], loginPayload: null },
-      events: () =>
-        [
-          { type: 'xstate.done.actor.recall', output: null },
-          { type: 'xstate.error.actor.recall', error: new Error('storage') },
-          { type: 'CONFIRM_PASSWORD', password: '' },
-          { type: 'CONFIRM_PASSWORD', password: 'pw' },
-          { type: 'ROUTE', step: 'methods' },
-          // Past the account's ceiling: with the widget's answer, or with the problem in its way.
-          { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { token: 'solved' } },
-          { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { error: { code: 'captcha_not_loaded' } } },
-          { type: 'xstate.done.actor.confirmPassword' },
-          { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
-          {
-            type: 'xstate.error.actor.confirmPassword',
-            error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
-          },
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { error: unknown; captchaLevel: unknown };
-        return JSON.stringify([value, !!c.error, c.captchaLevel]);
-      },
-    });
-    const missing = result.missing.filter((t) => passwordOnly.missing.includes(t));
-    console.info(
-      report('mfaCode', {
-        declared: result.declared,
-        taken: result.declared - missing.length,
-        states: result.states + passwordOnly.states,
-      }),
-    );
-    expect(missing).toEqual([]);
+    const result = walkAll(mfaCodeModel);
+    console.info(report('mfaCode', result));
+    expect(result.missing).toEqual([]);
   });
 
   it('asks an account without a second factor for its password, and ends with it as the proof', async () => {
@@ -333,33 +256,9 @@ describe('MFA code machine: the code entry it starts', () => {
 
 describe('TOTP recovery machine: model', () => {
   it('takes every declared transition, reached from a sign-in (its count known) and by a reload (counted)', () => {
-    const runs = [3, null].map((keysLeft) =>
-      walk(totpRecoveryMachine, {
-        input: { keysLeft },
-        events: () =>
-          [
-            { type: 'SKIP' },
-            { type: 'REGENERATE' },
-            { type: 'CONTINUE' },
-            { type: 'RESET' },
-            { type: 'xstate.done.actor.countKeys', output: 2 },
-            { type: 'xstate.error.actor.countKeys', error: apiFailure(503, {}) },
-            { type: 'xstate.done.actor.resetAuthenticator' },
-            { type: 'xstate.error.actor.resetAuthenticator', error: apiFailure(403, { code: 'step_up_required' }) },
-            { type: 'xstate.done.actor.regenerate', output: { recovery_keys: ['A', 'B'] } },
-            { type: 'xstate.error.actor.regenerate', error: apiFailure(403, { code: 'step_up_required' }) },
-          ] as never,
-      }),
-    );
-    const missing = runs[0]!.missing.filter((t) => runs.every((r) => r.missing.includes(t)));
-    console.info(
-      report('totpRecovery', {
-        declared: runs[0]!.declared,
-        taken: runs[0]!.declared - missing.length,
-        states: runs.reduce((n, r) => n + r.states, 0),
-      }),
-    );
-    expect(missing).toEqual([]);
+    const result = walkAll(totpRecoveryModel);
+    console.info(report('totpRecovery', result));
+    expect(result.missing).toEqual([]);
   });
 
   it('after a reload asks the server how many keys remain before showing the screen', async () => {

@@ -1,44 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
-import { report, walk } from './coverage.ts';
-import { done, settle } from './events.ts';
-
-const methods: MfaMethodSummary[] = [
-  { id: 1, method: 'email', target: 'e***@example.be', primary: true },
-  { id: 2, method: 'sms', target: '+32•••••••56', primary: false },
-];
-const fail = (id: string, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(409, { code }) });
+import { report, walkFrom } from './coverage.ts';
+import { settle } from './events.ts';
+import { methods, mfaSettingsModel } from './mfaSettings.model.ts';
 
 describe('MFA settings machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(mfaSettingsMachine, {
-      events: () =>
-        [
-          { type: 'SWITCH', id: 2 },
-          { type: 'DELETE', id: 2 },
-          { type: 'DELETE', id: 99 },
-          { type: 'REGENERATE' },
-          { type: 'DISMISS' },
-          { type: 'CONFIRM' },
-          { type: 'CANCEL' },
-          { type: 'SAVED' },
-          done('listMethods', methods),
-          fail('listMethods', 'unauthorized'),
-          done('switchPrimary'),
-          fail('switchPrimary', 'step_up_required'),
-          done('deleteMethod'),
-          fail('deleteMethod', 'last_method'),
-          done('regenerate', { recovery_keys: ['A'] }),
-          fail('regenerate', 'not_found'),
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { methods: unknown[]; keys: unknown; error: unknown; notice: unknown; pending: unknown };
-        return JSON.stringify([value, c.methods.length, !!c.keys, c.error, c.notice, c.pending]);
-      },
-    });
+    const result = walkFrom(mfaSettingsModel);
     console.info(report('mfaSettings', result));
     expect(result.missing).toEqual([]);
   });

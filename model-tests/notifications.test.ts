@@ -3,32 +3,13 @@ import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { MarketingPreferences, NotificationsAnswer } from '../contract/schemas.ts';
 import { notificationsMachine } from '../machines/notifications.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, failingOnce, settle } from './events.ts';
-
-const answer = (marketing: MarketingPreferences): NotificationsAnswer => ({
-  marketing,
-  security_alerts: ['password_changed'],
-});
-const given = answer({ email: true, sms: false, partners: false });
+import { report, walkFrom } from './coverage.ts';
+import { failingOnce, settle } from './events.ts';
+import { answer, given, notificationsModel } from './notifications.model.ts';
 
 describe('notifications machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(notificationsMachine, {
-      events: () =>
-        [
-          { type: 'TOGGLE', key: 'sms', value: true },
-          { type: 'TOGGLE', key: 'sms', value: false },
-          { type: 'SAVE' },
-          { type: 'DISMISS' },
-          { type: 'RETRY' },
-          done('loadNotifications', given),
-          fail('loadNotifications', 503, 'database_unavailable'),
-          done('saveNotifications', answer({ email: true, sms: true, partners: false })),
-          fail('saveNotifications', 500, 'internal_error'),
-        ] as never,
-      serializeState: ({ value, context }) => JSON.stringify([value, context]),
-    });
+    const result = walkFrom(notificationsModel);
     console.info(report('notifications', result));
     expect(result.missing).toEqual([]);
   });

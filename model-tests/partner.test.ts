@@ -3,77 +3,19 @@ import { createActor, fromPromise, SimulatedClock } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS } from '../contract/constants.ts';
 import type { PartnerAnswer } from '../contract/schemas.ts';
-import { partnerMachine, platformOf, wayOn, type PartnerInput, type PartnerStep } from '../machines/partner.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, settle } from './events.ts';
-
-const client = { client_id: 'deals-partner', name: 'Deals partner', logo_uri: null, policy_uri: null, tos_uri: null };
-const partner: PartnerAnswer = { client, scopes: ['openid', 'balance'] };
-const REGISTERED = 'https://my.tessera.example/auth/callback';
-const WAY = '/oidc/interaction/abc123';
-const STEPS: PartnerStep[] = ['landing', 'requestAccess', 'noAccount', 'linkExisting', 'linkSuccess'];
-const TICKET_ANSWER = {
-  provider: 'microsoft',
-  tenant: { id: 't1', name: 'Contoso' },
-  email: 'ann@contoso.example',
-  name: 'Ann',
-  expires_at: '2026-11-24T06:15:00.000Z',
-};
-const input = (step: PartnerStep, search = '?client_id=deals-partner'): PartnerInput => ({
-  step,
-  search,
-  redirectTargets: [REGISTERED],
-});
-
-const EVENTS = [
-  { type: 'CONTINUE' },
-  { type: 'CANCEL' },
-  { type: 'SEND' },
-  { type: 'RETRY' },
-  { type: 'GO' },
-  done('readPartner', partner),
-  fail('readPartner', 404, 'not_found'),
-  fail('readPartner', 0, 'network_error'),
-  done('requestAccess', { client_id: 'deals-partner', requested_at: '2026-11-24T06:00:00.000Z' }),
-  fail('requestAccess', 409, 'access_request_unavailable'),
-  { type: 'xstate.after.LINK_SUCCESS_REDIRECT.partner.linkSuccess.shown' },
-  done('readTicket', TICKET_ANSWER),
-  fail('readTicket', 410, 'sso_ticket_invalid'),
-  done('recallTicket', 'ticket-1'),
-  done('recallTicket', null),
-  fail('recallTicket', 0, 'network_error'),
-  done('linkAccount', { data: {} }),
-  fail('linkAccount', 409, 'sso_identity_taken'),
-];
+import { partnerMachine, platformOf, wayOn, type PartnerInput } from '../machines/partner.ts';
+import { report, walkAll } from './coverage.ts';
+import { settle } from './events.ts';
+import { input, partner, partnerModel, REGISTERED, TICKET_ANSWER, WAY } from './partner.model.ts';
 
 describe('partner machine: model', () => {
   it('takes every declared transition, over every page it starts on', () => {
-    const starts: PartnerInput[] = [
-      ...STEPS.map((step) => input(step)),
-      input('landing', ''),
-      input('requestAccess', '?client_id=%00'),
-      input('linkExisting', '?ticket=ticket-1'),
-    ];
-    let declared = 0;
-    let missingEverywhere: string[] | null = null;
-    for (const start of starts) {
-      const result = walk(partnerMachine, {
-        input: start,
-        events: () => EVENTS as never,
-        serializeState: ({ value, context }) => {
-          const c = context as { error: unknown; requestedAt: unknown; destination: string };
-          return JSON.stringify([value, c.error, c.requestedAt, c.destination]);
-        },
-      });
-      declared = result.declared;
-      // A transition is missing overall only if the walk from every start missed it.
-      missingEverywhere =
-        missingEverywhere === null ? result.missing : missingEverywhere.filter((line) => result.missing.includes(line));
-      console.info(report(`partner from ${start.step}${start.search ? ` ${start.search}` : ''}`, result));
-    }
-    console.info(`partner, all starts: ${declared - missingEverywhere!.length}/${declared} transitions`);
-    expect(declared).toBeGreaterThan(0);
-    expect(missingEverywhere).toEqual([]);
+    const result = walkAll(partnerModel);
+    for (const [i, run] of result.runs.entries())
+      console.info(report(`partner from ${partnerModel.starts[i]!.name}`, run));
+    console.info(`partner, all starts: ${result.taken}/${result.declared} transitions`);
+    expect(result.declared).toBeGreaterThan(0);
+    expect(result.missing).toEqual([]);
   });
 });
 

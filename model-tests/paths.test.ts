@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MACHINES } from '../scripts/statecharts.ts';
-import { allPaths, eventsAt, indexDocument } from '../scripts/testerPaths.ts';
+import { allPaths, indexDocument } from '../scripts/testerPaths.ts';
+import { MODELS } from './models.ts';
 
 const dir = join(import.meta.dirname, '..', 'docs', 'paths');
 const all = allPaths();
@@ -26,11 +27,19 @@ describe('paths for testers', () => {
     expect(allPaths().map((p) => p.document)).toEqual(all.map((p) => p.document));
   });
 
-  it('answers for an invoked actor with its done and error events', () => {
-    expect(all.find((p) => p.key === 'root')!.document).toContain('send `xstate.done.actor.loadConfig`');
-    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain(
-      'send `xstate.error.actor.listGrants` { error: 500 internal_error }',
+  it("walks each machine from its model test's starts, with its events' payloads", () => {
+    for (const p of all)
+      for (const [i, start] of MODELS[p.key]!.starts.entries())
+        expect(p.document).toContain(`## Start ${i + 1}: ${start.name}\n`);
+    expect(all.find((p) => p.key === 'root')!.document).toContain(
+      'send `xstate.done.actor.loadConfig` { output: {"variant":"be"',
     );
-    expect(eventsAt({ _nodes: [] } as never)).toEqual([]);
+    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain(
+      'send `xstate.error.actor.listGrants` { error: 503 database_unavailable }',
+    );
+  });
+
+  it('enters every state node a flow can rest in', () => {
+    expect(all.filter((p) => p.notReached.length > 0).map((p) => [p.key, p.notReached])).toEqual([]);
   });
 });

@@ -5,121 +5,23 @@ import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
-import { report, stepsOf, walk } from './coverage.ts';
-import { done, settle } from './events.ts';
-import { signedInUser } from './starts.ts';
+import { report, stepsOf, walkAll, type walk } from './coverage.ts';
+import { settle } from './events.ts';
+import { inUse, input, profileModel, saved, withPhone } from './profile.model.ts';
 
-const user = signedInUser;
-const saved: UserProfile = { ...user, firstname: 'Emmy', banking: { iban: 'BE68 •••• •••• 7034', country: 'BE' } };
-const withPhone: UserProfile = {
-  ...user,
-  phone: [...user.phone, { value: '+32470000001', default: false, verified: true }],
-};
-const fail = (id: string, status: number, body: Record<string, unknown>) => ({
-  type: `xstate.error.actor.${id}`,
-  error: apiFailure(status, body as { code: string }),
-});
-const input = (step: ProfileStep) => ({ step, user, today: '2026-11-24' });
-
-/** The answer to the code of an address another account has: the merge's offer comes with it. */
-const inUse = {
-  code: 'phone_in_use',
-  message: 'This phone number is already in use.',
-  fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' },
-};
-
-// What the flow tells its parent needs a parent: the walk runs it alone.
-const alone = profileMachine.provide({ actions: { changed: () => {}, save: () => {} } });
-const walks = new Map<ProfileStep, ReturnType<typeof walk>>();
+const alone = profileModel.machine;
+const walks = new Map<string, ReturnType<typeof walk>>();
 
 describe('profile machine: model', () => {
   it('takes every declared transition, from each step it can start at', () => {
-    const missingFrom = (['overview', 'editInfo', 'credentials', 'download'] as const).map((step) => {
-      const result = walk(alone, {
-        input: input(step),
-        events: () =>
-          [
-            { type: 'ROUTE', step: 'overview' },
-            { type: 'ROUTE', step: 'editInfo' },
-            { type: 'ROUTE', step: 'credentials' },
-            { type: 'EDIT_INFO' },
-            { type: 'SUBMIT' },
-            { type: 'CANCEL' },
-            { type: 'DISMISS' },
-            { type: 'CHANGE_INFO', field: 'firstname', value: '' },
-            { type: 'CHANGE_INFO', field: 'firstname', value: 'Emmy' },
-            { type: 'CHANGE_BANK', field: 'country', value: 'BE' },
-            { type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' },
-            { type: 'CHANGE_BANK', field: 'iban', value: 'BE00' },
-            done('saveInfo', saved),
-            fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
-            fail('saveInfo', 503, { code: 'database_unavailable' }),
-            done('saveIban', saved),
-            fail('saveIban', 422, { code: 'iban_invalid' }),
-            fail('saveIban', 403, { code: 'step_up_required' }),
-            { type: 'ADD_CONTACT', kind: 'phone' },
-            { type: 'CHANGE_NEW', value: '+32470000001' },
-            { type: 'SET_CHANNEL', channel: 'call' },
-            { type: 'SEND_CODE' },
-            { type: 'RESEND' },
-            { type: 'BACK' },
-            { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } },
-            { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },
-            { type: 'MAKE_PRIMARY', contact: { kind: 'phone', value: '+32470123456' } },
-            { type: 'CONFIRM' },
-            { type: 'KEEP' },
-            done('startContact', {
-              payload: 'p',
-              data: { kind: 'phone', target: '+32470000001', expires_at: '2026-11-24T10:00:00Z', expires_in: 900 },
-            }),
-            fail('startContact', 409, { code: 'phone_unavailable' }),
-            done('contactCode', { result: saved, failure: null }),
-            done('contactCode', { result: null, failure: { code: 'code_expired' } }),
-            done('contactCode', { result: null, failure: { code: 'phone_in_use' }, body: inUse }),
-            done('deleteContact', saved),
-            fail('deleteContact', 409, { code: 'last_contact' }),
-            done('makePrimary', saved),
-            fail('makePrimary', 409, { code: 'primary_needs_mfa' }),
-            { type: 'PICTURE_CHOSEN', file: new Blob(['picture']) },
-            { type: 'REMOVE_PICTURE' },
-            done('uploadPicture', { ...saved, picture: '2026-11-24T09:00:00Z' }),
-            fail('uploadPicture', 415, { code: 'invalid_picture' }),
-            done('removePicture', saved),
-            fail('removePicture', 503, { code: 'database_unavailable' }),
-            { type: 'DOWNLOAD' },
-            done('exportData', { name: 'tessera-account.json', text: '{}' }),
-            fail('exportData', 403, { code: 'step_up_required' }),
-          ] as never,
-        serializeState: ({ value, context }) => {
-          const c = context as {
-            info: { firstname: string };
-            bank: unknown;
-            fieldErrors: unknown;
-            error: unknown;
-            notice: unknown;
-            newContact: unknown;
-            challenge: unknown;
-            pending: unknown;
-          };
-          return JSON.stringify([
-            value,
-            c.info.firstname,
-            c.bank,
-            c.fieldErrors,
-            c.error,
-            c.notice,
-            c.newContact,
-            !!c.challenge,
-            c.pending,
-          ]);
-        },
-      });
-      walks.set(step, result);
-      console.info(report(`profile from ${step}`, result));
-      return new Set(result.missing);
-    });
-    // A transition counts as taken when a walk from any of the three starts takes it.
-    expect([...missingFrom[0]!].filter((t) => missingFrom.every((missing) => missing.has(t)))).toEqual([]);
+    const result = walkAll(profileModel);
+    for (const [i, run] of result.runs.entries()) {
+      const step = profileModel.starts[i]!.name;
+      walks.set(step, run);
+      console.info(report(`profile from ${step}`, run));
+    }
+    // A transition counts as taken when a walk from any of the starts takes it.
+    expect(result.missing).toEqual([]);
   }, 180_000); // four walks of thousands of states each: allow a slow, busy machine
 
   it('offers the merge only after the code sent to the address came back, never on its start', () => {

@@ -1,46 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import type { SsoIdentity, SsoIdentityList } from '../contract/sso.ts';
 import { ssoLinksMachine } from '../machines/ssoLinks.ts';
-import { report, walk } from './coverage.ts';
-import { done, fail, settle } from './events.ts';
-
-const identity = (id: string): SsoIdentity => ({
-  id,
-  provider: 'microsoft',
-  tenant: { id: 'tenant-a', name: 'Contoso' },
-  email: 'ann@contoso.example',
-  name: 'Ann',
-  linked_at: '2026-11-01T10:00:00.000Z',
-  last_used_at: null,
-});
-const list: SsoIdentityList = { data: [identity('one'), identity('two')], sso_only: false };
+import { report, walkFrom } from './coverage.ts';
+import { settle } from './events.ts';
+import { list, ssoLinksModel } from './ssoLinks.model.ts';
 
 describe('linked Microsoft accounts: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(ssoLinksMachine, {
-      events: () =>
-        [
-          { type: 'UNLINK', id: 'one' },
-          { type: 'UNLINK', id: 'unknown' },
-          { type: 'CONFIRM' },
-          { type: 'CANCEL' },
-          { type: 'RETRY' },
-          { type: 'DISMISS' },
-          done('listIdentities', list),
-          fail('listIdentities', 404, 'sso_unavailable'),
-          fail('listIdentities', 503, 'database_unavailable'),
-          done('unlink'),
-          fail('unlink', 404, 'not_found'),
-          fail('unlink', 403, 'step_up_required'),
-          fail('unlink', 409, 'sso_last_identity'),
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { identities: unknown[]; error: unknown; notice: unknown; pending: unknown };
-        return JSON.stringify([value, c.identities.length, c.error, c.notice, c.pending]);
-      },
-    });
+    const result = walkFrom(ssoLinksModel);
     console.info(report('ssoLinks', result));
     expect(result.missing).toEqual([]);
   });

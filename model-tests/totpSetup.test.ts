@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { totpSetupMachine, type TotpStart } from '../machines/totpSetup.ts';
-import { report, walk } from './coverage.ts';
+import { report, walkFrom } from './coverage.ts';
+import { totpSetupModel } from './totpSetup.model.ts';
 
 describe('authenticator set-up machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walk(totpSetupMachine, {
-      events: () =>
-        [
-          { type: 'CONTINUE' },
-          { type: 'RETRY' },
-          { type: 'xstate.done.actor.startTotp', output: null },
-          { type: 'xstate.done.actor.startTotp', output: { payload: 'p', data: { secret: 'S', qr_svg: '<svg/>' } } },
-          { type: 'xstate.error.actor.startTotp', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
-          { type: 'xstate.done.actor.codeEntry', output: { result: { recovery_keys: ['A'] }, failure: null } },
-        ] as never,
-      serializeState: ({ value, context }) => {
-        const c = context as { payload: unknown; keys: unknown; error: unknown };
-        return JSON.stringify([value, !!c.payload, !!c.keys, !!c.error]);
-      },
-    });
+    const result = walkFrom(totpSetupModel);
     console.info(report('totpSetup', result));
     expect(result.missing).toEqual([]);
   });

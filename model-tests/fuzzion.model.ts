@@ -1,0 +1,156 @@
+// The merge's model: what its test walks and the testers' paths follow.
+import { apiFailure } from '../contract/api.ts';
+import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { fuzzionMachine, type FuzzionResult } from '../machines/fuzzion.ts';
+import type { Model } from './coverage.ts';
+import { done, fail } from './events.ts';
+
+// The other account's second factors, masked, as the offer names them.
+export const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
+export const sms: MfaMethodSummary = { id: 12, method: 'sms', target: '+32•••••••21' };
+export const totp: MfaMethodSummary = { id: 13, method: 'totp' };
+export const recovery: MfaMethodSummary = { id: 14, method: 'totpRecovery' };
+export const card: MfaMethodSummary = { id: 15, method: 'card' };
+
+export const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
+  kind: 'email',
+  target: 'other@example.be',
+  proven: ['code'],
+  enough: false,
+  password: false,
+  methods: [email, sms, totp],
+  can_decline: true,
+  sso_only: false,
+  ...over,
+});
+export const result: FuzzionResult = {
+  outcome: 'merged',
+  emails: [
+    { value: 'me@example.be', primary: true },
+    { value: 'other@example.be', primary: false },
+  ],
+  phones: [],
+};
+export const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], password: false, data: result };
+export const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: [totp], password: false };
+export const nothingMore: FuzzionAnswer = { done: false, payload: 'offer', mfa: [], password: false };
+export const sent: FuzzionSendAnswer = {
+  challenge: 'challenge-1',
+  method: 'email',
+  target: 'm•••@example.com',
+  expires_at: '2099-01-01T00:00:00Z',
+  expires_in: 900,
+  resend_in: 30,
+};
+
+export type Ctx = {
+  offer: FuzzionOffer | null;
+  intent: string;
+  methods: MfaMethodSummary[];
+  passwordCounts: boolean;
+  selected: MfaMethodSummary | null;
+  channel: unknown;
+  challenge: unknown;
+  password: string;
+  error: { code: string } | null;
+  moreNeeded: boolean;
+  answer: FuzzionAnswer | null;
+  result: unknown;
+  captchaLevel: number | null;
+};
+
+export const serializeState = ({ value, context }: { value: unknown; context: unknown }) => {
+  const c = context as Ctx;
+  const o = c.offer && [
+    c.offer.enough,
+    c.offer.can_decline,
+    c.offer.sso_only,
+    c.offer.methods.length,
+    c.offer.password,
+  ];
+  return JSON.stringify([
+    value,
+    o,
+    c.intent,
+    c.methods.map((m) => m.id),
+    c.passwordCounts,
+    c.selected?.id,
+    c.channel,
+    !!c.challenge,
+    !!c.password,
+    c.error?.code,
+    c.moreNeeded,
+    c.answer?.done,
+    !!c.result,
+    c.captchaLevel,
+  ]);
+};
+
+export const fuzzionModel: Model = {
+  // What the flow tells its parent needs a parent: the walk runs it alone.
+  machine: fuzzionMachine.provide({ actions: { finished: () => {} } }),
+  starts: [
+    { name: 'an offer', input: { payload: 'offer', result: null } },
+    { name: 'nothing', input: { payload: null, result: null } },
+    { name: 'a result', input: { payload: 'offer', result } },
+  ],
+  events: () => [
+    { type: 'ACCEPT' },
+    { type: 'DECLINE' },
+    { type: 'BACK' },
+    { type: 'SUBMIT' },
+    { type: 'RESEND' },
+    { type: 'USE_PASSWORD' },
+    { type: 'SELECT', id: email.id },
+    { type: 'SELECT', id: sms.id, channel: 'call' },
+    { type: 'SELECT', id: totp.id },
+    { type: 'SELECT', id: 99 },
+    { type: 'TYPE_PASSWORD', value: '' },
+    { type: 'TYPE_PASSWORD', value: 'secret' },
+    // The offer: not enough (its second factor next), enough (no second factor), not declinable,
+    // its password counting, Microsoft only, and one naming nothing that would count.
+    done('readOffer', offer()),
+    done('readOffer', offer({ can_decline: false })),
+    done('readOffer', offer({ enough: true, methods: [] })),
+    done('readOffer', offer({ methods: [email], password: true })),
+    done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
+    done('readOffer', offer({ methods: [] })),
+    fail('readOffer', 409, 'merge_unavailable'),
+    fail('readOffer', 409, 'merge_sso_only'),
+    done('finish', finished),
+    done('finish', more),
+    done('finish', nothingMore),
+    fail('finish', 409, 'merge_sso_only'),
+    fail('finish', 403, 'merge_proof_required'),
+    fail('finish', 409, 'decline_unavailable'),
+    fail('finish', 409, 'merge_unavailable'),
+    fail('finish', 0, 'network_error'),
+    done('startMethod', sent),
+    fail('startMethod', 429, 'resend_too_soon'),
+    fail('startMethod', 409, 'merge_sso_only'),
+    fail('startMethod', 409, 'merge_unavailable'),
+    done('resendMethod', { ...sent, challenge: 'challenge-2' }),
+    fail('resendMethod', 429, 'resend_too_soon'),
+    fail('resendMethod', 409, 'merge_sso_only'),
+    fail('resendMethod', 409, 'merge_unavailable'),
+    done('fuzzionCode', { result: finished, failure: null }),
+    done('fuzzionCode', { result: more, failure: null }),
+    done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }),
+    done('fuzzionCode', { result: null, failure: { code: 'merge_unavailable' } }),
+    done('fuzzionCode', { result: null, failure: { code: 'merge_sso_only' } }),
+    done('proveByPassword', finished),
+    done('proveByPassword', more),
+    fail('proveByPassword', 400, 'invalid_credentials'),
+    fail('proveByPassword', 409, 'merge_unavailable'),
+    fail('proveByPassword', 409, 'merge_sso_only'),
+    // Past the other account's ceiling: the refusal names the puzzle; the password goes with its answer, or the problem in its way shows.
+    {
+      type: 'xstate.error.actor.proveByPassword',
+      error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
+    },
+    { type: 'SUBMIT', captcha: { token: 'solved' } },
+    { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },
+  ],
+  serializeState,
+};

@@ -1,0 +1,81 @@
+// The second factor's model: what its test walks and the testers' paths follow.
+import { apiFailure } from '../contract/api.ts';
+import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
+import { mfaCodeMachine } from '../machines/mfaCode.ts';
+import type { Model } from './coverage.ts';
+import { AHEAD } from './events.ts';
+
+export const methods: MfaMethodSummary[] = [
+  { id: 1, method: 'email', target: 'm***@example.be', primary: true },
+  { id: 2, method: 'totp', primary: false },
+];
+const inFuture = (s: number, now: number) => new Date(now + s * 1000).toISOString();
+/** A code sent by email, `now` (by default the present). */
+export const challenge = (resend: boolean, now = Date.now()): MfaChallengeAnswer => ({
+  payload: 'p',
+  method: 'email',
+  target: 'm***@example.be',
+  expires_at: inFuture(900, now),
+  ...(resend ? { resend_at: inFuture(30, now) } : {}),
+});
+
+export const mfaCodeModel: Model = {
+  machine: mfaCodeMachine,
+  starts: [
+    { name: 'a sign-in, on the code', input: { methods, loginPayload: 'login', entry: 'code' } },
+    {
+      // A step-up of an account without a second factor: the password stands in for one.
+      name: 'a step-up without a second factor',
+      input: { methods: [], loginPayload: null },
+      events: () => [
+        { type: 'xstate.done.actor.recall', output: null },
+        { type: 'xstate.error.actor.recall', error: new Error('storage') },
+        { type: 'CONFIRM_PASSWORD', password: '' },
+        { type: 'CONFIRM_PASSWORD', password: 'pw' },
+        { type: 'ROUTE', step: 'methods' },
+        // Past the account's ceiling: with the widget's answer, or with the problem in its way.
+        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { token: 'solved' } },
+        { type: 'CONFIRM_PASSWORD', password: 'pw', captcha: { error: { code: 'captcha_not_loaded' } } },
+        { type: 'xstate.done.actor.confirmPassword' },
+        { type: 'xstate.error.actor.confirmPassword', error: apiFailure(400, { code: 'invalid_credentials' }) },
+        {
+          type: 'xstate.error.actor.confirmPassword',
+          error: apiFailure(400, { code: 'captcha_required', message: '', captcha: true, captcha_level: 1 }),
+        },
+      ],
+      serializeState: ({ value, context }) => {
+        const c = context as { error: unknown; captchaLevel: unknown };
+        return JSON.stringify([value, !!c.error, c.captchaLevel]);
+      },
+    },
+  ],
+  events: () => [
+    { type: 'SELECT', id: 1 },
+    { type: 'SELECT', id: 2 },
+    { type: 'SELECT', id: 99 },
+    { type: 'RESEND' },
+    { type: 'CHANGE_METHOD' },
+    { type: 'xstate.done.actor.recall', output: null },
+    { type: 'xstate.error.actor.recall', error: new Error('storage') },
+    {
+      type: 'xstate.done.actor.recall',
+      output: {
+        loginPayload: 'login',
+        selected: methods[0],
+        channel: null,
+        challenge: { payload: 'p', sent: null },
+      },
+    },
+    { type: 'ROUTE', step: 'methods' },
+    { type: 'ROUTE', step: 'code' },
+    { type: 'xstate.done.actor.startChallenge', output: challenge(true, AHEAD) },
+    { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
+    { type: 'xstate.done.actor.resendChallenge', output: challenge(true, AHEAD) },
+    { type: 'xstate.error.actor.resendChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
+    { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
+  ],
+  serializeState: ({ value, context }) => {
+    const c = context as { error: unknown; selected: { id: number } | null; challenge: unknown };
+    return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge]);
+  },
+};

@@ -1,0 +1,59 @@
+// Every charted machine's model, by the key the charts and the testers' paths give it
+// (scripts/statecharts.ts): the starts, events and states its model test walks.
+import { accessGrantsModel } from './accessGrants.model.ts';
+import { captchaModel } from './captcha.model.ts';
+import { cardsModel } from './cards.model.ts';
+import { codeEntryModel } from './codeEntry.model.ts';
+import { consentModel } from './consent.model.ts';
+import type { Model } from './coverage.ts';
+import { devicesModel } from './devices.model.ts';
+import { editPasswordModel } from './editPassword.model.ts';
+import { forcedMfaModel } from './forcedMfa.model.ts';
+import { forgotPasswordModel } from './forgotPassword.model.ts';
+import { forgotUsernameModel } from './forgotUsername.model.ts';
+import { fuzzionModel } from './fuzzion.model.ts';
+import { historyModel } from './history.model.ts';
+import { loginModel } from './login.model.ts';
+import { mfaCodeModel } from './mfaCode.model.ts';
+import { mfaSettingsModel } from './mfaSettings.model.ts';
+import { microsoftMfaModel, microsoftStartModel } from './microsoft.model.ts';
+import { newPasswordModel } from './newPassword.model.ts';
+import { notificationsModel } from './notifications.model.ts';
+import { onboardingModel } from './onboarding.model.ts';
+import { partnerModel } from './partner.model.ts';
+import { profileModel } from './profile.model.ts';
+import { rootModel } from './root.model.ts';
+import { ssoLinksModel } from './ssoLinks.model.ts';
+import { totpRecoveryModel } from './totpRecovery.model.ts';
+import { totpSetupModel } from './totpSetup.model.ts';
+import { undoChangeModel } from './undoChange.model.ts';
+
+export const MODELS: Record<string, Model> = {
+  root: rootModel,
+  login: loginModel,
+  mfaCode: mfaCodeModel,
+  totpRecovery: totpRecoveryModel,
+  forcedMfa: forcedMfaModel,
+  mfaSettings: mfaSettingsModel,
+  accessGrants: accessGrantsModel,
+  history: historyModel,
+  devices: devicesModel,
+  editPassword: editPasswordModel,
+  notifications: notificationsModel,
+  totpSetup: totpSetupModel,
+  newPassword: newPasswordModel,
+  codeEntry: codeEntryModel,
+  forgotPassword: forgotPasswordModel,
+  forgotUsername: forgotUsernameModel,
+  captcha: captchaModel,
+  onboarding: onboardingModel,
+  consent: consentModel,
+  partner: partnerModel,
+  profile: profileModel,
+  cards: cardsModel,
+  undoChange: undoChangeModel,
+  fuzzion: fuzzionModel,
+  microsoftStart: microsoftStartModel,
+  microsoftMfa: microsoftMfaModel,
+  ssoLinks: ssoLinksModel,
+};

@@ -1,0 +1,21 @@
+// The authenticator set-up's model: what its test walks and the testers' paths follow.
+import { apiFailure } from '../contract/api.ts';
+import { totpSetupMachine } from '../machines/totpSetup.ts';
+import type { Model } from './coverage.ts';
+
+export const totpSetupModel: Model = {
+  machine: totpSetupMachine,
+  starts: [{ name: 'the set-up' }],
+  events: () => [
+    { type: 'CONTINUE' },
+    { type: 'RETRY' },
+    { type: 'xstate.done.actor.startTotp', output: null },
+    { type: 'xstate.done.actor.startTotp', output: { payload: 'p', data: { secret: 'S', qr_svg: '<svg/>' } } },
+    { type: 'xstate.error.actor.startTotp', error: apiFailure(403, { code: 'step_up_required', message: '' }) },
+    { type: 'xstate.done.actor.codeEntry', output: { result: { recovery_keys: ['A'] }, failure: null } },
+  ],
+  serializeState: ({ value, context }) => {
+    const c = context as { payload: unknown; keys: unknown; error: unknown };
+    return JSON.stringify([value, !!c.payload, !!c.keys, !!c.error]);
+  },
+};
