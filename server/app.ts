@@ -196,7 +196,7 @@ export async function buildApp(
       cookieName: ctx.cookieName,
       configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)),
       signingInTo: (redirect, locale) => clientOfInteraction(database.db, redirect, locale),
-      securityPolicy: (styles, scripts) => contentSecurityPolicy(config, { styles, scripts }),
+      securityPolicy: (styles) => contentSecurityPolicy(config, { styles }),
     },
   });
   ctx.outbox.addStep(queuedResets(ctx));
