@@ -99,7 +99,8 @@ async function checkServer(port: number): Promise<void> {
       throw new Error(
         `lighthouse: ${host}${PATH} answered ${shell.status}, encoding ${shell.encoding ?? 'none'} (a dist/ build with Brotli twins expected)`,
       );
-    const script = /<script[^>]+src="([^"]+\.js)"/.exec(brotliDecompressSync(shell.body).toString())?.[1];
+    // The entry: a script element's, or the one the drawn page asks for after its paint.
+    const script = /(?:src="|\.src=")(\/assets\/[^"]+\.js)"/.exec(brotliDecompressSync(shell.body).toString())?.[1];
     const asset = script ? await probe(port, host, script) : null;
     if (!asset || asset.status !== 200 || asset.encoding !== 'br')
       throw new Error(

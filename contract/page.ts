@@ -4,3 +4,10 @@
 /** The page's <template> holding the app's module preloads when it comes with its screen drawn: the
  * entry starts them once that screen is painted (server/spa/page.ts, src/main.tsx). */
 export const AFTER_PAINT_ID = 'after-paint';
+
+/** Attributes of the page's root element (`data-…`, read as `dataset`) between a drawn page's starter
+ * (server/spa/page.ts), which asks for the entry once the screen is painted, and the entry: a
+ * submission of the drawn form made before the entry arrived is held (`HELD_SUBMIT`), not posted,
+ * until the entry, once there (`ENTRY_THERE`), makes it with the app's own form. */
+export const ENTRY_THERE = 'entry';
+export const HELD_SUBMIT = 'heldSubmit';

@@ -64,8 +64,10 @@ test("the app's modules are asked for only once the drawn sign-in is painted", a
   for (const asked of modules) expect(asked).toBeGreaterThanOrEqual(painted!);
 });
 
-test('a sign-in sent before the app is there is made once it is; before any script, it is sent back to the page', async ({
+test('a sign-in sent before the app is there is made once it is; without scripts, it is sent back to the page', async ({
   page,
+  browser,
+  baseURL,
 }) => {
   // The app's modules held back, the entry not: the entry holds the submission for the app.
   const release = await holdScript(page, 'start');
@@ -77,14 +79,26 @@ test('a sign-in sent before the app is there is made once it is; before any scri
   release();
   await expect(page.getByRole('alert')).toContainText('Invalid username/password.');
 
-  // No script at all yet: the browser posts the form, and is sent back to the sign-in.
-  const other = await page.context().newPage();
-  await other.route(/\/assets\/index-[\w-]+\.js$/, () => {});
+  // The entry itself held back: the page's starter holds the submission until the entry is there.
+  const early = await page.context().newPage();
+  const releaseEntry = await holdScript(early, 'index');
+  await early.goto('/login/email', { waitUntil: 'commit' });
+  await early.getByLabel('Email address').fill('early.submit@example.be');
+  await early.getByLabel('Password', { exact: true }).fill('not-my-password-1');
+  await early.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(early).toHaveURL(/\/login\/email$/);
+  releaseEntry();
+  await expect(early.getByRole('alert')).toContainText('Invalid username/password.');
+
+  // No script runs at all: the browser posts the form, and is sent back to the sign-in.
+  const scriptless = await browser.newContext({ javaScriptEnabled: false, baseURL });
+  const other = await scriptless.newPage();
   await other.goto('/login/email', { waitUntil: 'commit' });
   await other.getByLabel('Email address').fill('early.submit@example.be');
   await other.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(other.getByRole('heading', { level: 1, name: 'Sign in to your Tessera account' })).toBeVisible();
   await expect(other.locator('body')).not.toContainText('not_found');
+  await scriptless.close();
 });
 
 test('a link followed before the app is there is followed once it is, with what was typed; a click that asks for a new tab is left to the browser', async ({

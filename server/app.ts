@@ -196,7 +196,7 @@ export async function buildApp(
       cookieName: ctx.cookieName,
       configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)),
       signingInTo: (redirect, locale) => clientOfInteraction(database.db, redirect, locale),
-      securityPolicy: (styles) => contentSecurityPolicy(config, { styles }),
+      securityPolicy: (styles, scripts) => contentSecurityPolicy(config, { styles, scripts }),
     },
   });
   ctx.outbox.addStep(queuedResets(ctx));

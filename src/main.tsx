@@ -1,7 +1,7 @@
 // The entry. Where the page came with its screen drawn (src/prerender.tsx), the browser paints it
-// before any of the app's modules is asked for: the entry alone (a few KB) holds a submission of
-// the drawn form or a click on one of its links, waits for the paint, then starts the preloads the
-// page listed for it (server/spa/page.ts) and the app.
+// before any of the app's modules is asked for: the page asks for this entry once it is painted
+// (server/spa/page.ts). The entry (a few KB) holds a submission of the drawn form or a click on one
+// of its links, makes sure of the paint, then starts the preloads the page listed for it and the app.
 import { AFTER_PAINT_ID } from '../contract/page.ts';
 import { PRERENDERED_ATTRIBUTE, holdDrawnActions } from './app/takeOver.ts';
 import './styles.css';

@@ -1,17 +1,20 @@
-// Security headers on every answer. The CSP allows only our own origin (and the hash of a page's
-// inline stylesheet); frames are refused.
+// Security headers on every answer. The CSP allows only our own origin (and the hashes of a page's
+// inline stylesheet and of the script that asks for its entry after the paint); frames are refused.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.ts';
 
 /** The content security policy: our own origin only (and https images, for partners' logos). `styles` adds the hashes of inline style
  * elements a page carries (server/spa/page.ts inlines the stylesheet into the page). */
-export function contentSecurityPolicy(config: Pick<Config, 'analyticsUrl'>, extra: { styles?: string[] } = {}): string {
+export function contentSecurityPolicy(
+  config: Pick<Config, 'analyticsUrl'>,
+  extra: { styles?: string[]; scripts?: string[] } = {},
+): string {
   const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null]
     .filter(Boolean)
     .join(' ');
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    ["script-src 'self'", ...(extra.scripts ?? [])].join(' '),
     ["style-src 'self'", ...(extra.styles ?? [])].join(' '),
     // Partner applications' logos are registered https addresses (the consent and access screens
     // show them): an image runs nothing, and the referrer policy keeps our paths to ourselves.

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AFTER_PAINT_ID } from '../../contract/page.ts';
+import { AFTER_PAINT_ID, ENTRY_THERE, HELD_SUBMIT } from '../../contract/page.ts';
 import {
   BOOT_ELEMENT_ID,
   LANGUAGE_COOKIE,
@@ -27,8 +27,8 @@ import type { AppConfig, Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
 
 export type PageSources = {
-  /** The content security policy of a page carrying inline style elements with these hashes. */
-  securityPolicy(styleHashes: string[]): string;
+  /** The content security policy of a page carrying inline style and script elements with these hashes. */
+  securityPolicy(styleHashes: string[], scriptHashes: string[]): string;
   /** The config for a host, or null when it cannot be read (the app then asks /api/config, and shows maintenance). */
   configFor(host: string): Promise<AppConfig | null>;
   /** The application an authorisation request (named by the page's `redirect`) is signing in to. */
@@ -57,6 +57,8 @@ const escapeHtml = (text: string) =>
 
 const CACHED_PAGES = 64;
 
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
 /** The built page with its stylesheet inline: one round trip fewer before the first paint (the page
  * itself is revalidated by ETag, so a later visit does not fetch the styles again either). */
 function inlineStylesheet(spaDir: string, built: string): { template: string; styleHashes: string[] } {
@@ -64,13 +66,35 @@ function inlineStylesheet(spaDir: string, built: string): { template: string; st
   if (!link) return { template: built, styleHashes: [] };
   const css = readFileSync(join(spaDir, link[1]!), 'utf8').trim();
   if (/<\/style/i.test(css)) return { template: built, styleHashes: [] };
-  const hash = `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
-  return { template: built.replace(link[0], () => `<style>${css}</style>`), styleHashes: [hash] };
+  return { template: built.replace(link[0], () => `<style>${css}</style>`), styleHashes: [sha256(css)] };
+}
+
+/** A page with a drawn screen asks for its entry only once that screen is painted (the frame after
+ * the first; at once in a tab that paints nothing): the entry and its modules then neither compete
+ * with the page on a slow link nor count, in a simulated load, as holding the first paint. A small
+ * inline script does it (its hash in the policy); the entry's own preload links go with it. Until
+ * the entry is there, the script holds a submission of the drawn form, which would otherwise post
+ * the page to itself and lose what was typed (contract/page.ts). */
+function entryAfterPaint(template: string): { drawnTemplate: string; scriptHashes: string[] } {
+  const entry = /\s*<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"><\/script>/.exec(template);
+  if (!entry) return { drawnTemplate: template, scriptHashes: [] };
+  const start =
+    `(()=>{const d=document.documentElement.dataset;` +
+    `addEventListener('submit',e=>{if(!(${JSON.stringify(ENTRY_THERE)} in d)){e.preventDefault();d.${HELD_SUBMIT}=''}},true);` +
+    `const go=()=>{const s=document.createElement('script');s.type='module';s.crossOrigin='';` +
+    `s.src=${JSON.stringify(entry[1])};document.head.append(s)};` +
+    `document.visibilityState==='hidden'?go():requestAnimationFrame(()=>setTimeout(go))})()`;
+  const drawnTemplate = template
+    .replace(entry[0], '')
+    .replace(/\s*<link rel="modulepreload"[^>]*>/g, '')
+    .replace('</body>', () => `  <script>${start}</script>\n  </body>`);
+  return { drawnTemplate, scriptHashes: [sha256(start)] };
 }
 
 export function pageRenderer(spaDir: string, sources: PageSources) {
   const { template, styleHashes } = inlineStylesheet(spaDir, readFileSync(join(spaDir, 'index.html'), 'utf8'));
-  const securityPolicy = sources.securityPolicy(styleHashes);
+  const { drawnTemplate, scriptHashes } = entryAfterPaint(template);
+  const securityPolicy = sources.securityPolicy(styleHashes, scriptHashes);
   const drawnFile = join(spaDir, 'prerendered.json');
   const drawn: Prerendered = existsSync(drawnFile)
     ? (JSON.parse(readFileSync(drawnFile, 'utf8')) as Prerendered)
@@ -105,7 +129,7 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
       // would compete with it on a slow link, and a simulated load counts them as holding the paint.
       ...(screen ? [`<template id="${AFTER_PAINT_ID}">${preloads.join('')}</template>`] : preloads),
     ].join('\n    ');
-    let page = template
+    let page = (screen ? drawnTemplate : template)
       .replace(/<html lang="[^"]*">/, `<html lang="${locale.replace('_', '-')}" data-variant="${variant}">`)
       .replace('</head>', `  ${head}\n  </head>`)
       .replace('<div id="root"></div>', `<div id="root">${screen?.html ?? ''}</div>`);

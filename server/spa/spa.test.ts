@@ -27,7 +27,7 @@ const spaDir = mkdtempSync(join(tmpdir(), 'tessera-spa-'));
 mkdirSync(join(spaDir, 'assets'));
 const styles = 'body{color:#123}';
 writeFileSync(join(spaDir, 'assets', 'index-abc.css'), styles);
-const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg" id="favicon"><title>Tessera</title><link rel="stylesheet" crossorigin href="/assets/index-abc.css"><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"></head><body><div id="root"></div></body></html>`;
+const shell = `<!doctype html><html lang="en"><head><link rel="icon" href="/favicon.svg" id="favicon"><title>Tessera</title><script type="module" crossorigin src="/assets/index-e1.js"></script><link rel="modulepreload" crossorigin href="/assets/early-e2.js"><link rel="stylesheet" crossorigin href="/assets/index-abc.css"><meta name="description" content="${'An account for cards and benefits. '.repeat(20)}"></head><body><div id="root"></div></body></html>`;
 writeFileSync(join(spaDir, 'index.html'), shell);
 const drawn: Prerendered = {
   app: ['/assets/start-777.js', '/assets/shell-888.js'],
@@ -181,6 +181,27 @@ describe('serving the web app', () => {
     // Other answers keep the plain policy.
     const api = await server.app.inject({ method: 'GET', url: '/api/config', headers: DEVICE });
     expect(api.headers['content-security-policy']).toContain("style-src 'self';");
+  });
+
+  it('asks for the entry of a drawn page only after its paint, by an inline script its hash allows; any other page names it at once', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/login/email' });
+    expect(res.body).not.toContain('<script type="module"');
+    expect(res.body).not.toContain('early-e2.js');
+    const start = /<script>(.*?)<\/script>/.exec(res.body)?.[1] ?? '';
+    expect(start).toContain('s.src="/assets/index-e1.js"');
+    expect(start).toContain('requestAnimationFrame');
+    // Until the entry is there, a submission of the drawn form is held, not posted.
+    expect(start).toContain("addEventListener('submit'");
+    expect(start).toContain('preventDefault()');
+    const hash = createHash('sha256').update(start).digest('base64');
+    expect(res.headers['content-security-policy']).toContain(`script-src 'self' 'sha256-${hash}';`);
+    const signedIn = await server.app.inject({
+      method: 'GET',
+      url: '/login/email',
+      headers: { cookie: `${server.ctx.cookieName}=anything` },
+    });
+    expect(signedIn.body).toContain('<script type="module" crossorigin src="/assets/index-e1.js"></script>');
+    expect(signedIn.body).not.toMatch(/<script>/);
   });
 
   it('draws the Luxembourg page for its host, in its language, with its favicon', async () => {
