@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOT_ELEMENT_ID, LANGUAGE_COOKIE } from '../../contract/constants.ts';
 import type { Boot } from '../../contract/schemas.ts';
-import { runCli } from '../cli/index.ts';
 import { nowIso } from '../db/index.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { OidcAdapter } from '../oidc/adapter.ts';
@@ -20,6 +19,7 @@ import { databaseKinds, startTestServer, type TestServer } from '../testing/harn
 import { freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { makeCard, onboardingClient } from '../testing/onboardingKit.ts';
 import { startSmtp } from '../testing/peers.ts';
+import { cliDatabase, cliOn } from '../testing/cli.ts';
 
 /** What an attacker types where free text goes. */
 const IMG = '<img src=x onerror=alert(1)>';
@@ -147,44 +147,26 @@ afterAll(() => rmSync(spaDir, { recursive: true, force: true }));
 describe.each(await databaseKinds())('typed text shown back on %s', (kind) => {
   let server: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let dir: string;
+  let database: ReturnType<typeof cliDatabase>;
 
   beforeAll(async () => {
     smtp = await startSmtp();
-    dir = mkdtempSync(join(tmpdir(), 'tessera-escaping-'));
+    database = cliDatabase(kind, 'tessera-escaping-');
     server = await startTestServer(kind, {
       SMTP_URL: smtp.url,
       SPA_DIR: spaDir,
       PUBLIC_ORIGIN_BE: 'http://localhost',
       // A file, so that the command line opens the same database.
-      ...(kind === 'sqlite' ? { SQLITE_PATH: join(dir, 'tessera.sqlite') } : {}),
+      ...database.env,
     });
   });
   afterAll(async () => {
     await server?.stop();
     await smtp?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    database?.remove();
   });
 
-  const cli = async (...argv: string[]) => {
-    const env = {
-      NODE_ENV: 'test',
-      SECRET_KEY: server.ctx.config.secretKey,
-      DATABASE_URL: server.ctx.config.databaseUrl ?? '',
-      SQLITE_PATH: server.ctx.config.sqlitePath,
-    };
-    let out = '';
-    const code = await runCli(argv, {
-      env,
-      stdout: (t) => {
-        out += t;
-      },
-      stderr: (t) => {
-        out += t;
-      },
-    });
-    return { code, out };
-  };
+  const cli = (...argv: string[]) => cliOn(server, ...argv);
   const call = (
     method: 'GET' | 'PUT' | 'POST' | 'DELETE',
     url: string,

@@ -2,129 +2,54 @@
 // replayed and carried-off callbacks, every way to link an identity without the account's password
 // (and second factor), identities that share an account's email, and what an sso_only account
 // refuses (its password, its last identity, a password reset that would open it).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/index.ts';
-import { linkIdentity } from '../identity/sso.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import { hashToken } from '../sessions/tokens.ts';
 import { statusCounts } from '../testing/concurrency.ts';
-import { startEntraStandIn, type EntraStandIn, type EntraUser } from '../testing/entraStandIn.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import type { EntraUser } from '../testing/entraStandIn.ts';
+import { databaseKinds, type TestServer } from '../testing/harness.ts';
 import { client, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { codeIn } from '../testing/peers.ts';
+import { cookieOf, entraUsers, linkTicketOf, microsoftSignIn } from '../testing/ssoKit.ts';
 
 const TENANT = '44444444-4444-4444-8444-444444444444';
 const OTHER_TENANT = '55555555-5555-4555-8555-555555555555';
-const CLIENT_ID = 'tessera-attack-client';
-const CLIENT_SECRET = 'tessera-attack-client-secret';
-const COOKIE = 'tessera_sso';
 const DEVICE_ID = 'sso-attack-device-01';
 const FAILED = '/login/email?sso_error=sso_failed';
 const LONG_AGO = '2000-01-01T00:00:00.000Z';
 const OTHER_PASSWORD = 'Other-accounts-pass-7';
 
-let counter = 0;
-const newEntraUser = (extra: Partial<EntraUser> = {}): EntraUser => {
-  counter += 1;
-  return {
-    oid: `00000000-0000-4000-9000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`,
-    name: `Attack ${counter}`,
-    ...extra,
-  };
-};
-
-const cookieOf = (setCookie: string | string[] | undefined, name: string): string | null => {
-  for (const line of [setCookie ?? []].flat()) {
-    const [pair] = line.split(';');
-    if (pair!.startsWith(`${name}=`)) return pair!.slice(name.length + 1);
-  }
-  return null;
-};
+const newEntraUser = entraUsers('9000', 'Attack');
+let otherAccounts = 0;
 
 describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (kind) => {
-  let server: TestServer;
-  let idp: EntraStandIn;
-  let dir: string;
-
-  beforeAll(async () => {
-    idp = await startEntraStandIn({
-      tenants: [TENANT, OTHER_TENANT],
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUris: ['http://localhost/sso/microsoft/login/callback'],
-    });
-    dir = mkdtempSync(join(tmpdir(), 'tessera-sso-attack-'));
-    server = await startTestServer(kind, {
-      // The callback Microsoft sends the browser back to is this origin's (inject's default Host is localhost).
-      PUBLIC_ORIGIN_BE: 'http://localhost',
-      MICROSOFT_CLIENT_ID: CLIENT_ID,
-      MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
-      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}=Other Corp`,
-      MICROSOFT_AUTHORITY: idp.authority,
-      // A file, so that the command line opens the same database.
-      ...(kind === 'sqlite' ? { SQLITE_PATH: join(dir, 'tessera.sqlite') } : {}),
-    });
+  const sso = microsoftSignIn(kind, {
+    tenants: [TENANT, OTHER_TENANT],
+    allowed: `${TENANT}=Acme Corp, ${OTHER_TENANT}=Other Corp`,
+    clientId: 'tessera-attack-client',
+    deviceId: DEVICE_ID,
+    dirPrefix: 'tessera-sso-attack-',
   });
-  afterAll(async () => {
-    await server?.stop();
-    await idp?.close();
-    rmSync(dir, { recursive: true, force: true });
+  const { callback, authorized, api, passwordSession, linkDirectly, cli } = sso;
+  let server: TestServer;
+  beforeAll(() => {
+    ({ server } = sso);
   });
 
   // ---- The browser's side ----------------------------------------------------------------------
 
-  const start = async (browser?: string, tenant = TENANT) => {
-    const res = await server.app.inject({
-      method: 'GET',
-      url: `/sso/microsoft/login?${new URLSearchParams({ tenant, device: DEVICE_ID })}`,
-      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-    });
+  /** A sign-in started by a fresh browser: that browser. */
+  const start = async () => {
+    const { res, browser } = await sso.start();
     expect(res.statusCode).toBe(303);
-    return {
-      browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser!,
-      location: res.headers.location as string,
-    };
+    return { browser: browser! };
   };
-  const callback = (url: URL, browser: string | null) =>
-    server.app.inject({
-      method: 'GET',
-      url: `${url.pathname}${url.search}`,
-      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-    });
-  /** A sign-in started by a browser and authorized at the stand-in as `user`: the way back, not yet followed. */
-  const authorized = async (user: EntraUser, tenant = TENANT) => {
-    const started = await start(undefined, tenant);
-    idp.signInAs(user);
-    return { browser: started.browser, back: await idp.authorize(started.location) };
-  };
-  const signIn = async (user: EntraUser, tenant = TENANT) => {
-    const { browser, back } = await authorized(user, tenant);
-    const res = await callback(back, browser);
-    return { res, browser, back, location: res.headers.location as string };
-  };
+  const signIn = (user: EntraUser, tenant = TENANT) => sso.signIn(user, { tenant });
   const ticketOf = (location: string) => {
     expect(location).toMatch(/^\/partner\/link-existing\?ticket=/);
-    return new URL(location, 'http://localhost').searchParams.get('ticket')!;
+    return linkTicketOf(location);
   };
-  const api = (
-    method: 'GET' | 'POST' | 'DELETE',
-    url: string,
-    options: { token?: string; browser?: string; payload?: object } = {},
-  ) =>
-    server.app.inject({
-      method,
-      url,
-      headers: {
-        'x-device-id': DEVICE_ID,
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
-      },
-      ...(options.payload ? { payload: options.payload } : {}),
-    });
   const link = (ticket: string, options: { token?: string; browser?: string } = {}) =>
     api('POST', '/api/user/link-account', { ...options, payload: { ticket } });
   /** Whether the ticket is still live for this browser (it names its identity without spending it). */
@@ -159,40 +84,6 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
         .execute()
     ).length;
   const userCount = async () => (await server.ctx.db.selectFrom('users').select('id').execute()).length;
-  const linkDirectly = (userId: string, user: EntraUser, tenantId = TENANT) =>
-    server.ctx.db.transaction().execute((trx) =>
-      linkIdentity(trx, userId, {
-        provider: 'microsoft',
-        tenantId,
-        objectId: user.oid,
-        email: user.email ?? null,
-        name: user.name ?? null,
-      }),
-    );
-  const passwordSession = async (email: string) => {
-    const res = await client(server).password(email, DEVICE_ID);
-    expect(res.statusCode).toBe(200);
-    return res.json().access_token as string;
-  };
-  const cli = async (...argv: string[]) => {
-    const env = {
-      NODE_ENV: 'test',
-      SECRET_KEY: server.ctx.config.secretKey,
-      DATABASE_URL: server.ctx.config.databaseUrl ?? '',
-      SQLITE_PATH: server.ctx.config.sqlitePath,
-    };
-    let out = '';
-    const code = await runCli(argv, {
-      env,
-      stdout: (t) => {
-        out += t;
-      },
-      stderr: (t) => {
-        out += t;
-      },
-    });
-    return { code, out };
-  };
 
   // ---- Callbacks -------------------------------------------------------------------------------
 
@@ -306,15 +197,15 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
   it("asks an old password sign-in for the password again; a wrong one or another account's does not count", async () => {
     const account = await makeUser(server, { methods: [] });
     // Another account, with a password of its own (the demo accounts share one).
-    counter += 1;
+    otherAccounts += 1;
     await createUser(
       server.ctx,
       {
         firstname: 'Other',
         lastname: 'Account',
         language: 'en',
-        email: `sso.other.${process.pid}.${counter}@example.be`,
-        phone: `+3247099${String(counter).padStart(4, '0')}`,
+        email: `sso.other.${process.pid}.${otherAccounts}@example.be`,
+        phone: `+3247099${String(otherAccounts).padStart(4, '0')}`,
         user_id: null,
         customer_user_id: null,
         fridom_user_id: null,

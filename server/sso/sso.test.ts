@@ -1,139 +1,38 @@
 // Microsoft sign-in against a stand-in for Entra ID (oidc-provider on a loopback port, one issuer
 // per tenant), on both databases: sign-in of a linked identity (with its second factor when the
 // account has one), the link after a password sign-in, the unlink, sso_only, and the refusals.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/index.ts';
-import { linkIdentity } from '../identity/sso.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { statusCounts } from '../testing/concurrency.ts';
-import { startEntraStandIn, type EntraStandIn, type EntraUser } from '../testing/entraStandIn.ts';
+import type { EntraStandIn } from '../testing/entraStandIn.ts';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
 import { client, makeUser } from '../testing/mfaKit.ts';
+import { cookieOf, entraUsers, linkTicketOf, microsoftSignIn } from '../testing/ssoKit.ts';
 import { issueLinkTicket } from './requests.ts';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
 const OTHER_TENANT = '22222222-2222-4222-8222-222222222222';
 const UNKNOWN_TENANT = '33333333-3333-4333-8333-333333333333';
-const CLIENT_ID = 'tessera-test-client';
-const CLIENT_SECRET = 'tessera-test-client-secret';
-const COOKIE = 'tessera_sso';
 const DEVICE_ID = 'sso-device-0001';
 
-let counter = 0;
-const newUser = (extra: Partial<EntraUser> = {}): EntraUser => {
-  counter += 1;
-  return {
-    oid: `00000000-0000-4000-8000-${String(process.pid).padStart(6, '0').slice(-6)}${String(counter).padStart(6, '0')}`,
-    name: `Entra ${counter}`,
-    ...extra,
-  };
-};
-
-const cookieOf = (setCookie: string | string[] | undefined, name: string): string | null => {
-  for (const line of [setCookie ?? []].flat()) {
-    const [pair] = line.split(';');
-    if (pair!.startsWith(`${name}=`)) return pair!.slice(name.length + 1);
-  }
-  return null;
-};
+const newUser = entraUsers('8000', 'Entra');
 
 describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
+  const sso = microsoftSignIn(kind, {
+    tenants: [TENANT, OTHER_TENANT, UNKNOWN_TENANT],
+    allowed: `${TENANT}=Acme Corp, ${OTHER_TENANT}`,
+    clientId: 'tessera-test-client',
+    deviceId: DEVICE_ID,
+    dirPrefix: 'tessera-sso-',
+  });
+  const { start, callback, authorized, signIn, api, passwordSession, linkDirectly, cli } = sso;
   let server: TestServer;
   let idp: EntraStandIn;
-  let dir: string;
-
-  beforeAll(async () => {
-    idp = await startEntraStandIn({
-      tenants: [TENANT, OTHER_TENANT, UNKNOWN_TENANT],
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUris: ['http://localhost/sso/microsoft/login/callback'],
-    });
-    dir = mkdtempSync(join(tmpdir(), 'tessera-sso-'));
-    server = await startTestServer(kind, {
-      // The callback Microsoft sends the browser back to is this origin's (inject's default Host is localhost).
-      PUBLIC_ORIGIN_BE: 'http://localhost',
-      MICROSOFT_CLIENT_ID: CLIENT_ID,
-      MICROSOFT_CLIENT_SECRET: CLIENT_SECRET,
-      MICROSOFT_TENANTS: `${TENANT}=Acme Corp, ${OTHER_TENANT}`,
-      MICROSOFT_AUTHORITY: idp.authority,
-      // A file, so that the command line opens the same database.
-      ...(kind === 'sqlite' ? { SQLITE_PATH: join(dir, 'tessera.sqlite') } : {}),
-    });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await idp?.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ server, idp } = sso);
   });
 
-  /** The start: its redirect to the stand-in and the browser's binding cookie. */
-  const start = async (query: Record<string, string> = {}, browser?: string) => {
-    const res = await server.app.inject({
-      method: 'GET',
-      url: `/sso/microsoft/login?${new URLSearchParams({ tenant: TENANT, device: DEVICE_ID, ...query })}`,
-      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-    });
-    return {
-      res,
-      browser: cookieOf(res.headers['set-cookie'], COOKIE) ?? browser ?? null,
-      location: res.headers.location as string | undefined,
-    };
-  };
-  const callback = (url: URL, browser: string | null) =>
-    server.app.inject({
-      method: 'GET',
-      url: `${url.pathname}${url.search}`,
-      headers: browser ? { cookie: `${COOKIE}=${browser}` } : {},
-    });
-  /** A whole sign-in at the stand-in, as `user`: the callback's answer. */
-  /** A sign-in started here and authorized at the stand-in: the browser, and the way back not yet followed. */
-  const authorized = async (user: EntraUser, query: Record<string, string> = {}) => {
-    const started = await start(query);
-    expect(started.res.statusCode).toBe(303);
-    idp.signInAs(user);
-    return { started, back: await idp.authorize(started.location!) };
-  };
-  const signIn = async (user: EntraUser, query: Record<string, string> = {}) => {
-    const { started, back } = await authorized(user, query);
-    const res = await callback(back, started.browser);
-    return { res, browser: started.browser!, location: res.headers.location as string };
-  };
-  const linkTicketOf = (location: string) => new URL(location, 'http://localhost').searchParams.get('ticket')!;
-  const api = (
-    method: 'GET' | 'POST' | 'DELETE',
-    url: string,
-    options: { token?: string; browser?: string; payload?: object } = {},
-  ) =>
-    server.app.inject({
-      method,
-      url,
-      headers: {
-        'x-device-id': DEVICE_ID,
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        ...(options.browser ? { cookie: `${COOKIE}=${options.browser}` } : {}),
-      },
-      ...(options.payload ? { payload: options.payload } : {}),
-    });
-  const passwordSession = async (email: string) => {
-    const res = await client(server).password(email, DEVICE_ID);
-    expect(res.statusCode).toBe(200);
-    return res.json().access_token as string;
-  };
-  const linkDirectly = async (userId: string, user: EntraUser, tenantId = TENANT) =>
-    server.ctx.db.transaction().execute((trx) =>
-      linkIdentity(trx, userId, {
-        provider: 'microsoft',
-        tenantId,
-        objectId: user.oid,
-        email: user.email ?? null,
-        name: user.name ?? null,
-      }),
-    );
   const events = async (userId: string, type: string) =>
     server.ctx.db
       .selectFrom('security_events')
@@ -357,25 +256,9 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
       .where('user_id', '=', account.userId)
       .execute();
 
-    const env = {
-      NODE_ENV: 'test',
-      SECRET_KEY: server.ctx.config.secretKey,
-      DATABASE_URL: server.ctx.config.databaseUrl ?? '',
-      SQLITE_PATH: server.ctx.config.sqlitePath,
-    };
-    let out = '';
-    expect(
-      await runCli(['users', 'sso-only', account.email, 'on'], {
-        env,
-        stdout: (t) => {
-          out += t;
-        },
-        stderr: (t) => {
-          out += t;
-        },
-      }),
-    ).toBe(0);
-    expect(out).toContain('signs in with Microsoft only');
+    const on = await cli('users', 'sso-only', account.email, 'on');
+    expect(on.code).toBe(0);
+    expect(on.out).toContain('signs in with Microsoft only');
 
     expect((await api('DELETE', `/api/user/sso/${first}`, { token })).statusCode).toBe(204);
     const last = await api('DELETE', `/api/user/sso/${second}`, { token });
@@ -387,13 +270,9 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     });
     expect(await events(account.userId, 'sso_unlinked')).toHaveLength(1);
 
-    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(
-      0,
-    );
+    expect((await cli('users', 'sso-only', account.email, 'off')).code).toBe(0);
     // Setting it again changes nothing and writes nothing; each change is in the account's history.
-    expect(await runCli(['users', 'sso-only', account.email, 'off'], { env, stdout: () => {}, stderr: () => {} })).toBe(
-      0,
-    );
+    expect((await cli('users', 'sso-only', account.email, 'off')).code).toBe(0);
     expect(await events(account.userId, 'sso_only_on')).toEqual([
       { type: 'sso_only_on', detail: JSON.stringify({ by: 'operator' }) },
     ]);
@@ -409,9 +288,7 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
       ).has_sso,
     ).toBe(0);
     // sso-only needs an identity to sign in with.
-    expect(await runCli(['users', 'sso-only', account.email, 'on'], { env, stdout: () => {}, stderr: () => {} })).toBe(
-      1,
-    );
+    expect((await cli('users', 'sso-only', account.email, 'on')).code).toBe(1);
   });
 
   it('refuses a password sign-in of an sso_only account: sso_required only after the right password', async () => {
@@ -465,17 +342,17 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const account = await makeUser(server, { methods: [] });
     const entra = newUser();
     await linkDirectly(account.userId, entra);
-    const { started, back } = await authorized(entra);
+    const { browser, back } = await authorized(entra);
     const forged = new URL(back);
     forged.searchParams.set('state', 'A'.repeat(43));
-    const refused = await callback(forged, started.browser);
+    const refused = await callback(forged, browser);
     expect(refused.statusCode).toBe(303);
     expect(refused.headers.location).toBe('/login/email?sso_error=sso_failed');
     expect((await callback(back, 'B'.repeat(43))).headers.location).toBe('/login/email?sso_error=sso_failed');
     expect((await callback(back, null)).headers.location).toBe('/login/email?sso_error=sso_failed');
-    const good = await callback(back, started.browser);
+    const good = await callback(back, browser);
     expect(good.headers.location).toBe('/');
-    const replay = await callback(back, started.browser);
+    const replay = await callback(back, browser);
     expect(replay.headers.location).toBe('/login/email?sso_error=sso_failed');
     expect(cookieOf(replay.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
   });
@@ -484,14 +361,14 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const account = await makeUser(server, { methods: [] });
     const entra = newUser();
     await linkDirectly(account.userId, entra);
-    const { started, back } = await authorized(entra);
+    const { browser, back } = await authorized(entra);
     // The stand-in echoed the nonce it was sent; the server now expects another.
     await server.ctx.db
       .updateTable('sso_requests')
       .set({ nonce: 'another-nonce' })
       .where('used_at', 'is', null)
       .execute();
-    const res = await callback(back, started.browser);
+    const res = await callback(back, browser);
     expect(res.headers.location).toBe('/login/email?sso_error=sso_failed');
     expect(cookieOf(res.headers['set-cookie'], server.ctx.cookieName)).toBeNull();
   });
