@@ -10,7 +10,7 @@ const api = `http://127.0.0.1:${process.env.API_PORT ?? 3000}`;
 const FIRST_LOAD_LIBRARIES =
   /node_modules[\\/](react|react-dom|scheduler|i18next|react-i18next|xstate|@xstate[\\/]react|ky|valibot|use-sync-external-store)[\\/]/;
 const FIRST_LOAD_MODULES =
-  /(machines[\\/](routes|failures|captchaAnswer)|contract[\\/](api|password|constants|baseSchemas|rules)|src[\\/](api[\\/](client|calls)|app[\\/](context|lazyFlow|storage)|components[\\/](TopBar|PublicLayout|Alert|Button|Card|Pending)))\.tsx?$/;
+  /(machines[\\/](routes|failures|captchaAnswer)|contract[\\/](api|password|constants|baseSchemas|rules)|src[\\/](api[\\/](client|calls)|shell[\\/](context|lazyFlow|storage)|components[\\/](TopBar|PublicLayout|Alert|Button|Card|Pending)))\.tsx?$/;
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],

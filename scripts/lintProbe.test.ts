@@ -71,7 +71,17 @@ const KINDS: { kind: string; wrong: Omit<Probe, 'kind'>; right: Omit<Probe, 'kin
   {
     kind: 'a src feature missing from any list imports another',
     wrong: { from: 'src/fuzzion/a.ts', to: 'src/mfa/target.ts' },
-    right: { from: 'src/fuzzion/b.ts', to: 'src/app/target.ts' },
+    right: { from: 'src/fuzzion/b.ts', to: 'src/shell/target.ts' },
+  },
+  {
+    kind: 'a src feature imports the app that wires it',
+    wrong: { from: 'src/login/e.ts', to: 'src/app/target.ts' },
+    right: { from: 'src/app/c.ts', to: 'src/login/target.ts' },
+  },
+  {
+    kind: 'the shell imports the app',
+    wrong: { from: 'src/shell/a.ts', to: 'src/app/target.ts' },
+    right: { from: 'src/shell/b.ts', to: 'src/api/target.ts' },
   },
   {
     kind: 'a server feature imports another',

@@ -10,7 +10,7 @@ import { apiFailure } from '../contract/api.ts';
 import type { Locale } from '../contract/constants.ts';
 import type { AppConfig, UserProfile } from '../contract/baseSchemas.ts';
 import { rootMachine } from '../machines/root.ts';
-import type { RootActor } from './app/actor.ts';
+import type { RootActor } from './shell/context.ts';
 import { StaticRouter } from 'react-router';
 import { AppAt, isSettling } from './app/App.tsx';
 import { screenTitle } from './app/ScreenFocus.tsx';

@@ -1,8 +1,8 @@
 import { useSelector } from '@xstate/react';
 import { BrowserRouter, useLocation } from 'react-router';
 import { Pending } from '../components/Pending.tsx';
-import type { Navigator, RootActor } from './actor.ts';
-import { RootActorContext } from './context.ts';
+import type { Navigator } from './actor.ts';
+import { RootActorContext, type RootActor } from '../shell/context.ts';
 import { RouteSync } from './RouteSync.tsx';
 import { ScreenFocus, SkipLink } from './ScreenFocus.tsx';
 import { Screens } from './routes.tsx';

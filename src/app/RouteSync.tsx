@@ -8,7 +8,7 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import type { Navigator } from './actor.ts';
-import { useRootActor } from './context.ts';
+import { useRootActor } from '../shell/context.ts';
 
 /** Whether the person clicked, tapped or typed since the location last changed. */
 let acted = false;

@@ -11,10 +11,10 @@ import { loginMachine } from '../../machines/login.ts';
 import { exchangeTicket, fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { takeLoginTicket } from './loginTicket.ts';
 import { onUnauthorised } from '../api/client.ts';
-import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from './boot.ts';
+import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from '../shell/boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
-import { readJson, write } from './storage.ts';
+import { readJson, write } from '../shell/storage.ts';
 
 const ACCOUNT_KEY = 'account';
 const TARGET_KEY = 'targetUrl';
@@ -115,5 +115,3 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   });
   return actor;
 }
-
-export type RootActor = ReturnType<typeof createRootActor>;

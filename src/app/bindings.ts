@@ -10,7 +10,7 @@ import type { TotpStart } from '../../machines/totpSetup.ts';
 import type { ResetMemory } from '../../machines/forgotPassword.ts';
 import type { MfaMemory } from '../../machines/mfaCode.ts';
 import type { OnboardingMemory } from '../../machines/onboarding.ts';
-import { flowMemory } from './storage.ts';
+import { flowMemory } from '../shell/storage.ts';
 import type { HistoryFilters } from '../../machines/history.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import {

@@ -2,7 +2,7 @@
 // (lazyFlow.ts) that, when the root first starts the flow, imports the bindings (bindings.ts:
 // the API calls of the flows) and the flow's machine, each in its own chunk.
 import type { FLOW_MACHINES } from '../../machines/root/flows.ts';
-import { lazyFlow } from './lazyFlow.ts';
+import { lazyFlow } from '../shell/lazyFlow.ts';
 
 type Flows = typeof FLOW_MACHINES;
 

@@ -2,7 +2,7 @@
 // browser here with `#ticket=…&client_id=…` (and `scope=partner&partner_token=…` for a partner's
 // sign-in). The hash is taken once and stripped at once, before anything else reads the address,
 // so that the ticket stays in no history entry; the root machine spends it.
-import { write } from './storage.ts';
+import { write } from '../shell/storage.ts';
 
 export type LoginTicket = { ticket: string; clientId: string };
 

@@ -1,6 +1,6 @@
 // Taking over a screen the server drew ahead of the script (src/prerender.tsx): what the person
 // typed into it meanwhile, and the field they were in, carry over into the app's own screen.
-import type { RootActor } from './actor.ts';
+import type { RootActor } from '../shell/context.ts';
 import { ENTRY_THERE, HELD_SUBMIT } from '../../contract/page.ts';
 import { isPlainClick } from './clicks.ts';
 

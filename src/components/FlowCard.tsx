@@ -3,9 +3,8 @@
 import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
 import type { AnyActorRef } from 'xstate';
-import type { RootActor } from '../app/actor.ts';
-import { useRootActor } from '../app/context.ts';
-import { isPending } from '../app/lazyFlow.ts';
+import { useRootActor, type RootActor } from '../shell/context.ts';
+import { isPending } from '../shell/lazyFlow.ts';
 import { Card } from './Card.tsx';
 import { PublicLayout } from './PublicLayout.tsx';
 
@@ -13,7 +12,7 @@ type RootChildren = ReturnType<RootActor['getSnapshot']>['children'];
 
 /**
  * The root's running child under one of these ids (the first that runs), typed by the root's setup,
- * once its machine's chunk is loaded (see src/app/lazyFlow.ts); until then undefined.
+ * once its machine's chunk is loaded (see src/shell/lazyFlow.ts); until then undefined.
  */
 export function useFlowChild<K extends keyof RootChildren>(...ids: K[]): RootChildren[K] | undefined {
   const root = useRootActor();

@@ -2,7 +2,7 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { Logo } from './Logo.tsx';
 import { Link } from 'react-router';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { LanguageSwitch } from './LanguageSwitch.tsx';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 

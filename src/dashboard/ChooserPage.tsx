@@ -6,7 +6,7 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { HOME_PATH } from '../../machines/routes.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Link } from 'react-router';
 import { Card } from '../components/Card.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';

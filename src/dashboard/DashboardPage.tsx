@@ -5,7 +5,7 @@ import { cardsMachine } from '../../machines/cards.ts';
 import { listCards, setCardProduct } from '../api/flowCalls.ts';
 import { Button } from '../components/Button.tsx';
 import { useTranslation } from 'react-i18next';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Link } from 'react-router';
 import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';

@@ -2,7 +2,7 @@
 // (`fuzzion_payload`, the spec's key), and the outcome of a finished one, which Back and reload show
 // again instead of an offer already spent.
 import type { FuzzionResult } from '../../machines/fuzzion.ts';
-import { flowMemory, readJson } from '../app/storage.ts';
+import { flowMemory, readJson } from '../shell/storage.ts';
 
 const OFFER_KEY = 'fuzzion_payload';
 const RESULT_KEY = 'fuzzion_result';

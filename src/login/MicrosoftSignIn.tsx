@@ -7,7 +7,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { microsoftStartMachine, type Tenant } from '../../machines/microsoft.ts';
 import { deviceId } from '../api/device.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 

@@ -2,7 +2,7 @@
 // Luxembourg host French comes first. The page checks by itself every minute whether the API is
 // back (the root machine's maintenance state), and "Try again" checks at once.
 import { useSelector } from '@xstate/react';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { Logo } from '../components/Logo.tsx';

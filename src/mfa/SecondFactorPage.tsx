@@ -9,7 +9,7 @@ import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { pathOf } from '../../machines/routes.ts';

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { pathOf } from '../../machines/routes.ts';
 import { notMe } from '../api/flowCalls.ts';
-import { takeHash } from '../app/hash.ts';
+import { takeHash } from '../shell/hash.ts';
 import { Pending } from '../components/Pending.tsx';
 
 const takeTicket = () => takeHash() || null;

@@ -7,7 +7,7 @@ import type { ActorRefFrom } from 'xstate';
 import { BECOME_CUSTOMER_URL } from '../../contract/constants.ts';
 import { platformOf, type partnerMachine } from '../../machines/partner.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf } from '../../machines/routes.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { totpSetupMachine } from '../../machines/totpSetup.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Button } from '../components/Button.tsx';
 import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';

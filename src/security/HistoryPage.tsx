@@ -18,7 +18,7 @@ import {
 import type { HistoryEvent } from '../../contract/schemas.ts';
 import type { historyMachine } from '../../machines/history.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Alert } from '../components/Alert.tsx';
 import { BarChart } from '../components/BarChart.tsx';
 import { Button } from '../components/Button.tsx';

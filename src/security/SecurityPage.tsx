@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine, PendingChange } from '../../machines/mfaSettings.ts';
-import { useRootActor } from '../app/context.ts';
+import { useRootActor } from '../shell/context.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';

@@ -8,7 +8,7 @@ import { fromPromise } from 'xstate';
 import { undoChangeMachine } from '../../machines/undoChange.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { undoChange } from '../api/flowCalls.ts';
-import { takeHash } from '../app/hash.ts';
+import { takeHash } from '../shell/hash.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';

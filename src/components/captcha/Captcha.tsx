@@ -5,7 +5,7 @@ import { useEffect, useImperativeHandle, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
 import { answerOf, captchaMachine, type CaptchaAnswer, type CaptchaLevel } from '../../../machines/captcha.ts';
-import { useRootActor } from '../../app/context.ts';
+import { useRootActor } from '../../shell/context.ts';
 import { Button } from '../Button.tsx';
 import { ErrorMessage } from '../Field.tsx';
 import { solveCaptcha } from './solve.ts';

@@ -1,5 +1,10 @@
+// The root actor, as the screens reach it: the app (src/app) creates and binds it, and provides it
+// to the tree through this context.
 import { createContext, useContext } from 'react';
-import type { RootActor } from './actor.ts';
+import type { Actor } from 'xstate';
+import type { rootMachine } from '../../machines/root.ts';
+
+export type RootActor = Actor<typeof rootMachine>;
 
 export const RootActorContext = createContext<RootActor | null>(null);
 
