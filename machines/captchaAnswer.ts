@@ -1,5 +1,6 @@
 // What a form's SUBMIT carries from the CAPTCHA widget (machines/captcha.ts), and how the flows read
 // it. Apart from the widget's machine, so a flow and its page need not load the widget up front.
+import type { EventObject } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import type { CaptchaLevel } from '../contract/schemas.ts';
 import type { Problem } from './failures.ts';
@@ -24,13 +25,17 @@ export function isCaptchaError(answer: CaptchaAnswer): answer is { error: Proble
   return 'error' in answer;
 }
 
+/** Any flow's event: its SUBMIT (or RESEND) carries the widget's answer, the others none. */
+export type CaptchaCarrier = EventObject & { captcha?: CaptchaAnswer };
+
 /** For the flows whose SUBMIT carries a CAPTCHA answer: whether it stands in the way, and what it says. */
-export const captchaRefused = ({ event }: { event: object }) =>
-  'captcha' in event && isCaptchaError(event.captcha as CaptchaAnswer);
-export const captchaProblem = ({ event }: { event: object }) =>
-  (event as { captcha: { error: Problem } }).captcha.error;
-export const captchaToken = ({ event }: { event: object }) => {
-  const answer = (event as { captcha?: CaptchaAnswer }).captcha;
+export const captchaRefused = ({ event }: { event: CaptchaCarrier }) =>
+  event.captcha !== undefined && isCaptchaError(event.captcha);
+/** Why the answer stands in the way (after `captchaRefused`; null for an event that carries none). */
+export const captchaProblem = ({ event }: { event: CaptchaCarrier }): Problem | null =>
+  event.captcha && isCaptchaError(event.captcha) ? event.captcha.error : null;
+export const captchaToken = ({ event }: { event: CaptchaCarrier }) => {
+  const answer = event.captcha;
   return answer && !isCaptchaError(answer) ? answer.token : null;
 };
 

@@ -5,7 +5,7 @@
 // code or `access_denied`. A refusal first shows the spec's warning, with the way back to the
 // application and the way home. A request that is gone (expired, answered elsewhere, someone
 // else's) says so, and never asks.
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { AuthorizeAnswer, PartnerClient } from '../contract/schemas.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import { isApiFailure } from '../contract/api.ts';
@@ -33,7 +33,12 @@ export const consentMachine = setup({
   types: {
     context: {} as Context,
     input: {} as ConsentInput,
-    events: {} as { type: 'ACCEPT' } | { type: 'REFUSE' } | { type: 'RETRY' } | { type: 'RETURN' },
+    events: {} as
+      | { type: 'ACCEPT' }
+      | { type: 'REFUSE' }
+      | { type: 'RETRY' }
+      | { type: 'RETURN' }
+      | DoneActorEvent<AuthorizeAnswer, 'readRequest'>,
   },
   actors: {
     readRequest: fromPromise<AuthorizeAnswer, { uid: string }>(async () => {
@@ -49,7 +54,7 @@ export const consentMachine = setup({
   },
   guards: {
     hasUid: ({ context }) => context.uid !== null,
-    answered: ({ event }) => typeof (event as { output?: AuthorizeAnswer }).output?.target === 'string',
+    answered: ({ event }) => event.type === 'xstate.done.actor.readRequest' && typeof event.output.target === 'string',
     gone: ({ event }) => isGone(event),
   },
 }).createMachine({

@@ -5,7 +5,7 @@
 // signs the person out (the sign-in screen says why). The current password counts against the
 // account's ceiling of wrong passwords: past it the new-password machine keeps the puzzle's level
 // the server named, and the SUBMIT passes the widget's answer on to it.
-import { assign, sendTo, setup } from 'xstate';
+import { assign, sendTo, setup, type DoneActorEvent } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import type { ChangePasswordAnswer } from '../contract/schemas.ts';
 import type { CaptchaAnswer } from './captchaAnswer.ts';
@@ -32,7 +32,8 @@ export const editPasswordMachine = setup({
       | { type: 'CURRENT'; value: string }
       | { type: 'KEEP'; value: boolean }
       /** `captcha`: the widget's answer, once the server wants one (the new-password machine judges it). */
-      | { type: 'SUBMIT'; captcha?: CaptchaAnswer },
+      | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
+      | DoneActorEvent<{ result: ChangePasswordAnswer }, 'newPassword'>,
     children: {} as { newPassword: 'newPassword' },
     output: {} as { sessionEnded: boolean },
   },
@@ -43,7 +44,7 @@ export const editPasswordMachine = setup({
   guards: {
     hasCurrent: ({ context }) => context.current !== '',
     sessionEnded: ({ event }) =>
-      (event as { output?: { result?: ChangePasswordAnswer } }).output?.result?.session_ended === true,
+      event.type === 'xstate.done.actor.newPassword' && event.output.result?.session_ended === true,
   },
 }).createMachine({
   id: 'editPassword',

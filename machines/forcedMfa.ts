@@ -8,7 +8,7 @@
 // account shows before): only the code's answer says so, with the offer to merge, which the app keeps
 // (session storage `fuzzion_payload`) and follows to /duplicated (spec §4 "Duplicate-account merge"),
 // for a method added from Security (see `mergeOffered`).
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
 import { mergeOfferOf, problemOf, type Problem } from './failures.ts';
 
@@ -77,7 +77,10 @@ export const forcedMfaMachine = setup({
       /** From the code entry, once its wait is over. */
       | { type: 'RESEND' }
       /** The location moved to one of the flow's steps (Back, Forward). */
-      | { type: 'ROUTE'; step: EnrolmentScreen },
+      | { type: 'ROUTE'; step: EnrolmentScreen }
+      /** The ends of the calls whose answers the guards and actions read. */
+      | DoneActorEvent<ActivationStart, 'startActivation' | 'resendActivation'>
+      | DoneActorEvent<CodeEntryOutput<unknown>, 'codeEntry'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
@@ -97,7 +100,9 @@ export const forcedMfaMachine = setup({
     offerMerge: (_, _params: { payload: string }) => {},
     /** A code went out: its payload and its timers, from the server's answer. */
     takeChallenge: assign(({ event }) => {
-      const answer = (event as unknown as { output: NonNullable<ActivationStart> }).output;
+      assertEvent(event, ['xstate.done.actor.startActivation', 'xstate.done.actor.resendActivation']);
+      // Only once `nothingToDo` said a code went out.
+      const answer = event.output!;
       return { challenge: { payload: answer.payload, sent: sentCodeOf(answer.data) }, error: null };
     }),
   },
@@ -120,9 +125,11 @@ export const forcedMfaMachine = setup({
     /** Forward to the code still held. */
     routeToCode: ({ context, event }) =>
       event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
-    nothingToDo: ({ event }) => (event as { output?: ActivationStart }).output === null,
+    nothingToDo: ({ event }) =>
+      (event.type === 'xstate.done.actor.startActivation' || event.type === 'xstate.done.actor.resendActivation') &&
+      event.output === null,
     /** The code's check turned the method on. */
-    activated: ({ event }) => (event as { output?: CodeEntryOutput<unknown> }).output?.failure === null,
+    activated: ({ event }) => event.type === 'xstate.done.actor.codeEntry' && event.output.failure === null,
     /** The code came back and the destination is another account's: the answer carries the offer.
      * Only for a method added from Security, whose screens hold the recent step-up that every call
      * of the merge asks for. The set-up at sign-in holds none (the merge would answer
@@ -130,7 +137,7 @@ export const forcedMfaMachine = setup({
      * not yet exempt the merge's screens): there the person is told the destination is in use and
      * types another one. */
     mergeOffered: ({ context, event }) =>
-      context.voluntary && mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
+      context.voluntary && event.type === 'xstate.done.actor.codeEntry' && mergeOfferOf(event.output) !== null,
   },
 }).createMachine({
   id: 'forcedMfa',

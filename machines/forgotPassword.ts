@@ -6,7 +6,7 @@
 // shows the current one instead. The flow keeps what it needs to resume in the tab's memory
 // (`keep`, `recall`): a reload on the code or on the new password comes back to it while the code
 // is alive, and says it expired otherwise.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentAnswer, type SentCode } from './codeEntry.ts';
@@ -43,7 +43,22 @@ type Context = {
   captcha: string | null;
 };
 
-const recalled = (event: object) => (event as { output?: ResetMemory | null }).output ?? null;
+type ForgotEvent =
+  /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
+  | { type: 'ROUTE'; step: ForgotScreen }
+  | { type: 'CHANGE'; field: 'username'; value: string }
+  | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
+  | { type: 'RESEND'; captcha?: CaptchaAnswer }
+  | { type: 'CONTINUE' }
+  /** The ends of the calls whose answers the guards and actions read. */
+  | DoneActorEvent<ResetMemory | null, 'recall'>
+  | DoneActorEvent<Sent, 'requestCode' | 'resendCode'>;
+
+/** The request's steps: by email or by phone. */
+const isRequest = (step: ForgotScreen): step is ForgotMode => step === 'email' || step === 'phone';
+
+const recalled = (event: ForgotEvent) => (event.type === 'xstate.done.actor.recall' ? (event.output ?? null) : null);
 /** What the flow keeps for a reload, once a code was sent. */
 const memoryOf = (context: Context): ResetMemory => ({
   mode: context.mode,
@@ -73,14 +88,7 @@ export const forgotPasswordMachine = setup({
     /** `entry`: the step whose path started the flow (a reload lands there). */
     /** `username`: the address typed at sign-in, to start from. */
     input: {} as { mode: ForgotMode; policy: PasswordPolicy; entry?: ForgotScreen; username?: string },
-    events: {} as
-      /** The location moved to one of the flow's steps (Back, Forward, a link, the mode's tabs). */
-      | { type: 'ROUTE'; step: ForgotScreen }
-      | { type: 'CHANGE'; field: 'username'; value: string }
-      | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
-      | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
-      | { type: 'RESEND'; captcha?: CaptchaAnswer }
-      | { type: 'CONTINUE' },
+    events: {} as ForgotEvent,
   },
   actors: {
     /** What this tab kept of the flow, if anything. */
@@ -103,11 +111,14 @@ export const forgotPasswordMachine = setup({
     keep: (_, _params: ResetMemory | null) => {},
     /** The request's mode from the step routed to; another mode starts its form empty. */
     takeMode: assign(({ context, event }) => {
-      const mode = (event as { step: ForgotMode }).step;
-      return mode === context.mode ? {} : { mode, username: '', error: null };
+      assertEvent(event, 'ROUTE');
+      const mode = event.step;
+      // Only after `routeToRequest`: the step is the request's, by email or by phone.
+      return !isRequest(mode) || mode === context.mode ? {} : { mode, username: '', error: null };
     }),
     takeSent: assign(({ event }) => {
-      const sent = (event as unknown as { output: Sent }).output;
+      assertEvent(event, ['xstate.done.actor.requestCode', 'xstate.done.actor.resendCode']);
+      const sent = event.output;
       return { sent, timers: sentCodeOf({ ...sent, target: sent.recipient.join(', ') }), ticket: null, error: null };
     }),
     takeMemory: assign(({ event }) => {
@@ -119,7 +130,7 @@ export const forgotPasswordMachine = setup({
     hasUsername: ({ context }) => context.username.trim() !== '',
     captchaRefused,
     /** Back to the request, by email or by phone. */
-    routeToRequest: ({ event }) => event.type === 'ROUTE' && (event.step === 'email' || event.step === 'phone'),
+    routeToRequest: ({ event }) => event.type === 'ROUTE' && isRequest(event.step),
     /** Forward to the code still held, before it bought a ticket. */
     routeToCode: ({ context, event }) =>
       event.type === 'ROUTE' && event.step === 'sent' && context.sent !== null && context.ticket === null,

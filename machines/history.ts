@@ -4,7 +4,7 @@
 // next page. A first load that fails offers to try again; a further page that fails keeps what is
 // shown and says so. A range turned round, or no category selected, is refused here, before any call.
 // The filters last as long as the tab: a reload recalls the ones last loaded.
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { historyRange, defaultHistoryRange, type HistoryCategory } from '../contract/history.ts';
 import type { HistoryEvent, HistoryPage, HistorySummary } from '../contract/schemas.ts';
 import { problemCodeOf } from './failures.ts';
@@ -27,7 +27,12 @@ type FilterEvent = { type: 'FILTER' } & Partial<HistoryFilters>;
 export const historyMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as FilterEvent | { type: 'MORE' } | { type: 'RETRY' } | { type: 'DISMISS' },
+    events: {} as
+      | FilterEvent
+      | { type: 'MORE' }
+      | { type: 'RETRY' }
+      | { type: 'DISMISS' }
+      | DoneActorEvent<HistoryFilters | null, 'recall'>,
   },
   actors: {
     /** The filters this tab last loaded, if any (the app keeps them as it loads). */
@@ -42,7 +47,7 @@ export const historyMachine = setup({
     }),
   },
   guards: {
-    /** The days the event asks for make a range the server takes. */
+    /** The days the FILTER asks for make a range the server takes. */
     validRange: ({ context, event }) =>
       event.type === 'FILTER' &&
       historyRange(event.from ?? context.filters.from, event.to ?? context.filters.to) !== null,
@@ -51,7 +56,7 @@ export const historyMachine = setup({
     hasMore: ({ context }) => context.next !== null,
     /** Filters recalled from before a reload, still a range the server takes. */
     recalled: ({ event }) => {
-      const filters = (event as { output?: HistoryFilters | null }).output;
+      const filters = event.type === 'xstate.done.actor.recall' ? event.output : null;
       return !!filters && historyRange(filters.from, filters.to) !== null && filters.categories?.length !== 0;
     },
   },

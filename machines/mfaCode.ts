@@ -6,7 +6,7 @@
 // widget at that level and each CONFIRM_PASSWORD carries its answer, which the call sends in the
 // X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
 // `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import {
   captchaLevelOf,
@@ -69,6 +69,12 @@ export type MfaCodeEvent =
    * answer, once the server wants one. */
   | { type: 'CONFIRM_PASSWORD'; password: string; captcha?: CaptchaAnswer };
 
+/** The ends of the calls whose answers the flow's guards and actions read. */
+type MfaCodeDoneEvent =
+  | DoneActorEvent<MfaMemory | null, 'recall'>
+  | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>
+  | DoneActorEvent<MfaChallengeAnswer, 'resendChallenge'>;
+
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
  * by the same rules. */
@@ -106,7 +112,7 @@ const keepChallenge = {
 export const mfaCodeMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as MfaCodeEvent,
+    events: {} as MfaCodeEvent | MfaCodeDoneEvent,
     input: {} as MfaCodeInput,
     output: {} as MfaCodeOutput,
     children: {} as { codeEntry: 'codeEntry' },
@@ -130,7 +136,8 @@ export const mfaCodeMachine = setup({
     /** Keeps what a reload needs (a step-up's needs nothing: its sensitive screen asks again). */
     keep: (_, _params: MfaMemory) => {},
     takeChallenge: assign(({ context, event }) => {
-      const answer = (event as unknown as { output: MfaChallengeAnswer }).output;
+      assertEvent(event, ['xstate.done.actor.startChallenge', 'xstate.done.actor.resendChallenge']);
+      const answer = event.output;
       return {
         challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
         error: null,
@@ -151,7 +158,7 @@ export const mfaCodeMachine = setup({
       captchaRefused({ event }),
     /** A reload on the code screen of the same sign-in, while its code lives. */
     resumesCode: ({ context, event }) => {
-      const memory = (event as { output?: MfaMemory | null }).output;
+      const memory = event.type === 'xstate.done.actor.recall' ? event.output : null;
       return (
         context.entry === 'code' &&
         !!memory &&
@@ -215,10 +222,10 @@ export const mfaCodeMachine = setup({
             id: 'confirmPassword',
             src: 'confirmPassword',
             // The password, and the puzzle's solution once one is asked for, go with the request only.
-            input: ({ event }) => ({
-              password: (event as Extract<MfaCodeEvent, { type: 'CONFIRM_PASSWORD' }>).password,
-              captcha: captchaToken({ event }),
-            }),
+            input: ({ event }) => {
+              assertEvent(event, 'CONFIRM_PASSWORD');
+              return { password: event.password, captcha: captchaToken({ event }) };
+            },
             onDone: {
               target: '#mfaCode.done',
               actions: assign({

@@ -3,7 +3,7 @@
 // changes without a recent second-factor check; the root machine gets that check first. Deleting a
 // method and regenerating the keys ask first (they cannot be undone); new keys show until the
 // person says they saved them.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { problemCodeOf } from './failures.ts';
 
@@ -94,7 +94,10 @@ export const mfaSettingsMachine = setup({
       invoke: {
         id: 'switchPrimary',
         src: 'switchPrimary',
-        input: ({ event }) => ({ id: (event as { id: number }).id }),
+        input: ({ event }) => {
+          assertEvent(event, 'SWITCH');
+          return { id: event.id };
+        },
         onDone: { target: 'loading', actions: assign({ notice: 'switched' }) },
         onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },

@@ -2,7 +2,7 @@
 // SMS, partners), changed and saved, with the success notice; and the security alerts the account
 // always receives, listed for information. A list that could not load offers to try again; a
 // refused save keeps the choices and says so.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { MarketingPreferences, NotificationsAnswer } from '../contract/schemas.ts';
 import { problemCodeOf } from './failures.ts';
 
@@ -25,7 +25,9 @@ export const notificationsMachine = setup({
       | { type: 'TOGGLE'; key: keyof MarketingPreferences; value: boolean }
       | { type: 'SAVE' }
       | { type: 'DISMISS' }
-      | { type: 'RETRY' },
+      | { type: 'RETRY' }
+      | DoneActorEvent<NotificationsAnswer, 'loadNotifications'>
+      | DoneActorEvent<NotificationsAnswer, 'saveNotifications'>,
   },
   actors: {
     loadNotifications: fromPromise<NotificationsAnswer>(async () => {
@@ -37,7 +39,8 @@ export const notificationsMachine = setup({
   },
   actions: {
     keep: assign(({ event }) => {
-      const answer = (event as unknown as { output: NotificationsAnswer }).output;
+      assertEvent(event, ['xstate.done.actor.loadNotifications', 'xstate.done.actor.saveNotifications']);
+      const answer = event.output;
       return { saved: answer, marketing: answer.marketing };
     }),
   },

@@ -12,7 +12,7 @@
 // server's record of the flow, from which the step reloaded shows again if what it needs is there
 // (ready()) and the server got that far, else the furthest step that can. A flow the server no
 // longer holds starts over, saying it expired.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { type Locale } from '../contract/constants.ts';
 import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
@@ -33,7 +33,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
 import { pathOf, stepOf } from './routes.ts';
@@ -161,6 +161,16 @@ export type OnboardingEvent =
   | { type: 'CONTINUE' }
   | { type: 'BACK' };
 
+/** The ends of the calls whose answers the flow's guards and actions read. */
+type OnboardingDoneEvent =
+  | DoneActorEvent<OnboardingRecalled | null, 'recall'>
+  | DoneActorEvent<OnboardingStarted, 'startWithCard' | 'startWithInvitation'>
+  | DoneActorEvent<OnboardingCodeSent, 'sendEmailCode' | 'sendPhoneCode' | 'resendEmailCode' | 'resendPhoneCode'>
+  | DoneActorEvent<CodeEntryOutput<CodeVerified>, 'codeEntry'>;
+/** What the email or phone step's code check answers. */
+type CodeVerified = { verified: 'email' | 'phone' };
+type OnboardingFlowEvent = OnboardingEvent | OnboardingDoneEvent;
+
 /** Everything a flow collects, empty: a first start, or a start over. */
 const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Context, 'step'> => ({
   policy: input.policy,
@@ -276,7 +286,8 @@ function resumedStep(context: Context, progress: OnboardingProgress): ResumableS
   return RESUMABLE.find(canShow) ?? 'welcome';
 }
 
-const recalledOf = (event: object) => (event as { output?: OnboardingRecalled | null }).output ?? null;
+const recalledOf = (event: OnboardingFlowEvent) =>
+  event.type === 'xstate.done.actor.recall' ? (event.output ?? null) : null;
 
 const codeOf = (event: object) => {
   const error = errorOf(event);
@@ -284,8 +295,8 @@ const codeOf = (event: object) => {
 };
 
 /** Whether a code entry ended on the "invalid or already used" answer to its right code. */
-const takenAddress = (event: object) => {
-  const code = (event as { output?: { failure?: { code?: string } | null } }).output?.failure?.code;
+const takenAddress = (event: OnboardingFlowEvent) => {
+  const code = event.type === 'xstate.done.actor.codeEntry' ? event.output.failure?.code : undefined;
   return code === 'email_unavailable' || code === 'phone_unavailable';
 };
 
@@ -295,7 +306,7 @@ const onboardingSetup = setup({
     context: {} as Context,
     input: {} as OnboardingInput,
     output: {} as OnboardingOutput,
-    events: {} as OnboardingEvent,
+    events: {} as OnboardingFlowEvent,
   },
   actors: {
     /** What this tab kept of the flow, with the server's record of it; null when nothing was kept. */
@@ -326,7 +337,7 @@ const onboardingSetup = setup({
       throw new Error('sendPhoneCode is provided by the app');
     }),
     /** The email or phone step's code, checked with the flow's token. */
-    codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>(),
+    codeEntry: codeEntryMachineOf<CodeVerified>(),
     /** The password step: the new-password machine, whose call creates the account. */
     newPassword: newPasswordMachineOf<OnboardingDone>(),
   },
@@ -341,7 +352,8 @@ const onboardingSetup = setup({
     keep: (_, _params: OnboardingMemory | null) => {},
     // The card or invitation was accepted: what the employer told us becomes the defaults.
     started: assign(({ event }) => {
-      const { flow, source, welcome } = (event as unknown as { output: OnboardingStarted }).output;
+      assertEvent(event, ['xstate.done.actor.startWithCard', 'xstate.done.actor.startWithInvitation']);
+      const { flow, source, welcome } = event.output;
       return {
         flow,
         source,
@@ -369,7 +381,13 @@ const onboardingSetup = setup({
     showFailure: assign({ error: ({ event }) => problemOf(event) }),
     /** A code went out: the challenge the code screen times, from the server's answer. */
     challenge: assign(({ event }, params: { kind: 'email' | 'phone' }) => {
-      const sent = (event as unknown as { output: OnboardingCodeSent }).output;
+      assertEvent(event, [
+        'xstate.done.actor.sendEmailCode',
+        'xstate.done.actor.sendPhoneCode',
+        'xstate.done.actor.resendEmailCode',
+        'xstate.done.actor.resendPhoneCode',
+      ]);
+      const sent = event.output;
       return { challenge: { kind: params.kind, sent: sentCodeOf(sent) }, error: null };
     }),
   },
@@ -404,15 +422,17 @@ const onboardingSetup = setup({
     namesGiven: ({ context }) => context.profile.firstname.trim() !== '' && context.profile.lastname.trim() !== '',
     hasEmail: ({ context }) => context.email.trim() !== '',
     hasPhone: ({ context }) => context.phone.trim() !== '',
-    alreadyProven: ({ event }) => (event as { output?: OnboardingCodeSent }).output?.verified === true,
+    alreadyProven: ({ event }) =>
+      (event.type === 'xstate.done.actor.sendEmailCode' || event.type === 'xstate.done.actor.sendPhoneCode') &&
+      event.output.verified === true,
     codeForEmail: ({ context }) => context.challenge?.kind === 'email',
-    entryEnded: ({ event }) => (event as { output?: { failure: unknown } }).output?.failure != null,
+    entryEnded: ({ event }) => event.type === 'xstate.done.actor.codeEntry' && event.output.failure != null,
     /** The right code came back, but another account has the address: the server tells only then. */
     addressTaken: ({ event }) => takenAddress(event),
     /** …and it is the email's code. */
     emailTaken: ({ context, event }) => takenAddress(event) && context.challenge?.kind === 'email',
     emailProven: ({ event }) =>
-      (event as { output?: { result?: { verified: string } } }).output?.result?.verified === 'email',
+      event.type === 'xstate.done.actor.codeEntry' && event.output.result?.verified === 'email',
   },
 });
 

@@ -17,7 +17,7 @@
 //   the tab is linked to the account now signed in (`POST /api/user/link-account`); then the
 //   success, and after LINK_SUCCESS_REDIRECT_MS the destination (a registered redirect_uri, else the
 //   dashboard). An account is never linked by its email alone: only by this signed-in, proven link.
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS, serviceHost } from '../contract/constants.ts';
 import type { AccessRequestAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
@@ -89,7 +89,13 @@ const partnerSetup = setup({
   types: {
     context: {} as Context,
     input: {} as PartnerInput,
-    events: {} as { type: 'CONTINUE' } | { type: 'CANCEL' } | { type: 'SEND' } | { type: 'RETRY' } | { type: 'GO' },
+    events: {} as
+      | { type: 'CONTINUE' }
+      | { type: 'CANCEL' }
+      | { type: 'SEND' }
+      | { type: 'RETRY' }
+      | { type: 'GO' }
+      | DoneActorEvent<string | null, 'recallTicket'>,
   },
   actors: {
     readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => {
@@ -120,7 +126,7 @@ const partnerSetup = setup({
     stepIs: ({ context }, { step }: { step: PartnerStep }) => context.step === step,
     noClient: ({ context }) => context.clientId === null,
     hasTicket: ({ context }) => context.ticket !== null,
-    recalled: ({ event }) => typeof (event as { output?: unknown }).output === 'string',
+    recalled: ({ event }) => event.type === 'xstate.done.actor.recallTicket' && typeof event.output === 'string',
     gone: ({ event }) => isGone(event),
   },
 });

@@ -7,7 +7,7 @@
 //   before it is sent; the server's answer is the profile as it now is, which the flow tells the
 //   root (USER_UPDATED) so that the rest of the app shows it at once.
 // - Back from a form is the overview: its ROUTE, which the root forwards, leaves the form.
-import { assign, fromPromise, sendParent, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { ibanFor } from '../contract/iban.ts';
 import { birthdateProblem, nameProblem, type Gender, type IbanCountry } from '../contract/profile.ts';
@@ -133,7 +133,9 @@ const profileSetup = setup({
       | { type: 'KEEP' }
       | { type: 'DOWNLOAD' }
       | { type: 'PICTURE_CHOSEN'; file: Blob }
-      | { type: 'REMOVE_PICTURE' },
+      | { type: 'REMOVE_PICTURE' }
+      /** The end of the new contact's code, which the guards read. */
+      | DoneActorEvent<CodeEntryOutput<UserProfile>, 'contactCode'>,
   },
   actors: {
     /** Shrinks the picture in the browser and sends it; the answer is the profile with it. */
@@ -195,9 +197,9 @@ const profileSetup = setup({
     listed: ({ context, event }) =>
       'contact' in event && context.user[event.contact.kind].some((c) => c.value === event.contact.value),
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
-    codeChecked: ({ event }) => (event as unknown as { output: { result: unknown } }).output.result !== null,
+    codeChecked: ({ event }) => event.type === 'xstate.done.actor.contactCode' && event.output.result !== null,
     /** The code came back and the address is another account's: the answer carries the offer. */
-    mergeOffered: ({ event }) => mergeOfferOf((event as { output?: CodeEntryOutput<unknown> }).output) !== null,
+    mergeOffered: ({ event }) => event.type === 'xstate.done.actor.contactCode' && mergeOfferOf(event.output) !== null,
   },
 });
 
@@ -258,7 +260,10 @@ export const profileMachine = profileSetup.createMachine({
           invoke: {
             id: 'uploadPicture',
             src: 'uploadPicture',
-            input: ({ event }) => ({ file: (event as { file: Blob }).file }),
+            input: ({ event }) => {
+              assertEvent(event, 'PICTURE_CHOSEN');
+              return { file: event.file };
+            },
             onDone: {
               target: 'idle',
               actions: [

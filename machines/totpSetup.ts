@@ -1,7 +1,7 @@
 // Adding an authenticator app (spec §2 "Authenticator setup"): scan the QR code or type the key,
 // confirm with its first 6-digit code (the shared code entry; nothing was sent, so no timers), then
 // the recovery keys are shown once.
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { codeEntryMachineOf } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 
@@ -20,7 +20,7 @@ type Context = {
 export const totpSetupMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as { type: 'CONTINUE' } | { type: 'RETRY' },
+    events: {} as { type: 'CONTINUE' } | { type: 'RETRY' } | DoneActorEvent<TotpStart, 'startTotp'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
@@ -34,7 +34,7 @@ export const totpSetupMachine = setup({
     show: (_, _params: { screen: 'success' }) => {},
   },
   guards: {
-    alreadySet: ({ event }) => (event as { output?: TotpStart }).output === null,
+    alreadySet: ({ event }) => event.type === 'xstate.done.actor.startTotp' && event.output === null,
   },
 }).createMachine({
   id: 'totpSetup',
