@@ -2,7 +2,7 @@
 // One decision for every code screen, sign-in and step-up alike: the root asks it once, when the
 // code entry ends, and follows the answer. The order is the spec's and is the point of this file.
 import type { ProofKind } from './mfaCode.ts';
-import { HOME_PATH, pathOf, safeTarget } from './routes.ts';
+import { HOME_PATH, isAuthorisationReturn, pathOf, safeTarget, type Location } from './routes.ts';
 
 export type AfterCodeFacts = {
   /** The method the code was typed for (or the password, where the account has none), and its id. */
@@ -68,4 +68,52 @@ export function afterRecovery(search: string, target: string | null): string {
   const redirect = safeTarget(query.get('redirect'));
   if (redirect) return withQuery(redirect, Object.fromEntries(CARRIED.map((key) => [key, query.get(key)])));
   return safeTarget(target) ?? HOME_PATH;
+}
+
+/** The query of a step-up's code screen: back to the sensitive screen afterwards, with the action and
+ * method it was opened for. */
+export function stepUpSearch(location: Location): string {
+  const asked = new URLSearchParams(location.search);
+  // The screen's own query goes with the way back (a partner's redirect_uri); the action and the
+  // method travel beside it, as the spec's code screen carries them.
+  const own = new URLSearchParams(asked);
+  for (const key of CARRIED) own.delete(key);
+  const back = own.size > 0 ? `${location.path}?${own.toString()}` : location.path;
+  const query = new URLSearchParams({ single: 'true', redirect: back });
+  for (const key of CARRIED) {
+    const value = asked.get(key);
+    if (value) query.set(key, value);
+  }
+  return `?${query.toString()}`;
+}
+
+/** Where a step-up's code is asked for: the methods, with the way back to the sensitive screen. */
+export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
+
+/** signIn: a sign-in's code; stepUp: a sensitive screen's; authorisation: the one an application's
+ * request asked for (its way back is in the code screen's own query). */
+export type CodePurpose = 'signIn' | 'stepUp' | 'authorisation';
+
+/** Where a right code leads, from the root's context. During a step-up the location is still the
+ * sensitive screen: its code screen's query is rebuilt from it. */
+export function decisionAfterCode(
+  context: { location: Location; target: string | null; partnerLogin: boolean },
+  output: { method: ProofKind; mfaId: number },
+  purpose: CodePurpose,
+): AfterCode {
+  return afterCode({
+    method: output.method,
+    mfaId: output.mfaId,
+    search: purpose === 'stepUp' ? stepUpSearch(context.location) : context.location.search,
+    // A partner's sign-in goes back to its request (rule 2), but not before a weak password is
+    // renewed: that sign-in opens no session until then, so the request would only ask again.
+    partnerRedirect:
+      context.partnerLogin &&
+      isAuthorisationReturn(context.target) &&
+      new URLSearchParams(context.location.search).get('weakPassword') !== 'true'
+        ? context.target
+        : null,
+    signIn: purpose === 'signIn',
+    target: context.target,
+  });
 }

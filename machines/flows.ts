@@ -1,23 +1,24 @@
 // The root's flows beyond login, as the pure machines: what tests and the statechart walk bind
 // with `rootMachine.provide({ actors: FLOW_MACHINES })`. The app binds each to its own chunk
 // instead (src/app/actor.ts), so nothing the app loads first imports this module.
-import { forcedMfaMachine } from '../forcedMfa.ts';
-import { forgotPasswordMachine } from '../forgotPassword.ts';
-import { forgotUsernameMachine } from '../forgotUsername.ts';
-import { mfaCodeMachine } from '../mfaCode.ts';
-import { mfaSettingsMachine } from '../mfaSettings.ts';
-import { accessGrantsMachine } from '../accessGrants.ts';
-import { historyMachine } from '../history.ts';
-import { devicesMachine } from '../devices.ts';
-import { editPasswordMachine } from '../editPassword.ts';
-import { notificationsMachine } from '../notifications.ts';
-import { onboardingMachine } from '../onboarding.ts';
-import { totpRecoveryMachine } from '../totpRecovery.ts';
-import { totpSetupMachine } from '../totpSetup.ts';
-import { newPasswordMachine } from '../newPassword.ts';
-import { consentMachine } from '../consent.ts';
-import { partnerMachine } from '../partner.ts';
-import { profileMachine } from '../profile.ts';
+import { forcedMfaMachine } from './forcedMfa.ts';
+import { forgotPasswordMachine } from './forgotPassword.ts';
+import { forgotUsernameMachine } from './forgotUsername.ts';
+import { mfaCodeMachine } from './mfaCode.ts';
+import { mfaSettingsMachine } from './mfaSettings.ts';
+import { accessGrantsMachine } from './accessGrants.ts';
+import { historyMachine } from './history.ts';
+import { devicesMachine } from './devices.ts';
+import { editPasswordMachine } from './editPassword.ts';
+import { notificationsMachine } from './notifications.ts';
+import { onboardingMachine } from './onboarding.ts';
+import { totpRecoveryMachine } from './totpRecovery.ts';
+import { totpSetupMachine } from './totpSetup.ts';
+import { newPasswordMachine } from './newPassword.ts';
+import { consentMachine } from './consent.ts';
+import { partnerMachine } from './partner.ts';
+import { profileMachine } from './profile.ts';
+import { fuzzionMachine } from './fuzzion.ts';
 
 export const FLOW_MACHINES = {
   mfaCode: mfaCodeMachine,
@@ -37,4 +38,5 @@ export const FLOW_MACHINES = {
   consent: consentMachine,
   partner: partnerMachine,
   profile: profileMachine,
+  fuzzion: fuzzionMachine,
 };

@@ -14,7 +14,7 @@
 //   password, whose SUBMIT then carries the widget's answer (sent in the X-Captcha header).
 // - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
 // Every proof is the server's to judge: this machine only never offers a step before the one it follows.
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import {
@@ -32,17 +32,28 @@ import { CODED, CODE_LENGTH } from './mfaCode.ts';
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
 export type FuzzionResult = NonNullable<FuzzionAnswer['data']>;
 
-export type FuzzionInput = {
+/** What this tab keeps of a merge (the app recalls it): the offer, and a finished outcome. */
+export type FuzzionMemory = {
   /** The offer, from the "already in use" answer to a code; null when there is none. */
   payload: string | null;
   /** A merge or decline this tab already finished (Back or reload after it). */
   result: FuzzionResult | null;
 };
 
+/** The screen the flow starts on: the offer (/duplicated) or the outcome (/fuzzion-success). */
+export type FuzzionInput = { step: 'offer' | 'success' };
+
+/** What a code's check sends beside the code (the code entry carries it as its opaque ticket): the
+ * offer, the choice and the method's challenge. */
+export type FuzzionTicket = { payload: string; intent: FuzzionIntent; challenge: string };
+export const fuzzionTicket = (ticket: FuzzionTicket) => JSON.stringify(ticket);
+export const readFuzzionTicket = (ticket: string) => JSON.parse(ticket) as FuzzionTicket;
+
 /** A phone method's code goes by SMS, a call or WhatsApp, as the sign-in's chooser offers. */
 export type FuzzionChannel = 'sms' | 'call' | 'whatsapp';
 
-type Context = FuzzionInput & {
+type Context = FuzzionMemory & {
+  step: FuzzionInput['step'];
   offer: FuzzionOffer | null;
   intent: FuzzionIntent;
   /** The other account's second factors that still count (masked), the server's list after each proof. */
@@ -77,6 +88,14 @@ export type FuzzionEvent =
   /** A new code for the method chosen, once its wait is over (from the code entry or its screen). */
   | { type: 'RESEND' };
 
+/** The ends of the calls whose answers the guards and actions read. */
+type FuzzionDoneEvent =
+  | DoneActorEvent<FuzzionMemory, 'recall'>
+  | DoneActorEvent<FuzzionOffer, 'readOffer'>
+  | DoneActorEvent<FuzzionSendAnswer, 'startMethod' | 'resendMethod'>
+  | DoneActorEvent<CodeEntryOutput<FuzzionAnswer>, 'fuzzionCode'>;
+type FuzzionFlowEvent = FuzzionEvent | FuzzionDoneEvent;
+
 /** Failures after which this offer cannot go on: the technical error, or an offer no longer valid. */
 const FINAL_FAILURES: readonly ProblemCode[] = ['merge_unavailable', 'step_up_required', 'unauthorized'];
 
@@ -84,15 +103,14 @@ const FINAL_FAILURES: readonly ProblemCode[] = ['merge_unavailable', 'step_up_re
 const PUZZLE_REFUSALS: readonly ProblemCode[] = ['captcha_required', 'captcha_invalid'];
 
 /** The code a failure carries: a call's error, or the failure a code entry ended with. */
-function failureCodeOf(event: object): ProblemCode | null {
-  if ('output' in event) return (event.output as CodeEntryOutput<unknown> | undefined)?.failure?.code ?? null;
+function failureCodeOf(event: FuzzionFlowEvent): ProblemCode | null {
+  if (event.type === 'xstate.done.actor.fuzzionCode') return event.output.failure?.code ?? null;
   return 'error' in event ? problemOf(event).code : null;
 }
 
-/** The failure as the screen shows it: a call's error, or the failure a code entry ended with. */
-function failureOf(event: object): Problem {
-  if ('output' in event) return (event.output as CodeEntryOutput<unknown>).failure ?? problemFromCode('internal_error');
-  return problemOf(event);
+/** The failure as the screen shows it: the failure a code entry ended with. */
+function failureOf(ended: CodeEntryOutput<unknown>): Problem {
+  return ended.failure ?? problemFromCode('internal_error');
 }
 
 /** The request that starts (or starts again) the method chosen. */
@@ -106,9 +124,11 @@ export const fuzzionMachine = setup({
   types: {
     context: {} as Context,
     input: {} as FuzzionInput,
-    events: {} as FuzzionEvent,
+    events: {} as FuzzionFlowEvent,
   },
   actors: {
+    /** What this tab kept of the merge (the app's session storage). */
+    recall: fromPromise<FuzzionMemory>(async () => ({ payload: null, result: null })),
     readOffer: fromPromise<FuzzionOffer, { payload: string }>(async () => {
       throw new Error('readOffer is provided by the app');
     }),
@@ -132,11 +152,14 @@ export const fuzzionMachine = setup({
     fuzzionCode: codeEntryMachineOf<FuzzionAnswer>(),
   },
   actions: {
-    /** The app keeps a finished outcome for Back and reload, and shows the success screen. */
+    /** The app keeps a finished outcome for Back and reload. */
     finished: (_, _params: { result: FuzzionResult }) => {},
+    /** The app shows the step's screen (the route table's path of it). */
+    show: (_, _params: { screen: FuzzionInput['step'] }) => {},
     /** The challenge a method's start answered: timed only for a code Tessera sent. */
     takeChallenge: assign(({ context, event }) => {
-      const answer = (event as unknown as { output: FuzzionSendAnswer }).output;
+      assertEvent(event, ['xstate.done.actor.startMethod', 'xstate.done.actor.resendMethod']);
+      const answer = event.output;
       return {
         challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
         error: null,
@@ -146,9 +169,11 @@ export const fuzzionMachine = setup({
   guards: {
     hasResult: ({ context }) => context.result !== null,
     hasPayload: ({ context }) => context.payload !== null,
+    /** Started on the outcome's screen, with no outcome to show. */
+    atSuccess: ({ context }) => context.step === 'success',
     canDecline: ({ context }) => context.offer?.can_decline === true,
     /** The other account signs in with Microsoft only: nothing can be proven here. */
-    ssoOnlyOffer: ({ event }) => (event as { output?: FuzzionOffer }).output?.sso_only === true,
+    ssoOnlyOffer: ({ event }) => event.type === 'xstate.done.actor.readOffer' && event.output.sso_only === true,
     /** Nothing more to prove: the code was enough (the other account has no second factor). */
     enough: ({ context }) => context.offer?.enough === true,
     /** Something still counts as a proof: one of its methods, or its password. */
@@ -166,7 +191,7 @@ export const fuzzionMachine = setup({
       const code = failureCodeOf(event);
       return code !== null && codes.includes(code);
     },
-    codeChecked: ({ event }) => (event as { output?: CodeEntryOutput<FuzzionAnswer> }).output?.result != null,
+    codeChecked: ({ event }) => event.type === 'xstate.done.actor.fuzzionCode' && event.output.result != null,
     done: ({ context }) => context.answer?.done === true && context.answer.data !== undefined,
     /** Not done, and the server names nothing that would still count. */
     nothingLeft: ({ context }) => (context.answer?.mfa.length ?? 0) === 0 && context.answer?.password !== true,
@@ -174,7 +199,9 @@ export const fuzzionMachine = setup({
 }).createMachine({
   id: 'fuzzion',
   context: ({ input }) => ({
-    ...input,
+    step: input.step,
+    payload: null,
+    result: null,
     offer: null,
     intent: 'merge',
     methods: [],
@@ -188,11 +215,28 @@ export const fuzzionMachine = setup({
     moreNeeded: false,
     answer: null,
   }),
-  initial: 'starting',
+  initial: 'recalling',
   states: {
+    recalling: {
+      invoke: {
+        id: 'recall',
+        src: 'recall',
+        onDone: {
+          target: 'starting',
+          actions: assign({ payload: ({ event }) => event.output.payload, result: ({ event }) => event.output.result }),
+        },
+        onError: 'starting',
+      },
+    },
+    // The outcome's screen shows only after a merge: without one, the offer's.
     starting: {
       always: [
         { guard: 'hasResult', target: 'succeeded' },
+        {
+          guard: 'atSuccess',
+          target: 'starting',
+          actions: [assign({ step: 'offer' as const }), { type: 'show', params: { screen: 'offer' } }],
+        },
         { guard: 'hasPayload', target: 'loading' },
         { target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
       ],
@@ -323,7 +367,11 @@ export const fuzzionMachine = setup({
             id: 'fuzzionCode',
             src: 'fuzzionCode',
             input: ({ context }) => ({
-              ticket: context.challenge!.payload,
+              ticket: fuzzionTicket({
+                payload: context.payload!,
+                intent: context.intent,
+                challenge: context.challenge!.payload,
+              }),
               length: CODE_LENGTH[context.selected!.method],
               sent: context.challenge!.sent,
               error: context.error,
@@ -343,10 +391,13 @@ export const fuzzionMachine = setup({
               {
                 guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
                 target: '#fuzzion.failed',
-                actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }),
+                actions: assign({ challenge: null, error: ({ event }) => failureOf(event.output) }),
               },
               // The challenge can no longer be answered: choose again (a new code, or another method).
-              { target: 'choosing', actions: assign({ challenge: null, error: ({ event }) => failureOf(event) }) },
+              {
+                target: 'choosing',
+                actions: assign({ challenge: null, error: ({ event }) => failureOf(event.output) }),
+              },
             ],
           },
           on: {
@@ -448,7 +499,7 @@ export const fuzzionMachine = setup({
       ],
     },
     // Merged, or the address taken off the other account: the success screen.
-    succeeded: { type: 'final' },
+    succeeded: { type: 'final', entry: { type: 'show', params: { screen: 'success' } } },
     // The other account signs in with Microsoft only: it is proven there, not here.
     ssoOnly: { type: 'final' },
     // The spec's technical error, or an offer that cannot go on.

@@ -45,6 +45,8 @@ export const sent: FuzzionSendAnswer = {
 };
 
 export type Ctx = {
+  step: string;
+  payload: string | null;
   offer: FuzzionOffer | null;
   intent: string;
   methods: MfaMethodSummary[];
@@ -71,6 +73,8 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
   ];
   return JSON.stringify([
     value,
+    c.step,
+    c.payload,
     o,
     c.intent,
     c.methods.map((m) => m.id),
@@ -89,13 +93,17 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
 
 export const fuzzionModel: Model = {
   // What the flow tells its parent needs a parent: the walk runs it alone.
-  machine: fuzzionMachine.provide({ actions: { finished: () => {} } }),
+  machine: fuzzionMachine.provide({ actions: { finished: () => {}, show: () => {} } }),
+  // On either screen; what the tab kept comes with the recall: an offer, none, a finished merge.
   starts: [
-    { name: 'an offer', input: { payload: 'offer', result: null } },
-    { name: 'nothing', input: { payload: null, result: null } },
-    { name: 'a result', input: { payload: 'offer', result } },
+    { name: 'the offer screen', input: { step: 'offer' } },
+    { name: 'the outcome screen', input: { step: 'success' } },
   ],
   events: () => [
+    done('recall', { payload: 'offer', result: null }),
+    done('recall', { payload: null, result: null }),
+    done('recall', { payload: 'offer', result }),
+    fail('recall', 0, 'storage_unavailable'),
     { type: 'ACCEPT' },
     { type: 'DECLINE' },
     { type: 'BACK' },

@@ -4,7 +4,7 @@ import { apiFailure } from '../contract/api.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { AppConfig, UserProfile } from '../contract/schemas.ts';
 import { rootMachine } from '../machines/root.ts';
-import { FLOW_MACHINES } from '../machines/root/flows.ts';
+import { FLOW_MACHINES } from '../machines/flows.ts';
 import type { Model } from './coverage.ts';
 import { done } from './events.ts';
 
@@ -94,6 +94,8 @@ const PROFILE_PATHS = [
   at('/mfa/methods'),
   at('/logout'),
 ];
+
+const MERGE_PATHS = [at('/duplicated'), at('/fuzzion-success'), at('/user/dashboard'), at('/logout')];
 
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
 
@@ -238,6 +240,12 @@ export const rootModel: Model = {
       name: 'the profile',
       input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') },
       events: among(PROFILE_PATHS, [{ type: 'USER_UPDATED', user: { ...user, firstname: 'Emmy' } }]),
+    },
+    // The merge of a duplicated account, walked apart in the same way: its two screens, and the ways out.
+    {
+      name: 'the merge',
+      input: { storedAccount: user, storedTarget: null, location: at('/duplicated') },
+      events: among(MERGE_PATHS),
     },
   ],
   events: relevant,

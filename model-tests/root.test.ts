@@ -3,10 +3,12 @@ import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { AppConfig, Device, MfaMethodSummary, UserProfile } from '../contract/schemas.ts';
 import { devicesMachine } from '../machines/devices.ts';
+import { fuzzionMachine, type FuzzionMemory, type FuzzionResult } from '../machines/fuzzion.ts';
+import { finished as finishedAnswer, offer as offerOf } from './fuzzion.model.ts';
 import { loginMachine } from '../machines/login.ts';
 import { rootMachine as declared } from '../machines/root.ts';
-import { FLOW_MACHINES } from '../machines/root/flows.ts';
-import { decisionAfterCode } from '../machines/root/setup.ts';
+import { FLOW_MACHINES } from '../machines/flows.ts';
+import { decisionAfterCode } from '../machines/afterCode.ts';
 import { report, startOf, walkAll } from './coverage.ts';
 import { at, config, forcedUser, REGISTERED, rootModel, user } from './root.model.ts';
 
@@ -46,6 +48,7 @@ function start(options: {
   submitLogin?: () => Promise<unknown>;
   secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
   devices?: typeof devicesMachine;
+  fuzzion?: typeof fuzzionMachine;
 }) {
   const effects: string[] = [];
   const actor = createActor(
@@ -56,6 +59,7 @@ function start(options: {
         logout: fromPromise(options.logout ?? (async () => {})),
         ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
         ...(options.devices ? { devices: options.devices } : {}),
+        ...(options.fuzzion ? { fuzzion: options.fuzzion } : {}),
         login: loginMachine.provide({
           actors: { submitLogin: fromPromise(options.submitLogin ?? (async () => ({ access_token: 't' }))) },
         }),
@@ -339,6 +343,50 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().matches({ signedIn: 'notifications' })).toBe(true);
     actor.send({ type: 'ROUTE', location: at('/logout') });
     expect(actor.getSnapshot().matches({ signedIn: 'loggingOut' })).toBe(true);
+  });
+
+  it('runs the merge on its two screens, each starting it again on what the tab kept; the outcome shows only after one', async () => {
+    const kept: { result: FuzzionResult | null } = { result: null };
+    const shown: string[] = [];
+    const { actor } = start({
+      storedAccount: user,
+      location: at('/fuzzion-success'),
+      fuzzion: fuzzionMachine.provide({
+        actors: {
+          recall: fromPromise(async (): Promise<FuzzionMemory> => ({ payload: 'offer', result: kept.result })),
+          readOffer: fromPromise(async () => offerOf({ enough: true, methods: [] })),
+          finish: fromPromise(async () => finishedAnswer),
+        },
+        actions: {
+          finished: (_, { result }) => {
+            kept.result = result;
+          },
+          show: (_, { screen }) => {
+            shown.push(screen);
+          },
+        },
+      }),
+    });
+    await settle();
+    // No outcome yet: the offer's screen instead of the outcome's.
+    expect(actor.getSnapshot().matches({ signedIn: 'merging' })).toBe(true);
+    expect(shown).toEqual(['offer']);
+    actor.send({ type: 'ROUTE', location: at('/duplicated') });
+    await settle();
+    const merge = () => actor.getSnapshot().children.fuzzion!;
+    expect(merge().getSnapshot().matches('offered')).toBe(true);
+    merge().send({ type: 'ACCEPT' });
+    await settle();
+    expect(merge().getSnapshot().matches('succeeded')).toBe(true);
+    expect(shown.at(-1)).toBe('success');
+    // Back on the offer's screen after it: the kept outcome shows again, on its own screen.
+    actor.send({ type: 'ROUTE', location: at('/duplicated') });
+    await settle();
+    expect(merge().getSnapshot().matches('succeeded')).toBe(true);
+    expect(shown).toEqual(['offer', 'success', 'success']);
+    actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
+    expect(actor.getSnapshot().children.fuzzion).toBeUndefined();
   });
 
   it('runs the access list while /user/access shows, and stops it when the person leaves', async () => {

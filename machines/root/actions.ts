@@ -1,22 +1,15 @@
-// The root machine's shared actions: the route guard applied to the current location, and
-// forgetting a signed-out session.
-import { assign, sendTo, type ActionArgs, type EventObject } from 'xstate';
-import { locationOf, rootSetup, stepUpSearch, type Context, type RootEvent } from './setup.ts';
-import {
-  HOME_PATH,
-  LOGIN_PATH,
-  allowedRedirect,
-  guard,
-  pathOf,
-  stepOf,
-  type Location,
-  type SessionState,
-} from '../routes.ts';
+// The root machine's shared actions and transitions: the route guard applied to the current
+// location, forgetting a signed-out session, following a right code, and the ROUTE handling every
+// flow state shares (stay in the flow, or leave it; signed in, a sign-out first).
+import type { ActionArgs, EventObject } from 'xstate';
+import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, stepOf, type Flow, type SessionState } from '../routes.ts';
+import { locationOf } from '../session.ts';
+import type { Context, RootEvent } from '../session.ts';
+import { rootSetup } from './setup.ts';
 
 /** Applies the route guard (spec §4) to the current location. */
-export const applyGuard = (session: SessionState) =>
+const applyGuard = (session: SessionState) =>
   rootSetup.enqueueActions(({ context, enqueue }) => {
-    const signedIn = session === 'signedIn';
     // A sign-in kept from before a reload still waits for its second factor or its new password.
     const decision = guard(
       context.location,
@@ -33,7 +26,7 @@ export const applyGuard = (session: SessionState) =>
     } else {
       enqueue({ type: 'trackPageView', params: { path: context.location.path } });
       const away =
-        signedIn && context.location.path === HOME_PATH
+        session === 'signedIn' && context.location.path === HOME_PATH
           ? allowedRedirect(context.location.search, context.config?.redirectTargets ?? [])
           : null;
       if (away) enqueue({ type: 'leaveTo', params: { url: away } });
@@ -49,43 +42,16 @@ export const forgetSession = [{ type: 'persistAccount', params: { user: null } }
 
 /** Keeps the location a ROUTE event brings. */
 export const setLocation = rootSetup.assign({
-  location: ({ event }) => (event as Extract<RootEvent, { type: 'ROUTE' }>).location,
+  location: ({ context, event }) => (event.type === 'ROUTE' ? event.location : context.location),
 });
 
-/** Where a step-up's code is asked for: the methods, with the way back to the sensitive screen. */
-export const stepUpPath = (location: Location) => `${pathOf('mfa', 'methods')}${stepUpSearch(location)}`;
-
-/** A sensitive screen's step-up (the security area's, a partner page's): the screen waits behind
- * /mfa/methods?single=true&redirect=…, whose code entry runs here; the right code is decided on
- * in the sibling state `afterStepUp`, leaving for another screen drops the wait. */
-export const steppingUp = rootSetup.createStateConfig({
-  entry: { type: 'navigate', params: ({ context }) => ({ to: stepUpPath(context.location) }) },
-  on: {
-    ROUTE: [
-      {
-        guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
-        actions: sendTo('stepUp', ({ event }) => ({
-          type: 'ROUTE',
-          step: stepOf((event as Extract<RootEvent, { type: 'ROUTE' }>).location.path, 'mfa')!,
-        })),
-      },
-      { guard: 'routeIsLogout', target: '#root.signedIn.loggingOut', actions: setLocation },
-      { target: '#root.signedIn.idle', actions: [setLocation, assign({ mfa: null }), guardSignedIn] },
-    ],
-  },
-  invoke: {
-    id: 'stepUp',
-    src: 'mfaCode',
-    input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
-    onDone: {
-      target: 'afterStepUp',
-      actions: [
-        { type: 'decideAfterCode', params: { purpose: 'stepUp' } },
-        assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }),
-      ],
-    },
-  },
-});
+/** Signed out (a sign-out, the devices' "everywhere", a new password that ended the session): to
+ * sign-in, nothing kept of the session, no screen to come back to. */
+export const signedOut = [
+  rootSetup.assign({ user: null, target: null, mfa: null }),
+  ...forgetSession,
+  { type: 'navigate' as const, params: { to: LOGIN_PATH } },
+];
 
 /** Follows where the right code leads (context.afterCode): a screen of ours (the location the guard
  * judges next), a partner, or Back. It reads only the context, so any event may carry it (a flow's
@@ -102,42 +68,53 @@ export const followAfterCode = rootSetup.enqueueActions(({ context, enqueue }) =
   enqueue.assign({ afterCode: null });
 }) as unknown as <E extends EventObject>(args: ActionArgs<Context, E, RootEvent>, params: unknown) => void;
 
-/** The states of an area whose sensitive screens (the route table's `sensitive`) wait for a recent
- * second factor: the status is asked, the step-up runs when it is not recent, and the right code
- * leads on in the spec's order; then `open`, the area's own state, runs. Its other screens open at
- * once. A status that cannot be read opens the screen: the server refuses a change all the same. */
-export const behindStepUp = (open: ReturnType<typeof rootSetup.createStateConfig>) => ({
-  initial: 'choosing' as const,
-  states: {
-    choosing: rootSetup.createStateConfig({
-      always: [{ guard: 'atSensitive', target: 'checking' }, { target: 'open' }],
-    }),
-    checking: rootSetup.createStateConfig({
-      invoke: {
-        id: 'secondFactorStatus',
-        src: 'secondFactorStatus',
-        onDone: [
-          {
-            guard: 'stepUpNeeded',
-            target: 'steppingUp',
-            actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
-          },
-          { target: 'open' },
-        ],
-        onError: { target: 'open' },
-      },
-    }),
-    steppingUp,
-    afterStepUp: rootSetup.createStateConfig({
-      always: [
-        {
-          guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
-          target: '#root.signedIn.recovering',
-          actions: followAfterCode,
-        },
-        { target: 'open', actions: followAfterCode },
-      ],
-    }),
-    open,
-  },
+// ROUTE while a flow runs: the moves that keep it, then leaving it for the state that judges anew.
+
+/** The flow's own screens: the location follows, the flow's screen shows. */
+export const keeps = (flow: Flow) => ({
+  guard: { type: 'routeInFlow' as const, params: { flow } },
+  actions: setLocation,
 });
+
+/** The flow's own screens, each told to its running flow (which decides what shows). */
+export const forwards = (flow: Flow, child: string) => ({
+  guard: { type: 'routeInFlow' as const, params: { flow } },
+  actions: [setLocation, tellStep(flow, child)],
+});
+
+/** Tells the running flow the step a ROUTE event's location shows. */
+export const tellStep = (flow: Flow, child: string) =>
+  rootSetup.sendTo(child, ({ event }) => ({
+    type: 'ROUTE',
+    step: event.type === 'ROUTE' ? stepOf(event.location.path, flow) : null,
+  }));
+
+/** Each of the flow's screens starts it again on that screen (a signed-in one, judged by the guard). */
+export const restarts = (flow: Flow, state: string, session: 'signedIn' | 'anonymous' = 'signedIn') => ({
+  guard: { type: 'routeInFlow' as const, params: { flow } },
+  target: state,
+  reenter: true,
+  actions: [setLocation, session === 'signedIn' ? guardSignedIn : guardAnonymous],
+});
+
+/** Signed in, the sign-out screen signs out. */
+export const signOut = { guard: 'routeIsLogout' as const, target: '#root.signedIn.loggingOut', actions: setLocation };
+
+/** Signed in: a sign-out signs out; any other screen goes to idle, which judges it. */
+export const whileSignedIn = <T extends object>(...stays: T[]) => [
+  signOut,
+  ...stays,
+  { target: '#root.signedIn.idle', actions: [setLocation, guardSignedIn] },
+];
+
+/** Leaving a step-up's code screens for another: the wait for the code goes. */
+export const dropsStepUp = {
+  target: '#root.signedIn.idle',
+  actions: [setLocation, rootSetup.assign({ mfa: null }), guardSignedIn],
+};
+
+/** Signed out: any other screen goes back to signing in, which judges it. */
+export const whileAnonymous = <T extends object>(...stays: T[]) => [
+  ...stays,
+  { target: '#root.anonymous.signingIn', actions: [setLocation, guardAnonymous] },
+];

@@ -3,10 +3,8 @@
 // password or username). Which flow a path belongs to is the route table's.
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
-import type { MfaCodeOutput } from '../mfaCode.ts';
 import { CHOOSER_PATH } from '../../contract/constants.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
-import { followAfterCode, guardAnonymous, setLocation } from './actions.ts';
 import {
   forgotModeOf,
   hasSeveralPlatforms,
@@ -17,9 +15,22 @@ import {
   partnerInput,
   policyOf,
   resumedFlow,
-  rootSetup,
   usernameFor,
-} from './setup.ts';
+} from '../session.ts';
+import {
+  followAfterCode,
+  forwards,
+  guardAnonymous,
+  keeps,
+  restarts,
+  setLocation,
+  tellStep,
+  whileAnonymous,
+} from './actions.ts';
+import { rootSetup } from './setup.ts';
+
+/** The ticket of a sign-in that must renew its weak password. */
+const weakPayloadOf = (output: LoginOutput) => (output.kind === 'weakPassword' ? output.payload : null);
 
 /** The flows an anonymous visitor starts by arriving on one of their paths, and the state running each. */
 export const ANONYMOUS_FLOWS = {
@@ -52,8 +63,12 @@ export const anonymous = rootSetup.createStateConfig({
     signingIn: {
       on: {
         ROUTE: [
-          { guard: 'resumesSignIn', target: 'secondFactor', actions: setLocation },
-          { guard: 'resumesRenewal', target: 'renewingPassword', actions: setLocation },
+          { guard: { type: 'resumes', params: { flow: 'mfa' } }, target: 'secondFactor', actions: setLocation },
+          {
+            guard: { type: 'resumes', params: { flow: 'weakPassword' } },
+            target: 'renewingPassword',
+            actions: setLocation,
+          },
           // A path that starts a flow starts it (the route table says which flow owns the path).
           ...ANONYMOUS_FLOW_NAMES.map((flow) => ({
             guard: { type: 'routeStartsFlow' as const, params: { flow } },
@@ -102,10 +117,8 @@ export const anonymous = rootSetup.createStateConfig({
                 params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(event.output) }),
               },
               assign({
-                mfa: ({ event }) => {
-                  const output = event.output as Extract<LoginOutput, { kind: 'mfa' }>;
-                  return { payload: output.payload, methods: output.methods };
-                },
+                mfa: ({ event }) =>
+                  event.output.kind === 'mfa' ? { payload: event.output.payload, methods: event.output.methods } : null,
               }),
             ],
           },
@@ -115,12 +128,9 @@ export const anonymous = rootSetup.createStateConfig({
             actions: [
               {
                 type: 'storeSession',
-                params: ({ event }) => ({ key: 'loginPayload', value: (event.output as { payload: string }).payload }),
+                params: ({ event }) => ({ key: 'loginPayload', value: weakPayloadOf(event.output) }),
               },
-              assign({
-                notice: 'weak_password',
-                weakPayload: ({ event }) => (event.output as { payload: string }).payload,
-              }),
+              assign({ notice: 'weak_password', weakPayload: ({ event }) => weakPayloadOf(event.output) }),
               { type: 'navigate', params: { to: pathOf('weakPassword', 'renew') } },
             ],
           },
@@ -132,20 +142,10 @@ export const anonymous = rootSetup.createStateConfig({
     // show; every location change inside it goes to the flow as the step asked for.
     onboarding: {
       on: {
-        ROUTE: [
-          {
-            guard: { type: 'routeStartsFlow', params: { flow: 'onboarding' } },
-            actions: [
-              setLocation,
-              guardAnonymous,
-              sendTo('onboarding', ({ event }) => ({
-                type: 'ROUTE',
-                step: stepOf(event.location.path, 'onboarding')!,
-              })),
-            ],
-          },
-          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
-        ],
+        ROUTE: whileAnonymous({
+          guard: { type: 'routeStartsFlow' as const, params: { flow: 'onboarding' as const } },
+          actions: [setLocation, guardAnonymous, tellStep('onboarding', 'onboarding')],
+        }),
       },
       invoke: {
         id: 'onboarding',
@@ -168,52 +168,23 @@ export const anonymous = rootSetup.createStateConfig({
     // A partner page (machines/partner.ts): each partner path starts the flow again on its page.
     partnering: {
       on: {
-        ROUTE: [
-          {
-            guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } },
-            target: 'partnering',
-            reenter: true,
-            actions: [setLocation, guardAnonymous],
-          },
-          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
-        ],
+        ROUTE: whileAnonymous({
+          ...restarts('partner', 'partnering', 'anonymous'),
+          guard: { type: 'routeOpensToVisitor' as const, params: { flow: 'partner' as const } },
+        }),
       },
       invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
     },
     findingUsername: {
       on: {
-        ROUTE: [
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'forgotUsername' } },
-            actions: [
-              setLocation,
-              sendTo('forgotUsername', ({ event }) => ({
-                type: 'ROUTE',
-                step: stepOf(event.location.path, 'forgotUsername')!,
-              })),
-            ],
-          },
-          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
-        ],
+        ROUTE: whileAnonymous(forwards('forgotUsername', 'forgotUsername')),
       },
       invoke: { id: 'forgotUsername', src: 'forgotUsername' },
     },
     recoveringPassword: {
       on: {
-        ROUTE: [
-          // Every step of the flow, Back and Forward included, goes to the flow, which decides.
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'forgotPassword' } },
-            actions: [
-              setLocation,
-              sendTo('forgotPassword', ({ event }) => ({
-                type: 'ROUTE',
-                step: stepOf(event.location.path, 'forgotPassword')!,
-              })),
-            ],
-          },
-          { target: 'signingIn', actions: [setLocation, guardAnonymous] },
-        ],
+        // Every step of the flow, Back and Forward included, goes to the flow, which decides.
+        ROUTE: whileAnonymous(forwards('forgotPassword', 'forgotPassword')),
       },
       invoke: {
         id: 'forgotPassword',
@@ -233,12 +204,13 @@ export const anonymous = rootSetup.createStateConfig({
     renewingPassword: {
       on: {
         ROUTE: [
-          { guard: { type: 'routeInFlow', params: { flow: 'weakPassword' } }, actions: setLocation },
+          keeps('weakPassword'),
           // Leaving abandons the renewal: the account still cannot be used until it is done.
           {
             target: 'signingIn',
             actions: [
-              assign({ location: ({ event }) => event.location, weakPayload: null, notice: null }),
+              setLocation,
+              assign({ weakPayload: null, notice: null }),
               { type: 'storeSession', params: { key: 'loginPayload', value: null } },
               guardAnonymous,
             ],
@@ -262,19 +234,14 @@ export const anonymous = rootSetup.createStateConfig({
     secondFactor: {
       on: {
         ROUTE: [
+          forwards('mfa', 'mfaCode'),
           {
-            guard: { type: 'routeLeavesFlow', params: { flow: 'mfa' } },
             target: 'signingIn',
             actions: [
-              assign({ location: ({ event }) => event.location, mfa: null }),
+              setLocation,
+              assign({ mfa: null }),
               { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
               guardAnonymous,
-            ],
-          },
-          {
-            actions: [
-              setLocation,
-              sendTo('mfaCode', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
             ],
           },
         ],
@@ -291,7 +258,7 @@ export const anonymous = rootSetup.createStateConfig({
           target: 'loadingUser',
           actions: [
             { type: 'decideAfterCode', params: { purpose: 'signIn' } },
-            assign({ mfa: null, recoveryKeysLeft: ({ event }) => (event.output as MfaCodeOutput).recoveryKeysLeft }),
+            assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }),
             { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
           ],
         },

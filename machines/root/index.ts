@@ -9,9 +9,10 @@ import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pa
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { setLocation } from './actions.ts';
-import { locationOf, rootSetup } from './setup.ts';
+import { locationOf } from '../session.ts';
+import { rootSetup } from './setup.ts';
 
-export type { Context as RootContext, Notice, RootEvent, RootInput } from './setup.ts';
+export type { Context as RootContext, Notice, RootEvent, RootInput } from '../session.ts';
 export { ANONYMOUS_FLOWS } from './anonymous.ts';
 
 export const rootMachine = rootSetup.createMachine({

@@ -1,10 +1,36 @@
 // Signed in: the guard judges every location; the security area checks for a recent second
 // factor before its sensitive screens; forced enrolment and the recovery-key screen run their flows.
-import { assign, sendTo } from 'xstate';
+import { assign } from 'xstate';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { behindStepUp, followAfterCode, forgetSession, guardSignedIn, setLocation, steppingUp } from './actions.ts';
-import { locationOf, mustEnrol, partnerInput, policyOf, profileInput, rootSetup } from './setup.ts';
+import { locationOf, mustEnrol, partnerInput, policyOf, profileInput } from '../session.ts';
+import {
+  dropsStepUp,
+  followAfterCode,
+  forgetSession,
+  forwards,
+  guardSignedIn,
+  keeps,
+  restarts,
+  setLocation,
+  signOut,
+  signedOut,
+  tellStep,
+  whileSignedIn,
+} from './actions.ts';
+import { rootSetup } from './setup.ts';
+import { afterStepUp, behindStepUp, checkingStepUp, codeScreens, steppingUp } from './stepUp.ts';
+
+/** The flows a screen of theirs starts (reached by a link, a reload or a deep link), and the state
+ * running each. */
+const SIGNED_IN_FLOWS = {
+  consent: 'consenting',
+  access: 'access',
+  notifications: 'notifications',
+  partner: 'partnering',
+  profile: 'profile',
+  fuzzion: 'merging',
+} as const;
 
 export const signedIn = rootSetup.createStateConfig({
   entry: guardSignedIn,
@@ -26,19 +52,19 @@ export const signedIn = rootSetup.createStateConfig({
   },
   initial: 'idle',
   states: {
+    // Judges the location (after every ROUTE too): a screen of a flow starts it. A security screen
+    // opens like one reached by a link; the set-up starts for an account without a second factor and
+    // goes home for the others; the recovery-key screen, which only a sign-in with a recovery key
+    // opens, resumes by the method it carries (a reload) and signs out without one (spec §4).
     idle: {
-      // Screens of a flow reached by reload or deep link: a security screen opens like one reached
-      // by a link; the set-up starts for an account without a second factor and goes home for the
-      // others; the recovery-key screen, which only a sign-in with a recovery key opens, signs out.
       always: [
         { guard: 'atSecurity', target: 'security' },
-        // A partner application's consent screen (the authorisation server sent the browser there).
-        { guard: { type: 'atFlow', params: { flow: 'consent' } }, target: 'consenting' },
+        // The code screen an application's request sent the person to (a fresh or stronger proof).
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
-        { guard: { type: 'atFlow', params: { flow: 'access' } }, target: 'access' },
-        { guard: { type: 'atFlow', params: { flow: 'notifications' } }, target: 'notifications' },
-        { guard: { type: 'atFlow', params: { flow: 'partner' } }, target: 'partnering' },
-        { guard: { type: 'atFlow', params: { flow: 'profile' } }, target: 'profile' },
+        ...Object.entries(SIGNED_IN_FLOWS).map(([flow, target]) => ({
+          guard: { type: 'atFlow' as const, params: { flow: flow as keyof typeof SIGNED_IN_FLOWS } },
+          target,
+        })),
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
@@ -46,51 +72,17 @@ export const signedIn = rootSetup.createStateConfig({
           guard: { type: 'atFlow', params: { flow: 'setupMfa' } },
           actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }],
         },
-        // The recovery screen resumes by the method it carries (a reload); without one it signs out.
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
-        // Without the method it is for (spec §4 "TOTP recovery"): sign out.
         { guard: { type: 'atFlow', params: { flow: 'totpRecovery' } }, target: 'loggingOut' },
       ],
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: 'routeToSecurity', target: 'security', actions: [setLocation, guardSignedIn] },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'consent' } },
-            target: 'consenting',
-            actions: [setLocation, guardSignedIn],
-          },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'partner' } },
-            target: 'partnering',
-            actions: [setLocation, guardSignedIn],
-          },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'profile' } },
-            target: 'profile',
-            actions: [setLocation, guardSignedIn],
-          },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'notifications' } },
-            target: 'notifications',
-            actions: [setLocation, guardSignedIn],
-          },
-          { actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: [signOut, { actions: [setLocation, guardSignedIn] }] },
     },
     // An application's request wants a fresh or a stronger proof than this session holds (the
     // authorisation server sent the browser to the code screen): the person proves it is them, then
     // the request goes on, back at the authorisation server.
     reauthenticating: {
-      on: {
-        ROUTE: [
-          // The code screens move among themselves (their flow runs once the methods are known).
-          { guard: { type: 'routeInFlow', params: { flow: 'mfa' } } },
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { target: 'idle', actions: [assign({ location: ({ event }) => event.location, mfa: null }), guardSignedIn] },
-        ],
-      },
+      // The code screens move among themselves (their flow runs once the methods are known).
+      on: { ROUTE: [{ guard: { type: 'routeInFlow', params: { flow: 'mfa' } } }, signOut, dropsStepUp] },
       initial: 'checking',
       states: {
         checking: {
@@ -109,12 +101,7 @@ export const signedIn = rootSetup.createStateConfig({
           },
         },
         asking: {
-          on: {
-            ROUTE: {
-              guard: { type: 'routeInFlow', params: { flow: 'mfa' } },
-              actions: sendTo('stepUp', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'mfa')! })),
-            },
-          },
+          on: { ROUTE: codeScreens },
           invoke: {
             id: 'stepUp',
             src: 'mfaCode',
@@ -129,33 +116,13 @@ export const signedIn = rootSetup.createStateConfig({
           },
         },
         // The spec's order after a code: a recovery key shows the recovery screen first.
-        proven: {
-          always: [
-            {
-              guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
-              target: '#root.signedIn.recovering',
-              actions: followAfterCode,
-            },
-            { target: '#root.signedIn.idle', actions: followAfterCode },
-          ],
-        },
+        proven: afterStepUp('#root.signedIn.idle'),
       },
     },
     // A partner application's consent: the flow answers the authorisation server and leaves the app
     // for it; leaving the screen otherwise leaves the request unanswered (it expires by itself).
     consenting: {
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'consent' } },
-            target: 'consenting',
-            reenter: true,
-            actions: [setLocation, guardSignedIn],
-          },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: whileSignedIn(restarts('consent', 'consenting')) },
       invoke: {
         id: 'consent',
         src: 'consent',
@@ -163,21 +130,9 @@ export const signedIn = rootSetup.createStateConfig({
       },
     },
     // A partner page (machines/partner.ts). A sensitive one (link-success) first checks for a recent
-    // second factor as the security area does (the same status call, the same step-up behind
-    // /mfa/methods?single=true&redirect=…, the same order after the code), then the page's flow runs.
+    // second factor as the security area does, then the page's flow runs.
     partnering: {
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'partner' } },
-            target: 'partnering',
-            reenter: true,
-            actions: [setLocation, guardSignedIn],
-          },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: whileSignedIn(restarts('partner', 'partnering')) },
       ...behindStepUp(
         rootSetup.createStateConfig({
           invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
@@ -187,30 +142,14 @@ export const signedIn = rootSetup.createStateConfig({
     // The profile (machines/profile.ts): its screens move within its flow, except the sensitive one
     // (edit-credentials), which starts it again behind the step-up.
     profile: {
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          // A sensitive screen (or any, before the flow runs) starts the area again.
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'profile' } },
-            target: 'profile',
-            reenter: true,
-            actions: [setLocation, guardSignedIn],
-          },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: whileSignedIn(restarts('profile', 'profile')) },
       ...behindStepUp(
         rootSetup.createStateConfig({
           on: {
             // Its other screens are the running flow's to show.
             ROUTE: {
               guard: { type: 'routeStaysIn', params: { flow: 'profile' } },
-              actions: [
-                setLocation,
-                guardSignedIn,
-                sendTo('profile', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'profile')! })),
-              ],
+              actions: [setLocation, guardSignedIn, tellStep('profile', 'profile')],
             },
           },
           invoke: { id: 'profile', src: 'profile', input: ({ context }) => profileInput(context) },
@@ -227,19 +166,10 @@ export const signedIn = rootSetup.createStateConfig({
       exit: { type: 'storeSession', params: { key: 'mfa_forced', value: null } },
       on: {
         ROUTE: [
-          {
-            guard: { type: 'routeInFlow', params: { flow: 'setupMfa' } },
-            actions: [
-              setLocation,
-              sendTo('forcedMfa', ({ event }) => ({ type: 'ROUTE', step: stepOf(event.location.path, 'setupMfa')! })),
-            ],
-          },
+          forwards('setupMfa', 'forcedMfa'),
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
           { guard: 'forced', target: 'loggingOut', actions: setLocation },
-          {
-            target: 'idle',
-            actions: [assign({ location: ({ event }) => event.location, enrolmentSkipped: true }), guardSignedIn],
-          },
+          { target: 'idle', actions: [setLocation, assign({ enrolmentSkipped: true }), guardSignedIn] },
         ],
       },
       invoke: {
@@ -251,9 +181,9 @@ export const signedIn = rootSetup.createStateConfig({
           entry: stepOf(context.location.path, 'setupMfa') ?? 'intro',
         }),
         onDone: [
+          // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
           {
-            // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
-            guard: 'choseAuthenticator',
+            guard: { type: 'enrolmentIs', params: { outcome: 'authenticator' } },
             target: 'idle',
             actions: [
               assign({ location: locationOf(pathOf('authenticator', 'scan')) }),
@@ -278,7 +208,7 @@ export const signedIn = rootSetup.createStateConfig({
             ],
           },
           {
-            guard: 'enrolled',
+            guard: { type: 'enrolmentIs', params: { outcome: 'enrolled' } },
             target: 'idle',
             actions: [
               assign({ user: ({ context }) => (context.user ? { ...context.user, mfa_enrolled: true } : null) }),
@@ -288,13 +218,12 @@ export const signedIn = rootSetup.createStateConfig({
               assign({ target: null }),
             ],
           },
+          // Skipped: on to the target kept before, or home.
           {
             target: 'idle',
             actions: [
-              assign({
-                enrolmentSkipped: true,
-                location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH),
-              }),
+              assign({ enrolmentSkipped: true }),
+              assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
               { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
               assign({ target: null }),
             ],
@@ -304,34 +233,18 @@ export const signedIn = rootSetup.createStateConfig({
     },
     security: {
       on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: 'routeToSecurity', target: 'security', reenter: true, actions: [setLocation, guardSignedIn] },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
+        ROUTE: whileSignedIn({
+          guard: 'routeToSecurity' as const,
+          target: 'security',
+          reenter: true,
+          actions: [setLocation, guardSignedIn],
+        }),
       },
       initial: 'checking',
       states: {
-        checking: {
-          invoke: {
-            id: 'secondFactorStatus',
-            src: 'secondFactorStatus',
-            onDone: [
-              {
-                guard: 'stepUpNeeded',
-                target: 'steppingUp',
-                actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
-              },
-              { guard: 'onAuthenticatorPath', target: 'authenticator' },
-              { target: 'open' },
-            ],
-            onError: { target: 'open' },
-          },
-        },
-        // The sensitive screen waits behind /mfa/methods?single=true&redirect=…, then comes back.
+        // The authenticator's set-up has a state of its own; every other screen is `open`'s.
+        checking: checkingStepUp('open', { guard: 'onAuthenticatorPath', target: 'authenticator' }),
         steppingUp,
-        // The spec's order after a code, decided once: a recovery key first shows the recovery
-        // screen, which then returns here; any other code returns to the sensitive screen.
         afterStepUp: {
           always: [
             {
@@ -350,10 +263,10 @@ export const signedIn = rootSetup.createStateConfig({
           states: {
             choosing: {
               always: [
-                { guard: { type: 'atSecurityStep', params: { step: 'methods' } }, target: 'methods' },
-                { guard: { type: 'atSecurityStep', params: { step: 'recovery' } }, target: 'recovery' },
-                { guard: { type: 'atSecurityStep', params: { step: 'history' } }, target: 'history' },
-                { guard: { type: 'atSecurityStep', params: { step: 'password' } }, target: 'password' },
+                ...(['methods', 'recovery', 'history', 'password'] as const).map((step) => ({
+                  guard: { type: 'atSecurityStep' as const, params: { step } },
+                  target: step,
+                })),
                 { target: 'overview' },
               ],
             },
@@ -366,12 +279,7 @@ export const signedIn = rootSetup.createStateConfig({
                 src: 'devices',
                 onDone: {
                   target: '#root.anonymous',
-                  // Signed out at sign-in, remembering no screen to come back to.
-                  actions: [
-                    assign({ user: null, target: null, mfa: null, location: locationOf(LOGIN_PATH) }),
-                    ...forgetSession,
-                    { type: 'navigate', params: { to: LOGIN_PATH } },
-                  ],
+                  actions: [assign({ location: locationOf(LOGIN_PATH) }), ...signedOut],
                 },
               },
             },
@@ -391,27 +299,15 @@ export const signedIn = rootSetup.createStateConfig({
                 onDone: {
                   guard: 'passwordEndedSession',
                   target: '#root.anonymous',
-                  actions: [
-                    assign({
-                      user: null,
-                      target: null,
-                      mfa: null,
-                      notice: 'password_renewed',
-                      location: locationOf(LOGIN_PATH),
-                    }),
-                    ...forgetSession,
-                    { type: 'navigate', params: { to: LOGIN_PATH } },
-                  ],
+                  actions: [assign({ notice: 'password_renewed', location: locationOf(LOGIN_PATH) }), ...signedOut],
                 },
               },
             },
           },
         },
         authenticator: {
-          on: {
-            // The set-up moves between its two screens by itself.
-            ROUTE: { guard: { type: 'routeInFlow', params: { flow: 'authenticator' } }, actions: setLocation },
-          },
+          // The set-up moves between its two screens by itself.
+          on: { ROUTE: keeps('authenticator') },
           invoke: {
             id: 'totpSetup',
             src: 'totpSetup',
@@ -420,39 +316,33 @@ export const signedIn = rootSetup.createStateConfig({
         },
       },
     },
+    // The merge of a duplicated account (machines/fuzzion.ts): each of its two screens starts it
+    // again, from what the tab kept, and the flow shows the one that fits (the outcome only after one).
+    merging: {
+      on: { ROUTE: whileSignedIn(restarts('fuzzion', 'merging')) },
+      invoke: {
+        id: 'fuzzion',
+        src: 'fuzzion',
+        input: ({ context }) => ({ step: stepOf(context.location.path, 'fuzzion') ?? 'offer' }),
+      },
+    },
     // The applications that hold access to the account: the list runs while its screen shows.
     access: {
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: { type: 'routeInFlow', params: { flow: 'access' } }, actions: setLocation },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: whileSignedIn(keeps('access')) },
       invoke: { id: 'accessGrants', src: 'accessGrants' },
     },
     // What Tessera may send the account: the settings run while their screen shows.
     notifications: {
-      on: {
-        ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
-          { guard: { type: 'routeInFlow', params: { flow: 'notifications' } }, actions: setLocation },
-          { target: 'idle', actions: [setLocation, guardSignedIn] },
-        ],
-      },
+      on: { ROUTE: whileSignedIn(keeps('notifications')) },
       invoke: { id: 'notifications', src: 'notifications' },
     },
     recovering: {
       on: {
         ROUTE: [
-          { guard: 'routeIsLogout', target: 'loggingOut', actions: setLocation },
+          signOut,
+          keeps('totpRecovery'),
           // Leaving the screen is skipping it.
-          {
-            guard: { type: 'routeLeavesFlow', params: { flow: 'totpRecovery' } },
-            target: 'idle',
-            actions: [assign({ location: ({ event }) => event.location, recoveryKeysLeft: null }), guardSignedIn],
-          },
-          { actions: setLocation },
+          { target: 'idle', actions: [setLocation, assign({ recoveryKeysLeft: null }), guardSignedIn] },
         ],
       },
       invoke: {
@@ -461,12 +351,13 @@ export const signedIn = rootSetup.createStateConfig({
         input: ({ context }) => ({ keysLeft: context.recoveryKeysLeft }),
         onDone: [
           {
-            // Resetting the authenticator continues with the set-up of a new one.
+            // Resetting the authenticator continues with the set-up of a new one (the location moves
+            // with it: the recovery screen's own would open it again).
             guard: 'authenticatorReset',
             target: 'idle',
-            // The location moves with it: the recovery screen's own would open it again.
             actions: [
-              assign({ recoveryKeysLeft: null, location: locationOf(pathOf('authenticator', 'scan')) }),
+              assign({ recoveryKeysLeft: null }),
+              assign({ location: locationOf(pathOf('authenticator', 'scan')) }),
               { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } },
             ],
           },
@@ -491,25 +382,10 @@ export const signedIn = rootSetup.createStateConfig({
       invoke: {
         id: 'logout',
         src: 'logout',
-        onDone: {
-          target: '#root.anonymous',
-          actions: [
-            assign({ user: null, target: null, mfa: null }),
-            ...forgetSession,
-            { type: 'navigate', params: { to: LOGIN_PATH } },
-          ],
-        },
+        onDone: { target: '#root.anonymous', actions: signedOut },
         onError: [
           // The server no longer knows the token: the user is signed out all the same.
-          {
-            guard: 'isUnauthorised',
-            target: '#root.anonymous',
-            actions: [
-              assign({ user: null, target: null, mfa: null }),
-              ...forgetSession,
-              { type: 'navigate', params: { to: LOGIN_PATH } },
-            ],
-          },
+          { guard: 'isUnauthorised', target: '#root.anonymous', actions: signedOut },
           {
             target: 'idle',
             actions: [assign({ notice: 'logout_failed' }), { type: 'navigate', params: { to: HOME_PATH } }],

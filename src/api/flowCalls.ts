@@ -1,5 +1,6 @@
-// The API calls of the flows beyond login, bound to their machines' actors in src/app/bindings.ts
-// and loaded with the first of them. Every JSON answer is parsed with its schema from contract/schemas.ts.
+// The API calls of the flows beyond login, bound to their machines' actors in each feature's
+// bindings.ts (src/mfa/bindings.ts, src/security/bindings.ts…) and loaded with the first of them.
+// Every JSON answer is parsed with its schema from contract/schemas.ts.
 import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.ts';
 import {
   OnboardingCodeSent,

@@ -1,106 +1,38 @@
-// /duplicated and /fuzzion-success: the merge of a duplicated account, a projection of its own flow
-// (machines/fuzzion.ts), which this screen runs. The offer comes from the code that proved the
-// address (session storage `fuzzion_payload`, as the spec names it); a finished merge is kept in this
-// tab (`fuzzion_result`) so that Back and reload show it again instead of an offer already spent.
+// /duplicated and /fuzzion-success: the merge of a duplicated account, a projection of its flow
+// (machines/fuzzion.ts), which the root runs on these screens. The offer comes from the code that
+// proved the address (session storage `fuzzion_payload`, as the spec names it); a finished merge is
+// kept in this tab (`fuzzion_result`) so that Back and reload show it again instead of an offer
+// already spent (src/fuzzion/bindings.ts).
 // The other account is proven with its own second factors, shown as the sign-in's chooser shows
 // them (src/components/MethodOptions.tsx), their answer typed in the shared code form.
-import { useActorRef, useSelector } from '@xstate/react';
-import { useEffect, useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
-import { fromPromise } from 'xstate';
-import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
-import { fuzzionMachine, type FuzzionResult } from '../../machines/fuzzion.ts';
+import type { ActorRefFrom } from 'xstate';
+import type { fuzzionMachine, FuzzionResult } from '../../machines/fuzzion.ts';
 import { CODED } from '../../machines/mfaCode.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
-import {
-  finishFuzzion,
-  proveFuzzionCode,
-  proveFuzzionPassword,
-  readFuzzionOffer,
-  startFuzzionMethod,
-} from '../api/flowCalls.ts';
-import { Link, useLocation, useNavigate, type NavigateFunction } from 'react-router';
-import { offerMemory, resultMemory, storedMerge } from './memory.ts';
+import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
+import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { Card } from '../components/Card.tsx';
 import { answerFormOf, MethodOptions } from '../components/MethodOptions.tsx';
 
-const SUCCESS_PATH = pathOf('fuzzion', 'success');
-const OFFER_PATH = pathOf('fuzzion', 'offer');
-
-type Ref = ReturnType<typeof useActorRef<typeof fuzzionMachine>>;
-
-/** The flow, its calls bound; the code entry's check reads the offer and the intent from the flow
- * itself (`current`), since a code entry knows only its ticket (here, the method's challenge). */
-function flowOf(current: {
-  payload: string | null;
-  intent: () => 'merge' | 'decline';
-  navigate: () => NavigateFunction;
-}) {
-  return fuzzionMachine.provide({
-    actors: {
-      readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
-      startMethod: fromPromise(({ input }) => startFuzzionMethod(input)),
-      proveByPassword: fromPromise(({ input }) => proveFuzzionPassword(input)),
-      finish: fromPromise(({ input }) => finishFuzzion(input)),
-      fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
-        actors: {
-          check: fromPromise(({ input }) =>
-            proveFuzzionCode({
-              payload: current.payload ?? '',
-              intent: current.intent(),
-              challenge: input.ticket,
-              code: input.code,
-              captcha: input.captcha,
-            }),
-          ),
-        },
-      }),
-    },
-    actions: {
-      finished: (_, { result }) => {
-        resultMemory.keep(result);
-        offerMemory.keep(null);
-        void current.navigate()(SUCCESS_PATH);
-      },
-    },
-  });
-}
+type Ref = ActorRefFrom<typeof fuzzionMachine>;
 
 export default function FuzzionPage() {
-  const [input] = useState(storedMerge);
-  const navigate = useNavigate();
-  const [holder] = useState(() => ({ flow: null as Ref | null, navigate }));
-  holder.navigate = navigate;
-  const [logic] = useState(() =>
-    flowOf({
-      payload: input.payload,
-      intent: () => holder.flow?.getSnapshot().context.intent ?? 'merge',
-      navigate: () => holder.navigate,
-    }),
-  );
-  const flow = useActorRef(logic, { input });
-  holder.flow = flow;
   const { t } = useTranslation();
-  const succeeded = useSelector(flow, (s) => s.matches('succeeded'));
-  const { pathname } = useLocation();
-  // The address follows the flow: the success screen shows only after a merge.
-  useEffect(() => {
-    if (succeeded && pathname !== SUCCESS_PATH) void navigate(SUCCESS_PATH, { replace: true });
-    if (!succeeded && pathname === SUCCESS_PATH) void navigate(OFFER_PATH, { replace: true });
-  }, [succeeded, pathname, navigate]);
+  const flow = useFlowChild('fuzzion');
+  const succeeded = useSelector(flow, (s) => s?.matches('succeeded') ?? false);
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t(succeeded ? 'fuzzion.success.title' : 'fuzzion.title')}</h1>
-      <div className="mt-4 max-w-xl">
-        <Fuzzion flow={flow} />
-      </div>
+      <div className="mt-4 max-w-xl">{flow ? <Fuzzion flow={flow} /> : <p role="status">{t('common.loading')}</p>}</div>
     </UserLayout>
   );
 }

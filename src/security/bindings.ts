@@ -1,0 +1,94 @@
+// How the security settings' flows (the methods, the password, the history, the devices, the
+// authenticator) meet the real world: their machines (imported here, each in its own chunk), their
+// API calls, their screen requests (`show`, to the route table's path of the step) and the memory a
+// reload resumes from. Loaded with the first of them the root starts (see src/app/flows.ts).
+import { fromPromise } from 'xstate';
+import { pathOf } from '../../machines/routes.ts';
+import type { TotpStart } from '../../machines/totpSetup.ts';
+import type { HistoryFilters } from '../../machines/history.ts';
+import { flowMemory } from '../shell/storage.ts';
+import { codeEntryChecking, type Go } from '../shell/bindings.ts';
+import {
+  changePassword,
+  confirmTotp,
+  deleteMethod,
+  listDevices,
+  listMethods,
+  loadHistory,
+  loadHistoryPage,
+  regenerateRecoveryKeys,
+  runDeviceAction,
+  startTotp,
+  switchPrimary,
+} from '../api/flowCalls.ts';
+
+export const mfaSettings = (_go: Go) =>
+  import('../../machines/mfaSettings.ts').then(({ mfaSettingsMachine }) =>
+    mfaSettingsMachine.provide({
+      actors: {
+        listMethods: fromPromise(() => listMethods()),
+        switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
+        deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
+        regenerate: fromPromise(() => regenerateRecoveryKeys()),
+      },
+    }),
+  );
+
+export const editPassword = (_go: Go) =>
+  import('../../machines/editPassword.ts').then(({ editPasswordMachine, changeMachine }) =>
+    editPasswordMachine.provide({
+      actors: {
+        newPassword: changeMachine.provide({
+          actors: {
+            resetPassword: fromPromise(({ input }) =>
+              changePassword({
+                ...input.payload,
+                password: input.password,
+                confirmation: input.confirmation,
+                captcha: input.captcha,
+              }),
+            ),
+          },
+        }),
+      },
+    }),
+  );
+
+const historyMemory = flowMemory<HistoryFilters>('securityHistory');
+
+export const securityHistory = (_go: Go) =>
+  import('../../machines/history.ts').then(({ historyMachine }) =>
+    historyMachine.provide({
+      actors: {
+        recall: fromPromise(historyMemory.recall),
+        loadHistory: fromPromise(({ input }) => {
+          historyMemory.keep(input);
+          return loadHistory(input);
+        }),
+        loadPage: fromPromise(({ input }) => loadHistoryPage(input)),
+      },
+    }),
+  );
+
+export const devices = (_go: Go) =>
+  import('../../machines/devices.ts').then(({ devicesMachine }) =>
+    devicesMachine.provide({
+      actors: {
+        listDevices: fromPromise(() => listDevices()),
+        runAction: fromPromise(({ input }) => runDeviceAction(input)),
+      },
+    }),
+  );
+
+export const totpSetup = (go: Go) =>
+  import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) =>
+    totpSetupMachine.provide({
+      actors: {
+        startTotp: fromPromise<TotpStart>(() => startTotp()),
+        codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code, captcha }) =>
+          confirmTotp({ payload: ticket, code, captcha }),
+        ),
+      },
+      actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
+    }),
+  );

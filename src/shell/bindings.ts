@@ -1,0 +1,18 @@
+// What the features' bindings (each feature's bindings.ts: how its flows meet the real world)
+// share: what they get from the app (src/app/flows.ts), the code entry specialised by its check,
+// and the new password's machine.
+import { fromPromise } from 'xstate';
+import { codeEntryMachineOf } from '../../machines/codeEntry.ts';
+
+/** Asks the router for a path. */
+export type Go = (to: string) => void;
+/** Tells the root the address a form has typed (it carries to sign-in and back). */
+export type KeepUsername = (value: string) => void;
+
+/** The new password's machine, in its own chunk. */
+export const newPassword = () => import('../../machines/newPassword.ts');
+
+/** The shared code entry, specialised by the call that checks the code: `ticket` is what goes with it. */
+export const codeEntryChecking = <TResult>(
+  check: (input: { ticket: string; code: string; remember: boolean; captcha: string | null }) => Promise<TResult>,
+) => codeEntryMachineOf<TResult>().provide({ actors: { check: fromPromise(({ input }) => check(input)) } });

@@ -1,0 +1,25 @@
+// What this tab keeps of a merge (session storage): the offer the profile hands to /duplicated
+// (`fuzzion_payload`, the spec's key), and the outcome of a finished one, which Back and reload show
+// again instead of an offer already spent.
+import type { FuzzionResult } from '../../machines/fuzzion.ts';
+import { flowMemory, readJson } from './storage.ts';
+
+const OFFER_KEY = 'fuzzion_payload';
+const RESULT_KEY = 'fuzzion_result';
+
+export const offerMemory = flowMemory<string>(OFFER_KEY);
+export const resultMemory = flowMemory<FuzzionResult>(RESULT_KEY);
+
+/** What the merge screen starts from. */
+export function storedMerge(): { payload: string | null; result: FuzzionResult | null } {
+  return {
+    payload: readJson<string>(sessionStorage, OFFER_KEY),
+    result: readJson<FuzzionResult>(sessionStorage, RESULT_KEY),
+  };
+}
+
+/** A new offer: the profile found a duplicate. Any earlier outcome is forgotten. */
+export function keepOffer(payload: string): void {
+  resultMemory.keep(null);
+  offerMemory.keep(payload);
+}
