@@ -53,20 +53,51 @@ export const signedOut = [
   { type: 'navigate' as const, params: { to: LOGIN_PATH } },
 ];
 
+/** An action that reads only the context, or the event by its type: any transition may carry it, a
+ * child's end included (XState types each transition's event apart). */
+const onAnyEvent = (action: unknown) =>
+  action as <E extends EventObject>(args: ActionArgs<Context, E, RootEvent>, params: unknown) => void;
+
+/** Goes to a screen of ours: the location the guard judges next, and the router's. */
+export const goTo = (to: string | ((context: Context) => string)) =>
+  onAnyEvent(
+    rootSetup.enqueueActions(({ context, enqueue }) => {
+      const path = typeof to === 'string' ? to : to(context);
+      enqueue.assign({ location: locationOf(path) });
+      enqueue({ type: 'navigate', params: { to: path } });
+    }),
+  );
+
+/** Keeps the profile an event brings (its load, a flow's change), and its local copy. */
+export const keepUser = onAnyEvent(
+  rootSetup.enqueueActions(({ event, enqueue }) => {
+    const user =
+      event.type === 'USER_UPDATED'
+        ? event.user
+        : event.type === 'xstate.done.actor.restoreUser' || event.type === 'xstate.done.actor.loadUser'
+          ? event.output
+          : null;
+    if (!user) return;
+    enqueue.assign({ user });
+    enqueue({ type: 'persistAccount', params: { user } });
+  }),
+);
+
 /** Follows where the right code leads (context.afterCode): a screen of ours (the location the guard
- * judges next), a partner, or Back. It reads only the context, so any event may carry it (a flow's
- * end, a user's load). */
-export const followAfterCode = rootSetup.enqueueActions(({ context, enqueue }) => {
-  const next = context.afterCode;
-  if (!next) return;
-  if (next.kind === 'partner') enqueue({ type: 'leaveTo', params: { url: next.url } });
-  else if (next.kind === 'back') enqueue({ type: 'goBack', params: { steps: next.steps } });
-  else {
-    enqueue.assign({ location: locationOf(next.to) });
-    enqueue({ type: 'navigate', params: { to: next.to } });
-  }
-  enqueue.assign({ afterCode: null });
-}) as unknown as <E extends EventObject>(args: ActionArgs<Context, E, RootEvent>, params: unknown) => void;
+ * judges next), a partner, or Back. */
+export const followAfterCode = onAnyEvent(
+  rootSetup.enqueueActions(({ context, enqueue }) => {
+    const next = context.afterCode;
+    if (!next) return;
+    if (next.kind === 'partner') enqueue({ type: 'leaveTo', params: { url: next.url } });
+    else if (next.kind === 'back') enqueue({ type: 'goBack', params: { steps: next.steps } });
+    else {
+      enqueue.assign({ location: locationOf(next.to) });
+      enqueue({ type: 'navigate', params: { to: next.to } });
+    }
+    enqueue.assign({ afterCode: null });
+  }),
+);
 
 // ROUTE while a flow runs: the moves that keep it, then leaving it for the state that judges anew.
 

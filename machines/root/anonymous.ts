@@ -1,33 +1,22 @@
-// Signed out: signing in (the login flow and what follows it: a second factor, a weak password's
-// renewal) and the flows an anonymous visitor starts from their paths (onboarding, forgotten
-// password or username). Which flow a path belongs to is the route table's.
+// Signed out: signing in (the login flow, and what follows it in ./signingIn.ts: a second factor,
+// a weak password's renewal, the profile's load) and the flows an anonymous visitor starts from
+// their paths (onboarding, forgotten password or username). The route table says which flow a path
+// belongs to.
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
-import { CHOOSER_PATH } from '../../contract/constants.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import {
   forgotModeOf,
-  hasSeveralPlatforms,
-  locationOf,
   loginModeOf,
-  noOwnTarget,
   opensToVisitor,
   partnerInput,
   policyOf,
   resumedFlow,
   usernameFor,
 } from '../session.ts';
-import {
-  followAfterCode,
-  forwards,
-  guardAnonymous,
-  keeps,
-  restarts,
-  setLocation,
-  tellStep,
-  whileAnonymous,
-} from './actions.ts';
+import { forwards, guardAnonymous, restarts, setLocation, tellStep, whileAnonymous } from './actions.ts';
 import { rootSetup } from './setup.ts';
+import { loadingUser, renewingPassword, secondFactor } from './signingIn.ts';
 
 /** The ticket of a sign-in that must renew its weak password. */
 const weakPayloadOf = (output: LoginOutput) => (output.kind === 'weakPassword' ? output.payload : null);
@@ -201,122 +190,8 @@ export const anonymous = rootSetup.createStateConfig({
         },
       },
     },
-    renewingPassword: {
-      on: {
-        ROUTE: [
-          keeps('weakPassword'),
-          // Leaving abandons the renewal: the account still cannot be used until it is done.
-          {
-            target: 'signingIn',
-            actions: [
-              setLocation,
-              assign({ weakPayload: null, notice: null }),
-              { type: 'storeSession', params: { key: 'loginPayload', value: null } },
-              guardAnonymous,
-            ],
-          },
-        ],
-      },
-      invoke: {
-        id: 'weakPassword',
-        src: 'weakPassword',
-        input: ({ context }) => ({ payload: context.weakPayload ?? '', policy: policyOf(context.config) }),
-        onDone: {
-          target: 'signingIn',
-          actions: [
-            assign({ weakPayload: null, notice: 'password_renewed' }),
-            { type: 'storeSession', params: { key: 'loginPayload', value: null } },
-            { type: 'navigate', params: { to: LOGIN_PATH } },
-          ],
-        },
-      },
-    },
-    secondFactor: {
-      on: {
-        ROUTE: [
-          forwards('mfa', 'mfaCode'),
-          {
-            target: 'signingIn',
-            actions: [
-              setLocation,
-              assign({ mfa: null }),
-              { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
-              guardAnonymous,
-            ],
-          },
-        ],
-      },
-      invoke: {
-        id: 'mfaCode',
-        src: 'mfaCode',
-        input: ({ context }) => ({
-          methods: context.mfa?.methods ?? [],
-          loginPayload: context.mfa?.payload ?? null,
-          entry: stepOf(context.location.path, 'mfa') ?? 'methods',
-        }),
-        onDone: {
-          target: 'loadingUser',
-          actions: [
-            { type: 'decideAfterCode', params: { purpose: 'signIn' } },
-            assign({ mfa: null, recoveryKeysLeft: ({ event }) => event.output.recoveryKeysLeft }),
-            { type: 'storeSession', params: { key: 'mfaPayload', value: null } },
-          ],
-        },
-      },
-    },
-    loadingUser: {
-      invoke: {
-        id: 'loadUser',
-        src: 'fetchUser',
-        onDone: [
-          {
-            guard: 'needsEnrolment',
-            target: '#root.signedIn.enrolling',
-            actions: [
-              // The guard entering signedIn judges the set-up screen, where the user is going.
-              assign({
-                user: ({ event }) => event.output,
-                location: locationOf(pathOf('setupMfa', 'intro')),
-                afterCode: null,
-              }),
-              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-            ],
-          },
-          {
-            guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
-            target: '#root.signedIn.recovering',
-            actions: [
-              assign({ user: ({ event }) => event.output }),
-              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-              followAfterCode,
-            ],
-          },
-          {
-            target: '#root.signedIn',
-            actions: [
-              assign({ user: ({ event }) => event.output }),
-              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-              // A sign-in without a target of its own, by a person with several platforms: the
-              // website access chooser first (it can be skipped to the dashboard).
-              assign({
-                afterCode: ({ context, event }) =>
-                  noOwnTarget(context.afterCode) && hasSeveralPlatforms(event.output)
-                    ? { kind: 'target' as const, to: CHOOSER_PATH }
-                    : context.afterCode,
-              }),
-              // Where the user goes next is known now: the guard on entering signedIn must judge
-              // that location, not the login screen the URL still shows.
-              followAfterCode,
-              assign({ target: null }),
-              { type: 'persistTarget', params: { target: null } },
-            ],
-          },
-        ],
-        onError: [
-          { guard: 'isMaintenance', target: '#root.maintenance' },
-          { target: 'signingIn', actions: assign({ notice: null, afterCode: null }) },
-        ],
-      },
-    },
+    renewingPassword,
+    secondFactor,
+    loadingUser,
   },
 });

@@ -8,7 +8,7 @@ import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
 import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
-import { setLocation } from './actions.ts';
+import { keepUser, setLocation } from './actions.ts';
 import { locationOf } from '../session.ts';
 import { rootSetup } from './setup.ts';
 
@@ -86,17 +86,11 @@ export const rootMachine = rootSetup.createMachine({
           {
             guard: 'needsEnrolment',
             target: 'signedIn.enrolling',
-            actions: [
-              assign({ user: ({ event }) => event.output, location: locationOf(pathOf('setupMfa', 'intro')) }),
-              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-            ],
+            actions: [keepUser, assign({ location: locationOf(pathOf('setupMfa', 'intro')) })],
           },
           {
             target: 'signedIn',
-            actions: [
-              assign({ user: ({ event }) => event.output }),
-              { type: 'persistAccount', params: ({ event }) => ({ user: event.output }) },
-            ],
+            actions: [keepUser],
           },
         ],
         onError: [

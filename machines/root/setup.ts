@@ -137,8 +137,6 @@ export const rootSetup = setup({
     /** A path that starts the flow and may show to a visitor (a private one sends to sign-in first). */
     routeOpensToVisitor: ({ event }, { flow }: { flow: Flow }) => opensToVisitor(routed(event)?.path ?? '', flow),
     routeInFlow: ({ event }, { flow }: { flow: Flow }) => inFlow(routed(event)?.path ?? '', flow),
-    routeLeavesFlow: ({ event }, { flow }: { flow: Flow }) =>
-      event.type === 'ROUTE' && !inFlow(event.location.path, flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
     /** What the last right code leads to (spec §4 "MFA": the order after a code). */
     afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,

@@ -1,14 +1,16 @@
-// Signed in: the guard judges every location; the security area checks for a recent second
-// factor before its sensitive screens; forced enrolment and the recovery-key screen run their flows.
+// Signed in: the guard judges every location, and each flow's screens start it (the security area's
+// in ./security.ts); a sensitive screen waits for a recent second factor (./stepUp.ts); forced
+// enrolment and the recovery-key screen run their flows.
 import { assign } from 'xstate';
-import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
+import { HOME_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { locationOf, mustEnrol, partnerInput, policyOf, profileInput } from '../session.ts';
+import { mustEnrol, partnerInput, profileInput } from '../session.ts';
 import {
   dropsStepUp,
-  followAfterCode,
   forgetSession,
   forwards,
+  goTo,
+  keepUser,
   guardSignedIn,
   keeps,
   restarts,
@@ -18,8 +20,9 @@ import {
   tellStep,
   whileSignedIn,
 } from './actions.ts';
+import { security } from './security.ts';
 import { rootSetup } from './setup.ts';
-import { afterStepUp, behindStepUp, checkingStepUp, codeScreens, steppingUp } from './stepUp.ts';
+import { afterStepUp, behindStepUp, codeScreens } from './stepUp.ts';
 
 /** The flows a screen of theirs starts (reached by a link, a reload or a deep link), and the state
  * running each. */
@@ -44,10 +47,7 @@ export const signedIn = rootSetup.createStateConfig({
       actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession],
     },
     USER_UPDATED: {
-      actions: [
-        assign({ user: ({ event }) => event.user }),
-        { type: 'persistAccount', params: ({ event }) => ({ user: event.user }) },
-      ],
+      actions: keepUser,
     },
   },
   initial: 'idle',
@@ -70,7 +70,7 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atSetupAdding', target: 'enrolling' },
         {
           guard: { type: 'atFlow', params: { flow: 'setupMfa' } },
-          actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }],
+          actions: goTo(HOME_PATH),
         },
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
         { guard: { type: 'atFlow', params: { flow: 'totpRecovery' } }, target: 'loggingOut' },
@@ -96,7 +96,7 @@ export const signedIn = rootSetup.createStateConfig({
             // The methods cannot be read: home, where the person can start again from the application.
             onError: {
               target: '#root.signedIn.idle',
-              actions: [assign({ location: locationOf(HOME_PATH) }), { type: 'navigate', params: { to: HOME_PATH } }],
+              actions: goTo(HOME_PATH),
             },
           },
         },
@@ -185,10 +185,7 @@ export const signedIn = rootSetup.createStateConfig({
           {
             guard: { type: 'enrolmentIs', params: { outcome: 'authenticator' } },
             target: 'idle',
-            actions: [
-              assign({ location: locationOf(pathOf('authenticator', 'scan')) }),
-              { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } },
-            ],
+            actions: [goTo(pathOf('authenticator', 'scan'))],
           },
           {
             // Opened from Security: back there, the new method listed (or, when the step-up ran out,
@@ -203,8 +200,7 @@ export const signedIn = rootSetup.createStateConfig({
                     : context.user,
               }),
               { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
-              assign({ location: locationOf(pathOf('security', 'methods')) }),
-              { type: 'navigate', params: { to: pathOf('security', 'methods') } },
+              goTo(pathOf('security', 'methods')),
             ],
           },
           {
@@ -213,8 +209,7 @@ export const signedIn = rootSetup.createStateConfig({
             actions: [
               assign({ user: ({ context }) => (context.user ? { ...context.user, mfa_enrolled: true } : null) }),
               { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
-              assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
-              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+              goTo(({ target }) => safeTarget(target) ?? HOME_PATH),
               assign({ target: null }),
             ],
           },
@@ -223,99 +218,14 @@ export const signedIn = rootSetup.createStateConfig({
             target: 'idle',
             actions: [
               assign({ enrolmentSkipped: true }),
-              assign({ location: ({ context }) => locationOf(safeTarget(context.target) ?? HOME_PATH) }),
-              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
+              goTo(({ target }) => safeTarget(target) ?? HOME_PATH),
               assign({ target: null }),
             ],
           },
         ],
       },
     },
-    security: {
-      on: {
-        ROUTE: whileSignedIn({
-          guard: 'routeToSecurity' as const,
-          target: 'security',
-          reenter: true,
-          actions: [setLocation, guardSignedIn],
-        }),
-      },
-      initial: 'checking',
-      states: {
-        // The authenticator's set-up has a state of its own; every other screen is `open`'s.
-        checking: checkingStepUp('open', { guard: 'onAuthenticatorPath', target: 'authenticator' }),
-        steppingUp,
-        afterStepUp: {
-          always: [
-            {
-              guard: { type: 'afterCodeIs', params: { kind: 'totpRecovery' } },
-              target: '#root.signedIn.recovering',
-              actions: followAfterCode,
-            },
-            { guard: 'onAuthenticatorPath', target: 'authenticator', actions: followAfterCode },
-            { target: 'open', actions: followAfterCode },
-          ],
-        },
-        // The screen shown is a state, tagged for the view: the view never reads the URL.
-        open: {
-          invoke: { id: 'mfaSettings', src: 'mfaSettings' },
-          initial: 'choosing',
-          states: {
-            choosing: {
-              always: [
-                ...(['methods', 'recovery', 'history', 'password'] as const).map((step) => ({
-                  guard: { type: 'atSecurityStep' as const, params: { step } },
-                  target: step,
-                })),
-                { target: 'overview' },
-              ],
-            },
-            // The overview's devices and sessions run beside the settings; signing out everywhere
-            // ends this session too, as a sign-out does.
-            overview: {
-              tags: ['security.overview'],
-              invoke: {
-                id: 'devices',
-                src: 'devices',
-                onDone: {
-                  target: '#root.anonymous',
-                  actions: [assign({ location: locationOf(LOGIN_PATH) }), ...signedOut],
-                },
-              },
-            },
-            methods: { tags: ['security.methods'] },
-            recovery: { tags: ['security.recovery'] },
-            // The account's security events: their flow runs while the screen shows.
-            history: { tags: ['security.history'], invoke: { id: 'securityHistory', src: 'securityHistory' } },
-            // A new password: when this session ended with the others, the person signs in again
-            // with it (the sign-in screen says so), nothing kept of this session.
-            password: {
-              tags: ['security.password'],
-              invoke: {
-                id: 'editPassword',
-                src: 'editPassword',
-                input: ({ context }) => ({ policy: policyOf(context.config) }),
-                // Still signed in, the flow rests on its notice; signed out, the sign-in follows.
-                onDone: {
-                  guard: 'passwordEndedSession',
-                  target: '#root.anonymous',
-                  actions: [assign({ notice: 'password_renewed', location: locationOf(LOGIN_PATH) }), ...signedOut],
-                },
-              },
-            },
-          },
-        },
-        authenticator: {
-          // The set-up moves between its two screens by itself.
-          on: { ROUTE: keeps('authenticator') },
-          invoke: {
-            id: 'totpSetup',
-            src: 'totpSetup',
-            onDone: { actions: { type: 'navigate', params: { to: pathOf('security', 'overview') } } },
-          },
-        },
-      },
-    },
+    security,
     // The merge of a duplicated account (machines/fuzzion.ts): each of its two screens starts it
     // again, from what the tab kept, and the flow shows the one that fits (the outcome only after one).
     merging: {
@@ -355,21 +265,13 @@ export const signedIn = rootSetup.createStateConfig({
             // with it: the recovery screen's own would open it again).
             guard: 'authenticatorReset',
             target: 'idle',
-            actions: [
-              assign({ recoveryKeysLeft: null }),
-              assign({ location: locationOf(pathOf('authenticator', 'scan')) }),
-              { type: 'navigate', params: { to: pathOf('authenticator', 'scan') } },
-            ],
+            actions: [assign({ recoveryKeysLeft: null }), goTo(pathOf('authenticator', 'scan'))],
           },
           {
             target: 'idle',
             actions: [
-              assign({
-                recoveryKeysLeft: null,
-                location: ({ context }) => locationOf(afterRecovery(context.location.search, context.target)),
-              }),
-              { type: 'navigate', params: ({ context }) => ({ to: context.location.path + context.location.search }) },
-              assign({ target: null }),
+              goTo(({ location, target }) => afterRecovery(location.search, target)),
+              assign({ recoveryKeysLeft: null, target: null }),
               { type: 'persistTarget', params: { target: null } },
             ],
           },
