@@ -1,8 +1,9 @@
 // The root machine: owns the session (anonymous / signed in), the route guard of spec §4, and
 // starts the flows the route table assigns to each path. The URL reflects it: the app sends ROUTE
 // on every location change and the machine answers with `navigate` (the only way the app changes
-// screens). Its parts: setup.ts (context, children, guards), actions.ts, anonymous.ts (signing in
-// and the anonymous flows), signedIn.ts (the signed-in flows).
+// screens). Its parts: setup.ts (children, guards), actions.ts (what the states share), anonymous.ts
+// and signingIn.ts (signing in, the anonymous flows), signedIn.ts, security.ts and stepUp.ts (the
+// signed-in flows); its context and events are ../session.ts.
 import { assign } from 'xstate';
 import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
 import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
