@@ -188,6 +188,8 @@ export const Boot = v.object({
   locale: v.picklist(LOCALES),
   sessionCookie: v.boolean(),
   /** The application an authorisation request is signing the visitor in to (the sign-in names it). */
-  signingInTo: v.optional(v.object({ client_id: v.string(), name: v.string(), logo_uri: v.nullable(v.string()) })),
+  signingInTo: v.optional(
+    v.object({ client_id: v.string(), name: v.string(), logo_uri: v.nullable(v.string()), first_party: v.boolean() }),
+  ),
 });
 export type Boot = v.InferOutput<typeof Boot>;

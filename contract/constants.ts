@@ -3,6 +3,12 @@
 /** First-party OAuth client ids: never a partner login; forced-MFA diversion applies to them. */
 export const FIRST_PARTY_CLIENT_IDS = ['2', '17', '51', '66'] as const;
 
+/** The one rule of a first-party client (spec §9: 2, 17, 51, 66), or one its row flags so: it never
+ * asks for consent, and a sign-in for it is no partner's. The server decides with it and tells the
+ * browser (the page's `signingInTo.first_party`). */
+export const isFirstPartyClient = (clientId: string, flagged: boolean): boolean =>
+  (FIRST_PARTY_CLIENT_IDS as readonly string[]).includes(clientId) || flagged;
+
 /** The voucher products (spec §1); each names a consent scope and its `my` twin (spec §3). */
 export const PRODUCT_KINDS = ['activ', 'eco', 'emv', 'gift'] as const;
 

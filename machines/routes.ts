@@ -503,15 +503,3 @@ export function allowedRedirect(search: string, registered: readonly string[]): 
   const value = new URLSearchParams(search).get('redirect_uri');
   return value && registered.includes(value) ? value : null;
 }
-
-/** A client id other than a first-party one (spec §4, §9). */
-export const isPartnerClient = (clientId: string, firstParty: readonly string[]): boolean =>
-  !firstParty.includes(clientId);
-
-/** A login is a partner login when the client_id in the target URL is not a first-party id. */
-export function isPartnerLogin(targetUrl: string | null, firstParty: readonly string[]): boolean {
-  if (!targetUrl) return false;
-  const query = targetUrl.includes('?') ? targetUrl.slice(targetUrl.indexOf('?')) : '';
-  const clientId = new URLSearchParams(query).get('client_id');
-  return clientId !== null && isPartnerClient(clientId, firstParty);
-}

@@ -26,7 +26,7 @@ export type RootInput = {
   /** A one-time sign-in ticket the page's URL hash brought (src/app/loginTicket.ts). */
   loginTicket?: { ticket: string; clientId: string } | null;
   /** The client an authorisation request is signing the visitor in to (the page names it). */
-  signingInTo?: { client_id: string } | null;
+  signingInTo?: { client_id: string; first_party: boolean } | null;
   location: Location;
 };
 

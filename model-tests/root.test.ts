@@ -888,7 +888,7 @@ describe('root machine: behaviour', () => {
             storedAccount: null,
             storedTarget: null,
             location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'),
-            signingInTo: { client_id: 'deals-partner' },
+            signingInTo: { client_id: 'deals-partner', first_party: false },
           },
         },
       ).start();

@@ -2,7 +2,7 @@
 // home"), the dashboard redirect_uri allow-list and the partner-login rule (spec §4 Login, §9).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FIRST_PARTY_CLIENT_IDS } from '../contract/constants.ts';
+import { FIRST_PARTY_CLIENT_IDS, isFirstPartyClient } from '../contract/constants.ts';
 import {
   HOME_PATH,
   LOGIN_PATH,
@@ -10,7 +10,6 @@ import {
   SCREENS,
   allowedRedirect,
   guard,
-  isPartnerLogin,
   isSensitive,
   safeTarget,
 } from '../machines/routes.ts';
@@ -203,26 +202,19 @@ describe('dashboard redirect_uri', () => {
   });
 });
 
-describe('partner login', () => {
-  it('is not a partner login for the first-party clients 2, 17, 51 and 66', () => {
+describe('first-party clients: the one rule the server decides with and tells the browser', () => {
+  it('holds for the first-party clients 2, 17, 51 and 66, flagged or not', () => {
     expect([...FIRST_PARTY_CLIENT_IDS]).toEqual(['2', '17', '51', '66']);
-    for (const id of FIRST_PARTY_CLIENT_IDS)
-      expect(isPartnerLogin(`/oauth/authorize?client_id=${id}&response_type=code`, FIRST_PARTY_CLIENT_IDS)).toBe(false);
+    for (const id of FIRST_PARTY_CLIENT_IDS) {
+      expect(isFirstPartyClient(id, false)).toBe(true);
+      expect(isFirstPartyClient(id, true)).toBe(true);
+    }
   });
 
-  it('is a partner login for any other client id in the target URL', () => {
-    expect(isPartnerLogin('/oauth/authorize?client_id=partner-app&response_type=code', FIRST_PARTY_CLIENT_IDS)).toBe(
-      true,
-    );
-    expect(
-      isPartnerLogin('https://account.tessera.be/authorize?response_type=code&client_id=3', FIRST_PARTY_CLIENT_IDS),
-    ).toBe(true);
-    expect(isPartnerLogin('/authorize?client_id=', FIRST_PARTY_CLIENT_IDS)).toBe(true);
-  });
-
-  it('is not a partner login without a target or without a client id', () => {
-    expect(isPartnerLogin(null, FIRST_PARTY_CLIENT_IDS)).toBe(false);
-    expect(isPartnerLogin('/user/dashboard', FIRST_PARTY_CLIENT_IDS)).toBe(false);
-    expect(isPartnerLogin('/authorize?redirect_uri=x', FIRST_PARTY_CLIENT_IDS)).toBe(false);
+  it('holds for any other client only when its row flags it: unflagged, it is a partner', () => {
+    for (const id of ['partner-app', '3', '', '170', ' 2']) {
+      expect(isFirstPartyClient(id, false)).toBe(false);
+      expect(isFirstPartyClient(id, true)).toBe(true);
+    }
   });
 });

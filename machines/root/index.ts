@@ -5,8 +5,7 @@
 // and signingIn.ts (signing in, the anonymous flows), signedIn.ts, security.ts and stepUp.ts (the
 // signed-in flows); its context and events are ../session.ts.
 import { assign } from 'xstate';
-import { FIRST_PARTY_CLIENT_IDS } from '../../contract/constants.ts';
-import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, isPartnerClient, pathOf } from '../routes.ts';
+import { HOME_PATH, MAINTENANCE_PATH, authorisationReturnAt, pathOf } from '../routes.ts';
 import { anonymous } from './anonymous.ts';
 import { signedIn } from './signedIn.ts';
 import { keepUser, setLocation } from './actions.ts';
@@ -32,7 +31,7 @@ export const rootMachine = rootSetup.createMachine({
     afterCode: null,
     username: '',
     loginTicket: input.loginTicket ?? null,
-    partnerLogin: input.signingInTo ? isPartnerClient(input.signingInTo.client_id, FIRST_PARTY_CLIENT_IDS) : false,
+    partnerLogin: input.signingInTo ? !input.signingInTo.first_party : false,
   }),
   initial: 'booting',
   on: {

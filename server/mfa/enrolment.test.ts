@@ -112,6 +112,15 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
     expect((await status(partner.json().access_token, 'enrol-device-006')).enrolment).toBe('none');
   });
 
+  it('reads a first-party client by the one rule the consent and the app read: a spec id unflagged in its row still is one', async () => {
+    await server.ctx.db.updateTable('oauth_clients').set({ first_party: 0 }).where('client_id', '=', '17').execute();
+    try {
+      expect((await signIn(fiona.email, 'enrol-device-016', '17')).json().mfa_enrolment).toBe('required');
+    } finally {
+      await server.ctx.db.updateTable('oauth_clients').set({ first_party: 1 }).where('client_id', '=', '17').execute();
+    }
+  });
+
   it('gives a forced user without a second factor a session that can only set one up', async () => {
     const headers = { 'x-device-id': 'enrol-device-001' };
     const login = await signIn(fiona.email, 'enrol-device-001');

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import {
   CONSENT_SCOPES,
-  FIRST_PARTY_CLIENT_IDS,
+  isFirstPartyClient,
   INTERACTION_PATH,
   INTERACTION_UID,
   STANDARD_SCOPES,
@@ -63,7 +63,7 @@ export function findOidcClient(db: Db, clientId: string): Promise<OidcClientRow 
 
 /** A first-party client never asks for consent (spec: 2, 17, 51, 66, or flagged in its row). */
 export function isFirstParty(row: Pick<OidcClientRow, 'client_id' | 'first_party'>): boolean {
-  return (FIRST_PARTY_CLIENT_IDS as readonly string[]).includes(row.client_id) || isTrue(row.first_party);
+  return isFirstPartyClient(row.client_id, isTrue(row.first_party));
 }
 
 /** The scopes the client may ask for: the standard ones, and the consent scopes its row lists. */
@@ -223,7 +223,7 @@ export async function clientOfInteraction(
   db: Db,
   redirect: string,
   locale: string,
-): Promise<{ client_id: string; name: string; logo_uri: string | null } | null> {
+): Promise<{ client_id: string; name: string; logo_uri: string | null; first_party: boolean } | null> {
   if (!redirect.startsWith(`${INTERACTION_PATH}/`)) return null;
   const uid = redirect.slice(INTERACTION_PATH.length + 1);
   if (!INTERACTION_UID.test(uid)) return null;
@@ -237,5 +237,12 @@ export async function clientOfInteraction(
   const clientId = jsonColumn<{ params?: { client_id?: unknown } }>(row?.payload, {}).params?.client_id;
   if (typeof clientId !== 'string') return null;
   const client = await findOidcClient(db, clientId);
-  return client ? { client_id: client.client_id, name: clientNameIn(client, locale), logo_uri: client.logo_uri } : null;
+  return client
+    ? {
+        client_id: client.client_id,
+        name: clientNameIn(client, locale),
+        logo_uri: client.logo_uri,
+        first_party: isFirstParty(client),
+      }
+    : null;
 }

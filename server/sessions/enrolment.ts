@@ -4,6 +4,7 @@
 // a registered partner's sign-in is not diverted. An unknown client id counts as absent, so a
 // made-up client_id cannot dodge the rule. A sign-in's session is scoped by it (signIn.ts); the MFA
 // routes report it and keep a forced account's last method.
+import { isFirstPartyClient } from '../../contract/constants.ts';
 import type { MfaEnrolment } from '../../contract/schemas.ts';
 import { isTrue, type Db } from '../db/index.ts';
 
@@ -34,13 +35,13 @@ export async function enrolmentOf(
   const user = facts ?? (await factsOf(db, userId));
   if (!user || user.enrolled || (!user.forced && !user.customer)) return 'none';
   if (clientId !== null) {
-    const partner = await db
+    const client = await db
       .selectFrom('oauth_clients')
-      .select('client_id')
+      .select(['client_id', 'first_party'])
       .where('client_id', '=', clientId)
-      .where('first_party', '=', 0)
       .executeTakeFirst();
-    if (partner) return 'none';
+    // A partner's sign-in is never diverted (spec §9), by the one rule of a first-party client.
+    if (client && !isFirstPartyClient(client.client_id, isTrue(client.first_party))) return 'none';
   }
   if (user.forced) return 'required';
   // "Not now" holds for its 30 days.

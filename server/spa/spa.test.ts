@@ -252,6 +252,7 @@ describe('serving the web app', () => {
       client_id: 'deals-partner',
       name: 'Partenaire avantages',
       logo_uri: null,
+      first_party: false,
     });
     // The screen drawn ahead does not name it: the app draws this one.
     expect(res.body).toContain('<div id="root"></div>');
@@ -261,6 +262,27 @@ describe('serving the web app', () => {
       '/login/email?redirect=%2Foidc%2Finteraction%2F..%2Fx',
     ]) {
       expect(bootOf((await server.app.inject({ method: 'GET', url: other })).body).signingInTo).toBeUndefined();
+    }
+  });
+
+  it('tells the app whether the application is first-party, by the one rule the server decides with', async () => {
+    // A spec id (17) is first-party even unflagged; any other id only when its row flags it.
+    const clients = [
+      { client_id: '17', first_party: false, expected: true },
+      { client_id: 'flagged-app', first_party: true, expected: true },
+      { client_id: 'plain-partner', first_party: false, expected: false },
+    ];
+    for (const { client_id, first_party, expected } of clients) {
+      await registerClient(server.ctx.db, {
+        client_id,
+        name: client_id,
+        first_party,
+        redirect_uris: ['https://app.example/cb'],
+      });
+      await new OidcAdapter(server.ctx.db, 'Interaction').upsert(`uid-${client_id}`, { params: { client_id } }, 60);
+      const url = `/login/email?redirect=%2Foidc%2Finteraction%2Fuid-${client_id}`;
+      const boot = bootOf((await server.app.inject({ method: 'GET', url })).body);
+      expect(boot.signingInTo).toMatchObject({ client_id, first_party: expected });
     }
   });
 
