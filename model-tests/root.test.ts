@@ -611,6 +611,7 @@ describe('root machine: behaviour', () => {
     await settle();
     // However recent the last check, the application asked for a new one.
     expect(actor.getSnapshot().matches({ signedIn: { reauthenticating: 'asking' } })).toBe(true);
+    expect(actor.getSnapshot().hasTag('stepUpFor.application')).toBe(true);
     expect(effects.filter((e) => e.startsWith('navigate'))).toEqual([]);
     effects.length = 0;
     actor.send({
@@ -701,6 +702,7 @@ describe('root machine: behaviour', () => {
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'steppingUp' } })).toBe(true);
+    expect(actor.getSnapshot().hasTag('stepUpFor.profile')).toBe(true);
     expect(effects).toContain(
       `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/profile/edit-credentials' })}`,
     );
@@ -739,6 +741,10 @@ describe('root machine: behaviour', () => {
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
+    // Whose step-up it is, for the code screen's way back: none of the tagged areas.
+    expect(actor.getSnapshot().hasTag('stepUpFor.profile') || actor.getSnapshot().hasTag('stepUpFor.application')).toBe(
+      false,
+    );
     expect(effects).toContain(
       `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/security/edit-password' })}`,
     );

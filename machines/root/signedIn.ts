@@ -81,6 +81,8 @@ export const signedIn = rootSetup.createStateConfig({
     // authorisation server sent the browser to the code screen): the person proves it is them, then
     // the request goes on, back at the authorisation server.
     reauthenticating: {
+      // Its code screen's way back is home: the request is left unanswered.
+      tags: ['stepUpFor.application'],
       // The code screens move among themselves (their flow runs once the methods are known).
       on: { ROUTE: [{ guard: { type: 'routeInFlow', params: { flow: 'mfa' } } }, signOut, dropsStepUp] },
       initial: 'checking',
@@ -142,6 +144,8 @@ export const signedIn = rootSetup.createStateConfig({
     // The profile (machines/profile.ts): its screens move within its flow, except the sensitive one
     // (edit-credentials), which starts it again behind the step-up.
     profile: {
+      // A step-up's code screen here leads back to the profile.
+      tags: ['stepUpFor.profile'],
       on: { ROUTE: whileSignedIn(restarts('profile', 'profile')) },
       ...behindStepUp(
         rootSetup.createStateConfig({

@@ -139,8 +139,9 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
 function BackLink({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
   const signingIn = useSelector(mfa, (s) => s.context.loginPayload !== null);
-  const forApplication = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'reauthenticating' }));
-  const forProfile = useSelector(useRootActor(), (s) => s.matches({ signedIn: 'profile' }));
+  // The root's state says whose step-up this is, by tag.
+  const forApplication = useSelector(useRootActor(), (s) => s.hasTag('stepUpFor.application'));
+  const forProfile = useSelector(useRootActor(), (s) => s.hasTag('stepUpFor.profile'));
   if (signingIn)
     return (
       <Link to={pathOf('login', 'email')} className="text-brand underline">
