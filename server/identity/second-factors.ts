@@ -7,7 +7,7 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { lockUser } from '../db/locks.ts';
-import { describeMethod, sendsCodes } from '../methods/index.ts';
+import { activationOf, describeMethod, sendsCodes } from '../methods/index.ts';
 
 export type MfaMethodRow = {
   id: number;
@@ -42,10 +42,11 @@ export function summary(method: MfaMethodRow): MfaMethodSummary {
   return describeMethod(method);
 }
 
-/** The kinds a user can still add, by their negative id (GET /mfa?includeAll). One authenticator at most. */
+/** The kinds a user can still add, by their negative id (GET /mfa?includeAll): a kind held once per
+ * account (its method says so: the authenticator) only while the account has none. */
 export function addable(methods: MfaMethodRow[]): Array<{ id: number; method: MfaMethodKind }> {
   return (Object.entries(NEW_METHOD_IDS) as Array<[MfaMethodKind, number]>)
-    .filter(([kind]) => kind !== 'totp' || !methods.some((m) => m.method === 'totp'))
+    .filter(([kind]) => !activationOf(kind)?.single || !methods.some((m) => m.method === kind))
     .map(([method, id]) => ({ id, method }))
     .toSorted((a, b) => b.id - a.id);
 }

@@ -1,8 +1,12 @@
 // The authenticator app (TOTP, RFC 6238): 6 digits, 30 s steps, one step either side accepted,
 // never the same code twice and never one older than the last accepted.
-import { TOTP } from 'otpauth';
-import { decryptSecret } from './secrets.ts';
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import type { Db } from '../db/index.ts';
+import { ApiError } from '../http/errors.ts';
+import { decryptSecret, encryptSecret } from './secrets.ts';
 import { describeRow, type ChallengeMethod } from './method.ts';
+import { issueRecoveryKeys, recoveryKey } from './recovery-key.ts';
 
 export const authenticator: ChallengeMethod = {
   kind: 'totp',
@@ -30,4 +34,60 @@ export const authenticator: ChallengeMethod = {
     };
   },
   describe: describeRow,
+  // One authenticator per account: setting it up again (edit) replaces its secret, with new recovery keys.
+  activation: {
+    single: true,
+    async setUp({ config, db }, userId) {
+      const secret = new Secret({ size: 20 });
+      const otpauth = new TOTP({
+        issuer: 'Tessera',
+        label: await accountLabel(db, userId),
+        secret,
+        digits: 6,
+        period: 30,
+      }).toString();
+      // The QR code is drawn here, so the browser needs no QR library.
+      const qr = await QRCode.toString(otpauth, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+      return {
+        secret: encryptSecret(config.secretKey, secret.base32),
+        shown: { secret: secret.base32, otpauth_url: otpauth, qr_svg: qr },
+      };
+    },
+    async bind(deps, { trx, userId, methods, first, replaced, target, step, addMethod }) {
+      let id: number;
+      if (replaced) {
+        // The old secret stops working at once; the new one starts past the step that proved it.
+        await trx
+          .updateTable('mfa_methods')
+          .set({ secret: target, last_step: step })
+          .where('id', '=', replaced.id)
+          .execute();
+        id = replaced.id;
+      } else {
+        // Two set-ups raced: the first one counts.
+        if (methods.some((m) => m.method === 'totp')) throw new ApiError('challenge_closed');
+        id = await addMethod({ method: 'totp', secret: target, primary: first, lastStep: step });
+      }
+      if (!methods.some((m) => m.method === recoveryKey.kind)) await addMethod({ method: recoveryKey.kind });
+      return { id, recoveryKeys: await issueRecoveryKeys(deps, trx, userId) };
+    },
+  },
 };
+
+/** What the authenticator app shows beside the code: the account's main email (or phone). */
+async function accountLabel(db: Db, userId: string): Promise<string> {
+  const email = await db
+    .selectFrom('user_emails')
+    .select('value')
+    .where('user_id', '=', userId)
+    .orderBy('is_default', 'desc')
+    .executeTakeFirst();
+  if (email) return email.value;
+  const phone = await db
+    .selectFrom('user_phones')
+    .select('value')
+    .where('user_id', '=', userId)
+    .orderBy('is_default', 'desc')
+    .executeTakeFirst();
+  return phone?.value ?? 'account';
+}

@@ -2,7 +2,7 @@
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import { authenticator } from './authenticator.ts';
 import { cardNumber } from './card-number.ts';
-import { describeRow, type ChallengeMethod, type MethodRow } from './method.ts';
+import { describeRow, type Activation, type ChallengeMethod, type MethodRow } from './method.ts';
 import { callCode, emailCode, smsCode, whatsappCode } from './one-time-code.ts';
 import { recoveryKey } from './recovery-key.ts';
 
@@ -21,6 +21,11 @@ export function methodOfKind(kind: string): ChallengeMethod {
 /** Whether Tessera sends this kind's codes (the others are typed from an app, a sheet of keys or a card). */
 export function sendsCodes(kind: string): boolean {
   return METHODS[kind]?.start !== undefined;
+}
+
+/** How a kind is added to an account; undefined for a kind that cannot be. */
+export function activationOf(kind: string): Activation | undefined {
+  return Object.hasOwn(METHODS, kind) ? METHODS[kind]!.activation : undefined;
 }
 
 export function describeMethod(row: MethodRow): MfaMethodSummary {

@@ -1,11 +1,16 @@
 // What every way of proving something shares (as Ory Kratos' strategies do): a method may start a
 // challenge (a code to send, or nothing when the answer is typed from an app, a sheet or a card),
 // verifies an answer, and describes itself to its owner. The flows decide what a proof is for; the
-// methods only say whether it holds and what a right answer uses up.
+// methods only say whether it holds and what a right answer uses up. A method that can be added to
+// an account carries its own activation (as Logto's verification records and Kratos' strategies
+// carry their binding): server/mfa/activation.ts runs the shared steps around it.
+import type { Variant } from '../../contract/constants.ts';
+import type { ErrorCode } from '../../contract/errors.ts';
 import type { MfaMethodSummary } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
 import type { MessagePurpose } from '../delivery/messages.ts';
+import type { ContactKind } from '../identity/accounts.ts';
 import { maskTarget } from './codes.ts';
 
 /** The answer's verdict. A right answer may use something up (an authenticator's time step, a
@@ -59,7 +64,71 @@ export interface ChallengeMethod extends ProofMethod<HeldChallenge> {
    * challenge's transaction (so a crash loses neither alone) and returns its keyed hash. */
   start?(deps: Pick<AppContext, 'config' | 'outbox'>, trx: Db, code: CodeToSend): Promise<{ codeHash: string }>;
   describe(row: MethodRow): MfaMethodSummary;
+  /** How the method is added to an account; a method without one cannot be (recovery keys, cards). */
+  readonly activation?: Activation;
 }
+
+/** Adding a method to an account: what differs from one method to another. The shared steps (the
+ * step-up, the challenge, its first code, the merge offer, the event) are server/mfa/activation.ts'. */
+export interface Activation {
+  /** For a method that proves a destination (an address, a phone number): how the typed one is
+   * checked. The destination is one of the account's contacts: it joins them once proven, and its
+   * use by another account leads to the merge offer. Absent: the method has no destination. */
+  readonly destination?: Destination;
+  /** At most one per account (the authenticator): an edit that names none replaces the user's,
+   * and adding another while one exists is nothing to do. */
+  readonly single?: boolean;
+  /** Made before the challenge opens (the authenticator's new secret): the challenge holds the
+   * secret, sealed, until the first code proves it; the answer shows what the user needs of it. */
+  setUp?(deps: MethodDeps, userId: string): Promise<SetUp>;
+  /** Writes the proven method, in the transaction that holds the account's lock. */
+  bind(deps: Pick<AppContext, 'config'>, binding: Binding): Promise<Bound>;
+}
+
+/** A destination a method proves, and the errors that name it. */
+export type Destination = {
+  readonly contact: ContactKind;
+  /** The destination as stored (trimmed and lower-cased, E.164), or null when it is not one. */
+  normalise(raw: string, variant: Variant): string | null;
+  /** The error for a destination that is not one (invalid_email, invalid_phone). */
+  readonly invalid: ErrorCode;
+  /** The error for a destination another account holds (email_in_use, phone_in_use). */
+  readonly inUse: ErrorCode;
+};
+
+export type SetUp = {
+  /** Sealed: the challenge holds it in place of a destination. */
+  secret: string;
+  /** What the activation's answer shows beside its challenge. */
+  shown: { secret?: string; otpauth_url?: string; qr_svg?: string };
+};
+
+/** What a binding works with: the account's methods as the change finds them, what the first code
+ * proved, and the account's method writes (given by the caller, which owns the account's rules). */
+export type Binding = {
+  trx: Db;
+  userId: string;
+  methods: MethodRow[];
+  /** The new method is the account's first factor: it becomes primary. */
+  first: boolean;
+  /** The user's method of the same kind this activation replaces. */
+  replaced: MethodRow | undefined;
+  /** The proven destination, or the sealed secret of a new authenticator. */
+  target: string | null;
+  /** The authenticator time step the first code used (the new method starts past it). */
+  step: number | null;
+  addMethod(input: {
+    method: string;
+    target?: string | null;
+    secret?: string | null;
+    primary?: boolean;
+    lastStep?: number | null;
+  }): Promise<number>;
+  setPrimary(id: number): Promise<void>;
+};
+
+/** The method the activation leaves, and the recovery keys it issued, to be shown once. */
+export type Bound = { id: number; recoveryKeys?: string[] };
 
 /** The summary every method shares: its id, kind, masked destination and whether it is primary. */
 export function describeRow(row: MethodRow): MfaMethodSummary {

@@ -1,11 +1,12 @@
 // One-time codes Tessera sends: email, SMS, voice call and WhatsApp. The code is random, 8 digits,
 // kept only as an HMAC bound to its challenge, and its message is queued in the durable outbox in
 // the transaction that opens the challenge.
-import { CODE_LENGTH } from '../../contract/rules.ts';
+import { normalisePhone } from '../../contract/phone.ts';
+import { CODE_LENGTH, isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { Channel } from '../delivery/index.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { hashCode, newCode, sameHash } from './codes.ts';
-import { describeRow, type ChallengeMethod } from './method.ts';
+import { describeRow, type Activation, type ChallengeMethod, type Destination } from './method.ts';
 
 export type CodeKind = 'email' | 'sms' | 'call' | 'whatsapp';
 
@@ -14,7 +15,45 @@ export function channelFor(kind: CodeKind, asked?: string): Channel {
   return (kind !== 'email' && asked && asked !== 'email' ? asked : kind) as Channel;
 }
 
-function oneTimeCode(kind: CodeKind): ChallengeMethod {
+const EMAIL_ADDRESS: Destination = {
+  contact: 'email',
+  normalise: (raw) => (isEmail(normaliseEmail(raw)) ? normaliseEmail(raw) : null),
+  invalid: 'invalid_email',
+  inUse: 'email_in_use',
+};
+
+/** A phone number is read as the site's country's when it has no country code. */
+const PHONE_NUMBER: Destination = {
+  contact: 'phone',
+  normalise: (raw, variant) => normalisePhone(raw, variant === 'lu' ? 'LU' : 'BE'),
+  invalid: 'invalid_phone',
+  inUse: 'phone_in_use',
+};
+
+/** Adding a destination: the first code proved it; a user may have several of a kind. */
+function destinationActivation(kind: CodeKind, destination: Destination): Activation {
+  return {
+    destination,
+    async bind(_deps, { trx, methods, first, replaced, target, addMethod, setPrimary }) {
+      const same = methods.find((m) => m.method === kind && m.target === target);
+      if (same) {
+        // Replacing a method by one the user already has: keep that one, drop the replaced one.
+        if (replaced && replaced.id !== same.id) {
+          await trx.deleteFrom('mfa_methods').where('id', '=', replaced.id).execute();
+          if (replaced.is_primary === 1) await setPrimary(same.id);
+        }
+        return { id: same.id };
+      }
+      if (replaced) {
+        await trx.updateTable('mfa_methods').set({ target }).where('id', '=', replaced.id).execute();
+        return { id: replaced.id };
+      }
+      return { id: await addMethod({ method: kind, target, primary: first }) };
+    },
+  };
+}
+
+function oneTimeCode(kind: CodeKind, destination: Destination): ChallengeMethod {
   return {
     kind,
     async start({ config, outbox }, trx, sending) {
@@ -34,10 +73,11 @@ function oneTimeCode(kind: CodeKind): ChallengeMethod {
       return { right: held.codeHash !== null && sameHash(held.codeHash, hash) };
     },
     describe: describeRow,
+    activation: destinationActivation(kind, destination),
   };
 }
 
-export const emailCode = oneTimeCode('email');
-export const smsCode = oneTimeCode('sms');
-export const callCode = oneTimeCode('call');
-export const whatsappCode = oneTimeCode('whatsapp');
+export const emailCode = oneTimeCode('email', EMAIL_ADDRESS);
+export const smsCode = oneTimeCode('sms', PHONE_NUMBER);
+export const callCode = oneTimeCode('call', PHONE_NUMBER);
+export const whatsappCode = oneTimeCode('whatsapp', PHONE_NUMBER);
