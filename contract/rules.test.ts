@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VARIANT_LOCALES, serviceHost, variantOfHost } from './constants.ts';
-import { ERROR_MESSAGES, ERROR_STATUS } from './errors.ts';
+import { ERRORS, messageOf, type ErrorCode } from './errors.ts';
 import { normalisePhone } from './phone.ts';
 import {
   isActivationCode,
@@ -108,11 +108,10 @@ describe('variants', () => {
 
 describe('error catalogue', () => {
   it('gives every code a status and a message, with the spec wording for login', () => {
-    for (const code of Object.keys(ERROR_STATUS))
-      expect(ERROR_MESSAGES[code as keyof typeof ERROR_STATUS]).toBeTruthy();
-    expect(ERROR_MESSAGES.invalid_credentials).toBe('Invalid username/password.');
-    expect(ERROR_MESSAGES.too_many_attempts).toBe('Too many attempts. Please try again later.');
-    expect(ERROR_MESSAGES.internal_error).toBe('An error has occurred. Please try again later.');
+    for (const code of Object.keys(ERRORS)) expect(messageOf(code as ErrorCode)).toBeTruthy();
+    expect(messageOf('invalid_credentials')).toBe('Invalid username/password.');
+    expect(messageOf('too_many_attempts')).toBe('Too many attempts. Please try again later.');
+    expect(messageOf('internal_error')).toBe('An error has occurred. Please try again later.');
   });
 });
 

@@ -1,4 +1,5 @@
 // Field rules shared by browser (to guide) and server (to enforce).
+import type { MfaMethodKind } from './baseSchemas.ts';
 
 /** Pragmatic email check: one @, no spaces, a dot in the domain, within RFC 5321 lengths. */
 export function isEmail(value: string): boolean {
@@ -55,7 +56,23 @@ export function isInvitationCode(value: string): boolean {
   return /^[0-9A-HJKMNP-TV-Z]{12}$/.test(normaliseInvitationCode(value));
 }
 
-export const CODE_LENGTH = { email: 8, sms: 8, call: 8, whatsapp: 8, totp: 6 } as const;
+/** How many digits make a code Tessera sends (by email, SMS, call or WhatsApp: to a method, an
+ * onboarding's address, a new contact, a forgotten password). */
+export const SENT_CODE_LENGTH = 8;
+
+/** How many letters or digits make each method's answer complete. */
+export const CODE_LENGTH = {
+  email: SENT_CODE_LENGTH,
+  sms: SENT_CODE_LENGTH,
+  call: SENT_CODE_LENGTH,
+  whatsapp: SENT_CODE_LENGTH,
+  totp: 6,
+  totpRecovery: 10,
+  card: 16,
+} as const satisfies Record<MfaMethodKind, number>;
+
+/** A code Tessera sent, as a request carries it back. */
+export const SENT_CODE_PATTERN = new RegExp(`^\\d{${SENT_CODE_LENGTH}}$`);
 
 /** MFA code input: letters and digits only. */
 export function sanitiseCodeInput(value: string): string {

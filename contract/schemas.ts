@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { INTERACTION_UID, LOCALES } from './constants.ts';
 import { ONBOARDING_PROGRESS } from './onboarding.ts';
+import { SENT_CODE_PATTERN } from './rules.ts';
 import { CaptchaField, MfaEnrolment, MfaMethodKind, MfaMethodSummary, text } from './baseSchemas.ts';
 
 export * from './baseSchemas.ts';
@@ -266,7 +267,7 @@ export type OnboardingCodeSent = v.InferOutput<typeof OnboardingCodeSent>;
 
 export const OnboardingVerifyRequest = v.strictObject({
   flow: FlowToken,
-  code: v.pipe(v.string(), v.regex(/^\d{8}$/)),
+  code: v.pipe(v.string(), v.regex(SENT_CODE_PATTERN)),
 });
 export type OnboardingVerifyRequest = v.InferOutput<typeof OnboardingVerifyRequest>;
 
@@ -362,7 +363,7 @@ export const ForgotPasswordAnswer = v.object({
 
 export const ForgotPasswordVerifyRequest = v.strictObject({
   payload: text(256, 1),
-  code: v.pipe(v.string(), v.regex(/^\d{8}$/)),
+  code: v.pipe(v.string(), v.regex(SENT_CODE_PATTERN)),
 });
 export type ForgotPasswordVerifyRequest = v.InferOutput<typeof ForgotPasswordVerifyRequest>;
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../contract/constants.ts';
-import { ERROR_STATUS } from '../contract/errors.ts';
+import { ERRORS } from '../contract/errors.ts';
 import { HISTORY_CATEGORIES, KNOWN_HISTORY_TYPES } from '../contract/history.ts';
 import { CLIENT_ERROR_CODES } from '../machines/failures.ts';
 
@@ -49,7 +49,7 @@ describe('locales', () => {
   });
 
   it('translates every API error code', () => {
-    for (const code of Object.keys(ERROR_STATUS)) expect(en[`errors.${code}`], code).toBeTruthy();
+    for (const code of Object.keys(ERRORS)) expect(en[`errors.${code}`], code).toBeTruthy();
   });
 
   it('translates every failure the browser finds itself: a screen shows any problem by its code alone', () => {

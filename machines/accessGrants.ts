@@ -5,14 +5,14 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { AccessGrant } from '../contract/schemas.ts';
 import { isApiFailure } from '../contract/api.ts';
-import { errorOf, problemCodeOf } from './failures.ts';
+import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 
 export type AccessNotice = 'revoked' | null;
 
 type Context = {
   grants: AccessGrant[];
   /** The stable code of the last failure (the screen words it). */
-  error: string | null;
+  error: ProblemCode | null;
   notice: AccessNotice;
   /** The application whose revocation waits for the person's yes, then runs. */
   pending: string | null;

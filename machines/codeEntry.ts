@@ -21,7 +21,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { errorOf, failureBodyOf, problemOf, type Problem } from './failures.ts';
+import { errorOf, failureBodyOf, problemOf, type Problem, type ProblemCode } from './failures.ts';
 
 /** A code on its way to a person: where it went (masked) and its two instants, in the browser's time. */
 export type SentCode = { target: string | null; expiresAt: number; resendAt: number | null };
@@ -57,7 +57,7 @@ export type CodeEntryInput = {
   /** A problem to show from the start (a new code that could not be sent). */
   error?: Problem | null;
   /** Failures that end the entry instead of letting the person try again (a flow that expired). */
-  endsOn?: readonly string[];
+  endsOn?: readonly ProblemCode[];
 };
 
 /** How an entry ends: the check's answer, or the failure that ended it (`endsOn`), with the body of

@@ -8,7 +8,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { Device } from '../contract/schemas.ts';
 import { isApiFailure } from '../contract/api.ts';
-import { errorOf, problemCodeOf } from './failures.ts';
+import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 
 /** What the person asked for: one device signed out, every other one, everything, or a trust ended. */
 export type DeviceAction =
@@ -22,7 +22,7 @@ export type DevicesNotice = 'loggedOut' | 'loggedOutOthers' | 'untrusted' | null
 type Context = {
   devices: Device[];
   /** The stable code of the last failure (the screen words it). */
-  error: string | null;
+  error: ProblemCode | null;
   notice: DevicesNotice;
   /** The action waiting for the person's yes, then running. */
   pending: DeviceAction | null;

@@ -2,7 +2,7 @@
 // for a failure before any answer, anything else. A failure is kept as its stable code only: the
 // screen shows `errors.<code>` from the locales, so no machine holds a sentence in any language.
 import { isApiFailure } from '../contract/api.ts';
-import type { ErrorCode } from '../contract/errors.ts';
+import type { FailureCode } from '../contract/errors.ts';
 
 /** Failures the browser finds itself, with no answer from the server (the CAPTCHA widget's, an empty field). */
 export const CLIENT_ERROR_CODES = [
@@ -19,7 +19,9 @@ export const CLIENT_ERROR_CODES = [
   'required_password',
 ] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
-export type ProblemCode = ErrorCode | ClientErrorCode;
+/** A failure's code: the API's (or no answer, or one this build does not know: contract/errors.ts
+ * FailureCode) or the browser's own. A literal given as one is checked: a misspelt code fails `tsc`. */
+export type ProblemCode = FailureCode | ClientErrorCode;
 
 /** A failure by its stable code; a throttle says how long to wait (`retryAfter`, seconds), and a
  * sign-in warns when the next wrong password pauses it (`lastAttempt`). */
@@ -28,8 +30,8 @@ export type Problem = { code: ProblemCode; retryAfter?: number; lastAttempt?: bo
 /** A code as a problem. A code this app does not know (a newer server's) is kept as it came: the
  * screens fall back to the general error's text for it (`t([errors.<code>, errors.internal_error])`),
  * which spares the first screen the list of every code. */
-export function problemFromCode(code: string | undefined): Problem {
-  return { code: (code ?? 'internal_error') as ProblemCode };
+export function problemFromCode(code: ProblemCode | undefined): Problem {
+  return { code: code ?? 'internal_error' };
 }
 
 /** The error an actor failed with, for guards and actions that see the machine's whole event union. */

@@ -9,6 +9,7 @@
 // (session storage `fuzzion_payload`) and follows to /duplicated (spec §4 "Duplicate-account merge"),
 // for a method added from Security (see `mergeOffered`).
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
 import { mergeOfferOf, problemOf, type Problem } from './failures.ts';
 
@@ -278,7 +279,7 @@ export const forcedMfaMachine = setup({
         src: 'codeEntry',
         input: ({ context }) => ({
           ticket: context.challenge!.payload,
-          length: 8,
+          length: SENT_CODE_LENGTH,
           sent: context.challenge!.sent,
           error: context.error,
           endsOn: CODE_ENDS,

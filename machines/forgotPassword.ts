@@ -8,6 +8,7 @@
 // is alive, and says it expired otherwise.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { PasswordPolicy } from '../contract/password.ts';
+import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type SentAnswer, type SentCode } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
@@ -227,7 +228,7 @@ export const forgotPasswordMachine = setup({
         src: 'codeEntry',
         input: ({ context }) => ({
           ticket: context.sent!.payload,
-          length: 8,
+          length: SENT_CODE_LENGTH,
           sent: context.timers,
           error: context.error,
         }),

@@ -16,6 +16,7 @@
 // Every proof is the server's to judge: this machine only never offers a step before the one it follows.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import {
   captchaLevelOf,
@@ -27,7 +28,7 @@ import {
 } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
-import { CODED, CODE_LENGTH } from './mfaCode.ts';
+import { CODED } from './mfaCode.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
 export type FuzzionResult = NonNullable<FuzzionAnswer['data']>;

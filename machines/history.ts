@@ -7,7 +7,7 @@
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { historyRange, defaultHistoryRange, type HistoryCategory } from '../contract/history.ts';
 import type { HistoryEvent, HistoryPage, HistorySummary } from '../contract/schemas.ts';
-import { problemCodeOf } from './failures.ts';
+import { problemCodeOf, type ProblemCode } from './failures.ts';
 
 /** What the person filters by: the days (YYYY-MM-DD, both included) and the categories (null: all). */
 export type HistoryFilters = { from: string; to: string; categories: HistoryCategory[] | null };
@@ -18,8 +18,9 @@ type Context = {
   /** The cursor of the next page; null on the last. */
   next: string | null;
   days: HistorySummary['days'];
-  /** The stable code of the last failure (the screen words it). */
-  error: string | null;
+  /** The stable code of the last failure, or the filter's own refusal `no_category` (the screen
+   * words it, history.error.<code> before errors.<code>). */
+  error: ProblemCode | 'no_category' | null;
 };
 
 type FilterEvent = { type: 'FILTER' } & Partial<HistoryFilters>;

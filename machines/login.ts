@@ -12,7 +12,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { errorOf, problemFromCode, type Problem } from './failures.ts';
+import { errorOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
 export type LoginError = Problem;
@@ -47,8 +47,13 @@ type Context = {
   automatic: boolean;
 };
 
-const isCaptchaFailure = (error: unknown) =>
-  ['captcha_required', 'captcha_invalid'].includes(failureOf(error)?.code ?? '');
+/** The refusals that want a solved puzzle. */
+const PUZZLE_REFUSALS: readonly ProblemCode[] = ['captcha_required', 'captcha_invalid'];
+
+const isCaptchaFailure = (error: unknown) => {
+  const code = failureOf(error)?.code;
+  return code !== undefined && PUZZLE_REFUSALS.includes(code);
+};
 
 function failureOf(error: unknown): ApiFailure | null {
   return isApiFailure(error) ? error : null;

@@ -7,6 +7,7 @@
 // X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
 // `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
 import {
   captchaLevelOf,
@@ -79,16 +80,6 @@ type MfaCodeDoneEvent =
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
  * by the same rules. */
 export const CODED: ReadonlySet<MfaMethodSummary['method']> = new Set(['email', 'sms', 'call', 'whatsapp']);
-/** How many letters or digits make each method's answer complete. */
-export const CODE_LENGTH: Record<MfaMethodSummary['method'], number> = {
-  email: 8,
-  sms: 8,
-  call: 8,
-  whatsapp: 8,
-  totp: 6,
-  totpRecovery: 10,
-  card: 16,
-};
 
 /** What the server answers a right code. */
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };

@@ -5,7 +5,7 @@
 // person says they saved them.
 import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { problemCodeOf } from './failures.ts';
+import { problemCodeOf, type ProblemCode } from './failures.ts';
 
 export type SettingsNotice = 'switched' | 'deleted' | 'regenerated' | null;
 
@@ -15,7 +15,7 @@ export type PendingChange = { action: 'delete'; id: number } | { action: 'regene
 type Context = {
   methods: MfaMethodSummary[];
   keys: string[] | null;
-  error: string | null;
+  error: ProblemCode | null;
   notice: SettingsNotice;
   pending: PendingChange | null;
 };

@@ -4,7 +4,7 @@
 // refused save keeps the choices and says so.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { MarketingPreferences, NotificationsAnswer } from '../contract/schemas.ts';
-import { problemCodeOf } from './failures.ts';
+import { problemCodeOf, type ProblemCode } from './failures.ts';
 
 type Context = {
   /** What the server holds. */
@@ -12,7 +12,7 @@ type Context = {
   /** The choices on the screen. */
   marketing: MarketingPreferences;
   /** The stable code of the last failure (the screen words it). */
-  error: string | null;
+  error: ProblemCode | null;
   notice: 'saved' | null;
 };
 

@@ -17,7 +17,7 @@ import { isApiFailure } from '../contract/api.ts';
 import { type Locale } from '../contract/constants.ts';
 import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
-import { isActivationCode, isCardNumber, isInvitationCode } from '../contract/rules.ts';
+import { isActivationCode, isCardNumber, isInvitationCode, SENT_CODE_LENGTH } from '../contract/rules.ts';
 import type {
   MarketingPreferences,
   OnboardingCodeSent,
@@ -726,7 +726,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
             src: 'codeEntry',
             input: ({ context }) => ({
               ticket: context.flow!,
-              length: 8,
+              length: SENT_CODE_LENGTH,
               sent: context.challenge!.sent,
               error: context.error,
               endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'],

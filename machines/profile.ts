@@ -12,6 +12,7 @@ import { isApiFailure } from '../contract/api.ts';
 import { ibanFor } from '../contract/iban.ts';
 import { birthdateProblem, nameProblem, type Gender, type IbanCountry } from '../contract/profile.ts';
 import type { Locale } from '../contract/constants.ts';
+import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
@@ -63,8 +64,9 @@ type Context = {
   today: string;
   info: InfoForm;
   bank: BankForm;
-  /** Each field's problem, by the code contract/profile.ts or the server names. */
-  fieldErrors: Partial<Record<InfoField | 'iban' | 'bank', string>>;
+  /** Each field's problem, by the code contract/profile.ts or the server names; the bank form's by
+   * the failure's code. */
+  fieldErrors: Partial<Record<InfoField, string>> & { iban?: ProblemCode; bank?: ProblemCode };
   /** A failure of the whole form (its stable code; the screen words it). */
   error: ProblemCode | null;
   notice: ProfileNotice;
@@ -101,7 +103,7 @@ function infoProblems(info: InfoForm, today: string): Context['fieldErrors'] {
 }
 
 /** The fields a 400 validation_failed names. */
-function serverFieldErrors(event: object): Context['fieldErrors'] {
+function serverFieldErrors(event: object): Partial<Record<InfoField, string>> {
   const error = errorOf(event);
   const fields = isApiFailure(error)
     ? (error.body as { fields?: { field: string; code: string }[] }).fields
@@ -476,7 +478,7 @@ export const profileMachine = profileSetup.createMachine({
                 src: 'contactCode',
                 input: ({ context }) => ({
                   ticket: context.challenge!.payload,
-                  length: 8,
+                  length: SENT_CODE_LENGTH,
                   sent: context.challenge!.sent,
                   endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'],
                 }),

@@ -3,9 +3,9 @@
 // resets the authenticator (it is deleted, and the set-up of a new one follows). Reached by a reload,
 // it asks the server how many keys remain.
 import { assign, fromPromise, setup } from 'xstate';
-import { problemCodeOf } from './failures.ts';
+import { problemCodeOf, type ProblemCode } from './failures.ts';
 
-type Context = { keysLeft: number | null; keys: string[] | null; error: string | null; outcome: 'done' | 'reset' };
+type Context = { keysLeft: number | null; keys: string[] | null; error: ProblemCode | null; outcome: 'done' | 'reset' };
 
 export const totpRecoveryMachine = setup({
   types: {

@@ -2,6 +2,7 @@
 // confirm with its first 6-digit code (the shared code entry; nothing was sent, so no timers), then
 // the recovery keys are shown once.
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { CODE_LENGTH } from '../contract/rules.ts';
 import { codeEntryMachineOf } from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 
@@ -65,7 +66,7 @@ export const totpSetupMachine = setup({
       invoke: {
         id: 'codeEntry',
         src: 'codeEntry',
-        input: ({ context }) => ({ ticket: context.payload!, length: 6, sent: null }),
+        input: ({ context }) => ({ ticket: context.payload!, length: CODE_LENGTH.totp, sent: null }),
         onDone: {
           target: 'showingKeys',
           actions: assign({ keys: ({ event }) => event.output.result?.recovery_keys ?? [] }),

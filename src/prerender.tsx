@@ -7,6 +7,7 @@ import i18next from 'i18next';
 import { renderToString } from 'react-dom/server';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
+import type { ErrorCode } from '../contract/errors.ts';
 import type { Locale } from '../contract/constants.ts';
 import type { AppConfig, UserProfile } from '../contract/baseSchemas.ts';
 import { rootMachine } from '../machines/root.ts';
@@ -51,7 +52,7 @@ export async function draw(
       actors: {
         loadConfig: fromPromise(async () => config),
         fetchUser: fromPromise<UserProfile>(async () => {
-          throw apiFailure(401, { code: 'unauthorized' });
+          throw apiFailure(401, { code: 'unauthorized' } satisfies { code: ErrorCode });
         }),
       },
     }),

@@ -1,11 +1,12 @@
 // /dev/outbox: what would have been sent, for development without SMTP or SMS provider. Never in production.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { latestMessages } from './queue.ts';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export async function outboxRoutes(app: FastifyInstance, ctx: AppContext) {
-  const latest = () => ctx.db.selectFrom('outbox').selectAll().orderBy('created_at', 'desc').limit(100).execute();
+  const latest = () => latestMessages(ctx.db);
   app.get('/dev/outbox.json', { schema: { hide: true } }, async () => ({ messages: await latest() }));
   app.get('/dev/outbox', { schema: { hide: true } }, async (_request, reply) => {
     const rows = (await latest()).map(

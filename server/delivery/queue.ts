@@ -174,3 +174,8 @@ export function createOutbox(
     },
   };
 }
+
+/** The latest messages, newest first (the development outbox page shows them). */
+export async function latestMessages(db: Db, limit = 100) {
+  return db.selectFrom('outbox').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+}

@@ -5,13 +5,13 @@
 // which proves the person by a code: whoever knows the password alone cannot take it over).
 // The link is the configured origin of the variant signed in to (never the request's Host), and
 // its ticket is in the hash: the page (src/devices/NotMePage.tsx) posts it to the API.
-import { SqliteAdapter } from 'kysely';
 import { NOT_ME_PATH } from '../../contract/constants.ts';
 import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { newDeviceMessage } from '../delivery/messages.ts';
 import { writeEvents } from '../events/record.ts';
+import { lockedLanguageOf } from '../identity/accounts.ts';
 import type { NewDevice, NewDeviceHook } from '../sessions/records.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 
@@ -37,10 +37,7 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
   if (!device.origin) return false;
   // One mail an hour: the account's row is locked while the last mail is looked for, so batches
   // written at once by several instances (PostgreSQL) send one; SQLite writes one at a time.
-  const user = trx.selectFrom('users').select('language').where('id', '=', device.userId);
-  const person = await (
-    trx.getExecutor().adapter instanceof SqliteAdapter ? user : user.forUpdate()
-  ).executeTakeFirst();
+  const person = await lockedLanguageOf(trx, device.userId);
   if (!person) return false;
   const recent = await trx
     .selectFrom('security_events')

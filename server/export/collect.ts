@@ -4,6 +4,7 @@
 import type { AccessGrant } from '../../contract/schemas.ts';
 import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { Db } from '../db/index.ts';
+import { accountRowOf } from '../identity/accounts.ts';
 
 /** The access the account gave partner applications (the authorisation server's list). */
 export type GrantsOf = (db: Db, accountId: string, locale: string) => Promise<AccessGrant[]>;
@@ -19,7 +20,7 @@ const parsed = (text: string | null) => {
 };
 
 export async function collectExport(db: Db, userId: string, grantsOf: GrantsOf, now = new Date()) {
-  const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  const user = await accountRowOf(db, userId);
   const [
     emails,
     phones,

@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../../contract/errors.ts';
+import { ERRORS } from '../../contract/errors.ts';
 import { PLAIN_TEXT } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
 import { registerClient } from '../oidc/clients.ts';
@@ -452,7 +452,7 @@ describe.each(kinds)('bad input on %s', (kind) => {
     });
     expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
     expect(res.statusCode, res.body).toBeLessThan(500);
-    expect(Object.keys(ERROR_STATUS)).toContain(res.json().code);
+    expect(Object.keys(ERRORS)).toContain(res.json().code);
     expect(await digest(server)).toEqual(before);
   });
 
@@ -542,7 +542,7 @@ describe.each(kinds)('bad input on %s', (kind) => {
           }
           // A refusal says why with one of our codes, never the framework's.
           if (res.statusCode >= 400)
-            expect(Object.keys(ERROR_STATUS), `${endpoint.method} ${url}: ${res.body.slice(0, 300)}`).toContain(
+            expect(Object.keys(ERRORS), `${endpoint.method} ${url}: ${res.body.slice(0, 300)}`).toContain(
               res.json().code,
             );
           if (mutating && res.statusCode >= 400)

@@ -1,7 +1,7 @@
 // Every failure leaves the API as `{ code, message }` with the status of its code: never a 500
 // for bad input, never a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_MESSAGES, ERROR_STATUS, type ErrorCode } from '../../contract/errors.ts';
+import { messageOf, statusOf, type ErrorCode } from '../../contract/errors.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
 
 export class ApiError extends Error {
@@ -9,13 +9,13 @@ export class ApiError extends Error {
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
   constructor(code: ErrorCode, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-    super(ERROR_MESSAGES[code]);
+    super(messageOf(code));
     this.code = code;
     this.extra = extra;
     this.headers = headers;
   }
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return statusOf(this.code);
   }
   /** A throttle said no: the wait goes in the body and in Retry-After, so clients need not parse. */
   static tooMany(seconds: number): ApiError {
@@ -29,9 +29,9 @@ export class ApiError extends Error {
 
 export function sendError(reply: FastifyReply, code: ErrorCode, extra: Record<string, unknown> = {}) {
   return reply
-    .code(ERROR_STATUS[code])
+    .code(statusOf(code))
     .type('application/json')
-    .send({ code, message: ERROR_MESSAGES[code], ...extra });
+    .send({ code, message: messageOf(code), ...extra });
 }
 
 /** Fastify's own error codes for bodies it could not take, mapped to ours. */

@@ -3,11 +3,11 @@
 // function takes the caller's transaction when it has one: a flow's own writes (a spent ticket, an
 // activated card) then commit or roll back with the account's.
 import type { Config } from '../config/index.ts';
-import type { Compilable } from 'kysely';
+import { SqliteAdapter, type Compilable } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
 import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
-import type { Flag } from '../db/schema.ts';
+import type { Database, Flag } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { resolveAlias } from './aliases.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
@@ -84,9 +84,164 @@ export async function createUser(db: Db, user: NewUser): Promise<string> {
   return id;
 }
 
+/** Whether the database holds any account at all (the demo data seeds only an empty one). */
+export async function hasAnyAccount(db: Db): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** The language the user chose (their messages are written in it). */
 export async function languageOf(db: Db, userId: string): Promise<string> {
   return (await db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow()).language;
+}
+
+/** Everything the account's row holds (the data export shows it). */
+export async function accountRowOf(db: Db, userId: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+/** The account with this national register number (already normalised), if any. */
+export async function accountWithNationalNumber(db: Db, nationalRegisterNumber: string | null): Promise<string | null> {
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where('national_register_number', '=', nationalRegisterNumber)
+    .executeTakeFirst();
+  return user?.id ?? null;
+}
+
+/** The open account's claims for the OIDC provider; undefined for an unknown or closed (merged-away) one. */
+export async function openAccountClaims(db: Db, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
+    .where('id', '=', userId)
+    .where('closed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The account's language, its row locked until the transaction ends (on PostgreSQL; SQLite writes
+ * one transaction at a time); undefined when there is no such account. */
+export async function lockedLanguageOf(trx: Db, userId: string): Promise<{ language: string } | undefined> {
+  const user = trx.selectFrom('users').select('language').where('id', '=', userId);
+  return (trx.getExecutor().adapter instanceof SqliteAdapter ? user : user.forUpdate()).executeTakeFirst();
+}
+
+/** Sets the personal information the profile edits. */
+export async function updatePersonalInfo(
+  db: Db,
+  userId: string,
+  info: { firstname: string; lastname: string; birthdate: string | null; gender: string | null; language: string },
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...info, updated_at: nowIso() })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Sets the bank account; answers the account's language, undefined when there is no such account. */
+export async function setIban(
+  trx: Db,
+  userId: string,
+  iban: string,
+  country: string,
+): Promise<{ language: string } | undefined> {
+  return trx
+    .updateTable('users')
+    .set({ iban, iban_country: country, updated_at: nowIso() })
+    .where('id', '=', userId)
+    .returning(['language'])
+    .executeTakeFirst();
+}
+
+// What a merge (server/merge/) reads and writes of the two accounts, under their row locks.
+
+/** The accounts' rows as a merge weighs them. */
+export async function accountsToMerge(trx: Db, userIds: string[]) {
+  return trx
+    .selectFrom('users')
+    .select([
+      'id',
+      'language',
+      'closed_at',
+      'national_register_number',
+      'mfa_forced',
+      'mfa_customer',
+      'user_id',
+      'customer_user_id',
+      'fridom_user_id',
+    ])
+    .where('id', 'in', userIds)
+    .execute();
+}
+
+/** Sets whether the account must have (or is offered, as a company customer) a second factor. */
+export async function setSecondFactorRules(
+  trx: Db,
+  userId: string,
+  rules: Pick<Database['users'], 'mfa_forced' | 'mfa_customer'>,
+): Promise<void> {
+  await trx.updateTable('users').set(rules).where('id', '=', userId).execute();
+}
+
+/** Clears the account's platform ids and national register number (each value is unique). */
+export async function clearIdentifiers(trx: Db, userId: string): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ user_id: null, customer_user_id: null, fridom_user_id: null, national_register_number: null })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Gives the account these platform ids and national register number. */
+export async function setIdentifiers(
+  trx: Db,
+  userId: string,
+  identifiers: Partial<Record<PlatformIdColumn | 'national_register_number', string>>,
+  now: string,
+): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ ...identifiers, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Closes the account: nothing signs in to it any more. */
+export async function closeAccount(trx: Db, userId: string, now: string): Promise<void> {
+  await trx.updateTable('users').set({ closed_at: now, updated_at: now }).where('id', '=', userId).execute();
+}
+
+/** The account's first and last name, as its owner wrote them. */
+export async function nameOf(db: Db, userId: string): Promise<{ firstname: string; lastname: string }> {
+  return db.selectFrom('users').select(['firstname', 'lastname']).where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+/** The account's primary email (else its oldest), if it has one. */
+export async function firstEmailOf(db: Db, userId: string): Promise<string | null> {
+  const email = await db
+    .selectFrom('user_emails')
+    .select('value')
+    .where('user_id', '=', userId)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return email?.value ?? null;
+}
+
+/** The account an email or phone belongs to, with the account's language; undefined for none. */
+export async function contactHolder(
+  db: Db,
+  kind: ContactKind,
+  value: string,
+): Promise<{ id: string; language: string } | undefined> {
+  const table = contactTable(kind);
+  return db
+    .selectFrom(table)
+    .innerJoin('users', 'users.id', `${table}.user_id`)
+    .select(['users.id', 'users.language'])
+    .where(`${table}.value`, '=', value)
+    .executeTakeFirst();
 }
 
 /** The account an email or phone belongs to, if any. */

@@ -83,6 +83,17 @@ export async function identitiesOf(db: Db, userId: string): Promise<SsoIdentity[
     .execute();
 }
 
+/** Notes that the account has a linked identity (`has_sso`): a merge brought it one. */
+export async function markHasSso(trx: Db, userId: string): Promise<void> {
+  await trx.updateTable('users').set({ has_sso: 1 }).where('id', '=', userId).execute();
+}
+
+/** Whether the account may sign in only through Microsoft (`sso_only`). */
+export async function isSsoOnly(db: Db, userId: string): Promise<boolean> {
+  const user = await db.selectFrom('users').select('sso_only').where('id', '=', userId).executeTakeFirstOrThrow();
+  return user.sso_only === 1;
+}
+
 /** Unlinks one of an account's identities. An `sso_only` account keeps its last one
  * (`sso_last_identity`): the account's row is locked while they are counted, so two unlinks at once
  * cannot both leave it none. `has_sso` follows. False: no such identity of this account. */

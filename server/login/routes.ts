@@ -7,16 +7,14 @@ import {
   MfaRequiredAnswer,
   type CaptchaLevel,
 } from '../../contract/schemas.ts';
-import { ERROR_MESSAGES } from '../../contract/errors.ts';
+import { messageOf } from '../../contract/errors.ts';
 import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
 import { deviceKeyOf } from '../http/auth.ts';
-import { methodsOf, summary } from '../identity/second-factors.ts';
 import { errorSchema, jsonSchema, responses } from '../http/schema.ts';
-import { isTrustedDevice } from '../sessions/devices.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
-import { issueTicket } from '../sessions/tickets.ts';
 import { authenticate } from './authenticate.ts';
+import { decideSignIn } from './decision.ts';
 import { assertCaptcha } from '../captcha/index.ts';
 
 export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -56,31 +54,22 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
       if (outcome.kind === 'weak_password') {
         return reply
           .code(403)
-          .send({ code: 'weak_password', message: ERROR_MESSAGES.weak_password, payload: outcome.payload });
+          .send({ code: 'weak_password', message: messageOf('weak_password'), payload: outcome.payload });
       }
-      // A second factor is needed unless this device was trusted after one. The account's look-up
-      // said whether it has one: an account without asks nothing more of the database.
-      const methods = outcome.secondFactor.enrolled ? await methodsOf(ctx.db, outcome.userId) : [];
-      if (methods.length > 0 && !(await isTrustedDevice(ctx.db, outcome.userId, deviceKey))) {
-        // The ticket remembers the client the sign-in is for: the session the code opens is for it too.
-        const payload = await issueTicket(
-          ctx.db,
-          outcome.userId,
-          'mfa_login',
-          ctx.config.mfa.codeTtlSeconds,
-          request.body.client_id ? { client_id: request.body.client_id } : undefined,
-        );
+      // A second factor is needed unless this device was trusted after one.
+      const next = await decideSignIn(ctx, outcome, { deviceKey, clientId: request.body.client_id });
+      if (next.kind === 'second_factor') {
         return reply.code(401).send({
           code: 'mfa_required',
-          message: ERROR_MESSAGES.mfa_required,
-          mfa: { payload, methods: methods.map(summary) },
+          message: messageOf('mfa_required'),
+          mfa: { payload: next.payload, methods: next.methods },
         });
       }
       return completeSignIn(ctx, request, reply, {
         userId: outcome.userId,
         clientId: request.body.client_id ?? null,
         viaMfa: false,
-        enrolment: { ...outcome.secondFactor, enrolled: methods.length > 0 },
+        enrolment: next.enrolment,
       });
     },
   );

@@ -34,6 +34,7 @@ import { contactOwner, languageOf, type ContactKind } from '../identity/accounts
 import { OFFER_TICKET } from '../identity/duplicates.ts';
 import { detachContact } from '../identity/contacts.ts';
 import { methodsOf, summary, type MfaMethodRow } from '../identity/second-factors.ts';
+import { isSsoOnly } from '../identity/sso.ts';
 import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { confirmPassword } from '../passwords/confirm.ts';
 import { ticketDetail } from '../sessions/tickets.ts';
@@ -73,7 +74,7 @@ async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer
   const target = String(detail.target ?? '');
   const otherId = await contactOwner(db, kind, target);
   if (!otherId || otherId === caller.userId) throw new ApiError('merge_unavailable');
-  const [methods, proofs, other] = await Promise.all([
+  const [methods, proofs, ssoOnly] = await Promise.all([
     methodsOf(db, otherId),
     db
       .selectFrom('fuzzion_proofs')
@@ -81,14 +82,14 @@ async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer
       .where('ticket_hash', '=', ticketHash)
       .where('other_user_id', '=', otherId)
       .execute(),
-    db.selectFrom('users').select('sso_only').where('id', '=', otherId).executeTakeFirstOrThrow(),
+    isSsoOnly(db, otherId),
   ]);
   return {
     ticketHash,
     kind,
     target,
     otherId,
-    ssoOnly: other.sso_only === 1,
+    ssoOnly,
     methods,
     proven: proofs.map((p) => p.proof).filter(isProof),
   };

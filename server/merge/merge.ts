@@ -45,8 +45,16 @@ import type { Database } from '../db/schema.ts';
 import { noticeMessage } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import type { PlatformIdColumn } from '../identity/accounts.ts';
+import {
+  accountsToMerge,
+  clearIdentifiers,
+  closeAccount,
+  setIdentifiers,
+  setSecondFactorRules,
+  type PlatformIdColumn,
+} from '../identity/accounts.ts';
 import { methodsOf, type MfaMethodRow } from '../identity/second-factors.ts';
+import { markHasSso } from '../identity/sso.ts';
 
 /** Notices of a merge stay worth sending for a day, as a change's do. */
 const NOTICE_TTL_S = 24 * 3600;
@@ -79,21 +87,7 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
       if (!(await lockUser(trx, id))) throw new ApiError('merge_unavailable');
     }
     // Read under the locks: a merge that waited sees what the one before it wrote.
-    const accounts = await trx
-      .selectFrom('users')
-      .select([
-        'id',
-        'language',
-        'closed_at',
-        'national_register_number',
-        'mfa_forced',
-        'mfa_customer',
-        'user_id',
-        'customer_user_id',
-        'fridom_user_id',
-      ])
-      .where('id', 'in', [survivorId, otherId])
-      .execute();
+    const accounts = await accountsToMerge(trx, [survivorId, otherId]);
     const survivor = accounts.find((a) => a.id === survivorId);
     const other = accounts.find((a) => a.id === otherId);
     if (!survivor || !other || survivor.closed_at !== null || other.closed_at !== null)
@@ -124,14 +118,10 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     // A second factor one of them had to have (or was offered, as a company customer) the merged
     // account has to have too: the cards and platform ids that made it so now live there.
     if ((other.mfa_forced && !survivor.mfa_forced) || (other.mfa_customer && !survivor.mfa_customer)) {
-      await trx
-        .updateTable('users')
-        .set({
-          mfa_forced: survivor.mfa_forced || other.mfa_forced,
-          mfa_customer: survivor.mfa_customer || other.mfa_customer,
-        })
-        .where('id', '=', survivorId)
-        .execute();
+      await setSecondFactorRules(trx, survivorId, {
+        mfa_forced: survivor.mfa_forced || other.mfa_forced,
+        mfa_customer: survivor.mfa_customer || other.mfa_customer,
+      });
     }
     await moveContacts(trx, survivorId, otherId);
     await moveMethods(trx, survivorId, otherId);
@@ -150,11 +140,10 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
       .set({ user_id: survivorId })
       .where('user_id', '=', otherId)
       .executeTakeFirst();
-    if (Number(identities.numUpdatedRows) > 0)
-      await trx.updateTable('users').set({ has_sso: 1 }).where('id', '=', survivorId).execute();
+    if (Number(identities.numUpdatedRows) > 0) await markHasSso(trx, survivorId);
 
     // The other account is closed: nothing signs in to it, and nothing under way on it goes on.
-    await trx.updateTable('users').set({ closed_at: now, updated_at: now }).where('id', '=', otherId).execute();
+    await closeAccount(trx, otherId, now);
     await trx
       .updateTable('sessions')
       .set({ revoked_at: now })
@@ -274,17 +263,8 @@ async function takeIdentifiers(
   if (other.national_register_number !== null && survivor.national_register_number === null)
     taken.national_register_number = other.national_register_number;
   // Cleared first: the columns are unique, and PostgreSQL checks each statement.
-  await trx
-    .updateTable('users')
-    .set({ user_id: null, customer_user_id: null, fridom_user_id: null, national_register_number: null })
-    .where('id', '=', other.id)
-    .execute();
-  if (Object.keys(taken).length > 0)
-    await trx
-      .updateTable('users')
-      .set({ ...taken, updated_at: now })
-      .where('id', '=', survivor.id)
-      .execute();
+  await clearIdentifiers(trx, other.id);
+  if (Object.keys(taken).length > 0) await setIdentifiers(trx, survivor.id, taken, now);
   // Aliases that led to the other account lead on to the survivor; an alias already taken keeps its
   // account (a value never leads to two).
   await trx.updateTable('account_aliases').set({ user_id: survivor.id }).where('user_id', '=', other.id).execute();

@@ -12,13 +12,13 @@ import type Provider from 'oidc-provider';
 import { CONSENT_PATH, INTERACTION_PATH } from '../../contract/constants.ts';
 import { ApprovalAnswer, ApprovalRequest, AuthorizeAnswer, AuthorizeQuery } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { localeOfRequest } from '../http/locale.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { clientView, findOidcClient } from './clients.ts';
+import { claimConsentAnswer } from './consentAnswers.ts';
 import type { OidcProviders } from './provider.ts';
 
 type Interaction = InstanceType<Provider['Interaction']>;
@@ -112,19 +112,14 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
       const scopes = (interaction.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
       // The first answer stands: its record is the claim, and a second one (a double click, another
       // tab, at the same instant) finds it taken and changes nothing.
-      const claimed = await ctx.db
-        .insertInto('consent_answers')
-        .values({
-          uid: interaction.uid,
-          user_id: userId,
-          client_id: clientId,
-          scopes: JSON.stringify(scopes),
-          approved: request.body.approve ? 1 : 0,
-          answered_at: nowIso(),
-        })
-        .onConflict((oc) => oc.column('uid').doNothing())
-        .executeTakeFirst();
-      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { target: interaction.returnTo };
+      const claimed = await claimConsentAnswer(ctx.db, {
+        uid: interaction.uid,
+        userId,
+        clientId,
+        scopes,
+        approved: request.body.approve,
+      });
+      if (!claimed) return { target: interaction.returnTo };
       const event = {
         userId,
         ip: request.ip,

@@ -13,16 +13,12 @@
 import type { FastifyInstance } from 'fastify';
 import { LoginTicketAnswer, LoginTicketRequest, TokenAnswer } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
-import { hashToken, newToken } from '../sessions/tokens.ts';
-import { guarded } from './adapter.ts';
 import { findOidcClient, isFirstParty } from './clients.ts';
+import { issueLoginTicket, LOGIN_TICKET_TTL_S, spendLoginTicket } from './loginTicketStore.ts';
 import type { OidcProviders } from './provider.ts';
-
-export const LOGIN_TICKET_TTL_S = 60;
 
 export async function loginTicketRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
   app.post(
@@ -42,21 +38,7 @@ export async function loginTicketRoutes(app: FastifyInstance, ctx: AppContext, p
       if (!token || token.isExpired || !token.accountId) throw new ApiError('unauthorized');
       const client = await findOidcClient(ctx.db, token.clientId!);
       if (!client || !isFirstParty(client)) throw new ApiError('forbidden');
-      const ticket = newToken();
-      const now = Date.now();
-      await guarded(() =>
-        ctx.db
-          .insertInto('login_tickets')
-          .values({
-            ticket_hash: hashToken(ticket),
-            user_id: token.accountId!,
-            client_id: client.client_id,
-            expires_at: nowIso(now + LOGIN_TICKET_TTL_S * 1000),
-            used_at: null,
-            created_at: nowIso(now),
-          })
-          .execute(),
-      );
+      const ticket = await issueLoginTicket(ctx.db, token.accountId!, client.client_id);
       return reply.code(201).send({ ticket, expires_in: LOGIN_TICKET_TTL_S });
     },
   );
@@ -72,19 +54,10 @@ export async function loginTicketRoutes(app: FastifyInstance, ctx: AppContext, p
       },
     },
     async (request, reply) => {
-      const now = nowIso();
-      const spent = await ctx.db
-        .updateTable('login_tickets')
-        .set({ used_at: now })
-        .where('ticket_hash', '=', hashToken(request.body.ticket))
-        .where('client_id', '=', request.body.client_id)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', now)
-        .returning('user_id')
-        .executeTakeFirst();
-      if (!spent) throw new ApiError('invalid_login_ticket');
+      const userId = await spendLoginTicket(ctx.db, request.body.ticket, request.body.client_id);
+      if (!userId) throw new ApiError('invalid_login_ticket');
       return completeSignIn(ctx, request, reply, {
-        userId: spent.user_id,
+        userId,
         clientId: request.body.client_id,
         viaMfa: false,
       });

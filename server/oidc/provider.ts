@@ -23,6 +23,7 @@ import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { authCookieName } from '../sessions/cookie.ts';
 import { publicOriginOf } from '../http/origin.ts';
+import { openAccountClaims } from '../identity/accounts.ts';
 
 export const OIDC_PREFIX = '/oidc';
 export { INTERACTION_PATH };
@@ -46,17 +47,10 @@ export const CLAIMS_BY_SCOPE = {
 
 /** The account behind a `sub` (our users.id), its claims read when the provider asks. */
 export async function findOidcAccount(db: Db, sub: string): Promise<Account | undefined> {
-  const user = await guarded(() =>
-    db
-      .selectFrom('users')
-      .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
-      .where('id', '=', sub)
-      // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
-      // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
-      // one account answered with another (accountId mismatch).
-      .where('closed_at', 'is', null)
-      .executeTakeFirst(),
-  );
+  // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
+  // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
+  // one account answered with another (accountId mismatch).
+  const user = await guarded(() => openAccountClaims(db, sub));
   if (!user) return undefined;
   return {
     accountId: user.id,

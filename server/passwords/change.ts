@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { passwordChangedMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
-import { assertNotRecent, recordPassword } from '../identity/accounts.ts';
+import { assertNotRecent, firstEmailOf, languageOf, recordPassword } from '../identity/accounts.ts';
 import { assertAcceptablePassword } from './policy.ts';
 
 /** The notice lives a week in the outbox: past that, it is no news. */
@@ -40,19 +40,13 @@ export async function replacePassword(
     .where('revoked_at', 'is', null);
   if (change.keep) sessions = sessions.where('id', '!=', change.keep);
   const ended = await sessions.returning('id').execute();
-  const account = await trx.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirstOrThrow();
-  const email = await trx
-    .selectFrom('user_emails')
-    .select('value')
-    .where('user_id', '=', userId)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .executeTakeFirst();
+  const language = await languageOf(trx, userId);
+  const email = await firstEmailOf(trx, userId);
   if (email)
     await ctx.outbox.enqueue(trx, {
       channel: 'email',
-      to: email.value,
-      ...passwordChangedMessage(account.language),
+      to: email,
+      ...passwordChangedMessage(language),
       ttlSeconds: NOTICE_TTL_S,
     });
   return ended.map((session) => session.id);

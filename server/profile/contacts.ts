@@ -12,7 +12,7 @@ import type { Database } from '../db/schema.ts';
 import { noticeMessage, type NoticeKind } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addVerifiedContact, type ContactKind } from '../identity/accounts.ts';
+import { addVerifiedContact, languageOf, type ContactKind } from '../identity/accounts.ts';
 import { detachContact, methodsBehind } from '../identity/contacts.ts';
 import { methodsOf } from '../identity/second-factors.ts';
 import { offerAfterCode } from '../identity/duplicates.ts';
@@ -261,11 +261,7 @@ async function changeAndTell(
             .then((row) => (row ? { kind: 'email' as const, value: row.value } : null))
         : telling.to;
     if (!to) return;
-    const { language } = await trx
-      .selectFrom('users')
-      .select('language')
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const language = await languageOf(trx, userId);
     const token = newToken();
     await trx
       .insertInto('account_change_undos')

@@ -14,6 +14,7 @@ import { nowIso, type Db } from '../db/index.ts';
 import { noticeMessage } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
+import { setIban, updatePersonalInfo } from '../identity/accounts.ts';
 
 /** Notices of a change stay worth sending for a day; after that they would only confuse. */
 const NOTICE_TTL_S = 24 * 3600;
@@ -38,18 +39,13 @@ export async function saveInfo(
   const dateProblem = birthdate ? birthdateProblem(birthdate, today) : null;
   if (dateProblem) fields.push({ field: 'birthdate', code: dateProblem });
   if (fields.length > 0) throw new ApiError('validation_failed', { fields });
-  await ctx.db
-    .updateTable('users')
-    .set({
-      firstname: normaliseName(input.firstname),
-      lastname: normaliseName(input.lastname),
-      birthdate,
-      gender: input.gender,
-      language: input.language,
-      updated_at: nowIso(),
-    })
-    .where('id', '=', userId)
-    .execute();
+  await updatePersonalInfo(ctx.db, userId, {
+    firstname: normaliseName(input.firstname),
+    lastname: normaliseName(input.lastname),
+    birthdate,
+    gender: input.gender,
+    language: input.language,
+  });
   await recordEvent(ctx.db, { type: 'profile_updated', userId, ...where, detail: { language: input.language } });
 }
 
@@ -60,12 +56,7 @@ export async function saveIban(ctx: AppContext, userId: string, input: IbanReque
   if (!iban) throw new ApiError('iban_invalid');
   const masked = maskIban(iban);
   await ctx.db.transaction().execute(async (trx) => {
-    const user = await trx
-      .updateTable('users')
-      .set({ iban, iban_country: input.country, updated_at: nowIso() })
-      .where('id', '=', userId)
-      .returning(['language'])
-      .executeTakeFirst();
+    const user = await setIban(trx, userId, iban, input.country);
     if (!user) throw new ApiError('unauthorized');
     for (const { channel, to } of await primaryContacts(trx, userId)) {
       const text = noticeMessage(user.language, 'iban_changed', { iban: masked, country: input.country }, channel);

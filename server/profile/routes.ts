@@ -28,6 +28,7 @@ import { requireRecentMfa } from '../sessions/stepup.ts';
 import { changePassword } from './password.ts';
 import { saveIban, saveInfo } from './edit.ts';
 import { pictureTypeOf, stripMetadata } from './picture.ts';
+import { pictureOf, removePicture, savePicture } from './picture-store.ts';
 import { recordEvent } from '../events/record.ts';
 
 /** The largest picture taken (the browser sends it shrunk, far smaller). */
@@ -121,16 +122,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
         const clean = type && stripMetadata(bytes, type);
         if (!type || !clean) throw new ApiError('invalid_picture');
         const userId = request.session!.userId;
-        const row = {
-          content_type: type,
-          data: Buffer.from(clean).toString('base64'),
-          updated_at: new Date().toISOString(),
-        };
-        await ctx.db
-          .insertInto('user_pictures')
-          .values({ user_id: userId, ...row })
-          .onConflict((c) => c.column('user_id').doUpdateSet(row))
-          .execute();
+        await savePicture(ctx.db, userId, type, clean);
         await recordEvent(ctx.db, { type: 'picture_changed', userId, ip: request.ip, deviceKey: request.deviceKey });
         return currentProfile(tokenOf(request, ctx.cookieName));
       },
@@ -149,18 +141,14 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
       preHandler: signedIn,
     },
     async (request, reply) => {
-      const picture = await ctx.db
-        .selectFrom('user_pictures')
-        .select(['content_type', 'data'])
-        .where('user_id', '=', request.session!.userId)
-        .executeTakeFirst();
+      const picture = await pictureOf(ctx.db, request.session!.userId);
       if (!picture) throw new ApiError('not_found');
       // Only ever shown as an image, never run as anything else (and, as every API answer, not kept).
       return reply
-        .type(picture.content_type)
+        .type(picture.contentType)
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; sandbox")
-        .send(Buffer.from(picture.data, 'base64'));
+        .send(picture.bytes);
     },
   );
 
@@ -175,7 +163,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
       preHandler: signedIn,
     },
     async (request) => {
-      await ctx.db.deleteFrom('user_pictures').where('user_id', '=', request.session!.userId).execute();
+      await removePicture(ctx.db, request.session!.userId);
       return currentProfile(tokenOf(request, ctx.cookieName));
     },
   );

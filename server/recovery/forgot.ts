@@ -3,6 +3,7 @@
 // masked, and a payload (for an unknown account it leads nowhere).
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { contactHolder } from '../identity/accounts.ts';
 import { loginName } from '../identity/usernames.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { openChallenge } from '../methods/challenge-store.ts';
@@ -121,13 +122,7 @@ async function startQueuedResets(ctx: AppContext): Promise<void> {
     .returningAll()
     .execute();
   for (const request of requests) {
-    const table = request.kind === 'email' ? 'user_emails' : 'user_phones';
-    const owner = await db
-      .selectFrom(table)
-      .innerJoin('users', 'users.id', `${table}.user_id`)
-      .select(['users.id', 'users.language'])
-      .where(`${table}.value`, '=', request.name)
-      .executeTakeFirst();
+    const owner = await contactHolder(db, request.kind, request.name);
     const method = request.kind === 'email' ? 'email' : 'sms';
     const sent = owner
       ? await startChallenge(ctx, {

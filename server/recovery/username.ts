@@ -4,6 +4,7 @@ import { normaliseNationalRegisterNumber, isNationalRegisterNumber } from '../..
 import { isCardNumber, normaliseCardNumber } from '../../contract/rules.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { accountWithNationalNumber } from '../identity/accounts.ts';
 import { maskedUsernames } from '../identity/usernames.ts';
 import { spend } from '../ratelimit/index.ts';
 
@@ -28,12 +29,7 @@ export async function findUsernames(
   } else {
     if (!isNationalRegisterNumber(input.nationalRegisterNumber!))
       throw new ApiError('invalid_national_register_number');
-    const user = await ctx.db
-      .selectFrom('users')
-      .select('id')
-      .where('national_register_number', '=', normaliseNationalRegisterNumber(input.nationalRegisterNumber!))
-      .executeTakeFirst();
-    userId = user?.id ?? null;
+    userId = await accountWithNationalNumber(ctx.db, normaliseNationalRegisterNumber(input.nationalRegisterNumber!));
   }
   return userId ? maskedUsernames(ctx.db, userId) : [];
 }

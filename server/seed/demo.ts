@@ -1,7 +1,7 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
-import { addVerifiedContact, createUser as createAccountUser } from '../identity/accounts.ts';
+import { addVerifiedContact, createUser as createAccountUser, hasAnyAccount } from '../identity/accounts.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
@@ -629,8 +629,7 @@ export async function createUser(
 
 /** Seeds only an empty database; returns whether it did. */
 export async function seedDemo(ctx: AppContext): Promise<boolean> {
-  const any = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (any) return false;
+  if (await hasAnyAccount(ctx.db)) return false;
   for (const client of DEMO_CLIENTS) {
     await registerClient(ctx.db, client);
   }

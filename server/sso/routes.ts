@@ -4,7 +4,7 @@
 // unlink. Without MICROSOFT_CLIENT_ID every one of them answers 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidcClient from 'openid-client';
-import { ERROR_MESSAGES, type ErrorCode } from '../../contract/errors.ts';
+import { messageOf, type ErrorCode } from '../../contract/errors.ts';
 import {
   LinkAccountAnswer,
   LinkAccountRequest,
@@ -22,7 +22,6 @@ import {
 import { isDeviceId } from '../../contract/rules.ts';
 import type { MicrosoftConfig } from '../config/index.ts';
 import type { AppContext } from '../context.ts';
-import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError, sendError } from '../http/errors.ts';
@@ -31,8 +30,8 @@ import { jsonSchema, responses } from '../http/schema.ts';
 import { methodsOf, summary } from '../identity/second-factors.ts';
 import {
   identitiesOf,
+  isSsoOnly,
   linkedAccount,
-  linkIdentity,
   touchIdentity,
   unlinkIdentity,
   type SsoIdentity,
@@ -49,9 +48,9 @@ import {
   peekLinkTicket,
   purgeExpiredSso,
   saveRequest,
-  spendLinkTicket,
   spendRequest,
 } from './requests.ts';
+import { linkByTicket } from './link.ts';
 
 /** The cookie that binds a sign-in under way, and the link ticket it ends with, to one browser. */
 const browserCookie = (ctx: AppContext) => (ctx.config.env === 'production' ? '__Host-tessera_sso' : 'tessera_sso');
@@ -317,7 +316,7 @@ export async function ssoApiRoutes(api: FastifyInstance, ctx: AppContext) {
       const methods = await methodsOf(ctx.db, userId);
       return {
         code: 'mfa_required' as const,
-        message: ERROR_MESSAGES.mfa_required,
+        message: messageOf('mfa_required'),
         mfa: { payload: request.body.payload, methods: methods.map(summary) },
       };
     },
@@ -348,20 +347,11 @@ export async function ssoApiRoutes(api: FastifyInstance, ctx: AppContext) {
       if (!proven) throw new ApiError('step_up_required');
       const browser = browserOf(ctx, request);
       if (!browser) throw new ApiError('sso_ticket_invalid');
-      const identity = await ctx.db.transaction().execute(async (trx) => {
-        const ticket = await spendLinkTicket(trx, browser, request.body.ticket);
-        if (!ticket) throw new ApiError('sso_ticket_invalid');
-        if (!microsoft.allowed(ticket.tenantId)) throw new ApiError('sso_tenant_not_allowed');
-        if (!(await lockUser(trx, session.userId))) throw new ApiError('unauthorized');
-        const subject = {
-          provider: 'microsoft' as const,
-          tenantId: ticket.tenantId,
-          objectId: ticket.objectId,
-          email: ticket.email,
-          name: ticket.name,
-        };
-        const id = await linkIdentity(trx, session.userId, subject);
-        return { id, ...subject };
+      const identity = await linkByTicket(ctx.db, {
+        browser,
+        ticket: request.body.ticket,
+        userId: session.userId,
+        tenantAllowed: (tenantId) => microsoft.allowed(tenantId),
       });
       await recordEvent(ctx.db, {
         type: 'sso_linked',
@@ -388,11 +378,8 @@ export async function ssoApiRoutes(api: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       const userId = request.session!.userId;
-      const [rows, user] = await Promise.all([
-        identitiesOf(ctx.db, userId),
-        ctx.db.selectFrom('users').select('sso_only').where('id', '=', userId).executeTakeFirstOrThrow(),
-      ]);
-      return { data: rows.map(described), sso_only: user.sso_only === 1 };
+      const [rows, ssoOnly] = await Promise.all([identitiesOf(ctx.db, userId), isSsoOnly(ctx.db, userId)]);
+      return { data: rows.map(described), sso_only: ssoOnly };
     },
   );
 

@@ -5,6 +5,7 @@
 import ky, { isHTTPError, type BeforeErrorHook, type BeforeRequestHook, type Options as KyOptions } from 'ky';
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
+import type { ErrorCode } from '../../contract/errors.ts';
 import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
 import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
@@ -102,7 +103,10 @@ export async function call<T>(request: () => Promise<T>): Promise<T> {
 }
 
 /** An answer that does not match its schema: the server broke the contract, shown as a server error. */
-const BAD_ANSWER = { code: 'internal_error', message: 'An error has occurred. Please try again later.' };
+const BAD_ANSWER = {
+  code: 'internal_error',
+  message: 'An error has occurred. Please try again later.',
+} satisfies { code: ErrorCode; message: string };
 
 /** Runs a call and parses its JSON answer with the contract's schema. */
 export async function parsed<S extends v.GenericSchema>(

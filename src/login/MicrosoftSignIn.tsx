@@ -5,6 +5,7 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { ErrorCode } from '../../contract/errors.ts';
 import { microsoftStartMachine, type Tenant } from '../../machines/microsoft.ts';
 import { deviceId } from '../api/device.ts';
 import { useRootActor } from '../shell/context.ts';
@@ -14,7 +15,7 @@ import { Button } from '../components/Button.tsx';
 const START = microsoftStartMachine.provide({ actions: { leaveTo: (_, { url }) => window.location.assign(url) } });
 
 /** What the callback may say went wrong (contract/sso.ts SSO_ERROR_PATH: `?sso_error=`). */
-const SSO_ERRORS = ['sso_failed', 'sso_tenant_not_allowed', 'sso_unavailable'];
+const SSO_ERRORS: readonly string[] = ['sso_failed', 'sso_tenant_not_allowed', 'sso_unavailable'] satisfies ErrorCode[];
 
 /** "Sign in with Microsoft", what went wrong on its last try, and its beta notice while open. */
 export default function MicrosoftSignIn() {

@@ -3,6 +3,7 @@
 // hands on and the files it saves. Loaded when the root first starts it (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import { apiFailure } from '../../contract/api.ts';
+import type { ErrorCode } from '../../contract/errors.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Locale } from '../../contract/constants.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
@@ -72,7 +73,7 @@ async function shrunk(file: Blob): Promise<Blob> {
   try {
     bitmap = await createImageBitmap(file);
   } catch {
-    throw apiFailure(415, { code: 'invalid_picture' });
+    throw apiFailure(415, { code: 'invalid_picture' } satisfies { code: ErrorCode });
   }
   const scale = Math.min(1, PICTURE_SIDE / Math.max(bitmap.width, bitmap.height));
   const canvas = document.createElement('canvas');
@@ -82,7 +83,8 @@ async function shrunk(file: Blob): Promise<Blob> {
   bitmap.close();
   return new Promise((resolve, reject) =>
     canvas.toBlob(
-      (blob) => (blob ? resolve(blob) : reject(apiFailure(415, { code: 'invalid_picture' }))),
+      (blob) =>
+        blob ? resolve(blob) : reject(apiFailure(415, { code: 'invalid_picture' } satisfies { code: ErrorCode })),
       'image/jpeg',
       0.85,
     ),
