@@ -2,17 +2,22 @@
 // never the same code twice and never one older than the last accepted.
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
+import { CODE_LENGTH } from '../../contract/rules.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 import { describeRow, type ChallengeMethod } from './method.ts';
 import { issueRecoveryKeys, recoveryKey } from './recovery-key.ts';
 
+/** The code's length, the contract's (the app's code entry reads the same). */
+const DIGITS = CODE_LENGTH.totp;
+const TOTP_CODE = new RegExp(`^\\d{${DIGITS}}$`);
+
 export const authenticator: ChallengeMethod = {
   kind: 'totp',
   async verify({ config }, held, answer) {
-    const totp = new TOTP({ secret: decryptSecret(config.secretKey, held.secret!), digits: 6, period: 30 });
-    const delta = /^\d{6}$/.test(answer) ? totp.validate({ token: answer, window: 1 }) : null;
+    const totp = new TOTP({ secret: decryptSecret(config.secretKey, held.secret!), digits: DIGITS, period: 30 });
+    const delta = TOTP_CODE.test(answer) ? totp.validate({ token: answer, window: 1 }) : null;
     if (delta === null) return { right: false };
     const step = Math.floor(Date.now() / 30_000) + delta;
     // A method being set up has no last step yet: the activation starts it from this one.
@@ -43,7 +48,7 @@ export const authenticator: ChallengeMethod = {
         issuer: 'Tessera',
         label: await accountLabel(db, userId),
         secret,
-        digits: 6,
+        digits: DIGITS,
         period: 30,
       }).toString();
       // The QR code is drawn here, so the browser needs no QR library.
