@@ -46,9 +46,7 @@ export const signedIn = rootSetup.createStateConfig({
       target: '#root.anonymous',
       actions: [assign({ user: null, mfa: null, notice: 'session_ended' }), ...forgetSession],
     },
-    USER_UPDATED: {
-      actions: keepUser,
-    },
+    USER_UPDATED: { actions: keepUser },
   },
   initial: 'idle',
   states: {
@@ -68,10 +66,7 @@ export const signedIn = rootSetup.createStateConfig({
         { guard: 'atSetupWithoutMethod', target: 'enrolling' },
         // From Security, a method of one's choosing is added on the set-up's own steps.
         { guard: 'atSetupAdding', target: 'enrolling' },
-        {
-          guard: { type: 'atFlow', params: { flow: 'setupMfa' } },
-          actions: goTo(HOME_PATH),
-        },
+        { guard: { type: 'atFlow', params: { flow: 'setupMfa' } }, actions: goTo(HOME_PATH) },
         { guard: 'atTotpRecoveryWithMethod', target: 'recovering' },
         { guard: { type: 'atFlow', params: { flow: 'totpRecovery' } }, target: 'loggingOut' },
       ],
