@@ -196,6 +196,34 @@ export function resetNameKey(secretKey: string, name: string): string {
   return `name:${createHmac('sha256', secretKey).update(`reset-name:${name}`).digest('base64url')}`;
 }
 
+/** A forgotten password's stand-in challenge, for a request that sent nothing (an unknown name, or
+ * a code too soon): no user and no code, its failures counted by the name's key, so a wrong answer
+ * to it costs the same work as to a real one, and no answer is ever right. */
+export async function openStandInReset(
+  ctx: AppContext,
+  input: { method: 'email' | 'sms'; name: string; payloadHash: string; deviceKey: string | null },
+): Promise<void> {
+  await openChallenge(
+    ctx,
+    ctx.db,
+    {
+      id: newId(),
+      purpose: 'reset',
+      method: input.method,
+      language: 'en',
+      userId: null,
+      methodId: null,
+      newMethod: input.method,
+      target: resetNameKey(ctx.config.secretKey, input.name),
+      payloadHash: input.payloadHash,
+      sends: 1,
+      resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds,
+      deviceKey: input.deviceKey,
+    },
+    Date.now(),
+  );
+}
+
 function resetKeyOf(secretKey: string, challenge: { id: string; target: string | null }, standIn: boolean): string {
   if (standIn) return challenge.target ?? `request:${challenge.id}`;
   return resetNameKey(secretKey, challenge.target ?? '');

@@ -6,8 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { contactHolder } from '../identity/accounts.ts';
 import { loginName } from '../identity/usernames.ts';
 import { maskTarget } from '../methods/codes.ts';
-import { openChallenge } from '../methods/challenge-store.ts';
-import { resetNameKey, startChallenge, verifyChallenge } from '../methods/challenges.ts';
+import { openStandInReset, startChallenge, verifyChallenge } from '../methods/challenges.ts';
 import { spend, standing } from '../ratelimit/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { hashToken, newId, newToken } from '../sessions/tokens.ts';
@@ -146,25 +145,12 @@ async function startQueuedResets(ctx: AppContext): Promise<void> {
         )
       : false;
     if (!sent) {
-      await openChallenge(
-        ctx,
-        db,
-        {
-          id: newId(),
-          purpose: 'reset',
-          method,
-          language: 'en',
-          userId: null,
-          methodId: null,
-          newMethod: method,
-          target: resetNameKey(ctx.config.secretKey, request.name),
-          payloadHash: request.payload_hash,
-          sends: 1,
-          resendWaitSeconds: ctx.config.mfa.resendFirstWaitSeconds,
-          deviceKey: request.device_key,
-        },
-        Date.now(),
-      );
+      await openStandInReset(ctx, {
+        method,
+        name: request.name,
+        payloadHash: request.payload_hash,
+        deviceKey: request.device_key,
+      });
     }
     await db.deleteFrom('reset_requests').where('id', '=', request.id).execute();
   }
