@@ -14,6 +14,12 @@ export function resendWait(previous: { resend_at: string } | undefined, now: num
   return Math.max(1, Math.ceil((Date.parse(previous.resend_at) - now) / 1000));
 }
 
+/** The one resend rule (spec §4): the first code to a destination may be replaced after 30 s, each
+ * later one after 15 s (the configured waits). */
+export function waitAfterSend(config: AppContext['config'], resend: boolean): number {
+  return resend ? config.mfa.resendNextWaitSeconds : config.mfa.resendFirstWaitSeconds;
+}
+
 /** Nobody may use the portal to flood an inbox or a phone: sends are counted per requester and
  * destination (first, so a stranger runs out before the owner), per destination and, when there
  * is one, per account. Spend them in this order with spendInTurn. */

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { countFailure, passCeiling, type Ceiling } from '../captcha/ceilings.ts';
 import type { AppContext } from '../context.ts';
+import type { Channel } from '../delivery/index.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
@@ -21,6 +22,7 @@ import {
   resendWait,
   retireChallenge,
   sendingBudgets,
+  waitAfterSend,
 } from './challenge-store.ts';
 import { maskTarget } from './codes.ts';
 import { methodOfKind } from './index.ts';
@@ -123,7 +125,7 @@ export async function startChallenge(
       const tooSoon = coded ? resendWait(previous, now) : 0;
       if (tooSoon > 0) throw new TooSoon(tooSoon);
       const sends = (previous?.sends ?? 0) + 1;
-      wait = sends === 1 ? config.mfa.resendFirstWaitSeconds : config.mfa.resendNextWaitSeconds;
+      wait = waitAfterSend(config, sends > 1);
       if (previous && replacing) await retireChallenge(ctx, trx, previous.id, now);
       // Challenges are kept a day past their expiry (the resend wait reads them), then go.
       await trx
@@ -376,4 +378,136 @@ export async function verifyChallenge(
     loginTicketHash: challenge.login_ticket_hash,
     ...(verdict.after ? await verdict.after(db) : {}),
   };
+}
+
+// An onboarding's codes: no account yet, so its flow holds the challenge. One code is outstanding
+// per flow (a new one retires the one before, whatever its address); the flow numbers its sends,
+// which caps them and decides a race: of thirty requests at once, one inserts the next number.
+
+/** The flow's latest challenge (its sends are numbered), open or not. */
+export async function latestFlowChallenge(ctx: Pick<AppContext, 'db'>, flowId: string) {
+  return ctx.db
+    .selectFrom('mfa_challenges')
+    .select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
+    .where('flow_id', '=', flowId)
+    .where('purpose', '=', 'onboarding')
+    .orderBy('sends', 'desc')
+    .executeTakeFirst();
+}
+
+export type FlowChallenge = NonNullable<Awaited<ReturnType<typeof latestFlowChallenge>>>;
+
+class LostSend extends Error {}
+
+/** Sends a flow's code to `target`, on the one resend rule: a new code to the same address waits
+ * for the last one's resend time, and is itself a resend while that one can still be typed. `write`
+ * is the flow's own change, in the challenge's transaction (the address it now waits on). */
+export async function startFlowChallenge(
+  ctx: AppContext,
+  input: {
+    flowId: string;
+    method: 'email' | 'sms';
+    channel: Channel;
+    language: string;
+    target: string;
+    ip: string;
+    maxSends: number;
+    write: (trx: Db) => Promise<void>;
+  },
+): Promise<{ expiresAt: string; resendAt: string; wait: number }> {
+  const { config, db } = ctx;
+  const now = Date.now();
+  const previous = await latestFlowChallenge(ctx, input.flowId);
+  const open = previous !== undefined && previous.completed_at === null;
+  const sameTarget = open && previous.target === input.target;
+  if (sameTarget) {
+    const tooSoon = resendWait(previous, now);
+    if (tooSoon > 0) throw ApiError.resendTooSoon(tooSoon);
+  }
+  const sendsSoFar = previous?.sends ?? 0;
+  if (sendsSoFar >= input.maxSends) throw new ApiError('too_many_attempts');
+  // The requester's own budget for this destination bites before the destination's.
+  const spent = sendingBudgets(ctx, input.ip, input.target);
+  const blocked = await spendInTurn(spent);
+  if (blocked > 0) throw ApiError.tooMany(blocked);
+
+  const wait = waitAfterSend(config, sameTarget && previous.expires_at > nowIso(now));
+  const won = await db
+    .transaction()
+    .execute(async (trx) => {
+      const opened = await openChallenge(
+        ctx,
+        trx,
+        {
+          id: newId(),
+          purpose: 'onboarding',
+          method: input.method,
+          channel: input.channel,
+          language: input.language,
+          userId: null,
+          flowId: input.flowId,
+          methodId: null,
+          newMethod: input.method,
+          target: input.target,
+          // Nobody holds this challenge by a payload: the flow's token leads to it.
+          payloadHash: hashToken(newToken()),
+          sends: sendsSoFar + 1,
+          resendWaitSeconds: wait,
+          deviceKey: null,
+          sendTo: input.target,
+        },
+        now,
+      );
+      // Lost the race: throwing rolls back the message queued with it.
+      if (!opened) throw new LostSend();
+      if (open) await retireChallenge(ctx, trx, previous.id, now);
+      await input.write(trx);
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LostSend) return false;
+      throw error;
+    });
+  if (!won) {
+    await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
+    throw ApiError.resendTooSoon(wait);
+  }
+  ctx.outbox.kick();
+  return {
+    expiresAt: nowIso(now + config.mfa.codeTtlSeconds * 1000),
+    resendAt: nowIso(now + wait * 1000),
+    wait,
+  };
+}
+
+/** Checks a code against the flow's open challenge. A wrong one is counted (`invalid_code` with the
+ * attempts left, or `challenge_closed`); the right one closes it, once, in a transaction where
+ * `prove` writes what it proves, or says the address is taken (then it stays unproven). */
+export async function verifyFlowChallenge<T extends string>(
+  ctx: AppContext,
+  challenge: FlowChallenge,
+  code: string,
+  prove: (trx: Db, now: string) => Promise<T>,
+): Promise<T> {
+  const { config, db } = ctx;
+  if (challenge.attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
+  if (challenge.expires_at <= nowIso()) throw new ApiError('code_expired');
+  const verdict = await methodOfKind(challenge.new_method ?? '').verify(
+    ctx,
+    { id: challenge.id, userId: null, codeHash: challenge.code_hash, methodId: null, secret: null, lastStep: null },
+    code,
+  );
+  if (!verdict.right) {
+    const counted = await countWrongAnswer(ctx, challenge.id);
+    const left = counted === null ? 0 : Math.max(0, config.mfa.maxAttempts - counted);
+    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
+  }
+  const now = nowIso();
+  // Spent once: of two racing checks of the right code, one closes the challenge.
+  const outcome = await db.transaction().execute(async (trx) => {
+    if (!(await closeChallenge(ctx, trx, challenge.id, now))) return null;
+    return prove(trx, now);
+  });
+  if (outcome === null) throw new ApiError('challenge_closed');
+  return outcome;
 }

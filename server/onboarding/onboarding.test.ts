@@ -409,7 +409,9 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     vi.setSystemTime(Date.now() + 901_000);
     expect((await api.verify(flow, second)).json().code).toBe('code_expired');
     vi.setSystemTime(Date.now() + 16_000);
-    await api.email(flow, card.email);
+    // The expired code can no longer be typed: the new one is a first code again (the one resend
+    // rule: 30 s, then 15 s after each resend), not a resend of it.
+    expect((await api.email(flow, card.email)).json()).toMatchObject({ verified: false, resend_in: 30 });
     const third = api.codeFor(card.email);
     expect((await api.verify(flow, third)).json()).toEqual({ verified: 'email' });
     expect((await api.verify(flow, third)).json().code).toBe('onboarding_out_of_order');

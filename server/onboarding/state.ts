@@ -10,12 +10,12 @@ import { resendWait } from '../methods/challenge-store.ts';
 import { maskTarget } from '../methods/codes.ts';
 import { marketingOf, type Flow } from './flows.ts';
 import { cardWelcome, invitationWelcome } from './start.ts';
-import { latestChallenge } from './steps.ts';
+import { latestFlowChallenge } from '../methods/challenges.ts';
 
 export async function flowState(ctx: AppContext, flow: Flow): Promise<OnboardingState> {
   const language = flow.language as Locale;
   const now = Date.now();
-  const challenge = await latestChallenge(ctx, flow.id);
+  const challenge = await latestFlowChallenge(ctx, flow.id);
   // The outstanding code is the latest, until it is spent or replaced.
   const code = challenge && challenge.completed_at === null && challenge.target ? challenge : null;
   return {

@@ -1,9 +1,9 @@
 // The middle of an onboarding: the terms, the person's details, then their email and their phone,
 // each proven by an 8-digit code (or kept without one when already proven: an invitation's address,
-// or an address the flow proved before the person went back a step). One code is outstanding at a
-// time, kept in the challenge store with every other code (purpose 'onboarding'): it lives
-// MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it after 30 s, then 15 s for
-// the same target. An address or number another account uses is refused (spec §5), but only once
+// or an address the flow proved before the person went back a step). Its codes go through the one
+// challenge path (methods/challenges.ts, the flow's own challenges: purpose 'onboarding'): one is
+// outstanding at a time, lives MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it
+// on the one resend rule (30 s, then 15 s after each resend to the same address). An address or number another account uses is refused (spec §5), but only once
 // its right code comes back: until the caller has proven the address, nothing tells whether an
 // account has it (DESIGN.md, "Proof strength"). Sending answers the same, and does the same work,
 // whether it is free or taken; the account's creation checks again, last.
@@ -18,18 +18,8 @@ import { nowIso } from '../db/index.ts';
 import type { Channel } from '../delivery/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { contactOwner } from '../identity/accounts.ts';
-import {
-  closeChallenge,
-  countWrongAnswer,
-  openChallenge,
-  resendWait,
-  retireChallenge,
-  sendingBudgets,
-} from '../methods/challenge-store.ts';
+import { latestFlowChallenge, startFlowChallenge, verifyFlowChallenge } from '../methods/challenges.ts';
 import { maskTarget } from '../methods/codes.ts';
-import { methodOfKind } from '../methods/index.ts';
-import { refund, spendInTurn } from '../ratelimit/index.ts';
-import { hashToken, newId, newToken } from '../sessions/tokens.ts';
 import type { Flow } from './flows.ts';
 import { furthest, requireProgress } from './progress.ts';
 
@@ -121,58 +111,17 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
     return { verified: true, target: maskTarget(contact.value) };
   }
 
-  const now = Date.now();
-  // The flow's latest challenge is its one outstanding code: each new one retires the previous.
-  const previous = await latestChallenge(ctx, flow.id);
-  const sameTarget = previous !== undefined && previous.completed_at === null && previous.target === contact.value;
-  if (sameTarget) {
-    const tooSoon = resendWait(previous, now);
-    if (tooSoon > 0) throw ApiError.resendTooSoon(tooSoon);
-  }
-  const sendsSoFar = previous?.sends ?? 0;
-  if (sendsSoFar >= MAX_SENDS_PER_FLOW) throw new ApiError('too_many_attempts');
-  // The requester's own budget for this destination bites before the destination's.
-  const spent = sendingBudgets(ctx, ip, contact.value);
-  const blocked = await spendInTurn(spent);
-  if (blocked > 0) {
-    throw ApiError.tooMany(blocked);
-  }
-
-  const wait = sameTarget ? config.mfa.resendNextWaitSeconds : config.mfa.resendFirstWaitSeconds;
-  const expiresAt = nowIso(now + config.mfa.codeTtlSeconds * 1000);
-  const resendAt = nowIso(now + wait * 1000);
   // The new code replaces any other; a new address is not proven until its code comes back. The
-  // flow's send number decides a race: of thirty simultaneous requests, one inserts it. The
-  // message is queued in the same transaction, so the code and its message exist together.
-  const won = await db
-    .transaction()
-    .execute(async (trx) => {
-      const opened = await openChallenge(
-        ctx,
-        trx,
-        {
-          id: newId(),
-          purpose: 'onboarding',
-          method: email ? 'email' : 'sms',
-          channel: contact.channel,
-          language: flow.language,
-          userId: null,
-          flowId: flow.id,
-          methodId: null,
-          newMethod: email ? 'email' : 'sms',
-          target: contact.value,
-          // Nobody holds this challenge by a payload: the flow's token leads to it.
-          payloadHash: hashToken(newToken()),
-          sends: sendsSoFar + 1,
-          resendWaitSeconds: wait,
-          deviceKey: null,
-          sendTo: contact.value,
-        },
-        now,
-      );
-      // Lost the race: throwing rolls back the message queued with it.
-      if (!opened) throw new LostSend();
-      if (previous && previous.completed_at === null) await retireChallenge(ctx, trx, previous.id, now);
+  // flow's state moves with the challenge, in its transaction, so the code and the state exist together.
+  const sent = await startFlowChallenge(ctx, {
+    flowId: flow.id,
+    method: email ? 'email' : 'sms',
+    channel: contact.channel,
+    language: flow.language,
+    target: contact.value,
+    ip,
+    maxSends: MAX_SENDS_PER_FLOW,
+    write: async (trx) => {
       await trx
         .updateTable('onboarding_flows')
         .set({
@@ -183,66 +132,23 @@ export async function sendCode(ctx: AppContext, flow: Flow, contact: Contact, ip
         })
         .where('id', '=', flow.id)
         .execute();
-      return true;
-    })
-    .catch((error: unknown) => {
-      if (error instanceof LostSend) return false;
-      throw error;
-    });
-  if (!won) {
-    await Promise.all(spent.map(([limiter, key]) => refund(limiter, key)));
-    throw ApiError.resendTooSoon(wait);
-  }
-  ctx.outbox.kick();
+    },
+  });
   return {
     verified: false,
     target: maskTarget(contact.value),
-    expires_at: expiresAt,
+    expires_at: sent.expiresAt,
     expires_in: config.mfa.codeTtlSeconds,
-    resend_at: resendAt,
-    resend_in: wait,
+    resend_at: sent.resendAt,
+    resend_in: sent.wait,
   };
-}
-
-class LostSend extends Error {}
-
-/** The flow's latest challenge (its sends are numbered), open or not. */
-export async function latestChallenge(ctx: AppContext, flowId: string) {
-  return ctx.db
-    .selectFrom('mfa_challenges')
-    .select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
-    .where('flow_id', '=', flowId)
-    .where('purpose', '=', 'onboarding')
-    .orderBy('sends', 'desc')
-    .executeTakeFirst();
 }
 
 /** Checks the outstanding code; the right one proves its email or phone, once. */
 export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Promise<{ verified: 'email' | 'phone' }> {
-  const { config, db } = ctx;
-  const challenge = await latestChallenge(ctx, flow.id);
+  const challenge = await latestFlowChallenge(ctx, flow.id);
   if (!challenge || challenge.completed_at !== null) throw new ApiError('onboarding_out_of_order');
-  if (challenge.attempts >= config.mfa.maxAttempts) throw new ApiError('challenge_closed');
-  if (challenge.expires_at <= nowIso()) throw new ApiError('code_expired');
   const kind = challenge.new_method === 'email' ? 'email' : 'phone';
-  const verdict = await methodOfKind(challenge.new_method ?? '').verify(
-    ctx,
-    {
-      id: challenge.id,
-      userId: null,
-      codeHash: challenge.code_hash,
-      methodId: null,
-      secret: null,
-      lastStep: null,
-    },
-    code,
-  );
-  if (!verdict.right) {
-    const counted = await countWrongAnswer(ctx, challenge.id);
-    const left = counted === null ? 0 : Math.max(0, config.mfa.maxAttempts - counted);
-    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
-  }
-  const now = nowIso();
   const reached =
     kind === 'email'
       ? flow.phone_verified_at !== null && flow.phone
@@ -250,24 +156,19 @@ export async function verifyCode(ctx: AppContext, flow: Flow, code: string): Pro
         : 'email_verified'
       : 'phone_verified';
   const target = challenge.target ?? (kind === 'email' ? flow.email : flow.phone) ?? '';
-  // Spent once: of two racing checks of the right code, one closes the challenge. The right code
-  // proves the caller holds the address: only now may they hear that another account has it, and
-  // then the address stays unproven (the person chooses another; the account's creation checks again).
-  const spent = await db.transaction().execute(async (trx) => {
-    if (!(await closeChallenge(ctx, trx, challenge.id, now))) return 'closed' as const;
-    if (await contactOwner(trx, kind, target)) return 'taken' as const;
+  // The right code proves the caller holds the address: only now may they hear that another account
+  // has it, and then the address stays unproven (the person chooses another; the account's creation
+  // checks again).
+  const outcome = await verifyFlowChallenge(ctx, challenge, code, async (trx, now) => {
+    if (await contactOwner(trx, kind, target)) return 'taken';
     await trx
       .updateTable('onboarding_flows')
-      .set({
-        ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }),
-        state: reached,
-      })
+      .set({ ...(kind === 'email' ? { email_verified_at: now } : { phone_verified_at: now }), state: reached })
       .where('id', '=', flow.id)
       .execute();
-    return 'proven' as const;
+    return 'proven';
   });
-  if (spent === 'closed') throw new ApiError('challenge_closed');
-  if (spent === 'taken') throw new ApiError(unavailable(kind));
+  if (outcome === 'taken') throw new ApiError(unavailable(kind));
   return { verified: kind };
 }
 
