@@ -233,11 +233,8 @@ export const fuzzionMachine = setup({
     starting: {
       always: [
         { guard: 'hasResult', target: 'succeeded' },
-        {
-          guard: 'atSuccess',
-          target: 'starting',
-          actions: [assign({ step: 'offer' as const }), { type: 'show', params: { screen: 'offer' } }],
-        },
+        // The offer's screen starts the flow again there: nothing is read here first.
+        { guard: 'atSuccess', target: 'toOffer', actions: { type: 'show', params: { screen: 'offer' } } },
         { guard: 'hasPayload', target: 'loading' },
         { target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
       ],
@@ -499,6 +496,8 @@ export const fuzzionMachine = setup({
         },
       ],
     },
+    // On the outcome's screen with no outcome: the offer's screen is asked for, where the flow starts anew.
+    toOffer: { type: 'final' },
     // Merged, or the address taken off the other account: the success screen.
     succeeded: { type: 'final', entry: { type: 'show', params: { screen: 'success' } } },
     // The other account signs in with Microsoft only: it is proven there, not here.

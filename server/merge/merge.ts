@@ -49,6 +49,7 @@ import {
   accountsToMerge,
   clearIdentifiers,
   closeAccount,
+  firstEmailOf,
   setIdentifiers,
   setSecondFactorRules,
   type PlatformIdColumn,
@@ -96,7 +97,7 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
     // Read before the contacts move: the survivor hears of it at its primary email; the account
     // merged away at every email and phone it held, so that an owner who did not do this learns it
     // wherever they can be reached.
-    const survivorEmail = await primaryEmail(trx, survivorId);
+    const survivorEmail = await firstEmailOf(trx, survivorId);
     const notices: Array<{
       account: Account;
       kind: 'accounts_merged' | 'account_merged_away';
@@ -230,17 +231,6 @@ async function contactsOf(
     ...emails.map((e) => ({ channel: 'email' as const, to: e.value })),
     ...phones.map((p) => ({ channel: 'sms' as const, to: p.value })),
   ];
-}
-
-async function primaryEmail(trx: Transaction<Database>, userId: string): Promise<string | null> {
-  const row = await trx
-    .selectFrom('user_emails')
-    .select('value')
-    .where('user_id', '=', userId)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .executeTakeFirst();
-  return row?.value ?? null;
 }
 
 /** Platform ids and the national register number go to the survivor where it has none; a platform
