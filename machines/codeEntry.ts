@@ -1,17 +1,21 @@
 // Typing a code: the one machine behind every code a person types (spec §4 "MFA" and the code
 // screens of §2) — a sign-in's or a step-up's second factor, an enrolment's confirmation, an
 // authenticator's first code, a forgotten password's code, onboarding's email and phone. A flow
-// specialises it with `.provide()`: its `check` actor is the server call that takes the code.
+// specialises it with `.provide()`: its `check` actor is the server call that takes the code, and its
+// `send` actor the call that sends one.
 //
 // A code the server sent carries two timers from the server's answer: its expiry and the wait before
-// a new one. A code that was not sent (authenticator, recovery key, card number) has neither. A new
-// code is the flow's business (it alone knows where to send it, and whether a CAPTCHA goes along),
-// so RESEND, once the wait is over, goes up to the flow, which asks for one and starts a new entry.
+// a new one. A code that was not sent (authenticator, recovery key, card number) has neither. The flow
+// sends the first code (it alone knows where: the method chosen, the address typed) and hands the
+// entry that request (`resend`); once the wait is over, RESEND sends it again from here, with the
+// CAPTCHA's answer where the screen has one. The new code restarts the timers, and the flow hears of
+// it (CODE_SENT) to keep it for Back, Forward and a reload. A new code that could not be sent leaves
+// the one before usable, unless the failure ends the entry (`endsOn`).
 //
 // Past an account-wide ceiling of wrong codes the server asks every check for a solved CAPTCHA (the
 // answer carries `captcha: true` and its level): from then on the form shows the widget at that
 // level, and each SUBMIT carries its answer, which the check sends along (the X-Captcha header).
-import { assign, fromPromise, sendParent, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import { sanitiseCodeInput } from '../contract/rules.ts';
 import {
   captchaLevelOf,
@@ -47,7 +51,7 @@ export function sentCodeOf(answer: SentAnswer, now = Date.now()): SentCode {
   };
 }
 
-export type CodeEntryInput = {
+export type CodeEntryInput<TRequest = unknown> = {
   /** What the check sends with the code: a challenge's payload, an onboarding flow's token. */
   ticket: string;
   /** Exactly this many letters or digits make a complete code. */
@@ -58,14 +62,21 @@ export type CodeEntryInput = {
   error?: Problem | null;
   /** Failures that end the entry instead of letting the person try again (a flow that expired). */
   endsOn?: readonly ProblemCode[];
+  /** The flow's request for the code, sent again on RESEND; none for a code that is not sent again. */
+  resend?: TRequest | null;
 };
+
+/** A new code, as the flow's `send` reads the server's answer: what its check goes with now, and its timers. */
+export type NewCode = { ticket: string; sent: SentAnswer };
+/** What the entry tells its flow once a new code went out. */
+export type CodeSent = { type: 'CODE_SENT'; ticket: string; sent: SentCode };
 
 /** How an entry ends: the check's answer, or the failure that ended it (`endsOn`), with the body of
  * the server's answer when it carries more than an error (a merge offer, say). */
 export type CodeEntryOutput<TResult> =
   { result: TResult; failure: null } | { result: null; failure: Problem; body?: Record<string, unknown> };
 
-type Context<TResult> = CodeEntryInput & {
+type Context<TResult, TRequest> = CodeEntryInput<TRequest> & {
   code: string;
   remember: boolean;
   error: Problem | null;
@@ -83,15 +94,17 @@ export type CodeEntryEvent =
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
   /** Trust this device (only a sign-in's second factor offers it). */
   | { type: 'TOGGLE_REMEMBER' }
+  /** `captcha`: the widget's answer, where the screen asks for one with a new code. */
   | { type: 'RESEND'; captcha?: CaptchaAnswer };
 
-/** The code-entry machine of a flow whose check answers `TResult`; the flow reads it from the output. */
-export const codeEntryMachineOf = <TResult>() =>
+/** The code-entry machine of a flow whose check answers `TResult` and whose code is sent by `TRequest`;
+ * the flow reads the check's answer from the output. */
+export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
   setup({
     types: {
-      context: {} as Context<TResult>,
-      input: {} as CodeEntryInput,
-      events: {} as CodeEntryEvent,
+      context: {} as Context<TResult, TRequest>,
+      input: {} as CodeEntryInput<TRequest>,
+      events: {} as CodeEntryEvent | DoneActorEvent<NewCode, 'send'>,
       output: {} as CodeEntryOutput<TResult>,
     },
     actors: {
@@ -100,10 +113,22 @@ export const codeEntryMachineOf = <TResult>() =>
           throw new Error('check is provided by the flow');
         },
       ),
+      send: fromPromise<NewCode, { request: TRequest; captcha: string | null }>(async () => {
+        throw new Error('send is provided by the flow');
+      }),
     },
     actions: {
-      /** The RESEND, with what came with it, goes up to the flow that started this entry. */
-      askForNewCode: sendParent(({ event }) => event),
+      /** The new code replaces the old one: its ticket and timers, and an empty field. */
+      takeNewCode: assign(({ event }) => {
+        assertEvent(event, 'xstate.done.actor.send');
+        return { ticket: event.output.ticket, sent: sentCodeOf(event.output.sent), code: '', error: null };
+      }),
+      /** The flow keeps the new code (Back, Forward and a reload come back to it). */
+      tellFlow: sendParent(({ context }): CodeSent => ({
+        type: 'CODE_SENT',
+        ticket: context.ticket,
+        sent: context.sent!,
+      })),
     },
     delays: {
       expiry: ({ context }) => Math.max(0, (context.sent?.expiresAt ?? 0) - Date.now()),
@@ -115,7 +140,8 @@ export const codeEntryMachineOf = <TResult>() =>
       captchaRefused: ({ context, event }) =>
         context.code.length === context.length && context.captchaLevel !== null && captchaRefused({ event }),
       sent: ({ context }) => context.sent !== null,
-      resendable: ({ context }) => context.sent?.resendAt != null,
+      resendable: ({ context }) => context.resend != null && context.sent?.resendAt != null,
+      resendCaptchaRefused: captchaRefused,
       ending: ({ context, event }) => (context.endsOn ?? []).includes(problemOf(event).code),
     },
   }).createMachine({
@@ -196,13 +222,41 @@ export const codeEntryMachineOf = <TResult>() =>
               untimed: {},
             },
           },
-          // The wait before a new code may be asked for, then the flow's.
+          // The wait before a new code may be asked for, then the flow's request sent again.
           resend: {
             initial: 'deciding',
             states: {
               deciding: { always: [{ guard: 'resendable', target: 'cooling' }, { target: 'unavailable' }] },
               cooling: { after: { resendCooldown: 'ready' } },
-              ready: { on: { RESEND: { actions: 'askForNewCode' } } },
+              ready: {
+                on: {
+                  RESEND: [
+                    { guard: 'resendCaptchaRefused', actions: assign({ error: captchaProblem }) },
+                    { target: 'sending', actions: assign({ error: null }) },
+                  ],
+                },
+              },
+              sending: {
+                invoke: {
+                  id: 'send',
+                  src: 'send',
+                  input: ({ context, event }) => ({ request: context.resend!, captcha: captchaToken({ event }) }),
+                  // A new entry, in place: the field empties and both timers start again.
+                  onDone: { target: '#codeEntry.entering', reenter: true, actions: ['takeNewCode', 'tellFlow'] },
+                  onError: [
+                    {
+                      guard: 'ending',
+                      target: '#codeEntry.ended',
+                      actions: assign({
+                        error: ({ event }) => problemOf(event),
+                        endedWith: ({ event }) => failureBodyOf(event),
+                      }),
+                    },
+                    // A new code that could not be sent leaves the one before usable.
+                    { target: 'ready', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                  ],
+                },
+              },
               unavailable: {},
             },
           },

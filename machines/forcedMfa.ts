@@ -10,7 +10,7 @@
 // for a method added from Security (see `mergeOffered`).
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { SENT_CODE_LENGTH } from '../contract/rules.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { mergeOfferOf, problemOf, type Problem } from './failures.ts';
 
 export type EnrolmentKind = 'sms' | 'call' | 'whatsapp' | 'email';
@@ -57,7 +57,8 @@ const choosesFreely = (context: Context) => (context.customer && !context.forced
 const screenOf = (kind: EnrolmentKind | null): EnrolmentScreen => (kind === 'email' ? 'email' : 'phone');
 
 /** The request for a code, first or again, to the destination typed. */
-const activationRequest = ({ context }: { context: Context }) => ({
+export type ActivationRequest = { kind: EnrolmentKind; target: string };
+const activationRequest = ({ context }: { context: Context }): ActivationRequest => ({
   kind: context.kind!,
   target: context.target.trim(),
 });
@@ -75,25 +76,25 @@ export const forcedMfaMachine = setup({
       | { type: 'SUBMIT' }
       | { type: 'BACK' }
       | { type: 'CONTINUE' }
-      /** From the code entry, once its wait is over. */
-      | { type: 'RESEND' }
+      /** From the code entry, once it sent a new code. */
+      | CodeSent
       /** The location moved to one of the flow's steps (Back, Forward). */
       | { type: 'ROUTE'; step: EnrolmentScreen }
       /** The ends of the calls whose answers the guards and actions read. */
-      | DoneActorEvent<ActivationStart, 'startActivation' | 'resendActivation'>
+      | DoneActorEvent<ActivationStart, 'startActivation'>
       | DoneActorEvent<CodeEntryOutput<unknown>, 'codeEntry'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
     /** The kinds of second factor the account has (an SMS one means the email comes next). */
     methodKinds: fromPromise<string[]>(async () => []),
-    startActivation: fromPromise<ActivationStart, { kind: EnrolmentKind; target: string }>(async () => {
+    startActivation: fromPromise<ActivationStart, ActivationRequest>(async () => {
       throw new Error('startActivation is provided by the app');
     }),
     /** "Not now": the server does not offer it again for a while. */
     remindLater: fromPromise<void>(async () => {}),
     /** The code that proves the destination; its check turns the method on. */
-    codeEntry: codeEntryMachineOf<unknown>(),
+    codeEntry: codeEntryMachineOf<unknown, ActivationRequest>(),
   },
   actions: {
     show: (_, _params: { screen: EnrolmentScreen }) => {},
@@ -101,7 +102,8 @@ export const forcedMfaMachine = setup({
     offerMerge: (_, _params: { payload: string }) => {},
     /** A code went out: its payload and its timers, from the server's answer. */
     takeChallenge: assign(({ event }) => {
-      assertEvent(event, ['xstate.done.actor.startActivation', 'xstate.done.actor.resendActivation']);
+      assertEvent(event, ['xstate.done.actor.startActivation', 'CODE_SENT']);
+      if (event.type === 'CODE_SENT') return { challenge: { payload: event.ticket, sent: event.sent }, error: null };
       // Only once `nothingToDo` said a code went out.
       const answer = event.output!;
       return { challenge: { payload: answer.payload, sent: sentCodeOf(answer.data) }, error: null };
@@ -126,9 +128,7 @@ export const forcedMfaMachine = setup({
     /** Forward to the code still held. */
     routeToCode: ({ context, event }) =>
       event.type === 'ROUTE' && event.step === 'confirmation' && context.challenge !== null,
-    nothingToDo: ({ event }) =>
-      (event.type === 'xstate.done.actor.startActivation' || event.type === 'xstate.done.actor.resendActivation') &&
-      event.output === null,
+    nothingToDo: ({ event }) => event.type === 'xstate.done.actor.startActivation' && event.output === null,
     /** The code's check turned the method on. */
     activated: ({ event }) => event.type === 'xstate.done.actor.codeEntry' && event.output.failure === null,
     /** The code came back and the destination is another account's: the answer carries the offer.
@@ -256,22 +256,6 @@ export const forcedMfaMachine = setup({
         ],
       },
     },
-    resending: {
-      invoke: {
-        id: 'resendActivation',
-        src: 'startActivation',
-        input: activationRequest,
-        onDone: [
-          { guard: 'nothingToDo', target: 'success' },
-          {
-            target: 'confirmation',
-            actions: 'takeChallenge',
-          },
-        ],
-        // A new code that could not be sent leaves the one before usable.
-        onError: { target: 'confirmation', actions: assign({ error: ({ event }) => problemOf(event) }) },
-      },
-    },
     confirmation: {
       entry: { type: 'show', params: { screen: 'confirmation' } },
       invoke: {
@@ -283,6 +267,7 @@ export const forcedMfaMachine = setup({
           sent: context.challenge!.sent,
           error: context.error,
           endsOn: CODE_ENDS,
+          resend: activationRequest({ context }),
         }),
         onDone: [
           { guard: 'activated', target: 'success' },
@@ -299,7 +284,8 @@ export const forcedMfaMachine = setup({
         ],
       },
       on: {
-        RESEND: { target: 'resending', actions: assign({ error: null }) },
+        // The code entry sent a new one: Back and Forward come back to it.
+        CODE_SENT: { actions: 'takeChallenge' },
         BACK: { target: 'destination', actions: assign({ error: null }) },
         // Back to the destination keeps the code sent: Forward comes back to it.
         ROUTE: [

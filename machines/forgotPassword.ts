@@ -10,7 +10,14 @@ import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xs
 import type { PasswordPolicy } from '../contract/password.ts';
 import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, type CaptchaAnswer } from './captchaAnswer.ts';
-import { codeEntryMachineOf, sentCodeOf, type SentAnswer, type SentCode } from './codeEntry.ts';
+import {
+  codeEntryMachineOf,
+  sentCodeOf,
+  type CodeSent,
+  type NewCode,
+  type SentAnswer,
+  type SentCode,
+} from './codeEntry.ts';
 import { problemOf, type Problem } from './failures.ts';
 import { newPasswordMachine } from './newPassword.ts';
 
@@ -18,6 +25,14 @@ export type ForgotMode = 'email' | 'phone';
 export type ForgotScreen = 'email' | 'phone' | 'sent' | 'reset' | 'confirmed';
 /** The server's answer: where the code went (masked), how, the payload its check goes with, and its timers. */
 type Sent = SentAnswer & { recipient: string[]; technology: string; payload: string };
+/** A code's request: to whom, and by which channel for a phone. */
+export type CodeRequest = { username: string; channel: 'sms' | 'call' | 'whatsapp' | null };
+
+/** The code the server says it sent, as the code entry takes it: its ticket and timers, to the recipients. */
+export const newCodeOf = (sent: Sent): NewCode => ({
+  ticket: sent.payload,
+  sent: { ...sent, target: sent.recipient.join(', ') },
+});
 
 /** What a reload needs to resume: the request, the code's answer and timers, and the ticket once bought. */
 export type ResetMemory = {
@@ -50,11 +65,12 @@ type ForgotEvent =
   | { type: 'CHANGE'; field: 'username'; value: string }
   | { type: 'SET_CHANNEL'; channel: 'sms' | 'call' | 'whatsapp' }
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
-  | { type: 'RESEND'; captcha?: CaptchaAnswer }
+  /** From the code entry, once it sent a new code. */
+  | CodeSent
   | { type: 'CONTINUE' }
   /** The ends of the calls whose answers the guards and actions read. */
   | DoneActorEvent<ResetMemory | null, 'recall'>
-  | DoneActorEvent<Sent, 'requestCode' | 'resendCode'>;
+  | DoneActorEvent<Sent, 'requestCode'>;
 
 /** The request's steps: by email or by phone. */
 const isRequest = (step: ForgotScreen): step is ForgotMode => step === 'email' || step === 'phone';
@@ -70,11 +86,12 @@ const memoryOf = (context: Context): ResetMemory => ({
   ticket: context.ticket,
 });
 /** The request for a code, first or again, as the form holds it. */
-const requestOf = ({ context }: { context: Context }) => ({
+const codeRequestOf = ({ context }: { context: Context }): CodeRequest => ({
   username: context.username.trim(),
   channel: context.mode === 'phone' ? context.channel : null,
-  captcha: context.captcha,
 });
+/** The first request carries the form's CAPTCHA answer; a new one, the code screen's. */
+const requestOf = ({ context }: { context: Context }) => ({ ...codeRequestOf({ context }), captcha: context.captcha });
 /** The request's screen, by email or by phone. */
 const showRequest = {
   type: 'show',
@@ -94,14 +111,11 @@ export const forgotPasswordMachine = setup({
   actors: {
     /** What this tab kept of the flow, if anything. */
     recall: fromPromise<ResetMemory | null>(async () => null),
-    requestCode: fromPromise<
-      Sent,
-      { username: string; channel: 'sms' | 'call' | 'whatsapp' | null; captcha: string | null }
-    >(async () => {
+    requestCode: fromPromise<Sent, CodeRequest & { captcha: string | null }>(async () => {
       throw new Error('requestCode is provided by the app');
     }),
     /** The code's check answers the ticket that lets a new password be chosen. */
-    codeEntry: codeEntryMachineOf<{ payload: string }>(),
+    codeEntry: codeEntryMachineOf<{ payload: string }, CodeRequest>(),
     newPassword: newPasswordMachine,
   },
   actions: {
@@ -117,10 +131,13 @@ export const forgotPasswordMachine = setup({
       // Only after `routeToRequest`: the step is the request's, by email or by phone.
       return !isRequest(mode) || mode === context.mode ? {} : { mode, username: '', error: null };
     }),
-    takeSent: assign(({ event }) => {
-      assertEvent(event, ['xstate.done.actor.requestCode', 'xstate.done.actor.resendCode']);
+    takeSent: assign(({ context, event }) => {
+      assertEvent(event, ['xstate.done.actor.requestCode', 'CODE_SENT']);
+      // A new code went to the same recipients: its ticket and timers replace the first one's.
+      if (event.type === 'CODE_SENT')
+        return { sent: { ...context.sent!, payload: event.ticket }, timers: event.sent, error: null };
       const sent = event.output;
-      return { sent, timers: sentCodeOf({ ...sent, target: sent.recipient.join(', ') }), ticket: null, error: null };
+      return { sent, timers: sentCodeOf(newCodeOf(sent).sent), ticket: null, error: null };
     }),
     takeMemory: assign(({ event }) => {
       const { mode, username, channel, sent, timers, ticket } = recalled(event)!;
@@ -211,16 +228,6 @@ export const forgotPasswordMachine = setup({
         onError: { target: 'asking', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
-    resending: {
-      invoke: {
-        id: 'resendCode',
-        src: 'requestCode',
-        input: requestOf,
-        onDone: { target: 'sent', actions: ['takeSent', keepMemory] },
-        // A failed resend keeps the code already sent usable.
-        onError: { target: 'sent', actions: assign({ error: ({ event }) => problemOf(event) }) },
-      },
-    },
     sent: {
       entry: { type: 'show', params: { screen: 'sent' } },
       invoke: {
@@ -231,6 +238,7 @@ export const forgotPasswordMachine = setup({
           length: SENT_CODE_LENGTH,
           sent: context.timers,
           error: context.error,
+          resend: codeRequestOf({ context }),
         }),
         onDone: {
           target: 'resetting',
@@ -238,11 +246,8 @@ export const forgotPasswordMachine = setup({
         },
       },
       on: {
-        // From the code entry once its wait is over, with the CAPTCHA's answer the screen took.
-        RESEND: [
-          { guard: 'captchaRefused', target: 'sent', reenter: true, actions: assign({ error: captchaProblem }) },
-          { target: 'resending', actions: assign({ captcha: captchaToken, error: null }) },
-        ],
+        // The code entry sent a new one (with the CAPTCHA's answer the screen took): a reload comes back to it.
+        CODE_SENT: { actions: ['takeSent', keepMemory] },
         ROUTE: [
           { guard: 'routeToRequest', target: 'asking', actions: 'takeMode' },
           { actions: { type: 'show', params: { screen: 'sent' } } },

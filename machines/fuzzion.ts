@@ -26,7 +26,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 import { CODED } from './mfaCode.ts';
 
@@ -49,6 +49,11 @@ export type FuzzionInput = { step: 'offer' | 'success' };
 export type FuzzionTicket = { payload: string; intent: FuzzionIntent; challenge: string };
 export const fuzzionTicket = (ticket: FuzzionTicket) => JSON.stringify(ticket);
 export const readFuzzionTicket = (ticket: string) => JSON.parse(ticket) as FuzzionTicket;
+
+/** The start of a method (POST /mfa/fuzzion), first or again. */
+export type MethodRequest = { payload: string; mfaId: number; channel?: FuzzionChannel };
+/** What the code entry sends again: the method's start, and the choice its new ticket carries. */
+export type FuzzionResend = { method: MethodRequest; intent: FuzzionIntent };
 
 /** A phone method's code goes by SMS, a call or WhatsApp, as the sign-in's chooser offers. */
 export type FuzzionChannel = 'sms' | 'call' | 'whatsapp';
@@ -86,14 +91,14 @@ export type FuzzionEvent =
   | { type: 'TYPE_PASSWORD'; value: string }
   /** The password typed; `captcha`: the widget's answer, once the server wants one. */
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
-  /** A new code for the method chosen, once its wait is over (from the code entry or its screen). */
-  | { type: 'RESEND' };
+  /** From the code entry, once it sent a new code for the method chosen. */
+  | CodeSent;
 
 /** The ends of the calls whose answers the guards and actions read. */
 type FuzzionDoneEvent =
   | DoneActorEvent<FuzzionMemory, 'recall'>
   | DoneActorEvent<FuzzionOffer, 'readOffer'>
-  | DoneActorEvent<FuzzionSendAnswer, 'startMethod' | 'resendMethod'>
+  | DoneActorEvent<FuzzionSendAnswer, 'startMethod'>
   | DoneActorEvent<CodeEntryOutput<FuzzionAnswer>, 'fuzzionCode'>;
 type FuzzionFlowEvent = FuzzionEvent | FuzzionDoneEvent;
 
@@ -115,7 +120,7 @@ function failureOf(ended: CodeEntryOutput<unknown>): Problem {
 }
 
 /** The request that starts (or starts again) the method chosen. */
-const methodRequest = ({ context }: { context: Context }) => ({
+const methodRequest = ({ context }: { context: Context }): MethodRequest => ({
   payload: context.payload!,
   mfaId: context.selected!.id,
   ...(context.channel ? { channel: context.channel } : {}),
@@ -134,11 +139,9 @@ export const fuzzionMachine = setup({
       throw new Error('readOffer is provided by the app');
     }),
     /** POST /mfa/fuzzion: a code to the method's own destination, or the challenge of one at hand. */
-    startMethod: fromPromise<FuzzionSendAnswer, { payload: string; mfaId: number; channel?: FuzzionChannel }>(
-      async () => {
-        throw new Error('startMethod is provided by the app');
-      },
-    ),
+    startMethod: fromPromise<FuzzionSendAnswer, MethodRequest>(async () => {
+      throw new Error('startMethod is provided by the app');
+    }),
     proveByPassword: fromPromise<
       FuzzionAnswer,
       { payload: string; intent: FuzzionIntent; password: string; captcha: string | null }
@@ -150,7 +153,7 @@ export const fuzzionMachine = setup({
       throw new Error('finish is provided by the app');
     }),
     // Its check sends the answer with the offer and the intent (the app provides it).
-    fuzzionCode: codeEntryMachineOf<FuzzionAnswer>(),
+    fuzzionCode: codeEntryMachineOf<FuzzionAnswer, FuzzionResend>(),
   },
   actions: {
     /** The app keeps a finished outcome for Back and reload. */
@@ -159,7 +162,9 @@ export const fuzzionMachine = setup({
     show: (_, _params: { screen: FuzzionInput['step'] }) => {},
     /** The challenge a method's start answered: timed only for a code Tessera sent. */
     takeChallenge: assign(({ context, event }) => {
-      assertEvent(event, ['xstate.done.actor.startMethod', 'xstate.done.actor.resendMethod']);
+      assertEvent(event, ['xstate.done.actor.startMethod', 'CODE_SENT']);
+      if (event.type === 'CODE_SENT')
+        return { challenge: { payload: readFuzzionTicket(event.ticket).challenge, sent: event.sent }, error: null };
       const answer = event.output;
       return {
         challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
@@ -186,8 +191,6 @@ export const fuzzionMachine = setup({
     /** A password typed, but the puzzle the server wants is not solved (yet). */
     passwordCaptchaRefused: ({ context, event }) =>
       context.password.length > 0 && context.captchaLevel !== null && captchaRefused({ event }),
-    /** A code Tessera sent can be sent again; an answer at hand cannot. */
-    resendable: ({ context }) => context.selected !== null && CODED.has(context.selected.method),
     failedWith: ({ event }, { codes }: { codes: readonly ProblemCode[] }) => {
       const code = failureCodeOf(event);
       return code !== null && codes.includes(code);
@@ -374,6 +377,10 @@ export const fuzzionMachine = setup({
               sent: context.challenge!.sent,
               error: context.error,
               endsOn: ['challenge_closed', 'code_expired', 'merge_sso_only', ...FINAL_FAILURES],
+              // A code Tessera sent can be sent again; an answer at hand cannot.
+              resend: CODED.has(context.selected!.method)
+                ? { method: methodRequest({ context }), intent: context.intent }
+                : null,
             }),
             onDone: [
               {
@@ -399,27 +406,8 @@ export const fuzzionMachine = setup({
             ],
           },
           on: {
-            RESEND: { guard: 'resendable', target: 'resending', actions: assign({ error: null }) },
+            CODE_SENT: { actions: 'takeChallenge' },
             BACK: { target: 'choosing', actions: assign({ challenge: null, error: null }) },
-          },
-        },
-        resending: {
-          tags: ['busy'],
-          invoke: {
-            id: 'resendMethod',
-            src: 'startMethod',
-            input: methodRequest,
-            onDone: { target: 'entering', actions: 'takeChallenge' },
-            onError: [
-              { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
-              {
-                guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
-                target: '#fuzzion.failed',
-                actions: assign({ error: ({ event }) => problemOf(event) }),
-              },
-              // A new code that could not be sent leaves the one before usable.
-              { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
-            ],
           },
         },
         password: {

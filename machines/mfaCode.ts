@@ -5,7 +5,8 @@
 // wants a solved puzzle with it (the refusal names its level): from then on the form shows the
 // widget at that level and each CONFIRM_PASSWORD carries its answer, which the call sends in the
 // X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
-// `confirmPassword` actors and the code entry's `check`; screens change through the `show` action.
+// `confirmPassword` actors and the code entry's `check` and `send` (the same request again); screens
+// change through the `show` action.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
@@ -17,7 +18,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { codeEntryMachineOf, sentCodeOf, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
@@ -61,8 +62,8 @@ type Context = {
 
 export type MfaCodeEvent =
   | { type: 'SELECT'; id: number; channel?: Channel }
-  /** From the code entry, once its resend wait is over. */
-  | { type: 'RESEND' }
+  /** From the code entry, once it sent a new code. */
+  | CodeSent
   /** The location moved to one of the flow's steps (Back, Forward). */
   | { type: 'ROUTE'; step: 'methods' | 'code' }
   | { type: 'CHANGE_METHOD' }
@@ -72,9 +73,7 @@ export type MfaCodeEvent =
 
 /** The ends of the calls whose answers the flow's guards and actions read. */
 type MfaCodeDoneEvent =
-  | DoneActorEvent<MfaMemory | null, 'recall'>
-  | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>
-  | DoneActorEvent<MfaChallengeAnswer, 'resendChallenge'>;
+  DoneActorEvent<MfaMemory | null, 'recall'> | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>;
 
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
@@ -85,7 +84,8 @@ export const CODED: ReadonlySet<MfaMethodSummary['method']> = new Set(['email', 
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
 
 /** The request for a code, first or again, for the method chosen. */
-const challengeRequest = ({ context }: { context: Context }) => ({
+export type ChallengeRequest = { mfaId: number; loginPayload: string | null; channel: Channel | null };
+const challengeRequest = ({ context }: { context: Context }): ChallengeRequest => ({
   mfaId: context.selected!.id,
   loginPayload: context.loginPayload,
   channel: context.channel,
@@ -111,13 +111,10 @@ export const mfaCodeMachine = setup({
   actors: {
     /** What this tab kept of the flow, if anything. */
     recall: fromPromise<MfaMemory | null>(async () => null),
-    startChallenge: fromPromise<
-      MfaChallengeAnswer,
-      { mfaId: number; loginPayload: string | null; channel: Channel | null }
-    >(async () => {
+    startChallenge: fromPromise<MfaChallengeAnswer, ChallengeRequest>(async () => {
       throw new Error('startChallenge is provided by the app');
     }),
-    codeEntry: codeEntryMachineOf<MfaVerified>(),
+    codeEntry: codeEntryMachineOf<MfaVerified, ChallengeRequest>(),
     confirmPassword: fromPromise<void, { password: string; captcha: string | null }>(async () => {
       throw new Error('confirmPassword is provided by the app');
     }),
@@ -127,12 +124,15 @@ export const mfaCodeMachine = setup({
     /** Keeps what a reload needs (a step-up's needs nothing: its sensitive screen asks again). */
     keep: (_, _params: MfaMemory) => {},
     takeChallenge: assign(({ context, event }) => {
-      assertEvent(event, ['xstate.done.actor.startChallenge', 'xstate.done.actor.resendChallenge']);
-      const answer = event.output;
-      return {
-        challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
-        error: null,
-      };
+      assertEvent(event, ['xstate.done.actor.startChallenge', 'CODE_SENT']);
+      const challenge =
+        event.type === 'CODE_SENT'
+          ? { payload: event.ticket, sent: event.sent }
+          : {
+              payload: event.output.payload,
+              sent: CODED.has(context.selected!.method) ? sentCodeOf(event.output) : null,
+            };
+      return { challenge, error: null };
     }),
   },
   guards: {
@@ -262,16 +262,6 @@ export const mfaCodeMachine = setup({
         onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
-    resending: {
-      invoke: {
-        id: 'resendChallenge',
-        src: 'startChallenge',
-        input: challengeRequest,
-        onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
-        // A new code that could not be sent leaves the one before usable.
-        onError: { target: 'entering', actions: assign({ error: ({ event }) => problemOf(event) }) },
-      },
-    },
     entering: {
       entry: { type: 'show', params: { screen: 'code' } },
       invoke: {
@@ -282,6 +272,7 @@ export const mfaCodeMachine = setup({
           length: CODE_LENGTH[context.selected!.method],
           sent: context.challenge!.sent,
           error: context.error,
+          resend: CODED.has(context.selected!.method) ? challengeRequest({ context }) : null,
         }),
         onDone: {
           target: 'done',
@@ -297,8 +288,8 @@ export const mfaCodeMachine = setup({
       },
       on: {
         CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ error: null }) },
-        // The code entry sends it only for a code that was sent, once its wait is over.
-        RESEND: { target: 'resending', actions: assign({ error: null }) },
+        // The code entry sent a new one: Back, Forward and a reload come back to it.
+        CODE_SENT: { actions: ['takeChallenge', keepChallenge] },
         // Back to the methods keeps the code sent: Forward comes back to it.
         ROUTE: [
           { guard: 'routeToMethods', target: 'choosing', actions: assign({ error: null }) },

@@ -33,7 +33,7 @@ import {
   type CaptchaAnswer,
   type CaptchaLevel,
 } from './captchaAnswer.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
 import { pathOf, stepOf } from './routes.ts';
@@ -157,7 +157,8 @@ export type OnboardingEvent =
   | { type: 'TOGGLE'; consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners' }
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
   /** From the code entry, once its wait is over. */
-  | { type: 'RESEND' }
+  /** From the code entry, once it sent a new code. */
+  | CodeSent
   | { type: 'CONTINUE' }
   | { type: 'BACK' };
 
@@ -165,7 +166,7 @@ export type OnboardingEvent =
 type OnboardingDoneEvent =
   | DoneActorEvent<OnboardingRecalled | null, 'recall'>
   | DoneActorEvent<OnboardingStarted, 'startWithCard' | 'startWithInvitation'>
-  | DoneActorEvent<OnboardingCodeSent, 'sendEmailCode' | 'sendPhoneCode' | 'resendEmailCode' | 'resendPhoneCode'>
+  | DoneActorEvent<OnboardingCodeSent, 'sendEmailCode' | 'sendPhoneCode'>
   | DoneActorEvent<CodeEntryOutput<CodeVerified>, 'codeEntry'>;
 /** What the email or phone step's code check answers. */
 type CodeVerified = { verified: 'email' | 'phone' };
@@ -330,14 +331,14 @@ const onboardingSetup = setup({
         throw new Error('saveProfile is provided by the app');
       },
     ),
-    sendEmailCode: fromPromise<OnboardingCodeSent, { flow: string; email: string }>(async () => {
+    sendEmailCode: fromPromise<OnboardingCodeSent, EmailCodeRequest>(async () => {
       throw new Error('sendEmailCode is provided by the app');
     }),
-    sendPhoneCode: fromPromise<OnboardingCodeSent, { flow: string; phone: string; channel: Channel }>(async () => {
+    sendPhoneCode: fromPromise<OnboardingCodeSent, PhoneCodeRequest>(async () => {
       throw new Error('sendPhoneCode is provided by the app');
     }),
     /** The email or phone step's code, checked with the flow's token. */
-    codeEntry: codeEntryMachineOf<CodeVerified>(),
+    codeEntry: codeEntryMachineOf<CodeVerified, CodeRequest>(),
     /** The password step: the new-password machine, whose call creates the account. */
     newPassword: newPasswordMachineOf<OnboardingDone>(),
   },
@@ -381,14 +382,8 @@ const onboardingSetup = setup({
     showFailure: assign({ error: ({ event }) => problemOf(event) }),
     /** A code went out: the challenge the code screen times, from the server's answer. */
     challenge: assign(({ event }, params: { kind: 'email' | 'phone' }) => {
-      assertEvent(event, [
-        'xstate.done.actor.sendEmailCode',
-        'xstate.done.actor.sendPhoneCode',
-        'xstate.done.actor.resendEmailCode',
-        'xstate.done.actor.resendPhoneCode',
-      ]);
-      const sent = event.output;
-      return { challenge: { kind: params.kind, sent: sentCodeOf(sent) }, error: null };
+      assertEvent(event, ['xstate.done.actor.sendEmailCode', 'xstate.done.actor.sendPhoneCode']);
+      return { challenge: { kind: params.kind, sent: sentCodeOf(event.output) }, error: null };
     }),
   },
   guards: {
@@ -442,6 +437,21 @@ const enter = (step: OnboardingStep) => [onboardingSetup.assign({ step }), { typ
 /** Forgets what the tab kept: the flow is over, or starts over. */
 const forget = { type: 'keep', params: null } as const;
 /** Keeps the flow's token (and a phone code's channel) for a reload. */
+/** The requests for a code to the address or the number typed, first or again. */
+export type EmailCodeRequest = { flow: string; email: string };
+export type PhoneCodeRequest = { flow: string; phone: string; channel: Channel };
+export type CodeRequest = ({ kind: 'email' } & EmailCodeRequest) | ({ kind: 'phone' } & PhoneCodeRequest);
+const emailCodeRequest = (context: Context): EmailCodeRequest => ({ flow: context.flow!, email: context.email.trim() });
+const phoneCodeRequest = (context: Context): PhoneCodeRequest => ({
+  flow: context.flow!,
+  phone: context.phone.trim(),
+  channel: context.channel,
+});
+const codeRequestOf = (context: Context): CodeRequest =>
+  context.challenge?.kind === 'email'
+    ? { kind: 'email', ...emailCodeRequest(context) }
+    : { kind: 'phone', ...phoneCodeRequest(context) };
+
 const keepMemory = {
   type: 'keep',
   params: ({ context }: { context: Context }) => ({ flow: context.flow!, channel: context.channel }),
@@ -695,7 +705,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'sendEmailCode',
             src: 'sendEmailCode',
-            input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
+            input: ({ context }) => emailCodeRequest(context),
             onDone: [
               // "Continue with the current email": it is proven already.
               {
@@ -730,6 +740,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
               sent: context.challenge!.sent,
               error: context.error,
               endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'],
+              resend: codeRequestOf(context),
             }),
             onDone: [
               // The code was right but the address is another account's ("invalid or already used"):
@@ -761,25 +772,11 @@ export const onboardingMachine = onboardingSetup.createMachine({
               },
             ],
           },
-          on: { RESEND: [{ guard: 'codeForEmail', target: 'sendingEmail' }, { target: 'sendingPhone' }] },
-        },
-        // A new code replaces the old one: a new entry with its own timers.
-        sendingEmail: {
-          invoke: {
-            id: 'resendEmailCode',
-            src: 'sendEmailCode',
-            input: ({ context }) => ({ flow: context.flow!, email: context.email.trim() }),
-            onDone: { target: 'entering', actions: { type: 'challenge', params: { kind: 'email' } } },
-            onError: failed('entering'),
-          },
-        },
-        sendingPhone: {
-          invoke: {
-            id: 'resendPhoneCode',
-            src: 'sendPhoneCode',
-            input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
-            onDone: { target: 'entering', actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory] },
-            onError: failed('entering'),
+          // The code entry sent a new one: its timers replace the first one's.
+          on: {
+            CODE_SENT: {
+              actions: assign(({ context, event }) => ({ challenge: { ...context.challenge!, sent: event.sent } })),
+            },
           },
         },
       },
@@ -807,7 +804,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
           invoke: {
             id: 'sendPhoneCode',
             src: 'sendPhoneCode',
-            input: ({ context }) => ({ flow: context.flow!, phone: context.phone.trim(), channel: context.channel }),
+            input: ({ context }) => phoneCodeRequest(context),
             onDone: [
               {
                 guard: 'alreadyProven',

@@ -15,7 +15,7 @@ import type { Locale } from '../contract/constants.ts';
 import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type SentCode } from './codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, mergeOfferOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import type { StepOf } from './routes.ts';
 
@@ -127,7 +127,8 @@ const profileSetup = setup({
       | { type: 'CHANGE_NEW'; value: string }
       | { type: 'SET_CHANNEL'; channel: PhoneChannel }
       | { type: 'SEND_CODE' }
-      | { type: 'RESEND' }
+      /** From the code entry, once it sent a new code. */
+      | CodeSent
       | { type: 'BACK' }
       | { type: 'DELETE_CONTACT'; contact: ContactRef }
       | { type: 'MAKE_PRIMARY'; contact: ContactRef }
@@ -154,7 +155,7 @@ const profileSetup = setup({
     startContact: fromPromise<AddContactAnswer, NewContact>(async () => {
       throw new Error('startContact is provided by the app');
     }),
-    contactCode: codeEntryMachineOf<UserProfile>(),
+    contactCode: codeEntryMachineOf<UserProfile, NewContact>(),
     deleteContact: fromPromise<UserProfile, ContactRef>(async () => {
       throw new Error('deleteContact is provided by the app');
     }),
@@ -472,7 +473,11 @@ export const profileMachine = profileSetup.createMachine({
               },
             },
             code: {
-              on: { RESEND: { target: 'sending' } },
+              on: {
+                CODE_SENT: {
+                  actions: assign({ challenge: ({ event }) => ({ payload: event.ticket, sent: event.sent }) }),
+                },
+              },
               invoke: {
                 id: 'contactCode',
                 src: 'contactCode',
@@ -481,6 +486,7 @@ export const profileMachine = profileSetup.createMachine({
                   length: SENT_CODE_LENGTH,
                   sent: context.challenge!.sent,
                   endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'],
+                  resend: context.newContact,
                 }),
                 onDone: [
                   {

@@ -12,13 +12,16 @@ export const sentAt = (now: number): SentCode => ({
 });
 
 export const codeEntryModel: Model = {
-  // Alone, the entry has no flow above it to ask for a new code.
-  machine: codeEntryMachine.provide({ actions: { askForNewCode: () => {} } }),
+  // Alone, the entry has no flow above it to tell of a new code.
+  machine: codeEntryMachine.provide({ actions: { tellFlow: () => {} } }),
   starts: [
-    { name: 'a sent code', input: { ticket: 'p', length: 8, sent: sentAt(AHEAD), endsOn: ['onboarding_expired'] } },
+    {
+      name: 'a sent code',
+      input: { ticket: 'p', length: 8, sent: sentAt(AHEAD), endsOn: ['onboarding_expired'], resend: { to: 'm' } },
+    },
     {
       name: 'a code that cannot be sent again',
-      input: { ticket: 'p', length: 8, sent: { ...sentAt(AHEAD), resendAt: null } },
+      input: { ticket: 'p', length: 8, sent: { ...sentAt(AHEAD), resendAt: null }, resend: { to: 'm' } },
     },
     { name: 'a code nobody sent', input: { ticket: 'p', length: 6, sent: null } },
   ],
@@ -30,6 +33,10 @@ export const codeEntryModel: Model = {
       { type: 'TOGGLE_REMEMBER' },
       { type: 'SUBMIT' },
       { type: 'RESEND' },
+      { type: 'RESEND', captcha: { error: { code: 'captcha_not_loaded' } } },
+      { type: 'xstate.done.actor.send', output: { ticket: 'q', sent: { expires_in: 900, resend_in: 45 } } },
+      { type: 'xstate.error.actor.send', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
+      { type: 'xstate.error.actor.send', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
       // Once the server wants a puzzle with each code: a submit with its answer, and one without.
       { type: 'SUBMIT', captcha: { token: 'solved' } },
       { type: 'SUBMIT', captcha: { error: { code: 'captcha_not_loaded' } } },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryInput } from '../machines/codeEntry.ts';
+import { codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type NewCode } from '../machines/codeEntry.ts';
 import { report, walkAll } from './coverage.ts';
 import { codeEntryModel, sentAt } from './codeEntry.model.ts';
 import { settle } from './events.ts';
@@ -19,12 +19,18 @@ describe('code-entry machine: behaviour', () => {
   function start(
     input: Partial<CodeEntryInput> & {
       check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown>;
+      sendCode?: (input: { request: unknown; captcha: string | null }) => Promise<NewCode>;
     },
   ) {
     const clock = new SimulatedClock();
     const toParent: unknown[] = [];
     const entry = codeEntryMachineOf<unknown>().provide({
-      actors: { check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)) },
+      actors: {
+        check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)),
+        send: fromPromise(({ input: i }) =>
+          (input.sendCode ?? (async () => ({ ticket: 'new', sent: { expires_in: 900, resend_in: 45 } })))(i),
+        ),
+      },
     });
     const parent = createMachine({
       invoke: {
@@ -36,6 +42,7 @@ describe('code-entry machine: behaviour', () => {
           sent: input.sent === undefined ? sentAt(Date.now()) : input.sent,
           error: input.error ?? null,
           endsOn: input.endsOn ?? [],
+          resend: input.resend === undefined ? { to: 'm' } : input.resend,
         },
         onDone: {
           actions: ({ event }) => {
@@ -44,7 +51,7 @@ describe('code-entry machine: behaviour', () => {
         },
       },
       on: {
-        RESEND: {
+        CODE_SENT: {
           actions: ({ event }) => {
             toParent.push(event);
           },
@@ -74,22 +81,88 @@ describe('code-entry machine: behaviour', () => {
     expect(snapshot().matches({ entering: { expiry: 'expired' } })).toBe(true);
   });
 
-  it('asks the flow for a new code only once the wait is over, with what came with the request', () => {
-    const { clock, toParent, send } = start({});
+  it('sends the flow’s request again only once the wait is over, with the CAPTCHA answer that came with it', async () => {
+    const requests: unknown[] = [];
+    const { clock, toParent, snapshot, send } = start({
+      resend: { to: 'm***@example.be' },
+      sendCode: async (input) => {
+        requests.push(input);
+        return { ticket: 'second', sent: { target: 'm***@example.be', expires_in: 900, resend_in: 45 } };
+      },
+    });
     send({ type: 'RESEND' });
-    expect(toParent).toEqual([]);
+    await settle();
+    expect(requests).toEqual([]);
     clock.increment(31_000);
+    send({ type: 'TYPE', value: '1234' });
     send({ type: 'RESEND', captcha: { token: 'solved' } });
-    expect(toParent).toEqual([{ type: 'RESEND', captcha: { token: 'solved' } }]);
+    expect(snapshot().matches({ entering: { resend: 'sending' } })).toBe(true);
+    await settle();
+    expect(requests).toEqual([{ request: { to: 'm***@example.be' }, captcha: 'solved' }]);
+    // The new code's ticket and timers replace the old ones; the field empties; the flow hears of it.
+    const { ticket, code, sent } = snapshot().context;
+    expect({ ticket, code }).toEqual({ ticket: 'second', code: '' });
+    expect(sent && sent.resendAt! - sent.expiresAt).toBe(45_000 - 900_000);
+    expect(toParent).toEqual([{ type: 'CODE_SENT', ticket: 'second', sent }]);
+    expect(snapshot().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
+    clock.increment(44_000);
+    expect(snapshot().matches({ entering: { resend: 'cooling' } })).toBe(true);
+    clock.increment(2_000);
+    expect(snapshot().matches({ entering: { resend: 'ready' } })).toBe(true);
   });
 
-  it('has neither timer nor resend for a code nobody sent (authenticator, recovery key, card)', () => {
+  it('refuses a new code while the CAPTCHA is unsolved, and keeps the old code when a new one cannot be sent', async () => {
+    let sends = 0;
+    const { clock, toParent, snapshot, send } = start({
+      sendCode: async () => {
+        sends++;
+        throw apiFailure(503, { code: 'delivery_failed', message: '' });
+      },
+    });
+    clock.increment(31_000);
+    send({ type: 'RESEND', captcha: { error: { code: 'captcha_not_loaded' } } });
+    await settle();
+    expect(sends).toBe(0);
+    expect(snapshot().context.error).toEqual({ code: 'captcha_not_loaded' });
+    send({ type: 'RESEND' });
+    await settle();
+    expect(sends).toBe(1);
+    expect(snapshot().context).toMatchObject({ ticket: 'payload', error: { code: 'delivery_failed' } });
+    expect(snapshot().matches({ entering: { resend: 'ready', expiry: 'running' } })).toBe(true);
+    expect(toParent).toEqual([]);
+  });
+
+  it('ends when a new code fails in a way the flow named (the flow expired)', async () => {
+    const { clock, toParent, send } = start({
+      endsOn: ['onboarding_expired'],
+      sendCode: async () => {
+        throw apiFailure(410, { code: 'onboarding_expired', message: '' });
+      },
+    });
+    clock.increment(31_000);
+    send({ type: 'RESEND' });
+    await settle();
+    expect(toParent).toEqual([
+      {
+        done: {
+          result: null,
+          failure: { code: 'onboarding_expired' },
+          body: { code: 'onboarding_expired', message: '' },
+        },
+      },
+    ]);
+  });
+
+  it('has neither timer nor resend for a code nobody sent (authenticator, recovery key, card), nor one the flow cannot send again', async () => {
     const { clock, toParent, snapshot, send } = start({ sent: null, length: 6 });
     expect(snapshot().matches({ entering: { expiry: 'untimed', resend: 'unavailable' } })).toBe(true);
     clock.increment(1_000_000);
     send({ type: 'RESEND' });
+    await settle();
     expect(toParent).toEqual([]);
     expect(snapshot().matches({ entering: { expiry: 'untimed' } })).toBe(true);
+    const noRequest = start({ resend: null });
+    expect(noRequest.snapshot().matches({ entering: { expiry: 'running', resend: 'unavailable' } })).toBe(true);
   });
 
   it('keeps letters and digits only, submits only a complete code, and shows a wrong code until typing', async () => {

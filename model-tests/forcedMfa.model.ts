@@ -2,6 +2,7 @@
 import { apiFailure } from '../contract/api.ts';
 import { forcedMfaMachine } from '../machines/forcedMfa.ts';
 import type { Model } from './coverage.ts';
+import { AHEAD } from './events.ts';
 
 const answers = [
   { type: 'xstate.done.actor.methodKinds', output: [] },
@@ -28,12 +29,11 @@ const answers = [
       body: { code: 'phone_in_use', fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' } },
     },
   },
-  { type: 'xstate.done.actor.resendActivation', output: null },
   {
-    type: 'xstate.done.actor.resendActivation',
-    output: { payload: 'p2', fuzzion: false, data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 } },
+    type: 'CODE_SENT',
+    ticket: 'p2',
+    sent: { target: '+32•••••••44', expiresAt: AHEAD + 900_000, resendAt: AHEAD + 30_000 },
   },
-  { type: 'xstate.error.actor.resendActivation', error: apiFailure(429, { code: 'resend_too_soon', message: '' }) },
   { type: 'xstate.done.actor.remindLater' },
   { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
 ];
@@ -61,7 +61,6 @@ export const forcedMfaModel: Model = {
     { type: 'SUBMIT' },
     { type: 'BACK' },
     { type: 'CONTINUE' },
-    { type: 'RESEND' },
     ...(['intro', 'selection', 'phone', 'email', 'confirmation', 'success'] as const).map((step) => ({
       type: 'ROUTE',
       step,

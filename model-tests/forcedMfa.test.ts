@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
-import { codeEntryMachine } from '../machines/codeEntry.ts';
+import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
-import { forcedMfaMachine, type ActivationStart, type EnrolmentInput } from '../machines/forcedMfa.ts';
+import {
+  forcedMfaMachine,
+  type ActivationRequest,
+  type ActivationStart,
+  type EnrolmentInput,
+} from '../machines/forcedMfa.ts';
 import { report, startOf, stepsOf, walkAll, walkFrom } from './coverage.ts';
 import { forcedMfaModel } from './forcedMfa.model.ts';
 import { settle } from './events.ts';
@@ -55,7 +60,9 @@ describe('forced MFA machine: behaviour', () => {
             sends++;
             return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
           }),
-          codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
+          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
+            actors: { check: fromPromise(async (): Promise<unknown> => ({})) },
+          }),
         },
         actions: {
           show: (_, { screen }) => {
@@ -122,7 +129,9 @@ describe('adding a method from Security', () => {
             kinds.push(input.kind);
             return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
           }),
-          codeEntry: codeEntryMachine.provide({ actors: { check: fromPromise(async (): Promise<unknown> => ({})) } }),
+          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
+            actors: { check: fromPromise(async (): Promise<unknown> => ({})) },
+          }),
         },
         actions: {
           show: (_, { screen }) => {
@@ -209,7 +218,7 @@ describe('forced MFA machine: a destination another account has', () => {
             fuzzion: false,
             data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 },
           })),
-          codeEntry: codeEntryMachine.provide({
+          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
             actors: {
               check: fromPromise(async (): Promise<unknown> => {
                 throw apiFailure(409, {
@@ -286,6 +295,15 @@ describe('forced MFA machine: the code', () => {
             targets.push(input.target);
             return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
           }),
+          // The entry sends the new code with the flow's request.
+          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
+            actors: {
+              send: fromPromise(async ({ input }) => {
+                targets.push(input.request.target);
+                return { ticket: 'p2', sent: { target: 't', expires_in: 900, resend_in: 30 } };
+              }),
+            },
+          }),
         },
       }),
       { input: { forced: true, customer: false }, clock },
@@ -306,5 +324,7 @@ describe('forced MFA machine: the code', () => {
     await settle();
     expect(targets).toEqual(['0470 44 44 44', '0470 44 44 44']);
     expect(actor.getSnapshot().value).toBe('confirmation');
+    // The flow keeps the new code: Back and Forward come back to it.
+    expect(actor.getSnapshot().context.challenge?.payload).toBe('p2');
   });
 });

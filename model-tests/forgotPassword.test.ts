@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import { forgotPasswordMachine, type ResetMemory } from '../machines/forgotPassword.ts';
+import { forgotPasswordMachine, newCodeOf, type CodeRequest, type ResetMemory } from '../machines/forgotPassword.ts';
+import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { report, walkAll } from './coverage.ts';
 import { forgotPasswordModel, memory } from './forgotPassword.model.ts';
 import { settle } from './events.ts';
@@ -65,18 +66,21 @@ describe('forgotten password machine: the code', () => {
   it('times the code from the answer, and asks for a new one with the CAPTCHA once the wait is over', async () => {
     const clock = new SimulatedClock();
     const requests: unknown[] = [];
+    const requestCode = async (input: CodeRequest & { captcha: string | null }) => {
+      requests.push(input.captcha);
+      return { recipient: ['r***@example.be'], technology: 'EMAIL', payload: 'p', expires_in: 900, resend_in: 30 };
+    };
     const actor = createActor(
       forgotPasswordMachine.provide({
         actors: {
-          requestCode: fromPromise(async ({ input }) => {
-            requests.push(input.captcha);
-            return {
-              recipient: ['r***@example.be'],
-              technology: 'EMAIL',
-              payload: 'p',
-              expires_in: 900,
-              resend_in: 30,
-            };
+          requestCode: fromPromise(({ input }) => requestCode(input)),
+          // The entry asks again with the same request and the code screen's CAPTCHA answer.
+          codeEntry: codeEntryMachineOf<{ payload: string }, CodeRequest>().provide({
+            actors: {
+              send: fromPromise(({ input }) =>
+                requestCode({ ...input.request, captcha: input.captcha }).then(newCodeOf),
+              ),
+            },
           }),
         },
       }),

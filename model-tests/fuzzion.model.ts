@@ -2,9 +2,9 @@
 import { apiFailure } from '../contract/api.ts';
 import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { fuzzionMachine, type FuzzionResult } from '../machines/fuzzion.ts';
+import { fuzzionMachine, fuzzionTicket, type FuzzionResult } from '../machines/fuzzion.ts';
 import type { Model } from './coverage.ts';
-import { done, fail } from './events.ts';
+import { AHEAD, done, fail } from './events.ts';
 
 // The other account's second factors, masked, as the offer names them.
 export const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
@@ -108,7 +108,6 @@ export const fuzzionModel: Model = {
     { type: 'DECLINE' },
     { type: 'BACK' },
     { type: 'SUBMIT' },
-    { type: 'RESEND' },
     { type: 'USE_PASSWORD' },
     { type: 'SELECT', id: email.id },
     { type: 'SELECT', id: sms.id, channel: 'call' },
@@ -138,10 +137,11 @@ export const fuzzionModel: Model = {
     fail('startMethod', 429, 'resend_too_soon'),
     fail('startMethod', 409, 'merge_sso_only'),
     fail('startMethod', 409, 'merge_unavailable'),
-    done('resendMethod', { ...sent, challenge: 'challenge-2' }),
-    fail('resendMethod', 429, 'resend_too_soon'),
-    fail('resendMethod', 409, 'merge_sso_only'),
-    fail('resendMethod', 409, 'merge_unavailable'),
+    {
+      type: 'CODE_SENT',
+      ticket: fuzzionTicket({ payload: 'offer', intent: 'merge', challenge: 'challenge-2' }),
+      sent: { target: 'o***@example.be', expiresAt: AHEAD, resendAt: AHEAD },
+    },
     done('fuzzionCode', { result: finished, failure: null }),
     done('fuzzionCode', { result: more, failure: null }),
     done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }),

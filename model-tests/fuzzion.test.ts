@@ -3,7 +3,14 @@ import { SimulatedClock, createActor, fromPromise, type ActorRefFrom } from 'xst
 import { apiFailure } from '../contract/api.ts';
 import type { FuzzionAnswer, FuzzionOffer } from '../contract/merge.ts';
 import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.ts';
-import { fuzzionMachine, fuzzionTicket, type FuzzionMemory, type FuzzionResult } from '../machines/fuzzion.ts';
+import {
+  fuzzionMachine,
+  fuzzionTicket,
+  type FuzzionMemory,
+  type FuzzionResend,
+  type FuzzionResult,
+  type MethodRequest,
+} from '../machines/fuzzion.ts';
 import { report, stepsOf, walkAll } from './coverage.ts';
 import { settle } from './events.ts';
 import {
@@ -119,6 +126,17 @@ describe('merge machine: behaviour', () => {
     const kept: FuzzionResult[] = [];
     const queue = [...(options.password ?? [finished])];
     const clock = new SimulatedClock();
+    const startMethod = async (input: MethodRequest) => {
+      calls.push({ actor: 'startMethod', input });
+      return input.mfaId === email.id || input.mfaId === sms.id
+        ? sent
+        : {
+            challenge: `challenge-${input.mfaId}`,
+            method: 'totp',
+            expires_at: '2099-01-01T00:00:00Z',
+            expires_in: 300,
+          };
+    };
     const actor = createActor(
       fuzzionMachine.provide({
         actors: {
@@ -127,17 +145,7 @@ describe('merge machine: behaviour', () => {
             calls.push({ actor: 'readOffer', input });
             return options.offer ?? offer({ can_decline: false });
           }),
-          startMethod: fromPromise(async ({ input }) => {
-            calls.push({ actor: 'startMethod', input });
-            return input.mfaId === email.id || input.mfaId === sms.id
-              ? sent
-              : {
-                  challenge: `challenge-${input.mfaId}`,
-                  method: 'totp',
-                  expires_at: '2099-01-01T00:00:00Z',
-                  expires_in: 300,
-                };
-          }),
+          startMethod: fromPromise(async ({ input }) => startMethod(input)),
           proveByPassword: fromPromise(async ({ input }) => {
             calls.push({ actor: 'proveByPassword', input });
             return queue.shift()!;
@@ -146,11 +154,21 @@ describe('merge machine: behaviour', () => {
             calls.push({ actor: 'finish', input });
             return finished;
           }),
-          fuzzionCode: codeEntryMachineOf<FuzzionAnswer>().provide({
+          fuzzionCode: codeEntryMachineOf<FuzzionAnswer, FuzzionResend>().provide({
             actors: {
               check: fromPromise(async ({ input }) => {
                 calls.push({ actor: 'check', input });
                 return (options.check ?? (async () => finished))();
+              }),
+              // A new code: the method started again, its new challenge in the ticket.
+              send: fromPromise(async ({ input: { request } }) => {
+                const answer = await startMethod(request.method);
+                const ticket = fuzzionTicket({
+                  payload: request.method.payload,
+                  intent: request.intent,
+                  challenge: answer.challenge,
+                });
+                return { ticket, sent: answer };
               }),
             },
           }),
@@ -165,7 +183,7 @@ describe('merge machine: behaviour', () => {
     ).start();
     const entry = () =>
       actor.getSnapshot().children.fuzzionCode as unknown as ActorRefFrom<
-        ReturnType<typeof codeEntryMachineOf<FuzzionAnswer>>
+        ReturnType<typeof codeEntryMachineOf<FuzzionAnswer, FuzzionResend>>
       >;
     return { actor, calls, kept, entry, clock };
   }
@@ -236,7 +254,7 @@ describe('merge machine: behaviour', () => {
       await settle();
       expect(entry().getSnapshot().context).toMatchObject({ length, sent: null });
       clock.increment(60_000);
-      actor.send({ type: 'RESEND' });
+      entry().send({ type: 'RESEND' });
       await settle();
       expect(calls.filter((c) => c.actor === 'startMethod')).toHaveLength(1);
       expect(actor.getSnapshot().matches({ proving: 'entering' })).toBe(true);

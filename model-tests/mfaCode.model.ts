@@ -53,7 +53,6 @@ export const mfaCodeModel: Model = {
     { type: 'SELECT', id: 1 },
     { type: 'SELECT', id: 2 },
     { type: 'SELECT', id: 99 },
-    { type: 'RESEND' },
     { type: 'CHANGE_METHOD' },
     { type: 'xstate.done.actor.recall', output: null },
     { type: 'xstate.error.actor.recall', error: new Error('storage') },
@@ -70,8 +69,11 @@ export const mfaCodeModel: Model = {
     { type: 'ROUTE', step: 'code' },
     { type: 'xstate.done.actor.startChallenge', output: challenge(true, AHEAD) },
     { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'too_many_attempts' }) },
-    { type: 'xstate.done.actor.resendChallenge', output: challenge(true, AHEAD) },
-    { type: 'xstate.error.actor.resendChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
+    {
+      type: 'CODE_SENT',
+      ticket: 'p2',
+      sent: { target: 'm***@example.be', expiresAt: AHEAD + 900_000, resendAt: AHEAD + 45_000 },
+    },
     { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
   ],
   serializeState: ({ value, context }) => {

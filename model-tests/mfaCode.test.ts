@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { mfaCodeMachine, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
+import { codeEntryMachineOf, type NewCode } from '../machines/codeEntry.ts';
+import { mfaCodeMachine, type ChallengeRequest, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { report, walkAll } from './coverage.ts';
 import { challenge, methods, mfaCodeModel } from './mfaCode.model.ts';
@@ -111,8 +111,16 @@ describe('MFA code machine: the code entry it starts', () => {
             sent.push(input.mfaId);
             return challenge(true);
           }),
-          codeEntry: codeEntryMachineOf<MfaVerified>().provide({
-            actors: { check: fromPromise(({ input }) => verify(input)) },
+          codeEntry: codeEntryMachineOf<MfaVerified, ChallengeRequest>().provide({
+            actors: {
+              check: fromPromise(({ input }) => verify(input)),
+              // A new code: the same request, sent by the entry.
+              send: fromPromise(async ({ input }) => {
+                sent.push(input.request.mfaId);
+                const answer = challenge(true);
+                return { ticket: answer.payload, sent: answer };
+              }),
+            },
           }),
         },
       }),
@@ -231,12 +239,21 @@ describe('MFA code machine: the code entry it starts', () => {
   it('keeps the code screen, with the reason, when a new code cannot be sent', async () => {
     let fail = false;
     const clock = new SimulatedClock();
+    const startChallenge = async () => {
+      if (fail) throw apiFailure(429, { code: 'resend_too_soon' });
+      return challenge(true);
+    };
     const actor = createActor(
       mfaCodeMachine.provide({
         actors: {
-          startChallenge: fromPromise(async () => {
-            if (fail) throw apiFailure(429, { code: 'resend_too_soon' });
-            return challenge(true);
+          startChallenge: fromPromise(startChallenge),
+          codeEntry: codeEntryMachineOf<MfaVerified, ChallengeRequest>().provide({
+            actors: {
+              send: fromPromise(async (): Promise<NewCode> => {
+                const answer = await startChallenge();
+                return { ticket: answer.payload, sent: answer };
+              }),
+            },
           }),
         },
       }),

@@ -108,7 +108,6 @@ function events(snapshot: unknown) {
     { type: 'CHOOSE', source: 'invitation' },
     { type: 'SUBMIT', captcha: { token: 'solved' } },
     { type: 'SUBMIT', captcha: { error: CAPTCHA_FAILURES.notLoaded } },
-    { type: 'RESEND' },
     { type: 'CONTINUE' },
     { type: 'BACK' },
   ];
@@ -132,6 +131,14 @@ function events(snapshot: unknown) {
     'phone-verification': [
       { type: 'CHANGE', field: 'phone', value: c.phone ? '' : '0470 10 10 01' },
       { type: 'SET_CHANNEL', channel: 'whatsapp' },
+    ],
+    // The code entry sent a new code.
+    'onboarding-mfa': [
+      {
+        type: 'CODE_SENT',
+        ticket: 'flow-token',
+        sent: { target: 'n***@example.be', expiresAt: AHEAD, resendAt: AHEAD },
+      },
     ],
   };
   const answers = [
@@ -161,12 +168,6 @@ function events(snapshot: unknown) {
       result: null,
       failure: { code: c.challenge?.kind === 'phone' ? 'phone_unavailable' : 'email_unavailable' },
     }),
-    done('resendEmailCode', sent),
-    fail('resendEmailCode', 429, 'resend_too_soon'),
-    fail('resendEmailCode', 410, 'onboarding_expired'),
-    done('resendPhoneCode', sent),
-    fail('resendPhoneCode', 429, 'resend_too_soon'),
-    fail('resendPhoneCode', 410, 'onboarding_expired'),
     done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
     done('recall', null),
     ...LIVE.map((p) => done('recall', recalledAt(p, 'card', 'sms', AHEAD))),

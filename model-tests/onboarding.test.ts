@@ -12,11 +12,25 @@ import {
   onboardingMachine,
   type OnboardingMemory,
   type OnboardingRecalled,
+  type CodeRequest,
   type OnboardingStep,
 } from '../machines/onboarding.ts';
 import { report, startOf, stepsOf, walkFrom } from './coverage.ts';
 import { settle } from './events.ts';
 import { input, onboardingModel, recalledAt, sent, welcome, type Ctx } from './onboarding.model.ts';
+
+type Verified = { verified: 'email' | 'phone' };
+/** The code entry as the app specialises it: its check, and a new code sent by the flow's request. */
+const entryWith = (
+  check: () => Promise<Verified>,
+  send: (request: CodeRequest) => Promise<typeof sent> = async () => sent,
+) =>
+  codeEntryMachineOf<Verified, CodeRequest>().provide({
+    actors: {
+      check: fromPromise(check),
+      send: fromPromise(async ({ input: { request } }) => ({ ticket: request.flow, sent: await send(request) })),
+    },
+  });
 
 /** The steps a reload may show for each progress: those whose call the server would take. */
 const SHOWABLE: Record<OnboardingProgress, OnboardingStep[]> = {
@@ -177,8 +191,9 @@ describe('onboarding machine: the code step on a simulated clock', () => {
             calls.push(`email:${i.email}`);
             return sent;
           }),
-          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
-            actors: { check: fromPromise(check) },
+          codeEntry: entryWith(check, async (request) => {
+            calls.push(request.kind === 'email' ? `email:${request.email}` : `phone:${request.phone}`);
+            return sent;
           }),
         },
         actions: {
@@ -284,7 +299,7 @@ describe('onboarding machine: an address another account has', () => {
             calls.push(i.email);
             return sent;
           }),
-          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+          codeEntry: codeEntryMachineOf<Verified, CodeRequest>().provide({
             actors: {
               check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => {
                 if (calls.at(-1) === 'nora@example.be')
@@ -369,6 +384,13 @@ describe('onboarding machine: a reload', () => {
             sends.push(`${i.channel}:${i.phone}`);
             return sent;
           }),
+          codeEntry: entryWith(
+            async () => ({ verified: 'email' }),
+            async (request) => {
+              sends.push(request.kind === 'email' ? `email:${request.email}` : `${request.channel}:${request.phone}`);
+              return sent;
+            },
+          ),
         },
         actions: {
           show: (_, { step }) => {
@@ -512,7 +534,7 @@ describe('onboarding machine: a reload', () => {
         actors: {
           startWithInvitation: fromPromise(async () => welcome('invitation')),
           sendPhoneCode: fromPromise(async () => sent),
-          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+          codeEntry: codeEntryMachineOf<Verified, CodeRequest>().provide({
             actors: {
               check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })),
             },
@@ -537,7 +559,7 @@ describe('onboarding machine: a reload', () => {
         actors: {
           recall: fromPromise(async (): Promise<OnboardingRecalled | null> => recalledAt('email_verified')),
           sendPhoneCode: fromPromise(async () => sent),
-          codeEntry: codeEntryMachineOf<{ verified: 'email' | 'phone' }>().provide({
+          codeEntry: codeEntryMachineOf<Verified, CodeRequest>().provide({
             actors: {
               check: fromPromise(async (): Promise<{ verified: 'email' | 'phone' }> => ({ verified: 'phone' })),
             },

@@ -3,7 +3,7 @@ import { apiFailure } from '../contract/api.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import { profileMachine, type ProfileStep } from '../machines/profile.ts';
 import type { Model } from './coverage.ts';
-import { done } from './events.ts';
+import { AHEAD, done } from './events.ts';
 import { signedInUser } from './starts.ts';
 
 export const user = signedInUser;
@@ -60,7 +60,7 @@ export const profileModel: Model = {
     { type: 'CHANGE_NEW', value: '+32470000001' },
     { type: 'SET_CHANNEL', channel: 'call' },
     { type: 'SEND_CODE' },
-    { type: 'RESEND' },
+    { type: 'CODE_SENT', ticket: 'challenge-2', sent: { target: '+32470000001', expiresAt: AHEAD, resendAt: AHEAD } },
     { type: 'BACK' },
     { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'emma@example.be' } },
     { type: 'DELETE_CONTACT', contact: { kind: 'email', value: 'nobody@example.be' } },

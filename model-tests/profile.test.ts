@@ -4,7 +4,7 @@ import { apiFailure } from '../contract/api.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { profileMachine, type ProfileStep } from '../machines/profile.ts';
+import { profileMachine, type NewContact, type ProfileStep } from '../machines/profile.ts';
 import { report, stepsOf, walkAll, type walk } from './coverage.ts';
 import { settle } from './events.ts';
 import { inUse, input, profileModel, saved, withPhone } from './profile.model.ts';
@@ -61,6 +61,10 @@ describe('profile machine: behaviour', () => {
       saveIban?: () => Promise<UserProfile>;
       deleteContact?: () => Promise<UserProfile>;
       makePrimary?: () => Promise<UserProfile>;
+      /** The wait before a new code, in seconds (30 by default). */
+      resendIn?: number;
+      /** A new code, sent by the code entry with the same request. */
+      sendAgain?: (typed: NewContact) => Promise<AddContactAnswer>;
     } = {},
   ) {
     const shown: string[] = [];
@@ -85,15 +89,20 @@ describe('profile machine: behaviour', () => {
               target: typed.value,
               expires_at: '2099-01-01T00:00:00Z',
               expires_in: 900,
-              resend_in: 30,
+              resend_in: actors.resendIn ?? 30,
             },
           };
         }),
-        contactCode: codeEntryMachineOf<UserProfile>().provide({
+        contactCode: codeEntryMachineOf<UserProfile, NewContact>().provide({
           actors: {
             check: fromPromise(async ({ input: typed }) => {
               calls.push(typed);
               return withPhone;
+            }),
+            send: fromPromise(async ({ input: { request } }) => {
+              calls.push({ again: request });
+              const answer = await actors.sendAgain!(request);
+              return { ticket: answer.payload, sent: answer.data };
             }),
           },
         }),
@@ -233,6 +242,51 @@ describe('profile machine: behaviour', () => {
     expect(child().getSnapshot().context.notice).toBe('contactAdded');
   });
 
+  it('sends a new code to the same number once the wait is over, and keeps the code it has when a new one cannot go', async () => {
+    let fail = false;
+    const { child, calls } = start('credentials', {
+      resendIn: 0,
+      sendAgain: async (typed) => {
+        if (fail) throw apiFailure(503, { code: 'delivery_failed', message: '' });
+        return {
+          payload: 'challenge-2',
+          data: {
+            kind: 'phone',
+            target: typed.value,
+            expires_at: '2099-01-01T00:00:00Z',
+            expires_in: 900,
+            resend_in: 0,
+          },
+        };
+      },
+    });
+    child().send({ type: 'ADD_CONTACT', kind: 'phone' });
+    child().send({ type: 'CHANGE_NEW', value: '+32470000001' });
+    child().send({ type: 'SEND_CODE' });
+    await settle();
+    await settle(); // the wait of 0 s is over
+    const entry = () =>
+      child().getSnapshot().children.contactCode as unknown as ReturnType<
+        typeof createActor<ReturnType<typeof codeEntryMachineOf<UserProfile, NewContact>>>
+      >;
+    entry().send({ type: 'RESEND' });
+    await settle();
+    expect(calls.at(-1)).toEqual({ again: { kind: 'phone', value: '+32470000001', channel: 'sms' } });
+    expect(child().getSnapshot().context.challenge?.payload).toBe('challenge-2');
+    expect(entry().getSnapshot().context.ticket).toBe('challenge-2');
+    await settle();
+    fail = true;
+    entry().send({ type: 'RESEND' });
+    await settle();
+    // The code already sent stays on screen, usable, with the reason.
+    expect(
+      child()
+        .getSnapshot()
+        .matches({ credentials: { adding: 'code' } }),
+    ).toBe(true);
+    expect(entry().getSnapshot().context).toMatchObject({ ticket: 'challenge-2', error: { code: 'delivery_failed' } });
+  });
+
   it("sends another account's address its code like any other, and follows the offer its answer carries", async () => {
     const offers: string[] = [];
     const calls: unknown[] = [];
@@ -251,7 +305,7 @@ describe('profile machine: behaviour', () => {
             },
           };
         }),
-        contactCode: codeEntryMachineOf<UserProfile>().provide({
+        contactCode: codeEntryMachineOf<UserProfile, NewContact>().provide({
           actors: {
             check: fromPromise(async (): Promise<UserProfile> => {
               throw apiFailure(409, inUse);

@@ -1,7 +1,8 @@
 // The form of every code screen: a projection of the shared code-entry machine
 // (machines/codeEntry.ts). The field, the check's error, and — for a code that was sent — the
 // countdown to its expiry and the button for a new one with the wait before it. Screens put their
-// own title and text above it, and their own ways out beside the resend button. Past an account's
+// own title and text above it, and their own ways out beside the resend button (the entry sends the
+// new code itself: the button waits while it goes). Past an account's
 // ceiling of wrong codes the server wants a solved CAPTCHA with each code: the widget then shows,
 // at the level the server named, and its answer goes with the code.
 import { useSelector } from '@xstate/react';
@@ -15,10 +16,12 @@ import { minutesSeconds, useNow } from './useNow.ts';
 import { Button } from './Button.tsx';
 import { TextField } from './Field.tsx';
 
-/** A flow's running code entry, whose check answers `TResult`. */
-export type CodeEntryRef<TResult> = ActorRefFrom<ReturnType<typeof codeEntryMachineOf<TResult>>>;
+/** A flow's running code entry, whose check answers `TResult` and whose code is sent by `TRequest`. */
+export type CodeEntryRef<TResult, TRequest = unknown> = ActorRefFrom<
+  ReturnType<typeof codeEntryMachineOf<TResult, TRequest>>
+>;
 
-export function CodeEntryForm<TResult>({
+export function CodeEntryForm<TResult, TRequest>({
   entry,
   label,
   letters = false,
@@ -27,7 +30,7 @@ export function CodeEntryForm<TResult>({
   onResend,
   children,
 }: {
-  entry: CodeEntryRef<TResult>;
+  entry: CodeEntryRef<TResult, TRequest>;
   /** The field's label; a one-time code's by default. */
   label?: string;
   /** Recovery keys have letters; other codes are digits. */
@@ -36,19 +39,20 @@ export function CodeEntryForm<TResult>({
   offerTrust?: boolean;
   /** What a wrong answer is called where it is not a code (a card number): its error code. */
   wrongAs?: ProblemCode;
-  /** What asks for a new code (a screen with a CAPTCHA sends its answer along). */
+  /** What asks for a new code (a screen with a CAPTCHA sends the entry its answer along). */
   onResend?: () => void;
   /** The screen's ways out, beside the resend button. */
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
   const trustId = useId();
-  const { code, error, remember, sent, captchaLevel } = useSelector(entry, (s) => s.context);
+  const { code, error, remember, sent, captchaLevel, resend } = useSelector(entry, (s) => s.context);
   // Loaded only once a server asks for it: most code screens never show it.
   const puzzle = useCeilingCaptcha(captchaLevel);
   const checking = useSelector(entry, (s) => s.matches({ entering: { input: 'checking' } }));
   const expired = useSelector(entry, (s) => s.matches({ entering: { expiry: 'expired' } }));
   const canResend = useSelector(entry, (s) => s.matches({ entering: { resend: 'ready' } }));
+  const sending = useSelector(entry, (s) => s.matches({ entering: { resend: 'sending' } }));
   const now = useNow(sent !== null);
   return (
     <>
@@ -96,14 +100,17 @@ export function CodeEntryForm<TResult>({
         </Button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
-        {sent?.resendAt != null && (
+        {resend != null && sent?.resendAt != null && (
           <Button
             variant="secondary"
             size="sm"
+            loading={sending}
             disabled={!canResend}
             onClick={onResend ?? (() => entry.send({ type: 'RESEND' }))}
           >
-            {canResend ? t('mfa.code.resend') : t('mfa.code.resendIn', { time: minutesSeconds(sent.resendAt - now) })}
+            {canResend || sending
+              ? t('mfa.code.resend')
+              : t('mfa.code.resendIn', { time: minutesSeconds(sent.resendAt - now) })}
           </Button>
         )}
         {children}

@@ -8,7 +8,7 @@
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
-import type { fuzzionMachine, FuzzionResult } from '../../machines/fuzzion.ts';
+import type { fuzzionMachine, FuzzionResend, FuzzionResult } from '../../machines/fuzzion.ts';
 import { CODED } from '../../machines/mfaCode.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
@@ -141,18 +141,14 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   const { methods, passwordCounts, password, error, selected, channel, challenge, captchaLevel } = snapshot.context;
   // Past the other account's ceiling of wrong passwords, the puzzle the server asked for goes with it.
   const puzzle = useCeilingCaptcha(captchaLevel);
-  const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer> | undefined;
+  const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer, FuzzionResend> | undefined;
   const back = (label: string) => (
     <Button variant="secondary" size="sm" disabled={busy} onClick={() => flow.send({ type: 'BACK' })}>
       {t(label)}
     </Button>
   );
 
-  if (
-    (snapshot.matches({ proving: 'entering' }) || snapshot.matches({ proving: 'resending' })) &&
-    selected &&
-    challenge
-  ) {
+  if (snapshot.matches({ proving: 'entering' }) && selected && challenge) {
     const kind = selected.method === 'sms' && channel ? channel : selected.method;
     return (
       <div className="mt-5 border-t border-slate-200 pt-4">
@@ -161,11 +157,7 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
           {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? selected.target ?? '' })}
         </p>
         {entry ? (
-          <CodeEntryForm
-            entry={entry}
-            onResend={() => flow.send({ type: 'RESEND' })}
-            {...answerFormOf(selected.method)}
-          >
+          <CodeEntryForm entry={entry} {...answerFormOf(selected.method)}>
             {back('mfa.code.changeMethod')}
           </CodeEntryForm>
         ) : (

@@ -3,6 +3,7 @@
 // its two screens. Loaded when the root first starts it (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
+import type { FuzzionResend } from '../../machines/fuzzion.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Go } from '../shell/bindings.ts';
 import { codeEntryChecking } from '../shell/bindings.ts';
@@ -16,7 +17,7 @@ import {
 } from '../api/flowCalls.ts';
 
 export const fuzzion = (go: Go) =>
-  import('../../machines/fuzzion.ts').then(({ fuzzionMachine, readFuzzionTicket }) =>
+  import('../../machines/fuzzion.ts').then(({ fuzzionMachine, fuzzionTicket, readFuzzionTicket }) =>
     fuzzionMachine.provide({
       actors: {
         recall: fromPromise(async () => storedMerge()),
@@ -25,8 +26,16 @@ export const fuzzion = (go: Go) =>
         proveByPassword: fromPromise(({ input }) => proveFuzzionPassword(input)),
         finish: fromPromise(({ input }) => finishFuzzion(input)),
         // The code goes with the offer, the choice and the method's challenge (the entry's ticket).
-        fuzzionCode: codeEntryChecking<FuzzionAnswer>(({ ticket, code, captcha }) =>
-          proveFuzzionCode({ ...readFuzzionTicket(ticket), code, captcha }),
+        // A new code's ticket carries the method's new challenge.
+        fuzzionCode: codeEntryChecking<FuzzionAnswer, FuzzionResend>(
+          ({ ticket, code, captcha }) => proveFuzzionCode({ ...readFuzzionTicket(ticket), code, captcha }),
+          async ({ request: { method, intent } }) => {
+            const answer = await startFuzzionMethod(method);
+            return {
+              ticket: fuzzionTicket({ payload: method.payload, intent, challenge: answer.challenge }),
+              sent: answer,
+            };
+          },
         ),
       },
       actions: {

@@ -4,7 +4,9 @@
 // (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
-import type { MfaMemory } from '../../machines/mfaCode.ts';
+import type { ChallengeRequest, MfaMemory } from '../../machines/mfaCode.ts';
+import type { ActivationRequest } from '../../machines/forcedMfa.ts';
+import { apiFailure } from '../../contract/api.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
 import { keepOffer } from '../shell/mergeMemory.ts';
@@ -28,8 +30,10 @@ export const mfaCode = (go: Go) =>
       actors: {
         recall: fromPromise(mfaMemory.recall),
         startChallenge: fromPromise(({ input }) => startChallenge(input)),
-        codeEntry: codeEntryChecking(({ ticket, code, remember, captcha }) =>
-          verifyCode({ payload: ticket, code, trust: remember, captcha }),
+        codeEntry: codeEntryChecking(
+          ({ ticket, code, remember, captcha }) => verifyCode({ payload: ticket, code, trust: remember, captcha }),
+          ({ request }: { request: ChallengeRequest }) =>
+            startChallenge(request).then((answer) => ({ ticket: answer.payload, sent: answer })),
         ),
         confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
       },
@@ -66,8 +70,14 @@ export const forcedMfa = (go: Go) =>
         methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
         remindLater: fromPromise(() => offerLater()),
         startActivation: fromPromise(({ input }) => startActivation(input)),
-        codeEntry: codeEntryChecking<unknown>(({ ticket, code, captcha }) =>
-          confirmActivation({ payload: ticket, code, captcha }),
+        codeEntry: codeEntryChecking<unknown, ActivationRequest>(
+          ({ ticket, code, captcha }) => confirmActivation({ payload: ticket, code, captcha }),
+          async ({ request }) => {
+            const answer = await startActivation(request);
+            // Nothing to send any more: the destination was proven meanwhile (another tab). Choose it again.
+            if (answer === null) throw apiFailure(409, { code: 'challenge_closed', message: '' });
+            return { ticket: answer.payload, sent: answer.data };
+          },
         ),
       },
       actions: {

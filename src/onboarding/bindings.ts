@@ -5,7 +5,7 @@
 import i18next from 'i18next';
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
-import type { OnboardingMemory } from '../../machines/onboarding.ts';
+import type { CodeRequest, OnboardingMemory } from '../../machines/onboarding.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, newPassword, type Go } from '../shell/bindings.ts';
@@ -41,7 +41,15 @@ export const onboarding = async (go: Go) => {
       saveProfile: fromPromise(({ input }) => saveProfile(input)),
       sendEmailCode: fromPromise(({ input }) => sendEmailCode(input)),
       sendPhoneCode: fromPromise(({ input }) => sendPhoneCode(input)),
-      codeEntry: codeEntryChecking(({ ticket, code }) => verifyOnboardingCode({ flow: ticket, code })),
+      codeEntry: codeEntryChecking(
+        ({ ticket, code }) => verifyOnboardingCode({ flow: ticket, code }),
+        async ({ request }: { request: CodeRequest }) => ({
+          ticket: request.flow,
+          sent: await (request.kind === 'email'
+            ? sendEmailCode({ flow: request.flow, email: request.email })
+            : sendPhoneCode({ flow: request.flow, phone: request.phone, channel: request.channel })),
+        }),
+      ),
       newPassword: newPasswordMachineOf<OnboardingDone>().provide({
         actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) },
       }),

@@ -8,7 +8,7 @@ import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { GENDERS, IBAN_COUNTRIES } from '../../contract/profile.ts';
 import type { ContactEntry, UserProfile } from '../../contract/schemas.ts';
-import type { ContactKind, profileMachine } from '../../machines/profile.ts';
+import type { ContactKind, NewContact, profileMachine } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
@@ -441,7 +441,8 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
   const { t } = useTranslation();
   const { newContact, error, challenge } = useSelector(profile, (s) => s.context);
   const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
-  const entry = useSelector(profile, (s) => s.children.contactCode) as CodeEntryRef<UserProfile> | undefined;
+  const entry = useSelector(profile, (s) => s.children.contactCode) as
+    CodeEntryRef<UserProfile, NewContact> | undefined;
   const back = (
     <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>
       {t('profile.cancel')}
@@ -458,9 +459,7 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
       {codeStep ? (
         <div className="mt-4 space-y-3 border-t border-slate-200 pt-4">
           <p className="text-sm">{t(`profile.contacts.${kind}.codeSent`, { target: newContact.value })}</p>
-          <CodeEntryForm entry={entry!} onResend={() => profile.send({ type: 'RESEND' })}>
-            {back}
-          </CodeEntryForm>
+          <CodeEntryForm entry={entry!}>{back}</CodeEntryForm>
         </div>
       ) : (
         <form

@@ -4,6 +4,7 @@
 import { fromPromise } from 'xstate';
 import { apiFailure } from '../../contract/api.ts';
 import type { ErrorCode } from '../../contract/errors.ts';
+import type { NewContact } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Locale } from '../../contract/constants.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
@@ -37,8 +38,10 @@ export const profile = (go: Go) =>
         }),
         saveIban: fromPromise(({ input }) => saveIban(input)),
         startContact: fromPromise(({ input }) => startContact(input)),
-        contactCode: codeEntryChecking(({ ticket, code, captcha }) =>
-          confirmContact({ payload: ticket, code, captcha }),
+        contactCode: codeEntryChecking(
+          ({ ticket, code, captcha }) => confirmContact({ payload: ticket, code, captcha }),
+          ({ request }: { request: NewContact }) =>
+            startContact(request).then((answer) => ({ ticket: answer.payload, sent: answer.data })),
         ),
         deleteContact: fromPromise(({ input }) => deleteContact(input)),
         makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),

@@ -44,7 +44,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
       </>
     );
   }
-  if ((state.matches('sent') || state.matches('resending')) && sent) {
+  if (state.matches('sent') && sent) {
     return (
       <>
         <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>

@@ -4,7 +4,7 @@
 // Loaded with the first of them the root starts (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
-import type { ResetMemory } from '../../machines/forgotPassword.ts';
+import type { CodeRequest, ResetMemory } from '../../machines/forgotPassword.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, newPassword, type Go, type KeepUsername } from '../shell/bindings.ts';
 import { findUsernames, requestPasswordCode, resetPassword, verifyPasswordCode } from '../api/flowCalls.ts';
@@ -25,7 +25,7 @@ export const forgotUsername = (go: Go) =>
   );
 
 export const forgotPassword = async (go: Go, keepUsername: KeepUsername) => {
-  const [{ forgotPasswordMachine }, { newPasswordMachine }] = await Promise.all([
+  const [{ forgotPasswordMachine, newCodeOf }, { newPasswordMachine }] = await Promise.all([
     import('../../machines/forgotPassword.ts'),
     newPassword(),
   ]);
@@ -34,8 +34,10 @@ export const forgotPassword = async (go: Go, keepUsername: KeepUsername) => {
     actors: {
       recall: fromPromise(memory.recall),
       requestCode: fromPromise(({ input }) => requestPasswordCode(input)),
-      codeEntry: codeEntryChecking(({ ticket, code, captcha }) =>
-        verifyPasswordCode({ payload: ticket, code, captcha }),
+      codeEntry: codeEntryChecking(
+        ({ ticket, code, captcha }) => verifyPasswordCode({ payload: ticket, code, captcha }),
+        ({ request, captcha }: { request: CodeRequest; captcha: string | null }) =>
+          requestPasswordCode({ ...request, captcha }).then(newCodeOf),
       ),
       newPassword: newPasswordMachine.provide({
         actors: { resetPassword: fromPromise(({ input }) => resetPassword(input)) },
