@@ -1,7 +1,7 @@
 // Where a right second-factor code leads (spec §4 "MFA", "After a successful code, in this order").
 // One decision for every code screen, sign-in and step-up alike: the root asks it once, when the
 // code entry ends, and follows the answer. The order is the spec's and is the point of this file.
-import type { ProofKind } from './mfaCode.ts';
+import type { ProofKind } from './mfa.ts';
 import { HOME_PATH, isAuthorisationReturn, pathOf, safeTarget, type Location } from './routes.ts';
 
 export type AfterCodeFacts = {

@@ -61,7 +61,7 @@ export function problemCodeOf(event: object): ProblemCode {
 /** The merge offer that the "already in use" answer to a code carries (contract/merge.ts
  * FuzzionTicket, under `fuzzion`): its payload, or null. `ended` is what a code entry ended with
  * (its output), whose failure keeps the answer's body. */
-export function mergeOfferOf(ended: object | null | undefined): string | null {
+export function fuzzionOfferOf(ended: object | null | undefined): string | null {
   const body = ended && 'body' in ended ? (ended.body as Record<string, unknown> | undefined) : undefined;
   const payload = (body?.fuzzion as { payload?: unknown } | undefined)?.payload;
   return typeof payload === 'string' && payload !== '' ? payload : null;

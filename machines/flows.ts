@@ -1,10 +1,10 @@
 // The root's flows beyond login, as the pure machines: what tests and the statechart walk bind
 // with `rootMachine.provide({ actors: FLOW_MACHINES })`. The app binds each to its own chunk
 // instead (src/app/actor.ts), so nothing the app loads first imports this module.
-import { forcedMfaMachine } from './forcedMfa.ts';
+import { setupMfaMachine } from './setupMfa.ts';
 import { forgotPasswordMachine } from './forgotPassword.ts';
 import { forgotUsernameMachine } from './forgotUsername.ts';
-import { mfaCodeMachine } from './mfaCode.ts';
+import { mfaMachine } from './mfa.ts';
 import { mfaSettingsMachine } from './mfaSettings.ts';
 import { accessGrantsMachine } from './accessGrants.ts';
 import { historyMachine } from './history.ts';
@@ -21,9 +21,9 @@ import { profileMachine } from './profile.ts';
 import { fuzzionMachine } from './fuzzion.ts';
 
 export const FLOW_MACHINES = {
-  mfaCode: mfaCodeMachine,
+  mfa: mfaMachine,
   totpRecovery: totpRecoveryMachine,
-  forcedMfa: forcedMfaMachine,
+  setupMfa: setupMfaMachine,
   mfaSettings: mfaSettingsMachine,
   accessGrants: accessGrantsMachine,
   securityHistory: historyMachine,

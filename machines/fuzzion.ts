@@ -1,8 +1,8 @@
 // The merge of a duplicated account (spec §4 "Duplicate-account merge (fuzzion)", screens /duplicated
 // and /fuzzion-success). Adding an address or number sent it a code, and only once that code came
 // back did the server say the address is another account's: the offer's payload came with that
-// answer, so the code is already the first proof. The order is the server's (DESIGN.md "Proof
-// strength"): code, then offer, then the other account's second factor.
+// answer, so the code is already the first proof. The order is the server's
+// (docs/decisions/merge-proofs.md): code, then offer, then the other account's second factor.
 // - The person chooses: merge, or decline (take the address off the other account; only when it
 //   keeps an email and a phone, else the "cannot decline" state says so).
 // - Where the other account has no second factor the code is `enough`: the choice is done at once.
@@ -28,7 +28,7 @@ import {
 } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
-import { CODED } from './mfaCode.ts';
+import { CODED } from './mfa.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
 export type FuzzionResult = NonNullable<FuzzionAnswer['data']>;

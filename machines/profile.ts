@@ -2,7 +2,7 @@
 // personal information's form (edit-info) and the bank account's (on edit-credentials, a sensitive
 // screen: the root proves a recent second factor before it starts this flow there).
 // - edit-info is reachable only from the overview: opened cold (a deep link, a reload) the flow
-//   shows the overview instead (DESIGN.md, "Back and reload").
+//   shows the overview instead (docs/decisions/back-and-reload.md).
 // - A form is checked here with the rules the server enforces (contract/profile.ts, contract/iban.ts)
 //   before it is sent; the server's answer is the profile as it now is, which the flow tells the
 //   root (USER_UPDATED) so that the rest of the app shows it at once.
@@ -16,7 +16,7 @@ import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
-import { errorOf, mergeOfferOf, problemCodeOf, type ProblemCode } from './failures.ts';
+import { errorOf, fuzzionOfferOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import type { StepOf } from './routes.ts';
 
 export type ProfileStep = StepOf<'profile'>;
@@ -174,7 +174,7 @@ const profileSetup = setup({
     show: (_, _params: { step: ProfileStep }) => {},
     /** Goes to the merge with this offer (the app keeps it for the merge's screen): the code sent to
      * the address came back, and the address is another account's. */
-    offerMerge: (_, _params: { payload: string }) => {},
+    offerFuzzion: (_, _params: { payload: string }) => {},
     /** Hands a file to the browser to save. */
     save: (_, _params: { name: string; text: string }) => {},
     /** The profile changed: the rest of the app shows the new one (the root keeps it). */
@@ -202,7 +202,7 @@ const profileSetup = setup({
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
     codeChecked: ({ event }) => event.type === 'xstate.done.actor.contactCode' && event.output.result !== null,
     /** The code came back and the address is another account's: the answer carries the offer. */
-    mergeOffered: ({ event }) => event.type === 'xstate.done.actor.contactCode' && mergeOfferOf(event.output) !== null,
+    fuzzionOffered: ({ event }) => event.type === 'xstate.done.actor.contactCode' && fuzzionOfferOf(event.output) !== null,
   },
 });
 
@@ -500,11 +500,11 @@ export const profileMachine = profileSetup.createMachine({
                   },
                   // The address is another account's, proven by its code: the merge's offer.
                   {
-                    guard: 'mergeOffered',
+                    guard: 'fuzzionOffered',
                     target: '#profile.credentials.ready',
                     actions: [
                       assign({ challenge: null, error: null }),
-                      { type: 'offerMerge', params: ({ event }) => ({ payload: mergeOfferOf(event.output)! }) },
+                      { type: 'offerFuzzion', params: ({ event }) => ({ payload: fuzzionOfferOf(event.output)! }) },
                     ],
                   },
                   // The code can no longer be used (expired, spent, the address taken meanwhile): type again.

@@ -16,10 +16,10 @@ import {
 } from '../contract/constants.ts';
 
 /**
- * `public`: anonymous only; `private`: needs a session; `secondFactor`: only while a sign-in waits
+ * `public`: anonymous only; `private`: needs a session; `signingIn`: only while a sign-in waits
  * for a further step (its code, a new password); `any`: everyone.
  */
-export type Access = 'public' | 'private' | 'any' | 'secondFactor';
+export type Access = 'public' | 'private' | 'any' | 'signingIn';
 
 /** The flows: each is one machine (or none, for plain screens) and one folder of screens. */
 export type Flow =
@@ -47,7 +47,7 @@ export type Flow =
 /** The screens: src/app/routes.tsx maps each to its (lazy) component. */
 export type ScreenId =
   | 'login'
-  | 'secondFactor'
+  | 'mfa'
   | 'weakPassword'
   | 'forgotPassword'
   | 'forgotUsername'
@@ -92,9 +92,9 @@ export const ROUTES = [
   // The website access chooser (spec §2 "Screen behaviours"): after a sign-in with no target, for a
   // person with several platforms; the spec gives it no path.
   { path: CHOOSER_PATH, access: 'private', flow: 'dashboard', step: 'choose', screen: 'chooser' },
-  { path: '/mfa', access: 'secondFactor', flow: 'mfa', step: 'code', screen: 'secondFactor' },
-  { path: STEP_UP_PATH, access: 'secondFactor', flow: 'mfa', step: 'methods', screen: 'secondFactor' },
-  { path: '/weak-password', access: 'secondFactor', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
+  { path: '/mfa', access: 'signingIn', flow: 'mfa', step: 'code', screen: 'mfa' },
+  { path: STEP_UP_PATH, access: 'signingIn', flow: 'mfa', step: 'methods', screen: 'mfa' },
+  { path: '/weak-password', access: 'signingIn', flow: 'weakPassword', step: 'renew', screen: 'weakPassword' },
   // The recovery flows, as onboarding: every step starts the flow, which shows it if it can (a
   // reload resumes the code sent or the new password) and its first step otherwise.
   {
@@ -441,7 +441,7 @@ export type GuardDecision =
   | { kind: 'login'; target: string }
   | { kind: 'logout' };
 
-export type SessionState = 'anonymous' | 'signedIn' | 'secondFactor';
+export type SessionState = 'anonymous' | 'signedIn' | 'signingIn';
 
 export function guard(location: Location, session: SessionState | boolean): GuardDecision {
   const state: SessionState = session === true ? 'signedIn' : session === false ? 'anonymous' : session;
@@ -452,8 +452,8 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   if (redirect) return { kind: 'redirect', to: redirect };
   const access = SCREENS[path];
   if (!access) return { kind: 'redirect', to: LINKS.home };
-  if (access === 'secondFactor') {
-    if (state === 'secondFactor' || (signedIn && isAuthorisationStepUp(location))) return { kind: 'stay' };
+  if (access === 'signingIn') {
+    if (state === 'signingIn' || (signedIn && isAuthorisationStepUp(location))) return { kind: 'stay' };
     // A step-up's code screen reloaded: the screen it was for again, which asks for the code anew.
     return {
       kind: 'redirect',

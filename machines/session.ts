@@ -7,9 +7,9 @@ import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { DoneActorEvent } from 'xstate';
 import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/baseSchemas.ts';
 import type { AfterCode } from './afterCode.ts';
-import type { EnrolmentOutput } from './forcedMfa.ts';
+import type { SetupMfaOutput } from './setupMfa.ts';
 import type { LoginMode, LoginOutput } from './login.ts';
-import type { MfaCodeOutput } from './mfaCode.ts';
+import type { MfaOutput } from './mfa.ts';
 import type { PartnerInput } from './partner.ts';
 import type { ProfileInput } from './profile.ts';
 import { HOME_PATH, inFlow, routeOf, safeTarget, startsFlow, stepOf, type Flow, type Location } from './routes.ts';
@@ -31,7 +31,7 @@ export type RootInput = {
 };
 
 /** The status of a session's second factor: recent or not, and the methods to prove it with. */
-export type SecondFactorStatus = { sudo: boolean; methods: MfaMethodSummary[] };
+export type MfaStatusAndMethods = { sudo: boolean; methods: MfaMethodSummary[] };
 
 export type RootEvent =
   | { type: 'ROUTE'; location: Location }
@@ -46,10 +46,10 @@ export type RootEvent =
   | { type: 'USER_UPDATED'; user: UserProfile }
   // The ends of the children whose output the guards read, by the child's id.
   | DoneActorEvent<LoginOutput, 'login'>
-  | DoneActorEvent<MfaCodeOutput, 'mfaCode' | 'stepUp'>
+  | DoneActorEvent<MfaOutput, 'mfa' | 'stepUp'>
   | DoneActorEvent<UserProfile, 'restoreUser' | 'loadUser'>
-  | DoneActorEvent<SecondFactorStatus, 'secondFactorStatus'>
-  | DoneActorEvent<EnrolmentOutput, 'forcedMfa'>
+  | DoneActorEvent<MfaStatusAndMethods, 'mfaStatus'>
+  | DoneActorEvent<SetupMfaOutput, 'setupMfa'>
   | DoneActorEvent<{ outcome: 'done' | 'reset' }, 'totpRecovery'>
   | DoneActorEvent<{ sessionEnded: boolean }, 'editPassword'>;
 
@@ -75,7 +75,7 @@ export type Context = {
   /** After signing in with a recovery key: how many keys remain (the TOTP recovery screen shows it). */
   recoveryKeysLeft: number | null;
   /** A customer who skipped the offered second factor is not asked again in this session. */
-  enrolmentSkipped: boolean;
+  setupMfaSkipped: boolean;
   /** The ticket a sign-in with a weak password handed out, for choosing a new one. */
   weakPayload: string | null;
   /** Where the last right second-factor code leads (../afterCode.ts), until the root has gone there. */

@@ -8,13 +8,13 @@ import { consentModel } from './consent.model.ts';
 import type { Model } from './coverage.ts';
 import { devicesModel } from './devices.model.ts';
 import { editPasswordModel } from './editPassword.model.ts';
-import { forcedMfaModel } from './forcedMfa.model.ts';
+import { setupMfaModel } from './setupMfa.model.ts';
 import { forgotPasswordModel } from './forgotPassword.model.ts';
 import { forgotUsernameModel } from './forgotUsername.model.ts';
 import { fuzzionModel } from './fuzzion.model.ts';
 import { historyModel } from './history.model.ts';
 import { loginModel } from './login.model.ts';
-import { mfaCodeModel } from './mfaCode.model.ts';
+import { mfaModel } from './mfa.model.ts';
 import { mfaSettingsModel } from './mfaSettings.model.ts';
 import { microsoftMfaModel, microsoftStartModel } from './microsoft.model.ts';
 import { newPasswordModel } from './newPassword.model.ts';
@@ -31,9 +31,9 @@ import { undoChangeModel } from './undoChange.model.ts';
 export const MODELS: Record<string, Model> = {
   root: rootModel,
   login: loginModel,
-  mfaCode: mfaCodeModel,
+  mfa: mfaModel,
   totpRecovery: totpRecoveryModel,
-  forcedMfa: forcedMfaModel,
+  setupMfa: setupMfaModel,
   mfaSettings: mfaSettingsModel,
   accessGrants: accessGrantsModel,
   history: historyModel,

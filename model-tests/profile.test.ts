@@ -32,7 +32,7 @@ describe('profile machine: model', () => {
         alone.getTransitionData(from as never, event as never) as unknown as Array<{
           actions: Array<{ type?: string } | string>;
         }>
-      ).some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerMerge')),
+      ).some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerFuzzion')),
     );
     expect(offering.length).toBeGreaterThan(0);
     for (const { from, event } of offering) {
@@ -316,7 +316,7 @@ describe('profile machine: behaviour', () => {
       actions: {
         show: () => {},
         changed: () => {},
-        offerMerge: (_, { payload }) => {
+        offerFuzzion: (_, { payload }) => {
           offers.push(payload);
         },
       },
@@ -348,7 +348,7 @@ describe('profile machine: behaviour', () => {
       },
       actions: {
         show: () => {},
-        offerMerge: (_, { payload }) => {
+        offerFuzzion: (_, { payload }) => {
           offers.push(payload);
         },
       },

@@ -109,7 +109,7 @@ const serializeState = ({ value, context }: { value: unknown; context: unknown }
     config: unknown;
     mfa: unknown;
     recoveryKeysLeft: unknown;
-    enrolmentSkipped: boolean;
+    setupMfaSkipped: boolean;
     afterCode: { kind: string } | null;
   };
   return JSON.stringify([
@@ -121,7 +121,7 @@ const serializeState = ({ value, context }: { value: unknown; context: unknown }
     c.location.search,
     !!c.mfa,
     c.recoveryKeysLeft !== null,
-    c.enrolmentSkipped,
+    c.setupMfaSkipped,
     c.afterCode?.kind ?? null,
   ]);
 };
@@ -154,20 +154,20 @@ const EVENTS: Event[] = [
   done('logout'),
   fail('logout', 401),
   fail('logout', 500),
-  done('mfaCode', { method: 'email', mfaId: 1, accessToken: 't', recoveryKeysLeft: null }),
-  done('mfaCode', { method: 'totpRecovery', mfaId: 3, accessToken: 't', recoveryKeysLeft: 4 }),
+  done('mfa', { method: 'email', mfaId: 1, accessToken: 't', recoveryKeysLeft: null }),
+  done('mfa', { method: 'totpRecovery', mfaId: 3, accessToken: 't', recoveryKeysLeft: 4 }),
   done('totpRecovery', { outcome: 'done' }),
   done('totpRecovery', { outcome: 'reset' }),
   done('restoreUser', forcedUser),
   done('loadUser', forcedUser),
   done('loadUser', offeredUser),
-  done('forcedMfa', { outcome: 'enrolled', voluntary: false }),
-  done('forcedMfa', { outcome: 'skipped', voluntary: false }),
-  done('forcedMfa', { outcome: 'enrolled', voluntary: true }),
-  done('forcedMfa', { outcome: 'authenticator', voluntary: true }),
-  done('secondFactorStatus', { sudo: false, methods: [] }),
-  done('secondFactorStatus', { sudo: true, methods: [] }),
-  fail('secondFactorStatus', 500),
+  done('setupMfa', { outcome: 'enrolled', voluntary: false }),
+  done('setupMfa', { outcome: 'skipped', voluntary: false }),
+  done('setupMfa', { outcome: 'enrolled', voluntary: true }),
+  done('setupMfa', { outcome: 'authenticator', voluntary: true }),
+  done('mfaStatus', { sudo: false, methods: [] }),
+  done('mfaStatus', { sudo: true, methods: [] }),
+  fail('mfaStatus', 500),
   done('stepUp', { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null }),
   done('stepUp', { method: 'totpRecovery', mfaId: 3, accessToken: null, recoveryKeysLeft: 2 }),
   done('totpSetup'),

@@ -46,7 +46,7 @@ function start(options: {
   loadConfig?: () => Promise<AppConfig>;
   logout?: () => Promise<void>;
   submitLogin?: () => Promise<unknown>;
-  secondFactorStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
+  mfaStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
   devices?: typeof devicesMachine;
   fuzzion?: typeof fuzzionMachine;
 }) {
@@ -57,7 +57,7 @@ function start(options: {
         loadConfig: fromPromise(options.loadConfig ?? (async () => config)),
         fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
         logout: fromPromise(options.logout ?? (async () => {})),
-        ...(options.secondFactorStatus ? { secondFactorStatus: fromPromise(options.secondFactorStatus) } : {}),
+        ...(options.mfaStatus ? { mfaStatus: fromPromise(options.mfaStatus) } : {}),
         ...(options.devices ? { devices: options.devices } : {}),
         ...(options.fuzzion ? { fuzzion: options.fuzzion } : {}),
         login: loginMachine.provide({
@@ -189,7 +189,7 @@ describe('root machine: behaviour', () => {
     });
     await settle();
     expect(enrolled.effects).toContain('navigate /user/dashboard');
-    expect(enrolled.actor.getSnapshot().children.forcedMfa).toBeUndefined();
+    expect(enrolled.actor.getSnapshot().children.setupMfa).toBeUndefined();
     // Its own steps add a method from Security, for any account.
     const adding = start({
       storedAccount: user,
@@ -198,13 +198,13 @@ describe('root machine: behaviour', () => {
     });
     await settle();
     expect(adding.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
-    expect(adding.actor.getSnapshot().children.forcedMfa).toBeDefined();
+    expect(adding.actor.getSnapshot().children.setupMfa).toBeDefined();
     const without = start({ storedAccount: user, location: at('/user/dashboard') });
     await settle();
     without.actor.send({ type: 'ROUTE', location: at('/setup-mfa') });
     await settle();
     expect(without.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
-    expect(without.actor.getSnapshot().children.forcedMfa).toBeDefined();
+    expect(without.actor.getSnapshot().children.setupMfa).toBeDefined();
   });
 
   it('resumes a sign-in waiting for its new password after a reload, from what the tab kept', async () => {
@@ -272,9 +272,9 @@ describe('root machine: behaviour', () => {
       },
     ).start();
     await settle();
-    expect(actor.getSnapshot().matches({ anonymous: 'secondFactor' })).toBe(true);
+    expect(actor.getSnapshot().matches({ anonymous: 'mfa' })).toBe(true);
     expect(effects).toEqual([]);
-    expect(actor.getSnapshot().children.mfaCode!.getSnapshot().context).toMatchObject({
+    expect(actor.getSnapshot().children.mfa!.getSnapshot().context).toMatchObject({
       methods,
       loginPayload: 'login',
     });
@@ -457,7 +457,7 @@ describe('root machine: behaviour', () => {
     const { actor } = start({
       storedAccount: user,
       location: at('/security/mfa-edit'),
-      secondFactorStatus: async () => ({ sudo: false, methods: [] }),
+      mfaStatus: async () => ({ sudo: false, methods: [] }),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
@@ -603,7 +603,7 @@ describe('root machine: behaviour', () => {
     const { actor, effects } = start({
       storedAccount: user,
       location: at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
-      secondFactorStatus: async () => ({
+      mfaStatus: async () => ({
         sudo: true,
         methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
       }),
@@ -650,7 +650,7 @@ describe('root machine: behaviour', () => {
     const { actor, effects } = start({
       storedAccount: user,
       location: at('/partner/link-success', search),
-      secondFactorStatus: async () => ({
+      mfaStatus: async () => ({
         sudo: false,
         methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
       }),
@@ -671,7 +671,7 @@ describe('root machine: behaviour', () => {
     const recent = start({
       storedAccount: user,
       location: at('/partner/link-success', search),
-      secondFactorStatus: async () => ({ sudo: true, methods: [] }),
+      mfaStatus: async () => ({ sudo: true, methods: [] }),
     });
     await settle();
     expect(recent.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
@@ -695,7 +695,7 @@ describe('root machine: behaviour', () => {
     const { actor, effects } = start({
       storedAccount: fullUser,
       location: at('/profile/edit-credentials'),
-      secondFactorStatus: async () => ({
+      mfaStatus: async () => ({
         sudo: false,
         methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
       }),
@@ -737,7 +737,7 @@ describe('root machine: behaviour', () => {
     const { actor, effects } = start({
       storedAccount: user,
       location: at('/security/edit-password'),
-      secondFactorStatus: async () => ({ sudo: false, methods: [] }),
+      mfaStatus: async () => ({ sudo: false, methods: [] }),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);

@@ -35,8 +35,8 @@ describe('route guard', () => {
   });
 
   it('shows the second-factor screens only while a sign-in waits for them', () => {
-    for (const path of byAccess('secondFactor')) {
-      expect(guard(at(path), 'secondFactor')).toEqual({ kind: 'stay' });
+    for (const path of byAccess('signingIn')) {
+      expect(guard(at(path), 'signingIn')).toEqual({ kind: 'stay' });
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }
@@ -63,7 +63,7 @@ describe('route guard', () => {
   });
 
   it('shows maintenance to anyone', () => {
-    for (const session of ['anonymous', 'signedIn', 'secondFactor'] as const)
+    for (const session of ['anonymous', 'signedIn', 'signingIn'] as const)
       expect(guard(at('/maintenance'), session)).toEqual({ kind: 'stay' });
   });
 

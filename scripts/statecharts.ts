@@ -4,7 +4,7 @@
 // state but a final one be a dead end (`deadEnds`).
 import type { AnyStateMachine } from 'xstate';
 import { captchaMachine } from '../machines/captcha.ts';
-import { forcedMfaMachine } from '../machines/forcedMfa.ts';
+import { setupMfaMachine } from '../machines/setupMfa.ts';
 import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
@@ -15,7 +15,7 @@ import { devicesMachine } from '../machines/devices.ts';
 import { editPasswordMachine } from '../machines/editPassword.ts';
 import { notificationsMachine } from '../machines/notifications.ts';
 import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
-import { mfaCodeMachine } from '../machines/mfaCode.ts';
+import { mfaMachine } from '../machines/mfa.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
 import { rootMachine } from '../machines/root.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
@@ -33,9 +33,9 @@ import { ssoLinksMachine } from '../machines/ssoLinks.ts';
 export const MACHINES: Record<string, AnyStateMachine> = {
   root: rootMachine,
   login: loginMachine,
-  mfaCode: mfaCodeMachine,
+  mfa: mfaMachine,
   totpRecovery: totpRecoveryMachine,
-  forcedMfa: forcedMfaMachine,
+  setupMfa: setupMfaMachine,
   mfaSettings: mfaSettingsMachine,
   accessGrants: accessGrantsMachine,
   history: historyMachine,

@@ -13,7 +13,7 @@ const applyGuard = (session: SessionState) =>
     // A sign-in kept from before a reload still waits for its second factor or its new password.
     const decision = guard(
       context.location,
-      session === 'anonymous' && (context.mfa || context.weakPayload) ? 'secondFactor' : session,
+      session === 'anonymous' && (context.mfa || context.weakPayload) ? 'signingIn' : session,
     );
     if (decision.kind === 'redirect') {
       enqueue({ type: 'navigate', params: { to: decision.to } });

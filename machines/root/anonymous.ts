@@ -16,7 +16,7 @@ import {
 } from '../session.ts';
 import { forwards, guardAnonymous, restarts, setLocation, tellStep, whileAnonymous } from './actions.ts';
 import { rootSetup } from './setup.ts';
-import { loadingUser, renewingPassword, secondFactor } from './signingIn.ts';
+import { loadingUser, renewingPassword, mfa } from './signingIn.ts';
 
 /** The ticket of a sign-in that must renew its weak password. */
 const weakPayloadOf = (output: LoginOutput) => (output.kind === 'weakPassword' ? output.payload : null);
@@ -52,7 +52,7 @@ export const anonymous = rootSetup.createStateConfig({
     signingIn: {
       on: {
         ROUTE: [
-          { guard: { type: 'resumes', params: { flow: 'mfa' } }, target: 'secondFactor', actions: setLocation },
+          { guard: { type: 'resumes', params: { flow: 'mfa' } }, target: 'mfa', actions: setLocation },
           {
             guard: { type: 'resumes', params: { flow: 'weakPassword' } },
             target: 'renewingPassword',
@@ -99,7 +99,7 @@ export const anonymous = rootSetup.createStateConfig({
           },
           {
             guard: 'loginNeedsMfa',
-            target: 'secondFactor',
+            target: 'mfa',
             actions: [
               {
                 type: 'storeSession',
@@ -191,7 +191,7 @@ export const anonymous = rootSetup.createStateConfig({
       },
     },
     renewingPassword,
-    secondFactor,
+    mfa,
     loadingUser,
   },
 });

@@ -26,7 +26,7 @@ export const rootMachine = rootSetup.createMachine({
     notice: null,
     mfa: input.storedSignIn ?? null,
     recoveryKeysLeft: null,
-    enrolmentSkipped: false,
+    setupMfaSkipped: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,
     username: '',
@@ -84,7 +84,7 @@ export const rootMachine = rootSetup.createMachine({
         src: 'fetchUser',
         onDone: [
           {
-            guard: 'needsEnrolment',
+            guard: 'needsSetupMfa',
             target: 'signedIn.enrolling',
             actions: [keepUser, assign({ location: locationOf(pathOf('setupMfa', 'intro')) })],
           },

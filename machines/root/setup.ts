@@ -5,12 +5,12 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { AppConfig, UserProfile } from '../../contract/baseSchemas.ts';
 import { errorOf } from '../failures.ts';
 import { loginMachine } from '../login.ts';
-import type { EnrolmentOutput } from '../forcedMfa.ts';
+import type { SetupMfaOutput } from '../setupMfa.ts';
 import { decisionAfterCode, type AfterCode, type CodePurpose } from '../afterCode.ts';
 import { guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf } from '../routes.ts';
 import type { Flow, Location, StepOf } from '../routes.ts';
 import { inSecurity, is401, is503, mustEnrol, opensToVisitor, resumedFlow } from '../session.ts';
-import type { Context, RootEvent, RootInput, SecondFactorStatus } from '../session.ts';
+import type { Context, RootEvent, RootInput, MfaStatusAndMethods } from '../session.ts';
 import type { FLOW_MACHINES } from '../flows.ts';
 
 /** The set-up's steps that Security opens to add a method. */
@@ -21,9 +21,9 @@ type FlowName = keyof FlowMachines;
 
 /** The flows beyond login, each a child of the same name. */
 const FLOW_NAMES = [
-  'mfaCode',
+  'mfa',
   'totpRecovery',
-  'forcedMfa',
+  'setupMfa',
   'mfaSettings',
   'accessGrants',
   'securityHistory',
@@ -71,8 +71,8 @@ export const rootSetup = setup({
       logout: 'logout';
       exchangeTicket: 'exchangeTicket';
       login: 'login';
-      stepUp: 'mfaCode';
-      secondFactorStatus: 'secondFactorStatus';
+      stepUp: 'mfa';
+      mfaStatus: 'mfaStatus';
     },
   },
   actors: {
@@ -91,8 +91,8 @@ export const rootSetup = setup({
     login: loginMachine,
     ...declaredFlows(),
     /** Whether this session passed MFA recently, and the methods to check it with. */
-    secondFactorStatus: fromPromise<SecondFactorStatus>(async () => {
-      throw new Error('secondFactorStatus is provided by the app');
+    mfaStatus: fromPromise<MfaStatusAndMethods>(async () => {
+      throw new Error('mfaStatus is provided by the app');
     }),
   },
   actions: {
@@ -110,7 +110,7 @@ export const rootSetup = setup({
     /** Asks once where the right code leads (../afterCode.ts), from the code entry's answer. */
     decideAfterCode: assign({
       afterCode: ({ context, event }, { purpose }: { purpose: CodePurpose }) =>
-        event.type === 'xstate.done.actor.mfaCode' || event.type === 'xstate.done.actor.stepUp'
+        event.type === 'xstate.done.actor.mfa' || event.type === 'xstate.done.actor.stepUp'
           ? decisionAfterCode(context, event.output, purpose)
           : context.afterCode,
     }),
@@ -141,7 +141,7 @@ export const rootSetup = setup({
     /** What the last right code leads to (spec §4 "MFA": the order after a code). */
     afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,
     /** Forced users (and customers, once) without a second factor set one up first (spec §4 "Forced MFA"). */
-    needsEnrolment: ({ context, event }) => {
+    needsSetupMfa: ({ context, event }) => {
       const user =
         event.type === 'xstate.done.actor.restoreUser' || event.type === 'xstate.done.actor.loadUser'
           ? event.output
@@ -151,7 +151,7 @@ export const rootSetup = setup({
       return (
         !!user &&
         !user.mfa_enrolled &&
-        (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.enrolmentSkipped))
+        (user.mfa_forced || (user.mfa_customer && !user.mfa_offer_later && !context.setupMfaSkipped))
       );
     },
     /** The location is a screen of this flow (a reload or a deep link lands there). */
@@ -172,10 +172,10 @@ export const rootSetup = setup({
     atSetupWithoutMethod: ({ context }) =>
       inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
     atSetupAdding: ({ context }) => ADDING_STEPS.has(stepOf(context.location.path, 'setupMfa') ?? 'intro'),
-    /** What the set-up ended with (machines/forcedMfa.ts). */
-    enrolmentIs: ({ event }, { outcome }: { outcome: EnrolmentOutput['outcome'] }) =>
-      event.type === 'xstate.done.actor.forcedMfa' && event.output.outcome === outcome,
-    enrolledFromSecurity: ({ event }) => event.type === 'xstate.done.actor.forcedMfa' && event.output.voluntary,
+    /** What the set-up ended with (machines/setupMfa.ts). */
+    setupMfaIs: ({ event }, { outcome }: { outcome: SetupMfaOutput['outcome'] }) =>
+      event.type === 'xstate.done.actor.setupMfa' && event.output.outcome === outcome,
+    setUpFromSecurity: ({ event }) => event.type === 'xstate.done.actor.setupMfa' && event.output.voluntary,
     authenticatorReset: ({ event }) =>
       event.type === 'xstate.done.actor.totpRecovery' && event.output.outcome === 'reset',
     onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
@@ -184,7 +184,7 @@ export const rootSetup = setup({
       stepOf(context.location.path, 'security') === step,
     stepUpNeeded: ({ context, event }) =>
       isSensitive(context.location.path) &&
-      !(event.type === 'xstate.done.actor.secondFactorStatus' && event.output.sudo),
+      !(event.type === 'xstate.done.actor.mfaStatus' && event.output.sudo),
     forced: ({ context }) => mustEnrol(context.user),
   },
 });

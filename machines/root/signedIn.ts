@@ -84,8 +84,8 @@ export const signedIn = rootSetup.createStateConfig({
       states: {
         checking: {
           invoke: {
-            id: 'secondFactorStatus',
-            src: 'secondFactorStatus',
+            id: 'mfaStatus',
+            src: 'mfaStatus',
             onDone: {
               target: 'asking',
               actions: assign({ mfa: ({ event }) => ({ payload: '', methods: event.output.methods }) }),
@@ -101,7 +101,7 @@ export const signedIn = rootSetup.createStateConfig({
           on: { ROUTE: codeScreens },
           invoke: {
             id: 'stepUp',
-            src: 'mfaCode',
+            src: 'mfa',
             input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
             onDone: {
               target: 'proven',
@@ -165,15 +165,15 @@ export const signedIn = rootSetup.createStateConfig({
       exit: { type: 'storeSession', params: { key: 'mfa_forced', value: null } },
       on: {
         ROUTE: [
-          forwards('setupMfa', 'forcedMfa'),
+          forwards('setupMfa', 'setupMfa'),
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
           { guard: 'forced', target: 'loggingOut', actions: setLocation },
-          { target: 'idle', actions: [setLocation, assign({ enrolmentSkipped: true }), guardSignedIn] },
+          { target: 'idle', actions: [setLocation, assign({ setupMfaSkipped: true }), guardSignedIn] },
         ],
       },
       invoke: {
-        id: 'forcedMfa',
-        src: 'forcedMfa',
+        id: 'setupMfa',
+        src: 'setupMfa',
         input: ({ context }) => ({
           forced: mustEnrol(context.user),
           customer: context.user?.mfa_customer === true,
@@ -182,14 +182,14 @@ export const signedIn = rootSetup.createStateConfig({
         onDone: [
           // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
           {
-            guard: { type: 'enrolmentIs', params: { outcome: 'authenticator' } },
+            guard: { type: 'setupMfaIs', params: { outcome: 'authenticator' } },
             target: 'idle',
             actions: [goTo(pathOf('authenticator', 'scan'))],
           },
           {
             // Opened from Security: back there, the new method listed (or, when the step-up ran out,
             // the methods screen asks for it again).
-            guard: 'enrolledFromSecurity',
+            guard: 'setUpFromSecurity',
             target: 'idle',
             actions: [
               assign({
@@ -203,7 +203,7 @@ export const signedIn = rootSetup.createStateConfig({
             ],
           },
           {
-            guard: { type: 'enrolmentIs', params: { outcome: 'enrolled' } },
+            guard: { type: 'setupMfaIs', params: { outcome: 'enrolled' } },
             target: 'idle',
             actions: [
               assign({ user: ({ context }) => (context.user ? { ...context.user, mfa_enrolled: true } : null) }),
@@ -216,7 +216,7 @@ export const signedIn = rootSetup.createStateConfig({
           {
             target: 'idle',
             actions: [
-              assign({ enrolmentSkipped: true }),
+              assign({ setupMfaSkipped: true }),
               goTo(({ target }) => safeTarget(target) ?? HOME_PATH),
               assign({ target: null }),
             ],

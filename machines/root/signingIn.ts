@@ -38,10 +38,10 @@ export const renewingPassword = rootSetup.createStateConfig({
   },
 });
 
-export const secondFactor = rootSetup.createStateConfig({
+export const mfa = rootSetup.createStateConfig({
   on: {
     ROUTE: [
-      forwards('mfa', 'mfaCode'),
+      forwards('mfa', 'mfa'),
       {
         target: 'signingIn',
         actions: [
@@ -54,8 +54,8 @@ export const secondFactor = rootSetup.createStateConfig({
     ],
   },
   invoke: {
-    id: 'mfaCode',
-    src: 'mfaCode',
+    id: 'mfa',
+    src: 'mfa',
     input: ({ context }) => ({
       methods: context.mfa?.methods ?? [],
       loginPayload: context.mfa?.payload ?? null,
@@ -78,7 +78,7 @@ export const loadingUser = rootSetup.createStateConfig({
     src: 'fetchUser',
     onDone: [
       {
-        guard: 'needsEnrolment',
+        guard: 'needsSetupMfa',
         target: '#root.signedIn.enrolling',
         actions: [
           // The guard entering signedIn judges the set-up screen, where the user is going.

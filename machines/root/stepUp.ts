@@ -21,7 +21,7 @@ export const steppingUp = rootSetup.createStateConfig({
   },
   invoke: {
     id: 'stepUp',
-    src: 'mfaCode',
+    src: 'mfa',
     input: ({ context }) => ({ methods: context.mfa?.methods ?? [], loginPayload: null }),
     onDone: {
       target: 'afterStepUp',
@@ -38,8 +38,8 @@ export const steppingUp = rootSetup.createStateConfig({
 export const checkingStepUp = (open: string, ...first: { guard: 'onAuthenticatorPath'; target: string }[]) =>
   rootSetup.createStateConfig({
     invoke: {
-      id: 'secondFactorStatus',
-      src: 'secondFactorStatus',
+      id: 'mfaStatus',
+      src: 'mfaStatus',
       onDone: [
         {
           guard: 'stepUpNeeded',

@@ -90,7 +90,7 @@ export const startActivation = async (input: { kind: 'sms' | 'call' | 'whatsapp'
 export const confirmActivation = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
   parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input, ...captchaHeader(captcha) }).json());
 
-export const secondFactorStatus = async () => {
+export const mfaStatus = async () => {
   const [status, methods] = await Promise.all([
     parsed(MfaStatus, () => api.get('mfa/status').json()),
     parsed(MfaMethodList, () => api.get('mfa', { searchParams: { includeAll: 'true' } }).json()),

@@ -52,7 +52,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         actions: { typed: (_, { value }) => keepUsername(value) },
       }),
       // The security area's check comes with the flows' calls.
-      secondFactorStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).secondFactorStatus()),
+      mfaStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).mfaStatus()),
       ...flowsOf(go, keepUsername),
     },
     actions: {

@@ -11,6 +11,7 @@ type Flows = typeof FLOW_MACHINES;
 type Bindings<K extends keyof Flows> = Record<K, (go: Go, keepUsername: KeepUsername) => Promise<unknown>>;
 
 const mfa = () => import('../mfa/bindings.ts');
+const setupMfa = () => import('../setupMfa/bindings.ts');
 const security = () => import('../security/bindings.ts');
 const access = () => import('../access/bindings.ts');
 const notifications = () => import('../notifications/bindings.ts');
@@ -28,7 +29,7 @@ export function flowsOf(go: Go, keepUsername: KeepUsername): Flows {
   const flow = <K extends keyof Flows>(load: () => Promise<Bindings<K>>, name: K) =>
     lazyFlow(() => load().then((b) => b[name](go, keepUsername) as Promise<Flows[K]>)).logic;
   return {
-    mfaCode: flow(mfa, 'mfaCode'),
+    mfa: flow(mfa, 'mfa'),
     mfaSettings: flow(security, 'mfaSettings'),
     accessGrants: flow(access, 'accessGrants'),
     securityHistory: flow(security, 'securityHistory'),
@@ -41,7 +42,7 @@ export function flowsOf(go: Go, keepUsername: KeepUsername): Flows {
     onboarding: flow(onboarding, 'onboarding'),
     totpSetup: flow(security, 'totpSetup'),
     totpRecovery: flow(mfa, 'totpRecovery'),
-    forcedMfa: flow(mfa, 'forcedMfa'),
+    setupMfa: flow(setupMfa, 'setupMfa'),
     consent: flow(consent, 'consent'),
     partner: flow(partner, 'partner'),
     profile: flow(profile, 'profile'),

@@ -12,7 +12,7 @@ const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 // Loaded when shown: the API is the one resting, the server still serves the app's files.
 const MaintenancePage = lazy(() => import('../maintenance/MaintenancePage.tsx'));
 const TotpRecoveryPage = lazy(() => import('../mfa/TotpRecoveryPage.tsx'));
-const SetupMfaPage = lazy(() => import('../mfa/SetupMfaPage.tsx'));
+const SetupMfaPage = lazy(() => import('../setupMfa/SetupMfaPage.tsx'));
 const SecurityPage = lazy(() => import('../security/SecurityPage.tsx'));
 const AccessPage = lazy(() => import('../access/AccessPage.tsx'));
 const HistoryPage = lazy(() => import('../security/HistoryPage.tsx'));
@@ -30,8 +30,8 @@ const NotMePage = lazy(() => import('../notMe/NotMePage.tsx'));
 const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
 const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
 const MicrosoftContinuePage = lazy(() => import('../login/MicrosoftContinuePage.tsx'));
-const SecondFactorPage = lazy(() =>
-  import('../mfa/SecondFactorPage.tsx').then((m) => ({ default: m.SecondFactorPage })),
+const MfaPage = lazy(() =>
+  import('../mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })),
 );
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
@@ -42,7 +42,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   microsoftLogin: later(<MicrosoftContinuePage />),
   maintenance: later(<MaintenancePage />),
   dashboard: later(<DashboardPage />),
-  secondFactor: later(<SecondFactorPage />),
+  mfa: later(<MfaPage />),
   totpRecovery: later(<TotpRecoveryPage />),
   setupMfa: later(<SetupMfaPage />),
   security: later(<SecurityPage />),

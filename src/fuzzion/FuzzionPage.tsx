@@ -9,7 +9,7 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { fuzzionMachine, FuzzionResend, FuzzionResult } from '../../machines/fuzzion.ts';
-import { CODED } from '../../machines/mfaCode.ts';
+import { CODED } from '../../machines/mfa.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
 import { Link } from 'react-router';

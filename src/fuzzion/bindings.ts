@@ -1,5 +1,5 @@
 // How the merge of a duplicated account meets the real world: its machine (imported here, in its own
-// chunk), its API calls, what this tab keeps of it (session storage, src/shell/mergeMemory.ts) and
+// chunk), its API calls, what this tab keeps of it (session storage, src/shell/fuzzionMemory.ts) and
 // its two screens. Loaded when the root first starts it (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import type { FuzzionAnswer } from '../../contract/merge.ts';
@@ -7,7 +7,7 @@ import type { FuzzionResend } from '../../machines/fuzzion.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Go } from '../shell/bindings.ts';
 import { codeEntryChecking } from '../shell/bindings.ts';
-import { offerMemory, resultMemory, storedMerge } from '../shell/mergeMemory.ts';
+import { offerMemory, resultMemory, storedFuzzion } from '../shell/fuzzionMemory.ts';
 import {
   finishFuzzion,
   proveFuzzionCode,
@@ -20,7 +20,7 @@ export const fuzzion = (go: Go) =>
   import('../../machines/fuzzion.ts').then(({ fuzzionMachine, fuzzionTicket, readFuzzionTicket }) =>
     fuzzionMachine.provide({
       actors: {
-        recall: fromPromise(async () => storedMerge()),
+        recall: fromPromise(async () => storedFuzzion()),
         readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
         startMethod: fromPromise(({ input }) => startFuzzionMethod(input)),
         proveByPassword: fromPromise(({ input }) => proveFuzzionPassword(input)),

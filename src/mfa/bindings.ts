@@ -1,32 +1,26 @@
-// How the second factor's flows (the code, the recovery keys, the enrolment) meet the real world:
+// How the second factor's flows (the code, the recovery keys) meet the real world:
 // their machines (imported here, each in its own chunk), their API calls and their screen requests
 // (`show`, to the route table's path of the step). Loaded with the first of them the root starts
 // (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
-import type { ChallengeRequest, MfaMemory } from '../../machines/mfaCode.ts';
-import type { ActivationRequest } from '../../machines/forcedMfa.ts';
-import { apiFailure } from '../../contract/api.ts';
+import type { ChallengeRequest, MfaMemory } from '../../machines/mfa.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
-import { keepOffer } from '../shell/mergeMemory.ts';
 import {
-  confirmActivation,
   listMethods,
-  offerLater,
   regenerateRecoveryKeys,
   resetAuthenticator,
-  startActivation,
   startChallenge,
   stepUpWithPassword,
   verifyCode,
 } from '../api/flowCalls.ts';
 
-const mfaMemory = flowMemory<MfaMemory>('mfaCode');
+const mfaMemory = flowMemory<MfaMemory>('mfa');
 
-export const mfaCode = (go: Go) =>
-  import('../../machines/mfaCode.ts').then(({ mfaCodeMachine }) =>
-    mfaCodeMachine.provide({
+export const mfa = (go: Go) =>
+  import('../../machines/mfa.ts').then(({ mfaMachine }) =>
+    mfaMachine.provide({
       actors: {
         recall: fromPromise(mfaMemory.recall),
         startChallenge: fromPromise(({ input }) => startChallenge(input)),
@@ -59,34 +53,6 @@ export const totpRecovery = (_go: Go) =>
         ),
         regenerate: fromPromise(() => regenerateRecoveryKeys()),
         resetAuthenticator: fromPromise(() => resetAuthenticator()),
-      },
-    }),
-  );
-
-export const forcedMfa = (go: Go) =>
-  import('../../machines/forcedMfa.ts').then(({ forcedMfaMachine }) =>
-    forcedMfaMachine.provide({
-      actors: {
-        methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
-        remindLater: fromPromise(() => offerLater()),
-        startActivation: fromPromise(({ input }) => startActivation(input)),
-        codeEntry: codeEntryChecking<unknown, ActivationRequest>(
-          ({ ticket, code, captcha }) => confirmActivation({ payload: ticket, code, captcha }),
-          async ({ request }) => {
-            const answer = await startActivation(request);
-            // Nothing to send any more: the destination was proven meanwhile (another tab). Choose it again.
-            if (answer === null) throw apiFailure(409, { code: 'challenge_closed', message: '' });
-            return { ticket: answer.payload, sent: answer.data };
-          },
-        ),
-      },
-      actions: {
-        show: (_, { screen }) => go(pathOf('setupMfa', screen)),
-        // The code came back and the destination is another account's: the offer, as the profile's.
-        offerMerge: (_, { payload }) => {
-          keepOffer(payload);
-          go(pathOf('fuzzion', 'offer'));
-        },
       },
     }),
   );

@@ -8,7 +8,7 @@ import type { NewContact } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Locale } from '../../contract/constants.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
-import { keepOffer } from '../shell/mergeMemory.ts';
+import { keepOffer } from '../shell/fuzzionMemory.ts';
 import {
   confirmContact,
   deleteContact,
@@ -51,7 +51,7 @@ export const profile = (go: Go) =>
       },
       actions: {
         show: (_, { step }) => go(pathOf('profile', step)),
-        offerMerge: (_, { payload }) => {
+        offerFuzzion: (_, { payload }) => {
           keepOffer(payload);
           go(pathOf('fuzzion', 'offer'));
         },

@@ -1,27 +1,27 @@
-// /setup-mfa and its steps: a projection of the enrolment machine.
+// /setup-mfa and its steps: a projection of the setupMfa machine (machines/setupMfa.ts).
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
-import type { forcedMfaMachine } from '../../machines/forcedMfa.ts';
+import type { setupMfaMachine } from '../../machines/setupMfa.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { TextField } from '../components/Field.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 
-type EnrolRef = ActorRefFrom<typeof forcedMfaMachine>;
+type SetupMfaRef = ActorRefFrom<typeof setupMfaMachine>;
 
 /** What the selection offers: a phone by each of its channels, an email, the authenticator app. */
 const CHOICES = ['sms', 'call', 'whatsapp', 'email', 'totp'] as const;
 
 export default function SetupMfaPage() {
-  const enrol = useFlowChild('forcedMfa');
-  return <FlowCard flow={enrol}>{(flow) => <Enrolment enrol={flow} />}</FlowCard>;
+  const setupMfa = useFlowChild('setupMfa');
+  return <FlowCard flow={setupMfa}>{(flow) => <SetupMfaSteps setupMfa={flow} />}</FlowCard>;
 }
 
-function Enrolment({ enrol }: { enrol: EnrolRef }) {
+function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
   const { t } = useTranslation();
-  const state = useSelector(enrol, (s) => s);
+  const state = useSelector(setupMfa, (s) => s);
   const { forced, customer, voluntary, hasSms, kind, target, error, challenge } = state.context;
   const entry = state.children.codeEntry;
 
@@ -44,11 +44,11 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           </Alert>
         )}
         <div className="mt-6 space-y-3">
-          <Button full onClick={() => enrol.send({ type: 'ACTIVATE' })}>
+          <Button full onClick={() => setupMfa.send({ type: 'ACTIVATE' })}>
             {t('setup.intro.activate')}
           </Button>
           {customer && !forced && (
-            <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>
+            <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'SKIP' })}>
               {t('setup.intro.skip')}
             </Button>
           )}
@@ -62,18 +62,18 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
         <h1 className="text-2xl font-bold">{t('setup.selection.title')}</h1>
         <div className="mt-5 space-y-3">
           {CHOICES.map((kind) => (
-            <Button key={kind} variant="secondary" full onClick={() => enrol.send({ type: 'CHOOSE', kind })}>
+            <Button key={kind} variant="secondary" full onClick={() => setupMfa.send({ type: 'CHOOSE', kind })}>
               {t(`setup.selection.${kind}`)}
             </Button>
           ))}
         </div>
         <div className="mt-6 space-y-3">
           {!voluntary && customer && !forced && (
-            <Button variant="secondary" full onClick={() => enrol.send({ type: 'SKIP' })}>
+            <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'SKIP' })}>
               {t('setup.intro.skip')}
             </Button>
           )}
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+          <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
             {t('setup.back')}
           </Button>
         </div>
@@ -92,7 +92,7 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
           noValidate
           onSubmit={(event) => {
             event.preventDefault();
-            enrol.send({ type: 'SUBMIT' });
+            setupMfa.send({ type: 'SUBMIT' });
           }}
         >
           <TextField
@@ -101,12 +101,12 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
             autoComplete={email ? 'email' : 'tel'}
             value={target}
             error={error}
-            onChange={(value) => enrol.send({ type: 'CHANGE', value })}
+            onChange={(value) => setupMfa.send({ type: 'CHANGE', value })}
           />
           <Button type="submit" full loading={state.matches('requesting')}>
             {t('setup.destination.send')}
           </Button>
-          <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+          <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
             {t('setup.back')}
           </Button>
         </form>
@@ -122,7 +122,7 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
         </p>
         {entry ? (
           <CodeEntryForm entry={entry}>
-            <Button variant="secondary" full onClick={() => enrol.send({ type: 'BACK' })}>
+            <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
               {t('setup.back')}
             </Button>
           </CodeEntryForm>
@@ -140,7 +140,7 @@ function Enrolment({ enrol }: { enrol: EnrolRef }) {
     <>
       <h1 className="text-2xl font-bold">{t('setup.success.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('setup.success.text')}</p>
-      <Button full className="mt-6" onClick={() => enrol.send({ type: 'CONTINUE' })}>
+      <Button full className="mt-6" onClick={() => setupMfa.send({ type: 'CONTINUE' })}>
         {t('setup.success.continue')}
       </Button>
     </>

@@ -1,6 +1,6 @@
 // The second factor's set-up's model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
-import { forcedMfaMachine } from '../machines/forcedMfa.ts';
+import { setupMfaMachine } from '../machines/setupMfa.ts';
 import type { Model } from './coverage.ts';
 import { AHEAD } from './events.ts';
 
@@ -38,9 +38,9 @@ const answers = [
   { type: 'xstate.error.actor.remindLater', error: apiFailure(503, { code: 'database_unavailable' }) },
 ];
 
-export const forcedMfaModel: Model = {
+export const setupMfaModel: Model = {
   // What the flow tells its parent needs a parent: the walk runs it alone.
-  machine: forcedMfaMachine.provide({ actions: { offerMerge: () => {} } }),
+  machine: setupMfaMachine.provide({ actions: { offerFuzzion: () => {} } }),
   starts: [
     { name: 'a forced user', input: { forced: true, customer: false } },
     { name: 'a forced user with SMS', input: { forced: true, customer: false, hasSms: true } },

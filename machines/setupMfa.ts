@@ -7,19 +7,19 @@
 // A destination that belongs to another account is sent its code like any other (nothing about that
 // account shows before): only the code's answer says so, with the offer to merge, which the app keeps
 // (session storage `fuzzion_payload`) and follows to /duplicated (spec §4 "Duplicate-account merge"),
-// for a method added from Security (see `mergeOffered`).
+// for a method added from Security (see `fuzzionOffered`).
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
-import { mergeOfferOf, problemOf, type Problem } from './failures.ts';
+import { fuzzionOfferOf, problemOf, type Problem } from './failures.ts';
 
-export type EnrolmentKind = 'sms' | 'call' | 'whatsapp' | 'email';
+export type SetupMfaKind = 'sms' | 'call' | 'whatsapp' | 'email';
 /** `hasSms` is what is known before the account's methods are read (they decide). `entry` is the
  * step whose path opened the flow: the intro at sign-in, or a step of its own from Security. */
-export type EnrolmentInput = { forced: boolean; customer: boolean; hasSms?: boolean; entry?: EnrolmentScreen };
+export type SetupMfaInput = { forced: boolean; customer: boolean; hasSms?: boolean; entry?: SetupMfaScreen };
 /** `authenticator`: the person chose the app; its own set-up follows. `voluntary`: opened from Security. */
-export type EnrolmentOutput = { outcome: 'enrolled' | 'skipped' | 'authenticator'; voluntary: boolean };
-export type EnrolmentScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
+export type SetupMfaOutput = { outcome: 'enrolled' | 'skipped' | 'authenticator'; voluntary: boolean };
+export type SetupMfaScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
 
 /** Codes after which the confirmation's code can no longer be used: choose the destination again. */
 const CODE_ENDS = ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'] as const;
@@ -40,38 +40,38 @@ export type ActivationStart = null | {
   };
 };
 
-type Context = Required<EnrolmentInput> & {
+type Context = Required<SetupMfaInput> & {
   /** Opened from Security rather than at sign-in. */
   voluntary: boolean;
-  kind: EnrolmentKind | null;
+  kind: SetupMfaKind | null;
   target: string;
   challenge: { payload: string; sent: SentCode } | null;
   error: Problem | null;
-  outcome: EnrolmentOutput['outcome'] | null;
+  outcome: SetupMfaOutput['outcome'] | null;
 };
 
-const VOLUNTARY_ENTRIES: ReadonlySet<EnrolmentScreen> = new Set(['selection', 'phone', 'email']);
+const VOLUNTARY_ENTRIES: ReadonlySet<SetupMfaScreen> = new Set(['selection', 'phone', 'email']);
 /** Who picks the method and may say "not now": a customer who is not forced, or anyone adding one from Security. */
 const choosesFreely = (context: Context) => (context.customer && !context.forced) || context.voluntary;
 /** The destination screen of a kind. */
-const screenOf = (kind: EnrolmentKind | null): EnrolmentScreen => (kind === 'email' ? 'email' : 'phone');
+const screenOf = (kind: SetupMfaKind | null): SetupMfaScreen => (kind === 'email' ? 'email' : 'phone');
 
 /** The request for a code, first or again, to the destination typed. */
-export type ActivationRequest = { kind: EnrolmentKind; target: string };
+export type ActivationRequest = { kind: SetupMfaKind; target: string };
 const activationRequest = ({ context }: { context: Context }): ActivationRequest => ({
   kind: context.kind!,
   target: context.target.trim(),
 });
 
-export const forcedMfaMachine = setup({
+export const setupMfaMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as EnrolmentInput,
-    output: {} as EnrolmentOutput,
+    input: {} as SetupMfaInput,
+    output: {} as SetupMfaOutput,
     events: {} as
       | { type: 'ACTIVATE' }
       | { type: 'SKIP' }
-      | { type: 'CHOOSE'; kind: EnrolmentKind | 'totp' }
+      | { type: 'CHOOSE'; kind: SetupMfaKind | 'totp' }
       | { type: 'CHANGE'; value: string }
       | { type: 'SUBMIT' }
       | { type: 'BACK' }
@@ -79,7 +79,7 @@ export const forcedMfaMachine = setup({
       /** From the code entry, once it sent a new code. */
       | CodeSent
       /** The location moved to one of the flow's steps (Back, Forward). */
-      | { type: 'ROUTE'; step: EnrolmentScreen }
+      | { type: 'ROUTE'; step: SetupMfaScreen }
       /** The ends of the calls whose answers the guards and actions read. */
       | DoneActorEvent<ActivationStart, 'startActivation'>
       | DoneActorEvent<CodeEntryOutput<unknown>, 'codeEntry'>,
@@ -97,9 +97,9 @@ export const forcedMfaMachine = setup({
     codeEntry: codeEntryMachineOf<unknown, ActivationRequest>(),
   },
   actions: {
-    show: (_, _params: { screen: EnrolmentScreen }) => {},
+    show: (_, _params: { screen: SetupMfaScreen }) => {},
     /** Goes to the merge with this offer (the app keeps it for the merge's screen). */
-    offerMerge: (_, _params: { payload: string }) => {},
+    offerFuzzion: (_, _params: { payload: string }) => {},
     /** A code went out: its payload and its timers, from the server's answer. */
     takeChallenge: assign(({ event }) => {
       assertEvent(event, ['xstate.done.actor.startActivation', 'CODE_SENT']);
@@ -114,11 +114,11 @@ export const forcedMfaMachine = setup({
     chooses: ({ context }) => choosesFreely(context),
     voluntary: ({ context }) => context.voluntary,
     stepUpExpired: ({ context, event }) => context.voluntary && problemOf(event).code === 'step_up_required',
-    entersAt: ({ context }, { step }: { step: EnrolmentScreen }) => context.voluntary && context.entry === step,
+    entersAt: ({ context }, { step }: { step: SetupMfaScreen }) => context.voluntary && context.entry === step,
     choseAuthenticator: ({ event }) => event.type === 'CHOOSE' && event.kind === 'totp',
     hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
-    routeTo: ({ event }, { step }: { step: EnrolmentScreen }) => event.type === 'ROUTE' && event.step === step,
+    routeTo: ({ event }, { step }: { step: SetupMfaScreen }) => event.type === 'ROUTE' && event.step === step,
     /** Customers choose their method: their selection step can show again. */
     routeToSelection: ({ context, event }) =>
       event.type === 'ROUTE' && event.step === 'selection' && choosesFreely(context),
@@ -137,11 +137,11 @@ export const forcedMfaMachine = setup({
      * step_up_required), and leaving a mandatory one signs out (spec §4 "Forced MFA"; the root does
      * not yet exempt the merge's screens): there the person is told the destination is in use and
      * types another one. */
-    mergeOffered: ({ context, event }) =>
-      context.voluntary && event.type === 'xstate.done.actor.codeEntry' && mergeOfferOf(event.output) !== null,
+    fuzzionOffered: ({ context, event }) =>
+      context.voluntary && event.type === 'xstate.done.actor.codeEntry' && fuzzionOfferOf(event.output) !== null,
   },
 }).createMachine({
-  id: 'forcedMfa',
+  id: 'setupMfa',
   context: ({ input }) => ({
     hasSms: false,
     entry: 'intro' as const,
@@ -205,7 +205,7 @@ export const forcedMfaMachine = setup({
           {
             target: 'destination',
             actions: assign(({ event }) => ({
-              kind: event.kind as EnrolmentKind,
+              kind: event.kind as SetupMfaKind,
               target: '',
               challenge: null,
               error: null,
@@ -272,11 +272,11 @@ export const forcedMfaMachine = setup({
         onDone: [
           { guard: 'activated', target: 'success' },
           {
-            guard: 'mergeOffered',
+            guard: 'fuzzionOffered',
             target: 'merging',
             actions: [
               assign({ challenge: null, error: null }),
-              { type: 'offerMerge', params: ({ event }) => ({ payload: mergeOfferOf(event.output)! }) },
+              { type: 'offerFuzzion', params: ({ event }) => ({ payload: fuzzionOfferOf(event.output)! }) },
             ],
           },
           // The code can no longer be used (expired, spent, the destination taken meanwhile).

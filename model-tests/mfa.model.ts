@@ -1,7 +1,7 @@
 // The second factor's model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
-import { mfaCodeMachine } from '../machines/mfaCode.ts';
+import { mfaMachine } from '../machines/mfa.ts';
 import type { Model } from './coverage.ts';
 import { AHEAD } from './events.ts';
 
@@ -19,8 +19,8 @@ export const challenge = (resend: boolean, now = Date.now()): MfaChallengeAnswer
   ...(resend ? { resend_at: inFuture(30, now) } : {}),
 });
 
-export const mfaCodeModel: Model = {
-  machine: mfaCodeMachine,
+export const mfaModel: Model = {
+  machine: mfaMachine,
   starts: [
     { name: 'a sign-in, on the code', input: { methods, loginPayload: 'login', entry: 'code' } },
     {

@@ -1,7 +1,7 @@
 // Entering a second factor (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a code sent,
 // type it in the shared code entry (codeEntry.ts: its timers come from the server's answer), and
 // finish with the server's answer. A step-up of an account without a second factor asks for the
-// password instead (DESIGN.md, "Decisions"); past the account's ceiling of wrong passwords the server
+// password instead (docs/decisions/step-up-password.md); past the account's ceiling of wrong passwords the server
 // wants a solved puzzle with it (the refusal names its level): from then on the form shows the
 // widget at that level and each CONFIRM_PASSWORD carries its answer, which the call sends in the
 // X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
@@ -22,7 +22,7 @@ import { codeEntryMachineOf, sentCodeOf, type CodeSent, type SentCode } from './
 import { errorOf, problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
-export type MfaCodeInput = {
+export type MfaInput = {
   methods: MfaMethodSummary[];
   /** The sign-in's payload (POST /token's 401), when this completes a login. */
   loginPayload: string | null;
@@ -39,7 +39,7 @@ export type MfaMemory = {
 };
 /** How the person proved it: a second factor, or the password where the account has none. */
 export type ProofKind = MfaMethodSummary['method'] | 'password';
-export type MfaCodeOutput = {
+export type MfaOutput = {
   method: ProofKind;
   mfaId: number;
   accessToken: string | null;
@@ -55,12 +55,12 @@ type Context = {
   /** The code on its way; `sent` is null for a code nobody sent (authenticator, recovery key, card). */
   challenge: { payload: string; sent: SentCode | null } | null;
   error: Problem | null;
-  result: MfaCodeOutput | null;
+  result: MfaOutput | null;
   /** The puzzle the server wants with the password typed again (null: none). */
   captchaLevel: CaptchaLevel | null;
 };
 
-export type MfaCodeEvent =
+export type MfaEvent =
   | { type: 'SELECT'; id: number; channel?: Channel }
   /** From the code entry, once it sent a new code. */
   | CodeSent
@@ -72,7 +72,7 @@ export type MfaCodeEvent =
   | { type: 'CONFIRM_PASSWORD'; password: string; captcha?: CaptchaAnswer };
 
 /** The ends of the calls whose answers the flow's guards and actions read. */
-type MfaCodeDoneEvent =
+type MfaDoneEvent =
   DoneActorEvent<MfaMemory | null, 'recall'> | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>;
 
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
@@ -100,12 +100,12 @@ const keepChallenge = {
   }),
 } as const;
 
-export const mfaCodeMachine = setup({
+export const mfaMachine = setup({
   types: {
     context: {} as Context,
-    events: {} as MfaCodeEvent | MfaCodeDoneEvent,
-    input: {} as MfaCodeInput,
-    output: {} as MfaCodeOutput,
+    events: {} as MfaEvent | MfaDoneEvent,
+    input: {} as MfaInput,
+    output: {} as MfaOutput,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
@@ -162,7 +162,7 @@ export const mfaCodeMachine = setup({
     routeToCode: ({ context, event }) => event.type === 'ROUTE' && event.step === 'code' && context.challenge !== null,
   },
 }).createMachine({
-  id: 'mfaCode',
+  id: 'mfa',
   context: ({ input }) => ({
     entry: input.entry ?? 'methods',
     methods: input.methods,
@@ -218,7 +218,7 @@ export const mfaCodeMachine = setup({
               return { password: event.password, captcha: captchaToken({ event }) };
             },
             onDone: {
-              target: '#mfaCode.done',
+              target: '#mfa.done',
               actions: assign({
                 result: { method: 'password' as const, mfaId: 0, accessToken: null, recoveryKeysLeft: null },
               }),

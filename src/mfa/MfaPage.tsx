@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { mfaCodeMachine } from '../../machines/mfaCode.ts';
+import type { mfaMachine } from '../../machines/mfa.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
@@ -16,15 +16,15 @@ import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../components/useNow.ts';
 import { answerFormOf, MethodOptions } from '../components/MethodOptions.tsx';
 
-type MfaRef = ActorRefFrom<typeof mfaCodeMachine>;
+type MfaRef = ActorRefFrom<typeof mfaMachine>;
 
-export function SecondFactorPage() {
+export function MfaPage() {
   // A sign-in's second factor, or a step-up before a sensitive screen.
-  const mfa = useFlowChild('mfaCode', 'stepUp');
-  return <FlowCard flow={mfa}>{(flow) => <SecondFactor mfa={flow} />}</FlowCard>;
+  const mfa = useFlowChild('mfa', 'stepUp');
+  return <FlowCard flow={mfa}>{(flow) => <MfaSteps mfa={flow} />}</FlowCard>;
 }
 
-function SecondFactor({ mfa }: { mfa: MfaRef }) {
+function MfaSteps({ mfa }: { mfa: MfaRef }) {
   // A new code on its way keeps the code screen; a first one keeps the choice of method.
   const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
   const password = useSelector(mfa, (s) => s.matches('password'));

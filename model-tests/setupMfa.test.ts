@@ -3,27 +3,27 @@ import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { apiFailure } from '../contract/api.ts';
 import {
-  forcedMfaMachine,
+  setupMfaMachine,
   type ActivationRequest,
   type ActivationStart,
-  type EnrolmentInput,
-} from '../machines/forcedMfa.ts';
+  type SetupMfaInput,
+} from '../machines/setupMfa.ts';
 import { report, startOf, stepsOf, walkAll, walkFrom } from './coverage.ts';
-import { forcedMfaModel } from './forcedMfa.model.ts';
+import { setupMfaModel } from './setupMfa.model.ts';
 import { settle } from './events.ts';
 
 describe('forced MFA machine: model', () => {
   it('takes every declared transition (forced user, forced user with SMS, offered customer, from Security)', () => {
-    const result = walkAll(forcedMfaModel);
-    console.info(report('forcedMfa', result));
+    const result = walkAll(setupMfaModel);
+    console.info(report('setupMfa', result));
     expect(result.missing).toEqual([]);
   });
 
   it('offers the merge only on the answer to the code, never on the start of the activation', () => {
     for (const name of ['a forced user', 'an offered customer', 'from Security: phone']) {
-      const start = startOf(forcedMfaModel, name);
-      const input = start.input as EnrolmentInput;
-      const steps = stepsOf(walkFrom(forcedMfaModel, start));
+      const start = startOf(setupMfaModel, name);
+      const input = start.input as SetupMfaInput;
+      const steps = stepsOf(walkFrom(setupMfaModel, start));
       const into = steps.filter(({ from, to }) => to.value === 'merging' && from.value !== 'merging');
       // Only from Security (its step-up held): at sign-in the merge would ask one, and leaving a
       // mandatory set-up signs out.
@@ -43,13 +43,13 @@ describe('forced MFA machine: model', () => {
 });
 
 describe('forced MFA machine: behaviour', () => {
-  const start = async ({ hasSms, ...input }: EnrolmentInput) => {
+  const start = async ({ hasSms, ...input }: SetupMfaInput) => {
     const screens: string[] = [];
     let sends = 0;
     let postponed = 0;
     const clock = new SimulatedClock();
     const actor = createActor(
-      forcedMfaMachine.provide({
+      setupMfaMachine.provide({
         actors: {
           remindLater: fromPromise(async () => {
             postponed++;
@@ -122,7 +122,7 @@ describe('adding a method from Security', () => {
     const screens: string[] = [];
     const kinds: string[] = [];
     const actor = createActor(
-      forcedMfaMachine.provide({
+      setupMfaMachine.provide({
         actors: {
           methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
           startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
@@ -175,7 +175,7 @@ describe('adding a method from Security', () => {
 
   it('goes back to Security when the step-up ran out, rather than showing an error it cannot act on', async () => {
     const actor = createActor(
-      forcedMfaMachine.provide({
+      setupMfaMachine.provide({
         actors: {
           methodKinds: fromPromise(async (): Promise<string[]> => []),
           startActivation: fromPromise(async (): Promise<ActivationStart> => {
@@ -206,11 +206,11 @@ describe('adding a method from Security', () => {
 });
 
 describe('forced MFA machine: a destination another account has', () => {
-  async function confirmTaken(input: EnrolmentInput) {
+  async function confirmTaken(input: SetupMfaInput) {
     const screens: string[] = [];
     const offers: string[] = [];
     const actor = createActor(
-      forcedMfaMachine.provide({
+      setupMfaMachine.provide({
         actors: {
           methodKinds: fromPromise(async (): Promise<string[]> => []),
           startActivation: fromPromise(async (): Promise<ActivationStart> => ({
@@ -234,7 +234,7 @@ describe('forced MFA machine: a destination another account has', () => {
           show: (_, { screen }) => {
             screens.push(screen);
           },
-          offerMerge: (_, { payload }) => {
+          offerFuzzion: (_, { payload }) => {
             offers.push(payload);
           },
         },
@@ -289,7 +289,7 @@ describe('forced MFA machine: the code', () => {
     const clock = new SimulatedClock();
     const targets: string[] = [];
     const actor = createActor(
-      forcedMfaMachine.provide({
+      setupMfaMachine.provide({
         actors: {
           startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
             targets.push(input.target);

@@ -2,24 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { codeEntryMachineOf, type NewCode } from '../machines/codeEntry.ts';
-import { mfaCodeMachine, type ChallengeRequest, type MfaMemory, type MfaVerified } from '../machines/mfaCode.ts';
-import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
+import { mfaMachine, type ChallengeRequest, type MfaMemory, type MfaVerified } from '../machines/mfa.ts';
 import { report, walkAll } from './coverage.ts';
-import { challenge, methods, mfaCodeModel } from './mfaCode.model.ts';
-import { totpRecoveryModel } from './totpRecovery.model.ts';
+import { challenge, methods, mfaModel } from './mfa.model.ts';
 import { settle } from './events.ts';
 
 describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walkAll(mfaCodeModel);
-    console.info(report('mfaCode', result));
+    const result = walkAll(mfaModel);
+    console.info(report('mfa', result));
     expect(result.missing).toEqual([]);
   });
 
   it('asks an account without a second factor for its password, and ends with it as the proof', async () => {
     let typed: string | null = null;
     const actor = createActor(
-      mfaCodeMachine.provide({
+      mfaMachine.provide({
         actors: {
           confirmPassword: fromPromise(async ({ input }) => {
             typed = input.password;
@@ -50,7 +48,7 @@ describe('MFA code machine: model', () => {
     const sent: Array<{ password: string; captcha: string | null }> = [];
     let answer: 'wrong' | 'puzzle' | 'ok' = 'wrong';
     const actor = createActor(
-      mfaCodeMachine.provide({
+      mfaMachine.provide({
         actors: {
           confirmPassword: fromPromise(async ({ input }) => {
             sent.push(input);
@@ -105,7 +103,7 @@ describe('MFA code machine: the code entry it starts', () => {
     const clock = new SimulatedClock();
     const sent: number[] = [];
     const actor = createActor(
-      mfaCodeMachine.provide({
+      mfaMachine.provide({
         actors: {
           startChallenge: fromPromise(async ({ input }) => {
             sent.push(input.mfaId);
@@ -244,7 +242,7 @@ describe('MFA code machine: the code entry it starts', () => {
       return challenge(true);
     };
     const actor = createActor(
-      mfaCodeMachine.provide({
+      mfaMachine.provide({
         actors: {
           startChallenge: fromPromise(startChallenge),
           codeEntry: codeEntryMachineOf<MfaVerified, ChallengeRequest>().provide({
@@ -271,24 +269,6 @@ describe('MFA code machine: the code entry it starts', () => {
   });
 });
 
-describe('TOTP recovery machine: model', () => {
-  it('takes every declared transition, reached from a sign-in (its count known) and by a reload (counted)', () => {
-    const result = walkAll(totpRecoveryModel);
-    console.info(report('totpRecovery', result));
-    expect(result.missing).toEqual([]);
-  });
-
-  it('after a reload asks the server how many keys remain before showing the screen', async () => {
-    const actor = createActor(totpRecoveryMachine.provide({ actors: { countKeys: fromPromise(async () => 4) } }), {
-      input: { keysLeft: null },
-    }).start();
-    expect(actor.getSnapshot().value).toBe('counting');
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(actor.getSnapshot().value).toBe('overview');
-    expect(actor.getSnapshot().context.keysLeft).toBe(4);
-  });
-});
-
 describe('MFA code machine: a reload', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
   const kept = (loginPayload: string, expiresAt: number) => ({
@@ -299,7 +279,7 @@ describe('MFA code machine: a reload', () => {
   });
   const started = (entry: 'methods' | 'code', memory: unknown) =>
     createActor(
-      mfaCodeMachine.provide({
+      mfaMachine.provide({
         actors: { recall: fromPromise(async (): Promise<MfaMemory | null> => memory as MfaMemory | null) },
       }),
       { input: { methods, loginPayload: 'login', entry } },

@@ -11,7 +11,7 @@ export const offerMemory = flowMemory<string>(OFFER_KEY);
 export const resultMemory = flowMemory<FuzzionResult>(RESULT_KEY);
 
 /** What the merge screen starts from. */
-export function storedMerge(): { payload: string | null; result: FuzzionResult | null } {
+export function storedFuzzion(): { payload: string | null; result: FuzzionResult | null } {
   return {
     payload: readJson<string>(sessionStorage, OFFER_KEY),
     result: readJson<FuzzionResult>(sessionStorage, RESULT_KEY),
