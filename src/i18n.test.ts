@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseLocale } from '../contract/constants.ts';
-import { elidedBefore } from './i18n.ts';
+import { FALLBACK_LOCALES } from '../locales/fallbacks.ts';
+import { elidedBefore, loadStrings } from './i18n.ts';
 
 describe('locale choice (spec §1)', () => {
   it('Belgian variant: a browser language among en, fr and nl picks it; any other falls back to en', () => {
@@ -40,5 +41,19 @@ describe('French elision (the grammar holds, no concatenation)', () => {
     expect(card('fr', 'Hôtel du Lac')).toBe("Votre carte d'Hôtel du Lac est prête à être activée.");
     expect(card('fr', 'Brasserie De Smet')).toBe('Votre carte de Brasserie De Smet est prête à être activée.');
     expect(card('en', 'Atelier Lambert')).toBe('Your card from Atelier Lambert is ready to be activated.');
+  });
+});
+
+describe('overlays (en_LU, fr_LU hold only what differs from en, fr)', () => {
+  it('loads an overlay with its base and reads its own strings first; a full locale loads alone', async () => {
+    const { default: i18next } = await import('i18next');
+    const fr = (await import('../locales/fr.json')).default;
+    await i18next.init({ lng: 'fr_LU', fallbackLng: FALLBACK_LOCALES, resources: {} });
+    await loadStrings('fr_LU');
+    expect(i18next.t('brochure.title')).toBe('Des chèques-repas pour votre entreprise au Luxembourg');
+    expect(i18next.t('login.subtitle')).toBe(fr.login.subtitle);
+    await loadStrings('nl');
+    expect(i18next.hasResourceBundle('nl', 'translation')).toBe(true);
+    expect(i18next.hasResourceBundle('en', 'translation')).toBe(false);
   });
 });

@@ -1,8 +1,10 @@
 // Languages: the variant's offer (spec §1), the browser language's first part, a remembered choice.
-// Only the active locale's strings are loaded, so the first screen stays small.
+// Only the active locale's strings are loaded (with its base, for an overlay such as en_LU), so the
+// first screen stays small.
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { LANGUAGE_COOKIE, type Locale } from '../contract/constants.ts';
+import { FALLBACK_LOCALES, localeChain } from '../locales/fallbacks.ts';
 
 const STORAGE_KEY = 'language';
 
@@ -16,11 +18,16 @@ export function storedLocale(): string | null {
   }
 }
 
-/** Loads a locale's strings once (the first screen's locale also comes preloaded with the page). */
+/** Loads a locale's strings once, with those it falls back on (the first screen's locale also comes
+ * preloaded with the page). */
 export async function loadStrings(locale: Locale): Promise<void> {
-  if (i18next.hasResourceBundle(locale, 'translation')) return;
-  const module = await loaders[`../locales/${locale}.json`]!();
-  i18next.addResourceBundle(locale, 'translation', module.default, true, true);
+  await Promise.all(
+    localeChain(locale).map(async (code) => {
+      if (i18next.hasResourceBundle(code, 'translation')) return;
+      const module = await loaders[`../locales/${code}.json`]!();
+      i18next.addResourceBundle(code, 'translation', module.default, true, true);
+    }),
+  );
 }
 
 export async function switchLocale(locale: Locale, remember: boolean): Promise<void> {
@@ -41,7 +48,7 @@ export async function switchLocale(locale: Locale, remember: boolean): Promise<v
 export async function startI18n(locale: Locale): Promise<void> {
   await i18next.use(initReactI18next).init({
     lng: locale,
-    fallbackLng: false,
+    fallbackLng: FALLBACK_LOCALES,
     resources: {},
     interpolation: { escapeValue: false }, // React escapes
     returnNull: false,

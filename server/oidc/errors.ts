@@ -2,18 +2,22 @@
 // a redirect_uri not registered exactly, a broken request before the client is known). It never
 // redirects: a request we could not validate must not lead the browser anywhere. It speaks the
 // visitor's language (the app's strings, `oidcError.*` in locales/).
-import { readFileSync } from 'node:fs';
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { LOCALES, VARIANT_LOCALES, variantLocaleOf, variantOfHost, type Locale } from '../../contract/constants.ts';
+import { textsIn } from '../delivery/i18n.ts';
 
 type Texts = { invalidPartner: string; unavailable: string; invalid: string; home: string };
 
 const TEXTS = Object.fromEntries(
   LOCALES.map((locale) => {
-    const strings = JSON.parse(readFileSync(new URL(`../../locales/${locale}.json`, import.meta.url), 'utf8')) as {
-      oidcError: Texts;
+    const t = textsIn(locale);
+    const texts: Texts = {
+      invalidPartner: t('oidcError.invalidPartner'),
+      unavailable: t('oidcError.unavailable'),
+      invalid: t('oidcError.invalid'),
+      home: t('oidcError.home'),
     };
-    return [locale, strings.oidcError];
+    return [locale, texts];
   }),
 ) as Record<Locale, Texts>;
 
