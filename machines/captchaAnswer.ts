@@ -3,7 +3,7 @@
 import type { EventObject } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import type { CaptchaLevel } from '../contract/schemas.ts';
-import type { Problem } from './failures.ts';
+import { errorOf, type Problem } from './failures.ts';
 
 export type { CaptchaLevel };
 
@@ -47,3 +47,13 @@ export function captchaLevelOf(error: unknown): CaptchaLevel | null {
   if (level === 1 || level === 2) return level;
   return captcha === true || error.code === 'captcha_required' || error.code === 'captcha_invalid' ? 0 : null;
 }
+
+/** After a failed call, the puzzle the next try needs: the one the answer names, else the one asked
+ * for before (a flow's `captchaLevel`, assigned with this). */
+export const nextCaptchaLevel = <L extends CaptchaLevel | null>({
+  context,
+  event,
+}: {
+  context: { captchaLevel: L };
+  event: object;
+}): CaptchaLevel | L => captchaLevelOf(errorOf(event)) ?? context.captchaLevel;

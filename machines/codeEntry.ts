@@ -17,15 +17,9 @@
 // level, and each SUBMIT carries its answer, which the check sends along (the X-Captcha header).
 import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import { sanitiseCodeInput } from '../contract/rules.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
-import { errorOf, failureBodyOf, problemOf, type Problem, type ProblemCode } from './failures.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
+import { failureBodyOf, problemOf, type Problem, type ProblemCode } from './failures.ts';
 
 /** A code on its way to a person: where it went (masked) and its two instants, in the browser's time. */
 export type SentCode = { target: string | null; expiresAt: number; resendAt: number | null };
@@ -123,6 +117,8 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
         assertEvent(event, 'xstate.done.actor.send');
         return { ticket: event.output.ticket, sent: sentCodeOf(event.output.sent), code: '', error: null };
       }),
+      /** A failure the flow named ends the entry: the flow reads it, with the answer's body. */
+      end: assign(({ event }) => ({ error: problemOf(event), endedWith: failureBodyOf(event) })),
       /** The flow keeps the new code (Back, Forward and a reload come back to it). */
       tellFlow: sendParent(({ context }): CodeSent => ({
         type: 'CODE_SENT',
@@ -192,19 +188,12 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
                   }),
                   onDone: { target: '#codeEntry.checked', actions: assign({ result: ({ event }) => event.output }) },
                   onError: [
-                    {
-                      guard: 'ending',
-                      target: '#codeEntry.ended',
-                      actions: assign({
-                        error: ({ event }) => problemOf(event),
-                        endedWith: ({ event }) => failureBodyOf(event),
-                      }),
-                    },
+                    { guard: 'ending', target: '#codeEntry.ended', actions: 'end' },
                     {
                       target: 'typing',
                       actions: assign({
                         error: ({ event }) => problemOf(event),
-                        captchaLevel: ({ context, event }) => captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+                        captchaLevel: nextCaptchaLevel,
                       }),
                     },
                   ],
@@ -244,14 +233,7 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
                   // A new entry, in place: the field empties and both timers start again.
                   onDone: { target: '#codeEntry.entering', reenter: true, actions: ['takeNewCode', 'tellFlow'] },
                   onError: [
-                    {
-                      guard: 'ending',
-                      target: '#codeEntry.ended',
-                      actions: assign({
-                        error: ({ event }) => problemOf(event),
-                        endedWith: ({ event }) => failureBodyOf(event),
-                      }),
-                    },
+                    { guard: 'ending', target: '#codeEntry.ended', actions: 'end' },
                     // A new code that could not be sent leaves the one before usable.
                     { target: 'ready', actions: assign({ error: ({ event }) => problemOf(event) }) },
                   ],

@@ -18,16 +18,10 @@ import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xs
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
 import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
-import { errorOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
+import { problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 import { CODED } from './mfa.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
@@ -451,7 +445,7 @@ export const fuzzionMachine = setup({
                 actions: assign(({ context, event }) => ({
                   password: PUZZLE_REFUSALS.includes(problemOf(event).code) ? context.password : '',
                   error: problemOf(event),
-                  captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+                  captchaLevel: nextCaptchaLevel({ context, event }),
                 })),
               },
             ],

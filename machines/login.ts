@@ -4,14 +4,8 @@ import { assign, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import { isEmail, normaliseEmail } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { errorOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
@@ -193,7 +187,7 @@ export const loginMachine = setup({
               captchaNeeded: true,
               resubmitWhenSolved: true,
               error: null,
-              captchaLevel: ({ context, event }) => captchaLevelOf(event.error) ?? context.captchaLevel,
+              captchaLevel: nextCaptchaLevel,
             }),
           },
           {
@@ -204,7 +198,7 @@ export const loginMachine = setup({
               password: isCaptchaFailure(event.error) ? context.password : '',
               captchaNeeded:
                 context.captchaNeeded || failureOf(event.error)?.body.captcha === true || isCaptchaFailure(event.error),
-              captchaLevel: captchaLevelOf(event.error) ?? context.captchaLevel,
+              captchaLevel: nextCaptchaLevel({ context, event }),
             })),
           },
         ],

@@ -10,16 +10,10 @@
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeSent, type SentCode } from './codeEntry.ts';
-import { errorOf, problemOf, type Problem } from './failures.ts';
+import { problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 export type MfaInput = {
@@ -72,8 +66,7 @@ export type MfaEvent =
   | { type: 'CONFIRM_PASSWORD'; password: string; captcha?: CaptchaAnswer };
 
 /** The ends of the calls whose answers the flow's guards and actions read. */
-type MfaDoneEvent =
-  DoneActorEvent<MfaMemory | null, 'recall'> | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>;
+type MfaDoneEvent = DoneActorEvent<MfaMemory | null, 'recall'> | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>;
 
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
@@ -227,7 +220,7 @@ export const mfaMachine = setup({
               target: 'typing',
               actions: assign({
                 error: ({ event }) => problemOf(event),
-                captchaLevel: ({ context, event }) => captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+                captchaLevel: nextCaptchaLevel,
               }),
             },
           },

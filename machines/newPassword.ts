@@ -9,15 +9,9 @@
 // sends along (the X-Captcha header), as the shared code entry does with a code.
 import { assign, fromPromise, setup, type ActorRef, type Snapshot } from 'xstate';
 import { passwordProblems, type PasswordPolicy, type PasswordProblem } from '../contract/password.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
-import { errorOf, problemOf, type Problem } from './failures.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
+import { problemOf, type Problem } from './failures.ts';
 
 type Context<TResult, TPayload> = {
   /** What goes with the password to the server: a ticket, or (a change) the current password. */
@@ -121,7 +115,7 @@ export const newPasswordMachineOf = <TResult, TPayload = string>() =>
             target: 'editing',
             actions: assign({
               error: ({ event }) => problemOf(event),
-              captchaLevel: ({ context, event }) => captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+              captchaLevel: nextCaptchaLevel,
             }),
           },
         },

@@ -25,14 +25,8 @@ import type {
   OnboardingStarted,
   OnboardingState,
 } from '../contract/schemas.ts';
-import {
-  captchaLevelOf,
-  captchaProblem,
-  captchaRefused,
-  captchaToken,
-  type CaptchaAnswer,
-  type CaptchaLevel,
-} from './captchaAnswer.ts';
+import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
+import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, problemOf, type Problem } from './failures.ts';
 import { newPasswordMachineOf } from './newPassword.ts';
@@ -373,7 +367,7 @@ const onboardingSetup = setup({
     /** The start refused: its error, and the puzzle the next try needs when the answer names one. */
     refused: assign(({ context, event }) => ({
       error: problemOf(event),
-      captchaLevel: captchaLevelOf(errorOf(event)) ?? context.captchaLevel,
+      captchaLevel: nextCaptchaLevel({ context, event }),
     })),
     /** Back to the start, with nothing kept but the policy and the language. */
     startOver: assign(({ context }) => fresh(context)),
@@ -415,8 +409,7 @@ const onboardingSetup = setup({
     termsAccepted: ({ context }) => context.termsAccepted,
     consentsGiven: ({ context }) => context.consents.terms && context.consents.privacy,
     namesGiven: ({ context }) => context.profile.firstname.trim() !== '' && context.profile.lastname.trim() !== '',
-    hasEmail: ({ context }) => context.email.trim() !== '',
-    hasPhone: ({ context }) => context.phone.trim() !== '',
+    hasAddress: ({ context }, { kind }: { kind: 'email' | 'phone' }) => context[kind].trim() !== '',
     alreadyProven: ({ event }) =>
       (event.type === 'xstate.done.actor.sendEmailCode' || event.type === 'xstate.done.actor.sendPhoneCode') &&
       event.output.verified === true,
@@ -466,6 +459,76 @@ const failed = (stay: string) => [
   },
   { target: stay, actions: 'showFailure' as const },
 ];
+
+/** The email's step and the phone's, alike: the address typed, a code sent to it (or the answer that
+ * it is proven already: "continue with the current email"), then the code's step. */
+const addressStep = (kind: 'email' | 'phone') => {
+  const email = kind === 'email';
+  return onboardingSetup.createStateConfig({
+    entry: enter(email ? 'email-verification' : 'phone-verification'),
+    initial: 'editing',
+    on: { BACK: { target: email ? 'create' : 'emailVerification', actions: assign({ error: null }) } },
+    states: {
+      editing: {
+        on: {
+          CHANGE: {
+            actions: assign(({ event }) =>
+              event.field === kind
+                ? { ...(email ? { email: event.value } : { phone: event.value }), error: null, missing: null }
+                : {},
+            ),
+          },
+          // Only a phone's code has a channel (SMS, a call, WhatsApp).
+          ...(email ? {} : { SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) } }),
+          SUBMIT: [
+            { guard: { type: 'hasAddress', params: { kind } }, target: 'sending' },
+            { actions: { type: 'nameMissing', params: { fields: [kind] } } },
+          ],
+        },
+      },
+      sending: {
+        invoke: email
+          ? {
+              id: 'sendEmailCode',
+              src: 'sendEmailCode',
+              input: ({ context }) => emailCodeRequest(context),
+              onDone: [
+                {
+                  guard: 'alreadyProven',
+                  target: '#onboarding.phoneVerification',
+                  actions: assign(({ context }) => ({
+                    provenEmail: context.email.trim(),
+                    challenge: null,
+                    error: null,
+                  })),
+                },
+                { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind } } },
+              ],
+              onError: failed('editing'),
+            }
+          : {
+              id: 'sendPhoneCode',
+              src: 'sendPhoneCode',
+              input: ({ context }) => phoneCodeRequest(context),
+              onDone: [
+                {
+                  guard: 'alreadyProven',
+                  target: '#onboarding.password',
+                  actions: assign(({ context }) => ({
+                    provenPhone: context.phone.trim(),
+                    challenge: null,
+                    error: null,
+                  })),
+                },
+                // The channel is kept for a reload: the server does not hold it.
+                { target: '#onboarding.codeEntry', actions: [{ type: 'challenge', params: { kind } }, keepMemory] },
+              ],
+              onError: failed('editing'),
+            },
+      },
+    },
+  });
+};
 
 const GUARDED = Object.keys(PREDECESSORS) as GuardedStep[];
 
@@ -683,43 +746,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
         },
       },
     },
-    emailVerification: {
-      entry: enter('email-verification'),
-      initial: 'editing',
-      on: { BACK: { target: 'create', actions: assign({ error: null }) } },
-      states: {
-        editing: {
-          on: {
-            CHANGE: {
-              actions: assign(({ event }) =>
-                event.field === 'email' ? { email: event.value, error: null, missing: null } : {},
-              ),
-            },
-            SUBMIT: [
-              { guard: 'hasEmail', target: 'sending' },
-              { actions: { type: 'nameMissing', params: { fields: ['email'] } } },
-            ],
-          },
-        },
-        sending: {
-          invoke: {
-            id: 'sendEmailCode',
-            src: 'sendEmailCode',
-            input: ({ context }) => emailCodeRequest(context),
-            onDone: [
-              // "Continue with the current email": it is proven already.
-              {
-                guard: 'alreadyProven',
-                target: '#onboarding.phoneVerification',
-                actions: assign(({ context }) => ({ provenEmail: context.email.trim(), challenge: null, error: null })),
-              },
-              { target: '#onboarding.codeEntry', actions: { type: 'challenge', params: { kind: 'email' } } },
-            ],
-            onError: failed('editing'),
-          },
-        },
-      },
-    },
+    emailVerification: addressStep('email'),
     codeEntry: {
       entry: enter('onboarding-mfa'),
       initial: 'entering',
@@ -781,46 +808,7 @@ export const onboardingMachine = onboardingSetup.createMachine({
         },
       },
     },
-    phoneVerification: {
-      entry: enter('phone-verification'),
-      initial: 'editing',
-      on: { BACK: { target: 'emailVerification', actions: assign({ error: null }) } },
-      states: {
-        editing: {
-          on: {
-            CHANGE: {
-              actions: assign(({ event }) =>
-                event.field === 'phone' ? { phone: event.value, error: null, missing: null } : {},
-              ),
-            },
-            SET_CHANNEL: { actions: assign(({ event }) => ({ channel: event.channel })) },
-            SUBMIT: [
-              { guard: 'hasPhone', target: 'sending' },
-              { actions: { type: 'nameMissing', params: { fields: ['phone'] } } },
-            ],
-          },
-        },
-        sending: {
-          invoke: {
-            id: 'sendPhoneCode',
-            src: 'sendPhoneCode',
-            input: ({ context }) => phoneCodeRequest(context),
-            onDone: [
-              {
-                guard: 'alreadyProven',
-                target: '#onboarding.password',
-                actions: assign(({ context }) => ({ provenPhone: context.phone.trim(), challenge: null, error: null })),
-              },
-              {
-                target: '#onboarding.codeEntry',
-                actions: [{ type: 'challenge', params: { kind: 'phone' } }, keepMemory],
-              },
-            ],
-            onError: failed('editing'),
-          },
-        },
-      },
-    },
+    phoneVerification: addressStep('phone'),
     password: {
       entry: enter('password'),
       invoke: {

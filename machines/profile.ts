@@ -202,9 +202,16 @@ const profileSetup = setup({
     typedSomething: ({ context }) => context.newContact.value.trim() !== '',
     codeChecked: ({ event }) => event.type === 'xstate.done.actor.contactCode' && event.output.result !== null,
     /** The code came back and the address is another account's: the answer carries the offer. */
-    fuzzionOffered: ({ event }) => event.type === 'xstate.done.actor.contactCode' && fuzzionOfferOf(event.output) !== null,
+    fuzzionOffered: ({ event }) =>
+      event.type === 'xstate.done.actor.contactCode' && fuzzionOfferOf(event.output) !== null,
   },
 });
+
+/** The server took a change: the profile it answers is kept, and the rest of the app told. */
+const took = [
+  { type: 'keepProfile', params: ({ event }: { event: { output: UserProfile } }) => ({ user: event.output }) },
+  { type: 'changed', params: ({ event }: { event: { output: UserProfile } }) => ({ user: event.output }) },
+] as const;
 
 /** Back to the overview, saying what happened. */
 const toOverview = (notice: ProfileNotice) =>
@@ -212,6 +219,22 @@ const toOverview = (notice: ProfileNotice) =>
     { type: 'noticeIs', params: { notice } },
     { type: 'show', params: { step: 'overview' } },
   ] as const;
+
+/** A listed contact's change, once confirmed (deleted, made primary): the answer is the profile. */
+const contactChange = (src: 'deleteContact' | 'makePrimary', notice: ProfileNotice) =>
+  profileSetup.createStateConfig({
+    tags: ['busy'],
+    invoke: {
+      id: src,
+      src,
+      input: ({ context }) => context.pending!,
+      onDone: {
+        target: 'ready',
+        actions: [...took, assign({ notice, pending: null })],
+      },
+      onError: { target: 'ready', actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }) },
+    },
+  });
 
 export const profileMachine = profileSetup.createMachine({
   id: 'profile',
@@ -269,11 +292,7 @@ export const profileMachine = profileSetup.createMachine({
             },
             onDone: {
               target: 'idle',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                assign({ notice: 'pictureSaved' as const }),
-              ],
+              actions: [...took, assign({ notice: 'pictureSaved' as const })],
             },
             onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
@@ -285,11 +304,7 @@ export const profileMachine = profileSetup.createMachine({
             src: 'removePicture',
             onDone: {
               target: 'idle',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                assign({ notice: 'pictureRemoved' as const }),
-              ],
+              actions: [...took, assign({ notice: 'pictureRemoved' as const })],
             },
             onError: { target: 'idle', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
           },
@@ -327,11 +342,7 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => context.info,
             onDone: {
               target: '#profile.overview',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                ...toOverview('infoSaved'),
-              ],
+              actions: [...took, ...toOverview('infoSaved')],
             },
             onError: [
               {
@@ -421,11 +432,7 @@ export const profileMachine = profileSetup.createMachine({
             input: ({ context }) => ({ country: context.bank.country as IbanCountry, iban: context.bank.iban }),
             onDone: {
               target: '#profile.overview',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                ...toOverview('ibanSaved'),
-              ],
+              actions: [...took, ...toOverview('ibanSaved')],
             },
             onError: [
               { guard: 'ibanRefused', target: 'ready', actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
@@ -526,46 +533,8 @@ export const profileMachine = profileSetup.createMachine({
             KEEP: { target: 'ready', actions: assign({ pending: null }) },
           },
         },
-        deleting: {
-          tags: ['busy'],
-          invoke: {
-            id: 'deleteContact',
-            src: 'deleteContact',
-            input: ({ context }) => context.pending!,
-            onDone: {
-              target: 'ready',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                assign({ notice: 'contactDeleted' as const, pending: null }),
-              ],
-            },
-            onError: {
-              target: 'ready',
-              actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }),
-            },
-          },
-        },
-        switching: {
-          tags: ['busy'],
-          invoke: {
-            id: 'makePrimary',
-            src: 'makePrimary',
-            input: ({ context }) => context.pending!,
-            onDone: {
-              target: 'ready',
-              actions: [
-                { type: 'keepProfile', params: ({ event }) => ({ user: event.output }) },
-                { type: 'changed', params: ({ event }) => ({ user: event.output }) },
-                assign({ notice: 'primarySwitched' as const, pending: null }),
-              ],
-            },
-            onError: {
-              target: 'ready',
-              actions: assign({ error: ({ event }) => problemCodeOf(event), pending: null }),
-            },
-          },
-        },
+        deleting: contactChange('deleteContact', 'contactDeleted'),
+        switching: contactChange('makePrimary', 'primarySwitched'),
       },
     },
   },

@@ -2,7 +2,7 @@
 // was given access and last used it, and a way to revoke it after a yes. A projection of the
 // access-grants machine (machines/accessGrants.ts).
 import { useSelector } from '@xstate/react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { AccessGrant } from '../../contract/schemas.ts';
@@ -11,9 +11,13 @@ import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { LoadFailed } from '../components/LoadFailed.tsx';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { useDateFormat } from '../components/useIntl.ts';
+import { Loading } from '../components/Pending.tsx';
 
 type GrantsRef = ActorRefFrom<typeof accessGrantsMachine>;
 
@@ -25,26 +29,17 @@ export default function AccessPage() {
       <Breadcrumbs trail={[{ label: t('sidebar.access'), to: pathOf('access', 'list') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('access.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('access.intro')}</p>
-      {grants ? (
-        <Grants grants={grants} />
-      ) : (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
-      )}
+      {grants ? <Grants grants={grants} /> : <Loading className="mt-4" />}
     </UserLayout>
   );
 }
 
 function Grants({ grants }: { grants: GrantsRef }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { grants: list, error, notice, pending } = useSelector(grants, (s) => s.context);
   const state = useSelector(grants, (s) => s.value);
-  const dates = useMemo(
-    () => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long' }),
-    [i18n.language],
-  );
-  const date = (iso: string) => dates.format(new Date(iso));
+  const confirming = useSelector(grants, (s) => s.matches('confirming'));
+  const date = useDateFormat('long');
   const pendingGrant = list.find((g) => g.client_id === pending);
   // When the question closes, focus goes back where the person was: to the application's Revoke
   // button when it is still listed (No, or a refusal), else to the notice saying it was revoked.
@@ -69,16 +64,16 @@ function Grants({ grants }: { grants: GrantsRef }) {
       </div>
       {state === 'failed' && (
         <Card>
-          <Alert tone="error" role="alert">
-            {t('access.error.load')}
-          </Alert>
-          <Button className="mt-4" onClick={() => grants.send({ type: 'RETRY' })}>
-            {t('access.error.retry')}
-          </Button>
+          <LoadFailed
+            message={t('access.error.load')}
+            retry={t('access.error.retry')}
+            onRetry={() => grants.send({ type: 'RETRY' })}
+            retryClassName="mt-4"
+          />
         </Card>
       )}
       {/* The reload after a revocation keeps the screen as it is, the notice saying what happened. */}
-      {state === 'loading' && list.length === 0 && !notice && <p role="status">{t('common.loading')}</p>}
+      {state === 'loading' && list.length === 0 && !notice && <Loading />}
       {state !== 'failed' && state !== 'loading' && list.length === 0 && (
         <p data-testid="access-empty">{t('access.empty')}</p>
       )}
@@ -96,7 +91,18 @@ function Grants({ grants }: { grants: GrantsRef }) {
           ))}
         </ul>
       )}
-      {pendingGrant && <Confirmation grants={grants} grant={pendingGrant} />}
+      {pendingGrant && (
+        <ConfirmQuestion
+          id="confirm"
+          title={t('access.confirm.title', { name: pendingGrant.name })}
+          text={t('access.confirm.text', { name: pendingGrant.name })}
+          yes={t('access.confirm.yes')}
+          no={t('access.confirm.no')}
+          busy={!confirming}
+          onConfirm={() => grants.send({ type: 'CONFIRM' })}
+          onCancel={() => grants.send({ type: 'CANCEL' })}
+        />
+      )}
     </div>
   );
 }
@@ -167,39 +173,5 @@ function Logo({ grant }: { grant: AccessGrant }) {
       className="h-12 w-12 rounded object-contain"
       onError={() => setBroken(true)}
     />
-  );
-}
-
-/** The question before a revocation: focus comes to it, and No is one key away. */
-function Confirmation({ grants, grant }: { grants: GrantsRef; grant: AccessGrant }) {
-  const { t } = useTranslation();
-  const busy = useSelector(grants, (s) => !s.matches('confirming'));
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  return (
-    <div
-      role="alertdialog"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-text"
-      className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') grants.send({ type: 'CANCEL' });
-      }}
-    >
-      <h2 id="confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-        {t('access.confirm.title', { name: grant.name })}
-      </h2>
-      <p id="confirm-text" className="mt-1 text-sm text-slate-800">
-        {t('access.confirm.text', { name: grant.name })}
-      </p>
-      <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => grants.send({ type: 'CONFIRM' })}>
-          {t('access.confirm.yes')}
-        </Button>
-        <Button variant="secondary" disabled={busy} onClick={() => grants.send({ type: 'CANCEL' })}>
-          {t('access.confirm.no')}
-        </Button>
-      </div>
-    </div>
   );
 }

@@ -8,3 +8,14 @@ export function Badge({ children }: { children: ReactNode }) {
     </span>
   );
 }
+
+/** A badge after a name in running text: a space before it, and a pause where it is read out. */
+export function TrailingBadge({ children }: { children: ReactNode }) {
+  return (
+    <>
+      {' '}
+      <span className="sr-only">— </span>
+      <Badge>{children}</Badge>
+    </>
+  );
+}

@@ -15,6 +15,7 @@ import { useCeilingCaptcha } from './captcha/useCeilingCaptcha.tsx';
 import { minutesSeconds, useNow } from './useNow.ts';
 import { Button } from './Button.tsx';
 import { TextField } from './Field.tsx';
+import { Form } from './Form.tsx';
 
 /** A flow's running code entry, whose check answers `TResult` and whose code is sent by `TRequest`. */
 export type CodeEntryRef<TResult, TRequest = unknown> = ActorRefFrom<
@@ -56,14 +57,7 @@ export function CodeEntryForm<TResult, TRequest>({
   const now = useNow(sent !== null);
   return (
     <>
-      <form
-        className="mt-5 space-y-4"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          entry.send({ type: 'SUBMIT', ...puzzle.answer() });
-        }}
-      >
+      <Form className="mt-5 space-y-4" onSubmit={() => entry.send({ type: 'SUBMIT', ...puzzle.answer() })}>
         {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
         <TextField
           label={t(label ?? 'mfa.code.label')}
@@ -98,7 +92,7 @@ export function CodeEntryForm<TResult, TRequest>({
         <Button type="submit" full loading={checking}>
           {t('mfa.code.confirm')}
         </Button>
-      </form>
+      </Form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm">
         {resend != null && sent?.resendAt != null && (
           <Button

@@ -21,6 +21,51 @@ export function ErrorMessage({ id, error }: { id?: string; error: Problem }) {
   );
 }
 
+/** What ties a control to its label and its problem. */
+type ControlProps = { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string };
+
+/** A control under its label, then its problem (an API failure's code, or the form's own words),
+ * announced and tied to it. */
+export function LabelledControl({
+  label,
+  error,
+  problem,
+  children,
+}: {
+  label: ReactNode;
+  error?: Problem;
+  problem?: string | null;
+  children: (control: ControlProps) => ReactNode;
+}) {
+  const id = useId();
+  const errorId = useId();
+  const invalid = !!(error || problem);
+  return (
+    <div className="space-y-4">
+      <div>
+        <label htmlFor={id} className="block text-sm font-medium">
+          {label}
+        </label>
+        {children({
+          id,
+          'aria-invalid': invalid ? true : undefined,
+          'aria-describedby': invalid ? errorId : undefined,
+        })}
+      </div>
+      {error !== undefined && <ErrorMessage id={errorId} error={error} />}
+      {problem !== undefined && (
+        <div aria-live="assertive">
+          {problem && (
+            <Alert tone="error" id={errorId}>
+              {problem}
+            </Alert>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
 export function TextField(props: {
   label: ReactNode;
   value: string;
@@ -37,16 +82,11 @@ export function TextField(props: {
   problem?: string | null;
   max?: string;
 }) {
-  const id = useId();
-  const errorId = useId();
   return (
-    <div className="space-y-4">
-      <div>
-        <label htmlFor={id} className="block text-sm font-medium">
-          {props.label}
-        </label>
+    <LabelledControl label={props.label} error={props.error} problem={props.problem}>
+      {(control) => (
         <input
-          id={id}
+          {...control}
           type={props.type ?? 'text'}
           inputMode={props.inputMode}
           autoComplete={props.autoComplete}
@@ -54,22 +94,10 @@ export function TextField(props: {
           spellCheck={props.code ? false : undefined}
           value={props.value}
           max={props.max}
-          aria-invalid={props.error || props.problem ? true : undefined}
-          aria-describedby={props.error || props.problem ? errorId : undefined}
           onChange={(event) => props.onChange(event.target.value)}
           className={`input mt-1 ${props.code ? 'font-mono text-lg tracking-widest' : ''}`}
         />
-      </div>
-      {props.error !== undefined && <ErrorMessage id={errorId} error={props.error} />}
-      {props.problem !== undefined && (
-        <div aria-live="assertive">
-          {props.problem && (
-            <Alert tone="error" id={errorId}>
-              {props.problem}
-            </Alert>
-          )}
-        </div>
       )}
-    </div>
+    </LabelledControl>
   );
 }

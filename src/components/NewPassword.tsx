@@ -14,6 +14,7 @@ import { useCeilingCaptcha } from './captcha/useCeilingCaptcha.tsx';
 import { Alert } from './Alert.tsx';
 import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
+import { Form } from './Form.tsx';
 
 export type WeakRef = NewPasswordRef;
 /** Each rule, the problem that breaks it, and the policy number it states. */
@@ -60,31 +61,25 @@ export function NewPassword({
           <p className="mt-1 text-sm text-slate-700">{t(text)}</p>
         </>
       )}
-      <form
+      <Form
         className={`${title !== null ? 'mt-5 ' : ''}space-y-4`}
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={() => {
           const answer = puzzle.answer();
           if (onSubmit) onSubmit(answer);
           else weak.send({ type: 'SUBMIT', ...answer });
         }}
       >
         {before}
-        <TextField
-          label={t('weak.password')}
-          type={shown ? 'text' : 'password'}
-          autoComplete="new-password"
-          value={password}
-          onChange={(value) => weak.send({ type: 'CHANGE', field: 'password', value })}
-        />
-        <TextField
-          label={t('weak.confirmation')}
-          type={shown ? 'text' : 'password'}
-          autoComplete="new-password"
-          value={confirmation}
-          onChange={(value) => weak.send({ type: 'CHANGE', field: 'confirmation', value })}
-        />
+        {(['password', 'confirmation'] as const).map((field) => (
+          <TextField
+            key={field}
+            label={t(`weak.${field}`)}
+            type={shown ? 'text' : 'password'}
+            autoComplete="new-password"
+            value={field === 'password' ? password : confirmation}
+            onChange={(value) => weak.send({ type: 'CHANGE', field, value })}
+          />
+        ))}
         <label className="flex min-h-11 items-center gap-2 text-sm">
           <input
             type="checkbox"
@@ -115,7 +110,7 @@ export function NewPassword({
         <Button type="submit" full loading={saving}>
           {t(submit)}
         </Button>
-      </form>
+      </Form>
     </>
   );
 }

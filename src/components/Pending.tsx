@@ -6,9 +6,17 @@ export function Pending() {
   return (
     <main id="main" aria-busy="true" className="flex min-h-screen items-center justify-center">
       <h1 className="sr-only">{t('brand')}</h1>
-      <p role="status" className="text-slate-700">
-        {t('common.loading')}
-      </p>
+      <Loading className="text-slate-700" />
     </main>
+  );
+}
+
+/** The words saying that a screen, or a part of it, loads: announced. */
+export function Loading({ className }: { className?: string }) {
+  const { t } = useTranslation();
+  return (
+    <p role="status" className={className}>
+      {t('common.loading')}
+    </p>
   );
 }

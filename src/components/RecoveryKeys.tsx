@@ -3,7 +3,7 @@
 // person's word that they did.
 import { useTranslation } from 'react-i18next';
 import { Button } from './Button.tsx';
-import { Card } from './Card.tsx';
+import { SectionCard } from './SectionCard.tsx';
 
 export function RecoveryKeys({
   keys,
@@ -17,11 +17,12 @@ export function RecoveryKeys({
   const { t } = useTranslation();
   const text = keys.join('\n');
   return (
-    <Card aria-labelledby="keys-title" className={className}>
-      <h2 id="keys-title" className="text-lg font-semibold">
-        {t('mfa.recovery.newKeys')}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t('authenticator.keysOnce')}</p>
+    <SectionCard
+      titleId="keys-title"
+      title={t('mfa.recovery.newKeys')}
+      intro={t('authenticator.keysOnce')}
+      className={className}
+    >
       <ul className="mt-4 grid grid-cols-2 gap-2 font-mono" data-testid="recovery-keys">
         {keys.map((key) => (
           <li key={key}>{key}</li>
@@ -45,6 +46,6 @@ export function RecoveryKeys({
       <Button className="mt-5" onClick={onSaved}>
         {t('mfa.recovery.continue')}
       </Button>
-    </Card>
+    </SectionCard>
   );
 }

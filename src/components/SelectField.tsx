@@ -1,7 +1,7 @@
 // A labelled choice among a few options, with its problem tied to it as TextField does
-// (src/components/Field.tsx); apart from it, since the first screen has no select.
-import { useId, type ReactNode } from 'react';
-import { Alert } from './Alert.tsx';
+// (src/components/Field.tsx, whose frame it shares).
+import type { ReactNode } from 'react';
+import { LabelledControl } from './Field.tsx';
 
 /** A labelled choice among a few options; `problem` as for TextField. */
 export function SelectField(props: {
@@ -12,20 +12,13 @@ export function SelectField(props: {
   autoComplete?: string;
   problem?: string | null;
 }) {
-  const id = useId();
-  const errorId = useId();
   return (
-    <div className="space-y-4">
-      <div>
-        <label htmlFor={id} className="block text-sm font-medium">
-          {props.label}
-        </label>
+    <LabelledControl label={props.label} problem={props.problem}>
+      {(control) => (
         <select
-          id={id}
+          {...control}
           value={props.value}
           autoComplete={props.autoComplete}
-          aria-invalid={props.problem ? true : undefined}
-          aria-describedby={props.problem ? errorId : undefined}
           onChange={(event) => props.onChange(event.target.value)}
           className="input mt-1"
         >
@@ -35,16 +28,7 @@ export function SelectField(props: {
             </option>
           ))}
         </select>
-      </div>
-      {props.problem !== undefined && (
-        <div aria-live="assertive">
-          {props.problem && (
-            <Alert tone="error" id={errorId}>
-              {props.problem}
-            </Alert>
-          )}
-        </div>
       )}
-    </div>
+    </LabelledControl>
   );
 }

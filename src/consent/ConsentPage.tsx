@@ -10,7 +10,9 @@ import { HOME_PATH } from '../../machines/routes.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
+import { AskedScopes, ClientLinks } from '../components/ClientRequest.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { Loading } from '../components/Pending.tsx';
 
 type ConsentRef = ActorRefFrom<typeof consentMachine>;
 
@@ -36,7 +38,7 @@ function Consent({ consent }: { consent: ConsentRef }) {
     heading.current?.focus();
   }, [state === 'refused', state === 'gone']);
 
-  if (state === 'loading') return <p role="status">{t('common.loading')}</p>;
+  if (state === 'loading') return <Loading />;
   if (state === 'leaving') return <p role="status">{t('consent.leaving', { app })}</p>;
   if (state === 'gone') {
     return (
@@ -85,8 +87,7 @@ function Consent({ consent }: { consent: ConsentRef }) {
     );
   }
   const busy = state === 'accepting' || state === 'refusing';
-  // Signing in is what every request asks; it is said in the heading, not listed.
-  const asked = scopes.filter((scope) => scope !== 'openid');
+  // Signing in is what every request asks: not listed as held either.
   const held = granted.filter((scope) => scope !== 'openid');
   return (
     <>
@@ -101,16 +102,7 @@ function Consent({ consent }: { consent: ConsentRef }) {
           </Alert>
         )}
       </div>
-      <h2 className="mt-5 font-semibold">
-        {t('consent.asks', { app, context: asked.length ? undefined : 'signInOnly' })}
-      </h2>
-      {asked.length > 0 && (
-        <ul className="mt-2 list-disc space-y-1 pl-5" data-testid="asked-scopes">
-          {asked.map((scope) => (
-            <li key={scope}>{t(`scopes.${scope}`)}</li>
-          ))}
-        </ul>
-      )}
+      <AskedScopes scopes={scopes} title={(context) => t('consent.asks', { app, context })} testId="asked-scopes" />
       {held.length > 0 && (
         <>
           <h2 className="mt-4 font-semibold">{t('consent.holds', { app })}</h2>
@@ -122,20 +114,7 @@ function Consent({ consent }: { consent: ConsentRef }) {
         </>
       )}
       <p className="mt-4 text-sm text-slate-700">{t('consent.withdraw')}</p>
-      {(client?.policy_uri || client?.tos_uri) && (
-        <p className="mt-2 flex flex-wrap gap-4 text-sm">
-          {client.policy_uri && (
-            <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
-              {t('consent.policy', { app })}
-            </a>
-          )}
-          {client.tos_uri && (
-            <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
-              {t('consent.terms', { app })}
-            </a>
-          )}
-        </p>
-      )}
+      <ClientLinks client={client} className="mt-2" />
       <div className="mt-6 flex flex-wrap gap-3">
         <Button loading={state === 'accepting'} disabled={busy} onClick={() => consent.send({ type: 'ACCEPT' })}>
           {t('consent.accept')}

@@ -10,6 +10,8 @@ import { Link } from 'react-router';
 import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
+import { OptionLink } from '../components/OptionLink.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { variant } from '../variant.ts';
 import { tilesFor } from './tiles.ts';
@@ -38,24 +40,21 @@ export default function DashboardPage() {
           </Link>
         </Alert>
       )}
-      <Card aria-labelledby="services-title" className="mt-6">
-        <h2 id="services-title" className="text-lg font-semibold">
-          {t('dashboard.services')}
-        </h2>
+      <SectionCard titleId="services-title" title={t('dashboard.services')} className="mt-6">
         <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {tiles.map((tile) => (
             <li key={tile.key} data-testid={`tile-${tile.key}`}>
-              <a
-                href={tile.href}
-                className="block h-full rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
-              >
-                <span className="block font-semibold text-brand-dark">{t(`dashboard.tile.${tile.key}.title`)}</span>
-                <span className="mt-1 block text-sm text-slate-700">{t(`dashboard.tile.${tile.key}.text`)}</span>
-              </a>
+              <OptionLink
+                to={tile.href}
+                external
+                title={t(`dashboard.tile.${tile.key}.title`)}
+                text={t(`dashboard.tile.${tile.key}.text`)}
+                className="h-full"
+              />
             </li>
           ))}
         </ul>
-      </Card>
+      </SectionCard>
       <Cards />
     </UserLayout>
   );

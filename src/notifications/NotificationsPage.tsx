@@ -10,9 +10,13 @@ import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
+import { LoadFailed } from '../components/LoadFailed.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { Loading } from '../components/Pending.tsx';
+import { Form } from '../components/Form.tsx';
 
 type NotificationsRef = ActorRefFrom<typeof notificationsMachine>;
 
@@ -30,13 +34,7 @@ export default function NotificationsPage() {
     <UserLayout>
       <Breadcrumbs trail={[{ label: t('sidebar.notifications'), to: pathOf('notifications', 'settings') }]} />
       <h1 className="mt-3 text-2xl font-bold">{t('notifications.title')}</h1>
-      {settings ? (
-        <Settings settings={settings} />
-      ) : (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
-      )}
+      {settings ? <Settings settings={settings} /> : <Loading className="mt-4" />}
     </UserLayout>
   );
 }
@@ -45,17 +43,16 @@ function Settings({ settings }: { settings: NotificationsRef }) {
   const { t } = useTranslation();
   const { saved, marketing, error, notice } = useSelector(settings, (s) => s.context);
   const state = useSelector(settings, (s) => s.value);
-  if (state === 'loading')
-    return (
-      <p role="status" className="mt-4">
-        {t('common.loading')}
-      </p>
-    );
+  if (state === 'loading') return <Loading className="mt-4" />;
   if (state === 'failed') {
     return (
       <div className="mt-5 space-y-4">
-        <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>
-        <Button onClick={() => settings.send({ type: 'RETRY' })}>{t('notifications.retry')}</Button>
+        <LoadFailed
+          message={t([`errors.${error}`, 'errors.internal_error'])}
+          retry={t('notifications.retry')}
+          onRetry={() => settings.send({ type: 'RETRY' })}
+          retryClassName=""
+        />
       </div>
     );
   }
@@ -66,13 +63,7 @@ function Settings({ settings }: { settings: NotificationsRef }) {
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <Card aria-labelledby="marketing">
-        <form
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            settings.send({ type: 'SAVE' });
-          }}
-        >
+        <Form onSubmit={() => settings.send({ type: 'SAVE' })}>
           <fieldset>
             <legend id="marketing" className="text-lg font-semibold">
               {t('notifications.marketing.title')}
@@ -95,19 +86,15 @@ function Settings({ settings }: { settings: NotificationsRef }) {
           <Button type="submit" className="mt-4" loading={state === 'saving'}>
             {t('notifications.save')}
           </Button>
-        </form>
+        </Form>
       </Card>
-      <Card aria-labelledby="alerts">
-        <h2 id="alerts" className="text-lg font-semibold">
-          {t('notifications.alerts.title')}
-        </h2>
-        <p className="mt-1 text-sm text-slate-700">{t('notifications.alerts.text')}</p>
+      <SectionCard titleId="alerts" title={t('notifications.alerts.title')} intro={t('notifications.alerts.text')}>
         <ul className="mt-3 list-disc space-y-1 pl-5 text-sm" data-testid="security-alerts">
           {(saved?.security_alerts ?? []).map((alert) => (
             <li key={alert}>{t(`notifications.alerts.${alert}`)}</li>
           ))}
         </ul>
-      </Card>
+      </SectionCard>
     </div>
   );
 }

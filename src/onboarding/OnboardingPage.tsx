@@ -19,6 +19,8 @@ import { NATIVE } from '../components/LanguageSwitch.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
+import { Loading } from '../components/Pending.tsx';
+import { Form } from '../components/Form.tsx';
 import { variant } from '../variant.ts';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 
@@ -43,7 +45,6 @@ export default function OnboardingPage() {
 }
 
 function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
-  const { t } = useTranslation();
   const step = useSelector(onboarding, (s) => s.context.step);
   const recalling = useSelector(onboarding, (s) => s.matches('recalling'));
   const codeFor = useSelector(onboarding, (s) => s.context.challenge?.kind);
@@ -56,14 +57,14 @@ function Onboarding({ onboarding }: { onboarding: OnboardingRef }) {
     welcome: <Welcome onboarding={onboarding} />,
     'terms-conditions': <Terms onboarding={onboarding} />,
     create: <Details onboarding={onboarding} />,
-    'email-verification': <EmailStep onboarding={onboarding} />,
+    'email-verification': <ContactStep onboarding={onboarding} kind="email" />,
     'onboarding-mfa': <CodeStep onboarding={onboarding} />,
-    'phone-verification': <PhoneStep onboarding={onboarding} />,
+    'phone-verification': <ContactStep onboarding={onboarding} kind="phone" />,
     password: <PasswordStep onboarding={onboarding} />,
     confirmation: <Confirmation onboarding={onboarding} />,
   };
   // A reload: the step to show is known once the server has answered.
-  if (recalling) return <p role="status">{t('common.loading')}</p>;
+  if (recalling) return <Loading />;
   return (
     <>
       {position !== undefined && <Progress position={position} />}
@@ -94,7 +95,7 @@ function Back({ send, label }: { send: Send; label?: string }) {
   const { t } = useTranslation();
   return (
     <Button variant="secondary" full onClick={() => send({ type: 'BACK' })}>
-      {label ?? t('setup.back')}
+      {label ?? t('setupMfa.back')}
     </Button>
   );
 }
@@ -120,11 +121,9 @@ function StepForm({
   const captchaLevel = useSelector(onboarding, (s) => s.context.captchaLevel);
   const widget = useRef<CaptchaHandle>(null);
   return (
-    <form
+    <Form
       className="mt-5 space-y-4"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
+      onSubmit={() => {
         onboarding.send(
           captcha ? { type: 'SUBMIT', captcha: widget.current?.take() ?? NO_CAPTCHA_ELEMENT } : { type: 'SUBMIT' },
         );
@@ -137,7 +136,7 @@ function StepForm({
         {submitLabel ?? t('onboarding.continue')}
       </Button>
       {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}
-    </form>
+    </Form>
   );
 }
 
@@ -410,62 +409,38 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
   );
 }
 
-function EmailStep({ onboarding }: { onboarding: OnboardingRef }) {
+/** The email's step and the phone's: the address or number, with a code sent to it (unless it is
+ * the one already proven), and for a phone how the code goes. */
+function ContactStep({ onboarding, kind }: { onboarding: OnboardingRef; kind: 'email' | 'phone' }) {
   const { t } = useTranslation();
-  const { email, provenEmail, missing } = useSelector(onboarding, (s) => s.context);
-  const busy = useSelector(onboarding, (s) => s.matches({ emailVerification: 'sending' }));
-  const keeping = provenEmail !== null && provenEmail === email.trim();
-  return (
-    <>
-      <Heading
-        title={t('onboarding.email.title')}
-        text={t(keeping ? 'onboarding.email.proven' : 'onboarding.email.text')}
-      />
-      <StepForm
-        onboarding={onboarding}
-        busy={busy}
-        back
-        submitLabel={t(keeping ? 'onboarding.email.keep' : 'onboarding.sendCode')}
-      >
-        <TextField
-          label={t('login.field.email')}
-          type="email"
-          autoComplete="email"
-          value={email}
-          error={requiredError(missing, 'email')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'email', value })}
-        />
-      </StepForm>
-    </>
+  const { email, phone, provenEmail, provenPhone, channel, missing } = useSelector(onboarding, (s) => s.context);
+  const busy = useSelector(onboarding, (s) =>
+    kind === 'email' ? s.matches({ emailVerification: 'sending' }) : s.matches({ phoneVerification: 'sending' }),
   );
-}
-
-function PhoneStep({ onboarding }: { onboarding: OnboardingRef }) {
-  const { t } = useTranslation();
-  const { phone, provenPhone, channel, missing } = useSelector(onboarding, (s) => s.context);
-  const busy = useSelector(onboarding, (s) => s.matches({ phoneVerification: 'sending' }));
-  const keeping = provenPhone !== null && provenPhone === phone.trim();
+  const address = kind === 'email' ? email : phone;
+  const proven = kind === 'email' ? provenEmail : provenPhone;
+  const keeping = proven !== null && proven === address.trim();
   return (
     <>
       <Heading
-        title={t('onboarding.phone.title')}
-        text={t(keeping ? 'onboarding.phone.proven' : 'onboarding.phone.text')}
+        title={t(`onboarding.${kind}.title`)}
+        text={t(keeping ? `onboarding.${kind}.proven` : `onboarding.${kind}.text`)}
       />
       <StepForm
         onboarding={onboarding}
         busy={busy}
         back
-        submitLabel={t(keeping ? 'onboarding.phone.keep' : 'onboarding.sendCode')}
+        submitLabel={t(keeping ? `onboarding.${kind}.keep` : 'onboarding.sendCode')}
       >
         <TextField
-          label={t('login.field.phone')}
-          type="tel"
-          autoComplete="tel"
-          value={phone}
-          error={requiredError(missing, 'phone')}
-          onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'phone', value })}
+          label={t(`login.field.${kind}`)}
+          type={kind === 'email' ? 'email' : 'tel'}
+          autoComplete={kind === 'email' ? 'email' : 'tel'}
+          value={address}
+          error={requiredError(missing, kind)}
+          onChange={(value) => onboarding.send({ type: 'CHANGE', field: kind, value })}
         />
-        {!keeping && (
+        {kind === 'phone' && !keeping && (
           <ChannelChoice channel={channel} onChange={(c) => onboarding.send({ type: 'SET_CHANNEL', channel: c })} />
         )}
       </StepForm>

@@ -5,13 +5,17 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { BECOME_CUSTOMER_URL } from '../../contract/constants.ts';
+import type { PartnerClient } from '../../contract/schemas.ts';
 import { platformOf, type partnerMachine } from '../../machines/partner.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf } from '../../machines/routes.ts';
 import { useRootActor } from '../shell/context.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
+import { AskedScopes, ClientLinks } from '../components/ClientRequest.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { OptionLink } from '../components/OptionLink.tsx';
+import { Loading } from '../components/Pending.tsx';
 
 type PartnerRef = ActorRefFrom<typeof partnerMachine>;
 
@@ -61,6 +65,27 @@ function Heading({ children, focus }: { children: ReactNode; focus?: unknown }) 
   );
 }
 
+/** A page's heading after the partner's logo, when it has one. */
+function LogoHeading({ client, children }: { client: PartnerClient | null; children: ReactNode }) {
+  return (
+    <div className="flex items-center gap-3">
+      {client?.logo_uri && <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />}
+      <Heading>{children}</Heading>
+    </div>
+  );
+}
+
+function HomeLink() {
+  const { t } = useTranslation();
+  return (
+    <p className="mt-5">
+      <Link to={HOME_PATH} className="text-brand underline">
+        {t('partner.home')}
+      </Link>
+    </p>
+  );
+}
+
 function Partner({ partner }: { partner: PartnerRef }) {
   const { t } = useTranslation();
   const root = useRootActor();
@@ -77,18 +102,14 @@ function Partner({ partner }: { partner: PartnerRef }) {
   if (page === 'leaving') return <p role="status">{t('partner.leaving')}</p>;
   if (page === 'linkExisting' || page === 'linkSuccess') {
     if (linkState === 'checking' || linkState === 'reading' || linkState === 'recalling' || linkState === 'linking')
-      return <p role="status">{t('common.loading')}</p>;
-  } else if (state === 'checking' || state === 'loading') return <p role="status">{t('common.loading')}</p>;
+      return <Loading />;
+  } else if (state === 'checking' || state === 'loading') return <Loading />;
   if (state === 'unknown') {
     return (
       <>
         <Heading focus="unknown">{t('partner.unknown.title')}</Heading>
         <p className="mt-3">{t('partner.unknown.text')}</p>
-        <p className="mt-5">
-          <Link to={HOME_PATH} className="text-brand underline">
-            {t('partner.home')}
-          </Link>
-        </p>
+        <HomeLink />
       </>
     );
   }
@@ -107,41 +128,16 @@ function Partner({ partner }: { partner: PartnerRef }) {
   }
 
   if (page === 'landing') {
-    // Signing in is what every partner asks; it is said in the heading, not listed.
-    const asked = scopes.filter((scope) => scope !== 'openid');
     return (
       <>
-        <div className="flex items-center gap-3">
-          {client?.logo_uri && (
-            <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />
-          )}
-          <Heading>{t('partner.landing.title', { app })}</Heading>
-        </div>
+        <LogoHeading client={client}>{t('partner.landing.title', { app })}</LogoHeading>
         <p className="mt-3">{t('partner.landing.text', { app })}</p>
-        <h2 className="mt-5 font-semibold">
-          {t('partner.landing.asks', { app, context: asked.length ? undefined : 'signInOnly' })}
-        </h2>
-        {asked.length > 0 && (
-          <ul className="mt-2 list-disc space-y-1 pl-5" data-testid="partner-scopes">
-            {asked.map((scope) => (
-              <li key={scope}>{t(`scopes.${scope}`)}</li>
-            ))}
-          </ul>
-        )}
-        {(client?.policy_uri || client?.tos_uri) && (
-          <p className="mt-4 flex flex-wrap gap-4 text-sm">
-            {client.policy_uri && (
-              <a href={client.policy_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
-                {t('consent.policy', { app })}
-              </a>
-            )}
-            {client.tos_uri && (
-              <a href={client.tos_uri} className="text-brand underline" rel="noopener noreferrer" target="_blank">
-                {t('consent.terms', { app })}
-              </a>
-            )}
-          </p>
-        )}
+        <AskedScopes
+          scopes={scopes}
+          title={(context) => t('partner.landing.asks', { app, context })}
+          testId="partner-scopes"
+        />
+        <ClientLinks client={client} className="mt-4" />
         <div className="mt-6 flex flex-wrap gap-3">
           <Button onClick={() => partner.send({ type: 'CONTINUE' })}>{t('partner.landing.continue')}</Button>
           <Button variant="secondary" onClick={() => partner.send({ type: 'CANCEL' })}>
@@ -171,22 +167,13 @@ function Partner({ partner }: { partner: PartnerRef }) {
           <p className="mt-3" role="status">
             {t('partner.request.sent', { app })}
           </p>
-          <p className="mt-5">
-            <Link to={HOME_PATH} className="text-brand underline">
-              {t('partner.home')}
-            </Link>
-          </p>
+          <HomeLink />
         </>
       );
     }
     return (
       <>
-        <div className="flex items-center gap-3">
-          {client?.logo_uri && (
-            <img src={client.logo_uri} alt="" className="h-12 w-12 shrink-0 rounded object-contain" />
-          )}
-          <Heading>{t('partner.request.title', { app })}</Heading>
-        </div>
+        <LogoHeading client={client}>{t('partner.request.title', { app })}</LogoHeading>
         <p className="mt-3">{t('partner.request.text', { app })}</p>
         <p className="mt-2 text-sm text-slate-700">{t('partner.request.shared')}</p>
         <div aria-live="polite">
@@ -227,26 +214,14 @@ function Partner({ partner }: { partner: PartnerRef }) {
         <p className="mt-3">{t('partner.noAccount.text')}</p>
         <ul className="mt-5 space-y-3">
           {options.map((option) => {
-            const body = (
-              <>
-                <span className="block font-semibold text-brand-dark">
-                  {t(`partner.noAccount.${option.key}.title`)}
-                </span>
-                <span className="mt-1 block text-sm text-slate-700">{t(`partner.noAccount.${option.key}.text`)}</span>
-              </>
-            );
-            const look = 'block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light';
             return (
               <li key={option.key} data-testid={`option-${option.key}`}>
-                {option.external ? (
-                  <a href={option.to} className={look}>
-                    {body}
-                  </a>
-                ) : (
-                  <Link to={option.to} className={look}>
-                    {body}
-                  </Link>
-                )}
+                <OptionLink
+                  to={option.to}
+                  external={option.external}
+                  title={t(`partner.noAccount.${option.key}.title`)}
+                  text={t(`partner.noAccount.${option.key}.text`)}
+                />
               </li>
             );
           })}
@@ -284,23 +259,19 @@ function Partner({ partner }: { partner: PartnerRef }) {
           <h2 className="mt-6 font-semibold">{t('partner.link.choose')}</h2>
           <ul className="mt-3 space-y-3">
             <li>
-              <Link
+              <OptionLink
                 to={linkTo}
-                className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
-                data-testid="link-existing-account"
-              >
-                <span className="block font-semibold text-brand-dark">{t('partner.link.signIn')}</span>
-                <span className="mt-1 block text-sm text-slate-700">{t('partner.link.text')}</span>
-              </Link>
+                title={t('partner.link.signIn')}
+                text={t('partner.link.text')}
+                testId="link-existing-account"
+              />
             </li>
             <li>
-              <Link
+              <OptionLink
                 to={pathOf('onboarding', 'onboarding')}
-                className="block rounded-lg border border-slate-300 p-4 hover:border-brand hover:bg-brand-light"
-              >
-                <span className="block font-semibold text-brand-dark">{t('partner.noAccount.card.title')}</span>
-                <span className="mt-1 block text-sm text-slate-700">{t('partner.noAccount.card.text')}</span>
-              </Link>
+                title={t('partner.noAccount.card.title')}
+                text={t('partner.noAccount.card.text')}
+              />
             </li>
           </ul>
         </>
@@ -335,11 +306,7 @@ function Partner({ partner }: { partner: PartnerRef }) {
         <Alert tone="error" className="mt-3">
           {t([`errors.${error}`, 'errors.internal_error'])}
         </Alert>
-        <p className="mt-5">
-          <Link to={HOME_PATH} className="text-brand underline">
-            {t('partner.home')}
-          </Link>
-        </p>
+        <HomeLink />
       </>
     );
   }

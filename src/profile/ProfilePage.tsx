@@ -2,7 +2,7 @@
 // contact and banking information) and its forms, a projection of the profile machine
 // (machines/profile.ts): which part shows is the machine's state, never the URL.
 import { useSelector } from '@xstate/react';
-import { useEffect, useMemo, useRef, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
@@ -15,6 +15,9 @@ import { Alert } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
+import { useCountryName, useIntlLocale } from '../components/useIntl.ts';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
@@ -24,6 +27,8 @@ import { useFlowChild } from '../components/FlowCard.tsx';
 import { NATIVE } from '../components/LanguageSwitch.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { Loading } from '../components/Pending.tsx';
+import { Form } from '../components/Form.tsx';
 import { variant } from '../variant.ts';
 
 type ProfileRef = ActorRefFrom<typeof profileMachine>;
@@ -54,13 +59,7 @@ export default function ProfilePage() {
         ]}
       />
       <h1 className="mt-3 text-2xl font-bold">{title}</h1>
-      {profile && part ? (
-        <Part profile={profile} part={part} />
-      ) : (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
-      )}
+      {profile && part ? <Part profile={profile} part={part} /> : <Loading className="mt-4" />}
     </UserLayout>
   );
 }
@@ -74,20 +73,8 @@ function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
 
 /** Dates in the reader's language. */
 function useDates() {
-  const { i18n } = useTranslation();
-  return useMemo(
-    () => new Intl.DateTimeFormat(i18n.language.replace('_', '-'), { dateStyle: 'long', timeZone: 'UTC' }),
-    [i18n.language],
-  );
-}
-
-/** Country names in the reader's language. */
-function useCountries() {
-  const { i18n } = useTranslation();
-  return useMemo(() => {
-    const names = new Intl.DisplayNames([i18n.language.replace('_', '-')], { type: 'region' });
-    return (code: string) => names.of(code) ?? code;
-  }, [i18n.language]);
+  const locale = useIntlLocale();
+  return useMemo(() => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }), [locale]);
 }
 
 function Overview({ profile }: { profile: ProfileRef }) {
@@ -95,17 +82,14 @@ function Overview({ profile }: { profile: ProfileRef }) {
   const { user, notice, error } = useSelector(profile, (s) => s.context);
   const busy = useSelector(profile, (s) => s.hasTag('busy'));
   const dates = useDates();
-  const country = useCountries();
+  const country = useCountryName();
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
         {notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
-      <Card aria-labelledby="picture-title">
-        <h2 id="picture-title" className="text-lg font-semibold">
-          {t('profile.picture.title')}
-        </h2>
+      <SectionCard titleId="picture-title" title={t('profile.picture.title')}>
         <div className="mt-3 flex flex-wrap items-start gap-4">
           {user.picture ? (
             <img
@@ -143,16 +127,16 @@ function Overview({ profile }: { profile: ProfileRef }) {
             )}
           </div>
         </div>
-      </Card>
-      <Card aria-labelledby="personal-title">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="personal-title" className="text-lg font-semibold">
-            {t('profile.personal.title')}
-          </h2>
+      </SectionCard>
+      <SectionCard
+        titleId="personal-title"
+        title={t('profile.personal.title')}
+        action={
           <Button variant="secondary" size="sm" onClick={() => profile.send({ type: 'EDIT_INFO' })}>
             {t('profile.personal.edit')}
           </Button>
-        </div>
+        }
+      >
         <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
           <Item label={t('profile.field.firstname')}>{user.firstname}</Item>
           <Item label={t('profile.field.lastname')}>{user.lastname}</Item>
@@ -164,23 +148,20 @@ function Overview({ profile }: { profile: ProfileRef }) {
           </Item>
           <Item label={t('profile.field.language')}>{NATIVE[user.language as Locale] ?? user.language}</Item>
         </dl>
-      </Card>
-      <Card aria-labelledby="contact-title">
-        <h2 id="contact-title" className="text-lg font-semibold">
-          {t('profile.contact.title')}
-        </h2>
+      </SectionCard>
+      <SectionCard titleId="contact-title" title={t('profile.contact.title')}>
         <Contacts title={t('profile.contact.emails')} entries={user.email} />
         <Contacts title={t('profile.contact.phones')} entries={user.phone} />
-      </Card>
-      <Card aria-labelledby="banking-title">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="banking-title" className="text-lg font-semibold">
-            {t('profile.banking.title')}
-          </h2>
+      </SectionCard>
+      <SectionCard
+        titleId="banking-title"
+        title={t('profile.banking.title')}
+        action={
           <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">
             {user.banking ? t('profile.banking.change') : t('profile.banking.add')}
           </Link>
-        </div>
+        }
+      >
         {user.banking ? (
           <dl className="mt-3 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
             <Item label={t('profile.field.iban')}>
@@ -193,16 +174,12 @@ function Overview({ profile }: { profile: ProfileRef }) {
         ) : (
           <p className="mt-3 text-sm text-slate-700">{t('profile.banking.none')}</p>
         )}
-      </Card>
-      <Card aria-labelledby="data-title">
-        <h2 id="data-title" className="text-lg font-semibold">
-          {t('profile.download.title')}
-        </h2>
-        <p className="mt-1 text-sm text-slate-700">{t('profile.download.intro')}</p>
+      </SectionCard>
+      <SectionCard titleId="data-title" title={t('profile.download.title')} intro={t('profile.download.intro')}>
         <Link to={pathOf('profile', 'download')} className="btn btn-secondary btn-sm mt-3">
           {t('profile.download.open')}
         </Link>
-      </Card>
+      </SectionCard>
     </div>
   );
 }
@@ -266,12 +243,6 @@ function Contacts({ title, entries }: { title: string; entries: ContactEntry[] }
   );
 }
 
-/** The submit of a form goes to the machine; the page never reloads. */
-const submitting = (profile: ProfileRef) => (event: FormEvent) => {
-  event.preventDefault();
-  profile.send({ type: 'SUBMIT' });
-};
-
 function InfoForm({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
   const { info, fieldErrors, error, today } = useSelector(profile, (s) => s.context);
@@ -282,7 +253,7 @@ function InfoForm({ profile }: { profile: ProfileRef }) {
   const languages = Object.values(VARIANT_LOCALES[variant].locales);
   return (
     <Card className="mt-5 max-w-xl">
-      <form noValidate onSubmit={submitting(profile)} className="space-y-4">
+      <Form onSubmit={() => profile.send({ type: 'SUBMIT' })} className="space-y-4">
         <TextField
           label={t('profile.field.firstname')}
           value={info.firstname}
@@ -325,16 +296,36 @@ function InfoForm({ profile }: { profile: ProfileRef }) {
         />
         <p className="text-sm text-slate-700">{t('profile.editInfo.languageHint')}</p>
         <ErrorMessage error={error ? { code: error } : null} />
-        <div className="flex flex-wrap gap-3">
-          <Button type="submit" loading={busy}>
-            {t('profile.save')}
-          </Button>
-          <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
-            {t('profile.cancel')}
-          </Button>
-        </div>
-      </form>
+        <SubmitOrCancel profile={profile} submit={t('profile.save')} cancel={t('profile.cancel')} busy={busy} />
+      </Form>
     </Card>
+  );
+}
+
+/** A form's submit, and beside it the way back to the overview (CANCEL). `saving`: what the submit
+ * waits for, when the form is busy with other things too. */
+function SubmitOrCancel({
+  profile,
+  submit,
+  cancel,
+  busy,
+  saving = busy,
+}: {
+  profile: ProfileRef;
+  submit: string;
+  cancel: string;
+  busy: boolean;
+  saving?: boolean;
+}) {
+  return (
+    <div className="flex flex-wrap gap-3">
+      <Button type="submit" loading={saving} disabled={busy}>
+        {submit}
+      </Button>
+      <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
+        {cancel}
+      </Button>
+    </div>
   );
 }
 
@@ -365,7 +356,19 @@ function Credentials({ profile }: { profile: ProfileRef }) {
       <ContactList profile={profile} kind="email" />
       <ContactList profile={profile} kind="phone" />
       <BankForm profile={profile} />
-      {confirming && pending && <DeleteQuestion profile={profile} value={pending.value} />}
+      {/* Closed: focus goes back to the entry's Delete button, or where the list says what happened. */}
+      {confirming && pending && (
+        <ConfirmQuestion
+          id="delete"
+          title={t('profile.contacts.confirm.title', { value: pending.value })}
+          text={t('profile.contacts.confirm.text', { value: pending.value })}
+          yes={t('profile.contacts.confirm.yes')}
+          no={t('profile.contacts.confirm.no')}
+          onConfirm={() => profile.send({ type: 'CONFIRM' })}
+          onCancel={() => profile.send({ type: 'KEEP' })}
+          returnFocusTo={deleteButtonId(pending.value)}
+        />
+      )}
     </div>
   );
 }
@@ -378,12 +381,8 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
     profile,
     (s) => s.matches({ credentials: 'adding' }) && s.context.newContact.kind === kind,
   );
-  const titleId = `${kind}-contacts`;
   return (
-    <Card aria-labelledby={titleId}>
-      <h2 id={titleId} className="text-lg font-semibold">
-        {t(`profile.contacts.${kind}.title`)}
-      </h2>
+    <SectionCard titleId={`${kind}-contacts`} title={t(`profile.contacts.${kind}.title`)}>
       <ul className="mt-3 divide-y divide-slate-200" data-testid={`${kind}-list`}>
         {entries.map((entry) => (
           <li key={entry.value} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
@@ -430,7 +429,7 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
           {t(`profile.contacts.${kind}.add`)}
         </Button>
       )}
-    </Card>
+    </SectionCard>
   );
 }
 
@@ -462,13 +461,9 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
           <CodeEntryForm entry={entry!}>{back}</CodeEntryForm>
         </div>
       ) : (
-        <form
-          noValidate
+        <Form
           className="mt-4 space-y-4 border-t border-slate-200 pt-4"
-          onSubmit={(event) => {
-            event.preventDefault();
-            profile.send({ type: 'SEND_CODE' });
-          }}
+          onSubmit={() => profile.send({ type: 'SEND_CODE' })}
         >
           <TextField
             label={t(`profile.contacts.${kind}.new`)}
@@ -490,47 +485,8 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
             </Button>
             {back}
           </div>
-        </form>
+        </Form>
       )}
-    </div>
-  );
-}
-
-/** The question before a deletion: focus comes to it, and No is one key away. */
-function DeleteQuestion({ profile, value }: { profile: ProfileRef; value: string }) {
-  const { t } = useTranslation();
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    heading.current?.focus();
-    // Closed: back to the entry's Delete button, or where the list says what happened.
-    return () => {
-      document.getElementById(deleteButtonId(value))?.focus();
-    };
-  }, [value]);
-  return (
-    <div
-      role="alertdialog"
-      aria-labelledby="delete-title"
-      aria-describedby="delete-text"
-      className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') profile.send({ type: 'KEEP' });
-      }}
-    >
-      <h2 id="delete-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-        {t('profile.contacts.confirm.title', { value })}
-      </h2>
-      <p id="delete-text" className="mt-1 text-sm text-slate-800">
-        {t('profile.contacts.confirm.text', { value })}
-      </p>
-      <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" onClick={() => profile.send({ type: 'CONFIRM' })}>
-          {t('profile.contacts.confirm.yes')}
-        </Button>
-        <Button variant="secondary" onClick={() => profile.send({ type: 'KEEP' })}>
-          {t('profile.contacts.confirm.no')}
-        </Button>
-      </div>
     </div>
   );
 }
@@ -540,7 +496,7 @@ function BankForm({ profile }: { profile: ProfileRef }) {
   const { bank, fieldErrors, user } = useSelector(profile, (s) => s.context);
   const saving = useSelector(profile, (s) => s.matches({ credentials: 'savingBank' }));
   const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
-  const country = useCountries();
+  const country = useCountryName();
   const countries = useMemo(
     () =>
       IBAN_COUNTRIES.map((code) => ({ value: code, label: country(code) })).sort((a, b) =>
@@ -550,14 +506,12 @@ function BankForm({ profile }: { profile: ProfileRef }) {
   );
   return (
     <div>
-      <Card aria-labelledby="bank-title">
-        <h2 id="bank-title" className="text-lg font-semibold">
-          {t('profile.banking.title')}
-        </h2>
-        <p className="mt-1 text-sm text-slate-700">
-          {user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}
-        </p>
-        <form noValidate onSubmit={submitting(profile)} className="mt-4 space-y-4">
+      <SectionCard
+        titleId="bank-title"
+        title={t('profile.banking.title')}
+        intro={user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}
+      >
+        <Form onSubmit={() => profile.send({ type: 'SUBMIT' })} className="mt-4 space-y-4">
           <SelectField
             label={t('profile.field.country')}
             value={bank.country}
@@ -582,16 +536,15 @@ function BankForm({ profile }: { profile: ProfileRef }) {
               </Alert>
             )}
           </div>
-          <div className="flex flex-wrap gap-3">
-            <Button type="submit" loading={saving} disabled={busy}>
-              {t('profile.banking.save')}
-            </Button>
-            <Button variant="secondary" disabled={busy} onClick={() => profile.send({ type: 'CANCEL' })}>
-              {t('profile.backToProfile')}
-            </Button>
-          </div>
-        </form>
-      </Card>
+          <SubmitOrCancel
+            profile={profile}
+            submit={t('profile.banking.save')}
+            cancel={t('profile.backToProfile')}
+            busy={busy}
+            saving={saving}
+          />
+        </Form>
+      </SectionCard>
     </div>
   );
 }

@@ -13,6 +13,8 @@ import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword } from '../components/NewPassword.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
+import { LinkLine } from '../components/LinkLine.tsx';
+import { Form } from '../components/Form.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
 
@@ -85,14 +87,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
           </Link>
         ))}
       </nav>
-      <form
-        className="mt-5 space-y-4"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          forgot.send({ type: 'SUBMIT', captcha: answer() });
-        }}
-      >
+      <Form className="mt-5 space-y-4" onSubmit={() => forgot.send({ type: 'SUBMIT', captcha: answer() })}>
         <TextField
           label={t(mode === 'email' ? 'login.field.email' : 'login.field.phone')}
           type={mode === 'email' ? 'email' : 'tel'}
@@ -108,12 +103,8 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         <Button type="submit" full loading={state.matches('requesting')}>
           {t('forgot.send')}
         </Button>
-      </form>
-      <p className="mt-4 text-sm">
-        <Link to={pathOf('login', 'email')} className="text-brand underline">
-          {t('mfa.back')}
-        </Link>
-      </p>
+      </Form>
+      <LinkLine to={pathOf('login', 'email')}>{t('mfa.back')}</LinkLine>
     </>
   );
 }

@@ -9,6 +9,8 @@ import { Button } from '../components/Button.tsx';
 import { TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
+import { LinkLine } from '../components/LinkLine.tsx';
+import { Form } from '../components/Form.tsx';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import { pathOf } from '../../machines/routes.ts';
 
@@ -74,13 +76,9 @@ function Finder({ finder }: { finder: UsernameRef }) {
           ))}
         </div>
       </fieldset>
-      <form
+      <Form
         className="mt-4 space-y-4"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT });
-        }}
+        onSubmit={() => finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT })}
       >
         <TextField
           label={t(`username.label.${kind}`)}
@@ -93,12 +91,8 @@ function Finder({ finder }: { finder: UsernameRef }) {
         <Button type="submit" full loading={state.matches('searching')}>
           {t('username.search')}
         </Button>
-      </form>
-      <p className="mt-4 text-sm">
-        <Link to={pathOf('login', 'email')} className="text-brand underline">
-          {t('mfa.back')}
-        </Link>
-      </p>
+      </Form>
+      <LinkLine to={pathOf('login', 'email')}>{t('mfa.back')}</LinkLine>
     </>
   );
 }

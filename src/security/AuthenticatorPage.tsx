@@ -11,6 +11,7 @@ import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { ErrorMessage } from '../components/Field.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
 
 type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
@@ -23,15 +24,7 @@ export default function AuthenticatorPage() {
   return (
     <UserLayout>
       <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
-      {setupRef ? (
-        <Setup setup={setupRef} />
-      ) : running ? (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
-      ) : (
-        <AlreadyDone />
-      )}
+      {setupRef ? <Setup setup={setupRef} /> : running ? <Loading className="mt-4" /> : <AlreadyDone />}
     </UserLayout>
   );
 }
@@ -95,11 +88,7 @@ function Setup({ setup }: { setup: SetupRef }) {
       </div>
     );
   }
-  return (
-    <p role="status" className="mt-4">
-      {t('common.loading')}
-    </p>
-  );
+  return <Loading className="mt-4" />;
 }
 
 /** Outside a set-up (a reload after the keys were shown): the keys are gone for good; say what to do. */

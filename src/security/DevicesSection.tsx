@@ -3,18 +3,21 @@
 // sessions; signing one out, every other one, or everywhere after a yes; a trust withdrawn. A
 // projection of the devices machine (machines/devices.ts).
 import { useSelector } from '@xstate/react';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePlaceName, type Place } from './place.ts';
 import type { ActorRefFrom } from 'xstate';
 import type { Device } from '../../contract/schemas.ts';
-import type { DeviceAction, devicesMachine } from '../../machines/devices.ts';
-import { pathOf } from '../../machines/routes.ts';
-import { Link } from 'react-router';
+import type { devicesMachine } from '../../machines/devices.ts';
 import { Alert } from '../components/Alert.tsx';
-import { Badge } from '../components/Badge.tsx';
+import { TrailingBadge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
-import { Card } from '../components/Card.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
+import { useDateFormat, useIntlLocale } from '../components/useIntl.ts';
+import { StepUpLink } from './StepUpLink.tsx';
+import { LoadFailed } from '../components/LoadFailed.tsx';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
+import { Loading } from '../components/Pending.tsx';
 
 type DevicesRef = ActorRefFrom<typeof devicesMachine>;
 
@@ -23,30 +26,31 @@ const PLATFORMS = new Set(['desktop', 'mobile', 'tablet', 'tv']);
 export function DevicesSection({ devices }: { devices: DevicesRef | undefined }) {
   const { t } = useTranslation();
   return (
-    <Card id="devices" aria-labelledby="devices-title">
-      <h2 id="devices-title" className="text-lg font-semibold">
-        {t('devices.title')}
-      </h2>
-      {devices ? (
-        <Devices devices={devices} />
-      ) : (
-        <p role="status" className="mt-3 text-sm">
-          {t('common.loading')}
-        </p>
-      )}
-    </Card>
+    <SectionCard id="devices" titleId="devices-title" title={t('devices.title')}>
+      {devices ? <Devices devices={devices} /> : <Loading className="mt-3 text-sm" />}
+    </SectionCard>
   );
 }
 
 function Devices({ devices }: { devices: DevicesRef }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { devices: list, error, notice, pending } = useSelector(devices, (s) => s.context);
   const state = useSelector(devices, (s) => s.value);
-  const locale = i18n.language.replace('_', '-');
-  const dates = useMemo(() => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }), [locale]);
-  const date = (iso: string) => dates.format(new Date(iso));
+  const date = useDateFormat('medium', 'short');
   const place = usePlaceName(t('devices.unknown'));
   const busy = state !== 'ready';
+  const confirming = useSelector(devices, (s) => s.matches('confirming'));
+  // A sign-out asks first; a trust is withdrawn at once.
+  const asking =
+    pending && pending.action !== 'untrust'
+      ? {
+          key: `devices.confirm.${pending.action}`,
+          name: nameOf(
+            t,
+            list.find((d) => 'id' in pending && d.id === pending.id),
+          ),
+        }
+      : null;
   const others = list.some((d) => !d.current && d.status === 'active');
   // When the question closes, focus goes to the notice (or the failure) saying what happened.
   const notices = useRef<HTMLDivElement>(null);
@@ -68,32 +72,20 @@ function Devices({ devices }: { devices: DevicesRef }) {
         {error && state !== 'failed' && (
           <Alert tone="error">
             {t(error === 'step_up_required' ? 'devices.error.step_up_required' : 'devices.error.action')}
-            {error === 'step_up_required' && (
-              <>
-                {' '}
-                <Link to={pathOf('security', 'methods')} className="underline">
-                  {t('devices.error.stepUpLink')}
-                </Link>
-              </>
-            )}
+            {error === 'step_up_required' && <StepUpLink />}
           </Alert>
         )}
       </div>
       {state === 'failed' && (
         <div>
-          <Alert tone="error" role="alert">
-            {t('devices.error.load')}
-          </Alert>
-          <Button className="mt-3" onClick={() => devices.send({ type: 'RETRY' })}>
-            {t('devices.error.retry')}
-          </Button>
+          <LoadFailed
+            message={t('devices.error.load')}
+            retry={t('devices.error.retry')}
+            onRetry={() => devices.send({ type: 'RETRY' })}
+          />
         </div>
       )}
-      {state === 'loading' && list.length === 0 && (
-        <p role="status" className="text-sm">
-          {t('common.loading')}
-        </p>
-      )}
+      {state === 'loading' && list.length === 0 && <Loading className="text-sm" />}
       {list.length > 0 && state !== 'failed' && (
         <ul className="space-y-3" data-testid="devices">
           {list.map((device) => (
@@ -103,14 +95,17 @@ function Devices({ devices }: { devices: DevicesRef }) {
           ))}
         </ul>
       )}
-      {pending && pending.action !== 'untrust' && (
-        <Confirmation
-          devices={devices}
-          action={pending}
-          name={nameOf(
-            t,
-            list.find((d) => 'id' in pending && d.id === pending.id),
-          )}
+      {asking && (
+        <ConfirmQuestion
+          id="devices-confirm"
+          level={3}
+          title={t(`${asking.key}.title`, { name: asking.name })}
+          text={t(`${asking.key}.text`, { name: asking.name })}
+          yes={t(`${asking.key}.yes`)}
+          no={t('devices.confirm.no')}
+          busy={!confirming}
+          onConfirm={() => devices.send({ type: 'CONFIRM' })}
+          onCancel={() => devices.send({ type: 'CANCEL' })}
         />
       )}
       {state !== 'failed' && (
@@ -150,9 +145,10 @@ function DeviceCard({
   place: (where: Place) => string;
   send: DevicesRef['send'];
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const headingId = `device-${device.id}`;
-  const services = new Intl.ListFormat(i18n.language.replace('_', '-'), { style: 'narrow', type: 'unit' });
+  const locale = useIntlLocale();
+  const services = new Intl.ListFormat(locale, { style: 'narrow', type: 'unit' });
   const name = nameOf(t, device);
   const unknown = t('devices.unknown');
   return (
@@ -164,13 +160,7 @@ function DeviceCard({
     >
       <h3 id={headingId} className="font-semibold">
         {name}
-        {device.current && (
-          <>
-            {' '}
-            <span className="sr-only">— </span>
-            <Badge>{t('devices.current')}</Badge>
-          </>
-        )}
+        {device.current && <TrailingBadge>{t('devices.current')}</TrailingBadge>}
       </h3>
       <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="text-slate-600">{t('devices.browser')}</dt>
@@ -230,48 +220,5 @@ function DeviceCard({
         </div>
       )}
     </article>
-  );
-}
-
-/** The question before a sign-out: focus comes to it, and No is one key away. */
-function Confirmation({
-  devices,
-  action,
-  name,
-}: {
-  devices: DevicesRef;
-  action: Exclude<DeviceAction, { action: 'untrust' }>;
-  name: string;
-}) {
-  const { t } = useTranslation();
-  const busy = useSelector(devices, (s) => !s.matches('confirming'));
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  const key = `devices.confirm.${action.action}`;
-  return (
-    <div
-      role="alertdialog"
-      aria-labelledby="devices-confirm-title"
-      aria-describedby="devices-confirm-text"
-      className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') devices.send({ type: 'CANCEL' });
-      }}
-    >
-      <h3 id="devices-confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-        {t(`${key}.title`, { name })}
-      </h3>
-      <p id="devices-confirm-text" className="mt-1 text-sm text-slate-800">
-        {t(`${key}.text`, { name })}
-      </p>
-      <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => devices.send({ type: 'CONFIRM' })}>
-          {t(`${key}.yes`)}
-        </Button>
-        <Button variant="secondary" disabled={busy} onClick={() => devices.send({ type: 'CANCEL' })}>
-          {t('devices.confirm.no')}
-        </Button>
-      </div>
-    </div>
   );
 }

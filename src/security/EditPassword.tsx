@@ -9,25 +9,19 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { editPasswordMachine } from '../../machines/editPassword.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { TextField } from '../components/Field.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword } from '../components/NewPassword.tsx';
+import { Loading } from '../components/Pending.tsx';
+import { LinkLine } from '../components/LinkLine.tsx';
 
 type EditRef = ActorRefFrom<typeof editPasswordMachine>;
 
 export function EditPassword() {
-  const { t } = useTranslation();
   const flow = useFlowChild('editPassword');
-  return flow ? (
-    <Form flow={flow} />
-  ) : (
-    <p role="status" className="mt-4">
-      {t('common.loading')}
-    </p>
-  );
+  return flow ? <Form flow={flow} /> : <Loading className="mt-4" />;
 }
 
 function Form({ flow }: { flow: EditRef }) {
@@ -69,7 +63,7 @@ function Form({ flow }: { flow: EditRef }) {
           }
         />
       ) : (
-        <p role="status">{t('common.loading')}</p>
+        <Loading />
       )}
     </Card>
   );
@@ -85,11 +79,7 @@ function Changed() {
       <div ref={notice} tabIndex={-1}>
         <Alert tone="success">{t('security.password.changed')}</Alert>
       </div>
-      <p className="mt-4 text-sm">
-        <Link to={pathOf('security', 'overview')} className="text-brand underline">
-          {t('security.back')}
-        </Link>
-      </p>
+      <LinkLine to={pathOf('security', 'overview')}>{t('security.back')}</LinkLine>
     </Card>
   );
 }

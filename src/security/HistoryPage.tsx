@@ -28,6 +28,9 @@ import { ChoiceSelect } from '../components/ChoiceSelect.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { Loading } from '../components/Pending.tsx';
+import { useIntlLocale } from '../components/useIntl.ts';
+import { SectionCard } from '../components/SectionCard.tsx';
 
 type HistoryRef = ActorRefFrom<typeof historyMachine>;
 
@@ -46,20 +49,13 @@ export default function HistoryPage() {
       />
       <h1 className="mt-3 text-2xl font-bold">{t('history.title')}</h1>
       <p className="mt-2 text-sm text-slate-700">{t('history.intro')}</p>
-      {shown && history ? (
-        <History history={history} />
-      ) : (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
-      )}
+      {shown && history ? <History history={history} /> : <Loading className="mt-4" />}
     </UserLayout>
   );
 }
 
 function useFormats() {
-  const { i18n } = useTranslation();
-  const locale = i18n.language.replace('_', '-');
+  const locale = useIntlLocale();
   return useMemo(
     () => ({
       moment: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }),
@@ -85,10 +81,7 @@ function History({ history }: { history: HistoryRef }) {
   const short = (date: string) => formats.shortDay.format(new Date(`${date}T00:00:00Z`));
   return (
     <div className="mt-5 space-y-5">
-      <Card aria-labelledby="history-filters">
-        <h2 id="history-filters" className="text-lg font-semibold">
-          {t('history.filters')}
-        </h2>
+      <SectionCard titleId="history-filters" title={t('history.filters')}>
         <div className="mt-3 grid gap-4 sm:grid-cols-2">
           <DateField
             label={t('history.from')}
@@ -116,7 +109,7 @@ function History({ history }: { history: HistoryRef }) {
             onChange={(value) => history.send({ type: 'FILTER', categories: value as HistoryCategory[] | null })}
           />
         </div>
-      </Card>
+      </SectionCard>
       <div aria-live="polite">
         {error && state !== 'failed' && (
           <Alert tone="error">
@@ -169,7 +162,7 @@ function History({ history }: { history: HistoryRef }) {
 
 function Events({ events, loading }: { events: HistoryEvent[]; loading: boolean }) {
   const { t } = useTranslation();
-  if (loading) return <p role="status">{t('common.loading')}</p>;
+  if (loading) return <Loading />;
   if (events.length === 0) return <p data-testid="history-empty">{t('history.empty')}</p>;
   return (
     <section aria-labelledby="history-events">

@@ -4,17 +4,20 @@
 // sensitive: without a recent second factor the server refuses, and the section offers the step-up
 // (as the devices do). Where Microsoft sign-in is off, the section does not show.
 import { useActorRef, useSelector } from '@xstate/react';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fromPromise } from 'xstate';
 import type { SsoIdentity } from '../../contract/sso.ts';
 import { ssoLinksMachine } from '../../machines/ssoLinks.ts';
-import { pathOf } from '../../machines/routes.ts';
 import { listSsoIdentities, unlinkSsoIdentity } from '../api/flowCalls.ts';
-import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
-import { Card } from '../components/Card.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
+import { useDateFormat } from '../components/useIntl.ts';
+import { StepUpLink } from './StepUpLink.tsx';
+import { LoadFailed } from '../components/LoadFailed.tsx';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
+import { Loading } from '../components/Pending.tsx';
 
 const LINKS = ssoLinksMachine.provide({
   actors: {
@@ -31,24 +34,24 @@ export function LinkedAccountsSection() {
   const off = useSelector(flow, (s) => s.matches('off'));
   if (off) return null;
   return (
-    <Card aria-labelledby="linked-title" data-testid="linked-accounts">
-      <h2 id="linked-title" className="text-lg font-semibold">
-        {t('linked.title')}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t('linked.text')}</p>
+    <SectionCard
+      titleId="linked-title"
+      title={t('linked.title')}
+      intro={t('linked.text')}
+      data-testid="linked-accounts"
+    >
       <Linked flow={flow} />
-    </Card>
+    </SectionCard>
   );
 }
 
 function Linked({ flow }: { flow: LinksRef }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { identities, error, notice, pending } = useSelector(flow, (s) => s.context);
   const state = useSelector(flow, (s) => s.value);
-  const locale = i18n.language.replace('_', '-');
-  const dates = useMemo(() => new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }), [locale]);
-  const date = (iso: string) => dates.format(new Date(iso));
+  const date = useDateFormat('medium');
   const busy = state !== 'ready';
+  const confirming = useSelector(flow, (s) => s.matches('confirming'));
   // When the question closes, focus goes to what happened.
   const notices = useRef<HTMLDivElement>(null);
   const asked = useRef(false);
@@ -59,19 +62,15 @@ function Linked({ flow }: { flow: LinksRef }) {
       notices.current?.focus();
     }
   }, [pending]);
-  if (state === 'loading' && identities.length === 0)
-    return (
-      <p role="status" className="mt-3 text-sm">
-        {t('common.loading')}
-      </p>
-    );
+  if (state === 'loading' && identities.length === 0) return <Loading className="mt-3 text-sm" />;
   if (state === 'failed') {
     return (
       <div className="mt-3">
-        <Alert tone="error">{t('linked.loadFailed')}</Alert>
-        <Button className="mt-3" onClick={() => flow.send({ type: 'RETRY' })}>
-          {t('linked.retry')}
-        </Button>
+        <LoadFailed
+          message={t('linked.loadFailed')}
+          retry={t('linked.retry')}
+          onRetry={() => flow.send({ type: 'RETRY' })}
+        />
       </div>
     );
   }
@@ -84,14 +83,7 @@ function Linked({ flow }: { flow: LinksRef }) {
         {error && (
           <Alert tone="error">
             {t([`errors.${error}`, 'errors.internal_error'])}
-            {error === 'step_up_required' && (
-              <>
-                {' '}
-                <Link to={pathOf('security', 'methods')} className="underline">
-                  {t('devices.error.stepUpLink')}
-                </Link>
-              </>
-            )}
+            {error === 'step_up_required' && <StepUpLink />}
           </Alert>
         )}
       </div>
@@ -134,41 +126,19 @@ function Linked({ flow }: { flow: LinksRef }) {
           ))}
         </ul>
       )}
-      {asking && <Confirmation flow={flow} company={company(asking)} />}
-    </div>
-  );
-}
-
-/** The question before unlinking: focus comes to it, and No is one key away. */
-function Confirmation({ flow, company }: { flow: LinksRef; company: string }) {
-  const { t } = useTranslation();
-  const busy = useSelector(flow, (s) => !s.matches('confirming'));
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  return (
-    <div
-      role="alertdialog"
-      aria-labelledby="unlink-title"
-      aria-describedby="unlink-text"
-      className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') flow.send({ type: 'CANCEL' });
-      }}
-    >
-      <h3 id="unlink-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-        {t('linked.confirm.title', { company })}
-      </h3>
-      <p id="unlink-text" className="mt-1 text-sm text-slate-800">
-        {t('linked.confirm.text')}
-      </p>
-      <div className="mt-4 flex flex-wrap gap-3">
-        <Button variant="danger" loading={busy} onClick={() => flow.send({ type: 'CONFIRM' })}>
-          {t('linked.confirm.yes')}
-        </Button>
-        <Button variant="secondary" disabled={busy} onClick={() => flow.send({ type: 'CANCEL' })}>
-          {t('linked.confirm.no')}
-        </Button>
-      </div>
+      {asking && (
+        <ConfirmQuestion
+          id="unlink"
+          level={3}
+          title={t('linked.confirm.title', { company: company(asking) })}
+          text={t('linked.confirm.text')}
+          yes={t('linked.confirm.yes')}
+          no={t('linked.confirm.no')}
+          busy={!confirming}
+          onConfirm={() => flow.send({ type: 'CONFIRM' })}
+          onCancel={() => flow.send({ type: 'CANCEL' })}
+        />
+      )}
     </div>
   );
 }

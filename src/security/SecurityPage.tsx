@@ -3,22 +3,25 @@
 // devices and sessions (on the overview), and the way to the security history (its own screen).
 // The sensitive screens only open after a recent second-factor check.
 import { useSelector } from '@xstate/react';
-import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
 import type { mfaSettingsMachine, PendingChange } from '../../machines/mfaSettings.ts';
 import { useRootActor } from '../shell/context.ts';
 import { Alert } from '../components/Alert.tsx';
-import { Badge } from '../components/Badge.tsx';
+import { TrailingBadge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { LinkLine } from '../components/LinkLine.tsx';
+import { SectionCard } from '../components/SectionCard.tsx';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
 import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { DevicesSection } from './DevicesSection.tsx';
 import { LinkedAccountsSection } from './LinkedAccountsSection.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
+import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { EditPassword } from './EditPassword.tsx';
 
@@ -56,9 +59,7 @@ export default function SecurityPage() {
       ) : settings ? (
         <Settings settings={settings} step={step} />
       ) : (
-        <p role="status" className="mt-4">
-          {t('common.loading')}
-        </p>
+        <Loading className="mt-4" />
       )}
       {step === 'overview' && (
         <div className="mt-5 space-y-5">
@@ -74,6 +75,7 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
   const { t } = useTranslation();
   const { methods, keys, error, notice, pending } = useSelector(settings, (s) => s.context);
   const busy = useSelector(settings, (s) => !s.matches('ready'));
+  const confirming = useSelector(settings, (s) => s.matches('confirming'));
   const hasAuthenticator = methods.some((m) => m.method === 'totp');
   // The recovery keys go with the authenticator: they are not a method of their own here.
   const factors = methods.filter((m) => m.method !== 'totpRecovery');
@@ -102,32 +104,18 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         )}
       </div>
       {step === 'overview' && (
-        <Card aria-labelledby="password-section">
-          <h2 id="password-section" className="text-lg font-semibold">
-            {t('security.password.section')}
-          </h2>
-          <p className="mt-4 text-sm">
-            <Link to={pathOf('security', 'password')} className="text-brand underline">
-              {t('security.password.link')}
-            </Link>
-          </p>
-        </Card>
+        <SectionCard titleId="password-section" title={t('security.password.section')}>
+          <LinkLine to={pathOf('security', 'password')}>{t('security.password.link')}</LinkLine>
+        </SectionCard>
       )}
       {step === 'overview' && (
-        <Card aria-labelledby="two-step">
-          <h2 id="two-step" className="text-lg font-semibold">
-            {t('security.twoStep')}
-          </h2>
+        <SectionCard titleId="two-step" title={t('security.twoStep')}>
           {factors.length === 0 ? (
             <>
               <Alert tone="warning" role={null} className="mt-3">
                 {t('security.off')}
               </Alert>
-              <p className="mt-4 text-sm">
-                <Link to={pathOf('security', 'methods')} className="text-brand underline">
-                  {t('security.turnOn')}
-                </Link>
-              </p>
+              <LinkLine to={pathOf('security', 'methods')}>{t('security.turnOn')}</LinkLine>
             </>
           ) : (
             <>
@@ -135,13 +123,7 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
                 {factors.map((m) => (
                   <li key={m.id}>
                     {label(m)}
-                    {m.primary && (
-                      <>
-                        {' '}
-                        <span className="sr-only">— </span>
-                        <Badge>{t('security.primary')}</Badge>
-                      </>
-                    )}
+                    {m.primary && <TrailingBadge>{t('security.primary')}</TrailingBadge>}
                   </li>
                 ))}
               </ul>
@@ -161,20 +143,12 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
               </div>
             </>
           )}
-        </Card>
+        </SectionCard>
       )}
       {step === 'overview' && (
-        <Card aria-labelledby="security-history">
-          <h2 id="security-history" className="text-lg font-semibold">
-            {t('history.title')}
-          </h2>
-          <p className="mt-1 text-sm text-slate-700">{t('history.teaser')}</p>
-          <p className="mt-4 text-sm">
-            <Link to={pathOf('security', 'history')} className="text-brand underline">
-              {t('history.open')}
-            </Link>
-          </p>
-        </Card>
+        <SectionCard titleId="security-history" title={t('history.title')} intro={t('history.teaser')}>
+          <LinkLine to={pathOf('security', 'history')}>{t('history.open')}</LinkLine>
+        </SectionCard>
       )}
       {step === 'methods' && factors.length === 0 && <p className="text-sm">{t('security.none')}</p>}
       {step === 'methods' && (
@@ -186,13 +160,7 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
             >
               <span>
                 {label(m)}
-                {m.primary && (
-                  <>
-                    {' '}
-                    <span className="sr-only">— </span>
-                    <Badge>{t('security.primary')}</Badge>
-                  </>
-                )}
+                {m.primary && <TrailingBadge>{t('security.primary')}</TrailingBadge>}
               </span>
               <span className="flex gap-2">
                 {!m.primary && (
@@ -219,17 +187,9 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         </ul>
       )}
       {step === 'methods' && (
-        <Card aria-labelledby="add-method">
-          <h2 id="add-method" className="text-lg font-semibold">
-            {t('security.add.title')}
-          </h2>
-          <p className="mt-1 text-sm text-slate-700">{t('security.add.text')}</p>
-          <p className="mt-4 text-sm">
-            <Link to={pathOf('setupMfa', 'selection')} className="text-brand underline">
-              {t('security.add.link')}
-            </Link>
-          </p>
-        </Card>
+        <SectionCard titleId="add-method" title={t('security.add.title')} intro={t('security.add.text')}>
+          <LinkLine to={pathOf('setupMfa', 'selection')}>{t('security.add.link')}</LinkLine>
+        </SectionCard>
       )}
       {step === 'recovery' &&
         (keys ? (
@@ -248,54 +208,16 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
           </Card>
         ))}
       {pending && (
-        <Confirmation settings={settings} question={question(pending)} danger={pending.action === 'delete'} />
+        <ConfirmQuestion
+          id="confirm"
+          {...question(pending)}
+          no={t('security.confirm.no')}
+          danger={pending.action === 'delete'}
+          busy={!confirming}
+          onConfirm={() => settings.send({ type: 'CONFIRM' })}
+          onCancel={() => settings.send({ type: 'CANCEL' })}
+        />
       )}
-    </div>
-  );
-}
-
-/** The question before a change that cannot be undone: focus comes to it, and No is one key away. */
-function Confirmation({
-  settings,
-  question,
-  danger,
-}: {
-  settings: SettingsRef;
-  question: { title: string; text: string; yes: string };
-  danger: boolean;
-}) {
-  const { t } = useTranslation();
-  const busy = useSelector(settings, (s) => !s.matches('confirming'));
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  return (
-    <div
-      role="alertdialog"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-text"
-      className="rounded-lg border-2 border-amber-500 bg-white p-4"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') settings.send({ type: 'CANCEL' });
-      }}
-    >
-      <h2 id="confirm-title" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-        {question.title}
-      </h2>
-      <p id="confirm-text" className="mt-1 text-sm text-slate-800">
-        {question.text}
-      </p>
-      <div className="mt-4 flex flex-wrap gap-3">
-        <Button
-          variant={danger ? 'danger' : 'primary'}
-          loading={busy}
-          onClick={() => settings.send({ type: 'CONFIRM' })}
-        >
-          {question.yes}
-        </Button>
-        <Button variant="secondary" disabled={busy} onClick={() => settings.send({ type: 'CANCEL' })}>
-          {t('security.confirm.no')}
-        </Button>
-      </div>
     </div>
   );
 }

@@ -28,28 +28,28 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
   if (state.matches('intro')) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t('setup.intro.title')}</h1>
+        <h1 className="text-2xl font-bold">{t('setupMfa.intro.title')}</h1>
         <ul className="mt-4 list-disc space-y-1 pl-5 text-sm text-slate-800">
-          <li>{t('setup.intro.reason1')}</li>
-          <li>{t('setup.intro.reason2')}</li>
+          <li>{t('setupMfa.intro.reason1')}</li>
+          <li>{t('setupMfa.intro.reason2')}</li>
         </ul>
         {/* What comes next, as the spec orders it: a phone, or the email when an SMS method exists; customers choose. */}
         <p className="mt-4 text-sm font-medium text-slate-800">
-          {t('setup.intro.next', { context: customer && !forced ? 'choose' : hasSms ? 'email' : 'phone' })}
+          {t('setupMfa.intro.next', { context: customer && !forced ? 'choose' : hasSms ? 'email' : 'phone' })}
         </p>
         {customer && (
           <Alert tone="warning" role={null} className="mt-4">
-            <p>{t('setup.intro.customerWarning')}</p>
-            <p className="mt-1">{t('setup.intro.customerAdvice')}</p>
+            <p>{t('setupMfa.intro.customerWarning')}</p>
+            <p className="mt-1">{t('setupMfa.intro.customerAdvice')}</p>
           </Alert>
         )}
         <div className="mt-6 space-y-3">
           <Button full onClick={() => setupMfa.send({ type: 'ACTIVATE' })}>
-            {t('setup.intro.activate')}
+            {t('setupMfa.intro.activate')}
           </Button>
           {customer && !forced && (
             <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'SKIP' })}>
-              {t('setup.intro.skip')}
+              {t('setupMfa.intro.skip')}
             </Button>
           )}
         </div>
@@ -59,22 +59,22 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
   if (state.matches('selection')) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t('setup.selection.title')}</h1>
+        <h1 className="text-2xl font-bold">{t('setupMfa.selection.title')}</h1>
         <div className="mt-5 space-y-3">
           {CHOICES.map((kind) => (
             <Button key={kind} variant="secondary" full onClick={() => setupMfa.send({ type: 'CHOOSE', kind })}>
-              {t(`setup.selection.${kind}`)}
+              {t(`setupMfa.selection.${kind}`)}
             </Button>
           ))}
         </div>
         <div className="mt-6 space-y-3">
           {!voluntary && customer && !forced && (
             <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'SKIP' })}>
-              {t('setup.intro.skip')}
+              {t('setupMfa.intro.skip')}
             </Button>
           )}
           <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
-            {t('setup.back')}
+            {t('setupMfa.back')}
           </Button>
         </div>
       </>
@@ -85,7 +85,7 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
     return (
       <>
         <h1 className="text-2xl font-bold">
-          {t(email ? 'setup.destination.emailTitle' : 'setup.destination.phoneTitle')}
+          {t(email ? 'setupMfa.destination.emailTitle' : 'setupMfa.destination.phoneTitle')}
         </h1>
         <form
           className="mt-5 space-y-4"
@@ -104,10 +104,10 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
             onChange={(value) => setupMfa.send({ type: 'CHANGE', value })}
           />
           <Button type="submit" full loading={state.matches('requesting')}>
-            {t('setup.destination.send')}
+            {t('setupMfa.destination.send')}
           </Button>
           <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
-            {t('setup.back')}
+            {t('setupMfa.back')}
           </Button>
         </form>
       </>
@@ -116,14 +116,14 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
   if (state.matches('confirmation') || (state.matches('requesting') && challenge)) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t('setup.confirmation.title')}</h1>
+        <h1 className="text-2xl font-bold">{t('setupMfa.confirmation.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">
-          {t('setup.confirmation.text', { target: challenge?.sent.target ?? '' })}
+          {t('setupMfa.confirmation.text', { target: challenge?.sent.target ?? '' })}
         </p>
         {entry ? (
           <CodeEntryForm entry={entry}>
             <Button variant="secondary" full onClick={() => setupMfa.send({ type: 'BACK' })}>
-              {t('setup.back')}
+              {t('setupMfa.back')}
             </Button>
           </CodeEntryForm>
         ) : (
@@ -138,10 +138,10 @@ function SetupMfaSteps({ setupMfa }: { setupMfa: SetupMfaRef }) {
   if (state.matches('merging')) return <p role="status">{t('common.loading')}</p>;
   return (
     <>
-      <h1 className="text-2xl font-bold">{t('setup.success.title')}</h1>
-      <p className="mt-2 text-sm text-slate-700">{t('setup.success.text')}</p>
+      <h1 className="text-2xl font-bold">{t('setupMfa.success.title')}</h1>
+      <p className="mt-2 text-sm text-slate-700">{t('setupMfa.success.text')}</p>
       <Button full className="mt-6" onClick={() => setupMfa.send({ type: 'CONTINUE' })}>
-        {t('setup.success.continue')}
+        {t('setupMfa.success.continue')}
       </Button>
     </>
   );

@@ -1,0 +1,25 @@
+// What a list shows when it could not load: the failure, announced, and the way to try again.
+import { Alert } from './Alert.tsx';
+import { Button } from './Button.tsx';
+
+export function LoadFailed({
+  message,
+  retry,
+  onRetry,
+  retryClassName = 'mt-3',
+}: {
+  message: string;
+  retry: string;
+  onRetry: () => void;
+  /** The button's spacing from the failure, as the list's container lays it out. */
+  retryClassName?: string;
+}) {
+  return (
+    <>
+      <Alert tone="error">{message}</Alert>
+      <Button className={retryClassName} onClick={onRetry}>
+        {retry}
+      </Button>
+    </>
+  );
+}
