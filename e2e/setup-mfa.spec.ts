@@ -87,7 +87,7 @@ test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an emai
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
   // An address of another account is sent its code like any other; only once that code came back
   // does the answer say it is in use (at sign-in, without the step-up a merge asks, no offer: from
-  // Security it leads to the merge, e2e/merge.spec.ts).
+  // Security it leads to the merge, e2e/fuzzion.spec.ts).
   const emma = 'emma.peeters@example.be';
   const before = await sentCount(emma);
   await page.getByLabel('Email address').fill(emma);

@@ -13,12 +13,12 @@ export function ChannelChoice({
   const { t } = useTranslation();
   return (
     <fieldset>
-      <legend className="text-sm font-medium">{t('forgot.channel')}</legend>
+      <legend className="text-sm font-medium">{t('forgotPassword.channel')}</legend>
       <div className="mt-1 flex flex-wrap gap-4">
         {(['sms', 'call', 'whatsapp'] as const).map((c) => (
           <label key={c} className="flex items-center gap-2 text-sm">
             <input type="radio" name="channel" checked={channel === c} onChange={() => onChange(c)} />
-            {t(`forgot.channels.${c}`)}
+            {t(`forgotPassword.channels.${c}`)}
           </label>
         ))}
       </div>

@@ -31,9 +31,9 @@ const RULES: Array<{ rule: string; problem: PasswordProblem; count: (policy: Pas
  * new-password machine what goes with the password first, and passes the puzzle's answer on). */
 export function NewPassword({
   weak,
-  title = 'weak.title',
-  text = 'weak.text',
-  submit = 'weak.submit',
+  title = 'weakPassword.title',
+  text = 'weakPassword.text',
+  submit = 'weakPassword.submit',
   before,
   after,
   onSubmit,
@@ -73,7 +73,7 @@ export function NewPassword({
         {(['password', 'confirmation'] as const).map((field) => (
           <TextField
             key={field}
-            label={t(`weak.${field}`)}
+            label={t(`weakPassword.${field}`)}
             type={shown ? 'text' : 'password'}
             autoComplete="new-password"
             value={field === 'password' ? password : confirmation}
@@ -87,25 +87,25 @@ export function NewPassword({
             onChange={(event) => setShown(event.target.checked)}
             className="h-5 w-5"
           />
-          {t('weak.show')}
+          {t('weakPassword.show')}
         </label>
-        <ul aria-label={t('weak.rules')} className="space-y-1 text-sm" data-testid="password-rules">
+        <ul aria-label={t('weakPassword.rules')} className="space-y-1 text-sm" data-testid="password-rules">
           {RULES.filter(({ count }) => count(policy) !== 0).map(({ rule, problem, count }) => {
             const met = password !== '' && !problems.includes(problem) && !problems.includes('required');
             const n = count(policy);
             return (
               <li key={rule} className={met ? 'text-green-800' : 'text-slate-700'}>
                 <span aria-hidden="true">{met ? '✓ ' : '• '}</span>
-                {t(`weak.rule.${rule}`, n === null ? {} : { count: n })}
-                <span className="sr-only"> — {t(met ? 'weak.met' : 'weak.notMet')}</span>
+                {t(`weakPassword.rule.${rule}`, n === null ? {} : { count: n })}
+                <span className="sr-only"> — {t(met ? 'weakPassword.met' : 'weakPassword.notMet')}</span>
               </li>
             );
           })}
         </ul>
-        <p className="text-sm text-slate-700">{t('weak.common')}</p>
+        <p className="text-sm text-slate-700">{t('weakPassword.common')}</p>
         {after}
         {puzzle.widget}
-        <div aria-live="assertive">{refused && <Alert tone="error">{t(`weak.check.${refused}`)}</Alert>}</div>
+        <div aria-live="assertive">{refused && <Alert tone="error">{t(`weakPassword.check.${refused}`)}</Alert>}</div>
         <ErrorMessage error={error} />
         <Button type="submit" full loading={saving}>
           {t(submit)}

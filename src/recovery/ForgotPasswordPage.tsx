@@ -34,14 +34,14 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
   const answer = () => captcha.current?.take() ?? NO_CAPTCHA_ELEMENT;
 
   if (state.matches('resetting') && newPassword)
-    return <NewPassword weak={newPassword} title="forgot.reset.title" text="forgot.reset.text" />;
+    return <NewPassword weak={newPassword} title="forgotPassword.reset.title" text="forgotPassword.reset.text" />;
   if (state.matches('confirmed')) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t('forgot.confirmed.title')}</h1>
-        <p className="mt-1 text-sm text-slate-700">{t('forgot.confirmed.text')}</p>
+        <h1 className="text-2xl font-bold">{t('forgotPassword.confirmed.title')}</h1>
+        <p className="mt-1 text-sm text-slate-700">{t('forgotPassword.confirmed.text')}</p>
         <Button full className="mt-5" onClick={() => forgot.send({ type: 'CONTINUE' })}>
-          {t('forgot.confirmed.signIn')}
+          {t('forgotPassword.confirmed.signIn')}
         </Button>
       </>
     );
@@ -49,9 +49,9 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
   if (state.matches('sent') && sent) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t('forgot.sent.title')}</h1>
+        <h1 className="text-2xl font-bold">{t('forgotPassword.sent.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">
-          {t(`forgot.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, {
+          {t(`forgotPassword.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, {
             recipient: sent.recipient.join(', '),
           })}
         </p>
@@ -73,9 +73,9 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
   }
   return (
     <>
-      <h1 className="text-2xl font-bold">{t('forgot.title')}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t('forgot.text')}</p>
-      <nav aria-label={t('forgot.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
+      <h1 className="text-2xl font-bold">{t('forgotPassword.title')}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t('forgotPassword.text')}</p>
+      <nav aria-label={t('forgotPassword.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
         {(['email', 'phone'] as const).map((m) => (
           <Link
             key={m}
@@ -101,7 +101,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         <Captcha ref={captcha} />
         <ErrorMessage error={error} />
         <Button type="submit" full loading={state.matches('requesting')}>
-          {t('forgot.send')}
+          {t('forgotPassword.send')}
         </Button>
       </Form>
       <LinkLine to={pathOf('login', 'email')}>{t('mfa.back')}</LinkLine>

@@ -29,7 +29,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
   if (state.matches('answered') && usernames) {
     return (
       <>
-        <h1 className="text-2xl font-bold">{t(usernames.length ? 'username.found' : 'username.none')}</h1>
+        <h1 className="text-2xl font-bold">{t(usernames.length ? 'forgotUsername.found' : 'forgotUsername.none')}</h1>
         {usernames.length > 0 && (
           <ul className="mt-4 space-y-1 font-mono" data-testid="usernames">
             {usernames.map((u) => (
@@ -40,18 +40,18 @@ function Finder({ finder }: { finder: UsernameRef }) {
         {/* No account with this number: a card not yet activated is the likely reason. */}
         {usernames.length === 0 && (
           <p className="mt-3 text-sm text-slate-800">
-            {t('username.noneHelp')}{' '}
+            {t('forgotUsername.noneHelp')}{' '}
             <Link to={pathOf('onboarding', 'card')} className="font-medium text-brand underline">
-              {t('username.activate')}
+              {t('forgotUsername.activate')}
             </Link>
           </p>
         )}
         <div className="mt-5 flex flex-wrap gap-4 text-sm">
           <Link to={pathOf('login', 'email')} className="text-brand underline">
-            {t('username.signIn')}
+            {t('forgotUsername.signIn')}
           </Link>
           <button type="button" onClick={() => finder.send({ type: 'AGAIN' })} className="text-brand underline">
-            {t('username.again')}
+            {t('forgotUsername.again')}
           </button>
         </div>
       </>
@@ -59,9 +59,9 @@ function Finder({ finder }: { finder: UsernameRef }) {
   }
   return (
     <>
-      <h1 className="text-2xl font-bold">{t('username.title')}</h1>
+      <h1 className="text-2xl font-bold">{t('forgotUsername.title')}</h1>
       <fieldset className="mt-5">
-        <legend className="text-sm font-medium">{t('username.by')}</legend>
+        <legend className="text-sm font-medium">{t('forgotUsername.by')}</legend>
         <div className="mt-1 flex flex-wrap gap-4">
           {(['card', 'nationalRegister'] as const).map((k) => (
             <label key={k} className="flex items-center gap-2 text-sm">
@@ -71,7 +71,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
                 checked={kind === k}
                 onChange={() => finder.send({ type: 'SET_KIND', kind: k })}
               />
-              {t(`username.kind.${k}`)}
+              {t(`forgotUsername.kind.${k}`)}
             </label>
           ))}
         </div>
@@ -81,7 +81,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
         onSubmit={() => finder.send({ type: 'SUBMIT', captcha: captcha.current?.take() ?? NO_CAPTCHA_ELEMENT })}
       >
         <TextField
-          label={t(`username.label.${kind}`)}
+          label={t(`forgotUsername.label.${kind}`)}
           inputMode="numeric"
           value={value}
           error={error}
@@ -89,7 +89,7 @@ function Finder({ finder }: { finder: UsernameRef }) {
         />
         <Captcha ref={captcha} />
         <Button type="submit" full loading={state.matches('searching')}>
-          {t('username.search')}
+          {t('forgotUsername.search')}
         </Button>
       </Form>
       <LinkLine to={pathOf('login', 'email')}>{t('mfa.back')}</LinkLine>

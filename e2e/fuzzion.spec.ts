@@ -1,4 +1,4 @@
-// The merge of a duplicated account, in the server's order (DESIGN.md "Proof strength"): the code
+// The merge of a duplicated account, in the server's order (docs/decisions/merge-proofs.md): the code
 // sent to the address being added comes back first, then the offer, then (where the other account
 // has one) that account's own second factor. Nothing about the other account shows before the code.
 import { expect, test, type Page } from '@playwright/test';
