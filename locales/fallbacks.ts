@@ -14,8 +14,11 @@ export const FALLBACK_LOCALES = {
   default: ['en'],
 } as const satisfies Partial<Record<Locale | 'default', readonly Locale[]>>;
 
-/** The locales a text of `locale` may come from, in order, without the default: the files to load. */
+/** The files a locale's texts come from, in order: an overlay's own, then its base's. A full
+ * locale (de_LU included) is one file that holds every text (the locale check says so), so its
+ * visitors load nothing more. */
 export function localeChain(locale: Locale): Locale[] {
-  const fallbacks: Partial<Record<Locale, readonly Locale[]>> = FALLBACK_LOCALES;
-  return [locale, ...(fallbacks[locale] ?? [])];
+  const bases: Partial<Record<Locale, Locale>> = OVERLAY_BASES;
+  const base = bases[locale];
+  return base ? [locale, base] : [locale];
 }

@@ -25,6 +25,7 @@ import {
 } from '../../contract/constants.ts';
 import type { AppConfig, Boot } from '../../contract/schemas.ts';
 import type { Prerendered } from '../../scripts/prerender.ts';
+import { localeChain } from '../../locales/fallbacks.ts';
 
 export type PageSources = {
   /** The content security policy of a page carrying inline style and script elements with these hashes. */
@@ -118,8 +119,9 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
     // sign-in for an application names it: the screen drawn ahead does not, so the app draws it.
     const screen = sessionCookie || signingInTo ? undefined : drawn.screens[variant]?.[locale]?.[path];
     const boot: Boot = { config, locale, sessionCookie, ...(signingInTo ? { signingInTo } : {}) };
-    const strings = drawn.locales[locale];
-    const preloads = [...drawn.app, ...(strings ? [strings] : [])].map(
+    // An overlay's strings come with its base's (en_LU reads what it does not change in en).
+    const strings = localeChain(locale).flatMap((code) => drawn.locales[code] ?? []);
+    const preloads = [...drawn.app, ...strings].map(
       (chunk) => `<link rel="modulepreload" crossorigin href="${chunk}">`,
     );
     const head = [

@@ -214,7 +214,10 @@ describe('serving the web app', () => {
     expect(res.body).toContain('<html lang="fr-LU" data-variant="lu">');
     expect(res.body).toContain('href="/favicon-lu.svg"');
     expect(res.body).toContain('Connexion LU');
+    // fr_LU holds only what differs from fr: the page preloads both, the app reads both at once.
     expect(res.body).toContain('/assets/fr_LU-444.js');
+    expect(res.body).toContain('/assets/fr-111.js');
+    expect(res.body).not.toContain('/assets/nl-222.js');
   });
 
   it("takes a remembered language over the browser's, as the app does", async () => {
