@@ -142,6 +142,12 @@ export const noOwnTarget = (afterCode: AfterCode | null) =>
 /** A forced account without a second factor: it may do nothing else until it has one. */
 export const mustEnrol = (user: UserProfile | null) => user?.mfa_forced === true && user.mfa_enrolled === false;
 
+/** The screens the set-up does not divert (spec §4 "Forced MFA"): the merge's (/duplicated,
+ * /fuzzion-success) and the code's (/mfa, which the merge's step-up asks on), and the set-up's own
+ * way on (its steps, the authenticator's set-up once the app was chosen). */
+export const setupMfaExempt = (path: string) =>
+  inFlow(path, 'fuzzion') || inFlow(path, 'mfa') || inFlow(path, 'setupMfa') || inFlow(path, 'authenticator');
+
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
 

@@ -513,6 +513,38 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain('session mfa_forced null');
   });
 
+  it('lets a forced account without a second factor open the merge and the code screens, then sets up (spec §4)', async () => {
+    // Opened on the merge's offer, or reloaded there: not diverted.
+    for (const path of ['/duplicated', '/fuzzion-success']) {
+      const { actor, effects } = start({
+        storedAccount: forcedUser,
+        fetchUser: async () => forcedUser,
+        location: at(path),
+      });
+      await settle();
+      expect(actor.getSnapshot().matches({ signedIn: 'merging' })).toBe(true);
+      expect(effects).not.toContain('navigate /setup-mfa');
+    }
+    // Any other screen is the set-up's, as before.
+    const elsewhere = start({
+      storedAccount: forcedUser,
+      fetchUser: async () => forcedUser,
+      location: at('/user/profile'),
+    });
+    await settle();
+    expect(elsewhere.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    // From the set-up, the merge's screen is open (not a sign-out); leaving the merge, the set-up again.
+    elsewhere.actor.send({ type: 'ROUTE', location: at('/duplicated') });
+    await settle();
+    expect(elsewhere.actor.getSnapshot().matches({ signedIn: 'merging' })).toBe(true);
+    expect(elsewhere.effects).not.toContain('account forgotten');
+    elsewhere.effects.length = 0;
+    elsewhere.actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
+    await settle();
+    expect(elsewhere.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
+    expect(elsewhere.effects).toContain('navigate /setup-mfa');
+  });
+
   it("does not mirror a customer's optional set-up as mandatory", async () => {
     const customer = { ...user, mfa_customer: true } as UserProfile;
     const { actor, effects } = start({

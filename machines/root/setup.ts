@@ -9,7 +9,16 @@ import type { SetupMfaOutput } from '../setupMfa.ts';
 import { decisionAfterCode, type AfterCode, type CodePurpose } from '../afterCode.ts';
 import { guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf } from '../routes.ts';
 import type { Flow, Location, StepOf } from '../routes.ts';
-import { inSecurity, is401, is503, mustEnrol, opensToVisitor, resumedFlow } from '../session.ts';
+import {
+  inSecurity,
+  is401,
+  is503,
+  locationOf,
+  mustEnrol,
+  opensToVisitor,
+  resumedFlow,
+  setupMfaExempt,
+} from '../session.ts';
 import type { Context, RootEvent, RootInput, MfaStatusAndMethods } from '../session.ts';
 import type { FLOW_MACHINES } from '../flows.ts';
 
@@ -146,8 +155,11 @@ export const rootSetup = setup({
         event.type === 'xstate.done.actor.restoreUser' || event.type === 'xstate.done.actor.loadUser'
           ? event.output
           : context.user;
-      // Spec §9: the diversion applies when the client id is absent or first-party.
+      // Spec §9: the diversion applies when the client id is absent or first-party; spec §4: not
+      // on the merge's and the code's screens, where the person is going.
       if (context.partnerLogin) return false;
+      const going = context.target ? locationOf(context.target).path : context.location.path;
+      if (inFlow(going, 'fuzzion') || inFlow(going, 'mfa')) return false;
       return (
         !!user &&
         !user.mfa_enrolled &&
@@ -169,6 +181,15 @@ export const rootSetup = setup({
     atTotpRecoveryWithMethod: ({ context }) =>
       inFlow(context.location.path, 'totpRecovery') && !!new URLSearchParams(context.location.search).get('mfaId'),
     /** The second factor's set-up, for an account that has none yet: a customer who skipped it comes back. */
+    /** A forced account without a second factor, on a screen the set-up does not leave it: the
+     * set-up first (after the merge, say, which its screens were exempt for). */
+    setUpFirst: ({ context }) =>
+      !context.partnerLogin && mustEnrol(context.user) && !setupMfaExempt(context.location.path),
+    /** A forced account going to a screen the set-up lets it go to: the merge's, the code's. */
+    routeExemptFromSetup: ({ context, event }) => {
+      const path = routed(event)?.path;
+      return mustEnrol(context.user) && !!path && (inFlow(path, 'fuzzion') || inFlow(path, 'mfa'));
+    },
     atSetupWithoutMethod: ({ context }) =>
       inFlow(context.location.path, 'setupMfa') && context.user?.mfa_enrolled === false,
     atSetupAdding: ({ context }) => ADDING_STEPS.has(stepOf(context.location.path, 'setupMfa') ?? 'intro'),

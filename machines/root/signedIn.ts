@@ -56,6 +56,8 @@ export const signedIn = rootSetup.createStateConfig({
     // opens, resumes by the method it carries (a reload) and signs out without one (spec §4).
     idle: {
       always: [
+        // Back from a screen the set-up did not divert (the merge's): the set-up again.
+        { guard: 'setUpFirst', target: 'enrolling', actions: goTo(pathOf('setupMfa', 'intro')) },
         { guard: 'atSecurity', target: 'security' },
         // The code screen an application's request sent the person to (a fresh or stronger proof).
         { guard: 'atAuthorisationStepUp', target: 'reauthenticating' },
@@ -166,6 +168,8 @@ export const signedIn = rootSetup.createStateConfig({
       on: {
         ROUTE: [
           forwards('setupMfa', 'setupMfa'),
+          // The merge's and the code's screens do not divert (spec §4): there, and the set-up after.
+          { guard: 'routeExemptFromSetup', target: 'idle', actions: [setLocation, guardSignedIn] },
           // Leaving the set-up while it is mandatory signs the user out; a customer leaving skips it.
           { guard: 'forced', target: 'loggingOut', actions: setLocation },
           { target: 'idle', actions: [setLocation, assign({ setupMfaSkipped: true }), guardSignedIn] },
