@@ -1,6 +1,7 @@
 // Adding an authenticator app (spec §2 "Authenticator setup"): scan the QR code or type the key,
 // confirm with its first 6-digit code (the shared code entry; nothing was sent, so no timers), then
-// the recovery keys are shown once.
+// the recovery keys are shown once. After the recovery screen's reset (`reset`, spec §4 "TOTP
+// recovery"), the set-up replaces the authenticator the account may still have: new key, new keys.
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { CODE_LENGTH } from '../contract/rules.ts';
 import { codeEntryMachineOf } from './codeEntry.ts';
@@ -9,6 +10,8 @@ import { problemOf, type Problem } from './failures.ts';
 export type TotpStart = null | { payload: string; data: { secret?: string; otpauth_url?: string; qr_svg?: string } };
 
 type Context = {
+  /** Set up again after a reset: an authenticator still there is replaced, not kept. */
+  reset: boolean;
   payload: string | null;
   secret: string | null;
   qrSvg: string | null;
@@ -21,11 +24,12 @@ type Context = {
 export const totpSetupMachine = setup({
   types: {
     context: {} as Context,
+    input: {} as { reset?: boolean },
     events: {} as { type: 'CONTINUE' } | { type: 'RETRY' } | DoneActorEvent<TotpStart, 'startTotp'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
-    startTotp: fromPromise<TotpStart>(async () => {
+    startTotp: fromPromise<TotpStart, { reset: boolean }>(async () => {
       throw new Error('startTotp is provided by the app');
     }),
     /** The app's first code; its check answers the recovery keys. */
@@ -39,13 +43,22 @@ export const totpSetupMachine = setup({
   },
 }).createMachine({
   id: 'totpSetup',
-  context: { payload: null, secret: null, qrSvg: null, otpauthUrl: null, keys: null, error: null },
+  context: ({ input }) => ({
+    reset: input.reset === true,
+    payload: null,
+    secret: null,
+    qrSvg: null,
+    otpauthUrl: null,
+    keys: null,
+    error: null,
+  }),
   initial: 'starting',
   states: {
     starting: {
       invoke: {
         id: 'startTotp',
         src: 'startTotp',
+        input: ({ context }) => ({ reset: context.reset }),
         onDone: [
           { guard: 'alreadySet', target: 'done' },
           {

@@ -5,7 +5,10 @@ import type { Model } from './coverage.ts';
 
 export const totpSetupModel: Model = {
   machine: totpSetupMachine,
-  starts: [{ name: 'the set-up' }],
+  starts: [
+    { name: 'the set-up', input: {} },
+    { name: 'the set-up after a reset', input: { reset: true } },
+  ],
   events: () => [
     { type: 'CONTINUE' },
     { type: 'RETRY' },

@@ -18,10 +18,34 @@ describe('authenticator set-up machine: the first code', () => {
       totpSetupMachine.provide({
         actors: { startTotp: fromPromise(async (): Promise<TotpStart> => ({ payload: 'p', data: { secret: 'S' } })) },
       }),
+      { input: {} },
     ).start();
     await new Promise((resolve) => setTimeout(resolve, 0));
     const entry = actor.getSnapshot().children.codeEntry!;
     expect(entry.getSnapshot().context).toMatchObject({ ticket: 'p', length: 6, sent: null });
     expect(entry.getSnapshot().matches({ entering: { expiry: 'untimed', resend: 'unavailable' } })).toBe(true);
+  });
+});
+
+describe('authenticator set-up machine: after a reset', () => {
+  it('asks to replace the authenticator the account may still have, and only then', async () => {
+    for (const reset of [true, false]) {
+      const asked: unknown[] = [];
+      const actor = createActor(
+        totpSetupMachine.provide({
+          actors: {
+            startTotp: fromPromise(async ({ input }): Promise<TotpStart> => {
+              asked.push(input);
+              return { payload: 'p', data: { secret: 'S' } };
+            }),
+          },
+        }),
+        { input: reset ? { reset } : {} },
+      ).start();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(asked).toEqual([{ reset }]);
+      expect(actor.getSnapshot().context.reset).toBe(reset);
+      expect(actor.getSnapshot().value).toBe('scanning');
+    }
   });
 });

@@ -87,6 +87,8 @@ export const security = rootSetup.createStateConfig({
       invoke: {
         id: 'totpSetup',
         src: 'totpSetup',
+        // After the recovery screen's reset (spec §4): the authenticator still there is replaced.
+        input: ({ context }) => ({ reset: new URLSearchParams(context.location.search).get('reset') === 'true' }),
         onDone: { actions: { type: 'navigate', params: { to: pathOf('security', 'overview') } } },
       },
     },

@@ -204,8 +204,7 @@ export const rootSetup = setup({
     atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) =>
       stepOf(context.location.path, 'security') === step,
     stepUpNeeded: ({ context, event }) =>
-      isSensitive(context.location.path) &&
-      !(event.type === 'xstate.done.actor.mfaStatus' && event.output.sudo),
+      isSensitive(context.location.path) && !(event.type === 'xstate.done.actor.mfaStatus' && event.output.sudo),
     forced: ({ context }) => mustEnrol(context.user),
   },
 });

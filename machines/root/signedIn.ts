@@ -268,7 +268,7 @@ export const signedIn = rootSetup.createStateConfig({
             // with it: the recovery screen's own would open it again).
             guard: 'authenticatorReset',
             target: 'idle',
-            actions: [assign({ recoveryKeysLeft: null }), goTo(pathOf('authenticator', 'scan'))],
+            actions: [assign({ recoveryKeysLeft: null }), goTo(`${pathOf('authenticator', 'scan')}?reset=true`)],
           },
           {
             target: 'idle',

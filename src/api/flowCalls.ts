@@ -152,8 +152,11 @@ export const runDeviceAction = async (
   await call(() => api.delete(path));
 };
 
-export const startTotp = async () => {
-  const response = await call(() => api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`));
+/** GET /mfa/{new totp}/activate; `reset` replaces an authenticator the account still has (`edit`). */
+export const startTotp = async ({ reset }: { reset: boolean }) => {
+  const response = await call(() =>
+    api.get(`mfa/${NEW_METHOD_IDS.totp}/activate`, reset ? { searchParams: { edit: 'true' } } : {}),
+  );
   return response.status === 204 ? null : parsed(MfaActivateAnswer, () => response.json());
 };
 export const confirmTotp = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>

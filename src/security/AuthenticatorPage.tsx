@@ -21,9 +21,11 @@ export default function AuthenticatorPage() {
   const root = useRootActor();
   const running = useSelector(root, (s) => s.children.totpSetup !== undefined);
   const setupRef = useFlowChild('totpSetup');
+  // After the recovery screen's reset, the set-up replaces the old authenticator (spec §4).
+  const reset = useSelector(root, (s) => s.children.totpSetup?.getSnapshot().context.reset === true);
   return (
     <UserLayout>
-      <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>
+      <h1 className="text-2xl font-bold">{t('authenticator.title', { context: reset ? 'reset' : undefined })}</h1>
       {setupRef ? <Setup setup={setupRef} /> : running ? <Loading className="mt-4" /> : <AlreadyDone />}
     </UserLayout>
   );
@@ -49,6 +51,7 @@ function Setup({ setup }: { setup: SetupRef }) {
   if (state.matches('scanning')) {
     return (
       <div className="mt-5 space-y-5">
+        {state.context.reset && <p className="text-sm text-slate-800">{t('authenticator.resetNote')}</p>}
         <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-800">
           <li>{t('authenticator.step1')}</li>
           <li>{t('authenticator.step2')}</li>

@@ -84,7 +84,7 @@ export const totpSetup = (go: Go) =>
   import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) =>
     totpSetupMachine.provide({
       actors: {
-        startTotp: fromPromise<TotpStart>(() => startTotp()),
+        startTotp: fromPromise<TotpStart, { reset: boolean }>(({ input }) => startTotp(input)),
         codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code, captcha }) =>
           confirmTotp({ payload: ticket, code, captcha }),
         ),
