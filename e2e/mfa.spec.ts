@@ -116,6 +116,9 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await expect(other).toHaveURL(/\/mfa\/totp-recovery\?mfaId=\d+$/);
   await expect(other.getByTestId('keys-left')).toHaveText('Unused recovery keys: 9');
   await other.getByRole('button', { name: 'Generate new keys' }).click();
+  // The new keys show on the authenticator's success page (spec §4 "TOTP recovery").
+  await expect(other).toHaveURL(/\/setup-totp\/success\?isRegenerated=true$/);
+  await expect(other.getByRole('heading', { level: 1 })).toHaveText('Your new recovery keys');
   await expect(other.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
   await other.getByRole('button', { name: 'I have saved them' }).click();
   await expect(other.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');

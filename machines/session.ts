@@ -8,6 +8,7 @@ import type { DoneActorEvent } from 'xstate';
 import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/baseSchemas.ts';
 import type { AfterCode } from './afterCode.ts';
 import type { SetupMfaOutput } from './setupMfa.ts';
+import type { TotpRecoveryOutput } from './totpRecovery.ts';
 import type { LoginMode, LoginOutput } from './login.ts';
 import type { MfaOutput } from './mfa.ts';
 import type { PartnerInput } from './partner.ts';
@@ -50,7 +51,8 @@ export type RootEvent =
   | DoneActorEvent<UserProfile, 'restoreUser' | 'loadUser'>
   | DoneActorEvent<MfaStatusAndMethods, 'mfaStatus'>
   | DoneActorEvent<SetupMfaOutput, 'setupMfa'>
-  | DoneActorEvent<{ outcome: 'done' | 'reset' }, 'totpRecovery'>
+  | DoneActorEvent<TotpRecoveryOutput, 'totpRecovery'>
+  | DoneActorEvent<{ regenerated: boolean }, 'totpSetup'>
   | DoneActorEvent<{ sessionEnded: boolean }, 'editPassword'>;
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page.
@@ -74,6 +76,9 @@ export type Context = {
   mfa: { payload: string; methods: MfaMethodSummary[] } | null;
   /** After signing in with a recovery key: how many keys remain (the TOTP recovery screen shows it). */
   recoveryKeysLeft: number | null;
+  /** New recovery keys the recovery screen had made, until the authenticator's success page shows
+   * them (spec §4: /setup-totp/success?isRegenerated=true). Never stored: a reload has none. */
+  regeneratedKeys: string[] | null;
   /** A customer who skipped the offered second factor is not asked again in this session. */
   setupMfaSkipped: boolean;
   /** The ticket a sign-in with a weak password handed out, for choosing a new one. */

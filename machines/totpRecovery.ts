@@ -1,20 +1,29 @@
 // After signing in with a recovery key (spec §4 "TOTP recovery"): the screen shows how many keys
-// remain; the user skips, generates new keys (the old ones stop working) and sees them once, or
+// remain; the user skips, generates new keys (the old ones stop working; the authenticator's success
+// page shows them once, /setup-totp/success?isRegenerated=true), or
 // resets the authenticator (it is deleted, and the set-up of a new one follows; a failed delete is
 // only noted, spec §8, since that set-up replaces the method anyway). Reached by a reload, it asks
 // the server how many keys remain.
 import { assign, fromPromise, setup } from 'xstate';
 import { problemCodeOf, type ProblemCode } from './failures.ts';
 
-type Context = { keysLeft: number | null; keys: string[] | null; error: ProblemCode | null; outcome: 'done' | 'reset' };
+/** How the screen is left: skipped, the authenticator reset, or new keys made (to show elsewhere). */
+export type TotpRecoveryOutput = { outcome: 'done' | 'reset' } | { outcome: 'regenerated'; keys: string[] };
+
+type Context = {
+  keysLeft: number | null;
+  keys: string[] | null;
+  error: ProblemCode | null;
+  outcome: TotpRecoveryOutput['outcome'];
+};
 
 export const totpRecoveryMachine = setup({
   types: {
     context: {} as Context,
     /** The keys left, as the sign-in's answer said; null after a reload (the server is asked). */
     input: {} as { keysLeft: number | null },
-    events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'CONTINUE' } | { type: 'RESET' },
-    output: {} as { outcome: 'done' | 'reset' },
+    events: {} as { type: 'SKIP' } | { type: 'REGENERATE' } | { type: 'RESET' },
+    output: {} as TotpRecoveryOutput,
   },
   actors: {
     countKeys: fromPromise<number>(async () => {
@@ -64,12 +73,8 @@ export const totpRecoveryMachine = setup({
         id: 'regenerate',
         src: 'regenerate',
         onDone: {
-          target: 'showingKeys',
-          actions: assign(({ event }) => ({
-            keys: event.output.recovery_keys,
-            keysLeft: event.output.recovery_keys.length,
-            error: null,
-          })),
+          target: 'done',
+          actions: assign(({ event }) => ({ keys: event.output.recovery_keys, outcome: 'regenerated' as const })),
         },
         onError: { target: 'overview', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
       },
@@ -88,10 +93,8 @@ export const totpRecoveryMachine = setup({
         },
       },
     },
-    showingKeys: {
-      on: { CONTINUE: 'done' },
-    },
     done: { type: 'final' },
   },
-  output: ({ context }) => ({ outcome: context.outcome }),
+  output: ({ context }): TotpRecoveryOutput =>
+    context.outcome === 'regenerated' ? { outcome: 'regenerated', keys: context.keys! } : { outcome: context.outcome },
 });

@@ -12,6 +12,8 @@ export type TotpStart = null | { payload: string; data: { secret?: string; otpau
 type Context = {
   /** Set up again after a reset: an authenticator still there is replaced, not kept. */
   reset: boolean;
+  /** Opened to show keys the recovery screen made (`isRegenerated`): nothing to set up. */
+  regenerated: boolean;
   payload: string | null;
   secret: string | null;
   qrSvg: string | null;
@@ -24,7 +26,8 @@ type Context = {
 export const totpSetupMachine = setup({
   types: {
     context: {} as Context,
-    input: {} as { reset?: boolean },
+    input: {} as { reset?: boolean; regeneratedKeys?: string[] | null },
+    output: {} as { regenerated: boolean },
     events: {} as { type: 'CONTINUE' } | { type: 'RETRY' } | DoneActorEvent<TotpStart, 'startTotp'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
@@ -36,24 +39,28 @@ export const totpSetupMachine = setup({
     codeEntry: codeEntryMachineOf<{ recovery_keys?: string[] }>(),
   },
   actions: {
-    show: (_, _params: { screen: 'success' }) => {},
+    /** `regenerated`: the success page of keys the recovery screen made (spec: ?isRegenerated=true). */
+    show: (_, _params: { screen: 'success'; regenerated: boolean }) => {},
   },
   guards: {
     alreadySet: ({ event }) => event.type === 'xstate.done.actor.startTotp' && event.output === null,
+    regenerated: ({ context }) => context.regenerated,
   },
 }).createMachine({
   id: 'totpSetup',
   context: ({ input }) => ({
     reset: input.reset === true,
+    regenerated: !!input.regeneratedKeys,
     payload: null,
     secret: null,
     qrSvg: null,
     otpauthUrl: null,
-    keys: null,
+    keys: input.regeneratedKeys ?? null,
     error: null,
   }),
-  initial: 'starting',
+  initial: 'opening',
   states: {
+    opening: { always: [{ guard: 'regenerated', target: 'showingKeys' }, { target: 'starting' }] },
     starting: {
       invoke: {
         id: 'startTotp',
@@ -87,9 +94,10 @@ export const totpSetupMachine = setup({
       },
     },
     showingKeys: {
-      entry: { type: 'show', params: { screen: 'success' } },
+      entry: { type: 'show', params: ({ context }) => ({ screen: 'success', regenerated: context.regenerated }) },
       on: { CONTINUE: 'done' },
     },
     done: { type: 'final' },
   },
+  output: ({ context }) => ({ regenerated: context.regenerated }),
 });

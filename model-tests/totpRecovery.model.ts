@@ -12,7 +12,6 @@ export const totpRecoveryModel: Model = {
   events: () => [
     { type: 'SKIP' },
     { type: 'REGENERATE' },
-    { type: 'CONTINUE' },
     { type: 'RESET' },
     { type: 'xstate.done.actor.countKeys', output: 2 },
     { type: 'xstate.error.actor.countKeys', error: apiFailure(503, {}) },

@@ -8,6 +8,7 @@ export const totpSetupModel: Model = {
   starts: [
     { name: 'the set-up', input: {} },
     { name: 'the set-up after a reset', input: { reset: true } },
+    { name: 'new keys from the recovery screen', input: { regeneratedKeys: ['AAAAABBBBB'] } },
   ],
   events: () => [
     { type: 'CONTINUE' },

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { totpSetupMachine, type TotpStart } from '../machines/totpSetup.ts';
-import { report, walkFrom } from './coverage.ts';
+import { report, walkAll } from './coverage.ts';
 import { totpSetupModel } from './totpSetup.model.ts';
 
 describe('authenticator set-up machine: model', () => {
-  it('takes every declared transition', () => {
-    const result = walkFrom(totpSetupModel);
+  it('takes every declared transition (a set-up, one after a reset, keys the recovery screen made)', () => {
+    const result = walkAll(totpSetupModel);
     console.info(report('totpSetup', result));
     expect(result.missing).toEqual([]);
   });
@@ -47,5 +47,30 @@ describe('authenticator set-up machine: after a reset', () => {
       expect(actor.getSnapshot().context.reset).toBe(reset);
       expect(actor.getSnapshot().value).toBe('scanning');
     }
+  });
+});
+
+describe('authenticator set-up machine: keys the recovery screen made', () => {
+  it('shows them on its success page, marked as such, sets nothing up, and says so when done', () => {
+    const shown: unknown[] = [];
+    let started = 0;
+    const actor = createActor(
+      totpSetupMachine.provide({
+        actors: {
+          startTotp: fromPromise(async (): Promise<TotpStart> => {
+            started++;
+            return null;
+          }),
+        },
+        actions: { show: (_, params) => void shown.push(params) },
+      }),
+      { input: { regeneratedKeys: ['AAAAABBBBB', 'CCCCCDDDDD'] } },
+    ).start();
+    expect(actor.getSnapshot().value).toBe('showingKeys');
+    expect(actor.getSnapshot().context.keys).toEqual(['AAAAABBBBB', 'CCCCCDDDDD']);
+    expect(shown).toEqual([{ screen: 'success', regenerated: true }]);
+    actor.send({ type: 'CONTINUE' });
+    expect(actor.getSnapshot().output).toEqual({ regenerated: true });
+    expect(started).toBe(0);
   });
 });

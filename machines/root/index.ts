@@ -26,6 +26,7 @@ export const rootMachine = rootSetup.createMachine({
     notice: null,
     mfa: input.storedSignIn ?? null,
     recoveryKeysLeft: null,
+    regeneratedKeys: null,
     setupMfaSkipped: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,

@@ -1,9 +1,9 @@
 // The security area (spec §4 "Route guard"): its sensitive screens wait for a recent second factor;
 // the screen shown is a state, tagged for the view; the authenticator's set-up has a state of its own.
 import { assign } from 'xstate';
-import { LOGIN_PATH, pathOf } from '../routes.ts';
+import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget } from '../routes.ts';
 import { locationOf, policyOf } from '../session.ts';
-import { followAfterCode, guardSignedIn, setLocation, signedOut, keeps, whileSignedIn } from './actions.ts';
+import { followAfterCode, goTo, guardSignedIn, setLocation, signedOut, keeps, whileSignedIn } from './actions.ts';
 import { rootSetup } from './setup.ts';
 import { checkingStepUp, steppingUp } from './stepUp.ts';
 
@@ -82,14 +82,26 @@ export const security = rootSetup.createStateConfig({
       },
     },
     authenticator: {
+      exit: assign({ regeneratedKeys: null }),
       // The set-up moves between its two screens by itself.
       on: { ROUTE: keeps('authenticator') },
       invoke: {
         id: 'totpSetup',
         src: 'totpSetup',
-        // After the recovery screen's reset (spec §4): the authenticator still there is replaced.
-        input: ({ context }) => ({ reset: new URLSearchParams(context.location.search).get('reset') === 'true' }),
-        onDone: { actions: { type: 'navigate', params: { to: pathOf('security', 'overview') } } },
+        // After the recovery screen's reset (spec §4): the authenticator still there is replaced;
+        // after its new keys: they show here, once.
+        input: ({ context }) => ({
+          reset: new URLSearchParams(context.location.search).get('reset') === 'true',
+          regeneratedKeys: context.regeneratedKeys,
+        }),
+        onDone: [
+          // The recovery screen's way on: the target kept, or home.
+          {
+            guard: 'keysShown',
+            actions: [goTo(({ target }) => safeTarget(target) ?? HOME_PATH), assign({ target: null })],
+          },
+          { actions: { type: 'navigate', params: { to: pathOf('security', 'overview') } } },
+        ],
       },
     },
   },

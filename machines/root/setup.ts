@@ -199,7 +199,14 @@ export const rootSetup = setup({
     setUpFromSecurity: ({ event }) => event.type === 'xstate.done.actor.setupMfa' && event.output.voluntary,
     authenticatorReset: ({ event }) =>
       event.type === 'xstate.done.actor.totpRecovery' && event.output.outcome === 'reset',
-    onAuthenticatorPath: ({ context }) => startsFlow(context.location.path, 'authenticator'),
+    keysRegenerated: ({ event }) =>
+      event.type === 'xstate.done.actor.totpRecovery' && event.output.outcome === 'regenerated',
+    /** The authenticator's page showed keys the recovery screen made. */
+    keysShown: ({ event }) => event.type === 'xstate.done.actor.totpSetup' && event.output.regenerated,
+    /** The authenticator's set-up, or its success page showing keys the recovery screen made. */
+    onAuthenticatorPath: ({ context }) =>
+      startsFlow(context.location.path, 'authenticator') ||
+      (context.regeneratedKeys !== null && inFlow(context.location.path, 'authenticator')),
     /** The security area's screen the location asks for. */
     atSecurityStep: ({ context }, { step }: { step: StepOf<'security'> }) =>
       stepOf(context.location.path, 'security') === step,

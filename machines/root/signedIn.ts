@@ -271,6 +271,18 @@ export const signedIn = rootSetup.createStateConfig({
             actions: [assign({ recoveryKeysLeft: null }), goTo(`${pathOf('authenticator', 'scan')}?reset=true`)],
           },
           {
+            // New keys: the authenticator's success page shows them (spec §4).
+            guard: 'keysRegenerated',
+            target: 'idle',
+            actions: [
+              assign(({ event }) => ({
+                recoveryKeysLeft: null,
+                regeneratedKeys: event.output.outcome === 'regenerated' ? event.output.keys : null,
+              })),
+              goTo(`${pathOf('authenticator', 'success')}?isRegenerated=true`),
+            ],
+          },
+          {
             target: 'idle',
             actions: [
               goTo(({ location, target }) => afterRecovery(location.search, target)),

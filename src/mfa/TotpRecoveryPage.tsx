@@ -1,11 +1,11 @@
-// /mfa/totp-recovery: after a recovery key, how many remain; skip, or generate new keys (shown once).
+// /mfa/totp-recovery: after a recovery key, how many remain; skip, reset the authenticator, or
+// generate new keys (the authenticator's success page shows them once).
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { totpRecoveryMachine } from '../../machines/totpRecovery.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
-import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
 import { Card } from '../components/Card.tsx';
 import { useFlowChild } from '../components/FlowCard.tsx';
 import { UserLayout } from '../components/UserLayout.tsx';
@@ -25,16 +25,13 @@ export default function TotpRecoveryPage() {
 
 function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const { t } = useTranslation();
-  const { keysLeft, keys, error } = useSelector(recovery, (s) => s.context);
-  const showing = useSelector(recovery, (s) => s.matches('showingKeys'));
+  const { keysLeft, error } = useSelector(recovery, (s) => s.context);
   if (keysLeft === null)
     return (
       <p className="mt-4" role="status">
         {t('common.loading')}
       </p>
     );
-  if (showing && keys)
-    return <RecoveryKeys keys={keys} className="mt-6" onSaved={() => recovery.send({ type: 'CONTINUE' })} />;
   return (
     <Card className="mt-6">
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>

@@ -21,14 +21,22 @@ export default function AuthenticatorPage() {
   const root = useRootActor();
   const running = useSelector(root, (s) => s.children.totpSetup !== undefined);
   const setupRef = useFlowChild('totpSetup');
-  // After the recovery screen's reset, the set-up replaces the old authenticator (spec §4).
-  const reset = useSelector(root, (s) => s.children.totpSetup?.getSnapshot().context.reset === true);
   return (
     <UserLayout>
-      <h1 className="text-2xl font-bold">{t('authenticator.title', { context: reset ? 'reset' : undefined })}</h1>
+      {setupRef ? <SetupTitle setup={setupRef} /> : <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>}
       {setupRef ? <Setup setup={setupRef} /> : running ? <Loading className="mt-4" /> : <AlreadyDone />}
     </UserLayout>
   );
+}
+
+/** The title says what the set-up was opened for: after the recovery screen's reset, the old
+ * authenticator is replaced; with keys that screen made, they are shown (spec §4). */
+function SetupTitle({ setup }: { setup: SetupRef }) {
+  const { t } = useTranslation();
+  const context = useSelector(setup, (s) =>
+    s.context.regenerated ? 'regenerated' : s.context.reset ? 'reset' : undefined,
+  );
+  return <h1 className="text-2xl font-bold">{t('authenticator.title', { context })}</h1>;
 }
 
 function Setup({ setup }: { setup: SetupRef }) {

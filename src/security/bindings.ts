@@ -89,6 +89,9 @@ export const totpSetup = (go: Go) =>
           confirmTotp({ payload: ticket, code, captcha }),
         ),
       },
-      actions: { show: (_, { screen }) => go(pathOf('authenticator', screen)) },
+      actions: {
+        show: (_, { screen, regenerated }) =>
+          go(pathOf('authenticator', screen) + (regenerated ? '?isRegenerated=true' : '')),
+      },
     }),
   );
