@@ -1,5 +1,5 @@
 // ESLint: the recommended JavaScript and TypeScript rules, with little style, and the import rules
-// that hold the code's directions (DESIGN.md, "Shape of the repository"):
+// that hold the code's directions (docs/decisions/code-directions.md):
 //   - machines/ are pure XState: no React, no DOM code from src/, no API client, no server;
 //   - contract/ is shared by browser and server, so it imports npm packages only, none of our code;
 //   - the API client (src/api/) knows no machine; the machines receive it through .provide();

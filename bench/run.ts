@@ -693,7 +693,7 @@ if (runs('tokens')) {
 if (runs('scale')) await measureScale();
 loader.disconnect();
 
-// 4. First-load JavaScript of /login/email, from the last build (DESIGN.md's third budget).
+// 4. First-load JavaScript of /login/email, from the last build (a budget: docs/decisions/performance-budgets.md).
 const bundle = firstLoadJs(join(here, '..', 'dist'));
 step(
   bundle

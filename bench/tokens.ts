@@ -1,6 +1,6 @@
 // BENCH_ONLY=tokens: token-endpoint throughput of Tessera against oidc-provider alone, in the same run,
-// on the same cores (DESIGN.md: authorization-code and refresh-token grants ≥ 50% of oidc-provider
-// on its memory adapter).
+// on the same cores (docs/decisions/performance-budgets.md: authorization-code and refresh-token
+// grants ≥ 50% of oidc-provider on its memory adapter).
 //   - Tessera: the real app (server-child.ts tessera <db>), its provider on the Kysely adapter, on
 //     SQLite and PostgreSQL as BENCH_DB says.
 //   - bare: oidc-provider in a plain node:http server (server-child.ts bare-oidc), with the

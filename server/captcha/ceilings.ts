@@ -1,4 +1,4 @@
-// The account-wide ceilings (DESIGN.md "Throttles never lock the owner out"). Every rule that
+// The account-wide ceilings (docs/decisions/throttles.md). Every rule that
 // protects an account counts per address first, tightly: that address is refused for a while (its
 // own limit). Counted from every address, an account, a card number or a name typed is never
 // refused: past its ceiling each attempt on it needs a solved ALTCHA of a raised level, and past

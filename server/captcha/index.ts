@@ -13,7 +13,7 @@ import { createHmac } from 'node:crypto';
 import { createChallenge, randomInt, verifySolution, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import * as v from 'valibot';
-import { CAPTCHA_LEVELS, type CaptchaLevel } from '../../contract/schemas.ts';
+import { CAPTCHA_LEVELS, CaptchaChallenge, type CaptchaLevel } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
@@ -45,21 +45,17 @@ export async function newCaptchaChallenge(ctx: AppContext, level: CaptchaLevel =
   });
 }
 
-/** What the browser sends: base64 of JSON { challenge, solution } (ALTCHA's v2 payload). */
+/** What the browser sends: base64 of JSON { challenge, solution } (ALTCHA's v2 payload), the challenge
+ * as handed out (contract CaptchaChallenge) but made with this algorithm. */
 const Payload = v.object({
   challenge: v.object({
+    ...CaptchaChallenge.entries,
     parameters: v.object({
+      ...CaptchaChallenge.entries.parameters.entries,
       algorithm: v.literal(ALGORITHM),
-      nonce: v.string(),
-      salt: v.string(),
-      cost: v.number(),
-      keyLength: v.number(),
-      keyPrefix: v.string(),
-      keySignature: v.optional(v.string()),
-      expiresAt: v.optional(v.number()),
+      // Any data passes here: only the signature makes a level count (levelOf).
       data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()]))),
     }),
-    signature: v.string(),
   }),
   solution: v.object({ counter: v.number(), derivedKey: v.string(), time: v.optional(v.number()) }),
 });

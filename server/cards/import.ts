@@ -55,8 +55,9 @@ export class CardImportError extends Error {
   }
 }
 
-type CardRow = {
-  line: number;
+/** A card waiting for its holder: its number, its letter's activation code, and what the employer
+ * told of the holder. */
+export type WaitingCard = {
   number: string;
   activationCode: string;
   firstname: string | null;
@@ -67,6 +68,26 @@ type CardRow = {
   company: string | null;
   beneficiaryId: string | null;
 };
+
+type CardRow = WaitingCard & { line: number };
+
+/** The `cards` row of a waiting card, without its id; the activation code is kept as a keyed hash only. */
+export function waitingCardRow(secretKey: string, card: WaitingCard, createdAt: string) {
+  return {
+    number: card.number,
+    user_id: null,
+    activated_at: null,
+    created_at: createdAt,
+    activation_code_hash: activationCodeHash(secretKey, card.number, card.activationCode),
+    holder_firstname: card.firstname,
+    holder_lastname: card.lastname,
+    holder_email: card.email,
+    holder_phone: card.phone,
+    holder_language: card.language,
+    company: card.company,
+    beneficiary_id: card.beneficiaryId,
+  };
+}
 
 type Parsed = { record: string[]; line: number };
 
@@ -280,23 +301,7 @@ export async function importCards(
       stored = await db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto('cards')
-          .values(
-            batch.map((row) => ({
-              id: crypto.randomUUID(),
-              number: row.number,
-              user_id: null,
-              activated_at: null,
-              created_at: createdAt,
-              activation_code_hash: activationCodeHash(secretKey, row.number, row.activationCode),
-              holder_firstname: row.firstname,
-              holder_lastname: row.lastname,
-              holder_email: row.email,
-              holder_phone: row.phone,
-              holder_language: row.language,
-              company: row.company,
-              beneficiary_id: row.beneficiaryId,
-            })),
-          )
+          .values(batch.map((row) => ({ id: crypto.randomUUID(), ...waitingCardRow(secretKey, row, createdAt) })))
           // A number already stored (before this import, or by a concurrent one) is left as it is.
           .onConflict((c) => c.column('number').doNothing())
           .returning('number')

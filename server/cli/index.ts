@@ -192,6 +192,20 @@ function onePositional(args: string[], what: string): string {
   return positionals[0]!;
 }
 
+/** Prints the items in columns under the header, each as wide as its widest cell; or, when there are
+ * none, the line saying so. */
+function printList<T>(io: CliIo, items: T[], none: string, header: string[], cells: (item: T) => string[]): void {
+  if (items.length === 0) return io.stdout(`${none}\n`);
+  const rows = [header, ...items.map(cells)];
+  const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
+  io.stdout(rows.map((row) => line(row) + '\n').join(''));
+}
+
 /** Opens the server's database (migrated to the latest schema), runs `work`, closes it. */
 async function withDatabase<T>(io: CliIo, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
@@ -337,32 +351,19 @@ async function invitationsCreate(args: string[], io: CliIo): Promise<number> {
 async function oidcKeysList(args: string[], io: CliIo): Promise<number> {
   noArguments(args);
   const keys = await withDatabase(io, (db) => listSigningKeys(db));
-  if (keys.length === 0) {
-    io.stdout('No OIDC signing keys yet: the server creates them when it first starts (or run oidc-keys rotate).\n');
-    return EXIT_OK;
-  }
-  const rows = [
+  printList(
+    io,
+    keys,
+    'No OIDC signing keys yet: the server creates them when it first starts (or run oidc-keys rotate).',
     ['KID', 'ALG', 'CREATED', 'RETIRED'],
-    ...keys.map((key) => [
+    (key) => [
       key.kid,
       key.alg,
       key.createdAt,
       key.retiredAt === null
         ? '- (signing)'
         : `${key.retiredAt} (${key.published ? 'still published' : 'no longer published'})`,
-    ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  io.stdout(
-    rows
-      .map(
-        (row) =>
-          row
-            .map((cell, column) => cell.padEnd(widths[column]!))
-            .join('  ')
-            .trimEnd() + '\n',
-      )
-      .join(''),
+    ],
   );
   return EXIT_OK;
 }
@@ -463,32 +464,19 @@ const kindOf = (client: Pick<ClientSummary, 'first_party' | 'confidential'>) =>
 async function clientsList(args: string[], io: CliIo): Promise<number> {
   noArguments(args);
   const clients = await withDatabase(io, (db) => listClients(db));
-  if (clients.length === 0) {
-    io.stdout('No OIDC clients registered (add one with clients add).\n');
-    return EXIT_OK;
-  }
-  const rows = [
+  printList(
+    io,
+    clients,
+    'No OIDC clients registered (add one with clients add).',
     ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'],
-    ...clients.map((client) => [
+    (client) => [
       client.client_id,
       client.name,
       client.first_party ? 'first-party' : 'partner',
       client.confidential ? 'confidential' : 'public',
       client.redirect_uris.join(','),
       client.scopes.join(',') || '-',
-    ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  io.stdout(
-    rows
-      .map(
-        (row) =>
-          row
-            .map((cell, column) => cell.padEnd(widths[column]!))
-            .join('  ')
-            .trimEnd() + '\n',
-      )
-      .join(''),
+    ],
   );
   return EXIT_OK;
 }

@@ -184,6 +184,7 @@ export interface MfaChallengesTable {
   replaces_method_id: number | null;
 }
 
+/** A message as stored: the dev outbox's rows (server/delivery/index.ts), and the start of a queued one's. */
 export interface OutboxTable {
   id: string;
   channel: string;
@@ -194,13 +195,7 @@ export interface OutboxTable {
 }
 
 /** Messages waiting for delivery (server/delivery/queue.ts); a delivered one is deleted. */
-export interface MessageOutboxTable {
-  id: string;
-  channel: string;
-  recipient: string;
-  subject: string;
-  body: string;
-  created_at: string;
+export interface MessageOutboxTable extends OutboxTable {
   expires_at: string;
   attempts: Generated<number>;
   next_attempt_at: string;
@@ -430,15 +425,19 @@ export interface FuzzionProofsTable {
   proven_at: string;
 }
 
-/** A Microsoft identity linked to an account, keyed by tenant and object id. */
-export interface SsoIdentitiesTable {
-  id: string;
-  user_id: string;
+/** A Microsoft identity as stored: its tenant and object ids name it; its email and name as it said them. */
+export interface MicrosoftIdentityColumns {
   provider: 'microsoft';
   tenant_id: string;
   object_id: string;
   email: string | null;
   name: string | null;
+}
+
+/** A Microsoft identity linked to an account, keyed by tenant and object id. */
+export interface SsoIdentitiesTable extends MicrosoftIdentityColumns {
+  id: string;
+  user_id: string;
   created_at: string;
   last_used_at: string | null;
 }
@@ -458,14 +457,9 @@ export interface SsoRequestsTable {
 }
 
 /** A one-time ticket naming a Microsoft identity no account has yet (the link-existing screen). */
-export interface SsoLinkTicketsTable {
+export interface SsoLinkTicketsTable extends MicrosoftIdentityColumns {
   ticket_hash: string;
   browser_hash: string;
-  provider: 'microsoft';
-  tenant_id: string;
-  object_id: string;
-  email: string | null;
-  name: string | null;
   created_at: string;
   expires_at: string;
   used_at: string | null;

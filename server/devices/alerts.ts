@@ -11,7 +11,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { newDeviceMessage } from '../delivery/messages.ts';
 import { writeEvents } from '../events/record.ts';
-import { lockedLanguageOf } from '../identity/accounts.ts';
+import { firstEmailOf, lockedLanguageOf } from '../identity/accounts.ts';
 import type { NewDevice, NewDeviceHook } from '../sessions/records.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 
@@ -47,13 +47,7 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
     .where('created_at', '>', nowIso(Date.now() - ALERT_INTERVAL_MS))
     .executeTakeFirst();
   if (recent) return false;
-  const email = await trx
-    .selectFrom('user_emails')
-    .select('value')
-    .where('user_id', '=', device.userId)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .executeTakeFirst();
+  const email = await firstEmailOf(trx, device.userId);
   if (!email) return false;
   const ticket = await issueTicket(trx, device.userId, NOT_ME_TICKET, NOT_ME_TTL_S, {
     session: device.sessionId,
@@ -65,7 +59,7 @@ async function alert(ctx: Pick<AppContext, 'outbox'>, trx: Db, device: NewDevice
     at: device.at,
     notMeLink: `${device.origin}${NOT_ME_PATH}#${ticket}`,
   });
-  await ctx.outbox.enqueue(trx, { channel: 'email', to: email.value, ...text, ttlSeconds: MAIL_TTL_S });
+  await ctx.outbox.enqueue(trx, { channel: 'email', to: email, ...text, ttlSeconds: MAIL_TTL_S });
   await writeEvents(trx, [
     {
       type: 'new_device_alert',

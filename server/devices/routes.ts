@@ -5,7 +5,7 @@
 // Signing out is protective: it only takes access away, so it asks for no recent second factor (a
 // person who fears a stolen session must be able to end it at once, without the code that may be
 // on the lost phone). Withdrawing trust is a security change of its own and asks for one.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DeviceList, NotMeRequest } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { recordEvent } from '../events/record.ts';
@@ -29,6 +29,22 @@ const idParam = {
 
 export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
+  /** The caller's event of a sign-out, when it ended sessions (asking again ends none, records nothing). */
+  const recordSignOut = async (
+    request: FastifyRequest,
+    type: 'device_logged_out' | 'logout_others' | 'logout_everywhere',
+    revoked: string[],
+    detail: Record<string, unknown> = {},
+  ) => {
+    if (revoked.length === 0) return;
+    await recordEvent(ctx.db, {
+      type,
+      userId: request.session!.userId,
+      ip: request.ip,
+      deviceKey: request.deviceKey,
+      detail: { ...detail, sessions: revoked.length },
+    });
+  };
 
   app.get(
     '/devices',
@@ -92,16 +108,8 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
       const session = request.session!;
       const revoked = await signOutDevice(ctx.db, session.userId, request.params.id);
       if (revoked === null) throw new ApiError('not_found');
-      if (revoked.length > 0) {
-        await ctx.sessionsEnded({ sessionIds: revoked });
-        await recordEvent(ctx.db, {
-          type: 'device_logged_out',
-          userId: session.userId,
-          ip: request.ip,
-          deviceKey: request.deviceKey,
-          detail: { device: request.params.id, sessions: revoked.length },
-        });
-      }
+      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
+      await recordSignOut(request, 'device_logged_out', revoked, { device: request.params.id });
       return reply.code(204).send();
     },
   );
@@ -120,16 +128,8 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     async (request, reply) => {
       const session = request.session!;
       const revoked = await signOutSessions(ctx.db, session.userId, session.sessionId);
-      if (revoked.length > 0) {
-        await ctx.sessionsEnded({ sessionIds: revoked });
-        await recordEvent(ctx.db, {
-          type: 'logout_others',
-          userId: session.userId,
-          ip: request.ip,
-          deviceKey: request.deviceKey,
-          detail: { sessions: revoked.length },
-        });
-      }
+      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
+      await recordSignOut(request, 'logout_others', revoked);
       return reply.code(204).send();
     },
   );
@@ -150,15 +150,7 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
       const session = request.session!;
       const revoked = await signOutSessions(ctx.db, session.userId, null);
       await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
-      if (revoked.length > 0) {
-        await recordEvent(ctx.db, {
-          type: 'logout_everywhere',
-          userId: session.userId,
-          ip: request.ip,
-          deviceKey: request.deviceKey,
-          detail: { sessions: revoked.length },
-        });
-      }
+      await recordSignOut(request, 'logout_everywhere', revoked);
       const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
       reply.clearCookie(ctx.cookieName, options);
       return reply.code(204).send();

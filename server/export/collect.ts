@@ -4,7 +4,7 @@
 import type { AccessGrant } from '../../contract/schemas.ts';
 import { describeAgent, placeOf } from '../clientinfo/index.ts';
 import type { Db } from '../db/index.ts';
-import { accountRowOf } from '../identity/accounts.ts';
+import { accountRowOf, personalInfoOf } from '../identity/accounts.ts';
 
 /** The access the account gave partner applications (the authorisation server's list). */
 export type GrantsOf = (db: Db, accountId: string, locale: string) => Promise<AccessGrant[]>;
@@ -114,11 +114,7 @@ export async function collectExport(db: Db, userId: string, grantsOf: GrantsOf, 
     exported_at: now.toISOString(),
     account: {
       id: user.id,
-      firstname: user.firstname,
-      lastname: user.lastname,
-      birthdate: user.birthdate,
-      gender: user.gender,
-      language: user.language,
+      ...personalInfoOf(user),
       platform_ids: {
         user_id: user.user_id,
         customer_user_id: user.customer_user_id,

@@ -1,4 +1,4 @@
-// Public origins (DESIGN.md "Security baseline" → "Origins"), from the attacker's side, on both
+// Public origins (docs/decisions/public-origins.md), from the attacker's side, on both
 // databases. Someone who knows a password signs in naming another host (`Host: evil.example`, or
 // `X-Forwarded-Host: evil.example`, through a trusted proxy or not): the owner's new-device mail
 // must still lead to the configured origin, with its ticket in the hash. So must a change notice's

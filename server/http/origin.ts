@@ -1,4 +1,4 @@
-// The public origin a request is served under (DESIGN.md "Security baseline" → "Origins"). Each
+// The public origin a request is served under (docs/decisions/public-origins.md). Each
 // variant's origin is configuration (PUBLIC_ORIGIN_BE, PUBLIC_ORIGIN_LU): links in mails, SMS and
 // notices, the redirects the server builds and the OIDC issuer come from it. The request's Host (or
 // X-Forwarded-Host from a trusted proxy, as Fastify's `request.host` resolves it under TRUST_PROXY)

@@ -7,7 +7,7 @@ import { SqliteAdapter, type Compilable } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
 import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
-import type { Database, Flag } from '../db/schema.ts';
+import type { Database, Flag, UsersTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { resolveAlias } from './aliases.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
@@ -16,7 +16,8 @@ import { newId } from '../sessions/tokens.ts';
 export type ContactKind = 'email' | 'phone';
 export type PlatformIdColumn = 'user_id' | 'customer_user_id' | 'fridom_user_id';
 
-const contactTable = (kind: ContactKind) => (kind === 'email' ? 'user_emails' : 'user_phones');
+/** The table of a kind of contact. */
+export const contactTable = (kind: ContactKind) => (kind === 'email' ? 'user_emails' : 'user_phones');
 const flag = (on: boolean): Flag => (on ? 1 : 0);
 
 export type NewUser = {
@@ -126,12 +127,20 @@ export async function lockedLanguageOf(trx: Db, userId: string): Promise<{ langu
   return (trx.getExecutor().adapter instanceof SqliteAdapter ? user : user.forUpdate()).executeTakeFirst();
 }
 
+/** The personal information: what the profile shows and edits, and the export holds. */
+export type PersonalInfo = Pick<UsersTable, 'firstname' | 'lastname' | 'birthdate' | 'gender' | 'language'>;
+
+/** The personal information of an account's row, and nothing else of it. */
+export const personalInfoOf = ({ firstname, lastname, birthdate, gender, language }: PersonalInfo): PersonalInfo => ({
+  firstname,
+  lastname,
+  birthdate,
+  gender,
+  language,
+});
+
 /** Sets the personal information the profile edits. */
-export async function updatePersonalInfo(
-  db: Db,
-  userId: string,
-  info: { firstname: string; lastname: string; birthdate: string | null; gender: string | null; language: string },
-): Promise<void> {
+export async function updatePersonalInfo(db: Db, userId: string, info: PersonalInfo): Promise<void> {
   await db
     .updateTable('users')
     .set({ ...info, updated_at: nowIso() })
@@ -217,16 +226,19 @@ export async function nameOf(db: Db, userId: string): Promise<{ firstname: strin
   return db.selectFrom('users').select(['firstname', 'lastname']).where('id', '=', userId).executeTakeFirstOrThrow();
 }
 
-/** The account's primary email (else its oldest), if it has one. */
-export async function firstEmailOf(db: Db, userId: string): Promise<string | null> {
-  const email = await db
-    .selectFrom('user_emails')
-    .select('value')
+/** The query of the account's emails or phones: the primary first, then the oldest. */
+export function rankedContacts(db: Db, userId: string, kind: ContactKind) {
+  return db
+    .selectFrom(contactTable(kind))
+    .select(['value', 'is_default'])
     .where('user_id', '=', userId)
     .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .executeTakeFirst();
-  return email?.value ?? null;
+    .orderBy('created_at');
+}
+
+/** The account's primary email (else its oldest), if it has one. */
+export async function firstEmailOf(db: Db, userId: string): Promise<string | null> {
+  return (await rankedContacts(db, userId, 'email').executeTakeFirst())?.value ?? null;
 }
 
 /** The account an email or phone belongs to, with the account's language; undefined for none. */

@@ -2,11 +2,14 @@
 // may go are the caller's (profile: not the last nor the primary one; a merge's decline: the account
 // keeps an email and a phone); what going means is the same for both, so it is written once here.
 import type { Db } from '../db/index.ts';
-import type { ContactKind } from './accounts.ts';
+import { contactTable, type ContactKind } from './accounts.ts';
 import { methodsOf, setPrimary, type MfaMethodRow } from './second-factors.ts';
 
 /** The second factors whose codes go to a contact of this kind. */
-const SENDS_TO: Record<ContactKind, readonly string[]> = { email: ['email'], phone: ['sms', 'call', 'whatsapp'] };
+export const SENDS_TO: Record<ContactKind, readonly string[]> = {
+  email: ['email'],
+  phone: ['sms', 'call', 'whatsapp'],
+};
 
 /** The account's second factors that send their codes to this contact. */
 export function methodsBehind(methods: MfaMethodRow[], kind: ContactKind, value: string): MfaMethodRow[] {
@@ -17,7 +20,7 @@ export function methodsBehind(methods: MfaMethodRow[], kind: ContactKind, value:
  * caller's transaction. A primary second factor that goes makes the first remaining one primary; a
  * default contact that goes makes the oldest remaining one of its kind the default. */
 export async function detachContact(trx: Db, userId: string, kind: ContactKind, value: string): Promise<void> {
-  const table = kind === 'email' ? 'user_emails' : 'user_phones';
+  const table = contactTable(kind);
   const methods = await methodsOf(trx, userId);
   const behind = methodsBehind(methods, kind, value);
   if (behind.length > 0) {

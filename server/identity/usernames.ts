@@ -5,6 +5,7 @@ import type { Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { looksLikeEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { Db } from '../db/index.ts';
+import { rankedContacts } from './accounts.ts';
 import { maskTarget } from '../methods/codes.ts';
 
 /** The canonical login name: a lower-cased email, or a phone in E.164 (variant's country by default). */
@@ -18,8 +19,8 @@ export function loginName(username: string, variant: Variant): { kind: 'email' |
 /** An account's usernames (emails, then phones, defaults first), masked: enough to recognise, not to harvest. */
 export async function maskedUsernames(db: Db, userId: string): Promise<string[]> {
   const [emails, phones] = await Promise.all([
-    db.selectFrom('user_emails').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
-    db.selectFrom('user_phones').select('value').where('user_id', '=', userId).orderBy('is_default', 'desc').execute(),
+    rankedContacts(db, userId, 'email').execute(),
+    rankedContacts(db, userId, 'phone').execute(),
   ]);
   return [...emails.map((row) => maskEmailUsername(row.value)), ...phones.map((row) => maskTarget(row.value))];
 }

@@ -1,5 +1,5 @@
-// The way to a merge through the API, on both databases, from the attacker's side first (DESIGN.md
-// "Proof strength"): proving another account takes what signing in to it takes, a first factor
+// The way to a merge through the API, on both databases, from the attacker's side first
+// (docs/decisions/merge-proofs.md): proving another account takes what signing in to it takes, a first factor
 // (the code sent to the address being added, or its password) and then one of its own second
 // factors where it has any; a card number alone proves nothing; nothing about the other account is
 // told before the code comes back; a decline only where the other account keeps an email and a

@@ -1,4 +1,4 @@
-// The way to a merge (spec §4 "Duplicate-account merge (fuzzion)"; DESIGN.md "Proof strength"): an
+// The way to a merge (spec §4 "Duplicate-account merge (fuzzion)"; docs/decisions/merge-proofs.md): an
 // address or number the signed-in person adds belongs to another account. Nothing says so until the
 // code sent to it comes back (POST /user/login/confirm, POST /mfa/activate): only then does the
 // answer carry the offer, with that code counted as the first proof. The person then proves the
@@ -30,7 +30,7 @@ import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { contactOwner, languageOf, type ContactKind } from '../identity/accounts.ts';
+import { contactOwner, contactTable, languageOf, rankedContacts, type ContactKind } from '../identity/accounts.ts';
 import { OFFER_TICKET } from '../identity/duplicates.ts';
 import { detachContact } from '../identity/contacts.ts';
 import { methodsOf, summary, type MfaMethodRow } from '../identity/second-factors.ts';
@@ -121,9 +121,8 @@ function remaining(offer: Offer, proven: readonly FuzzionProof[] = offer.proven)
 
 /** Whether the other account keeps an email and a phone without this one (spec §5). */
 async function canDecline(db: Db, offer: Offer): Promise<boolean> {
-  const table = offer.kind === 'email' ? 'user_emails' : 'user_phones';
   const others = await db
-    .selectFrom(table)
+    .selectFrom(contactTable(offer.kind))
     .select('id')
     .where('user_id', '=', offer.otherId)
     .where('value', '!=', offer.target)
@@ -323,18 +322,11 @@ async function takeOffOther(ctx: AppContext, caller: Caller, offer: Offer): Prom
 
 /** The account's emails and phones, the primary one first. */
 async function contactsOf(db: Db, userId: string) {
-  const [emails, phones] = await Promise.all(
-    ['user_emails' as const, 'user_phones' as const].map((table) =>
-      db
-        .selectFrom(table)
-        .select(['value', 'is_default'])
-        .where('user_id', '=', userId)
-        .orderBy('is_default', 'desc')
-        .orderBy('created_at')
-        .execute(),
-    ),
-  );
+  const [emails, phones] = await Promise.all([
+    rankedContacts(db, userId, 'email').execute(),
+    rankedContacts(db, userId, 'phone').execute(),
+  ]);
   const shown = (rows: Array<{ value: string; is_default: number }>) =>
     rows.map((r) => ({ value: r.value, primary: r.is_default === 1 }));
-  return { emails: shown(emails!), phones: shown(phones!) };
+  return { emails: shown(emails), phones: shown(phones) };
 }

@@ -1,5 +1,5 @@
-// The merge of two accounts of one person (spec §4 "Duplicate-account merge (fuzzion)", DESIGN.md
-// "Merge"): the survivor, the account the person is signed in to, takes over what the other
+// The merge of two accounts of one person (spec §4 "Duplicate-account merge (fuzzion)";
+// docs/decisions/account-merge.md): the survivor, the account the person is signed in to, takes over what the other
 // account has, and the other is closed. All of it is one transaction: of merges racing for one
 // pair, one moves everything and the others find an account closed and write nothing.
 //
@@ -50,12 +50,14 @@ import {
   clearIdentifiers,
   closeAccount,
   firstEmailOf,
+  rankedContacts,
   setIdentifiers,
   setSecondFactorRules,
   type PlatformIdColumn,
 } from '../identity/accounts.ts';
 import { methodsOf, type MfaMethodRow } from '../identity/second-factors.ts';
 import { markHasSso } from '../identity/sso.ts';
+import { revokeSessionsOf } from '../sessions/store.ts';
 
 /** Notices of a merge stay worth sending for a day, as a change's do. */
 const NOTICE_TTL_S = 24 * 3600;
@@ -145,24 +147,15 @@ export async function mergeAccounts(ctx: AppContext, request: MergeRequest): Pro
 
     // The other account is closed: nothing signs in to it, and nothing under way on it goes on.
     await closeAccount(trx, otherId, now);
-    await trx
-      .updateTable('sessions')
-      .set({ revoked_at: now })
-      .where('user_id', '=', otherId)
-      .where('revoked_at', 'is', null)
-      .execute();
-    await trx
-      .updateTable('tickets')
-      .set({ used_at: now })
-      .where('user_id', '=', otherId)
-      .where('used_at', 'is', null)
-      .execute();
-    await trx
-      .updateTable('login_tickets')
-      .set({ used_at: now })
-      .where('user_id', '=', otherId)
-      .where('used_at', 'is', null)
-      .execute();
+    await revokeSessionsOf(trx, otherId, now);
+    for (const tickets of ['tickets', 'login_tickets'] as const) {
+      await trx
+        .updateTable(tickets)
+        .set({ used_at: now })
+        .where('user_id', '=', otherId)
+        .where('used_at', 'is', null)
+        .execute();
+    }
     await trx
       .updateTable('mfa_challenges')
       .set({ expires_at: now })
@@ -212,20 +205,8 @@ async function contactsOf(
   userId: string,
 ): Promise<Array<{ channel: 'email' | 'sms'; to: string }>> {
   const [emails, phones] = await Promise.all([
-    trx
-      .selectFrom('user_emails')
-      .select('value')
-      .where('user_id', '=', userId)
-      .orderBy('is_default', 'desc')
-      .orderBy('created_at')
-      .execute(),
-    trx
-      .selectFrom('user_phones')
-      .select('value')
-      .where('user_id', '=', userId)
-      .orderBy('is_default', 'desc')
-      .orderBy('created_at')
-      .execute(),
+    rankedContacts(trx, userId, 'email').execute(),
+    rankedContacts(trx, userId, 'phone').execute(),
   ]);
   return [
     ...emails.map((e) => ({ channel: 'email' as const, to: e.value })),

@@ -2,6 +2,7 @@
 // and the finish around them). Each is sensitive, like adding the address that found the duplicate:
 // a recent second factor, or the password typed again where the account has none.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GenericSchema, InferOutput } from 'valibot';
 import {
   FuzzionAnswer,
   FuzzionCodeRequest,
@@ -28,77 +29,61 @@ export async function mergeRoutes(app: FastifyInstance, ctx: AppContext) {
     ip: request.ip,
   });
   const errors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
-  const tags = ['merge'];
+  /** A call of the merge: a body as `bodySchema` says, handed with the caller to its step. */
+  const call = <Body extends GenericSchema>(
+    url: string,
+    summary: string,
+    bodySchema: Body,
+    answer: GenericSchema,
+    step: (caller: Caller, body: InferOutput<Body>) => Promise<unknown>,
+  ) =>
+    app.post<{ Body: InferOutput<Body> }>(
+      url,
+      {
+        schema: {
+          tags: ['merge'],
+          summary,
+          body: jsonSchema(bodySchema),
+          response: responses({ 200: answer }, errors),
+        },
+        preHandler: sensitive,
+      },
+      async (request) => step(await callerOf(request), request.body),
+    );
 
-  app.post<{ Body: FuzzionOfferRequest }>(
+  call(
     '/fuzzion/offer',
-    {
-      schema: {
-        tags,
-        summary:
-          "The merge offer (after the code sent to the address or number came back): what is proven, what the other account's sign-in still asks, whether declining can take it off the other account",
-        body: jsonSchema(FuzzionOfferRequest),
-        response: responses({ 200: FuzzionOffer }, errors),
-      },
-      preHandler: sensitive,
-    },
-    async (request) => describeOffer(ctx, await callerOf(request), request.body.payload),
+    "The merge offer (after the code sent to the address or number came back): what is proven, what the other account's sign-in still asks, whether declining can take it off the other account",
+    FuzzionOfferRequest,
+    FuzzionOffer,
+    (caller, body) => describeOffer(ctx, caller, body.payload),
   );
-
-  app.post<{ Body: FuzzionMfaRequest }>(
+  call(
     '/mfa/fuzzion',
-    {
-      schema: {
-        tags,
-        summary: "Start one of the other account's second factors (a code goes to that method's own destination)",
-        body: jsonSchema(FuzzionMfaRequest),
-        response: responses({ 200: FuzzionSendAnswer }, errors),
-      },
-      preHandler: sensitive,
-    },
-    async (request) => startMethod(ctx, await callerOf(request), request.body),
+    "Start one of the other account's second factors (a code goes to that method's own destination)",
+    FuzzionMfaRequest,
+    FuzzionSendAnswer,
+    (caller, body) => startMethod(ctx, caller, body),
   );
-
-  app.post<{ Body: FuzzionCodeRequest }>(
+  call(
     '/fuzzion',
-    {
-      schema: {
-        tags,
-        summary:
-          'Prove the other account by the answer to one of its second factors: more proofs are asked, or the merge (or the decline) is done',
-        body: jsonSchema(FuzzionCodeRequest),
-        response: responses({ 200: FuzzionAnswer }, errors),
-      },
-      preHandler: sensitive,
-    },
-    async (request) => proveByCode(ctx, await callerOf(request), request.body),
+    'Prove the other account by the answer to one of its second factors: more proofs are asked, or the merge (or the decline) is done',
+    FuzzionCodeRequest,
+    FuzzionAnswer,
+    (caller, body) => proveByCode(ctx, caller, body),
   );
-
-  app.post<{ Body: FuzzionPasswordRequest }>(
+  call(
     '/fuzzion/password',
-    {
-      schema: {
-        tags,
-        summary: 'Prove the other account by its password (counted against its sign-in limits)',
-        body: jsonSchema(FuzzionPasswordRequest),
-        response: responses({ 200: FuzzionAnswer }, errors),
-      },
-      preHandler: sensitive,
-    },
-    async (request) => proveByPassword(ctx, await callerOf(request), request.body),
+    'Prove the other account by its password (counted against its sign-in limits)',
+    FuzzionPasswordRequest,
+    FuzzionAnswer,
+    (caller, body) => proveByPassword(ctx, caller, body),
   );
-
-  app.post<{ Body: FuzzionFinishRequest }>(
+  call(
     '/fuzzion/finish',
-    {
-      schema: {
-        tags,
-        summary: 'Merge or decline once the proofs are enough',
-        body: jsonSchema(FuzzionFinishRequest),
-        response: responses({ 200: FuzzionAnswer }, errors),
-      },
-      preHandler: sensitive,
-    },
-    async (request) => finish(ctx, await callerOf(request), request.body),
+    'Merge or decline once the proofs are enough',
+    FuzzionFinishRequest,
+    FuzzionAnswer,
+    (caller, body) => finish(ctx, caller, body),
   );
 }

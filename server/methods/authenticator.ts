@@ -4,6 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { CODE_LENGTH } from '../../contract/rules.ts';
 import type { Db } from '../db/index.ts';
+import { firstEmailOf, rankedContacts } from '../identity/accounts.ts';
 import { ApiError } from '../http/errors.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 import { describeRow, type ChallengeMethod } from './method.ts';
@@ -81,18 +82,6 @@ export const authenticator: ChallengeMethod = {
 
 /** What the authenticator app shows beside the code: the account's main email (or phone). */
 async function accountLabel(db: Db, userId: string): Promise<string> {
-  const email = await db
-    .selectFrom('user_emails')
-    .select('value')
-    .where('user_id', '=', userId)
-    .orderBy('is_default', 'desc')
-    .executeTakeFirst();
-  if (email) return email.value;
-  const phone = await db
-    .selectFrom('user_phones')
-    .select('value')
-    .where('user_id', '=', userId)
-    .orderBy('is_default', 'desc')
-    .executeTakeFirst();
-  return phone?.value ?? 'account';
+  const email = await firstEmailOf(db, userId);
+  return email ?? (await rankedContacts(db, userId, 'phone').executeTakeFirst())?.value ?? 'account';
 }

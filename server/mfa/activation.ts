@@ -64,7 +64,7 @@ export async function startActivation(
   const existing = await methodsOf(ctx.db, userId);
   // Adding a factor is a sensitive change: an account with one steps up with it; a first factor
   // needs the password proven within the step-up window, by the sign-in itself or typed again
-  // (DESIGN.md, "Decisions"). So a stolen old session cannot put its thief's phone on the account.
+  // (docs/decisions/step-up-password.md). So a stolen old session cannot put its thief's phone on the account.
   const recent =
     hasRecentMfa(caller.mfaAt, ctx.config) || (existing.length === 0 && hasRecentMfa(caller.signedInAt, ctx.config));
   if (!recent) throw new ApiError('step_up_required');

@@ -1,4 +1,4 @@
-// Step-up without a second factor (DESIGN.md, "Decisions"): the password typed again, for an
+// Step-up without a second factor (docs/decisions/step-up-password.md): the password typed again, for an
 // account that has no second factor; the first factor needs it once the sign-in is no longer
 // recent. From the attacker's side too: a stolen old session cannot add its own phone, wrong
 // passwords count against the sign-in's limits, and an account with a factor must use it.

@@ -1,4 +1,4 @@
-// Step-up without a second factor (DESIGN.md, "Decisions"): an account that has none proves itself
+// Step-up without a second factor (docs/decisions/step-up-password.md): an account that has none proves itself
 // for a sensitive screen, or for setting up its first factor, by typing its password again. The
 // session then counts as recently checked for MFA_STEP_UP_SECONDS, as after a code. Wrong passwords
 // count against the account's sign-in limits, so this is no side door for guessing.

@@ -4,6 +4,7 @@
 // (`npm run cli -- clients …`). What the person sees of a client (its name in their language, its
 // logo and links) comes from here too.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import {
   CONSENT_SCOPES,
@@ -15,6 +16,7 @@ import {
 import type { PartnerClient } from '../../contract/schemas.ts';
 import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import { isTrue, type Db } from '../db/index.ts';
+import type { OAuthClientsTable } from '../db/schema.ts';
 import { guarded } from './adapter.ts';
 
 export const CLIENT_COLUMNS = [
@@ -33,21 +35,8 @@ export const CLIENT_COLUMNS = [
   'require_mfa',
 ] as const;
 
-export type OidcClientRow = {
-  client_id: string;
-  name: string;
-  names: string | null;
-  redirect_uris: string;
-  first_party: number | boolean;
-  logo_uri: string | null;
-  policy_uri: string | null;
-  tos_uri: string | null;
-  backchannel_logout_uri: string | null;
-  admin_email: string | null;
-  scopes: string | null;
-  secret_hash: string | null;
-  require_mfa: number | boolean;
-};
+/** A registered client, as CLIENT_COLUMNS read it. */
+export type OidcClientRow = Pick<Selectable<OAuthClientsTable>, (typeof CLIENT_COLUMNS)[number]>;
 
 export { clientNameIn, jsonColumn };
 

@@ -1,4 +1,4 @@
-// Our sign-in session is the source of truth (DESIGN.md, "OIDC layout"). Each time the provider
+// Our sign-in session is the source of truth (docs/decisions/oidc-session.md). Each time the provider
 // signs a browser in to an application, we note which Tessera session did it (oidc_session_links).
 // When Tessera sessions end (sign-out here, a password set, later per device or everywhere), the
 // provider sessions they signed in end too: every client of those sessions that registered a

@@ -23,7 +23,7 @@ import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { authCookieName } from '../sessions/cookie.ts';
 import { publicOriginOf } from '../http/origin.ts';
-import { openAccountClaims } from '../identity/accounts.ts';
+import { openAccountClaims, rankedContacts, type ContactKind } from '../identity/accounts.ts';
 
 export const OIDC_PREFIX = '/oidc';
 export { INTERACTION_PATH };
@@ -31,7 +31,7 @@ export { INTERACTION_PATH };
 const DAY = 86_400;
 const MAX_PROVIDERS = 16;
 
-/** Claims by scope (DESIGN.md "Decisions"). `user` carries the platform ids the users table has:
+/** Claims by scope (docs/decisions/oidc-claims.md). `user` carries the platform ids the users table has:
  * user_id, customer_user_id and fridom_user_id. */
 export const CLAIMS_BY_SCOPE = {
   // Requested by name only (the provider's defaults).
@@ -61,21 +61,13 @@ export async function findOidcAccount(db: Db, sub: string): Promise<Account | un
       const wants = (scopeName: string, claim: string) =>
         scopes.has(scopeName) || (requested !== undefined && claim in requested);
       // The default verified contact (else the first verified one): an unproven address is never a claim.
-      const contact = async (table: 'user_emails' | 'user_phones') =>
+      const contact = async (kind: ContactKind) =>
         guarded(() =>
-          db
-            .selectFrom(table)
-            .select(['value', 'verified'])
-            .where('user_id', '=', sub)
-            .where('verified', '=', 1)
-            .orderBy('is_default', 'desc')
-            .orderBy('created_at', 'asc')
-            .limit(1)
-            .executeTakeFirst(),
+          rankedContacts(db, sub, kind).select('verified').where('verified', '=', 1).limit(1).executeTakeFirst(),
         );
       const [email, phone] = await Promise.all([
-        wants('email', 'email') ? contact('user_emails') : undefined,
-        wants('phone', 'phone_number') ? contact('user_phones') : undefined,
+        wants('email', 'email') ? contact('email') : undefined,
+        wants('phone', 'phone_number') ? contact('phone') : undefined,
       ]);
       return {
         sub: user.id,

@@ -34,20 +34,10 @@ export class ClientInputError extends Error {
   }
 }
 
-/** What an operator may say of a client; on an edit, what is not said stays as it is. A `null` link
- * or email removes it. */
-export type ClientInput = {
-  name?: string;
+/** What an operator may say of a client: a registration but its id and secret, with names only in
+ * NAME_LOCALES. On an edit, what is not said stays as it is; a `null` link or email removes it. */
+export type ClientInput = Partial<Omit<ClientRegistration, 'client_id' | 'names' | 'secret'>> & {
   names?: Partial<Record<NameLocale, string>>;
-  redirect_uris?: string[];
-  scopes?: string[];
-  first_party?: boolean;
-  logo_uri?: string | null;
-  policy_uri?: string | null;
-  tos_uri?: string | null;
-  backchannel_logout_uri?: string | null;
-  admin_email?: string | null;
-  require_mfa?: boolean;
 };
 
 const LINKS = ['logo_uri', 'policy_uri', 'tos_uri', 'backchannel_logout_uri'] as const;

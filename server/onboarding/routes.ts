@@ -21,8 +21,8 @@ import {
 } from '../../contract/schemas.ts';
 import { assertCaptcha } from '../captcha/index.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { assertConfirmed } from '../passwords/policy.ts';
 import { createAccount } from './account.ts';
 import { openFlow } from './flows.ts';
 import { startWithCard, startWithInvitation } from './start.ts';
@@ -189,7 +189,7 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request, reply) => {
       const { flow, password, confirmation } = request.body;
-      if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+      assertConfirmed(password, confirmation);
       const done = await createAccount(ctx, await openFlow(ctx, flow), password, {
         ip: request.ip,
         deviceKey: request.deviceKey,

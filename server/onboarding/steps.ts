@@ -5,7 +5,7 @@
 // outstanding at a time, lives MFA_CODE_TTL_SECONDS, takes 5 wrong tries, and a new one replaces it
 // on the one resend rule (30 s, then 15 s after each resend to the same address). An address or number another account uses is refused (spec §5), but only once
 // its right code comes back: until the caller has proven the address, nothing tells whether an
-// account has it (DESIGN.md, "Proof strength"). Sending answers the same, and does the same work,
+// account has it (docs/decisions/merge-proofs.md). Sending answers the same, and does the same work,
 // whether it is free or taken; the account's creation checks again, last.
 import { type Variant } from '../../contract/constants.ts';
 import { ONBOARDING_NEEDS } from '../../contract/onboarding.ts';

@@ -5,6 +5,7 @@
 // is told by email; after the commit the partner applications hear of it and the event is written.
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
+import { revokeSessionsOf } from '../sessions/store.ts';
 import { passwordChangedMessage } from '../delivery/messages.ts';
 import { recordEvent } from '../events/record.ts';
 import { assertNotRecent, firstEmailOf, languageOf, recordPassword } from '../identity/accounts.ts';
@@ -33,13 +34,7 @@ export async function replacePassword(
   const now = nowIso();
   await recordPassword(trx, userId, hash, now);
   // A new password ends the sessions: whoever knew the old one is out.
-  let sessions = trx
-    .updateTable('sessions')
-    .set({ revoked_at: now })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null);
-  if (change.keep) sessions = sessions.where('id', '!=', change.keep);
-  const ended = await sessions.returning('id').execute();
+  const ended = await revokeSessionsOf(trx, userId, now, change.keep);
   const language = await languageOf(trx, userId);
   const email = await firstEmailOf(trx, userId);
   if (email)

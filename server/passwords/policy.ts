@@ -37,6 +37,11 @@ export function isCommonPassword(password: string): boolean {
   return [lower, letters, digits].some((candidate) => candidate.length >= 3 && list.has(candidate));
 }
 
+/** Refuses a new password its confirmation does not repeat. */
+export function assertConfirmed(password: string, confirmation: string): void {
+  if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+}
+
 /** Refuses a new password that breaks the policy or is common, with the problems the checklist knows. */
 export function assertAcceptablePassword(password: string, policy: PasswordPolicy): void {
   const problems = passwordProblems(password, policy);

@@ -12,7 +12,7 @@ import type { Database } from '../db/schema.ts';
 import { noticeMessage, type NoticeKind } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addVerifiedContact, languageOf, type ContactKind } from '../identity/accounts.ts';
+import { addVerifiedContact, contactTable, languageOf, type ContactKind } from '../identity/accounts.ts';
 import { detachContact, methodsBehind } from '../identity/contacts.ts';
 import { methodsOf } from '../identity/second-factors.ts';
 import { offerAfterCode } from '../identity/duplicates.ts';
@@ -35,7 +35,6 @@ export type Caller = {
 };
 export type ContactRef = { kind: ContactKind; value: string };
 
-const tableOf = (kind: ContactKind) => (kind === 'email' ? ('user_emails' as const) : ('user_phones' as const));
 const unavailable = (kind: ContactKind) =>
   kind === 'email' ? ('email_unavailable' as const) : ('phone_unavailable' as const);
 const inUse = (kind: ContactKind) => (kind === 'email' ? ('email_in_use' as const) : ('phone_in_use' as const));
@@ -83,7 +82,7 @@ export async function startAddingContact(
   const wait = await spend(ctx.limiters.targetLookups, userId);
   if (wait > 0) throw ApiError.tooMany(wait);
   const own = await ctx.db
-    .selectFrom(tableOf(contact.kind))
+    .selectFrom(contactTable(contact.kind))
     .select('id')
     .where('user_id', '=', userId)
     .where('value', '=', contact.value)
@@ -144,14 +143,36 @@ export async function confirmContact(
     await offerIfTaken();
     throw new ApiError(inUse(contact.kind));
   }
-  await recordEvent(ctx.db, {
-    type: `${contact.kind}_added`,
+  await recordContactEvent(ctx, caller, contact, 'added');
+  return contact;
+}
+
+/** The caller's security event of a change to one of their contacts. */
+function recordContactEvent(
+  ctx: AppContext,
+  caller: Caller,
+  contact: ContactRef,
+  change: 'added' | 'removed' | 'primary_changed',
+): Promise<void> {
+  return recordEvent(ctx.db, {
+    type: `${contact.kind}_${change}`,
     userId: caller.userId,
     ip: caller.ip,
     deviceKey: caller.deviceKey,
     detail: { value: contact.value },
   });
-  return contact;
+}
+
+/** The account's contacts of the kind of `contact`, and that one (not_found when the account has none such). */
+async function contactsWith(trx: Transaction<Database>, userId: string, contact: ContactRef) {
+  const rows = await trx
+    .selectFrom(contactTable(contact.kind))
+    .select(['value', 'is_default', 'verified'])
+    .where('user_id', '=', userId)
+    .execute();
+  const row = rows.find((r) => r.value === contact.value);
+  if (!row) throw new ApiError('not_found');
+  return { rows, row };
 }
 
 /** Deletes an address or number. The last email, the last phone and the primary one stay; so does
@@ -160,14 +181,7 @@ export async function confirmContact(
 export async function deleteContact(ctx: AppContext, caller: Caller, contact: ContactRef): Promise<void> {
   const { userId } = caller;
   await changeAndTell(ctx, caller, async (trx) => {
-    const table = tableOf(contact.kind);
-    const rows = await trx
-      .selectFrom(table)
-      .select(['id', 'value', 'is_default'])
-      .where('user_id', '=', userId)
-      .execute();
-    const row = rows.find((r) => r.value === contact.value);
-    if (!row) throw new ApiError('not_found');
+    const { rows, row } = await contactsWith(trx, userId, contact);
     if (rows.length === 1) throw new ApiError('last_contact');
     if (row.is_default === 1) throw new ApiError('primary_contact');
     const methods = await methodsOf(trx, userId);
@@ -177,13 +191,7 @@ export async function deleteContact(ctx: AppContext, caller: Caller, contact: Co
     await detachContact(trx, userId, contact.kind, contact.value);
     return { notice: 'contact_removed', to: contact, detail: contact.value, change: { kind: 'removed', contact } };
   });
-  await recordEvent(ctx.db, {
-    type: `${contact.kind}_removed`,
-    userId,
-    ip: caller.ip,
-    deviceKey: caller.deviceKey,
-    detail: { value: contact.value },
-  });
+  await recordContactEvent(ctx, caller, contact, 'removed');
 }
 
 /** Makes an address or number the primary one: only a verified one that a second factor sends to
@@ -192,21 +200,14 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
   const { userId } = caller;
   let former: string | undefined;
   await changeAndTell(ctx, caller, async (trx) => {
-    const table = tableOf(contact.kind);
-    const rows = await trx
-      .selectFrom(table)
-      .select(['value', 'is_default', 'verified'])
-      .where('user_id', '=', userId)
-      .execute();
-    const row = rows.find((r) => r.value === contact.value);
-    if (!row) throw new ApiError('not_found');
+    const { rows, row } = await contactsWith(trx, userId, contact);
     former = rows.find((r) => r.is_default === 1)?.value;
     if (row.is_default === 1) return null;
     const methods = await methodsOf(trx, userId);
     const protectedBy = methodsBehind(methods, contact.kind, contact.value).length > 0;
     if (row.verified !== 1 || !protectedBy) throw new ApiError('primary_needs_mfa');
     await trx
-      .updateTable(table)
+      .updateTable(contactTable(contact.kind))
       .set({ is_default: sql<0 | 1>`case when value = ${contact.value} then 1 else 0 end` })
       .where('user_id', '=', userId)
       .execute();
@@ -219,15 +220,7 @@ export async function makePrimary(ctx: AppContext, caller: Caller, contact: Cont
         }
       : null;
   });
-  if (former !== contact.value) {
-    await recordEvent(ctx.db, {
-      type: `${contact.kind}_primary_changed`,
-      userId,
-      ip: caller.ip,
-      deviceKey: caller.deviceKey,
-      detail: { value: contact.value },
-    });
-  }
+  if (former !== contact.value) await recordContactEvent(ctx, caller, contact, 'primary_changed');
 }
 
 /** What an undo puts back (server/profile/undo.ts). */

@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import { currentPassword } from '../identity/accounts.ts';
 import { acceptNewPassword, passwordReplaced, replacePassword } from '../passwords/change.ts';
 import { confirmPassword } from '../passwords/confirm.ts';
+import { assertConfirmed } from '../passwords/policy.ts';
 
 export async function changePassword(
   ctx: AppContext,
@@ -22,7 +23,7 @@ export async function changePassword(
     code: 'wrong_current_password',
     failed: { type: 'password_change_failed' },
   });
-  if (request.password !== request.confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+  assertConfirmed(request.password, request.confirmation);
   const hash = await acceptNewPassword(ctx, userId, request.password);
   const keep = request.keepThisSession ? caller.sessionId : null;
   const ended = await ctx.db.transaction().execute(async (trx) => {

@@ -6,6 +6,7 @@ import { maskIban } from '../../contract/profile.ts';
 import type { UserProfile } from '../../contract/schemas.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
+import { personalInfoOf } from '../identity/accounts.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
 import { liveSession, sessionOf, type SessionInfo } from '../sessions/store.ts';
 import { hashToken } from '../sessions/tokens.ts';
@@ -102,11 +103,7 @@ export async function profileOfToken(
     session,
     profile: {
       id: user.id,
-      firstname: user.firstname,
-      lastname: user.lastname,
-      birthdate: user.birthdate,
-      gender: user.gender,
-      language: user.language,
+      ...personalInfoOf(user),
       email: contacts(rowsOf(user.emails)),
       phone: contacts(rowsOf(user.phones)),
       user_id: user.user_id,

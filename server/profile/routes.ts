@@ -38,12 +38,15 @@ import { profileOfToken } from './queries.ts';
 export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
 
-  /** The profile as it is now, for the answer of a change. */
-  const currentProfile = async (token: string | null) => {
+  /** The profile of the request's token, with its session; unauthorized without a live one. */
+  const profileOf = async (request: FastifyRequest) => {
+    const token = tokenOf(request, ctx.cookieName);
     const found = token ? await profileOfToken(ctx.db, token) : null;
     if (!found) throw new ApiError('unauthorized');
-    return { data: found.profile };
+    return found;
   };
+  /** The profile as it is now, for the answer of a change. */
+  const currentProfile = async (request: FastifyRequest) => ({ data: (await profileOf(request)).profile });
 
   // Any live session may read it, one limited to setting up a second factor too. The session and
   // the account come in one statement (the call that runs most), not through requireSession.
@@ -57,9 +60,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
       },
     },
     async (request) => {
-      const token = tokenOf(request, ctx.cookieName);
-      const found = token ? await profileOfToken(ctx.db, token) : null;
-      if (!found) throw new ApiError('unauthorized');
+      const found = await profileOf(request);
       request.session = found.session;
       return { data: found.profile };
     },
@@ -78,7 +79,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       await saveInfo(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
-      return currentProfile(tokenOf(request, ctx.cookieName));
+      return currentProfile(request);
     },
   );
 
@@ -95,7 +96,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       await saveIban(ctx, request.session!.userId, request.body, { ip: request.ip, deviceKey: request.deviceKey });
-      return currentProfile(tokenOf(request, ctx.cookieName));
+      return currentProfile(request);
     },
   );
 
@@ -124,7 +125,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
         const userId = request.session!.userId;
         await savePicture(ctx.db, userId, type, clean);
         await recordEvent(ctx.db, { type: 'picture_changed', userId, ip: request.ip, deviceKey: request.deviceKey });
-        return currentProfile(tokenOf(request, ctx.cookieName));
+        return currentProfile(request);
       },
     );
   });
@@ -164,7 +165,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       await removePicture(ctx.db, request.session!.userId);
-      return currentProfile(tokenOf(request, ctx.cookieName));
+      return currentProfile(request);
     },
   );
 
@@ -211,44 +212,41 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       await confirmContact(ctx, await callerOf(request), request.body.payload, request.body.code);
-      return currentProfile(tokenOf(request, ctx.cookieName));
+      return currentProfile(request);
     },
   );
 
-  app.delete<{ Body: ContactRequest }>(
-    '/user/login',
-    {
+  // What is done to one email or phone the account has: the same request, the same answer.
+  for (const [method, url, summary, change] of [
+    [
+      'DELETE',
+      '/user/login',
+      "Delete an email or a phone number (not the last of its kind, not the primary, not the last email or SMS second factor's)",
+      deleteContact,
+    ],
+    [
+      'POST',
+      '/user/login/primary',
+      'Make an email or a phone number the primary one (a verified one a second factor sends to)',
+      makePrimary,
+    ],
+  ] as const) {
+    app.route<{ Body: ContactRequest }>({
+      method,
+      url,
       schema: {
         tags: ['profile'],
-        summary:
-          "Delete an email or a phone number (not the last of its kind, not the primary, not the last email or SMS second factor's)",
+        summary,
         body: jsonSchema(ContactRequest),
         response: responses({ 200: UserAnswer }, contactErrors),
       },
       preHandler: sensitive,
-    },
-    async (request) => {
-      await deleteContact(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
-      return currentProfile(tokenOf(request, ctx.cookieName));
-    },
-  );
-
-  app.post<{ Body: ContactRequest }>(
-    '/user/login/primary',
-    {
-      schema: {
-        tags: ['profile'],
-        summary: 'Make an email or a phone number the primary one (a verified one a second factor sends to)',
-        body: jsonSchema(ContactRequest),
-        response: responses({ 200: UserAnswer }, contactErrors),
+      handler: async (request) => {
+        await change(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
+        return currentProfile(request);
       },
-      preHandler: sensitive,
-    },
-    async (request) => {
-      await makePrimary(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
-      return currentProfile(tokenOf(request, ctx.cookieName));
-    },
-  );
+    });
+  }
 
   // "This wasn't me": anyone holding a change notice's link may undo that change (the link is the proof).
   app.post<{ Body: UndoChangeRequest }>(

@@ -7,14 +7,13 @@ import { lockUser } from '../db/locks.ts';
 import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addVerifiedContact } from '../identity/accounts.ts';
+import { addVerifiedContact, contactTable } from '../identity/accounts.ts';
+import { SENDS_TO } from '../identity/contacts.ts';
 import { LOCKED_PASSWORD } from '../passwords/hashing.ts';
 import { recordPassword } from '../identity/accounts.ts';
+import { revokeSessionsOf } from '../sessions/store.ts';
 import { hashToken } from '../sessions/tokens.ts';
 import type { UndoableChange } from './contacts.ts';
-
-const tableOf = (kind: 'email' | 'phone') => (kind === 'email' ? ('user_emails' as const) : ('user_phones' as const));
-const sendsTo = (kind: 'email' | 'phone') => (kind === 'email' ? ['email'] : ['sms', 'call', 'whatsapp']);
 
 /** Undoes the change of a link once; a spent, expired or unknown link answers the same. */
 export async function undoChange(
@@ -37,7 +36,7 @@ export async function undoChange(
     const userId = spent.user_id;
     await lockUser(trx, userId);
     const change = JSON.parse(spent.change) as UndoableChange;
-    const table = tableOf(change.contact.kind);
+    const table = contactTable(change.contact.kind);
     if (change.kind === 'added') {
       // The address added goes, with the second factors on it; a primary it became passes back.
       const row = await trx
@@ -51,7 +50,7 @@ export async function undoChange(
           .deleteFrom('mfa_methods')
           .where('user_id', '=', userId)
           .where('target', '=', change.contact.value)
-          .where('method', 'in', sendsTo(change.contact.kind))
+          .where('method', 'in', SENDS_TO[change.contact.kind])
           .execute();
         await trx.deleteFrom(table).where('id', '=', row.id).execute();
         if (row.is_default === 1) {
@@ -80,12 +79,7 @@ export async function undoChange(
       }
     }
     await recordPassword(trx, userId, LOCKED_PASSWORD);
-    await trx
-      .updateTable('sessions')
-      .set({ revoked_at: now })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revokeSessionsOf(trx, userId, now);
     return { userId, kind: change.kind };
   });
   await ctx.sessionsEnded({ accountId: undone.userId, refreshTokensOf: undone.userId });

@@ -16,8 +16,8 @@ import { assertCaptcha } from '../captcha/index.ts';
 import { requestReset, verifyReset } from './forgot.ts';
 import { findUsernames } from './username.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { assertConfirmed } from '../passwords/policy.ts';
 import { setNewPassword } from './passwords.ts';
 
 export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -85,7 +85,7 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request, reply) => {
       const { payload, password, confirmation } = request.body;
-      if (password !== confirmation) throw new ApiError('weak_new_password', { problems: ['mismatch'] });
+      assertConfirmed(password, confirmation);
       await setNewPassword(ctx, payload, password, { ip: request.ip, deviceKey: request.deviceKey });
       return reply.code(204).send();
     },

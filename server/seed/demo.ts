@@ -1,7 +1,14 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
-import { addVerifiedContact, createUser as createAccountUser, hasAnyAccount } from '../identity/accounts.ts';
+import {
+  addVerifiedContact,
+  createUser as createAccountUser,
+  hasAnyAccount,
+  type NewUser,
+  type PlatformIdColumn,
+} from '../identity/accounts.ts';
+import { waitingCardRow, type WaitingCard } from '../cards/import.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
@@ -12,17 +19,10 @@ import { MAX_INVITATION_DAYS, createInvitation } from '../invitations/create.ts'
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
 
-export type DemoUser = {
+/** A demo account: the details of a new account (NewUser), with what the demo says of it. */
+export type DemoUser = Pick<NewUser, 'firstname' | 'lastname' | 'language' | 'email' | 'phone' | PlatformIdColumn> & {
   key: string;
   description: string;
-  firstname: string;
-  lastname: string;
-  language: string;
-  email: string;
-  phone: string;
-  user_id: string | null;
-  customer_user_id: string | null;
-  fridom_user_id: string | null;
   password_status: 0 | 1 | 2;
   /** A second factor is mandatory: the user is sent to enrol before anything else. */
   mfa_forced?: boolean;
@@ -207,18 +207,7 @@ export const DEMO_CARDS = [
 ];
 
 /** Cards waiting for their holder (onboarding), with what the employer told us of them. */
-export type DemoOnboardingCard = {
-  number: string;
-  activationCode: string;
-  firstname: string | null;
-  lastname: string | null;
-  email: string | null;
-  phone: string | null;
-  language: string | null;
-  company: string | null;
-  beneficiaryId: string | null;
-  status?: 'blocked';
-};
+export type DemoOnboardingCard = WaitingCard & { status?: 'blocked' };
 export const DEMO_ONBOARDING_CARDS: DemoOnboardingCard[] = [
   {
     number: '5065000000001001',
@@ -655,22 +644,7 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
   for (const card of DEMO_ONBOARDING_CARDS) {
     await ctx.db
       .insertInto('cards')
-      .values({
-        id: newId(),
-        number: card.number,
-        user_id: null,
-        activated_at: null,
-        created_at: nowIso(),
-        status: card.status ?? 'issued',
-        activation_code_hash: activationCodeHash(ctx.config.secretKey, card.number, card.activationCode),
-        holder_firstname: card.firstname,
-        holder_lastname: card.lastname,
-        holder_email: card.email,
-        holder_phone: card.phone,
-        holder_language: card.language,
-        company: card.company,
-        beneficiary_id: card.beneficiaryId,
-      })
+      .values({ id: newId(), ...waitingCardRow(ctx.config.secretKey, card, nowIso()), status: card.status ?? 'issued' })
       .execute();
   }
   for (const { mfaCustomer, ...invitation } of DEMO_INVITATIONS) {

@@ -170,6 +170,17 @@ export async function revokeSession(db: Db, sessionId: string): Promise<void> {
     .execute();
 }
 
+/** Ends every session of the account not ended yet, but `keep`; gives the ones it ended. */
+export async function revokeSessionsOf(db: Db, userId: string, now: string, keep: string | null = null) {
+  let sessions = db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
+  if (keep) sessions = sessions.where('id', '!=', keep);
+  return sessions.returning('id').execute();
+}
+
 /** The OAuth client a session was opened for, if any. */
 export async function clientOfSession(db: Db, sessionId: string): Promise<string | null> {
   const row = await db.selectFrom('sessions').select('client_id').where('id', '=', sessionId).executeTakeFirst();

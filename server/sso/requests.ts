@@ -4,6 +4,7 @@
 //   - a link ticket (`sso_link_tickets`): an identity no account has, handed to the link-existing
 //     screen; spent once by the link. Both are stored as digests and live a few minutes.
 import { nowIso, type Db } from '../db/index.ts';
+import type { SsoLinkTicketsTable } from '../db/schema.ts';
 import { hashToken, newToken } from '../sessions/tokens.ts';
 import type { MicrosoftIdentity } from './microsoft.ts';
 
@@ -87,13 +88,7 @@ export async function issueLinkTicket(db: Db, browser: string, identity: Microso
 export type LinkTicket = MicrosoftIdentity & { expiresAt: string };
 
 const TICKET_COLUMNS = ['tenant_id', 'object_id', 'email', 'name', 'expires_at'] as const;
-const ticketOf = (row: {
-  tenant_id: string;
-  object_id: string;
-  email: string | null;
-  name: string | null;
-  expires_at: string;
-}): LinkTicket => ({
+const ticketOf = (row: Pick<SsoLinkTicketsTable, (typeof TICKET_COLUMNS)[number]>): LinkTicket => ({
   tenantId: row.tenant_id,
   objectId: row.object_id,
   email: row.email,
