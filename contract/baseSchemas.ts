@@ -60,8 +60,8 @@ export type LoginRequest = v.InferOutput<typeof LoginRequest>;
 
 /** Whether the user must set up a second factor before anything else ('required'), may do so or
  * skip ('offered': a company customer who is not forced), or neither ('none'). */
-export const MfaEnrolment = v.picklist(['required', 'offered', 'none']);
-export type MfaEnrolment = v.InferOutput<typeof MfaEnrolment>;
+export const MfaSetup = v.picklist(['required', 'offered', 'none']);
+export type MfaSetup = v.InferOutput<typeof MfaSetup>;
 
 export const TokenAnswer = v.object({
   access_token: v.string(),

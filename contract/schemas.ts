@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { INTERACTION_UID, LOCALES } from './constants.ts';
 import { ONBOARDING_PROGRESS } from './onboarding.ts';
 import { SENT_CODE_PATTERN } from './rules.ts';
-import { CaptchaField, MfaEnrolment, MfaMethodKind, MfaMethodSummary, text } from './baseSchemas.ts';
+import { CaptchaField, MfaSetup, MfaMethodKind, MfaMethodSummary, text } from './baseSchemas.ts';
 
 export * from './baseSchemas.ts';
 
@@ -31,7 +31,7 @@ export const MfaStatus = v.object({
   sudo: v.boolean(),
   single: v.boolean(),
   need_card: v.boolean(),
-  enrolment: MfaEnrolment,
+  enrolment: MfaSetup,
 });
 
 /** GET /api/mfa/sudo query: start (or resend) a challenge on one method. */

@@ -58,7 +58,7 @@ export function problemCodeOf(event: object): ProblemCode {
   return problemOf(event).code;
 }
 
-/** The merge offer that the "already in use" answer to a code carries (contract/merge.ts
+/** The merge offer that the "already in use" answer to a code carries (contract/fuzzion.ts
  * FuzzionTicket, under `fuzzion`): its payload, or null. `ended` is what a code entry ended with
  * (its output), whose failure keeps the answer's body. */
 export function fuzzionOfferOf(ended: object | null | undefined): string | null {

@@ -15,7 +15,7 @@
 // - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
 // Every proof is the server's to judge: this machine only never offers a step before the one it follows.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/fuzzion.ts';
 import { CODE_LENGTH } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';

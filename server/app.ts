@@ -45,7 +45,7 @@ import { contentSecurityPolicy, installSecurityHeaders } from './http/security.t
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
-import { mergeRoutes } from './merge/routes.ts';
+import { fuzzionRoutes } from './fuzzion/routes.ts';
 import { countedDelivery, createMetrics } from './metrics/index.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createLimiters } from './ratelimit/limiters.ts';
@@ -160,7 +160,7 @@ export async function buildApp(
       await loginRoutes(api, ctx);
       await sessionRoutes(api, ctx);
       await profileRoutes(api, ctx);
-      await mergeRoutes(api, ctx);
+      await fuzzionRoutes(api, ctx);
       await mfaRoutes(api, ctx);
       await deviceRoutes(api, ctx);
       await cardRoutes(api, ctx);

@@ -57,7 +57,7 @@ export type CliIo = {
 export const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  cards import <file.csv>     import benefit cards from a CSV file (columns: docs/operators.md)
+  cards import <file.csv>     import benefit cards from a CSV file (columns: docs/operations/cli.md)
   cards block <number>        block a card (lost, stolen, withdrawn): it can no longer be activated
   cards unblock <number>      make a blocked card usable again
   invitations create --email <email> [--firstname X] [--lastname Y] [--language nl]

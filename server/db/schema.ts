@@ -29,7 +29,7 @@ export interface UsersTable {
   iban_country: string | null;
   created_at: string;
   updated_at: string;
-  /** When the account was merged into another (server/merge/): nothing signs in to it again. */
+  /** When the account was merged into another (server/fuzzion/): nothing signs in to it again. */
   closed_at: string | null;
 }
 

@@ -6,7 +6,7 @@ import type { Config } from '../config/index.ts';
 import { SqliteAdapter, type Compilable } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
-import { enrolmentFacts, type EnrolmentColumns, type EnrolmentFacts } from '../sessions/enrolment.ts';
+import { setupMfaFacts, type SetupMfaColumns, type SetupMfaFacts } from '../sessions/setupMfa.ts';
 import type { Database, Flag, UsersTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { resolveAlias } from './aliases.ts';
@@ -163,7 +163,7 @@ export async function setIban(
     .executeTakeFirst();
 }
 
-// What a merge (server/merge/) reads and writes of the two accounts, under their row locks.
+// What a merge (server/fuzzion/) reads and writes of the two accounts, under their row locks.
 
 /** The accounts' rows as a merge weighs them. */
 export async function accountsToMerge(trx: Db, userIds: string[]) {
@@ -303,10 +303,10 @@ export type LoginCandidate = {
   /** Set by operators: the account signs in with Microsoft only. */
   ssoOnly: boolean;
   /** What decides the sign-in's next step, read with the account so that it costs no query of its own. */
-  secondFactor: EnrolmentFacts;
+  secondFactor: SetupMfaFacts;
 };
 
-type LoginRow = EnrolmentColumns & {
+type LoginRow = SetupMfaColumns & {
   userId: string;
   passwordStatus: number;
   passwordHash: string | null;
@@ -366,7 +366,7 @@ export async function findByLoginName(db: Db, kind: ContactKind, value: string):
         passwordHash: row.passwordHash ?? null,
         passwordStatus: row.passwordStatus,
         ssoOnly: Number(row.ssoOnly) === 1,
-        secondFactor: enrolmentFacts(row),
+        secondFactor: setupMfaFacts(row),
       }
     : null;
 }

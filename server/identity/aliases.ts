@@ -1,4 +1,4 @@
-// Aliases of accounts merged away (server/merge/): what a stale link may still bring of such an
+// Aliases of accounts merged away (server/fuzzion/): what a stale link may still bring of such an
 // account (its id, which is its OIDC `sub`; a platform id the survivor already had one of) leads to
 // the account that took it over. One hop always: a merge moves the aliases of the account it closes.
 import type { Db } from '../db/index.ts';

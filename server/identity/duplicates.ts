@@ -1,7 +1,7 @@
 // An address or number being added that another account holds (spec §4 "Duplicate-account merge"):
 // once the code sent to it came back, the person is offered the merge. Contacts and second factors
 // both add addresses, and the merge (server/merge) takes the offer from there.
-import type { FuzzionTicket } from '../../contract/merge.ts';
+import type { FuzzionTicket } from '../../contract/fuzzion.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import { issueTicket } from '../sessions/tickets.ts';

@@ -2,7 +2,7 @@
 // this device was trusted after one), else the session itself.
 import type { AppContext } from '../context.ts';
 import { methodsOf, summary } from '../identity/second-factors.ts';
-import type { EnrolmentFacts } from '../sessions/enrolment.ts';
+import type { SetupMfaFacts } from '../sessions/setupMfa.ts';
 import { isTrustedDevice } from '../sessions/devices.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import type { LoginOutcome } from './authenticate.ts';
@@ -11,7 +11,7 @@ export type SignInDecision =
   /** The second factor is due: the ticket (`payload`) a code on one of these methods spends. */
   | { kind: 'second_factor'; payload: string; methods: ReturnType<typeof summary>[] }
   /** The session opens now, with what the enrolment rule needs to know. */
-  | { kind: 'session'; enrolment: EnrolmentFacts };
+  | { kind: 'session'; enrolment: SetupMfaFacts };
 
 export async function decideSignIn(
   ctx: AppContext,

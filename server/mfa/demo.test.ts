@@ -1,4 +1,4 @@
-// The demo accounts of the second factor, as README describes them; the other demo accounts have none.
+// The demo accounts of the second factor, as docs/demo-data.md describes them; the other demo accounts have none.
 import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_RECOVERY_KEYS, DEMO_TOTP_SECRET, DEMO_USERS } from '../seed/demo.ts';

@@ -6,7 +6,7 @@ import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from '../identity/second-factors.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
-import { enrolmentOf, isMfaForced, offerLater } from '../sessions/enrolment.ts';
+import { setupMfaOf, isMfaForced, offerLater } from '../sessions/setupMfa.ts';
 import { hasRecentMfa } from '../sessions/stepup.ts';
 import { clientOfSession, type SessionInfo } from '../sessions/store.ts';
 
@@ -49,12 +49,12 @@ export async function mfaStatusOf(ctx: AppContext, session: Pick<SessionInfo, 'u
     single: methods.length === 1,
     // need_card: the card is the only way this account can pass a second factor.
     need_card: methods.length > 0 && methods.every((m) => m.method === 'card'),
-    enrolment: await enrolmentOf(ctx.db, session.userId, await clientOfSession(ctx.db, session.sessionId)),
+    enrolment: await setupMfaOf(ctx.db, session.userId, await clientOfSession(ctx.db, session.sessionId)),
   };
 }
 
 /** "Not now" to the set-up offer; a forced account may not say it. */
-export async function postponeEnrolment(db: Db, userId: string): Promise<void> {
+export async function postponeSetupMfa(db: Db, userId: string): Promise<void> {
   if (!(await offerLater(db, userId))) throw new ApiError('forbidden');
 }
 

@@ -9,7 +9,7 @@ import { recordEvent } from '../events/record.ts';
 import { publicOriginOf } from '../http/origin.ts';
 import { authCookieOptions } from './cookie.ts';
 import { touchDevice } from './devices.ts';
-import { enrolmentOf, type EnrolmentFacts } from './enrolment.ts';
+import { setupMfaOf, type SetupMfaFacts } from './setupMfa.ts';
 import { createSession } from './store.ts';
 
 export async function completeSignIn(
@@ -22,7 +22,7 @@ export async function completeSignIn(
     viaMfa: boolean;
     trustDevice?: boolean;
     /** What decides a second factor's set-up, when the caller read it already. */
-    enrolment?: EnrolmentFacts;
+    enrolment?: SetupMfaFacts;
     /** The first factor was a Microsoft sign-in at this tenant, not a password: the event says so. */
     microsoftTenant?: string;
   },
@@ -35,7 +35,7 @@ export async function completeSignIn(
     await ctx.db.updateTable('devices').set({ trusted_until: until }).where('id', '=', deviceId).execute();
   }
   // A user who must have a second factor and has none gets a session that can only set one up.
-  const enrolment = input.viaMfa ? 'none' : await enrolmentOf(ctx.db, input.userId, input.clientId, input.enrolment);
+  const enrolment = input.viaMfa ? 'none' : await setupMfaOf(ctx.db, input.userId, input.clientId, input.enrolment);
   const { token, expiresIn } = await createSession(ctx.db, {
     userId: input.userId,
     deviceId,

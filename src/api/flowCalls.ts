@@ -40,7 +40,7 @@ import {
   type IbanRequest,
   type ProfileInfoRequest,
 } from '../../contract/profile.ts';
-import { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer, type FuzzionIntent } from '../../contract/merge.ts';
+import { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer, type FuzzionIntent } from '../../contract/fuzzion.ts';
 import { LinkAccountAnswer, SsoIdentityList, SsoMfaAnswer, SsoTicketAnswer } from '../../contract/sso.ts';
 import { captchaHeader, withCaptcha } from './calls.ts';
 
@@ -380,7 +380,7 @@ export const notMe = async (input: { ticket: string }) => {
   await call(() => api.post('devices/not-me', { json: input }));
 };
 
-// The merge of a duplicated account (contract/merge.ts): its offer comes with the 409 answer to a
+// The merge of a duplicated account (contract/fuzzion.ts): its offer comes with the 409 answer to a
 // code (POST /user/login/confirm, POST /mfa/activate), never before.
 /** POST /fuzzion/offer: what the offer is about, what is proven and what still counts. */
 export const readFuzzionOffer = (input: { payload: string }) =>

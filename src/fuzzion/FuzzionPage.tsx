@@ -11,7 +11,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { fuzzionMachine, FuzzionResend, FuzzionResult } from '../../machines/fuzzion.ts';
 import { CODED } from '../../machines/mfa.ts';
 import { pathOf } from '../../machines/routes.ts';
-import type { FuzzionAnswer } from '../../contract/merge.ts';
+import type { FuzzionAnswer } from '../../contract/fuzzion.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';

@@ -2,7 +2,7 @@
 // chunk), its API calls, what this tab keeps of it (session storage, src/shell/fuzzionMemory.ts) and
 // its two screens. Loaded when the root first starts it (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
-import type { FuzzionAnswer } from '../../contract/merge.ts';
+import type { FuzzionAnswer } from '../../contract/fuzzion.ts';
 import type { FuzzionResend } from '../../machines/fuzzion.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Go } from '../shell/bindings.ts';

@@ -1,4 +1,4 @@
-// The merge of two accounts (server/merge/). The account merged away is kept, closed (`closed_at`),
+// The merge of two accounts (server/fuzzion/). The account merged away is kept, closed (`closed_at`),
 // so that what points at it (events it wrote later, invitations it used) still names a row; nothing
 // signs in to it again. `account_aliases` records what a stale link may still bring of it (its OIDC
 // `sub`, a platform id the survivor already had one of) and the account it leads to now.

@@ -24,7 +24,7 @@ import {
   type FuzzionOffer,
   type FuzzionProof,
   type FuzzionSendAnswer,
-} from '../../contract/merge.ts';
+} from '../../contract/fuzzion.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { lockUser } from '../db/locks.ts';

@@ -8,10 +8,10 @@ import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
 import { confirmActivation, startActivation } from './activation.ts';
 import { idParam, type MfaGuards } from './guards.ts';
-import { postponeEnrolment } from './manage.ts';
+import { postponeSetupMfa } from './manage.ts';
 
 /** POST /mfa/enrolment/later. */
-export async function enrolmentOfferRoutes(app: FastifyInstance, ctx: AppContext, { signedIn }: MfaGuards) {
+export async function setupMfaRoutes(app: FastifyInstance, ctx: AppContext, { signedIn }: MfaGuards) {
   app.post(
     '/mfa/enrolment/later',
     {
@@ -24,7 +24,7 @@ export async function enrolmentOfferRoutes(app: FastifyInstance, ctx: AppContext
       preHandler: signedIn,
     },
     async (request, reply) => {
-      await postponeEnrolment(ctx.db, request.session!.userId);
+      await postponeSetupMfa(ctx.db, request.session!.userId);
       return reply.code(204).send();
     },
   );

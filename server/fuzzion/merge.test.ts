@@ -1,4 +1,4 @@
-// The merge of two accounts (server/merge/merge.ts) on both databases: what the survivor takes
+// The merge of two accounts (server/fuzzion/merge.ts) on both databases: what the survivor takes
 // over, the other account closed (its sessions, its password), the aliases, and the races: thirty
 // merges of one pair, merges in opposite directions, merges that must be refused and write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

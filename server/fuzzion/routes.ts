@@ -12,7 +12,7 @@ import {
   FuzzionOfferRequest,
   FuzzionPasswordRequest,
   FuzzionSendAnswer,
-} from '../../contract/merge.ts';
+} from '../../contract/fuzzion.ts';
 import type { AppContext } from '../context.ts';
 import { requireSession } from '../http/auth.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
@@ -20,7 +20,7 @@ import { languageOf } from '../identity/accounts.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { describeOffer, finish, proveByCode, proveByPassword, startMethod, type Caller } from './fuzzion.ts';
 
-export async function mergeRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function fuzzionRoutes(app: FastifyInstance, ctx: AppContext) {
   const sensitive = [requireSession(ctx.db, ctx.cookieName), requireRecentMfa(ctx.config)];
   const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
     userId: request.session!.userId,

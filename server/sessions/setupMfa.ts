@@ -5,20 +5,20 @@
 // made-up client_id cannot dodge the rule. A sign-in's session is scoped by it (signIn.ts); the MFA
 // routes report it and keep a forced account's last method.
 import { isFirstPartyClient } from '../../contract/constants.ts';
-import type { MfaEnrolment } from '../../contract/schemas.ts';
+import type { MfaSetup } from '../../contract/schemas.ts';
 import { isTrue, type Db } from '../db/index.ts';
 
 /** The facts the rule reads: the account's flags and whether it has a second factor. */
-export type EnrolmentFacts = { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
+export type SetupMfaFacts = { enrolled: boolean; forced: boolean; customer: boolean; offerLaterUntil: string | null };
 
 /** The facts from the account's columns and an EXISTS over its methods (the sign-in's look-up reads them too). */
-export type EnrolmentColumns = {
+export type SetupMfaColumns = {
   mfa_forced: number;
   mfa_customer: number;
   mfa_offer_later_until: string | null;
   enrolled: unknown;
 };
-export const enrolmentFacts = (row: EnrolmentColumns): EnrolmentFacts => ({
+export const setupMfaFacts = (row: SetupMfaColumns): SetupMfaFacts => ({
   enrolled: isTrue(row.enrolled),
   forced: row.mfa_forced === 1,
   customer: row.mfa_customer === 1,
@@ -26,12 +26,12 @@ export const enrolmentFacts = (row: EnrolmentColumns): EnrolmentFacts => ({
 });
 
 /** `facts`: when the caller read them already (the sign-in reads them with the account). */
-export async function enrolmentOf(
+export async function setupMfaOf(
   db: Db,
   userId: string,
   clientId: string | null,
-  facts?: EnrolmentFacts,
-): Promise<MfaEnrolment> {
+  facts?: SetupMfaFacts,
+): Promise<MfaSetup> {
   const user = facts ?? (await factsOf(db, userId));
   if (!user || user.enrolled || (!user.forced && !user.customer)) return 'none';
   if (clientId !== null) {
@@ -48,7 +48,7 @@ export async function enrolmentOf(
   return user.offerLaterUntil !== null && Date.parse(user.offerLaterUntil) > Date.now() ? 'none' : 'offered';
 }
 
-async function factsOf(db: Db, userId: string): Promise<EnrolmentFacts | null> {
+async function factsOf(db: Db, userId: string): Promise<SetupMfaFacts | null> {
   const user = await db
     .selectFrom('users')
     .select(['mfa_forced', 'mfa_customer', 'mfa_offer_later_until'])
@@ -59,7 +59,7 @@ async function factsOf(db: Db, userId: string): Promise<EnrolmentFacts | null> {
     )
     .where('id', '=', userId)
     .executeTakeFirst();
-  return user ? enrolmentFacts(user) : null;
+  return user ? setupMfaFacts(user) : null;
 }
 
 export const OFFER_LATER_DAYS = 30;
