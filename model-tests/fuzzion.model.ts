@@ -1,6 +1,6 @@
 // The merge's model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
-import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/merge.ts';
+import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/fuzzion.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { fuzzionMachine, fuzzionTicket, type FuzzionResult } from '../machines/fuzzion.ts';
 import type { Model } from './coverage.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import type { FuzzionAnswer, FuzzionOffer } from '../contract/merge.ts';
+import type { FuzzionAnswer, FuzzionOffer } from '../contract/fuzzion.ts';
 import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.ts';
 import {
   fuzzionMachine,
