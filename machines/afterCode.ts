@@ -10,7 +10,7 @@ export type AfterCodeFacts = {
   mfaId: number;
   /** The code screen's query: redirect, action, targetMfaId, weakPassword. */
   search: string;
-  /** A partner application this sign-in goes back to (session storage `partner_token`'s redirect), if any. */
+  /** A partner application this sign-in goes back to (its authorisation request, the kept target), if any. */
   partnerRedirect: string | null;
   /** The code completes a sign-in (it has a login payload), rather than a step-up. */
   signIn: boolean;
