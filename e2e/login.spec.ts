@@ -226,3 +226,22 @@ test('a malformed email address is said in the form, in the language shown, befo
   await expect(page.getByRole('alert')).not.toHaveText('The email provided is invalid');
   expect(sent).toBe(0);
 });
+
+test('a browser that blocks local storage still signs in, and stays signed in across a reload (docs/decisions/storage-unavailable.md)', async ({
+  page,
+}) => {
+  // As a browser whose settings refuse site data: every use of either storage throws.
+  await page.addInitScript(() => {
+    for (const area of ['localStorage', 'sessionStorage'])
+      Object.defineProperty(window, area, {
+        get() {
+          throw new DOMException('The operation is insecure.', 'SecurityError');
+        },
+      });
+  });
+  await signIn(page, user('cardholder').email);
+  await toDashboard(page);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Emma');
+});

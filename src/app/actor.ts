@@ -14,7 +14,7 @@ import { onUnauthorised } from '../api/client.ts';
 import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from '../shell/boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
-import { readJson, write } from '../shell/storage.ts';
+import { clear, read, readJson, write } from '../shell/storage.ts';
 
 const ACCOUNT_KEY = 'account';
 const TARGET_KEY = 'targetUrl';
@@ -65,16 +65,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         window.history.go(-steps);
       },
       trackPageView: (_, { path }) => trackPageView(path),
-      persistAccount: (_, { user }) => write(localStorage, ACCOUNT_KEY, user ? JSON.stringify(user) : null),
-      persistTarget: (_, { target }) => write(sessionStorage, TARGET_KEY, target),
-      storeSession: (_, { key, value }) => write(sessionStorage, key, value),
-      clearSession: () => {
-        try {
-          sessionStorage.clear();
-        } catch {
-          // nothing stored
-        }
-      },
+      persistAccount: (_, { user }) => write('localStorage', ACCOUNT_KEY, user ? JSON.stringify(user) : null),
+      persistTarget: (_, { target }) => write('sessionStorage', TARGET_KEY, target),
+      storeSession: (_, { key, value }) => write('sessionStorage', key, value),
+      clearSession: () => clear('sessionStorage'),
     },
   });
   // Before anything reads the address: the hash goes at once.
@@ -84,22 +78,10 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
   const location = window.location;
   const actor = createActor(machine, {
     input: {
-      storedAccount: readJson<UserProfile>(localStorage, ACCOUNT_KEY),
-      storedTarget: (() => {
-        try {
-          return sessionStorage.getItem(TARGET_KEY);
-        } catch {
-          return null;
-        }
-      })(),
-      storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>(sessionStorage, 'mfaPayload'),
-      storedRenewal: (() => {
-        try {
-          return sessionStorage.getItem('loginPayload');
-        } catch {
-          return null;
-        }
-      })(),
+      storedAccount: readJson<UserProfile>('localStorage', ACCOUNT_KEY),
+      storedTarget: read('sessionStorage', TARGET_KEY),
+      storedSignIn: readJson<{ payload: string; methods: MfaMethodSummary[] }>('sessionStorage', 'mfaPayload'),
+      storedRenewal: read('sessionStorage', 'loginPayload'),
       location: { path: location.pathname, search: location.search },
       loginTicket,
       signingInTo,

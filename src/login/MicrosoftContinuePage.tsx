@@ -28,7 +28,7 @@ const takePayload = () => new URLSearchParams(takeHash()).get('mfa');
 /** The Microsoft sign-in becomes this tab's sign-in that waits for its second factor, and the page
  * opens its methods: the root resumes it there, as it resumes a password sign-in after a reload. */
 function handOver(_: unknown, sign: { payload: string; methods: MfaMethodSummary[] }) {
-  write(sessionStorage, WAITING_SIGN_IN, JSON.stringify({ kind: 'mfa', ...sign }));
+  write('sessionStorage', WAITING_SIGN_IN, JSON.stringify({ kind: 'mfa', ...sign }));
   window.location.replace(pathOf('mfa', 'methods'));
 }
 

@@ -13,8 +13,8 @@ export const resultMemory = flowMemory<FuzzionResult>(RESULT_KEY);
 /** What the merge screen starts from. */
 export function storedFuzzion(): { payload: string | null; result: FuzzionResult | null } {
   return {
-    payload: readJson<string>(sessionStorage, OFFER_KEY),
-    result: readJson<FuzzionResult>(sessionStorage, RESULT_KEY),
+    payload: readJson<string>('sessionStorage', OFFER_KEY),
+    result: readJson<FuzzionResult>('sessionStorage', RESULT_KEY),
   };
 }
 
