@@ -1,5 +1,6 @@
 // What the schema gives a row that does not say: a user's language is English (spec §3, "language
 // (default en)"), on both databases.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds, type DatabaseKind } from '../testing/harness.ts';
 import type { DatabaseHandle } from './index.ts';
@@ -29,7 +30,12 @@ describe.each(kinds)('schema defaults on %s', (kind: DatabaseKind) => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     });
-    await handle.db.insertInto('users').values(row('d-1')).execute();
+    // Written as a client that knows nothing of the column would write it (the typed builder asks for it).
+    const omitted = row('d-1');
+    const columns = Object.keys(omitted);
+    await sql`insert into users (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(Object.values(omitted))})`.execute(
+      handle.db,
+    );
     await handle.db
       .insertInto('users')
       .values({ ...row('d-2'), language: 'nl' })
