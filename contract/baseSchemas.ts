@@ -134,6 +134,8 @@ export const UserProfile = v.object({
   sso_only: v.boolean(),
   /** Whether the account has a second factor (forced enrolment diverts users without one). */
   mfa_enrolled: v.boolean(),
+  /** How many of its recovery keys are unused (spec §3 "totpRecovery"); 0 without an authenticator. */
+  totpRecovery: v.number(),
   /** When the profile picture was last set (its address changes with it); null without one. */
   picture: v.nullable(v.string()),
   /** The bank account, its IBAN masked (contract/profile.ts maskIban); null until one is given. */

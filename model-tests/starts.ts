@@ -23,6 +23,7 @@ export const signedInUser: UserProfile = {
   has_sso: false,
   sso_only: false,
   mfa_enrolled: true,
+  totpRecovery: 0,
   picture: null,
   banking: null,
 };

@@ -180,11 +180,14 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     });
     expect(signedIn.statusCode).toBe(200);
     expect(signedIn.json().recovery_keys_left).toBe(9);
+    // The profile counts the unused keys too (spec §3 "totpRecovery").
+    expect((await call('GET', '/api/user')).json().data.totpRecovery).toBe(9);
 
     // Regenerating: the old keys stop working.
     await stepUp();
     const fresh = await call('POST', '/api/mfa/regenerate-recovery');
     expect(fresh.json().recovery_keys).toHaveLength(10);
+    expect((await call('GET', '/api/user')).json().data.totpRecovery).toBe(10);
     const again = await server.app.inject({
       method: 'POST',
       url: '/api/token',
@@ -215,6 +218,7 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const after = (await call('GET', '/api/mfa')).json().data as Array<{ method: string; primary: boolean }>;
     expect(after.map((m) => m.method)).toEqual(['email']);
     expect(after[0]!.primary).toBe(true);
+    expect((await call('GET', '/api/user')).json().data.totpRecovery).toBe(0);
     const ninaId = (
       await server.ctx.db
         .selectFrom('user_emails')

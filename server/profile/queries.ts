@@ -67,6 +67,14 @@ function profileQuery(db: Db) {
             .whereRef('mfa_methods.user_id', '=', 'users.id')
             .as('mfa_count'),
         )
+        .select((eb) =>
+          eb
+            .selectFrom('recovery_keys')
+            .select((k) => k.fn.countAll<number>().as('n'))
+            .whereRef('recovery_keys.user_id', '=', 'users.id')
+            .where('recovery_keys.used_at', 'is', null)
+            .as('unused_keys'),
+        )
         .select((eb) => [
           jsonArrayFrom(
             eb
@@ -117,6 +125,7 @@ export async function profileOfToken(
       has_sso: user.has_sso === 1,
       sso_only: user.sso_only === 1,
       mfa_enrolled: Number(user.mfa_count) > 0,
+      totpRecovery: Number(user.unused_keys ?? 0),
       picture: user.picture_at ?? null,
       banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
     },
