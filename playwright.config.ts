@@ -1,6 +1,7 @@
 // Browser tests in Debian's Chromium against the real server (fresh in-memory SQLite, demo data).
 import { defineConfig } from '@playwright/test';
 import { ACME_NAME, ACME_TENANT, ENTRA_CLIENT_ID, ENTRA_CLIENT_SECRET, entraPort } from './e2e/microsoftPeer.ts';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './scripts/chromium.ts';
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_MAINTENANCE_PORT = E2E_PORT + 1;
@@ -47,18 +48,7 @@ export default defineConfig({
   use: {
     baseURL: `http://account.localhost:${E2E_PORT}`,
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS },
   },
   webServer: [
     {

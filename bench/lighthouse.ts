@@ -13,18 +13,10 @@ import { brotliDecompressSync } from 'node:zlib';
 import { launch } from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { variantOfHost } from '../contract/constants.ts';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../scripts/chromium.ts';
+import { reported, type Row } from './rows.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROME_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+const CHROME_FLAGS = ['--headless=new', ...CHROMIUM_FLAGS];
 const PATH = '/login/email';
 
 export const LIGHTHOUSE_VARIANTS = [
@@ -177,7 +169,7 @@ async function runOnce(url: string, reportFile: string): Promise<Omit<Run, 'fail
   // A profile of its own, deleted afterwards: the visit finds nothing cached or stored.
   const profile = mkdtempSync(join(tmpdir(), 'tessera-lighthouse-'));
   const chrome = await launch({
-    chromePath: CHROMIUM,
+    chromePath: CHROMIUM_PATH,
     chromeFlags: CHROME_FLAGS,
     userDataDir: profile,
     logLevel: 'silent',
@@ -341,15 +333,6 @@ export async function lighthouseVariants(
   };
 }
 
-type Row = {
-  measurement: string;
-  value: number;
-  baseline: number | null;
-  unit: string;
-  target: string;
-  meets: boolean | null;
-};
-
 /** The bench table's rows: the medians, with the mobile targets (performance ≥ 95, accessibility 100, LCP ≤ 1.0 s). */
 export function lighthouseRows(variants: LighthouseVariant[]): Row[] {
   return variants.flatMap(({ variant, runs, median: m }) => {
@@ -378,30 +361,9 @@ export function lighthouseRows(variants: LighthouseVariant[]): Row[] {
         target: '100',
         meets: m.accessibility === 100,
       },
-      {
-        measurement: label(`best practices, runs ${range('bestPractices')}`),
-        value: m.bestPractices,
-        baseline: null,
-        unit: '',
-        target: '—',
-        meets: null,
-      },
-      {
-        measurement: label(`SEO, runs ${range('seo')}`),
-        value: m.seo,
-        baseline: null,
-        unit: '',
-        target: '—',
-        meets: null,
-      },
-      {
-        measurement: label(`FCP, runs ${range('fcpMs', 1000, 2)} s`),
-        value: m.fcpMs / 1000,
-        baseline: null,
-        unit: ' s',
-        target: '—',
-        meets: null,
-      },
+      reported(label(`best practices, runs ${range('bestPractices')}`), m.bestPractices, ''),
+      reported(label(`SEO, runs ${range('seo')}`), m.seo, ''),
+      reported(label(`FCP, runs ${range('fcpMs', 1000, 2)} s`), m.fcpMs / 1000, ' s'),
       {
         measurement: label(`LCP, runs ${range('lcpMs', 1000, 2)} s`),
         value: m.lcpMs / 1000,
@@ -410,30 +372,9 @@ export function lighthouseRows(variants: LighthouseVariant[]): Row[] {
         target: '≤ 1.0 s',
         meets: m.lcpMs <= 1000,
       },
-      {
-        measurement: label(`TBT, runs ${range('tbtMs')} ms`),
-        value: m.tbtMs,
-        baseline: null,
-        unit: ' ms',
-        target: '—',
-        meets: null,
-      },
-      {
-        measurement: label(`CLS, runs ${range('cls', 1, 3)}`),
-        value: m.cls,
-        baseline: null,
-        unit: '',
-        target: '—',
-        meets: null,
-      },
-      {
-        measurement: label(`transfer as sent, ${m.requests} requests`),
-        value: m.transferBytes / 1024,
-        baseline: null,
-        unit: ' KB',
-        target: '—',
-        meets: null,
-      },
+      reported(label(`TBT, runs ${range('tbtMs')} ms`), m.tbtMs, ' ms'),
+      reported(label(`CLS, runs ${range('cls', 1, 3)}`), m.cls, ''),
+      reported(label(`transfer as sent, ${m.requests} requests`), m.transferBytes / 1024, ' KB'),
     ];
   });
 }

@@ -30,6 +30,7 @@ import { firstLoadBreakdown, firstLoadJs } from './bundle.ts';
 import { lighthouseRows, lighthouseVariants } from './lighthouse.ts';
 import type { LoadJob, LoadResult, RequestSpec } from './load.ts';
 import { createScaleDatabase, sampleSessions, timeLookups, type Timing } from './scale.ts';
+import { reported, type Row as BenchRow } from './rows.ts';
 import { measureTokens } from './tokens.ts';
 import { BENCH_USERS, benchEmail } from './users.ts';
 
@@ -308,7 +309,8 @@ const loginRequest = (i: number): RequestSpec => ({
   body: JSON.stringify({ username: benchEmail(i), password: DEMO_PASSWORD }),
 });
 
-async function signIn(port: number, i: number): Promise<string> {
+/** Bench user `i` signs in with the password: the server's answer, which must be a success. */
+async function signedIn(port: number, i: number): Promise<Response> {
   const spec = loginRequest(i);
   const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, {
     method: spec.method,
@@ -317,24 +319,32 @@ async function signIn(port: number, i: number): Promise<string> {
   });
   if (answer.status !== 200)
     throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
-  return ((await answer.json()) as { access_token: string }).access_token;
+  return answer;
+}
+
+async function signIn(port: number, i: number): Promise<string> {
+  return ((await (await signedIn(port, i)).json()) as { access_token: string }).access_token;
 }
 
 step(
   `${CORES} cores, ${SECONDS} s phases, ${ROUNDS} rounds + warm-up, ${runs('logins') || runs('reads') || runs('history') || runs('tokens') ? DBS.join(' and ') : 'no server pairs'}, node ${process.version}`,
 );
 
-type Row = {
-  measurement: string;
-  value: number;
-  baseline: number | null;
-  unit: string;
-  target: string;
-  meets: boolean | null;
+type Row = BenchRow & {
   /** CPU time of the server's main thread per request, in µs (its CPU profile says where it goes). */
   mainUs?: number;
 };
 const mainUs = (p: Pair) => (p.serverCpu ? p.serverCpu.mainMsPerRequest * 1000 : undefined);
+/** A pair's throughput against its baseline's; where `targeted`, the ratio is to reach `least`. */
+const throughput = (measurement: string, pair: Pair, least: number, targeted: boolean): Row => ({
+  measurement,
+  value: pair.a.perSecond,
+  baseline: pair.b.perSecond,
+  unit: '/s',
+  target: targeted ? `ratio ≥ ${least}` : '—',
+  meets: targeted ? pair.ratio >= least : null,
+  mainUs: mainUs(pair),
+});
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
 const spreads: string[] = [];
@@ -370,23 +380,8 @@ async function measureLogins(db: Database) {
   await stopServer(server);
   const targeted = db === 'sqlite';
   rows.push(
-    {
-      measurement: `password logins/s vs raw Argon2id verifications/s, ${on}`,
-      value: logins.a.perSecond,
-      baseline: logins.b.perSecond,
-      unit: '/s',
-      target: targeted ? 'ratio ≥ 0.9' : '—',
-      meets: targeted ? logins.ratio >= 0.9 : null,
-      mainUs: mainUs(logins),
-    },
-    {
-      measurement: `login p99 latency vs one Argon2id verification (p50), ${on}`,
-      value: logins.a.p99Ms,
-      baseline: logins.b.p50Ms,
-      unit: ' ms',
-      target: '—',
-      meets: null,
-    },
+    throughput(`password logins/s vs raw Argon2id verifications/s, ${on}`, logins, 0.9, targeted),
+    reported(`login p99 latency vs one Argon2id verification (p50), ${on}`, logins.a.p99Ms, ' ms', logins.b.p50Ms),
     {
       measurement: `server peak RSS under login load, ${on}`,
       value: rss / MB,
@@ -435,31 +430,9 @@ async function measureReads(db: Database) {
   await Promise.all([stopServer(server), stopServer(bare)]);
   const targeted = db === 'sqlite';
   rows.push(
-    {
-      measurement: `GET /api/user req/s vs bare Fastify req/s, ${on}`,
-      value: reads.a.perSecond,
-      baseline: reads.b.perSecond,
-      unit: '/s',
-      target: targeted ? 'ratio ≥ 0.5' : '—',
-      meets: targeted ? reads.ratio >= 0.5 : null,
-      mainUs: mainUs(reads),
-    },
-    {
-      measurement: `GET /api/user p99 latency vs bare Fastify p99, ${on}`,
-      value: reads.a.p99Ms,
-      baseline: reads.b.p99Ms,
-      unit: ' ms',
-      target: '—',
-      meets: null,
-    },
-    {
-      measurement: `peak RSS under GET /api/user load, Tessera vs bare Fastify, ${on}`,
-      value: rss / MB,
-      baseline: bareRss / MB,
-      unit: ' MB',
-      target: '—',
-      meets: null,
-    },
+    throughput(`GET /api/user req/s vs bare Fastify req/s, ${on}`, reads, 0.5, targeted),
+    reported(`GET /api/user p99 latency vs bare Fastify p99, ${on}`, reads.a.p99Ms, ' ms', reads.b.p99Ms),
+    reported(`peak RSS under GET /api/user load, Tessera vs bare Fastify, ${on}`, rss / MB, ' MB', bareRss / MB),
   );
   spread(`GET /api/user on ${on}`, reads);
   Object.assign(results, {
@@ -505,22 +478,15 @@ async function measureHistory(db: Database) {
       ).finally(() => stopServer(bare));
       rows.push(
         {
-          measurement: `${name} req/s vs bare Fastify req/s, ${HISTORY_EVENTS} events, ${on}`,
-          value: pair.a.perSecond,
-          baseline: pair.b.perSecond,
-          unit: '/s',
-          target: '—',
-          meets: null,
+          ...reported(
+            `${name} req/s vs bare Fastify req/s, ${HISTORY_EVENTS} events, ${on}`,
+            pair.a.perSecond,
+            '/s',
+            pair.b.perSecond,
+          ),
           mainUs: mainUs(pair),
         },
-        {
-          measurement: `${name} p99 latency vs bare Fastify p99, ${on}`,
-          value: pair.a.p99Ms,
-          baseline: pair.b.p99Ms,
-          unit: ' ms',
-          target: '—',
-          meets: null,
-        },
+        reported(`${name} p99 latency vs bare Fastify p99, ${on}`, pair.a.p99Ms, ' ms', pair.b.p99Ms),
       );
       spread(`${name} on ${on}`, pair);
       results[`history_${path.slice('/api/'.length)}_${db}`] = pair;
@@ -599,14 +565,7 @@ async function measureScale() {
         target: 'ratio ≤ 1.25',
         meets: lookupLarge.p50Ms <= 1.25 * lookupSmall.p50Ms,
       },
-      {
-        measurement: `sign-in look-up p99, ${versus}`,
-        value: lookupLarge.p99Ms,
-        baseline: lookupSmall.p99Ms,
-        unit: ' ms',
-        target: '—',
-        meets: null,
-      },
+      reported(`sign-in look-up p99, ${versus}`, lookupLarge.p99Ms, ' ms', lookupSmall.p99Ms),
       {
         measurement: `GET /api/user median latency, ${versus}`,
         value: reads.a.p50Ms,
@@ -615,14 +574,7 @@ async function measureScale() {
         target: 'ratio ≤ 1.25',
         meets: reads.ratio <= 1.25,
       },
-      {
-        measurement: `GET /api/user p99 latency, ${versus}`,
-        value: reads.a.p99Ms,
-        baseline: reads.b.p99Ms,
-        unit: ' ms',
-        target: '—',
-        meets: null,
-      },
+      reported(`GET /api/user p99 latency, ${versus}`, reads.a.p99Ms, ' ms', reads.b.p99Ms),
     );
     spread('GET /api/user at scale (median latency ratio)', reads);
     Object.assign(results, {
@@ -672,15 +624,7 @@ if (runs('tokens')) {
       return (await ask({ finish: key }))!;
     },
     async sessionCookie(port, i) {
-      const spec = loginRequest(i);
-      const answer = await fetch(`http://127.0.0.1:${port}${spec.path}`, {
-        method: spec.method,
-        headers: spec.headers,
-        body: spec.body,
-      });
-      if (answer.status !== 200)
-        throw new Error(`sign-in of ${benchEmail(i)} answered ${answer.status}: ${await answer.text()}`);
-      return answer.headers
+      return (await signedIn(port, i)).headers
         .getSetCookie()
         .find((c) => c.startsWith('tessera_token='))!
         .split(';')[0]!;

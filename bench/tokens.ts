@@ -24,6 +24,7 @@ import http from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { LoadJob, LoadResult } from './load.ts';
+import type { Row } from './rows.ts';
 
 export const TOKEN_REDIRECT_URI = 'http://client.localhost:3000/auth/callback';
 const CLIENT_ID = '2';
@@ -232,6 +233,9 @@ async function inBrowsers<T>(
 const tokenBody = (params: Record<string, string>) =>
   new URLSearchParams({ client_id: CLIENT_ID, ...params }).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** The token request that exchanges an authorization code minted with VERIFIER's challenge. */
+const codeGrant = (code: string) =>
+  tokenBody({ grant_type: 'authorization_code', code, redirect_uri: TOKEN_REDIRECT_URI, code_verifier: VERIFIER });
 
 /** `count` fresh authorization codes, minted by MINT_BROWSERS browsers (`seed`: their cookies to begin with). */
 async function mintCodes(port: number, count: number, seed: ReadonlyMap<string, string>): Promise<string[]> {
@@ -247,12 +251,7 @@ async function mintRefreshTokens(port: number, count: number, seed: ReadonlyMap<
     const res = await fetch(`http://127.0.0.1:${port}/oidc/token`, {
       method: 'POST',
       headers: FORM,
-      body: tokenBody({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: TOKEN_REDIRECT_URI,
-        code_verifier: VERIFIER,
-      }),
+      body: codeGrant(code),
     });
     const answer = (await res.json()) as { refresh_token?: string; error?: string };
     if (!answer.refresh_token) throw new Error(`code exchange gave no refresh token: ${JSON.stringify(answer)}`);
@@ -263,14 +262,7 @@ async function mintRefreshTokens(port: number, count: number, seed: ReadonlyMap<
 // ---- measuring ---------------------------------------------------------------------------------------
 
 type Server = { port: number; pid: number };
-export type TokenRow = {
-  measurement: string;
-  value: number;
-  baseline: number | null;
-  unit: string;
-  target: string;
-  meets: boolean | null;
-};
+export type TokenRow = Row;
 export type TokenBench = {
   seconds: number;
   rounds: number;
@@ -353,12 +345,7 @@ export async function measureTokens(
                     method: 'POST',
                     path: '/oidc/token',
                     headers: FORM,
-                    body: tokenBody({
-                      grant_type: 'authorization_code',
-                      code,
-                      redirect_uri: TOKEN_REDIRECT_URI,
-                      code_verifier: VERIFIER,
-                    }),
+                    body: codeGrant(code),
                   })),
                 };
               } else {

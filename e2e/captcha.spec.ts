@@ -3,8 +3,16 @@
 import { request as httpRequest } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
-import { DEMO_USERS } from '../server/seed/demo.ts';
-import { DEMO_PASSWORD, captchaReady, expectNoAxeViolations, signIn, user } from './support.ts';
+import {
+  DEMO_PASSWORD,
+  captchaReady,
+  expectNoAxeViolations,
+  holdRequests,
+  robotCheckWanted,
+  signIn,
+  user,
+  wantRobotCheckOnce,
+} from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -45,14 +53,7 @@ test('the browser window has no WebCrypto', async ({ page }) => {
 });
 
 test('a form sent before the CAPTCHA is ready says it is not loaded, and goes through once it is', async ({ page }) => {
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/api/captcha/challenge', async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdRequests(page, '**/api/captcha/challenge');
   await page.goto('/forgot-username');
   await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 0002');
   await page.getByRole('button', { name: 'Find my username' }).click();
@@ -72,27 +73,11 @@ for (const width of [1280, 375])
   }) => {
     await page.setViewportSize({ width, height: 800 });
     const sent: Array<Record<string, unknown>> = [];
-    await page.route('**/api/token', async (route) => {
-      sent.push(route.request().postDataJSON() as Record<string, unknown>);
-      if (sent.length === 1) {
-        await route.fulfill({
-          status: 400,
-          contentType: 'application/json',
-          body: JSON.stringify({
-            code: 'captcha_required',
-            message: 'Please confirm that you are not a robot.',
-            captcha: true,
-          }),
-        });
-      } else {
-        await route.continue();
-      }
+    await wantRobotCheckOnce(page, '**/api/token', (request) => {
+      sent.push(request.postDataJSON() as Record<string, unknown>);
     });
-    const claire = DEMO_USERS.find((u) => u.key === 'customer')!;
-    await page.goto('/login/email');
-    await page.getByLabel('Email address').fill(claire.email);
-    await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const claire = user('customer');
+    await signIn(page, claire.email);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
     expect(sent).toHaveLength(2);
     expect(sent[1]).toMatchObject({ username: claire.email, password: DEMO_PASSWORD });
@@ -100,25 +85,9 @@ for (const width of [1280, 375])
   });
 
 test('while the robot check is solved, the form says what happens and nothing contradicts it', async ({ page }) => {
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/api/captcha/challenge', async (route) => {
-    await held;
-    await route.continue();
-  });
-  await page.route('**/api/token', (route) =>
-    route.fulfill({
-      status: 400,
-      contentType: 'application/json',
-      body: JSON.stringify({ code: 'captcha_required', message: '', captcha: true }),
-    }),
-  );
-  await page.goto('/login/email');
-  await page.getByLabel('Email address').fill('someone@example.be');
-  await page.getByLabel('Password', { exact: true }).fill('typed-by-a-manager');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  const release = await holdRequests(page, '**/api/captcha/challenge');
+  await page.route('**/api/token', (route) => route.fulfill(robotCheckWanted({ message: '' })));
+  await signIn(page, 'someone@example.be', 'typed-by-a-manager');
   await expect(page.getByText('One more check that you are not a robot, then we sign you in.')).toBeVisible();
   await expect(page.getByRole('alert')).toHaveCount(0);
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('typed-by-a-manager');
@@ -146,23 +115,14 @@ test('the card step asked for a harder puzzle solves one at that level and sends
   page.on('request', (request) => {
     if (request.url().includes('/api/captcha/challenge')) asked.push(new URL(request.url()).search);
   });
-  await page.route('**/api/onboarding/card', async (route) => {
-    sent.push(route.request().postDataJSON() as Record<string, unknown>);
-    if (sent.length === 1) {
-      await route.fulfill({
-        status: 400,
-        contentType: 'application/json',
-        body: JSON.stringify({
-          code: 'captcha_required',
-          message: 'Please confirm that you are not a robot.',
-          captcha: true,
-          captcha_level: 1,
-        }),
-      });
-    } else {
-      await route.continue();
-    }
-  });
+  await wantRobotCheckOnce(
+    page,
+    '**/api/onboarding/card',
+    (request) => {
+      sent.push(request.postDataJSON() as Record<string, unknown>);
+    },
+    { captcha_level: 1 },
+  );
   await page.goto('/onboarding');
   await page.getByRole('button', { name: /I received my card/ }).click();
   await page.getByLabel('Card number (16 digits)').fill('5065 0000 0000 1003');
@@ -187,23 +147,14 @@ test('a code form asked for a puzzle shows it at the level named and sends its s
   page,
 }) => {
   const headers: Array<string | undefined> = [];
-  await page.route('**/api/user/forgot-password/verify', async (route) => {
-    headers.push(route.request().headers()['x-captcha']);
-    if (headers.length === 1) {
-      await route.fulfill({
-        status: 400,
-        contentType: 'application/json',
-        body: JSON.stringify({
-          code: 'captcha_required',
-          message: 'Please confirm that you are not a robot.',
-          captcha: true,
-          captcha_level: 2,
-        }),
-      });
-    } else {
-      await route.continue();
-    }
-  });
+  await wantRobotCheckOnce(
+    page,
+    '**/api/user/forgot-password/verify',
+    (request) => {
+      headers.push(request.headers()['x-captcha']);
+    },
+    { captcha_level: 2 },
+  );
   await page.goto('/forgot-password/email');
   await page.getByLabel('Email address').fill('nobody.with.a.puzzle@example.be');
   await captchaReady(page);

@@ -2,21 +2,12 @@
 // language, and with what the app needs to take it over, so it paints before any script runs and
 // asks nothing before it can be used.
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, user, toDashboard } from './support.ts';
+import { holdRequests, signIn, user, toDashboard } from './support.ts';
 
 /** Holds back the built script named `chunk` (the entry `index`, or the app's `start`) until the
  * returned function is called. */
-async function holdScript(page: Page, chunk: 'index' | 'start'): Promise<() => void> {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route(new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`), async (route) => {
-    await held;
-    await route.continue();
-  });
-  return release;
-}
+const holdScript = (page: Page, chunk: 'index' | 'start') =>
+  holdRequests(page, new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`));
 
 test('the sign-in paints before any script, what is typed meanwhile carries over, and no request waits before it', async ({
   page,

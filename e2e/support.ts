@@ -1,6 +1,6 @@
 // Shared steps of the browser tests: the demo accounts and signing in through the real form.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page, type Request } from '@playwright/test';
 import { DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
 import { codeIn } from '../server/testing/peers.ts';
 
@@ -51,6 +51,48 @@ export async function expectNoAxeViolations(page: Page) {
 /** Waits until the form's CAPTCHA has its answer ready. */
 export async function captchaReady(page: Page) {
   await expect(page.getByTestId('captcha')).toContainText('Checked: you are not a robot.');
+}
+
+/** The answer of a server that wants a robot check before it goes on; `extra` names a puzzle's level. */
+export const robotCheckWanted = (extra: Record<string, unknown> = {}) => ({
+  status: 400,
+  contentType: 'application/json',
+  body: JSON.stringify({
+    code: 'captcha_required',
+    message: 'Please confirm that you are not a robot.',
+    captcha: true,
+    ...extra,
+  }),
+});
+
+/** Answers the first call to `url` as a server that wants a robot check (`extra`: its level), and lets
+ * the next ones through to the real server; `seen` hears each call's request first. */
+export async function wantRobotCheckOnce(
+  page: Page,
+  url: string,
+  seen: (request: Request) => void = () => {},
+  extra: Record<string, unknown> = {},
+) {
+  let calls = 0;
+  await page.route(url, async (route) => {
+    seen(route.request());
+    calls += 1;
+    if (calls === 1) await route.fulfill(robotCheckWanted(extra));
+    else await route.continue();
+  });
+}
+
+/** Holds back the requests to `url` until the function returned is called. */
+export async function holdRequests(page: Page, url: string | RegExp): Promise<() => void> {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
 }
 
 /** Whether a message carries a code (a new-device mail, say, carries none). */

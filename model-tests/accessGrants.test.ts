@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import type { AccessGrant } from '../contract/schemas.ts';
 import { accessGrantsMachine } from '../machines/accessGrants.ts';
 import { report, walkFrom } from './coverage.ts';
 import { accessGrantsModel, grants } from './accessGrants.model.ts';
-import { failingOnce, settle } from './events.ts';
+import { failingOnce, refuses, settle } from './events.ts';
 
 describe('access grants machine: model', () => {
   it('takes every declared transition', () => {
@@ -16,7 +15,9 @@ describe('access grants machine: model', () => {
 });
 
 describe('access grants machine: behaviour', () => {
-  function start(options: { list?: () => Promise<AccessGrant[]>; revoke?: (clientId: string) => Promise<void> } = {}) {
+  async function start(
+    options: { list?: () => Promise<AccessGrant[]>; revoke?: (clientId: string) => Promise<void> } = {},
+  ) {
     const calls: string[] = [];
     let current = [...grants];
     const actor = createActor(
@@ -31,12 +32,12 @@ describe('access grants machine: behaviour', () => {
         },
       }),
     ).start();
+    await settle();
     return { actor, calls };
   }
 
   it('revokes only after a yes, removes the application and says so', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     expect(actor.getSnapshot().value).toBe('ready');
     actor.send({ type: 'REVOKE', clientId: 'deals' });
     expect(actor.getSnapshot().context.pending).toBe('deals');
@@ -56,20 +57,14 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('ignores a revocation of an application that is not listed', async () => {
-    const { actor } = start();
-    await settle();
+    const { actor } = await start();
     actor.send({ type: 'REVOKE', clientId: 'nobody' });
     expect(actor.getSnapshot().value).toBe('ready');
     expect(actor.getSnapshot().context.pending).toBeNull();
   });
 
   it('keeps the list and reports a refused revocation', async () => {
-    const { actor } = start({
-      revoke: async () => {
-        throw apiFailure(500, { code: 'internal_error' });
-      },
-    });
-    await settle();
+    const { actor } = await start({ revoke: refuses(500, { code: 'internal_error' }) });
     actor.send({ type: 'REVOKE', clientId: 'deals' });
     actor.send({ type: 'CONFIRM' });
     await settle();
@@ -79,12 +74,7 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('takes an access already revoked elsewhere as revoked', async () => {
-    const { actor } = start({
-      revoke: async () => {
-        throw apiFailure(404, { code: 'not_found' });
-      },
-    });
-    await settle();
+    const { actor } = await start({ revoke: refuses(404, { code: 'not_found' }) });
     actor.send({ type: 'REVOKE', clientId: '17' });
     actor.send({ type: 'CONFIRM' });
     await settle();
@@ -92,10 +82,7 @@ describe('access grants machine: behaviour', () => {
   });
 
   it('offers to try again when the list cannot load', async () => {
-    const { actor } = start({
-      list: failingOnce([]),
-    });
-    await settle();
+    const { actor } = await start({ list: failingOnce([]) });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('database_unavailable');
     actor.send({ type: 'RETRY' });

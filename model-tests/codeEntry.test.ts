@@ -4,7 +4,7 @@ import { apiFailure } from '../contract/api.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type NewCode } from '../machines/codeEntry.ts';
 import { report, walkAll } from './coverage.ts';
 import { codeEntryModel, sentAt } from './codeEntry.model.ts';
-import { settle } from './events.ts';
+import { refuses, settle } from './events.ts';
 
 describe('code-entry machine: model', () => {
   it('takes every declared transition (a sent code, one that cannot be sent again, one nobody sent)', () => {
@@ -13,6 +13,15 @@ describe('code-entry machine: model', () => {
     expect(result.missing).toEqual([]);
   });
 });
+
+/** What the entry's parent hears when the flow it belongs to expired: its end, with the answer's body. */
+const expiredEnd = {
+  done: {
+    result: null,
+    failure: { code: 'onboarding_expired' },
+    body: { code: 'onboarding_expired', message: '' },
+  },
+};
 
 describe('code-entry machine: behaviour', () => {
   /** The entry, specialised as a flow would, under a parent that records what comes up to it. */
@@ -135,22 +144,12 @@ describe('code-entry machine: behaviour', () => {
   it('ends when a new code fails in a way the flow named (the flow expired)', async () => {
     const { clock, toParent, send } = start({
       endsOn: ['onboarding_expired'],
-      sendCode: async () => {
-        throw apiFailure(410, { code: 'onboarding_expired', message: '' });
-      },
+      sendCode: refuses(410, { code: 'onboarding_expired', message: '' }),
     });
     clock.increment(31_000);
     send({ type: 'RESEND' });
     await settle();
-    expect(toParent).toEqual([
-      {
-        done: {
-          result: null,
-          failure: { code: 'onboarding_expired' },
-          body: { code: 'onboarding_expired', message: '' },
-        },
-      },
-    ]);
+    expect(toParent).toEqual([expiredEnd]);
   });
 
   it('has neither timer nor resend for a code nobody sent (authenticator, recovery key, card), nor one the flow cannot send again', async () => {
@@ -219,15 +218,7 @@ describe('code-entry machine: behaviour', () => {
     send({ type: 'SUBMIT' });
     await settle();
     // The answer's body goes along: a flow reads what it carries besides the error (a merge offer).
-    expect(toParent).toEqual([
-      {
-        done: {
-          result: null,
-          failure: { code: 'onboarding_expired' },
-          body: { code: 'onboarding_expired', message: '' },
-        },
-      },
-    ]);
+    expect(toParent).toEqual([expiredEnd]);
   });
 
   it('once the server wants a puzzle with each code, shows it at its level and sends its answer with the code', async () => {

@@ -4,6 +4,7 @@ import { consentMachine } from '../machines/consent.ts';
 import type { Model } from './coverage.ts';
 import { done, fail } from './events.ts';
 
+/** The partner application, as both the consent and the partner pages name it. */
 export const client = {
   client_id: 'deals-partner',
   name: 'Deals partner',

@@ -5,7 +5,7 @@ import type { AuthorizeAnswer } from '../contract/schemas.ts';
 import { consentMachine } from '../machines/consent.ts';
 import { report, walkAll } from './coverage.ts';
 import { answered, asking, consentModel } from './consent.model.ts';
-import { settle } from './events.ts';
+import { refuses, settle } from './events.ts';
 
 describe('consent machine: model', () => {
   it('takes every declared transition, eventless branches included', () => {
@@ -81,12 +81,7 @@ describe('consent machine: behaviour', () => {
     );
     await settle();
     expect(first.left).toEqual(['/oidc/auth/abc']);
-    const second = run(
-      async () => {
-        throw apiFailure(410, { code: 'authorization_expired' });
-      },
-      async () => ({ target: 'x' }),
-    );
+    const second = run(refuses(410, { code: 'authorization_expired' }), async () => ({ target: 'x' }));
     await settle();
     expect(second.actor.getSnapshot().value).toBe('gone');
   });
@@ -99,9 +94,7 @@ describe('consent machine: behaviour', () => {
         if (reads === 1) throw apiFailure(0, {});
         return asking;
       },
-      async () => {
-        throw apiFailure(503, { code: 'database_unavailable' });
-      },
+      refuses(503, { code: 'database_unavailable' }),
     );
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');

@@ -5,7 +5,7 @@ import type { Device } from '../contract/schemas.ts';
 import { devicesMachine, type DeviceAction } from '../machines/devices.ts';
 import { report, walk, walkFrom } from './coverage.ts';
 import { devices, devicesModel } from './devices.model.ts';
-import { done, failingOnce, settle } from './events.ts';
+import { done, failingOnce, refuses, settle } from './events.ts';
 
 describe('devices machine: model', () => {
   it('takes every declared transition', () => {
@@ -26,7 +26,9 @@ describe('devices machine: model', () => {
 });
 
 describe('devices machine: behaviour', () => {
-  function start(options: { list?: () => Promise<Device[]>; run?: (action: DeviceAction) => Promise<void> } = {}) {
+  async function start(
+    options: { list?: () => Promise<Device[]>; run?: (action: DeviceAction) => Promise<void> } = {},
+  ) {
     const calls: DeviceAction[] = [];
     const actor = createActor(
       devicesMachine.provide({
@@ -39,12 +41,12 @@ describe('devices machine: behaviour', () => {
         },
       }),
     ).start();
+    await settle();
     return { actor, calls };
   }
 
   it('signs a device out only after a yes, reloads the list and says so', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     expect(actor.getSnapshot().value).toBe('ready');
     actor.send({ type: 'LOG_OUT', id: 'phone' });
     expect(actor.getSnapshot().context.pending).toEqual({ action: 'logout', id: 'phone' });
@@ -64,16 +66,14 @@ describe('devices machine: behaviour', () => {
   });
 
   it('does not sign out this device or one already signed out by the per-device action', async () => {
-    const { actor } = start();
-    await settle();
+    const { actor } = await start();
     actor.send({ type: 'LOG_OUT', id: 'here' });
     actor.send({ type: 'LOG_OUT', id: 'old' });
     expect(actor.getSnapshot().value).toBe('ready');
   });
 
   it('signs out everywhere else after a yes', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     actor.send({ type: 'LOG_OUT_OTHERS' });
     actor.send({ type: 'CONFIRM' });
     await settle();
@@ -83,8 +83,7 @@ describe('devices machine: behaviour', () => {
   });
 
   it('ends, signed out, after signing out everywhere', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     actor.send({ type: 'LOG_OUT_EVERYWHERE' });
     expect(actor.getSnapshot().value).toBe('confirming');
     actor.send({ type: 'CONFIRM' });
@@ -96,12 +95,11 @@ describe('devices machine: behaviour', () => {
 
   it('withdraws a trust at once, and reports the step-up the server asks for', async () => {
     let refuse = true;
-    const { actor, calls } = start({
+    const { actor, calls } = await start({
       run: async () => {
         if (refuse) throw apiFailure(403, { code: 'step_up_required' });
       },
     });
-    await settle();
     actor.send({ type: 'UNTRUST', id: 'here' });
     expect(actor.getSnapshot().value).toBe('ready');
     actor.send({ type: 'UNTRUST', id: 'phone' });
@@ -117,12 +115,7 @@ describe('devices machine: behaviour', () => {
   });
 
   it('takes a device already signed out elsewhere as signed out', async () => {
-    const { actor } = start({
-      run: async () => {
-        throw apiFailure(404, { code: 'not_found' });
-      },
-    });
-    await settle();
+    const { actor } = await start({ run: refuses(404, { code: 'not_found' }) });
     actor.send({ type: 'LOG_OUT', id: 'phone' });
     actor.send({ type: 'CONFIRM' });
     await settle();
@@ -131,10 +124,7 @@ describe('devices machine: behaviour', () => {
   });
 
   it('offers to try again when the list cannot load', async () => {
-    const { actor } = start({
-      list: failingOnce([]),
-    });
-    await settle();
+    const { actor } = await start({ list: failingOnce([]) });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('database_unavailable');
     actor.send({ type: 'RETRY' });

@@ -91,22 +91,15 @@ describe('forgotten password machine: the code', () => {
     actor.send({ type: 'SUBMIT', captcha: { token: 'first' } });
     await settle();
     const entry = () => actor.getSnapshot().children.codeEntry!;
+    const entryState = () => entry().getSnapshot();
     expect(entry().getSnapshot().context.sent).toMatchObject({ target: 'r***@example.be' });
-    expect(
-      entry()
-        .getSnapshot()
-        .matches({ entering: { expiry: 'running', resend: 'cooling' } }),
-    ).toBe(true);
+    expect(entryState().matches({ entering: { expiry: 'running', resend: 'cooling' } })).toBe(true);
     entry().send({ type: 'RESEND', captcha: { token: 'early' } });
     clock.increment(31_000);
     entry().send({ type: 'RESEND', captcha: { token: 'second' } });
     await settle();
     expect(requests).toEqual(['first', 'second']);
     clock.increment(900_000);
-    expect(
-      entry()
-        .getSnapshot()
-        .matches({ entering: { expiry: 'expired' } }),
-    ).toBe(true);
+    expect(entryState().matches({ entering: { expiry: 'expired' } })).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import {
   type MethodRequest,
 } from '../machines/fuzzion.ts';
 import { report, stepsOf, walkAll } from './coverage.ts';
-import { settle } from './events.ts';
+import { enterCode, settle } from './events.ts';
 import {
   card,
   email,
@@ -226,9 +226,7 @@ describe('merge machine: behaviour', () => {
       length: 8,
     });
     expect(entry().getSnapshot().context.sent).not.toBeNull();
-    entry().send({ type: 'TYPE', value: '1234 5678' });
-    entry().send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry(), '1234 5678');
     expect(calls[2]).toMatchObject({
       actor: 'check',
       input: {
@@ -290,15 +288,11 @@ describe('merge machine: behaviour', () => {
     actor.send({ type: 'ACCEPT' });
     actor.send({ type: 'SELECT', id: email.id });
     await settle();
-    entry().send({ type: 'TYPE', value: '00000000' });
-    entry().send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry(), '00000000');
     expect(actor.getSnapshot().matches({ proving: 'entering' })).toBe(true);
     expect(entry().getSnapshot().context.error).toMatchObject({ code: 'invalid_code' });
     answers = [async () => more];
-    entry().send({ type: 'TYPE', value: '12345678' });
-    entry().send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry(), '12345678');
     expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
     expect(actor.getSnapshot().context).toMatchObject({ methods: [totp], moreNeeded: true, passwordCounts: false });
   });

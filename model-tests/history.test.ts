@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { addDays, defaultHistoryRange } from '../contract/history.ts';
 import type { HistoryPage, HistorySummary } from '../contract/schemas.ts';
 import { historyMachine, type HistoryFilters } from '../machines/history.ts';
 import { report, walkFrom } from './coverage.ts';
-import { failingOnce, settle } from './events.ts';
+import { failingOnce, refuses, settle } from './events.ts';
 import { historyModel, pageOf, summary } from './history.model.ts';
 
 const { from: FROM, to: TO } = defaultHistoryRange();
@@ -19,7 +18,7 @@ describe('history machine: model', () => {
 });
 
 describe('history machine: behaviour', () => {
-  function start(
+  async function start(
     options: {
       load?: (filters: HistoryFilters) => Promise<{ page: HistoryPage; summary: HistorySummary }>;
       more?: () => Promise<HistoryPage>;
@@ -40,12 +39,12 @@ describe('history machine: behaviour', () => {
         },
       }),
     ).start();
+    await settle();
     return { actor, calls };
   }
 
   it('loads the last 30 days in every category, then appends the next page until the last', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     expect(actor.getSnapshot().value).toBe('ready');
     expect(actor.getSnapshot().context.days).toEqual(summary.days);
     actor.send({ type: 'MORE' });
@@ -59,8 +58,7 @@ describe('history machine: behaviour', () => {
   });
 
   it('reloads from the first page when a filter changes, and refuses a range turned round or no category', async () => {
-    const { actor, calls } = start();
-    await settle();
+    const { actor, calls } = await start();
     actor.send({ type: 'MORE' });
     await settle();
     const from = addDays(TO, -3);
@@ -79,13 +77,10 @@ describe('history machine: behaviour', () => {
   });
 
   it('keeps what is shown when a further page fails, and offers to try again when nothing loads', async () => {
-    const { actor } = start({
+    const { actor } = await start({
       load: failingOnce({ page: pageOf(['a'], 'cursor-1'), summary }),
-      more: async () => {
-        throw apiFailure(500, { code: 'internal_error' });
-      },
+      more: refuses(500, { code: 'internal_error' }),
     });
-    await settle();
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('database_unavailable');
     actor.send({ type: 'RETRY' });

@@ -5,7 +5,7 @@ import { codeEntryMachineOf, type NewCode } from '../machines/codeEntry.ts';
 import { mfaMachine, type ChallengeRequest, type MfaMemory, type MfaVerified } from '../machines/mfa.ts';
 import { report, walkAll } from './coverage.ts';
 import { challenge, methods, mfaModel } from './mfa.model.ts';
-import { settle } from './events.ts';
+import { enterCode, settle } from './events.ts';
 
 describe('MFA code machine: model', () => {
   it('takes every declared transition', () => {
@@ -204,9 +204,7 @@ describe('MFA code machine: the code entry it starts', () => {
     expect(entry().getSnapshot().context.code).toBe('123456');
     entry().send({ type: 'SUBMIT' });
     expect(calls).toBe(0);
-    entry().send({ type: 'TYPE', value: '12345678' });
-    entry().send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry(), '12345678');
     expect(entry().getSnapshot().context.error).toEqual({ code: 'invalid_code' });
     entry().send({ type: 'TYPE', value: '1234567' });
     expect(entry().getSnapshot().context.error).toBeNull();
@@ -222,9 +220,7 @@ describe('MFA code machine: the code entry it starts', () => {
     actor.send({ type: 'SELECT', id: 1 });
     await settle();
     entry().send({ type: 'TOGGLE_REMEMBER' });
-    entry().send({ type: 'TYPE', value: '12345678' });
-    entry().send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry(), '12345678');
     expect(trusted).toBe(true);
     expect(actor.getSnapshot().output).toEqual({
       method: 'email',

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { microsoftMfaMachine, microsoftStartMachine, startUrl, type Tenant } from '../machines/microsoft.ts';
 import { report, walkAll, type Model } from './coverage.ts';
-import { settle } from './events.ts';
+import { refuses, settle } from './events.ts';
 import { methods, microsoftMfaModel, microsoftStartModel, ONE, TWO } from './microsoft.model.ts';
 
 /** Every start of `model` walked, each reported; a transition is missing only when every walk missed it. */
@@ -105,9 +104,7 @@ describe('Microsoft second factor (/login/microsoft): behaviour', () => {
     const actor = createActor(
       microsoftMfaMachine.provide({
         actors: {
-          exchange: fromPromise<never, { payload: string }>(async () => {
-            throw apiFailure(410, { code: 'ticket_invalid' });
-          }) as never,
+          exchange: fromPromise<never, { payload: string }>(refuses(410, { code: 'ticket_invalid' })) as never,
         },
       }),
       { input: { payload: 'spent' } },

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import type { MarketingPreferences, NotificationsAnswer } from '../contract/schemas.ts';
 import { notificationsMachine } from '../machines/notifications.ts';
 import { report, walkFrom } from './coverage.ts';
-import { failingOnce, settle } from './events.ts';
+import { failingOnce, refuses, settle } from './events.ts';
 import { answer, given, notificationsModel } from './notifications.model.ts';
 
 describe('notifications machine: model', () => {
@@ -16,7 +15,7 @@ describe('notifications machine: model', () => {
 });
 
 describe('notifications machine: behaviour', () => {
-  function start(
+  async function start(
     options: {
       load?: () => Promise<NotificationsAnswer>;
       save?: (marketing: MarketingPreferences) => Promise<NotificationsAnswer>;
@@ -34,12 +33,12 @@ describe('notifications machine: behaviour', () => {
         },
       }),
     ).start();
+    await settle();
     return { actor, saved };
   }
 
   it('shows what the server holds, saves the choices made, and says so', async () => {
-    const { actor, saved } = start();
-    await settle();
+    const { actor, saved } = await start();
     expect(actor.getSnapshot().context).toMatchObject({ marketing: given.marketing, notice: null });
     actor.send({ type: 'TOGGLE', key: 'partners', value: true });
     actor.send({ type: 'TOGGLE', key: 'email', value: false });
@@ -57,12 +56,7 @@ describe('notifications machine: behaviour', () => {
   });
 
   it('keeps the choices and reports a refused save', async () => {
-    const { actor } = start({
-      save: async () => {
-        throw apiFailure(500, { code: 'internal_error' });
-      },
-    });
-    await settle();
+    const { actor } = await start({ save: refuses(500, { code: 'internal_error' }) });
     actor.send({ type: 'TOGGLE', key: 'sms', value: true });
     actor.send({ type: 'SAVE' });
     await settle();
@@ -77,10 +71,7 @@ describe('notifications machine: behaviour', () => {
   });
 
   it('offers to try again when the settings cannot load', async () => {
-    const { actor } = start({
-      load: failingOnce(given),
-    });
-    await settle();
+    const { actor } = await start({ load: failingOnce(given) });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('database_unavailable');
     actor.send({ type: 'RETRY' });

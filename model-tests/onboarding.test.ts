@@ -13,10 +13,11 @@ import {
   type OnboardingMemory,
   type OnboardingRecalled,
   type CodeRequest,
+  type OnboardingEvent,
   type OnboardingStep,
 } from '../machines/onboarding.ts';
 import { report, startOf, stepsOf, walkFrom } from './coverage.ts';
-import { settle } from './events.ts';
+import { enterCode, refuses, settle } from './events.ts';
 import { input, onboardingModel, recalledAt, sent, welcome, type Ctx } from './onboarding.model.ts';
 
 type Verified = { verified: 'email' | 'phone' };
@@ -174,6 +175,33 @@ describe('onboarding machine: model', () => {
   });
 });
 
+/** The calls of the card's way in, up to the email step: each taken. */
+const cardWayIn: NonNullable<Parameters<typeof onboardingMachine.provide>[0]['actors']> = {
+  startWithCard: fromPromise(async () => welcome('card')),
+  acceptTerms: fromPromise(async () => {}),
+  saveProfile: fromPromise(async () => {}),
+};
+type Flow = { send(event: OnboardingEvent): void };
+/** Chooses the card way in and types the card's number and activation code. */
+function fillCard(actor: Flow) {
+  actor.send({ type: 'CHOOSE', source: 'card' });
+  actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
+  actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
+}
+/** Takes a new flow by its card through the welcome, the terms and the profile, to the email step. */
+async function toEmailStep(actor: Flow) {
+  fillCard(actor);
+  actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
+  await settle();
+  actor.send({ type: 'CONTINUE' });
+  actor.send({ type: 'TOGGLE', consent: 'terms' });
+  actor.send({ type: 'TOGGLE', consent: 'privacy' });
+  actor.send({ type: 'SUBMIT' });
+  await settle();
+  actor.send({ type: 'SUBMIT' });
+  await settle();
+}
+
 describe('onboarding machine: the code step on a simulated clock', () => {
   async function atEmailCode(
     check: () => Promise<{ verified: 'email' | 'phone' }> = async () => ({ verified: 'email' }),
@@ -184,9 +212,7 @@ describe('onboarding machine: the code step on a simulated clock', () => {
     const actor = createActor(
       onboardingMachine.provide({
         actors: {
-          startWithCard: fromPromise(async () => welcome('card')),
-          acceptTerms: fromPromise(async () => {}),
-          saveProfile: fromPromise(async () => {}),
+          ...cardWayIn,
           sendEmailCode: fromPromise(async ({ input: i }) => {
             calls.push(`email:${i.email}`);
             return sent;
@@ -204,18 +230,7 @@ describe('onboarding machine: the code step on a simulated clock', () => {
       }),
       { input, clock },
     ).start();
-    actor.send({ type: 'CHOOSE', source: 'card' });
-    actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
-    actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
-    actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
-    await settle();
-    actor.send({ type: 'CONTINUE' });
-    actor.send({ type: 'TOGGLE', consent: 'terms' });
-    actor.send({ type: 'TOGGLE', consent: 'privacy' });
-    actor.send({ type: 'SUBMIT' });
-    await settle();
-    actor.send({ type: 'SUBMIT' });
-    await settle();
+    await toEmailStep(actor);
     actor.send({ type: 'SUBMIT' });
     await settle();
     return { actor, clock, calls, shown };
@@ -239,45 +254,28 @@ describe('onboarding machine: the code step on a simulated clock', () => {
   it('lets a new code go after 30 s only, and shows the code expired after 900 s', async () => {
     const { actor, clock, calls } = await atEmailCode();
     const entry = () => actor.getSnapshot().children.codeEntry!;
+    const entryState = () => entry().getSnapshot();
     entry().send({ type: 'RESEND' });
     expect(calls).toHaveLength(1);
     clock.increment(30_000);
-    expect(
-      entry()
-        .getSnapshot()
-        .matches({ entering: { resend: 'ready' } }),
-    ).toBe(true);
+    expect(entryState().matches({ entering: { resend: 'ready' } })).toBe(true);
     entry().send({ type: 'RESEND' });
     await settle();
     expect(calls).toHaveLength(2);
-    expect(
-      entry()
-        .getSnapshot()
-        .matches({ entering: { resend: 'cooling', expiry: 'running' } }),
-    ).toBe(true);
+    expect(entryState().matches({ entering: { resend: 'cooling', expiry: 'running' } })).toBe(true);
     clock.increment(900_000);
-    expect(
-      entry()
-        .getSnapshot()
-        .matches({ entering: { expiry: 'expired' } }),
-    ).toBe(true);
+    expect(entryState().matches({ entering: { expiry: 'expired' } })).toBe(true);
   });
 
   it('goes on to the phone with the right email code, and starts over, saying why, when the flow expired', async () => {
     const { actor } = await atEmailCode();
     const entry = actor.getSnapshot().children.codeEntry!;
-    entry.send({ type: 'TYPE', value: '12345678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '12345678');
     expect(actor.getSnapshot().context).toMatchObject({ step: 'phone-verification', provenEmail: 'nora@example.be' });
 
-    const gone = await atEmailCode(async () => {
-      throw apiFailure(410, { code: 'onboarding_expired' });
-    });
+    const gone = await atEmailCode(refuses(410, { code: 'onboarding_expired' }));
     const goneEntry = gone.actor.getSnapshot().children.codeEntry!;
-    goneEntry.send({ type: 'TYPE', value: '12345678' });
-    goneEntry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(goneEntry, '12345678');
     expect(gone.actor.getSnapshot().context).toMatchObject({
       step: 'onboarding',
       flow: null,
@@ -292,9 +290,7 @@ describe('onboarding machine: an address another account has', () => {
     const actor = createActor(
       onboardingMachine.provide({
         actors: {
-          startWithCard: fromPromise(async () => welcome('card')),
-          acceptTerms: fromPromise(async () => {}),
-          saveProfile: fromPromise(async () => {}),
+          ...cardWayIn,
           sendEmailCode: fromPromise(async ({ input: i }) => {
             calls.push(i.email);
             return sent;
@@ -315,26 +311,13 @@ describe('onboarding machine: an address another account has', () => {
       }),
       { input },
     ).start();
-    actor.send({ type: 'CHOOSE', source: 'card' });
-    actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
-    actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
-    actor.send({ type: 'SUBMIT', captcha: { token: 'solved' } });
-    await settle();
-    actor.send({ type: 'CONTINUE' });
-    actor.send({ type: 'TOGGLE', consent: 'terms' });
-    actor.send({ type: 'TOGGLE', consent: 'privacy' });
-    actor.send({ type: 'SUBMIT' });
-    await settle();
-    actor.send({ type: 'SUBMIT' });
-    await settle();
+    await toEmailStep(actor);
     // The address the employer gave is another account's: the code goes out as for any other.
     actor.send({ type: 'SUBMIT' });
     await settle();
     expect(actor.getSnapshot().context.step).toBe('onboarding-mfa');
     const entry = actor.getSnapshot().children.codeEntry!;
-    entry.send({ type: 'TYPE', value: '12345678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '12345678');
     expect(actor.getSnapshot().value).toEqual({ emailVerification: 'editing' });
     expect(actor.getSnapshot().context).toMatchObject({
       step: 'email-verification',
@@ -350,9 +333,7 @@ describe('onboarding machine: an address another account has', () => {
     await settle();
     expect(calls).toEqual(['nora@example.be', 'nora.nys@example.org']);
     const second = actor.getSnapshot().children.codeEntry!;
-    second.send({ type: 'TYPE', value: '12345678' });
-    second.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(second, '12345678');
     expect(actor.getSnapshot().context).toMatchObject({
       step: 'phone-verification',
       provenEmail: 'nora.nys@example.org',
@@ -583,9 +564,7 @@ describe('onboarding machine: a reload', () => {
     await settle();
     expect(kept.at(-1)).toEqual({ flow: 'kept-token', channel: 'call' });
     const entry = resumed.getSnapshot().children.codeEntry!;
-    entry.send({ type: 'TYPE', value: '12345678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '12345678');
     expect(resumed.getSnapshot().context.step).toBe('confirmation');
     expect(kept.at(-1)).toBeNull();
   });
@@ -612,9 +591,7 @@ describe('onboarding machine: a card number past its ceiling of wrong codes', ()
       }),
       { input },
     ).start();
-    actor.send({ type: 'CHOOSE', source: 'card' });
-    actor.send({ type: 'CHANGE', field: 'cardNumber', value: '5065000000001001' });
-    actor.send({ type: 'CHANGE', field: 'activationCode', value: '100101' });
+    fillCard(actor);
     expect(actor.getSnapshot().context.captchaLevel).toBe(0);
     actor.send({ type: 'SUBMIT', captcha: { token: 'solved-at-0' } });
     await settle();

@@ -2,15 +2,9 @@
 import type { PartnerAnswer } from '../contract/schemas.ts';
 import { partnerMachine, type PartnerInput, type PartnerStep } from '../machines/partner.ts';
 import type { Model } from './coverage.ts';
+import { client } from './consent.model.ts';
 import { done, fail } from './events.ts';
 
-export const client = {
-  client_id: 'deals-partner',
-  name: 'Deals partner',
-  logo_uri: null,
-  policy_uri: null,
-  tos_uri: null,
-};
 export const partner: PartnerAnswer = { client, scopes: ['openid', 'balance'] };
 export const REGISTERED = 'https://my.tessera.example/auth/callback';
 export const WAY = '/oidc/interaction/abc123';

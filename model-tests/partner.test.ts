@@ -5,7 +5,7 @@ import { LINK_SUCCESS_REDIRECT_MS } from '../contract/constants.ts';
 import type { PartnerAnswer } from '../contract/schemas.ts';
 import { partnerMachine, platformOf, wayOn, type PartnerInput } from '../machines/partner.ts';
 import { report, walkAll } from './coverage.ts';
-import { settle } from './events.ts';
+import { refuses, settle } from './events.ts';
 import { input, partner, partnerModel, REGISTERED, TICKET_ANSWER, WAY } from './partner.model.ts';
 
 describe('partner machine: model', () => {
@@ -99,9 +99,7 @@ describe('partner machine: behaviour', () => {
     }
     expect(reads).toBe(0);
     const { actor } = run(input('requestAccess'), {
-      read: async () => {
-        throw apiFailure(404, { code: 'not_found' });
-      },
+      read: refuses(404, { code: 'not_found' }),
     });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'unknown' });
@@ -174,9 +172,7 @@ describe('partner machine: behaviour', () => {
 
     const taken = run(input('linkSuccess', ''), {
       kept: 'ticket-1',
-      link: async () => {
-        throw apiFailure(409, { code: 'sso_identity_taken' });
-      },
+      link: refuses(409, { code: 'sso_identity_taken' }),
     });
     await settle();
     await settle();

@@ -4,9 +4,9 @@ import { apiFailure } from '../contract/api.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { profileMachine, type NewContact, type ProfileStep } from '../machines/profile.ts';
+import { profileMachine, type ContactKind, type NewContact, type ProfileStep } from '../machines/profile.ts';
 import { report, stepsOf, walkAll, type walk } from './coverage.ts';
-import { settle } from './events.ts';
+import { enterCode, refuses, settle } from './events.ts';
 import { inUse, input, profileModel, saved, withPhone } from './profile.model.ts';
 
 const alone = profileModel.machine;
@@ -52,6 +52,29 @@ describe('profile machine: model', () => {
   });
 });
 
+/** The start's answer for a typed address or number: a code went there, a new one after `resendIn` s. */
+const challengeFor = (typed: NewContact, resendIn = 30): AddContactAnswer => ({
+  payload: 'challenge-1',
+  data: {
+    kind: typed.kind,
+    target: typed.value,
+    expires_at: '2099-01-01T00:00:00Z',
+    expires_in: 900,
+    resend_in: resendIn,
+  },
+});
+/** Asks to add an address or number, types it and sends its code. */
+async function addContact(
+  flow: ReturnType<typeof createActor<typeof profileMachine>>,
+  kind: ContactKind,
+  value: string,
+) {
+  flow.send({ type: 'ADD_CONTACT', kind });
+  flow.send({ type: 'CHANGE_NEW', value });
+  flow.send({ type: 'SEND_CODE' });
+  await settle();
+}
+
 describe('profile machine: behaviour', () => {
   /** The flow as the root runs it: its parent receives what it reports. */
   function start(
@@ -82,16 +105,7 @@ describe('profile machine: behaviour', () => {
         }),
         startContact: fromPromise(async ({ input: typed }) => {
           calls.push(typed);
-          return {
-            payload: 'challenge-1',
-            data: {
-              kind: typed.kind,
-              target: typed.value,
-              expires_at: '2099-01-01T00:00:00Z',
-              expires_in: 900,
-              resend_in: actors.resendIn ?? 30,
-            },
-          };
+          return challengeFor(typed, actors.resendIn);
         }),
         contactCode: codeEntryMachineOf<UserProfile, NewContact>().provide({
           actors: {
@@ -136,7 +150,8 @@ describe('profile machine: behaviour', () => {
     ).start();
     const child = () =>
       parent.getSnapshot().children.profile as unknown as ReturnType<typeof createActor<typeof profileMachine>>;
-    return { child, shown, reported, calls };
+    const childState = () => child().getSnapshot();
+    return { child, childState, shown, reported, calls };
   }
 
   it('shows the overview in place of edit-info opened cold, and opens the form from the overview', () => {
@@ -218,7 +233,7 @@ describe('profile machine: behaviour', () => {
   });
 
   it('adds a number by the code sent to it, and reports the profile with it', async () => {
-    const { child, calls, reported } = start('credentials');
+    const { child, childState, calls, reported } = start('credentials');
     child().send({ type: 'ADD_CONTACT', kind: 'phone' });
     child().send({ type: 'SEND_CODE' });
     expect(calls).toEqual([]);
@@ -227,15 +242,9 @@ describe('profile machine: behaviour', () => {
     child().send({ type: 'SEND_CODE' });
     await settle();
     expect(calls).toEqual([{ kind: 'phone', value: '+32470000001', channel: 'whatsapp' }]);
-    expect(
-      child()
-        .getSnapshot()
-        .matches({ credentials: { adding: 'code' } }),
-    ).toBe(true);
+    expect(childState().matches({ credentials: { adding: 'code' } })).toBe(true);
     const entry = child().getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
-    entry.send({ type: 'TYPE', value: '1234 5678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '1234 5678');
     expect(calls.at(-1)).toMatchObject({ ticket: 'challenge-1', code: '12345678' });
     expect(reported).toEqual([withPhone]);
     expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
@@ -244,7 +253,7 @@ describe('profile machine: behaviour', () => {
 
   it('sends a new code to the same number once the wait is over, and keeps the code it has when a new one cannot go', async () => {
     let fail = false;
-    const { child, calls } = start('credentials', {
+    const { child, childState, calls } = start('credentials', {
       resendIn: 0,
       sendAgain: async (typed) => {
         if (fail) throw apiFailure(503, { code: 'delivery_failed', message: '' });
@@ -260,10 +269,7 @@ describe('profile machine: behaviour', () => {
         };
       },
     });
-    child().send({ type: 'ADD_CONTACT', kind: 'phone' });
-    child().send({ type: 'CHANGE_NEW', value: '+32470000001' });
-    child().send({ type: 'SEND_CODE' });
-    await settle();
+    await addContact(child(), 'phone', '+32470000001');
     await settle(); // the wait of 0 s is over
     const entry = () =>
       child().getSnapshot().children.contactCode as unknown as ReturnType<
@@ -279,11 +285,7 @@ describe('profile machine: behaviour', () => {
     entry().send({ type: 'RESEND' });
     await settle();
     // The code already sent stays on screen, usable, with the reason.
-    expect(
-      child()
-        .getSnapshot()
-        .matches({ credentials: { adding: 'code' } }),
-    ).toBe(true);
+    expect(childState().matches({ credentials: { adding: 'code' } })).toBe(true);
     expect(entry().getSnapshot().context).toMatchObject({ ticket: 'challenge-2', error: { code: 'delivery_failed' } });
   });
 
@@ -294,22 +296,11 @@ describe('profile machine: behaviour', () => {
       actors: {
         startContact: fromPromise(async ({ input: typed }) => {
           calls.push(typed);
-          return {
-            payload: 'challenge-1',
-            data: {
-              kind: typed.kind,
-              target: typed.value,
-              expires_at: '2099-01-01T00:00:00Z',
-              expires_in: 900,
-              resend_in: 30,
-            },
-          };
+          return challengeFor(typed);
         }),
         contactCode: codeEntryMachineOf<UserProfile, NewContact>().provide({
           actors: {
-            check: fromPromise(async (): Promise<UserProfile> => {
-              throw apiFailure(409, inUse);
-            }),
+            check: fromPromise(refuses<UserProfile>(409, inUse)),
           },
         }),
       },
@@ -322,17 +313,12 @@ describe('profile machine: behaviour', () => {
       },
     });
     const actor = createActor(flow, { input: input('credentials') }).start();
-    actor.send({ type: 'ADD_CONTACT', kind: 'phone' });
-    actor.send({ type: 'CHANGE_NEW', value: '+32470000001' });
-    actor.send({ type: 'SEND_CODE' });
-    await settle();
+    await addContact(actor, 'phone', '+32470000001');
     // The start said nothing of the other account: a code went, as to any address.
     expect(actor.getSnapshot().matches({ credentials: { adding: 'code' } })).toBe(true);
     expect(offers).toEqual([]);
     const entry = actor.getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
-    entry.send({ type: 'TYPE', value: '12345678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '12345678');
     expect(offers).toEqual(['offer-1']);
     expect(actor.getSnapshot().matches({ credentials: 'ready' })).toBe(true);
     expect(actor.getSnapshot().context).toMatchObject({ challenge: null, notice: null });
@@ -342,9 +328,7 @@ describe('profile machine: behaviour', () => {
     const offers: string[] = [];
     const flow = profileMachine.provide({
       actors: {
-        startContact: fromPromise(async (): Promise<AddContactAnswer> => {
-          throw apiFailure(409, { code: 'email_unavailable' } as never);
-        }),
+        startContact: fromPromise(refuses<AddContactAnswer>(409, { code: 'email_unavailable' } as never)),
       },
       actions: {
         show: () => {},
@@ -354,10 +338,7 @@ describe('profile machine: behaviour', () => {
       },
     });
     const actor = createActor(flow, { input: input('credentials') }).start();
-    actor.send({ type: 'ADD_CONTACT', kind: 'email' });
-    actor.send({ type: 'CHANGE_NEW', value: 'emma@example.be' });
-    actor.send({ type: 'SEND_CODE' });
-    await settle();
+    await addContact(actor, 'email', 'emma@example.be');
     expect(actor.getSnapshot().matches({ credentials: { adding: 'typing' } })).toBe(true);
     expect(actor.getSnapshot().context.error).toBe('email_unavailable');
     expect(offers).toEqual([]);

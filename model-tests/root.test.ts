@@ -11,6 +11,7 @@ import { FLOW_MACHINES } from '../machines/flows.ts';
 import { decisionAfterCode } from '../machines/afterCode.ts';
 import { report, startOf, walkAll } from './coverage.ts';
 import { at, config, forcedUser, REGISTERED, rootModel, user } from './root.model.ts';
+import { done, refuses } from './events.ts';
 
 /** The root with its flows' pure machines (the app loads each in its own chunk). */
 const rootMachine = declared.provide({ actors: FLOW_MACHINES });
@@ -38,19 +39,30 @@ describe('root machine: model', () => {
   }, 300_000); // tens of thousands of states: allow a slow, busy machine
 });
 
-/** Runs the real root machine with scripted actors and records what it asks the app to do. */
-function start(options: {
+type Effect = 'navigate' | 'leave' | 'view' | 'account' | 'target' | 'session' | 'clear';
+type Options = {
   storedAccount?: UserProfile | null;
   location: { path: string; search: string };
+  /** What else the app starts the root with: what the tab kept, a ticket, the partner signing in. */
+  input?: Record<string, unknown>;
   fetchUser?: () => Promise<UserProfile>;
   loadConfig?: () => Promise<AppConfig>;
   logout?: () => Promise<void>;
   submitLogin?: () => Promise<unknown>;
+  exchangeTicket?: (ticket: { ticket: string; clientId: string }) => Promise<unknown>;
   mfaStatus?: () => Promise<{ sudo: boolean; methods: MfaMethodSummary[] }>;
   devices?: typeof devicesMachine;
   fuzzion?: typeof fuzzionMachine;
-}) {
+  /** The effects recorded (all unless named); the others do nothing, as the machine's own. */
+  records?: Effect[];
+};
+
+/** Runs the real root machine with scripted actors and records what it asks the app to do. */
+function start(options: Options) {
   const effects: string[] = [];
+  const record = (effect: Effect, text: string) => {
+    if (!options.records || options.records.includes(effect)) effects.push(text);
+  };
   const actor = createActor(
     rootMachine.provide({
       actors: {
@@ -58,6 +70,13 @@ function start(options: {
         fetchUser: fromPromise(options.fetchUser ?? (async () => user)),
         logout: fromPromise(options.logout ?? (async () => {})),
         ...(options.mfaStatus ? { mfaStatus: fromPromise(options.mfaStatus) } : {}),
+        ...(options.exchangeTicket
+          ? {
+              exchangeTicket: fromPromise(({ input }: { input: { ticket: string; clientId: string } }) =>
+                options.exchangeTicket!(input),
+              ),
+            }
+          : {}),
         ...(options.devices ? { devices: options.devices } : {}),
         ...(options.fuzzion ? { fuzzion: options.fuzzion } : {}),
         login: loginMachine.provide({
@@ -65,43 +84,64 @@ function start(options: {
         }),
       },
       actions: {
-        navigate: (_, params) => {
-          effects.push(`navigate ${params.to}`);
-        },
-        leaveTo: (_, params) => {
-          effects.push(`leave ${params.url}`);
-        },
-        trackPageView: (_, params) => {
-          effects.push(`view ${params.path}`);
-        },
-        persistAccount: (_, params) => {
-          effects.push(`account ${params.user ? 'kept' : 'forgotten'}`);
-        },
-        persistTarget: (_, params) => {
-          effects.push(`target ${params.target}`);
-        },
-        storeSession: (_, params) => {
-          effects.push(`session ${params.key} ${params.value}`);
-        },
-        clearSession: () => {
-          effects.push('clear session');
-        },
+        navigate: (_, params) => record('navigate', `navigate ${params.to}`),
+        leaveTo: (_, params) => record('leave', `leave ${params.url}`),
+        trackPageView: (_, params) => record('view', `view ${params.path}`),
+        persistAccount: (_, params) => record('account', `account ${params.user ? 'kept' : 'forgotten'}`),
+        persistTarget: (_, params) => record('target', `target ${params.target}`),
+        storeSession: (_, params) => record('session', `session ${params.key} ${params.value}`),
+        clearSession: () => record('clear', 'clear session'),
       },
     }),
-    { input: { storedAccount: options.storedAccount ?? null, storedTarget: null, location: options.location } },
+    {
+      input: {
+        storedAccount: options.storedAccount ?? null,
+        storedTarget: null,
+        location: options.location,
+        ...options.input,
+      },
+    },
   ).start();
   return { actor, effects };
 }
+type Run = ReturnType<typeof start>;
+
+/** A person the tab and the server both know as signed in, on `path`. */
+const signedInAt = (path: string, search = '', more: Partial<Options> = {}) =>
+  start({ storedAccount: user, location: at(path, search), ...more });
+/** A visitor whose session the server refuses, on `path`. */
+const anonymousAt = (path: string, search = '', more: Partial<Options> = {}) =>
+  start({ location: at(path, search), fetchUser: refuses(401), ...more });
+/** `profile`, kept by the tab and as the server answers it, on `path`. */
+const startAs = (profile: UserProfile, path: string) =>
+  start({ storedAccount: profile, fetchUser: async () => profile, location: at(path) });
+/** The session the server knows once `signedIn()` says so, and refuses before. */
+const sessionOnce =
+  (signedIn: () => boolean, profile: UserProfile = user) =>
+  async () => {
+    if (!signedIn()) throw apiFailure(401, {});
+    return profile;
+  };
+/** Fills the running login form and sends it; `beforeSubmit` runs just before it goes. */
+function sendLoginForm(actor: Run['actor'], username = 'emma@example.be', beforeSubmit = () => {}) {
+  const login = actor.getSnapshot().children.login as { send(e: unknown): void };
+  login.send({ type: 'CHANGE', field: 'username', value: username });
+  login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
+  beforeSubmit();
+  login.send({ type: 'SUBMIT' });
+}
+/** The step-up's check passed, by `method`. */
+const steppedUp = (method: string, mfaId: number) =>
+  done('stepUp', { method, mfaId, accessToken: null, recoveryKeysLeft: null }) as never;
+/** The session's status when it passed no recent check: email is its method, unless others are given. */
+const notRecent =
+  (methods: MfaMethodSummary[] = [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }]) =>
+  async () => ({ sudo: false, methods });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('root machine: behaviour', () => {
   it('sends an anonymous visitor of a private screen to login, remembering the target', async () => {
-    const { actor, effects } = start({
-      location: at('/user/dashboard', '?x=1'),
-      fetchUser: async () => {
-        throw apiFailure(401, {});
-      },
-    });
+    const { actor, effects } = anonymousAt('/user/dashboard', '?x=1');
     await settle();
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(effects).toContain('target /user/dashboard?x=1');
@@ -109,21 +149,15 @@ describe('root machine: behaviour', () => {
   });
 
   it('sends a signed-in user away from the login screen, home', async () => {
-    const { actor, effects } = start({ storedAccount: user, location: at('/login/phone') });
+    const { actor, effects } = signedInAt('/login/phone');
     await settle();
     expect(actor.getSnapshot().matches('signedIn')).toBe(true);
     expect(effects).toContain('navigate /');
   });
 
   it('follows a dashboard redirect_uri only when it is registered', async () => {
-    const good = start({
-      storedAccount: user,
-      location: at('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
-    });
-    const evil = start({
-      storedAccount: user,
-      location: at('/user/dashboard', '?redirect_uri=https%3A%2F%2Fevil.example%2F'),
-    });
+    const good = signedInAt('/user/dashboard', `?redirect_uri=${encodeURIComponent(REGISTERED)}`);
+    const evil = signedInAt('/user/dashboard', '?redirect_uri=https%3A%2F%2Fevil.example%2F');
     await settle();
     expect(good.effects).toContain(`leave ${REGISTERED}`);
     expect(evil.effects.some((e) => e.startsWith('leave'))).toBe(false);
@@ -132,9 +166,7 @@ describe('root machine: behaviour', () => {
   it('shows maintenance when the API answers 503', async () => {
     const { actor, effects } = start({
       location: at('/login/email'),
-      loadConfig: async () => {
-        throw apiFailure(503, { code: 'maintenance' });
-      },
+      loadConfig: refuses(503, { code: 'maintenance' }),
     });
     await settle();
     expect(actor.getSnapshot().matches('maintenance')).toBe(true);
@@ -143,11 +175,7 @@ describe('root machine: behaviour', () => {
 
   it('leaves maintenance by itself once the API answers again, starting afresh from home', async () => {
     let down = true;
-    const { actor, effects } = start({
-      location: at('/login/email'),
-      fetchUser: async () => {
-        throw apiFailure(401, {});
-      },
+    const { actor, effects } = anonymousAt('/login/email', '', {
       loadConfig: async () => {
         if (down) throw apiFailure(503, { code: 'maintenance' });
         return config;
@@ -170,36 +198,32 @@ describe('root machine: behaviour', () => {
 
   it('opens the screens of a flow reached outside it where the spec says', async () => {
     // The recovery-key screen without a sign-in by recovery key has no method: it signs out.
-    const recovery = start({ storedAccount: user, location: at('/user/dashboard') });
+    const recovery = signedInAt('/user/dashboard');
     await settle();
     recovery.actor.send({ type: 'ROUTE', location: at('/mfa/totp-recovery') });
     await settle();
     expect(recovery.actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(recovery.effects.at(-1)).toBe('navigate /login/email');
     // With the method it carries (a reload on it), the screen opens again.
-    const reloaded = start({ storedAccount: user, location: at('/mfa/totp-recovery', '?mfaId=3') });
+    const reloaded = signedInAt('/mfa/totp-recovery', '?mfaId=3');
     await settle();
     expect(reloaded.actor.getSnapshot().matches({ signedIn: 'recovering' })).toBe(true);
     expect(reloaded.actor.getSnapshot().children.totpRecovery).toBeDefined();
     // The set-up: its intro sends an account with a second factor home; one without starts it.
-    const enrolled = start({
-      storedAccount: user,
-      location: at('/setup-mfa'),
+    const enrolled = signedInAt('/setup-mfa', '', {
       fetchUser: async () => ({ ...user, mfa_enrolled: true }),
     });
     await settle();
     expect(enrolled.effects).toContain('navigate /user/dashboard');
     expect(enrolled.actor.getSnapshot().children.setupMfa).toBeUndefined();
     // Its own steps add a method from Security, for any account.
-    const adding = start({
-      storedAccount: user,
-      location: at('/setup-mfa/phone'),
+    const adding = signedInAt('/setup-mfa/phone', '', {
       fetchUser: async () => ({ ...user, mfa_enrolled: true }),
     });
     await settle();
     expect(adding.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(adding.actor.getSnapshot().children.setupMfa).toBeDefined();
-    const without = start({ storedAccount: user, location: at('/user/dashboard') });
+    const without = signedInAt('/user/dashboard');
     await settle();
     without.actor.send({ type: 'ROUTE', location: at('/setup-mfa') });
     await settle();
@@ -208,33 +232,10 @@ describe('root machine: behaviour', () => {
   });
 
   it('resumes a sign-in waiting for its new password after a reload, from what the tab kept', async () => {
-    const effects: string[] = [];
-    const actor = createActor(
-      rootMachine.provide({
-        actors: {
-          loadConfig: fromPromise(async () => config),
-          fetchUser: fromPromise(async (): Promise<UserProfile> => {
-            throw apiFailure(401, {});
-          }),
-        },
-        actions: {
-          navigate: (_, params) => {
-            effects.push(`navigate ${params.to}`);
-          },
-          storeSession: (_, params) => {
-            effects.push(`session ${params.key} ${params.value}`);
-          },
-        },
-      }),
-      {
-        input: {
-          storedAccount: null,
-          storedTarget: null,
-          storedRenewal: 'weak-ticket',
-          location: at('/weak-password'),
-        },
-      },
-    ).start();
+    const { actor, effects } = anonymousAt('/weak-password', '', {
+      input: { storedRenewal: 'weak-ticket' },
+      records: ['navigate', 'session'],
+    });
     await settle();
     expect(actor.getSnapshot().matches({ anonymous: 'renewingPassword' })).toBe(true);
     expect(actor.getSnapshot().children.weakPassword!.getSnapshot().context.payload).toBe('weak-ticket');
@@ -247,30 +248,10 @@ describe('root machine: behaviour', () => {
 
   it('resumes a sign-in waiting for its second factor after a reload, from what the tab kept', async () => {
     const methods = [{ id: 1, method: 'card' as const }];
-    const effects: string[] = [];
-    const actor = createActor(
-      rootMachine.provide({
-        actors: {
-          loadConfig: fromPromise(async () => config),
-          fetchUser: fromPromise(async (): Promise<UserProfile> => {
-            throw apiFailure(401, {});
-          }),
-        },
-        actions: {
-          navigate: (_, params) => {
-            effects.push(`navigate ${params.to}`);
-          },
-        },
-      }),
-      {
-        input: {
-          storedAccount: null,
-          storedTarget: null,
-          storedSignIn: { payload: 'login', methods },
-          location: at('/mfa/methods'),
-        },
-      },
-    ).start();
+    const { actor, effects } = anonymousAt('/mfa/methods', '', {
+      input: { storedSignIn: { payload: 'login', methods } },
+      records: ['navigate'],
+    });
     await settle();
     expect(actor.getSnapshot().matches({ anonymous: 'mfa' })).toBe(true);
     expect(effects).toEqual([]);
@@ -281,7 +262,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('logs out on /logout and forgets the session', async () => {
-    const { actor, effects } = start({ storedAccount: user, location: at('/user/dashboard') });
+    const { actor, effects } = signedInAt('/user/dashboard');
     await settle();
     actor.send({ type: 'ROUTE', location: at('/logout') });
     await settle();
@@ -292,12 +273,8 @@ describe('root machine: behaviour', () => {
   });
 
   it('stays signed in and says so when the logout call fails', async () => {
-    const { actor } = start({
-      storedAccount: user,
-      location: at('/user/dashboard'),
-      logout: async () => {
-        throw apiFailure(500, {});
-      },
+    const { actor } = signedInAt('/user/dashboard', '', {
+      logout: refuses(500),
     });
     await settle();
     actor.send({ type: 'ROUTE', location: at('/logout') });
@@ -307,7 +284,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('a session ended elsewhere leads from any signed-in screen to sign-in with a notice, back there after', async () => {
-    const { actor, effects } = start({ storedAccount: user, location: at('/security/mfa-edit') });
+    const { actor, effects } = signedInAt('/security/mfa-edit');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'security' })).toBe(true);
     effects.length = 0;
@@ -332,7 +309,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('runs the notifications settings while /notifications shows, and stops them when the person leaves', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/notifications') });
+    const { actor } = signedInAt('/notifications');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'notifications' })).toBe(true);
     expect(actor.getSnapshot().children.notifications).toBeDefined();
@@ -348,9 +325,7 @@ describe('root machine: behaviour', () => {
   it('runs the merge on its two screens, each starting it again on what the tab kept; the outcome shows only after one', async () => {
     const kept: { result: FuzzionResult | null } = { result: null };
     const shown: string[] = [];
-    const { actor } = start({
-      storedAccount: user,
-      location: at('/fuzzion-success'),
+    const { actor } = signedInAt('/fuzzion-success', '', {
       fuzzion: fuzzionMachine.provide({
         actors: {
           recall: fromPromise(async (): Promise<FuzzionMemory> => ({ payload: 'offer', result: kept.result })),
@@ -390,7 +365,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('runs the access list while /user/access shows, and stops it when the person leaves', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/user/access') });
+    const { actor } = signedInAt('/user/access');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'access' })).toBe(true);
     expect(actor.getSnapshot().children.accessGrants).toBeDefined();
@@ -405,7 +380,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('shows the security history by its tag and runs its flow only while it shows', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/security/history') });
+    const { actor } = signedInAt('/security/history');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: { open: 'history' } } })).toBe(true);
     expect(actor.getSnapshot().hasTag('security.history')).toBe(true);
@@ -433,7 +408,7 @@ describe('root machine: behaviour', () => {
         }),
       },
     });
-    const { actor, effects } = start({ storedAccount: user, location: at('/security'), devices });
+    const { actor, effects } = signedInAt('/security', '', { devices });
     await settle();
     expect(actor.getSnapshot().hasTag('security.overview')).toBe(true);
     expect(actor.getSnapshot().children.devices).toBeDefined();
@@ -454,10 +429,8 @@ describe('root machine: behaviour', () => {
   });
 
   it('a session that ends during a step-up leaves no second factor to resume', async () => {
-    const { actor } = start({
-      storedAccount: user,
-      location: at('/security/mfa-edit'),
-      mfaStatus: async () => ({ sudo: false, methods: [] }),
+    const { actor } = signedInAt('/security/mfa-edit', '', {
+      mfaStatus: notRecent([]),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
@@ -468,9 +441,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('signing out of a session that already ended says nothing of it', async () => {
-    const { actor, effects } = start({
-      storedAccount: user,
-      location: at('/user/dashboard'),
+    const { actor, effects } = signedInAt('/user/dashboard', '', {
       // The app's client signals the 401 before the call fails.
       logout: async () => {
         actor.send({ type: 'SESSION_ENDED' });
@@ -486,9 +457,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('a stored account the server no longer knows at start is a session ended; no account, no notice', async () => {
-    const gone = async () => {
-      throw apiFailure(401, {});
-    };
+    const gone = refuses(401);
     const stored = start({ storedAccount: user, location: at('/user/dashboard'), fetchUser: gone });
     const fresh = start({ location: at('/user/dashboard'), fetchUser: gone });
     await settle();
@@ -498,11 +467,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('mirrors a mandatory set-up into the session key mfa_forced while it runs, and forgets it after', async () => {
-    const { actor, effects } = start({
-      storedAccount: forcedUser,
-      fetchUser: async () => forcedUser,
-      location: at('/setup-mfa'),
-    });
+    const { actor, effects } = startAs(forcedUser, '/setup-mfa');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(effects).toContain('session mfa_forced true');
@@ -516,21 +481,13 @@ describe('root machine: behaviour', () => {
   it('lets a forced account without a second factor open the merge and the code screens, then sets up (spec §4)', async () => {
     // Opened on the merge's offer, or reloaded there: not diverted.
     for (const path of ['/duplicated', '/fuzzion-success']) {
-      const { actor, effects } = start({
-        storedAccount: forcedUser,
-        fetchUser: async () => forcedUser,
-        location: at(path),
-      });
+      const { actor, effects } = startAs(forcedUser, path);
       await settle();
       expect(actor.getSnapshot().matches({ signedIn: 'merging' })).toBe(true);
       expect(effects).not.toContain('navigate /setup-mfa');
     }
     // Any other screen is the set-up's, as before.
-    const elsewhere = start({
-      storedAccount: forcedUser,
-      fetchUser: async () => forcedUser,
-      location: at('/user/profile'),
-    });
+    const elsewhere = startAs(forcedUser, '/user/profile');
     await settle();
     expect(elsewhere.actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     // From the set-up, the merge's screen is open (not a sign-out); leaving the merge, the set-up again.
@@ -547,11 +504,7 @@ describe('root machine: behaviour', () => {
 
   it("does not mirror a customer's optional set-up as mandatory", async () => {
     const customer = { ...user, mfa_customer: true } as UserProfile;
-    const { actor, effects } = start({
-      storedAccount: customer,
-      fetchUser: async () => customer,
-      location: at('/setup-mfa'),
-    });
+    const { actor, effects } = startAs(customer, '/setup-mfa');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(true);
     expect(effects).toContain('session mfa_forced null');
@@ -562,19 +515,14 @@ describe('root machine: behaviour', () => {
     let signedIn = false;
     const { actor, effects } = start({
       location: at('/user/dashboard', '?tab=1'),
-      fetchUser: async () => {
-        if (!signedIn) throw apiFailure(401, {});
-        return user;
-      },
+      fetchUser: sessionOnce(() => signedIn),
     });
     await settle();
     actor.send({ type: 'ROUTE', location: at('/login/email') });
     signedIn = true;
-    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
-    login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
-    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
-    effects.length = 0;
-    login.send({ type: 'SUBMIT' });
+    sendLoginForm(actor, 'emma@example.be', () => {
+      effects.length = 0;
+    });
     await settle();
     expect(actor.getSnapshot().matches('signedIn')).toBe(true);
     expect(effects).toContain('navigate /user/dashboard?tab=1');
@@ -586,19 +534,13 @@ describe('root machine: behaviour', () => {
     let signedIn = false;
     const { actor, effects } = start({
       location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc_1-Z'),
-      fetchUser: async () => {
-        if (!signedIn) throw apiFailure(401, {});
-        return user;
-      },
+      fetchUser: sessionOnce(() => signedIn),
     });
     await settle();
     // Kept for the tab, so that a second factor's screen reloaded on the way still returns there.
     expect(effects).toContain('target /oidc/interaction/abc_1-Z');
     signedIn = true;
-    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
-    login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
-    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
-    login.send({ type: 'SUBMIT' });
+    sendLoginForm(actor);
     await settle();
     expect(effects).toContain('navigate /oidc/interaction/abc_1-Z');
 
@@ -608,19 +550,14 @@ describe('root machine: behaviour', () => {
       '/oidc/interaction/x/../../admin',
       '/oidc/auth/x',
     ]) {
-      const other = start({
-        location: at('/login/email', `?redirect=${encodeURIComponent(redirect)}`),
-        fetchUser: async () => {
-          throw apiFailure(401, {});
-        },
-      });
+      const other = anonymousAt('/login/email', `?redirect=${encodeURIComponent(redirect)}`);
       await settle();
       expect(other.actor.getSnapshot().context.target).toBeNull();
     }
   });
 
   it('opens the consent screen with the request it names, and leaves it for another screen', async () => {
-    const { actor } = start({ storedAccount: user, location: at('/approve', '?uid=abc') });
+    const { actor } = signedInAt('/approve', '?uid=abc');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'consenting' })).toBe(true);
     expect(
@@ -632,9 +569,7 @@ describe('root machine: behaviour', () => {
   });
 
   it('proves it is the person again when an application asks, then returns to its request', async () => {
-    const { actor, effects } = start({
-      storedAccount: user,
-      location: at('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc'),
+    const { actor, effects } = signedInAt('/mfa/methods', '?single=true&redirect=%2Foidc%2Finteraction%2Fabc', {
       mfaStatus: async () => ({
         sudo: true,
         methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
@@ -646,21 +581,13 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().hasTag('stepUpFor.application')).toBe(true);
     expect(effects.filter((e) => e.startsWith('navigate'))).toEqual([]);
     effects.length = 0;
-    actor.send({
-      type: 'xstate.done.actor.stepUp',
-      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
-    } as never);
+    actor.send(steppedUp('email', 1));
     expect(effects).toContain('navigate /oidc/interaction/abc');
   });
 
   it("opens a partner landing for a visitor and for a signed-in person, with the page's query", async () => {
-    const visitor = start({
-      location: at('/partner', '?client_id=deals-partner'),
-      fetchUser: async () => {
-        throw apiFailure(401, {});
-      },
-    });
-    const member = start({ storedAccount: user, location: at('/partner', '?client_id=deals-partner') });
+    const visitor = anonymousAt('/partner', '?client_id=deals-partner');
+    const member = signedInAt('/partner', '?client_id=deals-partner');
     await settle();
     expect(visitor.actor.getSnapshot().matches({ anonymous: 'partnering' })).toBe(true);
     expect(member.actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
@@ -679,13 +606,8 @@ describe('root machine: behaviour', () => {
 
   it("asks a recent second factor before the linked account's success, and comes back to it with its query", async () => {
     const search = `?redirect_uri=${encodeURIComponent(REGISTERED)}`;
-    const { actor, effects } = start({
-      storedAccount: user,
-      location: at('/partner/link-success', search),
-      mfaStatus: async () => ({
-        sudo: false,
-        methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
-      }),
+    const { actor, effects } = signedInAt('/partner/link-success', search, {
+      mfaStatus: notRecent(),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { partnering: 'steppingUp' } })).toBe(true);
@@ -693,16 +615,11 @@ describe('root machine: behaviour', () => {
     expect(effects).toContain(`navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: back })}`);
     expect(actor.getSnapshot().children.partner).toBeUndefined();
     effects.length = 0;
-    actor.send({
-      type: 'xstate.done.actor.stepUp',
-      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
-    } as never);
+    actor.send(steppedUp('email', 1));
     expect(effects).toContain(`navigate ${back}`);
     expect(actor.getSnapshot().matches({ signedIn: { partnering: 'open' } })).toBe(true);
 
-    const recent = start({
-      storedAccount: user,
-      location: at('/partner/link-success', search),
+    const recent = signedInAt('/partner/link-success', search, {
       mfaStatus: async () => ({ sudo: true, methods: [] }),
     });
     await settle();
@@ -727,10 +644,7 @@ describe('root machine: behaviour', () => {
     const { actor, effects } = start({
       storedAccount: fullUser,
       location: at('/profile/edit-credentials'),
-      mfaStatus: async () => ({
-        sudo: false,
-        methods: [{ id: 1, method: 'email', target: 'e***@example.be', primary: true }],
-      }),
+      mfaStatus: notRecent(),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'steppingUp' } })).toBe(true);
@@ -739,10 +653,7 @@ describe('root machine: behaviour', () => {
       `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/profile/edit-credentials' })}`,
     );
     expect(actor.getSnapshot().children.profile).toBeUndefined();
-    actor.send({
-      type: 'xstate.done.actor.stepUp',
-      output: { method: 'email', mfaId: 1, accessToken: null, recoveryKeysLeft: null },
-    } as never);
+    actor.send(steppedUp('email', 1));
     expect(actor.getSnapshot().matches({ signedIn: { profile: 'open' } })).toBe(true);
     const flow = () =>
       actor.getSnapshot().children.profile as unknown as {
@@ -766,10 +677,8 @@ describe('root machine: behaviour', () => {
   });
 
   it("asks a recent second factor before the password's change; a change that ended this session signs out to sign-in with a notice", async () => {
-    const { actor, effects } = start({
-      storedAccount: user,
-      location: at('/security/edit-password'),
-      mfaStatus: async () => ({ sudo: false, methods: [] }),
+    const { actor, effects } = signedInAt('/security/edit-password', '', {
+      mfaStatus: notRecent([]),
     });
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: { security: 'steppingUp' } })).toBe(true);
@@ -781,10 +690,7 @@ describe('root machine: behaviour', () => {
       `navigate /mfa/methods?${new URLSearchParams({ single: 'true', redirect: '/security/edit-password' })}`,
     );
     expect(actor.getSnapshot().children.editPassword).toBeUndefined();
-    actor.send({
-      type: 'xstate.done.actor.stepUp',
-      output: { method: 'password', mfaId: 0, accessToken: null, recoveryKeysLeft: null },
-    } as never);
+    actor.send(steppedUp('password', 0));
     expect(effects).toContain('navigate /security/edit-password');
     expect(actor.getSnapshot().hasTag('security.password')).toBe(true);
     expect(actor.getSnapshot().children.editPassword).toBeDefined();
@@ -804,21 +710,13 @@ describe('root machine: behaviour', () => {
   it('offers the website access chooser after a sign-in without a target, to a person with several platforms only', async () => {
     const signInAs = async (profile: UserProfile, location = at('/login/email')) => {
       let signedIn = false;
-      const run = start({
-        location,
-        fetchUser: async () => {
-          if (!signedIn) throw apiFailure(401, {});
-          return profile;
-        },
-      });
+      const run = start({ location, fetchUser: sessionOnce(() => signedIn, profile) });
       await settle();
       if (location.path !== '/login/email') run.actor.send({ type: 'ROUTE', location: at('/login/email') });
       signedIn = true;
-      const login = run.actor.getSnapshot().children.login as { send(e: unknown): void };
-      login.send({ type: 'CHANGE', field: 'username', value: 'emma@example.be' });
-      login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
-      run.effects.length = 0;
-      login.send({ type: 'SUBMIT' });
+      sendLoginForm(run.actor, 'emma@example.be', () => {
+        run.effects.length = 0;
+      });
       await settle();
       return run.effects.filter((e) => e.startsWith('navigate'));
     };
@@ -834,53 +732,25 @@ describe('root machine: behaviour', () => {
 
   it('spends a sign-in ticket from the URL hash before asking for the session; a refused one says so at sign-in', async () => {
     const spent: unknown[] = [];
-    const accepted = createActor(
-      rootMachine.provide({
-        actors: {
-          loadConfig: fromPromise(async () => config),
-          exchangeTicket: fromPromise(async ({ input }) => {
-            spent.push(input);
-            return { access_token: 't' };
-          }),
-          fetchUser: fromPromise(async () => user),
-        },
-        actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
-      }),
-      {
-        input: {
-          storedAccount: null,
-          storedTarget: null,
-          location: at('/'),
-          loginTicket: { ticket: 'abc', clientId: '17' },
-        },
+    const loginTicket = { ticket: 'abc', clientId: '17' };
+    const { actor: accepted } = start({
+      location: at('/'),
+      input: { loginTicket },
+      exchangeTicket: async (ticket) => {
+        spent.push(ticket);
+        return { access_token: 't' };
       },
-    ).start();
+      records: [],
+    });
     await settle();
     expect(spent).toEqual([{ ticket: 'abc', clientId: '17' }]);
     expect(accepted.getSnapshot().matches('signedIn')).toBe(true);
 
-    const refused = createActor(
-      rootMachine.provide({
-        actors: {
-          loadConfig: fromPromise(async () => config),
-          exchangeTicket: fromPromise<unknown, { ticket: string; clientId: string }>(async () => {
-            throw apiFailure(400, { code: 'invalid_login_ticket' });
-          }),
-          fetchUser: fromPromise<UserProfile>(async () => {
-            throw apiFailure(401, {});
-          }),
-        },
-        actions: { navigate: () => {}, trackPageView: () => {}, persistAccount: () => {}, persistTarget: () => {} },
-      }),
-      {
-        input: {
-          storedAccount: null,
-          storedTarget: null,
-          location: at('/login/email'),
-          loginTicket: { ticket: 'abc', clientId: '17' },
-        },
-      },
-    ).start();
+    const { actor: refused } = anonymousAt('/login/email', '', {
+      input: { loginTicket },
+      exchangeTicket: refuses(400, { code: 'invalid_login_ticket' }),
+      records: [],
+    });
     await settle();
     expect(refused.getSnapshot().matches('anonymous')).toBe(true);
     expect(refused.getSnapshot().context.notice).toBe('ticket_invalid');
@@ -888,56 +758,19 @@ describe('root machine: behaviour', () => {
 
   it("a partner's sign-in is not diverted to a forced set-up, and its code leads back to the partner's request", async () => {
     const forced = { ...user, mfa_forced: true } as UserProfile;
-    const run = (submitLogin: () => Promise<unknown>) => {
-      const effects: string[] = [];
-      const actor = createActor(
-        rootMachine.provide({
-          actors: {
-            loadConfig: fromPromise(async () => config),
-            fetchUser: fromPromise<UserProfile>(async () => {
-              if (!effects.includes('signed in')) throw apiFailure(401, {});
-              return forced;
-            }),
-            login: loginMachine.provide({
-              actors: {
-                submitLogin: fromPromise(async () => {
-                  effects.push('signed in');
-                  return submitLogin();
-                }),
-              },
-            }),
-          },
-          actions: {
-            navigate: (_, params) => {
-              effects.push(`navigate ${params.to}`);
-            },
-            leaveTo: (_, params) => {
-              effects.push(`leave ${params.url}`);
-            },
-            trackPageView: () => {},
-            persistAccount: () => {},
-            persistTarget: () => {},
-            storeSession: () => {},
-            clearSession: () => {},
-          },
-        }),
-        {
-          input: {
-            storedAccount: null,
-            storedTarget: null,
-            location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'),
-            signingInTo: { client_id: 'deals-partner', first_party: false },
-          },
-        },
-      ).start();
-      return { actor, effects };
-    };
-    const { actor, effects } = run(async () => ({ access_token: 't' }));
+    let signedIn = false;
+    const { actor, effects } = start({
+      location: at('/login/email', '?redirect=%2Foidc%2Finteraction%2Fabc'),
+      input: { signingInTo: { client_id: 'deals-partner', first_party: false } },
+      fetchUser: sessionOnce(() => signedIn, forced),
+      submitLogin: async () => {
+        signedIn = true;
+        return { access_token: 't' };
+      },
+      records: ['navigate', 'leave'],
+    });
     await settle();
-    const login = actor.getSnapshot().children.login as { send(e: unknown): void };
-    login.send({ type: 'CHANGE', field: 'username', value: 'fiona@example.be' });
-    login.send({ type: 'CHANGE', field: 'password', value: 'pw' });
-    login.send({ type: 'SUBMIT' });
+    sendLoginForm(actor, 'fiona@example.be');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'enrolling' })).toBe(false);
     expect(effects).toContain('navigate /oidc/interaction/abc');

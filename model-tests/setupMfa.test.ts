@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { codeEntryMachineOf } from '../machines/codeEntry.ts';
-import { apiFailure } from '../contract/api.ts';
 import {
   setupMfaMachine,
   type ActivationRequest,
@@ -10,7 +9,7 @@ import {
 } from '../machines/setupMfa.ts';
 import { report, startOf, stepsOf, walkAll, walkFrom } from './coverage.ts';
 import { setupMfaModel } from './setupMfa.model.ts';
-import { settle } from './events.ts';
+import { enterCode, refuses, settle } from './events.ts';
 
 describe('forced MFA machine: model', () => {
   it('takes every declared transition (forced user, forced user with SMS, offered customer, from Security)', () => {
@@ -42,6 +41,17 @@ describe('forced MFA machine: model', () => {
   });
 });
 
+/** The start's answer: a code went to the destination. */
+const activation: ActivationStart = {
+  payload: 'p',
+  fuzzion: false,
+  data: { target: 't', expires_in: 900, resend_in: 30 },
+};
+/** A code entry whose check takes any code. */
+const codeAccepted = codeEntryMachineOf<unknown, ActivationRequest>().provide({
+  actors: { check: fromPromise(async (): Promise<unknown> => ({})) },
+});
+
 describe('forced MFA machine: behaviour', () => {
   const start = async ({ hasSms, ...input }: SetupMfaInput) => {
     const screens: string[] = [];
@@ -58,11 +68,9 @@ describe('forced MFA machine: behaviour', () => {
           methodKinds: fromPromise(async (): Promise<string[]> => (hasSms ? ['sms'] : ['totp'])),
           startActivation: fromPromise(async (): Promise<ActivationStart> => {
             sends++;
-            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+            return activation;
           }),
-          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
-            actors: { check: fromPromise(async (): Promise<unknown> => ({})) },
-          }),
+          codeEntry: codeAccepted,
         },
         actions: {
           show: (_, { screen }) => {
@@ -107,9 +115,7 @@ describe('forced MFA machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     await settle();
     const entry = actor.getSnapshot().children.codeEntry!;
-    entry.send({ type: 'TYPE', value: '1234 5678' });
-    entry.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(entry, '1234 5678');
     actor.send({ type: 'CONTINUE' });
     expect(screens).toEqual(['intro', 'phone', 'confirmation', 'success']);
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: false });
@@ -117,7 +123,6 @@ describe('forced MFA machine: behaviour', () => {
 });
 
 describe('adding a method from Security', () => {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
   const start = async (entry: 'selection' | 'phone' | 'email') => {
     const screens: string[] = [];
     const kinds: string[] = [];
@@ -127,11 +132,9 @@ describe('adding a method from Security', () => {
           methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
           startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
             kinds.push(input.kind);
-            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+            return activation;
           }),
-          codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
-            actors: { check: fromPromise(async (): Promise<unknown> => ({})) },
-          }),
+          codeEntry: codeAccepted,
         },
         actions: {
           show: (_, { screen }) => {
@@ -178,9 +181,7 @@ describe('adding a method from Security', () => {
       setupMfaMachine.provide({
         actors: {
           methodKinds: fromPromise(async (): Promise<string[]> => []),
-          startActivation: fromPromise(async (): Promise<ActivationStart> => {
-            throw apiFailure(403, { code: 'step_up_required', message: '' });
-          }),
+          startActivation: fromPromise(refuses<ActivationStart>(403, { code: 'step_up_required', message: '' })),
         },
       }),
       { input: { forced: false, customer: false, entry: 'email' } },
@@ -197,9 +198,7 @@ describe('adding a method from Security', () => {
     actor.send({ type: 'CHANGE', value: 'emma@example.be' });
     actor.send({ type: 'SUBMIT' });
     await settle();
-    actor.getSnapshot().children.codeEntry!.send({ type: 'TYPE', value: '12345678' });
-    actor.getSnapshot().children.codeEntry!.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(actor.getSnapshot().children.codeEntry!, '12345678');
     actor.send({ type: 'CONTINUE' });
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: true });
   });
@@ -220,13 +219,13 @@ describe('forced MFA machine: a destination another account has', () => {
           })),
           codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
             actors: {
-              check: fromPromise(async (): Promise<unknown> => {
-                throw apiFailure(409, {
+              check: fromPromise(
+                refuses<unknown>(409, {
                   code: 'phone_in_use',
                   message: '',
                   fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470444444' },
-                });
-              }),
+                }),
+              ),
             },
           }),
         },
@@ -251,9 +250,7 @@ describe('forced MFA machine: a destination another account has', () => {
     // The start said nothing of the other account: its code went, as to any number.
     expect(actor.getSnapshot().value).toBe('confirmation');
     expect(offers).toEqual([]);
-    actor.getSnapshot().children.codeEntry!.send({ type: 'TYPE', value: '12345678' });
-    actor.getSnapshot().children.codeEntry!.send({ type: 'SUBMIT' });
-    await settle();
+    await enterCode(actor.getSnapshot().children.codeEntry!, '12345678');
     return { actor, screens, offers };
   }
 
@@ -285,7 +282,6 @@ describe('forced MFA machine: a destination another account has', () => {
 
 describe('forced MFA machine: the code', () => {
   it('is timed from the answer, and a new one goes to the same destination once the wait is over', async () => {
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     const clock = new SimulatedClock();
     const targets: string[] = [];
     const actor = createActor(
@@ -293,7 +289,7 @@ describe('forced MFA machine: the code', () => {
         actors: {
           startActivation: fromPromise(async ({ input }): Promise<ActivationStart> => {
             targets.push(input.target);
-            return { payload: 'p', fuzzion: false, data: { target: 't', expires_in: 900, resend_in: 30 } };
+            return activation;
           }),
           // The entry sends the new code with the flow's request.
           codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { apiFailure } from '../contract/api.ts';
 import { ssoLinksMachine } from '../machines/ssoLinks.ts';
 import { report, walkFrom } from './coverage.ts';
-import { settle } from './events.ts';
+import { refuses, settle } from './events.ts';
 import { list, ssoLinksModel } from './ssoLinks.model.ts';
 
 describe('linked Microsoft accounts: model', () => {
@@ -48,9 +47,7 @@ describe('linked Microsoft accounts: behaviour', () => {
 
   it('keeps the list and names the refusal: a step-up needed, or the last identity of a Microsoft-only account', async () => {
     for (const code of ['step_up_required', 'sso_last_identity']) {
-      const { actor } = start(async () => {
-        throw apiFailure(code === 'step_up_required' ? 403 : 409, { code });
-      });
+      const { actor } = start(refuses(code === 'step_up_required' ? 403 : 409, { code }));
       await settle();
       actor.send({ type: 'UNLINK', id: 'two' });
       actor.send({ type: 'CONFIRM' });
@@ -65,9 +62,7 @@ describe('linked Microsoft accounts: behaviour', () => {
     const actor = createActor(
       ssoLinksMachine.provide({
         actors: {
-          listIdentities: fromPromise(async () => {
-            throw apiFailure(404, { code: 'sso_unavailable' });
-          }) as never,
+          listIdentities: fromPromise(refuses(404, { code: 'sso_unavailable' })) as never,
         },
       }),
     ).start();

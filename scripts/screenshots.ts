@@ -5,7 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
+import { wantRobotCheckOnce } from '../e2e/support.ts';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../server/seed/demo.ts';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium.ts';
 
 const [base = 'http://account.localhost:3000', dir = 'docs/screenshots', label = 'after'] = process.argv.slice(2);
 mkdirSync(dir, { recursive: true });
@@ -29,24 +31,11 @@ const shots: Record<string, (page: Page) => Promise<void>> = {
   },
   // A sign-in refused for want of a robot check (staged once, as a password manager meets it).
   'captcha-refusal': async (page) => {
-    let first = true;
     await page.route('**/api/captcha/challenge', async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 4000));
       await route.continue();
     });
-    await page.route('**/api/token', (route) => {
-      if (!first) return route.continue();
-      first = false;
-      return route.fulfill({
-        status: 400,
-        contentType: 'application/json',
-        body: JSON.stringify({
-          code: 'captcha_required',
-          message: 'Please confirm that you are not a robot.',
-          captcha: true,
-        }),
-      });
-    });
+    await wantRobotCheckOnce(page, '**/api/token');
     await signIn(page, person('customer').email);
     await page.waitForTimeout(1500);
   },
@@ -74,18 +63,7 @@ const shots: Record<string, (page: Page) => Promise<void>> = {
   },
 };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
-});
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
 for (const [name, take] of Object.entries(shots)) {
   const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 375, height: 740 } });
   const page = await context.newPage();
