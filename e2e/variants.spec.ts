@@ -156,3 +156,46 @@ test('each host looks like itself: the Luxembourg host has its own accent and fa
     await expectNoAxeViolations(page);
   }
 });
+
+test.describe('the public pages', () => {
+  test.use({ locale: 'en-GB' });
+  test("carry the navbar's Log in and Register, the footer's links and the brochure, each variant its own (spec §1)", async ({
+    page,
+  }) => {
+    await page.goto('/login/email');
+    const navbar = page.getByRole('navigation', { name: 'Main' });
+    await expect(navbar.getByRole('link', { name: 'Log in' })).toHaveAttribute('href', '/login/email');
+    await expect(navbar.getByRole('link', { name: 'Register' })).toHaveAttribute('href', '/onboarding');
+    const footer = page.getByRole('contentinfo');
+    for (const [name, href] of [
+      ['Blog', 'https://www.tessera.example/blog'],
+      ['Help', 'https://help.tessera.example/'],
+      ['Tessera website', 'https://www.tessera.example/'],
+      ['Privacy', 'https://www.tessera.example/privacy'],
+    ])
+      await expect(footer.getByRole('link', { name, exact: true })).toHaveAttribute('href', href);
+    const brochure = page.getByRole('region', { name: 'Meal vouchers for your company' });
+    await expect(brochure.getByRole('link', { name: 'Download the brochure (PDF)' })).toHaveAttribute(
+      'href',
+      'https://www.tessera.example/brochure.pdf',
+    );
+    // Luxembourg's brochure speaks of its own rules; the rest of its English is Belgium's.
+    await page.goto(`${LU}/login/email`);
+    await page.getByRole('combobox', { name: 'Language' }).selectOption({ label: 'English' });
+    await expect(
+      page.getByRole('heading', { level: 2, name: 'Meal vouchers for your company in Luxembourg' }),
+    ).toBeVisible();
+    await expect(page.getByText('Tax-advantaged meal vouchers under Luxembourg rules.')).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera Luxembourg account');
+  });
+
+  test('Security links to how the company protects personal data (spec §2)', async ({ page }) => {
+    await signIn(page, user('cardholder').email);
+    await toDashboard(page);
+    await page.goto('/security');
+    await expect(page.getByRole('link', { name: 'How we protect your personal data' })).toHaveAttribute(
+      'href',
+      'https://www.tessera.example/privacy',
+    );
+  });
+});

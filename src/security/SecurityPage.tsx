@@ -20,6 +20,7 @@ import { useFlowChild } from '../components/FlowCard.tsx';
 import { DevicesSection } from './DevicesSection.tsx';
 import { LinkedAccountsSection } from './LinkedAccountsSection.tsx';
 import { Breadcrumbs } from '../components/Breadcrumbs.tsx';
+import { EXTERNAL_LINKS } from '../externalLinks.ts';
 import { UserLayout } from '../components/UserLayout.tsx';
 import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
@@ -65,6 +66,12 @@ export default function SecurityPage() {
         <div className="mt-5 space-y-5">
           <LinkedAccountsSection />
           <DevicesSection devices={devices} />
+          {/* How the company treats the data this area shows (spec §2 "Security"). */}
+          <p className="text-sm">
+            <a href={EXTERNAL_LINKS.privacy} className="text-brand underline">
+              {t('security.privacy')}
+            </a>
+          </p>
         </div>
       )}
     </UserLayout>
