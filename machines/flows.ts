@@ -5,15 +5,15 @@ import { setupMfaMachine } from './setupMfa.ts';
 import { forgotPasswordMachine } from './forgotPassword.ts';
 import { forgotUsernameMachine } from './forgotUsername.ts';
 import { mfaMachine } from './mfa.ts';
-import { mfaSettingsMachine } from './mfaSettings.ts';
-import { accessGrantsMachine } from './accessGrants.ts';
+import { securityMachine } from './security.ts';
+import { accessMachine } from './access.ts';
 import { historyMachine } from './history.ts';
 import { devicesMachine } from './devices.ts';
 import { editPasswordMachine } from './editPassword.ts';
 import { notificationsMachine } from './notifications.ts';
 import { onboardingMachine } from './onboarding.ts';
 import { totpRecoveryMachine } from './totpRecovery.ts';
-import { totpSetupMachine } from './totpSetup.ts';
+import { authenticatorMachine } from './authenticator.ts';
 import { newPasswordMachine } from './newPassword.ts';
 import { consentMachine } from './consent.ts';
 import { partnerMachine } from './partner.ts';
@@ -24,13 +24,13 @@ export const FLOW_MACHINES = {
   mfa: mfaMachine,
   totpRecovery: totpRecoveryMachine,
   setupMfa: setupMfaMachine,
-  mfaSettings: mfaSettingsMachine,
-  accessGrants: accessGrantsMachine,
+  security: securityMachine,
+  access: accessMachine,
   securityHistory: historyMachine,
   devices: devicesMachine,
   editPassword: editPasswordMachine,
   notifications: notificationsMachine,
-  totpSetup: totpSetupMachine,
+  authenticator: authenticatorMachine,
   weakPassword: newPasswordMachine,
   forgotPassword: forgotPasswordMachine,
   forgotUsername: forgotUsernameMachine,

@@ -52,7 +52,7 @@ export type RootEvent =
   | DoneActorEvent<MfaStatusAndMethods, 'mfaStatus'>
   | DoneActorEvent<SetupMfaOutput, 'setupMfa'>
   | DoneActorEvent<TotpRecoveryOutput, 'totpRecovery'>
-  | DoneActorEvent<{ regenerated: boolean }, 'totpSetup'>
+  | DoneActorEvent<{ regenerated: boolean }, 'authenticator'>
   | DoneActorEvent<{ sessionEnded: boolean }, 'editPassword'>;
 
 /** A message the current screen shows once: e.g. the weak-password notice on the login page.

@@ -1,6 +1,6 @@
 // Every charted machine's model, by the key the charts and the testers' paths give it
 // (scripts/statecharts.ts): the starts, events and states its model test walks.
-import { accessGrantsModel } from './accessGrants.model.ts';
+import { accessModel } from './access.model.ts';
 import { captchaModel } from './captcha.model.ts';
 import { cardsModel } from './cards.model.ts';
 import { codeEntryModel } from './codeEntry.model.ts';
@@ -15,7 +15,7 @@ import { fuzzionModel } from './fuzzion.model.ts';
 import { historyModel } from './history.model.ts';
 import { loginModel } from './login.model.ts';
 import { mfaModel } from './mfa.model.ts';
-import { mfaSettingsModel } from './mfaSettings.model.ts';
+import { securityModel } from './security.model.ts';
 import { microsoftMfaModel, microsoftStartModel } from './microsoft.model.ts';
 import { newPasswordModel } from './newPassword.model.ts';
 import { notificationsModel } from './notifications.model.ts';
@@ -25,7 +25,7 @@ import { profileModel } from './profile.model.ts';
 import { rootModel } from './root.model.ts';
 import { ssoLinksModel } from './ssoLinks.model.ts';
 import { totpRecoveryModel } from './totpRecovery.model.ts';
-import { totpSetupModel } from './totpSetup.model.ts';
+import { authenticatorModel } from './authenticator.model.ts';
 import { undoChangeModel } from './undoChange.model.ts';
 
 export const MODELS: Record<string, Model> = {
@@ -34,13 +34,13 @@ export const MODELS: Record<string, Model> = {
   mfa: mfaModel,
   totpRecovery: totpRecoveryModel,
   setupMfa: setupMfaModel,
-  mfaSettings: mfaSettingsModel,
-  accessGrants: accessGrantsModel,
+  security: securityModel,
+  access: accessModel,
   history: historyModel,
   devices: devicesModel,
   editPassword: editPasswordModel,
   notifications: notificationsModel,
-  totpSetup: totpSetupModel,
+  authenticator: authenticatorModel,
   newPassword: newPasswordModel,
   codeEntry: codeEntryModel,
   forgotPassword: forgotPasswordModel,

@@ -34,7 +34,7 @@ describe('paths for testers', () => {
     expect(all.find((p) => p.key === 'root')!.document).toContain(
       'send `xstate.done.actor.loadConfig` { output: {"variant":"be"',
     );
-    expect(all.find((p) => p.key === 'accessGrants')!.document).toContain(
+    expect(all.find((p) => p.key === 'access')!.document).toContain(
       'send `xstate.error.actor.listGrants` { error: 503 database_unavailable }',
     );
   });

@@ -368,15 +368,15 @@ describe('root machine: behaviour', () => {
     const { actor } = signedInAt('/user/access');
     await settle();
     expect(actor.getSnapshot().matches({ signedIn: 'access' })).toBe(true);
-    expect(actor.getSnapshot().children.accessGrants).toBeDefined();
+    expect(actor.getSnapshot().children.access).toBeDefined();
     actor.send({ type: 'ROUTE', location: at('/user/dashboard') });
     expect(actor.getSnapshot().matches({ signedIn: 'idle' })).toBe(true);
-    expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
+    expect(actor.getSnapshot().children.access).toBeUndefined();
     actor.send({ type: 'ROUTE', location: at('/user/access') });
     expect(actor.getSnapshot().matches({ signedIn: 'access' })).toBe(true);
     actor.send({ type: 'ROUTE', location: at('/security') });
     expect(actor.getSnapshot().matches({ signedIn: 'security' })).toBe(true);
-    expect(actor.getSnapshot().children.accessGrants).toBeUndefined();
+    expect(actor.getSnapshot().children.access).toBeUndefined();
   });
 
   it('shows the security history by its tag and runs its flow only while it shows', async () => {

@@ -9,17 +9,17 @@ import { forgotPasswordMachine } from '../machines/forgotPassword.ts';
 import { forgotUsernameMachine } from '../machines/forgotUsername.ts';
 import { codeEntryMachine } from '../machines/codeEntry.ts';
 import { loginMachine } from '../machines/login.ts';
-import { accessGrantsMachine } from '../machines/accessGrants.ts';
+import { accessMachine } from '../machines/access.ts';
 import { historyMachine } from '../machines/history.ts';
 import { devicesMachine } from '../machines/devices.ts';
 import { editPasswordMachine } from '../machines/editPassword.ts';
 import { notificationsMachine } from '../machines/notifications.ts';
-import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
+import { securityMachine } from '../machines/security.ts';
 import { mfaMachine } from '../machines/mfa.ts';
 import { onboardingMachine } from '../machines/onboarding.ts';
 import { rootMachine } from '../machines/root.ts';
 import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
-import { totpSetupMachine } from '../machines/totpSetup.ts';
+import { authenticatorMachine } from '../machines/authenticator.ts';
 import { newPasswordMachine } from '../machines/newPassword.ts';
 import { consentMachine } from '../machines/consent.ts';
 import { profileMachine } from '../machines/profile.ts';
@@ -36,13 +36,13 @@ export const MACHINES: Record<string, AnyStateMachine> = {
   mfa: mfaMachine,
   totpRecovery: totpRecoveryMachine,
   setupMfa: setupMfaMachine,
-  mfaSettings: mfaSettingsMachine,
-  accessGrants: accessGrantsMachine,
+  security: securityMachine,
+  access: accessMachine,
   history: historyMachine,
   devices: devicesMachine,
   editPassword: editPasswordMachine,
   notifications: notificationsMachine,
-  totpSetup: totpSetupMachine,
+  authenticator: authenticatorMachine,
   newPassword: newPasswordMachine,
   codeEntry: codeEntryMachine,
   forgotPassword: forgotPasswordMachine,

@@ -34,7 +34,7 @@ export const security = rootSetup.createStateConfig({
     },
     // The screen shown is a state, tagged for the view: the view never reads the URL.
     open: {
-      invoke: { id: 'mfaSettings', src: 'mfaSettings' },
+      invoke: { id: 'security', src: 'security' },
       initial: 'choosing',
       states: {
         choosing: {
@@ -86,8 +86,8 @@ export const security = rootSetup.createStateConfig({
       // The set-up moves between its two screens by itself.
       on: { ROUTE: keeps('authenticator') },
       invoke: {
-        id: 'totpSetup',
-        src: 'totpSetup',
+        id: 'authenticator',
+        src: 'authenticator',
         // After the recovery screen's reset (spec §4): the authenticator still there is replaced;
         // after its new keys: they show here, once.
         input: ({ context }) => ({

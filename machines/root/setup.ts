@@ -33,13 +33,13 @@ const FLOW_NAMES = [
   'mfa',
   'totpRecovery',
   'setupMfa',
-  'mfaSettings',
-  'accessGrants',
+  'security',
+  'access',
   'securityHistory',
   'devices',
   'editPassword',
   'notifications',
-  'totpSetup',
+  'authenticator',
   'weakPassword',
   'forgotPassword',
   'forgotUsername',
@@ -202,7 +202,7 @@ export const rootSetup = setup({
     keysRegenerated: ({ event }) =>
       event.type === 'xstate.done.actor.totpRecovery' && event.output.outcome === 'regenerated',
     /** The authenticator's page showed keys the recovery screen made. */
-    keysShown: ({ event }) => event.type === 'xstate.done.actor.totpSetup' && event.output.regenerated,
+    keysShown: ({ event }) => event.type === 'xstate.done.actor.authenticator' && event.output.regenerated,
     /** The authenticator's set-up, or its success page showing keys the recovery screen made. */
     onAuthenticatorPath: ({ context }) =>
       startsFlow(context.location.path, 'authenticator') ||

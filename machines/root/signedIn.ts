@@ -242,7 +242,7 @@ export const signedIn = rootSetup.createStateConfig({
     // The applications that hold access to the account: the list runs while its screen shows.
     access: {
       on: { ROUTE: whileSignedIn(keeps('access')) },
-      invoke: { id: 'accessGrants', src: 'accessGrants' },
+      invoke: { id: 'access', src: 'access' },
     },
     // What Tessera may send the account: the settings run while their screen shows.
     notifications: {

@@ -1,12 +1,12 @@
 // /user/access: the applications that hold access to the account, each with what it may do, when it
 // was given access and last used it, and a way to revoke it after a yes. A projection of the
-// access-grants machine (machines/accessGrants.ts).
+// access-grants machine (machines/access.ts).
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { AccessGrant } from '../../contract/schemas.ts';
-import type { accessGrantsMachine } from '../../machines/accessGrants.ts';
+import type { accessMachine } from '../../machines/access.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
@@ -19,11 +19,11 @@ import { UserLayout } from '../components/UserLayout.tsx';
 import { useDateFormat } from '../components/useIntl.ts';
 import { Loading } from '../components/Pending.tsx';
 
-type GrantsRef = ActorRefFrom<typeof accessGrantsMachine>;
+type GrantsRef = ActorRefFrom<typeof accessMachine>;
 
 export default function AccessPage() {
   const { t } = useTranslation();
-  const grants = useFlowChild('accessGrants');
+  const grants = useFlowChild('access');
   return (
     <UserLayout>
       <Breadcrumbs trail={[{ label: t('sidebar.access'), to: pathOf('access', 'list') }]} />

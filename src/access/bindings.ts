@@ -4,9 +4,9 @@ import { fromPromise } from 'xstate';
 import type { Go } from '../shell/bindings.ts';
 import { listAccessGrants, revokeAccessGrant } from '../api/flowCalls.ts';
 
-export const accessGrants = (_go: Go) =>
-  import('../../machines/accessGrants.ts').then(({ accessGrantsMachine }) =>
-    accessGrantsMachine.provide({
+export const access = (_go: Go) =>
+  import('../../machines/access.ts').then(({ accessMachine }) =>
+    accessMachine.provide({
       actors: {
         listGrants: fromPromise(() => listAccessGrants()),
         revokeGrant: fromPromise(({ input }) => revokeAccessGrant(input)),

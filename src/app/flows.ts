@@ -30,8 +30,8 @@ export function flowsOf(go: Go, keepUsername: KeepUsername): Flows {
     lazyFlow(() => load().then((b) => b[name](go, keepUsername) as Promise<Flows[K]>)).logic;
   return {
     mfa: flow(mfa, 'mfa'),
-    mfaSettings: flow(security, 'mfaSettings'),
-    accessGrants: flow(access, 'accessGrants'),
+    security: flow(security, 'security'),
+    access: flow(access, 'access'),
     securityHistory: flow(security, 'securityHistory'),
     devices: flow(security, 'devices'),
     editPassword: flow(security, 'editPassword'),
@@ -40,7 +40,7 @@ export function flowsOf(go: Go, keepUsername: KeepUsername): Flows {
     forgotUsername: flow(recovery, 'forgotUsername'),
     forgotPassword: flow(recovery, 'forgotPassword'),
     onboarding: flow(onboarding, 'onboarding'),
-    totpSetup: flow(security, 'totpSetup'),
+    authenticator: flow(security, 'authenticator'),
     totpRecovery: flow(mfa, 'totpRecovery'),
     setupMfa: flow(setupMfa, 'setupMfa'),
     consent: flow(consent, 'consent'),

@@ -3,7 +3,7 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { totpSetupMachine } from '../../machines/totpSetup.ts';
+import type { authenticatorMachine } from '../../machines/authenticator.ts';
 import { useRootActor } from '../shell/context.ts';
 import { Button } from '../components/Button.tsx';
 import { RecoveryKeys } from '../components/RecoveryKeys.tsx';
@@ -14,13 +14,13 @@ import { UserLayout } from '../components/UserLayout.tsx';
 import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
 
-type SetupRef = ActorRefFrom<typeof totpSetupMachine>;
+type SetupRef = ActorRefFrom<typeof authenticatorMachine>;
 
 export default function AuthenticatorPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const running = useSelector(root, (s) => s.children.totpSetup !== undefined);
-  const setupRef = useFlowChild('totpSetup');
+  const running = useSelector(root, (s) => s.children.authenticator !== undefined);
+  const setupRef = useFlowChild('authenticator');
   return (
     <UserLayout>
       {setupRef ? <SetupTitle setup={setupRef} /> : <h1 className="text-2xl font-bold">{t('authenticator.title')}</h1>}

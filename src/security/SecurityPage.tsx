@@ -6,7 +6,7 @@ import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { mfaSettingsMachine, PendingChange } from '../../machines/mfaSettings.ts';
+import type { securityMachine, PendingChange } from '../../machines/security.ts';
 import { useRootActor } from '../shell/context.ts';
 import { Alert } from '../components/Alert.tsx';
 import { TrailingBadge } from '../components/Badge.tsx';
@@ -26,7 +26,7 @@ import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { EditPassword } from './EditPassword.tsx';
 
-type SettingsRef = ActorRefFrom<typeof mfaSettingsMachine>;
+type SettingsRef = ActorRefFrom<typeof securityMachine>;
 
 const TITLES = {
   overview: 'security.title',
@@ -38,7 +38,7 @@ const TITLES = {
 export default function SecurityPage() {
   const { t } = useTranslation();
   const root = useRootActor();
-  const settings = useFlowChild('mfaSettings');
+  const settings = useFlowChild('security');
   const devices = useFlowChild('devices');
   // The root's state says which screen of the area shows (its tags), never the URL.
   const step = useSelector(

@@ -4,7 +4,7 @@
 // reload resumes from. Loaded with the first of them the root starts (see src/app/flows.ts).
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
-import type { TotpStart } from '../../machines/totpSetup.ts';
+import type { TotpStart } from '../../machines/authenticator.ts';
 import type { HistoryFilters } from '../../machines/history.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
@@ -22,9 +22,9 @@ import {
   switchPrimary,
 } from '../api/flowCalls.ts';
 
-export const mfaSettings = (_go: Go) =>
-  import('../../machines/mfaSettings.ts').then(({ mfaSettingsMachine }) =>
-    mfaSettingsMachine.provide({
+export const security = (_go: Go) =>
+  import('../../machines/security.ts').then(({ securityMachine }) =>
+    securityMachine.provide({
       actors: {
         listMethods: fromPromise(() => listMethods()),
         switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
@@ -80,9 +80,9 @@ export const devices = (_go: Go) =>
     }),
   );
 
-export const totpSetup = (go: Go) =>
-  import('../../machines/totpSetup.ts').then(({ totpSetupMachine }) =>
-    totpSetupMachine.provide({
+export const authenticator = (go: Go) =>
+  import('../../machines/authenticator.ts').then(({ authenticatorMachine }) =>
+    authenticatorMachine.provide({
       actors: {
         startTotp: fromPromise<TotpStart, { reset: boolean }>(({ input }) => startTotp(input)),
         codeEntry: codeEntryChecking<{ recovery_keys?: string[] }>(({ ticket, code, captcha }) =>

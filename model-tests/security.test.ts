@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
+import { securityMachine } from '../machines/security.ts';
 import { report, walkFrom } from './coverage.ts';
 import { settle } from './events.ts';
-import { methods, mfaSettingsModel } from './mfaSettings.model.ts';
+import { methods, securityModel } from './security.model.ts';
 
 describe('MFA settings machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walkFrom(mfaSettingsModel);
-    console.info(report('mfaSettings', result));
+    const result = walkFrom(securityModel);
+    console.info(report('security', result));
     expect(result.missing).toEqual([]);
   });
 
   it('refreshes the list after a deletion and reports the refusal of the last method', async () => {
     let list = methods;
     const actor = createActor(
-      mfaSettingsMachine.provide({
+      securityMachine.provide({
         actors: {
           listMethods: fromPromise(async () => list),
           switchPrimary: fromPromise(async () => {}),
@@ -42,7 +42,7 @@ describe('MFA settings machine: model', () => {
   it('deletes and regenerates only after a yes; a no changes nothing; new keys stay until saved', async () => {
     const calls: string[] = [];
     const actor = createActor(
-      mfaSettingsMachine.provide({
+      securityMachine.provide({
         actors: {
           listMethods: fromPromise(async () => methods),
           deleteMethod: fromPromise(async ({ input }) => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { totpSetupMachine, type TotpStart } from '../machines/totpSetup.ts';
+import { authenticatorMachine, type TotpStart } from '../machines/authenticator.ts';
 import { report, walkAll } from './coverage.ts';
-import { totpSetupModel } from './totpSetup.model.ts';
+import { authenticatorModel } from './authenticator.model.ts';
 
 describe('authenticator set-up machine: model', () => {
   it('takes every declared transition (a set-up, one after a reset, keys the recovery screen made)', () => {
-    const result = walkAll(totpSetupModel);
-    console.info(report('totpSetup', result));
+    const result = walkAll(authenticatorModel);
+    console.info(report('authenticator', result));
     expect(result.missing).toEqual([]);
   });
 });
@@ -15,7 +15,7 @@ describe('authenticator set-up machine: model', () => {
 describe('authenticator set-up machine: the first code', () => {
   it('is six digits that nobody sent: no countdown, no resend', async () => {
     const actor = createActor(
-      totpSetupMachine.provide({
+      authenticatorMachine.provide({
         actors: { startTotp: fromPromise(async (): Promise<TotpStart> => ({ payload: 'p', data: { secret: 'S' } })) },
       }),
       { input: {} },
@@ -32,7 +32,7 @@ describe('authenticator set-up machine: after a reset', () => {
     for (const reset of [true, false]) {
       const asked: unknown[] = [];
       const actor = createActor(
-        totpSetupMachine.provide({
+        authenticatorMachine.provide({
           actors: {
             startTotp: fromPromise(async ({ input }): Promise<TotpStart> => {
               asked.push(input);
@@ -55,7 +55,7 @@ describe('authenticator set-up machine: keys the recovery screen made', () => {
     const shown: unknown[] = [];
     let started = 0;
     const actor = createActor(
-      totpSetupMachine.provide({
+      authenticatorMachine.provide({
         actors: {
           startTotp: fromPromise(async (): Promise<TotpStart> => {
             started++;

@@ -20,7 +20,7 @@ type Context = {
   pending: PendingChange | null;
 };
 
-export const mfaSettingsMachine = setup({
+export const securityMachine = setup({
   types: {
     context: {} as Context,
     events: {} as
@@ -52,7 +52,7 @@ export const mfaSettingsMachine = setup({
     knownMethod: ({ context, event }) => event.type === 'DELETE' && context.methods.some((m) => m.id === event.id),
   },
 }).createMachine({
-  id: 'mfaSettings',
+  id: 'security',
   context: { methods: [], keys: null, error: null, notice: null, pending: null },
   initial: 'loading',
   states: {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import type { AccessGrant } from '../contract/schemas.ts';
-import { accessGrantsMachine } from '../machines/accessGrants.ts';
+import { accessMachine } from '../machines/access.ts';
 import { report, walkFrom } from './coverage.ts';
-import { accessGrantsModel, grants } from './accessGrants.model.ts';
+import { accessModel, grants } from './access.model.ts';
 import { failingOnce, refuses, settle } from './events.ts';
 
 describe('access grants machine: model', () => {
   it('takes every declared transition', () => {
-    const result = walkFrom(accessGrantsModel);
-    console.info(report('accessGrants', result));
+    const result = walkFrom(accessModel);
+    console.info(report('access', result));
     expect(result.missing).toEqual([]);
   });
 });
@@ -21,7 +21,7 @@ describe('access grants machine: behaviour', () => {
     const calls: string[] = [];
     let current = [...grants];
     const actor = createActor(
-      accessGrantsMachine.provide({
+      accessMachine.provide({
         actors: {
           listGrants: fromPromise(options.list ?? (async () => current)),
           revokeGrant: fromPromise(async ({ input }) => {

@@ -1,7 +1,7 @@
 // The second factors' settings model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { mfaSettingsMachine } from '../machines/mfaSettings.ts';
+import { securityMachine } from '../machines/security.ts';
 import type { Model } from './coverage.ts';
 import { done } from './events.ts';
 
@@ -11,8 +11,8 @@ export const methods: MfaMethodSummary[] = [
 ];
 const fail = (id: string, code: string) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(409, { code }) });
 
-export const mfaSettingsModel: Model = {
-  machine: mfaSettingsMachine,
+export const securityModel: Model = {
+  machine: securityMachine,
   starts: [{ name: 'the list' }],
   events: () => [
     { type: 'SWITCH', id: 2 },

@@ -1,6 +1,6 @@
 // The access grants' model: what its test walks and the testers' paths follow.
 import type { AccessGrant } from '../contract/schemas.ts';
-import { accessGrantsMachine } from '../machines/accessGrants.ts';
+import { accessMachine } from '../machines/access.ts';
 import type { Model } from './coverage.ts';
 import { done, fail } from './events.ts';
 
@@ -14,8 +14,8 @@ const grant = (client_id: string, name: string): AccessGrant => ({
 });
 export const grants = [grant('deals', 'Deals partner'), grant('17', 'Employee area')];
 
-export const accessGrantsModel: Model = {
-  machine: accessGrantsMachine,
+export const accessModel: Model = {
+  machine: accessMachine,
   starts: [{ name: 'the list' }],
   events: () => [
     { type: 'REVOKE', clientId: 'deals' },

@@ -1,10 +1,10 @@
 // The authenticator set-up's model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
-import { totpSetupMachine } from '../machines/totpSetup.ts';
+import { authenticatorMachine } from '../machines/authenticator.ts';
 import type { Model } from './coverage.ts';
 
-export const totpSetupModel: Model = {
-  machine: totpSetupMachine,
+export const authenticatorModel: Model = {
+  machine: authenticatorMachine,
   starts: [
     { name: 'the set-up', input: {} },
     { name: 'the set-up after a reset', input: { reset: true } },

@@ -23,7 +23,7 @@ type Context = {
   error: Problem | null;
 };
 
-export const totpSetupMachine = setup({
+export const authenticatorMachine = setup({
   types: {
     context: {} as Context,
     input: {} as { reset?: boolean; regeneratedKeys?: string[] | null },
@@ -47,7 +47,7 @@ export const totpSetupMachine = setup({
     regenerated: ({ context }) => context.regenerated,
   },
 }).createMachine({
-  id: 'totpSetup',
+  id: 'authenticator',
   context: ({ input }) => ({
     reset: input.reset === true,
     regenerated: !!input.regeneratedKeys,

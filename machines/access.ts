@@ -18,7 +18,7 @@ type Context = {
   pending: string | null;
 };
 
-export const accessGrantsMachine = setup({
+export const accessMachine = setup({
   types: {
     context: {} as Context,
     events: {} as
@@ -53,7 +53,7 @@ export const accessGrantsMachine = setup({
     }),
   },
 }).createMachine({
-  id: 'accessGrants',
+  id: 'access',
   context: { grants: [], error: null, notice: null, pending: null },
   initial: 'loading',
   states: {
