@@ -138,6 +138,8 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await proveDestination(page, 'Email address', noah.email, noah.email);
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
   await expect(page.getByTestId('mfa-edit')).toContainText('Email to n***@example.be');
+  // Said once (spec §8 "MFA added"): the next change says its own.
+  await expect(page.getByRole('status')).toHaveText('Your new second factor is on.');
 
   // A further one, by phone; Back from the choice returns to Security.
   await page.getByRole('link', { name: 'Add a method' }).click();

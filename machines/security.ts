@@ -2,12 +2,12 @@
 // switching the primary one, deleting one, regenerating recovery keys. The server refuses these
 // changes without a recent second-factor check; the root machine gets that check first. Deleting a
 // method and regenerating the keys ask first (they cannot be undone); new keys show until the
-// person says they saved them.
+// person says they saved them. Opened after a method was added (`notice: 'added'`), it says so.
 import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
 import { problemCodeOf, type ProblemCode } from './failures.ts';
 
-export type SettingsNotice = 'switched' | 'deleted' | 'regenerated' | null;
+export type SettingsNotice = 'added' | 'switched' | 'deleted' | 'regenerated' | null;
 
 /** A change that cannot be undone, waiting for the person's yes. */
 export type PendingChange = { action: 'delete'; id: number } | { action: 'regenerate' };
@@ -23,6 +23,7 @@ type Context = {
 export const securityMachine = setup({
   types: {
     context: {} as Context,
+    input: {} as { notice?: SettingsNotice },
     events: {} as
       | { type: 'SWITCH'; id: number }
       | { type: 'DELETE'; id: number }
@@ -53,7 +54,7 @@ export const securityMachine = setup({
   },
 }).createMachine({
   id: 'security',
-  context: { methods: [], keys: null, error: null, notice: null, pending: null },
+  context: ({ input }) => ({ methods: [], keys: null, error: null, notice: input.notice ?? null, pending: null }),
   initial: 'loading',
   states: {
     loading: {

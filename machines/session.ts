@@ -79,6 +79,8 @@ export type Context = {
   /** New recovery keys the recovery screen had made, until the authenticator's success page shows
    * them (spec §4: /setup-totp/success?isRegenerated=true). Never stored: a reload has none. */
   regeneratedKeys: string[] | null;
+  /** A method was just added from Security: its screen says so once (spec §8 "MFA added"). */
+  methodAdded: boolean;
   /** A customer who skipped the offered second factor is not asked again in this session. */
   setupMfaSkipped: boolean;
   /** The ticket a sign-in with a weak password handed out, for choosing a new one. */

@@ -13,7 +13,10 @@ const fail = (id: string, code: string) => ({ type: `xstate.error.actor.${id}`, 
 
 export const securityModel: Model = {
   machine: securityMachine,
-  starts: [{ name: 'the list' }],
+  starts: [
+    { name: 'the list', input: {} },
+    { name: 'the list, a method just added', input: { notice: 'added' } },
+  ],
   events: () => [
     { type: 'SWITCH', id: 2 },
     { type: 'DELETE', id: 2 },

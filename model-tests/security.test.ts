@@ -27,6 +27,7 @@ describe('MFA settings machine: model', () => {
           regenerate: fromPromise(async () => ({ recovery_keys: [] as string[] })),
         },
       }),
+      { input: {} },
     ).start();
     await settle();
     actor.send({ type: 'DELETE', id: 2 });
@@ -54,6 +55,7 @@ describe('MFA settings machine: model', () => {
           }),
         },
       }),
+      { input: {} },
     ).start();
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     await settle();
@@ -71,5 +73,23 @@ describe('MFA settings machine: model', () => {
     expect(actor.getSnapshot().context.keys).toEqual(['K1', 'K2']);
     actor.send({ type: 'SAVED' });
     expect(actor.getSnapshot().context.keys).toBeNull();
+  });
+});
+
+describe('security settings machine: after a method was added', () => {
+  it('says so once, and the next change says its own', async () => {
+    const actor = createActor(
+      securityMachine.provide({
+        actors: { listMethods: fromPromise(async () => methods), switchPrimary: fromPromise(async () => {}) },
+      }),
+      { input: { notice: 'added' } },
+    ).start();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'added', methods });
+    actor.send({ type: 'SWITCH', id: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(actor.getSnapshot().context.notice).toBe('switched');
+    const plain = createActor(securityMachine, { input: {} });
+    expect(plain.getSnapshot().context.notice).toBeNull();
   });
 });

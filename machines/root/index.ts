@@ -27,6 +27,7 @@ export const rootMachine = rootSetup.createMachine({
     mfa: input.storedSignIn ?? null,
     recoveryKeysLeft: null,
     regeneratedKeys: null,
+    methodAdded: false,
     setupMfaSkipped: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,

@@ -34,7 +34,13 @@ export const security = rootSetup.createStateConfig({
     },
     // The screen shown is a state, tagged for the view: the view never reads the URL.
     open: {
-      invoke: { id: 'security', src: 'security' },
+      invoke: {
+        id: 'security',
+        src: 'security',
+        input: ({ context }) => ({ notice: context.methodAdded ? ('added' as const) : null }),
+      },
+      // Said once: a later visit of the settings does not say it again.
+      exit: assign({ methodAdded: false }),
       initial: 'choosing',
       states: {
         choosing: {

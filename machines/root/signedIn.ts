@@ -201,6 +201,7 @@ export const signedIn = rootSetup.createStateConfig({
                   context.user && event.output.outcome === 'enrolled'
                     ? { ...context.user, mfa_enrolled: true }
                     : context.user,
+                methodAdded: ({ event }) => event.output.outcome === 'enrolled',
               }),
               { type: 'persistAccount', params: ({ context }) => ({ user: context.user }) },
               goTo(pathOf('security', 'methods')),
