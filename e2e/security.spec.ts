@@ -47,6 +47,17 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await question.getByRole('button', { name: 'No, keep it as it is' }).click();
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
   await expect(page.getByTestId('mfa-edit')).toContainText('Phone');
+  // A deletion the server fails says the spec's words (§8), and the method stays.
+  await page.route('**/api/mfa/*', (route) =>
+    route.request().method() === 'DELETE'
+      ? route.fulfill({ status: 500, json: { code: 'internal_error', message: 'boom' } })
+      : route.fallback(),
+  );
+  await page.getByRole('button', { name: /Delete: Phone/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
+  await expect(page.getByRole('alert')).toHaveText('An error occurred while trying to delete the item.');
+  await expect(page.getByTestId('mfa-edit')).toContainText('Phone');
+  await page.unroute('**/api/mfa/*');
   await page.getByRole('button', { name: /Delete: Phone/ }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
   await expect(page.getByRole('status')).toHaveText('The method was deleted.');

@@ -52,6 +52,11 @@ describe('route guard', () => {
     }
   });
 
+  it('sends /totp/redirect (an authenticator set up elsewhere) home, whoever asks (spec §2)', () => {
+    for (const session of ['anonymous', 'signedIn'] as const)
+      expect(guard(at('/totp/redirect'), session)).toEqual({ kind: 'redirect', to: '/' });
+  });
+
   it('logs a signed-in user out on /logout; an anonymous one just goes to login', () => {
     expect(guard(at('/logout'), 'signedIn')).toEqual({ kind: 'logout' });
     expect(guard(at('/logout'), 'anonymous')).toEqual({ kind: 'redirect', to: LOGIN_PATH });
