@@ -125,6 +125,19 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await context.close();
 });
 
+test("the code screen's back link returns to sign-in, and the sign-in it left waits no more (spec §2)", async ({
+  page,
+}) => {
+  await signIn(page, tom.email);
+  await page.getByRole('button', { name: 'Use my authenticator app' }).click();
+  await expect(page).toHaveURL(/\/mfa$/);
+  await page.getByRole('link', { name: 'Back to sign-in' }).click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
+  await page.goto('/mfa');
+  await expect(page).toHaveURL(/\/login\/email$/);
+});
+
 test('the second-factor screens cannot be opened without a pending sign-in', async ({ page }) => {
   await page.goto('/mfa');
   await expect(page).toHaveURL(/\/login\/email$/);
