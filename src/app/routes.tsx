@@ -30,9 +30,7 @@ const NotMePage = lazy(() => import('../notMe/NotMePage.tsx'));
 const FuzzionPage = lazy(() => import('../fuzzion/FuzzionPage.tsx'));
 const NotificationsPage = lazy(() => import('../notifications/NotificationsPage.tsx'));
 const MicrosoftContinuePage = lazy(() => import('../login/MicrosoftContinuePage.tsx'));
-const MfaPage = lazy(() =>
-  import('../mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })),
-);
+const MfaPage = lazy(() => import('../mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })));
 
 const later = (node: ReactNode) => <Suspense fallback={<Pending />}>{node}</Suspense>;
 
