@@ -138,6 +138,21 @@ test("the code screen's back link returns to sign-in, and the sign-in it left wa
   await expect(page).toHaveURL(/\/login\/email$/);
 });
 
+test("the spec's query on mfa-methods is taken for what the session holds, never trusted (spec §2)", async ({
+  page,
+}) => {
+  // No sign-in waits: isLogin names none, and the methods it lists are no one's.
+  const forged = encodeURIComponent(JSON.stringify([{ id: 999, method: 'email', target: 'evil@example.com' }]));
+  await page.goto(`/mfa/methods?isLogin=true&methods=${forged}`);
+  await expect(page).toHaveURL(/\/login\/email$/);
+  // A sign-in waits: the screen lists its own methods, whatever the query says.
+  await signIn(page, tom.email);
+  await expect(page).toHaveURL(/\/mfa\/methods$/);
+  await page.goto(`/mfa/methods?isLogin=true&isFuzzion=true&methods=${forged}`);
+  await expect(page.getByRole('button', { name: 'Use my authenticator app' })).toBeVisible();
+  await expect(page.getByText('evil@example.com')).toHaveCount(0);
+});
+
 test('the second-factor screens cannot be opened without a pending sign-in', async ({ page }) => {
   await page.goto('/mfa');
   await expect(page).toHaveURL(/\/login\/email$/);
