@@ -1,38 +1,24 @@
 // The hot path's prepared queries: the values are swapped in on every call, and a query run while
 // a transaction holds the connection never reads that transaction's uncommitted rows.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type DatabaseKind } from '../testing/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { databaseKinds, useTestDatabase, type DatabaseKind } from '../testing/harness.ts';
+import { userRow } from '../testing/rows.ts';
 import type { DatabaseHandle } from './index.ts';
 import { prepared } from './prepared.ts';
 
 const kinds = await databaseKinds();
 
 describe.each(kinds)('prepared queries on %s', (kind: DatabaseKind) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let handle: DatabaseHandle;
-  const user = (id: string) => ({
-    id,
-    firstname: `First ${id}`,
-    lastname: 'Last',
-    language: 'en',
-    password_status: 0 as const,
-    mfa_forced: 0 as const,
-    mfa_customer: 0 as const,
-    has_sso: 0 as const,
-    sso_only: 0 as const,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-  });
+  const user = (id: string) => userRow(id, { firstname: `First ${id}`, lastname: 'Last', language: 'en' });
 
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    handle = await database.open();
+  useTestDatabase(kind, async (opened) => {
+    handle = opened;
     await handle.db
       .insertInto('users')
       .values([user('u-1'), user('u-2')])
       .execute();
   });
-  afterAll(async () => database?.drop());
 
   it('answers each call with its own values', async () => {
     const firstnameOf = prepared(

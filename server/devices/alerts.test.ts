@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 import { makeUser } from '../testing/mfaKit.ts';
 import { loadCityDatabase } from '../clientinfo/index.ts';
 import { writeCityDatabase } from '../clientinfo/mmdb.ts';
@@ -123,11 +123,9 @@ describe.each(kinds)('new-device mail on %s', (kind) => {
     const { email } = await makeUser(server, { methods: [] });
     await signIn(email, 'burst-first-01');
     const answers = await atOnce(12, (i) =>
-      server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers: { 'x-device-id': `burst-new-${String(i).padStart(2, '0')}`, 'user-agent': FIREFOX },
-        payload: { username: email, password: DEMO_PASSWORD },
+      passwordSignIn(server, email, DEMO_PASSWORD, {
+        'x-device-id': `burst-new-${String(i).padStart(2, '0')}`,
+        'user-agent': FIREFOX,
       }),
     );
     expect(statusCounts(answers)).toEqual({ 200: 12 });

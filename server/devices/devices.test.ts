@@ -8,7 +8,7 @@ import { countryOf } from '../clientinfo/index.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, startTestServer, userIdByEmail, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -57,14 +57,7 @@ describe.each(kinds)('devices and sessions on %s', (kind) => {
 
   const call = (method: 'DELETE', url: string, auth: Record<string, string>) =>
     server.app.inject({ method, url, headers: auth });
-  const userIdOf = async (email: string) =>
-    (
-      await server.ctx.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('value', '=', email)
-        .executeTakeFirstOrThrow()
-    ).user_id;
+  const userIdOf = (email: string) => userIdByEmail(server, email);
   const events = async (userId: string, type: string) =>
     server.ctx.db
       .selectFrom('security_events')

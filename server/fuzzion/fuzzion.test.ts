@@ -5,44 +5,29 @@
 // told before the code comes back; a decline only where the other account keeps an email and a
 // phone; and thirty finishes at once give one winner.
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { freshMfa, makeUser, sessionFor, skipResendWaits, type Method } from '../testing/mfaKit.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { databaseKinds, passwordSignIn, type TestServer } from '../testing/harness.ts';
+import { freshMfa, makeUser, signedInUser, skipResendWaits, type Method } from '../testing/mfaKit.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
 
 describe.each(kinds)('the way to a merge on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, {
-      SMTP_URL: smtp.url,
-      SMS_PROVIDER_URL: sms.url,
-      SMS_PROVIDER_KEY: 'provider-key',
-    });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
+  useServerWithPeers(kind, { SMS_PROVIDER_KEY: 'provider-key' }, (peers) => {
+    ({ server, smtp, sms } = peers);
   });
 
-  async function signedIn(methods: Method[] = []) {
-    const user = await makeUser(server, { methods });
-    const device = `fuzzion-${user.userId.slice(0, 8)}`;
-    const token = await sessionFor(server, user.userId, device);
-    await freshMfa(server, user.userId);
-    return { ...user, device, token };
-  }
+  const signedIn = (methods: Method[] = []) =>
+    signedInUser(server, { methods }, (userId) => `fuzzion-${userId.slice(0, 8)}`);
   type Who = Awaited<ReturnType<typeof signedIn>>;
   const call = (who: Who, url: string, payload: object) =>
     server.app.inject({
@@ -378,12 +363,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
       (await call(me, 'fuzzion/password', { payload, intent: 'merge', password: 'Wrong-last-password!' })).statusCode,
     ).toBe(429);
     // The other account's sign-in from this address is paused too: the guesses were its own.
-    const signIn = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': 'fuzzion-other-01' },
-      payload: { username: other.email, password: DEMO_PASSWORD },
-    });
+    const signIn = await passwordSignIn(server, other.email, DEMO_PASSWORD, { 'x-device-id': 'fuzzion-other-01' });
     expect(signIn.statusCode).toBe(429);
     const failures = await server.ctx.db
       .selectFrom('security_events')

@@ -9,11 +9,12 @@ import { unclaimedPlatformId } from '../identity/accounts.ts';
 import { resolveAlias } from '../identity/aliases.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { findOidcAccount } from '../oidc/provider.ts';
-import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { createSession, findSession } from '../sessions/store.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce } from '../testing/concurrency.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
+import { createTestUser, trustDevice } from '../testing/mfaKit.ts';
 import { mergeAccounts } from './merge.ts';
 
 const kinds = await databaseKinds();
@@ -37,8 +38,8 @@ describe.each(kinds)('account merge on %s', (kind) => {
     const tag = String(n).padStart(4, '0');
     const email = `merge.${process.pid}.${tag}@example.be`;
     const phone = `+3247399${tag}`;
-    const userId = await createUser(
-      server.ctx,
+    const userId = await createTestUser(
+      server,
       {
         firstname: 'Merge',
         lastname: `Test ${n}`,
@@ -48,7 +49,6 @@ describe.each(kinds)('account merge on %s', (kind) => {
         user_id: options.ids?.user_id ?? null,
         customer_user_id: options.ids?.customer_user_id ?? null,
         fridom_user_id: options.ids?.fridom_user_id ?? null,
-        password_status: 0,
       },
       options.password ?? DEMO_PASSWORD,
     );
@@ -58,26 +58,8 @@ describe.each(kinds)('account merge on %s', (kind) => {
   const device = (userId: string) => `merge-${userId.slice(0, 12)}`;
   /** Signs in by password from a device the account trusts (its second factor is not what is tested). */
   async function signIn(userId: string, username: string, password: string) {
-    const until = '2999-01-01T00:00:00.000Z';
-    await db()
-      .insertInto('devices')
-      .values({
-        id: newId(),
-        user_id: userId,
-        device_key: device(userId),
-        user_agent: null,
-        first_seen_at: nowIso(),
-        last_seen_at: nowIso(),
-        trusted_until: until,
-      })
-      .onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until }))
-      .execute();
-    return server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': device(userId) },
-      payload: { username, password },
-    });
+    await trustDevice(server, userId, device(userId));
+    return passwordSignIn(server, username, password, { 'x-device-id': device(userId) });
   }
   const contactsOf = async (userId: string) => ({
     email: await db()

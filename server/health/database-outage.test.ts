@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 
@@ -34,13 +34,7 @@ describe.each(kinds.filter((kind) => kind === 'postgres'))('losing the database 
     'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()';
   const terminateBackends = () => asAdmin(TERMINATE);
 
-  const signIn = (username: string, password: string) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: DEVICE,
-      payload: { username, password },
-    });
+  const signIn = (username: string, password: string) => passwordSignIn(server, username, password);
 
   it('answers 503 database_unavailable while connections die mid-transaction, and recovers by itself', async () => {
     const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;

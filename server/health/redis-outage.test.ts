@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 
@@ -77,13 +77,7 @@ describe.each(hasRedisServer ? kinds : [])('Redis outage on %s', (kind) => {
     await stopRedis(redis);
   });
 
-  const signIn = (username: string, password: string) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: DEVICE,
-      payload: { username, password },
-    });
+  const signIn = (username: string, password: string) => passwordSignIn(server, username, password);
   const ready = async () => {
     const res = await server.app.inject({ method: 'GET', url: '/readyz' });
     return { status: res.statusCode, body: res.json() };

@@ -10,7 +10,7 @@ import { countryOf } from '../clientinfo/index.ts';
 import { historyQuery } from './queries.ts';
 import { writeEvents, type SecurityEvent, type SecurityEventType } from '../events/record.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, userIdByEmail, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -26,22 +26,10 @@ describe.each(kinds)('security history on %s', (kind) => {
   let ritaId: string;
   const today = dayOf(Date.now());
 
-  const userIdOf = async (email: string) =>
-    (
-      await server.ctx.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('value', '=', email)
-        .executeTakeFirstOrThrow()
-    ).user_id;
+  const userIdOf = (email: string) => userIdByEmail(server, email);
 
   async function signIn(email: string, device: string) {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': device, 'user-agent': FIREFOX },
-      payload: { username: email, password: DEMO_PASSWORD },
-    });
+    const res = await passwordSignIn(server, email, DEMO_PASSWORD, { 'x-device-id': device, 'user-agent': FIREFOX });
     expect(res.statusCode).toBe(200);
     return res.cookies.find((c) => c.name === 'tessera_token')!;
   }

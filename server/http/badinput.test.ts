@@ -14,10 +14,24 @@ import { registerClient } from '../oidc/clients.ts';
 import { DEMO_CLIENTS, DEMO_PASSWORD } from '../seed/demo.ts';
 import { createSession } from '../sessions/store.ts';
 import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { ISSUER_ENDPOINTS } from '../testing/oidcKit.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const STATS: Record<string, number> | null = process.env.FUZZ_STATS ? {} : null;
+// With FUZZ_STATS set, how often each endpoint answered each status and error, printed at the end.
+const count = (key: string) => {
+  if (STATS) STATS[key] = (STATS[key] ?? 0) + 1;
+};
+const printStats = () => {
+  if (STATS)
+    console.info(
+      Object.entries(STATS)
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join('\n'),
+    );
+};
 const ACCOUNT_TABLES = [
   'users',
   'user_emails',
@@ -382,13 +396,7 @@ describe.each(kinds)('bad input on %s', (kind) => {
     before = await digest(server);
   });
   afterAll(async () => {
-    if (STATS)
-      console.info(
-        Object.entries(STATS)
-          .sort()
-          .map(([k, n]) => `${k}: ${n}`)
-          .join('\n'),
-      );
+    printStats();
     await server?.stop();
   });
 
@@ -531,10 +539,7 @@ describe.each(kinds)('bad input on %s', (kind) => {
             },
             ...(body !== undefined ? { payload: toJson(body) } : {}),
           });
-          if (STATS) {
-            const key = `${endpoint.method} ${endpoint.path} ${res.statusCode} ${/"code":"(\w+)"/.exec(res.body)?.[1] ?? ''}`;
-            STATS[key] = (STATS[key] ?? 0) + 1;
-          }
+          count(`${endpoint.method} ${endpoint.path} ${res.statusCode} ${/"code":"(\w+)"/.exec(res.body)?.[1] ?? ''}`);
           if (res.statusCode >= 500) {
             throw new Error(
               `${endpoint.method} ${url} (${mode}) ${body !== undefined ? toJson(body).slice(0, 500) : ''} answered ${res.statusCode} ${res.body.slice(0, 300)}`,
@@ -884,13 +889,7 @@ describe.each(kinds)('bad input to the OpenID Provider on %s', (kind) => {
     before = await digest(server);
   });
   afterAll(async () => {
-    if (STATS)
-      console.info(
-        Object.entries(STATS)
-          .sort()
-          .map(([k, n]) => `${k}: ${n}`)
-          .join('\n'),
-      );
+    printStats();
     await server?.stop();
   });
 
@@ -904,13 +903,7 @@ describe.each(kinds)('bad input to the OpenID Provider on %s', (kind) => {
   it('reaches every endpoint of the discovery document', () => {
     const names = new Set(oidcEndpoints.map((e) => e.name));
     for (const key of [
-      'authorization_endpoint',
-      'token_endpoint',
-      'userinfo_endpoint',
-      'jwks_uri',
-      'revocation_endpoint',
-      'introspection_endpoint',
-      'end_session_endpoint',
+      ...ISSUER_ENDPOINTS,
       'pushed_authorization_request_endpoint',
       'discovery',
       'registration_endpoint',
@@ -1062,10 +1055,7 @@ describe.each(kinds)('bad input to the OpenID Provider on %s', (kind) => {
           });
           const what = () =>
             `${draw.method} ${url.slice(0, 300)} ${JSON.stringify(headers).slice(0, 300)} ${(payload ?? '').slice(0, 300)}`;
-          if (STATS) {
-            const key = `${endpoint.method} ${endpoint.path} ${res.statusCode} ${/"error":"(\w+)"/.exec(res.body)?.[1] ?? ''}`;
-            STATS[key] = (STATS[key] ?? 0) + 1;
-          }
+          count(`${endpoint.method} ${endpoint.path} ${res.statusCode} ${/"error":"(\w+)"/.exec(res.body)?.[1] ?? ''}`);
           if (res.statusCode >= 500) throw new Error(`${what()} answered ${res.statusCode} ${res.body.slice(0, 300)}`);
           // A refusal in JSON is an OAuth error (RFC 6749 §5.2), never a framework's body. A path the
           // router cannot decode reaches no endpoint: the app answers it (frameworkErrors, app.ts).

@@ -15,7 +15,7 @@ import { addMethod } from '../identity/second-factors.ts';
 import { OidcAdapter } from '../oidc/adapter.ts';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { newId } from '../sessions/tokens.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 import { freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { makeCard, onboardingClient } from '../testing/onboardingKit.ts';
 import { startSmtp } from '../testing/peers.ts';
@@ -337,12 +337,7 @@ describe.each(await databaseKinds())('typed text shown back on %s', (kind) => {
   it('mails a sign-in from a new device whose browser is named by markup as text only', async () => {
     const user = await makeUser(server, { methods: [] });
     const signIn = (device: string, agent: string) =>
-      server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers: { 'x-device-id': device, 'user-agent': agent },
-        payload: { username: user.email, password: DEMO_PASSWORD },
-      });
+      passwordSignIn(server, user.email, DEMO_PASSWORD, { 'x-device-id': device, 'user-agent': agent });
     expect(
       (
         await signIn(

@@ -7,7 +7,8 @@
 // before any route, but for the probes and the metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
+import { ISSUER_ENDPOINTS } from '../testing/oidcKit.ts';
 import { freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { codeIn, startSmtp } from '../testing/peers.ts';
 import { configuredOriginOf, hostnameOf, publicOriginOf } from './origin.ts';
@@ -209,15 +210,7 @@ describe.each(kinds)('links and issuers come from the configured origins on %s',
     });
   const expectIssuer = (meta: Record<string, unknown>, issuer: string, name: string) => {
     expect(meta.issuer, name).toBe(issuer);
-    for (const endpoint of [
-      'authorization_endpoint',
-      'token_endpoint',
-      'userinfo_endpoint',
-      'jwks_uri',
-      'revocation_endpoint',
-      'introspection_endpoint',
-      'end_session_endpoint',
-    ])
+    for (const endpoint of ISSUER_ENDPOINTS)
       expect(String(meta[endpoint]), `${name}: ${endpoint}`).toMatch(new RegExp(`^${issuer}/`));
     expect(JSON.stringify(meta), name).not.toContain(EVIL);
   };
@@ -347,11 +340,9 @@ describe.each(kinds)("in production, a host that is no configured origin's on %s
       expect(discovered.json().issuer).toBe(`${origin}/oidc`);
       expect(discovered.json().token_endpoint).toBe(`${origin}/oidc/token`);
     }
-    const signIn = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': 'prod-device-0001', host: 'account.tessera.be' },
-      payload: { username: 'nobody@example.be', password: DEMO_PASSWORD },
+    const signIn = await passwordSignIn(server, 'nobody@example.be', DEMO_PASSWORD, {
+      'x-device-id': 'prod-device-0001',
+      host: 'account.tessera.be',
     });
     expect(signIn.statusCode).toBe(400);
     expect(signIn.json().code).toBe('invalid_credentials');

@@ -1,7 +1,7 @@
 // Behind a proxy the client address is the one the trusted hop saw, not what the client wrote in
 // X-Forwarded-For: rotating a forged left-most address must not escape the per-address limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 
@@ -22,11 +22,9 @@ describe.each(
 
   // inject() connects from 127.0.0.1: the one trusted proxy, which appended the address it saw.
   const failedSignIn = (n: number, forwardedFor: string) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { ...DEVICE, 'x-forwarded-for': forwardedFor },
-      payload: { username: `nobody${n}@example.com`, password: 'not-the-password' },
+    passwordSignIn(server, `nobody${n}@example.com`, 'not-the-password', {
+      ...DEVICE,
+      'x-forwarded-for': forwardedFor,
     });
 
   it('counts failures against the address the proxy added, whatever the client forged before it', async () => {
@@ -61,11 +59,9 @@ describe.each(kinds)('without TRUST_PROXY on %s', (kind) => {
 
   it('ignores X-Forwarded-For and counts the connecting address', async () => {
     for (let i = 0; i < 2; i++) {
-      const res = await server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers: { ...DEVICE, 'x-forwarded-for': `6.6.6.${i}` },
-        payload: { username: `nobody${i}@example.com`, password: 'not-the-password' },
+      const res = await passwordSignIn(server, `nobody${i}@example.com`, 'not-the-password', {
+        ...DEVICE,
+        'x-forwarded-for': `6.6.6.${i}`,
       });
       expect(res.statusCode).toBe(400);
     }

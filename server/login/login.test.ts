@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import {
+  DEVICE,
+  databaseKinds,
+  passwordSignIn,
+  startTestServer,
+  userIdByEmail,
+  type TestServer,
+} from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -22,12 +29,7 @@ describe.each(kinds)('sign-in on %s', (kind) => {
   afterAll(async () => server?.stop());
 
   const login = (username: string, password: string, extra: Record<string, string> = {}) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { ...DEVICE, ...extra },
-      payload: { username, password },
-    });
+    passwordSignIn(server, username, password, { ...DEVICE, ...extra });
 
   it('signs in by email, case-insensitively, and sets the auth cookie', async () => {
     const res = await login(emma.email.toUpperCase(), DEMO_PASSWORD);
@@ -112,13 +114,7 @@ describe.each(kinds)('sign-in on %s', (kind) => {
       .insertInto('user_emails')
       .values({
         id: crypto.randomUUID(),
-        user_id: (
-          await server.ctx.db
-            .selectFrom('user_emails')
-            .select('user_id')
-            .where('value', '=', emma.email)
-            .executeTakeFirstOrThrow()
-        ).user_id,
+        user_id: await userIdByEmail(server, emma.email),
         value: 'aaa.second@example.be',
         is_default: 0,
         verified: 0,

@@ -2,7 +2,7 @@
 // closed in production unless configured.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 
 const kinds = await databaseKinds();
 const user = (key: string) => DEMO_USERS.find((u) => u.key === key)!;
@@ -20,13 +20,7 @@ describe.each(kinds)('metrics on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
-  const signIn = (username: string, password: string) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: DEVICE,
-      payload: { username, password },
-    });
+  const signIn = (username: string, password: string) => passwordSignIn(server, username, password);
   const scrape = async () => {
     const res = await server.app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);

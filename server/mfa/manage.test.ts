@@ -1,15 +1,17 @@
 import { TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, DEMO_USERS, createUser } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { databaseKinds, passwordSignIn, userIdByEmail, type TestServer } from '../testing/harness.ts';
+import { createTestUser } from '../testing/mfaKit.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
 
 describe.each(kinds)('managing second factors on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   const nina = { email: 'nina.new@example.be', phone: '+32470777777' };
   const headers = { 'x-device-id': 'manage-device-01' };
   let auth: Record<string, string>;
@@ -25,39 +27,18 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     expect((await call('POST', '/api/mfa/sudo', { payload: started.payload, code: lastMail() })).statusCode).toBe(200);
   };
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
-    await createUser(
-      server.ctx,
-      {
-        firstname: 'Nina',
-        lastname: 'Nys',
-        language: 'nl',
-        email: nina.email,
-        phone: nina.phone,
-        user_id: 'U-5001',
-        customer_user_id: null,
-        fridom_user_id: null,
-        password_status: 0,
-      },
-      DEMO_PASSWORD,
-    );
-    const token = (
-      await server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers,
-        payload: { username: nina.email, password: DEMO_PASSWORD },
-      })
-    ).json().access_token;
+  useServerWithPeers(kind, {}, async (peers) => {
+    ({ server, smtp, sms } = peers);
+    await createTestUser(server, {
+      firstname: 'Nina',
+      lastname: 'Nys',
+      language: 'nl',
+      email: nina.email,
+      phone: nina.phone,
+      user_id: 'U-5001',
+    });
+    const token = (await passwordSignIn(server, nina.email, DEMO_PASSWORD, headers)).json().access_token;
     auth = { ...headers, authorization: `Bearer ${token}` };
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
   });
 
   it('adds a first factor without step-up (forced enrolment), then requires step-up for more', async () => {
@@ -156,12 +137,7 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const stored = await server.ctx.db.selectFrom('recovery_keys').select('key_hash').execute();
     expect(stored.map((r) => r.key_hash).join()).not.toContain(keys[0]!.replace('-', ''));
 
-    const login = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': 'other-device-0001' },
-      payload: { username: nina.email, password: DEMO_PASSWORD },
-    });
+    const login = await passwordSignIn(server, nina.email, DEMO_PASSWORD, { 'x-device-id': 'other-device-0001' });
     const recovery = (login.json().mfa.methods as Array<{ id: number; method: string }>).find(
       (m) => m.method === 'totpRecovery',
     )!;
@@ -188,12 +164,7 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     const fresh = await call('POST', '/api/mfa/regenerate-recovery');
     expect(fresh.json().recovery_keys).toHaveLength(10);
     expect((await call('GET', '/api/user')).json().data.totpRecovery).toBe(10);
-    const again = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': 'other-device-0002' },
-      payload: { username: nina.email, password: DEMO_PASSWORD },
-    });
+    const again = await passwordSignIn(server, nina.email, DEMO_PASSWORD, { 'x-device-id': 'other-device-0002' });
     const c2 = (
       await server.app.inject({
         method: 'GET',
@@ -219,13 +190,7 @@ describe.each(kinds)('managing second factors on %s', (kind) => {
     expect(after.map((m) => m.method)).toEqual(['email']);
     expect(after[0]!.primary).toBe(true);
     expect((await call('GET', '/api/user')).json().data.totpRecovery).toBe(0);
-    const ninaId = (
-      await server.ctx.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('value', '=', nina.email)
-        .executeTakeFirstOrThrow()
-    ).user_id;
+    const ninaId = await userIdByEmail(server, nina.email);
     expect(
       await server.ctx.db.selectFrom('recovery_keys').select('id').where('user_id', '=', ninaId).execute(),
     ).toEqual([]);

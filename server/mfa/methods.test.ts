@@ -2,33 +2,27 @@
 // the Luxembourg number plan, replacing a target or an authenticator, the delete rules, the merge
 // offer, lookups throttled, and the security events all of it leaves.
 import { TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
-import { client, freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
+import { databaseKinds, type TestServer } from '../testing/harness.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn } from '../testing/peers.ts';
+import { client, makeUser, signedInUser } from '../testing/mfaKit.ts';
 
 const kinds = await databaseKinds();
 type Listed = { id: number; method: string; target?: string; primary: boolean; recovery_keys_left?: number };
 
 describe.each(kinds)('second-factor methods on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   let api: ReturnType<typeof client>;
   const mailTo = (to: string) => codeIn(smtp.mails.filter((m) => m.to === to).at(-1)!.raw);
   const textTo = (to: string) => codeIn(sms.messages.filter((m) => m.to === to).at(-1)!.text);
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
+  useServerWithPeers(kind, {}, async (peers) => {
+    ({ server, smtp, sms } = peers);
     api = client(server);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
   });
 
   /** A signed-in account with these methods, its session freshly checked. */
@@ -37,13 +31,11 @@ describe.each(kinds)('second-factor methods on %s', (kind) => {
     device: string,
     options: { forced?: boolean; totpSecret?: string } = {},
   ) => {
-    const user = await makeUser(server, { methods, ...options });
-    const token = await sessionFor(server, user.userId, device);
-    await freshMfa(server, user.userId);
+    const { device: _device, ...user } = await signedInUser(server, { methods, ...options }, device);
     const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, host?: string) =>
-      api.call(method, url, token, device, payload, host);
+      api.call(method, url, user.token, device, payload, host);
     const list = async () => (await call('GET', '/api/mfa')).json().data as Listed[];
-    return { ...user, token, call, list };
+    return { ...user, call, list };
   };
 
   it('lists the methods, and with includeAll the kinds that can still be added', async () => {

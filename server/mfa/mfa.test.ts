@@ -1,8 +1,10 @@
 import { TOTP, Secret } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
+import { DEVICE, databaseKinds, passwordSignIn, type TestServer } from '../testing/harness.ts';
+import { createTestUser } from '../testing/mfaKit.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn } from '../testing/peers.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 
@@ -10,35 +12,22 @@ const kinds = await databaseKinds();
 
 describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   const totpSecret = new Secret({ size: 20 });
   const ids = { email: 0, sms: 0, totp: 0 };
   const mila = { email: 'mila.test@example.be', phone: '+32470222299' };
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, {
-      SMTP_URL: smtp.url,
-      SMS_PROVIDER_URL: sms.url,
-      SMS_PROVIDER_KEY: 'provider-key',
+  useServerWithPeers(kind, { SMS_PROVIDER_KEY: 'provider-key' }, async (peers) => {
+    ({ server, smtp, sms } = peers);
+    const userId = await createTestUser(server, {
+      firstname: 'Mila',
+      lastname: 'Maes',
+      language: 'fr',
+      email: mila.email,
+      phone: mila.phone,
+      user_id: 'U-4001',
     });
-    const userId = await createUser(
-      server.ctx,
-      {
-        firstname: 'Mila',
-        lastname: 'Maes',
-        language: 'fr',
-        email: mila.email,
-        phone: mila.phone,
-        user_id: 'U-4001',
-        customer_user_id: null,
-        fridom_user_id: null,
-        password_status: 0,
-      },
-      DEMO_PASSWORD,
-    );
     ids.email = await addMethod(server.ctx.db, { userId, method: 'email', target: mila.email, primary: true });
     ids.sms = await addMethod(server.ctx.db, { userId, method: 'sms', target: mila.phone });
     ids.totp = await addMethod(server.ctx.db, {
@@ -47,20 +36,9 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
       secret: encryptSecret(server.ctx.config.secretKey, totpSecret.base32),
     });
   });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
-  });
 
   const device = (key = DEVICE['x-device-id']) => ({ 'x-device-id': key });
-  const password = (deviceKey?: string) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: device(deviceKey),
-      payload: { username: mila.email, password: DEMO_PASSWORD },
-    });
+  const password = (deviceKey?: string) => passwordSignIn(server, mila.email, DEMO_PASSWORD, device(deviceKey));
   const challenge = (payload: string, mfaId: number, deviceKey?: string, channel?: string) =>
     server.app.inject({
       method: 'GET',
@@ -253,12 +231,7 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
   });
 
   it("refreshes a password-only session's MFA check by step-up", async () => {
-    const plain = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: device('trusted-device-01'),
-      payload: { username: mila.email, password: DEMO_PASSWORD },
-    });
+    const plain = await passwordSignIn(server, mila.email, DEMO_PASSWORD, device('trusted-device-01'));
     const token = plain.json().access_token;
     const auth = { ...device('trusted-device-01'), authorization: `Bearer ${token}` };
     expect((await server.app.inject({ method: 'GET', url: '/api/mfa/status', headers: auth })).json().sudo).toBe(false);

@@ -3,8 +3,9 @@
 // recent. From the attacker's side too: a stolen old session cannot add its own phone, wrong
 // passwords count against the sign-in's limits, and an account with a factor must use it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
+import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
+import { createTestUser } from '../testing/mfaKit.ts';
 import { codeIn, startSmtp } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
@@ -20,29 +21,13 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
     userNumber += 1;
     const email = `olga.${userNumber}@example.be`;
     const headers = { 'x-device-id': `step-up-device-${userNumber}` };
-    await createUser(
-      server.ctx,
-      {
-        firstname: 'Olga',
-        lastname: 'Olsen',
-        language: 'en',
-        email,
-        phone: `+3247060${String(userNumber).padStart(4, '0')}`,
-        user_id: null,
-        customer_user_id: null,
-        fridom_user_id: null,
-        password_status: 0,
-      },
-      DEMO_PASSWORD,
-    );
-    const token = (
-      await server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers,
-        payload: { username: email, password: DEMO_PASSWORD },
-      })
-    ).json().access_token as string;
+    await createTestUser(server, {
+      firstname: 'Olga',
+      lastname: 'Olsen',
+      email,
+      phone: `+3247060${String(userNumber).padStart(4, '0')}`,
+    });
+    const token = (await passwordSignIn(server, email, DEMO_PASSWORD, headers)).json().access_token as string;
     if (!options.fresh)
       await server.ctx.db.updateTable('sessions').set({ created_at: LONG_AGO }).where('mfa_at', 'is', null).execute();
     const auth = { ...headers, authorization: `Bearer ${token}` };
@@ -113,12 +98,7 @@ describe.each(kinds)('step-up by password on %s', (kind) => {
     expect(statuses.at(-1)).toBe(429);
     // The right password is refused while blocked, here and at sign-in from this address.
     expect((await call('POST', '/api/mfa/sudo/password', { password: DEMO_PASSWORD })).statusCode).toBe(429);
-    const signIn = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': 'step-up-other-01' },
-      payload: { username: email, password: DEMO_PASSWORD },
-    });
+    const signIn = await passwordSignIn(server, email, DEMO_PASSWORD, { 'x-device-id': 'step-up-other-01' });
     expect(signIn.statusCode).toBe(429);
   });
 

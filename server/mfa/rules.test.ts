@@ -3,7 +3,8 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn, startSmsProvider } from '../testing/peers.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { issueRecoveryKeys } from '../methods/recovery-key.ts';
 import { client, freshMfa, makeUser, sessionFor, skipResendWaits } from '../testing/mfaKit.ts';
@@ -12,30 +13,21 @@ const kinds = await databaseKinds();
 
 describe.each(kinds)('code and challenge rules on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   let api: ReturnType<typeof client>;
   const mailTo = (to: string) => codeIn(smtp.mails.filter((m) => m.to === to).at(-1)!.raw);
   const textTo = (to: string) => codeIn(sms.messages.filter((m) => m.to === to).at(-1)!.text);
   const other = (code: string) => (code === '00000000' ? '11111111' : '00000000');
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, {
-      SMTP_URL: smtp.url,
-      SMS_PROVIDER_URL: sms.url,
-      MFA_MAX_FAILS_PER_ACCOUNT: '6',
-      MFA_CODE_TTL_SECONDS: '120',
-      MFA_STEP_UP_SECONDS: '60',
-    });
-    api = client(server);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
-  });
+  useServerWithPeers(
+    kind,
+    { MFA_MAX_FAILS_PER_ACCOUNT: '6', MFA_CODE_TTL_SECONDS: '120', MFA_STEP_UP_SECONDS: '60' },
+    async (peers) => {
+      ({ server, smtp, sms } = peers);
+      api = client(server);
+    },
+  );
 
   it('makes a code work only for the challenge that sent it', async () => {
     const user = await makeUser(server, { methods: ['email', 'sms'] });

@@ -5,7 +5,7 @@ import { errors, Provider } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, openDatabase, type Db } from '../db/index.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
+import { databaseKinds, useTestDatabase } from '../testing/harness.ts';
 import {
   OidcAdapter,
   OidcStorageUnavailable,
@@ -19,13 +19,10 @@ const kinds = await databaseKinds();
 const SECRET_KEY = 'oidc-adapter-test-secret-key-of-32-characters';
 
 describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = (await database.open()).db;
+  useTestDatabase(kind, (handle) => {
+    db = handle.db;
   });
-  afterAll(async () => database?.drop());
 
   const adapter = (model: string, now?: () => number) => new OidcAdapter(db, model, now);
 

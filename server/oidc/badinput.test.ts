@@ -9,7 +9,7 @@ import { errors } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../db/index.ts';
 import { DEMO_CLIENTS } from '../seed/demo.ts';
-import { createTestDatabase, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, useTestDatabase, startTestServer, type TestServer } from '../testing/harness.ts';
 import { OidcAdapter, withoutUnstorableKeys } from './adapter.ts';
 
 const kinds = await databaseKinds();
@@ -235,13 +235,10 @@ describe.each(kinds)('bad input to the OpenID Provider on %s', (kind) => {
 });
 
 describe.each(kinds)('the adapter with a key holding NUL on %s', (kind) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = (await database.open()).db;
+  useTestDatabase(kind, (handle) => {
+    db = handle.db;
   });
-  afterAll(async () => database?.drop());
 
   it('finds nothing, spends nothing, removes nothing, and never asks the database', async () => {
     const codes = new OidcAdapter(db, 'AuthorizationCode');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessGrantList } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
 import { DEMO_CLIENTS, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, startListeningTestServer, userIdByEmail, type TestServer } from '../testing/harness.ts';
 import * as v from 'valibot';
 import { OidcAdapter } from './adapter.ts';
 import { registerClient } from './clients.ts';
@@ -169,13 +169,7 @@ describe.each(kinds)('access grants on %s', (kind) => {
 
   it("shows a partner's logo; leaves out expired grants and grants of clients no longer registered", async () => {
     const cookie = await signIn(rita.email);
-    const ritaId = (
-      await server.ctx.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('value', '=', rita.email)
-        .executeTakeFirstOrThrow()
-    ).user_id;
+    const ritaId = await userIdByEmail(server, rita.email);
     await registerClient(server.ctx.db, {
       client_id: 'logo-partner',
       name: 'Logo partner',

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessRequestAnswer, PartnerAnswer } from '../../contract/schemas.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 import * as v from 'valibot';
 import { registerClient } from './clients.ts';
 
@@ -32,12 +32,7 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
   afterAll(async () => server?.stop());
 
   async function signIn(email: string): Promise<string> {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: DEVICE,
-      payload: { username: email, password: DEMO_PASSWORD },
-    });
+    const res = await passwordSignIn(server, email, DEMO_PASSWORD);
     expect(res.statusCode).toBe(200);
     const cookie = res.headers['set-cookie'] as string[] | string;
     return [cookie]

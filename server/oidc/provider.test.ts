@@ -15,12 +15,13 @@ import {
   databaseKinds,
   startListeningTestServer,
   startTestServer,
+  userIdByEmail,
   type TestServer,
 } from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
 import { registerClient } from './clients.ts';
-import { browse as browseAs, jarOf, signInCookie, type Jar } from '../testing/oidcKit.ts';
+import { ISSUER_ENDPOINTS, browse as browseAs, jarOf, signInCookie, type Jar } from '../testing/oidcKit.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -92,16 +93,7 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(meta.response_types_supported).toEqual(['code']);
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
-    for (const endpoint of [
-      'authorization_endpoint',
-      'token_endpoint',
-      'userinfo_endpoint',
-      'jwks_uri',
-      'revocation_endpoint',
-      'introspection_endpoint',
-      'end_session_endpoint',
-    ])
-      expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
+    for (const endpoint of ISSUER_ENDPOINTS) expect(String(meta[endpoint])).toMatch(new RegExp(`^${issuer}/`));
     expect(meta.backchannel_logout_supported).toBe(true);
     expect((await fetch(`${issuer}/.well-known/openid-configuration`, { method: 'HEAD' })).status).toBeLessThan(500);
     expect(meta.scopes_supported).toEqual(
@@ -176,11 +168,7 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
    * when it passed a second factor. */
   async function sessionOf(key: string, mfaAt: string | null = null): Promise<string> {
     const email = [...DEMO_USERS, ...DEMO_MFA_USERS].find((u) => u.key === key)!.email;
-    const { user_id: userId } = await server.ctx.db
-      .selectFrom('user_emails')
-      .select('user_id')
-      .where('value', '=', email)
-      .executeTakeFirstOrThrow();
+    const userId = await userIdByEmail(server, email);
     const { token } = await createSession(server.ctx.db, {
       userId,
       deviceId: null,

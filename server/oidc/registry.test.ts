@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
-import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
+import { databaseKinds, useTestDatabase } from '../testing/harness.ts';
 import { OidcAdapter } from './adapter.ts';
 import { clientMetadata, clientSecretMatches, findOidcClient } from './clients.ts';
 import {
@@ -107,13 +107,10 @@ describe('what a client registration may say', () => {
 const kinds = await databaseKinds();
 
 describe.each(kinds)('registering clients on %s', (kind) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = (await database.open()).db;
+  useTestDatabase(kind, (handle) => {
+    db = handle.db;
   });
-  afterAll(async () => database?.drop());
 
   it("adds a client once, keeping only the digest of a confidential one's secret", async () => {
     const { secret } = await addClient(

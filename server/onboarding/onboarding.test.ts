@@ -5,8 +5,8 @@ import { standing } from '../ratelimit/index.ts';
 import { DEMO_USERS } from '../seed/demo.ts';
 import { CAPTCHA_ON, solvedCaptcha } from '../testing/captcha.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { DEVICE, databaseKinds, startTestServer, userIdByEmail, type TestServer } from '../testing/harness.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
 import { makeCard, makeInvitation, onboardingClient } from '../testing/onboardingKit.ts';
 
 const kinds = await databaseKinds();
@@ -15,19 +15,12 @@ const PASSWORD = 'Nieuw-wachtwoord-42';
 
 describe.each(kinds)('onboarding on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   let api: ReturnType<typeof onboardingClient>;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
+  useServerWithPeers(kind, {}, async (peers) => {
+    ({ server, smtp, sms } = peers);
     api = onboardingClient(server, { mails: smtp.mails, messages: sms.messages });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -121,13 +114,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
       .where('number', '=', card.number)
       .executeTakeFirstOrThrow();
     expect(stored.activated_at).not.toBeNull();
-    const userId = (
-      await server.ctx.db
-        .selectFrom('user_emails')
-        .select('user_id')
-        .where('value', '=', card.email)
-        .executeTakeFirstOrThrow()
-    ).user_id;
+    const userId = await userIdByEmail(server, card.email);
     expect(stored.user_id).toBe(userId);
     const consents = await server.ctx.db
       .selectFrom('consents')

@@ -1,47 +1,32 @@
 // The account's emails and phone numbers (POST /api/user/login, /confirm, /primary; DELETE) on both
 // databases: proof by a code over real SMTP and the SMS provider, the rules that keep an account
 // reachable, the notices, the merge payload for another account's address, and the races.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { UserAnswer } from '../../contract/schemas.ts';
 import { nowIso } from '../db/index.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { databaseKinds, passwordSignIn, type TestServer } from '../testing/harness.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { signedInUser } from '../testing/mfaKit.ts';
+import { codeIn } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
 
 describe.each(kinds)('emails and phone numbers on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   let n = 0;
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, {
-      SMTP_URL: smtp.url,
-      SMS_PROVIDER_URL: sms.url,
-      SMS_PROVIDER_KEY: 'provider-key',
-    });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
+  useServerWithPeers(kind, { SMS_PROVIDER_KEY: 'provider-key' }, (peers) => {
+    ({ server, smtp, sms } = peers);
   });
 
-  async function signedIn(methods: ('email' | 'sms')[] = ['email']) {
-    const user = await makeUser(server, { methods });
-    const device = `contacts-${user.userId.slice(0, 8)}`;
-    const token = await sessionFor(server, user.userId, device);
-    await freshMfa(server, user.userId);
-    return { ...user, device, token };
-  }
+  const signedIn = (methods: ('email' | 'sms')[] = ['email']) =>
+    signedInUser(server, { methods }, (userId) => `contacts-${userId.slice(0, 8)}`);
   type Who = Awaited<ReturnType<typeof signedIn>>;
   const call = (method: 'POST' | 'DELETE', url: string, who: Who, payload: object) =>
     server.app.inject({
@@ -313,12 +298,7 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
           })
         ).statusCode,
       ).toBe(401);
-      const password = await server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers: { 'x-device-id': who.device },
-        payload: { username: who.email, password: 'Tessera-demo-2026!' },
-      });
+      const password = await passwordSignIn(server, who.email, 'Tessera-demo-2026!', { 'x-device-id': who.device });
       expect(password.statusCode).toBe(400);
       // Spent: a second use (or a made-up token) says the same.
       expect((await undo(token)).json()).toMatchObject({ code: 'undo_unavailable' });

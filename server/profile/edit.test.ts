@@ -1,43 +1,27 @@
 // The profile's changes (PUT /api/user, PUT /api/user/iban) on both databases: the rules of each
 // field enforced whatever the browser sends, the step-up before the bank account, the notices to
 // the primary email and phone over real SMTP and the SMS provider, and the security events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UserAnswer } from '../../contract/schemas.ts';
 import * as v from 'valibot';
-import { freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { freshMfa, signedInUser } from '../testing/mfaKit.ts';
+import { databaseKinds, type TestServer } from '../testing/harness.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
 
 const kinds = await databaseKinds();
 
 describe.each(kinds)('profile changes on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
 
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, {
-      SMTP_URL: smtp.url,
-      SMS_PROVIDER_URL: sms.url,
-      SMS_PROVIDER_KEY: 'provider-key',
-    });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
+  useServerWithPeers(kind, { SMS_PROVIDER_KEY: 'provider-key' }, (peers) => {
+    ({ server, smtp, sms } = peers);
   });
 
   /** A signed-in account of its own (a trusted device: no code asked), its second factor fresh. */
-  async function signedIn(methods: ('email' | 'sms')[] = ['email']) {
-    const user = await makeUser(server, { methods });
-    const device = `profile-${user.userId.slice(0, 8)}`;
-    const token = await sessionFor(server, user.userId, device);
-    await freshMfa(server, user.userId);
-    return { ...user, device, token };
-  }
+  const signedIn = (methods: ('email' | 'sms')[] = ['email']) =>
+    signedInUser(server, { methods }, (userId) => `profile-${userId.slice(0, 8)}`);
 
   const put = (url: string, who: { token: string; device: string }, payload: unknown) =>
     server.app.inject({

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
-import { codeIn, startSmsProvider, startSmtp } from '../testing/peers.ts';
+import { databaseKinds, type TestServer } from '../testing/harness.ts';
+import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
+import { codeIn } from '../testing/peers.ts';
 
 const kinds = await databaseKinds();
 const claire = DEMO_USERS.find((u) => u.key === 'customer')!;
@@ -9,18 +10,11 @@ const luc = DEMO_USERS.find((u) => u.key === 'luxembourg')!;
 
 describe.each(kinds)('forgotten password on %s', (kind) => {
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let sms: Awaited<ReturnType<typeof startSmsProvider>>;
+  let smtp: Smtp;
+  let sms: SmsProvider;
   const headers = { 'x-device-id': 'forgot-device-01' };
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    sms = await startSmsProvider();
-    server = await startTestServer(kind, { SMTP_URL: smtp.url, SMS_PROVIDER_URL: sms.url });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.stop();
-    await sms?.stop();
+  useServerWithPeers(kind, {}, (peers) => {
+    ({ server, smtp, sms } = peers);
   });
 
   const forgot = (username: string, channel?: string) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { DEVICE, databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
 import { isCommonPassword } from '../passwords/policy.ts';
 
 const kinds = await databaseKinds();
@@ -76,14 +76,7 @@ describe.each(kinds)('a configured password policy on %s', (kind) => {
       minSpecial: 2,
       maxLength: 128,
     });
-    const ticket = (
-      await server.app.inject({
-        method: 'POST',
-        url: '/api/token',
-        headers: DEVICE,
-        payload: { username: wout.email, password: DEMO_PASSWORD },
-      })
-    ).json().payload as string;
+    const ticket = (await passwordSignIn(server, wout.email, DEMO_PASSWORD)).json().payload as string;
     const reset = (password: string) =>
       server.app.inject({
         method: 'POST',

@@ -12,7 +12,9 @@ import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '../seed/demo.ts';
 import {
   createPostgresDatabase,
   databaseKinds,
+  passwordSignIn,
   startTestServer,
+  userIdByEmail,
   type DatabaseKind,
   type TestServer,
 } from '../testing/harness.ts';
@@ -21,21 +23,10 @@ const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
 
 const signIn = (app: App, device: string, userAgent = 'records-test') =>
-  app.app.inject({
-    method: 'POST',
-    url: '/api/token',
-    headers: { 'x-device-id': device, 'user-agent': userAgent },
-    payload: { username: emma.email, password: DEMO_PASSWORD },
-  });
+  passwordSignIn(app, emma.email, DEMO_PASSWORD, { 'x-device-id': device, 'user-agent': userAgent });
 
 async function userIdOf(app: App): Promise<string> {
-  return (
-    await app.ctx.db
-      .selectFrom('user_emails')
-      .select('user_id')
-      .where('value', '=', emma.email)
-      .executeTakeFirstOrThrow()
-  ).user_id;
+  return userIdByEmail(app, emma.email);
 }
 
 async function signInEvents(app: App, userId: string) {

@@ -4,12 +4,12 @@
 // refuses (its password, its last identity, a password reset that would open it).
 import { Secret, TOTP } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
+import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { hashToken } from '../sessions/tokens.ts';
 import { statusCounts } from '../testing/concurrency.ts';
 import type { EntraUser } from '../testing/entraStandIn.ts';
-import { databaseKinds, type TestServer } from '../testing/harness.ts';
-import { client, makeUser, sessionFor } from '../testing/mfaKit.ts';
+import { databaseKinds, passwordSignIn, userColumn, type TestServer } from '../testing/harness.ts';
+import { client, createTestUser, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { codeIn } from '../testing/peers.ts';
 import { cookieOf, entraUsers, linkTicketOf, microsoftSignIn } from '../testing/ssoKit.ts';
 
@@ -159,12 +159,7 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(none.json().code).toBe('unauthorized');
     expect((await link(ticket, { browser, token: 'A'.repeat(43) })).statusCode).toBe(401);
     // The password typed wrong gives no session to link with.
-    const wrong = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': DEVICE_ID },
-      payload: { username: account.email, password: 'Not-the-password-1!' },
-    });
+    const wrong = await passwordSignIn(server, account.email, 'Not-the-password-1!', { 'x-device-id': DEVICE_ID });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().code).toBe('invalid_credentials');
     expect(wrong.json().access_token).toBeUndefined();
@@ -198,18 +193,13 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     const account = await makeUser(server, { methods: [] });
     // Another account, with a password of its own (the demo accounts share one).
     otherAccounts += 1;
-    await createUser(
-      server.ctx,
+    await createTestUser(
+      server,
       {
         firstname: 'Other',
         lastname: 'Account',
-        language: 'en',
         email: `sso.other.${process.pid}.${otherAccounts}@example.be`,
         phone: `+3247099${String(otherAccounts).padStart(4, '0')}`,
-        user_id: null,
-        customer_user_id: null,
-        fridom_user_id: null,
-        password_status: 0,
       },
       OTHER_PASSWORD,
     );
@@ -503,15 +493,7 @@ describe.each(await databaseKinds())('Microsoft sign-in under attack on %s', (ki
     expect(withNew.statusCode).toBe(403);
     expect(withNew.json().code).toBe('sso_required');
     expect(await sessionsOf(account.userId)).toBe(0);
-    expect(
-      (
-        await server.ctx.db
-          .selectFrom('users')
-          .select('sso_only')
-          .where('id', '=', account.userId)
-          .executeTakeFirstOrThrow()
-      ).sso_only,
-    ).toBe(1);
+    expect(await userColumn(server, account.userId, 'sso_only')).toBe(1);
     // Microsoft still signs it in.
     expect((await signIn(entra)).location).toBe('/');
     expect(await sessionsOf(account.userId)).toBe(1);

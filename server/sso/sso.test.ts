@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { statusCounts } from '../testing/concurrency.ts';
 import type { EntraStandIn } from '../testing/entraStandIn.ts';
-import { databaseKinds, startTestServer, type TestServer } from '../testing/harness.ts';
+import { databaseKinds, passwordSignIn, startTestServer, userColumn, type TestServer } from '../testing/harness.ts';
 import { client, makeUser } from '../testing/mfaKit.ts';
 import { cookieOf, entraUsers, linkTicketOf, microsoftSignIn } from '../testing/ssoKit.ts';
 import { issueLinkTicket } from './requests.ts';
@@ -183,15 +183,7 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
       tenant: { id: TENANT, name: 'Acme Corp' },
       email: 'linked@contoso.example',
     });
-    expect(
-      (
-        await server.ctx.db
-          .selectFrom('users')
-          .select('has_sso')
-          .where('id', '=', account.userId)
-          .executeTakeFirstOrThrow()
-      ).has_sso,
-    ).toBe(1);
+    expect(await userColumn(server, account.userId, 'has_sso')).toBe(1);
     expect(await events(account.userId, 'sso_linked')).toHaveLength(1);
     // Spent.
     expect(
@@ -278,15 +270,7 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     ]);
     expect(await events(account.userId, 'sso_only_off')).toHaveLength(1);
     expect((await api('DELETE', `/api/user/sso/${second}`, { token })).statusCode).toBe(204);
-    expect(
-      (
-        await server.ctx.db
-          .selectFrom('users')
-          .select('has_sso')
-          .where('id', '=', account.userId)
-          .executeTakeFirstOrThrow()
-      ).has_sso,
-    ).toBe(0);
+    expect(await userColumn(server, account.userId, 'has_sso')).toBe(0);
     // sso-only needs an identity to sign in with.
     expect((await cli('users', 'sso-only', account.email, 'on')).code).toBe(1);
   });
@@ -295,27 +279,14 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     const account = await makeUser(server, { methods: [] });
     await linkDirectly(account.userId, newUser());
     await server.ctx.db.updateTable('users').set({ sso_only: 1 }).where('id', '=', account.userId).execute();
-    const wrong = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': DEVICE_ID },
-      payload: { username: account.email, password: 'Not-the-password-1!' },
-    });
-    const unknown = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': DEVICE_ID },
-      payload: { username: 'nobody.here@example.be', password: 'Not-the-password-1!' },
+    const wrong = await passwordSignIn(server, account.email, 'Not-the-password-1!', { 'x-device-id': DEVICE_ID });
+    const unknown = await passwordSignIn(server, 'nobody.here@example.be', 'Not-the-password-1!', {
+      'x-device-id': DEVICE_ID,
     });
     expect(wrong.statusCode).toBe(unknown.statusCode);
     expect(wrong.json().code).toBe('invalid_credentials');
     expect(unknown.json().code).toBe('invalid_credentials');
-    const right = await server.app.inject({
-      method: 'POST',
-      url: '/api/token',
-      headers: { 'x-device-id': DEVICE_ID },
-      payload: { username: account.email, password: DEMO_PASSWORD },
-    });
+    const right = await passwordSignIn(server, account.email, DEMO_PASSWORD, { 'x-device-id': DEVICE_ID });
     expect(right.statusCode).toBe(403);
     expect(right.json().code).toBe('sso_required');
     expect(cookieOf(right.headers['set-cookie'], server.ctx.cookieName)).toBeNull();

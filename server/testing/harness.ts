@@ -3,11 +3,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Selectable } from 'kysely';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { migrate } from '../db/migrations.ts';
+import type { UsersTable } from '../db/schema.ts';
 import { seedDemo } from '../seed/demo.ts';
 import { freePort } from './ports.ts';
 
@@ -80,6 +83,17 @@ export async function createTestDatabase(
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A migrated database for the tests of the calling block: `opened` gets a handle on it before they
+ * run; it is dropped after them. */
+export function useTestDatabase(kind: DatabaseKind, opened: (handle: DatabaseHandle) => void | Promise<void>): void {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    await opened(await database.open());
+  });
+  afterAll(async () => database?.drop());
 }
 
 export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
@@ -166,3 +180,26 @@ export async function startListeningTestServer(
 }
 
 export const DEVICE = { 'x-device-id': 'test-device-0001' };
+
+/** A sign-in by password (POST /api/token), from the test device unless `headers` name another. */
+export const passwordSignIn = (
+  server: Pick<TestServer, 'app'>,
+  username: string,
+  password: string,
+  headers: Record<string, string> = DEVICE,
+) => server.app.inject({ method: 'POST', url: '/api/token', headers, payload: { username, password } });
+
+/** The id of the account an email belongs to. */
+export const userIdByEmail = async (server: Pick<TestServer, 'ctx'>, email: string): Promise<string> =>
+  (await server.ctx.db.selectFrom('user_emails').select('user_id').where('value', '=', email).executeTakeFirstOrThrow())
+    .user_id;
+
+/** One column of a user's row, as stored. */
+export async function userColumn<C extends 'has_sso' | 'sso_only' | 'language' | 'password_status'>(
+  server: Pick<TestServer, 'ctx'>,
+  userId: string,
+  column: C,
+): Promise<Selectable<UsersTable>[C]> {
+  const row = await server.ctx.db.selectFrom('users').select(column).where('id', '=', userId).executeTakeFirstOrThrow();
+  return (row as unknown as Selectable<UsersTable>)[column];
+}

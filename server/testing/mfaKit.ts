@@ -11,6 +11,29 @@ export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';
 
 let counter = 0;
 
+type NewTestUser = Parameters<typeof createUser>[1];
+
+/** An account with these fields; those a test leaves out are an English-speaking one's without platform ids. */
+export const createTestUser = (
+  server: TestServer,
+  fields: Partial<NewTestUser> & Pick<NewTestUser, 'email' | 'phone'>,
+  password = DEMO_PASSWORD,
+): Promise<string> =>
+  createUser(
+    server.ctx,
+    {
+      firstname: 'Test',
+      lastname: 'User',
+      language: 'en',
+      user_id: null,
+      customer_user_id: null,
+      fridom_user_id: null,
+      password_status: 0,
+      ...fields,
+    },
+    password,
+  );
+
 /** A fresh account with these methods (the first primary); a TOTP method takes `totpSecret`. */
 export async function makeUser(
   server: TestServer,
@@ -26,23 +49,15 @@ export async function makeUser(
   const n = `${process.pid % 1000}${counter}`.padStart(6, '0').slice(-6);
   const email = `mfa.${n}.${counter}@example.be`;
   const phone = `+32471${n}`;
-  const userId = await createUser(
-    server.ctx,
-    {
-      firstname: 'Test',
-      lastname: `User ${counter}`,
-      language: options.language ?? 'en',
-      email,
-      phone,
-      user_id: null,
-      customer_user_id: options.customer ? `C-T${n}` : null,
-      fridom_user_id: null,
-      password_status: 0,
-      mfa_forced: options.forced ?? false,
-      mfa_customer: options.customer ?? false,
-    },
-    DEMO_PASSWORD,
-  );
+  const userId = await createTestUser(server, {
+    lastname: `User ${counter}`,
+    language: options.language ?? 'en',
+    email,
+    phone,
+    customer_user_id: options.customer ? `C-T${n}` : null,
+    mfa_forced: options.forced ?? false,
+    mfa_customer: options.customer ?? false,
+  });
   const ids: Partial<Record<Method, number>> = {};
   for (const [i, method] of options.methods.entries()) {
     const target = method === 'email' ? email : ['sms', 'call', 'whatsapp'].includes(method) ? phone : null;
@@ -115,8 +130,8 @@ export async function freshMfa(server: TestServer, userId: string): Promise<void
   await server.ctx.db.updateTable('sessions').set({ mfa_at: nowIso() }).where('user_id', '=', userId).execute();
 }
 
-/** A session for an account without MFA on a trusted device, or any account by its password when it has none. */
-export async function sessionFor(server: TestServer, userId: string, device: string): Promise<string> {
+/** Marks `device` as one the account trusts: no second factor is asked from it. */
+export async function trustDevice(server: TestServer, userId: string, device: string): Promise<void> {
   const until = '2999-01-01T00:00:00.000Z';
   await server.ctx.db
     .insertInto('devices')
@@ -131,6 +146,11 @@ export async function sessionFor(server: TestServer, userId: string, device: str
     })
     .onConflict((c) => c.columns(['user_id', 'device_key']).doUpdateSet({ trusted_until: until }))
     .execute();
+}
+
+/** A session for an account without MFA on a trusted device, or any account by its password when it has none. */
+export async function sessionFor(server: TestServer, userId: string, device: string): Promise<string> {
+  await trustDevice(server, userId, device);
   const email = (
     await server.ctx.db
       .selectFrom('user_emails')
@@ -141,4 +161,18 @@ export async function sessionFor(server: TestServer, userId: string, device: str
   const res = await client(server).password(email, device);
   expect(res.statusCode).toBe(200);
   return res.json().access_token as string;
+}
+
+/** A fresh account signed in on a trusted device (no code asked), its second factor freshly checked;
+ * `device` is the device's id or makes one from the account's id. */
+export async function signedInUser(
+  server: TestServer,
+  options: Parameters<typeof makeUser>[1],
+  device: string | ((userId: string) => string),
+): Promise<Awaited<ReturnType<typeof makeUser>> & { device: string; token: string }> {
+  const user = await makeUser(server, options);
+  const id = typeof device === 'string' ? device : device(user.userId);
+  const token = await sessionFor(server, user.userId, id);
+  await freshMfa(server, user.userId);
+  return { ...user, device: id, token };
 }

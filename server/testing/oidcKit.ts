@@ -41,3 +41,14 @@ export async function browse(base: string, url: string, cookies: string[] | Jar)
   }
   throw new Error('too many redirects');
 }
+
+/** The endpoints the discovery document names under the issuer, whatever the provider turns on. */
+export const ISSUER_ENDPOINTS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'userinfo_endpoint',
+  'jwks_uri',
+  'revocation_endpoint',
+  'introspection_endpoint',
+  'end_session_endpoint',
+] as const;
