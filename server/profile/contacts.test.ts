@@ -305,6 +305,43 @@ describe.each(kinds)('emails and phone numbers on %s', (kind) => {
       expect((await undo('x'.repeat(43))).statusCode).toBe(410);
     });
 
+    it('takes the second factor on an undone address with it, and makes another one primary', async () => {
+      const who = await signedIn(['email', 'sms']);
+      const email = fresh();
+      const { payload } = (await call('POST', '/api/user/login', who, { email })).json();
+      await call('POST', '/api/user/login/confirm', who, { payload, code: codeIn(mailsTo(email).at(-1)!) });
+      // The stranger also made the new address the account's primary second factor.
+      const db = server.ctx.db;
+      await db.updateTable('mfa_methods').set({ is_primary: 0 }).where('user_id', '=', who.userId).execute();
+      const { id } = await db
+        .selectFrom('mfa_methods')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('mfa_methods')
+        .values({
+          id: Number(id) + 1,
+          user_id: who.userId,
+          method: 'email',
+          target: email,
+          secret: null,
+          is_primary: 1,
+          last_step: null,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
+      const token = undoLinkIn(mailsTo(who.email).at(-1)!)!;
+      expect((await undo(token)).json()).toEqual({ undone: 'added' });
+      const left = await db
+        .selectFrom('mfa_methods')
+        .select(['method', 'target', 'is_primary'])
+        .where('user_id', '=', who.userId)
+        .where('method', '!=', 'totpRecovery')
+        .execute();
+      expect(left.map((m) => m.target)).not.toContain(email);
+      expect(left.filter((m) => m.is_primary === 1)).toHaveLength(1);
+    });
+
     it('puts back a removed address and a former primary', async () => {
       const who = await signedIn(['email']);
       const extra = await secondEmail(who, true);

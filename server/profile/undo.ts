@@ -8,7 +8,7 @@ import { nowIso } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { addVerifiedContact, contactTable } from '../identity/accounts.ts';
-import { SENDS_TO } from '../identity/contacts.ts';
+import { detachContact } from '../identity/contacts.ts';
 import { LOCKED_PASSWORD } from '../passwords/hashing.ts';
 import { recordPassword } from '../identity/accounts.ts';
 import { revokeSessionsOf } from '../sessions/store.ts';
@@ -38,31 +38,9 @@ export async function undoChange(
     const change = JSON.parse(spent.change) as UndoableChange;
     const table = contactTable(change.contact.kind);
     if (change.kind === 'added') {
-      // The address added goes, with the second factors on it; a primary it became passes back.
-      const row = await trx
-        .selectFrom(table)
-        .select(['id', 'is_default'])
-        .where('user_id', '=', userId)
-        .where('value', '=', change.contact.value)
-        .executeTakeFirst();
-      if (row) {
-        await trx
-          .deleteFrom('mfa_methods')
-          .where('user_id', '=', userId)
-          .where('target', '=', change.contact.value)
-          .where('method', 'in', SENDS_TO[change.contact.kind])
-          .execute();
-        await trx.deleteFrom(table).where('id', '=', row.id).execute();
-        if (row.is_default === 1) {
-          const next = await trx
-            .selectFrom(table)
-            .select('id')
-            .where('user_id', '=', userId)
-            .orderBy('created_at')
-            .executeTakeFirst();
-          if (next) await trx.updateTable(table).set({ is_default: 1 }).where('id', '=', next.id).execute();
-        }
-      }
+      // The address added goes, with the second factors on it: a primary factor it carried passes
+      // to another, and a primary address it became passes back (as any removal does).
+      await detachContact(trx, userId, change.contact.kind, change.contact.value);
     } else if (change.kind === 'removed') {
       // Back, verified as it was proven, unless another account took it meanwhile.
       await addVerifiedContact(trx, userId, change.contact.kind, change.contact.value);
