@@ -8,6 +8,8 @@ export const AFTER_PAINT_ID = 'after-paint';
 /** Attributes of the page's root element (`data-…`, read as `dataset`) between a drawn page's starter
  * (server/spa/page.ts), which asks for the entry once the screen is painted, and the entry: a
  * submission of the drawn form made before the entry arrived is held (`HELD_SUBMIT`), not posted,
- * until the entry, once there (`ENTRY_THERE`), makes it with the app's own form. */
+ * and a plain click on a link to another of our screens is held (`HELD_LINK`, its address), not
+ * loaded anew, until the entry, once there (`ENTRY_THERE`), does it in the app with what was typed. */
 export const ENTRY_THERE = 'entry';
 export const HELD_SUBMIT = 'heldSubmit';
+export const HELD_LINK = 'heldLink';

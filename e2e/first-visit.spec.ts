@@ -114,6 +114,17 @@ test('a link followed before the app is there is followed once it is, with what 
   await page.goBack();
   await expect(page).toHaveURL(/\/login\/email$/);
   await expect(page.getByLabel('Email address')).toHaveValue('early.link@example.be');
+
+  // The entry itself held back: the page's starter holds the link until the entry is there.
+  const early = await page.context().newPage();
+  const releaseEntry = await holdScript(early, 'index');
+  await early.goto('/login/email', { waitUntil: 'commit' });
+  await early.getByLabel('Email address').fill('earlier.link@example.be');
+  await early.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(early).toHaveURL(/\/login\/email$/);
+  releaseEntry();
+  await expect(early).toHaveURL(/\/forgot-password\/email$/);
+  await expect(early.getByLabel('Email address')).toHaveValue('earlier.link@example.be');
 });
 
 test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AFTER_PAINT_ID, ENTRY_THERE, HELD_SUBMIT } from '../../contract/page.ts';
+import { AFTER_PAINT_ID, ENTRY_THERE, HELD_LINK, HELD_SUBMIT } from '../../contract/page.ts';
 import {
   BOOT_ELEMENT_ID,
   LANGUAGE_COOKIE,
@@ -75,13 +75,17 @@ function inlineStylesheet(spaDir: string, built: string): { template: string; st
  * with the page on a slow link nor count, in a simulated load, as holding the first paint. A small
  * inline script does it (its hash in the policy); the entry's own preload links go with it. Until
  * the entry is there, the script holds a submission of the drawn form, which would otherwise post
- * the page to itself and lose what was typed (contract/page.ts). */
+ * the page to itself, and a plain click on a link to another of our screens, which would load it
+ * anew: both would lose what was typed (contract/page.ts). */
 function entryAfterPaint(template: string): { drawnTemplate: string; scriptHashes: string[] } {
   const entry = /\s*<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"><\/script>/.exec(template);
   if (!entry) return { drawnTemplate: template, scriptHashes: [] };
   const start =
     `(()=>{const d=document.documentElement.dataset;` +
     `addEventListener('submit',e=>{if(!(${JSON.stringify(ENTRY_THERE)} in d)){e.preventDefault();d.${HELD_SUBMIT}=''}},true);` +
+    `addEventListener('click',e=>{const a=e.target.closest&&e.target.closest('a'),h=a&&a.getAttribute('href');` +
+    `if(${JSON.stringify(ENTRY_THERE)} in d||!h||h[0]!=='/'||h[1]==='/'||e.button||e.ctrlKey||e.metaKey||e.shiftKey||e.altKey||a.target)return;` +
+    `e.preventDefault();d.${HELD_LINK}=h},true);` +
     `const go=()=>{const s=document.createElement('script');s.type='module';s.crossOrigin='';` +
     `s.src=${JSON.stringify(entry[1])};document.head.append(s)};` +
     `document.visibilityState==='hidden'?go():requestAnimationFrame(()=>setTimeout(go))})()`;

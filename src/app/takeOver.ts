@@ -1,7 +1,7 @@
 // Taking over a screen the server drew ahead of the script (src/prerender.tsx): what the person
 // typed into it meanwhile, and the field they were in, carry over into the app's own screen.
 import type { RootActor } from '../shell/context.ts';
-import { ENTRY_THERE, HELD_SUBMIT } from '../../contract/page.ts';
+import { ENTRY_THERE, HELD_LINK, HELD_SUBMIT } from '../../contract/page.ts';
 import { isPlainClick } from './clicks.ts';
 
 /** The attribute the drawn screen carries on its outermost element. */
@@ -16,10 +16,11 @@ let followedEarly: string | null = null;
  * once): a submission, which would otherwise post the form to the page itself, and a plain click
  * on a link to another of our screens, which would load it anew and lose what was typed. */
 export function holdDrawnActions(container: HTMLElement): void {
-  // A submission the page's starter held before the entry was there counts as one held here.
+  // A submission or a link the page's starter held before the entry was there counts as one held here.
   const root = document.documentElement.dataset;
   root[ENTRY_THERE] = '';
   if (HELD_SUBMIT in root) submittedEarly = true;
+  followedEarly = root[HELD_LINK] ?? null;
   const drawn = container.querySelector<HTMLElement>(`[${PRERENDERED_ATTRIBUTE}]`);
   drawn?.querySelector('form')?.addEventListener('submit', (event) => {
     event.preventDefault();
