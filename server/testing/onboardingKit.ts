@@ -9,7 +9,9 @@ import type { TestServer } from './harness.ts';
 import { codeIn } from './peers.ts';
 
 let counter = 0;
-const next = () => `${process.pid % 1000}${++counter}`.padStart(8, '0').slice(-8);
+/** Eight digits no seeded card has (theirs start 0000) and no other test process makes: a 9, this
+ * process's id, and a counter. Before, a process id and a count could spell a demo card's number. */
+const next = () => `9${String(process.pid % 10_000).padStart(4, '0')}${String(++counter % 1000).padStart(3, '0')}`;
 
 /** A card waiting for its holder, with made-up holder details unless told otherwise. */
 export async function makeCard(server: TestServer, options: { status?: 'issued' | 'blocked'; holder?: boolean } = {}) {
