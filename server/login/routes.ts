@@ -1,4 +1,5 @@
 // POST /token: password sign-in by email or phone.
+import { publicOriginOf } from '../http/origin.ts';
 import type { FastifyInstance } from 'fastify';
 import {
   LoginRequest,
@@ -8,7 +9,6 @@ import {
   type CaptchaLevel,
 } from '../../contract/schemas.ts';
 import { messageOf } from '../../contract/errors.ts';
-import { variantOfHost } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
 import { deviceKeyOf } from '../http/auth.ts';
 import { errorSchema, jsonSchema, responses } from '../http/schema.ts';
@@ -45,7 +45,7 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
         {
           username: request.body.username,
           password: request.body.password,
-          variant: variantOfHost(request.host),
+          variant: publicOriginOf(ctx.config, request).variant,
           ip: request.ip,
           deviceKey,
           ...(request.body.captcha ? { captcha: request.body.captcha } : {}),

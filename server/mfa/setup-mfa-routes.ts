@@ -1,7 +1,7 @@
 // Adding a second factor: the set-up offer's "not now", and the two steps of activation (start,
 // then finish with the first code), open to a session limited to enrolment.
+import { publicOriginOf } from '../http/origin.ts';
 import type { FastifyInstance } from 'fastify';
-import { variantOfHost } from '../../contract/constants.ts';
 import { MfaActivateAnswer, MfaActivateQuery, MfaActivateRequest, MfaActivateResult } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
@@ -54,7 +54,7 @@ export async function activationRoutes(app: FastifyInstance, ctx: AppContext, { 
           mfaAt: session.mfaAt,
           signedInAt: session.signedInAt,
           language: await languageOf(ctx.db, session.userId),
-          variant: variantOfHost(request.host),
+          variant: publicOriginOf(ctx.config, request).variant,
           deviceKey: request.deviceKey,
           ip: request.ip,
         },

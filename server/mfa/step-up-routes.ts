@@ -1,8 +1,9 @@
 // The challenges of spec §7: GET /mfa/sudo starts one on a method (for a sign-in that asks its
 // second factor, or a step-up of the session), POST /mfa/sudo checks its code, and
 // POST /mfa/sudo/password steps up by the password where the account has no second factor.
+import { publicOriginOf } from '../http/origin.ts';
 import type { FastifyInstance } from 'fastify';
-import { variantLocaleOf, variantOfHost } from '../../contract/constants.ts';
+import { variantLocaleOf } from '../../contract/constants.ts';
 import {
   MfaChallengeAnswer,
   MfaChallengeQuery,
@@ -36,7 +37,10 @@ export async function challengeRoutes(app: FastifyInstance, ctx: AppContext) {
         payload: request.query.payload,
         channel: request.query.channel,
         token: request.query.payload ? null : tokenOf(request, ctx.cookieName),
-        screenLanguage: variantLocaleOf(request.headers['accept-language'], variantOfHost(request.host)),
+        screenLanguage: variantLocaleOf(
+          request.headers['accept-language'],
+          publicOriginOf(ctx.config, request).variant,
+        ),
         deviceKey: request.deviceKey,
         ip: request.ip,
       }),

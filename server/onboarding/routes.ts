@@ -1,8 +1,8 @@
 // Onboarding (spec §2, §4, §5): start with a card or an invitation (behind the CAPTCHA), then the
 // terms, the details, the email and phone with their codes, and the password that creates the
 // account. Each call after the start carries the flow's token, and the flow refuses calls out of order.
+import { publicOriginOf } from '../http/origin.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { variantOfHost } from '../../contract/constants.ts';
 import {
   OnboardingCardRequest,
   OnboardingCodeSent,
@@ -33,7 +33,7 @@ const tags = ['onboarding'];
 const FLOW_ERRORS = [400, 409, 410, 429, 503];
 
 export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
-  const start = (request: FastifyRequest) => ({ variant: variantOfHost(request.host), ip: request.ip });
+  const start = (request: FastifyRequest) => ({ variant: publicOriginOf(ctx.config, request).variant, ip: request.ip });
 
   app.post<{ Body: OnboardingCardRequest }>(
     '/onboarding/card',
@@ -139,7 +139,12 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       const flow = await openFlow(ctx, request.body.flow);
-      return sendCode(ctx, flow, contactOf('email', request.body.email, variantOfHost(request.host)), request.ip);
+      return sendCode(
+        ctx,
+        flow,
+        contactOf('email', request.body.email, publicOriginOf(ctx.config, request).variant),
+        request.ip,
+      );
     },
   );
 
@@ -158,7 +163,7 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
       return sendCode(
         ctx,
         flow,
-        contactOf('phone', request.body.phone, variantOfHost(request.host), request.body.channel),
+        contactOf('phone', request.body.phone, publicOriginOf(ctx.config, request).variant, request.body.channel),
         request.ip,
       );
     },

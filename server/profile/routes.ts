@@ -13,7 +13,6 @@ import {
   UndoChangeRequest,
 } from '../../contract/profile.ts';
 import { undoChange } from './undo.ts';
-import { variantOfHost } from '../../contract/constants.ts';
 import type { FastifyRequest } from 'fastify';
 import { confirmContact, contactOf, deleteContact, makePrimary, startAddingContact, type Caller } from './contacts.ts';
 import { languageOf } from '../identity/accounts.ts';
@@ -174,7 +173,7 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
   const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
     userId: request.session!.userId,
     language: await languageOf(ctx.db, request.session!.userId),
-    variant: variantOfHost(request.host),
+    variant: publicOriginOf(ctx.config, request).variant,
     deviceKey: request.deviceKey,
     ip: request.ip,
     origin: publicOriginOf(ctx.config, request).origin,
@@ -195,7 +194,12 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request) => {
       const { channel, ...typed } = request.body;
-      return startAddingContact(ctx, await callerOf(request), contactOf(typed, variantOfHost(request.host)), channel);
+      return startAddingContact(
+        ctx,
+        await callerOf(request),
+        contactOf(typed, publicOriginOf(ctx.config, request).variant),
+        channel,
+      );
     },
   );
 
@@ -242,7 +246,11 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
       },
       preHandler: sensitive,
       handler: async (request) => {
-        await change(ctx, await callerOf(request), contactOf(request.body, variantOfHost(request.host)));
+        await change(
+          ctx,
+          await callerOf(request),
+          contactOf(request.body, publicOriginOf(ctx.config, request).variant),
+        );
         return currentProfile(request);
       },
     });

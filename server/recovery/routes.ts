@@ -1,8 +1,8 @@
 // Forgotten and weak passwords: POST /user/forgot-password sends a code, /user/forgot-password/verify
 // trades it for a ticket, POST /user/reset-password takes a new password with that ticket or with the
 // weak-password ticket a sign-in hands out.
+import { publicOriginOf } from '../http/origin.ts';
 import type { FastifyInstance } from 'fastify';
-import { variantOfHost } from '../../contract/constants.ts';
 import {
   ForgotPasswordAnswer,
   ForgotPasswordRequest,
@@ -36,7 +36,7 @@ export async function recoveryRoutes(app: FastifyInstance, ctx: AppContext) {
       return requestReset(ctx, {
         username: request.body.username,
         channel: request.body.channel ?? null,
-        variant: variantOfHost(request.host),
+        variant: publicOriginOf(ctx.config, request).variant,
         ip: request.ip,
         deviceKey: request.deviceKey,
       });
