@@ -60,21 +60,32 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   const store = new lru.default({ maxSize: 1_000_000 });
 
   const client = DEMO_CLIENTS.find((c) => c.client_id === CLIENT_ID)!;
-  const metadata = clientMetadata({
-    client_id: client.client_id,
-    name: client.name,
-    names: null,
-    redirect_uris: JSON.stringify(client.redirect_uris),
-    first_party: 1,
-    logo_uri: null,
-    policy_uri: null,
-    tos_uri: null,
-    backchannel_logout_uri: null,
-    admin_email: null,
-    scopes: JSON.stringify(client.scopes ?? []),
-    secret_hash: null,
-    require_mfa: 0,
-  });
+  // The origin the clients' logos are served under: the benchmarked client has none.
+  const ISSUER_ORIGIN = 'http://127.0.0.1';
+  const metadata = clientMetadata(
+    {
+      client_id: client.client_id,
+      name: client.name,
+      names: null,
+      redirect_uris: JSON.stringify(client.redirect_uris),
+      first_party: 1,
+      logo_version: null,
+      policy_uri: null,
+      tos_uri: null,
+      backchannel_logout_uri: null,
+      profile: null,
+      jwks: null,
+      jwks_uri: null,
+      events_endpoint: null,
+      post_logout_redirect_uris: null,
+      token_endpoint_auth_method: null,
+      admin_email: null,
+      scopes: JSON.stringify(client.scopes ?? []),
+      secret_hash: null,
+      require_mfa: 0,
+    },
+    ISSUER_ORIGIN,
+  );
   const keys = (['RS256', 'ES256'] as const).map((alg, i) => {
     const { privateKey } =
       alg === 'RS256'
@@ -84,9 +95,14 @@ export async function startBareOidc(): Promise<{ port: number; close(): Promise<
   });
   const config = loadConfig({ NODE_ENV: 'test', SQLITE_PATH: ':memory:', LOG_LEVEL: 'silent', SPA_DIR: 'none' });
   // Tessera's configuration; only storage, keys, accounts and clients are the bare provider's own.
-  const { adapter: _ours, ...configuration } = providerConfiguration(null as never, config, {
-    jwks: () => ({ keys }),
-  } as never);
+  const { adapter: _ours, ...configuration } = providerConfiguration(
+    null as never,
+    config,
+    {
+      jwks: () => ({ keys }),
+    } as never,
+    ISSUER_ORIGIN,
+  );
   const account = 'bench-account';
   const claims = {
     sub: account,

@@ -72,7 +72,16 @@ export const TokenAnswer = v.object({
 });
 export type TokenAnswer = v.InferOutput<typeof TokenAnswer>;
 
-export const MfaMethodKind = v.picklist(['email', 'sms', 'call', 'whatsapp', 'totp', 'totpRecovery', 'card']);
+export const MfaMethodKind = v.picklist([
+  'email',
+  'sms',
+  'call',
+  'whatsapp',
+  'totp',
+  'totpRecovery',
+  'card',
+  'passkey',
+]);
 export type MfaMethodKind = v.InferOutput<typeof MfaMethodKind>;
 
 export const MfaMethodSummary = v.object({
@@ -81,8 +90,20 @@ export const MfaMethodSummary = v.object({
   /** Masked destination (email or phone) when the method has one. */
   target: v.optional(v.string()),
   primary: v.optional(v.boolean()),
+  /** On a card entry: the last four digits of each activated card (any of them is the answer), so
+   * the screens can say which card. */
+  card_endings: v.optional(v.array(v.string())),
   /** On the totpRecovery entry of GET /mfa: how many recovery keys are still unused. */
   recovery_keys_left: v.optional(v.number()),
+  /** On a passkey: the name its owner gave it, or none yet. */
+  name: v.optional(v.string()),
+  /** On a passkey: who keeps it (Google Password Manager, iCloud Keychain, …), when its AAGUID is known. */
+  provider: v.optional(v.string()),
+  /** On a passkey: when it was added, and last used. */
+  created_at: v.optional(v.string()),
+  last_used_at: v.optional(v.string()),
+  /** On a passkey: true when it is synced across the owner's devices, false when bound to one device. */
+  synced: v.optional(v.boolean()),
 });
 export type MfaMethodSummary = v.InferOutput<typeof MfaMethodSummary>;
 
@@ -136,6 +157,9 @@ export const UserProfile = v.object({
   mfa_enrolled: v.boolean(),
   /** How many of its recovery keys are unused (spec §3 "totpRecovery"); 0 without an authenticator. */
   totpRecovery: v.number(),
+  /** Until when this session's merge offer is open (spec §6 "duplicated-logged": the app keeps the
+   * person on the merge's screens); absent when the session has none. */
+  fuzzion_until: v.optional(v.string()),
   /** When the profile picture was last set (its address changes with it); null without one. */
   picture: v.nullable(v.string()),
   /** The bank account, its IBAN masked (contract/profile.ts maskIban); null until one is given. */
@@ -192,6 +216,11 @@ export const Boot = v.object({
   /** The application an authorisation request is signing the visitor in to (the sign-in names it). */
   signingInTo: v.optional(
     v.object({ client_id: v.string(), name: v.string(), logo_uri: v.nullable(v.string()), first_party: v.boolean() }),
+  ),
+  /** What the authorisation request the page belongs to (its sign-in, second factor or consent)
+   * asks of the screens: the first of its `ui_locales` the variant offers, and its `login_hint`. */
+  authorisationRequest: v.optional(
+    v.object({ locale: v.optional(v.picklist(LOCALES)), login_hint: v.optional(v.string()) }),
   ),
 });
 export type Boot = v.InferOutput<typeof Boot>;

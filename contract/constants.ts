@@ -72,6 +72,13 @@ export const FORGOT_PASSWORD_PATH = '/forgot-password/email';
 /** The consent screen of a partner application (machines/routes.ts lists it; the server sends the
  * browser there from an OpenID interaction that needs the person's consent). */
 export const CONSENT_PATH = '/approve';
+/** An application's sign-out (RP-initiated logout): our confirmation (`?ref=`, the provider's
+ * logout request kept on the server) and our success screen (`?client_id=` when the person stayed
+ * signed in to Tessera). */
+export const LOGOUT_CONFIRM_PATH = '/logout/confirm';
+export const LOGOUT_DONE_PATH = '/logout/done';
+/** The reference to a logout request: 32 random bytes, base64url. */
+export const LOGOUT_REF = /^[\w-]{43}$/;
 
 /** A partner application's landing (machines/routes.ts lists it with the other partner pages):
  * `?client_id=…&redirect=…`, the way on being the authorisation server's request. */
@@ -125,6 +132,16 @@ export function variantLocaleOf(tag: string | undefined, variant: Variant): Loca
   return (first && VARIANT_LOCALES[variant].locales[first]) || null;
 }
 
+/** The first locale of a space-separated list of language tags (an authorisation request's
+ * `ui_locales`, "de-LU fr en") that the variant offers, if any. */
+export function firstOfferedLocale(tags: string, variant: Variant): Locale | null {
+  for (const tag of tags.split(' ')) {
+    const locale = tag ? variantLocaleOf(tag, variant) : null;
+    if (locale) return locale;
+  }
+  return null;
+}
+
 /** Host names starting with `account.lu.` (or containing `.lu`) are the Luxembourg variant. */
 export function variantOfHost(host: string): Variant {
   const name = host.split(':')[0]!.toLowerCase();
@@ -140,7 +157,7 @@ export function serviceHost(host: string, service: 'client' | 'my' | 'fridom'): 
 export const PASSWORD_STATUS_WEAK = [1, 2] as const;
 
 /** Negative MFA method ids name a method to add; the target comes with the request (spec §3). */
-export const NEW_METHOD_IDS = { email: -1, sms: -2, totp: -3, call: -4, whatsapp: -5 } as const;
+export const NEW_METHOD_IDS = { email: -1, sms: -2, totp: -3, call: -4, whatsapp: -5, passkey: -6 } as const;
 
 /** Wrong codes a challenge takes before it dies. */
 export const MFA_MAX_ATTEMPTS = 5;

@@ -18,6 +18,12 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, message: 'The request must be sent as JSON.' },
   too_many_attempts: { status: 429, message: 'Too many attempts. Please try again later.' },
   invalid_code: { status: 422, message: 'Your code is invalid, try again.' },
+  code_replaced: { status: 422, message: 'This code was replaced by a newer one. Type the last code we sent.' },
+  passkey_refused: { status: 422, message: 'The passkey could not be used. Try again, or choose another way.' },
+  passkey_unknown: {
+    status: 422,
+    message: 'This passkey is not known here any more. Sign in with your password, then add a new one.',
+  },
   code_expired: { status: 410, message: 'This code has expired. Ask for a new one.' },
   challenge_closed: { status: 410, message: 'This code can no longer be used. Ask for a new one.' },
   resend_too_soon: { status: 429, message: 'Please wait before asking for a new code.' },
@@ -64,6 +70,8 @@ export const ERRORS = {
   },
   invalid_login_ticket: { status: 400, message: 'This sign-in link has expired or was already used. Please sign in.' },
   iban_invalid: { status: 422, message: 'The provided IBAN is invalid.' },
+  // The body names both (`country`: the IBAN's, `chosen`), for the screen to say them.
+  iban_country_mismatch: { status: 422, message: 'This IBAN is from another country than the one chosen.' },
   last_contact: {
     status: 409,
     message: 'At least one email address and one phone number must remain on your account.',

@@ -6,6 +6,7 @@
 // when it keeps an email and a phone). Every call carries the offer's `payload`.
 import * as v from 'valibot';
 import { MfaMethodSummary, text } from './baseSchemas.ts';
+import { MfaChallengeAnswer, PasskeyCredential } from './schemas.ts';
 
 /** What has proven the other account: the code sent to the address or number being added (always
  * first: the offer exists only after it), the other account's password, one of its second factors. */
@@ -43,33 +44,38 @@ export const FuzzionOffer = v.object({
   ...Remaining,
   can_decline: v.boolean(),
   sso_only: v.boolean(),
+  /** Until when the offer can be taken (the session is in the merge until then, spec §6). */
+  expires_at: v.string(),
 });
 export type FuzzionOffer = v.InferOutput<typeof FuzzionOffer>;
 
 /** POST /mfa/fuzzion: starts one of the other account's second factors, named by its id in the
- * offer's `methods`; a code goes to that method's own destination, never to one the caller names. */
+ * offer's `methods`; a code goes to that method's own destination, never to one the caller names.
+ * `target` goes with a negative id (spec §3: a method named by a target), which the merge never
+ * starts (docs/decisions/account-merge.md): it is read so that such a request is refused plainly. */
 export const FuzzionMfaRequest = v.strictObject({
   payload,
-  mfaId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)),
+  mfaId: v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1)),
+  target: v.optional(text(320, 1)),
   channel: v.optional(v.picklist(['sms', 'call', 'whatsapp'])),
 });
 export type FuzzionMfaRequest = v.InferOutput<typeof FuzzionMfaRequest>;
-export const FuzzionSendAnswer = v.object({
-  /** The challenge, sent back with its answer (POST /fuzzion). */
-  challenge: v.string(),
-  method: v.string(),
-  target: v.optional(v.string()),
-  expires_at: v.string(),
-  expires_in: v.number(),
-  resend_at: v.optional(v.string()),
-  resend_in: v.optional(v.number()),
-});
+/** Its answer is the step-up's (GET /mfa/sudo): the challenge as `payload`, sent back with its answer
+ * (POST /fuzzion's `challenge`), the method, its masked destination and timers. */
+export const FuzzionSendAnswer = MfaChallengeAnswer;
 export type FuzzionSendAnswer = v.InferOutput<typeof FuzzionSendAnswer>;
 
 /** POST /fuzzion (the spec's call): the answer to a second factor's challenge. POST /fuzzion/password:
  * the other account's password. POST /fuzzion/finish: nothing more to prove. Each says what is meant
  * once the proofs are enough. */
-export const FuzzionCodeRequest = v.strictObject({ payload, intent, challenge: text(200, 1), code: text(16, 1) });
+export const FuzzionCodeRequest = v.strictObject({
+  payload,
+  intent,
+  challenge: text(200, 1),
+  /** A typed answer, or for a passkey its credential: one of the two. */
+  code: v.optional(text(16, 1)),
+  credential: v.optional(PasskeyCredential),
+});
 export type FuzzionCodeRequest = v.InferOutput<typeof FuzzionCodeRequest>;
 export const FuzzionPasswordRequest = v.strictObject({ payload, intent, password: text(256, 1) });
 export type FuzzionPasswordRequest = v.InferOutput<typeof FuzzionPasswordRequest>;

@@ -21,7 +21,13 @@ export type HistoryCategory = (typeof HISTORY_CATEGORIES)[number];
 /** The categories with raw types of their own (`other` is whatever none of them lists). */
 export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly string[]> = {
   sign_in: ['login_succeeded', 'sso_sign_in'],
-  failed_sign_in: ['login_failed', 'login_throttled', 'mfa_failed', 'card_activation_failed'],
+  failed_sign_in: [
+    'login_failed',
+    'login_throttled',
+    'mfa_failed',
+    'card_activation_failed',
+    'passkey_counter_regressed',
+  ],
   second_factor: [
     'mfa_method_added',
     'mfa_method_replaced',
@@ -30,6 +36,8 @@ export const HISTORY_TYPES: Record<Exclude<HistoryCategory, 'other'>, readonly s
     'mfa_step_up',
     'recovery_key_used',
     'recovery_keys_regenerated',
+    'passkey_used',
+    'passkey_renamed',
   ],
   password: ['password_changed', 'password_reset', 'login_weak_password'],
   contact: [

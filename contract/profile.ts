@@ -113,8 +113,9 @@ export const ProfileInfoRequest = v.strictObject({
 });
 export type ProfileInfoRequest = v.InferOutput<typeof ProfileInfoRequest>;
 
-/** PUT /user/iban: the bank account, in one of the European countries of the IBAN registry. */
-export const IbanRequest = v.strictObject({ country: v.picklist(IBAN_COUNTRIES), iban: text(64) });
+/** PUT /user/iban: the bank account, in one of the European countries of the IBAN registry. The
+ * country may be left out (or empty): the IBAN names its own. */
+export const IbanRequest = v.strictObject({ country: v.optional(v.picklist(['', ...IBAN_COUNTRIES])), iban: text(64) });
 export type IbanRequest = v.InferOutput<typeof IbanRequest>;
 
 /** An email or a phone number of the account (exactly one of the two). */

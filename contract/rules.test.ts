@@ -4,6 +4,7 @@ import { VARIANT_LOCALES, serviceHost, variantOfHost } from './constants.ts';
 import { ERRORS, messageOf, type ErrorCode } from './errors.ts';
 import { normalisePhone } from './phone.ts';
 import {
+  formatPhone,
   isActivationCode,
   isCardNumber,
   isDeviceId,
@@ -127,5 +128,28 @@ describe('activation and invitation codes', () => {
     expect(isInvitationCode('tess 0001 demo')).toBe(true);
     for (const code of ['', 'TESS-0001', 'TESS-0001-DEMO-1', 'TESS-0001-DEMU'])
       expect(isInvitationCode(code)).toBe(false);
+  });
+});
+
+describe('formatPhone', () => {
+  it('groups a number as people of its country read it', () => {
+    expect(formatPhone('+32470123456')).toBe('+32 470 12 34 56');
+    expect(formatPhone('+352621123456')).toBe('+352 621 123 456');
+    expect(formatPhone('+31612345678')).toBe('+31 6 12 34 56 78');
+    expect(formatPhone('+33612345678')).toBe('+33 6 12 34 56 78');
+    expect(formatPhone('+4915123456789')).toBe('+49 151 2345 6789');
+  });
+
+  it('leaves what is not a whole E.164 number as it is (a masked one, an address)', () => {
+    for (const value of ['+32•••••••21', 'emma@example.be', '0470123456', '+32', '+14155550123'])
+      expect(formatPhone(value)).toBe(value);
+  });
+
+  it('keeps every digit, in order, whatever the number', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^\+\d{7,15}$/), (value) => {
+        expect(formatPhone(value).replace(/ /g, '')).toBe(value);
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 // Field rules shared by browser (to guide) and server (to enforce).
-import type { MfaMethodKind } from './baseSchemas.ts';
+import type { MfaMethodKind, MfaMethodSummary } from './baseSchemas.ts';
 
 /** Pragmatic email check: one @, no spaces, a dot in the domain, within RFC 5321 lengths. */
 export function isEmail(value: string): boolean {
@@ -60,6 +60,17 @@ export function isInvitationCode(value: string): boolean {
  * onboarding's address, a new contact, a forgotten password). */
 export const SENT_CODE_LENGTH = 8;
 
+/** The methods answered by typing something (every one but a passkey). */
+export type TypedMethodKind = Exclude<MfaMethodKind, 'passkey'>;
+/** One of the account's methods that is answered by typing. */
+export type TypedMethodSummary = MfaMethodSummary & { method: TypedMethodKind };
+
+/** Whether a method is answered by typing: a passkey is answered by the browser instead. */
+export const isTypedMethod = (method: MfaMethodSummary): method is TypedMethodSummary => method.method !== 'passkey';
+
+/** A passkey's name, as its owner gave it (1 to 64 characters, once trimmed). */
+export const PASSKEY_NAME_MAX = 64;
+
 /** How many letters or digits make each method's answer complete. */
 export const CODE_LENGTH = {
   email: SENT_CODE_LENGTH,
@@ -69,7 +80,7 @@ export const CODE_LENGTH = {
   totp: 6,
   totpRecovery: 10,
   card: 16,
-} as const satisfies Record<MfaMethodKind, number>;
+} as const satisfies Record<TypedMethodKind, number>;
 
 /** A code Tessera sent, as a request carries it back. */
 export const SENT_CODE_PATTERN = new RegExp(`^\\d{${SENT_CODE_LENGTH}}$`);
@@ -82,4 +93,35 @@ export function sanitiseCodeInput(value: string): string {
 /** Device id: what the browser keeps in local storage and sends on every call. */
 export function isDeviceId(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{8,128}$/.test(value);
+}
+
+/** How national numbers group after their country code, for the countries Tessera serves and their
+ * neighbours (longer numbers go on in threes). Mobile and landline share a grouping here. */
+const PHONE_GROUPS: Record<string, number[]> = {
+  '32': [3, 2, 2, 2], // Belgium: +32 470 12 34 56
+  '352': [3, 3, 3], // Luxembourg: +352 621 123 456
+  '31': [1, 2, 2, 2, 2], // the Netherlands: +31 6 12 34 56 78
+  '33': [1, 2, 2, 2, 2], // France: +33 6 12 34 56 78
+  '49': [3, 4, 4], // Germany: +49 151 2345 6789
+};
+
+/** An E.164 number of those countries as people read it ("+32 470 12 34 56"); anything else (another
+ * country's, a masked one) as it is: a wrong grouping would read worse than none. */
+export function formatPhone(value: string): string {
+  const match = /^\+(\d{7,15})$/.exec(value);
+  const digits = match?.[1];
+  const code = digits && Object.keys(PHONE_GROUPS).find((c) => digits.startsWith(c));
+  if (!digits || !code) return value;
+  const groups: string[] = [];
+  let rest = digits.slice(code.length);
+  for (const size of PHONE_GROUPS[code]!) {
+    if (rest.length <= size) break;
+    groups.push(rest.slice(0, size));
+    rest = rest.slice(size);
+  }
+  while (rest.length > 4) {
+    groups.push(rest.slice(0, 3));
+    rest = rest.slice(3);
+  }
+  return ['+' + code, ...groups, rest].filter(Boolean).join(' ');
 }

@@ -2,10 +2,19 @@
 // The server turns them into JSON Schema for validation and OpenAPI; the browser parses answers.
 // The first screen's own are in ./baseSchemas.ts, re-exported here.
 import * as v from 'valibot';
-import { INTERACTION_UID, LOCALES } from './constants.ts';
+import { INTERACTION_UID, LOCALES, LOGOUT_REF } from './constants.ts';
 import { ONBOARDING_PROGRESS } from './onboarding.ts';
-import { SENT_CODE_PATTERN } from './rules.ts';
-import { CaptchaField, MfaSetup, MfaMethodKind, MfaMethodSummary, text } from './baseSchemas.ts';
+import { PASSKEY_NAME_MAX, SENT_CODE_PATTERN } from './rules.ts';
+import {
+  CaptchaField,
+  MfaMethodKind,
+  MfaMethodSummary,
+  MfaRequiredAnswer,
+  MfaSetup,
+  TokenAnswer,
+  text,
+  trimmedText,
+} from './baseSchemas.ts';
 
 export * from './baseSchemas.ts';
 
@@ -32,6 +41,8 @@ export const MfaStatus = v.object({
   single: v.boolean(),
   need_card: v.boolean(),
   enrolment: MfaSetup,
+  /** Whether to offer a passkey (the account has none, and did not say "not now" to one). */
+  passkey_offer: v.boolean(),
 });
 
 /** GET /api/mfa/sudo query: start (or resend) a challenge on one method. */
@@ -43,6 +54,47 @@ export const MfaChallengeQuery = v.strictObject({
   single: v.optional(v.picklist(['true', 'false'])),
 });
 export type MfaChallengeQuery = v.InferOutput<typeof MfaChallengeQuery>;
+
+/** Base64url text, as WebAuthn's JSON forms carry binary values. */
+const base64url = (max: number) => v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]*$/), v.maxLength(max));
+
+/** A passkey's answer: WebAuthn's PublicKeyCredential as JSON (@simplewebauthn/browser's
+ * RegistrationResponseJSON or AuthenticationResponseJSON), bounded in every field. */
+export const PasskeyCredential = v.strictObject({
+  id: base64url(1366),
+  rawId: base64url(1366),
+  type: v.literal('public-key'),
+  authenticatorAttachment: v.optional(v.picklist(['platform', 'cross-platform'])),
+  clientExtensionResults: v.strictObject({ credProps: v.optional(v.strictObject({ rk: v.optional(v.boolean()) })) }),
+  response: v.strictObject({
+    clientDataJSON: base64url(4096),
+    /** A registration's. */
+    attestationObject: v.optional(base64url(65536)),
+    authenticatorData: v.optional(base64url(16384)),
+    transports: v.optional(v.pipe(v.array(text(16)), v.maxLength(8))),
+    publicKeyAlgorithm: v.optional(v.number()),
+    publicKey: v.optional(base64url(4096)),
+    /** An assertion's: room for the largest the server's algorithms make, ML-DSA's (some 2.4 kB for
+     * ML-DSA-44, the first it offers where the runtime has it; 4.6 kB for ML-DSA-87). */
+    signature: v.optional(base64url(8192)),
+    userHandle: v.optional(base64url(128)),
+  }),
+});
+export type PasskeyCredential = v.InferOutput<typeof PasskeyCredential>;
+
+/** The options a passkey's challenge hands the browser (WebAuthn's creation or request options as
+ * JSON, for @simplewebauthn/browser's startRegistration or startAuthentication). */
+export const PasskeyOptions = v.objectWithRest({ challenge: v.string() }, v.unknown());
+export type PasskeyOptions = v.InferOutput<typeof PasskeyOptions>;
+
+/** POST /api/passkey/sign-in: a passkey's assertion, with the challenge cookie. */
+export const PasskeySignInRequest = v.strictObject({
+  credential: PasskeyCredential,
+  /** The OAuth client the sign-in is for, when it comes from a partner's target URL. */
+  client_id: v.optional(text(128)),
+  isTrustedDevice: v.optional(v.boolean()),
+});
+export type PasskeySignInRequest = v.InferOutput<typeof PasskeySignInRequest>;
 
 export const MfaChallengeAnswer = v.object({
   payload: v.string(),
@@ -56,15 +108,27 @@ export const MfaChallengeAnswer = v.object({
   resend_at: v.optional(v.string()),
   /** Seconds until a new code may be asked for; absent for totp. */
   resend_in: v.optional(v.number()),
+  /** For a passkey: what the browser asks the authenticator (no code is sent). */
+  passkey: v.optional(PasskeyOptions),
 });
 export type MfaChallengeAnswer = v.InferOutput<typeof MfaChallengeAnswer>;
 
-export const MfaVerifyRequest = v.strictObject({
-  payload: text(256, 1),
-  /** A code, a recovery key, or a card number (16 digits). */
-  code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
-  isTrustedDevice: v.optional(v.boolean()),
-});
+/** A code, a recovery key, or a card number (16 digits). */
+const MfaCode = v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/));
+
+/** A challenge is answered by a code or, for a passkey, by its credential: one of the two. */
+const oneAnswer = <T extends { code?: string; credential?: PasskeyCredential }>(answer: T) =>
+  (answer.code === undefined) !== (answer.credential === undefined);
+
+export const MfaVerifyRequest = v.pipe(
+  v.strictObject({
+    payload: text(256, 1),
+    code: v.optional(MfaCode),
+    credential: v.optional(PasskeyCredential),
+    isTrustedDevice: v.optional(v.boolean()),
+  }),
+  v.check(oneAnswer, 'Either a code or a passkey credential'),
+);
 export type MfaVerifyRequest = v.InferOutput<typeof MfaVerifyRequest>;
 
 /** POST /api/mfa/sudo/password: the step-up of an account without a second factor. */
@@ -103,16 +167,26 @@ export const MfaActivateAnswer = v.object({
     otpauth_url: v.optional(v.string()),
     /** The otpauth:// URL as a QR code (SVG). */
     qr_svg: v.optional(v.string()),
+    /** For a new passkey: what the browser asks the authenticator to create. */
+    passkey: v.optional(PasskeyOptions),
     /** For fuzzion: why (email_in_use / phone_in_use) and the spec's message. */
     code: v.optional(v.string()),
     message: v.optional(v.string()),
   }),
 });
 
-export const MfaActivateRequest = v.strictObject({
-  payload: text(256, 1),
-  code: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{4,16}$/)),
-});
+export const MfaActivateRequest = v.pipe(
+  v.strictObject({
+    payload: text(256, 1),
+    code: v.optional(MfaCode),
+    credential: v.optional(PasskeyCredential),
+  }),
+  v.check(oneAnswer, 'Either a code or a passkey credential'),
+);
+
+/** PATCH /api/mfa/{id}: a passkey's new name. */
+export const MfaRenameRequest = v.strictObject({ name: trimmedText(PASSKEY_NAME_MAX, 1) });
+export type MfaRenameRequest = v.InferOutput<typeof MfaRenameRequest>;
 export type MfaActivateRequest = v.InferOutput<typeof MfaActivateRequest>;
 
 export const MfaActivateResult = v.object({
@@ -170,7 +244,7 @@ const OptionalLocale = v.optional(v.picklist(LOCALES));
 export const OnboardingCardRequest = v.strictObject({
   cardNumber: text(32),
   activationCode: text(32),
-  /** The language the person is using, for the messages of the flow (the card's holder language wins). */
+  /** The language the person is using: the flow's messages speak it (docs/decisions/onboarding-language.md). */
   language: OptionalLocale,
   captcha: CaptchaField,
 });
@@ -193,7 +267,7 @@ const OnboardingWelcome = v.object({
   /** The invitation's address is proven by the invitation: it may be kept without a code. */
   emailVerified: v.boolean(),
   phone: v.nullable(v.string()),
-  /** The flow's language: what the employer said, else what the person uses. */
+  /** The flow's language: what the person uses when the variant offers it, else what the employer said. */
   language: v.picklist(LOCALES),
 });
 
@@ -240,7 +314,6 @@ export const OnboardingProfileRequest = v.strictObject({
   flow: FlowToken,
   firstname: text(100),
   lastname: text(100),
-  language: v.picklist(LOCALES),
 });
 export type OnboardingProfileRequest = v.InferOutput<typeof OnboardingProfileRequest>;
 
@@ -282,12 +355,12 @@ export type OnboardingStateRequest = v.InferOutput<typeof OnboardingStateRequest
 export const OnboardingState = v.object({
   progress: v.picklist(ONBOARDING_PROGRESS),
   source: v.picklist(['card', 'invitation']),
-  /** As the start answered it, but for the language: the flow's, which the details may have changed since. */
+  /** As the start answered it. */
   welcome: OnboardingWelcome,
   /** Null until the terms and the privacy policy are accepted. */
   terms: v.nullable(v.object({ marketing: MarketingPreferences })),
   /** Null until the details are saved. */
-  profile: v.nullable(v.object({ firstname: v.string(), lastname: v.string(), language: v.picklist(LOCALES) })),
+  profile: v.nullable(v.object({ firstname: v.string(), lastname: v.string() })),
   /** The address and number the flow holds (the employer's until the person gives their own), and whether proven. */
   email: v.nullable(v.object({ address: v.string(), verified: v.boolean() })),
   phone: v.nullable(v.object({ number: v.string(), verified: v.boolean() })),
@@ -309,13 +382,23 @@ export const OnboardingPasswordRequest = v.strictObject({
   flow: FlowToken,
   password: text(1024),
   confirmation: text(1024),
+  /** The language the person reads as they create the account: the account's (one the variant
+   * offers; another falls back, docs/decisions/onboarding-language.md). */
+  language: v.picklist(LOCALES),
 });
 export type OnboardingPasswordRequest = v.InferOutput<typeof OnboardingPasswordRequest>;
 
 /** The spec's three outcomes, and the username to sign in with. */
 export const OnboardingOutcome = v.picklist(['card_activated', 'card_activation_failed', 'invitation']);
 export type OnboardingOutcome = v.InferOutput<typeof OnboardingOutcome>;
-export const OnboardingDone = v.object({ outcome: OnboardingOutcome, username: v.string() });
+/** The new account is signed in as a password sign-in is (server/identity/signInDecision.ts): the session
+ * (its cookie set, with the set-up of a second factor the account must have), or a second factor due. */
+export const OnboardingSignIn = v.variant('kind', [
+  v.object({ kind: v.literal('session'), token: TokenAnswer }),
+  v.object({ kind: v.literal('second_factor'), mfa: MfaRequiredAnswer.entries.mfa }),
+]);
+export type OnboardingSignIn = v.InferOutput<typeof OnboardingSignIn>;
+export const OnboardingDone = v.object({ outcome: OnboardingOutcome, username: v.string(), signIn: OnboardingSignIn });
 export type OnboardingDone = v.InferOutput<typeof OnboardingDone>;
 
 // ---- Recovery ----------------------------------------------------------------------------------
@@ -441,12 +524,33 @@ export type PartnerParams = AccessGrantParams;
 
 /** A partner as its landing page shows it: the client, and the scopes it may ask for (names, which
  * the app translates). First-party clients have no landing page. */
+/** An application's sign-out waiting for the person's answer (GET /api/logout-requests/{ref}): the
+ * application (null when the request named none), and the form the answer posts to the provider. */
+export const LogoutRequestParams = v.strictObject({ ref: v.pipe(v.string(), v.regex(LOGOUT_REF)) });
+export type LogoutRequestParams = v.InferOutput<typeof LogoutRequestParams>;
+export const LogoutRequestAnswer = v.object({
+  client: v.nullable(PartnerClient),
+  action: v.string(),
+  xsrf: v.string(),
+});
+export type LogoutRequestAnswer = v.InferOutput<typeof LogoutRequestAnswer>;
+
 export const PartnerAnswer = v.object({ client: PartnerClient, scopes: v.array(v.string()) });
 export type PartnerAnswer = v.InferOutput<typeof PartnerAnswer>;
 
 /** An access request to a partner's administrator: asking again answers the same request. */
 export const AccessRequestAnswer = v.object({ client_id: v.string(), requested_at: v.string() });
 export type AccessRequestAnswer = v.InferOutput<typeof AccessRequestAnswer>;
+
+/** Where a signed-in person stands with a partner, before asking its administrator: `granted` (the
+ * person gave it access already), `requested` (asked already, at `requested_at`), `unavailable` (no
+ * administrator is registered to ask) or `none` (may ask). */
+export const PartnerAccessAnswer = v.object({
+  client_id: v.string(),
+  access: v.picklist(['granted', 'requested', 'unavailable', 'none']),
+  requested_at: v.nullable(v.string()),
+});
+export type PartnerAccessAnswer = v.InferOutput<typeof PartnerAccessAnswer>;
 // ---- Sign-in by URL hash: POST /api/login-tickets (a platform), POST /api/token/ticket (the browser)
 
 /** A one-time sign-in ticket for the browser, valid `expires_in` seconds. */

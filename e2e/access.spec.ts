@@ -29,10 +29,14 @@ test('an application given access through the authorisation server is listed, an
   });
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();
-  const tokens = await rp.exchange(await rp.callback);
-  expect(tokens.refresh_token).toBeTruthy();
+  const callback = await rp.callback;
   // The browser is at the application before it goes anywhere else.
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Employee area: signed in');
+  // Granted, its code not yet spent: not used yet (not "not used recently").
+  await page.goto('/user/access');
+  await expect(page.getByRole('region', { name: 'Employee area' }).getByText('Not used yet')).toBeVisible();
+  const tokens = await rp.exchange(callback);
+  expect(tokens.refresh_token).toBeTruthy();
 
   await page.goto('/user/dashboard');
   await page.getByRole('link', { name: 'Access' }).click();

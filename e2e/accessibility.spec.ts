@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { E2E_MAINTENANCE_PORT, E2E_PORT } from '../playwright.config.ts';
 import { expectNoAxeViolations, signIn, user, toDashboard } from './support.ts';
+import * as oidc from 'openid-client';
+import { dealsPartner, signedInToPartner, toSignIn } from './relyingParty.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -26,6 +28,34 @@ test('axe finds nothing on the dashboard, wide and small', async ({ page }) => {
   await page.setViewportSize({ width: 360, height: 740 });
   await expectNoAxeViolations(page);
 });
+
+for (const width of [375, 1280]) {
+  test(`axe finds nothing on a partner's consent screen, nor on its refusal (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await toSignIn(page, await dealsPartner(page));
+    await signIn(page, user('cardholder').email);
+    await expect(page.getByTestId('consenting-account')).toBeVisible();
+    await expect(page.getByTestId('client-logo')).toHaveJSProperty('complete', true);
+    await expectNoAxeViolations(page);
+    await page.getByRole('button', { name: 'Refuse' }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Access refused');
+    await expectNoAxeViolations(page);
+  });
+}
+
+for (const width of [375, 1280]) {
+  test(`axe finds nothing on an application's sign-out, nor on its success (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    const { idToken, config } = await signedInToPartner(page);
+    await page.goto(oidc.buildEndSessionUrl(config, { id_token_hint: idToken }).href);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign out of Deals partner');
+    await expect(page.getByTestId('client-logo')).toHaveJSProperty('complete', true);
+    await expectNoAxeViolations(page);
+    await page.getByRole('button', { name: 'Yes, sign me out of Tessera' }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('You are signed out');
+    await expectNoAxeViolations(page);
+  });
+}
 
 test('axe finds nothing on the Luxembourg login page', async ({ page }) => {
   await page.goto(`http://account.lu.localhost:${E2E_PORT}/login/email`);
@@ -62,10 +92,12 @@ for (const width of [1280, 375]) {
     await page.getByLabel('Email address').fill('someone@example.be');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await expect(page).toHaveURL(/\/forgot-password\/email$/);
-    // A screen reached by a step: its heading takes focus and names the tab.
+    // A screen reached by a step: its first field takes focus (the address carried over), and its
+    // heading names the tab.
     const heading = page.getByRole('heading', { level: 1 });
     await expect(heading).toHaveText('Forgot your password?');
-    await expect(heading).toBeFocused();
+    await expect(page.getByLabel('Email address')).toBeFocused();
+    await expect(page.getByLabel('Email address')).toHaveValue('someone@example.be');
     await expect(page).toHaveTitle('Forgot your password? · Tessera');
     // The skip link is the first stop of the page's tab order, shown when it has focus.
     await page.goto('/login/email');

@@ -22,6 +22,10 @@ test("the dashboard shows the account's card, masked, and each voucher product s
   await expect(gift).toHaveAttribute('aria-checked', 'false');
   await expect(gift).toHaveText('Inactive');
   await expect(gift).toBeEnabled();
+  // What the press changed is said, and heard.
+  await expect(page.getByTestId('save-notice')).toHaveText(
+    'Gift vouchers are off for card •••• •••• •••• 0002: it no longer takes them until you switch them on again.',
+  );
   await page.reload();
   await expect(
     page.getByRole('region', { name: '•••• •••• •••• 0002' }).getByRole('switch', { name: /^Gift vouchers/ }),

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.ts';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
-import { signIn, signInWithCard, user, toDashboard } from './support.ts';
+import { holdRequests, signIn, signInWithCard, user, toDashboard } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -90,7 +90,7 @@ test('an account without a second factor is nudged to turn it on, at 1280 and 37
   await expect(nudge).toHaveCount(0);
 });
 
-test('on a phone the header is one compact row and the tabs say they scroll; on a desktop neither', async ({
+test('on a phone the header is one compact row and every tab is in view (they wrap, in every language); on a desktop they are the sidebar', async ({
   page,
 }) => {
   await signIn(page, user('customer').email);
@@ -100,9 +100,36 @@ test('on a phone the header is one compact row and the tabs say they scroll; on 
   const row = (await header.boundingBox())!;
   expect(row.height).toBeLessThan(64);
   await expect(page.getByLabel('Language')).toBeVisible();
-  await expect(page.getByTestId('tabs-more')).toBeVisible();
+  const tabs = page.getByTestId('user-nav').getByRole('link');
+  // (The switch's own label changes with the language.)
+  const languages = page.getByRole('banner').getByRole('combobox');
+  for (const language of ['en', 'fr', 'nl']) {
+    await languages.selectOption(language);
+    await expect(tabs).toHaveCount(5);
+    for (const tab of await tabs.all()) {
+      const box = (await tab.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(375 - 16);
+    }
+  }
+  await languages.selectOption('en');
   await page.screenshot({ path: 'test-results/screens/dashboard-375.png' });
   await page.setViewportSize({ width: 1280, height: 800 });
-  await expect(page.getByTestId('tabs-more')).toBeHidden();
+  expect(await page.getByTestId('user-nav').evaluate((el) => getComputedStyle(el).flexDirection)).toBe('column');
   await expect(page.getByText('Signed in as Claire')).toBeVisible();
+});
+
+test('the language chosen last is the one shown, even when an earlier choice arrives after it', async ({ page }) => {
+  await page.goto('/login/email');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
+  // Dutch is chosen, then English while the Dutch strings are still on their way.
+  const release = await holdRequests(page, /\/assets\/nl-[\w-]+\.js$/);
+  const languages = page.getByRole('banner').getByRole('combobox');
+  await languages.selectOption('nl');
+  await languages.selectOption('en');
+  release();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await page.waitForLoadState('networkidle');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your Tessera account');
+  await expect(languages).toHaveValue('en');
 });

@@ -12,6 +12,8 @@ const SVEN_CARD = '5065 0000 0000 0003';
 test('two devices are listed, the other one is logged out after a yes, then everything is (1280 and 375 px)', async ({
   browser,
 }) => {
+  // Two browsers, two widths and their accessibility scans: more than the default on a busy machine.
+  test.slow();
   // Two browsers of one person: each its own device id.
   const laptop = await browser.newContext({ locale: 'en-GB' });
   const phone = await browser.newContext({ locale: 'en-GB' });
@@ -68,6 +70,10 @@ test('two devices are listed, the other one is logged out after a yes, then ever
   await here.getByRole('alertdialog').getByRole('button', { name: 'Yes, log out everywhere' }).click();
   await expect(here).toHaveURL(/\/login\/email$/);
   await expect(here.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+  // What was asked is said: every device, this one too.
+  await expect(here.getByRole('status').filter({ hasText: 'signed out on every device' })).toHaveText(
+    'You are signed out on every device, this one included.',
+  );
   // Signing in again starts afresh on the dashboard, not back at Security.
   await signInWithCard(here, sven.email, 'Sven', SVEN_CARD);
   await expect(here).toHaveURL(/\/user\/dashboard$/);

@@ -17,7 +17,6 @@ async function signInWithCode(page: Page, password: string) {
   await signIn(page, pia.email, password);
   await page.getByRole('button', { name: /Email a code/ }).click();
   await page.getByLabel('Security code').fill(await codeSentTo(pia.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Pia');
 }
 
@@ -125,6 +124,11 @@ test('an account without a second factor types its password again before the pas
   await page.getByRole('link', { name: 'Change your password' }).click();
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fedit-password$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  // Only a password is asked: a wrong one is said as such, not as a wrong username.
+  await page.getByLabel('Password').fill('not-his-password-1');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Invalid password.');
+  await expect(page.getByLabel('Password')).toBeFocused();
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/security\/edit-password$/);

@@ -127,6 +127,21 @@ test('a link followed before the app is there is followed once it is, with what 
   await expect(early.getByLabel('Email address')).toHaveValue('earlier.link@example.be');
 });
 
+test('a press on a drawn link that the app takes over mid-press is still a click on that link', async ({ page }) => {
+  const release = await holdScript(page, 'start');
+  await page.goto('/login/email', { waitUntil: 'commit' });
+  const link = (await page.getByRole('link', { name: 'Forgot your password?' }).boundingBox())!;
+  await page.mouse.move(link.x + link.width / 2, link.y + link.height / 2);
+  await page.mouse.down();
+  // The app arrives while the button is down: swapping the screen now would split the press
+  // between two elements, and the browser would click neither.
+  release();
+  await page.waitForTimeout(1000);
+  await page.mouse.up();
+  await expect(page).toHaveURL(/\/forgot-password\/email$/);
+  await expect(page.locator('[data-prerendered]')).toHaveCount(0);
+});
+
 test('a language chosen in the drawn switch before the script arrives is the one the app shows', async ({ page }) => {
   const release = await holdScript(page, 'index');
   await page.goto('/login/email', { waitUntil: 'commit' });

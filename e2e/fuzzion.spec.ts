@@ -3,6 +3,7 @@
 // has one) that account's own second factor. Nothing about the other account shows before the code.
 import { expect, test, type Page } from '@playwright/test';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { formatPhone } from '../contract/rules.ts';
 import { codeSentTo, expectNoAxeViolations, mailsTo, sentCount, signIn, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -22,7 +23,6 @@ async function signInAsMia(page: Page) {
   await signIn(page, mia.email);
   await page.getByRole('button', { name: /Email a code/ }).click();
   await page.getByLabel('Security code').fill(await codeSentTo(mia.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Mia/);
 }
 
@@ -40,11 +40,11 @@ async function addEmail(page: Page, email: string) {
   return { emails, before };
 }
 
-/** The code the address received, typed: the offer opens. */
+/** The code the address received, typed: the profile offers the choice, and the merge opens. */
 async function offerFor(page: Page, email: string) {
   const { before } = await addEmail(page, email);
   await page.getByLabel('Security code').fill(await codeSentTo(email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('button', { name: 'Merge the other account into this one' }).click();
   await expect(page).toHaveURL(/\/duplicated$/);
   await expect(page.getByText(`The email address ${email} belongs to another Tessera account.`)).toBeVisible();
 }
@@ -62,13 +62,65 @@ test("a stranger's wrong code adds nothing and tells nothing of the other accoun
   await signInAsMia(page);
   const { emails } = await addEmail(page, oldest.email);
   await page.getByLabel('Security code').fill('00000000');
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(emails.getByText('invalid', { exact: false })).toBeVisible();
   await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
   await expect(page.getByText('another Tessera account', { exact: false })).toHaveCount(0);
   await expect(page.getByText('already in use', { exact: false })).toHaveCount(0);
   expect(await page.evaluate(() => sessionStorage.getItem('fuzzion_payload'))).toBeNull();
   await expectNoAxeViolations(page);
+});
+
+test('the code of an address another account holds leaves one choice on the profile, with no error: merge, take it off the other account where it may, or another address', async ({
+  page,
+}) => {
+  await signInAsMia(page);
+  const noError = async () => {
+    await expect(page.getByText('already in use', { exact: false })).toHaveCount(0);
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Send a code' })).toHaveCount(0);
+  };
+
+  // On a phone: a number whose account would be left without a phone cannot leave it.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto('/profile/edit-credentials');
+  const phones = page.getByRole('region', { name: 'Phone numbers' });
+  await phones.getByRole('button', { name: 'Add a phone number' }).click();
+  await page.getByLabel('New phone number').fill(oldest.phone);
+  const sent = await sentCount(oldest.phone);
+  await page.getByRole('button', { name: 'Send a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(oldest.phone, sent));
+  const title = phones.getByRole('heading', { name: `${oldest.phone} is on another Tessera account` });
+  await expect(title).toBeVisible();
+  await expect(title).toBeFocused();
+  await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
+  await noError();
+  await expect(phones.getByRole('button', { name: 'Merge the other account into this one' })).toBeVisible();
+  await expect(phones.getByRole('button', { name: /off the other account/ })).toHaveCount(0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: '/tmp/merge-choice-375.png', fullPage: true });
+  // Another number: the form again, empty, and nothing said of the other account.
+  await phones.getByRole('button', { name: 'Use another phone number' }).click();
+  await expect(page.getByLabel('New phone number')).toHaveValue('');
+  await expect(page.getByLabel('New phone number')).toBeFocused();
+  await expect(page.getByText('another Tessera account', { exact: false })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send a code' })).toBeVisible();
+  await phones.getByRole('button', { name: 'Cancel' }).click();
+
+  // On a desktop: an account that keeps an email and a phone can lose this one, on the merge's screen.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const { emails, before } = await addEmail(page, SPARE_EMAIL);
+  await page.getByLabel('Security code').fill(await codeSentTo(SPARE_EMAIL, before));
+  await expect(emails.getByRole('heading', { name: `${SPARE_EMAIL} is on another Tessera account` })).toBeVisible();
+  await noError();
+  await expect(emails.getByRole('button', { name: 'Merge the other account into this one' })).toBeVisible();
+  await expect(emails.getByRole('button', { name: 'Use another email address' })).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: '/tmp/merge-choice-1280.png', fullPage: true });
+  await emails.getByRole('button', { name: 'Take this email address off the other account' }).click();
+  await expect(page).toHaveURL(/\/duplicated$/);
+  await expect(page.getByText(`The email address ${SPARE_EMAIL} belongs to another Tessera account.`)).toBeVisible();
+  await expect(page.getByRole('button', { name: 'No, take this email address off the other account' })).toBeVisible();
 });
 
 test('an account without a second factor is merged once the code to its address came back; Back and reload show the outcome', async ({
@@ -98,6 +150,9 @@ test('an account without a second factor is merged once the code to its address 
   ).toBeVisible();
   await expect(page.getByRole('listitem').filter({ hasText: mia.email })).toContainText('primary');
   await expect(page.getByRole('listitem').filter({ hasText: older.email })).toBeVisible();
+  // The phones as people read them, as the profile writes them.
+  await expect(page.getByRole('listitem').filter({ hasText: /^\+32 470 / })).not.toHaveCount(0);
+  await expect(page.getByRole('listitem').filter({ hasText: /^\+32470/ })).toHaveCount(0);
   await expectNoAxeViolations(page);
   // The older account hears of it at its address.
   await expect.poll(async () => (await mailsTo(older.email)).length).toBeGreaterThan(1);
@@ -109,6 +164,71 @@ test('an account without a second factor is merged once the code to its address 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Done');
   await page.getByRole('link', { name: 'Go to your profile' }).click();
   await expect(page.getByRole('region', { name: 'Contact information' })).toContainText(older.email);
+});
+
+test('while the offer is open every other screen shows it, the further proofs show on mfa-methods, and another address gives it up', async ({
+  page,
+}) => {
+  await signInAsMia(page);
+  await offerFor(page, secured.email);
+  await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
+  const choice = page.getByRole('group', { name: 'How do you want to confirm it?' });
+  await expect(choice).toBeVisible();
+  // The spec's entry point for further proofs: mfa-methods with isFuzzion=true (a link, a reload).
+  await page.goto('/mfa/methods?isFuzzion=true&methods=%5B1%5D');
+  await expect(choice).toBeVisible();
+  await expect(page.getByText('That account asks for one more proof.')).toBeVisible();
+  await expect(choice).not.toContainText(secured.phone);
+  await expectNoAxeViolations(page);
+  await shoot(page, 'proofs');
+  // Elsewhere, typed or followed: the offer, as long as it is open; Back and Forward too.
+  for (const path of ['/user/dashboard', '/security', '/profile']) {
+    await page.goto(path);
+    await expect(page).toHaveURL(/\/duplicated$/);
+    await expect(
+      page.getByText(`The email address ${secured.email} belongs to another Tessera account.`),
+    ).toBeVisible();
+  }
+  await page.goBack();
+  await expect(page).toHaveURL(/\/duplicated$/);
+  // Another address: the offer is spent, and the person is free again, on the addresses.
+  await page.getByRole('button', { name: 'Use another email address' }).click();
+  await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
+  await page.goto('/user/dashboard');
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await page.goto('/duplicated');
+  await expect(
+    page.getByText('A technical error occurred during the merging of the accounts. Please try again later.'),
+  ).toBeVisible();
+});
+
+test("the other account's password, where it counts, is asked as a password: a wrong one says so, not as a username (375 px)", async ({
+  page,
+}) => {
+  await signInAsMia(page);
+  await page.setViewportSize({ width: 375, height: 740 });
+  // Her older account's SMS goes to this number: its code stands for that factor, the password is the other.
+  await page.goto('/profile/edit-credentials');
+  const phones = page.getByRole('region', { name: 'Phone numbers' });
+  await phones.getByRole('button', { name: 'Add a phone number' }).click();
+  await page.getByLabel('New phone number').fill(secured.phone);
+  const sent = await sentCount(secured.phone);
+  await page.getByRole('button', { name: 'Send a code' }).click();
+  await page.getByLabel('Security code').fill(await codeSentTo(secured.phone, sent));
+  await phones.getByRole('button', { name: 'Merge the other account into this one' }).click();
+  await expect(page).toHaveURL(/\/duplicated$/);
+  await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
+  await page.getByRole('button', { name: "Type the other account's password" }).click();
+  const password = page.getByLabel('Password of the other account');
+  await expect(password).toHaveAttribute('autocomplete', 'current-password');
+  await password.fill('Not-her-password-1');
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByText('Invalid password.')).toBeVisible();
+  await expect(page.getByText('username', { exact: false })).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  // Given up: the number is free to be typed again, and nothing changed on either account.
+  await page.getByRole('button', { name: 'Use another phone number' }).click();
+  await expect(page).toHaveURL(/\/profile\/edit-credentials$/);
 });
 
 test('an account with a second factor is merged only with it: the offer, its method, its code', async ({ page }) => {
@@ -144,14 +264,12 @@ test('an account with a second factor is merged only with it: the offer, its met
   await shoot(page, 'code');
   // A wrong code stays here; the right one, sent to the other account's phone, merges.
   await page.getByLabel('Security code').fill('00000000');
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByText('invalid', { exact: false })).toBeVisible();
   await expect(page).toHaveURL(/\/duplicated$/);
   await page.getByLabel('Security code').fill(await codeSentTo(secured.phone, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/fuzzion-success$/);
   await expect(page.getByRole('listitem').filter({ hasText: secured.email })).toBeVisible();
-  await expect(page.getByRole('listitem').filter({ hasText: secured.phone })).toBeVisible();
+  await expect(page.getByRole('listitem').filter({ hasText: formatPhone(secured.phone) })).toBeVisible();
   await expectNoAxeViolations(page);
   await shoot(page, 'success');
 });
@@ -172,7 +290,6 @@ test('declining takes the address off the other account, which keeps its own; th
   // Free now: it joins Mia's account with the code it receives.
   const { emails, before } = await addEmail(page, SPARE_EMAIL);
   await page.getByLabel('Security code').fill(await codeSentTo(SPARE_EMAIL, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(emails.getByRole('listitem').filter({ hasText: SPARE_EMAIL })).toContainText('Verified');
 });
 
@@ -188,7 +305,6 @@ test('a phone added as a second factor from Security that another account has le
   if (new URL(page.url()).pathname === '/mfa/methods') {
     await page.getByRole('button', { name: /Email a code/ }).click();
     await page.getByLabel('Security code').fill(await codeSentTo(mia.email, before));
-    await page.getByRole('button', { name: 'Confirm' }).click();
   }
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
   await page.getByRole('link', { name: 'Add a method' }).click();
@@ -200,7 +316,6 @@ test('a phone added as a second factor from Security that another account has le
   await expect(page).toHaveURL(/\/setup-mfa\/confirmation$/);
   await expect(page.getByText('already in use', { exact: false })).toHaveCount(0);
   await page.getByLabel('Security code').fill(await codeSentTo(oldest.phone, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/duplicated$/);
   await expect(page.getByText(`The phone number ${oldest.phone} belongs to another Tessera account.`)).toBeVisible();
   await expect(page.getByRole('button', { name: 'No, take this phone number off the other account' })).toBeVisible();
@@ -214,6 +329,9 @@ test('the merge screen without an offer says so and leads back to the profile', 
   await expect(
     page.getByText('A technical error occurred during the merging of the accounts. Please try again later.'),
   ).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Back to your emails and phones' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Back to your emails and phones' })).toBeVisible();
   await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Back to your emails and phones' }).click();
+  // The addresses' screen is sensitive: a step-up first, which leads there.
+  await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fprofile%2Fedit-credentials$/);
 });

@@ -29,7 +29,7 @@ test('forgotten password: Back to the request keeps what was typed, Forward retu
   await expect(page.getByLabel('Email address')).toHaveValue('nobody.back@example.be');
   await page.goForward();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
-  await expect(page.getByText('If an account uses n***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  await expect(page.getByText('If an account uses nobody.back@example.be, we sent it an 8-digit code.')).toBeVisible();
   await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
 
   // Back twice: the request, then the sign-in page it came from — still Tessera.
@@ -56,7 +56,6 @@ test('second factor: Back to the methods and Forward to the code, then Back from
   await expect(heading(page)).toHaveText('Confirm with your card');
 
   await page.getByLabel('Card number').fill('5065 0000 0000 0001');
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(heading(page)).toHaveText('Hello, Kato');
   // The sign-in's steps are over: Back lands on the dashboard again, not on a code screen or outside.
   await page.goBack();
@@ -109,7 +108,9 @@ test('forgotten password: a reload on the code resumes it; a reload on a step th
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
   await page.reload();
   await expect(page).toHaveURL(/\/forgot-password-sent$/);
-  await expect(page.getByText('If an account uses n***@example.be, we sent it an 8-digit code.')).toBeVisible();
+  await expect(
+    page.getByText('If an account uses nobody.reload@example.be, we sent it an 8-digit code.'),
+  ).toBeVisible();
   await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
   await expect(page.getByLabel('Security code')).toBeVisible();
 
@@ -132,7 +133,6 @@ test('second factor: a reload on the methods or on the code resumes the sign-in'
   await expect(page).toHaveURL(/\/mfa$/);
   await expect(heading(page)).toHaveText('Confirm with your card');
   await page.getByLabel('Card number').fill('5065 0000 0000 0001');
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(heading(page)).toHaveText('Hello, Kato');
   // Signed in, the second factor is over: its screens go home, and so does the set-up's intro for
   // an account that has one; its own steps add a further method instead.

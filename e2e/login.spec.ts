@@ -16,8 +16,12 @@ test('signs in by email and greets the user on the dashboard', async ({ page }) 
   expect(await page.evaluate(() => document.cookie)).not.toContain('tessera_token');
 });
 
-test('signs in by phone typed in a local format', async ({ page }) => {
+test('signs in by phone typed in a local format, the field hinting at both formats (375 px)', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   await page.goto('/login/phone');
+  await expect(page.getByLabel('Phone number')).toHaveAccessibleDescription(
+    'For example 0470 12 34 56, or with the country code: +32 470 12 34 56.',
+  );
   await signIn(page, '0470 98 76 54', DEMO_PASSWORD, 'phone');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
 });
@@ -99,6 +103,10 @@ test('a user with a weak password chooses a new one against the rules, then sign
   await signIn(page, user('weak').email);
   await expect(page).toHaveURL(/\/weak-password$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Choose a new password');
+  // A password manager saves the new one under the account it is for.
+  await expect(page.locator('input[autocomplete="username"]')).toHaveValue(user('weak').email);
+  // The first field to type in has the focus.
+  await expect(page.locator('input[autocomplete="new-password"]').first()).toBeFocused();
   await expectNoAxeViolations(page);
   const rules = page.getByTestId('password-rules');
   const rule = (text: string) => rules.getByRole('listitem').filter({ hasText: text });
@@ -125,6 +133,9 @@ test('a user with a weak password chooses a new one against the rules, then sign
   // Without a matching confirmation nothing is sent, and the spec's failure message says why.
   await page.getByRole('button', { name: 'Save my new password' }).click();
   await expect(page.getByRole('alert')).toHaveText("Passwords don't match!");
+  // The rule the try missed is marked as missed, beside the ones it met.
+  await expect(rule('Both passwords are the same')).toHaveText('✗ Both passwords are the same — not met yet');
+  await expect(rule('A number')).toHaveText('✓ A number — met');
   await expect(page).toHaveURL(/\/weak-password$/);
   await page.getByLabel('Confirm the new password').fill('Brand-new-pass-77');
   await expect(rule('At least 10 characters')).toHaveText('✓ At least 10 characters — met');

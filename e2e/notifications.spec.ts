@@ -21,16 +21,20 @@ test('the marketing preferences are changed from Notifications, and the security
   await expect(page.getByText('We always send these, whatever your preferences', { exact: false })).toBeVisible();
   await expectNoAxeViolations(page);
 
+  // The save's notice has its live region on the screen before it speaks, so it is heard.
+  const notice = page.getByTestId('save-notice');
+  await expect(notice).toHaveAttribute('role', 'status');
+  await expect(notice).toBeEmpty();
   await sms.check();
   await page.getByRole('button', { name: 'Save my preferences' }).click();
-  await expect(page.getByText('Your preferences were saved.')).toBeVisible();
+  await expect(notice).toHaveText('Your preferences were saved.');
   await page.reload();
   await expect(page.getByLabel('News and offers by SMS')).toBeChecked();
 
   await page.setViewportSize({ width: 375, height: 812 });
   await page.reload();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Notifications');
-  // The tabs scroll sideways on a phone: the current one, the last, is brought fully into view.
+  // On a phone the tabs wrap: the current one, the last, is in view.
   const current = page.getByTestId('user-nav').getByRole('link', { name: 'Notifications' });
   await expect
     .poll(async () => (await current.boundingBox())!.x + (await current.boundingBox())!.width)

@@ -1,6 +1,7 @@
 // Onboarding in a real browser (spec §2, §4): by card and by invitation, with the email code read
 // from the real SMTP server and the phone code from the local SMS provider; the activation-failed
 // outcome; guarded steps; axe on every screen.
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { captchaReady, codeSentTo, expectNoAxeViolations, sentCount, signIn, toDashboard } from './support.ts';
 
@@ -26,15 +27,13 @@ async function throughDetails(page: Page) {
   await page.getByLabel('I accept the privacy policy').check();
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/onboarding\/create$/);
-  await page.getByLabel('Language of your account').selectOption('en');
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
 }
 
-async function enterCode(page: Page, recipient: string, since: number) {
+async function enterCode(page: Page, recipient: string, since: number, label = 'Security code') {
   await expect(page).toHaveURL(/\/onboarding\/onboarding-mfa$/);
-  await page.getByLabel('Security code').fill(await codeSentTo(recipient, since));
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByLabel(label).fill(await codeSentTo(recipient, since));
 }
 
 async function confirmEmail(page: Page, email: string) {
@@ -103,7 +102,6 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
   await expect(page).toHaveURL(/\/onboarding\/create$/);
   await expect(page.getByLabel('First name')).toHaveValue('Nora');
   await expect(page.getByLabel('Last name')).toHaveValue('Nys');
-  await expect(page.getByLabel('Language of your account')).toHaveValue('nl');
   await expectNoAxeViolations(page);
   // A field left empty is named on the field itself, and nothing is sent.
   await page.getByLabel('Last name').fill('');
@@ -114,7 +112,6 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
   await expectNoAxeViolations(page);
   await page.getByLabel('Last name').fill('Nys');
   await expect(page.getByRole('alert')).toHaveCount(0);
-  await page.getByLabel('Language of your account').selectOption('en');
   await page.getByRole('button', { name: 'Continue' }).click();
 
   await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
@@ -143,14 +140,18 @@ test('a new card holder activates a card: every step, codes by email and SMS, th
 
   await expect(page).toHaveURL(/\/onboarding\/confirmation$/);
   await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
-  await expect(page.getByText('Sign in with nora.nys@example.be and your new password.')).toBeVisible();
+  await expect(
+    page.getByText('From now on, you sign in with nora.nys@example.be and your new password.'),
+  ).toBeVisible();
   await expectNoAxeViolations(page);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page).toHaveURL(/\/login\/email$/);
-  await expect(page.getByRole('status').filter({ hasText: 'Your account is ready.' })).toBeVisible();
-  // The address the confirmation names fills the form; signing in stays the person's act.
-  await expect(page.getByLabel('Email address')).toHaveValue('nora.nys@example.be');
-  await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
+  // Signed in already, as a password sign-in would have: the header no longer offers to sign in.
+  await expect(page.getByRole('banner').getByRole('link', { name: 'Log in' })).toHaveCount(0);
+  await expect(page.getByRole('banner').getByRole('link', { name: 'Register' })).toHaveCount(0);
+  // On to the account.
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(heading(page)).toHaveText('Hello, Nora');
+  // The password works for the next sign-in.
+  await page.context().clearCookies();
   await signIn(page, 'nora.nys@example.be', PASSWORD);
   await expect(heading(page)).toHaveText('Hello, Nora');
 });
@@ -199,7 +200,6 @@ test('an email and a phone another account has: each gets its code, only the rig
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('First name').fill('Wim');
   await page.getByLabel('Last name').fill('Wauters');
-  await page.getByLabel('Language of your account').selectOption('en');
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/onboarding\/email-verification$/);
 
@@ -230,7 +230,9 @@ test('an email and a phone another account has: each gets its code, only the rig
   await confirmPhone(page, '0470 10 50 05', '+32470105005');
   await choosePassword(page);
   await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
-  await expect(page.getByText('Sign in with wim.wauters@example.be and your new password.')).toBeVisible();
+  await expect(
+    page.getByText('From now on, you sign in with wim.wauters@example.be and your new password.'),
+  ).toBeVisible();
 });
 
 test('the account is created but the card is not activated when another account took it meanwhile', async ({
@@ -297,11 +299,11 @@ test('a reload on the terms, on the email code and on the password resumes that 
   await expect(page.getByText('Step 7 of 7')).toBeVisible();
   await choosePassword(page);
   await expect(heading(page)).toHaveText('Your account is ready and your card is activated');
-  // The account exists: the tab forgot the flow, and its steps start afresh.
+  // The account exists: the tab forgot the flow, and the person, signed in, sees no onboarding.
+  expect(await page.evaluate(() => sessionStorage.getItem('onboarding'))).toBeNull();
   await page.goto('/onboarding/password');
-  await expect(page).toHaveURL(/\/onboarding$/);
-  await expect(heading(page)).toHaveText('Create your Tessera account');
-  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  await expect(heading(page)).toHaveText('Hello, Julie');
 });
 
 test('a reload on a flow the server no longer holds starts again and says it expired', async ({ page }) => {
@@ -364,4 +366,123 @@ test('a signed-in user does not see onboarding', async ({ page }) => {
   await expect(heading(page)).toHaveText('Hello, Emma');
   await page.goto('/onboarding/card');
   await expect(page).toHaveURL(/\/user\/dashboard$/);
+});
+
+/** The Dutch texts of the screens, as a Dutch reader sees them. */
+const nl = JSON.parse(readFileSync(new URL('../locales/nl.json', import.meta.url), 'utf8'));
+
+test('the account speaks the language the person onboarded in, not the one the card holder was said to speak', async ({
+  page,
+}) => {
+  test.slow();
+  // On a phone, in Dutch; the employer said Sophie speaks French (the card's holder language).
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto('/onboarding');
+  await page.getByLabel('Language').selectOption('nl');
+  await expect(heading(page)).toHaveText(nl.onboarding.start.title);
+  await page.getByRole('button', { name: nl.onboarding.start.card }).click();
+  await page.getByLabel(nl.onboarding.card.number).fill('5065 0000 0000 1004');
+  await page.getByLabel(nl.onboarding.card.activationCode).fill('100404');
+  await expect(page.getByTestId('captcha')).toContainText(nl.captcha.ready);
+  const next = () => page.getByRole('button', { name: nl.onboarding.continue }).click();
+  await next();
+  await expect(heading(page)).toHaveText('Welkom, Sophie!');
+  await next();
+  await page.getByLabel(nl.onboarding.terms.acceptTerms).check();
+  await page.getByLabel(nl.onboarding.terms.acceptPrivacy).check();
+  await next();
+  await expect(page).toHaveURL(/\/onboarding\/create$/);
+  // No choice of language on the way: the page's is the account's.
+  await expect(page.getByText(nl.onboarding.details.text)).toBeVisible();
+  await expect(page.getByRole('combobox')).toHaveCount(1);
+  await page.screenshot({ path: 'test-results/onboarding-details-nl-375.png', fullPage: true });
+  await next();
+  const email = 'sophie.weber@example.lu';
+  const mails = await sentCount(email);
+  await page.getByRole('button', { name: nl.onboarding.sendCode }).click();
+  await enterCode(page, email, mails, nl.mfa.code.label);
+  await expect(page).toHaveURL(/\/onboarding\/phone-verification$/);
+  const texts = await sentCount('+32470104004');
+  await page.getByLabel(nl.login.field.phone).fill('0470 10 40 04');
+  await page.getByRole('button', { name: nl.onboarding.sendCode }).click();
+  await enterCode(page, '+32470104004', texts, nl.mfa.code.label);
+  await expect(page).toHaveURL(/\/onboarding\/password$/);
+  await page.getByLabel(nl.weakPassword.password, { exact: true }).fill(PASSWORD);
+  await page.getByLabel(nl.weakPassword.confirmation).fill(PASSWORD);
+  await page.getByRole('button', { name: nl.onboarding.password.submit }).click();
+  await expect(page).toHaveURL(/\/onboarding\/confirmation$/);
+  await next();
+  await expect(page).toHaveURL(/\/user\/dashboard$/);
+  const profile = await page.evaluate(async () => {
+    const res = await fetch('/api/user', { headers: { 'x-device-id': localStorage.getItem('device_id')! } });
+    return ((await res.json()) as { data: { language: string } }).data;
+  });
+  expect(profile.language).toBe('nl');
+});
+
+test("an invitation's terms speak of the account, never of a card", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received an email/ }).click();
+  await page.getByLabel('Invitation code').fill('TESS-JOIN-0001');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(heading(page)).toHaveText('Welcome, Anna!');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/onboarding\/terms-conditions$/);
+  await expect(
+    page.getByText('To use your account, please accept the terms of use and the privacy policy.'),
+  ).toBeVisible();
+  // Its refusal too.
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toHaveText(
+    'Please accept the terms and the privacy policy to use your account.',
+  );
+  await expect(page.locator('main')).not.toContainText(/card/i);
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/onboarding-invitation-terms-375.png', fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: 'test-results/onboarding-invitation-terms-1280.png', fullPage: true });
+});
+
+test('an invitation whose account must have a second factor ends on setting one up, as its password sign-in would', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto('/onboarding');
+  await page.getByRole('button', { name: /I received an email/ }).click();
+  await page.getByLabel('Invitation code').fill('TESS-JOIN-0004');
+  await captchaReady(page);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(heading(page)).toHaveText('Welcome, Fenna!');
+  await throughDetails(page);
+  await page.getByRole('button', { name: 'Continue with this email address' }).click();
+  await confirmPhone(page, '0470 10 40 44', '+32470104044');
+  await choosePassword(page);
+  await expect(heading(page)).toHaveText('Your account is ready');
+  await page.screenshot({ path: 'test-results/onboarding-confirmation-1280.png', fullPage: true });
+  await page.getByRole('button', { name: 'Continue' }).click();
+  // Forced: the set-up of a second factor, nothing else.
+  await expect(page).toHaveURL(/\/setup-mfa$/);
+  await expect(heading(page)).toHaveText('Protect your account with two-step verification');
+  await expect(page.getByRole('button', { name: 'Not now' })).toHaveCount(0);
+  await page.goto('/user/dashboard');
+  await expect(page).not.toHaveURL(/\/user\/dashboard$/);
+});
+
+test("a blocked card's message says how to reach support", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await startWithCard(page, '5065 0000 0000 1007', '100707');
+  const alert = page.getByRole('alert').last();
+  await expect(alert).toContainText('This card is blocked. Please contact your employer or our support.');
+  const support = alert.getByRole('link', { name: 'Contact our support (new tab)' });
+  await expect(support).toHaveAttribute('href', 'https://help.tessera.example/');
+  await expect(support).toHaveAttribute('target', '_blank');
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/onboarding-card-blocked-375.png', fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: 'test-results/onboarding-card-blocked-1280.png', fullPage: true });
+  // In French too.
+  await page.getByLabel('Language').selectOption('fr');
+  await expect(alert.getByRole('link', { name: 'Contacter notre service clientèle (nouvel onglet)' })).toBeVisible();
 });

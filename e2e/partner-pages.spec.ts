@@ -10,6 +10,24 @@ test.use({ locale: 'en-GB' });
 
 const emma = user('cardholder');
 const noah = user('newcomer');
+
+/** Other files' consents may have given the signed-in person's access to the partner already (the
+ * demo data is shared): it is taken back, as from the access list, so a request can be asked.
+ * Whether there was one to take back. */
+async function withoutAccess(page: Page, clientId = 'deals-partner'): Promise<boolean> {
+  const status = await page.evaluate(
+    async (id) =>
+      (
+        await fetch(`/api/token/${id}`, {
+          method: 'DELETE',
+          headers: { 'x-device-id': localStorage.getItem('device_id')! },
+        })
+      ).status,
+    clientId,
+  );
+  expect([204, 404]).toContain(status);
+  return status === 204;
+}
 /** Registered by the client area (client 2): a redirect_uri the success may follow. */
 const CLIENT_AREA = 'http://client.localhost:3000/auth/callback';
 const shot = (page: Page, name: string, width: number) =>
@@ -72,6 +90,7 @@ for (const width of [375, 1280]) {
       await expect(page).toHaveURL(/\/login\/email$/);
       await signIn(page, width === 375 ? noah.email : emma.email);
       await expect(page).toHaveURL(/\/partner\/request-access\?client_id=deals-partner$/);
+      if (await withoutAccess(page)) await page.reload();
       await expect(heading(page)).toHaveText('Ask for access to Deals partner');
       await expectNoAxeViolations(page);
       await shot(page, 'request-access', width);
@@ -87,7 +106,9 @@ for (const width of [375, 1280]) {
       expect(mail).toContain(width === 375 ? noah.email : emma.email);
     });
 
-    test("the linked account's success names the client area and goes there after 3 seconds", async ({ page }) => {
+    test('with no Microsoft sign-in waiting, the success says nothing was linked, names the client area and goes there after 3 seconds', async ({
+      page,
+    }) => {
       await page.route('http://client.localhost:3000/**', (route) =>
         route.fulfill({
           status: 200,
@@ -107,14 +128,17 @@ for (const width of [375, 1280]) {
       // machine time to reach the pause before that instant has passed.
       await page.clock.pauseAt(await page.evaluate(() => Date.now() + 500));
       await page.getByRole('button', { name: 'Continue' }).click();
-      await expect(heading(page)).toHaveText('Your account is linked');
+      await expect(heading(page)).toHaveText('Nothing was linked');
+      await expect(
+        page.getByText('No Microsoft sign-in was waiting to be linked, so your account has not changed.'),
+      ).toBeVisible();
       await expect(page.getByText('You are going on to the client area in a moment.')).toBeVisible();
       await shot(page, 'link-success', width);
       // No axe here: it waits on the page's timers, which stand still (moving them while it runs
       // let the page leave under it); the success's markup is the shared FlowCard's, checked on
       // the other partner pages.
       await page.clock.runFor(2_500);
-      await expect(heading(page)).toHaveText('Your account is linked');
+      await expect(heading(page)).toHaveText('Nothing was linked');
       await page.clock.runFor(1_000);
       await expect(page).toHaveURL(CLIENT_AREA);
     });
@@ -149,7 +173,7 @@ test('an unregistered redirect_uri is not followed: the success goes to the dash
   await page.goto(`/partner/link-success?redirect_uri=${encodeURIComponent('https://evil.example/steal')}`);
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByText('You are going on to your destination in a moment.')).toBeVisible();
+  await expect(page.getByText('You are going on to your Tessera account in a moment.')).toBeVisible();
   await expect(heading(page)).toHaveText('Hello, Noah', { timeout: 10_000 });
   expect(page.url()).toMatch(/\/user\/dashboard$/);
 });
@@ -178,3 +202,79 @@ for (const width of [375, 1280]) {
     await expect(heading(page)).toHaveText('Hello, Emma');
   });
 }
+
+test.describe('at 375 px', () => {
+  test.beforeEach(async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 800 });
+  });
+
+  test("the success names a partner's address by its host, not as 'your destination'", async ({ page }) => {
+    const partnerAddress = DEMO_CLIENTS.find((c) => c.client_id === 'deals-partner')!.redirect_uris[0]!;
+    await page.route('https://deals.partner.example/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Deals</title><h1>Deals partner</h1>' }),
+    );
+    await page.goto(`/partner/link-success?redirect_uri=${encodeURIComponent(partnerAddress)}`);
+    // Signed out, the screen sends to the sign-in and keeps where it was going.
+    await expect(page).toHaveURL(/\/login\/email$/);
+    await signIn(page, noah.email);
+    await expect(page).toHaveURL(/\/mfa\/methods\?single=true/);
+    await page.getByLabel('Password').fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(heading(page)).toHaveText('Nothing was linked');
+    await expect(page.getByText('You are going on to deals.partner.example in a moment.')).toBeVisible();
+    await shot(page, 'link-success-partner', 375);
+    await page.getByRole('button', { name: 'Go on now' }).click();
+    await expect(page).toHaveURL(partnerAddress);
+  });
+
+  test('a request sent already shows as sent when the page is opened again, with nothing to send', async ({ page }) => {
+    await page.goto('/login/email');
+    await signIn(page, user('customer').email);
+    await toDashboard(page);
+    await withoutAccess(page);
+    await page.goto('/partner/request-access?client_id=deals-partner');
+    await page.getByRole('button', { name: 'Send the request' }).click();
+    await expect(heading(page)).toHaveText('Request sent');
+    await page.reload();
+    await expect(heading(page)).toHaveText('Request sent');
+    await expect(
+      page.getByText('The administrator of Deals partner has received your request.', { exact: false }),
+    ).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Send the request' })).toHaveCount(0);
+    await expectNoAxeViolations(page);
+  });
+
+  for (const [access, title, text] of [
+    [
+      'granted',
+      'You already have access to Deals partner',
+      'Your Tessera account already gives Deals partner access: there is nothing to ask.',
+    ],
+    [
+      'unavailable',
+      'No administrator to ask for Deals partner',
+      'Deals partner has no administrator registered with us, so no request can be sent from here.',
+    ],
+  ] as const) {
+    test(`request-access says so before any click when the answer is '${access}', and offers no button`, async ({
+      page,
+    }) => {
+      await page.goto('/login/email');
+      await signIn(page, noah.email);
+      await toDashboard(page);
+      // Where the person stands, as the server answers it (server/oidc/partners.test.ts proves each answer).
+      await page.route('**/api/partners/deals-partner/access-requests', (route) =>
+        route.request().method() === 'GET'
+          ? route.fulfill({ json: { client_id: 'deals-partner', access, requested_at: null } })
+          : route.abort(),
+      );
+      await page.goto('/partner/request-access?client_id=deals-partner');
+      await expect(heading(page)).toHaveText(title);
+      await expect(page.getByText(text, { exact: false })).toBeVisible();
+      await expect(page.getByText('no access to Deals partner yet', { exact: false })).toHaveCount(0);
+      await expect(page.getByRole('main').getByRole('button')).toHaveCount(0);
+      await expectNoAxeViolations(page);
+      await shot(page, `request-${access}`, 375);
+    });
+  }
+});

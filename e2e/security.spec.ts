@@ -14,7 +14,6 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   await page.getByRole('button', { name: /Email a code/ }).click();
   await page.getByLabel('Trust this device: do not ask again on it').check();
   await page.getByLabel('Security code').fill(await codeSentTo(sara.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Sara');
   await page.getByRole('link', { name: 'Log out' }).click();
   await expect(page).toHaveURL(/\/login\/email$/);
@@ -31,17 +30,28 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
   before = await sentCount(sara.email);
   await page.getByRole('button', { name: /Email a code/ }).click();
   await page.getByLabel('Security code').fill(await codeSentTo(sara.email, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
   await expectNoAxeViolations(page);
 
-  await page.getByRole('button', { name: /Make primary: Phone/ }).click();
+  // Making it primary waits, busy, while the server answers; nothing else can be pressed meanwhile.
+  let answer = () => {};
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  await page.route('**/api/mfa/switch-primary/*', async (route) => {
+    await answered;
+    return route.fallback();
+  });
+  const makePrimary = page.getByRole('button', { name: /Make primary: Phone/ });
+  await makePrimary.click();
+  await expect(makePrimary).toHaveAttribute('aria-busy', 'true');
+  await expect(makePrimary.getByTestId('button-spinner')).toBeVisible();
+  await expect(page.getByRole('button', { name: /Delete: Phone/ })).toBeDisabled();
+  answer();
   await expect(page.getByRole('status')).toHaveText('Your primary method was changed.');
   await page.getByRole('button', { name: /Delete: Phone/ }).click();
   // A deletion asks first and says what follows; No changes nothing, and focus is on the question.
   const question = page.getByRole('alertdialog');
-  await expect(question.getByRole('heading')).toHaveText('Delete Phone +32•••••••88?');
+  await expect(question.getByRole('heading')).toHaveText('Delete Phone +32 ••• •• •• 88?');
   await expect(question.getByRole('heading')).toBeFocused();
   await expectNoAxeViolations(page);
   await question.getByRole('button', { name: 'No, keep it as it is' }).click();
@@ -77,9 +87,10 @@ test('a sensitive screen asks for a second factor first, then returns to it', as
     'href',
     /^otpauth:\/\/totp\//,
   );
+  // A way back that changes nothing: the set-up is not done until the app's first code.
+  await expect(page.getByRole('main').getByRole('link', { name: 'Back to security settings' })).toBeVisible();
   const secret = (await page.getByTestId('totp-secret').textContent())!.replace(/\s/g, '');
   await page.getByLabel('6-digit code').fill(new TOTP({ secret, digits: 6, period: 30 }).generate());
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/setup-totp\/success$/);
   await expect(page.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
   await page.getByRole('button', { name: 'I have saved them' }).click();
@@ -108,7 +119,6 @@ async function proveDestination(page: Page, field: string, value: string, recipi
   const before = await sentCount(recipient);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await page.getByLabel('Security code').fill(await codeSentTo(recipient, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
   await page.getByRole('button', { name: 'Continue' }).click();
 }
@@ -132,7 +142,7 @@ test('an account without a second factor turns it on from Security, at 1280 then
   await page.screenshot({ path: 'test-results/screens/security-password-step-up-1280.png' });
   await page.getByLabel('Password').fill('not-my-password');
   await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Invalid username/password.');
+  await expect(page.getByRole('alert')).toHaveText('Invalid password.');
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
@@ -183,7 +193,6 @@ test("a reload on a step-up's code screen asks for the second factor again, then
   await page.getByRole('button', { name: 'Use my card' }).click();
   await page.getByLabel('Trust this device: do not ask again on it').check();
   await page.getByLabel('Card number').fill(KATO_CARD);
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Kato');
   await page.getByRole('link', { name: 'Log out' }).click();
   await signIn(page, kato.email);
@@ -199,7 +208,6 @@ test("a reload on a step-up's code screen asks for the second factor again, then
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fmfa-edit$/);
   await page.getByRole('button', { name: 'Use my card' }).click();
   await page.getByLabel('Card number').fill(KATO_CARD);
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/security\/mfa-edit$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verification methods');
 });

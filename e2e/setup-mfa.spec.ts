@@ -8,6 +8,15 @@ test.describe.configure({ mode: 'serial' });
 const fiona = DEMO_MFA_USERS.find((u) => u.key === 'forced')!;
 const carl = DEMO_MFA_USERS.find((u) => u.key === 'offered')!;
 const lea = DEMO_MFA_USERS.find((u) => u.key === 'later')!;
+/** What the set-up's selection offers, in its order. */
+const CHOICES = [
+  'By text message (SMS)',
+  'By phone call',
+  'By WhatsApp',
+  'By email',
+  'With an authenticator app',
+  'With a passkey',
+];
 
 test('a forced user who leaves the set-up is signed out', async ({ page }) => {
   await signIn(page, fiona.email);
@@ -22,23 +31,31 @@ test('a forced user who leaves the set-up is signed out', async ({ page }) => {
   expect((await page.context().cookies()).find((c) => c.name === 'tessera_token')).toBeUndefined();
 });
 
-test('a forced user sets up a phone second factor, and needs it at the next sign-in', async ({ page }) => {
+test('a forced user chooses how, sets up a phone second factor from the number the account has, and needs it at the next sign-in (375 px)', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 375, height: 740 });
   await signIn(page, fiona.email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Protect your account with two-step verification');
-  // The intro says what comes next, and it is what comes.
-  await expect(page.getByText('We start with your mobile phone number.')).toBeVisible();
+  // The intro promises a phone, an email, an app or a passkey, and the choice is what comes (no "not now").
+  await expect(
+    page.getByText('You choose how: a phone, an email address, an authenticator app or a passkey.'),
+  ).toBeVisible();
   await expectNoAxeViolations(page);
   await page.getByRole('button', { name: 'Set it up now' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
+  await expect(page.getByRole('main').getByRole('button')).toHaveText([...CHOICES, 'Back']);
+  await page.getByRole('button', { name: 'By text message (SMS)' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
+  // The account's number is there already, as people read it.
+  await expect(page.getByLabel('Phone number')).toHaveValue('+32 470 44 44 44');
   await expectNoAxeViolations(page);
   const before = await sentCount(fiona.phone);
-  await page.getByLabel('Phone number').fill('0470 44 44 44');
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/confirmation$/);
   await expect(page.getByText(/^The code expires in 1[45]:\d\d\.$/)).toBeVisible();
   await expect(page.getByRole('button', { name: /^Send a new code in 0:[0-3]\d$/ })).toBeDisabled();
   await page.getByLabel('Security code').fill(await codeSentTo(fiona.phone, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Two-step verification is on');
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Fiona');
@@ -68,20 +85,14 @@ test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an emai
   await signIn(page, carl.email);
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
-  await expect(page.getByRole('main').getByRole('button')).toHaveText([
-    'By text message (SMS)',
-    'By phone call',
-    'By WhatsApp',
-    'By email',
-    'With an authenticator app',
-    'Not now',
-    'Back',
-  ]);
+  await expect(page.getByRole('main').getByRole('button')).toHaveText([...CHOICES, 'Not now', 'Back']);
   await expectNoAxeViolations(page);
   // Back returns to the intro, which says the customer chooses.
   await page.getByRole('button', { name: 'Back' }).click();
   await expect(page).toHaveURL(/\/setup-mfa$/);
-  await expect(page.getByText('You choose how: a phone, an email address or an authenticator app.')).toBeVisible();
+  await expect(
+    page.getByText('You choose how: a phone, an email address, an authenticator app or a passkey.'),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Set it up now' }).click();
   await page.getByRole('button', { name: 'By email' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
@@ -95,7 +106,6 @@ test('a customer who sets up chooses a phone (by SMS, call or WhatsApp), an emai
   await expect(page).toHaveURL(/\/setup-mfa\/confirmation$/);
   await expect(page.getByText('already in use', { exact: false })).toHaveCount(0);
   await page.getByLabel('Security code').fill(await codeSentTo(emma, before));
-  await page.getByRole('button', { name: 'Confirm' }).click();
   await expect(page).toHaveURL(/\/setup-mfa\/email$/);
   await expect(page.getByRole('alert')).toHaveText('This email is already in use. Please use another one.');
 });

@@ -59,6 +59,11 @@ test.describe('Luxembourg variant', () => {
   test.describe('with an English browser', () => {
     test.use({ locale: 'en-GB' });
     test('speaks en_LU and shows no deals tile', async ({ page }) => {
+      // The phone sign-in hints at the Luxembourg formats.
+      await page.goto(`${LU}/login/phone`);
+      await expect(page.getByLabel('Phone number')).toHaveAccessibleDescription(
+        'For example 621 123 456, or with the country code: +352 621 123 456.',
+      );
       await page.goto(`${LU}/login/email`);
       await expect(page.locator('html')).toHaveAttribute('lang', 'en-LU');
       await signIn(page, user('luxembourg').email);
@@ -96,6 +101,9 @@ test('maintenance: the brand, French first on the Luxembourg host, and a way bac
   await expect(page.getByRole('main').getByText('Tessera', { exact: true })).toBeVisible();
   await expect(page.locator('main [lang] h2')).toHaveText(['Onderhoud', 'Maintenance', 'Maintenance']);
   await expect(page.locator('main [lang]').first()).toHaveAttribute('lang', 'nl');
+  // The three words of the button read apart, spaces and all.
+  await expect(page.getByRole('button', { name: 'Opnieuw proberen · Réessayer · Try again' })).toBeVisible();
+  await expect(page.getByText('This page tries again by itself every minute.')).toBeVisible();
   // The API comes back (staged here: this server stays in maintenance): "Try again" starts the app afresh.
   const config = await (
     await page.request.get(`http://127.0.0.1:${E2E_PORT}/api/config`, {

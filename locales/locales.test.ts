@@ -113,6 +113,13 @@ describe('locales', () => {
     }
   });
 
+  it('keeps French punctuation with its word: a no-break space before ? ! ; : (a line never starts with one)', () => {
+    for (const locale of ['fr', 'fr_LU'] as const) {
+      const loose = Object.entries(load('app', locale)).filter(([, text]) => / [?!;:](\s|$)/.test(text));
+      expect(loose.map(([key]) => `${locale}: ${key}`)).toEqual([]);
+    }
+  });
+
   it('translates every API error code', () => {
     for (const code of Object.keys(ERRORS)) expect(en[`errors.${code}`], code).toBeTruthy();
   });

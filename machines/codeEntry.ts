@@ -21,6 +21,9 @@ import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from '
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { failureBodyOf, problemOf, type Problem, type ProblemCode } from './failures.ts';
 
+/** A typed or pasted code as the check takes it: its letters and digits, at most `length` of them. */
+const codeOf = (value: string, length: number) => sanitiseCodeInput(value).slice(0, length);
+
 /** A code on its way to a person: where it went (masked) and its two instants, in the browser's time. */
 export type SentCode = { target: string | null; expiresAt: number; resendAt: number | null };
 
@@ -54,6 +57,8 @@ export type CodeEntryInput<TRequest = unknown> = {
   sent: SentCode | null;
   /** A problem to show from the start (a new code that could not be sent). */
   error?: Problem | null;
+  /** Trust this device, as chosen before the code (a sign-in's choice of method offers it too). */
+  remember?: boolean;
   /** Failures that end the entry instead of letting the person try again (a flow that expired). */
   endsOn?: readonly ProblemCode[];
   /** The flow's request for the code, sent again on RESEND; none for a code that is not sent again. */
@@ -80,6 +85,8 @@ type Context<TResult, TRequest> = CodeEntryInput<TRequest> & {
   /** The puzzle the server wants with each check (null: none), and the solution going with this one. */
   captchaLevel: CaptchaLevel | null;
   captcha: string | null;
+  /** A new code went out from this screen: the screen says so, and that the one before is void. */
+  resent: boolean;
 };
 
 export type CodeEntryEvent =
@@ -112,10 +119,21 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
       }),
     },
     actions: {
+      /** What was typed or pasted, letters and digits only (a pasted "1234 5678" or "1234-5678"). */
+      takeCode: assign(({ context, event }) => {
+        assertEvent(event, 'TYPE');
+        return { code: codeOf(event.value, context.length), error: null };
+      }),
       /** The new code replaces the old one: its ticket and timers, and an empty field. */
       takeNewCode: assign(({ event }) => {
         assertEvent(event, 'xstate.done.actor.send');
-        return { ticket: event.output.ticket, sent: sentCodeOf(event.output.sent), code: '', error: null };
+        return {
+          ticket: event.output.ticket,
+          sent: sentCodeOf(event.output.sent),
+          code: '',
+          error: null,
+          resent: true,
+        };
       }),
       /** A failure the flow named ends the entry: the flow reads it, with the answer's body. */
       end: assign(({ event }) => ({ error: problemOf(event), endedWith: failureBodyOf(event) })),
@@ -132,6 +150,13 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
     },
     guards: {
       complete: ({ context }) => context.code.length === context.length,
+      /** This typing makes the code whole, and another than the one there (a wrong code is not
+       * sent again by a key pressed after it), with no puzzle wanted. */
+      completesCode: ({ context, event }) => {
+        assertEvent(event, 'TYPE');
+        const code = codeOf(event.value, context.length);
+        return code.length === context.length && code !== context.code && context.captchaLevel === null;
+      },
       /** A complete code, but the puzzle the server wants is not solved (yet). */
       captchaRefused: ({ context, event }) =>
         context.code.length === context.length && context.captchaLevel !== null && captchaRefused({ event }),
@@ -145,12 +170,13 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
     context: ({ input }) => ({
       ...input,
       code: '',
-      remember: false,
+      remember: input.remember ?? false,
       error: input.error ?? null,
       result: null,
       endedWith: null,
       captchaLevel: null,
       captcha: null,
+      resent: false,
     }),
     initial: 'entering',
     states: {
@@ -162,17 +188,19 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
             states: {
               typing: {
                 on: {
-                  // A wrong code's error shows until the person types again.
-                  TYPE: {
-                    actions: assign(({ context, event }) => ({
-                      code: sanitiseCodeInput(event.value).slice(0, context.length),
-                      error: null,
-                    })),
-                  },
+                  // A wrong code's error shows until the person types again. A code typed or pasted
+                  // whole goes by itself, unless the server wants a puzzle solved with it (the
+                  // person then confirms once it is).
+                  TYPE: [
+                    { guard: 'completesCode', target: 'checking', actions: ['takeCode', assign({ captcha: null })] },
+                    { actions: 'takeCode' },
+                  ],
                   TOGGLE_REMEMBER: { actions: assign(({ context }) => ({ remember: !context.remember })) },
                   SUBMIT: [
                     { guard: 'captchaRefused', actions: assign({ error: captchaProblem }) },
                     { guard: 'complete', target: 'checking', actions: assign({ captcha: captchaToken }) },
+                    // Confirmed too soon: the field says the code is not whole yet.
+                    { actions: assign({ error: { code: 'code_incomplete' } }) },
                   ],
                 },
               },

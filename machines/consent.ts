@@ -1,10 +1,10 @@
 // A partner application's consent (spec §2 `/approve`): the authorisation server sent the browser
 // here with its request's uid. The machine reads the request (the application, the scopes it asks
-// for and those it holds already); the person accepts or refuses; the answer goes to the server,
-// and the browser goes back through the authorisation server to the application, which gets its
-// code or `access_denied`. A refusal first shows the spec's warning, with the way back to the
-// application and the way home. A request that is gone (expired, answered elsewhere, someone
-// else's) says so, and never asks.
+// for and those it holds already); the person accepts or refuses; the answer goes to the server.
+// An acceptance goes back through the authorisation server to the application, which gets its
+// code. A refusal ends the request on the server at once; the screen then shows the spec's warning,
+// with the way back to the application (its error redirect: `access_denied`) and the way home. A
+// request that is gone (expired, answered elsewhere, someone else's) says so, and never asks.
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { AuthorizeAnswer, PartnerClient } from '../contract/schemas.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
@@ -16,7 +16,8 @@ type Context = {
   /** What the application asks for now, and what it holds from before. */
   scopes: string[];
   granted: string[];
-  /** Where the browser goes on: the authorisation server, which answers the application. */
+  /** Where the browser goes on: the authorisation server, which answers the application, or (after a
+   * refusal) the application's own error redirect. */
   target: string | null;
   error: ProblemCode | null;
 };
@@ -49,7 +50,7 @@ export const consentMachine = setup({
     }),
   },
   actions: {
-    /** Leaves the app for the authorisation server (a full page load). */
+    /** Leaves the app for the authorisation server or the application (a full page load). */
     leaveTo: (_, _params: { url: string }) => {},
   },
   guards: {
@@ -129,7 +130,7 @@ export const consentMachine = setup({
         ],
       },
     },
-    // The spec's warning, with the way back to the application (which then hears access_denied).
+    // The spec's warning, the request ended already; the way back follows its error redirect.
     refused: { on: { RETURN: 'leaving' } },
     gone: { type: 'final' },
     leaving: {

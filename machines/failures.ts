@@ -17,6 +17,19 @@ export const CLIENT_ERROR_CODES = [
   'required_email',
   'required_phone',
   'required_password',
+  'required_card_number',
+  'required_national_register_number',
+  // A code confirmed before it is whole.
+  'code_incomplete',
+  // A well-formed card number that is not the account's card (the server's wrong answer, said so).
+  'card_not_matching',
+  // The browser's answer to a passkey's request (passkeyProblemOf).
+  'passkey_cancelled',
+  'passkey_exists',
+  'passkey_unavailable',
+  // A passkey's name left empty, or too long (1 to 64 characters).
+  'required_passkey_name',
+  'passkey_name_too_long',
 ] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 /** A failure's code: the API's (or no answer, or one this build does not know: contract/errors.ts
@@ -52,6 +65,19 @@ export function problemOf(event: object): Problem {
   // A wait the server names becomes the instant it ends, so a screen can count down to it.
   const wait = isApiFailure(error) ? error.body.retry_after : undefined;
   return typeof wait === 'number' ? { ...problem, retryAt: Date.now() + wait * 1000 } : problem;
+}
+
+/** A passkey's failure: the server's answer, or the browser's refusal, by its name (WebAuthn's
+ * DOMException, which @simplewebauthn/browser keeps): NotAllowedError when the person cancelled or
+ * the request timed out, InvalidStateError when the authenticator already holds one of the
+ * account's passkeys; anything else the browser could not do. */
+export function passkeyProblemOf(event: object): Problem {
+  const error = errorOf(event);
+  if (isApiFailure(error)) return problemOf(event);
+  const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
+  if (name === 'InvalidStateError') return { code: 'passkey_exists' };
+  if (name === 'NotAllowedError' || name === 'AbortError') return { code: 'passkey_cancelled' };
+  return { code: 'passkey_unavailable' };
 }
 
 export function problemCodeOf(event: object): ProblemCode {

@@ -17,6 +17,7 @@ import { authenticatorMachine } from './authenticator.ts';
 import { newPasswordMachine } from './newPassword.ts';
 import { consentMachine } from './consent.ts';
 import { partnerMachine } from './partner.ts';
+import { appLogoutMachine } from './appLogout.ts';
 import { profileMachine } from './profile.ts';
 import { fuzzionMachine } from './fuzzion.ts';
 
@@ -37,6 +38,7 @@ export const FLOW_MACHINES = {
   onboarding: onboardingMachine,
   consent: consentMachine,
   partner: partnerMachine,
+  appLogout: appLogoutMachine,
   profile: profileMachine,
   fuzzion: fuzzionMachine,
 };

@@ -64,10 +64,12 @@ export const forgotUsernameMachine = setup({
           { guard: 'wellFormed', target: 'searching', actions: assign({ captcha: captchaToken }) },
           {
             actions: assign(({ context }) => ({
-              error:
-                context.kind === 'card'
-                  ? { code: 'invalid_card_number' }
-                  : { code: 'invalid_national_register_number' },
+              // Nothing typed asks for it; something typed that is not one says so.
+              error: {
+                code: `${context.value.trim() === '' ? 'required' : 'invalid'}_${
+                  context.kind === 'card' ? 'card_number' : 'national_register_number'
+                }` as const,
+              },
             })),
           },
         ],

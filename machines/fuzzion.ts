@@ -13,11 +13,17 @@
 //   (the refusal names its level): the code entry shows it for a code, and this machine for the
 //   password, whose SUBMIT then carries the widget's answer (sent in the X-Captcha header).
 // - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
+// - A passkey of the other account is not offered: the merge's proofs are typed (its request takes a
+//   code), so only the other account's typed methods and its password count here.
+// - A proof that asks for more shows the chooser on mfa-methods (spec §4: isFuzzion=true and the
+//   methods that still count), where a reload resumes with the choice the tab kept.
+// - "Use another address" cancels the offer (the server spends it): the root keeps the session on the
+//   merge's screens while one is open (spec §6 "duplicated-logged"), and this flow tells it when
+//   one opens (its expiry) and when it closes (done, cancelled or gone).
 // Every proof is the server's to judge: this machine only never offers a step before the one it follows.
-import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/fuzzion.ts';
-import { CODE_LENGTH } from '../contract/rules.ts';
-import type { MfaMethodSummary } from '../contract/schemas.ts';
+import { CODE_LENGTH, isTypedMethod, type TypedMethodSummary } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
@@ -33,10 +39,22 @@ export type FuzzionMemory = {
   payload: string | null;
   /** A merge or decline this tab already finished (Back or reload after it). */
   result: FuzzionResult | null;
+  /** What the person chose for the offer, kept for the further proofs' screen (a reload there). */
+  intent?: FuzzionIntent | null;
 };
 
-/** The screen the flow starts on: the offer (/duplicated) or the outcome (/fuzzion-success). */
-export type FuzzionInput = { step: 'offer' | 'success' };
+/** The screen the flow starts on: the offer (/duplicated), the further proofs (mfa-methods with
+ * isFuzzion=true) or the outcome (/fuzzion-success). From /duplicated's query (spec §2), `target` and
+ * `method`: the method to start once the offer is accepted, taken only when it is one the server
+ * names for an offer about that target. */
+export type FuzzionInput = {
+  step: 'offer' | 'proofs' | 'success';
+  target?: string | null;
+  method?: number | null;
+};
+
+/** What the root hears of the offer: open until a time, or closed (done, cancelled, gone). */
+export type FuzzionNews = { type: 'MERGE_OPENED'; until: string } | { type: 'MERGE_CLOSED' };
 
 /** What a code's check sends beside the code (the code entry carries it as its opaque ticket): the
  * offer, the choice and the method's challenge. */
@@ -54,14 +72,19 @@ export type FuzzionChannel = 'sms' | 'call' | 'whatsapp';
 
 type Context = FuzzionMemory & {
   step: FuzzionInput['step'];
+  /** The choice came from what the tab kept (the further proofs' screen resumes with it). */
+  intentKept: boolean;
+  /** The method /duplicated's query asks for, until it is started or found not to fit. */
+  preferred: { target: string | null; method: number } | null;
   offer: FuzzionOffer | null;
   intent: FuzzionIntent;
-  /** The other account's second factors that still count (masked), the server's list after each proof. */
-  methods: MfaMethodSummary[];
+  /** The other account's second factors that still count (masked), the server's list after each
+   * proof; those answered by typing only. */
+  methods: TypedMethodSummary[];
   /** Whether the other account's password still counts (the server says when). */
   passwordCounts: boolean;
   /** The method being proven, and the channel of a phone method's code. */
-  selected: MfaMethodSummary | null;
+  selected: TypedMethodSummary | null;
   channel: FuzzionChannel | null;
   /** The method's challenge: `sent` is null for an answer nobody sent (authenticator, recovery key, card). */
   challenge: { payload: string; sent: SentCode | null } | null;
@@ -78,6 +101,8 @@ type Context = FuzzionMemory & {
 export type FuzzionEvent =
   | { type: 'ACCEPT' }
   | { type: 'DECLINE' }
+  /** "Use another address": the offer is given up. */
+  | { type: 'CANCEL' }
   | { type: 'BACK' }
   /** One of the other account's methods, by its id in the offer (a phone one with its channel). */
   | { type: 'SELECT'; id: number; channel?: FuzzionChannel }
@@ -93,6 +118,7 @@ type FuzzionDoneEvent =
   | DoneActorEvent<FuzzionMemory, 'recall'>
   | DoneActorEvent<FuzzionOffer, 'readOffer'>
   | DoneActorEvent<FuzzionSendAnswer, 'startMethod'>
+  | DoneActorEvent<void, 'cancel'>
   | DoneActorEvent<CodeEntryOutput<FuzzionAnswer>, 'fuzzionCode'>;
 type FuzzionFlowEvent = FuzzionEvent | FuzzionDoneEvent;
 
@@ -146,14 +172,34 @@ export const fuzzionMachine = setup({
     finish: fromPromise<FuzzionAnswer, { payload: string; intent: FuzzionIntent }>(async () => {
       throw new Error('finish is provided by the app');
     }),
+    /** POST /fuzzion/cancel: the session's open offer is spent. */
+    cancel: fromPromise<void>(async () => {
+      throw new Error('cancel is provided by the app');
+    }),
     // Its check sends the answer with the offer and the intent (the app provides it).
     fuzzionCode: codeEntryMachineOf<FuzzionAnswer, FuzzionResend>(),
   },
   actions: {
     /** The app keeps a finished outcome for Back and reload. */
     finished: (_, _params: { result: FuzzionResult }) => {},
-    /** The app shows the step's screen (the route table's path of it). */
-    show: (_, _params: { screen: FuzzionInput['step'] }) => {},
+    /** The app shows the step's screen (the route table's path of it; the proofs' with the methods). */
+    show: (_, _params: { screen: FuzzionInput['step']; methods?: number[] }) => {},
+    /** The app keeps the choice for the proofs' screen. */
+    chose: (_, _params: { intent: FuzzionIntent }) => {},
+    /** The app shows where another address is added (the offer given up). */
+    leave: () => {},
+    /** The root keeps the session on the merge's screens until the offer closes. */
+    opened: sendParent(({ context }): FuzzionNews => ({ type: 'MERGE_OPENED', until: context.offer!.expires_at })),
+    closed: sendParent((): FuzzionNews => ({ type: 'MERGE_CLOSED' })),
+    /** The offer as the server reads it: what it still names as proofs. */
+    takeOffer: assign(({ event }) => {
+      assertEvent(event, 'xstate.done.actor.readOffer');
+      return {
+        offer: event.output,
+        methods: event.output.methods.filter(isTypedMethod),
+        passwordCounts: event.output.password,
+      };
+    }),
     /** The challenge a method's start answered: timed only for a code Tessera sent. */
     takeChallenge: assign(({ context, event }) => {
       assertEvent(event, ['xstate.done.actor.startMethod', 'CODE_SENT']);
@@ -161,7 +207,7 @@ export const fuzzionMachine = setup({
         return { challenge: { payload: readFuzzionTicket(event.ticket).challenge, sent: event.sent }, error: null };
       const answer = event.output;
       return {
-        challenge: { payload: answer.challenge, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
+        challenge: { payload: answer.payload, sent: CODED.has(context.selected!.method) ? sentCodeOf(answer) : null },
         error: null,
       };
     }),
@@ -171,6 +217,19 @@ export const fuzzionMachine = setup({
     hasPayload: ({ context }) => context.payload !== null,
     /** Started on the outcome's screen, with no outcome to show. */
     atSuccess: ({ context }) => context.step === 'success',
+    /** Started on the further proofs' screen (a proof asked for more, or a reload there), with the
+     * choice kept and something still to prove. */
+    resumesProofs: ({ context, event }) =>
+      context.step === 'proofs' &&
+      context.intentKept &&
+      event.type === 'xstate.done.actor.readOffer' &&
+      !event.output.enough &&
+      (event.output.methods.some(isTypedMethod) || event.output.password),
+    /** The method /duplicated's query asked for: one the server names, for an offer about that target. */
+    preferredMethod: ({ context }) =>
+      !!context.preferred &&
+      (context.preferred.target === null || context.preferred.target === context.offer?.target) &&
+      context.methods.some((m) => m.id === context.preferred!.method),
     canDecline: ({ context }) => context.offer?.can_decline === true,
     /** The other account signs in with Microsoft only: nothing can be proven here. */
     ssoOnlyOffer: ({ event }) => event.type === 'xstate.done.actor.readOffer' && event.output.sso_only === true,
@@ -192,7 +251,7 @@ export const fuzzionMachine = setup({
     codeChecked: ({ event }) => event.type === 'xstate.done.actor.fuzzionCode' && event.output.result != null,
     done: ({ context }) => context.answer?.done === true && context.answer.data !== undefined,
     /** Not done, and the server names nothing that would still count. */
-    nothingLeft: ({ context }) => (context.answer?.mfa.length ?? 0) === 0 && context.answer?.password !== true,
+    nothingLeft: ({ context }) => !(context.answer?.mfa ?? []).some(isTypedMethod) && context.answer?.password !== true,
   },
 }).createMachine({
   id: 'fuzzion',
@@ -200,6 +259,9 @@ export const fuzzionMachine = setup({
     step: input.step,
     payload: null,
     result: null,
+    intentKept: false,
+    preferred:
+      input.step === 'offer' && input.method != null ? { target: input.target ?? null, method: input.method } : null,
     offer: null,
     intent: 'merge',
     methods: [],
@@ -221,7 +283,12 @@ export const fuzzionMachine = setup({
         src: 'recall',
         onDone: {
           target: 'starting',
-          actions: assign({ payload: ({ event }) => event.output.payload, result: ({ event }) => event.output.result }),
+          actions: assign({
+            payload: ({ event }) => event.output.payload,
+            result: ({ event }) => event.output.result,
+            intent: ({ event }) => event.output.intent ?? 'merge',
+            intentKept: ({ event }) => !!event.output.intent,
+          }),
         },
         onError: 'starting',
       },
@@ -244,18 +311,26 @@ export const fuzzionMachine = setup({
         src: 'readOffer',
         input: ({ context }) => ({ payload: context.payload! }),
         onDone: [
-          { guard: 'ssoOnlyOffer', target: 'ssoOnly', actions: assign({ offer: ({ event }) => event.output }) },
           {
-            target: 'offered',
-            actions: assign({
-              offer: ({ event }) => event.output,
-              methods: ({ event }) => event.output.methods,
-              passwordCounts: ({ event }) => event.output.password,
-            }),
+            guard: 'ssoOnlyOffer',
+            target: 'ssoOnly',
+            actions: [assign({ offer: ({ event }) => event.output }), 'opened'],
           },
+          {
+            guard: 'resumesProofs',
+            target: 'proving.choosing',
+            actions: ['takeOffer', assign({ moreNeeded: true }), 'opened'],
+          },
+          { target: 'offered', actions: ['takeOffer', 'opened'] },
         ],
         onError: [
           { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: 'ssoOnly' },
+          // No open offer here any more (spent, cancelled, expired): the session is out of the merge.
+          {
+            guard: { type: 'failedWith', params: { codes: ['merge_unavailable'] } },
+            target: 'failed',
+            actions: [assign({ error: ({ event }) => problemOf(event) }), 'closed'],
+          },
           { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
         ],
       },
@@ -264,11 +339,32 @@ export const fuzzionMachine = setup({
     // address off it?
     offered: {
       on: {
-        ACCEPT: { target: 'deciding', actions: assign({ intent: 'merge' as const, error: null }) },
+        ACCEPT: {
+          target: 'deciding',
+          actions: [assign({ intent: 'merge' as const, error: null }), { type: 'chose', params: { intent: 'merge' } }],
+        },
         DECLINE: [
-          { guard: 'canDecline', target: 'deciding', actions: assign({ intent: 'decline' as const, error: null }) },
+          {
+            guard: 'canDecline',
+            target: 'deciding',
+            actions: [
+              assign({ intent: 'decline' as const, error: null }),
+              { type: 'chose', params: { intent: 'decline' } },
+            ],
+          },
           { target: 'cannotDecline', actions: assign({ error: null }) },
         ],
+        CANCEL: 'cancelling',
+      },
+    },
+    // "Use another address": the offer is spent, and the person goes back to adding one.
+    cancelling: {
+      tags: ['busy'],
+      invoke: {
+        id: 'cancel',
+        src: 'cancel',
+        onDone: 'cancelled',
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => problemOf(event) }) },
       },
     },
     // The code was enough, or the other account's second factor comes next.
@@ -282,7 +378,7 @@ export const fuzzionMachine = setup({
     },
     // The other account would be left without an email or a phone: use another address or number.
     cannotDecline: {
-      on: { BACK: 'offered' },
+      on: { BACK: 'offered', CANCEL: 'cancelling' },
     },
     finishing: {
       tags: ['busy'],
@@ -315,11 +411,24 @@ export const fuzzionMachine = setup({
           target: 'offered',
           actions: assign({ selected: null, channel: null, challenge: null, password: '', error: null }),
         },
+        CANCEL: '#fuzzion.cancelling',
       },
       initial: 'choosing',
       states: {
-        // One of the other account's methods, or its password where it counts.
+        // One of the other account's methods, or its password where it counts; the one /duplicated's
+        // query named starts at once (once).
         choosing: {
+          always: {
+            guard: 'preferredMethod',
+            target: 'starting',
+            actions: assign(({ context }) => ({
+              selected: context.methods.find((m) => m.id === context.preferred!.method)!,
+              channel: null,
+              challenge: null,
+              error: null,
+              preferred: null,
+            })),
+          },
           on: {
             SELECT: {
               guard: 'knownMethod',
@@ -465,26 +574,36 @@ export const fuzzionMachine = setup({
           ],
         },
         { guard: 'nothingLeft', target: 'failed', actions: assign({ error: problemFromCode('merge_unavailable') }) },
+        // More is asked: the chooser on mfa-methods, with the methods that still count (spec §4).
         {
           target: 'proving.choosing',
-          actions: assign(({ context }) => ({
-            methods: context.answer!.mfa,
-            passwordCounts: context.answer!.password,
-            moreNeeded: true,
-            selected: null,
-            channel: null,
-            error: null,
-          })),
+          actions: [
+            assign(({ context }) => ({
+              methods: context.answer!.mfa.filter(isTypedMethod),
+              passwordCounts: context.answer!.password,
+              moreNeeded: true,
+              selected: null,
+              channel: null,
+              error: null,
+              preferred: null,
+            })),
+            {
+              type: 'show',
+              params: ({ context }) => ({ screen: 'proofs' as const, methods: context.methods.map((m) => m.id) }),
+            },
+          ],
         },
       ],
     },
     // On the outcome's screen with no outcome: the offer's screen is asked for, where the flow starts anew.
     toOffer: { type: 'final' },
     // Merged, or the address taken off the other account: the success screen.
-    succeeded: { type: 'final', entry: { type: 'show', params: { screen: 'success' } } },
-    // The other account signs in with Microsoft only: it is proven there, not here.
-    ssoOnly: { type: 'final' },
-    // The spec's technical error, or an offer that cannot go on.
-    failed: { type: 'final' },
+    succeeded: { type: 'final', entry: ['closed', { type: 'show', params: { screen: 'success' } }] },
+    // Given up: back to adding another address.
+    cancelled: { type: 'final', entry: ['closed', 'leave'] },
+    // The other account signs in with Microsoft only: it is proven there, not here; another address.
+    ssoOnly: { on: { CANCEL: 'cancelling' } },
+    // The spec's technical error, or an offer that cannot go on: another address.
+    failed: { on: { CANCEL: 'cancelling' } },
   },
 });

@@ -1,19 +1,25 @@
 // Entering a second factor (spec §2 "MFA code screen", §4 "MFA"): choose a method, have a code sent,
 // type it in the shared code entry (codeEntry.ts: its timers come from the server's answer), and
-// finish with the server's answer. A step-up of an account without a second factor asks for the
-// password instead (docs/decisions/step-up-password.md); past the account's ceiling of wrong passwords the server
-// wants a solved puzzle with it (the refusal names its level): from then on the form shows the
-// widget at that level and each CONFIRM_PASSWORD carries its answer, which the call sends in the
-// X-Captcha header, as the code entry does with a code. Pure: the calls are the `startChallenge` and
-// `confirmPassword` actors and the code entry's `check` and `send` (the same request again); screens
-// change through the `show` action.
+// finish with the server's answer. A passkey is no code: choosing one starts its challenge, the
+// browser asks the passkey (`askPasskey`) and the signed answer goes to the server (`checkPasskey`),
+// all on the choice's screen; a cancelled or refused one comes back to the choice, saying why, where
+// the person tries again or chooses another way. Where the browser cannot use a passkey
+// (`noWebAuthn`, the app's to say) none is offered. On a sign-in the choice may trust the device, for
+// a passkey as for a code (the code entry starts with the same choice). A step-up of an account
+// without a second factor asks for the password instead (docs/decisions/step-up-password.md); past
+// the account's ceiling of wrong passwords the server wants a solved puzzle with it (the refusal
+// names its level): from then on the form shows the widget at that level and each CONFIRM_PASSWORD
+// carries its answer, which the call sends in the X-Captcha header, as the code entry does with a
+// code. Pure: the calls are the `startChallenge`, `askPasskey`, `checkPasskey` and
+// `confirmPassword` actors and the code entry's `check` and `send` (the same request again);
+// screens change through the `show` action.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import { CODE_LENGTH } from '../contract/rules.ts';
-import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
+import { CODE_LENGTH, isTypedMethod, type TypedMethodSummary } from '../contract/rules.ts';
+import type { MfaChallengeAnswer, MfaMethodSummary, PasskeyCredential, PasskeyOptions } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeSent, type SentCode } from './codeEntry.ts';
-import { problemOf, type Problem } from './failures.ts';
+import { passkeyProblemOf, problemOf, type Problem } from './failures.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 export type MfaInput = {
@@ -27,7 +33,7 @@ export type MfaInput = {
 /** What a reload on the code screen needs: the sign-in it belongs to, the method and the code sent. */
 export type MfaMemory = {
   loginPayload: string | null;
-  selected: MfaMethodSummary;
+  selected: TypedMethodSummary;
   channel: Channel | null;
   challenge: { payload: string; sent: SentCode | null };
 };
@@ -44,10 +50,19 @@ type Context = {
   entry: 'methods' | 'code';
   methods: MfaMethodSummary[];
   loginPayload: string | null;
-  selected: MfaMethodSummary | null;
+  /** The method whose code is typed (never a passkey: it has a state of its own). */
+  selected: TypedMethodSummary | null;
   channel: Channel | null;
   /** The code on its way; `sent` is null for a code nobody sent (authenticator, recovery key, card). */
   challenge: { payload: string; sent: SentCode | null } | null;
+  /** The passkey being used, or the last one tried (the failure back on the choice is its). */
+  passkey: MfaMethodSummary | null;
+  /** Its challenge: what the browser asks the passkey, and the payload its answer goes with. */
+  passkeyChallenge: { payload: string; options: PasskeyOptions } | null;
+  /** The account has passkeys this browser cannot use: they are not offered. */
+  passkeysHidden: boolean;
+  /** A sign-in's choice to trust this device. */
+  remember: boolean;
   error: Problem | null;
   result: MfaOutput | null;
   /** The puzzle the server wants with the password typed again (null: none). */
@@ -61,20 +76,29 @@ export type MfaEvent =
   /** The location moved to one of the flow's steps (Back, Forward). */
   | { type: 'ROUTE'; step: 'methods' | 'code' }
   | { type: 'CHANGE_METHOD' }
+  /** Trust this device (only a sign-in's second factor offers it). */
+  | { type: 'TOGGLE_REMEMBER' }
   /** The password typed again, for a step-up without a second factor; `captcha`: the widget's
    * answer, once the server wants one. */
   | { type: 'CONFIRM_PASSWORD'; password: string; captcha?: CaptchaAnswer };
 
 /** The ends of the calls whose answers the flow's guards and actions read. */
-type MfaDoneEvent = DoneActorEvent<MfaMemory | null, 'recall'> | DoneActorEvent<MfaChallengeAnswer, 'startChallenge'>;
+type MfaDoneEvent =
+  | DoneActorEvent<MfaMemory | null, 'recall'>
+  | DoneActorEvent<MfaChallengeAnswer, 'startChallenge' | 'startPasskey'>
+  | DoneActorEvent<PasskeyCredential, 'askPasskey'>
+  | DoneActorEvent<MfaVerified, 'checkPasskey'>;
 
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
  * by the same rules. */
 export const CODED: ReadonlySet<MfaMethodSummary['method']> = new Set(['email', 'sms', 'call', 'whatsapp']);
 
-/** What the server answers a right code. */
+/** What the server answers a right code (or passkey). */
 export type MfaVerified = { access_token?: string; recovery_keys_left?: number };
+
+/** A passkey's signed answer, as its check sends it. */
+export type PasskeyAnswer = { payload: string; credential: PasskeyCredential; remember: boolean };
 
 /** The request for a code, first or again, for the method chosen. */
 export type ChallengeRequest = { mfaId: number; loginPayload: string | null; channel: Channel | null };
@@ -108,6 +132,13 @@ export const mfaMachine = setup({
       throw new Error('startChallenge is provided by the app');
     }),
     codeEntry: codeEntryMachineOf<MfaVerified, ChallengeRequest>(),
+    /** The browser asks the passkey to sign the challenge (WebAuthn's get). */
+    askPasskey: fromPromise<PasskeyCredential, PasskeyOptions>(async () => {
+      throw new Error('askPasskey is provided by the app');
+    }),
+    checkPasskey: fromPromise<MfaVerified, PasskeyAnswer>(async () => {
+      throw new Error('checkPasskey is provided by the app');
+    }),
     confirmPassword: fromPromise<void, { password: string; captcha: string | null }>(async () => {
       throw new Error('confirmPassword is provided by the app');
     }),
@@ -127,12 +158,28 @@ export const mfaMachine = setup({
             };
       return { challenge, error: null };
     }),
+    /** How the proof ended: the method, and what the server answered. */
+    finish: assign((_, { method, verified }: { method: MfaMethodSummary; verified: MfaVerified }) => ({
+      result: {
+        method: method.method,
+        mfaId: method.id,
+        accessToken: verified.access_token ?? null,
+        recoveryKeysLeft: verified.recovery_keys_left ?? null,
+      },
+    })),
   },
   guards: {
+    /** This browser cannot use a passkey (no WebAuthn): the app says. */
+    noWebAuthn: () => false,
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
+    /** The passkey's challenge came with what the browser is to ask. */
+    passkeyAsked: ({ event }) => event.type === 'xstate.done.actor.startPasskey' && event.output.passkey !== undefined,
+    passkeyChosen: ({ context, event }) =>
+      event.type === 'SELECT' && context.methods.some((m) => m.id === event.id && m.method === 'passkey'),
     severalMethods: ({ context }) => context.methods.length > 1,
     /** A step-up of an account without a second factor: the password stands in for one. */
-    passwordOnly: ({ context }) => context.methods.length === 0 && context.loginPayload === null,
+    passwordOnly: ({ context }) =>
+      context.methods.length === 0 && !context.passkeysHidden && context.loginPayload === null,
     typedPassword: ({ event }) => event.type === 'CONFIRM_PASSWORD' && event.password !== '',
     /** A password typed, but the puzzle the server wants is not solved (yet). */
     passwordCaptchaRefused: ({ context, event }) =>
@@ -163,12 +210,30 @@ export const mfaMachine = setup({
     selected: null,
     channel: null,
     challenge: null,
+    passkey: null,
+    passkeyChallenge: null,
+    passkeysHidden: false,
+    remember: false,
     error: null,
     result: null,
     captchaLevel: null,
   }),
-  initial: 'recalling',
+  initial: 'offering',
   states: {
+    // A browser without WebAuthn is offered no passkey (nothing is said of them, unless nothing else is left).
+    offering: {
+      always: [
+        {
+          guard: 'noWebAuthn',
+          target: 'recalling',
+          actions: assign(({ context }) => ({
+            methods: context.methods.filter(isTypedMethod),
+            passkeysHidden: context.methods.some((m) => !isTypedMethod(m)),
+          })),
+        },
+        { target: 'recalling' },
+      ],
+    },
     recalling: {
       invoke: {
         id: 'recall',
@@ -234,17 +299,97 @@ export const mfaMachine = setup({
           { guard: 'routeToCode', target: 'entering' },
           { actions: { type: 'show', params: { screen: 'methods' } } },
         ],
-        SELECT: {
-          guard: 'knownMethod',
-          target: 'requesting',
-          actions: assign(({ context, event }) => ({
-            selected: context.methods.find((m) => m.id === event.id)!,
-            channel: event.channel ?? null,
-            challenge: null,
-            error: null,
-          })),
+        SELECT: [
+          {
+            guard: 'passkeyChosen',
+            target: 'passkey',
+            actions: assign(({ context, event }) => ({
+              passkey: context.methods.find((m) => m.id === event.id)!,
+              selected: null,
+              channel: null,
+              challenge: null,
+              error: null,
+            })),
+          },
+          {
+            guard: 'knownMethod',
+            target: 'requesting',
+            actions: assign(({ context, event }) => ({
+              selected: context.methods.filter(isTypedMethod).find((m) => m.id === event.id)!,
+              passkey: null,
+              channel: event.channel ?? null,
+              challenge: null,
+              error: null,
+            })),
+          },
+        ],
+        TOGGLE_REMEMBER: { actions: assign(({ context }) => ({ remember: !context.remember })) },
+      },
+    },
+    // A passkey: its challenge, the browser's question, the server's check, on the choice's screen
+    // (no code to type). Any failure goes back to the choice, saying why: there the person tries
+    // again, or chooses another way.
+    passkey: {
+      on: { ROUTE: { actions: { type: 'show', params: { screen: 'methods' } } } },
+      initial: 'starting',
+      states: {
+        starting: {
+          invoke: {
+            id: 'startPasskey',
+            src: 'startChallenge',
+            input: ({ context }): ChallengeRequest => ({
+              mfaId: context.passkey!.id,
+              loginPayload: context.loginPayload,
+              channel: null,
+            }),
+            onDone: [
+              {
+                guard: 'passkeyAsked',
+                target: 'asking',
+                actions: assign(({ event }) => ({
+                  passkeyChallenge: { payload: event.output.payload, options: event.output.passkey! },
+                })),
+              },
+              // An answer with nothing to ask the browser: as if the browser could not.
+              { target: '#mfa.choosing', actions: assign({ error: { code: 'passkey_unavailable' as const } }) },
+            ],
+            onError: { target: '#mfa.choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          },
+        },
+        asking: {
+          invoke: {
+            id: 'askPasskey',
+            src: 'askPasskey',
+            input: ({ context }) => context.passkeyChallenge!.options,
+            onDone: 'checking',
+            onError: { target: '#mfa.choosing', actions: assign({ error: ({ event }) => passkeyProblemOf(event) }) },
+          },
+        },
+        checking: {
+          invoke: {
+            id: 'checkPasskey',
+            src: 'checkPasskey',
+            // The signed answer goes with the request only.
+            input: ({ context, event }): PasskeyAnswer => {
+              assertEvent(event, 'xstate.done.actor.askPasskey');
+              return {
+                payload: context.passkeyChallenge!.payload,
+                credential: event.output,
+                remember: context.remember,
+              };
+            },
+            onDone: {
+              target: '#mfa.done',
+              actions: {
+                type: 'finish',
+                params: ({ context, event }) => ({ method: context.passkey!, verified: event.output }),
+              },
+            },
+            onError: { target: '#mfa.choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+          },
         },
       },
+      exit: assign({ passkeyChallenge: null }),
     },
     requesting: {
       invoke: {
@@ -265,18 +410,15 @@ export const mfaMachine = setup({
           length: CODE_LENGTH[context.selected!.method],
           sent: context.challenge!.sent,
           error: context.error,
+          remember: context.remember,
           resend: CODED.has(context.selected!.method) ? challengeRequest({ context }) : null,
         }),
         onDone: {
           target: 'done',
-          actions: assign(({ context, event }) => ({
-            result: {
-              method: context.selected!.method,
-              mfaId: context.selected!.id,
-              accessToken: event.output.result!.access_token ?? null,
-              recoveryKeysLeft: event.output.result!.recovery_keys_left ?? null,
-            },
-          })),
+          actions: {
+            type: 'finish',
+            params: ({ context, event }) => ({ method: context.selected!, verified: event.output.result! }),
+          },
         },
       },
       on: {

@@ -10,7 +10,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
 import type { SsoMfaAnswer } from '../contract/sso.ts';
 import { problemCodeOf, type ProblemCode } from './failures.ts';
-import { safeTarget } from './routes.ts';
+import { pathOf, safeTarget } from './routes.ts';
 
 export type Tenant = { id: string; name: string | null };
 
@@ -29,6 +29,16 @@ export function startUrl(tenant: string, device: string, redirect: string | null
   const target = safeTarget(redirect);
   if (target) query.set('redirect', target);
   return `/sso/microsoft/login?${query.toString()}`;
+}
+
+/** A sign-in on the way to linking a Microsoft account: "Sign in to link my account" on
+ * /partner/link-existing leads to the link's success, which sends a visitor to sign in first. That
+ * sign-in says what it is for, naming the company where the portal allows one only, and does not
+ * offer Microsoft again (the person just came from there). Null: an ordinary sign-in. */
+export function microsoftLinkOf(target: string | null, tenants: readonly Tenant[]): { company: string | null } | null {
+  const path = safeTarget(target)?.split(/[?#]/)[0];
+  if (path !== pathOf('partner', 'linkSuccess')) return null;
+  return { company: tenants.length === 1 ? tenants[0]!.name : null };
 }
 
 export const microsoftStartMachine = setup({

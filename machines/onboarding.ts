@@ -14,7 +14,6 @@
 // longer holds starts over, saying it expired.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
-import { type Locale } from '../contract/constants.ts';
 import { ONBOARDING_NEEDS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import type { PasswordPolicy } from '../contract/password.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, SENT_CODE_LENGTH } from '../contract/rules.ts';
@@ -22,6 +21,7 @@ import type {
   MarketingPreferences,
   OnboardingCodeSent,
   OnboardingDone,
+  OnboardingSignIn,
   OnboardingStarted,
   OnboardingState,
 } from '../contract/schemas.ts';
@@ -90,8 +90,9 @@ const STATE_OF: Record<OnboardingStep, string> = {
 };
 
 export type Channel = 'sms' | 'call' | 'whatsapp';
-export type OnboardingInput = { entry: OnboardingStep; policy: PasswordPolicy; language: Locale };
-export type OnboardingOutput = { username: string };
+export type OnboardingInput = { entry: OnboardingStep; policy: PasswordPolicy };
+/** The new account, signed in as a password sign-in is: its session opened, or its second factor due. */
+export type OnboardingOutput = { username: string; signIn: OnboardingSignIn };
 /** What the tab keeps for a reload: the flow's token, and the channel of a phone code, which the
  * server does not keep. */
 export type OnboardingMemory = { flow: string; channel: Channel };
@@ -103,8 +104,6 @@ type Challenge = { kind: 'email' | 'phone'; sent: SentCode };
 type Context = {
   step: OnboardingStep;
   policy: PasswordPolicy;
-  /** The language the person uses: the new account's, unless the employer said otherwise. */
-  language: Locale;
   source: 'card' | 'invitation' | null;
   cardNumber: string;
   activationCode: string;
@@ -119,7 +118,7 @@ type Context = {
   usernames: string[];
   consents: { terms: boolean; privacy: boolean; marketing: MarketingPreferences };
   termsAccepted: boolean;
-  profile: { firstname: string; lastname: string; language: Locale };
+  profile: { firstname: string; lastname: string };
   profileSaved: boolean;
   email: string;
   /** The email and phone this flow has proven (or that came proven), null until then. */
@@ -146,7 +145,6 @@ export type OnboardingEvent =
       field: 'cardNumber' | 'activationCode' | 'invitationCode' | 'firstname' | 'lastname' | 'email' | 'phone';
       value: string;
     }
-  | { type: 'SET_LANGUAGE'; language: Locale }
   | { type: 'SET_CHANNEL'; channel: Channel }
   | { type: 'TOGGLE'; consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners' }
   | { type: 'SUBMIT'; captcha?: CaptchaAnswer }
@@ -167,9 +165,8 @@ type CodeVerified = { verified: 'email' | 'phone' };
 type OnboardingFlowEvent = OnboardingEvent | OnboardingDoneEvent;
 
 /** Everything a flow collects, empty: a first start, or a start over. */
-const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Context, 'step'> => ({
+const fresh = (input: { policy: PasswordPolicy }): Omit<Context, 'step'> => ({
   policy: input.policy,
-  language: input.language,
   source: null,
   cardNumber: '',
   activationCode: '',
@@ -181,7 +178,7 @@ const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Contex
   usernames: [],
   consents: { terms: false, privacy: false, marketing: { email: false, sms: false, partners: false } },
   termsAccepted: false,
-  profile: { firstname: '', lastname: '', language: input.language },
+  profile: { firstname: '', lastname: '' },
   profileSaved: false,
   email: '',
   provenEmail: null,
@@ -198,7 +195,6 @@ const fresh = (input: { policy: PasswordPolicy; language: Locale }): Omit<Contex
 const profileOf = (welcome: OnboardingStarted['welcome']): Context['profile'] => ({
   firstname: welcome.firstname ?? '',
   lastname: welcome.lastname ?? '',
-  language: welcome.language,
 });
 
 /** Whether what a step needs is there: a step entered without it would have nothing to show. */
@@ -320,11 +316,9 @@ const onboardingSetup = setup({
         throw new Error('acceptTerms is provided by the app');
       },
     ),
-    saveProfile: fromPromise<void, { flow: string; firstname: string; lastname: string; language: Locale }>(
-      async () => {
-        throw new Error('saveProfile is provided by the app');
-      },
-    ),
+    saveProfile: fromPromise<void, { flow: string; firstname: string; lastname: string }>(async () => {
+      throw new Error('saveProfile is provided by the app');
+    }),
     sendEmailCode: fromPromise<OnboardingCodeSent, EmailCodeRequest>(async () => {
       throw new Error('sendEmailCode is provided by the app');
     }),
@@ -369,7 +363,7 @@ const onboardingSetup = setup({
       error: problemOf(event),
       captchaLevel: nextCaptchaLevel({ context, event }),
     })),
-    /** Back to the start, with nothing kept but the policy and the language. */
+    /** Back to the start, with nothing kept but the policy. */
     startOver: assign(({ context }) => fresh(context)),
     takeRecalled: assign(({ context, event }) => restored(context, recalledOf(event)!)),
     /** A failed call's problem, shown on the step. */
@@ -721,9 +715,6 @@ export const onboardingMachine = onboardingSetup.createMachine({
                   : {},
               ),
             },
-            SET_LANGUAGE: {
-              actions: assign(({ context, event }) => ({ profile: { ...context.profile, language: event.language } })),
-            },
             SUBMIT: [
               { guard: 'namesGiven', target: 'saving' },
               { actions: { type: 'nameMissing', params: { fields: ['firstname', 'lastname'] } } },
@@ -825,7 +816,8 @@ export const onboardingMachine = onboardingSetup.createMachine({
     },
     done: { type: 'final' },
   },
-  output: ({ context }) => ({ username: context.outcome?.username ?? '' }),
+  // Done only from the confirmation, which shows the outcome.
+  output: ({ context }) => ({ username: context.outcome!.username, signIn: context.outcome!.signIn }),
 });
 
 function usernamesOf(event: object): string[] {

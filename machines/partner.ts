@@ -7,7 +7,9 @@
 // - landing (`/partner?client_id=…&redirect=…`): the partner's name, logo and what it may ask for;
 //   Continue goes on to the authorisation server's request (which signs in first when needed), or
 //   home when the query carries none; Cancel goes home.
-// - requestAccess (private): asks the partner's administrator, once; a failure may be retried.
+// - requestAccess (private): first where the person stands (access given already, asked already, or
+//   no administrator to ask: each says so, with nothing to send); else asks the partner's
+//   administrator, once; a failure may be retried.
 // - noAccount: choices, nothing to load.
 // - linkExisting (`?ticket=`: the Microsoft sign-in's callback for an identity no account has):
 //   who signed in with Microsoft (`POST /api/sso/microsoft/ticket`), and the two ways on: sign in
@@ -16,11 +18,11 @@
 // - linkSuccess (private, sensitive: the root proves the second factor first): a ticket kept in
 //   the tab is linked to the account now signed in (`POST /api/user/link-account`); then the
 //   success, and after LINK_SUCCESS_REDIRECT_MS the destination (a registered redirect_uri, else the
-//   dashboard). An account is never linked by its email alone: only by this signed-in, proven link.
+//   dashboard). Without a ticket nothing is linked: the page says so, and goes on the same way. An account is never linked by its email alone: only by this signed-in, proven link.
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS, serviceHost } from '../contract/constants.ts';
-import type { AccessRequestAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
+import type { AccessRequestAnswer, PartnerAccessAnswer, PartnerAnswer, PartnerClient } from '../contract/schemas.ts';
 import type { LinkAccountAnswer, SsoTicketAnswer } from '../contract/sso.ts';
 import { errorOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import { HOME_PATH, LINKS, allowedRedirect, isAuthorisationReturn, pathOf, type StepOf } from './routes.ts';
@@ -61,9 +63,11 @@ export function wayOn(search: string): string | null {
   return /^\/oidc\/auth\?[^#\s]*$/.test(redirect) ? redirect : null;
 }
 
-/** The platform a destination belongs to, as the success names it (spec §2 link-success). */
-export type Platform = 'consumer' | 'clientArea' | 'default';
+/** The platform a destination belongs to, as the success names it (spec §2 link-success): a screen
+ * of ours is the account; another registered address is named by its host. */
+export type Platform = 'consumer' | 'clientArea' | 'account' | 'default';
 export function platformOf(destination: string, host: string): Platform {
+  if (destination.startsWith('/') && !destination.startsWith('//')) return 'account';
   let target: string;
   try {
     target = new URL(destination, 'http://app.invalid').hostname;
@@ -95,7 +99,8 @@ const partnerSetup = setup({
       | { type: 'SEND' }
       | { type: 'RETRY' }
       | { type: 'GO' }
-      | DoneActorEvent<string | null, 'recallTicket'>,
+      | DoneActorEvent<string | null, 'recallTicket'>
+      | DoneActorEvent<PartnerAccessAnswer, 'readAccess'>,
   },
   actors: {
     readPartner: fromPromise<PartnerAnswer, { clientId: string }>(async () => {
@@ -103,6 +108,9 @@ const partnerSetup = setup({
     }),
     requestAccess: fromPromise<AccessRequestAnswer, { clientId: string }>(async () => {
       throw new Error('requestAccess is provided by the app');
+    }),
+    readAccess: fromPromise<PartnerAccessAnswer, { clientId: string }>(async () => {
+      throw new Error('readAccess is provided by the app');
     }),
     readTicket: fromPromise<SsoTicketAnswer, { ticket: string }>(async () => {
       throw new Error('readTicket is provided by the app');
@@ -128,6 +136,9 @@ const partnerSetup = setup({
     hasTicket: ({ context }) => context.ticket !== null,
     recalled: ({ event }) => event.type === 'xstate.done.actor.recallTicket' && typeof event.output === 'string',
     gone: ({ event }) => isGone(event),
+    accessIs: ({ event }, { access }: { access: PartnerAccessAnswer['access'] }) =>
+      event.type === 'xstate.done.actor.readAccess' && event.output.access === access,
+    noAdministrator: ({ event }) => problemCodeOf(event) === 'access_request_unavailable',
   },
 });
 
@@ -214,7 +225,32 @@ export const partnerMachine = partnerSetup.createMachine({
     requestAccess: {
       initial: 'checking',
       states: {
-        ...loadingPartner('asking'),
+        ...loadingPartner('reading'),
+        // Where the person stands decides what the page offers: nothing to send when it cannot help.
+        reading: {
+          tags: ['busy'],
+          invoke: {
+            id: 'readAccess',
+            src: 'readAccess',
+            input: ({ context }) => ({ clientId: context.clientId! }),
+            onDone: [
+              { guard: { type: 'accessIs', params: { access: 'granted' } }, target: 'granted' },
+              {
+                guard: { type: 'accessIs', params: { access: 'requested' } },
+                target: 'sent',
+                actions: assign({ requestedAt: ({ event }) => event.output.requested_at }),
+              },
+              { guard: { type: 'accessIs', params: { access: 'unavailable' } }, target: 'noAdministrator' },
+              { target: 'asking' },
+            ],
+            onError: [
+              { guard: 'gone', target: 'unknown' },
+              { target: 'unavailable', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+            ],
+          },
+        },
+        granted: { type: 'final' },
+        noAdministrator: { type: 'final' },
         asking: { on: { SEND: 'sending' } },
         sending: {
           tags: ['busy'],
@@ -226,7 +262,10 @@ export const partnerMachine = partnerSetup.createMachine({
               target: 'sent',
               actions: assign({ requestedAt: ({ event }) => event.output.requested_at, error: null }),
             },
-            onError: { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+            onError: [
+              { guard: 'noAdministrator', target: 'noAdministrator' },
+              { target: 'failed', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+            ],
           },
         },
         failed: { on: { RETRY: 'sending' } },
@@ -277,9 +316,9 @@ export const partnerMachine = partnerSetup.createMachine({
             src: 'recallTicket',
             onDone: [
               { guard: 'recalled', target: 'linking', actions: assign({ ticket: ({ event }) => event.output }) },
-              { target: 'shown' },
+              { target: 'nothingLinked' },
             ],
-            onError: { target: 'shown' },
+            onError: { target: 'nothingLinked' },
           },
         },
         linking: {
@@ -305,6 +344,11 @@ export const partnerMachine = partnerSetup.createMachine({
         failed: { type: 'final' },
         // The success shows for a moment, then goes on by itself (or at once, when asked).
         shown: {
+          after: { LINK_SUCCESS_REDIRECT: '#partner.leaving' },
+          on: { GO: '#partner.leaving' },
+        },
+        // No Microsoft sign-in was waiting to be linked: the page says nothing was linked, and goes on alike.
+        nothingLinked: {
           after: { LINK_SUCCESS_REDIRECT: '#partner.leaving' },
           on: { GO: '#partner.leaving' },
         },

@@ -1,20 +1,23 @@
 // The profile (spec §2 `/profile`): the overview of personal, contact and banking information, the
-// personal information's form (edit-info) and the bank account's (on edit-credentials, a sensitive
-// screen: the root proves a recent second factor before it starts this flow there).
+// personal information's form (edit-info), the emails and phone numbers (edit-credentials) and the
+// bank account's form (edit-bank): the last two are sensitive screens, the root proves a recent
+// second factor before it starts this flow there.
 // - edit-info is reachable only from the overview: opened cold (a deep link, a reload) the flow
 //   shows the overview instead (docs/decisions/back-and-reload.md).
 // - A form is checked here with the rules the server enforces (contract/profile.ts, contract/iban.ts)
-//   before it is sent; the server's answer is the profile as it now is, which the flow tells the
-//   root (USER_UPDATED) so that the rest of the app shows it at once.
+//   before it is sent (an IBAN names its country: the form's follows it until the person picks
+//   one); the server's answer is the profile as it now is, which the flow tells the root
+//   (USER_UPDATED) so that the rest of the app shows it at once.
 // - Back from a form is the overview: its ROUTE, which the root forwards, leaves the form.
 import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import { isApiFailure } from '../contract/api.ts';
-import { ibanFor } from '../contract/iban.ts';
+import { checkIban, ibanCountryOf } from '../contract/iban.ts';
 import { birthdateProblem, nameProblem, type Gender, type IbanCountry } from '../contract/profile.ts';
 import type { Locale } from '../contract/constants.ts';
 import { SENT_CODE_LENGTH } from '../contract/rules.ts';
 import type { UserProfile } from '../contract/schemas.ts';
 import type { AddContactAnswer } from '../contract/profile.ts';
+import type { FuzzionOffer } from '../contract/fuzzion.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { errorOf, fuzzionOfferOf, problemCodeOf, type ProblemCode } from './failures.ts';
 import type { StepOf } from './routes.ts';
@@ -37,6 +40,11 @@ export type PhoneChannel = 'sms' | 'call' | 'whatsapp';
 export type ContactRef = { kind: ContactKind; value: string };
 /** A new address or number, as typed, with the way its code goes (a phone's). */
 export type NewContact = { kind: ContactKind; value: string; channel: PhoneChannel };
+
+/** The choice an address or number another account holds leaves, once its code came back: merge
+ * (the merge's screen), take it off the other account where that account keeps an email and a
+ * phone (the merge's screen, which proves that account first), or type another one. */
+export type MergeChoice = { payload: string; target: string; canDecline: boolean; ssoOnly: boolean };
 
 /** What the overview or the contacts say after a change. */
 export type ProfileNotice =
@@ -64,15 +72,22 @@ type Context = {
   today: string;
   info: InfoForm;
   bank: BankForm;
+  /** The person picked the bank form's country: it no longer follows the IBAN typed. */
+  countryChosen: boolean;
   /** Each field's problem, by the code contract/profile.ts or the server names; the bank form's by
    * the failure's code. */
-  fieldErrors: Partial<Record<InfoField, string>> & { iban?: ProblemCode; bank?: ProblemCode };
+  fieldErrors: Partial<Record<InfoField, string>> & {
+    iban?: 'iban_invalid' | 'iban_country_mismatch';
+    bank?: ProblemCode;
+  };
   /** A failure of the whole form (its stable code; the screen words it). */
   error: ProblemCode | null;
   notice: ProfileNotice;
   /** The address or number being added, and its code once sent. */
   newContact: NewContact;
   challenge: { payload: string; sent: SentCode } | null;
+  /** The address or number is another account's, proven by its code: the choice it leaves. */
+  offer: MergeChoice | null;
   /** The contact a deletion or a primary switch is about. */
   pending: ContactRef | null;
 };
@@ -89,6 +104,14 @@ const bankOf = (user: UserProfile): BankForm => ({
   country: (user.banking?.country as IbanCountry | undefined) ?? '',
   iban: '',
 });
+
+/** The bank form after a change: the country follows the IBAN's first two letters until the person
+ * picks one (then a differing IBAN is said as such on saving). */
+function bankChanged(context: Context, field: keyof BankForm, value: string): BankForm {
+  if (field === 'country') return { ...context.bank, country: value as IbanCountry | '' };
+  const named = context.countryChosen ? null : ibanCountryOf(value);
+  return { ...context.bank, iban: value, country: named ?? context.bank.country };
+}
 
 /** The problems of the personal information, as the server would name them. */
 function infoProblems(info: InfoForm, today: string): Context['fieldErrors'] {
@@ -130,6 +153,10 @@ const profileSetup = setup({
       /** From the code entry, once it sent a new code. */
       | CodeSent
       | { type: 'BACK' }
+      /** The offer's choices (MergeChoice). */
+      | { type: 'MERGE' }
+      | { type: 'DECLINE' }
+      | { type: 'USE_ANOTHER' }
       | { type: 'DELETE_CONTACT'; contact: ContactRef }
       | { type: 'MAKE_PRIMARY'; contact: ContactRef }
       | { type: 'CONFIRM' }
@@ -138,7 +165,9 @@ const profileSetup = setup({
       | { type: 'PICTURE_CHOSEN'; file: Blob }
       | { type: 'REMOVE_PICTURE' }
       /** The end of the new contact's code, which the guards read. */
-      | DoneActorEvent<CodeEntryOutput<UserProfile>, 'contactCode'>,
+      | DoneActorEvent<CodeEntryOutput<UserProfile>, 'contactCode'>
+      | DoneActorEvent<FuzzionOffer, 'readOffer'>
+      | DoneActorEvent<void, 'cancelOffer'>,
   },
   actors: {
     /** Shrinks the picture in the browser and sends it; the answer is the profile with it. */
@@ -156,6 +185,14 @@ const profileSetup = setup({
       throw new Error('startContact is provided by the app');
     }),
     contactCode: codeEntryMachineOf<UserProfile, NewContact>(),
+    /** What the offer allows (POST /fuzzion/offer): whether the address can leave the other account. */
+    readOffer: fromPromise<FuzzionOffer, { payload: string }>(async () => {
+      throw new Error('readOffer is provided by the app');
+    }),
+    /** POST /fuzzion/cancel: another address instead; the offer is spent, the session out of the merge. */
+    cancelOffer: fromPromise<void>(async () => {
+      throw new Error('cancelOffer is provided by the app');
+    }),
     deleteContact: fromPromise<UserProfile, ContactRef>(async () => {
       throw new Error('deleteContact is provided by the app');
     }),
@@ -165,7 +202,7 @@ const profileSetup = setup({
     saveInfo: fromPromise<UserProfile, InfoForm>(async () => {
       throw new Error('saveInfo is provided by the app');
     }),
-    saveIban: fromPromise<UserProfile, { country: IbanCountry; iban: string }>(async () => {
+    saveIban: fromPromise<UserProfile, { country?: IbanCountry; iban: string }>(async () => {
       throw new Error('saveIban is provided by the app');
     }),
   },
@@ -180,6 +217,7 @@ const profileSetup = setup({
     /** The profile changed: the rest of the app shows the new one (the root keeps it). */
     changed: sendParent((_, { user }: { user: UserProfile }) => ({ type: 'USER_UPDATED', user })),
     clearMessages: assign({ fieldErrors: {}, error: null, notice: null }),
+    forgetOffer: assign({ offer: null }),
     /** What the overview says next (after a change, or nothing after a cancel). */
     noticeIs: assign((_, { notice }: { notice: ProfileNotice }) => ({ notice, fieldErrors: {}, error: null })),
     /** The profile as the server now has it, from a change's answer. */
@@ -189,12 +227,11 @@ const profileSetup = setup({
     startsAt: ({ context }, { step }: { step: ProfileStep }) => context.start === step,
     routeTo: ({ event }, { step }: { step: ProfileStep }) => event.type === 'ROUTE' && event.step === step,
     infoValid: ({ context }) => Object.keys(infoProblems(context.info, context.today)).length === 0,
-    ibanValid: ({ context }) =>
-      context.bank.country !== '' && ibanFor(context.bank.country, context.bank.iban) !== null,
+    ibanValid: ({ context }) => checkIban(context.bank.country, context.bank.iban).ok,
     fieldsRefused: ({ event }) => Object.keys(serverFieldErrors(event)).length > 0,
     ibanRefused: ({ event }) => {
       const error = errorOf(event);
-      return isApiFailure(error) && error.code === 'iban_invalid';
+      return isApiFailure(error) && (error.code === 'iban_invalid' || error.code === 'iban_country_mismatch');
     },
     /** A contact the account has (the list may have changed since the button was drawn). */
     listed: ({ context, event }) =>
@@ -204,6 +241,9 @@ const profileSetup = setup({
     /** The code came back and the address is another account's: the answer carries the offer. */
     fuzzionOffered: ({ event }) =>
       event.type === 'xstate.done.actor.contactCode' && fuzzionOfferOf(event.output) !== null,
+    /** The other account can be merged from here (not one that signs in with Microsoft only). */
+    canMerge: ({ context }) => !!context.offer && !context.offer.ssoOnly,
+    canDecline: ({ context }) => !!context.offer?.canDecline,
   },
 });
 
@@ -213,12 +253,24 @@ const took = [
   { type: 'changed', params: ({ event }: { event: { output: UserProfile } }) => ({ user: event.output }) },
 ] as const;
 
+/** The merge's screen, with the offer the code brought. */
+const toMerge = [
+  { type: 'offerFuzzion', params: ({ context }: { context: Context }) => ({ payload: context.offer!.payload }) },
+  'forgetOffer',
+] as const;
+
 /** Back to the overview, saying what happened. */
 const toOverview = (notice: ProfileNotice) =>
   [
     { type: 'noticeIs', params: { notice } },
     { type: 'show', params: { step: 'overview' } },
   ] as const;
+
+/** A screen of its own (the bank account, the contacts): the overview again, by its path or Cancel. */
+const backToOverview = {
+  ROUTE: { guard: { type: 'routeTo', params: { step: 'overview' } }, target: 'overview' },
+  CANCEL: { target: 'overview', actions: toOverview(null) },
+} as const;
 
 /** A listed contact's change, once confirmed (deleted, made primary): the answer is the profile. */
 const contactChange = (src: 'deleteContact' | 'makePrimary', notice: ProfileNotice) =>
@@ -244,11 +296,13 @@ export const profileMachine = profileSetup.createMachine({
     today: input.today,
     info: infoOf(input.user),
     bank: bankOf(input.user),
+    countryChosen: false,
     fieldErrors: {},
     error: null,
     notice: null,
     newContact: { kind: 'email', value: '', channel: 'sms' },
     challenge: null,
+    offer: null,
     pending: null,
   }),
   initial: 'starting',
@@ -256,6 +310,7 @@ export const profileMachine = profileSetup.createMachine({
     starting: {
       always: [
         { guard: { type: 'startsAt', params: { step: 'credentials' } }, target: 'credentials' },
+        { guard: { type: 'startsAt', params: { step: 'bank' } }, target: 'bank' },
         { guard: { type: 'startsAt', params: { step: 'download' } }, target: 'download' },
         // edit-info opened cold: the overview, in its place (it is reached from there only).
         {
@@ -382,27 +437,70 @@ export const profileMachine = profileSetup.createMachine({
         },
       },
     },
-    // The contacts and the bank account: each change is made from here and stays here, saying so.
-    credentials: {
-      on: {
-        ROUTE: { guard: { type: 'routeTo', params: { step: 'overview' } }, target: 'overview' },
-        CANCEL: { target: 'overview', actions: toOverview(null) },
-      },
+    // The bank account: saved, it is the overview's, saying so.
+    bank: {
+      on: backToOverview,
       initial: 'ready',
       states: {
         ready: {
           on: {
             CHANGE_BANK: {
               actions: assign({
-                bank: ({ context, event }) => ({ ...context.bank, [event.field]: event.value }),
+                bank: ({ context, event }) => bankChanged(context, event.field, event.value),
+                countryChosen: ({ context, event }) => context.countryChosen || event.field === 'country',
                 fieldErrors: {},
                 error: null,
               }),
             },
             SUBMIT: [
-              { guard: 'ibanValid', target: 'savingBank', actions: assign({ error: null, notice: null }) },
-              { actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
+              { guard: 'ibanValid', target: 'saving', actions: assign({ error: null, notice: null }) },
+              {
+                actions: assign({
+                  fieldErrors: ({ context }) => {
+                    const checked = checkIban(context.bank.country, context.bank.iban);
+                    return checked.ok ? {} : { iban: checked.code };
+                  },
+                }),
+              },
             ],
+          },
+        },
+        saving: {
+          tags: ['busy'],
+          invoke: {
+            id: 'saveIban',
+            src: 'saveIban',
+            input: ({ context }) => ({
+              ...(context.bank.country ? { country: context.bank.country } : {}),
+              iban: context.bank.iban,
+            }),
+            onDone: {
+              target: '#profile.overview',
+              actions: [...took, ...toOverview('ibanSaved')],
+            },
+            onError: [
+              {
+                guard: 'ibanRefused',
+                target: 'ready',
+                actions: assign({
+                  fieldErrors: ({ event }) => ({
+                    iban: problemCodeOf(event) === 'iban_country_mismatch' ? 'iban_country_mismatch' : 'iban_invalid',
+                  }),
+                }),
+              },
+              { target: 'ready', actions: assign({ fieldErrors: ({ event }) => ({ bank: problemCodeOf(event) }) }) },
+            ],
+          },
+        },
+      },
+    },
+    // The emails and phone numbers: each change is made from here and stays here, saying so.
+    credentials: {
+      on: backToOverview,
+      initial: 'ready',
+      states: {
+        ready: {
+          on: {
             ADD_CONTACT: {
               target: 'adding',
               actions: assign({
@@ -424,26 +522,9 @@ export const profileMachine = profileSetup.createMachine({
             DISMISS: { actions: 'clearMessages' },
           },
         },
-        savingBank: {
-          tags: ['busy'],
-          invoke: {
-            id: 'saveIban',
-            src: 'saveIban',
-            input: ({ context }) => ({ country: context.bank.country as IbanCountry, iban: context.bank.iban }),
-            onDone: {
-              target: '#profile.overview',
-              actions: [...took, ...toOverview('ibanSaved')],
-            },
-            onError: [
-              { guard: 'ibanRefused', target: 'ready', actions: assign({ fieldErrors: { iban: 'iban_invalid' } }) },
-              // Said beside the bank form (the contacts' failures are said above them).
-              { target: 'ready', actions: assign({ fieldErrors: ({ event }) => ({ bank: problemCodeOf(event) }) }) },
-            ],
-          },
-        },
         // A new address or number: typed, its code sent, the code typed; then it is the account's.
         adding: {
-          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null }) } },
+          on: { BACK: { target: 'ready', actions: assign({ challenge: null, error: null, offer: null }) } },
           initial: 'typing',
           states: {
             typing: {
@@ -505,14 +586,20 @@ export const profileMachine = profileSetup.createMachine({
                       assign({ challenge: null, notice: 'contactAdded' as const }),
                     ],
                   },
-                  // The address is another account's, proven by its code: the merge's offer.
+                  // The address is another account's, proven by its code: a choice, not a failure.
                   {
                     guard: 'fuzzionOffered',
-                    target: '#profile.credentials.ready',
-                    actions: [
-                      assign({ challenge: null, error: null }),
-                      { type: 'offerFuzzion', params: ({ event }) => ({ payload: fuzzionOfferOf(event.output)! }) },
-                    ],
+                    target: 'offered',
+                    actions: assign({
+                      challenge: null,
+                      error: null,
+                      offer: ({ context, event }) => ({
+                        payload: fuzzionOfferOf(event.output)!,
+                        target: context.newContact.value,
+                        canDecline: false,
+                        ssoOnly: false,
+                      }),
+                    }),
                   },
                   // The code can no longer be used (expired, spent, the address taken meanwhile): type again.
                   {
@@ -523,6 +610,58 @@ export const profileMachine = profileSetup.createMachine({
                     }),
                   },
                 ],
+              },
+            },
+            // Whose the address is and what can be done: merge, take it off the other account, or another.
+            offered: {
+              initial: 'reading',
+              states: {
+                reading: {
+                  tags: ['busy'],
+                  invoke: {
+                    id: 'readOffer',
+                    src: 'readOffer',
+                    input: ({ context }) => ({ payload: context.offer!.payload }),
+                    onDone: {
+                      target: 'choosing',
+                      actions: assign({
+                        offer: ({ context, event }) => ({
+                          payload: context.offer!.payload,
+                          target: event.output.target,
+                          canDecline: event.output.can_decline,
+                          ssoOnly: event.output.sso_only,
+                        }),
+                      }),
+                    },
+                    // The merge's screen says what failed, if it fails again; declining is not offered.
+                    onError: 'choosing',
+                  },
+                },
+                choosing: {
+                  on: {
+                    MERGE: { guard: 'canMerge', target: '#profile.credentials.ready', actions: toMerge },
+                    // The merge's screen proves the other account, then takes the address off it.
+                    DECLINE: { guard: 'canDecline', target: '#profile.credentials.ready', actions: toMerge },
+                    USE_ANOTHER: 'cancelling',
+                  },
+                },
+                // The server gives the offer up first (else the session would stay in the merge).
+                cancelling: {
+                  tags: ['busy'],
+                  invoke: {
+                    id: 'cancelOffer',
+                    src: 'cancelOffer',
+                    onDone: {
+                      target: '#profile.credentials.adding.typing',
+                      actions: assign({
+                        offer: null,
+                        error: null,
+                        newContact: ({ context }) => ({ ...context.newContact, value: '' }),
+                      }),
+                    },
+                    onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemCodeOf(event) }) },
+                  },
+                },
               },
             },
           },

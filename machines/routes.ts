@@ -10,6 +10,8 @@ import {
   FORGOT_PASSWORD_PATH,
   INTERACTION_PATH,
   INTERACTION_UID,
+  LOGOUT_CONFIRM_PATH,
+  LOGOUT_DONE_PATH,
   PARTNER_PATH,
   SIGN_IN_PATH,
   STEP_UP_PATH,
@@ -38,6 +40,7 @@ export type Flow =
   | 'consent'
   | 'access'
   | 'partner'
+  | 'appLogout'
   | 'profile'
   | 'undoChange'
   | 'notMe'
@@ -62,6 +65,7 @@ export type ScreenId =
   | 'consent'
   | 'access'
   | 'partner'
+  | 'appLogout'
   | 'chooser'
   | 'profile'
   | 'undoChange'
@@ -81,6 +85,9 @@ export type Route = {
   sensitive?: true;
   /** Arriving here starts the flow; the flow's other paths are reached from inside it. */
   start?: true;
+  /** The screen shows on `path` only with this query parameter and value (spec §2: mfa-methods with
+   * isFuzzion=true is the merge's); without it, the path's plain entry shows. */
+  query?: readonly [name: string, value: string];
 };
 
 export const ROUTES = [
@@ -156,7 +163,8 @@ export const ROUTES = [
   // The applications that hold access to the account (spec §2), and revoking one.
   { path: '/user/access', access: 'private', flow: 'access', step: 'list', screen: 'access', start: true },
   // The profile (spec §2): the overview, the personal information's form (from the overview only:
-  // its flow decides, see machines/profile.ts) and the sensitive contacts and bank account.
+  // its flow decides, see machines/profile.ts), and the sensitive emails and phone numbers
+  // (edit-credentials) and bank account (edit-bank), each reached from its own card.
   { path: '/profile', access: 'private', flow: 'profile', step: 'overview', screen: 'profile', start: true },
   { path: '/profile/edit-info', access: 'private', flow: 'profile', step: 'editInfo', screen: 'profile', start: true },
   {
@@ -164,6 +172,15 @@ export const ROUTES = [
     access: 'private',
     flow: 'profile',
     step: 'credentials',
+    screen: 'profile',
+    sensitive: true,
+    start: true,
+  },
+  {
+    path: '/profile/edit-bank',
+    access: 'private',
+    flow: 'profile',
+    step: 'bank',
     screen: 'profile',
     sensitive: true,
     start: true,
@@ -240,6 +257,8 @@ export const ROUTES = [
   { path: '/setup-mfa/phone', access: 'private', flow: 'setupMfa', step: 'phone', screen: 'setupMfa' },
   { path: '/setup-mfa/email', access: 'private', flow: 'setupMfa', step: 'email', screen: 'setupMfa' },
   { path: '/setup-mfa/confirmation', access: 'private', flow: 'setupMfa', step: 'confirmation', screen: 'setupMfa' },
+  { path: '/setup-mfa/passkey', access: 'private', flow: 'setupMfa', step: 'passkey', screen: 'setupMfa' },
+  { path: '/setup-mfa/passkey-name', access: 'private', flow: 'setupMfa', step: 'passkeyName', screen: 'setupMfa' },
   { path: '/setup-mfa/success', access: 'private', flow: 'setupMfa', step: 'success', screen: 'setupMfa' },
   // A partner application's consent (spec §2 /approve): the authorisation server sends the browser
   // here with the interaction's uid, and the answer sends it back there.
@@ -274,6 +293,17 @@ export const ROUTES = [
     sensitive: true,
     start: true,
   },
+  // An application's sign-out (RP-initiated logout): the authorisation server sends the browser to
+  // the confirmation with its request's reference, and ends on the success; signed in or not.
+  {
+    path: LOGOUT_CONFIRM_PATH,
+    access: 'any',
+    flow: 'appLogout',
+    step: 'confirm',
+    screen: 'appLogout',
+    start: true,
+  },
+  { path: LOGOUT_DONE_PATH, access: 'any', flow: 'appLogout', step: 'done', screen: 'appLogout', start: true },
   // "This wasn't me": the link of a change notice, for whoever holds it (the screen runs its own flow).
   { path: UNDO_CHANGE_PATH, access: 'any', flow: 'undoChange', step: 'confirm', screen: 'undoChange' },
   // "This wasn't me" from a new-device mail, for whoever holds its link: the screen signs that
@@ -284,6 +314,16 @@ export const ROUTES = [
   // asks its recent second factor on every call.
   { path: '/duplicated', access: 'private', flow: 'fuzzion', step: 'offer', screen: 'fuzzion' },
   { path: '/fuzzion-success', access: 'private', flow: 'fuzzion', step: 'success', screen: 'fuzzion' },
+  // The merge's further proofs (spec §4: a proof that asks for more goes to mfa-methods, with
+  // isFuzzion=true and the methods still counting): the merge's own chooser on the code's path.
+  {
+    path: STEP_UP_PATH,
+    query: ['isFuzzion', 'true'],
+    access: 'private',
+    flow: 'fuzzion',
+    step: 'proofs',
+    screen: 'fuzzion',
+  },
   { path: '/maintenance', access: 'any', flow: 'maintenance', step: 'notice', screen: 'maintenance' },
   // Onboarding (spec §2): its steps are the machine's steps; which may show is the machine's
   // decision (its predecessor rules), so every step starts the flow.
@@ -378,16 +418,20 @@ type Entry = (typeof ROUTES)[number];
 /** The steps of a flow, as the table names them. */
 export type StepOf<F extends Flow> = Extract<Entry, { flow: F }>['step'];
 
-const BY_PATH = new Map<string, Route>(ROUTES.map((route) => [route.path, route]));
+const plain = (route: Route) => !route.query;
+const BY_PATH = new Map<string, Route>(ROUTES.filter(plain).map((route) => [route.path, route]));
+/** The entries a query parameter chooses. */
+const BY_QUERY: Route[] = ROUTES.filter((route: Route) => route.query);
 
-/** The path of a flow's step. */
+/** The path of a flow's step, with the query that chooses it where one does. */
 export function pathOf<F extends Flow>(flow: F, step: StepOf<F>): string {
-  return ROUTES.find((route) => route.flow === flow && route.step === step)!.path;
+  const route: Route = ROUTES.find((route) => route.flow === flow && route.step === step)!;
+  return route.query ? `${route.path}?${route.query[0]}=${route.query[1]}` : route.path;
 }
 
-/** The paths of a flow, in table order. */
+/** The paths of a flow, in table order (those a query chooses aside). */
 export function pathsOf(flow: Flow): string[] {
-  return ROUTES.filter((route) => route.flow === flow).map((route) => route.path);
+  return ROUTES.filter((route) => route.flow === flow && plain(route)).map((route) => route.path);
 }
 
 /** A path without its trailing slashes. */
@@ -395,13 +439,20 @@ export function normalise(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-/** The table's entry for a path, if it is a screen. */
-export function routeOf(path: string): Route | undefined {
-  return BY_PATH.get(normalise(path));
+/** The table's entry for a path, if it is a screen; given a location, its query may choose another
+ * entry on the same path. */
+export function routeOf(at: string | Location): Route | undefined {
+  const path = normalise(typeof at === 'string' ? at : at.path);
+  if (typeof at !== 'string') {
+    const query = new URLSearchParams(at.search);
+    const chosen = BY_QUERY.find((route) => route.path === path && query.get(route.query![0]) === route.query![1]);
+    if (chosen) return chosen;
+  }
+  return BY_PATH.get(path);
 }
 
-/** Whether a path is one of the flow's screens. */
-export const inFlow = (path: string, flow: Flow): boolean => routeOf(path)?.flow === flow;
+/** Whether a path (or a location, its query read too) is one of the flow's screens. */
+export const inFlow = (at: string | Location, flow: Flow): boolean => routeOf(at)?.flow === flow;
 /** Whether arriving on a path starts the flow. */
 export const startsFlow = (path: string, flow: Flow): boolean => {
   const route = routeOf(path);
@@ -409,15 +460,17 @@ export const startsFlow = (path: string, flow: Flow): boolean => {
 };
 /** Whether a path needs a recent second factor. */
 export const isSensitive = (path: string): boolean => routeOf(path)?.sensitive === true;
-/** The step a path shows within its flow. */
-export function stepOf<F extends Flow>(path: string, flow: F): StepOf<F> | null {
-  const route = routeOf(path);
+/** The step a path (or a location) shows within its flow. */
+export function stepOf<F extends Flow>(at: string | Location, flow: F): StepOf<F> | null {
+  const route = routeOf(at);
   if (route?.flow !== flow) return null;
   return route.step as never;
 }
 
 /** Screens by path, with who may see them. */
-export const SCREENS: Record<string, Access> = Object.fromEntries(ROUTES.map((route) => [route.path, route.access]));
+export const SCREENS: Record<string, Access> = Object.fromEntries(
+  ROUTES.filter(plain).map((route) => [route.path, route.access]),
+);
 
 export const LOGIN_PATH = pathOf('login', 'email');
 export const HOME_PATH = pathOf('dashboard', 'home');
@@ -450,7 +503,8 @@ export function guard(location: Location, session: SessionState | boolean): Guar
   if (path === LOGOUT_PATH) return signedIn ? { kind: 'logout' } : { kind: 'redirect', to: LOGIN_PATH };
   const redirect = REDIRECTS[path];
   if (redirect) return { kind: 'redirect', to: redirect };
-  const access = SCREENS[path];
+  // A query chooses a screen only for a session; for anyone else the path's own screen shows.
+  const access = routeOf(signedIn ? location : path)?.access;
   if (!access) return { kind: 'redirect', to: LINKS.home };
   if (access === 'signingIn') {
     if (state === 'signingIn' || (signedIn && isAuthorisationStepUp(location))) return { kind: 'stay' };
@@ -470,6 +524,20 @@ export function guard(location: Location, session: SessionState | boolean): Guar
 export function isAuthorisationReturn(target: string | null): boolean {
   if (!target?.startsWith(`${INTERACTION_PATH}/`)) return false;
   return INTERACTION_UID.test(target.slice(INTERACTION_PATH.length + 1));
+}
+
+/** Where a sign-out goes back to (`/logout?redirect=`): the request of the authorisation server it
+ * was asked from ("Not you?" on the consent screen), whose sign-in then asks for another account;
+ * null for any other sign-out, which ends on our sign-in. */
+export function logoutReturnAt(location: Location): string | null {
+  if (normalise(location.path) !== LOGOUT_PATH) return null;
+  const redirect = new URLSearchParams(location.search).get('redirect');
+  return redirect && isAuthorisationReturn(redirect) ? redirect : null;
+}
+
+/** The sign-out that goes back to an authorisation request once signed out (`logoutReturnAt`). */
+export function logoutFor(authorisationReturn: string): string {
+  return `${LOGOUT_PATH}?${new URLSearchParams({ redirect: authorisationReturn })}`;
 }
 
 /** Whether this location is the code screen an application's request sent a signed-in person to

@@ -2,18 +2,30 @@
 // reads off them and the route table, as plain functions: what each flow starts with, who must set
 // up a second factor, which screens belong together. Views read the same context (src/shell).
 import { isApiFailure } from '../contract/api.ts';
-import { looksLikeEmail } from '../contract/rules.ts';
+import { formatPhone, looksLikeEmail } from '../contract/rules.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
 import type { DoneActorEvent } from 'xstate';
 import type { AppConfig, MfaMethodSummary, UserProfile } from '../contract/baseSchemas.ts';
 import type { AfterCode } from './afterCode.ts';
+import type { FuzzionInput, FuzzionNews } from './fuzzion.ts';
 import type { SetupMfaOutput } from './setupMfa.ts';
 import type { TotpRecoveryOutput } from './totpRecovery.ts';
 import type { LoginMode, LoginOutput } from './login.ts';
 import type { MfaOutput } from './mfa.ts';
 import type { PartnerInput } from './partner.ts';
+import type { AppLogoutInput } from './appLogout.ts';
 import type { ProfileInput } from './profile.ts';
-import { HOME_PATH, inFlow, routeOf, safeTarget, startsFlow, stepOf, type Flow, type Location } from './routes.ts';
+import {
+  HOME_PATH,
+  inFlow,
+  pathOf,
+  routeOf,
+  safeTarget,
+  startsFlow,
+  stepOf,
+  type Flow,
+  type Location,
+} from './routes.ts';
 
 export type RootInput = {
   /** The local copy of the user kept under `account`, if any. */
@@ -28,6 +40,8 @@ export type RootInput = {
   loginTicket?: { ticket: string; clientId: string } | null;
   /** The client an authorisation request is signing the visitor in to (the page names it). */
   signingInTo?: { client_id: string; first_party: boolean } | null;
+  /** The login_hint of that request: the sign-in starts with it filled in. */
+  loginHint?: string | null;
   location: Location;
 };
 
@@ -45,6 +59,8 @@ export type RootEvent =
   | { type: 'USERNAME'; value: string }
   /** From a flow that changed the profile: the profile as the server now has it. */
   | { type: 'USER_UPDATED'; user: UserProfile }
+  /** From the merge: an offer is open until a time, or closed (spec §6 "duplicated-logged"). */
+  | FuzzionNews
   // The ends of the children whose output the guards read, by the child's id.
   | DoneActorEvent<LoginOutput, 'login'>
   | DoneActorEvent<MfaOutput, 'mfa' | 'stepUp'>
@@ -60,10 +76,10 @@ export type RootEvent =
 export type Notice =
   | 'weak_password'
   | 'password_renewed'
-  | 'account_created'
   | 'logout_failed'
   | 'session_ended'
   | 'ticket_invalid'
+  | 'signed_out_everywhere'
   | null;
 
 export type Context = {
@@ -122,6 +138,11 @@ export function partnerInput(context: { location: Location; config: AppConfig | 
   };
 }
 
+/** What an application's sign-out starts with: its step and the page's query (the request's reference). */
+export function appLogoutInput(context: { location: Location }): AppLogoutInput {
+  return { step: stepOf(context.location.path, 'appLogout') ?? 'confirm', search: context.location.search };
+}
+
 /** What the profile's flow starts with: its step, the profile, and the day it is (no birth date after it). */
 export function profileInput(
   context: { location: Location; user: UserProfile | null },
@@ -149,11 +170,34 @@ export const noOwnTarget = (afterCode: AfterCode | null) =>
 /** A forced account without a second factor: it may do nothing else until it has one. */
 export const mustEnrol = (user: UserProfile | null) => user?.mfa_forced === true && user.mfa_enrolled === false;
 
+/** The account's phone number (its default, else its first), as people read it; empty without one. */
+export const knownPhoneOf = (user: UserProfile | null): string => {
+  const phones = user?.phone ?? [];
+  const phone = phones.find((p) => p.default) ?? phones[0];
+  return phone ? formatPhone(phone.value) : '';
+};
+
 /** The screens the set-up does not divert (spec §4 "Forced MFA"): the merge's (/duplicated,
  * /fuzzion-success) and the code's (/mfa, which the merge's step-up asks on), and the set-up's own
  * way on (its steps, the authenticator's set-up once the app was chosen). */
 export const setupMfaExempt = (path: string) =>
   inFlow(path, 'fuzzion') || inFlow(path, 'mfa') || inFlow(path, 'setupMfa') || inFlow(path, 'authenticator');
+
+/** The session is in the middle of a merge (spec §6 "duplicated-logged"): the server holds an open
+ * offer for it, until its expiry. */
+export const inMerge = (user: UserProfile | null, now = Date.now()) =>
+  !!user?.fuzzion_until && Date.parse(user.fuzzion_until) > now;
+
+/** What the merge's flow starts with: the step its screen shows, and /duplicated's query (spec §2). */
+export function fuzzionInput(location: Location): FuzzionInput {
+  const query = new URLSearchParams(location.search);
+  const method = Number(query.get('method') ?? NaN);
+  return {
+    step: stepOf(location, 'fuzzion') ?? 'offer',
+    target: query.get('target'),
+    method: Number.isSafeInteger(method) ? method : null,
+  };
+}
 
 export const is503 = (error: unknown) => isApiFailure(error) && error.status === 503;
 export const is401 = (error: unknown) => isApiFailure(error) && error.status === 401;
@@ -179,3 +223,7 @@ export function loginModeOf(path: string): LoginMode {
 
 export const forgotModeOf = (path: string) =>
   stepOf(path, 'forgotPassword') === 'phone' ? ('phone' as const) : ('email' as const);
+
+/** Where a forgotten password leads from a way of signing in: the same way, so that the address or
+ * number typed there fills its form. */
+export const forgotPasswordPathOf = (mode: LoginMode) => pathOf('forgotPassword', mode);

@@ -4,22 +4,35 @@
 // with its timers) proves it, and the method is on. Opened on a step of its own (selection, phone,
 // email) from Security, it adds a method of the person's choosing: phone (SMS, call or WhatsApp),
 // email, or the authenticator app, whose own set-up then follows.
+// A passkey (where the browser can make one, `noWebAuthn` the app's to say) is no destination: its
+// screen says what happens, the browser makes it on the person's word (`createPasskey`), the server
+// takes it, and an optional name follows (prefilled with who keeps it, when known). A cancelled or
+// refused one stays on its screen, saying why, to try again or go back and choose another way.
 // A destination that belongs to another account is sent its code like any other (nothing about that
 // account shows before): only the code's answer says so, with the offer to merge, which the app keeps
 // (session storage `fuzzion_payload`) and follows to /duplicated (spec §4 "Duplicate-account merge"),
 // for a method added from Security (see `fuzzionOffered`).
-import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import { SENT_CODE_LENGTH } from '../contract/rules.ts';
+import { and, assertEvent, assign, fromPromise, not, setup, type DoneActorEvent } from 'xstate';
+import { PASSKEY_NAME_MAX, SENT_CODE_LENGTH } from '../contract/rules.ts';
+import type { PasskeyCredential, PasskeyOptions } from '../contract/schemas.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
-import { fuzzionOfferOf, problemOf, type Problem } from './failures.ts';
+import { fuzzionOfferOf, passkeyProblemOf, problemOf, type Problem } from './failures.ts';
 
 export type SetupMfaKind = 'sms' | 'call' | 'whatsapp' | 'email';
 /** `hasSms` is what is known before the account's methods are read (they decide). `entry` is the
  * step whose path opened the flow: the intro at sign-in, or a step of its own from Security. */
-export type SetupMfaInput = { forced: boolean; customer: boolean; hasSms?: boolean; entry?: SetupMfaScreen };
+export type SetupMfaInput = {
+  forced: boolean;
+  customer: boolean;
+  hasSms?: boolean;
+  entry?: SetupMfaScreen;
+  /** The account's phone number, offered as the destination of a phone method at sign-in. */
+  knownPhone?: string;
+};
 /** `authenticator`: the person chose the app; its own set-up follows. `voluntary`: opened from Security. */
 export type SetupMfaOutput = { outcome: 'enrolled' | 'skipped' | 'authenticator'; voluntary: boolean };
-export type SetupMfaScreen = 'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'success';
+export type SetupMfaScreen =
+  'intro' | 'selection' | 'phone' | 'email' | 'confirmation' | 'passkey' | 'passkeyName' | 'success';
 
 /** Codes after which the confirmation's code can no longer be used: choose the destination again. */
 const CODE_ENDS = ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'] as const;
@@ -46,13 +59,35 @@ type Context = Required<SetupMfaInput> & {
   kind: SetupMfaKind | null;
   target: string;
   challenge: { payload: string; sent: SentCode } | null;
+  /** A new passkey's challenge: what the browser is asked to make, and the payload its answer goes with. */
+  passkeyChallenge: PasskeyStart | null;
+  /** The passkey made, and who keeps it (when known), for its name. */
+  passkey: NewPasskey | null;
+  /** Its name as typed (prefilled with the provider). */
+  name: string;
   error: Problem | null;
   outcome: SetupMfaOutput['outcome'] | null;
 };
 
-const VOLUNTARY_ENTRIES: ReadonlySet<SetupMfaScreen> = new Set(['selection', 'phone', 'email']);
-/** Who picks the method and may say "not now": a customer who is not forced, or anyone adding one from Security. */
+/** GET /mfa/-6/activate: the payload, and the options the browser makes the passkey with. */
+export type PasskeyStart = { payload: string; options: PasskeyOptions };
+/** The passkey the server took: its method id, and its provider when the server knows it. */
+export type NewPasskey = { id: number; provider: string | null };
+
+const VOLUNTARY_ENTRIES: ReadonlySet<SetupMfaScreen> = new Set([
+  'selection',
+  'phone',
+  'email',
+  'passkey',
+  'passkeyName',
+]);
+/** Who may say "not now": a customer who is not forced, or anyone adding one from Security. */
 const choosesFreely = (context: Context) => (context.customer && !context.forced) || context.voluntary;
+/** Who picks the method: everyone, but an account that must add its email next (it has a phone
+ * method already, spec §4 "Forced MFA"). The intro promises a phone, an email or an app: a forced
+ * account chooses among them too (docs/decisions/forced-mfa.md). */
+export const choosesKind = (context: Pick<Context, 'customer' | 'forced' | 'voluntary' | 'hasSms'>) =>
+  (context.customer && !context.forced) || context.voluntary || !context.hasSms;
 /** The destination screen of a kind. */
 const screenOf = (kind: SetupMfaKind | null): SetupMfaScreen => (kind === 'email' ? 'email' : 'phone');
 
@@ -71,7 +106,9 @@ export const setupMfaMachine = setup({
     events: {} as
       | { type: 'ACTIVATE' }
       | { type: 'SKIP' }
-      | { type: 'CHOOSE'; kind: SetupMfaKind | 'totp' }
+      | { type: 'CHOOSE'; kind: SetupMfaKind | 'totp' | 'passkey' }
+      /** The passkey's screen: ask the browser to make one. */
+      | { type: 'CREATE' }
       | { type: 'CHANGE'; value: string }
       | { type: 'SUBMIT' }
       | { type: 'BACK' }
@@ -82,7 +119,10 @@ export const setupMfaMachine = setup({
       | { type: 'ROUTE'; step: SetupMfaScreen }
       /** The ends of the calls whose answers the guards and actions read. */
       | DoneActorEvent<ActivationStart, 'startActivation'>
-      | DoneActorEvent<CodeEntryOutput<unknown>, 'codeEntry'>,
+      | DoneActorEvent<CodeEntryOutput<unknown>, 'codeEntry'>
+      | DoneActorEvent<PasskeyStart, 'startPasskey'>
+      | DoneActorEvent<PasskeyCredential, 'createPasskey'>
+      | DoneActorEvent<NewPasskey, 'confirmPasskey'>,
     children: {} as { codeEntry: 'codeEntry' },
   },
   actors: {
@@ -95,6 +135,20 @@ export const setupMfaMachine = setup({
     remindLater: fromPromise<void>(async () => {}),
     /** The code that proves the destination; its check turns the method on. */
     codeEntry: codeEntryMachineOf<unknown, ActivationRequest>(),
+    startPasskey: fromPromise<PasskeyStart>(async () => {
+      throw new Error('startPasskey is provided by the app');
+    }),
+    /** The browser makes the passkey (WebAuthn's create). */
+    createPasskey: fromPromise<PasskeyCredential, PasskeyOptions>(async () => {
+      throw new Error('createPasskey is provided by the app');
+    }),
+    /** The new passkey goes to the server, which adds it. */
+    confirmPasskey: fromPromise<NewPasskey, { payload: string; credential: PasskeyCredential }>(async () => {
+      throw new Error('confirmPasskey is provided by the app');
+    }),
+    renamePasskey: fromPromise<void, { id: number; name: string }>(async () => {
+      throw new Error('renamePasskey is provided by the app');
+    }),
   },
   actions: {
     show: (_, _params: { screen: SetupMfaScreen }) => {},
@@ -110,18 +164,23 @@ export const setupMfaMachine = setup({
     }),
   },
   guards: {
+    /** This browser cannot make a passkey (no WebAuthn): the app says. */
+    noWebAuthn: () => false,
+    choosePasskey: ({ event }) => event.type === 'CHOOSE' && event.kind === 'passkey',
+    /** No name typed: the passkey keeps none (its provider, or "Passkey", names it). */
+    noName: ({ context }) => context.name.trim() === '',
+    nameTooLong: ({ context }) => context.name.trim().length > PASSKEY_NAME_MAX,
     maySkip: ({ context }) => choosesFreely(context),
-    chooses: ({ context }) => choosesFreely(context),
+    chooses: ({ context }) => choosesKind(context),
     voluntary: ({ context }) => context.voluntary,
     stepUpExpired: ({ context, event }) => context.voluntary && problemOf(event).code === 'step_up_required',
     entersAt: ({ context }, { step }: { step: SetupMfaScreen }) => context.voluntary && context.entry === step,
     choseAuthenticator: ({ event }) => event.type === 'CHOOSE' && event.kind === 'totp',
-    hasSms: ({ context }) => context.hasSms,
     hasTarget: ({ context }) => context.target.trim() !== '',
     routeTo: ({ event }, { step }: { step: SetupMfaScreen }) => event.type === 'ROUTE' && event.step === step,
     /** Customers choose their method: their selection step can show again. */
     routeToSelection: ({ context, event }) =>
-      event.type === 'ROUTE' && event.step === 'selection' && choosesFreely(context),
+      event.type === 'ROUTE' && event.step === 'selection' && choosesKind(context),
     /** Back or Forward to the destination chosen (phone or email). */
     routeToDestination: ({ context, event }) =>
       event.type === 'ROUTE' && context.kind !== null && event.step === screenOf(context.kind),
@@ -145,11 +204,15 @@ export const setupMfaMachine = setup({
   context: ({ input }) => ({
     hasSms: false,
     entry: 'intro' as const,
+    knownPhone: '',
     ...input,
     voluntary: VOLUNTARY_ENTRIES.has(input.entry ?? 'intro'),
     kind: null,
     target: '',
     challenge: null,
+    passkeyChallenge: null,
+    passkey: null,
+    name: '',
     error: null,
     outcome: null,
   }),
@@ -178,6 +241,9 @@ export const setupMfaMachine = setup({
           target: 'destination',
           actions: assign({ kind: 'sms' as const }),
         },
+        { guard: { type: 'entersAt', params: { step: 'passkey' } }, target: 'passkey' },
+        // The passkey was added before the reload: Security lists it, where it can be named.
+        { guard: { type: 'entersAt', params: { step: 'passkeyName' } }, target: 'skipped' },
         { target: 'intro' },
       ],
     },
@@ -192,8 +258,8 @@ export const setupMfaMachine = setup({
         ],
         ACTIVATE: [
           { guard: 'chooses', target: 'selection' },
-          { guard: 'hasSms', target: 'destination', actions: assign({ kind: 'email' }) },
-          { target: 'destination', actions: assign({ kind: 'sms' }) },
+          // Spec §4 "Forced MFA": a phone already receives codes, the email comes next.
+          { target: 'destination', actions: assign({ kind: 'email' }) },
         ],
       },
     },
@@ -203,10 +269,19 @@ export const setupMfaMachine = setup({
         CHOOSE: [
           { guard: 'choseAuthenticator', target: 'authenticator' },
           {
+            guard: and(['choosePasskey', not('noWebAuthn')]),
+            target: 'passkey',
+            actions: assign({ challenge: null, error: null }),
+          },
+          // A passkey this browser cannot make is not offered.
+          { guard: 'choosePasskey' },
+          {
             target: 'destination',
-            actions: assign(({ event }) => ({
+            actions: assign(({ context, event }) => ({
               kind: event.kind as SetupMfaKind,
-              target: '',
+              // At sign-in, a phone method starts from the account's number (from Security, the
+              // person is adding another).
+              target: event.kind !== 'email' && !context.voluntary ? context.knownPhone : '',
               challenge: null,
               error: null,
             })),
@@ -294,6 +369,99 @@ export const setupMfaMachine = setup({
           { actions: { type: 'show', params: { screen: 'confirmation' } } },
         ],
       },
+    },
+    // A passkey: one sentence says what happens; on the person's word the server's options go to the
+    // browser, which makes it, and the server takes it. A failure stays here, saying why.
+    passkey: {
+      entry: { type: 'show', params: { screen: 'passkey' } },
+      on: {
+        // Whenever: leaving stops the browser's question too. A passkey is only ever chosen.
+        BACK: { target: 'selection', actions: assign({ error: null }) },
+        ROUTE: [
+          { guard: 'routeToSelection', target: 'selection', actions: assign({ error: null }) },
+          { guard: { type: 'routeTo', params: { step: 'intro' } }, target: 'intro', actions: assign({ error: null }) },
+          { actions: { type: 'show', params: { screen: 'passkey' } } },
+        ],
+      },
+      exit: assign({ passkeyChallenge: null }),
+      initial: 'ready',
+      states: {
+        ready: {
+          on: { CREATE: { target: 'starting', actions: assign({ error: null }) } },
+        },
+        starting: {
+          invoke: {
+            id: 'startPasskey',
+            src: 'startPasskey',
+            onDone: { target: 'creating', actions: assign({ passkeyChallenge: ({ event }) => event.output }) },
+            onError: [
+              { guard: 'stepUpExpired', target: '#setupMfa.skipped' },
+              { target: 'ready', actions: assign({ error: ({ event }) => problemOf(event) }) },
+            ],
+          },
+        },
+        creating: {
+          invoke: {
+            id: 'createPasskey',
+            src: 'createPasskey',
+            input: ({ context }) => context.passkeyChallenge!.options,
+            onDone: 'confirming',
+            onError: { target: 'ready', actions: assign({ error: ({ event }) => passkeyProblemOf(event) }) },
+          },
+        },
+        confirming: {
+          invoke: {
+            id: 'confirmPasskey',
+            src: 'confirmPasskey',
+            // The new credential goes with the request only.
+            input: ({ context, event }) => {
+              assertEvent(event, 'xstate.done.actor.createPasskey');
+              return { payload: context.passkeyChallenge!.payload, credential: event.output };
+            },
+            onDone: {
+              target: '#setupMfa.naming',
+              actions: assign(({ event }) => ({
+                passkey: event.output,
+                name: event.output.provider ?? '',
+                error: null,
+              })),
+            },
+            onError: [
+              { guard: 'stepUpExpired', target: '#setupMfa.skipped' },
+              { target: 'ready', actions: assign({ error: ({ event }) => problemOf(event) }) },
+            ],
+          },
+        },
+      },
+    },
+    // The passkey is added: a name tells it from the account's others, if the person gives one.
+    naming: {
+      entry: { type: 'show', params: { screen: 'passkeyName' } },
+      on: {
+        CHANGE: { actions: assign(({ event }) => ({ name: event.value, error: null })) },
+        SUBMIT: [
+          { guard: 'noName', target: 'named' },
+          { guard: 'nameTooLong', actions: assign({ error: { code: 'passkey_name_too_long' as const } }) },
+          { target: 'renaming', actions: assign({ error: null }) },
+        ],
+        SKIP: { target: 'named', actions: assign({ error: null }) },
+        // Nothing before it can show again: the passkey is there.
+        ROUTE: { actions: { type: 'show', params: { screen: 'passkeyName' } } },
+      },
+    },
+    renaming: {
+      invoke: {
+        id: 'renamePasskey',
+        src: 'renamePasskey',
+        input: ({ context }) => ({ id: context.passkey!.id, name: context.name.trim() }),
+        onDone: 'named',
+        // The passkey stays, unnamed: the person may try again, or go on without a name.
+        onError: { target: 'naming', actions: assign({ error: ({ event }) => problemOf(event) }) },
+      },
+    },
+    // From Security, back there (which says it is added); at sign-in, the set-up's success.
+    named: {
+      always: [{ guard: 'voluntary', target: 'enrolled' }, { target: 'success' }],
     },
     // The destination is another account's: the app shows the merge's offer (/duplicated); Back
     // there, or here, is the destination again.

@@ -186,6 +186,77 @@ describe('code-entry machine: behaviour', () => {
     expect(snapshot().context.error).toBeNull();
   });
 
+  it('sends a code typed or pasted whole by itself, spaces and dashes dropped, and a wrong one not again by a key more', async () => {
+    const codes: string[] = [];
+    const { snapshot, send } = start({
+      check: async ({ code }) => {
+        codes.push(code);
+        throw apiFailure(422, { code: 'invalid_code', message: '' });
+      },
+    });
+    send({ type: 'TYPE', value: '1234 567' });
+    expect(snapshot().matches({ entering: { input: 'typing' } })).toBe(true);
+    send({ type: 'TYPE', value: '1234 - 5678' });
+    expect(snapshot().matches({ entering: { input: 'checking' } })).toBe(true);
+    // Pressed again while it is checked: nothing more goes.
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(codes).toEqual(['12345678']);
+    expect(snapshot().context.error).toEqual({ code: 'invalid_code' });
+    // A key pressed after the wrong code leaves it as it was: not sent again (Enter still sends it).
+    send({ type: 'TYPE', value: '1234 56789' });
+    await settle();
+    expect(codes).toEqual(['12345678']);
+    send({ type: 'TYPE', value: '1234 567' });
+    send({ type: 'TYPE', value: '1234 5679' });
+    await settle();
+    expect(codes).toEqual(['12345678', '12345679']);
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(codes).toEqual(['12345678', '12345679', '12345679']);
+  });
+
+  it('says a code confirmed before it is whole is too short, and sends nothing', async () => {
+    let calls = 0;
+    const { snapshot, send } = start({
+      check: async () => {
+        calls++;
+        return {};
+      },
+    });
+    send({ type: 'SUBMIT' });
+    expect(snapshot().context.error).toEqual({ code: 'code_incomplete' });
+    send({ type: 'TYPE', value: '1234' });
+    expect(snapshot().context.error).toBeNull();
+    send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toBe(0);
+    expect(snapshot().context.error).toEqual({ code: 'code_incomplete' });
+  });
+
+  it('waits for the confirmation of a whole code once the server wants a puzzle with it', async () => {
+    const sent: unknown[] = [];
+    const { snapshot, send } = start({
+      check: async (input) => {
+        sent.push(input);
+        throw apiFailure(422, { code: 'invalid_code', message: '', captcha: true, captcha_level: 1 });
+      },
+    });
+    send({ type: 'TYPE', value: '12345678' });
+    await settle();
+    expect(snapshot().context.captchaLevel).toBe(1);
+    send({ type: 'TYPE', value: '87654321' });
+    await settle();
+    expect(sent).toHaveLength(1);
+    expect(snapshot().matches({ entering: { input: 'typing' } })).toBe(true);
+    send({ type: 'SUBMIT', captcha: { token: 'solved' } });
+    await settle();
+    expect(sent).toEqual([
+      expect.objectContaining({ code: '12345678' }),
+      expect.objectContaining({ code: '87654321', captcha: 'solved' }),
+    ]);
+  });
+
   it('ends with the check answer and the trust choice sent', async () => {
     let seen: unknown = null;
     const { toParent, send } = start({

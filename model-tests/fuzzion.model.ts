@@ -8,10 +8,16 @@ import { AHEAD, done, fail } from './events.ts';
 
 // The other account's second factors, masked, as the offer names them.
 export const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
-export const sms: MfaMethodSummary = { id: 12, method: 'sms', target: '+32•••••••21' };
+export const sms: MfaMethodSummary = { id: 12, method: 'sms', target: '+32 ••• •• •• 21' };
 export const totp: MfaMethodSummary = { id: 13, method: 'totp' };
 export const recovery: MfaMethodSummary = { id: 14, method: 'totpRecovery' };
 export const card: MfaMethodSummary = { id: 15, method: 'card' };
+export const passkey: MfaMethodSummary = {
+  id: 16,
+  method: 'passkey',
+  synced: true,
+  created_at: '2026-11-01T10:00:00Z',
+};
 
 export const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
   kind: 'email',
@@ -22,6 +28,7 @@ export const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
   methods: [email, sms, totp],
   can_decline: true,
   sso_only: false,
+  expires_at: '2099-01-01T00:00:00Z',
   ...over,
 });
 export const result: FuzzionResult = {
@@ -36,7 +43,7 @@ export const finished: FuzzionAnswer = { done: true, payload: 'offer', mfa: [], 
 export const more: FuzzionAnswer = { done: false, payload: 'offer', mfa: [totp], password: false };
 export const nothingMore: FuzzionAnswer = { done: false, payload: 'offer', mfa: [], password: false };
 export const sent: FuzzionSendAnswer = {
-  challenge: 'challenge-1',
+  payload: 'challenge-1',
   method: 'email',
   target: 'm•••@example.com',
   expires_at: '2099-01-01T00:00:00Z',
@@ -46,6 +53,8 @@ export const sent: FuzzionSendAnswer = {
 
 export type Ctx = {
   step: string;
+  preferred: unknown;
+  intentKept: boolean;
   payload: string | null;
   offer: FuzzionOffer | null;
   intent: string;
@@ -74,6 +83,8 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
   return JSON.stringify([
     value,
     c.step,
+    c.preferred,
+    c.intentKept,
     c.payload,
     o,
     c.intent,
@@ -93,14 +104,30 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
 
 export const fuzzionModel: Model = {
   // What the flow tells its parent needs a parent: the walk runs it alone.
-  machine: fuzzionMachine.provide({ actions: { finished: () => {}, show: () => {} } }),
-  // On either screen; what the tab kept comes with the recall: an offer, none, a finished merge.
+  machine: fuzzionMachine.provide({
+    actions: {
+      finished: () => {},
+      show: () => {},
+      chose: () => {},
+      leave: () => {},
+      opened: () => {},
+      closed: () => {},
+    },
+  }),
+  // On any screen; what the tab kept comes with the recall: an offer, none, a finished merge, the
+  // choice made before the further proofs' screen. /duplicated's query may name a method.
   starts: [
     { name: 'the offer screen', input: { step: 'offer' } },
+    { name: 'the offer screen naming a method', input: { step: 'offer', target: null, method: email.id } },
+    { name: 'the further proofs screen', input: { step: 'proofs' } },
     { name: 'the outcome screen', input: { step: 'success' } },
   ],
   events: () => [
     done('recall', { payload: 'offer', result: null }),
+    done('recall', { payload: 'offer', result: null, intent: 'decline' }),
+    { type: 'CANCEL' },
+    done('cancel', undefined),
+    fail('cancel', 0, 'network_error'),
     done('recall', { payload: null, result: null }),
     done('recall', { payload: 'offer', result }),
     fail('recall', 0, 'storage_unavailable'),
@@ -125,6 +152,7 @@ export const fuzzionModel: Model = {
     done('readOffer', offer({ methods: [] })),
     fail('readOffer', 409, 'merge_unavailable'),
     fail('readOffer', 409, 'merge_sso_only'),
+    fail('readOffer', 403, 'step_up_required'),
     done('finish', finished),
     done('finish', more),
     done('finish', nothingMore),

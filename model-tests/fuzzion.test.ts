@@ -6,6 +6,7 @@ import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.
 import {
   fuzzionMachine,
   fuzzionTicket,
+  type FuzzionInput,
   type FuzzionMemory,
   type FuzzionResend,
   type FuzzionResult,
@@ -20,6 +21,7 @@ import {
   fuzzionModel,
   more,
   offer,
+  passkey,
   recovery,
   result,
   sent,
@@ -77,8 +79,11 @@ describe('merge machine: model', () => {
   it('proves nothing before the offer is answered, and starts only a method the server named', () => {
     for (const { from, event, to } of steps) {
       // Into the proofs only from the offer's answer (or a finish the server did not take as enough).
+      // (Or, on the further proofs' screen, from the offer read with the choice kept.)
       if (inProving(to.value) && !inProving(from.value))
-        expect(['ACCEPT', 'DECLINE', 'xstate.done.actor.finish']).toContain(event.type);
+        expect(['ACCEPT', 'DECLINE', 'xstate.done.actor.finish', 'xstate.done.actor.readOffer']).toContain(event.type);
+      if (inProving(to.value) && !inProving(from.value) && event.type === 'xstate.done.actor.readOffer')
+        expect([ctx(to).step, ctx(from).intentKept]).toEqual(['proofs', true]);
       if (
         JSON.stringify(to.value) === JSON.stringify({ proving: 'starting' }) &&
         JSON.stringify(from.value) === JSON.stringify({ proving: 'choosing' })
@@ -103,7 +108,8 @@ describe('merge machine: model', () => {
         (event as unknown as { output?: CodeEntryOutput<unknown> }).output?.failure?.code;
       // (An actor's answer fed to a state not running it changes nothing: the walk feeds them all.)
       if (code === 'merge_sso_only' && serializeState(from) !== serializeState(to)) expect(to.value).toBe('ssoOnly');
-      if (ctx(to).offer?.sso_only) expect(['ssoOnly']).toContain(to.value);
+      // Given up is the one way on from there.
+      if (ctx(to).offer?.sso_only) expect(['ssoOnly', 'cancelling', 'cancelled', 'failed']).toContain(to.value);
     }
   });
 
@@ -120,10 +126,18 @@ describe('merge machine: model', () => {
 
 describe('merge machine: behaviour', () => {
   function start(
-    options: { offer?: FuzzionOffer; password?: FuzzionAnswer[]; check?: () => Promise<FuzzionAnswer> } = {},
+    options: {
+      offer?: FuzzionOffer;
+      password?: FuzzionAnswer[];
+      check?: () => Promise<FuzzionAnswer>;
+      input?: FuzzionInput;
+      memory?: Partial<FuzzionMemory>;
+    } = {},
   ) {
     const calls: Array<{ actor: string; input: unknown }> = [];
     const kept: FuzzionResult[] = [];
+    /** What the app was told: screens shown, choices kept, the root's news, a leave. */
+    const told: unknown[] = [];
     const queue = [...(options.password ?? [finished])];
     const clock = new SimulatedClock();
     const startMethod = async (input: MethodRequest) => {
@@ -131,8 +145,8 @@ describe('merge machine: behaviour', () => {
       return input.mfaId === email.id || input.mfaId === sms.id
         ? sent
         : {
-            challenge: `challenge-${input.mfaId}`,
-            method: 'totp',
+            payload: `challenge-${input.mfaId}`,
+            method: 'totp' as const,
             expires_at: '2099-01-01T00:00:00Z',
             expires_in: 300,
           };
@@ -140,10 +154,17 @@ describe('merge machine: behaviour', () => {
     const actor = createActor(
       fuzzionMachine.provide({
         actors: {
-          recall: fromPromise(async (): Promise<FuzzionMemory> => ({ payload: 'offer', result: null })),
+          recall: fromPromise(async (): Promise<FuzzionMemory> => ({
+            payload: 'offer',
+            result: null,
+            ...options.memory,
+          })),
           readOffer: fromPromise(async ({ input }) => {
             calls.push({ actor: 'readOffer', input });
             return options.offer ?? offer({ can_decline: false });
+          }),
+          cancel: fromPromise(async () => {
+            calls.push({ actor: 'cancel', input: undefined });
           }),
           startMethod: fromPromise(async ({ input }) => startMethod(input)),
           proveByPassword: fromPromise(async ({ input }) => {
@@ -166,7 +187,7 @@ describe('merge machine: behaviour', () => {
                 const ticket = fuzzionTicket({
                   payload: request.method.payload,
                   intent: request.intent,
-                  challenge: answer.challenge,
+                  challenge: answer.payload,
                 });
                 return { ticket, sent: answer };
               }),
@@ -177,16 +198,86 @@ describe('merge machine: behaviour', () => {
           finished: (_, params) => {
             kept.push(params.result);
           },
+          show: (_, params) => told.push({ show: params }),
+          chose: (_, params) => told.push({ chose: params.intent }),
+          leave: () => told.push('leave'),
+          opened: ({ context }) => told.push({ opened: context.offer?.expires_at }),
+          closed: () => told.push('closed'),
         },
       }),
-      { input: { step: 'offer' }, clock },
+      { input: options.input ?? { step: 'offer' }, clock },
     ).start();
     const entry = () =>
       actor.getSnapshot().children.fuzzionCode as unknown as ActorRefFrom<
         ReturnType<typeof codeEntryMachineOf<FuzzionAnswer, FuzzionResend>>
       >;
-    return { actor, calls, kept, entry, clock };
+    return { actor, calls, kept, entry, clock, told };
   }
+
+  it('shows a further proof on mfa-methods with the methods that still count, and resumes there with the choice kept', async () => {
+    const { actor, entry, told } = start({ offer: offer({ methods: [email, totp] }), check: async () => more });
+    await settle();
+    actor.send({ type: 'DECLINE' });
+    expect(told).toContainEqual({ chose: 'decline' });
+    actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    await enterCode(entry(), '12345678');
+    expect(told).toContainEqual({ show: { screen: 'proofs', methods: [totp.id] } });
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    // That screen, loaded anew: the server's offer names what counts, the choice is the one kept.
+    const resumed = start({
+      offer: offer({ methods: [totp] }),
+      input: { step: 'proofs' },
+      memory: { intent: 'decline' },
+    });
+    await settle();
+    expect(resumed.actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(resumed.actor.getSnapshot().context).toMatchObject({ intent: 'decline', moreNeeded: true });
+    // Without a choice kept, or with nothing left to prove, the offer shows first.
+    for (const options of [{ memory: { intent: null } }, { offer: offer({ enough: true, methods: [] }) }]) {
+      const fresh = start({ input: { step: 'proofs' }, ...options });
+      await settle();
+      expect(fresh.actor.getSnapshot().value).toBe('offered');
+    }
+  });
+
+  it('tells the root the offer is open until its expiry, and closed once done, cancelled or gone; cancelling spends it and leaves', async () => {
+    const opened = start({ offer: offer({ enough: true, methods: [] }) });
+    await settle();
+    expect(opened.told).toEqual([{ opened: '2099-01-01T00:00:00Z' }]);
+    opened.actor.send({ type: 'ACCEPT' });
+    await settle();
+    expect(opened.told).toContain('closed');
+    const cancelled = start({ offer: offer() });
+    await settle();
+    cancelled.actor.send({ type: 'ACCEPT' });
+    cancelled.actor.send({ type: 'CANCEL' });
+    await settle();
+    expect(cancelled.calls.map((c) => c.actor)).toEqual(['readOffer', 'cancel']);
+    expect(cancelled.actor.getSnapshot().value).toBe('cancelled');
+    expect(cancelled.told.slice(-2)).toEqual(['closed', 'leave']);
+  });
+
+  it("starts the method /duplicated's query names once the offer is accepted, only when the server names it for that target", async () => {
+    const named = start({ offer: offer(), input: { step: 'offer', target: 'other@example.be', method: sms.id } });
+    await settle();
+    expect(named.calls.map((c) => c.actor)).toEqual(['readOffer']);
+    named.actor.send({ type: 'ACCEPT' });
+    await settle();
+    expect(named.calls[1]).toEqual({ actor: 'startMethod', input: { payload: 'offer', mfaId: sms.id } });
+    // Another offer's target, or a method the server does not name: the chooser, nothing started.
+    for (const input of [
+      { step: 'offer' as const, target: 'someone@example.be', method: sms.id },
+      { step: 'offer' as const, target: null, method: 99 },
+    ]) {
+      const ignored = start({ offer: offer(), input });
+      await settle();
+      ignored.actor.send({ type: 'ACCEPT' });
+      await settle();
+      expect(ignored.calls.map((c) => c.actor)).toEqual(['readOffer']);
+      expect(ignored.actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    }
+  });
 
   it('declining an offer the other account cannot spare says so, and asks no proof', async () => {
     const { actor, calls } = start();
@@ -207,6 +298,26 @@ describe('merge machine: behaviour', () => {
     expect(calls[1]!.input).toEqual({ payload: 'offer', intent: 'merge' });
     expect(actor.getSnapshot().value).toBe('succeeded');
     expect(kept).toEqual([result]);
+  });
+
+  it("offers none of the other account's passkeys (the merge's proofs are typed), and ends when only passkeys would count", async () => {
+    const { actor, calls } = start({ offer: offer({ methods: [email, passkey] }) });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    expect(actor.getSnapshot().context.methods).toEqual([email]);
+    actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(calls.map((c) => c.actor)).not.toContain('startMethod');
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    // A proof after which the server names only a passkey: nothing here can go on.
+    const onlyPasskey = start({ offer: offer({ methods: [email] }), check: async () => ({ ...more, mfa: [passkey] }) });
+    await settle();
+    onlyPasskey.actor.send({ type: 'ACCEPT' });
+    onlyPasskey.actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    await enterCode(onlyPasskey.entry(), '12345678');
+    expect(onlyPasskey.actor.getSnapshot().value).toBe('failed');
+    expect(onlyPasskey.actor.getSnapshot().context.error).toEqual({ code: 'merge_unavailable' });
   });
 
   it("asks for the other account's second factor when the code was not enough, and never finishes without it", async () => {
@@ -335,7 +446,7 @@ describe('merge machine: behaviour', () => {
             return answers.shift()!();
           }),
         },
-        actions: { finished: () => {} },
+        actions: { finished: () => {}, opened: () => {}, closed: () => {}, chose: () => {} },
       }),
       { input: { step: 'offer' } },
     ).start();
@@ -377,11 +488,18 @@ describe('merge machine: behaviour', () => {
     expect(actor.getSnapshot().value).toBe('succeeded');
   });
 
-  it('says so and stops where the other account signs in with Microsoft only', async () => {
+  it('says so and stops where the other account signs in with Microsoft only: another address is the way on', async () => {
     const { actor, calls } = start({ offer: offer({ sso_only: true, can_decline: false, methods: [] }) });
     await settle();
     expect(actor.getSnapshot().value).toBe('ssoOnly');
-    expect(actor.getSnapshot().status).toBe('done');
+    for (const type of ['ACCEPT', 'DECLINE', 'SELECT', 'USE_PASSWORD'] as const) {
+      actor.send(type === 'SELECT' ? { type, id: email.id } : { type });
+      expect(actor.getSnapshot().value).toBe('ssoOnly');
+    }
     expect(calls.map((c) => c.actor)).toEqual(['readOffer']);
+    actor.send({ type: 'CANCEL' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('cancelled');
+    expect(calls.map((c) => c.actor)).toEqual(['readOffer', 'cancel']);
   });
 });

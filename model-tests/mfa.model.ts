@@ -1,6 +1,6 @@
 // The second factor's model: what its test walks and the testers' paths follow.
 import { apiFailure } from '../contract/api.ts';
-import type { MfaChallengeAnswer, MfaMethodSummary } from '../contract/schemas.ts';
+import type { MfaChallengeAnswer, MfaMethodSummary, PasskeyCredential } from '../contract/schemas.ts';
 import { mfaMachine } from '../machines/mfa.ts';
 import type { Model } from './coverage.ts';
 import { AHEAD } from './events.ts';
@@ -8,7 +8,32 @@ import { AHEAD } from './events.ts';
 export const methods: MfaMethodSummary[] = [
   { id: 1, method: 'email', target: 'm***@example.be', primary: true },
   { id: 2, method: 'totp', primary: false },
+  { id: 3, method: 'passkey', primary: false, name: 'Phone', created_at: '2026-11-01T10:00:00Z', synced: true },
 ];
+
+/** A passkey's challenge: what the browser is asked, no code sent. */
+export const passkeyChallenge: MfaChallengeAnswer = {
+  payload: 'pk',
+  method: 'passkey',
+  expires_at: '2100-01-01T00:05:00Z',
+  expires_in: 300,
+  passkey: { challenge: 'c2lnbi1tZQ', rpId: 'account.localhost', allowCredentials: [] },
+};
+/** What the browser answers once the passkey signed it. */
+export const signed: PasskeyCredential = {
+  id: 'a2V5',
+  rawId: 'a2V5',
+  type: 'public-key',
+  clientExtensionResults: {},
+  response: { clientDataJSON: 'e30', authenticatorData: 'YXV0aA', signature: 'c2ln' },
+};
+/** The browser's refusal when the person cancels (or the request times out). */
+export const cancelled = Object.assign(new Error('The operation either timed out or was not allowed.'), {
+  name: 'NotAllowedError',
+});
+
+/** The start whose browser cannot use passkeys (the model's `noWebAuthn` says so for it). */
+const WITHOUT_WEBAUTHN = 'login-without-webauthn';
 const inFuture = (s: number, now: number) => new Date(now + s * 1000).toISOString();
 /** A code sent by email, `now` (by default the present). */
 export const challenge = (resend: boolean, now = Date.now()): MfaChallengeAnswer => ({
@@ -20,9 +45,19 @@ export const challenge = (resend: boolean, now = Date.now()): MfaChallengeAnswer
 });
 
 export const mfaModel: Model = {
-  machine: mfaMachine,
+  // The browser's support is the app's to say: here, the start's.
+  machine: mfaMachine.provide({ guards: { noWebAuthn: ({ context }) => context.loginPayload === WITHOUT_WEBAUTHN } }),
   starts: [
     { name: 'a sign-in, on the code', input: { methods, loginPayload: 'login', entry: 'code' } },
+    {
+      name: 'a sign-in in a browser without passkeys',
+      input: { methods, loginPayload: WITHOUT_WEBAUTHN },
+      events: () => [
+        { type: 'xstate.done.actor.recall', output: null },
+        { type: 'SELECT', id: 3 },
+        { type: 'SELECT', id: 1 },
+      ],
+    },
     {
       // A step-up of an account without a second factor: the password stands in for one.
       name: 'a step-up without a second factor',
@@ -75,9 +110,25 @@ export const mfaModel: Model = {
       sent: { target: 'm***@example.be', expiresAt: AHEAD + 900_000, resendAt: AHEAD + 45_000 },
     },
     { type: 'xstate.done.actor.codeEntry', output: { result: { access_token: 't' }, failure: null } },
+    // A passkey: its challenge, the browser's answer or refusal, the server's check.
+    { type: 'SELECT', id: 3 },
+    { type: 'TOGGLE_REMEMBER' },
+    { type: 'xstate.done.actor.startPasskey', output: passkeyChallenge },
+    { type: 'xstate.done.actor.startPasskey', output: { ...passkeyChallenge, passkey: undefined } },
+    { type: 'xstate.error.actor.startPasskey', error: apiFailure(429, { code: 'too_many_attempts' }) },
+    { type: 'xstate.done.actor.askPasskey', output: signed },
+    { type: 'xstate.error.actor.askPasskey', error: cancelled },
+    { type: 'xstate.done.actor.checkPasskey', output: { access_token: 't' } },
+    { type: 'xstate.error.actor.checkPasskey', error: apiFailure(422, { code: 'passkey_refused', attempts_left: 4 }) },
   ],
   serializeState: ({ value, context }) => {
-    const c = context as { error: unknown; selected: { id: number } | null; challenge: unknown };
-    return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge]);
+    const c = context as {
+      error: unknown;
+      selected: { id: number } | null;
+      challenge: unknown;
+      passkey: { id: number } | null;
+      remember: boolean;
+    };
+    return JSON.stringify([value, !!c.error, c.selected?.id ?? null, !!c.challenge, c.passkey?.id ?? null, c.remember]);
   },
 };

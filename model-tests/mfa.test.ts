@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { codeEntryMachineOf, type NewCode } from '../machines/codeEntry.ts';
-import { mfaMachine, type ChallengeRequest, type MfaMemory, type MfaVerified } from '../machines/mfa.ts';
+import {
+  mfaMachine,
+  type ChallengeRequest,
+  type MfaMemory,
+  type MfaVerified,
+  type PasskeyAnswer,
+} from '../machines/mfa.ts';
+import type { MfaMethodSummary, PasskeyOptions } from '../contract/schemas.ts';
 import { report, walkAll } from './coverage.ts';
-import { challenge, methods, mfaModel } from './mfa.model.ts';
+import { cancelled, challenge, methods, mfaModel, passkeyChallenge, signed } from './mfa.model.ts';
 import { enterCode, settle } from './events.ts';
 
 describe('MFA code machine: model', () => {
@@ -300,6 +307,149 @@ describe('MFA code machine: a reload', () => {
       const actor = started(entry, memory);
       await settle();
       expect(actor.getSnapshot().value).toBe('choosing');
+    }
+  });
+});
+
+describe('MFA code machine: a passkey', () => {
+  /** The machine with the browser and the server as the test says: each call is noted. */
+  function start(
+    options: {
+      methods?: MfaMethodSummary[];
+      loginPayload?: string | null;
+      noWebAuthn?: boolean;
+      ask?: (options: PasskeyOptions) => Promise<typeof signed>;
+      check?: (answer: PasskeyAnswer) => Promise<MfaVerified>;
+    } = {},
+  ) {
+    const calls = { started: [] as ChallengeRequest[], asked: [] as PasskeyOptions[], checked: [] as PasskeyAnswer[] };
+    const actor = createActor(
+      mfaMachine.provide({
+        actors: {
+          startChallenge: fromPromise(async ({ input }) => {
+            calls.started.push(input);
+            return input.mfaId === 3 ? passkeyChallenge : challenge(true);
+          }),
+          askPasskey: fromPromise(async ({ input }) => {
+            calls.asked.push(input);
+            return (options.ask ?? (async () => signed))(input);
+          }),
+          checkPasskey: fromPromise(async ({ input }) => {
+            calls.checked.push(input);
+            return (options.check ?? (async () => ({ access_token: 'tok' })))(input);
+          }),
+        },
+        guards: { noWebAuthn: () => options.noWebAuthn ?? false },
+      }),
+      {
+        input: {
+          methods: options.methods ?? methods,
+          loginPayload: options.loginPayload === undefined ? 'login' : options.loginPayload,
+        },
+      },
+    ).start();
+    return { actor, calls };
+  }
+
+  it('signs in with no code typed: its challenge, the browser signs it, the server checks it with the trust chosen first', async () => {
+    const { actor, calls } = start();
+    await settle();
+    actor.send({ type: 'TOGGLE_REMEMBER' });
+    actor.send({ type: 'SELECT', id: 3 });
+    await settle();
+    expect(calls.started).toEqual([{ mfaId: 3, loginPayload: 'login', channel: null }]);
+    expect(calls.asked).toEqual([passkeyChallenge.passkey]);
+    expect(calls.checked).toEqual([{ payload: 'pk', credential: signed, remember: true }]);
+    expect(actor.getSnapshot().children.codeEntry).toBeUndefined();
+    expect(actor.getSnapshot().output).toEqual({
+      method: 'passkey',
+      mfaId: 3,
+      accessToken: 'tok',
+      recoveryKeysLeft: null,
+    });
+  });
+
+  it('comes back to the choice when the person cancels, saying so; choosing the passkey again asks anew', async () => {
+    let refuse = true;
+    const { actor, calls } = start({
+      ask: async () => {
+        if (refuse) throw cancelled;
+        return signed;
+      },
+    });
+    await settle();
+    actor.send({ type: 'SELECT', id: 3 });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('choosing');
+    expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'passkey_cancelled' }, passkey: { id: 3 } });
+    expect(calls.checked).toEqual([]);
+    refuse = false;
+    actor.send({ type: 'SELECT', id: 3 });
+    await settle();
+    expect(calls.started).toHaveLength(2);
+    expect(actor.getSnapshot().output).toMatchObject({ method: 'passkey', mfaId: 3 });
+  });
+
+  it("names the browser's other refusals, and the server's, back on the choice where another method can be chosen", async () => {
+    const failures: Array<[() => Promise<never>, string]> = [
+      [async () => Promise.reject(Object.assign(new Error('held'), { name: 'InvalidStateError' })), 'passkey_exists'],
+      [async () => Promise.reject(new TypeError('no WebAuthn here')), 'passkey_unavailable'],
+    ];
+    for (const [ask, code] of failures) {
+      const { actor } = start({ ask });
+      await settle();
+      actor.send({ type: 'SELECT', id: 3 });
+      await settle();
+      expect(actor.getSnapshot().context.error).toEqual({ code });
+    }
+    for (const [status, code] of [
+      [422, 'passkey_refused'],
+      [410, 'code_expired'],
+    ] as const) {
+      const { actor } = start({
+        check: async () => {
+          throw apiFailure(status, { code, attempts_left: 4 });
+        },
+      });
+      await settle();
+      actor.send({ type: 'SELECT', id: 3 });
+      await settle();
+      expect(actor.getSnapshot().value).toBe('choosing');
+      expect(actor.getSnapshot().context.error).toEqual({ code });
+      // Another method is one choice away: its code screen, the passkey's failure gone.
+      actor.send({ type: 'SELECT', id: 1 });
+      await settle();
+      expect(actor.getSnapshot().value).toBe('entering');
+      expect(actor.getSnapshot().context).toMatchObject({ error: null, passkey: null, selected: { id: 1 } });
+    }
+  });
+
+  it('starts the code entry with the trust chosen before a code', async () => {
+    const { actor } = start();
+    await settle();
+    actor.send({ type: 'TOGGLE_REMEMBER' });
+    actor.send({ type: 'SELECT', id: 1 });
+    await settle();
+    expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context.remember).toBe(true);
+  });
+
+  it('offers no passkey where the browser cannot use one, and never the password in their place', async () => {
+    const { actor, calls } = start({ noWebAuthn: true });
+    await settle();
+    expect(actor.getSnapshot().context.methods.map((m) => m.id)).toEqual([1, 2]);
+    actor.send({ type: 'SELECT', id: 3 });
+    await settle();
+    expect(calls.started).toEqual([]);
+    expect(actor.getSnapshot().value).toBe('choosing');
+
+    // An account whose only second factor is a passkey: nothing to offer, said by the screen (not
+    // the password, which stands in only for an account without a second factor).
+    const onlyPasskey = [methods[2]!];
+    for (const loginPayload of ['login', null]) {
+      const { actor: only } = start({ noWebAuthn: true, methods: onlyPasskey, loginPayload });
+      await settle();
+      expect(only.getSnapshot().value).toBe('choosing');
+      expect(only.getSnapshot().context).toMatchObject({ methods: [], passkeysHidden: true });
     }
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { microsoftMfaMachine, microsoftStartMachine, startUrl, type Tenant } from '../machines/microsoft.ts';
+import {
+  microsoftLinkOf,
+  microsoftMfaMachine,
+  microsoftStartMachine,
+  startUrl,
+  type Tenant,
+} from '../machines/microsoft.ts';
 import { report, walkAll, type Model } from './coverage.ts';
 import { refuses, settle } from './events.ts';
 import { methods, microsoftMfaModel, microsoftStartModel, ONE, TWO } from './microsoft.model.ts';
@@ -112,5 +118,22 @@ describe('Microsoft second factor (/login/microsoft): behaviour', () => {
     await settle();
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('ticket_invalid');
+  });
+});
+
+describe('a sign-in for a Microsoft link', () => {
+  it('is the sign-in whose target is the link, naming the company where there is one only', () => {
+    expect(microsoftLinkOf('/partner/link-success', ONE)).toEqual({ company: ONE[0]!.name });
+    expect(microsoftLinkOf('/partner/link-success?redirect_uri=https%3A%2F%2Fmy.example%2F', ONE)).toEqual({
+      company: ONE[0]!.name,
+    });
+    expect(microsoftLinkOf('/partner/link-success', TWO)).toEqual({ company: null });
+  });
+
+  it('is no such sign-in for any other target, or none', () => {
+    expect(microsoftLinkOf(null, ONE)).toBeNull();
+    expect(microsoftLinkOf('/security', ONE)).toBeNull();
+    expect(microsoftLinkOf('/partner/link-existing?ticket=t', ONE)).toBeNull();
+    expect(microsoftLinkOf('https://evil.example/partner/link-success', ONE)).toBeNull();
   });
 });

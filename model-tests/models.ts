@@ -1,6 +1,7 @@
 // Every charted machine's model, by the key the charts and the testers' paths give it
 // (scripts/statecharts.ts): the starts, events and states its model test walks.
 import { accessModel } from './access.model.ts';
+import { appLogoutModel } from './appLogout.model.ts';
 import { captchaModel } from './captcha.model.ts';
 import { cardsModel } from './cards.model.ts';
 import { codeEntryModel } from './codeEntry.model.ts';
@@ -49,6 +50,7 @@ export const MODELS: Record<string, Model> = {
   onboarding: onboardingModel,
   consent: consentModel,
   partner: partnerModel,
+  appLogout: appLogoutModel,
   profile: profileModel,
   cards: cardsModel,
   undoChange: undoChangeModel,

@@ -2,7 +2,7 @@
 import { apiFailure } from '../contract/api.ts';
 import { ONBOARDING_PROGRESS, progressReached, type OnboardingProgress } from '../contract/onboarding.ts';
 import { DEFAULT_PASSWORD_POLICY } from '../contract/password.ts';
-import type { OnboardingCodeSent, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
+import type { OnboardingCodeSent, OnboardingSignIn, OnboardingStarted, OnboardingState } from '../contract/schemas.ts';
 import { CAPTCHA_FAILURES } from '../machines/captcha.ts';
 import {
   ONBOARDING_STEPS,
@@ -27,6 +27,11 @@ export const welcome = (source: 'card' | 'invitation'): OnboardingStarted => ({
     language: 'nl',
   },
 });
+/** The new account's sign-in, as the password step answers it: the session opened. */
+export const SIGNED_IN: OnboardingSignIn = {
+  kind: 'session',
+  token: { access_token: 'token', token_type: 'Bearer', expires_in: 3600 },
+};
 export const sent: OnboardingCodeSent = { verified: false, target: 'n***@example.be', expires_in: 900, resend_in: 30 };
 
 /** What the server holds of a flow that got to `progress` (the invitation's address came proven). */
@@ -48,7 +53,7 @@ export function stateAt(
     source,
     welcome: greeting,
     terms: reached('terms_accepted') ? { marketing: { email: false, sms: true, partners: false } } : null,
-    profile: reached('profile_saved') ? { firstname: 'Nora', lastname: 'Nys-Peeters', language: 'fr' } : null,
+    profile: reached('profile_saved') ? { firstname: 'Nora', lastname: 'Nys-Peeters' } : null,
     email: {
       address: greeting.email!,
       verified: reached('email_verified') || (source === 'invitation' && progress !== 'email_code_sent'),
@@ -58,7 +63,7 @@ export function stateAt(
       progress === 'email_code_sent'
         ? { kind: 'email', target: 'n***@example.be', ...timers }
         : progress === 'phone_code_sent'
-          ? { kind: 'phone', target: '+32•••••••01', ...timers }
+          ? { kind: 'phone', target: '+32 ••• •• •• 01', ...timers }
           : null,
   };
 }
@@ -125,7 +130,6 @@ function events(snapshot: unknown) {
     create: [
       { type: 'CHANGE', field: 'firstname', value: c.profile.firstname ? '' : 'Nora' },
       { type: 'CHANGE', field: 'lastname', value: c.profile.lastname ? '' : 'Nys' },
-      { type: 'SET_LANGUAGE', language: 'fr' },
     ],
     'email-verification': [{ type: 'CHANGE', field: 'email', value: c.email ? '' : 'nora@example.be' }],
     'phone-verification': [
@@ -168,7 +172,9 @@ function events(snapshot: unknown) {
       result: null,
       failure: { code: c.challenge?.kind === 'phone' ? 'phone_unavailable' : 'email_unavailable' },
     }),
-    done('newPassword', { result: { outcome: 'card_activation_failed', username: 'nora@example.be' } }),
+    done('newPassword', {
+      result: { outcome: 'card_activation_failed', username: 'nora@example.be', signIn: SIGNED_IN },
+    }),
     done('recall', null),
     ...LIVE.map((p) => done('recall', recalledAt(p, 'card', 'sms', AHEAD))),
     done('recall', recalledAt('profile_saved', 'invitation', 'sms', AHEAD)),
@@ -211,7 +217,7 @@ function serializeState({ value, context }: { value: unknown; context: unknown }
   ]);
 }
 
-export const input = { entry: 'onboarding' as const, policy: DEFAULT_PASSWORD_POLICY, language: 'en' as const };
+export const input = { entry: 'onboarding' as const, policy: DEFAULT_PASSWORD_POLICY };
 
 export const onboardingModel: Model = {
   machine: onboardingMachine,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import { LINK_SUCCESS_REDIRECT_MS } from '../contract/constants.ts';
-import type { PartnerAnswer } from '../contract/schemas.ts';
+import type { PartnerAccessAnswer, PartnerAnswer } from '../contract/schemas.ts';
 import { partnerMachine, platformOf, wayOn, type PartnerInput } from '../machines/partner.ts';
 import { report, walkAll } from './coverage.ts';
 import { refuses, settle } from './events.ts';
@@ -25,6 +25,7 @@ describe('partner machine: behaviour', () => {
     calls: {
       read?: () => Promise<PartnerAnswer>;
       ask?: () => Promise<{ client_id: string; requested_at: string }>;
+      access?: PartnerAccessAnswer['access'];
       kept?: string | null;
       link?: (ticket: string) => Promise<unknown>;
     } = {},
@@ -42,6 +43,11 @@ describe('partner machine: behaviour', () => {
             asked.push(clientId);
             return (calls.ask ?? (async () => ({ client_id: clientId, requested_at: 'now' })))();
           }),
+          readAccess: fromPromise(async ({ input: { clientId } }) => ({
+            client_id: clientId,
+            access: calls.access ?? 'none',
+            requested_at: calls.access === 'requested' ? 'before' : null,
+          })),
           readTicket: fromPromise(async ({ input: { ticket } }) => {
             if (ticket !== 'ticket-1') throw apiFailure(410, { code: 'sso_ticket_invalid' });
             return TICKET_ANSWER as never;
@@ -110,17 +116,18 @@ describe('partner machine: behaviour', () => {
     const { actor, asked } = run(input('requestAccess'), {
       ask: async () => {
         attempts += 1;
-        if (attempts === 1) throw apiFailure(409, { code: 'access_request_unavailable' });
+        if (attempts === 1) throw apiFailure(503, { code: 'service_unavailable' });
         return { client_id: 'deals-partner', requested_at: 'then' };
       },
     });
+    await settle();
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'asking' });
     actor.send({ type: 'SEND' });
     actor.send({ type: 'SEND' });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'failed' });
-    expect(actor.getSnapshot().context.error).toBe('access_request_unavailable');
+    expect(actor.getSnapshot().context.error).toBe('service_unavailable');
     actor.send({ type: 'RETRY' });
     await settle();
     expect(actor.getSnapshot().value).toEqual({ requestAccess: 'sent' });
@@ -128,9 +135,44 @@ describe('partner machine: behaviour', () => {
     expect(asked).toEqual(['deals-partner', 'deals-partner']);
   });
 
+  it('offers nothing to send to a person with access, one who asked already, or where no administrator is registered', async () => {
+    for (const [access, state] of [
+      ['granted', 'granted'],
+      ['requested', 'sent'],
+      ['unavailable', 'noAdministrator'],
+    ] as const) {
+      const { actor, asked } = run(input('requestAccess'), { access });
+      await settle();
+      await settle();
+      expect(actor.getSnapshot().value, access).toEqual({ requestAccess: state });
+      actor.send({ type: 'SEND' });
+      expect(asked).toEqual([]);
+    }
+    const late = run(input('requestAccess'), { ask: refuses(409, { code: 'access_request_unavailable' }) });
+    await settle();
+    await settle();
+    late.actor.send({ type: 'SEND' });
+    await settle();
+    expect(late.actor.getSnapshot().value).toEqual({ requestAccess: 'noAdministrator' });
+  });
+
+  it('says nothing was linked when no Microsoft sign-in was waiting, and goes on all the same', async () => {
+    const clock = new SimulatedClock();
+    const nothing = run(input('linkSuccess', ''), { kept: null }, clock);
+    await settle();
+    expect(nothing.actor.getSnapshot().value).toEqual({ linkSuccess: 'nothingLinked' });
+    expect(nothing.linked).toEqual([]);
+    clock.increment(LINK_SUCCESS_REDIRECT_MS);
+    expect(nothing.left).toEqual(['/user/dashboard']);
+  });
+
   it('goes on from the success after exactly LINK_SUCCESS_REDIRECT_MS, to a registered redirect_uri only', async () => {
     const clock = new SimulatedClock();
-    const registered = run(input('linkSuccess', `?redirect_uri=${encodeURIComponent(REGISTERED)}`), {}, clock);
+    const registered = run(
+      input('linkSuccess', `?redirect_uri=${encodeURIComponent(REGISTERED)}`),
+      { kept: 'ticket-1' },
+      clock,
+    );
     await settle();
     clock.increment(LINK_SUCCESS_REDIRECT_MS - 1);
     expect(registered.left).toEqual([]);
@@ -211,7 +253,7 @@ describe('partner machine: behaviour', () => {
     }
     expect(platformOf('https://my.tessera.example/x', 'account.tessera.example')).toBe('consumer');
     expect(platformOf('https://client.tessera.example/', 'account.tessera.example')).toBe('clientArea');
-    expect(platformOf('/user/dashboard', 'account.tessera.example')).toBe('default');
+    expect(platformOf('/user/dashboard', 'account.tessera.example')).toBe('account');
     expect(platformOf('http://client.localhost:3000/auth/callback', 'account.localhost:3300')).toBe('clientArea');
     expect(platformOf('https://deals.partner.example/', 'account.tessera.example')).toBe('default');
   });

@@ -29,11 +29,23 @@ export const inUse = {
   fuzzion: { payload: 'offer-1', kind: 'phone', target: '+32470000001' },
 };
 
+/** What the merge's offer allows, as POST /fuzzion/offer reads it. */
+export const offerRead = (canDecline: boolean, ssoOnly: boolean) => ({
+  kind: 'phone',
+  target: '+32470000001',
+  proven: ['code'],
+  enough: true,
+  password: false,
+  methods: [],
+  can_decline: canDecline,
+  sso_only: ssoOnly,
+});
+
 export const profileModel: Model = {
   // What the flow tells its parent needs a parent: the walk runs it alone.
   machine: profileMachine.provide({ actions: { changed: () => {}, save: () => {} } }),
   // Each step it can start at.
-  starts: (['overview', 'editInfo', 'credentials', 'download'] as const).map((step) => ({
+  starts: (['overview', 'editInfo', 'credentials', 'bank', 'download'] as const).map((step) => ({
     name: step,
     input: input(step),
   })),
@@ -50,11 +62,13 @@ export const profileModel: Model = {
     { type: 'CHANGE_BANK', field: 'country', value: 'BE' },
     { type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' },
     { type: 'CHANGE_BANK', field: 'iban', value: 'BE00' },
+    { type: 'CHANGE_BANK', field: 'iban', value: 'NL91 ABNA 0417 1643 00' },
     done('saveInfo', saved),
     fail('saveInfo', 400, { code: 'validation_failed', fields: [{ field: 'lastname', code: 'invalid' }] }),
     fail('saveInfo', 503, { code: 'database_unavailable' }),
     done('saveIban', saved),
     fail('saveIban', 422, { code: 'iban_invalid' }),
+    fail('saveIban', 422, { code: 'iban_country_mismatch', country: 'NL', chosen: 'BE' }),
     fail('saveIban', 403, { code: 'step_up_required' }),
     { type: 'ADD_CONTACT', kind: 'phone' },
     { type: 'CHANGE_NEW', value: '+32470000001' },
@@ -75,6 +89,14 @@ export const profileModel: Model = {
     done('contactCode', { result: saved, failure: null }),
     done('contactCode', { result: null, failure: { code: 'code_expired' } }),
     done('contactCode', { result: null, failure: { code: 'phone_in_use' }, body: inUse }),
+    done('readOffer', offerRead(true, false)),
+    done('readOffer', offerRead(false, true)),
+    fail('readOffer', 503, { code: 'database_unavailable' }),
+    { type: 'MERGE' },
+    { type: 'DECLINE' },
+    { type: 'USE_ANOTHER' },
+    done('cancelOffer', undefined),
+    fail('cancelOffer', 503, { code: 'database_unavailable' }),
     done('deleteContact', saved),
     fail('deleteContact', 409, { code: 'last_contact' }),
     done('makePrimary', saved),
@@ -93,22 +115,26 @@ export const profileModel: Model = {
     const c = context as {
       info: { firstname: string };
       bank: unknown;
+      countryChosen: boolean;
       fieldErrors: unknown;
       error: unknown;
       notice: unknown;
       newContact: unknown;
       challenge: unknown;
+      offer: unknown;
       pending: unknown;
     };
     return JSON.stringify([
       value,
       c.info.firstname,
       c.bank,
+      c.countryChosen,
       c.fieldErrors,
       c.error,
       c.notice,
       c.newContact,
       !!c.challenge,
+      c.offer,
       c.pending,
     ]);
   },

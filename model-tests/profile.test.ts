@@ -7,7 +7,7 @@ import { codeEntryMachineOf } from '../machines/codeEntry.ts';
 import { profileMachine, type ContactKind, type NewContact, type ProfileStep } from '../machines/profile.ts';
 import { report, stepsOf, walkAll, type walk } from './coverage.ts';
 import { enterCode, refuses, settle } from './events.ts';
-import { inUse, input, profileModel, saved, withPhone } from './profile.model.ts';
+import { inUse, input, offerRead, profileModel, saved, withPhone } from './profile.model.ts';
 
 const alone = profileModel.machine;
 const walks = new Map<string, ReturnType<typeof walk>>();
@@ -35,7 +35,17 @@ describe('profile machine: model', () => {
       ).some((t) => t.actions.some((a) => typeof a === 'object' && a?.type === 'offerFuzzion')),
     );
     expect(offering.length).toBeGreaterThan(0);
+    // Only from the choice that the code's answer opens, by the person's choice.
     for (const { from, event } of offering) {
+      expect(['MERGE', 'DECLINE']).toContain(event.type);
+      expect(from.value).toEqual({ credentials: { adding: { offered: 'choosing' } } });
+      expect((from.context as { offer: { payload: string } }).offer.payload).toBe('offer-1');
+    }
+    const opening = stepsOf(credentials!).filter(
+      ({ from, to }) => JSON.stringify(to.value).includes('offered') && !JSON.stringify(from.value).includes('offered'),
+    );
+    expect(opening.length).toBeGreaterThan(0);
+    for (const { from, event } of opening) {
       expect(event.type).toBe('xstate.done.actor.contactCode');
       expect(from.value).toEqual({ credentials: { adding: 'code' } });
       expect((event as unknown as { output: { body?: typeof inUse } }).output.body?.fuzzion.payload).toBe('offer-1');
@@ -204,15 +214,16 @@ describe('profile machine: behaviour', () => {
     expect(refused.reported).toEqual([]);
   });
 
-  it('sends only an IBAN valid for its country, and reports the masked one', async () => {
-    const { child, calls, reported } = start('credentials');
-    expect(child().getSnapshot().matches('credentials')).toBe(true);
-    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'FR' });
+  it('fills the country from the IBAN typed, sends a valid IBAN with no country picked, and reports the masked one', async () => {
+    const { child, calls, reported } = start('bank');
+    expect(child().getSnapshot().matches('bank')).toBe(true);
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'n' });
+    expect(child().getSnapshot().context.bank.country).toBe('');
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'nl91 abna 0417 1643 00' });
+    expect(child().getSnapshot().context.bank.country).toBe('NL');
+    // Another IBAN, another country: it follows until the person picks one.
     child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68 5390 0754 7034' });
-    child().send({ type: 'SUBMIT' });
-    expect(child().getSnapshot().context.fieldErrors).toEqual({ iban: 'iban_invalid' });
-    expect(calls).toEqual([]);
-    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
+    expect(child().getSnapshot().context.bank.country).toBe('BE');
     child().send({ type: 'SUBMIT' });
     await settle();
     expect(calls).toEqual([{ country: 'BE', iban: 'BE68 5390 0754 7034' }]);
@@ -220,15 +231,50 @@ describe('profile machine: behaviour', () => {
     expect(child().getSnapshot().context.notice).toBe('ibanSaved');
   });
 
+  it("says a country picked that is not the IBAN's as such, and sends nothing until they agree", async () => {
+    const { child, calls } = start('bank');
+    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'NL91ABNA0417164300' });
+    expect(child().getSnapshot().context.bank.country).toBe('BE');
+    child().send({ type: 'SUBMIT' });
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ iban: 'iban_country_mismatch' });
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'NL91ABNA0417164301' });
+    child().send({ type: 'SUBMIT' });
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ iban: 'iban_invalid' });
+    expect(calls).toEqual([]);
+    child().send({ type: 'CHANGE_BANK', field: 'country', value: 'NL' });
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'NL91ABNA0417164300' });
+    child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toEqual([{ country: 'NL', iban: 'NL91ABNA0417164300' }]);
+  });
+
+  it("says the server's refusal of another country's IBAN as such, with the form kept", async () => {
+    const { child, calls } = start('bank', {
+      saveIban: () =>
+        Promise.reject(apiFailure(422, { code: 'iban_country_mismatch', country: 'NL', chosen: 'BE' } as never)),
+    });
+    // First letters that name no country of the list leave the country as it was.
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'XX' });
+    expect(child().getSnapshot().context.bank.country).toBe('');
+    expect(child().getSnapshot().context.fieldErrors).toEqual({});
+    child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68539007547034' });
+    child().send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls).toEqual([{ country: 'BE', iban: 'BE68539007547034' }]);
+    expect(child().getSnapshot().matches({ bank: 'ready' })).toBe(true);
+    expect(child().getSnapshot().context.fieldErrors).toEqual({ iban: 'iban_country_mismatch' });
+  });
+
   it('keeps the bank form with the failure when the server cannot save it', async () => {
-    const { child } = start('credentials', {
+    const { child } = start('bank', {
       saveIban: () => Promise.reject(apiFailure(503, { code: 'database_unavailable' } as never)),
     });
     child().send({ type: 'CHANGE_BANK', field: 'country', value: 'BE' });
     child().send({ type: 'CHANGE_BANK', field: 'iban', value: 'BE68539007547034' });
     child().send({ type: 'SUBMIT' });
     await settle();
-    expect(child().getSnapshot().matches({ credentials: 'ready' })).toBe(true);
+    expect(child().getSnapshot().matches({ bank: 'ready' })).toBe(true);
     expect(child().getSnapshot().context.fieldErrors).toEqual({ bank: 'database_unavailable' });
   });
 
@@ -289,7 +335,8 @@ describe('profile machine: behaviour', () => {
     expect(entry().getSnapshot().context).toMatchObject({ ticket: 'challenge-2', error: { code: 'delivery_failed' } });
   });
 
-  it("sends another account's address its code like any other, and follows the offer its answer carries", async () => {
+  /** The flow with another account's number: its code's answer carries the offer, read as `read` says. */
+  function offeredFlow(read: () => Promise<ReturnType<typeof offerRead>>) {
     const offers: string[] = [];
     const calls: unknown[] = [];
     const flow = profileMachine.provide({
@@ -303,6 +350,13 @@ describe('profile machine: behaviour', () => {
             check: fromPromise(refuses<UserProfile>(409, inUse)),
           },
         }),
+        readOffer: fromPromise(async ({ input: asked }) => {
+          calls.push(asked);
+          return read() as never;
+        }),
+        cancelOffer: fromPromise(async () => {
+          calls.push('cancel');
+        }),
       },
       actions: {
         show: () => {},
@@ -313,15 +367,81 @@ describe('profile machine: behaviour', () => {
       },
     });
     const actor = createActor(flow, { input: input('credentials') }).start();
+    return { actor, offers, calls };
+  }
+  const codeTyped = async (actor: ReturnType<typeof offeredFlow>['actor']) => {
+    await addContact(actor, 'phone', '+32470000001');
+    const entry = actor.getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
+    await enterCode(entry, '12345678');
+    await settle();
+  };
+
+  it("sends another account's address its code like any other; its answer is a choice, not an error", async () => {
+    const { actor, offers, calls } = offeredFlow(async () => offerRead(true, false));
     await addContact(actor, 'phone', '+32470000001');
     // The start said nothing of the other account: a code went, as to any address.
     expect(actor.getSnapshot().matches({ credentials: { adding: 'code' } })).toBe(true);
-    expect(offers).toEqual([]);
+    expect(calls).toEqual([{ kind: 'phone', value: '+32470000001', channel: 'sms' }]);
     const entry = actor.getSnapshot().children.contactCode as unknown as { send(event: unknown): void };
     await enterCode(entry, '12345678');
+    await settle();
+    expect(calls.at(-1)).toEqual({ payload: 'offer-1' });
+    expect(actor.getSnapshot().matches({ credentials: { adding: { offered: 'choosing' } } })).toBe(true);
+    // No "already in use" beside it, and nothing handed on before the person chooses.
+    expect(actor.getSnapshot().context).toMatchObject({
+      error: null,
+      challenge: null,
+      offer: { payload: 'offer-1', target: '+32470000001', canDecline: true, ssoOnly: false },
+    });
+    expect(offers).toEqual([]);
+    actor.send({ type: 'MERGE' });
     expect(offers).toEqual(['offer-1']);
     expect(actor.getSnapshot().matches({ credentials: 'ready' })).toBe(true);
-    expect(actor.getSnapshot().context).toMatchObject({ challenge: null, notice: null });
+    expect(actor.getSnapshot().context).toMatchObject({ offer: null, notice: null, error: null });
+  });
+
+  it('takes the address off the other account only where it keeps an email and a phone, through the merge screen', async () => {
+    const allowed = offeredFlow(async () => offerRead(true, false));
+    await codeTyped(allowed.actor);
+    allowed.actor.send({ type: 'DECLINE' });
+    expect(allowed.offers).toEqual(['offer-1']);
+
+    const kept = offeredFlow(async () => offerRead(false, false));
+    await codeTyped(kept.actor);
+    kept.actor.send({ type: 'DECLINE' });
+    expect(kept.offers).toEqual([]);
+    expect(kept.actor.getSnapshot().matches({ credentials: { adding: { offered: 'choosing' } } })).toBe(true);
+  });
+
+  it('offers only another address for an account that signs in with Microsoft only, and when the offer cannot be read, no decline', async () => {
+    const sso = offeredFlow(async () => offerRead(false, true));
+    await codeTyped(sso.actor);
+    sso.actor.send({ type: 'MERGE' });
+    sso.actor.send({ type: 'DECLINE' });
+    expect(sso.offers).toEqual([]);
+
+    const unread = offeredFlow(() => Promise.reject(apiFailure(503, { code: 'database_unavailable' } as never)));
+    await codeTyped(unread.actor);
+    expect(unread.actor.getSnapshot().context.offer).toMatchObject({ canDecline: false, ssoOnly: false });
+    unread.actor.send({ type: 'DECLINE' });
+    expect(unread.offers).toEqual([]);
+    unread.actor.send({ type: 'MERGE' });
+    expect(unread.offers).toEqual(['offer-1']);
+  });
+
+  it('another address gives the offer up on the server, then clears the form back to typing one, with no error', async () => {
+    const { actor, offers, calls } = offeredFlow(async () => offerRead(true, false));
+    await codeTyped(actor);
+    actor.send({ type: 'USE_ANOTHER' });
+    await settle();
+    expect(calls.at(-1)).toBe('cancel');
+    expect(actor.getSnapshot().matches({ credentials: { adding: 'typing' } })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({
+      offer: null,
+      error: null,
+      newContact: { kind: 'phone', value: '', channel: 'sms' },
+    });
+    expect(offers).toEqual([]);
   });
 
   it('an address already on this account is refused at the start, with no offer', async () => {

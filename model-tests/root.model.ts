@@ -77,6 +77,13 @@ const PARTNER_PATHS = [
   at('/mfa/methods'),
   at('/logout'),
 ];
+const APP_LOGOUT_PATHS = [
+  at('/logout/confirm', `?ref=${'r'.repeat(43)}`),
+  at('/logout/done'),
+  at('/user/dashboard'),
+  at('/login/email'),
+  at('/logout'),
+];
 const PASSWORD_PATHS = [
   at('/security/edit-password'),
   at('/security'),
@@ -95,7 +102,22 @@ const PROFILE_PATHS = [
   at('/logout'),
 ];
 
-const MERGE_PATHS = [at('/duplicated'), at('/fuzzion-success'), at('/user/dashboard'), at('/logout')];
+const MERGE_PATHS = [
+  at('/duplicated'),
+  at('/duplicated', '?target=other%40example.be&method=11'),
+  at('/fuzzion-success'),
+  at('/mfa/methods', '?isFuzzion=true&methods=%5B13%5D'),
+  at('/user/dashboard'),
+  at('/logout'),
+];
+/** An account whose session holds an open merge offer (spec §6 "duplicated-logged"), and one whose
+ * offer expired. */
+export const mergingUser = { ...user, fuzzion_until: '2099-01-01T00:00:00Z' } as UserProfile;
+const MERGE_EVENTS: Event[] = [
+  { type: 'MERGE_OPENED', until: '2099-01-01T00:00:00Z' },
+  { type: 'MERGE_OPENED', until: '2000-01-01T00:00:00Z' },
+  { type: 'MERGE_CLOSED' },
+];
 
 const fail = (id: string, status: number) => ({ type: `xstate.error.actor.${id}`, error: apiFailure(status, {}) });
 
@@ -114,7 +136,7 @@ const serializeState = ({ value, context }: { value: unknown; context: unknown }
   };
   return JSON.stringify([
     value,
-    c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled] : null,
+    c.user ? [c.user.mfa_forced, c.user.mfa_customer, c.user.mfa_enrolled, c.user.fuzzion_until ?? null] : null,
     !!c.target,
     !!c.config,
     c.location.path,
@@ -175,7 +197,15 @@ const EVENTS: Event[] = [
   done('authenticator', { regenerated: true }),
   done('weakPassword'),
   done('forgotPassword'),
-  done('onboarding', { username: 'nora@example.be' }),
+  // The new account signed in: its session, or (had it a second factor already) the code it needs.
+  done('onboarding', {
+    username: 'nora@example.be',
+    signIn: { kind: 'session', token: { access_token: 't', token_type: 'Bearer', expires_in: 60 } },
+  }),
+  done('onboarding', {
+    username: 'nora@example.be',
+    signIn: { kind: 'second_factor', mfa: { payload: 'p', methods: [{ method: 'email', id: 1 }] } },
+  }),
   done('devices', { signedOut: true }),
   done('editPassword', { sessionEnded: true }),
   done('exchangeTicket', { access_token: 't' }),
@@ -230,6 +260,18 @@ export const rootModel: Model = {
       input: { storedAccount: null, storedTarget: null, location: at('/partner', '?client_id=deals-partner') },
       events: among(PARTNER_PATHS),
     },
+    // An application's sign-out, walked apart in the same way: its confirmation and success, to
+    // anyone, and the ways out.
+    {
+      name: "an application's sign-out, signed in",
+      input: { storedAccount: user, storedTarget: null, location: at('/logout/confirm', `?ref=${'r'.repeat(43)}`) },
+      events: among(APP_LOGOUT_PATHS),
+    },
+    {
+      name: "an application's sign-out, signed out",
+      input: { storedAccount: null, storedTarget: null, location: at('/logout/done') },
+      events: among(APP_LOGOUT_PATHS),
+    },
     // The password's change and the notifications, walked apart in the same way: their screens (the
     // password's is sensitive), the area and its history (the `choosing` branch to it), and the ways out.
     {
@@ -243,11 +285,18 @@ export const rootModel: Model = {
       input: { storedAccount: user, storedTarget: null, location: at('/profile/edit-credentials') },
       events: among(PROFILE_PATHS, [{ type: 'USER_UPDATED', user: { ...user, firstname: 'Emmy' } }]),
     },
-    // The merge of a duplicated account, walked apart in the same way: its two screens, and the ways out.
+    // The merge of a duplicated account, walked apart in the same way: its screens (the offer, with
+    // its query; the further proofs; the outcome), what the flow tells of the offer, and the ways out.
     {
       name: 'the merge',
       input: { storedAccount: user, storedTarget: null, location: at('/duplicated') },
-      events: among(MERGE_PATHS),
+      events: among(MERGE_PATHS, MERGE_EVENTS),
+    },
+    // A session in the middle of a merge, found on a reload elsewhere: the offer shows, whatever the path.
+    {
+      name: 'an open merge, reloaded elsewhere',
+      input: { storedAccount: mergingUser, storedTarget: null, location: at('/user/dashboard') },
+      events: among(MERGE_PATHS, [...MERGE_EVENTS, done('restoreUser', mergingUser)]),
     },
   ],
   events: relevant,

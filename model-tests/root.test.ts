@@ -12,6 +12,7 @@ import { decisionAfterCode } from '../machines/afterCode.ts';
 import { report, startOf, walkAll } from './coverage.ts';
 import { at, config, forcedUser, REGISTERED, rootModel, user } from './root.model.ts';
 import { done, refuses } from './events.ts';
+import { forgotPasswordPathOf, loginModeOf } from '../machines/session.ts';
 
 /** The root with its flows' pure machines (the app loads each in its own chunk). */
 const rootMachine = declared.provide({ actors: FLOW_MACHINES });
@@ -36,7 +37,7 @@ describe('root machine: model', () => {
       'security.password',
       'security.recovery',
     ]);
-  }, 300_000); // tens of thousands of states: allow a slow, busy machine
+  }, 600_000); // tens of thousands of states: allow a slow, busy machine
 });
 
 type Effect = 'navigate' | 'leave' | 'view' | 'account' | 'target' | 'session' | 'clear';
@@ -146,6 +147,35 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
     expect(effects).toContain('target /user/dashboard?x=1');
     expect(effects).toContain('navigate /login/email');
+  });
+
+  it("leads a forgotten password from each way of signing in to that way's form, with what was typed there", async () => {
+    for (const [mode, typed] of [
+      ['email', 'emma@example.be'],
+      ['phone', '+32 470 12 34 56'],
+    ] as const) {
+      const { actor } = anonymousAt(`/login/${mode}`);
+      await settle();
+      actor.send({ type: 'USERNAME', value: typed });
+      const path = forgotPasswordPathOf(loginModeOf(`/login/${mode}`));
+      expect(path).toBe(`/forgot-password/${mode}`);
+      actor.send({ type: 'ROUTE', location: at(path) });
+      await settle();
+      const forgot = actor.getSnapshot().children.forgotPassword!.getSnapshot().context;
+      expect({ mode: forgot.mode, username: forgot.username }).toEqual({ mode, username: typed });
+    }
+  });
+
+  it("starts an application's sign-in filled in with its login hint, on the tab the hint belongs to", async () => {
+    for (const [path, hint] of [
+      ['/login/email', 'emma@example.be'],
+      ['/login/phone', '+32470123456'],
+    ] as const) {
+      const { actor } = anonymousAt(path, '?redirect=%2Foidc%2Finteraction%2Fuid-1', { input: { loginHint: hint } });
+      await settle();
+      const login = actor.getSnapshot().children.login!.getSnapshot().context as { mode: string; username: string };
+      expect(login).toMatchObject({ mode: path.slice('/login/'.length), username: hint });
+    }
   });
 
   it('sends a signed-in user away from the login screen, home', async () => {
@@ -272,6 +302,24 @@ describe('root machine: behaviour', () => {
     expect(effects.at(-1)).toBe('navigate /login/email');
   });
 
+  it('goes back to the request of an application after a sign-out asked from it ("Not you?"), and nowhere else', async () => {
+    const { actor, effects } = signedInAt('/approve', '?uid=abc-123');
+    await settle();
+    actor.send({ type: 'ROUTE', location: at('/logout', '?redirect=%2Foidc%2Finteraction%2Fabc-123') });
+    await settle();
+    expect(actor.getSnapshot().matches('anonymous')).toBe(true);
+    expect(effects).toContain('clear session');
+    expect(effects).toContain('navigate /oidc/interaction/abc-123');
+    for (const redirect of ['/user/profile', 'https://evil.example/oidc/interaction/abc', '/oidc/interaction/a/b']) {
+      const other = signedInAt('/user/dashboard');
+      await settle();
+      other.actor.send({ type: 'ROUTE', location: at('/logout', `?${new URLSearchParams({ redirect })}`) });
+      await settle();
+      expect(other.effects.filter((effect) => effect.startsWith('navigate /oidc'))).toEqual([]);
+      expect(other.effects.at(-1)).toBe('navigate /login/email');
+    }
+  });
+
   it('stays signed in and says so when the logout call fails', async () => {
     const { actor } = signedInAt('/user/dashboard', '', {
       logout: refuses(500),
@@ -364,6 +412,68 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().children.fuzzion).toBeUndefined();
   });
 
+  it('keeps a session with an open merge offer on the merge (spec §6 duplicated-logged) until it closes, expires or the person signs out', async () => {
+    const told = { cancel: 0 };
+    const merge = fuzzionMachine.provide({
+      actors: {
+        recall: fromPromise(async (): Promise<FuzzionMemory> => ({ payload: 'offer', result: null })),
+        readOffer: fromPromise(async () => offerOf()),
+        cancel: fromPromise(async () => {
+          told.cancel += 1;
+        }),
+      },
+      actions: { show: () => {}, leave: () => {} },
+    });
+    // Reloaded on the dashboard while the server holds the session's offer: the offer shows.
+    const open = { ...user, fuzzion_until: '2099-01-01T00:00:00Z' } as UserProfile;
+    const { actor, effects } = start({
+      storedAccount: open,
+      fetchUser: async () => open,
+      location: at('/user/dashboard'),
+      fuzzion: merge,
+      records: ['navigate'],
+    });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { merging: 'duplicated' } })).toBe(true);
+    expect(actor.getSnapshot().hasTag('duplicatedLogged')).toBe(true);
+    expect(effects).toContain('navigate /duplicated');
+    // Every other path: the offer again; its own screens (the further proofs' too) stay.
+    for (const path of ['/profile', '/security', '/user/access', '/nowhere']) {
+      actor.send({ type: 'ROUTE', location: at(path) });
+      await settle();
+      expect(actor.getSnapshot().context.location.path).toBe('/duplicated');
+      expect(effects.at(-1)).toBe('navigate /duplicated');
+    }
+    actor.send({ type: 'ROUTE', location: at('/mfa/methods', '?isFuzzion=true&methods=%5B13%5D') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: { merging: 'duplicated' } })).toBe(true);
+    expect(actor.getSnapshot().context.location.search).toBe('?isFuzzion=true&methods=%5B13%5D');
+    // "Use another address": the offer closes, and the session is free again.
+    actor.getSnapshot().children.fuzzion!.send({ type: 'CANCEL' });
+    await settle();
+    expect(told.cancel).toBe(1);
+    expect(actor.getSnapshot().matches({ signedIn: { merging: 'settled' } })).toBe(true);
+    expect(actor.getSnapshot().context.user?.fuzzion_until).toBeUndefined();
+    actor.send({ type: 'ROUTE', location: at('/profile') });
+    await settle();
+    expect(actor.getSnapshot().matches({ signedIn: 'profile' })).toBe(true);
+
+    // An offer that expired keeps nobody; the sign-out always signs out.
+    const expired = { ...user, fuzzion_until: '2000-01-01T00:00:00Z' } as UserProfile;
+    const late = start({ storedAccount: expired, fetchUser: async () => expired, location: at('/profile') });
+    await settle();
+    expect(late.actor.getSnapshot().matches({ signedIn: 'profile' })).toBe(true);
+    const leaving = start({
+      storedAccount: open,
+      fetchUser: async () => open,
+      location: at('/duplicated'),
+      fuzzion: merge,
+    });
+    await settle();
+    leaving.actor.send({ type: 'ROUTE', location: at('/logout') });
+    expect(leaving.actor.getSnapshot().matches({ signedIn: 'loggingOut' })).toBe(true);
+  });
+
   it('runs the access list while /user/access shows, and stops it when the person leaves', async () => {
     const { actor } = signedInAt('/user/access');
     await settle();
@@ -423,8 +533,8 @@ describe('root machine: behaviour', () => {
     await settle();
     expect(calls).toEqual(['everywhere']);
     expect(actor.getSnapshot().matches('anonymous')).toBe(true);
-    // No screen is remembered to come back to after the next sign-in.
-    expect(actor.getSnapshot().context).toMatchObject({ user: null, notice: null, target: null });
+    // No screen is remembered to come back to after the next sign-in; the sign-in says what happened.
+    expect(actor.getSnapshot().context).toMatchObject({ user: null, notice: 'signed_out_everywhere', target: null });
     expect(effects).toEqual(['account forgotten', 'clear session', 'navigate /login/email', 'view /login/email']);
   });
 

@@ -10,8 +10,11 @@ import {
   SCREENS,
   allowedRedirect,
   guard,
+  inFlow,
   isSensitive,
+  pathOf,
   safeTarget,
+  stepOf,
 } from '../machines/routes.ts';
 
 const at = (path: string, search = '') => ({ path, search });
@@ -40,6 +43,25 @@ describe('route guard', () => {
       expect(guard(at(path), 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
       expect(guard(at(path), 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
     }
+  });
+
+  it("reads the spec's query strings where they choose a screen: mfa-methods with isFuzzion=true is the merge's, for a session only", () => {
+    const proofs = at('/mfa/methods', '?isFuzzion=true&methods=%5B13%5D');
+    expect(pathOf('fuzzion', 'proofs')).toBe('/mfa/methods?isFuzzion=true');
+    expect([inFlow(proofs, 'fuzzion'), stepOf(proofs, 'fuzzion')]).toEqual([true, 'proofs']);
+    expect(guard(proofs, 'signedIn')).toEqual({ kind: 'stay' });
+    // Without a session the query chooses nothing: the path's own screen, for a sign-in waiting only.
+    expect(guard(proofs, 'anonymous')).toEqual({ kind: 'redirect', to: '/' });
+    expect(guard(proofs, 'signingIn')).toEqual({ kind: 'stay' });
+    // Any other value, or the path alone, is the code's chooser as before: only a sign-in waiting sees it.
+    for (const search of ['?isFuzzion=false', '?isFuzzion=TRUE', '?isLogin=true', '']) {
+      const plain = at('/mfa/methods', search);
+      expect(inFlow(plain, 'mfa')).toBe(true);
+      expect(guard(plain, 'signingIn')).toEqual({ kind: 'stay' });
+      expect(guard(plain, 'signedIn')).toEqual({ kind: 'redirect', to: '/' });
+    }
+    // /duplicated's target and method select nothing here: the flow reads them against the server's offer.
+    expect(guard(at('/duplicated', '?target=x%40example.be&method=11'), 'signedIn')).toEqual({ kind: 'stay' });
   });
 
   it('redirects / home and /login to the email login, whoever asks', () => {

@@ -4,7 +4,7 @@ import { apiFailure } from '../contract/api.ts';
 import { securityMachine } from '../machines/security.ts';
 import { report, walkFrom } from './coverage.ts';
 import { settle } from './events.ts';
-import { methods, securityModel } from './security.model.ts';
+import { methods, passkey, securityModel } from './security.model.ts';
 
 describe('MFA settings machine: model', () => {
   it('takes every declared transition', () => {
@@ -91,5 +91,103 @@ describe('security settings machine: after a method was added', () => {
     expect(actor.getSnapshot().context.notice).toBe('switched');
     const plain = createActor(securityMachine, { input: {} });
     expect(plain.getSnapshot().context.notice).toBeNull();
+  });
+});
+
+describe('security settings machine: making a method primary', () => {
+  it('names the method it makes primary while the server answers, and none once it has, or refused', async () => {
+    let answer: (ok: boolean) => void = () => {};
+    const actor = createActor(
+      securityMachine.provide({
+        actors: {
+          listMethods: fromPromise(async () => methods),
+          switchPrimary: fromPromise(
+            () =>
+              new Promise<void>((resolve, reject) => {
+                answer = (ok) => (ok ? resolve() : reject(apiFailure(500, { code: 'internal_error', message: '' })));
+              }),
+          ),
+        },
+      }),
+      { input: {} },
+    ).start();
+    await settle();
+    actor.send({ type: 'SWITCH', id: 2 });
+    expect(actor.getSnapshot().context.switching).toBe(2);
+    answer(true);
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ switching: null, notice: 'switched' });
+    actor.send({ type: 'SWITCH', id: 2 });
+    expect(actor.getSnapshot().context.switching).toBe(2);
+    answer(false);
+    await settle();
+    expect(actor.getSnapshot().context).toMatchObject({ switching: null, error: 'internal_error' });
+  });
+});
+
+describe('MFA settings machine: renaming a passkey', () => {
+  function start(rename: (input: { id: number; name: string }) => Promise<void> = async () => {}) {
+    const renamed: Array<{ id: number; name: string }> = [];
+    let list = [...methods, passkey];
+    const actor = createActor(
+      securityMachine.provide({
+        actors: {
+          listMethods: fromPromise(async () => list),
+          renamePasskey: fromPromise(async ({ input }) => {
+            await rename(input);
+            renamed.push(input);
+            list = list.map((m) => (m.id === input.id ? { ...m, name: input.name } : m));
+          }),
+        },
+      }),
+      { input: {} },
+    ).start();
+    return { actor, renamed };
+  }
+
+  it('opens on its current name, saves the trimmed name, says so and lists it', async () => {
+    const { actor, renamed } = start();
+    await settle();
+    // Only a passkey has a name to give.
+    actor.send({ type: 'RENAME', id: 1 });
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'RENAME', id: passkey.id });
+    expect(actor.getSnapshot().context.renaming).toEqual({ id: passkey.id, name: 'Phone', error: null });
+    actor.send({ type: 'NAME', value: '  Work laptop ' });
+    actor.send({ type: 'SAVE_NAME' });
+    await settle();
+    expect(renamed).toEqual([{ id: passkey.id, name: 'Work laptop' }]);
+    expect(actor.getSnapshot().context).toMatchObject({ notice: 'renamed', renaming: null });
+    expect(actor.getSnapshot().context.methods.find((m) => m.id === passkey.id)?.name).toBe('Work laptop');
+  });
+
+  it('asks for 1 to 64 characters before sending anything, and Cancel leaves the name as it was', async () => {
+    const { actor, renamed } = start();
+    await settle();
+    actor.send({ type: 'RENAME', id: passkey.id });
+    actor.send({ type: 'NAME', value: '   ' });
+    actor.send({ type: 'SAVE_NAME' });
+    expect(actor.getSnapshot().context.renaming?.error).toEqual({ code: 'required_passkey_name' });
+    actor.send({ type: 'NAME', value: 'x'.repeat(65) });
+    expect(actor.getSnapshot().context.renaming?.error).toBeNull();
+    actor.send({ type: 'SAVE_NAME' });
+    expect(actor.getSnapshot().context.renaming?.error).toEqual({ code: 'passkey_name_too_long' });
+    actor.send({ type: 'CANCEL' });
+    await settle();
+    expect(renamed).toEqual([]);
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context.renaming).toBeNull();
+  });
+
+  it("keeps the form, with the server's refusal, when the name cannot be saved", async () => {
+    const { actor } = start(async () => {
+      throw apiFailure(404, { code: 'not_found' });
+    });
+    await settle();
+    actor.send({ type: 'RENAME', id: passkey.id });
+    actor.send({ type: 'SAVE_NAME' });
+    await settle();
+    expect(actor.getSnapshot().matches({ renaming: 'editing' })).toBe(true);
+    expect(actor.getSnapshot().context.renaming).toMatchObject({ name: 'Phone', error: { code: 'not_found' } });
   });
 });

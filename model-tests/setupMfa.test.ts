@@ -8,7 +8,9 @@ import {
   type SetupMfaInput,
 } from '../machines/setupMfa.ts';
 import { report, startOf, stepsOf, walkAll, walkFrom } from './coverage.ts';
-import { setupMfaModel } from './setupMfa.model.ts';
+import { madePasskey, passkeyStart, setupMfaModel } from './setupMfa.model.ts';
+import type { PasskeyCredential, PasskeyOptions } from '../contract/schemas.ts';
+import { apiFailure } from '../contract/api.ts';
 import { enterCode, refuses, settle } from './events.ts';
 
 describe('forced MFA machine: model', () => {
@@ -96,10 +98,10 @@ describe('forced MFA machine: behaviour', () => {
     expect(forced.actor.getSnapshot().value).toBe('intro');
   });
 
-  it('sends forced users to phone set-up, or to email when they have an SMS method; customers choose', async () => {
-    const phone = await start({ forced: true, customer: false, hasSms: false });
-    phone.actor.send({ type: 'ACTIVATE' });
-    expect(phone.screens.at(-1)).toBe('phone');
+  it('lets forced users choose a phone, an email or the app, or sends them to email when they have an SMS method; customers choose', async () => {
+    const forced = await start({ forced: true, customer: false, hasSms: false });
+    forced.actor.send({ type: 'ACTIVATE' });
+    expect(forced.screens.at(-1)).toBe('selection');
     const email = await start({ forced: true, customer: false, hasSms: true });
     email.actor.send({ type: 'ACTIVATE' });
     expect(email.screens.at(-1)).toBe('email');
@@ -108,16 +110,18 @@ describe('forced MFA machine: behaviour', () => {
     expect(customer.screens.at(-1)).toBe('selection');
   });
 
-  it('enrols with the code sent to the destination', async () => {
-    const { actor, screens } = await start({ forced: true, customer: false });
+  it("enrols with the code sent to the destination, a phone's starting from the account's number", async () => {
+    const { actor, screens } = await start({ forced: true, customer: false, knownPhone: '+32 470 44 44 40' });
     actor.send({ type: 'ACTIVATE' });
+    actor.send({ type: 'CHOOSE', kind: 'sms' });
+    expect(actor.getSnapshot().context.target).toBe('+32 470 44 44 40');
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
     await settle();
     const entry = actor.getSnapshot().children.codeEntry!;
     await enterCode(entry, '1234 5678');
     actor.send({ type: 'CONTINUE' });
-    expect(screens).toEqual(['intro', 'phone', 'confirmation', 'success']);
+    expect(screens).toEqual(['intro', 'selection', 'phone', 'confirmation', 'success']);
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: false });
   });
 });
@@ -215,7 +219,7 @@ describe('forced MFA machine: a destination another account has', () => {
           startActivation: fromPromise(async (): Promise<ActivationStart> => ({
             payload: 'p',
             fuzzion: false,
-            data: { target: '+32•••••••44', expires_in: 900, resend_in: 30 },
+            data: { target: '+32 ••• •• •• 44', expires_in: 900, resend_in: 30 },
           })),
           codeEntry: codeEntryMachineOf<unknown, ActivationRequest>().provide({
             actors: {
@@ -242,8 +246,8 @@ describe('forced MFA machine: a destination another account has', () => {
     ).start();
     await settle();
     if (!input.entry) actor.send({ type: 'ACTIVATE' });
-    // A customer who is not forced chooses the kind first.
-    if (!input.entry && input.customer && !input.forced) actor.send({ type: 'CHOOSE', kind: 'sms' });
+    // At sign-in, the kind is chosen first.
+    if (!input.entry) actor.send({ type: 'CHOOSE', kind: 'sms' });
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
     await settle();
@@ -306,6 +310,7 @@ describe('forced MFA machine: the code', () => {
     ).start();
     await settle();
     actor.send({ type: 'ACTIVATE' });
+    actor.send({ type: 'CHOOSE', kind: 'sms' });
     actor.send({ type: 'CHANGE', value: '0470 44 44 44' });
     actor.send({ type: 'SUBMIT' });
     await settle();
@@ -322,5 +327,162 @@ describe('forced MFA machine: the code', () => {
     expect(actor.getSnapshot().value).toBe('confirmation');
     // The flow keeps the new code: Back and Forward come back to it.
     expect(actor.getSnapshot().context.challenge?.payload).toBe('p2');
+  });
+});
+
+describe('adding a passkey', () => {
+  const start = async (
+    input: SetupMfaInput,
+    options: {
+      noWebAuthn?: boolean;
+      create?: () => Promise<PasskeyCredential>;
+      confirm?: () => Promise<{ id: number; provider: string | null }>;
+    } = {},
+  ) => {
+    const screens: string[] = [];
+    const calls = {
+      created: [] as PasskeyOptions[],
+      confirmed: [] as Array<{ payload: string; credential: PasskeyCredential }>,
+      renamed: [] as Array<{ id: number; name: string }>,
+    };
+    const actor = createActor(
+      setupMfaMachine.provide({
+        actors: {
+          methodKinds: fromPromise(async (): Promise<string[]> => ['email']),
+          startPasskey: fromPromise(async () => passkeyStart),
+          createPasskey: fromPromise(async ({ input }) => {
+            calls.created.push(input);
+            return (options.create ?? (async () => madePasskey))();
+          }),
+          confirmPasskey: fromPromise(async ({ input }) => {
+            calls.confirmed.push(input);
+            return (options.confirm ?? (async () => ({ id: 7, provider: 'iCloud Keychain' })))();
+          }),
+          renamePasskey: fromPromise(async ({ input }) => {
+            calls.renamed.push(input);
+          }),
+        },
+        actions: { show: (_, { screen }) => screens.push(screen) },
+        guards: { noWebAuthn: () => options.noWebAuthn ?? false },
+      }),
+      { input },
+    ).start();
+    await settle();
+    return { actor, screens, calls };
+  };
+  const fromSecurity: SetupMfaInput = { forced: false, customer: false, entry: 'selection' };
+
+  it('from Security: says what happens, makes it on the word, names it (prefilled with its provider) and goes back', async () => {
+    const { actor, screens, calls } = await start(fromSecurity);
+    actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    expect(screens.at(-1)).toBe('passkey');
+    // Nothing is asked of the browser before the person says so.
+    expect(calls.created).toEqual([]);
+    actor.send({ type: 'CREATE' });
+    await settle();
+    expect(calls.created).toEqual([passkeyStart.options]);
+    expect(calls.confirmed).toEqual([{ payload: 'pk', credential: madePasskey }]);
+    expect(screens.at(-1)).toBe('passkeyName');
+    expect(actor.getSnapshot().context.name).toBe('iCloud Keychain');
+    actor.send({ type: 'CHANGE', value: '  Work laptop  ' });
+    actor.send({ type: 'SUBMIT' });
+    await settle();
+    expect(calls.renamed).toEqual([{ id: 7, name: 'Work laptop' }]);
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: true });
+  });
+
+  it('takes no name as no name, refuses one over 64 characters, and may go on without one', async () => {
+    for (const last of ['empty', 'skip'] as const) {
+      const { actor, calls } = await start(fromSecurity, { confirm: async () => ({ id: 7, provider: null }) });
+      actor.send({ type: 'CHOOSE', kind: 'passkey' });
+      actor.send({ type: 'CREATE' });
+      await settle();
+      // An unknown authenticator: the form starts empty.
+      expect(actor.getSnapshot().context.name).toBe('');
+      actor.send({ type: 'CHANGE', value: 'x'.repeat(65) });
+      actor.send({ type: 'SUBMIT' });
+      expect(actor.getSnapshot().context.error).toEqual({ code: 'passkey_name_too_long' });
+      expect(actor.getSnapshot().value).toBe('naming');
+      if (last === 'empty') {
+        actor.send({ type: 'CHANGE', value: '   ' });
+        actor.send({ type: 'SUBMIT' });
+      } else actor.send({ type: 'SKIP' });
+      await settle();
+      expect(calls.renamed).toEqual([]);
+      expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: true });
+    }
+  });
+
+  it('stays on its screen when the browser refuses, saying why; another try works, and Back chooses another way', async () => {
+    let refusal: Error | null = Object.assign(new Error('cancelled'), { name: 'NotAllowedError' });
+    const { actor, calls } = await start(fromSecurity, {
+      create: async () => {
+        if (refusal) throw refusal;
+        return madePasskey;
+      },
+    });
+    actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    actor.send({ type: 'CREATE' });
+    await settle();
+    expect(actor.getSnapshot().matches({ passkey: 'ready' })).toBe(true);
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'passkey_cancelled' });
+    expect(calls.confirmed).toEqual([]);
+    refusal = Object.assign(new Error('held'), { name: 'InvalidStateError' });
+    actor.send({ type: 'CREATE' });
+    await settle();
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'passkey_exists' });
+    actor.send({ type: 'BACK' });
+    expect(actor.getSnapshot().value).toBe('selection');
+    expect(actor.getSnapshot().context.error).toBeNull();
+    refusal = null;
+    actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    actor.send({ type: 'CREATE' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('naming');
+  });
+
+  it("says the server's refusal, and goes back to Security when the step-up ran out", async () => {
+    const refused = await start(fromSecurity, {
+      confirm: async () => {
+        throw apiFailure(422, { code: 'passkey_refused', attempts_left: 4 });
+      },
+    });
+    refused.actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    refused.actor.send({ type: 'CREATE' });
+    await settle();
+    expect(refused.actor.getSnapshot().context.error).toEqual({ code: 'passkey_refused' });
+    expect(refused.actor.getSnapshot().matches({ passkey: 'ready' })).toBe(true);
+    const expired = await start(fromSecurity, {
+      confirm: async () => {
+        throw apiFailure(403, { code: 'step_up_required' });
+      },
+    });
+    expired.actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    expired.actor.send({ type: 'CREATE' });
+    await settle();
+    expect(expired.actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: true });
+  });
+
+  it('at sign-in, ends on the success screen; a browser without passkeys is offered none', async () => {
+    const { actor, screens } = await start({ forced: true, customer: false });
+    actor.send({ type: 'ACTIVATE' });
+    expect(actor.getSnapshot().can({ type: 'CHOOSE', kind: 'passkey' })).toBe(true);
+    actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    actor.send({ type: 'CREATE' });
+    await settle();
+    actor.send({ type: 'SKIP' });
+    expect(screens.slice(-3)).toEqual(['passkey', 'passkeyName', 'success']);
+    actor.send({ type: 'CONTINUE' });
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: false });
+
+    const old = await start(fromSecurity, { noWebAuthn: true });
+    expect(old.actor.getSnapshot().can({ type: 'CHOOSE', kind: 'passkey' })).toBe(false);
+    old.actor.send({ type: 'CHOOSE', kind: 'passkey' });
+    expect(old.actor.getSnapshot().value).toBe('selection');
+  });
+
+  it('reloaded on its name, goes back to Security (where the passkey is listed and renamed)', async () => {
+    const { actor } = await start({ forced: false, customer: false, entry: 'passkeyName' });
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'skipped', voluntary: true });
   });
 });

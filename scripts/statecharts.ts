@@ -22,6 +22,7 @@ import { totpRecoveryMachine } from '../machines/totpRecovery.ts';
 import { authenticatorMachine } from '../machines/authenticator.ts';
 import { newPasswordMachine } from '../machines/newPassword.ts';
 import { consentMachine } from '../machines/consent.ts';
+import { appLogoutMachine } from '../machines/appLogout.ts';
 import { profileMachine } from '../machines/profile.ts';
 import { cardsMachine } from '../machines/cards.ts';
 import { undoChangeMachine } from '../machines/undoChange.ts';
@@ -51,6 +52,7 @@ export const MACHINES: Record<string, AnyStateMachine> = {
   onboarding: onboardingMachine,
   consent: consentMachine,
   partner: partnerMachine,
+  appLogout: appLogoutMachine,
   profile: profileMachine,
   cards: cardsMachine,
   undoChange: undoChangeMachine,

@@ -9,7 +9,9 @@ import { appConfigRoutes } from './appconfig/routes.ts';
 import type { Config } from './config/index.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/index.ts';
-import { createDelivery } from './delivery/index.ts';
+import { DeliveryUnavailable, createDelivery } from './delivery/index.ts';
+import { queueSecurityEvents, setDelivery } from './oidc/securityEvents.ts';
+import type { SigningJwk } from './oidc/keys.ts';
 import { createOutbox } from './delivery/queue.ts';
 import { outboxRoutes } from './delivery/outbox.ts';
 import { mfaRoutes } from './mfa/routes.ts';
@@ -32,16 +34,18 @@ import { consentRoutes } from './oidc/consent.ts';
 import { loginTicketRoutes } from './oidc/loginTickets.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
 import { revokeSession } from './sessions/store.ts';
-import { clientOfInteraction } from './oidc/clients.ts';
+import { clientOfInteraction, paramsOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
+import { logoutRequestRoutes } from './oidc/logoutScreens.ts';
 import { partnerRoutes } from './oidc/partners.ts';
 import { notificationRoutes } from './notifications/routes.ts';
-import { setAuditLogger } from './events/record.ts';
+import { onSecurityEvents, setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
 import { proxyTrust } from './http/proxy.ts';
-import { refuseUnconfiguredHosts } from './http/origin.ts';
-import { contentSecurityPolicy, installSecurityHeaders } from './http/security.ts';
+import { publicOriginOf, refuseUnconfiguredHosts } from './http/origin.ts';
+import { contentSecurityPolicy, installSecurityHeaders, providerFormAction } from './http/security.ts';
+import { passkeyRoutes, webauthnWellKnown } from './login/passkey-routes.ts';
 import { loginRoutes } from './login/routes.ts';
 import { createPasswordHasher } from './passwords/hashing.ts';
 import { profileRoutes } from './profile/routes.ts';
@@ -98,6 +102,12 @@ export async function buildApp(
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
+  // Partners' security event tokens are signed with the provider's key, known once it is up (below).
+  let providerKey: (() => SigningJwk) | null = null;
+  const partnerEvents = setDelivery(database.db, config, () => {
+    if (!providerKey) throw new DeliveryUnavailable('the authorisation server is not up yet');
+    return providerKey();
+  });
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -106,9 +116,14 @@ export async function buildApp(
     hasher,
     limiters: await createLimiters(config, store),
     cookieName: authCookieName(config),
-    outbox: createOutbox(database.db, countedDelivery(createDelivery(config, database.db), metrics), app.log, {
-      dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
-    }),
+    outbox: createOutbox(
+      database.db,
+      countedDelivery(createDelivery(config, database.db, partnerEvents), metrics),
+      app.log,
+      {
+        dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
+      },
+    ),
     // A sign-in from a new device mails its owner (server/devices/alerts.ts).
     signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
     metrics,
@@ -118,6 +133,7 @@ export async function buildApp(
   metrics.measureOutbox(() => ctx.outbox.depth());
 
   setAuditLogger(database.db, app.log);
+  onSecurityEvents(database.db, (events) => queueSecurityEvents(ctx, events));
   database.pgPool?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable'));
   installErrorHandling(app);
@@ -142,6 +158,7 @@ export async function buildApp(
       await ctx.sessionsEnded({ sessionIds: [sessionId] });
     },
   });
+  providerKey = () => oidcProviders.signingKey();
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(
     async (api) => {
@@ -158,6 +175,7 @@ export async function buildApp(
       });
       await appConfigRoutes(api, ctx);
       await loginRoutes(api, ctx);
+      await passkeyRoutes(api, ctx);
       await sessionRoutes(api, ctx);
       await profileRoutes(api, ctx);
       await fuzzionRoutes(api, ctx);
@@ -171,8 +189,9 @@ export async function buildApp(
       await onboardingRoutes(api, ctx);
       await consentRoutes(api, ctx, oidcProviders);
       await loginTicketRoutes(api, ctx, oidcProviders);
-      await accessRoutes(api, ctx);
+      await accessRoutes(api, ctx, oidcProviders);
       await partnerRoutes(api, ctx);
+      await logoutRequestRoutes(api, ctx);
       await notificationRoutes(api, ctx);
       await ssoApiRoutes(api, ctx);
       if (config.env !== 'production') {
@@ -183,6 +202,7 @@ export async function buildApp(
   );
 
   await healthRoutes(app, ctx);
+  await webauthnWellKnown(app, ctx);
   await ssoBrowserRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
   const stopOidcPurge = startOidcPurge(database.db, {
@@ -195,8 +215,15 @@ export async function buildApp(
     page: {
       cookieName: ctx.cookieName,
       configFor: async (host) => (config.maintenance ? null : appConfigFor(ctx, host)),
-      signingInTo: (redirect, locale) => clientOfInteraction(database.db, redirect, locale),
-      securityPolicy: (styles, scripts) => contentSecurityPolicy(config, { styles, scripts }),
+      signingInTo: (redirect, locale, host) =>
+        clientOfInteraction(database.db, redirect, locale, publicOriginOf(config, { host }).origin),
+      authorisationRequest: (uid) => paramsOfInteraction(database.db, uid),
+      securityPolicy: (styles, scripts, answersProvider) =>
+        contentSecurityPolicy(config, {
+          styles,
+          scripts,
+          ...(answersProvider ? { formAction: providerFormAction(config) } : {}),
+        }),
     },
   });
   ctx.outbox.addStep(queuedResets(ctx));

@@ -30,8 +30,13 @@ export async function loadStrings(locale: Locale): Promise<void> {
   );
 }
 
+/** The language asked for last: strings that arrive after a later choice do not undo it. */
+let latest: Locale | null = null;
+
 export async function switchLocale(locale: Locale, remember: boolean): Promise<void> {
+  latest = locale;
   await loadStrings(locale);
+  if (latest !== locale) return;
   await i18next.changeLanguage(locale);
   document.documentElement.lang = locale.replace('_', '-');
   if (remember) {

@@ -2,7 +2,16 @@
 // location, forgetting a signed-out session, following a right code, and the ROUTE handling every
 // flow state shares (stay in the flow, or leave it; signed in, a sign-out first).
 import type { ActionArgs, EventObject } from 'xstate';
-import { HOME_PATH, LOGIN_PATH, allowedRedirect, guard, stepOf, type Flow, type SessionState } from '../routes.ts';
+import {
+  HOME_PATH,
+  LOGIN_PATH,
+  allowedRedirect,
+  guard,
+  logoutReturnAt,
+  stepOf,
+  type Flow,
+  type SessionState,
+} from '../routes.ts';
 import { locationOf } from '../session.ts';
 import type { Context, RootEvent } from '../session.ts';
 import { rootSetup } from './setup.ts';
@@ -46,11 +55,15 @@ export const setLocation = rootSetup.assign({
 });
 
 /** Signed out (a sign-out, the devices' "everywhere", a new password that ended the session): to
- * sign-in, nothing kept of the session, no screen to come back to. */
+ * sign-in, nothing kept of the session, no screen to come back to; or, for a sign-out asked from an
+ * application's request ("Not you?"), back to that request, which asks for a sign-in again. */
 export const signedOut = [
   rootSetup.assign({ user: null, target: null, mfa: null }),
   ...forgetSession,
-  { type: 'navigate' as const, params: { to: LOGIN_PATH } },
+  {
+    type: 'navigate' as const,
+    params: ({ context }: { context: Context }) => ({ to: logoutReturnAt(context.location) ?? LOGIN_PATH }),
+  },
 ];
 
 /** An action that reads only the context, or the event by its type: any transition may carry it, a
@@ -67,6 +80,18 @@ export const goTo = (to: string | ((context: Context) => string)) =>
       enqueue({ type: 'navigate', params: { to: path } });
     }),
   );
+
+/** The merge opened an offer until a time, or closed it (spec §6 "duplicated-logged"): the profile's
+ * copy says so until the server's next answer does. */
+export const mergeUntil = (until: (args: { event: RootEvent }) => string | undefined) =>
+  rootSetup.enqueueActions(({ context, event, enqueue }) => {
+    if (!context.user) return;
+    const { fuzzion_until: _, ...rest } = context.user;
+    const value = until({ event });
+    const user = value ? { ...rest, fuzzion_until: value } : rest;
+    enqueue.assign({ user });
+    enqueue({ type: 'persistAccount', params: { user } });
+  });
 
 /** Keeps the profile an event brings (its load, a flow's change), and its local copy. */
 export const keepUser = onAnyEvent(

@@ -4,8 +4,10 @@
 // belongs to.
 import { assign, sendTo } from 'xstate';
 import type { LoginOutput } from '../login.ts';
+import type { OnboardingOutput } from '../onboarding.ts';
 import { HOME_PATH, LOGIN_PATH, pathOf, safeTarget, startsFlow, stepOf } from '../routes.ts';
 import {
+  appLogoutInput,
   forgotModeOf,
   loginModeOf,
   opensToVisitor,
@@ -17,6 +19,10 @@ import {
 import { forwards, guardAnonymous, restarts, setLocation, tellStep, whileAnonymous } from './actions.ts';
 import { rootSetup } from './setup.ts';
 import { loadingUser, renewingPassword, mfa } from './signingIn.ts';
+
+/** The second factor due when onboarding's account signed in, as a sign-in's answer carries it. */
+const onboardingMfaOf = ({ signIn }: OnboardingOutput) =>
+  signIn.kind === 'second_factor' ? { kind: 'mfa' as const, ...signIn.mfa } : null;
 
 /** The ticket of a sign-in that must renew its weak password. */
 const weakPayloadOf = (output: LoginOutput) => (output.kind === 'weakPassword' ? output.payload : null);
@@ -38,6 +44,7 @@ export const anonymous = rootSetup.createStateConfig({
       if (
         ANONYMOUS_FLOW_NAMES.some((flow) => startsFlow(path, flow)) ||
         opensToVisitor(path, 'partner') ||
+        opensToVisitor(path, 'appLogout') ||
         resumedFlow(context, path)
       ) {
         enqueue.raise({ type: 'ROUTE', location: context.location });
@@ -69,6 +76,12 @@ export const anonymous = rootSetup.createStateConfig({
           {
             guard: { type: 'routeOpensToVisitor', params: { flow: 'partner' } },
             target: 'partnering',
+            actions: [setLocation, guardAnonymous],
+          },
+          // An application's sign-out: its confirmation and success show to anyone.
+          {
+            guard: { type: 'routeOpensToVisitor', params: { flow: 'appLogout' } },
+            target: 'signingOutOfApp',
             actions: [setLocation, guardAnonymous],
           },
           {
@@ -142,16 +155,30 @@ export const anonymous = rootSetup.createStateConfig({
         input: ({ context }) => ({
           entry: stepOf(context.location.path, 'onboarding') ?? 'onboarding',
           policy: policyOf(context.config),
-          language: context.config?.defaultLocale ?? 'en',
         }),
-        // The new account's address fills the sign-in form; signing in stays the person's act.
-        onDone: {
-          target: 'signingIn',
-          actions: [
-            assign({ notice: 'account_created', username: ({ event }) => event.output.username }),
-            { type: 'navigate', params: { to: LOGIN_PATH } },
-          ],
-        },
+        // The new account was signed in as a password sign-in is (server/identity/signInDecision.ts): on as
+        // after a password, to its second factor or to the profile's load, which sends a forced
+        // account to set one up.
+        onDone: [
+          {
+            guard: ({ event }) => event.output.signIn.kind === 'second_factor',
+            target: 'mfa',
+            actions: [
+              {
+                type: 'storeSession',
+                params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(onboardingMfaOf(event.output)) }),
+              },
+              assign({ mfa: ({ event }) => onboardingMfaOf(event.output) }),
+            ],
+          },
+          {
+            target: 'loadingUser',
+            actions: assign({
+              notice: null,
+              afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }),
+            }),
+          },
+        ],
       },
     },
     // A partner page (machines/partner.ts): each partner path starts the flow again on its page.
@@ -163,6 +190,16 @@ export const anonymous = rootSetup.createStateConfig({
         }),
       },
       invoke: { id: 'partner', src: 'partner', input: ({ context }) => partnerInput(context) },
+    },
+    // An application's sign-out (machines/appLogout.ts).
+    signingOutOfApp: {
+      on: {
+        ROUTE: whileAnonymous({
+          ...restarts('appLogout', 'signingOutOfApp', 'anonymous'),
+          guard: { type: 'routeOpensToVisitor' as const, params: { flow: 'appLogout' as const } },
+        }),
+      },
+      invoke: { id: 'appLogout', src: 'appLogout', input: ({ context }) => appLogoutInput(context) },
     },
     findingUsername: {
       on: {

@@ -31,7 +31,8 @@ export const rootMachine = rootSetup.createMachine({
     setupMfaSkipped: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,
-    username: '',
+    // The application's hint, when it gave one; then what the person typed (USERNAME).
+    username: input.loginHint ?? '',
     loginTicket: input.loginTicket ?? null,
     partnerLogin: input.signingInTo ? !input.signingInTo.first_party : false,
   }),

@@ -61,7 +61,8 @@ export const security = rootSetup.createStateConfig({
             src: 'devices',
             onDone: {
               target: '#root.anonymous',
-              actions: [assign({ location: locationOf(LOGIN_PATH) }), ...signedOut],
+              // The sign-in says it was everywhere, this device included, as asked.
+              actions: [assign({ location: locationOf(LOGIN_PATH), notice: 'signed_out_everywhere' }), ...signedOut],
             },
           },
         },

@@ -7,9 +7,10 @@ import { errorOf } from '../failures.ts';
 import { loginMachine } from '../login.ts';
 import type { SetupMfaOutput } from '../setupMfa.ts';
 import { decisionAfterCode, type AfterCode, type CodePurpose } from '../afterCode.ts';
-import { guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf } from '../routes.ts';
+import { LOGOUT_PATH, guard, inFlow, isAuthorisationStepUp, isSensitive, startsFlow, stepOf } from '../routes.ts';
 import type { Flow, Location, StepOf } from '../routes.ts';
 import {
+  inMerge,
   inSecurity,
   is401,
   is503,
@@ -23,7 +24,7 @@ import type { Context, RootEvent, RootInput, MfaStatusAndMethods } from '../sess
 import type { FLOW_MACHINES } from '../flows.ts';
 
 /** The set-up's steps that Security opens to add a method. */
-const ADDING_STEPS: ReadonlySet<string> = new Set(['selection', 'phone', 'email']);
+const ADDING_STEPS: ReadonlySet<string> = new Set(['selection', 'phone', 'email', 'passkey', 'passkeyName']);
 
 type FlowMachines = typeof FLOW_MACHINES;
 type FlowName = keyof FlowMachines;
@@ -46,6 +47,7 @@ const FLOW_NAMES = [
   'onboarding',
   'consent',
   'partner',
+  'appLogout',
   'profile',
   'fuzzion',
 ] as const satisfies readonly FlowName[];
@@ -65,6 +67,10 @@ function declaredFlows(): FlowMachines {
 
 /** A ROUTE event's location (the guards below are asked of ROUTE events only where they read it). */
 const routed = (event: RootEvent): Location | null => (event.type === 'ROUTE' ? event.location : null);
+/** What decides a location's screen: with a session, its query too (machines/routes.ts `query`);
+ * without one, its path alone, as the guard reads it. */
+const screenAt = (context: Context, location: Location | null): string | Location =>
+  location === null ? '' : context.user ? location : location.path;
 
 export const rootSetup = setup({
   types: {
@@ -145,7 +151,7 @@ export const rootSetup = setup({
     routeStartsFlow: ({ event }, { flow }: { flow: Flow }) => startsFlow(routed(event)?.path ?? '', flow),
     /** A path that starts the flow and may show to a visitor (a private one sends to sign-in first). */
     routeOpensToVisitor: ({ event }, { flow }: { flow: Flow }) => opensToVisitor(routed(event)?.path ?? '', flow),
-    routeInFlow: ({ event }, { flow }: { flow: Flow }) => inFlow(routed(event)?.path ?? '', flow),
+    routeInFlow: ({ context, event }, { flow }: { flow: Flow }) => inFlow(screenAt(context, routed(event)), flow),
     routeIsLogout: ({ event }) => event.type === 'ROUTE' && guard(event.location, true).kind === 'logout',
     /** What the last right code leads to (spec §4 "MFA": the order after a code). */
     afterCodeIs: ({ context }, { kind }: { kind: AfterCode['kind'] }) => context.afterCode?.kind === kind,
@@ -167,7 +173,12 @@ export const rootSetup = setup({
       );
     },
     /** The location is a screen of this flow (a reload or a deep link lands there). */
-    atFlow: ({ context }, { flow }: { flow: Flow }) => inFlow(context.location.path, flow),
+    atFlow: ({ context }, { flow }: { flow: Flow }) => inFlow(screenAt(context, context.location), flow),
+    /** The session is in a merge (spec §6 "duplicated-logged") and the location is not one of its
+     * screens (nor the sign-out): the merge's offer shows instead. */
+    mergeElsewhere: ({ context }) =>
+      inMerge(context.user) && !inFlow(context.location, 'fuzzion') && context.location.path !== LOGOUT_PATH,
+    mergeOpen: ({ context }) => inMerge(context.user),
     /** The code screen an application's request sent a signed-in person to (prompt=login, max_age, a
      * second factor it demands), with the way back to that request. */
     atAuthorisationStepUp: ({ context }) => isAuthorisationStepUp(context.location),

@@ -4,7 +4,7 @@
 import { assign } from 'xstate';
 import { HOME_PATH, pathOf, safeTarget, stepOf } from '../routes.ts';
 import { afterRecovery } from '../afterCode.ts';
-import { mustEnrol, partnerInput, profileInput } from '../session.ts';
+import { appLogoutInput, fuzzionInput, knownPhoneOf, mustEnrol, partnerInput, profileInput } from '../session.ts';
 import {
   dropsStepUp,
   forgetSession,
@@ -13,6 +13,7 @@ import {
   keepUser,
   guardSignedIn,
   keeps,
+  mergeUntil,
   restarts,
   setLocation,
   signOut,
@@ -31,6 +32,7 @@ const SIGNED_IN_FLOWS = {
   access: 'access',
   notifications: 'notifications',
   partner: 'partnering',
+  appLogout: 'signingOutOfApp',
   profile: 'profile',
   fuzzion: 'merging',
 } as const;
@@ -56,6 +58,8 @@ export const signedIn = rootSetup.createStateConfig({
     // opens, resumes by the method it carries (a reload) and signs out without one (spec §4).
     idle: {
       always: [
+        // In the middle of a merge (spec §6 "duplicated-logged"): its offer, whatever the path.
+        { guard: 'mergeElsewhere', target: 'merging', actions: goTo(pathOf('fuzzion', 'offer')) },
         // Back from a screen the set-up did not divert (the merge's): the set-up again.
         { guard: 'setUpFirst', target: 'enrolling', actions: goTo(pathOf('setupMfa', 'intro')) },
         { guard: 'atSecurity', target: 'security' },
@@ -128,6 +132,12 @@ export const signedIn = rootSetup.createStateConfig({
         input: ({ context }) => ({ uid: new URLSearchParams(context.location.search).get('uid') }),
       },
     },
+    // An application's sign-out (machines/appLogout.ts): its answer leaves the app for the
+    // authorisation server, which ends on its success screen.
+    signingOutOfApp: {
+      on: { ROUTE: whileSignedIn(restarts('appLogout', 'signingOutOfApp')) },
+      invoke: { id: 'appLogout', src: 'appLogout', input: ({ context }) => appLogoutInput(context) },
+    },
     // A partner page (machines/partner.ts). A sensitive one (link-success) first checks for a recent
     // second factor as the security area does, then the page's flow runs.
     partnering: {
@@ -182,6 +192,7 @@ export const signedIn = rootSetup.createStateConfig({
           forced: mustEnrol(context.user),
           customer: context.user?.mfa_customer === true,
           entry: stepOf(context.location.path, 'setupMfa') ?? 'intro',
+          knownPhone: knownPhoneOf(context.user),
         }),
         onDone: [
           // The app was chosen: its own set-up follows (a sensitive screen, so a step-up first).
@@ -230,14 +241,37 @@ export const signedIn = rootSetup.createStateConfig({
       },
     },
     security,
-    // The merge of a duplicated account (machines/fuzzion.ts): each of its two screens starts it
-    // again, from what the tab kept, and the flow shows the one that fits (the outcome only after one).
+    // The merge of a duplicated account (machines/fuzzion.ts): each of its screens starts it again,
+    // from what the tab kept, and the flow shows the one that fits (the outcome only after one).
+    // While the session's offer is open (spec §6 "duplicated-logged"), every other path shows the
+    // offer; done, cancelled, expired or signed out, the session is free again.
     merging: {
-      on: { ROUTE: whileSignedIn(restarts('fuzzion', 'merging')) },
-      invoke: {
-        id: 'fuzzion',
-        src: 'fuzzion',
-        input: ({ context }) => ({ step: stepOf(context.location.path, 'fuzzion') ?? 'offer' }),
+      on: {
+        ROUTE: [
+          signOut,
+          restarts('fuzzion', 'merging'),
+          {
+            guard: 'mergeOpen',
+            target: 'merging',
+            reenter: true,
+            actions: [setLocation, goTo(pathOf('fuzzion', 'offer'))],
+          },
+          { target: 'idle', actions: [setLocation, guardSignedIn] },
+        ],
+        MERGE_OPENED: {
+          target: '.duplicated',
+          actions: mergeUntil(({ event }) => (event.type === 'MERGE_OPENED' ? event.until : undefined)),
+        },
+        MERGE_CLOSED: { target: '.settled', actions: mergeUntil(() => undefined) },
+      },
+      invoke: { id: 'fuzzion', src: 'fuzzion', input: ({ context }) => fuzzionInput(context.location) },
+      initial: 'judging',
+      states: {
+        judging: { always: [{ guard: 'mergeOpen', target: 'duplicated' }, { target: 'settled' }] },
+        // The spec's duplicated-logged state: the session has an open offer.
+        duplicated: { tags: ['duplicatedLogged'] },
+        // No offer open (none yet, or it closed): the merge's screens show what the flow has.
+        settled: {},
       },
     },
     // The applications that hold access to the account: the list runs while its screen shows.

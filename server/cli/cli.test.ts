@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -7,14 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activationCodeMatches } from '../methods/activation-code.ts';
 import { invitationCodeHash } from '../methods/invitation-code.ts';
 import { clientSecretMatches } from '../oidc/clients.ts';
+import { logoVersionOf } from '../oidc/logos.ts';
 import { createPostgresDatabase, databaseKinds } from '../testing/harness.ts';
 import { EXIT_ERROR, EXIT_OK, EXIT_REFUSED_ROWS, runCli, USAGE } from './index.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const SECRET_KEY = 'cli-test-secret-key-of-at-least-32-characters';
+const LOGO = readFileSync(join(root, 'server', 'seed', 'deals-partner-logo.png'));
 const CODE = /Code: ([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4})\n/;
 
-describe('the command, run as a process', () => {
+// Each test runs the command several times as a process: under a busy machine that takes a while.
+describe('the command, run as a process', { timeout: 120_000 }, () => {
   let dir: string;
   let env: Record<string, string | undefined>;
   beforeAll(() => {
@@ -181,6 +184,7 @@ describe('the command, run as a process', () => {
   });
 
   it('registers a client, lists it, edits it and removes it with what was issued to it', () => {
+    writeFileSync(join(dir, 'acme.png'), LOGO);
     const add = cli(
       'clients',
       'add',
@@ -205,11 +209,13 @@ describe('the command, run as a process', () => {
       'Ops@Acme.example',
       '--require-mfa',
       '--confidential',
+      '--logo',
+      'acme.png',
     );
     expect([add.status, add.stderr]).toEqual([EXIT_OK, '']);
     const secret = /^Secret: ([\w-]{43})$/m.exec(add.stdout)![1]!;
     expect(add.stdout).toBe(
-      'Client acme-shop registered (partner, confidential: authenticates with its secret and PKCE).\n' +
+      'Client acme-shop registered (partner, confidential (client_secret_basic): authenticates with its secret and PKCE).\n' +
         `Secret: ${secret}\nThe secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n`,
     );
     type ClientRow = {
@@ -220,8 +226,21 @@ describe('the command, run as a process', () => {
       admin_email: string;
       require_mfa: number;
       secret_hash: string | null;
+      logo_version: string | null;
     };
     const client = () => sqlite<ClientRow>('select * from oauth_clients where client_id = ?', 'acme-shop')[0];
+    const logos = () =>
+      sqlite<{ client_id: string; content_type: string; data: string }>('select * from oauth_client_logos');
+    // The logo file, read from the working directory, is kept in the database under its version.
+    expect(logos()).toEqual([
+      {
+        client_id: 'acme-shop',
+        content_type: 'image/png',
+        data: LOGO.toString('base64'),
+        updated_at: expect.any(String),
+      },
+    ]);
+    expect(client()!.logo_version).toBe(logoVersionOf(LOGO));
     expect(client()).toMatchObject({
       admin_email: 'ops@acme.example',
       require_mfa: 1,
@@ -257,16 +276,17 @@ describe('the command, run as a process', () => {
         .split('\n')
         .map((line) => line.split(/ {2,}/)),
     ).toEqual([
-      ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'],
+      ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'POST_LOGOUT_REDIRECT_URIS', 'SCOPES'],
       [
         'acme-shop',
         'Acme Shop',
         'partner',
-        'confidential',
+        'confidential (client_secret_basic)',
         'https://shop.acme.example/cb,http://localhost:8080/cb',
+        '-',
         'balance,user',
       ],
-      ['public-app', 'Public app', 'first-party', 'public', 'https://app.example/cb', '-'],
+      ['public-app', 'Public app', 'first-party', 'public', 'https://app.example/cb', '-', '-'],
     ]);
 
     const rotate = cli(
@@ -284,7 +304,7 @@ describe('the command, run as a process', () => {
     expect([rotate.status, rotate.stderr]).toEqual([EXIT_OK, '']);
     const rotated = /^Secret: ([\w-]{43})$/m.exec(rotate.stdout)![1]!;
     expect(rotate.stdout).toMatch(
-      /^Client acme-shop updated \(partner, confidential\)\.\nSecret: .*\n.*\nThe previous secret no longer works\.\n$/,
+      /^Client acme-shop updated \(partner, confidential \(client_secret_basic\)\)\.\nSecret: .*\n.*\nThe previous secret no longer works\.\n$/,
     );
     expect([
       clientSecretMatches(client()!.secret_hash!, secret),
@@ -322,12 +342,131 @@ describe('the command, run as a process', () => {
       '',
     ]);
     expect(client()).toBeUndefined();
+    expect(logos()).toEqual([]);
     expect(sqlite<{ id: string }>('select id from oidc_models order by id').map((r) => r.id)).toEqual(['g2']);
     const gone = cli('clients', 'remove', 'acme-shop');
     expect([gone.status, gone.stderr]).toEqual([EXIT_ERROR, 'Error: no client has the id "acme-shop"\n']);
   });
 
+  it('registers a FAPI 2.0 client with its public keys, replaces them, and refuses a private key or a secret', () => {
+    const publicKey = {
+      kty: 'EC',
+      crv: 'P-256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+      alg: 'ES256',
+      use: 'sig',
+    };
+    writeFileSync(join(dir, 'bank.jwks.json'), JSON.stringify({ keys: [publicKey] }));
+    writeFileSync(
+      join(dir, 'private.jwks.json'),
+      JSON.stringify({ keys: [{ ...publicKey, d: 'jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI' }] }),
+    );
+    const ok = ['--name', 'Bank', '--redirect-uri', 'https://bank.example/cb'];
+    const noKeys = cli('clients', 'add', 'bank', ...ok, '--fapi2');
+    expect([noKeys.status, noKeys.stderr]).toEqual([
+      EXIT_ERROR,
+      'Error: --jwks a FAPI 2.0 client needs its public keys: a JWKS or a jwks_uri, one of the two\n',
+    ]);
+    const secret = cli('clients', 'add', 'bank', ...ok, '--fapi2', '--jwks', 'bank.jwks.json', '--confidential');
+    expect(secret.stderr).toBe('Error: --fapi2 a FAPI 2.0 client signs with its own key: it has no secret\n');
+    const leaked = cli('clients', 'add', 'bank', ...ok, '--fapi2', '--jwks', 'private.jwks.json');
+    expect(leaked.stderr).toBe('Error: --jwks holds a private key: register the public keys only\n');
+    expect(sqlite('select client_id from oauth_clients where client_id = ?', 'bank')).toEqual([]);
+
+    const add = cli('clients', 'add', 'bank', ...ok, '--fapi2', '--jwks', 'bank.jwks.json');
+    expect([add.status, add.stderr]).toEqual([EXIT_OK, '']);
+    expect(add.stdout).toMatch(
+      /^Client bank registered \(partner, FAPI 2\.0 \(private_key_jwt\): signs with its own key/,
+    );
+    expect(cli('clients', 'list').stdout).toMatch(/bank +Bank +partner +FAPI 2\.0 \(private_key_jwt\)/);
+    type Row = { profile: string | null; jwks: string | null; jwks_uri: string | null };
+    const row = () => sqlite<Row>('select profile, jwks, jwks_uri from oauth_clients where client_id = ?', 'bank')[0];
+    expect(row()).toEqual({ profile: 'fapi2', jwks: JSON.stringify({ keys: [publicKey] }), jwks_uri: null });
+    // Key rotation: its keys move to a jwks_uri (the registered JWKS goes), then it leaves the profile.
+    expect(cli('clients', 'edit', 'bank', '--jwks', '', '--jwks-uri', 'https://bank.example/jwks').status).toBe(
+      EXIT_OK,
+    );
+    expect(row()).toEqual({ profile: 'fapi2', jwks: null, jwks_uri: 'https://bank.example/jwks' });
+    expect(cli('clients', 'edit', 'bank', '--no-fapi2').status).toBe(EXIT_OK);
+    expect(row()!.profile).toBeNull();
+    cli('clients', 'remove', 'bank');
+  });
+
+  it('registers post-logout redirect URIs and a client that posts its secret in the form body', () => {
+    const add = cli(
+      'clients',
+      'add',
+      'poster',
+      '--name',
+      'Poster',
+      '--redirect-uri',
+      'https://poster.example/cb',
+      '--post-logout-redirect-uri',
+      'https://poster.example/bye',
+      '--post-logout-redirect-uri',
+      'https://poster.example/bye',
+      '--confidential',
+      '--token-endpoint-auth-method',
+      'client_secret_post',
+    );
+    expect([add.status, add.stderr]).toEqual([EXIT_OK, '']);
+    expect(add.stdout).toMatch(
+      /^Client poster registered \(partner, confidential \(client_secret_post\): authenticates with its secret and PKCE\)\./,
+    );
+    type Row = { post_logout_redirect_uris: string | null; token_endpoint_auth_method: string | null };
+    const row = () =>
+      sqlite<Row>(
+        'select post_logout_redirect_uris, token_endpoint_auth_method from oauth_clients where client_id = ?',
+        'poster',
+      )[0];
+    expect(row()).toEqual({
+      post_logout_redirect_uris: '["https://poster.example/bye"]',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const list = cli('clients', 'list');
+    expect(list.stdout).toMatch(
+      /poster +Poster +partner +confidential \(client_secret_post\) +\S+ +https:\/\/poster\.example\/bye/,
+    );
+
+    // The list is replaced; an empty value empties it. Made public, the client presents no secret.
+    expect(cli('clients', 'edit', 'poster', '--post-logout-redirect-uri', 'https://poster.example/out').status).toBe(
+      EXIT_OK,
+    );
+    expect(row()!.post_logout_redirect_uris).toBe('["https://poster.example/out"]');
+    expect(cli('clients', 'edit', 'poster', '--post-logout-redirect-uri', '', '--public').status).toBe(EXIT_OK);
+    expect(row()).toEqual({ post_logout_redirect_uris: '[]', token_endpoint_auth_method: null });
+    const refused = cli('clients', 'edit', 'poster', '--token-endpoint-auth-method', 'client_secret_post');
+    expect([refused.status, refused.stderr]).toEqual([
+      EXIT_ERROR,
+      'Error: --token-endpoint-auth-method needs a confidential client (one with a secret)\n',
+    ]);
+    cli('clients', 'remove', 'poster');
+  });
+
+  it('refuses a bad post-logout redirect URI or token endpoint method, and writes nothing', () => {
+    const before = sqlite('select client_id from oauth_clients').length;
+    const ok = ['--name', 'X', '--redirect-uri', 'https://x.example/cb'];
+    const runs = [
+      [
+        cli('clients', 'add', 'x', ...ok, '--post-logout-redirect-uri', 'http://x.example/bye'),
+        'Error: --post-logout-redirect-uri "http://x.example/bye" must be https (http only for localhost and 127.0.0.1)\n',
+      ],
+      [
+        cli('clients', 'add', 'x', ...ok, '--confidential', '--token-endpoint-auth-method', 'client_secret_jwt'),
+        'Error: --token-endpoint-auth-method "client_secret_jwt" is not one of client_secret_basic, client_secret_post\n',
+      ],
+      [
+        cli('clients', 'add', 'x', ...ok, '--token-endpoint-auth-method', 'client_secret_post'),
+        'Error: --token-endpoint-auth-method needs --confidential (a public client presents no secret)\n',
+      ],
+    ] as const;
+    for (const [run, message] of runs) expect([run.status, run.stdout, run.stderr]).toEqual([EXIT_ERROR, '', message]);
+    expect(sqlite('select client_id from oauth_clients')).toHaveLength(before);
+  });
+
   it('names the bad option of a client and writes nothing', () => {
+    writeFileSync(join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     const before = sqlite('select client_id from oauth_clients').length;
     const ok = ['--name', 'X', '--redirect-uri', 'https://x.example/cb'];
     const runs = [
@@ -358,8 +497,12 @@ describe('the command, run as a process', () => {
         'Error: --admin-email "nope" is not a valid email address\n',
       ],
       [
-        cli('clients', 'add', 'x', ...ok, '--logo-uri', 'http://cdn.example/x.png'),
-        'Error: --logo-uri "http://cdn.example/x.png" must be https (http only for localhost and 127.0.0.1)\n',
+        cli('clients', 'add', 'x', ...ok, '--logo', 'logo.svg'),
+        'Error: --logo the image is an SVG image: give a PNG, JPEG or WebP one\n',
+      ],
+      [
+        cli('clients', 'add', 'x', ...ok, '--logo', 'missing.png'),
+        `Error: cannot read ${join(dir, 'missing.png')}: no such file\n`,
       ],
       [cli('clients', 'add', 'x', ...ok, '--name-nl', ' '), 'Error: --name-nl may not be empty\n'],
       [

@@ -41,6 +41,9 @@ import {
   type ClientSummary,
   type NameLocale,
 } from '../oidc/registry.ts';
+import { FAPI2 } from '../oidc/clients.ts';
+import { encryptSecret } from '../methods/secrets.ts';
+import { LOGO_MAX_BYTES } from '../oidc/logos.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -71,15 +74,27 @@ Commands:
                               confidential, redirect URIs, allowed scopes
   clients add <client_id> --name X --redirect-uri U [--redirect-uri U2 …]
       [--name-fr X] [--name-nl X] [--name-de_LU X] [--name-en_LU X] [--name-fr_LU X]
-      [--scope balance --scope user …] [--first-party] [--logo-uri U] [--policy-uri U]
-      [--tos-uri U] [--backchannel-logout-uri U] [--admin-email E] [--require-mfa]
-      [--confidential]        register a client (public: PKCE only; --confidential: also a
-                              secret, printed once)
-  clients edit <client_id> [the options of add] [--no-first-party] [--no-require-mfa]
+      [--scope balance --scope user …] [--first-party] [--logo FILE] [--policy-uri U]
+      [--tos-uri U] [--backchannel-logout-uri U] [--post-logout-redirect-uri U …]
+      [--admin-email E] [--require-mfa]
+      [--confidential [--token-endpoint-auth-method client_secret_basic|client_secret_post]
+       | --fapi2 (--jwks FILE | --jwks-uri U)] [--events-endpoint U --events-token T]
+                              register a client (public: PKCE only; --confidential: also a
+                              secret, printed once, sent by HTTP Basic unless the method says
+                              client_secret_post; --fapi2: the FAPI 2.0 Security Profile, signing
+                              with its own key, public keys in a JWKS file or at its jwks_uri;
+                              --events-endpoint: where its users' security events are pushed,
+                              with --events-token as the bearer token it expects);
+                              --logo: a PNG, JPEG or WebP file of at
+                              most ${LOGO_MAX_BYTES / 1024} KB, served from this portal;
+                              --post-logout-redirect-uri: where a logout it starts may return
+  clients edit <client_id> [the options of add] [--no-first-party] [--no-require-mfa] [--no-fapi2]
       [--public | --rotate-secret]
-                              change what the options say (--redirect-uri and --scope replace the
-                              lists; an empty link or email removes it); --rotate-secret prints a new
-                              secret once, --public drops it
+                              change what the options say (--redirect-uri, --post-logout-redirect-uri
+                              and --scope replace the lists, --post-logout-redirect-uri "" empties
+                              it; an empty link, email or logo removes it); --rotate-secret prints
+                              a new secret once, --public drops it; --jwks FILE or --jwks-uri U
+                              replaces a FAPI 2.0 client's keys (key rotation)
   clients remove <client_id>  remove a client and revoke every grant, code and token issued to it
   users sso-only <email> on|off
                               make the account of this email sign in with Microsoft only (on:
@@ -231,15 +246,19 @@ async function withDatabase<T>(io: CliIo, work: (db: Db, config: Config) => Prom
   }
 }
 
-async function cardsImport(args: string[], io: CliIo): Promise<number> {
-  const file = resolve(io.cwd, onePositional(args, 'CSV file'));
-  let bytes: Buffer;
+/** A file the command names, from the working directory. */
+function readInputFile(io: CliIo, name: string): { file: string; bytes: Buffer } {
+  const file = resolve(io.cwd, name);
   try {
-    bytes = readFileSync(file);
+    return { file, bytes: readFileSync(file) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
+}
+
+async function cardsImport(args: string[], io: CliIo): Promise<number> {
+  const { file, bytes } = readInputFile(io, onePositional(args, 'CSV file'));
   let text: string;
   try {
     // Not ignoring the BOM means the decoder drops it.
@@ -388,11 +407,18 @@ const CLIENT_OPTION_OF: Record<string, string> = {
   names: '--name-<locale>',
   redirect_uris: '--redirect-uri',
   scopes: '--scope',
-  logo_uri: '--logo-uri',
+  logo: '--logo',
   policy_uri: '--policy-uri',
   tos_uri: '--tos-uri',
   backchannel_logout_uri: '--backchannel-logout-uri',
+  post_logout_redirect_uris: '--post-logout-redirect-uri',
+  token_endpoint_auth_method: '--token-endpoint-auth-method',
   admin_email: '--admin-email',
+  profile: '--fapi2',
+  jwks: '--jwks',
+  jwks_uri: '--jwks-uri',
+  events_endpoint: '--events-endpoint',
+  events_token: '--events-token',
 };
 
 const CLIENT_OPTIONS = {
@@ -401,13 +427,20 @@ const CLIENT_OPTIONS = {
   'redirect-uri': { type: 'string', multiple: true },
   scope: { type: 'string', multiple: true },
   'first-party': { type: 'boolean' },
-  'logo-uri': { type: 'string' },
+  logo: { type: 'string' },
   'policy-uri': { type: 'string' },
   'tos-uri': { type: 'string' },
   'backchannel-logout-uri': { type: 'string' },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'token-endpoint-auth-method': { type: 'string' },
   'admin-email': { type: 'string' },
   'require-mfa': { type: 'boolean' },
   confidential: { type: 'boolean' },
+  fapi2: { type: 'boolean' },
+  jwks: { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  'events-endpoint': { type: 'string' },
+  'events-token': { type: 'string' },
 } as const;
 
 type ClientValues = Record<string, string | boolean | string[] | undefined>;
@@ -429,8 +462,9 @@ function clientArguments(
   return { clientId: checkClientId(positionals[0]!), values: values as ClientValues };
 }
 
-/** What the options say of the client (on an edit, an empty link or email removes it). */
-function clientInputOf(values: ClientValues): ClientInput {
+/** What the options say of the client (on an edit, an empty link, email or logo removes it); the
+ * logo's file is read from the working directory. */
+function clientInputOf(values: ClientValues, io: CliIo): ClientInput {
   const text = (name: string) => values[name] as string | undefined;
   const link = (name: string) =>
     text(name) === undefined ? undefined : text(name)!.trim() === '' ? null : text(name)!.trim();
@@ -444,22 +478,61 @@ function clientInputOf(values: ClientValues): ClientInput {
     redirect_uris: (values['redirect-uri'] as string[] | undefined)?.map((uri) => uri.trim()),
     scopes: list('scope'),
     first_party: values['first-party'] as boolean | undefined,
-    logo_uri: link('logo-uri'),
+    logo:
+      text('logo') === undefined
+        ? undefined
+        : text('logo')!.trim() === ''
+          ? null
+          : readInputFile(io, text('logo')!).bytes,
     policy_uri: link('policy-uri'),
     tos_uri: link('tos-uri'),
     backchannel_logout_uri: link('backchannel-logout-uri'),
+    post_logout_redirect_uris: (values['post-logout-redirect-uri'] as string[] | undefined)
+      ?.map((uri) => uri.trim())
+      .filter(Boolean),
+    token_endpoint_auth_method: text('token-endpoint-auth-method')?.trim() as ClientInput['token_endpoint_auth_method'],
     admin_email: link('admin-email'),
     require_mfa: values['require-mfa'] as boolean | undefined,
+    profile: values.fapi2 === undefined ? undefined : values.fapi2 === true ? FAPI2 : null,
+    // The keys' file is JSON (a JWKS); an empty value removes the registered keys.
+    jwks: text('jwks') === undefined ? undefined : text('jwks')!.trim() === '' ? null : jwksFile(io, text('jwks')!),
+    jwks_uri: link('jwks-uri'),
+    events_endpoint: link('events-endpoint'),
+    events_token: link('events-token'),
   };
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as ClientInput;
+}
+
+/** The input with its events token sealed with the server's key (it is sent, so it is kept
+ * recoverable, never in clear). */
+const sealed = (input: ClientInput, config: Config): ClientInput =>
+  input.events_token ? { ...input, events_token: encryptSecret(config.secretKey, input.events_token) } : input;
+
+/** A JWKS read from a file; a file that is not JSON is a usage error naming it. */
+function jwksFile(io: CliIo, path: string): ClientInput['jwks'] {
+  const { bytes } = readInputFile(io, path);
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8')) as ClientInput['jwks'];
+  } catch {
+    throw new UsageError(`--jwks: ${path} is not a JSON file (a JWKS: {"keys": [...]})`);
+  }
 }
 
 const secretLines = (secret: string) =>
   `Secret: ${secret}\n` +
   "The secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n";
 
-const kindOf = (client: Pick<ClientSummary, 'first_party' | 'confidential'>) =>
-  `${client.first_party ? 'first-party' : 'partner'}, ${client.confidential ? 'confidential' : 'public'}`;
+const kindOf = (
+  client: Pick<ClientSummary, 'first_party' | 'confidential' | 'token_endpoint_auth_method' | 'profile'>,
+) => `${client.first_party ? 'first-party' : 'partner'}, ${authOf(client)}`;
+
+/** How a client authenticates, as the listing says it. */
+const authOf = (client: Pick<ClientSummary, 'confidential' | 'token_endpoint_auth_method' | 'profile'>) =>
+  client.profile === FAPI2
+    ? 'FAPI 2.0 (private_key_jwt)'
+    : client.confidential
+      ? `confidential (${client.token_endpoint_auth_method})`
+      : 'public';
 
 async function clientsList(args: string[], io: CliIo): Promise<number> {
   noArguments(args);
@@ -468,13 +541,14 @@ async function clientsList(args: string[], io: CliIo): Promise<number> {
     io,
     clients,
     'No OIDC clients registered (add one with clients add).',
-    ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'SCOPES'],
+    ['CLIENT_ID', 'NAME', 'PARTY', 'AUTH', 'REDIRECT_URIS', 'POST_LOGOUT_REDIRECT_URIS', 'SCOPES'],
     (client) => [
       client.client_id,
       client.name,
       client.first_party ? 'first-party' : 'partner',
-      client.confidential ? 'confidential' : 'public',
+      authOf(client),
       client.redirect_uris.join(','),
+      client.post_logout_redirect_uris.join(',') || '-',
       client.scopes.join(',') || '-',
     ],
   );
@@ -483,18 +557,26 @@ async function clientsList(args: string[], io: CliIo): Promise<number> {
 
 async function clientsAdd(args: string[], io: CliIo): Promise<number> {
   const { clientId, values } = clientArguments(args);
-  const input = clientInputOf(values);
+  const input = clientInputOf(values, io);
   if (input.name === undefined) throw new UsageError('--name is required');
   if (input.redirect_uris === undefined) throw new UsageError('--redirect-uri is required (once per URI)');
   // Every value is checked before the database is opened.
   checkClientInput(input);
   const confidential = values.confidential === true;
-  const { secret } = await withDatabase(io, (db) =>
-    addClient(db, clientId, { ...input, name: input.name!, redirect_uris: input.redirect_uris! }, { confidential }),
-  );
+  if (input.token_endpoint_auth_method && !confidential)
+    throw new UsageError('--token-endpoint-auth-method needs --confidential (a public client presents no secret)');
+  const { secret, client } = await withDatabase(io, async (db, config) => {
+    const added = await addClient(
+      db,
+      clientId,
+      { ...sealed(input, config), name: input.name!, redirect_uris: input.redirect_uris! },
+      { confidential },
+    );
+    return { ...added, client: (await getClient(db, clientId))! };
+  });
   io.stdout(
-    `Client ${clientId} registered (${kindOf({ first_party: input.first_party ?? false, confidential })}` +
-      `${confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`,
+    `Client ${clientId} registered (${kindOf(client)}` +
+      `${client.profile === FAPI2 ? ': signs with its own key, pushes its requests, binds its tokens by DPoP' : confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`,
   );
   return EXIT_OK;
 }
@@ -504,7 +586,7 @@ async function clientsEdit(args: string[], io: CliIo): Promise<number> {
     public: { type: 'boolean' },
     'rotate-secret': { type: 'boolean' },
   });
-  const input = clientInputOf(values);
+  const input = clientInputOf(values, io);
   const newSecret = values.confidential === true || values['rotate-secret'] === true;
   if (newSecret && values.public === true)
     throw new UsageError('--public cannot go with --confidential or --rotate-secret');
@@ -517,8 +599,13 @@ async function clientsEdit(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('nothing to change: give at least one option');
   checkClientInput(input);
   const secretChange = newSecret ? ('new' as const) : values.public === true ? ('none' as const) : undefined;
-  const result = await withDatabase(io, async (db) => {
-    const { secret } = await editClient(db, clientId, input, secretChange ? { secret: secretChange } : {});
+  const result = await withDatabase(io, async (db, config) => {
+    const { secret } = await editClient(
+      db,
+      clientId,
+      sealed(input, config),
+      secretChange ? { secret: secretChange } : {},
+    );
     return { secret, client: (await getClient(db, clientId))! };
   });
   io.stdout(

@@ -23,6 +23,14 @@ import * as m2026_12_06_change_undos from './migrations/2026_12_06_change_undos.
 import * as m2026_12_07_account_merge from './migrations/2026_12_07_account_merge.ts';
 import * as m2026_12_08_fuzzion_proofs from './migrations/2026_12_08_fuzzion_proofs.ts';
 import * as m2026_12_09_sso_identities from './migrations/2026_12_09_sso_identities.ts';
+import * as m2026_12_10_session_fuzzion from './migrations/2026_12_10_session_fuzzion.ts';
+import * as m2026_12_11_replaced_codes from './migrations/2026_12_11_replaced_codes.ts';
+import * as m2026_12_12_client_logos from './migrations/2026_12_12_client_logos.ts';
+import * as m2026_12_13_client_logout_and_auth from './migrations/2026_12_13_client_logout_and_auth.ts';
+import * as m2026_12_14_passkeys from './migrations/2026_12_14_passkeys.ts';
+import * as m2026_12_15_passkey_sign_in from './migrations/2026_12_15_passkey_sign_in.ts';
+import * as m2026_12_16_fapi_clients from './migrations/2026_12_16_fapi_clients.ts';
+import * as m2026_12_17_security_event_streams from './migrations/2026_12_17_security_event_streams.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -46,6 +54,14 @@ const migrations: Record<string, Migration> = {
   '2026_12_07_account_merge': m2026_12_07_account_merge,
   '2026_12_08_fuzzion_proofs': m2026_12_08_fuzzion_proofs,
   '2026_12_09_sso_identities': m2026_12_09_sso_identities,
+  '2026_12_10_session_fuzzion': m2026_12_10_session_fuzzion,
+  '2026_12_11_replaced_codes': m2026_12_11_replaced_codes,
+  '2026_12_12_client_logos': m2026_12_12_client_logos,
+  '2026_12_13_client_logout_and_auth': m2026_12_13_client_logout_and_auth,
+  '2026_12_14_passkeys': m2026_12_14_passkeys,
+  '2026_12_15_passkey_sign_in': m2026_12_15_passkey_sign_in,
+  '2026_12_16_fapi_clients': m2026_12_16_fapi_clients,
+  '2026_12_17_security_event_streams': m2026_12_17_security_event_streams,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

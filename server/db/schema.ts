@@ -21,6 +21,8 @@ export interface UsersTable {
   mfa_customer: Flag;
   /** Until when a customer who said "not now" to the second factor is not offered it again. */
   mfa_offer_later_until: string | null;
+  /** When the person said "not now" to a passkey offered after a password sign-in (not offered again). */
+  passkey_offer_later_at: string | null;
   has_sso: Flag;
   sso_only: Flag;
   national_register_number: string | null;
@@ -81,6 +83,10 @@ export interface SessionsTable {
   /** The sign-in event's detail (JSON) while its event and device sighting wait to be written
    * (server/sessions/records.ts); null once written. */
   pending_record: string | null;
+  /** The digest of the merge offer this session has open (its ticket), if any. */
+  fuzzion_hash: string | null;
+  /** How the last second factor was given, where OIDC's amr names it ('hwk', 'swk': a passkey). */
+  mfa_amr: string | null;
 }
 
 export interface TicketsTable {
@@ -115,11 +121,28 @@ export interface OAuthClientsTable {
   created_at: string;
   /** JSON object of the name by locale (en, fr_LU, …); `name` is the fallback. */
   names: string | null;
+  /** Unused: a link to the partner's own server, before logos were served from ours. */
   logo_uri: string | null;
+  /** The digest of the client's logo (oauth_client_logos), the version its address names; null: none. */
+  logo_version: string | null;
   policy_uri: string | null;
   tos_uri: string | null;
   /** Where the provider sends a logout token when the person signs out (OIDC back-channel logout). */
   backchannel_logout_uri: string | null;
+  /** JSON array of the exact URIs an RP-initiated logout may return to; null: none. */
+  post_logout_redirect_uris: string | null;
+  /** A confidential client's token endpoint authentication (client_secret_basic or
+   * client_secret_post); null: client_secret_basic with a secret, none without. */
+  token_endpoint_auth_method: string | null;
+  /** 'fapi2': the client follows the FAPI 2.0 Security Profile; null: the plain rules. */
+  profile: string | null;
+  /** A FAPI client's public keys (a JWKS, JSON), for private_key_jwt; or its jwks_uri. */
+  jwks: string | null;
+  jwks_uri: string | null;
+  /** Where the client's security event tokens are pushed (RFC 8935); null: it hears none. */
+  events_endpoint: string | null;
+  /** The bearer token its endpoint expects, sealed with the server's key. */
+  events_token: string | null;
   /** The administrator who hears a person's request for access. */
   admin_email: string | null;
   /** JSON array of the scopes the client may ask for; null: the standard ones only. */
@@ -143,6 +166,34 @@ export interface MfaMethodsTable {
   /** Last TOTP time step accepted: a code is never accepted twice. */
   last_step: number | null;
   created_at: string;
+}
+
+/** A passkey sign-in's challenge, held by its challenge cookie until spent or expired. */
+export interface PasskeySignInsTable {
+  /** The challenge cookie's value, hashed. */
+  cookie_hash: string;
+  /** The challenge's keyed hash (server/methods/codes.ts). */
+  challenge_hash: string;
+  expires_at: string;
+}
+
+/** A passkey's credential, beside its method (mfa_methods.id). */
+export interface PasskeysTable {
+  method_id: number;
+  /** Base64url, as WebAuthn names it; unique across accounts. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The last signature counter seen (0 for a synced passkey, which keeps none). */
+  counter: number | string;
+  /** JSON array of the transports the authenticator reported. */
+  transports: string | null;
+  aaguid: string;
+  /** 1: backed up (synced across the owner's devices); 0: bound to one device. */
+  synced: Flag;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
 }
 
 export interface RecoveryKeysTable {
@@ -182,6 +233,10 @@ export interface MfaChallengesTable {
   created_at: string;
   /** For an activation that replaces a method (new target, reset authenticator): that method. */
   replaces_method_id: number | null;
+  /** The challenge this one replaced (a resend): its code, typed, reads as replaced, not wrong. */
+  replaced_id: string | null;
+  /** The session that asked for it, where only that session may answer (a passkey's step-up or set-up). */
+  session_id: string | null;
 }
 
 /** A message as stored: the dev outbox's rows (server/delivery/index.ts), and the start of a queued one's. */
@@ -233,6 +288,15 @@ export interface AccountChangeUndosTable {
 export interface UserPicturesTable {
   user_id: string;
   content_type: string;
+  data: string;
+  updated_at: string;
+}
+
+/** A client's logo, served from our own origin (server/oidc/logos.ts). */
+export interface OAuthClientLogosTable {
+  client_id: string;
+  content_type: string;
+  /** The image, base64. */
   data: string;
   updated_at: string;
 }
@@ -482,6 +546,8 @@ export interface Database {
   consents: ConsentsTable;
   captcha_spent: CaptchaSpentTable;
   mfa_methods: MfaMethodsTable;
+  passkeys: PasskeysTable;
+  passkey_sign_ins: PasskeySignInsTable;
   recovery_keys: RecoveryKeysTable;
   mfa_challenges: MfaChallengesTable;
   outbox: OutboxTable;
@@ -496,6 +562,7 @@ export interface Database {
   tickets: TicketsTable;
   security_events: SecurityEventsTable;
   oauth_clients: OAuthClientsTable;
+  oauth_client_logos: OAuthClientLogosTable;
   partner_access_requests: PartnerAccessRequestsTable;
   oidc_session_links: OidcSessionLinksTable;
   login_tickets: LoginTicketsTable;

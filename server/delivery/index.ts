@@ -8,7 +8,8 @@ import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
-export type Message = { channel: Channel; to: string; subject: string; body: string };
+/** What the outbox carries: a message on a channel, or a partner's security event token ('set'). */
+export type Message = { channel: Channel | 'set'; to: string; subject: string; body: string };
 export type Delivery = { send(message: Message): Promise<void> };
 
 export class DeliveryUnavailable extends Error {}
@@ -61,7 +62,8 @@ function httpProvider(url: string, key: string | null): Delivery {
   };
 }
 
-export function createDelivery(config: Config, db: Db): Delivery {
+/** `set`: the delivery of partners' security event tokens (server/oidc/securityEvents.ts). */
+export function createDelivery(config: Config, db: Db, set?: Delivery): Delivery {
   const devOutbox = config.env === 'production' ? null : outbox(db);
   const email = config.delivery.smtpUrl ? smtp(config.delivery.smtpUrl, config.delivery.mailFrom) : devOutbox;
   const phone = config.delivery.smsProviderUrl
@@ -69,6 +71,10 @@ export function createDelivery(config: Config, db: Db): Delivery {
     : devOutbox;
   return {
     async send(message) {
+      if (message.channel === 'set') {
+        if (!set) throw new DeliveryUnavailable('no delivery configured for security events');
+        return set.send(message);
+      }
       const channel = message.channel === 'email' ? email : phone;
       if (!channel) throw new DeliveryUnavailable(`no delivery configured for ${message.channel}`);
       await channel.send(message);

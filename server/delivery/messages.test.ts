@@ -57,6 +57,12 @@ describe('messages', () => {
     }
   });
 
+  it('ends an SMS with its origin-bound line when given the host, and nothing else with one', () => {
+    const sms = codeMessage('fr', '12345678', 900, { purpose: 'login', channel: 'sms', host: 'account.tessera.be' });
+    expect(sms.body.split('\n').at(-1)).toBe('@account.tessera.be #12345678');
+    expect(codeMessage('fr', '12345678', 900, { purpose: 'login', channel: 'email' }).body).not.toContain('#');
+  });
+
   it('tells whoever did not ask for an onboarding code (an account may have that address) that nothing changes', () => {
     const endings = {
       en: /ignore this message: nothing changes\.$/,

@@ -8,12 +8,13 @@ import type { Channel } from './index.ts';
  * account ('contact'), one of another account about to be merged into this one ('merge'). */
 export type MessagePurpose = 'login' | 'sudo' | 'activate' | 'reset' | 'onboarding' | 'contact' | 'merge';
 
-/** The message carrying a one-time code, for its purpose and channel, in the user's language. */
+/** The message carrying a one-time code, for its purpose and channel, in the user's language; `host`:
+ * the origin an SMS binds its code to. */
 export function codeMessage(
   language: string,
   code: string,
   ttlSeconds: number,
-  options: { purpose?: MessagePurpose; channel?: Channel } = {},
+  options: { purpose?: MessagePurpose; channel?: Channel; host?: string } = {},
 ): { subject: string; body: string } {
   const t = textsIn(language);
   const purpose = options.purpose ?? 'login';
@@ -23,7 +24,10 @@ export function codeMessage(
   const valid = t('messages.minutes', { count: Math.max(1, Math.round(ttlSeconds / 60)) });
   // The sentence names what it confirms: an address, or a number for any other channel.
   const context = options.channel === 'email' ? 'email' : 'phone';
-  return { subject, body: t(`messages.${kind}.body`, { code, valid, context }) };
+  const body = t(`messages.${kind}.body`, { code, valid, context });
+  // An SMS ends with its origin-bound line ("@host #code", WICG sms-one-time-codes): the phone's
+  // browser offers the code to that host's page only (WebOTP, one-time-code autofill).
+  return { subject, body: options.host ? `${body}\n\n@${options.host} #${code}` : body };
 }
 
 /** The mail to a partner application's administrator when someone asks for access to it. The

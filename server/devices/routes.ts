@@ -29,7 +29,9 @@ const idParam = {
 
 export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
-  /** The caller's event of a sign-out, when it ended sessions (asking again ends none, records nothing). */
+  /** The caller's event of a sign-out, when it ended sessions (asking again ends none, records nothing).
+   * Recorded before the applications' sessions end: the partners that held them hear of it
+   * (server/oidc/securityEvents.ts). */
   const recordSignOut = async (
     request: FastifyRequest,
     type: 'device_logged_out' | 'logout_others' | 'logout_everywhere',
@@ -108,8 +110,8 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
       const session = request.session!;
       const revoked = await signOutDevice(ctx.db, session.userId, request.params.id);
       if (revoked === null) throw new ApiError('not_found');
-      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
       await recordSignOut(request, 'device_logged_out', revoked, { device: request.params.id });
+      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
       return reply.code(204).send();
     },
   );
@@ -128,8 +130,8 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     async (request, reply) => {
       const session = request.session!;
       const revoked = await signOutSessions(ctx.db, session.userId, session.sessionId);
-      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
       await recordSignOut(request, 'logout_others', revoked);
+      if (revoked.length > 0) await ctx.sessionsEnded({ sessionIds: revoked });
       return reply.code(204).send();
     },
   );
@@ -149,8 +151,8 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext) {
     async (request, reply) => {
       const session = request.session!;
       const revoked = await signOutSessions(ctx.db, session.userId, null);
-      await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
       await recordSignOut(request, 'logout_everywhere', revoked);
+      await ctx.sessionsEnded({ accountId: session.userId, refreshTokensOf: session.userId });
       const { maxAge: _drop, ...options } = authCookieOptions(ctx.config, request.host);
       reply.clearCookie(ctx.cookieName, options);
       return reply.code(204).send();

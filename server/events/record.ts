@@ -22,6 +22,9 @@ export type SecurityEventType =
   | 'mfa_primary_changed'
   | 'recovery_key_used'
   | 'recovery_keys_regenerated'
+  | 'passkey_used'
+  | 'passkey_renamed'
+  | 'passkey_counter_regressed'
   | 'device_trusted'
   | 'device_trust_revoked'
   | 'device_logged_out'
@@ -58,6 +61,15 @@ type AuditLogger = Pick<FastifyBaseLogger, 'info'>;
 // logger set.
 const loggers = new WeakMap<Db, AuditLogger>();
 let lastLogger: AuditLogger | null = null;
+
+/** Who hears of recorded events, by the app's database handle (partners' security events). */
+const listeners = new WeakMap<Db, (events: SecurityEvent[]) => Promise<void>>();
+
+/** `listener` hears every event recorded through this handle, once written; its failure is logged,
+ * never the recording's. */
+export function onSecurityEvents(db: Db, listener: (events: SecurityEvent[]) => Promise<void>): void {
+  listeners.set(db, listener);
+}
 
 export function setAuditLogger(db: Db, logger: AuditLogger): void {
   loggers.set(db, logger);
@@ -118,4 +130,9 @@ export async function writeEvents(db: Db, events: SecurityEvent[]): Promise<void
       })),
     )
     .execute();
+  await listeners
+    .get(db)?.(events)
+    .catch((error: unknown) =>
+      (loggers.get(db) ?? lastLogger)?.info({ err: error }, 'security events could not be queued for partners'),
+    );
 }

@@ -6,9 +6,14 @@ import { requireSession } from '../http/auth.ts';
 import { responses } from '../http/schema.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { recordEvent } from '../events/record.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { collectExport, type GrantsOf } from './collect.ts';
 
-export async function exportRoutes(app: FastifyInstance, ctx: AppContext, deps: { grantsOf: GrantsOf }) {
+export async function exportRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: { grantsOf: (...args: [...Parameters<GrantsOf>, origin: string]) => ReturnType<GrantsOf> },
+) {
   app.get(
     '/user/export',
     {
@@ -21,7 +26,8 @@ export async function exportRoutes(app: FastifyInstance, ctx: AppContext, deps: 
     },
     async (request, reply) => {
       const userId = request.session!.userId;
-      const data = await collectExport(ctx.db, userId, deps.grantsOf);
+      const { origin } = publicOriginOf(ctx.config, request);
+      const data = await collectExport(ctx.db, userId, (db, id, locale) => deps.grantsOf(db, id, locale, origin));
       await recordEvent(ctx.db, { type: 'data_exported', userId, ip: request.ip, deviceKey: request.deviceKey });
       return reply
         .header('content-disposition', `attachment; filename="tessera-account-${data.exported_at.slice(0, 10)}.json"`)

@@ -6,12 +6,22 @@
 // phone; and thirty finishes at once give one winner.
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
+import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 import { atOnce, statusCounts } from '../testing/concurrency.ts';
 import { databaseKinds, passwordSignIn, type TestServer } from '../testing/harness.ts';
-import { freshMfa, makeUser, signedInUser, skipResendWaits, type Method } from '../testing/mfaKit.ts';
+import {
+  addPasskey,
+  freshMfa,
+  makeUser,
+  sessionFor,
+  signedInUser,
+  skipResendWaits,
+  type Method,
+} from '../testing/mfaKit.ts';
+import { assert } from '../testing/softAuthenticator.ts';
 import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
 import { codeIn } from '../testing/peers.ts';
 
@@ -158,6 +168,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
       methods: [],
       can_decline: true,
       sso_only: false,
+      expires_at: expect.any(String),
     });
     const smsBefore = sms.messages.length;
     const done = await call(me, 'fuzzion/finish', { payload, intent: 'merge' });
@@ -184,6 +195,58 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     ]);
     // The offer is spent: nothing more happens with it.
     expect((await call(me, 'fuzzion/offer', { payload })).json().code).toBe('merge_unavailable');
+  });
+
+  it('keeps the session that received the offer in the merge until it is spent, cancelled or expired, and no other session', async () => {
+    const me = await signedIn();
+    const other = await makeUser(server, { methods: [] });
+    const profile = async (who: { token: string; device: string }) =>
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: '/api/user',
+          headers: { 'x-device-id': who.device, authorization: `Bearer ${who.token}` },
+        })
+      ).json().data;
+    expect((await profile(me)).fuzzion_until).toBeUndefined();
+    const payload = await offerFor(me, other.email);
+    const until = (await profile(me)).fuzzion_until;
+    expect(Date.parse(until)).toBeGreaterThan(Date.now());
+    // Another session of the same account is not in it.
+    const elsewhere = { device: 'fuzzion-elsewhere', token: await sessionFor(server, me.userId, 'fuzzion-elsewhere') };
+    expect((await profile(elsewhere)).fuzzion_until).toBeUndefined();
+    // Cancelling from elsewhere leaves it open; from the session, the offer is spent.
+    expect((await call(elsewhere as Who, 'fuzzion/cancel', {})).statusCode).toBe(204);
+    expect((await profile(me)).fuzzion_until).toBe(until);
+    expect((await call(me, 'fuzzion/cancel', {})).statusCode).toBe(204);
+    expect((await profile(me)).fuzzion_until).toBeUndefined();
+    expect((await call(me, 'fuzzion/offer', { payload })).json().code).toBe('merge_unavailable');
+    // Again, with nothing open: the same answer, nothing changed.
+    expect((await call(me, 'fuzzion/cancel', {})).statusCode).toBe(204);
+    // A new offer, spent by its finish, and one that expired: both leave the merge.
+    await skipResendWaits(server);
+    const second = await offerFor(me, other.email);
+    expect((await profile(me)).fuzzion_until).toBeDefined();
+    await server.ctx.db
+      .updateTable('tickets')
+      .set({ expires_at: nowIso(Date.now() - 1000) })
+      .where('kind', '=', 'fuzzion')
+      .where('user_id', '=', me.userId)
+      .execute();
+    expect((await profile(me)).fuzzion_until).toBeUndefined();
+    await skipResendWaits(server);
+    const third = await offerFor(me, other.email);
+    expect(third).not.toBe(second);
+    expect((await call(me, 'fuzzion/finish', { payload: third, intent: 'merge' })).statusCode).toBe(200);
+    expect((await profile(me)).fuzzion_until).toBeUndefined();
+    // Without a session: refused.
+    const anonymous = await server.app.inject({
+      method: 'POST',
+      url: '/api/fuzzion/cancel',
+      headers: { 'x-device-id': me.device },
+      payload: {},
+    });
+    expect(anonymous.statusCode).toBe(401);
   });
 
   it('refuses a card number as a proof, anywhere: the routes that took one alone are gone, and a card counts only as a configured second factor', async () => {
@@ -215,7 +278,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const wrong = await call(me, 'fuzzion', {
       payload,
       intent: 'merge',
-      challenge: challenge.json().challenge,
+      challenge: challenge.json().payload,
       code: '5065000099999999',
     });
     expect(wrong.statusCode).toBe(422);
@@ -223,7 +286,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const right = await call(me, 'fuzzion', {
       payload,
       intent: 'merge',
-      challenge: challenge.json().challenge,
+      challenge: challenge.json().payload,
       code: number,
     });
     expect(right.statusCode).toBe(200);
@@ -255,10 +318,55 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const challenge = await call(me, 'mfa/fuzzion', { payload, mfaId: other.ids.totp });
     expect(challenge.json()).toMatchObject({ method: 'totp' });
     const code = new TOTP({ secret, digits: 6, period: 30 }).generate();
-    const done = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: challenge.json().challenge, code });
+    const done = await call(me, 'fuzzion', { payload, intent: 'merge', challenge: challenge.json().payload, code });
     expect(done.statusCode).toBe(200);
     expect(done.json()).toMatchObject({ done: true, data: { outcome: 'merged' } });
     expect(await closed(other.userId)).not.toBeNull();
+  });
+
+  it('proves the other account by its passkey, and moves every one of its passkeys to the survivor', async () => {
+    const me = await signedIn(['email']);
+    await addPasskey(server, me);
+    const other = await signedIn(['email']);
+    const theirs = await addPasskey(server, other);
+    const payload = await offerFor(me, other.email);
+    const challenge = await call(me, 'mfa/fuzzion', { payload, mfaId: theirs.id });
+    expect(challenge.statusCode).toBe(200);
+    expect(challenge.json()).toMatchObject({ method: 'passkey' });
+    const origin = server.ctx.config.publicOrigins.be;
+    const options = challenge.json().passkey;
+    expect(options.allowCredentials.map((c: { id: string }) => c.id)).toEqual([theirs.passkey.id]);
+    // A wrong signature proves nothing.
+    const forged = assert(theirs.passkey, { ...options, challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }, { origin });
+    const refused = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: challenge.json().payload,
+      credential: forged,
+    });
+    expect(refused.json().code).toBe('passkey_refused');
+    const done = await call(me, 'fuzzion', {
+      payload,
+      intent: 'merge',
+      challenge: challenge.json().payload,
+      credential: assert(theirs.passkey, options, { origin }),
+    });
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toMatchObject({ done: true, data: { outcome: 'merged' } });
+    const survivors = await server.ctx.db
+      .selectFrom('passkeys')
+      .innerJoin('mfa_methods', 'mfa_methods.id', 'passkeys.method_id')
+      .select('mfa_methods.user_id')
+      .where('passkeys.method_id', '=', theirs.id)
+      .execute();
+    expect(survivors).toEqual([{ user_id: me.userId }]);
+    const mine = await server.ctx.db
+      .selectFrom('mfa_methods')
+      .select('id')
+      .where('user_id', '=', me.userId)
+      .where('method', '=', 'passkey')
+      .execute();
+    expect(mine).toHaveLength(2);
   });
 
   it('counts a second factor sending to the address being added once, as the code: then the password makes the pair', async () => {
@@ -282,10 +390,21 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const other = await makeUser(server, { methods: ['sms'] });
     const third = await makeUser(server, { methods: ['sms'] });
     const payload = await offerFor(me, other.email);
-    // No destination can be named; another account's method is not this offer's.
-    expect((await call(me, 'mfa/fuzzion', { payload, mfaId: other.ids.sms, target: me.phone })).statusCode).toBe(400);
-    expect((await call(me, 'mfa/fuzzion', { payload, mfaId: third.ids.sms })).statusCode).toBe(404);
+    // No destination can be named, with the method's id or by a new method's (negative) id; another
+    // account's method is not this offer's.
     const before = sms.messages.length;
+    for (const named of [
+      { mfaId: other.ids.sms, target: me.phone },
+      { mfaId: NEW_METHOD_IDS.sms, target: me.phone },
+      { mfaId: NEW_METHOD_IDS.email, target: me.email },
+    ]) {
+      const refused = await call(me, 'mfa/fuzzion', { payload, ...named });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().code).toBe('invalid_request');
+    }
+    expect((await call(me, 'mfa/fuzzion', { payload, mfaId: third.ids.sms })).statusCode).toBe(404);
+    await server.ctx.outbox.drain();
+    expect(sms.messages.length).toBe(before);
     const started = await call(me, 'mfa/fuzzion', { payload, mfaId: other.ids.sms, channel: 'call' });
     expect(started.statusCode).toBe(200);
     await server.ctx.outbox.drain();
@@ -295,7 +414,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const wrong = await call(me, 'fuzzion', {
       payload,
       intent: 'merge',
-      challenge: started.json().challenge,
+      challenge: started.json().payload,
       code: otherCode(codeIn(sent[0]!.text)),
     });
     expect(wrong.statusCode).toBe(422);
@@ -318,7 +437,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     const borrowed = await call(me, 'fuzzion', {
       payload,
       intent: 'merge',
-      challenge: theirChallenge.json().challenge,
+      challenge: theirChallenge.json().payload,
       code: theirCode,
     });
     expect(borrowed.statusCode).toBe(410);
@@ -445,7 +564,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     await freshMfa(server, me.userId);
     const bad = await call(me, 'fuzzion/finish', { payload, intent: 'steal' });
     expect(bad.statusCode).toBe(400);
-    expect((await call(me, 'mfa/fuzzion', { payload, mfaId: -1 })).statusCode).toBe(400);
+    expect((await call(me, 'mfa/fuzzion', { payload, mfaId: 1.5 })).statusCode).toBe(400);
     expect(await closed(other.userId)).toBeNull();
   });
 
@@ -472,7 +591,7 @@ describe.each(kinds)('the way to a merge on %s', (kind) => {
     await server.ctx.outbox.drain();
     const code = codeIn(sms.messages.slice(before).at(-1)!.text);
     const raced = await atOnce(30, () =>
-      call(me, 'fuzzion', { payload: offer, intent: 'merge', challenge: started.json().challenge, code }),
+      call(me, 'fuzzion', { payload: offer, intent: 'merge', challenge: started.json().payload, code }),
     );
     expect(raced.filter((a) => a.statusCode === 200)).toHaveLength(1);
     expect(raced.filter((a) => a.statusCode >= 500)).toEqual([]);

@@ -21,6 +21,7 @@ import {
   FUZZION_PROOFS,
   type FuzzionAnswer,
   type FuzzionIntent,
+  type FuzzionMfaRequest,
   type FuzzionOffer,
   type FuzzionProof,
   type FuzzionSendAnswer,
@@ -35,7 +36,7 @@ import { OFFER_TICKET } from '../identity/duplicates.ts';
 import { detachContact } from '../identity/contacts.ts';
 import { methodsOf, summary, type MfaMethodRow } from '../identity/second-factors.ts';
 import { isSsoOnly } from '../identity/sso.ts';
-import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
+import { answerOf, startChallenge, verifyChallenge, type ChallengeAnswer } from '../methods/challenges.ts';
 import { confirmPassword } from '../passwords/confirm.ts';
 import { ticketDetail } from '../sessions/tickets.ts';
 import { hashToken } from '../sessions/tokens.ts';
@@ -46,6 +47,7 @@ export type Caller = { userId: string; language: string; ip: string; deviceKey: 
 /** An offer as a step finds it: the address, the account behind it, its second factors, what is proven. */
 type Offer = {
   ticketHash: string;
+  expiresAt: string;
   kind: ContactKind;
   target: string;
   otherId: string;
@@ -62,7 +64,7 @@ async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer
   const ticketHash = hashToken(payload);
   const ticket = await db
     .selectFrom('tickets')
-    .select(['user_id', 'detail'])
+    .select(['user_id', 'detail', 'expires_at'])
     .where('ticket_hash', '=', ticketHash)
     .where('kind', '=', OFFER_TICKET)
     .where('used_at', 'is', null)
@@ -86,6 +88,7 @@ async function openOffer(db: Db, caller: Caller, payload: string): Promise<Offer
   ]);
   return {
     ticketHash,
+    expiresAt: ticket.expires_at,
     kind,
     target,
     otherId,
@@ -144,6 +147,7 @@ export async function describeOffer(ctx: AppContext, caller: Caller, payload: st
     methods: left.methods.map(summary),
     can_decline: !offer.ssoOnly && (await canDecline(ctx.db, offer)),
     sso_only: offer.ssoOnly,
+    expires_at: offer.expiresAt,
   };
 }
 
@@ -161,8 +165,11 @@ async function provableOffer(db: Db, caller: Caller, payload: string): Promise<O
 export async function startMethod(
   ctx: AppContext,
   caller: Caller,
-  input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' | undefined },
+  input: FuzzionMfaRequest,
 ): Promise<FuzzionSendAnswer> {
+  // A method named by a destination (a negative id with its `target`) is never started here: a
+  // merge's code goes only where the other account already receives its codes.
+  if (input.mfaId < 0 || input.target !== undefined) throw new ApiError('invalid_request');
   const offer = await provableOffer(ctx.db, caller, input.payload);
   const method = remaining(offer).methods.find((m) => m.id === input.mfaId);
   if (!method) throw new ApiError('not_found');
@@ -177,12 +184,13 @@ export async function startMethod(
     ...(input.channel && PHONE_METHODS.has(method.method) ? { channel: input.channel } : {}),
   });
   return {
-    challenge: started.payload,
-    method: started.method,
+    payload: started.payload,
+    method: started.method as FuzzionSendAnswer['method'],
     ...(started.target ? { target: started.target } : {}),
     expires_at: started.expires_at,
     expires_in: started.expires_in,
     ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
+    ...(started.passkey ? { passkey: started.passkey } : {}),
   };
 }
 
@@ -191,10 +199,10 @@ export async function startMethod(
 export async function proveByCode(
   ctx: AppContext,
   caller: Caller,
-  input: { payload: string; intent: FuzzionIntent; challenge: string; code: string },
+  input: { payload: string; intent: FuzzionIntent; challenge: string } & ChallengeAnswer,
 ): Promise<FuzzionAnswer> {
   const offer = await provableOffer(ctx.db, caller, input.payload);
-  const passed = await verifyChallenge(ctx, input.challenge, input.code, {
+  const passed = await verifyChallenge(ctx, input.challenge, answerOf(input), {
     purposes: ['merge'],
     deviceKey: caller.deviceKey,
     ip: caller.ip,

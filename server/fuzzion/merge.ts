@@ -264,7 +264,10 @@ async function moveContacts(trx: Transaction<Database>, survivorId: string, othe
   }
 }
 
-const sameMethod = (a: MfaMethodRow, b: MfaMethodRow) => a.method === b.method && a.target === b.target;
+/** Two methods alike: the same kind to the same destination. Passkeys are each their own (a credential
+ * is one account's), so every one of the other account's moves. */
+const sameMethod = (a: MfaMethodRow, b: MfaMethodRow) =>
+  a.method !== 'passkey' && a.method === b.method && a.target === b.target;
 
 /** Second factors move unless the survivor has the same (method and target), and the survivor's
  * primary stays the primary. One authenticator per account: the other's goes only where the

@@ -17,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { requireSession } from '../http/auth.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { languageOf } from '../identity/accounts.ts';
+import { cancelOpenOffer } from '../identity/duplicates.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { describeOffer, finish, proveByCode, proveByPassword, startMethod, type Caller } from './fuzzion.ts';
 
@@ -78,6 +79,24 @@ export async function fuzzionRoutes(app: FastifyInstance, ctx: AppContext) {
     FuzzionPasswordRequest,
     FuzzionAnswer,
     (caller, body) => proveByPassword(ctx, caller, body),
+  );
+  // "Use another address": the session leaves its open merge. Nothing is proven or changed by it, so
+  // the session alone is enough (no fresh second factor), and it answers alike with nothing open.
+  app.post(
+    '/fuzzion/cancel',
+    {
+      schema: {
+        tags: ['merge'],
+        summary:
+          "Cancel this session's open merge offer: it can no longer be taken, and the session is out of the merge",
+        response: responses({ 204: null }, [401, 503]),
+      },
+      preHandler: requireSession(ctx.db, ctx.cookieName),
+    },
+    async (request, reply) => {
+      await cancelOpenOffer(ctx, request.session!.sessionId);
+      return reply.code(204).send();
+    },
   );
   call(
     '/fuzzion/finish',

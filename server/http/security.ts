@@ -3,11 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.ts';
 
-/** The content security policy: our own origin only (and https images, for partners' logos). `styles` adds the hashes of inline style
+/** The content security policy: our own origin only. `styles` adds the hashes of inline style
  * elements a page carries (server/spa/page.ts inlines the stylesheet into the page). */
 export function contentSecurityPolicy(
   config: Pick<Config, 'analyticsUrl'>,
-  extra: { styles?: string[]; scripts?: string[] } = {},
+  extra: { styles?: string[]; scripts?: string[]; formAction?: string } = {},
 ): string {
   const connect = ["'self'", config.analyticsUrl ? new URL(config.analyticsUrl).origin : null]
     .filter(Boolean)
@@ -16,16 +16,22 @@ export function contentSecurityPolicy(
     "default-src 'self'",
     ["script-src 'self'", ...(extra.scripts ?? [])].join(' '),
     ["style-src 'self'", ...(extra.styles ?? [])].join(' '),
-    // Partner applications' logos are registered https addresses (the consent and access screens
-    // show them): an image runs nothing, and the referrer policy keeps our paths to ourselves.
-    "img-src 'self' data: https:",
+    // Partner applications' logos are served by us too (docs/decisions/client-logos.md).
+    "img-src 'self' data:",
     "font-src 'self'",
     `connect-src ${connect}`,
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    `form-action ${extra.formAction ?? "'self'"}`,
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/** Where a form that answers the authorisation server may end: it posts to us, and the answer
+ * redirects on to a client's registered address (a redirect URI, a post-logout redirect URI), which
+ * a browser checks against `form-action` too. */
+export function providerFormAction(config: Pick<Config, 'env'>): string {
+  return `'self' https:${config.env === 'production' ? '' : ' http:'}`;
 }
 
 /** The headers every answer carries besides its content security policy. */
@@ -49,8 +55,8 @@ export function providerPagePolicy(config: Pick<Config, 'env'>): string {
     "default-src 'none'",
     "script-src 'unsafe-inline'",
     "style-src 'unsafe-inline'",
-    "img-src 'self' data: https:",
-    `form-action 'self' https:${config.env === 'production' ? '' : ' http:'}`,
+    "img-src 'self' data:",
+    `form-action ${providerFormAction(config)}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
@@ -64,7 +70,8 @@ export function installSecurityHeaders(app: FastifyInstance, config: Config) {
     // A page that carries its own inline style says so in a policy of its own.
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
     for (const [name, value] of headers) reply.header(name, value);
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    // An API answer is not kept, unless its route says how (a partner's logo).
+    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }

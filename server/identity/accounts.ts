@@ -241,6 +241,12 @@ export async function firstEmailOf(db: Db, userId: string): Promise<string | nul
   return (await rankedContacts(db, userId, 'email').executeTakeFirst())?.value ?? null;
 }
 
+/** What an authenticator shows beside the account (the app's code, a passkey): its main email, or phone. */
+export async function accountLabel(db: Db, userId: string): Promise<string> {
+  const email = await firstEmailOf(db, userId);
+  return email ?? (await rankedContacts(db, userId, 'phone').executeTakeFirst())?.value ?? 'account';
+}
+
 /** The account an email or phone belongs to, with the account's language; undefined for none. */
 export async function contactHolder(
   db: Db,

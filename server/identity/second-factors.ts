@@ -8,6 +8,7 @@ import { nowIso } from '../db/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { lockUser } from '../db/locks.ts';
 import { activationOf, describeMethod, sendsCodes } from '../methods/index.ts';
+import type { MethodRow } from '../methods/method.ts';
 
 export type MfaMethodRow = {
   id: number;
@@ -17,7 +18,13 @@ export type MfaMethodRow = {
   secret: string | null;
   is_primary: number;
   last_step: number | null;
+  /** For a card method: the last four digits of each activated card. */
+  card_endings?: string[];
+  /** For a passkey: what its owner sees of it. */
+  passkey?: PasskeySummary;
 };
+
+type PasskeySummary = NonNullable<MethodRow['passkey']>;
 
 export async function methodsOf(db: Db, userId: string): Promise<MfaMethodRow[]> {
   const rows = await db
@@ -27,11 +34,65 @@ export async function methodsOf(db: Db, userId: string): Promise<MfaMethodRow[]>
     .orderBy('is_primary', 'desc')
     .orderBy('created_at')
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    id: Number(row.id),
-    last_step: row.last_step === null ? null : Number(row.last_step),
-  }));
+  // A card method takes the number of any of the account's activated cards: their endings name them.
+  const endings = rows.some((row) => row.method === 'card') ? await cardEndingsOf(db, userId) : [];
+  const passkeys = rows.some((row) => row.method === 'passkey') ? await passkeysOf(db, userId) : new Map();
+  return rows.map((row) => {
+    const id = Number(row.id);
+    const passkey = passkeys.get(id);
+    return {
+      ...row,
+      id,
+      last_step: row.last_step === null ? null : Number(row.last_step),
+      ...(row.method === 'card' ? { card_endings: endings } : {}),
+      ...(passkey ? { passkey } : {}),
+    };
+  });
+}
+
+async function passkeysOf(db: Db, userId: string): Promise<Map<number, PasskeySummary>> {
+  const rows = await db
+    .selectFrom('passkeys')
+    .innerJoin('mfa_methods', 'mfa_methods.id', 'passkeys.method_id')
+    .select(['passkeys.method_id', 'name', 'aaguid', 'passkeys.created_at', 'last_used_at', 'synced'])
+    .where('mfa_methods.user_id', '=', userId)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      Number(row.method_id),
+      {
+        name: row.name,
+        aaguid: row.aaguid,
+        created_at: row.created_at,
+        last_used_at: row.last_used_at,
+        synced: Number(row.synced) === 1,
+      },
+    ]),
+  );
+}
+
+/** Names one of the account's passkeys; false when the account has no such passkey. */
+export async function renamePasskey(db: Db, userId: string, id: number, name: string): Promise<boolean> {
+  const renamed = await db
+    .updateTable('passkeys')
+    .set({ name })
+    .where('method_id', '=', id)
+    .where('method_id', 'in', (eb) =>
+      eb.selectFrom('mfa_methods').select('id').where('user_id', '=', userId).where('method', '=', 'passkey'),
+    )
+    .executeTakeFirst();
+  return Number(renamed.numUpdatedRows) === 1;
+}
+
+async function cardEndingsOf(db: Db, userId: string): Promise<string[]> {
+  const cards = await db
+    .selectFrom('cards')
+    .select('number')
+    .where('user_id', '=', userId)
+    .where('activated_at', 'is not', null)
+    .orderBy('activated_at', 'desc')
+    .execute();
+  return cards.map((card) => card.number.slice(-4));
 }
 
 export async function methodOf(db: Db, userId: string, id: number): Promise<MfaMethodRow | null> {

@@ -62,7 +62,8 @@ export async function linkIdentity(
       email: subject.email,
       name: subject.name,
       created_at: now,
-      last_used_at: null,
+      // A link follows a sign-in with that identity a moment ago (the ticket it brought).
+      last_used_at: now,
     })
     .onConflict((c) => c.columns(['provider', 'tenant_id', 'object_id']).doNothing())
     .returning('id')

@@ -12,9 +12,8 @@ import { messageOf } from '../../contract/errors.ts';
 import type { AppContext } from '../context.ts';
 import { deviceKeyOf } from '../http/auth.ts';
 import { errorSchema, jsonSchema, responses } from '../http/schema.ts';
-import { completeSignIn } from '../sessions/signIn.ts';
 import { authenticate } from './authenticate.ts';
-import { decideSignIn } from './decision.ts';
+import { signInWithPassword } from '../identity/signInDecision.ts';
 import { assertCaptcha } from '../captcha/index.ts';
 
 export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -57,20 +56,11 @@ export async function loginRoutes(app: FastifyInstance, ctx: AppContext) {
           .send({ code: 'weak_password', message: messageOf('weak_password'), payload: outcome.payload });
       }
       // A second factor is needed unless this device was trusted after one.
-      const next = await decideSignIn(ctx, outcome, { deviceKey, clientId: request.body.client_id });
+      const next = await signInWithPassword(ctx, request, reply, outcome, request.body.client_id);
       if (next.kind === 'second_factor') {
-        return reply.code(401).send({
-          code: 'mfa_required',
-          message: messageOf('mfa_required'),
-          mfa: { payload: next.payload, methods: next.methods },
-        });
+        return reply.code(401).send({ code: 'mfa_required', message: messageOf('mfa_required'), mfa: next.mfa });
       }
-      return completeSignIn(ctx, request, reply, {
-        userId: outcome.userId,
-        clientId: request.body.client_id ?? null,
-        viaMfa: false,
-        enrolment: next.enrolment,
-      });
+      return next.token;
     },
   );
 }

@@ -3,8 +3,7 @@
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { CODE_LENGTH } from '../../contract/rules.ts';
-import type { Db } from '../db/index.ts';
-import { firstEmailOf, rankedContacts } from '../identity/accounts.ts';
+import { accountLabel } from '../identity/accounts.ts';
 import { ApiError } from '../http/errors.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 import { describeRow, type ChallengeMethod } from './method.ts';
@@ -79,9 +78,3 @@ export const authenticator: ChallengeMethod = {
     },
   },
 };
-
-/** What the authenticator app shows beside the code: the account's main email (or phone). */
-async function accountLabel(db: Db, userId: string): Promise<string> {
-  const email = await firstEmailOf(db, userId);
-  return email ?? (await rankedContacts(db, userId, 'phone').executeTakeFirst())?.value ?? 'account';
-}

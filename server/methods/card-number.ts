@@ -13,5 +13,6 @@ export const cardNumber: ChallengeMethod = {
       .executeTakeFirst();
     return { right: card !== undefined };
   },
-  describe: describeRow,
+  // Which card: its last four digits (of each activated card, newest first).
+  describe: (row) => ({ ...describeRow(row), ...(row.card_endings?.length ? { card_endings: row.card_endings } : {}) }),
 };

@@ -53,8 +53,14 @@ export type NewChallenge = {
   deviceKey: string | null;
   loginTicketHash?: string | null;
   replacesMethodId?: number | null;
+  /** The challenge this one replaces (a new code for the same subject). */
+  replacedId?: string | null;
   /** Where the code goes, for a method whose code is sent. */
   sendTo?: string;
+  /** The keyed hash of what the browser was asked, for a method it answers by itself (a passkey). */
+  codeHash?: string;
+  /** The only session that may answer it, where one asked. */
+  sessionId?: string | null;
 };
 
 /** Writes a challenge and, for a method whose code Tessera sends, makes the code and queues its
@@ -88,16 +94,18 @@ export async function openChallenge(
       new_method: challenge.newMethod,
       target: challenge.target,
       payload_hash: challenge.payloadHash,
-      code_hash: sent?.codeHash ?? null,
+      code_hash: sent?.codeHash ?? challenge.codeHash ?? null,
       attempts: 0,
       sends: challenge.sends,
-      expires_at: nowIso(now + ctx.config.mfa.codeTtlSeconds * 1000),
+      expires_at: nowIso(now + (method.ttlSeconds ?? ctx.config.mfa.codeTtlSeconds) * 1000),
       resend_at: nowIso(now + challenge.resendWaitSeconds * 1000),
       device_key: challenge.deviceKey,
       login_ticket_hash: challenge.loginTicketHash ?? null,
       completed_at: null,
       created_at: nowIso(now),
       replaces_method_id: challenge.replacesMethodId ?? null,
+      replaced_id: challenge.replacedId ?? null,
+      session_id: challenge.sessionId ?? null,
     })
     // A flow's send number taken already: DO NOTHING rather than an error, which would abort a
     // PostgreSQL transaction. Any other conflict is an error.

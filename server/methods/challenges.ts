@@ -24,8 +24,10 @@ import {
   sendingBudgets,
   waitAfterSend,
 } from './challenge-store.ts';
-import { maskTarget } from './codes.ts';
+import { hashCode, maskTarget, sameHash } from './codes.ts';
 import { methodOfKind } from './index.ts';
+import type { NewPasskey } from './passkey.ts';
+import type { PasskeyCredential, PasskeyOptions } from '../../contract/schemas.ts';
 
 export type Purpose = 'login' | 'sudo' | 'activate' | 'reset' | 'contact' | 'merge';
 const DAY_MS = 24 * 3600 * 1000;
@@ -48,6 +50,8 @@ export type StartedChallenge = {
   expires_in: number;
   resend_at?: string;
   resend_in?: number;
+  /** For a passkey: what the browser asks its authenticator. */
+  passkey?: PasskeyOptions;
 };
 
 /** Lost the race for the resend wait to a concurrent request for the same subject. */
@@ -77,6 +81,8 @@ export async function startChallenge(
     loginTicket?: string;
     /** The client address, as resolved through the trusted proxies: its own sending budget bites first. */
     ip: string;
+    /** The signed-in session asking (a step-up, a new method): only it may answer. */
+    sessionId?: string;
     /** The hash of a payload already handed out (a forgotten-password request answered before its
      * challenge existed); without it a new payload is made. */
     payloadHash?: string;
@@ -115,7 +121,10 @@ export async function startChallenge(
 
   const id = newId();
   const payload = newToken();
-  const expiresAt = nowIso(now + config.mfa.codeTtlSeconds * 1000);
+  const ttl = method.ttlSeconds ?? config.mfa.codeTtlSeconds;
+  const expiresAt = nowIso(now + ttl * 1000);
+  // A method the browser answers by itself is asked its question now (it sends nothing).
+  const asked = await method.ask?.(ctx, { challengeId: id, userId: input.userId, methodId: subject.id });
   let wait = config.mfa.resendFirstWaitSeconds;
   try {
     await db.transaction().execute(async (trx) => {
@@ -153,7 +162,10 @@ export async function startChallenge(
           deviceKey: input.deviceKey,
           loginTicketHash: input.loginTicket ? hashToken(input.loginTicket) : null,
           replacesMethodId: subject.replaces ?? null,
+          replacedId: previous && replacing ? previous.id : null,
           ...(coded ? { sendTo: subject.target! } : {}),
+          ...(asked ? { codeHash: asked.codeHash } : {}),
+          sessionId: input.sessionId ?? null,
         },
         now,
       );
@@ -169,7 +181,8 @@ export async function startChallenge(
     payload,
     method: subject.method,
     expires_at: expiresAt,
-    expires_in: config.mfa.codeTtlSeconds,
+    expires_in: ttl,
+    ...(asked ? { passkey: asked.options } : {}),
     ...(subject.target && coded ? { target: maskTarget(subject.target) } : {}),
     ...(coded ? { resend_at: nowIso(now + wait * 1000), resend_in: wait } : {}),
   };
@@ -189,6 +202,10 @@ export type PassedChallenge = {
   loginTicketHash: string | null;
   /** After a recovery key: how many unused keys remain. */
   recoveryKeysLeft?: number;
+  /** How the factor was given, where OIDC's amr names it (a passkey's 'hwk' or 'swk'). */
+  amr?: string;
+  /** A new passkey's credential, for its binding. */
+  credential?: NewPasskey;
 };
 
 /** What a forgotten-password challenge's failures are counted by: the name that was typed, keyed
@@ -231,6 +248,30 @@ function resetKeyOf(secretKey: string, challenge: { id: string; target: string |
   return resetNameKey(secretKey, challenge.target ?? '');
 }
 
+/** What a wrong code is called: the code of the challenge this one replaced (a resend) was replaced
+ * by a newer one; any other is invalid. Both count as a wrong code: only the words differ, and only
+ * for the person who received the older code. */
+function wrongCodeOf(
+  secretKey: string,
+  challenge: { replaced_id: string | null; replaced_code_hash: string | null },
+  code: string,
+): 'code_replaced' | 'invalid_code' {
+  const { replaced_id: id, replaced_code_hash: hash } = challenge;
+  return id !== null && hash !== null && sameHash(hash, hashCode(secretKey, id, code))
+    ? 'code_replaced'
+    : 'invalid_code';
+}
+
+/** A challenge's answer: a typed code, or a passkey's credential (as its method reads it). */
+export type ChallengeAnswer = { code?: string | undefined; credential?: PasskeyCredential | undefined };
+
+/** The answer as its method reads it; neither of the two is a malformed request. */
+export function answerOf(answer: ChallengeAnswer): string {
+  if (answer.code !== undefined) return answer.code;
+  if (answer.credential !== undefined) return JSON.stringify(answer.credential);
+  throw new ApiError('validation_failed', { fields: [{ field: 'code', code: 'required' }] });
+}
+
 /** Thrown inside the closing transaction: the answer was right but lost a race (replayed authenticator code, key spent). */
 class Lost extends Error {}
 class Closed extends Error {}
@@ -248,6 +289,8 @@ export async function verifyChallenge(
     ip?: string;
     /** A solved CAPTCHA, for past the account's ceiling; without it, the request's X-Captcha header. */
     captcha?: string;
+    /** The session answering: a challenge a session asked for is answered only in it. */
+    sessionId?: string | null;
   } = {},
 ): Promise<PassedChallenge> {
   const { db, config } = ctx;
@@ -255,6 +298,7 @@ export async function verifyChallenge(
   const challenge = await db
     .selectFrom('mfa_challenges')
     .leftJoin('mfa_methods', 'mfa_methods.id', 'mfa_challenges.method_id')
+    .leftJoin('mfa_challenges as replaced', 'replaced.id', 'mfa_challenges.replaced_id')
     .select([
       'mfa_challenges.id',
       'mfa_challenges.user_id',
@@ -270,6 +314,9 @@ export async function verifyChallenge(
       'mfa_challenges.device_key',
       'mfa_challenges.replaces_method_id',
       'mfa_challenges.flow_id',
+      'mfa_challenges.replaced_id',
+      'mfa_challenges.session_id',
+      'replaced.code_hash as replaced_code_hash',
       'mfa_methods.method',
       'mfa_methods.secret',
       'mfa_methods.last_step',
@@ -299,6 +346,9 @@ export async function verifyChallenge(
   ) {
     throw new ApiError('challenge_closed');
   }
+  if (challenge.session_id !== null && challenge.session_id !== options.sessionId) {
+    throw new ApiError('challenge_closed');
+  }
   if (challenge.expires_at <= now) throw new ApiError('code_expired');
 
   // Wrong answers are counted per account and address, then under the account's ceiling: a
@@ -319,7 +369,8 @@ export async function verifyChallenge(
 
   const existing = challenge.method_id !== null;
   const kind = (existing ? challenge.method : challenge.new_method) ?? '';
-  const verdict = await methodOfKind(kind).verify(
+  const method = methodOfKind(kind);
+  const verdict = await method.verify(
     ctx,
     {
       id: challenge.id,
@@ -348,7 +399,8 @@ export async function verifyChallenge(
     const left = Math.max(0, config.mfa.maxAttempts - counted);
     // Past the ceiling now: the next try needs a puzzle, said at once so the form can show it.
     const puzzle = next > 0 && config.captcha.enabled ? { captcha: true, captcha_level: next } : {};
-    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left, ...puzzle });
+    const wrong = method.wrong ?? wrongCodeOf(config.secretKey, challenge, code);
+    throw new ApiError(left > 0 ? wrong : 'challenge_closed', { attempts_left: left, ...puzzle });
   };
   if (!verdict.right || standIn) return refuse();
 
@@ -377,6 +429,8 @@ export async function verifyChallenge(
     step: verdict.step ?? null,
     loginTicketHash: challenge.login_ticket_hash,
     ...(verdict.after ? await verdict.after(db) : {}),
+    ...(verdict.amr ? { amr: verdict.amr } : {}),
+    ...(verdict.credential ? { credential: verdict.credential } : {}),
   };
 }
 
@@ -388,10 +442,23 @@ export async function verifyChallenge(
 export async function latestFlowChallenge(ctx: Pick<AppContext, 'db'>, flowId: string) {
   return ctx.db
     .selectFrom('mfa_challenges')
-    .select(['id', 'new_method', 'target', 'code_hash', 'attempts', 'sends', 'expires_at', 'resend_at', 'completed_at'])
-    .where('flow_id', '=', flowId)
-    .where('purpose', '=', 'onboarding')
-    .orderBy('sends', 'desc')
+    .leftJoin('mfa_challenges as replaced', 'replaced.id', 'mfa_challenges.replaced_id')
+    .select([
+      'mfa_challenges.id',
+      'mfa_challenges.new_method',
+      'mfa_challenges.target',
+      'mfa_challenges.code_hash',
+      'mfa_challenges.attempts',
+      'mfa_challenges.sends',
+      'mfa_challenges.expires_at',
+      'mfa_challenges.resend_at',
+      'mfa_challenges.completed_at',
+      'mfa_challenges.replaced_id',
+      'replaced.code_hash as replaced_code_hash',
+    ])
+    .where('mfa_challenges.flow_id', '=', flowId)
+    .where('mfa_challenges.purpose', '=', 'onboarding')
+    .orderBy('mfa_challenges.sends', 'desc')
     .executeTakeFirst();
 }
 
@@ -454,6 +521,7 @@ export async function startFlowChallenge(
           sends: sendsSoFar + 1,
           resendWaitSeconds: wait,
           deviceKey: null,
+          replacedId: open ? previous.id : null,
           sendTo: input.target,
         },
         now,
@@ -500,7 +568,9 @@ export async function verifyFlowChallenge<T extends string>(
   if (!verdict.right) {
     const counted = await countWrongAnswer(ctx, challenge.id);
     const left = counted === null ? 0 : Math.max(0, config.mfa.maxAttempts - counted);
-    throw new ApiError(left > 0 ? 'invalid_code' : 'challenge_closed', { attempts_left: left });
+    throw new ApiError(left > 0 ? wrongCodeOf(config.secretKey, challenge, code) : 'challenge_closed', {
+      attempts_left: left,
+    });
   }
   const now = nowIso();
   // Spent once: of two racing checks of the right code, one closes the challenge.

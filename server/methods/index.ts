@@ -4,10 +4,11 @@ import { authenticator } from './authenticator.ts';
 import { cardNumber } from './card-number.ts';
 import { describeRow, type Activation, type ChallengeMethod, type MethodRow } from './method.ts';
 import { callCode, emailCode, smsCode, whatsappCode } from './one-time-code.ts';
+import { passkey } from './passkey.ts';
 import { recoveryKey } from './recovery-key.ts';
 
 export const METHODS: Readonly<Record<string, ChallengeMethod>> = Object.fromEntries(
-  [emailCode, smsCode, callCode, whatsappCode, authenticator, recoveryKey, cardNumber].map((method) => [
+  [emailCode, smsCode, callCode, whatsappCode, authenticator, recoveryKey, cardNumber, passkey].map((method) => [
     method.kind,
     method,
   ]),

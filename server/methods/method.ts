@@ -6,12 +6,13 @@
 // carry their binding): server/mfa/activation.ts runs the shared steps around it.
 import type { Variant } from '../../contract/constants.ts';
 import type { ErrorCode } from '../../contract/errors.ts';
-import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import type { MfaMethodSummary, PasskeyOptions } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
 import type { MessagePurpose } from '../delivery/messages.ts';
 import type { ContactKind } from '../identity/accounts.ts';
 import { maskTarget } from './codes.ts';
+import type { NewPasskey } from './passkey.ts';
 
 /** The answer's verdict. A right answer may use something up (an authenticator's time step, a
  * recovery key): `spend` does it inside the transaction that closes the challenge, and says false
@@ -23,6 +24,10 @@ export type Verdict = {
   step?: number;
   /** What the owner learns after a success (the recovery keys left). */
   after?: (db: Db) => Promise<{ recoveryKeysLeft?: number }>;
+  /** How the factor was given, where OIDC's amr names it (RFC 8176: 'hwk', 'swk' for a passkey). */
+  amr?: string;
+  /** What a new method's first answer proved, for its binding to write (a passkey's credential). */
+  credential?: NewPasskey;
 };
 
 /** The one interface of every method; `Held` is what the answer is checked against. */
@@ -47,7 +52,16 @@ export type HeldChallenge = {
 };
 
 /** A second-factor method row, as its owner sees it. */
-export type MethodRow = { id: number; method: string; target: string | null; is_primary: number };
+export type MethodRow = {
+  id: number;
+  method: string;
+  target: string | null;
+  is_primary: number;
+  /** For a card method: the last four digits of the account's activated cards. */
+  card_endings?: string[];
+  /** For a passkey: what its owner sees of it. */
+  passkey?: { name: string | null; aaguid: string; created_at: string; last_used_at: string | null; synced: boolean };
+};
 
 export type CodeToSend = {
   challengeId: string;
@@ -63,6 +77,16 @@ export interface ChallengeMethod extends ProofMethod<HeldChallenge> {
   /** Only for methods whose codes Tessera sends: makes the code, queues its message in the
    * challenge's transaction (so a crash loses neither alone) and returns its keyed hash. */
   start?(deps: Pick<AppContext, 'config' | 'outbox'>, trx: Db, code: CodeToSend): Promise<{ codeHash: string }>;
+  /** Only for methods the browser answers by itself (a passkey): the question it is asked, and its
+   * keyed hash, which the challenge keeps as a sent code's. `methodId` null: a new method's set-up. */
+  ask?(
+    deps: MethodDeps,
+    held: { challengeId: string; userId: string; methodId: number | null },
+  ): Promise<{ codeHash: string; options: PasskeyOptions }>;
+  /** How long its challenge may be answered, when not as long as a code's. */
+  readonly ttlSeconds?: number;
+  /** The error a wrong answer gets, when not a wrong code's. */
+  readonly wrong?: ErrorCode;
   describe(row: MethodRow): MfaMethodSummary;
   /** How the method is added to an account; a method without one cannot be (recovery keys, cards). */
   readonly activation?: Activation;
@@ -82,7 +106,7 @@ export interface Activation {
    * secret, sealed, until the first code proves it; the answer shows what the user needs of it. */
   setUp?(deps: MethodDeps, userId: string): Promise<SetUp>;
   /** Writes the proven method, in the transaction that holds the account's lock. */
-  bind(deps: Pick<AppContext, 'config'>, binding: Binding): Promise<Bound>;
+  bind(deps: Pick<AppContext, 'config' | 'outbox'>, binding: Binding): Promise<Bound>;
 }
 
 /** A destination a method proves, and the errors that name it. */
@@ -117,6 +141,8 @@ export type Binding = {
   target: string | null;
   /** The authenticator time step the first code used (the new method starts past it). */
   step: number | null;
+  /** What the first answer proved of a new passkey. */
+  credential: NewPasskey | null;
   addMethod(input: {
     method: string;
     target?: string | null;

@@ -1,6 +1,7 @@
 // One-time codes Tessera sends: email, SMS, voice call and WhatsApp. The code is random, 8 digits,
 // kept only as an HMAC bound to its challenge, and its message is queued in the durable outbox in
 // the transaction that opens the challenge.
+import type { Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { CODE_LENGTH, isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { Channel } from '../delivery/index.ts';
@@ -53,6 +54,13 @@ function destinationActivation(kind: CodeKind, destination: Destination): Activa
   };
 }
 
+/** The host an SMS binds its code to: the configured origin of the variant whose language the
+ * message speaks (every Luxembourg locale ends in _LU), never a request's Host. Its host name only,
+ * as the origin-bound line writes it. */
+export function boundHost(origins: Record<Variant, string>, language: string): string {
+  return new URL(origins[language.endsWith('_LU') ? 'lu' : 'be']).hostname;
+}
+
 function oneTimeCode(kind: CodeKind, destination: Destination): ChallengeMethod {
   return {
     kind,
@@ -62,6 +70,7 @@ function oneTimeCode(kind: CodeKind, destination: Destination): ChallengeMethod 
       const text = codeMessage(sending.language, code, config.mfa.codeTtlSeconds, {
         purpose: sending.purpose,
         channel,
+        ...(channel === 'sms' ? { host: boundHost(config.publicOrigins, sending.language) } : {}),
       });
       await outbox.enqueue(trx, { channel, to: sending.target, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
       return { codeHash: hashCode(config.secretKey, sending.challengeId, code) };

@@ -18,8 +18,10 @@ import { spend } from '../ratelimit/index.ts';
 import { hasRecentMfa } from '../sessions/stepup.ts';
 import { markMfa } from '../sessions/store.ts';
 import { offerAfterCode } from '../identity/duplicates.ts';
-import { startChallenge, verifyChallenge } from '../methods/challenges.ts';
+import { answerOf, startChallenge, verifyChallenge, type ChallengeAnswer } from '../methods/challenges.ts';
 import { activationOf } from '../methods/index.ts';
+import { PasskeyTaken } from '../methods/passkey.ts';
+import type { PasskeyOptions } from '../../contract/schemas.ts';
 
 /** The kind a negative id names (NEW_METHOD_IDS). */
 const kindOfNewId = (id: number) =>
@@ -33,6 +35,8 @@ type Caller = {
   variant: Variant;
   deviceKey: string;
   ip: string;
+  /** The session asking: only it may finish the activation. */
+  sessionId: string;
 };
 
 export type ActivationAnswer = {
@@ -48,6 +52,7 @@ export type ActivationAnswer = {
     secret?: string;
     otpauth_url?: string;
     qr_svg?: string;
+    passkey?: PasskeyOptions;
     code?: string;
     message?: string;
   };
@@ -100,6 +105,7 @@ export async function startActivation(
     purpose: 'activate',
     deviceKey: caller.deviceKey,
     ip: caller.ip,
+    sessionId: caller.sessionId,
     subject: {
       id: null,
       method: kind,
@@ -118,6 +124,7 @@ export async function startActivation(
       expires_at: started.expires_at,
       expires_in: started.expires_in,
       ...(started.resend_at ? { resend_at: started.resend_at, resend_in: started.resend_in! } : {}),
+      ...(started.passkey ? { passkey: started.passkey } : {}),
       ...setUp?.shown,
     },
   };
@@ -134,13 +141,14 @@ export async function confirmActivation(
   ctx: AppContext,
   caller: Omit<Caller, 'mfaAt' | 'signedInAt' | 'language' | 'variant' | 'log'> & { sessionId: string },
   payload: string,
-  code: string,
+  answer: ChallengeAnswer,
 ): Promise<ActivationResult> {
   const { userId } = caller;
-  const passed = await verifyChallenge(ctx, payload, code, {
+  const passed = await verifyChallenge(ctx, payload, answerOf(answer), {
     purposes: ['activate'],
     deviceKey: caller.deviceKey,
     ip: caller.ip,
+    sessionId: caller.sessionId,
   });
   const activation = passed.newMethod ? activationOf(passed.newMethod) : undefined;
   if (passed.userId !== userId || !passed.newMethod || !activation) throw new ApiError('challenge_closed');
@@ -150,7 +158,7 @@ export async function confirmActivation(
   // proved the destination, and is the offer's first proof).
   const offerIfTaken = async () => {
     if (!destination) return;
-    const offer = await offerAfterCode(ctx, userId, destination.contact, passed.target!);
+    const offer = await offerAfterCode(ctx, caller, destination.contact, passed.target!);
     if (offer) throw new ApiError(destination.inUse, { fuzzion: offer });
   };
   await offerIfTaken();
@@ -181,17 +189,21 @@ export async function confirmActivation(
         replaced,
         target: passed.target,
         step: passed.step,
+        credential: passed.credential ?? null,
         addMethod: (input) => addMethod(trx, { userId, ...input }),
         setPrimary: (id) => setPrimary(trx, userId, id),
       });
       return { id: bound.id, method: kind, ...(bound.recoveryKeys ? { recovery_keys: bound.recoveryKeys } : {}) };
     })
     .catch(async (error: unknown) => {
+      // A passkey another account registered meanwhile: refused as any failed registration is.
+      if (error instanceof PasskeyTaken) throw new ApiError('passkey_refused', { attempts_left: 0 });
       if (!(error instanceof TakenMeanwhile) || !destination) throw error;
       await offerIfTaken();
       throw new ApiError(destination.inUse);
     });
-  await markMfa(ctx.db, caller.sessionId);
+  await markMfa(ctx.db, caller.sessionId, passed.amr ?? null);
+  ctx.outbox.kick();
   await recordEvent(ctx.db, {
     type: passed.replacesMethodId !== null ? 'mfa_method_replaced' : 'mfa_method_added',
     userId,

@@ -23,6 +23,8 @@ describe.each(kinds)('card challenge on %s', (kind) => {
       })
     ).json();
     const card = (login.mfa.methods as Array<{ id: number; method: string }>).find((m) => m.method === 'card')!;
+    // It names the card by its last four digits.
+    expect(card).toMatchObject({ card_endings: [DEMO_CARDS[0]!.number.slice(-4)] });
     const started = await server.app.inject({
       method: 'GET',
       url: `/api/mfa/sudo?mfaId=${card.id}&payload=${login.mfa.payload}`,
@@ -58,6 +60,7 @@ describe.each(kinds)('card challenge on %s', (kind) => {
       single: false,
       need_card: false,
       enrolment: 'none',
+      passkey_offer: true,
     });
   });
 });

@@ -5,7 +5,13 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { languageOf } from '../identity/accounts.ts';
 import { methodOf } from '../identity/second-factors.ts';
-import { startChallenge, verifyChallenge, type PassedChallenge } from '../methods/challenges.ts';
+import {
+  answerOf,
+  startChallenge,
+  verifyChallenge,
+  type ChallengeAnswer,
+  type PassedChallenge,
+} from '../methods/challenges.ts';
 import { completeSignIn } from '../sessions/signIn.ts';
 import { findSession, markMfa } from '../sessions/store.ts';
 import { peekTicket, redeemTicketHash } from '../sessions/tickets.ts';
@@ -29,10 +35,13 @@ export async function startMfaChallenge(
 ) {
   const { mfaId, payload, channel } = input;
   let userId: string | null;
+  let sessionId: string | undefined;
   if (payload) {
     userId = await peekTicket(ctx.db, payload, 'mfa_login');
   } else {
-    userId = input.token ? ((await findSession(ctx.db, input.token))?.userId ?? null) : null;
+    const session = input.token ? await findSession(ctx.db, input.token) : null;
+    userId = session?.userId ?? null;
+    sessionId = session?.sessionId;
   }
   if (!userId) throw new ApiError('unauthorized');
   const method = await methodOf(ctx.db, userId, Number(mfaId));
@@ -45,17 +54,37 @@ export async function startMfaChallenge(
     language: (payload ? input.screenLanguage : null) ?? (await languageOf(ctx.db, userId)),
     ...(channel ? { channel } : {}),
     ...(payload ? { loginTicket: payload } : {}),
+    ...(sessionId ? { sessionId } : {}),
     ip: input.ip,
   });
 }
 
-/** Checks a code of a sign-in's or a step-up's challenge; a recovery key's use is recorded. */
-export async function passMfaChallenge(ctx: AppContext, caller: Caller, payload: string, code: string) {
-  const passed = await verifyChallenge(ctx, payload, code, {
+/** Checks the answer to a sign-in's or a step-up's challenge; a recovery key's use, and a passkey's,
+ * are recorded. `token`: the session answering, for a step-up. */
+export async function passMfaChallenge(
+  ctx: AppContext,
+  caller: Caller,
+  payload: string,
+  answer: ChallengeAnswer,
+  token: string | null,
+) {
+  const session = token ? await findSession(ctx.db, token) : null;
+  const passed = await verifyChallenge(ctx, payload, answerOf(answer), {
     purposes: ['login', 'sudo'],
     deviceKey: caller.deviceKey,
     ip: caller.ip,
+    sessionId: session?.sessionId ?? null,
   });
+  if (passed.method === 'passkey')
+    await recordMfaEvent(
+      ctx.db,
+      { userId: passed.userId, ip: caller.ip, deviceKey: caller.deviceKey },
+      'passkey_used',
+      {
+        id: passed.methodId,
+        purpose: passed.purpose,
+      },
+    );
   if (passed.recoveryKeysLeft !== undefined)
     await recordMfaEvent(
       ctx.db,
@@ -88,6 +117,7 @@ export async function signInByMfa(
     userId: passed.userId,
     clientId: typeof clientId === 'string' ? clientId : null,
     viaMfa: true,
+    ...(passed.amr ? { mfaAmr: passed.amr } : {}),
     trustDevice,
     ...(typeof spent.microsoft_tenant === 'string' ? { microsoftTenant: spent.microsoft_tenant } : {}),
   });
@@ -102,7 +132,7 @@ export async function stepUpByMfa(
 ): Promise<void> {
   const session = token ? await findSession(ctx.db, token) : null;
   if (!session || session.userId !== passed.userId) throw new ApiError('unauthorized');
-  await markMfa(ctx.db, session.sessionId);
+  await markMfa(ctx.db, session.sessionId, passed.amr ?? null);
   await recordMfaEvent(ctx.db, { userId: passed.userId, ip: caller.ip, deviceKey: caller.deviceKey }, 'mfa_step_up', {
     method: passed.method,
   });

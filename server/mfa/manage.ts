@@ -4,7 +4,15 @@ import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
-import { addable, methodOf, methodsOf, removeMethod, summary, switchPrimary } from '../identity/second-factors.ts';
+import {
+  addable,
+  methodOf,
+  methodsOf,
+  removeMethod,
+  renamePasskey,
+  summary,
+  switchPrimary,
+} from '../identity/second-factors.ts';
 import { regenerateRecoveryKeys, unusedRecoveryKeys } from '../methods/recovery-key.ts';
 import { setupMfaOf, isMfaForced, offerLater } from '../sessions/setupMfa.ts';
 import { hasRecentMfa } from '../sessions/stepup.ts';
@@ -50,7 +58,18 @@ export async function mfaStatusOf(ctx: AppContext, session: Pick<SessionInfo, 'u
     // need_card: the card is the only way this account can pass a second factor.
     need_card: methods.length > 0 && methods.every((m) => m.method === 'card'),
     enrolment: await setupMfaOf(ctx.db, session.userId, await clientOfSession(ctx.db, session.sessionId)),
+    passkey_offer: !methods.some((m) => m.method === 'passkey') && (await passkeyOfferOpen(ctx.db, session.userId)),
   };
+}
+
+/** Whether the account has not said "not now" to a passkey offered after a password sign-in. */
+async function passkeyOfferOpen(db: Db, userId: string): Promise<boolean> {
+  const user = await db
+    .selectFrom('users')
+    .select('passkey_offer_later_at')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return user?.passkey_offer_later_at === null;
 }
 
 /** "Not now" to the set-up offer; a forced account may not say it. */
@@ -74,6 +93,19 @@ export async function deleteMethod(db: Db, actor: Actor, id: number, target: num
     ...(target !== undefined ? { newPrimary: target } : {}),
   });
   await recordMfaEvent(db, actor, 'mfa_method_removed', { method: removed.method, id: removed.id });
+}
+
+/** Names a passkey (trimmed; the schema bounds its length). */
+export async function renameMethod(db: Db, actor: Actor, id: number, name: string): Promise<void> {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw new ApiError('validation_failed', { fields: [{ field: 'name', code: 'required' }] });
+  // Found among the account's own methods first: an id that names none (or is out of any column's
+  // range) is simply not found.
+  const method = await methodOf(db, actor.userId, id);
+  if (method?.method !== 'passkey' || !(await renamePasskey(db, actor.userId, method.id, trimmed))) {
+    throw new ApiError('not_found');
+  }
+  await recordMfaEvent(db, actor, 'passkey_renamed', { id });
 }
 
 /** New recovery keys for an account with an authenticator; the old ones stop working. */

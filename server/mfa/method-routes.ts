@@ -5,13 +5,14 @@ import {
   MfaDeleteRequest,
   MfaListQuery,
   MfaMethodList,
+  MfaRenameRequest,
   MfaStatus,
   RecoveryKeysAnswer,
 } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { idParam, type MfaGuards } from './guards.ts';
-import { deleteMethod, listMethods, makePrimary, mfaStatusOf, renewRecoveryKeys } from './manage.ts';
+import { deleteMethod, listMethods, makePrimary, mfaStatusOf, renameMethod, renewRecoveryKeys } from './manage.ts';
 
 const actorOf = (request: { session: { userId: string } | null; ip: string; deviceKey: string }) => ({
   userId: request.session!.userId,
@@ -95,6 +96,25 @@ export async function methodChangeRoutes(app: FastifyInstance, ctx: AppContext, 
     },
     async (request, reply) => {
       await deleteMethod(ctx.db, actorOf(request), Number(request.params.id), request.body?.target);
+      return reply.code(204).send();
+    },
+  );
+
+  app.patch<{ Params: { id: string }; Body: MfaRenameRequest }>(
+    '/mfa/:id',
+    {
+      schema: {
+        tags: ['mfa'],
+        summary: 'Rename a passkey',
+        params: idParam,
+        body: jsonSchema(MfaRenameRequest),
+        response: responses({ 204: null }, [400, 401, 403, 404, 503]),
+      },
+      // A name tells the owner's passkeys apart and proves nothing: a full session may give it.
+      preHandler: signedIn,
+    },
+    async (request, reply) => {
+      await renameMethod(ctx.db, actorOf(request), Number(request.params.id), request.body.name);
       return reply.code(204).send();
     },
   );

@@ -53,12 +53,14 @@ describe.each(kinds)('second-factor methods on %s', (kind) => {
         { id: -2, method: 'sms' },
         { id: -4, method: 'call' },
         { id: -5, method: 'whatsapp' },
+        // Passkeys: as many as the person likes.
+        { id: -6, method: 'passkey' },
       ]);
     }
     const without = await signedIn(['email'], 'list-device-0002');
     expect(
       (await without.call('GET', '/api/mfa?includeAll')).json().available.map((a: { id: number }) => a.id),
-    ).toEqual([-1, -2, -3, -4, -5]);
+    ).toEqual([-1, -2, -3, -4, -5, -6]);
     const bad = await user.call('GET', '/api/mfa?includeAll=maybe');
     expect(bad.statusCode).toBe(400);
     expect((await user.call('GET', '/api/mfa?other=1')).json().code).toBe('validation_failed');
@@ -86,7 +88,12 @@ describe.each(kinds)('second-factor methods on %s', (kind) => {
     const phone = '+32472111222';
     const call = await user.call('GET', `/api/mfa/-4/activate?target=${encodeURIComponent('0472 11 12 22')}`);
     expect(call.statusCode).toBe(200);
-    expect(call.json().data).toMatchObject({ method: 'call', target: '+32•••••••22', expires_in: 900, resend_in: 30 });
+    expect(call.json().data).toMatchObject({
+      method: 'call',
+      target: '+32 ••• •• •• 22',
+      expires_in: 900,
+      resend_in: 30,
+    });
     expect(sms.messages.at(-1)).toMatchObject({ channel: 'call', to: phone });
     const added = await user.call('POST', '/api/mfa/activate', { payload: call.json().payload, code: textTo(phone) });
     expect(added.json()).toMatchObject({ method: 'call' });

@@ -7,6 +7,7 @@ import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peer
 import { codeIn } from '../testing/peers.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { encryptSecret } from '../methods/secrets.ts';
+import { boundHost } from '../methods/one-time-code.ts';
 
 const kinds = await databaseKinds();
 
@@ -108,7 +109,13 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
       url: '/api/mfa/status',
       headers: { ...device(), authorization: `Bearer ${token}` },
     });
-    expect(status.json()).toEqual({ sudo: true, single: false, need_card: false, enrolment: 'none' });
+    expect(status.json()).toEqual({
+      sudo: true,
+      single: false,
+      need_card: false,
+      enrolment: 'none',
+      passkey_offer: true,
+    });
 
     // Single use: neither the code nor the sign-in's payload works again.
     expect((await verify(answer.payload, code)).json().code).toBe('challenge_closed');
@@ -121,8 +128,36 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     expect(started.statusCode).toBe(200);
     const message = sms.messages.at(-1)!;
     expect(message).toMatchObject({ channel: 'whatsapp', to: mila.phone, authorization: 'Bearer provider-key' });
+    // The origin-bound line is an SMS's only.
+    expect(message.text).not.toMatch(/^@/m);
     const right = await verify(started.json().payload, codeIn(message.text));
     expect(right.statusCode).toBe(200);
+  });
+
+  it('ends an SMS code with the configured host and the code, for WebOTP, whatever Host the request named', async () => {
+    const payload = await loginPayload();
+    const started = await server.app.inject({
+      method: 'GET',
+      url: `/api/mfa/sudo?mfaId=${ids.sms}&payload=${encodeURIComponent(payload)}&channel=sms`,
+      headers: { ...device(), host: 'evil.example' },
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    const message = sms.messages.at(-1)!;
+    expect(message).toMatchObject({ channel: 'sms', to: mila.phone });
+    const code = codeIn(message.text);
+    // Mila reads French, a Belgian language: the Belgian origin (server/config's default in tests).
+    expect(message.text.split('\n').at(-1)).toBe(`@${new URL(server.ctx.config.publicOrigins.be).hostname} #${code}`);
+    expect(message.text).not.toContain('evil.example');
+    // A Luxembourg language binds it to the Luxembourg origin.
+    const origins = { be: 'https://account.tessera.be', lu: 'https://account.tessera.lu:8443' };
+    expect(['fr', 'nl', 'en', 'fr_LU', 'en_LU', 'de_LU'].map((language) => boundHost(origins, language))).toEqual([
+      'account.tessera.be',
+      'account.tessera.be',
+      'account.tessera.be',
+      'account.tessera.lu',
+      'account.tessera.lu',
+      'account.tessera.lu',
+    ]);
   });
 
   it('closes a challenge after five wrong codes, even for the right one', async () => {
@@ -171,6 +206,17 @@ describe.each(kinds)('multi-factor sign-in on %s', (kind) => {
     expect(wait).toBeGreaterThan(10_000);
     expect(wait).toBeLessThanOrEqual(15_000);
     expect((await verify(first.payload, firstCode)).json().code).toBe('challenge_closed');
+    // The older code typed on the new challenge: recognised as replaced, and counted as a wrong code.
+    const stale = await verify(second.json().payload, firstCode, {}, 'resend-device-01');
+    expect(stale.statusCode).toBe(422);
+    expect(stale.json()).toMatchObject({ code: 'code_replaced', attempts_left: server.ctx.config.mfa.maxAttempts - 1 });
+    const wrong = await verify(
+      second.json().payload,
+      firstCode === '00000000' ? '11111111' : '00000000',
+      {},
+      'resend-device-01',
+    );
+    expect(wrong.json()).toMatchObject({ code: 'invalid_code', attempts_left: server.ctx.config.mfa.maxAttempts - 2 });
     expect((await verify(second.json().payload, mailedCode(), {}, 'resend-device-01')).statusCode).toBe(200);
   });
 

@@ -57,6 +57,7 @@ export async function activationRoutes(app: FastifyInstance, ctx: AppContext, { 
           variant: publicOriginOf(ctx.config, request).variant,
           deviceKey: request.deviceKey,
           ip: request.ip,
+          sessionId: session.sessionId,
         },
         Number(request.params.id),
         request.query,
@@ -86,7 +87,7 @@ export async function activationRoutes(app: FastifyInstance, ctx: AppContext, { 
           ip: request.ip,
         },
         request.body.payload,
-        request.body.code,
+        request.body,
       ),
   );
 }

@@ -47,6 +47,8 @@ describe.each(kinds)('forced enrolment on %s', (kind) => {
       single: false,
       need_card: false,
       enrolment: 'offered',
+      // No passkey, and no "not now" to one.
+      passkey_offer: true,
     });
     // A customer who may skip has a full session.
     const full = await server.app.inject({

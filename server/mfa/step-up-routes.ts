@@ -57,12 +57,13 @@ export async function challengeRoutes(app: FastifyInstance, ctx: AppContext) {
       },
     },
     async (request, reply) => {
-      const passed = await passMfaChallenge(ctx, request, request.body.payload, request.body.code);
+      const token = tokenOf(request, ctx.cookieName);
+      const passed = await passMfaChallenge(ctx, request, request.body.payload, request.body, token);
       if (passed.purpose === 'login') {
         const signedIn = await signInByMfa(ctx, request, reply, passed, request.body.isTrustedDevice === true);
         return { ...signedIn, ...keysLeft(passed) };
       }
-      await stepUpByMfa(ctx, request, tokenOf(request, ctx.cookieName), passed);
+      await stepUpByMfa(ctx, request, token, passed);
       return keysLeft(passed);
     },
   );

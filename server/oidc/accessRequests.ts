@@ -7,6 +7,7 @@ import { accessRequestMessage } from '../delivery/messages.ts';
 import { ApiError } from '../http/errors.ts';
 import { firstEmailOf, nameOf } from '../identity/accounts.ts';
 import { newId } from '../sessions/tokens.ts';
+import { hasAccessGrant } from './grants.ts';
 import { clientNameIn, findOidcClient, isFirstParty, type OidcClientRow } from './clients.ts';
 
 /** How long the administrator's mail may wait for delivery before it is given up. */
@@ -16,6 +17,24 @@ export async function partnerOf(db: Db, clientId: string): Promise<OidcClientRow
   const row = await findOidcClient(db, clientId);
   if (!row || isFirstParty(row)) throw new ApiError('not_found');
   return row;
+}
+
+/** Where the person stands with the client before asking (see PartnerAccessAnswer). */
+export async function accessOf(
+  db: Db,
+  userId: string,
+  client: OidcClientRow,
+): Promise<{ access: 'granted' | 'requested' | 'unavailable' | 'none'; requested_at: string | null }> {
+  const request = await db
+    .selectFrom('partner_access_requests')
+    .select('created_at')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', client.client_id)
+    .executeTakeFirst();
+  const requested_at = request?.created_at ?? null;
+  if (await hasAccessGrant(db, userId, client.client_id)) return { access: 'granted', requested_at };
+  if (requested_at) return { access: 'requested', requested_at };
+  return { access: client.admin_email?.trim() ? 'none' : 'unavailable', requested_at };
 }
 
 /** Stores the request once per person and application, and queues the administrator's mail in the

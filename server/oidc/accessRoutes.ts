@@ -1,5 +1,6 @@
 // GET /api/tokens and DELETE /api/token/{client_id} (spec §7): the partner applications that hold
-// access to the signed-in account, and revoking one.
+// access to the signed-in account, and revoking one: its grants and tokens go, and every session of
+// the account that signed in to it signs it out, with a back-channel logout (logout.ts).
 import type { FastifyInstance } from 'fastify';
 import { AccessGrantList, AccessGrantParams } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
@@ -7,10 +8,13 @@ import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { localeOfRequest } from '../http/locale.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { listAccessGrants, revokeAccessGrants } from './grants.ts';
+import { signOutClient } from './logout.ts';
+import type { OidcProviders } from './provider.ts';
 
-export async function accessRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function accessRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
   const signedIn = requireSession(ctx.db, ctx.cookieName);
 
   app.get(
@@ -26,7 +30,8 @@ export async function accessRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return { data: await listAccessGrants(ctx.db, request.session!.userId, localeOfRequest(request)) };
+      const { origin } = publicOriginOf(ctx.config, request);
+      return { data: await listAccessGrants(ctx.db, request.session!.userId, localeOfRequest(request), origin) };
     },
   );
 
@@ -46,6 +51,7 @@ export async function accessRoutes(app: FastifyInstance, ctx: AppContext) {
       const clientId = request.params.client_id;
       const revoked = await revokeAccessGrants(ctx.db, userId, clientId);
       if (revoked === 0) throw new ApiError('not_found');
+      await signOutClient(ctx.db, providers.forIssuer, request.log)(userId, clientId);
       await recordEvent(ctx.db, {
         type: 'partner_access_revoked',
         userId,

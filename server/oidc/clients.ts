@@ -18,6 +18,7 @@ import { clientNameIn, jsonColumn } from '../db/columns.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import type { OAuthClientsTable } from '../db/schema.ts';
 import { guarded } from './adapter.ts';
+import { logoUriOf, saveLogo, type Logo } from './logos.ts';
 
 export const CLIENT_COLUMNS = [
   'client_id',
@@ -25,15 +26,46 @@ export const CLIENT_COLUMNS = [
   'names',
   'redirect_uris',
   'first_party',
-  'logo_uri',
+  'logo_version',
   'policy_uri',
   'tos_uri',
   'backchannel_logout_uri',
+  'post_logout_redirect_uris',
   'admin_email',
   'scopes',
   'secret_hash',
   'require_mfa',
+  'token_endpoint_auth_method',
+  'profile',
+  'jwks',
+  'jwks_uri',
+  'events_endpoint',
 ] as const;
+
+/** How a confidential client may present its secret at the token endpoint: as itself, by HTTP Basic
+ * or in the form body (a client_secret_jwt would sign with the stored digest). */
+export const SECRET_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+export type SecretAuthMethod = (typeof SECRET_AUTH_METHODS)[number];
+/** Every method a client can be registered with (`none`: a public client, PKCE alone;
+ * `private_key_jwt`: a FAPI 2.0 client, by its own key): what discovery advertises, and nothing else. */
+export const TOKEN_AUTH_METHODS = ['none', ...SECRET_AUTH_METHODS, 'private_key_jwt'] as const;
+
+/** The profile a client may be marked with (the FAPI 2.0 Security Profile), as stored. */
+export const FAPI2 = 'fapi2';
+/** The signing algorithms FAPI 2.0 allows, for a client's assertion. */
+export const FAPI_ALGORITHMS = ['PS256', 'ES256', 'EdDSA'] as const;
+
+/** The method a row's client authenticates with at the token endpoint. */
+export function tokenAuthMethodOf(
+  row: Pick<OidcClientRow, 'secret_hash' | 'token_endpoint_auth_method'> & Partial<Pick<OidcClientRow, 'profile'>>,
+): (typeof TOKEN_AUTH_METHODS)[number] {
+  if (row.profile === FAPI2) return 'private_key_jwt';
+  if (!row.secret_hash) return 'none';
+  const method = row.token_endpoint_auth_method;
+  return (SECRET_AUTH_METHODS as readonly string[]).includes(method ?? '')
+    ? (method as SecretAuthMethod)
+    : 'client_secret_basic';
+}
 
 /** A registered client, as CLIENT_COLUMNS read it. */
 export type OidcClientRow = Pick<Selectable<OAuthClientsTable>, (typeof CLIENT_COLUMNS)[number]>;
@@ -61,12 +93,12 @@ export function allowedScopes(row: Pick<OidcClientRow, 'scopes'>): string[] {
   return [...STANDARD_SCOPES, ...CONSENT_SCOPES.filter((scope) => listed.has(scope))];
 }
 
-/** The client as the person sees it. */
-export function clientView(row: OidcClientRow, locale: string): PartnerClient {
+/** The client as the person sees it; its logo's address under `origin`, the configured origin. */
+export function clientView(row: OidcClientRow, locale: string, origin: string): PartnerClient {
   return {
     client_id: row.client_id,
     name: clientNameIn(row, locale),
-    logo_uri: row.logo_uri,
+    logo_uri: logoUriOf(origin, row),
     policy_uri: row.policy_uri,
     tos_uri: row.tos_uri,
   };
@@ -86,40 +118,57 @@ export function clientSecretMatches(storedDigest: string | undefined, presented:
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The metadata oidc-provider validates: the code flow with refresh tokens, exact redirect URIs, the
- * scopes the client may ask for; a public client (PKCE only) or a confidential one (its secret by
- * HTTP Basic, stored as a digest: see `clientSecretMatches`). */
-export function clientMetadata(row: OidcClientRow): AdapterPayload {
+/** The metadata oidc-provider validates: the code flow with refresh tokens, exact redirect URIs and
+ * post-logout redirect URIs, the scopes the client may ask for; a public client (PKCE only) or a
+ * confidential one (its secret by HTTP Basic or in the form body, stored as a digest: see
+ * `clientSecretMatches`). Its logo is served by us, under the issuer's configured origin. */
+export function clientMetadata(row: OidcClientRow, origin: string): AdapterPayload {
+  const logoUri = logoUriOf(origin, row);
   return {
     client_id: row.client_id,
     client_name: row.name,
     redirect_uris: strings(jsonColumn(row.redirect_uris, [])),
+    post_logout_redirect_uris: strings(jsonColumn(row.post_logout_redirect_uris, [])),
     response_types: ['code'],
     grant_types: ['authorization_code', 'refresh_token'],
     scope: allowedScopes(row).join(' '),
     // Read by the login prompt's check (policy.ts) from the client the provider holds.
     require_mfa: isTrue(row.require_mfa),
-    ...(row.logo_uri ? { logo_uri: row.logo_uri } : {}),
+    ...(logoUri ? { logo_uri: logoUri } : {}),
     ...(row.policy_uri ? { policy_uri: row.policy_uri } : {}),
     ...(row.tos_uri ? { tos_uri: row.tos_uri } : {}),
     ...(row.backchannel_logout_uri
       ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: true }
       : {}),
-    ...(row.secret_hash
-      ? { token_endpoint_auth_method: 'client_secret_basic', client_secret: row.secret_hash }
-      : { token_endpoint_auth_method: 'none' }),
+    token_endpoint_auth_method: tokenAuthMethodOf(row),
+    ...(row.profile === FAPI2 ? fapiMetadata(row) : row.secret_hash ? { client_secret: row.secret_hash } : {}),
+  };
+}
+
+/** What marks a FAPI 2.0 client: its keys (a registered JWKS or its jwks_uri), pushed authorization
+ * requests and DPoP-bound access tokens required, and the profile the provider applies to it
+ * (provider.ts: features.fapi.profile). */
+function fapiMetadata(row: OidcClientRow): AdapterPayload {
+  return {
+    ...(row.jwks_uri ? { jwks_uri: row.jwks_uri } : { jwks: jsonColumn(row.jwks, { keys: [] }) }),
+    require_pushed_authorization_requests: true,
+    dpop_bound_access_tokens: true,
+    fapi_profile: '2.0',
   };
 }
 
 export class OidcClientAdapter implements Adapter {
   private readonly db: Db;
-  constructor(db: Db) {
+  /** The configured origin of the provider this adapter serves (its logos' addresses). */
+  private readonly origin: string;
+  constructor(db: Db, origin: string) {
     this.db = db;
+    this.origin = origin;
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     const row = await findOidcClient(this.db, id);
-    return row ? clientMetadata(row) : undefined;
+    return row ? clientMetadata(row, this.origin) : undefined;
   }
 
   private readOnly(): never {
@@ -153,14 +202,27 @@ export type ClientRegistration = {
   first_party?: boolean;
   names?: Record<string, string>;
   scopes?: string[];
-  logo_uri?: string | null;
+  /** The logo, checked (logos.ts `checkLogo`); null removes it. */
+  logo?: Logo | null;
   policy_uri?: string | null;
   tos_uri?: string | null;
   backchannel_logout_uri?: string | null;
+  /** Exact URIs an RP-initiated logout may return to (empty: none). */
+  post_logout_redirect_uris?: string[];
   admin_email?: string | null;
   require_mfa?: boolean;
   /** A confidential client's secret; only its digest is kept. */
   secret?: string | null;
+  /** How a confidential client presents its secret; null or absent: client_secret_basic. */
+  token_endpoint_auth_method?: SecretAuthMethod | null;
+  /** 'fapi2': the FAPI 2.0 Security Profile (with `jwks` or `jwks_uri`); null: the plain rules. */
+  profile?: typeof FAPI2 | null;
+  jwks?: { keys: Array<Record<string, unknown>> } | null;
+  jwks_uri?: string | null;
+  /** Where its security event tokens are pushed, and the bearer token that endpoint expects
+   * (sealed with the server's key by the caller: server/methods/secrets.ts). */
+  events_endpoint?: string | null;
+  events_token?: string | null;
 };
 
 /** The row of a registration (what it does not say stays as it is on an update). */
@@ -168,13 +230,22 @@ function rowOf(client: Partial<ClientRegistration>) {
   const row: Record<string, unknown> = {};
   if (client.name !== undefined) row.name = client.name;
   if (client.redirect_uris !== undefined) row.redirect_uris = JSON.stringify(client.redirect_uris);
+  if (client.post_logout_redirect_uris !== undefined)
+    row.post_logout_redirect_uris = JSON.stringify(client.post_logout_redirect_uris);
+  if (client.token_endpoint_auth_method !== undefined)
+    row.token_endpoint_auth_method = client.token_endpoint_auth_method;
   if (client.first_party !== undefined) row.first_party = client.first_party ? 1 : 0;
   if (client.names !== undefined) row.names = JSON.stringify(client.names);
   if (client.scopes !== undefined) row.scopes = JSON.stringify(client.scopes);
-  for (const key of ['logo_uri', 'policy_uri', 'tos_uri', 'backchannel_logout_uri', 'admin_email'] as const) {
+  for (const key of ['policy_uri', 'tos_uri', 'backchannel_logout_uri', 'admin_email'] as const) {
     if (client[key] !== undefined) row[key] = client[key];
   }
   if (client.require_mfa !== undefined) row.require_mfa = client.require_mfa ? 1 : 0;
+  if (client.profile !== undefined) row.profile = client.profile;
+  if (client.jwks !== undefined) row.jwks = client.jwks === null ? null : JSON.stringify(client.jwks);
+  if (client.jwks_uri !== undefined) row.jwks_uri = client.jwks_uri;
+  if (client.events_endpoint !== undefined) row.events_endpoint = client.events_endpoint;
+  if (client.events_token !== undefined) row.events_token = client.events_token;
   if (client.secret !== undefined) row.secret_hash = client.secret === null ? null : hashClientSecret(client.secret);
   return row;
 }
@@ -186,7 +257,9 @@ export async function registerClient(db: Db, client: ClientRegistration): Promis
     .values({ ...rowOf(client), client_id: client.client_id, created_at: new Date().toISOString() } as never)
     .onConflict((c) => c.column('client_id').doNothing())
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const added = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  if (added && client.logo) await saveLogo(db, client.client_id, client.logo);
+  return added;
 }
 
 /** Changes what the update says of a registered client; gives whether it exists. */
@@ -196,25 +269,25 @@ export async function updateClient(
   update: Partial<Omit<ClientRegistration, 'client_id'>>,
 ): Promise<boolean> {
   const row = rowOf(update);
-  if (Object.keys(row).length === 0) return Boolean(await findOidcClient(db, clientId));
-  const result = await db
-    .updateTable('oauth_clients')
-    .set(row as never)
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const exists =
+    Object.keys(row).length === 0
+      ? Boolean(await findOidcClient(db, clientId))
+      : Number(
+          (
+            await db
+              .updateTable('oauth_clients')
+              .set(row as never)
+              .where('client_id', '=', clientId)
+              .executeTakeFirst()
+          ).numUpdatedRows,
+        ) > 0;
+  if (exists && update.logo !== undefined) await saveLogo(db, clientId, update.logo);
+  return exists;
 }
 
-/** The application an authorisation request is signing someone in to, by the way back to its
- * interaction (`/oidc/interaction/<uid>`): its name in the locale and its logo; null when the
- * request is unknown or over. The uid is the request's secret; the answer is public anyway. */
-export async function clientOfInteraction(
-  db: Db,
-  redirect: string,
-  locale: string,
-): Promise<{ client_id: string; name: string; logo_uri: string | null; first_party: boolean } | null> {
-  if (!redirect.startsWith(`${INTERACTION_PATH}/`)) return null;
-  const uid = redirect.slice(INTERACTION_PATH.length + 1);
+/** The parameters of a live authorisation request, by its interaction's uid (the request's secret);
+ * null when the request is unknown or over. */
+export async function paramsOfInteraction(db: Db, uid: string): Promise<Record<string, unknown> | null> {
   if (!INTERACTION_UID.test(uid)) return null;
   const row = await db
     .selectFrom('oidc_models')
@@ -223,14 +296,33 @@ export async function clientOfInteraction(
     .where('id', '=', uid)
     .where('expires_at', '>', new Date().toISOString())
     .executeTakeFirst();
-  const clientId = jsonColumn<{ params?: { client_id?: unknown } }>(row?.payload, {}).params?.client_id;
+  return row ? (jsonColumn<{ params?: Record<string, unknown> }>(row.payload, {}).params ?? {}) : null;
+}
+
+/** The uid of the interaction a way back to it names (`/oidc/interaction/<uid>`), or null. */
+export function interactionUidOf(redirect: string): string | null {
+  return redirect.startsWith(`${INTERACTION_PATH}/`) ? redirect.slice(INTERACTION_PATH.length + 1) : null;
+}
+
+/** The application an authorisation request is signing someone in to, by the way back to its
+ * interaction (`/oidc/interaction/<uid>`): its name in the locale and its logo (under `origin`, the
+ * configured one); null when the request is unknown or over. The uid is the request's secret; the
+ * answer is public anyway. */
+export async function clientOfInteraction(
+  db: Db,
+  redirect: string,
+  locale: string,
+  origin: string,
+): Promise<{ client_id: string; name: string; logo_uri: string | null; first_party: boolean } | null> {
+  const uid = interactionUidOf(redirect);
+  const clientId = uid === null ? undefined : (await paramsOfInteraction(db, uid))?.client_id;
   if (typeof clientId !== 'string') return null;
   const client = await findOidcClient(db, clientId);
   return client
     ? {
         client_id: client.client_id,
         name: clientNameIn(client, locale),
-        logo_uri: client.logo_uri,
+        logo_uri: logoUriOf(origin, client),
         first_party: isFirstParty(client),
       }
     : null;

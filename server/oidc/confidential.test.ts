@@ -5,7 +5,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
-import { addClient, editClient, removeClient } from './registry.ts';
+import { addClient, editClient, getClient, removeClient } from './registry.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -141,6 +141,41 @@ describe.each(kinds)('a confidential client on %s', (kind) => {
     const models = await server.ctx.db.selectFrom('oidc_models').selectAll().execute();
     expect(models.length).toBeGreaterThan(0);
     expect(JSON.stringify([clients, models])).not.toContain(secret);
+  });
+
+  it('registers a client that posts its secret in the form body (client_secret_post); discovery advertises exactly what can be registered', async () => {
+    const { secret: posted } = (await addClient(
+      server.ctx.db,
+      'form-poster',
+      {
+        name: 'Form poster',
+        redirect_uris: [REDIRECT_URI],
+        scopes: ['user'],
+        first_party: true,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      { confidential: true },
+    )) as { secret: string };
+    expect((await getClient(server.ctx.db, 'form-poster'))!.token_endpoint_auth_method).toBe('client_secret_post');
+    const provider = server.oidc.forIssuer(issuer.href);
+    expect((await provider.Client.find('form-poster'))!.tokenEndpointAuthMethod).toBe('client_secret_post');
+    const config = await oidc.discovery(issuer, 'form-poster', undefined, oidc.ClientSecretPost(posted), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    expect(config.serverMetadata().token_endpoint_auth_methods_supported).toEqual([
+      'none',
+      'client_secret_basic',
+      'client_secret_post',
+      'private_key_jwt',
+    ]);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const tokens = await oidc.authorizationCodeGrant(config, await authorize(config, verifier, state), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
+    expect(tokens.claims()).toMatchObject({ aud: 'form-poster' });
+    await removeClient(server.ctx.db, 'form-poster');
   });
 
   it('stops taking the old secret once it is rotated, and takes the new one', async () => {

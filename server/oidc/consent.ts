@@ -3,8 +3,10 @@
 // from a partner; the app reads the request with GET /api/authorize and answers it with
 // POST /api/authorize. The answer is written into the interaction as oidc-provider's own
 // `interactionResult` does, and the browser goes back through the provider (`returnTo`), which
-// issues the code, or sends `access_denied`, to the client. The provider's resume endpoint checks
-// its own cookie, so an answer only takes effect in the browser that started the request.
+// issues the code to the client. The provider's resume endpoint checks its own cookie, so an
+// acceptance only takes effect in the browser that started the request. A refusal ends the request
+// at once: the interaction is gone, and the answer is the client's error redirect (`access_denied`),
+// which the person follows or not.
 //
 // First-party clients never get here: the interaction handler grants what they ask for at once.
 import type { FastifyInstance } from 'fastify';
@@ -12,10 +14,12 @@ import type Provider from 'oidc-provider';
 import { CONSENT_PATH, INTERACTION_PATH } from '../../contract/constants.ts';
 import { ApprovalAnswer, ApprovalRequest, AuthorizeAnswer, AuthorizeQuery } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
+import { isTrue } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { requireSession } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { localeOfRequest } from '../http/locale.ts';
+import { publicOriginOf } from '../http/origin.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { clientView, findOidcClient } from './clients.ts';
 import { claimConsentAnswer } from './consentAnswers.ts';
@@ -43,6 +47,22 @@ export async function grantMissing(provider: Provider, interaction: Interaction,
   for (const [indicator, scopes] of Object.entries(missingResources ?? {}))
     grant.addResourceScope(indicator, scopes.join(' '));
   return grant.save();
+}
+
+const REFUSAL = { error: 'access_denied', error_description: 'The person did not give consent' };
+
+/** The authorization error response a refusal sends the client, as the provider's own would read
+ * (its response mode, the request's state, RFC 9207 `iss`); null where it cannot be a plain
+ * redirect (form_post: the provider answers it with a page that posts). */
+export function refusalRedirectOf(provider: Provider, interaction: Interaction): string | null {
+  const { redirect_uri: redirectUri, response_mode: mode, state } = interaction.params;
+  if (typeof redirectUri !== 'string') return null;
+  if (mode !== undefined && mode !== 'query' && mode !== 'fragment') return null;
+  const payload = { ...REFUSAL, ...(typeof state === 'string' ? { state } : {}), iss: provider.issuer };
+  const url = new URL(redirectUri);
+  if (mode === 'fragment') url.hash = new URLSearchParams(payload).toString();
+  else for (const [name, value] of Object.entries(payload)) url.searchParams.set(name, value);
+  return url.href;
 }
 
 /** Writes the interaction's outcome, as `provider.interactionResult` does (a consent merged with
@@ -81,7 +101,7 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
       if (!row) throw new ApiError('authorization_expired');
       const grant = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
       const granted = grant?.getOIDCScope().split(' ').filter(Boolean) ?? [];
-      const client = clientView(row, localeOfRequest(request));
+      const client = clientView(row, localeOfRequest(request), publicOriginOf(ctx.config, request).origin);
       // Answered already (another tab), or not waiting for consent: the provider decides what is next.
       if (interaction.result) return { client, granted, target: interaction.returnTo };
       if (interaction.prompt.name !== 'consent')
@@ -119,7 +139,16 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
         scopes,
         approved: request.body.approve,
       });
-      if (!claimed) return { target: interaction.returnTo };
+      if (!claimed) {
+        // Lost to a refusal that is ending the request: its way back is the refusal's.
+        const first = await ctx.db
+          .selectFrom('consent_answers')
+          .select('approved')
+          .where('uid', '=', interaction.uid)
+          .executeTakeFirst();
+        const refusal = first && !isTrue(first.approved) ? refusalRedirectOf(provider, interaction) : null;
+        return { target: refusal ?? interaction.returnTo };
+      }
       const event = {
         userId,
         ip: request.ip,
@@ -127,10 +156,13 @@ export async function consentRoutes(app: FastifyInstance, ctx: AppContext, provi
         detail: { client_id: clientId, scopes, uid: interaction.uid },
       };
       if (!request.body.approve) {
-        const target = await finishInteraction(interaction, {
-          error: 'access_denied',
-          error_description: 'The person did not give consent',
-        });
+        const refusal = refusalRedirectOf(provider, interaction);
+        let target: string;
+        if (refusal) {
+          // Ended here and now: nothing of the request is left to resume.
+          await interaction.destroy();
+          target = refusal;
+        } else target = await finishInteraction(interaction, REFUSAL);
         await recordEvent(ctx.db, { ...event, type: 'partner_consent_refused' });
         return { target };
       }

@@ -6,7 +6,7 @@ import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { LOCALES, VARIANT_LOCALES, variantLocaleOf, variantOfHost, type Locale } from '../../contract/constants.ts';
 import { textsIn } from '../delivery/i18n.ts';
 
-type Texts = { invalidPartner: string; unavailable: string; invalid: string; home: string };
+type Texts = { invalidPartner: string; unavailable: string; invalid: string; invalidLogout: string; home: string };
 
 const TEXTS = Object.fromEntries(
   LOCALES.map((locale) => {
@@ -15,6 +15,7 @@ const TEXTS = Object.fromEntries(
       invalidPartner: t('oidcError.invalidPartner'),
       unavailable: t('oidcError.unavailable'),
       invalid: t('oidcError.invalid'),
+      invalidLogout: t('oidcError.invalidLogout'),
       home: t('oidcError.home'),
     };
     return [locale, texts];
@@ -34,13 +35,19 @@ export function errorLocale(host: string, acceptLanguage: string | undefined): L
   return variantLocaleOf(acceptLanguage, variant) ?? VARIANT_LOCALES[variant].fallback;
 }
 
-export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en'): string {
+/** What the refused request was: a sign-in (an authorization request, and by default) or a sign-out
+ * (the end-session endpoint). */
+export type RequestKind = 'sign-in' | 'sign-out';
+
+export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en', kind: RequestKind = 'sign-in'): string {
   const texts = TEXTS[locale];
   const message = PARTNER_ERRORS.has(out.error)
     ? texts.invalidPartner
     : out.error === 'temporarily_unavailable'
       ? texts.unavailable
-      : texts.invalid;
+      : kind === 'sign-out'
+        ? texts.invalidLogout
+        : texts.invalid;
   return (
     `<!doctype html><html lang="${locale.replace('_', '-')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>Tessera</title></head><body><main><h1>${escapeHtml(message)}</h1>` +
@@ -50,5 +57,6 @@ export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en'): string {
 
 export function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: unknown): void {
   ctx.type = 'html';
-  ctx.body = oidcErrorPage(out, errorLocale(ctx.host, ctx.get('accept-language') || undefined));
+  const kind = ctx.oidc?.route?.startsWith('end_session') ? 'sign-out' : 'sign-in';
+  ctx.body = oidcErrorPage(out, errorLocale(ctx.host, ctx.get('accept-language') || undefined), kind);
 }

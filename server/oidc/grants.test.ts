@@ -1,5 +1,6 @@
 // The access list and its revocation (GET /api/tokens, DELETE /api/token/{client_id}) against grants
 // made by an independent relying party (openid-client) through the real code + PKCE flow.
+import { readFileSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import { browse as browseAs, signInCookie } from '../testing/oidcKit.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { DEVICE, databaseKinds, startListeningTestServer, userIdByEmail, type Te
 import * as v from 'valibot';
 import { OidcAdapter } from './adapter.ts';
 import { registerClient } from './clients.ts';
+import { checkLogo } from './logos.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -175,7 +177,7 @@ describe.each(kinds)('access grants on %s', (kind) => {
       name: 'Logo partner',
       names: { fr: 'Partenaire au logo' },
       redirect_uris: ['https://logo.partner.example/cb'],
-      logo_uri: 'https://logo.partner.example/logo.png',
+      logo: checkLogo(readFileSync(new URL('../seed/deals-partner-logo.png', import.meta.url))),
       scopes: ['balance'],
     });
     const grants = new OidcAdapter(server.ctx.db, 'Grant');
@@ -209,7 +211,10 @@ describe.each(kinds)('access grants on %s', (kind) => {
       {
         client_id: 'logo-partner',
         name: 'Partenaire au logo',
-        logo_uri: 'https://logo.partner.example/logo.png',
+        // Served by us, under the configured origin.
+        logo_uri: expect.stringMatching(
+          new RegExp(`^${server.ctx.config.publicOrigins.be}/api/clients/logo-partner/logo\\?v=[\\w-]{22}$`),
+        ),
         scopes: ['balance'],
         granted_at: new Date(iat * 1000).toISOString(),
         last_used_at: new Date((iat + 60) * 1000).toISOString(),

@@ -8,6 +8,7 @@ import type { AccessGrant } from '../../contract/schemas.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { guarded } from './adapter.ts';
 import { clientNameIn, jsonColumn, type OidcClientRow } from './clients.ts';
+import { logoUriOf } from './logos.ts';
 
 /** The models that count as a use of a grant. */
 const USE_MODELS = ['AccessToken', 'RefreshToken'] as const;
@@ -21,12 +22,13 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 type Entry = { clientId: string; scopes: Set<string>; grantedAt: number; lastUsed: number | null };
 
 /** The account's live grants, one per client (several grants of one client merged: the union of
- * their scopes, the first grant, the last use), named in the locale and sorted by name. Grants of
- * clients no longer registered are left out. */
+ * their scopes, the first grant, the last use), named in the locale and sorted by name, their logos
+ * under `origin` (the configured one). Grants of clients no longer registered are left out. */
 export async function listAccessGrants(
   db: Db,
   accountId: string,
   locale: string,
+  origin: string,
   now = Date.now(),
 ): Promise<AccessGrant[]> {
   const grants = await guarded(() =>
@@ -74,11 +76,11 @@ export async function listAccessGrants(
   const clients = await guarded(() =>
     db
       .selectFrom('oauth_clients')
-      .select(['client_id', 'name', 'names', 'logo_uri'])
+      .select(['client_id', 'name', 'names', 'logo_version'])
       .where('client_id', 'in', [...byClient.keys()])
       .execute(),
   );
-  const rows = new Map<string, Pick<OidcClientRow, 'client_id' | 'name' | 'names' | 'logo_uri'>>(
+  const rows = new Map<string, Pick<OidcClientRow, 'client_id' | 'name' | 'names' | 'logo_version'>>(
     clients.map((row) => [row.client_id, row]),
   );
   const collator = new Intl.Collator(locale.replace('_', '-'), { sensitivity: 'base' });
@@ -90,7 +92,7 @@ export async function listAccessGrants(
         {
           client_id: entry.clientId,
           name: clientNameIn(row, locale),
-          logo_uri: row.logo_uri,
+          logo_uri: logoUriOf(origin, row),
           scopes: [...entry.scopes],
           granted_at: iso(entry.grantedAt),
           last_used_at: entry.lastUsed === null ? null : iso(entry.lastUsed),
@@ -98,6 +100,21 @@ export async function listAccessGrants(
       ];
     })
     .sort((a, b) => collator.compare(a.name, b.name) || a.client_id.localeCompare(b.client_id));
+}
+
+/** Whether the account holds a live grant of the client (it gave the client access). */
+export async function hasAccessGrant(db: Db, accountId: string, clientId: string, now = Date.now()): Promise<boolean> {
+  const row = await guarded(() =>
+    db
+      .selectFrom('oidc_models')
+      .select('id')
+      .where('model', '=', 'Grant')
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso(now))]))
+      .executeTakeFirst(),
+  );
+  return row !== undefined;
 }
 
 /** Revokes every live grant the account gave the client, and everything issued under them (codes,

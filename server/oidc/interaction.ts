@@ -3,12 +3,15 @@
 //   saying whether that session passed a second factor; without one, the browser goes to our
 //   sign-in, with the way back to this interaction in `redirect`;
 // - consent: first-party clients are granted what this request asked, without asking; a partner's
-//   user is sent to our consent screen (consent.ts), which answers the interaction.
+//   user is sent to our consent screen (consent.ts), which answers the interaction. Someone else
+//   signed in meanwhile ("Not you?" on the consent screen signs out and back in): the request
+//   starts again for them, from its own parameters.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors, type InteractionResults } from 'oidc-provider';
 import { INTERACTION_PATH, SIGN_IN_PATH, STEP_UP_PATH } from '../../contract/constants.ts';
 import type { Db } from '../db/index.ts';
+import { looksLikeEmail } from '../../contract/rules.ts';
 import { guarded } from './adapter.ts';
 import { ACR, mfaDemanded, tesseraSessionOf } from './policy.ts';
 import type { AppContext } from '../context.ts';
@@ -16,6 +19,20 @@ import { tokenOf } from '../http/auth.ts';
 import { findOidcClient, isFirstParty } from './clients.ts';
 import { isTrue } from '../db/index.ts';
 import { consentPathFor, grantMissing } from './consent.ts';
+import { endSupersededSession } from './logout.ts';
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The request's authorization URL again, as its client sent it (its state, nonce and PKCE
+ * challenge with it, so the client takes the code as its own answer); null for a pushed or signed
+ * request, whose parameters cannot be sent again as they came. */
+export function restartPathOf(provider: Provider, interaction: Interaction): string | null {
+  const { params } = interaction;
+  if (params.request_uri !== undefined || params.request !== undefined) return null;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (typeof value === 'string') query.set(name, value);
+  return `${new URL(provider.issuer).pathname}/auth?${query}`;
+}
 
 /** Where a signed-in person proves it is them again for this request (its second factor, or the
  * password where the account has none), then comes back. */
@@ -31,10 +48,17 @@ async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Where our sign-in sends the browser back to once signed in. */
-export function signInPathFor(uid: string): string {
-  return `${SIGN_IN_PATH}?${new URLSearchParams({ redirect: `${INTERACTION_PATH}/${uid}` })}`;
+/** Our sign-in, which sends the browser back to the interaction once signed in: its phone tab when
+ * the request's login_hint is a phone number (the page pre-fills the hint, server/spa/page.ts). */
+export function signInPathFor(uid: string, loginHint?: unknown): string {
+  const phone = typeof loginHint === 'string' && !looksLikeEmail(loginHint) && PHONE_HINT.test(loginHint);
+  return `${phone ? PHONE_SIGN_IN_PATH : SIGN_IN_PATH}?${new URLSearchParams({ redirect: `${INTERACTION_PATH}/${uid}` })}`;
 }
+
+/** A login hint that reads as a phone number: digits, with a leading + and spaces, dots, dashes or
+ * brackets between them. */
+const PHONE_HINT = /^\+?[\d\s().-]{6,20}$/;
+const PHONE_SIGN_IN_PATH = '/login/phone';
 
 export async function handleInteraction(
   ctx: AppContext,
@@ -54,7 +78,7 @@ export async function handleInteraction(
     await provider.interactionFinished(request.raw, reply.raw, result);
   };
 
-  if (!signedIn) return reply.redirect(signInPathFor(interaction.uid), 303);
+  if (!signedIn) return reply.redirect(signInPathFor(interaction.uid, interaction.params.login_hint), 303);
 
   const { prompt, params } = interaction;
   const client = await findOidcClient(ctx.db, String(params.client_id));
@@ -86,7 +110,7 @@ export async function handleInteraction(
       login: {
         accountId: signedIn.userId,
         acr: mfaAt !== null ? ACR.mfa : ACR.password,
-        amr: mfaAt !== null ? ['pwd', 'mfa'] : ['pwd'],
+        amr: amrOf(mfaAt !== null, signedIn.mfaAmr),
         ts: Math.floor(provenAt / 1000),
       },
     });
@@ -95,7 +119,19 @@ export async function handleInteraction(
   if (prompt.name === 'consent') {
     // The provider's session and ours must be the same person, or this is not their consent to give.
     if (interaction.session?.accountId !== signedIn.userId) {
-      return finish({ error: 'login_required', error_description: 'the signed-in account changed during the request' });
+      const restart = restartPathOf(provider, interaction);
+      if (!restart) {
+        return finish({
+          error: 'login_required',
+          error_description: 'the signed-in account changed during the request',
+        });
+      }
+      // The earlier account's provider session goes, as its sign-out would have taken it, and with
+      // it this interaction; the request starts again, and signs in the account signed in now.
+      if (interaction.session?.cookie)
+        await endSupersededSession(ctx.db, provider, interaction.session.cookie, request.log);
+      await interaction.destroy();
+      return reply.redirect(restart, 303);
     }
     // A partner asks the person, on our consent screen.
     if (!isFirstParty(client)) return reply.redirect(consentPathFor(interaction.uid), 303);
@@ -104,4 +140,13 @@ export async function handleInteraction(
   }
 
   throw new errors.InvalidRequest(`unsupported interaction: ${prompt.name}`);
+}
+
+/** RFC 8176's amr of a sign-in: the password, how a second factor was given where the session says
+ * more (a passkey's hwk or swk), and mfa. A passkey sign-in that verified its user ('… user') had no
+ * password: the key and the user's verification are its two factors. */
+export function amrOf(secondFactor: boolean, mfaAmr: string | null): string[] {
+  if (!secondFactor) return ['pwd'];
+  const given = mfaAmr ? mfaAmr.split(' ') : [];
+  return [...(given.includes('user') ? [] : ['pwd']), ...given, 'mfa'];
 }

@@ -48,30 +48,53 @@ export function linkSessions(db: Db, cookieName: string) {
   };
 }
 
+type ProviderSession = InstanceType<Provider['Session']>;
+type Authorization = NonNullable<ProviderSession['authorizations']>[string];
+
+/** Signs one client out of a provider session: its back-channel logout (when it registered a URI),
+ * and its grant revoked unless it persists logout (offline_access). */
+async function logOutClient(
+  provider: Provider,
+  session: ProviderSession,
+  clientId: string,
+  authorization: Authorization,
+  log: Log,
+): Promise<void> {
+  const client = await provider.Client.find(clientId);
+  if (client?.backchannelLogoutUri && session.accountId) {
+    // The provider's own call (its end-session endpoint makes it): a signed logout token.
+    const withLogout = client as unknown as {
+      backchannelLogout(sub: string, sid: string | undefined): Promise<void>;
+    };
+    await withLogout
+      .backchannelLogout(session.accountId, authorization.sid)
+      .catch((error: unknown) => log.warn({ err: error, client_id: clientId }, 'back-channel logout failed'));
+  }
+  if (authorization.grantId && !authorization.persistsLogout) {
+    const grant = await provider.Grant.find(authorization.grantId);
+    await grant?.destroy();
+    await provider.AccessToken.adapter.revokeByGrantId(authorization.grantId);
+  }
+}
+
 /** Ends one provider session: back-channel logout to its clients, grants without offline_access
  * revoked, the session removed. */
 async function endProviderSession(provider: Provider, sessionId: string, log: Log): Promise<void> {
   const session = await provider.Session.find(sessionId);
   if (!session) return;
-  const calls = Object.entries(session.authorizations ?? {}).map(async ([clientId, authorization]) => {
-    const client = await provider.Client.find(clientId);
-    if (client?.backchannelLogoutUri && session.accountId) {
-      // The provider's own call (its end-session endpoint makes it): a signed logout token.
-      const withLogout = client as unknown as {
-        backchannelLogout(sub: string, sid: string | undefined): Promise<void>;
-      };
-      await withLogout
-        .backchannelLogout(session.accountId, authorization.sid)
-        .catch((error: unknown) => log.warn({ err: error, client_id: clientId }, 'back-channel logout failed'));
-    }
-    if (authorization.grantId && !authorization.persistsLogout) {
-      const grant = await provider.Grant.find(authorization.grantId);
-      await grant?.destroy();
-      await provider.AccessToken.adapter.revokeByGrantId(authorization.grantId);
-    }
-  });
-  await Promise.all(calls);
+  await Promise.all(
+    Object.entries(session.authorizations ?? {}).map(([clientId, authorization]) =>
+      logOutClient(provider, session, clientId, authorization, log),
+    ),
+  );
   await session.destroy();
+}
+
+/** Ends the provider session of an account that is no longer the one signed in to this browser
+ * (someone else signed in during a request, interaction.ts), as that account's sign-out would have. */
+export async function endSupersededSession(db: Db, provider: Provider, sessionId: string, log: Log): Promise<void> {
+  await endProviderSession(provider, sessionId, log);
+  await guarded(() => db.deleteFrom('oidc_session_links').where('provider_session_id', '=', sessionId).execute());
 }
 
 /** What the app calls when Tessera sessions end (AppContext.sessionsEnded). */
@@ -126,5 +149,36 @@ export function endTesseraSessionOnLogout(
     if (!ours) return;
     await endSession(ours.sessionId);
     ctx.cookies.set(cookieName, null, { ...cookieOptions(ctx.host), signed: false });
+  };
+}
+
+/** What revoking a client's access calls (grants.ts has revoked its grants and tokens already):
+ * every provider session of the account that signed in to that client signs it out, with its
+ * back-channel logout, so that the application's own session ends too. The provider sessions stay,
+ * with the other applications they signed in to. */
+export function signOutClient(db: Db, providerFor: (issuer: string) => Provider, log: Log) {
+  return async (accountId: string, clientId: string): Promise<void> => {
+    const links = await guarded(() =>
+      db
+        .selectFrom('oidc_session_links')
+        .select(['provider_session_id', 'issuer'])
+        .where('account_id', '=', accountId)
+        .execute(),
+    );
+    await Promise.all(
+      links.map(async (link) => {
+        try {
+          const provider = providerFor(link.issuer);
+          const session = await provider.Session.find(link.provider_session_id);
+          const authorization = session?.authorizations?.[clientId];
+          if (!session || !authorization || session.accountId !== accountId) return;
+          await logOutClient(provider, session, clientId, authorization, log);
+          delete session.authorizations![clientId];
+          await session.persist();
+        } catch (error) {
+          log.warn({ err: error, client_id: clientId }, 'an application could not be signed out');
+        }
+      }),
+    );
   };
 }

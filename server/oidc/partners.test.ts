@@ -1,8 +1,15 @@
 // The partner pages' API: GET /api/partners/{client_id} and POST …/access-requests, on both databases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessRequestAnswer, PartnerAnswer } from '../../contract/schemas.ts';
+import { AccessRequestAnswer, PartnerAccessAnswer, PartnerAnswer } from '../../contract/schemas.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
-import { DEVICE, databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
+import {
+  DEVICE,
+  databaseKinds,
+  passwordSignIn,
+  userIdByEmail,
+  startTestServer,
+  type TestServer,
+} from '../testing/harness.ts';
 import * as v from 'valibot';
 import { registerClient } from './clients.ts';
 
@@ -28,6 +35,12 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
       redirect_uris: ['https://race.example/cb'],
       admin_email: 'admin@race.example',
     });
+    await registerClient(server.ctx.db, {
+      client_id: 'standing',
+      name: 'Standing partner',
+      redirect_uris: ['https://standing.example/cb'],
+      admin_email: 'admin@standing.example',
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -48,6 +61,15 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
       url: `/api/partners/${clientId}/access-requests`,
       headers: { ...DEVICE, ...(cookie ? { cookie } : {}) },
     });
+  const standing = async (clientId: string, cookie: string) => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: `/api/partners/${clientId}/access-requests`,
+      headers: { ...DEVICE, cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    return v.parse(PartnerAccessAnswer, res.json());
+  };
   const mailsTo = (to: string) => server.ctx.db.selectFrom('outbox').selectAll().where('recipient', '=', to).execute();
   const requests = (clientId: string) =>
     server.ctx.db.selectFrom('partner_access_requests').selectAll().where('client_id', '=', clientId).execute();
@@ -96,6 +118,44 @@ describe.each(kinds)('partner pages API on %s', (kind) => {
       message: expect.stringContaining('Access request could not be sent'),
     });
     expect(await requests('no-admin')).toEqual([]);
+  });
+
+  it('tells a person before asking where they stand: no administrator, may ask, asked already, or access granted', async () => {
+    const cookie = await signIn(claire.email);
+    expect(
+      (await server.app.inject({ method: 'GET', url: '/api/partners/no-admin/access-requests', headers: DEVICE }))
+        .statusCode,
+    ).toBe(401);
+    expect(await standing('no-admin', cookie)).toEqual({
+      client_id: 'no-admin',
+      access: 'unavailable',
+      requested_at: null,
+    });
+    expect(await standing('standing', cookie)).toEqual({ client_id: 'standing', access: 'none', requested_at: null });
+    const asked = v.parse(AccessRequestAnswer, (await ask('standing', cookie)).json());
+    expect(await standing('standing', cookie)).toEqual({
+      client_id: 'standing',
+      access: 'requested',
+      requested_at: asked.requested_at,
+    });
+    // A person who gave the application access has it: nothing to ask.
+    const userId = await userIdByEmail(server, claire.email);
+    await server.ctx.db
+      .insertInto('oidc_models')
+      .values({
+        model: 'Grant',
+        id: `grant-${kind}`,
+        payload: '{}',
+        grant_id: null,
+        uid: null,
+        user_code: null,
+        expires_at: null,
+        consumed_at: null,
+        account_id: userId,
+        client_id: 'no-admin',
+      })
+      .execute();
+    expect((await standing('no-admin', cookie)).access).toBe('granted');
   });
 
   it("stores one request and mails the administrator the person's name, email and the application; asking again changes nothing", async () => {

@@ -22,6 +22,10 @@ import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
 import { registerClient } from './clients.ts';
 import { ISSUER_ENDPOINTS, browse as browseAs, jarOf, signInCookie, type Jar } from '../testing/oidcKit.ts';
+import { addPasskey, client, freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
+import { assert } from '../testing/softAuthenticator.ts';
+import { PASSKEY_COOKIE } from '../login/passkey.ts';
+import { userHandle as passkeyUserHandle } from '../methods/passkey.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
@@ -186,6 +190,54 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     // Emma has no second factor: her step-up by password sets the same column, and is still a password.
     const { tokens: emmas } = await signedInFlow('openid', {}, await sessionOf('cardholder', new Date().toISOString()));
     expect(emmas.claims()).toMatchObject({ acr: 'pwd', amr: ['pwd'] });
+  });
+
+  it('says in amr how a passkey second factor was given: hwk for one bound to its device, swk for a synced one', async () => {
+    for (const [synced, kind] of [
+      [false, 'hwk'],
+      [true, 'swk'],
+    ] as const) {
+      const user = await makeUser(server, { methods: ['email'] });
+      const device = `oidc-passkey-${kind}-01`;
+      const token = await sessionFor(server, user.userId, device);
+      await freshMfa(server, user.userId);
+      const { id, passkey } = await addPasskey(server, { token, device }, { synced });
+      // A sign-in from a new device: the password, then the passkey as the second factor.
+      const api = client(server);
+      const elsewhere = `${device}-new`;
+      const payload = await api.loginPayload(user.email, elsewhere);
+      const challenge = (await api.challenge(payload, id, elsewhere)).json();
+      const credential = assert(passkey, challenge.passkey, { origin: server.ctx.config.publicOrigins.be });
+      const signedIn = await api.verify(challenge.payload, '', elsewhere, { code: undefined, credential });
+      expect(signedIn.statusCode).toBe(200);
+      const { tokens } = await signedInFlow('openid', {}, `tessera_token=${signedIn.json().access_token}`);
+      expect(tokens.claims()).toMatchObject({ acr: 'mfa', amr: ['pwd', kind, 'mfa'] });
+    }
+  });
+
+  it('says in amr that a passkey sign-in had no password: the key and the user it verified', async () => {
+    const user = await makeUser(server, { methods: ['email'] });
+    const device = 'oidc-passkey-alone-01';
+    const token = await sessionFor(server, user.userId, device);
+    await freshMfa(server, user.userId);
+    const { passkey } = await addPasskey(server, { token, device });
+    const started = await server.app.inject({
+      method: 'POST',
+      url: '/api/passkey/options',
+      headers: { 'x-device-id': device },
+    });
+    const cookie = started.cookies.find((c) => c.name === PASSKEY_COOKIE)!;
+    const userHandle = Buffer.from(passkeyUserHandle(server.ctx.config.secretKey, user.userId)).toString('base64url');
+    const credential = assert(passkey, started.json(), { origin: server.ctx.config.publicOrigins.be, userHandle });
+    const signedIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/passkey/sign-in',
+      headers: { 'x-device-id': device, cookie: `${PASSKEY_COOKIE}=${cookie.value}` },
+      payload: { credential },
+    });
+    expect(signedIn.statusCode).toBe(200);
+    const { tokens } = await signedInFlow('openid', {}, `tessera_token=${signedIn.json().access_token}`);
+    expect(tokens.claims()).toMatchObject({ acr: 'mfa', amr: ['hwk', 'user', 'mfa'] });
   });
 
   it('sends prompt=login, max_age and acr_values=mfa to a step-up first, and on once it is done', async () => {
@@ -369,9 +421,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect((await oidc.tokenIntrospection(config, first.access_token)).active).toBe(false);
   });
 
-  it('ends the Tessera session of the browser too at an RP-initiated logout the person confirms', async () => {
-    const cookie = await signIn();
-    const jar = jarOf([cookie]);
+  /** Signs in to client 2 in the jar's browser, then asks for its RP-initiated logout: gives where
+   * the provider sent the browser, and what our confirmation reads there. */
+  async function askLogout(jar: Jar) {
     const verifier = oidc.randomPKCECodeVerifier();
     const res = await browse(
       authorizationUrl({
@@ -385,19 +437,61 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       pkceCodeVerifier: verifier,
     });
     const confirm = await browse(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! }).href, jar);
-    expect(confirm.status).toBe(200);
-    const form = await confirm.text();
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)![1]!;
-    const done = await fetch(`${issuer}/session/end/confirm`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: [...jar.values()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+    // Our confirmation, not the provider's page; the form's secret is not in the address.
+    expect(confirm.status).toBe(303);
+    const location = new URL(confirm.headers.get('location')!, base);
+    expect(location.pathname).toBe('/logout/confirm');
+    expect([...location.searchParams.keys()]).toEqual(['ref']);
+    const read = await fetch(`${base}/api/logout-requests/${location.searchParams.get('ref')}`, {
+      headers: { ...DEVICE, 'accept-language': 'fr-BE' },
     });
-    expect(done.status).toBeLessThan(400);
+    expect(read.status).toBe(200);
+    const request = (await read.json()) as { client: { name: string } | null; action: string; xsrf: string };
+    expect(location.href).not.toContain(request.xsrf);
+    expect(request.action).toBe('/oidc/session/end/confirm');
+    const answer = (logout: boolean) =>
+      fetch(`${base}${request.action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: [...jar.values()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ xsrf: request.xsrf, ...(logout ? { logout: 'yes' } : {}) }),
+      });
+    return { request, answer };
+  }
+
+  it('asks on our own screen to confirm an RP-initiated logout, which ends the Tessera session of the browser too', async () => {
+    const cookie = await signIn();
+    const jar = jarOf([cookie]);
+    const { request, answer } = await askLogout(jar);
+    expect(request.client).toMatchObject({ client_id: '2' });
+    const done = await answer(true);
+    expect(done.status).toBe(303);
+    // Our success screen (the client registered no post-logout address).
+    expect((await browse(new URL(done.headers.get('location')!, base).href, jar)).headers.get('location')).toBe(
+      '/logout/done',
+    );
     expect(done.headers.getSetCookie().some((c) => c.startsWith('tessera_token=;'))).toBe(true);
     // Signed out of Tessera as well: its session is gone.
     expect((await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } })).status).toBe(401);
+    // The request is spent with the provider's session state.
+    expect((await answer(true)).status).toBe(400);
+  });
+
+  it('keeps the person signed in to Tessera when they answer no, and says which application signed out', async () => {
+    const cookie = await signIn();
+    const jar = jarOf([cookie]);
+    const { answer } = await askLogout(jar);
+    const stayed = await answer(false);
+    expect(stayed.status).toBe(303);
+    const success = await browse(new URL(stayed.headers.get('location')!, base).href, jar);
+    expect(success.headers.get('location')).toBe('/logout/done?client_id=2');
+    expect((await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } })).status).toBe(200);
+  });
+
+  it('answers an unknown or malformed logout reference with 404 or 400', async () => {
+    const unknown = await fetch(`${base}/api/logout-requests/${'a'.repeat(43)}`, { headers: DEVICE });
+    expect(unknown.status).toBe(404);
+    expect((await fetch(`${base}/api/logout-requests/short`, { headers: DEVICE })).status).toBe(400);
   });
 
   it('refuses a request without PKCE, or with the plain method, back to the client', async () => {
@@ -554,20 +648,33 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       });
     });
 
-    it('sends access_denied to the client when the person refuses; the first answer stands', async () => {
+    it('ends the request with access_denied at once when the person refuses; the first answer stands', async () => {
       const cookie = await signIn();
       const jar = jarOf([cookie]);
-      const { location } = await startPartnerRequest('openid balance', jar);
+      const { location, state } = await startPartnerRequest('openid balance', jar);
       const uid = location.searchParams.get('uid')!;
       const refused = await api('POST', '/authorize', cookie, { uid, approve: false });
       expect(refused.status).toBe(200);
-      expect((await api('POST', '/authorize', cookie, { uid, approve: true })).body.target).toBe(refused.body.target);
-      expect((await api('GET', `/authorize?uid=${uid}`, cookie)).body).toMatchObject({ target: refused.body.target });
-      const back = await browse(String(refused.body.target), jar);
-      const callback = new URL(back.headers.get('location')!);
+      // The answer is the client's error redirect itself, with the request's state and the issuer.
+      const callback = new URL(String(refused.body.target));
       expect(`${callback.origin}${callback.pathname}`).toBe(PARTNER_REDIRECT);
-      expect(callback.searchParams.get('error')).toBe('access_denied');
-      expect(callback.searchParams.get('code')).toBeNull();
+      expect(Object.fromEntries(callback.searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: 'The person did not give consent',
+        state,
+        iss: issuer,
+      });
+      // Ended on the server, with no further click: the interaction and its resume are gone.
+      expect(await server.oidc.forIssuer(issuer).Interaction.find(uid)).toBeUndefined();
+      expect((await browse(`${issuer}/interaction/${uid}`, jar)).status).toBe(400);
+      const resume = await browse(`${issuer}/auth/${uid}`, jar);
+      expect(resume.headers.get('location') ?? '').not.toContain('code=');
+      // A second answer, or a second look, finds the request over.
+      expect((await api('POST', '/authorize', cookie, { uid, approve: true })).status).toBe(410);
+      expect((await api('GET', `/authorize?uid=${uid}`, cookie)).status).toBe(410);
+      await expect(
+        oidc.authorizationCodeGrant(partner, callback, { pkceCodeVerifier: 'x'.repeat(43), expectedState: state }),
+      ).rejects.toMatchObject({ error: 'access_denied' });
     });
 
     it('lets nobody else read or answer the request, and resumes it only in the browser that started it', async () => {
@@ -611,7 +718,8 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
         const answers = await Promise.all(
           Array.from({ length: 30 }, (_, i) => api('POST', '/authorize', cookie, { uid, approve: i % 2 === 0 })),
         );
-        expect(answers.every((answer) => answer.status === 200)).toBe(true);
+        // A refusal ends the request: an answer read after that finds it over (410).
+        expect(answers.every((answer) => answer.status === 200 || answer.status === 410)).toBe(true);
         const recorded = await server.ctx.db.selectFrom('consent_answers').selectAll().where('uid', '=', uid).execute();
         expect(recorded).toHaveLength(1);
         // One answer taken: one security event, the recorded one's.
@@ -623,8 +731,13 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
         expect(events.map((e) => e.type)).toEqual([
           recorded[0]!.approved ? 'partner_consent_given' : 'partner_consent_refused',
         ]);
-        const back = await browse(String(answers[0]!.body.target), jar);
-        const callback = new URL(back.headers.get('location')!);
+        // Every answer given points the same way: the code, or access_denied.
+        const targets = new Set(answers.filter((answer) => answer.status === 200).map((answer) => answer.body.target));
+        expect(targets.size).toBe(1);
+        const target = String([...targets][0]);
+        const callback = recorded[0]!.approved
+          ? new URL((await browse(target, jar)).headers.get('location')!)
+          : new URL(target);
         expect(callback.searchParams.get('error') === 'access_denied').toBe(!recorded[0]!.approved);
       });
 
@@ -728,6 +841,77 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
       ).toBe(204);
       expect(received).toHaveLength(1);
       expect((await oidc.tokenIntrospection(bcl, tokens.access_token)).active).toBe(false);
+    });
+
+    it('tells a partner, with a signed logout token for its session, when the person revokes its access', async () => {
+      received.length = 0;
+      await registerClient(server.ctx.db, {
+        client_id: 'bcl-partner',
+        name: 'Back-channel partner',
+        first_party: false,
+        redirect_uris: [BCL_REDIRECT],
+        backchannel_logout_uri: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/partner-logout`,
+      });
+      const partnerBcl = await oidc.discovery(new URL(issuer), 'bcl-partner', undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
+      const cookie = await signIn();
+      const jar = jarOf([cookie]);
+      // Signed in to a first-party application and to the partner, in the same browser.
+      const firstParty = await signInTo(jar);
+      const verifier = oidc.randomPKCECodeVerifier();
+      const start = await browse(
+        oidc.buildAuthorizationUrl(partnerBcl, {
+          redirect_uri: BCL_REDIRECT,
+          scope: 'openid',
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+        }).href,
+        jar,
+      );
+      const uid = new URL(start.headers.get('location')!, base).searchParams.get('uid')!;
+      const answered = await fetch(`${base}/api/authorize`, {
+        method: 'POST',
+        headers: { ...DEVICE, cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ uid, approve: true }),
+      });
+      const { target } = (await answered.json()) as { target: string };
+      const back = await browse(target, jar);
+      const tokens = await oidc.authorizationCodeGrant(partnerBcl, new URL(back.headers.get('location')!), {
+        pkceCodeVerifier: verifier,
+      });
+      const idToken = tokens.claims()!;
+      expect(received).toHaveLength(0);
+
+      const revoked = await fetch(`${base}/api/token/bcl-partner`, {
+        method: 'DELETE',
+        headers: { ...DEVICE, cookie },
+      });
+      expect(revoked.status).toBe(204);
+      expect(received).toHaveLength(1);
+      const logoutToken = new URLSearchParams(received[0]).get('logout_token')!;
+      const { payload } = await jwtVerify(
+        logoutToken,
+        createRemoteJWKSet(new URL(partnerBcl.serverMetadata().jwks_uri!)),
+        { issuer, audience: 'bcl-partner' },
+      );
+      expect(payload).toMatchObject({
+        sub: idToken.sub,
+        sid: idToken.sid,
+        events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      });
+      // Only the partner is signed out: the first-party application and the Tessera session live on.
+      expect((await oidc.tokenIntrospection(bcl, firstParty.access_token)).active).toBe(true);
+      expect((await fetch(`${base}/api/user`, { headers: { ...DEVICE, cookie } })).status).toBe(200);
+      // Told once: the partner is no longer in the provider's session.
+      await server.ctx.sessionsEnded({ accountId: idToken.sub });
+      expect(received).toHaveLength(2);
+      const second = await jwtVerify(
+        new URLSearchParams(received[1]).get('logout_token')!,
+        createRemoteJWKSet(new URL(bcl.serverMetadata().jwks_uri!)),
+        { issuer },
+      );
+      expect(second.payload.aud).toBe('bcl-app');
     });
 
     it('tells it too when every session of the account ends (a new password)', async () => {

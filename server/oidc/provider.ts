@@ -9,17 +9,19 @@ import Provider, {
   type Account,
   type AdapterFactory,
   type Configuration,
+  type FapiEnabledConfiguration,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import { CONSENT_SCOPES, INTERACTION_PATH, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import { oidcAdapterFactory, guarded, withoutUnstorableKeys } from './adapter.ts';
-import { OidcClientAdapter, clientSecretMatches } from './clients.ts';
-import { SigningKeys } from './keys.ts';
+import { FAPI_ALGORITHMS, OidcClientAdapter, TOKEN_AUTH_METHODS, clientSecretMatches } from './clients.ts';
+import { SigningKeys, type SigningJwk } from './keys.ts';
 import { renderOidcError } from './errors.ts';
 import { ACR, interactionPolicyFor } from './policy.ts';
 import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
+import { logoutSource, postLogoutSuccessSource } from './logoutScreens.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
 import { authCookieName } from '../sessions/cookie.ts';
 import { publicOriginOf } from '../http/origin.ts';
@@ -102,9 +104,10 @@ function allowedOrigin(origin: string, redirectUris: readonly string[]): boolean
   });
 }
 
-export function providerConfiguration(db: Db, config: Config, keys: SigningKeys): Configuration {
+/** The configuration of the provider of one configured origin (its issuer's). */
+export function providerConfiguration(db: Db, config: Config, keys: SigningKeys, origin: string): Configuration {
   // A client_id holding U+0000 is unknown, never a database error (adapter.ts).
-  const clients = withoutUnstorableKeys(new OidcClientAdapter(db));
+  const clients = withoutUnstorableKeys(new OidcClientAdapter(db, origin));
   const models = oidcAdapterFactory(db);
   const secure = config.env === 'production';
   const adapter = ((model: string) => (model === 'Client' ? clients : models(model))) as AdapterFactory;
@@ -118,10 +121,13 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
     conformIdTokenClaims: true,
     acrValues: [ACR.password, ACR.mfa],
     responseTypes: ['code'],
-    // A secret travels only as itself (a client_secret_jwt would sign with the stored digest).
-    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // Exactly what a client can be registered with (clients.ts): discovery advertises these.
+    clientAuthMethods: [...TOKEN_AUTH_METHODS],
     // Ours, carried with each client (clients.ts): whether it demands a second factor.
-    extraClientMetadata: { properties: ['require_mfa'] },
+    // And whether it follows the FAPI 2.0 Security Profile (clients.ts: fapiMetadata).
+    extraClientMetadata: { properties: ['require_mfa', 'fapi_profile'] },
+    // The algorithms FAPI 2.0 allows for a client's assertion (private_key_jwt, the one method that signs).
+    enabledJWA: { clientAuthSigningAlgValues: [...FAPI_ALGORITHMS] },
     pkce: { required: () => true },
     // An authorization request names its redirect_uri, always, and it matches exactly.
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -131,11 +137,19 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys)
       revocation: { enabled: true },
       introspection: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      // Its confirmation and success are our screens (logoutScreens.ts).
+      rpInitiatedLogout: { enabled: true, logoutSource: logoutSource(db), postLogoutSuccessSource },
       backchannelLogout: { enabled: true },
+      // Per client: a client marked FAPI 2.0 gets the profile, every other the plain rules.
+      fapi: {
+        enabled: true,
+        profile: (_ctx, client) => (client?.['fapi_profile'] === '2.0' ? '2.0' : undefined),
+      } satisfies FapiEnabledConfiguration,
     },
-    // Every use of a refresh token spends it and gives a new one; a spent one used again revokes the grant.
-    rotateRefreshToken: true,
+    // Every use of a refresh token spends it and gives a new one; a spent one used again revokes the
+    // grant. Not for a FAPI 2.0 client: its profile forbids rotation unless a retry with the previous
+    // token succeeds, and its tokens are bound to its key (docs/decisions/fapi-refresh-tokens.md).
+    rotateRefreshToken: (ctx) => ctx.oidc.client?.['fapi_profile'] !== '2.0',
     ttl: {
       AccessToken: 600,
       AuthorizationCode: 60,
@@ -192,6 +206,8 @@ export type OidcProviders = {
   forIssuer(issuer: string): Provider;
   /** Checks the database for rotated keys now (the timer does it on its own). */
   refreshKeys(): Promise<boolean>;
+  /** The key the provider signs with now (security event tokens are signed with it too). */
+  signingKey(): SigningJwk;
   close(): void;
 };
 
@@ -213,7 +229,7 @@ export async function createOidcProviders(
   await keys.init();
   let providers = new Map<string, Provider>();
   const build = (issuer: string) => {
-    const provider = new Provider(issuer, providerConfiguration(db, config, keys));
+    const provider = new Provider(issuer, providerConfiguration(db, config, keys, new URL(issuer).origin));
     provider.proxy = options.proxy ?? false;
     provider.use(servedAt(issuer));
     // A confidential client's secret is stored as a digest (clients.ts): compare digests.
@@ -276,6 +292,7 @@ export async function createOidcProviders(
     },
     forIssuer,
     refreshKeys,
+    signingKey: () => keys.jwks().keys[0]!,
     close: () => clearInterval(timer),
   };
 }

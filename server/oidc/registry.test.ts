@@ -72,7 +72,10 @@ describe('what a client registration may say', () => {
       'names',
       '"en" is not one of en_LU, fr, fr_LU, nl, de_LU',
     ]);
-    expect(bad({ logo_uri: 'http://cdn.example/logo.png' })?.[0]).toBe('logo_uri');
+    expect(bad({ logo: new TextEncoder().encode('<svg/>') })).toEqual([
+      'logo',
+      'the image is an SVG image: give a PNG, JPEG or WebP one',
+    ]);
     expect(bad({ backchannel_logout_uri: 'https://app.example/logout#x' })?.[0]).toBe('backchannel_logout_uri');
     expect(bad({ admin_email: 'not-an-email' })).toEqual([
       'admin_email',
@@ -85,7 +88,7 @@ describe('what a client registration may say', () => {
         scopes: ['balance', 'user', 'balance'],
         admin_email: ' Ops@Acme.Example ',
         redirect_uris: ['https://acme.example/cb', 'https://acme.example/cb'],
-        logo_uri: null,
+        logo: null,
       }),
     ).toEqual({
       name: 'Acme',
@@ -93,7 +96,7 @@ describe('what a client registration may say', () => {
       scopes: ['balance', 'user'],
       admin_email: 'ops@acme.example',
       redirect_uris: ['https://acme.example/cb'],
-      logo_uri: null,
+      logo: null,
     });
   });
 
@@ -124,7 +127,8 @@ describe.each(kinds)('registering clients on %s', (kind) => {
     expect(row.secret_hash).not.toBe(secret);
     expect(clientSecretMatches(row.secret_hash!, secret!)).toBe(true);
     expect(JSON.stringify(await db.selectFrom('oauth_clients').selectAll().execute())).not.toContain(secret);
-    expect(clientMetadata(row)).toMatchObject({
+    expect(clientMetadata(row, 'https://account.tessera.example')).not.toHaveProperty('logo_uri');
+    expect(clientMetadata(row, 'https://account.tessera.example')).toMatchObject({
       token_endpoint_auth_method: 'client_secret_basic',
       scope: expect.stringContaining('balance'),
     });

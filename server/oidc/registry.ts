@@ -8,14 +8,19 @@ import { isEmail } from '../../contract/rules.ts';
 import { isTrue, type Db } from '../db/index.ts';
 import {
   CLIENT_COLUMNS,
+  FAPI2,
+  FAPI_ALGORITHMS,
   findOidcClient,
   isFirstParty,
   jsonColumn,
   registerClient,
+  SECRET_AUTH_METHODS,
+  tokenAuthMethodOf,
   updateClient,
   type ClientRegistration,
   type OidcClientRow,
 } from './clients.ts';
+import { LogoError, checkLogo, type Logo } from './logos.ts';
 
 /** A client id: letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 64. */
 export const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -35,12 +40,17 @@ export class ClientInputError extends Error {
 }
 
 /** What an operator may say of a client: a registration but its id and secret, with names only in
- * NAME_LOCALES. On an edit, what is not said stays as it is; a `null` link or email removes it. */
-export type ClientInput = Partial<Omit<ClientRegistration, 'client_id' | 'names' | 'secret'>> & {
+ * NAME_LOCALES and the logo as the bytes of its image file. On an edit, what is not said stays as it
+ * is; a `null` link, email or logo removes it. */
+export type ClientInput = Partial<Omit<ClientRegistration, 'client_id' | 'names' | 'secret' | 'logo'>> & {
   names?: Partial<Record<NameLocale, string>>;
+  logo?: Uint8Array | null;
 };
 
-const LINKS = ['logo_uri', 'policy_uri', 'tos_uri', 'backchannel_logout_uri'] as const;
+/** A client input checked: its logo too (logos.ts). */
+export type CheckedClientInput = Omit<ClientInput, 'logo'> & { logo?: Logo | null };
+
+const LINKS = ['policy_uri', 'tos_uri', 'backchannel_logout_uri'] as const;
 const hasControl = (value: string) => /\p{Cc}/u.test(value);
 const LOOPBACK = /^(localhost|.+\.localhost|127\.0\.0\.1|\[::1\])$/;
 
@@ -88,9 +98,9 @@ export function checkClientId(clientId: string): string {
 }
 
 /** Checks every value of the input and gives it cleaned (names trimmed, duplicates dropped, the
- * email lower-cased); throws a ClientInputError naming the first bad field. */
-export function checkClientInput(input: ClientInput): ClientInput {
-  const out: ClientInput = {};
+ * email lower-cased, the logo's metadata stripped); throws a ClientInputError naming the first bad field. */
+export function checkClientInput(input: ClientInput): CheckedClientInput {
+  const out: CheckedClientInput = {};
   if (input.name !== undefined) out.name = checkName('name', input.name);
   if (input.names !== undefined) {
     const names: Partial<Record<NameLocale, string>> = {};
@@ -104,6 +114,20 @@ export function checkClientInput(input: ClientInput): ClientInput {
   if (input.redirect_uris !== undefined) {
     if (input.redirect_uris.length === 0) throw new ClientInputError('redirect_uris', 'at least one is required');
     out.redirect_uris = [...new Set(input.redirect_uris.map((uri) => checkUri('redirect_uris', uri)))];
+  }
+  // An empty list removes them: a logout then ends on our own page.
+  if (input.post_logout_redirect_uris !== undefined) {
+    out.post_logout_redirect_uris = [
+      ...new Set(input.post_logout_redirect_uris.map((uri) => checkUri('post_logout_redirect_uris', uri))),
+    ];
+  }
+  if (input.token_endpoint_auth_method !== undefined && input.token_endpoint_auth_method !== null) {
+    if (!(SECRET_AUTH_METHODS as readonly string[]).includes(input.token_endpoint_auth_method))
+      throw new ClientInputError(
+        'token_endpoint_auth_method',
+        `"${input.token_endpoint_auth_method}" is not one of ${SECRET_AUTH_METHODS.join(', ')}`,
+      );
+    out.token_endpoint_auth_method = input.token_endpoint_auth_method;
   }
   if (input.scopes !== undefined) {
     for (const scope of input.scopes) {
@@ -123,9 +147,54 @@ export function checkClientInput(input: ClientInput): ClientInput {
       throw new ClientInputError('admin_email', `"${input.admin_email}" is not a valid email address`);
     out.admin_email = email;
   }
+  if (input.logo !== undefined) {
+    try {
+      out.logo = input.logo === null ? null : checkLogo(input.logo);
+    } catch (error) {
+      if (error instanceof LogoError) throw new ClientInputError('logo', `the image ${error.message}`);
+      throw error;
+    }
+  }
   if (input.first_party !== undefined) out.first_party = input.first_party;
   if (input.require_mfa !== undefined) out.require_mfa = input.require_mfa;
+  if (input.profile !== undefined) {
+    if (input.profile !== null && input.profile !== FAPI2)
+      throw new ClientInputError('profile', `"${String(input.profile)}" is not a profile (${FAPI2})`);
+    out.profile = input.profile;
+  }
+  if (input.jwks !== undefined) out.jwks = input.jwks === null ? null : checkJwks(input.jwks);
+  if (input.jwks_uri !== undefined)
+    out.jwks_uri = input.jwks_uri === null ? null : checkUri('jwks_uri', input.jwks_uri);
+  if (input.events_endpoint !== undefined)
+    out.events_endpoint = input.events_endpoint === null ? null : checkUri('events_endpoint', input.events_endpoint);
+  if (input.events_token !== undefined) {
+    const token = input.events_token;
+    if (token !== null && (token.length === 0 || token.length > 1024 || hasControl(token)))
+      throw new ClientInputError('events_token', 'must be 1 to 1024 characters, without control characters');
+    out.events_token = token;
+  }
   return out;
+}
+
+/** Members only a private or secret key has: a client registers its public keys, never those. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** A client's public signing keys: one to ten, each EC, RSA or OKP, for signing, with an algorithm
+ * FAPI 2.0 allows where it names one. */
+export function checkJwks(jwks: unknown): { keys: Array<Record<string, unknown>> } {
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.length > 10)
+    throw new ClientInputError('jwks', 'must be a JWKS with one to ten keys ({"keys": [...]})');
+  for (const key of keys as Array<Record<string, unknown>>) {
+    if (typeof key !== 'object' || key === null || !['EC', 'RSA', 'OKP'].includes(String(key.kty)))
+      throw new ClientInputError('jwks', 'each key must be an EC, RSA or OKP public key');
+    if (PRIVATE_MEMBERS.some((member) => member in key))
+      throw new ClientInputError('jwks', 'holds a private key: register the public keys only');
+    if (key.use !== undefined && key.use !== 'sig') throw new ClientInputError('jwks', 'a key\'s "use" must be "sig"');
+    if (key.alg !== undefined && !(FAPI_ALGORITHMS as readonly string[]).includes(String(key.alg)))
+      throw new ClientInputError('jwks', `a key's "alg" must be one of ${FAPI_ALGORITHMS.join(', ')}`);
+  }
+  return { keys: keys as Array<Record<string, unknown>> };
 }
 
 /** A new client secret: 32 random bytes, base64url (43 characters). Only its digest is stored. */
@@ -142,12 +211,23 @@ export type ClientSummary = {
   confidential: boolean;
   redirect_uris: string[];
   scopes: string[];
-  logo_uri: string | null;
+  /** The version (digest) of its logo, served by us; null without one. */
+  logo: string | null;
   policy_uri: string | null;
   tos_uri: string | null;
   backchannel_logout_uri: string | null;
+  post_logout_redirect_uris: string[];
   admin_email: string | null;
   require_mfa: boolean;
+  /** How it authenticates at the token endpoint: none (public), client_secret_basic,
+   * client_secret_post, or private_key_jwt (a FAPI 2.0 client). */
+  token_endpoint_auth_method: string;
+  /** 'fapi2' for a client that follows the FAPI 2.0 Security Profile; null otherwise. */
+  profile: string | null;
+  /** Where its keys are: 'jwks' (registered), its jwks_uri, or null. */
+  keys: string | null;
+  /** Where its security event tokens are pushed; null: it hears none. */
+  events_endpoint: string | null;
 };
 
 function summaryOf(row: OidcClientRow): ClientSummary {
@@ -159,12 +239,17 @@ function summaryOf(row: OidcClientRow): ClientSummary {
     confidential: Boolean(row.secret_hash),
     redirect_uris: jsonColumn(row.redirect_uris, []),
     scopes: jsonColumn(row.scopes, []),
-    logo_uri: row.logo_uri,
+    logo: row.logo_version,
     policy_uri: row.policy_uri,
     tos_uri: row.tos_uri,
     backchannel_logout_uri: row.backchannel_logout_uri,
+    post_logout_redirect_uris: jsonColumn(row.post_logout_redirect_uris, []),
     admin_email: row.admin_email,
     require_mfa: isTrue(row.require_mfa),
+    token_endpoint_auth_method: tokenAuthMethodOf(row),
+    profile: row.profile,
+    keys: row.jwks_uri ?? (row.jwks ? 'jwks' : null),
+    events_endpoint: row.events_endpoint,
   };
 }
 
@@ -181,6 +266,10 @@ export async function getClient(db: Db, clientId: string): Promise<ClientSummary
 }
 
 export class ClientExists extends Error {}
+
+/** A token endpoint method that presents a secret, for a client without one. */
+const secretless = () =>
+  new ClientInputError('token_endpoint_auth_method', 'needs a confidential client (one with a secret)');
 export class UnknownClient extends Error {}
 
 /** Registers a new client (checked in full first); gives its secret when it is confidential, which
@@ -193,6 +282,8 @@ export async function addClient(
 ): Promise<{ secret: string | null }> {
   checkClientId(clientId);
   const checked = checkClientInput(input);
+  if (checked.token_endpoint_auth_method && !options.confidential) throw secretless();
+  if (checked.profile === FAPI2) fapiKeysOf(checked, null, options.confidential === true);
   const secret = options.confidential ? newClientSecret() : null;
   const registration: ClientRegistration = {
     ...checked,
@@ -220,14 +311,30 @@ export async function editClient(
   const checked = checkClientInput(input);
   const current = await findOidcClient(db, clientId);
   if (!current) throw new UnknownClient(`no client has the id "${clientId}"`);
+  const confidential = options.secret === 'new' || (options.secret === undefined && Boolean(current.secret_hash));
+  if (checked.token_endpoint_auth_method && !confidential) throw secretless();
+  if ((checked.profile ?? current.profile) === FAPI2) fapiKeysOf(checked, current, options.secret === 'new');
   const { names, ...rest } = checked;
   const update: Partial<Omit<ClientRegistration, 'client_id'>> = { ...rest };
+  // A public client presents no secret at all; nor does a FAPI 2.0 one, which signs with its key.
+  if (options.secret === 'none' || checked.profile === FAPI2) update.token_endpoint_auth_method = null;
+  if (checked.profile === FAPI2) update.secret = null;
   if (names !== undefined)
     update.names = { ...jsonColumn<Record<string, string>>(current.names, {}), ...(names as Record<string, string>) };
   const secret = options.secret === 'new' ? newClientSecret() : null;
   if (options.secret) update.secret = secret;
   if (!(await updateClient(db, clientId, update))) throw new UnknownClient(`no client has the id "${clientId}"`);
   return { secret };
+}
+
+/** A FAPI 2.0 client authenticates with its own key: it has a JWKS or a jwks_uri (exactly one), and
+ * no secret. */
+function fapiKeysOf(input: CheckedClientInput, current: OidcClientRow | null, secret: boolean): void {
+  if (secret) throw new ClientInputError('profile', 'a FAPI 2.0 client signs with its own key: it has no secret');
+  const jwks = input.jwks !== undefined ? input.jwks !== null : Boolean(current?.jwks);
+  const uri = input.jwks_uri !== undefined ? input.jwks_uri !== null : Boolean(current?.jwks_uri);
+  if (jwks === uri)
+    throw new ClientInputError('jwks', 'a FAPI 2.0 client needs its public keys: a JWKS or a jwks_uri, one of the two');
 }
 
 /** Removes a client and, in the same transaction, everything the provider issued to it: its grants,

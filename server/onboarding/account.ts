@@ -3,6 +3,7 @@
 // card, all in one transaction: no crash leaves an account whose card stays unusable. A card
 // blocked or taken meanwhile does not cost the person the account they just made (spec §4:
 // "created with card activation failed, the card can be activated later").
+import type { Locale } from '../../contract/constants.ts';
 import { ONBOARDING_NEEDS } from '../../contract/onboarding.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
@@ -25,12 +26,15 @@ class Refused extends Error {
   }
 }
 
+/** `language`: the one the person reads as they create the account, which the variant offers
+ * (docs/decisions/onboarding-language.md). */
 export async function createAccount(
   ctx: AppContext,
   flow: Flow,
-  password: string,
+  input: { password: string; language: Locale },
   meta: { ip: string; deviceKey: string },
-): Promise<OnboardingDone> {
+): Promise<Omit<OnboardingDone, 'signIn'> & { userId: string }> {
+  const { password, language } = input;
   requireProgress(flow.state, ONBOARDING_NEEDS.password);
   if (
     !flow.email ||
@@ -61,7 +65,7 @@ export async function createAccount(
       // Exactly once: a second submit (another tab, a double click) finds the flow finished.
       const finished = await trx
         .updateTable('onboarding_flows')
-        .set({ completed_at: now, state: 'completed' })
+        .set({ completed_at: now, state: 'completed', language })
         .where('id', '=', flow.id)
         .where('completed_at', 'is', null)
         .executeTakeFirst();
@@ -88,7 +92,7 @@ export async function createAccount(
         now,
         firstname: flow.firstname!,
         lastname: flow.lastname!,
-        language: flow.language,
+        language,
         email: flow.email!,
         phone: flow.phone!,
         user_id: await unclaimedPlatformId(trx, 'user_id', card?.beneficiary_id ?? invitation?.user_id ?? null),
@@ -143,5 +147,5 @@ export async function createAccount(
       deviceKey: meta.deviceKey,
     });
   }
-  return { outcome, username: flow.email };
+  return { outcome, username: flow.email, userId };
 }

@@ -86,9 +86,10 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.phone(flow, card.phone, 'whatsapp')).json()).toMatchObject({ verified: false });
     expect(sms.messages.at(-1)).toMatchObject({ channel: 'whatsapp', to: card.phone });
     expect((await api.verify(flow, api.codeFor(card.phone))).json()).toEqual({ verified: 'phone' });
-    const done = await api.password(flow, PASSWORD);
+    // The person reads French; the card's holder was said to speak Dutch: the account speaks French.
+    const done = await api.password(flow, PASSWORD, PASSWORD, 'fr');
     expect(done.statusCode).toBe(201);
-    expect(done.json()).toEqual({ outcome: 'card_activated', username: card.email });
+    expect(done.json()).toMatchObject({ outcome: 'card_activated', username: card.email });
 
     const token = (await signIn(card.email)).json().access_token as string;
     const me = (
@@ -101,7 +102,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(me).toMatchObject({
       firstname: 'Nina',
       lastname: 'Nieuw',
-      language: 'nl',
+      language: 'fr',
       user_id: expect.stringMatching(/^U-T/),
       password_status: 0,
     });
@@ -164,7 +165,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     await api.profile(flow, 'Nina', 'Nieuw');
     expect(await state()).toMatchObject({
       progress: 'profile_saved',
-      profile: { firstname: 'Nina', lastname: 'Nieuw', language: 'nl' },
+      profile: { firstname: 'Nina', lastname: 'Nieuw' },
       code: null,
     });
 
@@ -193,7 +194,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     await api.phone(flow, card.phone, 'call');
     expect((await state()).code).toMatchObject({
       kind: 'phone',
-      target: '+32•••••••' + card.phone.slice(-2),
+      target: '+32 ••• •• •• ' + card.phone.slice(-2),
       expires_in: 900,
       resend_in: 30,
     });
@@ -335,7 +336,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect(active.json()).toEqual({
       code: 'card_already_active',
       message: 'This card is already activated.',
-      usernames: ['e***s@example.be', '+32•••••••56'],
+      usernames: ['e***s@example.be', '+32 ••• •• •• 56'],
     });
     expect((await api.card('5065 0000 0000 0002', '999999')).json().code).toBe('invalid_activation_code');
   });
@@ -361,7 +362,10 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     const phone = `+32473${String(Date.now()).slice(-6)}`;
     await api.phone(flow, phone);
     await api.verify(flow, api.codeFor(phone));
-    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'invitation', username: invitation.email });
+    expect((await api.password(flow, PASSWORD)).json()).toMatchObject({
+      outcome: 'invitation',
+      username: invitation.email,
+    });
     const user = await server.ctx.db
       .selectFrom('users')
       .innerJoin('user_emails', 'user_emails.user_id', 'users.id')
@@ -373,6 +377,71 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.invitation(invitation.code)).json().code).toBe('invalid_invitation_code');
     const expired = await makeInvitation(server, { expired: true });
     expect((await api.invitation(expired.code)).json().code).toBe('invalid_invitation_code');
+  });
+
+  it("gives the account the language the person reads, as the variant offers it, whatever the card's holder speaks", async () => {
+    const languageOf = async (email: string) =>
+      (
+        await server.ctx.db
+          .selectFrom('users')
+          .innerJoin('user_emails', 'user_emails.user_id', 'users.id')
+          .select('users.language')
+          .where('user_emails.value', '=', email)
+          .executeTakeFirstOrThrow()
+      ).language;
+    // The holder speaks Dutch (makeCard): each reads another language as they make the account.
+    for (const [read, stored] of [
+      ['en', 'en'],
+      // Luxembourg's French on the Belgian site: Belgium's French.
+      ['fr_LU', 'fr'],
+      // A language this site does not offer: the site's own.
+      ['de_LU', 'nl'],
+    ] as const) {
+      const card = await makeCard(server);
+      const flow = await api.throughPhone(card);
+      expect((await api.password(flow, PASSWORD, PASSWORD, read)).statusCode).toBe(201);
+      expect(await languageOf(card.email)).toBe(stored);
+    }
+    // Not a language at all: refused, like any malformed field.
+    const card = await makeCard(server);
+    const flow = await api.throughPhone(card);
+    expect((await api.password(flow, PASSWORD, PASSWORD, 'xx')).json().code).toBe('validation_failed');
+  });
+
+  it('signs the new account in as a password sign-in does: the session, or the forced set-up of a second factor', async () => {
+    const user = (token: string) =>
+      server.app.inject({ method: 'GET', url: '/api/user', headers: { ...DEVICE, authorization: `Bearer ${token}` } });
+    const card = await makeCard(server);
+    const done = await api.password(await api.throughPhone(card), PASSWORD);
+    expect(done.json().signIn).toEqual({
+      kind: 'session',
+      token: { access_token: expect.any(String), token_type: 'Bearer', expires_in: expect.any(Number) },
+    });
+    // The session's cookie is set, as a sign-in sets it, and the session is a whole one.
+    expect(done.cookies.map((c) => c.name)).toContain(server.ctx.cookieName);
+    expect((await user(done.json().signIn.token.access_token)).json().data).toMatchObject({ firstname: 'Nina' });
+
+    // An invitation whose account must have a second factor: a session that may only set one up,
+    // the same answer a password sign-in of that account gets.
+    const invitation = await makeInvitation(server, { mfaForced: true });
+    const flow = (await api.invitation(invitation.code)).json().flow as string;
+    await api.terms(flow);
+    await api.profile(flow, 'Iris', 'Invited');
+    await api.email(flow, invitation.email);
+    const phone = `+32474${String(Date.now()).slice(-6)}`;
+    await api.phone(flow, phone);
+    await api.verify(flow, api.codeFor(phone));
+    const forced = (await api.password(flow, PASSWORD)).json().signIn;
+    expect(forced).toMatchObject({ kind: 'session', token: { mfa_enrolment: 'required' } });
+    expect((await signIn(invitation.email)).json()).toMatchObject({ mfa_enrolment: 'required' });
+    // Its session opens nothing but the set-up.
+    const status = await server.app.inject({
+      method: 'GET',
+      url: '/api/mfa/status',
+      headers: { ...DEVICE, authorization: `Bearer ${forced.token.access_token}` },
+    });
+    expect(status.json()).toMatchObject({ enrolment: 'required' });
+    expect((await user(forced.token.access_token)).statusCode).toBe(200);
   });
 
   it('keeps codes single use, five tries each, for fifteen minutes, with a resend wait', async () => {
@@ -393,6 +462,8 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     vi.setSystemTime(Date.now() + 31_000);
     expect((await api.email(flow, card.email)).json()).toMatchObject({ verified: false, resend_in: 15 });
     const second = api.codeFor(card.email);
+    // The first code, typed now: the person is told it was replaced, and it counts as a wrong one.
+    expect((await api.verify(flow, right)).json()).toMatchObject({ code: 'code_replaced', attempts_left: 4 });
     vi.setSystemTime(Date.now() + 901_000);
     expect((await api.verify(flow, second)).json().code).toBe('code_expired');
     vi.setSystemTime(Date.now() + 16_000);
@@ -540,7 +611,7 @@ describe.each(kinds)('onboarding on %s', (kind) => {
     expect((await api.verify(flow, api.codeFor(other))).json()).toEqual({ verified: 'email' });
     // The phone stays proven ("continue with the current phone").
     expect((await api.phone(flow, card.phone)).json()).toMatchObject({ verified: true });
-    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'card_activated', username: other });
+    expect((await api.password(flow, PASSWORD)).json()).toMatchObject({ outcome: 'card_activated', username: other });
   });
 
   it('creates the account but says so when the card was activated or blocked meanwhile', async () => {
@@ -597,7 +668,10 @@ describe.each(kinds)('onboarding on %s', (kind) => {
         .executeTakeFirstOrThrow(),
     ).toEqual({ activated_at: null });
     // The same flow finishes on the next try, card and all.
-    expect((await api.password(flow, PASSWORD)).json()).toEqual({ outcome: 'card_activated', username: card.email });
+    expect((await api.password(flow, PASSWORD)).json()).toMatchObject({
+      outcome: 'card_activated',
+      username: card.email,
+    });
     const owner = await server.ctx.db
       .selectFrom('cards')
       .innerJoin('user_emails', 'user_emails.user_id', 'cards.user_id')

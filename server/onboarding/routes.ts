@@ -19,7 +19,10 @@ import {
   OnboardingVerified,
   OnboardingVerifyRequest,
 } from '../../contract/schemas.ts';
+import { VARIANT_LOCALES, variantLocaleOf } from '../../contract/constants.ts';
 import { assertCaptcha } from '../captcha/index.ts';
+import { findByLoginName } from '../identity/accounts.ts';
+import { signInWithPassword } from '../identity/signInDecision.ts';
 import type { AppContext } from '../context.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
 import { assertConfirmed } from '../passwords/policy.ts';
@@ -187,7 +190,8 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     {
       schema: {
         tags,
-        summary: 'The password: creates the account, then activates the card',
+        summary:
+          'The password: creates the account, activates the card, and signs the account in as a password sign-in does',
         body: jsonSchema(OnboardingPasswordRequest),
         response: responses({ 201: OnboardingDone }, [400, 409, 410, 422, 503]),
       },
@@ -195,11 +199,21 @@ export async function onboardingRoutes(app: FastifyInstance, ctx: AppContext) {
     async (request, reply) => {
       const { flow, password, confirmation } = request.body;
       assertConfirmed(password, confirmation);
-      const done = await createAccount(ctx, await openFlow(ctx, flow), password, {
-        ip: request.ip,
-        deviceKey: request.deviceKey,
-      });
-      return reply.code(201).send(done);
+      const { variant } = publicOriginOf(ctx.config, request);
+      // The language the person reads, as this variant offers it, else the variant's own.
+      const language = variantLocaleOf(request.body.language, variant) ?? VARIANT_LOCALES[variant].default;
+      const { userId, ...done } = await createAccount(
+        ctx,
+        await openFlow(ctx, flow),
+        { password, language },
+        { ip: request.ip, deviceKey: request.deviceKey },
+      );
+      // The new account signs in as any password sign-in does: read as the sign-in reads it, then
+      // the one decision (a forced second factor's set-up, a second factor due, or the session).
+      const account = await findByLoginName(ctx.db, 'email', done.username);
+      if (account?.userId !== userId) throw new Error('the new account is not found by its email');
+      const signIn = await signInWithPassword(ctx, request, reply, account, undefined);
+      return reply.code(201).send({ ...done, signIn });
     },
   );
 }

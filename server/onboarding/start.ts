@@ -8,7 +8,7 @@
 // of work (server/captcha/ceilings.ts), so a stranger hammering a card from any number of
 // addresses can make its holder solve a puzzle, never wait.
 import type { Locale, Variant } from '../../contract/constants.ts';
-import { LOCALES, VARIANT_LOCALES } from '../../contract/constants.ts';
+import { VARIANT_LOCALES, variantLocaleOf } from '../../contract/constants.ts';
 import { isActivationCode, isCardNumber, isInvitationCode, normaliseCardNumber } from '../../contract/rules.ts';
 import type { OnboardingStarted } from '../../contract/schemas.ts';
 import type { Selectable } from 'kysely';
@@ -27,10 +27,14 @@ import { createFlow } from './flows.ts';
 
 type Start = { language: Locale | undefined; variant: Variant; ip: string };
 
-/** The language of the flow: what the employer said, else what the person uses, else the variant's. */
+/** The language of the flow: the one the person reads (their codes come in it), else the one the
+ * employer said, as the variant offers them, else the variant's. */
 function languageOf(stated: string | null, start: Start): Locale {
-  if (stated && (LOCALES as readonly string[]).includes(stated)) return stated as Locale;
-  return start.language ?? VARIANT_LOCALES[start.variant].default;
+  return (
+    variantLocaleOf(start.language, start.variant) ??
+    variantLocaleOf(stated ?? undefined, start.variant) ??
+    VARIANT_LOCALES[start.variant].default
+  );
 }
 
 async function refuse(ctx: AppContext, ip: string, error: ApiError): Promise<never> {

@@ -24,7 +24,7 @@ export async function flowState(ctx: AppContext, flow: Flow): Promise<Onboarding
     welcome: await welcomeOf(ctx, flow, language),
     terms: flow.terms_accepted_at !== null ? { marketing: marketingOf(flow) } : null,
     profile: progressReached(flow.state, 'profile_saved')
-      ? { firstname: flow.firstname ?? '', lastname: flow.lastname ?? '', language }
+      ? { firstname: flow.firstname ?? '', lastname: flow.lastname ?? '' }
       : null,
     email: flow.email ? { address: flow.email, verified: flow.email_verified_at !== null } : null,
     phone: flow.phone ? { number: flow.phone, verified: flow.phone_verified_at !== null } : null,

@@ -44,11 +44,7 @@ export async function acceptTerms(
     .execute();
 }
 
-export async function saveProfile(
-  ctx: AppContext,
-  flow: Flow,
-  input: { firstname: string; lastname: string; language: string },
-) {
+export async function saveProfile(ctx: AppContext, flow: Flow, input: { firstname: string; lastname: string }) {
   requireProgress(flow.state, ONBOARDING_NEEDS.profile);
   // The profile's rules for names (contract/profile.ts), as PUT /user enforces them: no markup or
   // other symbols get into an account's names by this way either.
@@ -61,7 +57,7 @@ export async function saveProfile(
   const lastname = normaliseName(input.lastname);
   await ctx.db
     .updateTable('onboarding_flows')
-    .set({ firstname, lastname, language: input.language, state: furthest(flow.state, 'profile_saved') })
+    .set({ firstname, lastname, state: furthest(flow.state, 'profile_saved') })
     .where('id', '=', flow.id)
     .execute();
 }

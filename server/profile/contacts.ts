@@ -27,6 +27,7 @@ const NOTICE_TTL_S = 24 * 3600;
 /** `origin`: the configured public origin of the variant the person uses, for the notice's undo link. */
 export type Caller = {
   userId: string;
+  sessionId: string;
   language: string;
   variant: Variant;
   deviceKey: string;
@@ -127,7 +128,7 @@ export async function confirmContact(
   if (passed.userId !== caller.userId || !passed.target) throw new ApiError('challenge_closed');
   const contact: ContactRef = { kind: passed.newMethod === 'email' ? 'email' : 'phone', value: passed.target };
   const offerIfTaken = async () => {
-    const offer = await offerAfterCode(ctx, caller.userId, contact.kind, contact.value);
+    const offer = await offerAfterCode(ctx, caller, contact.kind, contact.value);
     if (offer) throw new ApiError(inUse(contact.kind), { fuzzion: offer });
   };
   await offerIfTaken();

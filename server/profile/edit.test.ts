@@ -146,13 +146,15 @@ describe.each(kinds)('profile changes on %s', (kind) => {
       expect(JSON.parse(event!.detail!)).toEqual({ iban: banking.iban, country: 'LU' });
     });
 
-    it("refuses a wrong checksum, a wrong length, another country's IBAN or a country outside the list, with the spec's message", async () => {
+    it("refuses a wrong checksum, a wrong length or an empty IBAN with the spec's message, and changes nothing", async () => {
       const who = await signedIn();
       for (const [country, iban] of [
         ['BE', 'BE68539007547035'],
         ['BE', 'BE6853900754703'],
-        ['FR', 'BE68539007547034'],
         ['BE', ''],
+        [undefined, 'BE68539007547035'],
+        // Valid, but outside Europe's part of the registry.
+        [undefined, 'BR1800360305000010009795493C1'],
       ]) {
         const res = await put('/api/user/iban', who, { country, iban });
         expect(res.statusCode, `${country} ${iban}`).toBe(422);
@@ -168,6 +170,54 @@ describe.each(kinds)('profile changes on %s', (kind) => {
         .where('id', '=', who.userId)
         .executeTakeFirstOrThrow();
       expect(user.iban).toBeNull();
+      expect(await eventsOf(who.userId, 'iban_changed')).toHaveLength(0);
+    });
+
+    it("takes a valid IBAN with no country, or an empty one, as the IBAN's own country", async () => {
+      const who = await signedIn();
+      for (const payload of [{ iban: 'BE68 5390 0754 7034' }, { country: '', iban: 'NL91 ABNA 0417 1643 00' }]) {
+        const res = await put('/api/user/iban', who, payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(200);
+      }
+      const stored = await server.ctx.db
+        .selectFrom('users')
+        .select(['iban', 'iban_country'])
+        .where('id', '=', who.userId)
+        .executeTakeFirstOrThrow();
+      expect(stored).toEqual({ iban: 'NL91ABNA0417164300', iban_country: 'NL' });
+      const events = await eventsOf(who.userId, 'iban_changed');
+      expect(events.map((e) => JSON.parse(e.detail!).country)).toEqual(['BE', 'NL']);
+    });
+
+    it("refuses another country's IBAN with a code of its own that names both, and keeps the account as it was", async () => {
+      const who = await signedIn();
+      expect((await put('/api/user/iban', who, { country: 'BE', iban: 'BE68539007547034' })).statusCode).toBe(200);
+      const res = await put('/api/user/iban', who, { country: 'BE', iban: 'NL91ABNA0417164300' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'iban_country_mismatch', country: 'NL', chosen: 'BE' });
+      const stored = await server.ctx.db
+        .selectFrom('users')
+        .select(['iban', 'iban_country'])
+        .where('id', '=', who.userId)
+        .executeTakeFirstOrThrow();
+      expect(stored).toEqual({ iban: 'BE68539007547034', iban_country: 'BE' });
+      expect(await eventsOf(who.userId, 'iban_changed')).toHaveLength(1);
+    });
+
+    it('answers input of the wrong shape with 400 and its code, never a 500', async () => {
+      const who = await signedIn();
+      for (const payload of [
+        { country: 'be', iban: 'BE68539007547034' },
+        { country: null, iban: 'BE68539007547034' },
+        { country: 'BE' },
+        { iban: 42 },
+        { iban: 'BE68539007547034', extra: true },
+        { iban: 'x'.repeat(65) },
+      ]) {
+        const res = await put('/api/user/iban', who, payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+        expect(res.json().code, JSON.stringify(payload)).toBe('validation_failed');
+      }
       expect(await eventsOf(who.userId, 'iban_changed')).toHaveLength(0);
     });
   });

@@ -1,6 +1,6 @@
 // Changes to the profile: the personal information (names, birth date, gender, language) and the
 // bank account. The rules are contract/profile.ts's, enforced here whatever the browser sent.
-import { ibanFor } from '../../contract/iban.ts';
+import { checkIban } from '../../contract/iban.ts';
 import {
   birthdateProblem,
   maskIban,
@@ -10,14 +10,13 @@ import {
   type ProfileInfoRequest,
 } from '../../contract/profile.ts';
 import type { AppContext } from '../context.ts';
-import { nowIso, type Db } from '../db/index.ts';
-import { noticeMessage } from '../delivery/notices.ts';
+import { nowIso } from '../db/index.ts';
+import { tellAccount } from '../delivery/notices.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import { setIban, updatePersonalInfo } from '../identity/accounts.ts';
 
 /** Notices of a change stay worth sending for a day; after that they would only confuse. */
-const NOTICE_TTL_S = 24 * 3600;
 
 type Where = { ip: string | null; deviceKey: string | null };
 
@@ -50,46 +49,25 @@ export async function saveInfo(
 }
 
 /** Sets the bank account, and tells the account's primary email and phone of it (the notice and
- * the change commit together). */
+ * the change commit together). A country left unset is the IBAN's own. */
 export async function saveIban(ctx: AppContext, userId: string, input: IbanRequest, where: Where): Promise<void> {
-  const iban = ibanFor(input.country, input.iban);
-  if (!iban) throw new ApiError('iban_invalid');
+  const checked = checkIban(input.country, input.iban);
+  if (!checked.ok)
+    throw checked.code === 'iban_country_mismatch'
+      ? new ApiError(checked.code, { country: checked.country, chosen: checked.chosen })
+      : new ApiError(checked.code);
+  const { iban, country } = checked;
   const masked = maskIban(iban);
   await ctx.db.transaction().execute(async (trx) => {
-    const user = await setIban(trx, userId, iban, input.country);
+    const user = await setIban(trx, userId, iban, country);
     if (!user) throw new ApiError('unauthorized');
-    for (const { channel, to } of await primaryContacts(trx, userId)) {
-      const text = noticeMessage(user.language, 'iban_changed', { iban: masked, country: input.country }, channel);
-      await ctx.outbox.enqueue(trx, { channel, to, ...text, ttlSeconds: NOTICE_TTL_S });
-    }
+    await tellAccount(ctx, trx, { userId, language: user.language }, 'iban_changed', { iban: masked, country });
   });
   ctx.outbox.kick();
   await recordEvent(ctx.db, {
     type: 'iban_changed',
     userId,
     ...where,
-    detail: { iban: masked, country: input.country },
+    detail: { iban: masked, country },
   });
-}
-
-/** The account's primary email and phone, where it has them. */
-async function primaryContacts(db: Db, userId: string): Promise<{ channel: 'email' | 'sms'; to: string }[]> {
-  const [email, phone] = await Promise.all([
-    db
-      .selectFrom('user_emails')
-      .select('value')
-      .where('user_id', '=', userId)
-      .where('is_default', '=', 1)
-      .executeTakeFirst(),
-    db
-      .selectFrom('user_phones')
-      .select('value')
-      .where('user_id', '=', userId)
-      .where('is_default', '=', 1)
-      .executeTakeFirst(),
-  ]);
-  return [
-    ...(email ? [{ channel: 'email' as const, to: email.value }] : []),
-    ...(phone ? [{ channel: 'sms' as const, to: phone.value }] : []),
-  ];
 }

@@ -1,6 +1,6 @@
 // The stored profile picture (`user_pictures`): one per account, kept as base64 with its type.
 import type { Db } from '../db/index.ts';
-import type { PictureType } from './picture.ts';
+import type { PictureType } from '../http/images.ts';
 
 /** Stores the account's picture (already checked and stripped), replacing the one it had. */
 export async function savePicture(db: Db, userId: string, type: PictureType, bytes: Uint8Array): Promise<void> {

@@ -75,6 +75,15 @@ function profileQuery(db: Db) {
             .where('recovery_keys.used_at', 'is', null)
             .as('unused_keys'),
         )
+        .select((eb) =>
+          eb
+            .selectFrom('tickets')
+            .select('tickets.expires_at')
+            .whereRef('tickets.ticket_hash', '=', 'sessions.fuzzion_hash')
+            .where('tickets.used_at', 'is', null)
+            .where('tickets.expires_at', '>', now)
+            .as('fuzzion_until'),
+        )
         .select((eb) => [
           jsonArrayFrom(
             eb
@@ -126,6 +135,7 @@ export async function profileOfToken(
       sso_only: user.sso_only === 1,
       mfa_enrolled: Number(user.mfa_count) > 0,
       totpRecovery: Number(user.unused_keys ?? 0),
+      ...(user.fuzzion_until ? { fuzzion_until: user.fuzzion_until } : {}),
       picture: user.picture_at ?? null,
       banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
     },

@@ -26,7 +26,7 @@ import { authCookieOptions } from '../sessions/cookie.ts';
 import { requireRecentMfa } from '../sessions/stepup.ts';
 import { changePassword } from './password.ts';
 import { saveIban, saveInfo } from './edit.ts';
-import { pictureTypeOf, stripMetadata } from './picture.ts';
+import { pictureTypeOf, stripMetadata } from '../http/images.ts';
 import { pictureOf, removePicture, savePicture } from './picture-store.ts';
 import { recordEvent } from '../events/record.ts';
 
@@ -170,14 +170,18 @@ export async function profileRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // The emails and phone numbers (spec §7 "the login-update calls"): each change asks a recent second factor.
   const sensitive = [signedIn, requireRecentMfa(ctx.config)];
-  const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
-    userId: request.session!.userId,
-    language: await languageOf(ctx.db, request.session!.userId),
-    variant: publicOriginOf(ctx.config, request).variant,
-    deviceKey: request.deviceKey,
-    ip: request.ip,
-    origin: publicOriginOf(ctx.config, request).origin,
-  });
+  const callerOf = async (request: FastifyRequest): Promise<Caller> => {
+    const { variant, origin } = publicOriginOf(ctx.config, request);
+    return {
+      userId: request.session!.userId,
+      sessionId: request.session!.sessionId,
+      language: await languageOf(ctx.db, request.session!.userId),
+      variant,
+      deviceKey: request.deviceKey,
+      ip: request.ip,
+      origin,
+    };
+  };
   const contactErrors = [400, 401, 403, 404, 409, 410, 422, 429, 503];
 
   app.post<{ Body: AddContactRequest }>(

@@ -1,4 +1,5 @@
 // Demo data, seeded on an empty database by `npm start` (and used by the tests).
+import { readFileSync } from 'node:fs';
 import type { AppContext } from '../context.ts';
 import { nowIso } from '../db/index.ts';
 import {
@@ -15,6 +16,7 @@ import { storeRecoveryKeys } from '../methods/recovery-key.ts';
 import { encryptSecret } from '../methods/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
 import { registerClient, type ClientRegistration } from '../oidc/clients.ts';
+import { checkLogo } from '../oidc/logos.ts';
 import { MAX_INVITATION_DAYS, createInvitation } from '../invitations/create.ts';
 
 export const DEMO_PASSWORD = 'Tessera-demo-2026!';
@@ -300,6 +302,8 @@ export type DemoInvitation = {
   userId: string | null;
   customerUserId: string | null;
   mfaCustomer?: boolean;
+  /** The account must have a second factor: it sets one up at its first sign-in. */
+  mfaForced?: boolean;
 };
 export const DEMO_INVITATIONS: DemoInvitation[] = [
   {
@@ -332,6 +336,17 @@ export const DEMO_INVITATIONS: DemoInvitation[] = [
     userId: null,
     customerUserId: 'C-2103',
     mfaCustomer: true,
+  },
+  {
+    code: 'TESS-JOIN-0004',
+    email: 'fenna.forced@example.be',
+    firstname: 'Fenna',
+    lastname: 'Foré',
+    language: 'nl',
+    company: 'Thys Logistics',
+    userId: 'U-2104',
+    customerUserId: null,
+    mfaForced: true,
   },
 ];
 
@@ -377,6 +392,20 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
     fridom_user_id: null,
     password_status: 0,
     methods: ['email', 'sms'],
+  },
+  {
+    key: 'passkey',
+    description: 'Second factor by email and no passkey yet: add one from Security, then sign in with it',
+    firstname: 'Pieter',
+    lastname: 'Peeters',
+    language: 'en',
+    email: 'pieter.passkey@example.be',
+    phone: '+32470282828',
+    user_id: 'U-1018',
+    customer_user_id: null,
+    fridom_user_id: null,
+    password_status: 0,
+    methods: ['email'],
   },
   {
     key: 'password',
@@ -526,7 +555,11 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
   },
 ];
 
-/** First-party clients 2, 17, 51, 66 and one partner, with the exact redirect URIs they registered. */
+/** The demo server-side partner's secret: demo data, as public as the demo password. */
+export const DEMO_CLIENT_SECRET = 'demo-secret-of-the-deals-partner-server';
+
+/** First-party clients 2, 17, 51, 66 and a partner, with the exact redirect URIs they registered; and
+ * the partner's server-side application, a confidential client. */
 export const DEMO_CLIENTS: ClientRegistration[] = [
   {
     client_id: '2',
@@ -584,10 +617,30 @@ export const DEMO_CLIENTS: ClientRegistration[] = [
       de_LU: 'Vorteilspartner',
     },
     scopes: ['balance', 'transaction', 'user'],
+    // Served from the portal itself, as every client's logo is (docs/decisions/client-logos.md).
+    logo: checkLogo(readFileSync(new URL('./deals-partner-logo.png', import.meta.url))),
     policy_uri: 'https://deals.partner.example/privacy',
     tos_uri: 'https://deals.partner.example/terms',
     admin_email: 'access@deals.partner.example',
     redirect_uris: ['https://deals.partner.example/oauth/callback'],
+    // Where a sign-out the partner starts (RP-initiated logout) returns to.
+    post_logout_redirect_uris: ['https://deals.partner.example/signed-out'],
+  },
+  {
+    client_id: 'deals-server',
+    name: 'Deals partner server',
+    first_party: false,
+    names: {
+      fr: 'Serveur du partenaire avantages',
+      nl: 'Server van de voordelenpartner',
+      de_LU: 'Server des Vorteilspartners',
+    },
+    scopes: ['balance'],
+    admin_email: 'access@deals.partner.example',
+    redirect_uris: ['https://deals.partner.example/server/callback'],
+    // Confidential: it posts its secret in the token request's body (client_secret_post).
+    secret: DEMO_CLIENT_SECRET,
+    token_endpoint_auth_method: 'client_secret_post',
   },
 ];
 

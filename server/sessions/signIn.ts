@@ -20,6 +20,8 @@ export async function completeSignIn(
     userId: string;
     clientId: string | null;
     viaMfa: boolean;
+    /** How the second factor was given, where OIDC's amr names it (a passkey's 'hwk' or 'swk'). */
+    mfaAmr?: string;
     trustDevice?: boolean;
     /** What decides a second factor's set-up, when the caller read it already. */
     enrolment?: SetupMfaFacts;
@@ -43,6 +45,7 @@ export async function completeSignIn(
     ip: request.ip,
     ttlDays: ctx.config.sessionTtlDays,
     mfaAt: input.viaMfa ? nowIso() : null,
+    mfaAmr: input.viaMfa ? (input.mfaAmr ?? null) : null,
     scope: enrolment === 'required' ? 'enrolment' : null,
     deviceKey: request.deviceKey,
     userAgent,

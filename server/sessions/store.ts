@@ -10,6 +10,8 @@ export type SessionInfo = {
   /** The device id header the session was opened with. */
   deviceKey: string | null;
   mfaAt: string | null;
+  /** How that second factor was given, where OIDC's amr names it ('hwk', 'swk': a passkey). */
+  mfaAmr: string | null;
   scope: string | null;
   /** When the sign-in behind it proved the password. */
   signedInAt: string;
@@ -38,6 +40,7 @@ function compileInsert(db: Db) {
       deviceKey: Value,
       userAgent: Value,
       pending: Value,
+      mfaAmr: Value,
     ) =>
       q.insertInto('sessions').values({
         id: id!,
@@ -55,8 +58,9 @@ function compileInsert(db: Db) {
         device_key: deviceKey,
         user_agent: userAgent,
         pending_record: pending,
+        mfa_amr: mfaAmr,
       }),
-    13,
+    14,
   );
 }
 const insertOf = perDatabase(compileInsert);
@@ -73,6 +77,8 @@ export async function createSession(
     userAgent?: string | null;
     /** Set when the sign-in passed a second factor. */
     mfaAt?: string | null;
+    /** How it was given, where OIDC's amr names it. */
+    mfaAmr?: string | null;
     scope?: string | null;
     /** The sign-in event's detail: its event and device sighting are written after the answer (records.ts). */
     signInDetail?: Record<string, unknown>;
@@ -95,6 +101,7 @@ export async function createSession(
     input.deviceKey ?? null,
     input.userAgent ?? null,
     input.signInDetail ? JSON.stringify(input.signInDetail) : null,
+    input.mfaAmr ?? null,
   );
   return { token, expiresIn };
 }
@@ -107,6 +114,7 @@ const SESSION_COLUMNS = [
   'sessions.created_at as session_created_at',
   'sessions.last_used_at as session_last_used_at',
   'sessions.mfa_at as session_mfa_at',
+  'sessions.mfa_amr as session_mfa_amr',
   'sessions.scope as session_scope',
 ] as const;
 export type SessionRow = {
@@ -116,6 +124,7 @@ export type SessionRow = {
   session_created_at: string;
   session_last_used_at: string;
   session_mfa_at: string | null;
+  session_mfa_amr: string | null;
   session_scope: string | null;
 };
 
@@ -147,6 +156,7 @@ export async function sessionOf(db: Db, row: SessionRow, now: number): Promise<S
     userId: row.session_user_id,
     deviceKey: row.session_device_key,
     mfaAt: row.session_mfa_at,
+    mfaAmr: row.session_mfa_amr,
     scope: row.session_scope,
     signedInAt: row.session_created_at,
   };
@@ -188,6 +198,10 @@ export async function clientOfSession(db: Db, sessionId: string): Promise<string
 }
 
 /** Records a passed MFA check on a session (step-up, or a first factor set up: the session becomes a full one). */
-export async function markMfa(db: Db, sessionId: string): Promise<void> {
-  await db.updateTable('sessions').set({ mfa_at: nowIso(), scope: null }).where('id', '=', sessionId).execute();
+export async function markMfa(db: Db, sessionId: string, amr: string | null = null): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ mfa_at: nowIso(), mfa_amr: amr, scope: null })
+    .where('id', '=', sessionId)
+    .execute();
 }

@@ -18,8 +18,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AFTER_PAINT_ID, ENTRY_THERE, HELD_LINK, HELD_SUBMIT } from '../../contract/page.ts';
 import {
   BOOT_ELEMENT_ID,
+  CONSENT_PATH,
+  INTERACTION_PATH,
   LANGUAGE_COOKIE,
+  LOGOUT_CONFIRM_PATH,
   chooseLocale,
+  firstOfferedLocale,
   variantOfHost,
   type Locale,
 } from '../../contract/constants.ts';
@@ -29,13 +33,28 @@ import { localeChain } from '../../locales/fallbacks.ts';
 
 export type PageSources = {
   /** The content security policy of a page carrying inline style and script elements with these hashes. */
-  securityPolicy(styleHashes: string[], scriptHashes: string[]): string;
+  /** `answersProvider`: the page posts the authorisation server's own form (an application's
+   * sign-out), whose answer redirects to the application. */
+  securityPolicy(styleHashes: string[], scriptHashes: string[], answersProvider?: boolean): string;
   /** The config for a host, or null when it cannot be read (the app then asks /api/config, and shows maintenance). */
   configFor(host: string): Promise<AppConfig | null>;
   /** The application an authorisation request (named by the page's `redirect`) is signing in to. */
-  signingInTo?(redirect: string, locale: Locale): Promise<Boot['signingInTo'] | null>;
+  signingInTo?(redirect: string, locale: Locale, host: string): Promise<Boot['signingInTo'] | null>;
+  /** The parameters of the live authorisation request of this interaction uid, or null. */
+  authorisationRequest?(uid: string): Promise<Record<string, unknown> | null>;
   cookieName: string;
 };
+
+/** A login hint longer than any email address or phone number is not one. */
+const MAX_LOGIN_HINT = 254;
+
+/** The interaction a page belongs to: the one its sign-in or second factor returns to
+ * (`redirect=/oidc/interaction/<uid>`), or the one its consent answers (`/approve?uid=`). */
+function interactionUidOfPage(path: string, query: URLSearchParams): string | null {
+  const redirect = query.get('redirect');
+  if (redirect?.startsWith(`${INTERACTION_PATH}/`)) return redirect.slice(INTERACTION_PATH.length + 1);
+  return path === CONSENT_PATH ? query.get('uid') : null;
+}
 
 /** The browser's languages, most wanted first (RFC 9110 quality values; a refused one left out). */
 export function acceptedLanguages(header: string | undefined): string[] {
@@ -100,6 +119,7 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
   const { template, styleHashes } = inlineStylesheet(spaDir, readFileSync(join(spaDir, 'index.html'), 'utf8'));
   const { drawnTemplate, scriptHashes } = entryAfterPaint(template);
   const securityPolicy = sources.securityPolicy(styleHashes, scriptHashes);
+  const answeringPolicy = sources.securityPolicy(styleHashes, scriptHashes, true);
   const drawnFile = join(spaDir, 'prerendered.json');
   const drawn: Prerendered = existsSync(drawnFile)
     ? (JSON.parse(readFileSync(drawnFile, 'utf8')) as Prerendered)
@@ -108,21 +128,43 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
 
   async function html(request: FastifyRequest): Promise<string> {
     const variant = variantOfHost(request.host);
+    const [path = '/', query = ''] = request.url.split('?');
+    const search = new URLSearchParams(query);
+    // An application's request may ask for a language (ui_locales): its screens speak the first one
+    // the variant offers, ahead of the browser's; a language the person chose here still comes first.
+    const uid = interactionUidOfPage(path, search);
+    const params =
+      uid && sources.authorisationRequest ? await sources.authorisationRequest(uid).catch(() => null) : null;
+    const requested = typeof params?.ui_locales === 'string' ? firstOfferedLocale(params.ui_locales, variant) : null;
+    const loginHint =
+      typeof params?.login_hint === 'string' && params.login_hint.length <= MAX_LOGIN_HINT ? params.login_hint : null;
+    const authorisationRequest =
+      requested || loginHint
+        ? { ...(requested ? { locale: requested } : {}), ...(loginHint ? { login_hint: loginHint } : {}) }
+        : null;
     const locale = chooseLocale(
       variant,
-      acceptedLanguages(request.headers['accept-language']),
+      requested ? [requested] : acceptedLanguages(request.headers['accept-language']),
       request.cookies[LANGUAGE_COOKIE],
     );
     const sessionCookie = Boolean(request.cookies[sources.cookieName]);
     const config = await sources.configFor(request.host).catch(() => null);
-    const [path = '/', query = ''] = request.url.split('?');
-    const redirect = new URLSearchParams(query).get('redirect');
+    const redirect = search.get('redirect');
     const signingInTo =
-      redirect && sources.signingInTo ? await sources.signingInTo(redirect, locale).catch(() => null) : null;
+      redirect && sources.signingInTo
+        ? await sources.signingInTo(redirect, locale, request.host).catch(() => null)
+        : null;
     // A visitor with a session cookie is probably signed in: the public screen would only flash. A
     // sign-in for an application names it: the screen drawn ahead does not, so the app draws it.
-    const screen = sessionCookie || signingInTo ? undefined : drawn.screens[variant]?.[locale]?.[path];
-    const boot: Boot = { config, locale, sessionCookie, ...(signingInTo ? { signingInTo } : {}) };
+    const screen =
+      sessionCookie || signingInTo || authorisationRequest ? undefined : drawn.screens[variant]?.[locale]?.[path];
+    const boot: Boot = {
+      config,
+      locale,
+      sessionCookie,
+      ...(signingInTo ? { signingInTo } : {}),
+      ...(authorisationRequest ? { authorisationRequest } : {}),
+    };
     // An overlay's strings come with its base's (en_LU reads what it does not change in en).
     const strings = localeChain(locale).flatMap((code) => drawn.locales[code] ?? []);
     const preloads = [...drawn.app, ...strings].map(
@@ -164,7 +206,10 @@ export function pageRenderer(spaDir: string, sources: PageSources) {
   return async function sendPage(request: FastifyRequest, reply: FastifyReply) {
     const entry = encodings(await html(request));
     reply
-      .header('content-security-policy', securityPolicy)
+      .header(
+        'content-security-policy',
+        request.url.split('?')[0] === LOGOUT_CONFIRM_PATH ? answeringPolicy : securityPolicy,
+      )
       .header('cache-control', 'no-cache')
       .header('vary', 'accept-encoding, accept-language, cookie')
       .header('etag', entry.etag)

@@ -183,6 +183,16 @@ describe('serving the web app', () => {
     expect(api.headers['content-security-policy']).toContain("style-src 'self';");
   });
 
+  it("lets only an application's sign-out confirmation post a form whose answer leaves for the application", async () => {
+    const policy = async (url: string) =>
+      String((await server.app.inject({ method: 'GET', url })).headers['content-security-policy']);
+    expect(await policy('/login/email')).toContain("form-action 'self';");
+    expect(await policy('/user/dashboard')).toContain("form-action 'self';");
+    // The provider's answer to its form redirects to the application's registered address.
+    expect(await policy('/logout/confirm?ref=abc')).toMatch(/form-action 'self' https:( http:)?;/);
+    expect(await policy('/logout/done')).toContain("form-action 'self';");
+  });
+
   it('asks for the entry of a drawn page only after its paint, by an inline script its hash allows; any other page names it at once', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/login/email' });
     expect(res.body).not.toContain('<script type="module"');
@@ -287,6 +297,38 @@ describe('serving the web app', () => {
       const boot = bootOf((await server.app.inject({ method: 'GET', url })).body);
       expect(boot.signingInTo).toMatchObject({ client_id, first_party: expected });
     }
+  });
+
+  it("speaks the first of a request's ui_locales the host's variant offers, on its sign-in and its consent, and carries its login_hint", async () => {
+    await new OidcAdapter(server.ctx.db, 'Interaction').upsert(
+      'uid-with-hints',
+      { params: { client_id: 'deals-partner', ui_locales: 'de-DE fr-BE nl', login_hint: 'emma@example.be' } },
+      60,
+    );
+    const signIn = '/login/email?redirect=%2Foidc%2Finteraction%2Fuid-with-hints';
+    const belgian = await server.app.inject({ method: 'GET', url: signIn, headers: { 'accept-language': 'en' } });
+    expect(bootOf(belgian.body)).toMatchObject({
+      locale: 'fr',
+      authorisationRequest: { locale: 'fr', login_hint: 'emma@example.be' },
+    });
+    expect(belgian.body).toContain('<html lang="fr"');
+    // Luxembourg offers French as fr_LU; the consent of the same request speaks it too.
+    const consent = await server.app.inject({
+      method: 'GET',
+      url: '/approve?uid=uid-with-hints',
+      headers: { host: 'account.lu.localhost', 'accept-language': 'en' },
+    });
+    expect(bootOf(consent.body)).toMatchObject({ locale: 'fr_LU', authorisationRequest: { locale: 'fr_LU' } });
+    // A language the person chose here comes first.
+    const chosen = await server.app.inject({
+      method: 'GET',
+      url: signIn,
+      headers: { 'accept-language': 'en', cookie: `${LANGUAGE_COOKIE}=nl` },
+    });
+    expect(bootOf(chosen.body).locale).toBe('nl');
+    // No request, or one that asks nothing: nothing said.
+    const plain = await server.app.inject({ method: 'GET', url: '/approve?uid=unknown' });
+    expect(bootOf(plain.body).authorisationRequest).toBeUndefined();
   });
 
   it('draws no public screen for a browser with a session cookie, or on a screen not drawn ahead', async () => {

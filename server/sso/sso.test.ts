@@ -185,6 +185,9 @@ describe.each(await databaseKinds())('Microsoft sign-in on %s', (kind) => {
     });
     expect(await userColumn(server, account.userId, 'has_sso')).toBe(1);
     expect(await events(account.userId, 'sso_linked')).toHaveLength(1);
+    // The Microsoft sign-in that brought the ticket is its last use (not "not yet").
+    const justLinked = await api('GET', '/api/user/sso', { token });
+    expect(Date.now() - Date.parse(justLinked.json().data[0].last_used_at)).toBeLessThan(60_000);
     // Spent.
     expect(
       (await api('POST', '/api/user/link-account', { token, browser: first.browser, payload: { ticket } })).statusCode,

@@ -6,6 +6,8 @@ import { addMethod } from '../identity/second-factors.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import type { TestServer } from './harness.ts';
 import { encryptSecret } from '../methods/secrets.ts';
+import { NEW_METHOD_IDS } from '../../contract/constants.ts';
+import { register, type SoftPasskey } from './softAuthenticator.ts';
 
 export type Method = 'email' | 'sms' | 'call' | 'whatsapp' | 'totp' | 'card';
 
@@ -103,7 +105,7 @@ export function client(server: TestServer) {
       }),
     /** An API call with a session token. */
     call: (
-      method: 'GET' | 'POST' | 'DELETE',
+      method: 'GET' | 'POST' | 'DELETE' | 'PATCH',
       url: string,
       token: string,
       device: string,
@@ -175,4 +177,24 @@ export async function signedInUser(
   const token = await sessionFor(server, user.userId, id);
   await freshMfa(server, user.userId);
   return { ...user, device: id, token };
+}
+
+/** Adds a passkey to a signed-in account through the API, as the browser does (a software
+ * authenticator makes it); its method id and the passkey, to sign with. */
+export async function addPasskey(
+  server: TestServer,
+  who: { token: string; device: string },
+  options: { synced?: boolean; aaguid?: string } = {},
+): Promise<{ id: number; passkey: SoftPasskey }> {
+  const api = client(server);
+  const started = await api.call('GET', `/api/mfa/${NEW_METHOD_IDS.passkey}/activate`, who.token, who.device);
+  expect(started.statusCode).toBe(200);
+  const { payload, data } = started.json();
+  const made = register(data.passkey, { origin: server.ctx.config.publicOrigins.be, ...options });
+  const res = await api.call('POST', '/api/mfa/activate', who.token, who.device, {
+    payload,
+    credential: made.credential,
+  });
+  expect(res.statusCode).toBe(200);
+  return { id: res.json().id as number, passkey: made.passkey };
 }

@@ -45,7 +45,10 @@ export async function makeCard(server: TestServer, options: { status?: 'issued' 
   return card;
 }
 
-export async function makeInvitation(server: TestServer, options: { expired?: boolean; customerUserId?: string } = {}) {
+export async function makeInvitation(
+  server: TestServer,
+  options: { expired?: boolean; customerUserId?: string; mfaForced?: boolean } = {},
+) {
   const n = next();
   // An expired one was made two days ago, good for one.
   const made = Date.now() - (options.expired ? 2 * 24 * 3600 * 1000 : 0);
@@ -60,6 +63,7 @@ export async function makeInvitation(server: TestServer, options: { expired?: bo
       company: 'Invite Corp',
       customerUserId: options.customerUserId ?? null,
       mfaCustomer: options.customerUserId !== undefined,
+      mfaForced: options.mfaForced ?? false,
       days: 1,
     },
     made,
@@ -89,14 +93,14 @@ export function onboardingClient(server: TestServer, peers: Peers, device = 'onb
     invitation: (code: string) => post('invitation', { code }),
     terms: (flow: string, accept = true) =>
       post('terms', { flow, terms: accept, privacy: accept, marketing: { email: true, sms: false, partners: false } }),
-    profile: (flow: string, firstname = 'Nina', lastname = 'Nieuw') =>
-      post('profile', { flow, firstname, lastname, language: 'nl' }),
+    profile: (flow: string, firstname = 'Nina', lastname = 'Nieuw') => post('profile', { flow, firstname, lastname }),
     email: (flow: string, email: string) => post('email', { flow, email }),
     phone: (flow: string, phone: string, channel?: string) =>
       post('phone', { flow, phone, ...(channel ? { channel } : {}) }),
     verify: (flow: string, code: string) => post('verify', { flow, code }),
-    password: (flow: string, password: string, confirmation = password) =>
-      post('password', { flow, password, confirmation }),
+    /** `language`: the one the person reads as they create the account. */
+    password: (flow: string, password: string, confirmation = password, language = 'nl') =>
+      post('password', { flow, password, confirmation, language }),
     state: (flow: string) => post('state', { flow }),
     /** The newest code the email or phone received. */
     codeFor(target: string): string {

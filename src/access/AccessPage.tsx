@@ -8,7 +8,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { AccessGrant } from '../../contract/schemas.ts';
 import type { accessMachine } from '../../machines/access.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { LoadFailed } from '../components/LoadFailed.tsx';
@@ -20,6 +20,8 @@ import { useDateFormat } from '../components/useIntl.ts';
 import { Loading } from '../components/Pending.tsx';
 
 type GrantsRef = ActorRefFrom<typeof accessMachine>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export default function AccessPage() {
   const { t } = useTranslation();
@@ -59,7 +61,7 @@ function Grants({ grants }: { grants: GrantsRef }) {
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite" ref={notices} tabIndex={-1} className="outline-none">
-        {notice && <Alert tone="success">{t(`access.notice.${notice}`)}</Alert>}
+        <SaveNotice>{notice && t(`access.notice.${notice}`)}</SaveNotice>
         {error && state !== 'failed' && <Alert tone="error">{t('access.error.revoke')}</Alert>}
       </div>
       {state === 'failed' && (
@@ -134,7 +136,12 @@ function GrantCard({
             {t('access.granted', { date: date(grant.granted_at) })}
             <span aria-hidden="true"> · </span>
             <br className="sm:hidden" />
-            {grant.last_used_at ? t('access.lastUsed', { date: date(grant.last_used_at) }) : t('access.notUsed')}
+            {grant.last_used_at
+              ? t('access.lastUsed', { date: date(grant.last_used_at) })
+              : // A grant of today has not had the time to be used: "not yet", not "not recently".
+                t('access.notUsed', {
+                  context: Date.now() - Date.parse(grant.granted_at) < DAY_MS ? 'new' : undefined,
+                })}
           </p>
         </div>
       </div>

@@ -77,7 +77,7 @@ export function createApi(settings: { baseUrl?: string; timeout?: number } = {})
     hooks: { beforeRequest: [stamp], beforeError: [toApiError] },
   });
   const send =
-    (method: 'get' | 'post' | 'put' | 'delete') =>
+    (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
     (path: string, { file, headers, ...options }: Options = {}) => {
       const own: KyOptions = file
         ? { body: file, headers: { ...headers, 'content-type': file.type } }
@@ -86,7 +86,7 @@ export function createApi(settings: { baseUrl?: string; timeout?: number } = {})
           : {};
       return client(path, { method, ...options, ...own });
     };
-  return { get: send('get'), post: send('post'), delete: send('delete'), put: send('put') };
+  return { get: send('get'), post: send('post'), delete: send('delete'), put: send('put'), patch: send('patch') };
 }
 
 /** The one HTTP client of the app: `api.get('user').json()`, `api.post('token', { json })`. */

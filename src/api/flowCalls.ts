@@ -1,6 +1,7 @@
 // The API calls of the flows beyond login, bound to their machines' actors in each feature's
 // bindings.ts (src/mfa/bindings.ts, src/security/bindings.ts…) and loaded with the first of them.
 // Every JSON answer is parsed with its schema from contract/schemas.ts.
+import { apiFailure } from '../../contract/api.ts';
 import { LOCALES, NEW_METHOD_IDS, type Locale } from '../../contract/constants.ts';
 import {
   OnboardingCodeSent,
@@ -23,13 +24,16 @@ import {
   AuthorizeAnswer,
   AccessGrantList,
   PartnerAnswer,
+  LogoutRequestAnswer,
   AccessRequestAnswer,
+  PartnerAccessAnswer,
   UserAnswer,
   HistoryPage,
   HistorySummary,
   DeviceList,
   ChangePasswordAnswer,
   NotificationsAnswer,
+  type PasskeyCredential,
 } from '../../contract/schemas.ts';
 import {
   AccountCardAnswer,
@@ -65,6 +69,16 @@ export const verifyCode = (input: { payload: string; code: string; trust: boolea
       .json(),
   );
 
+/** POST /mfa/sudo with a passkey's signed answer instead of a code. */
+export const verifyPasskey = (input: { payload: string; credential: PasskeyCredential; trust: boolean }) =>
+  parsed(MfaVerifyAnswer, () =>
+    api
+      .post('mfa/sudo', {
+        json: { payload: input.payload, credential: input.credential, isTrustedDevice: input.trust },
+      })
+      .json(),
+  );
+
 /** POST /mfa/enrolment/later: a customer's "not now" to the offered second factor, for 30 days. */
 export const offerLater = async () => {
   await call(() => api.post('mfa/enrolment/later'));
@@ -89,6 +103,27 @@ export const startActivation = async (input: { kind: 'sms' | 'call' | 'whatsapp'
 
 export const confirmActivation = ({ captcha, ...input }: { payload: string; code: string } & WithCaptcha) =>
   parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input, ...captchaHeader(captcha) }).json());
+
+/** GET /mfa/-6/activate: the payload, and the options the browser makes the new passkey with. */
+export const startPasskey = async () => {
+  const started = await parsed(MfaActivateAnswer, () => api.get(`mfa/${NEW_METHOD_IDS.passkey}/activate`).json());
+  // A passkey is never "one already": its answer always carries what to ask.
+  if (!started.data.passkey) throw apiFailure(500, { code: 'internal_error', message: '' });
+  return { payload: started.payload, options: started.data.passkey };
+};
+
+/** POST /mfa/activate with the new passkey; then who keeps it, as the account's list names it. */
+export const confirmPasskey = async (input: { payload: string; credential: PasskeyCredential }) => {
+  const added = await parsed(MfaActivateResult, () => api.post('mfa/activate', { json: input }).json());
+  // Its provider only names it in a form: a list that cannot be read leaves the form empty.
+  const listed = await listMethods().catch(() => []);
+  return { id: added.id, provider: listed.find((m) => m.id === added.id)?.provider ?? null };
+};
+
+/** PATCH /mfa/{id}: a passkey's new name. */
+export const renamePasskey = async (input: { id: number; name: string }) => {
+  await call(() => api.patch(`mfa/${input.id}`, { json: { name: input.name } }));
+};
 
 export const mfaStatus = async () => {
   const [status, methods] = await Promise.all([
@@ -274,7 +309,7 @@ export const acceptTerms = async (input: {
   await call(() => api.post('onboarding/terms', { json: input }));
 };
 
-export const saveProfile = async (input: { flow: string; firstname: string; lastname: string; language: Locale }) => {
+export const saveProfile = async (input: { flow: string; firstname: string; lastname: string }) => {
   await call(() => api.post('onboarding/profile', { json: input }));
 };
 
@@ -292,11 +327,17 @@ export const onboardingState = (input: { flow: string }) =>
   parsed(OnboardingState, () => api.post('onboarding/state', { json: input }).json());
 
 /** The password step: the new-password machine's call, whose payload is the flow's token. */
-export const createAccount = (input: { payload: string; password: string; confirmation: string }) =>
+/** The password creates the account, which speaks `language` (the one the person reads). */
+export const createAccount = (input: { payload: string; password: string; confirmation: string; language: Locale }) =>
   parsed(OnboardingDone, () =>
     api
       .post('onboarding/password', {
-        json: { flow: input.payload, password: input.password, confirmation: input.confirmation },
+        json: {
+          flow: input.payload,
+          password: input.password,
+          confirmation: input.confirmation,
+          language: input.language,
+        },
       })
       .json(),
   );
@@ -308,9 +349,16 @@ export const readAuthorization = (input: { uid: string }) =>
 export const sendApproval = (input: { uid: string; approve: boolean }) =>
   parsed(ApprovalAnswer, () => api.post('authorize', { json: input }).json());
 
+/** GET /logout-requests/{ref}: an application's sign-out waiting for the person's answer. */
+export const readLogoutRequest = (input: { ref: string }) =>
+  parsed(LogoutRequestAnswer, () => api.get(`logout-requests/${encodeURIComponent(input.ref)}`).json());
+
 /** GET /partners/{client_id}: a partner application as its landing page shows it. */
 export const readPartner = (input: { clientId: string }) =>
   parsed(PartnerAnswer, () => api.get(`partners/${encodeURIComponent(input.clientId)}`).json());
+/** GET /partners/{client_id}/access-requests: where the signed-in person stands before asking. */
+export const readPartnerAccess = (input: { clientId: string }) =>
+  parsed(PartnerAccessAnswer, () => api.get(`partners/${encodeURIComponent(input.clientId)}/access-requests`).json());
 /** POST /partners/{client_id}/access-requests: asks the partner's administrator for access. */
 export const requestPartnerAccess = (input: { clientId: string }) =>
   parsed(AccessRequestAnswer, () => api.post(`partners/${encodeURIComponent(input.clientId)}/access-requests`).json());
@@ -404,6 +452,10 @@ export const proveFuzzionPassword = ({
 /** POST /fuzzion/finish: nothing more to prove (the offer said `enough`). */
 export const finishFuzzion = (input: { payload: string; intent: FuzzionIntent }) =>
   parsed(FuzzionAnswer, () => api.post('fuzzion/finish', { json: input }).json());
+/** POST /fuzzion/cancel: "use another address", the session's open offer is spent. */
+export const cancelFuzzion = async () => {
+  await call(() => api.post('fuzzion/cancel'));
+};
 
 /** Microsoft sign-in (contract/sso.ts): what a link ticket names, the second factors of a sign-in
  * waiting for one, linking the ticket's identity, and the linked identities. */

@@ -11,7 +11,7 @@ import { loginMachine } from '../../machines/login.ts';
 import { exchangeTicket, fetchUser, loadConfig, logout, submitLogin } from '../api/calls.ts';
 import { takeLoginTicket } from './loginTicket.ts';
 import { onUnauthorised } from '../api/client.ts';
-import { signingInTo, takeInlinedConfig, takeKnownAbsentSession } from '../shell/boot.ts';
+import { authorisationRequest, signingInTo, takeInlinedConfig, takeKnownAbsentSession } from '../shell/boot.ts';
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { clear, read, readJson, write } from '../shell/storage.ts';
@@ -85,6 +85,7 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
       location: { path: location.pathname, search: location.search },
       loginTicket,
       signingInTo,
+      loginHint: authorisationRequest?.login_hint ?? null,
     },
     inspect,
   });

@@ -19,6 +19,7 @@ const recovery = () => import('../recovery/bindings.ts');
 const onboarding = () => import('../onboarding/bindings.ts');
 const consent = () => import('../consent/bindings.ts');
 const partner = () => import('../partner/bindings.ts');
+const appLogout = () => import('../appLogout/bindings.ts');
 const profile = () => import('../profile/bindings.ts');
 const fuzzion = () => import('../fuzzion/bindings.ts');
 
@@ -45,6 +46,7 @@ export function flowsOf(go: Go, keepUsername: KeepUsername): Flows {
     setupMfa: flow(setupMfa, 'setupMfa'),
     consent: flow(consent, 'consent'),
     partner: flow(partner, 'partner'),
+    appLogout: flow(appLogout, 'appLogout'),
     profile: flow(profile, 'profile'),
     fuzzion: flow(fuzzion, 'fuzzion'),
   };

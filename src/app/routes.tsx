@@ -3,10 +3,12 @@
 // machine's decision; a path that is not in the table shows a status while the machine sends the
 // user where the spec says.
 import { lazy, Suspense, type ReactNode } from 'react';
-import { Route, Routes } from 'react-router';
+import { useSelector } from '@xstate/react';
+import { Route, Routes, useSearchParams } from 'react-router';
 import { LoginPage } from '../login/LoginPage.tsx';
 import { Pending } from '../components/Pending.tsx';
-import { ROUTES, type ScreenId } from '../../machines/routes.ts';
+import { ROUTES, type Route as TableRoute, type ScreenId } from '../../machines/routes.ts';
+import { useRootActor } from '../shell/context.ts';
 
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage.tsx'));
 // Loaded when shown: the API is the one resting, the server still serves the app's files.
@@ -23,6 +25,7 @@ const ForgotUsernamePage = lazy(() => import('../recovery/ForgotUsernamePage.tsx
 const OnboardingPage = lazy(() => import('../onboarding/OnboardingPage.tsx'));
 const ConsentPage = lazy(() => import('../consent/ConsentPage.tsx'));
 const PartnerPage = lazy(() => import('../partner/PartnerPage.tsx'));
+const AppLogoutPage = lazy(() => import('../appLogout/AppLogoutPage.tsx'));
 const ChooserPage = lazy(() => import('../dashboard/ChooserPage.tsx'));
 const ProfilePage = lazy(() => import('../profile/ProfilePage.tsx'));
 const UndoChangePage = lazy(() => import('../undoChange/UndoChangePage.tsx'));
@@ -53,6 +56,7 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   onboarding: later(<OnboardingPage />),
   consent: later(<ConsentPage />),
   partner: later(<PartnerPage />),
+  appLogout: later(<AppLogoutPage />),
   chooser: later(<ChooserPage />),
   profile: later(<ProfilePage />),
   undoChange: later(<UndoChangePage />),
@@ -61,13 +65,34 @@ const SCREEN_ELEMENTS: Record<ScreenId, ReactNode> = {
   notifications: later(<NotificationsPage />),
 };
 
+/** A path that more than one entry shares: the one its query chooses (for a session only, as the
+ * root reads it), else the plain one. */
+function ByQuery({ entries }: { entries: readonly TableRoute[] }) {
+  const [query] = useSearchParams();
+  const signedIn = useSelector(useRootActor(), (s) => s.matches('signedIn'));
+  const chosen = signedIn
+    ? entries.find((route) => route.query && query.get(route.query[0]) === route.query[1])
+    : undefined;
+  return SCREEN_ELEMENTS[(chosen ?? entries.find((route) => !route.query)!).screen];
+}
+
+/** The table's entries by path, in table order. */
+const BY_PATH = new Map<string, TableRoute[]>();
+for (const route of ROUTES as readonly TableRoute[])
+  BY_PATH.set(route.path, [...(BY_PATH.get(route.path) ?? []), route]);
+
 /** Every path of the table, matched exactly as the machine reads it (case and all; a trailing
  * slash aside), and a status for any other. */
 export function Screens() {
   return (
     <Routes>
-      {ROUTES.map((route) => (
-        <Route key={route.path} path={route.path} caseSensitive element={SCREEN_ELEMENTS[route.screen]} />
+      {[...BY_PATH].map(([path, entries]) => (
+        <Route
+          key={path}
+          path={path}
+          caseSensitive
+          element={entries.length > 1 ? <ByQuery entries={entries} /> : SCREEN_ELEMENTS[entries[0]!.screen]}
+        />
       ))}
       <Route path="*" element={<Pending />} />
     </Routes>

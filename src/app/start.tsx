@@ -12,6 +12,7 @@ import { drawnScreen } from './takeOver.ts';
 import { actedEarly } from './RouteSync.tsx';
 import { startI18n, storedLocale, switchLocale } from '../i18n.ts';
 import { applyVariantLook, variant } from '../variant.ts';
+import { authorisationRequest } from '../shell/boot.ts';
 
 /** Where ?inspect=… may stream the flows: a WebSocket server on this machine (a crafted link must
  * not send a person's flow to someone else's server). */
@@ -48,7 +49,10 @@ async function inspector() {
 applyVariantLook();
 // The session starts (the config and whether there is a session come with the page; otherwise
 // GET /api/config, then /api/user) while the locale's strings load, preloaded by the page.
-const strings = startI18n(chooseLocale(variant, navigator.languages, storedLocale()));
+// An application's request may name the language (ui_locales): ahead of the browser's, not of a
+// language the person chose here.
+const requested = authorisationRequest?.locale;
+const strings = startI18n(chooseLocale(variant, requested ? [requested] : navigator.languages, storedLocale()));
 const routeNavigator: Navigator = { current: null, pending: null };
 const actor = createRootActor(routeNavigator, await inspector());
 actor.start();
@@ -66,6 +70,7 @@ const tree = (
 );
 if (drawn) {
   await waitFor(actor, (s) => !isSettling(s));
+  await drawn.released();
   drawn.fill(actor);
   flushSync(() => app.render(tree));
   drawn.refocus(container);

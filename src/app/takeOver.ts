@@ -7,6 +7,9 @@ import { isPlainClick } from './clicks.ts';
 /** The attribute the drawn screen carries on its outermost element. */
 export const PRERENDERED_ATTRIBUTE = 'data-prerendered';
 
+/** The longest a press held on the drawn screen delays the app's own (a release the page never saw). */
+const PRESS_WAIT_MS = 3000;
+
 /** Whether the person submitted the drawn sign-in before the app was there. */
 let submittedEarly = false;
 /** The link of the drawn screen the person followed before the app was there, if any. */
@@ -60,6 +63,18 @@ export function drawnScreen(container: HTMLElement) {
     /** The link followed until now is followed in the app, with what was typed. */
     followIfAsked(go: (href: string) => void) {
       if (followedEarly) go(followedEarly);
+    },
+    /** Once no press on the drawn screen is under way: a press whose release fell on the app's
+     * screen instead would end on another element, and the browser would click neither. */
+    released() {
+      if (!container.querySelector(':active')) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        // After the release's own click (same task), which the drawn screen holds as any other.
+        const done = () => setTimeout(resolve, 0);
+        addEventListener('pointerup', done, { capture: true, once: true });
+        addEventListener('pointercancel', done, { capture: true, once: true });
+        setTimeout(resolve, PRESS_WAIT_MS);
+      });
     },
     /** Back into the field the person was typing in, once the app's screen is there. */
     refocus(into: HTMLElement) {

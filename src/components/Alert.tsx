@@ -26,3 +26,18 @@ export function Alert({
     </div>
   );
 }
+
+/** A save's answer ("Your preferences were saved."), heard by screen readers: its live region is on
+ * the screen before its words are, since a region that appears with its text already in it is often
+ * not read out. Empty, it takes no room. */
+export function SaveNotice({ className = '', children }: { className?: string; children: ReactNode }) {
+  return (
+    <div role="status" data-testid="save-notice" className={children ? className : ''}>
+      {children ? (
+        <Alert tone="success" role={null}>
+          {children}
+        </Alert>
+      ) : null}
+    </div>
+  );
+}

@@ -6,8 +6,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { addDays, dayToMs } from '../../contract/history.ts';
-
-const intlLocale = (language: string) => language.replace('_', '-');
+import { intlLocale } from './useIntl.ts';
 
 /** The day a month later or earlier, kept within that month (31 January + 1 month: 28 or 29 February). */
 function addMonths(day: string, months: number): string {

@@ -2,11 +2,12 @@
 // (machines/codeEntry.ts). The field, the check's error, and — for a code that was sent — the
 // countdown to its expiry and the button for a new one with the wait before it. Screens put their
 // own title and text above it, and their own ways out beside the resend button (the entry sends the
-// new code itself: the button waits while it goes). Past an account's
+// new code itself: the button waits while it goes). A whole code, typed, pasted (spaces and dashes
+// dropped) or read from its SMS by the browser (WebOTP), goes by itself. Past an account's
 // ceiling of wrong codes the server wants a solved CAPTCHA with each code: the widget then shows,
 // at the level the server named, and its answer goes with the code.
 import { useSelector } from '@xstate/react';
-import { useId, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { codeEntryMachineOf } from '../../machines/codeEntry.ts';
@@ -47,7 +48,7 @@ export function CodeEntryForm<TResult, TRequest>({
 }) {
   const { t } = useTranslation();
   const trustId = useId();
-  const { code, error, remember, sent, captchaLevel, resend } = useSelector(entry, (s) => s.context);
+  const { code, error, remember, sent, captchaLevel, resend, resent } = useSelector(entry, (s) => s.context);
   // Loaded only once a server asks for it: most code screens never show it.
   const puzzle = useCeilingCaptcha(captchaLevel);
   const checking = useSelector(entry, (s) => s.matches({ entering: { input: 'checking' } }));
@@ -55,25 +56,18 @@ export function CodeEntryForm<TResult, TRequest>({
   const canResend = useSelector(entry, (s) => s.matches({ entering: { resend: 'ready' } }));
   const sending = useSelector(entry, (s) => s.matches({ entering: { resend: 'sending' } }));
   const now = useNow(sent !== null);
+  const type = useCallback((value: string) => entry.send({ type: 'TYPE', value }), [entry]);
+  // Only for a code sent to a number (its masked target is no address): only an SMS brings one.
+  useSmsCode(sent !== null && !letters && !sent.target?.includes('@'), type);
+  // A new code sent from here: back to the emptied field for it (the resend button waits again).
+  const field = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (resent) field.current?.querySelector('input')?.focus();
+  }, [resent, sent]);
   return (
     <>
       <Form className="mt-5 space-y-4" onSubmit={() => entry.send({ type: 'SUBMIT', ...puzzle.answer() })}>
-        {/* A one-time code only where one was sent: the browser offers the SMS or mail it came in. */}
-        <TextField
-          label={t(label ?? 'mfa.code.label')}
-          inputMode={letters ? 'text' : 'numeric'}
-          autoComplete={sent ? 'one-time-code' : 'off'}
-          code
-          first
-          value={grouped(code, letters)}
-          error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
-          onChange={(value) => entry.send({ type: 'TYPE', value })}
-        />
-        {sent && (
-          <p className="text-sm text-slate-700" aria-live="polite">
-            {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}
-          </p>
-        )}
+        {/* Before the field: a whole code goes by itself, so the choice is made first. */}
         {offerTrust && (
           <div className="flex items-center gap-2">
             <input
@@ -87,6 +81,36 @@ export function CodeEntryForm<TResult, TRequest>({
               {t('mfa.code.trust')}
             </label>
           </div>
+        )}
+        {/* A one-time code where one was sent (the browser offers the SMS or mail it came in) and for an
+            authenticator's (a password manager may hold it); not for a recovery key or a card number. */}
+        <div ref={field}>
+          <TextField
+            label={t(label ?? 'mfa.code.label')}
+            inputMode={letters ? 'text' : 'numeric'}
+            autoComplete={sent || (!letters && !label) ? 'one-time-code' : 'off'}
+            code
+            first
+            value={grouped(code, letters)}
+            error={error && wrongAs && error.code === 'invalid_code' ? { code: wrongAs } : error}
+            // A refused code is typed over; a code confirmed too soon is typed on.
+            selectOnError={error?.code !== 'code_incomplete'}
+            onChange={type}
+            // A code is pasted whole: it takes the field's place rather than joining what is there.
+            onPaste={(event) => {
+              event.preventDefault();
+              type(event.clipboardData.getData('text'));
+            }}
+          />
+        </div>
+        {/* Heard once it is there: the press that asked for it said nothing else. */}
+        <p role="status" className="text-sm text-green-800 empty:hidden">
+          {resent && t('mfa.code.resent', { context: sent?.target ? 'target' : undefined, target: sent?.target })}
+        </p>
+        {sent && (
+          <p className="text-sm text-slate-700" aria-live="polite">
+            {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}
+          </p>
         )}
         {puzzle.widget}
         <Button type="submit" full loading={checking}>
@@ -111,6 +135,26 @@ export function CodeEntryForm<TResult, TRequest>({
       </div>
     </>
   );
+}
+
+/** The code of an SMS, where the browser reads it for the page (WebOTP: the SMS's last line binds it
+ * to this site), typed in as the person would. Listening stops when the screen goes. */
+function useSmsCode(listen: boolean, take: (code: string) => void) {
+  useEffect(() => {
+    if (!listen || !('OTPCredential' in window)) return;
+    const stop = new AbortController();
+    // WebOTP's request and answer, which the DOM's types do not know yet.
+    const request = { otp: { transport: ['sms'] }, signal: stop.signal } as CredentialRequestOptions;
+    navigator.credentials
+      .get(request)
+      .then((credential) => {
+        const code = (credential as { code?: unknown } | null)?.code;
+        if (typeof code === 'string' && !stop.signal.aborted) take(code);
+      })
+      // Stopped, refused or not to be had: the person types the code.
+      .catch(() => {});
+    return () => stop.abort();
+  }, [listen, take]);
 }
 
 /** A code shown in groups (1234 5678, 123 456, ABCDE FGHIJ), easier to compare with the message it

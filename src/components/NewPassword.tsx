@@ -15,6 +15,7 @@ import { Alert } from './Alert.tsx';
 import { Button } from './Button.tsx';
 import { ErrorMessage, TextField } from './Field.tsx';
 import { Form } from './Form.tsx';
+import { useRootActor } from '../shell/context.ts';
 
 export type WeakRef = NewPasswordRef;
 /** Each rule, the problem that breaks it, and the policy number it states. */
@@ -48,6 +49,9 @@ export function NewPassword({
 }) {
   const { t } = useTranslation();
   const { password, confirmation, error, policy, refused, captchaLevel } = useSelector(weak, (s) => s.context);
+  // The account the password is for, which a password manager saves it under: the signed-in one's
+  // primary email, or the address typed on the way here (sign-in, forgotten password).
+  const username = useSelector(useRootActor(), (s) => s.context.user?.email[0]?.value ?? s.context.username);
   const saving = useSelector(weak, (s) => s.matches('saving'));
   const puzzle = useCeilingCaptcha(captchaLevel);
   const problems = passwordProblems(password, policy, confirmation);
@@ -70,12 +74,14 @@ export function NewPassword({
         }}
       >
         {before}
+        <HiddenUsername value={username} />
         {(['password', 'confirmation'] as const).map((field) => (
           <TextField
             key={field}
             label={t(`weakPassword.${field}`)}
             type={shown ? 'text' : 'password'}
             autoComplete="new-password"
+            first={field === 'password'}
             value={field === 'password' ? password : confirmation}
             onChange={(value) => weak.send({ type: 'CHANGE', field, value })}
           />
@@ -93,9 +99,14 @@ export function NewPassword({
           {RULES.filter(({ count }) => count(policy) !== 0).map(({ rule, problem, count }) => {
             const met = password !== '' && !problems.includes(problem) && !problems.includes('required');
             const n = count(policy);
+            // Once a try was refused, every rule still unmet is marked, not only the one the message names.
+            const missed = !met && refused !== null;
             return (
-              <li key={rule} className={met ? 'text-green-800' : 'text-slate-700'}>
-                <span aria-hidden="true">{met ? '✓ ' : '• '}</span>
+              <li
+                key={rule}
+                className={met ? 'text-green-800' : missed ? 'font-medium text-red-700' : 'text-slate-700'}
+              >
+                <span aria-hidden="true">{met ? '✓ ' : missed ? '✗ ' : '• '}</span>
                 {t(`weakPassword.rule.${rule}`, n === null ? {} : { count: n })}
                 <span className="sr-only"> — {t(met ? 'weakPassword.met' : 'weakPassword.notMet')}</span>
               </li>
@@ -113,4 +124,9 @@ export function NewPassword({
       </Form>
     </>
   );
+}
+
+/** For password managers only: the account a password form is for (not shown, never focused). */
+export function HiddenUsername({ value }: { value: string }) {
+  return value ? <input type="text" name="username" autoComplete="username" value={value} readOnly hidden /> : null;
 }

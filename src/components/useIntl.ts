@@ -3,10 +3,17 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 
+/** A language as Intl names it. The portal's English is read in Belgium and Luxembourg: its dates
+ * go day first, on a 24-hour clock, as British English writes them (Intl's bare `en` is American,
+ * and it has no `en-LU`). */
+export function intlLocale(language: string): string {
+  return language === 'en' || language === 'en_LU' ? 'en-GB' : language.replace('_', '-');
+}
+
 /** The reader's language, as Intl names it. */
 export function useIntlLocale(): string {
   const { i18n } = useTranslation();
-  return i18n.language.replace('_', '-');
+  return intlLocale(i18n.language);
 }
 
 /** Writes a moment (an ISO string) in the reader's language, in the styles given. */

@@ -12,7 +12,7 @@ export const consent = (_go: Go) =>
         readRequest: fromPromise(({ input }) => readAuthorization(input)),
         sendApproval: fromPromise(({ input }) => sendApproval(input)),
       },
-      // Back through the authorisation server: a page of the server, not of the app.
+      // Back through the authorisation server, or to the application itself: not a page of the app.
       actions: {
         leaveTo: (_, { url }) => {
           window.location.assign(url);

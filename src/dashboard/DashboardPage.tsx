@@ -1,14 +1,16 @@
 // The dashboard (spec §1): greeting by first name and the services card with one tile per platform.
 import { useActorRef, useSelector } from '@xstate/react';
+import { useState } from 'react';
 import { fromPromise } from 'xstate';
 import { cardsMachine } from '../../machines/cards.ts';
+import type { AccountCard, CardProduct } from '../../contract/profile.ts';
 import { listCards, setCardProduct } from '../api/flowCalls.ts';
 import { Button } from '../components/Button.tsx';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../shell/context.ts';
 import { Link } from 'react-router';
 import { pathOf } from '../../machines/routes.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { Card } from '../components/Card.tsx';
 import { OptionLink } from '../components/OptionLink.tsx';
 import { SectionCard } from '../components/SectionCard.tsx';
@@ -67,6 +69,9 @@ function Cards() {
   const cards = useActorRef(CARDS);
   const { cards: list, error } = useSelector(cards, (s) => s.context);
   const state = useSelector(cards, (s) => s.value);
+  // The last switch pressed here: once the server has it, a notice says what it changed.
+  const [pressed, setPressed] = useState<{ cardId: string; product: CardProduct } | null>(null);
+  const switched = pressed && state === 'ready' && !error ? switchedOf(list, pressed) : null;
   if (state === 'loading' && list.length === 0) return null;
   if (state === 'failed') {
     return (
@@ -91,6 +96,14 @@ function Cards() {
           </Alert>
         )}
       </div>
+      <SaveNotice className="mt-3">
+        {switched &&
+          t('dashboard.cards.switched', {
+            context: switched.active ? 'on' : 'off',
+            product: t(`dashboard.cards.product.${switched.product}`),
+            card: switched.number,
+          })}
+      </SaveNotice>
       <ul className="mt-3 grid gap-4 lg:grid-cols-2">
         {list.map((card) => (
           <li key={card.id}>
@@ -110,10 +123,24 @@ function Cards() {
                       id={`switch-${card.id}-${product}`}
                       aria-labelledby={`product-${card.id}-${product} switch-${card.id}-${product}`}
                       disabled={state !== 'ready'}
-                      onClick={() => cards.send({ type: 'TOGGLE', cardId: card.id, product })}
-                      className={`btn btn-sm min-w-28 ${active ? 'btn-primary' : 'btn-secondary'}`}
+                      onClick={() => {
+                        setPressed({ cardId: card.id, product });
+                        cards.send({ type: 'TOGGLE', cardId: card.id, product });
+                      }}
+                      // Drawn as a switch (a track and its knob), so it reads as one to press, not a status.
+                      className="inline-flex min-h-11 shrink-0 items-center gap-2 rounded px-1 text-sm font-medium disabled:opacity-70"
                     >
-                      {t(active ? 'dashboard.cards.active' : 'dashboard.cards.inactive')}
+                      <span
+                        aria-hidden="true"
+                        className={`relative inline-block h-6 w-11 rounded-full border-2 ${active ? 'border-brand bg-brand' : 'border-slate-500 bg-white'}`}
+                      >
+                        <span
+                          className={`absolute top-0.5 h-4 w-4 rounded-full ${active ? 'right-0.5 bg-white' : 'left-0.5 bg-slate-500'}`}
+                        />
+                      </span>
+                      <span className="w-16 text-left">
+                        {t(active ? 'dashboard.cards.active' : 'dashboard.cards.inactive')}
+                      </span>
                     </button>
                   </li>
                 ))}
@@ -129,3 +156,10 @@ function Cards() {
 const CARDS = cardsMachine.provide({
   actors: { listCards: fromPromise(() => listCards()), setProduct: fromPromise(({ input }) => setCardProduct(input)) },
 });
+
+/** The product a press switched, as the cards now have it (the card's masked number to name it). */
+function switchedOf(cards: readonly AccountCard[], pressed: { cardId: string; product: CardProduct }) {
+  const card = cards.find((c) => c.id === pressed.cardId);
+  const product = card?.products.find((p) => p.product === pressed.product);
+  return card && product ? { number: card.number, product: product.product, active: product.active } : null;
+}

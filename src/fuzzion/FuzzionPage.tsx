@@ -12,6 +12,7 @@ import type { fuzzionMachine, FuzzionResend, FuzzionResult } from '../../machine
 import { CODED } from '../../machines/mfa.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { FuzzionAnswer } from '../../contract/fuzzion.ts';
+import { formatPhone } from '../../contract/rules.ts';
 import { Link } from 'react-router';
 import { Alert } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
@@ -42,10 +43,18 @@ function Fuzzion({ flow }: { flow: Ref }) {
   const snapshot = useSelector(flow, (s) => s);
   const { offer, error, result } = snapshot.context;
   const busy = snapshot.hasTag('busy');
+  // "Use another address": the offer is given up (the server spends it), and the profile's
+  // addresses show again. While the offer is open, nothing else leaves the merge.
+  // As large as the choices beside it: it is one of them, not a footnote.
   const backToProfile = (
-    <Link to={pathOf('profile', 'credentials')} className="text-brand-dark underline">
-      {t('fuzzion.backToProfile')}
-    </Link>
+    <Button
+      variant="secondary"
+      loading={snapshot.matches('cancelling')}
+      disabled={busy}
+      onClick={() => flow.send({ type: 'CANCEL' })}
+    >
+      {t('fuzzion.cancel', { context: offer?.kind })}
+    </Button>
   );
 
   if (snapshot.matches('succeeded') && result) return <Success result={result} />;
@@ -117,7 +126,7 @@ function Fuzzion({ flow }: { flow: Ref }) {
             {t('fuzzion.offer.decline', { context: offer.kind })}
           </Button>
         </div>
-        <p className="mt-4 text-sm">{backToProfile}</p>
+        <p className="mt-4">{backToProfile}</p>
       </Card>
     );
   }
@@ -131,6 +140,7 @@ function Fuzzion({ flow }: { flow: Ref }) {
         </Alert>
       )}
       <Proof flow={flow} busy={busy} />
+      <p className="mt-4">{backToProfile}</p>
     </Card>
   );
 }
@@ -181,11 +191,14 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
         <TextField
           label={t('fuzzion.password.label')}
           type="password"
-          autoComplete="off"
+          autoComplete="current-password"
           value={password}
           first
           onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })}
-          error={error}
+          // Only a password is asked here: a wrong one is said as such, not as a wrong username.
+          {...(error?.code === 'invalid_credentials'
+            ? { problem: t('errors.invalid_credentials', { context: 'password' }) }
+            : { error })}
         />
         {puzzle.widget}
         <div className="flex flex-wrap items-center gap-3">
@@ -243,7 +256,7 @@ function Success({ result }: { result: FuzzionResult }) {
     <ul className="mt-1 space-y-1">
       {items.map((item) => (
         <li key={item.value} className="break-all">
-          {item.value}
+          {formatPhone(item.value)}
           {item.primary && (
             <>
               {' '}

@@ -7,8 +7,9 @@ import type { FuzzionResend } from '../../machines/fuzzion.ts';
 import { pathOf } from '../../machines/routes.ts';
 import type { Go } from '../shell/bindings.ts';
 import { codeEntryChecking } from '../shell/bindings.ts';
-import { offerMemory, resultMemory, storedFuzzion } from '../shell/fuzzionMemory.ts';
+import { intentMemory, offerMemory, resultMemory, storedFuzzion } from '../shell/fuzzionMemory.ts';
 import {
+  cancelFuzzion,
   finishFuzzion,
   proveFuzzionCode,
   proveFuzzionPassword,
@@ -25,6 +26,7 @@ export const fuzzion = (go: Go) =>
         startMethod: fromPromise(({ input }) => startFuzzionMethod(input)),
         proveByPassword: fromPromise(({ input }) => proveFuzzionPassword(input)),
         finish: fromPromise(({ input }) => finishFuzzion(input)),
+        cancel: fromPromise(() => cancelFuzzion()),
         // The code goes with the offer, the choice and the method's challenge (the entry's ticket).
         // A new code's ticket carries the method's new challenge.
         fuzzionCode: codeEntryChecking<FuzzionAnswer, FuzzionResend>(
@@ -32,7 +34,7 @@ export const fuzzion = (go: Go) =>
           async ({ request: { method, intent } }) => {
             const answer = await startFuzzionMethod(method);
             return {
-              ticket: fuzzionTicket({ payload: method.payload, intent, challenge: answer.challenge }),
+              ticket: fuzzionTicket({ payload: method.payload, intent, challenge: answer.payload }),
               sent: answer,
             };
           },
@@ -43,8 +45,22 @@ export const fuzzion = (go: Go) =>
         finished: (_, { result }) => {
           resultMemory.keep(result);
           offerMemory.keep(null);
+          intentMemory.keep(null);
         },
-        show: (_, { screen }) => go(pathOf('fuzzion', screen)),
+        chose: (_, { intent }) => intentMemory.keep(intent),
+        // The further proofs' screen carries the methods that still count, as the spec's query does.
+        show: (_, { screen, methods }) =>
+          go(
+            methods
+              ? `${pathOf('fuzzion', screen)}&methods=${encodeURIComponent(JSON.stringify(methods))}`
+              : pathOf('fuzzion', screen),
+          ),
+        // Given up: the offer is forgotten, and another address is added where the last one was.
+        leave: () => {
+          offerMemory.keep(null);
+          intentMemory.keep(null);
+          go(pathOf('profile', 'credentials'));
+        },
       },
     }),
   );

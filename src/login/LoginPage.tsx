@@ -10,12 +10,15 @@ import { Alert } from '../components/Alert.tsx';
 import { Brochure } from '../components/Brochure.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
+import { useFocusOnFailure } from '../components/Field.tsx';
 import { PublicLayout } from '../components/PublicLayout.tsx';
 import { variant } from '../variant.ts';
 import { signingInTo } from '../shell/boot.ts';
 import { CAPTCHA_FAILURES } from '../../machines/captchaAnswer.ts';
 import type { CaptchaHandle } from '../components/captcha/Captcha.tsx';
-import { LINKS, pathOf } from '../../machines/routes.ts';
+import { pathOf } from '../../machines/routes.ts';
+import { forgotPasswordPathOf } from '../../machines/session.ts';
+import { microsoftLinkOf } from '../../machines/microsoft.ts';
 
 // Needed only after repeated failures: loaded then, not with the first screen.
 const Captcha = lazy(() => import('../components/captcha/Captcha.tsx').then((m) => ({ default: m.Captcha })));
@@ -36,9 +39,9 @@ export function LoginPage() {
             login={login}
             notice={
               notice === 'password_renewed' ||
-              notice === 'account_created' ||
               notice === 'session_ended' ||
-              notice === 'ticket_invalid'
+              notice === 'ticket_invalid' ||
+              notice === 'signed_out_everywhere'
                 ? notice
                 : null
             }
@@ -61,7 +64,7 @@ function LoginForm({
   notice,
 }: {
   login: LoginRef;
-  notice: 'password_renewed' | 'account_created' | 'session_ended' | 'ticket_invalid' | null;
+  notice: 'password_renewed' | 'session_ended' | 'ticket_invalid' | 'signed_out_everywhere' | null;
 }) {
   const { t } = useTranslation();
   const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved } = useSelector(
@@ -70,7 +73,14 @@ function LoginForm({
   );
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
-  const microsoft = useSelector(useRootActor(), (s) => !!s.context.config?.microsoft);
+  const root = useRootActor();
+  const microsoft = useSelector(root, (s) => !!s.context.config?.microsoft);
+  // A sign-in on the way to linking a Microsoft account says so, and does not offer Microsoft again.
+  const link = useSelector(
+    root,
+    (s) => microsoftLinkOf(s.context.target, s.context.config?.microsoft?.tenants ?? []),
+    (a, b) => a?.company === b?.company,
+  );
 
   // Refused for want of a robot check: the form goes again by itself once the widget has one.
   const resubmit = useCallback(() => {
@@ -78,7 +88,11 @@ function LoginForm({
       login.send({ type: 'SUBMIT', automatic: true, captcha: captcha.current.take() });
   }, [login]);
   const [revealed, setRevealed] = useState(false);
-  const ids = { username: useId(), password: useId(), error: useId() };
+  const ids = { username: useId(), password: useId(), error: useId(), hint: useId() };
+  // A refused sign-in brings focus back to what to type again: the address where it is malformed,
+  // else the password (emptied). Always: the refusal answers the form's own submission, and the
+  // page's first focus may have gone to the address meanwhile (a sign-in sent before the app was there).
+  useFocusOnFailure(error, error?.code === 'invalid_email' ? ids.username : ids.password, { always: true });
 
   return (
     <Card aria-labelledby="login-title">
@@ -92,6 +106,11 @@ function LoginForm({
         </p>
       )}
       <p className="mt-1 text-sm text-slate-700">{t('login.subtitle')}</p>
+      {link && (
+        <Alert tone="info" className="mt-4">
+          {t('login.linkingMicrosoft', { context: link.company ? 'company' : undefined, company: link.company })}
+        </Alert>
+      )}
 
       <nav aria-label={t('login.methods')} className="mt-5 grid grid-cols-2 gap-1 rounded bg-slate-100 p-1">
         {(['email', 'phone'] as const).map((m) => (
@@ -111,10 +130,10 @@ function LoginForm({
           {t(
             notice === 'password_renewed'
               ? 'login.passwordRenewed'
-              : notice === 'account_created'
-                ? 'login.accountCreated'
-                : notice === 'ticket_invalid'
-                  ? 'errors.invalid_login_ticket'
+              : notice === 'ticket_invalid'
+                ? 'errors.invalid_login_ticket'
+                : notice === 'signed_out_everywhere'
+                  ? 'login.signedOutEverywhere'
                   : 'login.sessionEnded',
           )}
         </Alert>
@@ -150,10 +169,16 @@ function LoginForm({
             required
             value={username}
             aria-invalid={error ? true : undefined}
-            aria-describedby={error ? ids.error : undefined}
+            aria-describedby={[mode === 'phone' ? ids.hint : '', error ? ids.error : ''].join(' ').trim() || undefined}
             onChange={(event) => login.send({ type: 'CHANGE', field: 'username', value: event.target.value })}
             className="input mt-1"
           />
+          {/* A number from abroad needs its country code; one of the variant's own country does not. */}
+          {mode === 'phone' && (
+            <p id={ids.hint} className="mt-1 text-sm text-slate-700">
+              {t('login.phoneHint', { context: variant })}
+            </p>
+          )}
         </div>
         <div>
           <label htmlFor={ids.password} className="block text-sm font-medium">
@@ -202,7 +227,7 @@ function LoginForm({
                 // How long, and the way out that does not wait.
                 <>
                   {t('login.lockedOut', { count: Math.ceil(error.retryAfter / 60) })}{' '}
-                  <Link to={LINKS.forgotPassword} className="font-medium underline">
+                  <Link to={forgotPasswordPathOf(mode)} className="font-medium underline">
                     {t('login.resetInstead')}
                   </Link>
                 </>
@@ -212,7 +237,7 @@ function LoginForm({
               {error.lastAttempt && (
                 <p className="mt-1">
                   {t('login.lastAttempt')}{' '}
-                  <Link to={LINKS.forgotPassword} className="font-medium underline">
+                  <Link to={forgotPasswordPathOf(mode)} className="font-medium underline">
                     {t('login.resetInstead')}
                   </Link>
                 </p>
@@ -226,7 +251,7 @@ function LoginForm({
         </Button>
       </form>
 
-      {microsoft && (
+      {microsoft && !link && (
         <Suspense fallback={null}>
           <MicrosoftSignIn />
         </Suspense>
@@ -234,7 +259,7 @@ function LoginForm({
 
       <ul className="mt-4 flex flex-wrap justify-between gap-2 text-sm">
         <li>
-          <Link to={LINKS.forgotPassword} className="text-brand underline">
+          <Link to={forgotPasswordPathOf(mode)} className="text-brand underline">
             {t('login.forgotPassword')}
           </Link>
         </li>

@@ -22,8 +22,10 @@ import { PublicLayout } from '../components/PublicLayout.tsx';
  * shared constant). */
 const WAITING_SIGN_IN = 'mfaPayload';
 
-/** The payload the callback put in the hash (`#mfa=`), taken once. */
-const takePayload = () => new URLSearchParams(takeHash()).get('mfa');
+/** The payload the callback put in the hash (`#mfa=`), taken once per page load: a screen mounted
+ * again (the app settling around it) reads the same payload, not the hash already dropped. */
+let taken: string | null | undefined;
+const takePayload = () => (taken ??= new URLSearchParams(takeHash()).get('mfa'));
 
 /** The Microsoft sign-in becomes this tab's sign-in that waits for its second factor, and the page
  * opens its methods: the root resumes it there, as it resumes a password sign-in after a reload. */

@@ -12,19 +12,19 @@ const MESSAGES = {
   nl: {
     title: 'Onderhoud',
     text: 'Inloggen is momenteel niet mogelijk. Probeer het later opnieuw.',
-    auto: 'We kijken elke minuut zelf opnieuw.',
+    auto: 'Deze pagina probeert het elke minuut vanzelf opnieuw.',
     retry: 'Opnieuw proberen',
   },
   fr: {
     title: 'Maintenance',
     text: 'La connexion est actuellement indisponible. Veuillez réessayer plus tard.',
-    auto: 'Nous vérifions nous-mêmes chaque minute.',
+    auto: 'Cette page réessaie d’elle-même chaque minute.',
     retry: 'Réessayer',
   },
   en: {
     title: 'Maintenance',
     text: 'Login is unavailable at the moment. Please try again later.',
-    auto: 'We check again by ourselves every minute.',
+    auto: 'This page tries again by itself every minute.',
     retry: 'Try again',
   },
 } as const;
@@ -53,13 +53,16 @@ export default function MaintenancePage() {
         ))}
       </div>
       <Button className="mt-6" loading={checking} onClick={() => root.send({ type: 'RETRY' })}>
-        {order
-          .map((lang) => (
-            <span key={lang} lang={lang}>
-              {MESSAGES[lang].retry}
-            </span>
-          ))
-          .reduce<React.ReactNode[]>((all, part, i) => (i ? [...all, ' · ', part] : [part]), [])}
+        {/* One inline run: as the button's flex items, the separators' spaces would collapse. */}
+        <span>
+          {order
+            .map((lang) => (
+              <span key={lang} lang={lang}>
+                {MESSAGES[lang].retry}
+              </span>
+            ))
+            .reduce<React.ReactNode[]>((all, part, i) => (i ? [...all, ' · ', part] : [part]), [])}
+        </span>
       </Button>
     </main>
   );

@@ -1,20 +1,22 @@
 // /mfa/methods and /mfa: a projection of the MFA code machine (choose a method, then enter the code
-// in the shared code entry).
+// in the shared code entry; a passkey is used from the choice itself, the browser asking for it).
 import { useSelector } from '@xstate/react';
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { mfaMachine } from '../../machines/mfa.ts';
+import { CODED, type mfaMachine } from '../../machines/mfa.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
+import { Alert } from '../components/Alert.tsx';
 import { useRootActor } from '../shell/context.ts';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../components/useNow.ts';
-import { answerFormOf, MethodOptions } from '../components/MethodOptions.tsx';
+import { answerFormOf, cardEndings, MethodOptions } from '../components/MethodOptions.tsx';
+import { HiddenUsername } from '../components/NewPassword.tsx';
 
 type MfaRef = ActorRefFrom<typeof mfaMachine>;
 
@@ -25,8 +27,8 @@ export function MfaPage() {
 }
 
 function MfaSteps({ mfa }: { mfa: MfaRef }) {
-  // A new code on its way keeps the code screen; a first one keeps the choice of method.
-  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting'));
+  // A new code on its way keeps the code screen; a first one keeps the choice of method, as a passkey does.
+  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting') || s.matches('passkey'));
   const password = useSelector(mfa, (s) => s.matches('password'));
   if (password) return <PasswordStep mfa={mfa} />;
   return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
@@ -39,6 +41,7 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
   const error = useSelector(mfa, (s) => s.context.error);
   const captchaLevel = useSelector(mfa, (s) => s.context.captchaLevel);
   const checking = useSelector(mfa, (s) => s.matches({ password: 'checking' }));
+  const username = useSelector(useRootActor(), (s) => s.context.user?.email[0]?.value ?? '');
   const puzzle = useCeilingCaptcha(captchaLevel);
   // The password stays in the form; the machine gets it only with the request.
   const [typed, setTyped] = useState('');
@@ -51,13 +54,17 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
       <h1 className="text-2xl font-bold">{t('mfa.password.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('mfa.password.text')}</p>
       <form onSubmit={submit} className="mt-5 space-y-4" noValidate>
+        <HiddenUsername value={username} />
         <TextField
           label={t('mfa.password.label')}
           type="password"
           autoComplete="current-password"
           value={typed}
           onChange={setTyped}
-          error={error}
+          // Only a password is asked here: a wrong one is said as such, not as a wrong username.
+          {...(error?.code === 'invalid_credentials'
+            ? { problem: t('errors.invalid_credentials', { context: 'password' }) }
+            : { error })}
           first
         />
         {puzzle.widget}
@@ -74,27 +81,68 @@ function PasswordStep({ mfa }: { mfa: MfaRef }) {
 
 function MethodChoice({ mfa }: { mfa: MfaRef }) {
   const { t } = useTranslation();
-  const { methods, error } = useSelector(mfa, (s) => s.context);
+  const trustId = useId();
+  const { methods, error, selected, channel, passkey, loginPayload, remember } = useSelector(mfa, (s) => s.context);
   const sending = useSelector(mfa, (s) => s.matches('requesting'));
+  const usingPasskey = useSelector(mfa, (s) => s.matches('passkey'));
+  const checkingPasskey = useSelector(mfa, (s) => s.matches({ passkey: 'checking' }));
+  const busy =
+    sending && selected
+      ? { id: selected.id, channel }
+      : usingPasskey && passkey
+        ? { id: passkey.id, channel: null }
+        : null;
   return (
     <>
       <h1 className="text-2xl font-bold">{t('mfa.choose.title')}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t('mfa.choose.text')}</p>
-      <MethodOptions
-        methods={methods}
-        disabled={sending}
-        onSelect={(id, channel) => mfa.send({ type: 'SELECT', id, ...(channel ? { channel } : {}) })}
-      />
+      {/* "Receive a code" only where every way is a code sent; an app, a key or a card is no such thing. */}
+      <p className="mt-1 text-sm text-slate-700">
+        {t('mfa.choose.text', { context: methods.every((m) => CODED.has(m.method)) ? undefined : 'any' })}
+      </p>
+      {/* Before the options: a passkey goes at once, so a sign-in's trust is chosen first (a code's
+          screen starts with the same choice). */}
+      {loginPayload !== null && methods.some((m) => m.method === 'passkey') && (
+        <div className="mt-5 flex items-center gap-2">
+          <input
+            id={trustId}
+            type="checkbox"
+            checked={remember}
+            onChange={() => mfa.send({ type: 'TOGGLE_REMEMBER' })}
+            className="h-4 w-4"
+          />
+          <label htmlFor={trustId} className="text-sm">
+            {t('mfa.code.trust')}
+          </label>
+        </div>
+      )}
+      {methods.length === 0 ? (
+        // Only passkeys, which this browser cannot use: said, rather than an empty choice.
+        <Alert tone="warning" className="mt-5">
+          {t('mfa.choose.noneHere')}
+        </Alert>
+      ) : (
+        <MethodOptions
+          methods={methods}
+          busy={busy}
+          onSelect={(id, channel) => mfa.send({ type: 'SELECT', id, ...(channel ? { channel } : {}) })}
+        />
+      )}
       <div className="mt-4">
         {error?.code === 'resend_too_soon' && error.retryAt ? (
           <ResendWait until={error.retryAt} />
         ) : (
-          <ErrorMessage error={error} />
+          // A passkey's failure speaks of its request, not of a code.
+          <ErrorMessage error={error} context={passkey ? 'passkey' : undefined} />
         )}
       </div>
       {sending && (
         <p role="status" className="mt-3 text-sm">
           {t('mfa.sending')}
+        </p>
+      )}
+      {usingPasskey && (
+        <p role="status" className="mt-3 text-sm">
+          {t(checkingPasskey ? 'mfa.passkey.checking' : 'mfa.passkey.waiting')}
         </p>
       )}
       <p className="mt-5 text-sm">
@@ -114,7 +162,7 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
     <>
       <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
       <p className="mt-1 text-sm text-slate-700">
-        {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '' })}
+        {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '', ...cardEndings(selected) })}
       </p>
       {entry ? (
         <CodeEntryForm entry={entry} offerTrust={loginPayload !== null} {...answerFormOf(selected.method)}>

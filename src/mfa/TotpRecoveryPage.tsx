@@ -26,6 +26,10 @@ export default function TotpRecoveryPage() {
 function Recovery({ recovery }: { recovery: RecoveryRef }) {
   const { t } = useTranslation();
   const { keysLeft, error } = useSelector(recovery, (s) => s.context);
+  // Each way on that calls the server waits, busy, and none can be pressed meanwhile.
+  const regenerating = useSelector(recovery, (s) => s.matches('regenerating'));
+  const resetting = useSelector(recovery, (s) => s.matches('resetting'));
+  const waiting = regenerating || resetting;
   if (keysLeft === null)
     return (
       <p className="mt-4" role="status">
@@ -34,6 +38,10 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
     );
   return (
     <Card className="mt-6">
+      {/* Why the person is here, and what each way on is for. */}
+      <p className="mb-3" data-testid="recovery-why">
+        {t('mfa.recovery.why')}
+      </p>
       <p data-testid="keys-left">{t('mfa.recovery.left', { count: keysLeft })}</p>
       {keysLeft === 0 && (
         <Alert tone="warning" role="alert" className="mt-3">
@@ -46,12 +54,19 @@ function Recovery({ recovery }: { recovery: RecoveryRef }) {
         </Alert>
       )}
       <div className="mt-5 flex flex-wrap gap-3">
-        <Button onClick={() => recovery.send({ type: 'REGENERATE' })}>{t('mfa.recovery.regenerate')}</Button>
-        <Button variant="secondary" onClick={() => recovery.send({ type: 'RESET' })}>
+        <Button loading={regenerating} disabled={resetting} onClick={() => recovery.send({ type: 'REGENERATE' })}>
+          {t('mfa.recovery.regenerate')}
+        </Button>
+        <Button
+          variant="secondary"
+          loading={resetting}
+          disabled={regenerating}
+          onClick={() => recovery.send({ type: 'RESET' })}
+        >
           {t('mfa.recovery.reset')}
         </Button>
         {keysLeft > 0 && (
-          <Button variant="secondary" onClick={() => recovery.send({ type: 'SKIP' })}>
+          <Button variant="secondary" disabled={waiting} onClick={() => recovery.send({ type: 'SKIP' })}>
             {t('mfa.recovery.skip')}
           </Button>
         )}

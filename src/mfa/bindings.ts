@@ -14,7 +14,9 @@ import {
   startChallenge,
   stepUpWithPassword,
   verifyCode,
+  verifyPasskey,
 } from '../api/flowCalls.ts';
+import { askPasskey, noWebAuthn } from '../api/passkeys.ts';
 
 const mfaMemory = flowMemory<MfaMemory>('mfa');
 
@@ -29,8 +31,13 @@ export const mfa = (go: Go) =>
           ({ request }: { request: ChallengeRequest }) =>
             startChallenge(request).then((answer) => ({ ticket: answer.payload, sent: answer })),
         ),
+        askPasskey: fromPromise(({ input, signal }) => askPasskey(input, signal)),
+        checkPasskey: fromPromise(({ input }) =>
+          verifyPasskey({ payload: input.payload, credential: input.credential, trust: input.remember }),
+        ),
         confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
       },
+      guards: { noWebAuthn },
       actions: {
         // A step-up's screens keep the way back to the screen they are for (a reload asks for it again).
         show: (_, { screen }) => {

@@ -7,7 +7,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { MarketingPreferences } from '../../contract/schemas.ts';
 import type { notificationsMachine } from '../../machines/notifications.ts';
 import { pathOf } from '../../machines/routes.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { SectionCard } from '../components/SectionCard.tsx';
@@ -59,7 +59,7 @@ function Settings({ settings }: { settings: NotificationsRef }) {
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
-        {notice && <Alert tone="success">{t('notifications.saved')}</Alert>}
+        <SaveNotice>{notice && t('notifications.saved')}</SaveNotice>
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <Card aria-labelledby="marketing">

@@ -6,7 +6,6 @@ import { useTranslation } from 'react-i18next';
 import { EXTERNAL_LINKS } from '../externalLinks.ts';
 import { elidedBefore } from '../i18n.ts';
 import type { ActorRefFrom } from 'xstate';
-import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { NO_CAPTCHA_ELEMENT } from '../../machines/captchaAnswer.ts';
 import type { OnboardingStep, onboardingMachine } from '../../machines/onboarding.ts';
 import { Link } from 'react-router';
@@ -15,13 +14,11 @@ import { Stepper } from '../components/Stepper.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
-import { NATIVE } from '../components/LanguageSwitch.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { CodeEntryForm } from '../components/CodeEntry.tsx';
 import { NewPassword, type WeakRef } from '../components/NewPassword.tsx';
 import { Loading } from '../components/Pending.tsx';
 import { Form } from '../components/Form.tsx';
-import { variant } from '../variant.ts';
 import { LINKS, pathOf } from '../../machines/routes.ts';
 
 type OnboardingRef = ActorRefFrom<typeof onboardingMachine>;
@@ -108,6 +105,7 @@ function StepForm({
   back,
   children,
   captcha,
+  errorContext,
 }: {
   onboarding: OnboardingRef;
   busy: boolean;
@@ -115,6 +113,8 @@ function StepForm({
   back?: string | true;
   children?: ReactNode;
   captcha?: boolean;
+  /** The i18next context the step's error is read in (an invitation's words, not a card's). */
+  errorContext?: string | undefined;
 }) {
   const { t } = useTranslation();
   const error = useSelector(onboarding, (s) => s.context.error);
@@ -131,12 +131,24 @@ function StepForm({
     >
       {children}
       {captcha && <Captcha ref={widget} level={captchaLevel} />}
-      <ErrorMessage error={error} />
+      <ErrorMessage error={error} context={errorContext}>
+        {error?.code === 'card_blocked' && <SupportLink />}
+      </ErrorMessage>
       <Button type="submit" full loading={busy}>
         {submitLabel ?? t('onboarding.continue')}
       </Button>
       {back && <Back send={onboarding.send} label={back === true ? undefined : back} />}
     </Form>
+  );
+}
+
+/** Where a blocked card's holder finds help: the support pages the footer links to too. */
+function SupportLink() {
+  const { t } = useTranslation();
+  return (
+    <a href={EXTERNAL_LINKS.help} target="_blank" rel="noreferrer" className="mt-1 block font-semibold underline">
+      {t('onboarding.card.support')}
+    </a>
   );
 }
 
@@ -323,14 +335,16 @@ function Check({ checked, onChange, children }: { checked: boolean; onChange: ()
 
 function Terms({ onboarding }: { onboarding: OnboardingRef }) {
   const { t } = useTranslation();
-  const { consents } = useSelector(onboarding, (s) => s.context);
+  const { consents, source } = useSelector(onboarding, (s) => s.context);
   const busy = useSelector(onboarding, (s) => s.matches({ terms: 'saving' }));
+  // An invitation brings no card: its words speak of the account.
+  const context = source === 'invitation' ? 'invitation' : undefined;
   const toggle = (consent: 'terms' | 'privacy' | 'email' | 'sms' | 'partners') => () =>
     onboarding.send({ type: 'TOGGLE', consent });
   return (
     <>
-      <Heading title={t('onboarding.terms.title')} text={t('onboarding.terms.text')} />
-      <StepForm onboarding={onboarding} busy={busy} back>
+      <Heading title={t('onboarding.terms.title')} text={t('onboarding.terms.text', { context })} />
+      <StepForm onboarding={onboarding} busy={busy} back errorContext={context}>
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">{t('onboarding.terms.required')}</legend>
           <Check checked={consents.terms} onChange={toggle('terms')}>
@@ -370,8 +384,7 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
   const profile = useSelector(onboarding, (s) => s.context.profile);
   const missing = useSelector(onboarding, (s) => s.context.missing);
   const busy = useSelector(onboarding, (s) => s.matches({ create: 'saving' }));
-  const offered = Object.values(VARIANT_LOCALES[variant].locales);
-  const languages = offered.includes(profile.language) ? offered : [...offered, profile.language];
+  // The account speaks the language of the page (the top bar's switch changes it): no choice here.
   return (
     <>
       <Heading title={t('onboarding.details.title')} text={t('onboarding.details.text')} />
@@ -390,20 +403,6 @@ function Details({ onboarding }: { onboarding: OnboardingRef }) {
           error={requiredError(missing, 'lastname')}
           onChange={(value) => onboarding.send({ type: 'CHANGE', field: 'lastname', value })}
         />
-        <label className="block text-sm font-medium">
-          {t('onboarding.details.language')}
-          <select
-            value={profile.language}
-            onChange={(event) => onboarding.send({ type: 'SET_LANGUAGE', language: event.target.value as Locale })}
-            className="mt-1 block w-full rounded border border-slate-400 bg-white px-3 py-2 font-normal"
-          >
-            {languages.map((locale) => (
-              <option key={locale} value={locale} lang={locale.slice(0, 2)}>
-                {NATIVE[locale]}
-              </option>
-            ))}
-          </select>
-        </label>
       </StepForm>
     </>
   );
@@ -500,7 +499,7 @@ function Confirmation({ onboarding }: { onboarding: OnboardingRef }) {
       />
       <p className="mt-3 text-sm text-slate-800">{t('onboarding.done.signInWith', { username: outcome.username })}</p>
       <Button full className="mt-6" onClick={() => onboarding.send({ type: 'CONTINUE' })}>
-        {t('onboarding.done.signIn')}
+        {t('onboarding.continue')}
       </Button>
     </>
   );

@@ -6,6 +6,7 @@ import i18next from 'i18next';
 import { fromPromise } from 'xstate';
 import { pathOf } from '../../machines/routes.ts';
 import type { CodeRequest, OnboardingMemory } from '../../machines/onboarding.ts';
+import type { Locale } from '../../contract/constants.ts';
 import type { OnboardingDone } from '../../contract/schemas.ts';
 import { flowMemory } from '../shell/storage.ts';
 import { codeEntryChecking, newPassword, type Go } from '../shell/bindings.ts';
@@ -51,7 +52,11 @@ export const onboarding = async (go: Go) => {
         }),
       ),
       newPassword: newPasswordMachineOf<OnboardingDone>().provide({
-        actors: { resetPassword: fromPromise(({ input }) => createAccount(input)) },
+        // The account speaks the language the person reads as they create it (the server checks
+        // that the variant offers it).
+        actors: {
+          resetPassword: fromPromise(({ input }) => createAccount({ ...input, language: i18next.language as Locale })),
+        },
       }),
     },
     actions: { show: (_, { step }) => go(pathOf('onboarding', step)), keep: (_, value) => memory.keep(value) },

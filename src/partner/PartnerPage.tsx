@@ -31,6 +31,9 @@ const STATES = [
   'unknown',
   'unavailable',
   'ready',
+  'reading',
+  'granted',
+  'noAdministrator',
   'asking',
   'sending',
   'failed',
@@ -46,7 +49,17 @@ const LINK_STATES = [
   'linking',
   'failed',
   'shown',
+  'nothingLinked',
 ] as const;
+
+/** The host a destination elsewhere is named by. */
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
 
 /** The partner's query on, for the links between its pages. */
 const withClient = (path: string, clientId: string | null) =>
@@ -103,7 +116,7 @@ function Partner({ partner }: { partner: PartnerRef }) {
   if (page === 'linkExisting' || page === 'linkSuccess') {
     if (linkState === 'checking' || linkState === 'reading' || linkState === 'recalling' || linkState === 'linking')
       return <Loading />;
-  } else if (state === 'checking' || state === 'loading') return <Loading />;
+  } else if (state === 'checking' || state === 'loading' || state === 'reading') return <Loading />;
   if (state === 'unknown') {
     return (
       <>
@@ -160,6 +173,20 @@ function Partner({ partner }: { partner: PartnerRef }) {
   }
 
   if (page === 'requestAccess') {
+    // Access given already, or no administrator registered to ask: no request to send.
+    if (state === 'granted' || state === 'noAdministrator') {
+      return (
+        <>
+          <LogoHeading client={client}>
+            {t(state === 'granted' ? 'partner.request.grantedTitle' : 'partner.request.noAdministratorTitle', { app })}
+          </LogoHeading>
+          <p className="mt-3" role="status">
+            {t(state === 'granted' ? 'partner.request.granted' : 'partner.request.noAdministrator', { app })}
+          </p>
+          <HomeLink />
+        </>
+      );
+    }
     if (state === 'sent') {
       return (
         <>
@@ -311,13 +338,18 @@ function Partner({ partner }: { partner: PartnerRef }) {
     );
   }
 
-  // linkSuccess
+  // linkSuccess: linked, or nothing was waiting to be linked; either way it goes on to a named place.
   const platform = platformOf(destination, window.location.host);
+  const linked = linkState !== 'nothingLinked';
   return (
     <>
-      <Heading focus="success">{t('partner.success.title')}</Heading>
+      <Heading focus={linkState}>{t(linked ? 'partner.success.title' : 'partner.success.nothingTitle')}</Heading>
+      {!linked && <p className="mt-3">{t('partner.success.nothing')}</p>}
       <p className="mt-3" role="status">
-        {t('partner.success.goingOn', { context: platform === 'default' ? undefined : platform })}
+        {t('partner.success.goingOn', {
+          context: platform === 'default' ? undefined : platform,
+          place: platform === 'default' ? hostOf(destination) : undefined,
+        })}
       </p>
       <Button className="mt-6" onClick={() => partner.send({ type: 'GO' })}>
         {t('partner.success.now')}

@@ -4,7 +4,7 @@
 import { fromPromise } from 'xstate';
 import { flowMemory } from '../shell/storage.ts';
 import type { Go } from '../shell/bindings.ts';
-import { linkAccount, readPartner, readSsoTicket, requestPartnerAccess } from '../api/flowCalls.ts';
+import { linkAccount, readPartner, readPartnerAccess, readSsoTicket, requestPartnerAccess } from '../api/flowCalls.ts';
 
 /** Whether a partner page's way on is a screen of the app (the router) rather than a page of the
  * server or another site (a full load). */
@@ -19,6 +19,7 @@ export const partner = (go: Go) =>
       actors: {
         readPartner: fromPromise(({ input }) => readPartner(input)),
         requestAccess: fromPromise(({ input }) => requestPartnerAccess(input)),
+        readAccess: fromPromise(({ input }) => readPartnerAccess(input)),
         readTicket: fromPromise(({ input }) => readSsoTicket(input)),
         recallTicket: fromPromise(linkTicket.recall),
         linkAccount: fromPromise(({ input }) => linkAccount(input)),

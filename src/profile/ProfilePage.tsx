@@ -1,5 +1,5 @@
-// /profile, /profile/edit-info, /profile/edit-credentials: the profile's overview (personal,
-// contact and banking information) and its forms, a projection of the profile machine
+// /profile, /profile/edit-info, /profile/edit-credentials, /profile/edit-bank: the profile's overview
+// (personal, contact and banking information) and its forms, a projection of the profile machine
 // (machines/profile.ts): which part shows is the machine's state, never the URL.
 import { useSelector } from '@xstate/react';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
@@ -7,11 +7,13 @@ import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import { VARIANT_LOCALES, type Locale } from '../../contract/constants.ts';
 import { GENDERS, IBAN_COUNTRIES } from '../../contract/profile.ts';
+import { ibanCountryOf } from '../../contract/iban.ts';
+import { formatPhone } from '../../contract/rules.ts';
 import type { ContactEntry, UserProfile } from '../../contract/schemas.ts';
 import type { ContactKind, NewContact, profileMachine } from '../../machines/profile.ts';
 import { pathOf } from '../../machines/routes.ts';
 import { Link } from 'react-router';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -32,22 +34,26 @@ import { Form } from '../components/Form.tsx';
 import { variant } from '../variant.ts';
 
 type ProfileRef = ActorRefFrom<typeof profileMachine>;
-type Part = 'overview' | 'editingInfo' | 'credentials' | 'download';
+type Part = 'overview' | 'editingInfo' | 'credentials' | 'bank' | 'download';
 
 export default function ProfilePage() {
   const { t } = useTranslation();
   const profile = useFlowChild('profile');
   const part = useSelector(profile, (s) =>
-    s ? ((['editingInfo', 'credentials', 'download'] as const).find((name) => s.matches(name)) ?? 'overview') : null,
+    s
+      ? ((['editingInfo', 'credentials', 'bank', 'download'] as const).find((name) => s.matches(name)) ?? 'overview')
+      : null,
   );
   const title =
     part === 'editingInfo'
       ? t('profile.editInfo.title')
       : part === 'credentials'
         ? t('profile.credentials.title')
-        : part === 'download'
-          ? t('profile.download.title')
-          : t('profile.title');
+        : part === 'bank'
+          ? t('profile.banking.title')
+          : part === 'download'
+            ? t('profile.download.title')
+            : t('profile.title');
   return (
     <UserLayout>
       <Breadcrumbs
@@ -67,6 +73,7 @@ export default function ProfilePage() {
 function Part({ profile, part }: { profile: ProfileRef; part: Part }) {
   if (part === 'editingInfo') return <InfoForm profile={profile} />;
   if (part === 'credentials') return <Credentials profile={profile} />;
+  if (part === 'bank') return <BankForm profile={profile} />;
   if (part === 'download') return <Download profile={profile} />;
   return <Overview profile={profile} />;
 }
@@ -81,12 +88,13 @@ function Overview({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
   const { user, notice, error } = useSelector(profile, (s) => s.context);
   const busy = useSelector(profile, (s) => s.hasTag('busy'));
+  const removing = useSelector(profile, (s) => s.matches({ overview: 'removing' }));
   const dates = useDates();
   const country = useCountryName();
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
-        {notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}
+        <SaveNotice>{notice && t(`profile.notice.${notice}`)}</SaveNotice>
         {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
       </div>
       <SectionCard titleId="picture-title" title={t('profile.picture.title')}>
@@ -120,6 +128,7 @@ function Overview({ profile }: { profile: ProfileRef }) {
                 variant="secondary"
                 size="sm"
                 disabled={busy}
+                loading={removing}
                 onClick={() => profile.send({ type: 'REMOVE_PICTURE' })}
               >
                 {t('profile.picture.remove')}
@@ -149,7 +158,15 @@ function Overview({ profile }: { profile: ProfileRef }) {
           <Item label={t('profile.field.language')}>{NATIVE[user.language as Locale] ?? user.language}</Item>
         </dl>
       </SectionCard>
-      <SectionCard titleId="contact-title" title={t('profile.contact.title')}>
+      <SectionCard
+        titleId="contact-title"
+        title={t('profile.contact.title')}
+        action={
+          <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">
+            {t('profile.contact.manage')}
+          </Link>
+        }
+      >
         <Contacts title={t('profile.contact.emails')} entries={user.email} />
         <Contacts title={t('profile.contact.phones')} entries={user.phone} />
       </SectionCard>
@@ -157,7 +174,7 @@ function Overview({ profile }: { profile: ProfileRef }) {
         titleId="banking-title"
         title={t('profile.banking.title')}
         action={
-          <Link to={pathOf('profile', 'credentials')} className="btn btn-secondary btn-sm">
+          <Link to={pathOf('profile', 'bank')} className="btn btn-secondary btn-sm">
             {user.banking ? t('profile.banking.change') : t('profile.banking.add')}
           </Link>
         }
@@ -231,7 +248,7 @@ function Contacts({ title, entries }: { title: string; entries: ContactEntry[] }
       <ul className="mt-1 space-y-1 text-sm">
         {entries.map((entry) => (
           <li key={entry.value} className="flex flex-wrap items-center gap-2">
-            <span className="break-all">{entry.value}</span>
+            <span className="break-all">{formatPhone(entry.value)}</span>
             {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
             <span className={entry.verified ? 'text-emerald-800' : 'text-amber-800'}>
               {entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}
@@ -329,7 +346,7 @@ function SubmitOrCancel({
   );
 }
 
-/** edit-credentials: the emails and phone numbers with their actions, then the bank account. */
+/** edit-credentials: the emails and phone numbers with their actions. */
 function Credentials({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
   const { notice, error, pending } = useSelector(profile, (s) => s.context);
@@ -338,7 +355,7 @@ function Credentials({ profile }: { profile: ProfileRef }) {
   return (
     <div className="mt-5 space-y-5">
       <div aria-live="polite">
-        {notice && <Alert tone="success">{t(`profile.notice.${notice}`)}</Alert>}
+        <SaveNotice>{notice && t(`profile.notice.${notice}`)}</SaveNotice>
         {error && !adding && (
           <Alert tone="error">
             {t([`errors.${error}`, 'errors.internal_error'])}
@@ -355,7 +372,6 @@ function Credentials({ profile }: { profile: ProfileRef }) {
       </div>
       <ContactList profile={profile} kind="email" />
       <ContactList profile={profile} kind="phone" />
-      <BankForm profile={profile} />
       {/* Closed: focus goes back to the entry's Delete button, or where the list says what happened. */}
       {confirming && pending && (
         <ConfirmQuestion
@@ -377,6 +393,10 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
   const { t } = useTranslation();
   const entries = useSelector(profile, (s) => s.context.user[kind]);
   const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
+  // The contact being made primary, while the server answers.
+  const switching = useSelector(profile, (s) =>
+    s.matches({ credentials: 'switching' }) && s.context.pending?.kind === kind ? s.context.pending.value : null,
+  );
   const addingHere = useSelector(
     profile,
     (s) => s.matches({ credentials: 'adding' }) && s.context.newContact.kind === kind,
@@ -386,7 +406,7 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
       <ul className="mt-3 divide-y divide-slate-200" data-testid={`${kind}-list`}>
         {entries.map((entry) => (
           <li key={entry.value} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
-            <span className="min-w-0 break-all font-medium">{entry.value}</span>
+            <span className="min-w-0 break-all font-medium">{formatPhone(entry.value)}</span>
             {entry.default && <Badge>{t('profile.contact.primary')}</Badge>}
             <span className={`text-sm ${entry.verified ? 'text-emerald-800' : 'text-amber-800'}`}>
               {entry.verified ? t('profile.contact.verified') : t('profile.contact.unverified')}
@@ -397,6 +417,7 @@ function ContactList({ profile, kind }: { profile: ProfileRef; kind: ContactKind
                   variant="secondary"
                   size="sm"
                   disabled={busy}
+                  loading={switching === entry.value}
                   aria-label={t('profile.contacts.makePrimaryFor', { value: entry.value })}
                   onClick={() => profile.send({ type: 'MAKE_PRIMARY', contact: { kind, value: entry.value } })}
                 >
@@ -442,17 +463,20 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
   const sending = useSelector(profile, (s) => s.matches({ credentials: { adding: 'sending' } }));
   const entry = useSelector(profile, (s) => s.children.contactCode) as
     CodeEntryRef<UserProfile, NewContact> | undefined;
+  const offered = useSelector(profile, (s) => s.matches({ credentials: { adding: 'offered' } }));
   const back = (
     <Button variant="secondary" onClick={() => profile.send({ type: 'BACK' })}>
       {t('profile.cancel')}
     </Button>
   );
-  // Opened in place: focus goes to its field, and to the code's once the code is sent.
+  // Opened in place: focus goes to its field, to the code's once the code is sent, and to the field
+  // again after the merge's choice.
   const area = useRef<HTMLDivElement>(null);
   const codeStep = !!(entry && challenge);
   useEffect(() => {
     area.current?.querySelector('input')?.focus();
-  }, [codeStep]);
+  }, [codeStep, offered]);
+  if (offered) return <MergeChoice profile={profile} kind={kind} />;
   return (
     <div ref={area}>
       {codeStep ? (
@@ -491,11 +515,53 @@ function AddContact({ profile, kind }: { profile: ProfileRef; kind: ContactKind 
   );
 }
 
+/** The code proved an address or number another account holds: one choice, not an error. */
+function MergeChoice({ profile, kind }: { profile: ProfileRef; kind: ContactKind }) {
+  const { t } = useTranslation();
+  const offer = useSelector(profile, (s) => s.context.offer);
+  const reading = useSelector(profile, (s) => s.hasTag('busy'));
+  // Giving the offer up failed: it is still open, and the choice stays.
+  const error = useSelector(profile, (s) => s.context.error);
+  // Focus goes to what the choice is about, once it is known.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [reading]);
+  if (!offer || reading) return <Loading className="mt-4" />;
+  return (
+    <div className="mt-4 space-y-3 border-t border-slate-200 pt-4">
+      <h3 ref={heading} tabIndex={-1} className="break-words font-semibold">
+        {t('profile.contacts.offer.title', { target: offer.target })}
+      </h3>
+      {offer.ssoOnly ? (
+        <Alert tone="warning">{t('errors.merge_sso_only')}</Alert>
+      ) : (
+        <p className="text-sm">{t('profile.contacts.offer.text')}</p>
+      )}
+      {error && <Alert tone="error">{t([`errors.${error}`, 'errors.internal_error'])}</Alert>}
+      <div className="flex flex-col gap-3 sm:flex-row sm:flex-wrap">
+        {!offer.ssoOnly && (
+          <Button onClick={() => profile.send({ type: 'MERGE' })}>{t('profile.contacts.offer.merge')}</Button>
+        )}
+        {offer.canDecline && (
+          <Button variant="secondary" onClick={() => profile.send({ type: 'DECLINE' })}>
+            {t('profile.contacts.offer.decline', { context: kind })}
+          </Button>
+        )}
+        <Button variant={offer.ssoOnly ? 'primary' : 'secondary'} onClick={() => profile.send({ type: 'USE_ANOTHER' })}>
+          {t('profile.contacts.offer.another', { context: kind })}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+/** edit-bank: the bank account. The country follows the IBAN typed until the person picks one. */
 function BankForm({ profile }: { profile: ProfileRef }) {
   const { t } = useTranslation();
   const { bank, fieldErrors, user } = useSelector(profile, (s) => s.context);
-  const saving = useSelector(profile, (s) => s.matches({ credentials: 'savingBank' }));
-  const busy = useSelector(profile, (s) => !s.matches({ credentials: 'ready' }));
+  const saving = useSelector(profile, (s) => s.matches({ bank: 'saving' }));
+  const busy = useSelector(profile, (s) => !s.matches({ bank: 'ready' }));
   const country = useCountryName();
   const countries = useMemo(
     () =>
@@ -504,47 +570,49 @@ function BankForm({ profile }: { profile: ProfileRef }) {
       ),
     [country],
   );
+  const ibanCountry = ibanCountryOf(bank.iban);
+  const problem =
+    fieldErrors.iban === 'iban_country_mismatch' && ibanCountry && bank.country
+      ? t('profile.banking.countryMismatch', { ibanCountry: country(ibanCountry), chosen: country(bank.country) })
+      : fieldErrors.iban
+        ? t(`errors.${fieldErrors.iban}`)
+        : null;
   return (
-    <div>
-      <SectionCard
-        titleId="bank-title"
-        title={t('profile.banking.title')}
-        intro={user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}
-      >
-        <Form onSubmit={() => profile.send({ type: 'SUBMIT' })} className="mt-4 space-y-4">
-          <SelectField
-            label={t('profile.field.country')}
-            value={bank.country}
-            autoComplete="country"
-            onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'country', value })}
-            options={[{ value: '', label: t('profile.banking.chooseCountry') }, ...countries]}
-          />
-          <TextField
-            label={t('profile.field.iban')}
-            value={bank.iban}
-            first
-            autoComplete="off"
-            code
-            onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'iban', value })}
-            problem={fieldErrors.iban ? t('errors.iban_invalid') : null}
-          />
-          <p className="text-sm text-slate-700">{t('profile.banking.told')}</p>
-          <div aria-live="assertive">
-            {fieldErrors.bank && (
-              <Alert tone="error">
-                {t(fieldErrors.bank === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}
-              </Alert>
-            )}
-          </div>
-          <SubmitOrCancel
-            profile={profile}
-            submit={t('profile.banking.save')}
-            cancel={t('profile.backToProfile')}
-            busy={busy}
-            saving={saving}
-          />
-        </Form>
-      </SectionCard>
-    </div>
+    <Card className="mt-5 max-w-xl">
+      <p>{user.banking ? t('profile.banking.current', { iban: user.banking.iban }) : t('profile.banking.none')}</p>
+      <Form onSubmit={() => profile.send({ type: 'SUBMIT' })} className="mt-4 space-y-4">
+        <TextField
+          label={t('profile.field.iban')}
+          value={bank.iban}
+          first
+          autoComplete="off"
+          code
+          onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'iban', value })}
+          problem={problem}
+        />
+        <SelectField
+          label={t('profile.field.country')}
+          value={bank.country}
+          autoComplete="country"
+          onChange={(value) => profile.send({ type: 'CHANGE_BANK', field: 'country', value })}
+          options={[{ value: '', label: t('profile.banking.chooseCountry') }, ...countries]}
+        />
+        <p className="text-sm text-slate-700">{t('profile.banking.told')}</p>
+        <div aria-live="assertive">
+          {fieldErrors.bank && (
+            <Alert tone="error">
+              {t(fieldErrors.bank === 'step_up_required' ? 'errors.step_up_required' : 'profile.banking.failed')}
+            </Alert>
+          )}
+        </div>
+        <SubmitOrCancel
+          profile={profile}
+          submit={t('profile.banking.save')}
+          cancel={t('profile.backToProfile')}
+          busy={busy}
+          saving={saving}
+        />
+      </Form>
+    </Card>
   );
 }

@@ -14,6 +14,8 @@ import {
   deleteContact,
   exportAccountData,
   makeContactPrimary,
+  cancelFuzzion,
+  readFuzzionOffer,
   removePicture,
   saveIban,
   saveProfileInfo,
@@ -43,6 +45,8 @@ export const profile = (go: Go) =>
           ({ request }: { request: NewContact }) =>
             startContact(request).then((answer) => ({ ticket: answer.payload, sent: answer.data })),
         ),
+        readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
+        cancelOffer: fromPromise(() => cancelFuzzion()),
         deleteContact: fromPromise(({ input }) => deleteContact(input)),
         makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
         exportData: fromPromise(() => exportAccountData()),

@@ -1,17 +1,17 @@
 // /forgot-password/email|phone, /forgot-password-sent, /reset-password, /reset-password-confirmed:
 // a projection of the forgotten-password machine.
 import { useSelector } from '@xstate/react';
-import { useRef } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { forgotPasswordMachine } from '../../machines/forgotPassword.ts';
+import type { CodeRequest, forgotPasswordMachine } from '../../machines/forgotPassword.ts';
 import { Button } from '../components/Button.tsx';
 import { ChannelChoice } from '../components/ChannelChoice.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { NewPassword } from '../components/NewPassword.tsx';
-import { CodeEntryForm } from '../components/CodeEntry.tsx';
+import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { Captcha, type CaptchaHandle } from '../components/captcha/Captcha.tsx';
 import { LinkLine } from '../components/LinkLine.tsx';
 import { Form } from '../components/Form.tsx';
@@ -23,6 +23,25 @@ type ForgotRef = ActorRefFrom<typeof forgotPasswordMachine>;
 export default function ForgotPasswordPage() {
   const forgot = useFlowChild('forgotPassword');
   return <FlowCard flow={forgot}>{(flow) => <Forgot forgot={flow} />}</FlowCard>;
+}
+
+/** Shown once a new code can be asked for; mounted from the start, so its puzzle is solved by then. */
+function ResendCaptcha({
+  entry,
+  children,
+}: {
+  entry: CodeEntryRef<{ payload: string }, CodeRequest>;
+  children: ReactNode;
+}) {
+  const wanted = useSelector(
+    entry,
+    (s) => s.matches({ entering: { resend: 'ready' } }) || s.matches({ entering: { resend: 'sending' } }),
+  );
+  return (
+    <div className="mt-3" hidden={!wanted}>
+      {children}
+    </div>
+  );
 }
 
 function Forgot({ forgot }: { forgot: ForgotRef }) {
@@ -52,16 +71,19 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
         <h1 className="text-2xl font-bold">{t('forgotPassword.sent.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">
           {t(`forgotPassword.sent.text.${sent.technology === 'EMAIL' ? 'email' : sent.technology}`, {
-            recipient: sent.recipient.join(', '),
+            // What the person typed a moment ago, as typed: the server's answer masks it only
+            // because it is the same for anyone who asks.
+            recipient: username.trim() || sent.recipient.join(', '),
           })}
         </p>
         {entry ? (
           <>
             <CodeEntryForm entry={entry} onResend={() => entry.send({ type: 'RESEND', captcha: answer() })} />
-            {/* A new code asks for the CAPTCHA again, as the first request did. */}
-            <div className="mt-3">
+            {/* A new code asks for the CAPTCHA again, as the first request did: it shows (and solves
+                itself) once a new code can be asked for, not while the person types the code. */}
+            <ResendCaptcha entry={entry}>
               <Captcha ref={captcha} />
-            </div>
+            </ResendCaptcha>
           </>
         ) : (
           <p role="status" className="mt-5 text-sm">
@@ -93,6 +115,7 @@ function Forgot({ forgot }: { forgot: ForgotRef }) {
           type={mode === 'email' ? 'email' : 'tel'}
           autoComplete="username"
           value={username}
+          first
           onChange={(value) => forgot.send({ type: 'CHANGE', field: 'username', value })}
         />
         {mode === 'phone' && (

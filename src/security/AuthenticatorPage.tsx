@@ -95,7 +95,14 @@ function Setup({ setup }: { setup: SetupRef }) {
             </Button>
           </p>
         </div>
-        {state.children.codeEntry && <CodeEntryForm entry={state.children.codeEntry} label="authenticator.codeLabel" />}
+        {state.children.codeEntry && (
+          <CodeEntryForm entry={state.children.codeEntry} label="authenticator.codeLabel">
+            {/* Nothing is set up until the app's first code proves it: leaving changes nothing. */}
+            <Link to={pathOf('security', 'overview')} className="text-brand underline">
+              {t('security.back')}
+            </Link>
+          </CodeEntryForm>
+        )}
       </div>
     );
   }

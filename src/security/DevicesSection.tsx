@@ -9,7 +9,7 @@ import { usePlaceName, type Place } from './place.ts';
 import type { ActorRefFrom } from 'xstate';
 import type { Device } from '../../contract/schemas.ts';
 import type { devicesMachine } from '../../machines/devices.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { TrailingBadge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { SectionCard } from '../components/SectionCard.tsx';
@@ -68,7 +68,7 @@ function Devices({ devices }: { devices: DevicesRef }) {
   return (
     <div className="mt-3 space-y-4">
       <div aria-live="polite" ref={notices} tabIndex={-1} className="outline-none">
-        {notice && <Alert tone="success">{t(`devices.notice.${notice}`)}</Alert>}
+        <SaveNotice>{notice && t(`devices.notice.${notice}`)}</SaveNotice>
         {error && state !== 'failed' && (
           <Alert tone="error">
             {t(error === 'step_up_required' ? 'devices.error.step_up_required' : 'devices.error.action')}

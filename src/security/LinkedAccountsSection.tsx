@@ -10,7 +10,7 @@ import { fromPromise } from 'xstate';
 import type { SsoIdentity } from '../../contract/sso.ts';
 import { ssoLinksMachine } from '../../machines/ssoLinks.ts';
 import { listSsoIdentities, unlinkSsoIdentity } from '../api/flowCalls.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { Button } from '../components/Button.tsx';
 import { SectionCard } from '../components/SectionCard.tsx';
 import { useDateFormat } from '../components/useIntl.ts';
@@ -79,7 +79,7 @@ function Linked({ flow }: { flow: LinksRef }) {
   return (
     <div className="mt-3 space-y-3">
       <div aria-live="polite" ref={notices} tabIndex={-1} className="outline-none">
-        {notice && <Alert tone="success">{t('linked.unlinked')}</Alert>}
+        <SaveNotice>{notice && t('linked.unlinked')}</SaveNotice>
         {error && (
           <Alert tone="error">
             {t([`errors.${error}`, 'errors.internal_error'])}

@@ -1,14 +1,21 @@
 // /security, /security/mfa-edit, /security/edit-recovery, /security/edit-password: the two-step
 // settings, a projection of the settings machine, the password's change (EditPassword.tsx), the
 // devices and sessions (on the overview), and the way to the security history (its own screen).
-// The sensitive screens only open after a recent second-factor check.
+// The sensitive screens only open after a recent second-factor check. A passkey shows its name (or
+// who keeps it), whether it syncs, when it was added and last used, and is renamed in place.
+import { cardEndings, passkeyNaming } from '../components/MethodOptions.tsx';
 import { useSelector } from '@xstate/react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import type { securityMachine, PendingChange } from '../../machines/security.ts';
+import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import { PASSKEY_NAME_MAX } from '../../contract/rules.ts';
+import type { securityMachine, PendingChange, Renaming } from '../../machines/security.ts';
+import { TextField } from '../components/Field.tsx';
+import { useDateFormat } from '../components/useIntl.ts';
 import { useRootActor } from '../shell/context.ts';
-import { Alert } from '../components/Alert.tsx';
+import { Alert, SaveNotice } from '../components/Alert.tsx';
 import { TrailingBadge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -80,13 +87,23 @@ export default function SecurityPage() {
 
 function Settings({ settings, step }: { settings: SettingsRef; step: string | null }) {
   const { t } = useTranslation();
-  const { methods, keys, error, notice, pending } = useSelector(settings, (s) => s.context);
+  const { methods, keys, error, notice, pending, switching, renaming } = useSelector(settings, (s) => s.context);
   const busy = useSelector(settings, (s) => !s.matches('ready'));
   const confirming = useSelector(settings, (s) => s.matches('confirming'));
   const hasAuthenticator = methods.some((m) => m.method === 'totp');
+  // A name saved: focus goes to the notice saying so (the form it was typed in is gone).
+  const notices = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (notice === 'renamed') notices.current?.focus();
+  }, [notice]);
   // The recovery keys go with the authenticator: they are not a method of their own here.
   const factors = methods.filter((m) => m.method !== 'totpRecovery');
-  const label = (m: (typeof methods)[number]) => t(`security.method.${m.method}`, { target: m.target ?? '' });
+  // How many recovery keys are still unused, as the recovery screen after a sign-in says it.
+  const keysLeft = methods.find((m) => m.method === 'totpRecovery')?.recovery_keys_left;
+  const label = (m: (typeof methods)[number]) =>
+    m.method === 'passkey'
+      ? t('security.method.passkey', passkeyNaming(m))
+      : t(`security.method.${m.method}`, { target: m.target ?? '', ...cardEndings(m) });
   /** What a change that cannot be undone asks, and what follows from it. */
   const question = (change: PendingChange) => {
     if (change.action === 'regenerate')
@@ -96,16 +113,25 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         yes: t('security.confirm.regenerate.yes'),
       };
     const method = methods.find((m) => m.id === change.id);
+    // A passkey also lives on in the device or password manager that keeps it: said so.
+    const context =
+      method?.method === 'passkey'
+        ? method.primary
+          ? 'passkeyPrimary'
+          : 'passkey'
+        : method?.primary
+          ? 'primary'
+          : undefined;
     return {
       title: t('security.confirm.delete.title', { method: method ? label(method) : '' }),
-      text: t('security.confirm.delete.text', { context: method?.primary ? 'primary' : undefined }),
+      text: t('security.confirm.delete.text', { context }),
       yes: t('security.confirm.delete.yes'),
     };
   };
   return (
     <div className="mt-5 space-y-5">
-      <div aria-live="polite">
-        {notice && <Alert tone="success">{t(`security.notice.${notice}`)}</Alert>}
+      <div aria-live="polite" ref={notices} tabIndex={-1} className="outline-none">
+        <SaveNotice>{notice && t(`security.notice.${notice}`)}</SaveNotice>
         {error && (
           <Alert tone="error">{t(`security.error.${error}`, { defaultValue: t('security.error.generic') })}</Alert>
         )}
@@ -165,19 +191,38 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
               key={m.id}
               className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-slate-200 bg-white p-4"
             >
-              <span>
-                {label(m)}
-                {m.primary && <TrailingBadge>{t('security.primary')}</TrailingBadge>}
-              </span>
-              <span className="flex gap-2">
+              {m.method === 'passkey' ? (
+                <PasskeyFacts passkey={m} label={label(m)} />
+              ) : (
+                <span>
+                  {label(m)}
+                  {m.primary && <TrailingBadge>{t('security.primary')}</TrailingBadge>}
+                </span>
+              )}
+              <span className="flex flex-wrap gap-2">
                 {!m.primary && (
                   <Button
                     variant="secondary"
                     size="sm"
                     disabled={busy}
+                    loading={switching === m.id}
                     onClick={() => settings.send({ type: 'SWITCH', id: m.id })}
+                    // The method is written just beside: heard with it, not repeated on the button.
+                    aria-label={t('security.makePrimary', { method: label(m) })}
                   >
-                    {t('security.makePrimary', { method: label(m) })}
+                    {t('security.makePrimary', { context: 'short' })}
+                  </Button>
+                )}
+                {m.method === 'passkey' && (
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    id={`rename-${m.id}`}
+                    disabled={busy}
+                    onClick={() => settings.send({ type: 'RENAME', id: m.id })}
+                    aria-label={t('security.passkey.rename', { method: label(m) })}
+                  >
+                    {t('security.passkey.rename', { context: 'short' })}
                   </Button>
                 )}
                 <Button
@@ -185,10 +230,12 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
                   size="sm"
                   disabled={busy}
                   onClick={() => settings.send({ type: 'DELETE', id: m.id })}
+                  aria-label={t('security.delete', { method: label(m) })}
                 >
-                  {t('security.delete', { method: label(m) })}
+                  {t('security.delete', { context: 'short' })}
                 </Button>
               </span>
+              {renaming?.id === m.id && <RenameForm settings={settings} renaming={renaming} />}
             </li>
           ))}
         </ul>
@@ -203,6 +250,11 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
           <RecoveryKeys keys={keys} className="" onSaved={() => settings.send({ type: 'SAVED' })} />
         ) : (
           <Card>
+            {keysLeft !== undefined && (
+              <p className="mb-2 font-medium" data-testid="keys-left">
+                {t('mfa.recovery.left', { count: keysLeft })}
+              </p>
+            )}
             <p className="text-sm">{t('security.recovery.text')}</p>
             <Button
               className="mt-4"
@@ -226,5 +278,75 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
         />
       )}
     </div>
+  );
+}
+
+/** A passkey as its owner knows it: its name (or who keeps it) in its `label`, whether it syncs, when
+ * it was added and last used. */
+function PasskeyFacts({ passkey, label }: { passkey: MfaMethodSummary; label: string }) {
+  const { t } = useTranslation();
+  const date = useDateFormat('long');
+  return (
+    <div>
+      <p>
+        {label}
+        {passkey.primary && <TrailingBadge>{t('security.primary')}</TrailingBadge>}
+      </p>
+      <ul className="mt-1 space-y-0.5 text-sm text-slate-700">
+        {passkey.synced !== undefined && (
+          <li>{t(passkey.synced ? 'security.passkey.synced' : 'security.passkey.deviceOnly')}</li>
+        )}
+        {passkey.created_at && <li>{t('security.passkey.added', { date: date(passkey.created_at) })}</li>}
+        <li>
+          {passkey.last_used_at
+            ? t('security.passkey.lastUsed', { date: date(passkey.last_used_at) })
+            : t('security.passkey.neverUsed')}
+        </li>
+      </ul>
+    </div>
+  );
+}
+
+/** A passkey's new name, in place: its field takes focus, Escape or Cancel closes it unchanged and
+ * focus goes back to its Rename button. */
+function RenameForm({ settings, renaming }: { settings: SettingsRef; renaming: Renaming }) {
+  const { t } = useTranslation();
+  const saving = useSelector(settings, (s) => s.matches({ renaming: 'saving' }));
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    form.current?.querySelector('input')?.focus();
+    const back = `rename-${renaming.id}`;
+    return () => document.getElementById(back)?.focus();
+  }, [renaming.id]);
+  return (
+    <form
+      ref={form}
+      className="w-full space-y-3 border-t border-slate-200 pt-3"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        settings.send({ type: 'SAVE_NAME' });
+      }}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') settings.send({ type: 'CANCEL' });
+      }}
+    >
+      <TextField
+        label={t('security.passkey.nameLabel')}
+        autoComplete="off"
+        value={renaming.name}
+        maxLength={PASSKEY_NAME_MAX}
+        error={renaming.error ?? undefined}
+        onChange={(value) => settings.send({ type: 'NAME', value })}
+      />
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" size="sm" loading={saving}>
+          {t('security.passkey.save')}
+        </Button>
+        <Button variant="secondary" size="sm" disabled={saving} onClick={() => settings.send({ type: 'CANCEL' })}>
+          {t('security.passkey.cancel')}
+        </Button>
+      </div>
+    </form>
   );
 }

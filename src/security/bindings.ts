@@ -17,6 +17,7 @@ import {
   loadHistory,
   loadHistoryPage,
   regenerateRecoveryKeys,
+  renamePasskey,
   runDeviceAction,
   startTotp,
   switchPrimary,
@@ -30,6 +31,7 @@ export const security = (_go: Go) =>
         switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
         deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
         regenerate: fromPromise(() => regenerateRecoveryKeys()),
+        renamePasskey: fromPromise(({ input }) => renamePasskey(input)),
       },
     }),
   );

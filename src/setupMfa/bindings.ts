@@ -7,7 +7,16 @@ import { pathOf } from '../../machines/routes.ts';
 import type { ActivationRequest } from '../../machines/setupMfa.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
 import { keepOffer } from '../shell/fuzzionMemory.ts';
-import { confirmActivation, listMethods, offerLater, startActivation } from '../api/flowCalls.ts';
+import {
+  confirmActivation,
+  confirmPasskey,
+  listMethods,
+  offerLater,
+  renamePasskey,
+  startActivation,
+  startPasskey,
+} from '../api/flowCalls.ts';
+import { createPasskey, noWebAuthn } from '../api/passkeys.ts';
 
 export const setupMfa = (go: Go) =>
   import('../../machines/setupMfa.ts').then(({ setupMfaMachine }) =>
@@ -25,7 +34,12 @@ export const setupMfa = (go: Go) =>
             return { ticket: answer.payload, sent: answer.data };
           },
         ),
+        startPasskey: fromPromise(() => startPasskey()),
+        createPasskey: fromPromise(({ input, signal }) => createPasskey(input, signal)),
+        confirmPasskey: fromPromise(({ input }) => confirmPasskey(input)),
+        renamePasskey: fromPromise(({ input }) => renamePasskey(input)),
       },
+      guards: { noWebAuthn },
       actions: {
         show: (_, { screen }) => go(pathOf('setupMfa', screen)),
         // The code came back and the destination is another account's: the offer, as the profile's.

@@ -43,3 +43,7 @@ export function takeKnownAbsentSession(): ApiFailure | null {
 
 /** The application an authorisation request is signing the visitor in to, if the page says. */
 export const signingInTo = boot?.signingInTo ?? null;
+
+/** What the authorisation request this page belongs to asks of the screens (its language, its login
+ * hint), if the page says. */
+export const authorisationRequest = boot?.authorisationRequest ?? null;

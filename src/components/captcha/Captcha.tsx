@@ -49,7 +49,12 @@ function Widget({ ref, onReady, level }: Props) {
     <div className="rounded border border-slate-300 bg-slate-50 px-3 py-2 text-sm" data-testid="captcha">
       <div className="flex items-center gap-2">
         {state.matches('failed') ? null : (
-          <span aria-hidden="true" className={state.matches('ready') ? 'text-green-800' : 'inline-block animate-spin'}>
+          <span
+            aria-hidden="true"
+            className={
+              state.matches('ready') ? 'text-green-800' : 'inline-block animate-spin motion-reduce:animate-none'
+            }
+          >
             {state.matches('ready') ? '✓' : '◌'}
           </span>
         )}

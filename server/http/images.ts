@@ -1,7 +1,7 @@
-// The profile picture: a JPEG, PNG or WebP image the browser has already shrunk, checked by its
-// leading bytes (never by the type the request claims) and stripped of what it carries besides the
-// picture — EXIF (the place and time it was taken, the camera), XMP, comments and text chunks —
-// before it is stored.
+// Images people or operators give (the profile picture, a partner's logo): a JPEG, PNG or WebP
+// image, checked by its leading bytes (never by the type the request or the file name claims) and
+// stripped of what it carries besides the picture — EXIF (the place and time it was taken, the
+// camera), XMP, comments and text chunks — before it is stored.
 
 export type PictureType = 'image/jpeg' | 'image/png' | 'image/webp';
 

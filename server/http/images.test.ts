@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pictureTypeOf, stripMetadata } from './picture.ts';
+import { pictureTypeOf, stripMetadata } from './images.ts';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const bytes = (...parts: Array<number[] | Uint8Array>) => Uint8Array.from(parts.flatMap((p) => [...p]));

@@ -1,0 +1,222 @@
+// Passkeys as a second factor, with Chromium's virtual authenticator (the DevTools protocol's
+// WebAuthn domain, no stub): Pieter adds one from Security and names it, signs in with it (trusting
+// the device), proves it is him with it before a sensitive screen, renames it and deletes it; the
+// authenticator that holds one already is refused a second; a passkey the authenticator no longer
+// has is said so, and another try or another method goes on. Axe and screenshots at 375 and 1280 px.
+// Each test deletes the passkeys it added, so Pieter is left with his email code only, as seeded.
+import { expect, test, type CDPSession, type Page } from '@playwright/test';
+import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { expectNoAxeViolations, signIn, signInWithEmailCode } from './support.ts';
+
+test.use({ locale: 'en-GB' });
+// One persona: its tests one after the other.
+test.describe.configure({ mode: 'serial' });
+
+const pieter = DEMO_MFA_USERS.find((u) => u.key === 'passkey')!;
+
+/** A platform authenticator that keeps passkeys and verifies its user without asking. */
+async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+async function shot(page: Page, name: string, width: number) {
+  await page.screenshot({ path: `test-results/screens/passkey-${name}-${width}.png`, fullPage: true });
+}
+
+const heading = (page: Page) => page.getByRole('heading', { level: 1 });
+
+/** From the dashboard, just signed in: Security's methods, the set-up's passkey, made and named. */
+async function addPasskey(page: Page, name: string, width?: number) {
+  await page.getByRole('link', { name: 'Security' }).first().click();
+  await page.getByRole('link', { name: 'Manage verification methods' }).click();
+  // The sign-in's code is recent: the methods open at once.
+  await expect(heading(page)).toHaveText('Verification methods');
+  await page.getByRole('link', { name: 'Add a method' }).click();
+  await page.getByRole('button', { name: 'With a passkey' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/passkey$/);
+  await expect(heading(page)).toHaveText('Add a passkey');
+  if (width) {
+    await expectNoAxeViolations(page);
+    await shot(page, 'add', width);
+  }
+  await page.getByRole('button', { name: 'Create a passkey' }).click();
+  await expect(page).toHaveURL(/\/setup-mfa\/passkey-name$/);
+  // Chromium's authenticator is no provider the server knows: the name starts empty.
+  const field = page.getByLabel('Name of the passkey (optional)');
+  await expect(field).toHaveValue('');
+  await expect(field).toBeFocused();
+  if (width) {
+    await expectNoAxeViolations(page);
+    await shot(page, 'name', width);
+  }
+  await field.fill(name);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await expect(page.getByTestId('save-notice')).toHaveText('Your new second factor is on.');
+}
+
+/** Deletes the passkey named so, after the question, from the methods screen. */
+async function deletePasskey(page: Page, name: string, width?: number) {
+  await page.getByRole('button', { name: `Delete: Passkey: ${name}` }).click();
+  const question = page.getByRole('alertdialog');
+  await expect(question.getByRole('heading')).toHaveText(`Delete Passkey: ${name}?`);
+  await expect(question).toContainText('Also remove it from the device or password manager that keeps it.');
+  if (width) {
+    await expectNoAxeViolations(page);
+    await shot(page, 'delete', width);
+  }
+  await question.getByRole('button', { name: 'Yes, delete it' }).click();
+  await expect(page.getByTestId('save-notice')).toHaveText('The method was deleted.');
+  await expect(page.getByTestId('mfa-edit')).not.toContainText(name);
+}
+
+async function logOut(page: Page) {
+  await page.getByRole('link', { name: 'Log out' }).first().click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+}
+
+for (const width of [375, 1280]) {
+  test(`a passkey is added from Security, signs in, proves it is him before a sensitive screen, is renamed and deleted (${width} px)`, async ({
+    page,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize({ width, height: 900 });
+    const name = `Laptop ${width}`;
+    await signInWithEmailCode(page, pieter.email, 'Pieter');
+    const { cdp, authenticatorId } = await virtualAuthenticator(page);
+    await addPasskey(page, name, width);
+
+    // Listed with what its owner needs to tell it apart.
+    const item = page.getByTestId('mfa-edit').getByRole('listitem').filter({ hasText: name });
+    await expect(item).toContainText(`Passkey: ${name}`);
+    await expect(item).toContainText('On this device only');
+    await expect(item).toContainText(/Added on \d{1,2} \w+ \d{4}/);
+    await expect(item).toContainText('Never used');
+    await expectNoAxeViolations(page);
+    await shot(page, 'security', width);
+
+    // The authenticator holds one of the account's passkeys already: a second is refused, saying so,
+    // and Back is the way to another kind.
+    await page.getByRole('link', { name: 'Add a method' }).click();
+    await page.getByRole('button', { name: 'With a passkey' }).click();
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await expect(page.getByRole('alert')).toHaveText(
+      'This device or password manager already keeps a passkey for your account. Use another one, or keep the passkey you have.',
+    );
+    await expect(page.getByRole('button', { name: 'Create a passkey' })).not.toHaveAttribute('aria-busy');
+    await expectNoAxeViolations(page);
+    await shot(page, 'exists', width);
+    await page.getByRole('button', { name: 'Back' }).click();
+    await expect(page).toHaveURL(/\/setup-mfa\/selection$/);
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
+
+    // Signing in: the passkey by its name beside the email code, the device trusted first.
+    await page.goto('/user/dashboard');
+    await logOut(page);
+    await signIn(page, pieter.email);
+    await expect(heading(page)).toHaveText("Verify it's you");
+    await expect(page.getByRole('main').getByRole('listitem')).toHaveText([
+      /^Email a code to /,
+      `Use my passkey: ${name}`,
+    ]);
+    await expectNoAxeViolations(page);
+    await shot(page, 'sign-in', width);
+    await page.getByLabel('Trust this device: do not ask again on it').check();
+    await page.getByRole('button', { name: `Use my passkey: ${name}` }).click();
+    await expect(heading(page)).toHaveText('Hello, Pieter');
+
+    // Trusted: the next sign-in asks no second factor, so a sensitive screen does, and the passkey answers.
+    await logOut(page);
+    await signIn(page, pieter.email);
+    await expect(heading(page)).toHaveText('Hello, Pieter');
+    await page.getByRole('link', { name: 'Security' }).first().click();
+    await page.getByRole('link', { name: 'Change your password' }).click();
+    await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fedit-password$/);
+    // A step-up trusts no device: no such choice here.
+    await expect(page.getByLabel('Trust this device: do not ask again on it')).toHaveCount(0);
+    await expectNoAxeViolations(page);
+    await shot(page, 'step-up', width);
+    await page.getByRole('button', { name: `Use my passkey: ${name}` }).click();
+    await expect(page).toHaveURL(/\/security\/edit-password$/);
+    await expect(heading(page)).toHaveText('Change your password');
+
+    // Renamed in place: its current name to start from, 1 to 64 characters, Escape leaves it as it was.
+    await page.goto('/security/mfa-edit');
+    await expect(item).toContainText(/Last used on \d{1,2} \w+ \d{4}/);
+    await page.getByRole('button', { name: `Rename: Passkey: ${name}` }).click();
+    const field = page.getByLabel('Name of the passkey');
+    await expect(field).toBeFocused();
+    await expect(field).toHaveValue(name);
+    await field.press('Escape');
+    await expect(field).toHaveCount(0);
+    await expect(page.getByRole('button', { name: `Rename: Passkey: ${name}` })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await field.fill('   ');
+    await field.press('Enter');
+    await expect(page.getByRole('alert')).toHaveText('Enter a name for your passkey.');
+    await expect(field).toHaveAttribute('maxlength', '64');
+    await expectNoAxeViolations(page);
+    await shot(page, 'rename', width);
+    await field.fill(`Work laptop ${width}`);
+    await page.getByRole('button', { name: 'Save the name' }).click();
+    await expect(page.getByTestId('save-notice')).toHaveText('The passkey was renamed.');
+    await expect(page.getByTestId('mfa-edit')).toContainText(`Work laptop ${width}`);
+    // The overview names it so too.
+    await page.getByRole('link', { name: 'Security settings' }).click();
+    await expect(page.getByTestId('mfa-methods')).toContainText(`Passkey: Work laptop ${width}`);
+    await page.getByRole('link', { name: 'Manage verification methods' }).click();
+    await expect(heading(page)).toHaveText('Verification methods');
+
+    await deletePasskey(page, `Work laptop ${width}`, width);
+    await shot(page, 'deleted', width);
+  });
+}
+
+test('a passkey the authenticator no longer holds is said so; another try, or the email code, goes on (375 px)', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 375, height: 812 });
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  const { cdp, authenticatorId } = await virtualAuthenticator(page);
+  await addPasskey(page, 'Phone');
+  await logOut(page);
+
+  // The authenticator loses the passkey (as when the person cancels, or picks none): the browser refuses.
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+  await signIn(page, pieter.email);
+  const usePasskey = page.getByRole('button', { name: 'Use my passkey: Phone' });
+  await usePasskey.click();
+  await expect(page.getByRole('alert')).toHaveText(
+    'The passkey was not used: the request was cancelled or timed out. Try again, or choose another way.',
+  );
+  // No spinner left, the choice still there, the button pressed still focused for another try.
+  await expect(usePasskey).not.toHaveAttribute('aria-busy');
+  await expect(page.getByRole('status')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /Email a code/ })).toBeEnabled();
+  await expectNoAxeViolations(page);
+  await shot(page, 'cancelled', 375);
+
+  // The passkey back on the authenticator: the same choice again signs in.
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: credentials[0]! });
+  await usePasskey.click();
+  await expect(heading(page)).toHaveText('Hello, Pieter');
+
+  // Left as found: the email code only.
+  await page.goto('/security/mfa-edit');
+  await deletePasskey(page, 'Phone');
+});
