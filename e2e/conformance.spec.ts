@@ -577,6 +577,7 @@ test('oidcc-server-client-secret-post', async ({ page }) => {
     'none',
     'client_secret_basic',
     'client_secret_post',
+    'private_key_jwt',
   ]);
   await page.goto(rp.home);
   await page.getByRole('link', { name: 'Sign in with Tessera' }).click();

@@ -40,7 +40,7 @@ let devOutput = '';
 let vitePort = 0;
 
 test.beforeAll(async () => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   inspector = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await once(inspector, 'listening');
   inspector.on('connection', (socket) => {
@@ -112,7 +112,7 @@ test.beforeEach(() => {
 const wsUrl = () => `ws://127.0.0.1:${(inspector.address() as AddressInfo).port}`;
 
 test('streams the root machine and the sign-in flow to a WebSocket inspector on loopback', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   await page.goto(`http://account.localhost:${vitePort}/login/email?inspect=${wsUrl()}`);
   const email = page.getByLabel('Email address');
   await expect(email).toBeVisible({ timeout: 30_000 });
@@ -139,7 +139,7 @@ test('streams the root machine and the sign-in flow to a WebSocket inspector on 
 });
 
 test('?inspect alone opens the hosted Stately inspector', async ({ page, context }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   await context.route('https://stately.ai/**', (route) =>
     route.fulfill({ contentType: 'text/html', body: '<title>inspector</title>' }),
   );

@@ -174,7 +174,7 @@ test('an unregistered redirect_uri is not followed: the success goes to the dash
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByText('You are going on to your Tessera account in a moment.')).toBeVisible();
-  await expect(heading(page)).toHaveText('Hello, Noah', { timeout: 10_000 });
+  await expect(heading(page)).toHaveText('Hello, Noah');
   expect(page.url()).toMatch(/\/user\/dashboard$/);
 });
 

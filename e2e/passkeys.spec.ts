@@ -187,7 +187,7 @@ for (const width of [375, 1280]) {
 test('a passkey the authenticator no longer holds is said so; another try, or the email code, goes on (375 px)', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   await page.setViewportSize({ width: 375, height: 812 });
   await signInWithEmailCode(page, pieter.email, 'Pieter');
   const { cdp, authenticatorId } = await virtualAuthenticator(page);
