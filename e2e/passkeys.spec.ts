@@ -31,6 +31,15 @@ async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; auth
   return { cdp, authenticatorId };
 }
 
+type Authenticator = { cdp: CDPSession; authenticatorId: string };
+
+/** On, the authenticator answers by itself; off, a request waits as for a person who picks nothing.
+ * Chromium's virtual authenticator answers even the username field's suggestions at once: left on
+ * on the sign-in screen, it signs in by itself. */
+async function presence({ cdp, authenticatorId }: Authenticator, enabled: boolean) {
+  await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
+}
+
 async function shot(page: Page, name: string, width: number) {
   await page.screenshot({ path: `test-results/screens/passkey-${name}-${width}.png`, fullPage: true });
 }
@@ -95,7 +104,8 @@ for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     const name = `Laptop ${width}`;
     await signInWithEmailCode(page, pieter.email, 'Pieter');
-    const { cdp, authenticatorId } = await virtualAuthenticator(page);
+    const authenticator = await virtualAuthenticator(page);
+    const { cdp, authenticatorId } = authenticator;
     await addPasskey(page, name, width);
 
     // Listed with what its owner needs to tell it apart.
@@ -124,6 +134,7 @@ for (const width of [375, 1280]) {
 
     // Signing in: the passkey by its name beside the email code, the device trusted first.
     await page.goto('/user/dashboard');
+    await presence(authenticator, false);
     await logOut(page);
     await signIn(page, pieter.email);
     await expect(heading(page)).toHaveText("Verify it's you");
@@ -134,10 +145,12 @@ for (const width of [375, 1280]) {
     await expectNoAxeViolations(page);
     await shot(page, 'sign-in', width);
     await page.getByLabel('Trust this device: do not ask again on it').check();
+    await presence(authenticator, true);
     await page.getByRole('button', { name: `Use my passkey: ${name}` }).click();
     await expect(heading(page)).toHaveText('Hello, Pieter');
 
     // Trusted: the next sign-in asks no second factor, so a sensitive screen does, and the passkey answers.
+    await presence(authenticator, false);
     await logOut(page);
     await signIn(page, pieter.email);
     await expect(heading(page)).toHaveText('Hello, Pieter');
@@ -148,6 +161,7 @@ for (const width of [375, 1280]) {
     await expect(page.getByLabel('Trust this device: do not ask again on it')).toHaveCount(0);
     await expectNoAxeViolations(page);
     await shot(page, 'step-up', width);
+    await presence(authenticator, true);
     await page.getByRole('button', { name: `Use my passkey: ${name}` }).click();
     await expect(page).toHaveURL(/\/security\/edit-password$/);
     await expect(heading(page)).toHaveText('Change your password');
@@ -190,8 +204,10 @@ test('a passkey the authenticator no longer holds is said so; another try, or th
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 375, height: 812 });
   await signInWithEmailCode(page, pieter.email, 'Pieter');
-  const { cdp, authenticatorId } = await virtualAuthenticator(page);
+  const authenticator = await virtualAuthenticator(page);
+  const { cdp, authenticatorId } = authenticator;
   await addPasskey(page, 'Phone');
+  await presence(authenticator, false);
   await logOut(page);
 
   // The authenticator loses the passkey (as when the person cancels, or picks none): the browser refuses.
@@ -199,6 +215,7 @@ test('a passkey the authenticator no longer holds is said so; another try, or th
   expect(credentials).toHaveLength(1);
   await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
   await signIn(page, pieter.email);
+  await presence(authenticator, true);
   const usePasskey = page.getByRole('button', { name: 'Use my passkey: Phone' });
   await usePasskey.click();
   await expect(page.getByRole('alert')).toHaveText(
@@ -219,4 +236,110 @@ test('a passkey the authenticator no longer holds is said so; another try, or th
   // Left as found: the email code only.
   await page.goto('/security/mfa-edit');
   await deletePasskey(page, 'Phone');
+});
+
+for (const width of [375, 1280]) {
+  test(`a passkey alone signs in, by its button and from the address field's suggestions, with no password and no code (${width} px)`, async ({
+    page,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize({ width, height: 900 });
+    await signInWithEmailCode(page, pieter.email, 'Pieter');
+    const authenticator = await virtualAuthenticator(page);
+    await addPasskey(page, `Sign-in ${width}`);
+    await presence(authenticator, false);
+    await logOut(page);
+
+    // The address field offers passkeys among its suggestions; the button asks the browser's dialog.
+    await expect(page.getByLabel('Email address')).toHaveAttribute('autocomplete', 'username webauthn');
+    const button = page.getByRole('button', { name: 'Sign in with a passkey' });
+    await expect(button).toBeVisible();
+    await expectNoAxeViolations(page);
+    await shot(page, 'login', width);
+    await presence(authenticator, true);
+    await button.click();
+    await expect(heading(page)).toHaveText('Hello, Pieter');
+    // Both factors at once: no code was asked, and the dashboard offers no passkey (he has one).
+    await expect(page.getByRole('heading', { name: 'Sign in faster with a passkey' })).toHaveCount(0);
+
+    // The suggestions: the person picks the passkey in the address field (Chromium's authenticator
+    // picks it as soon as it is offered), and is signed in.
+    const signedIn = page.waitForResponse((r) => r.url().endsWith('/api/passkey/sign-in') && r.status() === 200);
+    await page.getByRole('link', { name: 'Log out' }).first().click();
+    await signedIn;
+    await expect(heading(page)).toHaveText('Hello, Pieter');
+    await expect(page).toHaveURL(/\/user\/dashboard$/);
+
+    await page.goto('/security/mfa-edit');
+    await deletePasskey(page, `Sign-in ${width}`);
+  });
+}
+
+test('right after a password sign-in, the password manager is asked for a passkey quietly, and the request ends as the dashboard is left (1280 px)', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // What the app asks of the browser, seen from the page: Chromium's authenticator never settles a
+  // conditional create, so the request is only seen made and ended.
+  await page.addInitScript(() => {
+    const asked: { mediation?: string; aborted: boolean }[] = [];
+    (window as unknown as { passkeyCreates: typeof asked }).passkeyCreates = asked;
+    const create = navigator.credentials.create.bind(navigator.credentials);
+    navigator.credentials.create = (options?: CredentialCreationOptions) => {
+      const call = { mediation: (options as { mediation?: string } | undefined)?.mediation, aborted: false };
+      asked.push(call);
+      options?.signal?.addEventListener('abort', () => (call.aborted = true));
+      return create(options);
+    };
+  });
+  await virtualAuthenticator(page);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  const creates = () => page.evaluate(() => (window as unknown as { passkeyCreates: unknown[] }).passkeyCreates);
+  await expect.poll(creates).toEqual([{ mediation: 'conditional', aborted: false }]);
+  // Quiet: no offer shows while the password manager decides.
+  await expect(page.getByRole('heading', { name: 'Sign in faster with a passkey' })).toHaveCount(0);
+  // Leaving the dashboard (within the app, so the page keeps its record) ends the request.
+  await page.getByRole('link', { name: 'Profile' }).first().click();
+  await expect(heading(page)).toHaveText('Profile');
+  await expect.poll(creates).toEqual([{ mediation: 'conditional', aborted: true }]);
+});
+
+test('where the browser cannot make one quietly, a passkey is offered once after a password sign-in: added, or "not now" for good (375 px)', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 375, height: 812 });
+  // This browser reports no conditional create.
+  await page.addInitScript(() => {
+    const capabilities = PublicKeyCredential.getClientCapabilities.bind(PublicKeyCredential);
+    PublicKeyCredential.getClientCapabilities = async () => ({ ...(await capabilities()), conditionalCreate: false });
+  });
+  const authenticator = await virtualAuthenticator(page);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  const offer = page.getByRole('region', { name: 'Sign in faster with a passkey' });
+  await expect(offer).toBeVisible();
+  await expectNoAxeViolations(page);
+  await shot(page, 'offer', 375);
+  await offer.getByRole('button', { name: 'Add a passkey' }).click();
+  await expect(page.getByText('A passkey was added to your account: next time, sign in with it.')).toBeVisible();
+  await expect(offer).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  await shot(page, 'offer-made', 375);
+  await page.getByRole('link', { name: 'Name it in Security' }).click();
+  await expect(page).toHaveURL(/\/security\/mfa-edit$/);
+  await expect(page.getByTestId('mfa-edit')).toContainText('Passkey');
+  await page.getByRole('button', { name: /^Delete: Passkey/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
+  await expect(page.getByTestId('save-notice')).toHaveText('The method was deleted.');
+
+  // Without a passkey again: offered at the next password sign-in, where "not now" is kept for good.
+  await presence(authenticator, false);
+  await logOut(page);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  await offer.getByRole('button', { name: 'Not now' }).click();
+  await expect(offer).toHaveCount(0);
+  await logOut(page);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  await expect(page.getByRole('heading', { name: 'Hello, Pieter' })).toBeVisible();
+  await expect(offer).toHaveCount(0);
 });

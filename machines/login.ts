@@ -1,18 +1,24 @@
-// Sign-in by email or phone and password (spec §4 Login). Pure: the call is the `submitLogin`
-// actor, bound to the API client by the app and to scripted answers by the tests.
-import { assign, fromPromise, setup } from 'xstate';
+// Sign-in by email or phone and password (spec §4 Login), or by a passkey: by its button (the
+// browser's own dialog) or from the username field's suggestions (a conditional request, kept by the
+// `passkeyAutofill` actor while the form is open: leaving the form aborts it, coming back starts a
+// new one with a new challenge). A passkey that verified its user is both factors: no password, no
+// code. Pure: the calls are actors, bound to the API client by the app and to scripted answers by
+// the tests.
+import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import { isApiFailure, type ApiFailure } from '../contract/api.ts';
 import { isEmail, normaliseEmail } from '../contract/rules.ts';
 import type { MfaMethodSummary } from '../contract/baseSchemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
-import { errorOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
+import type { PasskeyCredential } from '../contract/schemas.ts';
+import { errorOf, passkeyProblemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 
 export type LoginMode = 'email' | 'phone';
 export type LoginError = Problem;
 
 export type LoginOutput =
-  | { kind: 'success' }
+  /** `by`: what proved the account (a password sign-in may be followed by a passkey's offer). */
+  | { kind: 'success'; by: 'password' | 'passkey' }
   | { kind: 'mfa'; payload: string; methods: MfaMethodSummary[] }
   | { kind: 'weakPassword'; payload: string }
   | { kind: 'maintenance' };
@@ -21,7 +27,16 @@ export type LoginEvent =
   | { type: 'CHANGE'; field: 'username' | 'password'; value: string }
   | { type: 'SET_MODE'; mode: LoginMode }
   /** `automatic`: the form resubmits by itself once the robot check it was refused for is solved. */
-  | { type: 'SUBMIT'; captcha?: CaptchaAnswer; automatic?: boolean };
+  | { type: 'SUBMIT'; captcha?: CaptchaAnswer; automatic?: boolean }
+  /** From the suggestions' actor: whether this browser signs in with a passkey here (the button). */
+  | { type: 'PASSKEY_SUPPORT'; signIn: boolean }
+  /** A passkey picked in the username field's suggestions, signed. */
+  | { type: 'PASSKEY_PICKED'; answer: PasskeyAnswer }
+  /** The passkey button. */
+  | { type: 'PASSKEY' };
+
+/** A passkey's signed answer, with the relying party it was for. */
+export type PasskeyAnswer = { credential: PasskeyCredential; rpId: string };
 
 type Context = {
   mode: LoginMode;
@@ -39,6 +54,10 @@ type Context = {
   resubmitWhenSolved: boolean;
   /** The submit in flight is that automatic one. */
   automatic: boolean;
+  /** This browser signs in with a passkey here: the button shows. */
+  passkeyButton: boolean;
+  /** The passkey answer on its way to the server. */
+  passkey: PasskeyAnswer | null;
 };
 
 /** The refusals that want a solved puzzle. */
@@ -92,10 +111,24 @@ export const loginMachine = setup({
     submitLogin: fromPromise<unknown, { username: string; password: string; captcha: string | null }>(async () => {
       throw new Error('submitLogin is provided by the app');
     }),
+    /** While the form is open: says whether passkeys sign in here (PASSKEY_SUPPORT), then offers them
+     * in the username field's suggestions, renewing the challenge before it expires; a pick comes
+     * back as PASSKEY_PICKED. Stopped, it aborts the browser's request. (Nothing here: the app's.) */
+    passkeyAutofill: fromCallback(() => {}),
+    /** The button: a challenge, then the browser's dialog. */
+    askPasskey: fromPromise<PasskeyAnswer>(async () => {
+      throw new Error('askPasskey is provided by the app');
+    }),
+    /** The signed answer to the server, which opens the session. */
+    passkeySignIn: fromPromise<unknown, PasskeyAnswer>(async () => {
+      throw new Error('passkeySignIn is provided by the app');
+    }),
   },
   actions: {
     /** The address typed, for the app to keep (provided by the app; nothing here). */
     typed: (_, _params: { value: string }) => {},
+    /** The server does not know the passkey used: the app tells the password manager. */
+    signalUnknownPasskey: (_, _params: { rpId: string; credentialId: string }) => {},
   },
   guards: {
     canSubmit: ({ context }) => context.username.trim() !== '' && context.password !== '',
@@ -106,6 +139,9 @@ export const loginMachine = setup({
     inMaintenance: ({ event }) => failureOf(errorOf(event))?.status === 503,
     captchaRefused: ({ context, event }) => context.captchaNeeded && captchaRefused({ event }),
     firstCaptchaRefusal: ({ context, event }) => !context.automatic && isCaptchaFailure(errorOf(event)),
+    /** The person closed the browser's dialog: nothing to say. */
+    passkeyCancelled: ({ event }) => passkeyProblemOf(event).code === 'passkey_cancelled',
+    passkeyUnknown: ({ event }) => failureOf(errorOf(event))?.code === 'passkey_unknown',
   },
 }).createMachine({
   id: 'login',
@@ -120,11 +156,20 @@ export const loginMachine = setup({
     captcha: null,
     resubmitWhenSolved: false,
     automatic: false,
+    passkeyButton: false,
+    passkey: null,
   }),
   initial: 'editing',
   states: {
     editing: {
+      invoke: { id: 'passkeyAutofill', src: 'passkeyAutofill' },
       on: {
+        PASSKEY_SUPPORT: { actions: assign({ passkeyButton: ({ event }) => event.signIn }) },
+        PASSKEY_PICKED: {
+          target: 'signingInWithPasskey',
+          actions: assign({ passkey: ({ event }) => event.answer, error: null }),
+        },
+        PASSKEY: { guard: ({ context }) => context.passkeyButton, target: 'askingPasskey' },
         // An error stays until the user types again.
         CHANGE: [
           // The address carries to the forgotten password and back: the app tells the root.
@@ -169,7 +214,7 @@ export const loginMachine = setup({
           password: context.password,
           captcha: context.captchaNeeded ? context.captcha : null,
         }),
-        onDone: { target: 'done', actions: assign({ outcome: { kind: 'success' } }) },
+        onDone: { target: 'done', actions: assign({ outcome: { kind: 'success', by: 'password' } }) },
         onError: [
           { guard: 'needsMfa', target: 'done', actions: assign({ outcome: ({ event }) => mfaOutcome(event.error) }) },
           {
@@ -201,6 +246,46 @@ export const loginMachine = setup({
               captchaLevel: nextCaptchaLevel({ context, event }),
             })),
           },
+        ],
+      },
+    },
+    // The button: the browser's dialog, on a challenge of its own.
+    askingPasskey: {
+      entry: assign({ error: null }),
+      invoke: {
+        id: 'askPasskey',
+        src: 'askPasskey',
+        onDone: { target: 'signingInWithPasskey', actions: assign({ passkey: ({ event }) => event.output }) },
+        onError: [
+          { guard: 'passkeyCancelled', target: 'editing' },
+          { target: 'editing', actions: assign({ error: ({ event }) => passkeyProblemOf(event) }) },
+        ],
+      },
+    },
+    signingInWithPasskey: {
+      invoke: {
+        id: 'passkeySignIn',
+        src: 'passkeySignIn',
+        input: ({ context }) => context.passkey!,
+        onDone: { target: 'done', actions: assign({ outcome: { kind: 'success', by: 'passkey' } }) },
+        onError: [
+          { guard: 'inMaintenance', target: 'done', actions: assign({ outcome: { kind: 'maintenance' } }) },
+          {
+            // Deleted here, still kept by the password manager: it is told, and stops suggesting it.
+            guard: 'passkeyUnknown',
+            target: 'editing',
+            actions: [
+              {
+                type: 'signalUnknownPasskey',
+                params: ({ context }) => ({
+                  rpId: context.passkey!.rpId,
+                  credentialId: context.passkey!.credential.id,
+                }),
+              },
+              assign({ error: { code: 'passkey_unknown' } }),
+            ],
+          },
+          { target: 'editing', actions: assign({ error: ({ event }) => loginErrorOf(event.error) }) },
         ],
       },
     },

@@ -97,6 +97,8 @@ export type Context = {
   regeneratedKeys: string[] | null;
   /** A method was just added from Security: its screen says so once (spec §8 "MFA added"). */
   methodAdded: boolean;
+  /** This tab signed in with a password (then perhaps a code): the dashboard offers a passkey. */
+  passwordSignIn: boolean;
   /** A customer who skipped the offered second factor is not asked again in this session. */
   setupMfaSkipped: boolean;
   /** The ticket a sign-in with a weak password handed out, for choosing a new one. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { CAPTCHA_FAILURES, type CaptchaAnswer } from '../machines/captcha.ts';
-import { loginMachine } from '../machines/login.ts';
+import { loginMachine, type PasskeyAnswer } from '../machines/login.ts';
 import { report, walkFrom } from './coverage.ts';
 import { settle } from './events.ts';
-import { failure, loginModel } from './login.model.ts';
+import { failure, loginModel, signedPasskey } from './login.model.ts';
 
 describe('login machine: model', () => {
   it('takes every declared transition', () => {
@@ -65,7 +65,7 @@ describe('login machine: behaviour', () => {
     actor.send({ type: 'SUBMIT' });
     await settle();
     expect(sent).toEqual({ username: '0470 12 34 56', password: 'pw', captcha: null });
-    expect(actor.getSnapshot().output).toEqual({ kind: 'success' });
+    expect(actor.getSnapshot().output).toEqual({ kind: 'success', by: 'password' });
   });
 
   it('ends with the MFA payload and methods on 401 mfa_required', async () => {
@@ -254,5 +254,72 @@ describe('login machine: behaviour', () => {
     phone.send({ type: 'SUBMIT' });
     await settle();
     expect(sent).toBe(1);
+  });
+});
+
+describe('login machine: passkeys', () => {
+  const start = (
+    passkeySignIn: () => Promise<unknown>,
+    askPasskey: () => Promise<PasskeyAnswer> = async () => signedPasskey,
+  ) => {
+    const signalled: unknown[] = [];
+    const actor = createActor(
+      loginMachine.provide({
+        actors: { passkeySignIn: fromPromise(passkeySignIn), askPasskey: fromPromise(askPasskey) },
+        actions: { signalUnknownPasskey: (_, params) => signalled.push(params) },
+      }),
+      { input: { mode: 'email' } },
+    ).start();
+    return { actor, signalled };
+  };
+
+  it('has no passkey button until the browser says it can sign in with one here', async () => {
+    const { actor } = start(async () => ({}));
+    actor.send({ type: 'PASSKEY' });
+    expect(actor.getSnapshot().value).toBe('editing');
+    actor.send({ type: 'PASSKEY_SUPPORT', signIn: true });
+    actor.send({ type: 'PASSKEY' });
+    await settle();
+    expect(actor.getSnapshot().output).toEqual({ kind: 'success', by: 'passkey' });
+  });
+
+  it('signs in with a passkey picked from the suggestions, with no password', async () => {
+    let sent: unknown;
+    const { actor } = start(async () => {
+      sent = signedPasskey;
+      return {};
+    });
+    actor.send({ type: 'PASSKEY_PICKED', answer: signedPasskey });
+    await settle();
+    expect(sent).toBe(signedPasskey);
+    expect(actor.getSnapshot().output).toEqual({ kind: 'success', by: 'passkey' });
+  });
+
+  it('tells the password manager of a passkey the server does not know, and says so', async () => {
+    const { actor, signalled } = start(async () => {
+      throw failure(422, { code: 'passkey_unknown', message: '' });
+    });
+    actor.send({ type: 'PASSKEY_PICKED', answer: signedPasskey });
+    await settle();
+    expect(signalled).toEqual([{ rpId: 'account.localhost', credentialId: signedPasskey.credential.id }]);
+    expect(actor.getSnapshot().value).toBe('editing');
+    expect(actor.getSnapshot().context.error).toEqual({ code: 'passkey_unknown' });
+  });
+
+  it("says nothing when the person closes the browser's dialog, and names any other refusal", async () => {
+    const refusal = (name: string) => async () => {
+      throw Object.assign(new Error(name), { name });
+    };
+    for (const [name, error] of [
+      ['NotAllowedError', null],
+      ['SecurityError', { code: 'passkey_unavailable' }],
+    ] as const) {
+      const { actor } = start(async () => ({}), refusal(name));
+      actor.send({ type: 'PASSKEY_SUPPORT', signIn: true });
+      actor.send({ type: 'PASSKEY' });
+      await settle();
+      expect(actor.getSnapshot().value).toBe('editing');
+      expect(actor.getSnapshot().context.error).toEqual(error);
+    }
   });
 });

@@ -22,6 +22,7 @@ import { newPasswordModel } from './newPassword.model.ts';
 import { notificationsModel } from './notifications.model.ts';
 import { onboardingModel } from './onboarding.model.ts';
 import { partnerModel } from './partner.model.ts';
+import { passkeyOfferModel } from './passkeyOffer.model.ts';
 import { profileModel } from './profile.model.ts';
 import { rootModel } from './root.model.ts';
 import { ssoLinksModel } from './ssoLinks.model.ts';
@@ -53,6 +54,7 @@ export const MODELS: Record<string, Model> = {
   appLogout: appLogoutModel,
   profile: profileModel,
   cards: cardsModel,
+  passkeyOffer: passkeyOfferModel,
   undoChange: undoChangeModel,
   fuzzion: fuzzionModel,
   microsoftStart: microsoftStartModel,

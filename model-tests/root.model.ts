@@ -166,7 +166,7 @@ const EVENTS: Event[] = [
   fail('restoreUser', 503),
   fail('restoreUser', 401),
   fail('restoreUser', 0),
-  done('login', { kind: 'success' }),
+  done('login', { kind: 'success', by: 'password' }),
   done('login', { kind: 'mfa', payload: 'p', methods: [] }),
   done('login', { kind: 'weakPassword', payload: 'w' }),
   done('login', { kind: 'maintenance' }),

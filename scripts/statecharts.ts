@@ -25,6 +25,7 @@ import { consentMachine } from '../machines/consent.ts';
 import { appLogoutMachine } from '../machines/appLogout.ts';
 import { profileMachine } from '../machines/profile.ts';
 import { cardsMachine } from '../machines/cards.ts';
+import { passkeyOfferMachine } from '../machines/passkeyOffer.ts';
 import { undoChangeMachine } from '../machines/undoChange.ts';
 import { fuzzionMachine } from '../machines/fuzzion.ts';
 import { partnerMachine } from '../machines/partner.ts';
@@ -55,6 +56,7 @@ export const MACHINES: Record<string, AnyStateMachine> = {
   appLogout: appLogoutMachine,
   profile: profileMachine,
   cards: cardsMachine,
+  passkeyOffer: passkeyOfferMachine,
   undoChange: undoChangeMachine,
   fuzzion: fuzzionMachine,
   microsoftStart: microsoftStartMachine,

@@ -108,6 +108,7 @@ export const anonymous = rootSetup.createStateConfig({
             actions: assign({
               notice: null,
               afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }),
+              passwordSignIn: ({ event }) => event.output.kind === 'success' && event.output.by === 'password',
             }),
           },
           {
@@ -121,6 +122,7 @@ export const anonymous = rootSetup.createStateConfig({
               assign({
                 mfa: ({ event }) =>
                   event.output.kind === 'mfa' ? { payload: event.output.payload, methods: event.output.methods } : null,
+                passwordSignIn: true,
               }),
             ],
           },

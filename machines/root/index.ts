@@ -29,6 +29,7 @@ export const rootMachine = rootSetup.createMachine({
     regeneratedKeys: null,
     methodAdded: false,
     setupMfaSkipped: false,
+    passwordSignIn: false,
     weakPayload: input.storedRenewal ?? null,
     afterCode: null,
     // The application's hint, when it gave one; then what the person typed (USERNAME).

@@ -125,6 +125,12 @@ export const renamePasskey = async (input: { id: number; name: string }) => {
   await call(() => api.patch(`mfa/${input.id}`, { json: { name: input.name } }));
 };
 
+/** GET /mfa/status's offer of a passkey (the account has none, and did not say "not now"). */
+export const passkeyOffered = async () => (await parsed(MfaStatus, () => api.get('mfa/status').json())).passkey_offer;
+
+/** POST /passkey/offer/later: "not now" to the passkey offered, remembered for the account. */
+export const declinePasskeyOffer = () => call(() => api.post('passkey/offer/later'));
+
 export const mfaStatus = async () => {
   const [status, methods] = await Promise.all([
     parsed(MfaStatus, () => api.get('mfa/status').json()),

@@ -3,7 +3,7 @@
 // change (link, back button, reload) goes back to the machine as ROUTE.
 /** Where the machine's navigation requests go: set by RouteSync once the router is mounted. */
 export type Navigator = { current: ((to: string) => void) | null; pending: string | null };
-import { createActor, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
+import { createActor, fromCallback, fromPromise, type ActorOptions, type AnyActorLogic } from 'xstate';
 import type { MfaMethodSummary, UserProfile } from '../../contract/baseSchemas.ts';
 import { rootMachine } from '../../machines/root.ts';
 import { isAuthorisationReturn } from '../../machines/routes.ts';
@@ -15,6 +15,10 @@ import { authorisationRequest, signingInTo, takeInlinedConfig, takeKnownAbsentSe
 import { flowsOf } from './flows.ts';
 import { configureAnalytics, trackPageView } from '../analytics.ts';
 import { clear, read, readJson, write } from '../shell/storage.ts';
+import { variant } from '../variant.ts';
+
+/** Passkeys, with their library: loaded once the sign-in form is open, never before it paints. */
+const passkeys = () => import('../api/passkeys.ts');
 
 const ACCOUNT_KEY = 'account';
 const TARGET_KEY = 'targetUrl';
@@ -48,8 +52,29 @@ export function createRootActor(navigator: Navigator, inspect?: ActorOptions<Any
         // A sign-in for an application names its client (the server's forced set-up rule reads it).
         actors: {
           submitLogin: fromPromise(({ input }) => submitLogin({ ...input, clientId: signingInTo?.client_id ?? null })),
+          passkeyAutofill: fromCallback(({ sendBack }) => {
+            const stop = new AbortController();
+            void passkeys().then((p) =>
+              p.offerPasskeys(variant, stop.signal, {
+                support: (can) => sendBack({ type: 'PASSKEY_SUPPORT', signIn: can.signIn }),
+                picked: (answer) => sendBack({ type: 'PASSKEY_PICKED', answer }),
+              }),
+            );
+            return () => stop.abort();
+          }),
+          askPasskey: fromPromise(async ({ signal }) => (await passkeys()).askSignInPasskey(signal)),
+          passkeySignIn: fromPromise(async ({ input }) =>
+            (await passkeys()).signInWithPasskey({
+              credential: input.credential,
+              clientId: signingInTo?.client_id ?? null,
+            }),
+          ),
         },
-        actions: { typed: (_, { value }) => keepUsername(value) },
+        actions: {
+          typed: (_, { value }) => keepUsername(value),
+          signalUnknownPasskey: (_, { rpId, credentialId }) =>
+            void passkeys().then((p) => p.signalUnknownPasskey(rpId, credentialId)),
+        },
       }),
       // The security area's check comes with the flows' calls.
       mfaStatus: fromPromise(async () => (await import('../api/flowCalls.ts')).mfaStatus()),

@@ -4,7 +4,15 @@ import { useState } from 'react';
 import { fromPromise } from 'xstate';
 import { cardsMachine } from '../../machines/cards.ts';
 import type { AccountCard, CardProduct } from '../../contract/profile.ts';
-import { listCards, setCardProduct } from '../api/flowCalls.ts';
+import { passkeyOfferMachine } from '../../machines/passkeyOffer.ts';
+import {
+  confirmPasskey,
+  declinePasskeyOffer,
+  listCards,
+  passkeyOffered,
+  setCardProduct,
+  startPasskey,
+} from '../api/flowCalls.ts';
 import { Button } from '../components/Button.tsx';
 import { useTranslation } from 'react-i18next';
 import { useRootActor } from '../shell/context.ts';
@@ -23,6 +31,7 @@ export default function DashboardPage() {
   const root = useRootActor();
   const user = useSelector(root, (s) => s.context.user);
   const notice = useSelector(root, (s) => s.context.notice);
+  const passwordSignIn = useSelector(root, (s) => s.context.passwordSignIn);
   if (!user) return null;
   const tiles = tilesFor(user, window.location.host, window.location.protocol, variant === 'lu');
   return (
@@ -42,6 +51,7 @@ export default function DashboardPage() {
           </Link>
         </Alert>
       )}
+      <PasskeyOffer passwordSignIn={passwordSignIn} />
       <SectionCard titleId="services-title" title={t('dashboard.services')} className="mt-6">
         <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {tiles.map((tile) => (
@@ -150,6 +160,77 @@ function Cards() {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Passkeys, with their library: loaded only where one is offered. */
+const passkeys = () => import('../api/passkeys.ts');
+
+/** Asks the browser to make a passkey and hands it to the server. */
+async function addPasskey(signal: AbortSignal, quietly: boolean) {
+  const { createPasskey } = await passkeys();
+  const { payload, options } = await startPasskey();
+  const credential = await createPasskey(options, signal, quietly);
+  return confirmPasskey({ payload, credential });
+}
+
+const PASSKEY_OFFER = passkeyOfferMachine.provide({
+  actors: {
+    offerStatus: fromPromise(async () => {
+      const [offer, can] = await Promise.all([
+        passkeyOffered(),
+        passkeys().then(({ passkeySupport }) => passkeySupport(variant)),
+      ]);
+      return { offer, canCreate: can.signIn, quietCreate: can.quietCreate };
+    }),
+    quietCreate: fromPromise(({ signal }) => addPasskey(signal, true)),
+    create: fromPromise(({ signal }) => addPasskey(signal, false)),
+    decline: fromPromise<unknown>(async () => {
+      await declinePasskeyOffer();
+    }),
+  },
+});
+
+/** After a password sign-in: a passkey made quietly where the browser can (said once made), else
+ * offered once; the machine (machines/passkeyOffer.ts) runs while the dashboard shows. */
+function PasskeyOffer({ passwordSignIn }: { passwordSignIn: boolean }) {
+  const { t } = useTranslation();
+  const offer = useActorRef(PASSKEY_OFFER, { input: { passwordSignIn } });
+  const state = useSelector(offer, (s) => s.value);
+  const error = useSelector(offer, (s) => s.context.error);
+  if (state === 'made') {
+    return (
+      <Alert tone="success" className="mt-4">
+        <p>{t('dashboard.passkey.made')}</p>
+        <Link to={pathOf('security', 'methods')} className="mt-1 inline-block font-medium underline">
+          {t('dashboard.passkey.name')}
+        </Link>
+      </Alert>
+    );
+  }
+  if (state !== 'offered' && state !== 'creating') return null;
+  return (
+    <Card className="mt-4" aria-labelledby="passkey-offer-title">
+      <h2 id="passkey-offer-title" className="text-lg font-semibold">
+        {t('dashboard.passkey.title')}
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">{t('dashboard.passkey.text')}</p>
+      <div aria-live="assertive">
+        {error && (
+          <Alert tone="error" className="mt-3">
+            {t([`errors.${error.code}`, 'errors.internal_error'])}
+          </Alert>
+        )}
+      </div>
+      <div className="mt-3 flex flex-wrap gap-2">
+        <Button loading={state === 'creating'} onClick={() => offer.send({ type: 'ADD' })}>
+          {t('dashboard.passkey.add')}
+        </Button>
+        <Button variant="secondary" disabled={state === 'creating'} onClick={() => offer.send({ type: 'LATER' })}>
+          {t('dashboard.passkey.later')}
+        </Button>
+      </div>
+    </Card>
   );
 }
 

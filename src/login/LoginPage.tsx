@@ -67,12 +67,11 @@ function LoginForm({
   notice: 'password_renewed' | 'session_ended' | 'ticket_invalid' | 'signed_out_everywhere' | null;
 }) {
   const { t } = useTranslation();
-  const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved } = useSelector(
-    login,
-    (s) => s.context,
-  );
+  const { mode, username, password, error, captchaNeeded, captchaLevel, resubmitWhenSolved, passkeyButton } =
+    useSelector(login, (s) => s.context);
   const captcha = useRef<CaptchaHandle>(null);
   const submitting = useSelector(login, (s) => s.matches('submitting'));
+  const usingPasskey = useSelector(login, (s) => s.matches('askingPasskey') || s.matches('signingInWithPasskey'));
   const root = useRootActor();
   const microsoft = useSelector(root, (s) => !!s.context.config?.microsoft);
   // A sign-in on the way to linking a Microsoft account says so, and does not offer Microsoft again.
@@ -165,7 +164,8 @@ function LoginForm({
             data-autofocus
             type={mode === 'email' ? 'email' : 'tel'}
             inputMode={mode === 'email' ? 'email' : 'tel'}
-            autoComplete="username"
+            // "webauthn": the field's suggestions offer this site's passkeys too.
+            autoComplete="username webauthn"
             required
             value={username}
             aria-invalid={error ? true : undefined}
@@ -246,10 +246,23 @@ function LoginForm({
           )}
         </div>
 
-        <Button type="submit" full loading={submitting}>
+        <Button type="submit" full loading={submitting} disabled={usingPasskey}>
           {submitting ? t('login.submitting') : t('login.submit')}
         </Button>
       </form>
+
+      {passkeyButton && (
+        <Button
+          variant="secondary"
+          full
+          className="mt-3"
+          loading={usingPasskey}
+          disabled={submitting}
+          onClick={() => login.send({ type: 'PASSKEY' })}
+        >
+          {usingPasskey ? t('login.passkey.waiting') : t('login.passkey.button')}
+        </Button>
+      )}
 
       {microsoft && !link && (
         <Suspense fallback={null}>
