@@ -96,6 +96,18 @@ export const PasskeySignInRequest = v.strictObject({
 });
 export type PasskeySignInRequest = v.InferOutput<typeof PasskeySignInRequest>;
 
+/** GET /api/passkey/account: what the browser tells the password manager of the account (WebAuthn's
+ * Signal API): the relying party, the account's user handle, the passkeys the server still takes
+ * (after one was deleted) and the names they show (after the person's changed). */
+export const PasskeyAccount = v.object({
+  rpId: v.string(),
+  userId: v.string(),
+  credentialIds: v.array(v.string()),
+  name: v.string(),
+  displayName: v.string(),
+});
+export type PasskeyAccount = v.InferOutput<typeof PasskeyAccount>;
+
 export const MfaChallengeAnswer = v.object({
   payload: v.string(),
   method: MfaMethodKind,

@@ -343,3 +343,59 @@ test('where the browser cannot make one quietly, a passkey is offered once after
   await expect(page.getByRole('heading', { name: 'Hello, Pieter' })).toBeVisible();
   await expect(offer).toHaveCount(0);
 });
+
+test('a passkey deleted here is dropped by the password manager too, and one it still offers is refused and reported (1280 px)', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // What the app tells the password manager, seen from the page (WebAuthn's Signal API).
+  await page.addInitScript(() => {
+    const told: { call: string; options: unknown }[] = [];
+    (window as unknown as { passkeySignals: typeof told }).passkeySignals = told;
+    for (const call of ['signalAllAcceptedCredentials', 'signalUnknownCredential', 'signalCurrentUserDetails']) {
+      const api = PublicKeyCredential as unknown as Record<string, (options: unknown) => Promise<void>>;
+      const original = api[call]!.bind(PublicKeyCredential);
+      api[call] = (options: unknown) => {
+        told.push({ call, options });
+        return original(options);
+      };
+    }
+  });
+  const signals = () =>
+    page.evaluate(() => (window as unknown as { passkeySignals: { call: string; options: unknown }[] }).passkeySignals);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  const authenticator = await virtualAuthenticator(page);
+  await addPasskey(page, 'Old phone');
+  const [held] = (
+    await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.authenticatorId })
+  ).credentials;
+  const credentialId = Buffer.from(held!.credentialId, 'base64').toString('base64url');
+
+  await deletePasskey(page, 'Old phone');
+  await expect.poll(signals).toContainEqual({
+    call: 'signalAllAcceptedCredentials',
+    options: { rpId: 'account.localhost', userId: expect.any(String), allAcceptedCredentialIds: [] },
+  });
+
+  // A password manager that kept it anyway: picked in the suggestions, it is refused, said so, and reported.
+  await authenticator.cdp.send('WebAuthn.addCredential', {
+    authenticatorId: authenticator.authenticatorId,
+    credential: held!,
+  });
+  const refused = page.waitForResponse((r) => r.url().endsWith('/api/passkey/sign-in') && r.status() === 422);
+  await page.getByRole('link', { name: 'Log out' }).first().click();
+  await refused;
+  await presence(authenticator, false);
+  await expect(page.getByRole('alert')).toHaveText(
+    'This passkey is not known here any more. Sign in with your password, then add a new one.',
+  );
+  await expect(page).toHaveURL(/\/login\/email$/);
+  await expectNoAxeViolations(page);
+  await shot(page, 'unknown', 1280);
+  await expect
+    .poll(signals)
+    .toContainEqual({ call: 'signalUnknownCredential', options: { rpId: 'account.localhost', credentialId } });
+  // The password still signs in.
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+});

@@ -1,13 +1,15 @@
 // The passkey sign-in's calls: POST /passkey/options (a challenge, with its cookie), POST
-// /passkey/sign-in (the assertion), POST /passkey/offer/later (the offer's "not now"); and
+// /passkey/sign-in (the assertion), POST /passkey/offer/later (the offer's "not now"), GET
+// /passkey/account (what the password manager is told of the account); and
 // /.well-known/webauthn, where the Belgian origin names the Luxembourg one as related, so that one
 // passkey serves both variants.
 import type { FastifyInstance } from 'fastify';
-import { PasskeyOptions, PasskeySignInRequest, TokenAnswer } from '../../contract/schemas.ts';
+import { PasskeyAccount, PasskeyOptions, PasskeySignInRequest, TokenAnswer } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { requireSession } from '../http/auth.ts';
 import { publicOriginOf } from '../http/origin.ts';
 import { jsonSchema, responses } from '../http/schema.ts';
+import { passkeyAccountOf } from '../methods/passkey.ts';
 import { declinePasskeyOffer, passkeySignInOptions, signInWithPasskey } from './passkey.ts';
 
 export async function passkeyRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -34,6 +36,19 @@ export async function passkeyRoutes(app: FastifyInstance, ctx: AppContext) {
       },
     },
     async (request, reply) => signInWithPasskey(ctx, request, reply, request.body),
+  );
+
+  app.get(
+    '/passkey/account',
+    {
+      schema: {
+        tags: ['login'],
+        summary: 'What the browser tells the password manager of the account: its passkeys still taken, and its names',
+        response: responses({ 200: PasskeyAccount }, [401, 503]),
+      },
+      preHandler: requireSession(ctx.db, ctx.cookieName),
+    },
+    async (request) => passkeyAccountOf(ctx, request.session!.userId),
   );
 
   app.post(

@@ -224,6 +224,28 @@ describe.each(kinds)('passkey sign-in on %s', (kind) => {
     expect((await api.call('GET', '/api/mfa/status', other.token, other.device)).json().passkey_offer).toBe(false);
   });
 
+  it("tells the account's own browser which passkeys the server still takes, under the names they were made with", async () => {
+    const { user, id, passkey, handle } = await withPasskey('passkey-account-01');
+    const account = async () => (await api.call('GET', '/api/passkey/account', user.token, user.device)).json();
+    const person = await server.ctx.db
+      .selectFrom('users')
+      .select(['firstname', 'lastname'])
+      .where('id', '=', user.userId)
+      .executeTakeFirstOrThrow();
+    expect(await account()).toEqual({
+      rpId: new URL(origin).hostname,
+      userId: handle,
+      credentialIds: [passkey.id],
+      name: user.email,
+      displayName: `${person.firstname} ${person.lastname}`,
+    });
+    // Deleted: none is taken any more, which the password manager is told.
+    expect((await api.call('DELETE', `/api/mfa/${id}`, user.token, user.device)).statusCode).toBe(204);
+    expect((await account()).credentialIds).toEqual([]);
+    // Signed out, nothing is told.
+    expect((await api.call('GET', '/api/passkey/account', '', user.device)).statusCode).toBe(401);
+  });
+
   it('names the Luxembourg origin as related at the Belgian one, and nothing at the Luxembourg one', async () => {
     const lu = new URL(server.ctx.config.publicOrigins.lu);
     const be = await server.app.inject({

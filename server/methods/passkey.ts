@@ -49,6 +49,30 @@ export function userHandle(secretKey: string, userId: string): Uint8Array<ArrayB
   return new Uint8Array(createHmac('sha256', secretKey).update(`webauthn-user:${userId}`).digest());
 }
 
+/** How a password manager names the account's passkeys: its first address, and the person's name. */
+export async function passkeyUserOf(db: Db, userId: string): Promise<{ name: string; displayName: string }> {
+  const person = await db
+    .selectFrom('users')
+    .select(['firstname', 'lastname'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return {
+    name: await accountLabel(db, userId),
+    displayName: [person?.firstname, person?.lastname].filter(Boolean).join(' '),
+  };
+}
+
+/** What the browser tells the password manager of an account (WebAuthn's Signal API): the relying
+ * party, the account's user handle, the passkeys the server still takes, and its current names. */
+export async function passkeyAccountOf(deps: Pick<MethodDeps, 'config' | 'db'>, userId: string) {
+  return {
+    rpId: relyingParty(deps.config).id,
+    userId: Buffer.from(userHandle(deps.config.secretKey, userId)).toString('base64url'),
+    credentialIds: (await passkeysOf(deps.db, userId)).map((row) => row.credential_id),
+    ...(await passkeyUserOf(deps.db, userId)),
+  };
+}
+
 export type StoredPasskey = {
   credential_id: string;
   public_key: string;
@@ -150,7 +174,10 @@ export const passkey: ChallengeMethod = {
             rpName: 'Tessera',
             rpID: rp.id,
             userID: userHandle(config.secretKey, userId),
-            userName: await accountLabel(db, userId),
+            ...(await passkeyUserOf(db, userId).then(({ name, displayName }) => ({
+              userName: name,
+              userDisplayName: displayName,
+            }))),
             attestationType: 'none',
             // The account's own passkeys are not made twice on one authenticator.
             excludeCredentials: (await passkeysOf(db, userId)).map((row) => ({

@@ -15,7 +15,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 import { TokenAnswer } from '../../contract/baseSchemas.ts';
-import { PasskeyOptions, type PasskeyCredential } from '../../contract/schemas.ts';
+import { PasskeyAccount, PasskeyOptions, type PasskeyCredential } from '../../contract/schemas.ts';
 import { api, parsed } from './client.ts';
 
 /** This browser cannot use passkeys at all: none is offered. */
@@ -239,4 +239,17 @@ export async function offerPasskeys(
       signal.removeEventListener('abort', endRound);
     }
   }
+}
+
+/** Tells the password manager what changed on the account (WebAuthn's Signal API, where the browser
+ * has it): after a deletion, the passkeys the server still takes (the others stop being suggested);
+ * after a change of name or address, the names its passkeys show. Never in the way: a failure is
+ * left unsaid, as the change itself succeeded. */
+export async function tellPasswordManager(change: 'deleted' | 'renamed', variant: 'be' | 'lu'): Promise<void> {
+  if (!(await passkeySupport(variant)).signals) return;
+  const account = await parsed(PasskeyAccount, () => api.get('passkey/account').json()).catch(() => null);
+  if (!account) return;
+  if (change === 'deleted') signalAcceptedPasskeys(account.rpId, account.userId, account.credentialIds);
+  else if (account.credentialIds.length > 0)
+    signalPasskeyUser(account.rpId, account.userId, account.name, account.displayName);
 }

@@ -23,6 +23,10 @@ import {
   uploadPicture,
 } from '../api/flowCalls.ts';
 import { switchLocale } from '../i18n.ts';
+import { variant } from '../variant.ts';
+
+/** Passkeys, with their library: loaded once the name or the first address changes. */
+const passkeys = () => import('../api/passkeys.ts');
 
 export const profile = (go: Go) =>
   import('../../machines/profile.ts').then(({ profileMachine }) =>
@@ -36,6 +40,8 @@ export const profile = (go: Go) =>
             gender: input.gender || null,
           });
           await switchLocale(user.language as Locale, true);
+          // The person's name is what the password manager shows beside the account's passkeys.
+          void passkeys().then((p) => p.tellPasswordManager('renamed', variant));
           return user;
         }),
         saveIban: fromPromise(({ input }) => saveIban(input)),
@@ -48,7 +54,12 @@ export const profile = (go: Go) =>
         readOffer: fromPromise(({ input }) => readFuzzionOffer(input)),
         cancelOffer: fromPromise(() => cancelFuzzion()),
         deleteContact: fromPromise(({ input }) => deleteContact(input)),
-        makePrimary: fromPromise(({ input }) => makeContactPrimary(input)),
+        makePrimary: fromPromise(async ({ input }) => {
+          const answer = await makeContactPrimary(input);
+          // A new first address is the account's name in the password manager.
+          void passkeys().then((p) => p.tellPasswordManager('renamed', variant));
+          return answer;
+        }),
         exportData: fromPromise(() => exportAccountData()),
         uploadPicture: fromPromise(async ({ input }) => uploadPicture(await shrunk(input.file))),
         removePicture: fromPromise(() => removePicture()),

@@ -7,6 +7,7 @@ import { pathOf } from '../../machines/routes.ts';
 import type { TotpStart } from '../../machines/authenticator.ts';
 import type { HistoryFilters } from '../../machines/history.ts';
 import { flowMemory } from '../shell/storage.ts';
+import { variant } from '../variant.ts';
 import { codeEntryChecking, type Go } from '../shell/bindings.ts';
 import {
   changePassword,
@@ -23,13 +24,21 @@ import {
   switchPrimary,
 } from '../api/flowCalls.ts';
 
+/** Passkeys, with their library: loaded once a method is deleted. */
+const passkeys = () => import('../api/passkeys.ts');
+
 export const security = (_go: Go) =>
   import('../../machines/security.ts').then(({ securityMachine }) =>
     securityMachine.provide({
       actors: {
         listMethods: fromPromise(() => listMethods()),
         switchPrimary: fromPromise(({ input }) => switchPrimary(input)),
-        deleteMethod: fromPromise(({ input }) => deleteMethod(input)),
+        deleteMethod: fromPromise(async ({ input }) => {
+          const answer = await deleteMethod(input);
+          // A passkey deleted here is still in the password manager: it is told which remain.
+          void passkeys().then((p) => p.tellPasswordManager('deleted', variant));
+          return answer;
+        }),
         regenerate: fromPromise(() => regenerateRecoveryKeys()),
         renamePasskey: fromPromise(({ input }) => renamePasskey(input)),
       },
