@@ -640,6 +640,21 @@ describe('root machine: behaviour', () => {
     expect(actor.getSnapshot().context.target).toBeNull();
   });
 
+  it('knows a sign-in made with a password until the person signs out (the dashboard offers a passkey then)', async () => {
+    let signedIn = false;
+    const { actor } = start({ location: at('/login/email'), fetchUser: sessionOnce(() => signedIn) });
+    await settle();
+    expect(actor.getSnapshot().context.passwordSignIn).toBe(false);
+    signedIn = true;
+    sendLoginForm(actor);
+    await settle();
+    expect(actor.getSnapshot().matches('signedIn')).toBe(true);
+    expect(actor.getSnapshot().context.passwordSignIn).toBe(true);
+    actor.send({ type: 'ROUTE', location: at('/logout') });
+    await settle();
+    expect(actor.getSnapshot().context.passwordSignIn).toBe(false);
+  });
+
   it('returns to the authorisation server after a sign-in it asked for, and to nothing else it names', async () => {
     let signedIn = false;
     const { actor, effects } = start({

@@ -58,7 +58,7 @@ export const setLocation = rootSetup.assign({
  * sign-in, nothing kept of the session, no screen to come back to; or, for a sign-out asked from an
  * application's request ("Not you?"), back to that request, which asks for a sign-in again. */
 export const signedOut = [
-  rootSetup.assign({ user: null, target: null, mfa: null }),
+  rootSetup.assign({ user: null, target: null, mfa: null, passwordSignIn: false }),
   ...forgetSession,
   {
     type: 'navigate' as const,
