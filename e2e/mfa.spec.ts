@@ -184,16 +184,20 @@ test("an SMS's code read by the browser (WebOTP) fills the field and goes; leavi
     const w = window as unknown as { OTPCredential: unknown; listening: Listening[] };
     w.OTPCredential = class OTPCredential {};
     w.listening = [];
+    // Only WebOTP's requests: the sign-in's passkey suggestions go to the browser as they are.
+    const get = navigator.credentials.get.bind(navigator.credentials);
     navigator.credentials.get = (options?: CredentialRequestOptions & { otp?: { transport: string[] } }) =>
-      new Promise((resolve) => {
-        const request: Listening = {
-          transport: options?.otp?.transport,
-          aborted: false,
-          deliver: (code) => resolve({ id: '', type: 'otp', code } as unknown as Credential),
-        };
-        options?.signal?.addEventListener('abort', () => (request.aborted = true));
-        w.listening.push(request);
-      });
+      !options?.otp
+        ? get(options)
+        : new Promise((resolve) => {
+            const request: Listening = {
+              transport: options?.otp?.transport,
+              aborted: false,
+              deliver: (code) => resolve({ id: '', type: 'otp', code } as unknown as Credential),
+            };
+            options?.signal?.addEventListener('abort', () => (request.aborted = true));
+            w.listening.push(request);
+          });
   });
   const listening = () =>
     page.evaluate(() =>
