@@ -87,7 +87,7 @@ if (config.seedDemo) {
     lines.push(`  ${card.number.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${card.activationCode}   ${who}`);
   }
   for (const invitation of DEMO_INVITATIONS) lines.push(`  ${invitation.code}  ${invitation.email}`);
-  if (!config.delivery.smtpUrl || !config.delivery.smsProviderUrl)
+  if (config.delivery.smtp.length === 0 || config.delivery.sms.length === 0)
     lines.push(`  Codes sent by email or phone appear at http://localhost:${config.port}/dev/outbox`);
   if (entra)
     lines.push(

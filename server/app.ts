@@ -63,9 +63,10 @@ import { ssoApiRoutes, ssoBrowserRoutes } from './sso/routes.ts';
 export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
+/** `now`: the delivery circuits' clock (tests move it). */
 export async function buildApp(
   config: Config,
-  options: { logStream?: { write(line: string): void } } = {},
+  options: { logStream?: { write(line: string): void }; now?: () => number } = {},
 ): Promise<App> {
   loadCityDatabase(config.geoipCityDb);
   const database = openDatabase(config);
@@ -108,6 +109,12 @@ export async function buildApp(
     if (!providerKey) throw new DeliveryUnavailable('the authorisation server is not up yet');
     return providerKey();
   });
+  const delivery = createDelivery(config, database.db, partnerEvents, {
+    redis,
+    log: app.log,
+    observe: (channel, provider, outcome) => metrics.deliveries.inc({ channel, provider, outcome }),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -116,21 +123,18 @@ export async function buildApp(
     hasher,
     limiters: await createLimiters(config, store),
     cookieName: authCookieName(config),
-    outbox: createOutbox(
-      database.db,
-      countedDelivery(createDelivery(config, database.db, partnerEvents), metrics),
-      app.log,
-      {
-        dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
-      },
-    ),
+    outbox: createOutbox(database.db, countedDelivery(delivery, metrics), app.log, {
+      dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
+    }),
     // A sign-in from a new device mails its owner (server/devices/alerts.ts).
     signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
+    circuits: () => delivery.circuits(),
     metrics,
     // Nothing depends on sessions until the authorisation server is up (below).
     sessionsEnded: async () => {},
   };
   metrics.measureOutbox(() => ctx.outbox.depth());
+  metrics.measureCircuits(() => ctx.circuits());
 
   setAuditLogger(database.db, app.log);
   onSecurityEvents(database.db, (events) => queueSecurityEvents(ctx, events));

@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config/index.ts';
 import type { Db, DatabaseHandle } from './db/index.ts';
+import type { ProviderCircuit } from './delivery/index.ts';
 import type { Outbox } from './delivery/queue.ts';
 import type { Limiters } from './ratelimit/limiters.ts';
 import type { Metrics } from './metrics/index.ts';
@@ -18,6 +19,8 @@ export type AppContext = {
   cookieName: string;
   /** Every message leaves through it (server/delivery/queue.ts). */
   outbox: Outbox;
+  /** The delivery providers' circuits (server/delivery/breaker.ts), for /readyz and /metrics. */
+  circuits(): Promise<ProviderCircuit[]>;
   /** Writes each sign-in's event and device sighting after its answer (server/sessions/records.ts). */
   signInRecords: SignInRecords;
   metrics: Metrics;

@@ -244,3 +244,57 @@ describe('auth cookie', () => {
     });
   });
 });
+
+describe('delivery providers', () => {
+  it('tries no provider by default, one named default from SMS_PROVIDER_URL, one from SMTP_URL', () => {
+    expect(loadConfig({}).delivery).toMatchObject({
+      smtp: [],
+      sms: [],
+      timeoutMs: 10_000,
+      breakerFailures: 5,
+      breakerCooldownSeconds: 30,
+    });
+    const single = loadConfig({
+      SMTP_URL: 'smtp://user:pw@mail.example:2525',
+      SMS_PROVIDER_URL: 'https://sms.example/send',
+      SMS_PROVIDER_KEY: 'k1',
+    }).delivery;
+    expect(single.smtp).toEqual([{ name: 'smtp:mail.example:2525', url: 'smtp://user:pw@mail.example:2525' }]);
+    expect(single.sms).toEqual([{ name: 'default', url: 'https://sms.example/send', key: 'k1' }]);
+  });
+  it('takes lists in the order given, each SMS provider with its own key or the common one', () => {
+    const delivery = loadConfig({
+      SMTP_URLS: 'smtps://one.example, smtp://two.example:587',
+      SMS_PROVIDERS: 'acme=https://acme.example/sms,backup=http://backup.example',
+      SMS_PROVIDER_KEY: 'common',
+      SMS_PROVIDER_KEY_BACKUP: 'own',
+      DELIVERY_TIMEOUT_MS: '2500',
+      DELIVERY_BREAKER_FAILURES: '3',
+      DELIVERY_BREAKER_COOLDOWN_SECONDS: '60',
+    }).delivery;
+    expect(delivery.smtp.map((server) => server.name)).toEqual(['smtp:one.example', 'smtp:two.example:587']);
+    expect(delivery.sms).toEqual([
+      { name: 'acme', url: 'https://acme.example/sms', key: 'common' },
+      { name: 'backup', url: 'http://backup.example', key: 'own' },
+    ]);
+    expect(delivery).toMatchObject({ timeoutMs: 2500, breakerFailures: 3, breakerCooldownSeconds: 60 });
+  });
+  it.each([
+    [{ SMTP_URLS: 'smtp://a', SMTP_URL: 'smtp://b' }, /set SMTP_URLS or SMTP_URL, not both/],
+    [{ SMTP_URLS: 'smtp://a,,smtp://b' }, /SMTP_URLS has an empty entry/],
+    [{ SMTP_URLS: 'smtp://a,https://b' }, /SMTP_URLS must be a URL starting with smtp: or smtps: \(got https:/],
+    [{ SMTP_URLS: 'smtp://a,smtp://a' }, /SMTP_URLS lists smtp:a twice/],
+    [{ SMS_PROVIDERS: 'a=http://a', SMS_PROVIDER_URL: 'http://b' }, /set SMS_PROVIDERS or SMS_PROVIDER_URL, not both/],
+    [{ SMS_PROVIDERS: 'http://a' }, /SMS_PROVIDERS must be name=url pairs separated by commas/],
+    [{ SMS_PROVIDERS: 'Big Name=http://a' }, /SMS_PROVIDERS names must be 1 to 32 lowercase letters/],
+    [{ SMS_PROVIDERS: 'a=' }, /SMS_PROVIDERS must give a a URL/],
+    [{ SMS_PROVIDERS: 'a=ftp://x' }, /SMS_PROVIDERS must be a URL starting with https: or http:/],
+    [{ SMS_PROVIDERS: 'a=http://x,a=http://y' }, /SMS_PROVIDERS lists a twice/],
+    [{ DELIVERY_TIMEOUT_MS: '0' }, /DELIVERY_TIMEOUT_MS must be a whole number from 1 to 120000/],
+    [{ DELIVERY_BREAKER_FAILURES: 'five' }, /DELIVERY_BREAKER_FAILURES must be a whole number/],
+    [{ DELIVERY_BREAKER_COOLDOWN_SECONDS: '0' }, /DELIVERY_BREAKER_COOLDOWN_SECONDS must be a whole number from 1/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -93,12 +93,18 @@ export type Config = {
   /** Microsoft sign-in (server/sso/); null when MICROSOFT_CLIENT_ID is not set: the feature is off. */
   microsoft: MicrosoftConfig | null;
   delivery: {
-    /** smtp://… or smtps://…; without it (outside production) mail goes to the dev outbox. */
-    smtpUrl: string | null;
+    /** Mail servers (smtp://… or smtps://…) in the order they are tried; none: (outside production)
+     * the dev outbox. Each is named by its host[:port], prefixed `smtp:`. */
+    smtp: DeliveryProvider[];
     mailFrom: string;
-    /** HTTP provider for SMS, voice calls and WhatsApp; without it (outside production) the dev outbox. */
-    smsProviderUrl: string | null;
-    smsProviderKey: string | null;
+    /** HTTP providers for SMS, voice calls and WhatsApp, in the order they are tried; none: (outside
+     * production) the dev outbox. */
+    sms: (DeliveryProvider & { key: string | null })[];
+    /** Longest wait for one provider's answer before the next is tried. */
+    timeoutMs: number;
+    /** Consecutive failures that open a provider's circuit, and how long it then stays skipped. */
+    breakerFailures: number;
+    breakerCooldownSeconds: number;
   };
 };
 
@@ -111,6 +117,8 @@ export type MicrosoftConfig = {
   /** Where the tenants' issuers live: `{authority}/{tenant id}/v2.0`. */
   authority: string;
 };
+
+export type DeliveryProvider = { name: string; url: string };
 
 export class ConfigError extends Error {}
 
@@ -164,6 +172,62 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')} (got ${parsed.protocol}//…)`);
   }
   return raw;
+}
+
+/** A list setting and its one-item predecessor: either, not both. */
+function listOrSingle(env: Env, list: string, single: string): string[] {
+  const many = optional(env, list);
+  const one = optional(env, single);
+  if (many !== null && one !== null) throw new ConfigError(`set ${list} or ${single}, not both`);
+  if (one !== null) return [one];
+  if (many === null) return [];
+  const entries = many.split(',').map((entry) => entry.trim());
+  if (entries.some((entry) => entry === '')) throw new ConfigError(`${list} has an empty entry (got "${many}")`);
+  return entries;
+}
+
+function oneName(names: string[], setting: string, name: string): void {
+  if (names.includes(name)) throw new ConfigError(`${setting} lists ${name} twice`);
+  names.push(name);
+}
+
+/** SMTP_URLS: mail servers separated by commas, tried in that order; SMTP_URL: one. */
+function smtpServers(env: Env): DeliveryProvider[] {
+  const setting = optional(env, 'SMTP_URLS') !== null ? 'SMTP_URLS' : 'SMTP_URL';
+  const names: string[] = [];
+  return listOrSingle(env, 'SMTP_URLS', 'SMTP_URL').map((raw) => {
+    // The URL itself is checked as a one-item setting would be (its credentials never in a message).
+    const checked = url({ [setting]: raw }, setting, ['smtp:', 'smtps:'])!;
+    const name = `smtp:${new URL(checked).host}`;
+    oneName(names, setting, name);
+    return { name, url: checked };
+  });
+}
+
+const PROVIDER_NAME = /^[a-z0-9_]{1,32}$/;
+
+/** SMS_PROVIDERS: `name=url` pairs separated by commas, tried in that order; SMS_PROVIDER_URL: one,
+ * named `default`. Each provider's bearer key is SMS_PROVIDER_KEY_<NAME>, else SMS_PROVIDER_KEY. */
+function smsProviders(env: Env): Config['delivery']['sms'] {
+  const single = optional(env, 'SMS_PROVIDERS') === null;
+  const setting = single ? 'SMS_PROVIDER_URL' : 'SMS_PROVIDERS';
+  const names: string[] = [];
+  return listOrSingle(env, 'SMS_PROVIDERS', 'SMS_PROVIDER_URL').map((entry) => {
+    const at = entry.indexOf('=');
+    if (!single && at < 1)
+      throw new ConfigError(`SMS_PROVIDERS must be name=url pairs separated by commas (got an entry without a name)`);
+    const name = single ? 'default' : entry.slice(0, at).trim();
+    if (!PROVIDER_NAME.test(name))
+      throw new ConfigError(
+        `SMS_PROVIDERS names must be 1 to 32 lowercase letters, digits or underscores (got "${name}")`,
+      );
+    oneName(names, setting, name);
+    const raw = single ? entry : entry.slice(at + 1).trim();
+    if (raw === '') throw new ConfigError(`SMS_PROVIDERS must give ${name} a URL (got "${name}=")`);
+    const checked = url({ [setting]: raw }, setting, ['https:', 'http:'])!;
+    const key = optional(env, `SMS_PROVIDER_KEY_${name.toUpperCase()}`) ?? optional(env, 'SMS_PROVIDER_KEY');
+    return { name, url: checked, key };
+  });
 }
 
 /** Argon2id computations at a time: HASH_CONCURRENCY, else one more than the cores, so that no core
@@ -234,10 +298,12 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     secretKey: secretKey(env, nodeEnv),
     microsoft: microsoft(env, nodeEnv),
     delivery: {
-      smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      smtp: smtpServers(env),
       mailFrom: text(env, 'MAIL_FROM', 'Tessera <no-reply@tessera.example>'),
-      smsProviderUrl: url(env, 'SMS_PROVIDER_URL', ['https:', 'http:']),
-      smsProviderKey: optional(env, 'SMS_PROVIDER_KEY'),
+      sms: smsProviders(env),
+      timeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 120_000),
+      breakerFailures: integer(env, 'DELIVERY_BREAKER_FAILURES', 5, 1, 1000),
+      breakerCooldownSeconds: integer(env, 'DELIVERY_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400),
     },
     publicOrigins: publicOrigins(env, nodeEnv, integer(env, 'PORT', 3000, 0, 65535)),
   };

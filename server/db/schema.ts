@@ -259,6 +259,15 @@ export interface MessageOutboxTable extends OutboxTable {
   last_error: string | null;
 }
 
+/** A delivery provider's circuit breaker (server/delivery/breaker.ts): closed while open_until is
+ * null, skipped until open_until, then one message at a time tries it (trial_until: that one's lease). */
+export interface DeliveryCircuitsTable {
+  provider: string;
+  failures: Generated<number>;
+  open_until: string | null;
+  trial_until: string | null;
+}
+
 /** Forgotten-password requests waiting for the worker (server/recovery/forgot.ts). */
 export interface ResetRequestsTable {
   id: string;
@@ -552,6 +561,7 @@ export interface Database {
   mfa_challenges: MfaChallengesTable;
   outbox: OutboxTable;
   message_outbox: MessageOutboxTable;
+  delivery_circuits: DeliveryCircuitsTable;
   reset_requests: ResetRequestsTable;
   users: UsersTable;
   user_emails: ContactTable;

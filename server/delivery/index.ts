@@ -1,15 +1,19 @@
-// Delivery: one interface, four channels. Email goes over SMTP (nodemailer) when SMTP_URL is set;
-// SMS, voice calls and WhatsApp go to an HTTP provider when SMS_PROVIDER_URL is set. Without them,
-// outside production, messages land in the dev outbox (a table shown at /dev/outbox).
+// Delivery: one interface, four channels. Email goes over SMTP (nodemailer) to the servers of
+// SMTP_URLS (or SMTP_URL); SMS, voice calls and WhatsApp go to the HTTP providers of SMS_PROVIDERS
+// (or SMS_PROVIDER_URL), each tried in turn behind its circuit breaker (./breaker.ts). Without
+// them, outside production, messages land in the dev outbox (a table shown at /dev/outbox).
+import type { Redis } from 'ioredis';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
+import { createBreaker, type CircuitState } from './breaker.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 /** What the outbox carries: a message on a channel, or a partner's security event token ('set'). */
-export type Message = { channel: Channel | 'set'; to: string; subject: string; body: string };
+/** `id`: the outbox's id of the message, sent to providers to tell a repeat from a new message. */
+export type Message = { channel: Channel | 'set'; to: string; subject: string; body: string; id?: string };
 export type Delivery = { send(message: Message): Promise<void> };
 
 export class DeliveryUnavailable extends Error {}
@@ -32,52 +36,160 @@ function outbox(db: Db): Delivery {
   };
 }
 
-function smtp(url: string, from: string): Delivery {
+/** One provider's attempt ended: sent, failed (an error or a refusal), timed out, or skipped while
+ * its circuit is open. */
+export type DeliveryOutcome = 'sent' | 'failed' | 'timeout' | 'skipped';
+
+/** A provider: a name (metrics, circuits, /readyz) and a send that stops when `signal` aborts. */
+type Provider = { name: string; send(message: Message, signal: AbortSignal): Promise<void> };
+
+class DeliveryTimeout extends DeliveryUnavailable {}
+
+/** The provider's answer within `ms`, or a DeliveryTimeout (and the send aborted). */
+async function withDeadline(ms: number, send: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const timeout = new DeliveryTimeout(`no answer within ${ms} ms`);
+      controller.abort(timeout);
+      reject(timeout);
+    }, ms);
+  });
+  try {
+    await Promise.race([send(controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function smtp(name: string, url: string, from: string, timeoutMs: number): Provider {
   // A mail server that hangs must not hold a worker for minutes (nodemailer's defaults).
   const transport = nodemailer.createTransport({
     url,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
   });
+  const domain = /@([^>\s]+)/.exec(from)?.[1] ?? 'tessera';
   return {
+    name,
     async send(message) {
-      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.body });
+      await transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.body,
+        // The same on every try and every server: a server that got it already can drop it.
+        ...(message.id ? { messageId: `<${message.id}@${domain}>` } : {}),
+      });
     },
   };
 }
 
-/** The provider adapter: POST {channel, to, text} as JSON with a bearer key. */
-function httpProvider(url: string, key: string | null): Delivery {
+/** The provider adapter: POST {channel, to, text} as JSON with a bearer key, and the message's id
+ * as its Idempotency-Key (the same on every try and every provider). */
+function httpProvider(name: string, url: string, key: string | null): Provider {
   return {
-    async send(message) {
+    name,
+    async send(message, signal) {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(message.id ? { 'idempotency-key': message.id } : {}),
+        },
         body: JSON.stringify({ channel: message.channel, to: message.to, text: message.body }),
-        signal: AbortSignal.timeout(10_000),
+        signal,
       });
       if (!response.ok) throw new DeliveryUnavailable(`provider answered ${response.status}`);
     },
   };
 }
 
-/** `set`: the delivery of partners' security event tokens (server/oidc/securityEvents.ts). */
-export function createDelivery(config: Config, db: Db, set?: Delivery): Delivery {
+export type ProviderCircuit = { provider: string; state: CircuitState };
+
+export type Deliveries = Delivery & {
+  /** Every configured provider's circuit, email's first, each list in the order tried. */
+  circuits(): Promise<ProviderCircuit[]>;
+};
+
+export type DeliveryOptions = {
+  redis?: Redis | null;
+  /** The breaker's clock (tests move it). */
+  now?: () => number;
+  observe?(channel: Channel, provider: string, outcome: DeliveryOutcome): void;
+  log?: { warn(data: object, message: string): void };
+};
+
+/** `set`: the delivery of partners' security event tokens (server/oidc/securityEvents.ts). Each
+ * channel tries its providers in order, skipping those whose circuit is open, until one takes the
+ * message; only when none does does the outbox retry it later. */
+export function createDelivery(config: Config, db: Db, set?: Delivery, options: DeliveryOptions = {}): Deliveries {
+  const { timeoutMs, breakerFailures, breakerCooldownSeconds, mailFrom } = config.delivery;
+  const breaker = createBreaker(
+    { db, redis: options.redis ?? null },
+    {
+      failures: breakerFailures,
+      cooldownMs: breakerCooldownSeconds * 1000,
+      trialLeaseMs: 2 * timeoutMs,
+      now: options.now ?? Date.now,
+    },
+  );
   const devOutbox = config.env === 'production' ? null : outbox(db);
-  const email = config.delivery.smtpUrl ? smtp(config.delivery.smtpUrl, config.delivery.mailFrom) : devOutbox;
-  const phone = config.delivery.smsProviderUrl
-    ? httpProvider(config.delivery.smsProviderUrl, config.delivery.smsProviderKey)
-    : devOutbox;
+  const email = config.delivery.smtp.map((server) => smtp(server.name, server.url, mailFrom, timeoutMs));
+  const phone = config.delivery.sms.map((provider) => httpProvider(provider.name, provider.url, provider.key));
+  // The breaker's own failures (its store unreachable) do not decide whether a message was sent.
+  const report = (promise: Promise<unknown>) =>
+    promise.catch((error) => options.log?.warn({ err: error }, 'delivery circuit not updated'));
+
+  async function failOver(providers: Provider[], channel: Channel, message: Message): Promise<void> {
+    const errors: string[] = [];
+    for (const provider of providers) {
+      const entry = await breaker.enter(provider.name);
+      if (entry === 'skip') {
+        options.observe?.(channel, provider.name, 'skipped');
+        errors.push(`${provider.name}: circuit open`);
+        continue;
+      }
+      try {
+        await withDeadline(timeoutMs, (signal) => provider.send(message, signal));
+      } catch (error) {
+        options.observe?.(channel, provider.name, error instanceof DeliveryTimeout ? 'timeout' : 'failed');
+        errors.push(`${provider.name}: ${String((error as Error)?.message ?? error)}`);
+        await report(
+          breaker.failed(provider.name, entry).then(({ opened }) => {
+            if (opened) options.log?.warn({ provider: provider.name }, 'delivery provider circuit opened');
+          }),
+        );
+        continue;
+      }
+      options.observe?.(channel, provider.name, 'sent');
+      await report(breaker.succeeded(provider.name, entry));
+      return;
+    }
+    throw new DeliveryUnavailable(errors.join('; '));
+  }
+
   return {
     async send(message) {
       if (message.channel === 'set') {
         if (!set) throw new DeliveryUnavailable('no delivery configured for security events');
         return set.send(message);
       }
-      const channel = message.channel === 'email' ? email : phone;
-      if (!channel) throw new DeliveryUnavailable(`no delivery configured for ${message.channel}`);
-      await channel.send(message);
+      const providers = message.channel === 'email' ? email : phone;
+      if (providers.length > 0) return failOver(providers, message.channel, message);
+      if (!devOutbox) throw new DeliveryUnavailable(`no delivery configured for ${message.channel}`);
+      await devOutbox.send(message);
+    },
+    async circuits() {
+      return Promise.all(
+        [...email, ...phone].map(async (provider) => ({
+          provider: provider.name,
+          state: await breaker.state(provider.name),
+        })),
+      );
     },
   };
 }

@@ -80,6 +80,7 @@ export function createOutbox(
     }
     try {
       await delivery.send({
+        id: row.id,
         channel: row.channel as Message['channel'],
         to: row.recipient,
         subject: row.subject,

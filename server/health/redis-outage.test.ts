@@ -1,67 +1,16 @@
 // Redis goes away and comes back: sign-in keeps working (the throttling counts fall back to the
 // database meanwhile), /readyz stays 200 but says Redis is degraded, and Redis is used again
 // without a restart. Runs its own throw-away redis-server, never the shared one.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, passwordSignIn, startTestServer, type TestServer } from '../testing/harness.ts';
+import { freePort } from '../testing/ports.ts';
+import { hasRedisServer, startRedis, stopRedis } from '../testing/redis.ts';
 
 const kinds = await databaseKinds();
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100; i++) {
-    const probe = new Redis(port, '127.0.0.1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => {}); // refused until the server listens
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return child;
-    } catch {
-      await sleep(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not start');
-}
-
-async function stopRedis(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
-
-const hasRedisServer = await new Promise<boolean>((resolve) => {
-  const check = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  check.on('error', () => resolve(false));
-  check.on('exit', (code) => resolve(code === 0));
-});
-if (!hasRedisServer) {
-  if (process.env.CI) throw new Error('redis-server is required in CI for the Redis outage test');
-  console.warn('redis-server not found: the Redis outage test is not run');
-}
 
 describe.each(hasRedisServer ? kinds : [])('Redis outage on %s', (kind) => {
   let server: TestServer;

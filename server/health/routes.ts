@@ -1,6 +1,8 @@
 // /healthz: the process answers. /readyz: and what it depends on does too, each named.
 // The database down makes the instance unready (503); Redis down only degrades it (200): the
 // throttling counts fall back to the database, and draining every instance would help no one.
+// A delivery provider whose circuit is not closed degrades it too, named under `delivery`: the
+// circuits are shared, so every instance says the same.
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
@@ -8,7 +10,12 @@ import { isReachable } from '../db/index.ts';
 
 export type Readiness = {
   status: 'ok' | 'degraded' | 'unavailable';
-  checks: { database: 'ok' | 'down'; redis?: 'ok' | 'degraded' };
+  checks: {
+    database: 'ok' | 'down';
+    redis?: 'ok' | 'degraded';
+    /** Only the providers whose circuit is open or half-open, by name. */
+    delivery?: Record<string, 'open' | 'half_open'>;
+  };
 };
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
@@ -28,7 +35,12 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
   const [database, redis] = await Promise.all([isReachable(ctx.db), ctx.redis ? redisAnswers(ctx.redis) : null]);
   const checks: Readiness['checks'] = { database: database ? 'ok' : 'down' };
   if (redis !== null) checks.redis = redis ? 'ok' : 'degraded';
-  const status = !database ? 'unavailable' : redis === false ? 'degraded' : 'ok';
+  // Without the database (and Redis) the circuits cannot be read: the database check says enough.
+  const circuits = database ? await ctx.circuits().catch(() => []) : [];
+  for (const { provider, state } of circuits) {
+    if (state !== 'closed') checks.delivery = { ...checks.delivery, [provider]: state };
+  }
+  const status = !database ? 'unavailable' : redis === false || checks.delivery ? 'degraded' : 'ok';
   return { status, checks };
 }
 

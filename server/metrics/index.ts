@@ -6,9 +6,11 @@
 // - `metrics.deliveryFailures.inc({ channel })` counts a message a channel refused or lost.
 // - `metrics.measureOutbox(() => depth)` gives the function the outbox depth gauge calls at each
 //   scrape (messages waiting to be sent); without one the gauge stays 0.
+// - `metrics.deliveries.inc({ channel, provider, outcome })` counts each provider's attempt.
+// - `metrics.measureCircuits(() => circuits)` gives the function the circuit gauge calls at each scrape.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseHandle } from '../db/index.ts';
-import type { Delivery } from '../delivery/index.ts';
+import type { Delivery, ProviderCircuit } from '../delivery/index.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
 
 export type SignInOutcome = 'success' | 'mfa_required' | 'weak_password' | 'invalid_credentials' | 'throttled';
@@ -21,8 +23,13 @@ export type Metrics = {
   codesSent: Counter<'channel'>;
   deliveryFailures: Counter<'channel'>;
   throttled: Counter<'route'>;
+  deliveries: Counter<'channel' | 'provider' | 'outcome'>;
   measureOutbox(depth: () => number | Promise<number>): void;
+  measureCircuits(circuits: () => Promise<ProviderCircuit[]>): void;
 };
+
+/** The circuit gauge's values. */
+const CIRCUIT_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
 
 export function createMetrics(sources: {
   database: DatabaseHandle;
@@ -41,6 +48,18 @@ export function createMetrics(sources: {
     registers,
     async collect() {
       if (outboxDepth) this.set(await outboxDepth());
+    },
+  });
+
+  let circuits: (() => Promise<ProviderCircuit[]>) | null = null;
+  new Gauge({
+    name: 'tessera_delivery_circuit_state',
+    help: "Each delivery provider's circuit: 0 closed, 1 half-open (one message tries it), 2 open (skipped)",
+    labelNames: ['provider'],
+    registers,
+    async collect() {
+      for (const circuit of circuits ? await circuits() : [])
+        this.set({ provider: circuit.provider }, CIRCUIT_VALUES[circuit.state]);
     },
   });
 
@@ -108,8 +127,17 @@ export function createMetrics(sources: {
       labelNames: ['route'],
       registers,
     }),
+    deliveries: new Counter({
+      name: 'tessera_deliveries_total',
+      help: 'Delivery attempts by channel, provider and outcome (sent, failed, timeout, skipped: circuit open)',
+      labelNames: ['channel', 'provider', 'outcome'],
+      registers,
+    }),
     measureOutbox(depth) {
       outboxDepth = depth;
+    },
+    measureCircuits(measure) {
+      circuits = measure;
     },
   };
 }

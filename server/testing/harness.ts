@@ -103,7 +103,8 @@ export type TestServer = App & { kind: DatabaseKind; stop(): Promise<void> };
  * (server/sessions/records.ts) were written, so a test reads the mail, events and devices it caused
  * at once. A test of the outbox or of those records turns it off and sees the answer come first.
  * `logStream` receives the server's log lines. `sharing`: another instance of that server, on its
- * PostgreSQL database with its SECRET_KEY (not seeded again, and not dropped when this one stops). */
+ * PostgreSQL database with its SECRET_KEY (not seeded again, and not dropped when this one stops).
+ * `now`: the delivery circuits' clock. */
 export async function startTestServer(
   kind: DatabaseKind,
   env: Record<string, string> = {},
@@ -112,6 +113,7 @@ export async function startTestServer(
     settleMessages?: boolean;
     logStream?: { write(line: string): void };
     sharing?: TestServer;
+    now?: () => number;
   } = {},
 ): Promise<TestServer> {
   const shared = options.sharing?.ctx.config;
@@ -138,7 +140,10 @@ export async function startTestServer(
     ...(shared ? { DATABASE_URL: shared.databaseUrl!, SECRET_KEY: shared.secretKey } : {}),
     ...env,
   });
-  const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : {});
+  const app = await buildApp(config, {
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   if (options.seed ?? !shared) await seedDemo(app.ctx);
   if (options.settleMessages ?? true) {
     const inject = app.app.inject.bind(app.app) as (request: unknown) => Promise<unknown>;

@@ -3,7 +3,13 @@ import http from 'node:http';
 import { SMTPServer } from 'smtp-server';
 
 export type Mail = { to: string; raw: string };
-export type ProviderMessage = { channel: string; to: string; text: string; authorization: string | undefined };
+export type ProviderMessage = {
+  channel: string;
+  to: string;
+  text: string;
+  authorization: string | undefined;
+  idempotencyKey: string | undefined;
+};
 
 export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[]; stop(): Promise<void> }> {
   const mails: Mail[] = [];
@@ -31,33 +37,63 @@ export async function startSmtp(port = 0): Promise<{ url: string; mails: Mail[];
   };
 }
 
-/** A provider that accepts every message (202), or while `failing` is set answers 500 and keeps nothing. */
-export async function startSmsProvider(
-  port = 0,
-): Promise<{ url: string; messages: ProviderMessage[]; failing: boolean; stop(): Promise<void> }> {
+export type SmsProvider = {
+  url: string;
+  /** The messages it accepted. */
+  messages: ProviderMessage[];
+  /** Every request it received, accepted or not. */
+  requests: ProviderMessage[];
+  /** Answers 500 and keeps nothing. */
+  failing: boolean;
+  /** Never answers. */
+  hanging: boolean;
+  /** Answers after this many milliseconds. */
+  delayMs: number;
+  stop(): Promise<void>;
+};
+
+/** A provider that accepts every message (202), unless told to fail, hang or answer late. */
+export async function startSmsProvider(port = 0): Promise<SmsProvider> {
   const messages: ProviderMessage[] = [];
+  const requests: ProviderMessage[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => {
       body += chunk.toString('utf8');
     });
     req.on('end', () => {
+      const parsed = JSON.parse(body) as { channel: string; to: string; text: string };
+      const message = {
+        ...parsed,
+        authorization: req.headers.authorization,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      };
+      requests.push(message);
+      if (peer.hanging) return;
       if (peer.failing) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
         return;
       }
-      const parsed = JSON.parse(body) as { channel: string; to: string; text: string };
-      messages.push({ ...parsed, authorization: req.headers.authorization });
-      res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
+      setTimeout(() => {
+        messages.push(message);
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
+      }, peer.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as { port: number }).port;
-  const peer = {
+  const peer: SmsProvider = {
     url: `http://127.0.0.1:${bound}/messages`,
     messages,
+    requests,
     failing: false,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    hanging: false,
+    delayMs: 0,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return peer;
 }
