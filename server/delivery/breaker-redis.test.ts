@@ -56,7 +56,7 @@ describe.each(hasRedisServer ? kinds : [])('delivery circuits in Redis (%s)', (k
       loadConfig({
         NODE_ENV: 'test',
         SMS_PROVIDERS: `first=${first.url},second=${second.url}`,
-        DELIVERY_TIMEOUT_MS: '300',
+        DELIVERY_TIMEOUT_MS: '1000',
         DELIVERY_BREAKER_FAILURES: '3',
       }),
       handles[index]!.db,

@@ -28,7 +28,7 @@ describe.each(kinds)('delivery providers (%s)', (kind) => {
       loadConfig({
         NODE_ENV: 'test',
         SMS_PROVIDERS: `first=${first.url}, second=${second.url}`,
-        DELIVERY_TIMEOUT_MS: '300',
+        DELIVERY_TIMEOUT_MS: '1000',
         DELIVERY_BREAKER_FAILURES: '3',
         DELIVERY_BREAKER_COOLDOWN_SECONDS: '30',
         ...env,
@@ -104,12 +104,12 @@ describe.each(kinds)('delivery providers (%s)', (kind) => {
     expect(second.requests).toEqual([]);
 
     first.messages.length = 0;
-    first.delayMs = 1000;
+    first.delayMs = 3000;
     const late = sms();
-    await deliveryOn(handle, { DELIVERY_TIMEOUT_MS: '50' }).send(late);
+    await deliveryOn(handle).send(late);
     expect(second.messages.map((m) => m.idempotencyKey)).toEqual([late.id]);
     // The slow one took it after all: the shared key lets the provider side drop the repeat.
-    await expect.poll(() => first.messages.map((m) => m.idempotencyKey), { timeout: 5000 }).toEqual([late.id]);
+    await expect.poll(() => first.messages.map((m) => m.idempotencyKey), { timeout: 10_000 }).toEqual([late.id]);
   });
 
   it('fails the attempt, naming each provider, only when every provider failed', async () => {
@@ -188,11 +188,31 @@ describe.each(kinds)('delivery providers (%s)', (kind) => {
     expect(outcomes.filter((o) => o === 'sms first skipped')).toHaveLength(5);
   });
 
+  it('lets another sender try a half-open provider once the try of a sender that died has lapsed', async () => {
+    const delivery = deliveryOn(handle);
+    first.failing = true;
+    for (let i = 0; i < 3; i++) await delivery.send(sms());
+    now += 31_000;
+    // A sender took the try (its lease: twice the 1 s timeout) and never reported.
+    await handle.db
+      .updateTable('delivery_circuits')
+      .set({ trial_until: new Date(now + 2000).toISOString() })
+      .where('provider', '=', 'first')
+      .execute();
+    first.failing = false;
+    await delivery.send(sms());
+    expect(first.messages).toEqual([]);
+    now += 2001;
+    await delivery.send(sms());
+    expect(first.messages).toHaveLength(1);
+    expect(await stateOf(delivery, 'first')).toBe('closed');
+  });
+
   it('fails mail over to the next SMTP server with the same Message-ID', async () => {
     const mail = await startSmtp();
     try {
       const refused = `smtp://127.0.0.1:${await freePort()}`;
-      const delivery = deliveryOn(handle, { SMTP_URLS: `${refused},${mail.url}` });
+      const delivery = deliveryOn(handle, { SMTP_URLS: `${refused},${mail.url}`, DELIVERY_TIMEOUT_MS: '10000' });
       await delivery.send({ id: 'mail-1', channel: 'email', to: 'ann@example.be', subject: 'Code', body: 'x' });
       expect(mail.mails).toHaveLength(1);
       expect(mail.mails[0]!.raw).toMatch(/^Message-ID: <mail-1@tessera\.example>$/im);
