@@ -5,15 +5,12 @@
 // signed-in browser context serves the whole file, as the plan's own runs reuse the OP's session.
 // docs/oidc-conformance.md lists every item, its test, and where our choices differ from the plan.
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { rotateSigningKeys } from '../server/oidc/keys.ts';
 import { DEMO_CLIENTS, DEMO_CLIENT_SECRET, DEMO_PASSWORD } from '../server/seed/demo.ts';
-import { startTestServer, type TestServer } from '../server/testing/harness.ts';
-import { freePort } from '../server/testing/ports.ts';
+import type { TestServer } from '../server/testing/harness.ts';
+import { ownPortal, type OwnPortal } from './ownPortal.ts';
 import { ISSUER, relyingParty } from './relyingParty.ts';
 import { signIn, user } from './support.ts';
 
@@ -489,26 +486,15 @@ test('oidcc-idtoken-signature', async () => {
 });
 
 test.describe('with a server of its own, whose keys the test rotates', () => {
+  let portal: OwnPortal;
   let server: TestServer;
-  let dir: string;
   let base: string;
 
   test.beforeAll(async () => {
-    const port = await freePort();
-    base = `http://account.localhost:${port}`;
-    dir = mkdtempSync(join(tmpdir(), 'tessera-e2e-conformance-'));
-    server = await startTestServer('sqlite', {
-      SQLITE_PATH: join(dir, 'tessera.sqlite'),
-      SPA_DIR: 'dist',
-      PUBLIC_ORIGIN_BE: base,
-      LOG_LEVEL: 'warn',
-    });
-    await server.app.listen({ port, host: '127.0.0.1' });
+    portal = await ownPortal('conformance');
+    ({ server, base } = portal);
   });
-  test.afterAll(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  test.afterAll(async () => portal?.stop());
 
   test('oidcc-server-rotate-keys', async ({ browser }) => {
     const own = await browser.newContext({ locale: 'en-GB', baseURL: base });

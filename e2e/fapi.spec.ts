@@ -4,15 +4,12 @@
 // without rotation, and signs the person out (RP-initiated logout). A server of its own, so the
 // client exists only here and the shared server's demo data is untouched.
 // server/oidc/fapi.test.ts covers the same rules over plain HTTP; docs/operations/fapi.md.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import { addClient } from '../server/oidc/registry.ts';
-import { startTestServer, type TestServer } from '../server/testing/harness.ts';
-import { freePort } from '../server/testing/ports.ts';
+import type { TestServer } from '../server/testing/harness.ts';
+import { ownPortal, type OwnPortal } from './ownPortal.ts';
 // For its side effect too: Node resolves *.localhost to the loopback address, as the browser does.
 import './relyingParty.ts';
 import { expectNoAxeViolations, signIn, user } from './support.ts';
@@ -27,24 +24,16 @@ const REDIRECT = `${RP}/callback`;
 const SIGNED_OUT = `${RP}/signed-out`;
 const emma = user('cardholder');
 
+let portal: OwnPortal;
 let server: TestServer;
-let dir: string;
 let base: string;
 let issuer: string;
 let config: oidc.Configuration;
 
 test.beforeAll(async () => {
-  const port = await freePort();
-  base = `http://account.localhost:${port}`;
+  portal = await ownPortal('fapi');
+  ({ server, base } = portal);
   issuer = `${base}/oidc`;
-  dir = mkdtempSync(join(tmpdir(), 'tessera-e2e-fapi-'));
-  server = await startTestServer('sqlite', {
-    SQLITE_PATH: join(dir, 'tessera.sqlite'),
-    SPA_DIR: 'dist',
-    PUBLIC_ORIGIN_BE: base,
-    LOG_LEVEL: 'warn',
-  });
-  await server.app.listen({ port, host: '127.0.0.1' });
   const keys = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(keys.publicKey)), alg: 'ES256', use: 'sig', kid: 'bank-key-1' };
   await addClient(server.ctx.db, CLIENT, {
@@ -66,8 +55,7 @@ test.beforeAll(async () => {
   );
 });
 test.afterAll(async () => {
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await portal?.stop();
 });
 
 /** The relying party's addresses as the browser reaches them: `arrival(prefix)` resolves with the
