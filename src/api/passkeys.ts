@@ -93,10 +93,11 @@ export type PasskeySupport = { signIn: boolean; autofill: boolean; quietCreate: 
 export const NO_PASSKEYS: PasskeySupport = { signIn: false, autofill: false, quietCreate: false, signals: false };
 
 let support: Promise<PasskeySupport> | null = null;
+let answered: PasskeySupport | null = null;
 
 /** Asked once per page: the browser's answer does not change while it is open. */
 export function passkeySupport(variant: 'be' | 'lu'): Promise<PasskeySupport> {
-  support ??= (async () => {
+  support ??= (async (): Promise<PasskeySupport> => {
     if (noWebAuthn()) return NO_PASSKEYS;
     const capabilities: Record<string, boolean | undefined> =
       typeof PublicKeyCredential.getClientCapabilities === 'function'
@@ -113,9 +114,13 @@ export function passkeySupport(variant: 'be' | 'lu'): Promise<PasskeySupport> {
       quietCreate: capabilities.conditionalCreate === true,
       signals: capabilities.signalUnknownCredential === true,
     };
-  })();
+  })().then((can) => (answered = can));
   return support;
 }
+
+/** No passkey can be made here: no WebAuthn, or, as `passkeySupport` answered (asked first, by a
+ * flow that waits for it), none would work on this host. */
+export const noPasskeyHere = () => noWebAuthn() || answered?.signIn === false;
 
 /** The relying party's id in a request's options (the Belgian host, on both variants). */
 export const rpIdOf = (options: PasskeyOptions) => (typeof options.rpId === 'string' ? options.rpId : '');

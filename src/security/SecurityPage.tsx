@@ -5,7 +5,7 @@
 // who keeps it), whether it syncs, when it was added and last used, and is renamed in place.
 import { cardEndings, passkeyNaming } from '../components/MethodOptions.tsx';
 import { useSelector } from '@xstate/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
@@ -32,8 +32,29 @@ import { UserLayout } from '../components/UserLayout.tsx';
 import { Loading } from '../components/Pending.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { EditPassword } from './EditPassword.tsx';
+import { variant } from '../variant.ts';
 
 type SettingsRef = ActorRefFrom<typeof securityMachine>;
+
+const passkeys = () => import('../api/passkeys.ts');
+
+/** Whether this browser has WebAuthn but cannot use the account's passkeys on this host: the
+ * Luxembourg host without related origins (src/api/passkeys.ts passkeySupport). */
+function usePasskeysBarredHere(): boolean {
+  const [barred, setBarred] = useState(false);
+  useEffect(() => {
+    if (variant !== 'lu') return;
+    let live = true;
+    void passkeys().then(async ({ noWebAuthn, passkeySupport }) => {
+      const can = await passkeySupport(variant);
+      if (live) setBarred(!noWebAuthn() && !can.signIn);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return barred;
+}
 
 const TITLES = {
   overview: 'security.title',
@@ -91,6 +112,7 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
   const busy = useSelector(settings, (s) => !s.matches('ready'));
   const confirming = useSelector(settings, (s) => s.matches('confirming'));
   const hasAuthenticator = methods.some((m) => m.method === 'totp');
+  const passkeysBarred = usePasskeysBarredHere();
   // A name saved: focus goes to the notice saying so (the form it was typed in is gone).
   const notices = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -239,6 +261,11 @@ function Settings({ settings, step }: { settings: SettingsRef; step: string | nu
             </li>
           ))}
         </ul>
+      )}
+      {step === 'methods' && passkeysBarred && (
+        <Alert tone="info" role={null}>
+          {t('security.passkey.barred')}
+        </Alert>
       )}
       {step === 'methods' && (
         <SectionCard titleId="add-method" title={t('security.add.title')} intro={t('security.add.text')}>

@@ -1,5 +1,5 @@
 // /setup-mfa and its steps: a projection of the setupMfa machine (machines/setupMfa.ts). The
-// passkey is offered only where the machine would take it (the browser can make one).
+// passkey is offered only where the machine would take it (the browser can make one that works on this host).
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';

@@ -16,13 +16,18 @@ import {
   startActivation,
   startPasskey,
 } from '../api/flowCalls.ts';
-import { createPasskey, noWebAuthn } from '../api/passkeys.ts';
+import { createPasskey, noPasskeyHere, passkeySupport } from '../api/passkeys.ts';
+import { variant } from '../variant.ts';
 
 export const setupMfa = (go: Go) =>
   import('../../machines/setupMfa.ts').then(({ setupMfaMachine }) =>
     setupMfaMachine.provide({
       actors: {
-        methodKinds: fromPromise(async (): Promise<string[]> => (await listMethods()).map((m) => m.method)),
+        // What this browser can do with passkeys here is known before the choice shows (`noPasskeyHere`).
+        methodKinds: fromPromise(async (): Promise<string[]> => {
+          const [methods] = await Promise.all([listMethods(), passkeySupport(variant)]);
+          return methods.map((m) => m.method);
+        }),
         remindLater: fromPromise(() => offerLater()),
         startActivation: fromPromise(({ input }) => startActivation(input)),
         codeEntry: codeEntryChecking<unknown, ActivationRequest>(
@@ -39,7 +44,7 @@ export const setupMfa = (go: Go) =>
         confirmPasskey: fromPromise(({ input }) => confirmPasskey(input)),
         renamePasskey: fromPromise(({ input }) => renamePasskey(input)),
       },
-      guards: { noWebAuthn },
+      guards: { noWebAuthn: noPasskeyHere },
       actions: {
         show: (_, { screen }) => go(pathOf('setupMfa', screen)),
         // The code came back and the destination is another account's: the offer, as the profile's.
