@@ -8,9 +8,18 @@ import { createPublicKey, verify } from 'node:crypto';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import * as oidc from 'openid-client';
 import { rotateSigningKeys } from '../server/oidc/keys.ts';
-import { DEMO_CLIENTS, DEMO_CLIENT_SECRET, DEMO_PASSWORD } from '../server/seed/demo.ts';
+import { DEMO_CLIENTS, DEMO_CLIENT_SECRET, DEMO_MFA_USERS, DEMO_PASSWORD } from '../server/seed/demo.ts';
 import type { TestServer } from '../server/testing/harness.ts';
+import { startSmtp } from '../server/testing/peers.ts';
 import { ownPortal, type OwnPortal } from './ownPortal.ts';
+import {
+  addPasskey,
+  countSuggestionRequests,
+  presence,
+  signInWithMailedCode,
+  suggestionsWaiting,
+  virtualAuthenticator,
+} from './passkeyKit.ts';
 import { ISSUER, relyingParty } from './relyingParty.ts';
 import { signIn, user } from './support.ts';
 
@@ -21,6 +30,7 @@ test.describe.configure({ mode: 'serial' });
 const CLIENT = 'deals-partner';
 const REDIRECT = DEMO_CLIENTS.find((c) => c.client_id === CLIENT)!.redirect_uris[0]!;
 const emma = user('cardholder');
+const pieter = DEMO_MFA_USERS.find((u) => u.key === 'passkey')!;
 
 type Tokens = oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
 type Flow = { url: URL; state: string; verifier: string; nonce: string | undefined };
@@ -518,6 +528,50 @@ test.describe('with a server of its own, whose keys the test rotates', () => {
     expect(newKey.kid).not.toBe(oldKey.kid);
     // The retired key is still published: what it signed still verifies.
     expect((await verifyIdToken(ownConfig, old.id_token!)).ok).toBe(true);
+    await own.close();
+  });
+});
+
+test.describe('with a server of its own, where Pieter signs in with a passkey alone', () => {
+  let portal: OwnPortal;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let base: string;
+
+  test.beforeAll(async () => {
+    smtp = await startSmtp();
+    portal = await ownPortal('conformance-passkey', { SMTP_URL: smtp.url });
+    ({ base } = portal);
+  });
+  test.afterAll(async () => {
+    await portal?.stop();
+    await smtp?.stop();
+  });
+
+  test('a sign-in by passkey gives an ID token of both factors, the passkey named in its amr', async ({ browser }) => {
+    test.setTimeout(180_000);
+    const own = await browser.newContext({ locale: 'en-GB' });
+    const tab = await own.newPage();
+    await countSuggestionRequests(tab);
+    const authenticator = await virtualAuthenticator(tab);
+    await signInWithMailedCode(tab, base, pieter.email, 'Pieter', smtp.mails);
+    await addPasskey(tab, authenticator, 'Laptop');
+    await tab.getByRole('link', { name: 'Log out' }).first().click();
+    await expect(tab).toHaveURL(/\/login\/email$/);
+
+    const arrival = await serveCallback(tab);
+    const ownConfig = await discover(`${base}/oidc`);
+    const flow = await request(ownConfig);
+    const callback = arrival(flow.state);
+    await tab.goto(flow.url.href);
+    await expect(tab).toHaveURL(/\/login\/email\?redirect=%2Foidc%2Finteraction%2F/);
+    await suggestionsWaiting(tab);
+    await presence(authenticator, true);
+    await tab.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const claims = (await exchange(ownConfig, await settle(tab, callback), flow)).claims()!;
+    expect(claims.acr).toBe('mfa');
+    expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
+    expect(claims.amr).not.toContain('pwd');
+    expect((claims.amr as string[]).filter((amr) => amr === 'hwk' || amr === 'swk')).toHaveLength(1);
     await own.close();
   });
 });

@@ -11,12 +11,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Browser, type CDPSession, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../scripts/chromium.ts';
-import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../server/seed/demo.ts';
-import { startTestServer, type TestServer } from '../server/testing/harness.ts';
-import { codeIn, startSmtp } from '../server/testing/peers.ts';
-import { freePort } from '../server/testing/ports.ts';
+import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { ownPortal, type OwnPortal } from './ownPortal.ts';
+import { startSmtp } from '../server/testing/peers.ts';
+import {
+  addPasskey,
+  countSuggestionRequests,
+  presence,
+  signInWithMailedCode,
+  suggestionsWaiting,
+  virtualAuthenticator,
+} from './passkeyKit.ts';
 import { expectNoAxeViolations } from './support.ts';
 
 // The relying party's well-known document is fetched over HTTPS from a certificate made here.
@@ -29,7 +36,7 @@ test.describe.configure({ mode: 'serial' });
 
 const pieter = DEMO_MFA_USERS.find((u) => u.key === 'passkey')!;
 
-let server: TestServer;
+let portal: OwnPortal;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let relay: https.Server;
 let dir: string;
@@ -39,21 +46,14 @@ let lu: string;
 const wellKnownAsked: string[] = [];
 
 test.beforeAll(async () => {
-  const port = await freePort();
-  be = `http://account.localhost:${port}`;
-  // Not under account.localhost: without related origins, no passkey of the Belgian host works here.
-  lu = `http://account.lu.localhost:${port}`;
-  dir = mkdtempSync(join(tmpdir(), 'tessera-e2e-variants-'));
   smtp = await startSmtp();
-  server = await startTestServer('sqlite', {
-    SQLITE_PATH: join(dir, 'tessera.sqlite'),
-    SPA_DIR: 'dist',
-    PUBLIC_ORIGIN_BE: be,
-    PUBLIC_ORIGIN_LU: lu,
-    SMTP_URL: smtp.url,
-    LOG_LEVEL: 'warn',
-  });
-  await server.app.listen({ port, host: '127.0.0.1' });
+  // Not under account.localhost: without related origins, no passkey of the Belgian host works here.
+  const luOf = (port: number) => `http://account.lu.localhost:${port}`;
+  portal = await ownPortal('variants', (port) => ({ PUBLIC_ORIGIN_LU: luOf(port), SMTP_URL: smtp.url }));
+  be = portal.base;
+  lu = luOf(portal.port);
+  // The relay's certificate, made for this run.
+  dir = mkdtempSync(join(tmpdir(), 'tessera-e2e-variants-'));
 
   execFileSync('openssl', [
     'req',
@@ -82,7 +82,7 @@ test.beforeAll(async () => {
       const upstream = http.request(
         {
           host: '127.0.0.1',
-          port,
+          port: portal.port,
           path: request.url,
           method: request.method,
           headers: { host: new URL(be).host, accept: request.headers.accept ?? '*/*' },
@@ -104,55 +104,16 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await new Promise((resolve) => (relay ? relay.close(resolve) : resolve(undefined)));
-  await server?.stop();
+  await portal?.stop();
   await smtp?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-type Authenticator = { cdp: CDPSession; authenticatorId: string };
-
-/** A platform authenticator that keeps passkeys and verifies its user; `presence` off, a request
- * waits as for a person who picks nothing (Chromium's answers the username field's suggestions at
- * once otherwise, which would sign in by itself). */
-async function virtualAuthenticator(page: Page): Promise<Authenticator> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: false,
-    },
-  });
-  return { cdp, authenticatorId };
-}
-
-async function presence({ cdp, authenticatorId }: Authenticator, enabled: boolean) {
-  await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
-}
-
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 
-/** A code the SMTP peer received for the address, after `since` mails. */
-async function codeMailed(email: string, since: number): Promise<string> {
-  await expect.poll(() => smtp.mails.filter((m) => m.to === email).length).toBeGreaterThan(since);
-  return codeIn(smtp.mails.filter((m) => m.to === email).at(-1)!.raw);
-}
-
 /** Password and a mailed code, on the host `origin`; ends on the dashboard. */
-async function signInWithEmailCode(page: Page, origin: string) {
-  const before = smtp.mails.filter((m) => m.to === pieter.email).length;
-  await page.goto(`${origin}/login/email`);
-  await page.getByLabel('Email address').fill(pieter.email);
-  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('button', { name: /Email a code/ }).click();
-  await page.getByLabel('Security code').fill(await codeMailed(pieter.email, before));
-  await expect(heading(page)).toHaveText('Hello, Pieter');
-}
+const signInWithEmailCode = (page: Page, origin: string) =>
+  signInWithMailedCode(page, origin, pieter.email, 'Pieter', smtp.mails);
 
 async function logOut(page: Page) {
   await page.getByRole('link', { name: 'Log out' }).first().click();
@@ -169,25 +130,16 @@ test('a passkey made on the Belgian host signs in on the Luxembourg host, throug
 }) => {
   test.setTimeout(180_000);
   const page = await newPage(browser, 1280);
+  await countSuggestionRequests(page);
   const authenticator = await virtualAuthenticator(page);
   await signInWithEmailCode(page, be);
 
   // Made on the Belgian host, from Security.
-  await page.getByRole('link', { name: 'Security' }).first().click();
-  await page.getByRole('link', { name: 'Manage verification methods' }).click();
-  await expect(heading(page)).toHaveText('Verification methods');
-  await page.getByRole('link', { name: 'Add a method' }).click();
-  await presence(authenticator, true);
-  await page.getByRole('button', { name: 'With a passkey' }).click();
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
-  await page.getByLabel('Name of the passkey (optional)').fill('Laptop');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect(page.getByTestId('save-notice')).toHaveText('Your new second factor is on.');
+  await addPasskey(page, authenticator, 'Laptop');
   const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', {
     authenticatorId: authenticator.authenticatorId,
   });
   expect(credentials.map((c) => c.rpId)).toEqual(['account.localhost']);
-  await presence(authenticator, false);
   await logOut(page);
 
   // On the Luxembourg host: the button, and the Belgian host's passkey signs in.
@@ -199,6 +151,7 @@ test('a passkey made on the Belgian host signs in on the Luxembourg host, throug
     await expectNoAxeViolations(page);
     await page.screenshot({ path: `test-results/screens/passkey-lu-login-${width}.png`, fullPage: true });
   }
+  await suggestionsWaiting(page);
   await presence(authenticator, true);
   await button.click();
   await expect(heading(page)).toHaveText('Hello, Pieter');
