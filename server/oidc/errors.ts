@@ -3,7 +3,7 @@
 // redirects: a request we could not validate must not lead the browser anywhere. It speaks the
 // visitor's language (the app's strings, `oidcError.*` in locales/).
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
-import { LOCALES, VARIANT_LOCALES, variantLocaleOf, variantOfHost, type Locale } from '../../contract/constants.ts';
+import { LOCALES, VARIANT_LOCALES, variantLocaleOf, type Locale, type Variant } from '../../contract/constants.ts';
 import { textsIn } from '../delivery/i18n.ts';
 
 type Texts = { invalidPartner: string; unavailable: string; invalid: string; invalidLogout: string; home: string };
@@ -29,9 +29,9 @@ const PARTNER_ERRORS = new Set(['invalid_client', 'invalid_redirect_uri', 'unaut
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The locale of the page: the visitor's language, if the host's variant offers it. */
-export function errorLocale(host: string, acceptLanguage: string | undefined): Locale {
-  const variant = variantOfHost(host);
+/** The locale of the page: the visitor's language, if the variant (of the configured origin the
+ * request came to) offers it. */
+export function errorLocale(variant: Variant, acceptLanguage: string | undefined): Locale {
   return variantLocaleOf(acceptLanguage, variant) ?? VARIANT_LOCALES[variant].fallback;
 }
 
@@ -55,8 +55,8 @@ export function oidcErrorPage(out: ErrorOut, locale: Locale = 'en', kind: Reques
   );
 }
 
-export function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: unknown): void {
+export function renderOidcError(variant: Variant, ctx: KoaContextWithOIDC, out: ErrorOut): void {
   ctx.type = 'html';
   const kind = ctx.oidc?.route?.startsWith('end_session') ? 'sign-out' : 'sign-in';
-  ctx.body = oidcErrorPage(out, errorLocale(ctx.host, ctx.get('accept-language') || undefined), kind);
+  ctx.body = oidcErrorPage(out, errorLocale(variant, ctx.get('accept-language') || undefined), kind);
 }

@@ -108,6 +108,8 @@ function allowedOrigin(origin: string, redirectUris: readonly string[]): boolean
 export function providerConfiguration(db: Db, config: Config, keys: SigningKeys, origin: string): Configuration {
   // A client_id holding U+0000 is unknown, never a database error (adapter.ts).
   const clients = withoutUnstorableKeys(new OidcClientAdapter(db, origin));
+  // Its error pages speak its variant's languages.
+  const { variant } = publicOriginOf(config, { host: new URL(origin).host });
   const models = oidcAdapterFactory(db);
   const secure = config.env === 'production';
   const adapter = ((model: string) => (model === 'Client' ? clients : models(model))) as AdapterFactory;
@@ -184,7 +186,7 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys,
       : {}),
     clientBasedCORS: (_ctx, origin, client) => allowedOrigin(origin, client.redirectUris ?? []),
     // The provider never redirects to a client it could not validate: an error page, or JSON.
-    renderError: (ctx: KoaContextWithOIDC, out, error) => renderOidcError(ctx, out, error),
+    renderError: (ctx: KoaContextWithOIDC, out) => renderOidcError(variant, ctx, out),
     // Only a grant of this client and this account is reused; what it issues is bounded by this
     // request's scopes (the provider issues requested ∩ granted), and the consent step adds only
     // what this request asked (interaction.ts).

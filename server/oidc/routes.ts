@@ -11,6 +11,8 @@ import { errors, type ErrorOut } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/index.ts';
 import { providerPagePolicy, securityHeaders } from '../http/security.ts';
+import { publicOriginOf } from '../http/origin.ts';
+import type { Variant } from '../../contract/constants.ts';
 import { errorLocale, oidcErrorPage, type RequestKind } from './errors.ts';
 import { handleInteraction } from './interaction.ts';
 import { INTERACTION_PATH, OIDC_PREFIX, type OidcProviders } from './provider.ts';
@@ -40,7 +42,13 @@ function frameworkRefusal(error: unknown): ErrorOut | undefined {
 
 /** An error outside the provider's own handling, as the provider would show it: a page to a
  * browser, JSON to a client's back end. */
-function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unknown, kind?: RequestKind) {
+function sendOidcError(
+  variant: Variant,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  kind?: RequestKind,
+) {
   const unavailable =
     error instanceof errors.TemporarilyUnavailable ||
     isDatabaseUnavailable(error) ||
@@ -57,7 +65,7 @@ function sendOidcError(request: FastifyRequest, reply: FastifyReply, error: unkn
   if (!request.headers.accept?.includes('text/html')) return reply.send(out);
   return reply
     .type('text/html; charset=utf-8')
-    .send(oidcErrorPage(out, errorLocale(request.host, request.headers['accept-language']), kind));
+    .send(oidcErrorPage(out, errorLocale(variant, request.headers['accept-language']), kind));
 }
 
 /** The longest URL a form POST to the authorization or end-session endpoint becomes: 8 KB, which
@@ -83,6 +91,7 @@ async function formBody(request: FastifyRequest, limit: number): Promise<string 
  * when the client and that URI are known; otherwise (and for the end-session endpoint) the error
  * page, which never redirects. */
 async function refusePosted(
+  variant: Variant,
   provider: Provider,
   endpoint: (typeof POSTED_ENDPOINTS)[number],
   params: URLSearchParams,
@@ -106,10 +115,12 @@ async function refusePosted(
       return reply.header('cache-control', 'no-store').redirect(target.href, 303);
     }
   }
-  return sendOidcError(request, reply, error, endpoint === '/auth' ? 'sign-in' : 'sign-out');
+  return sendOidcError(variant, request, reply, error, endpoint === '/auth' ? 'sign-in' : 'sign-out');
 }
 
 export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, providers: OidcProviders) {
+  /** The variant of the configured origin a request came to: its error pages speak its languages. */
+  const variantOf = (request: FastifyRequest) => publicOriginOf(ctx.config, request).variant;
   await app.register(async (oidc) => {
     // The provider reads request bodies itself, from the raw request: Fastify leaves them unread.
     oidc.removeAllContentTypeParsers();
@@ -117,12 +128,12 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
     // Maintenance closes the provider as it closes the API.
     oidc.addHook('onRequest', async (request, reply) => {
       if (ctx.config.maintenance)
-        return sendOidcError(request, reply, new errors.TemporarilyUnavailable('maintenance'));
+        return sendOidcError(variantOf(request), request, reply, new errors.TemporarilyUnavailable('maintenance'));
     });
     oidc.setErrorHandler((error, request, reply) => {
       if (!(error instanceof errors.OIDCProviderError && error.expose) && !frameworkRefusal(error))
         request.log.error({ err: error }, 'OIDC interaction failed');
-      return sendOidcError(request, reply, error);
+      return sendOidcError(variantOf(request), request, reply, error);
     });
 
     // Not part of the account API: the provider's endpoints are in its discovery document.
@@ -143,6 +154,7 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
           // Read and dropped: the answer must not race an unread body.
           await formBody(request, 0);
           return sendOidcError(
+            variantOf(request),
             request,
             reply,
             new errors.InvalidRequest('only application/x-www-form-urlencoded content-type bodies are supported'),
@@ -157,7 +169,7 @@ export async function oidcRoutes(app: FastifyInstance, ctx: AppContext, provider
           const tooLong = new errors.InvalidRequest(
             `the request's parameters are longer than ${MAX_POSTED_URL} characters`,
           );
-          return refusePosted(provider, endpoint, params, tooLong, request, reply);
+          return refusePosted(variantOf(request), provider, endpoint, params, tooLong, request, reply);
         }
         // 303: the browser follows with a GET, as a top-level navigation that carries Lax cookies.
         return reply.header('cache-control', 'no-store').redirect(target, 303);
