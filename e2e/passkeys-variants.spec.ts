@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../scripts/chromium.ts';
-import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../server/seed/demo.ts';
 import { ownPortal, type OwnPortal } from './ownPortal.ts';
 import { startSmtp } from '../server/testing/peers.ts';
 import {
@@ -197,7 +197,8 @@ test('where the browser reports no related origins, the Luxembourg host offers n
     'Passkeys cannot be used on this site in this browser, as it does not let the Luxembourg site use the passkeys of the Belgian site.',
   );
 
-  // The Belgian host: the button, and the set-up's passkey.
+  // The Belgian host: the button, and the set-up's passkey; Pieter adds one.
+  const authenticator = await virtualAuthenticator(page);
   await signInWithEmailCode(page, be);
   await page.goto(`${be}/security/mfa-edit`);
   await expect(heading(page)).toHaveText('Verification methods');
@@ -207,10 +208,21 @@ test('where the browser reports no related origins, the Luxembourg host offers n
   await expect(heading(page)).toHaveText('Verification methods');
   await expect(why).toHaveCount(0);
   await page.goto(`${be}/user/dashboard`);
+  await addPasskey(page, authenticator, 'Laptop');
   await logOut(page);
   await expect(passkeyButton).toBeVisible();
 
-  // The Luxembourg host: Security says why, the set-up offers no passkey, the sign-in no button.
+  // The Luxembourg host: the second factor's choice offers his email code, not the passkey this
+  // browser cannot use here.
+  await page.goto(`${lu}/login/email`);
+  await page.getByLabel('Email address').fill(pieter.email);
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('button', { name: /Email a code/ })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Use my passkey: Laptop' })).toHaveCount(0);
+  await page.screenshot({ path: 'test-results/screens/passkey-lu-barred-choice-375.png', fullPage: true });
+
+  // Security says why, the set-up offers no passkey, the sign-in no button.
   await signInWithEmailCode(page, lu);
   await page.goto(`${lu}/security/mfa-edit`);
   await expect(heading(page)).toHaveText('Verification methods');
@@ -230,5 +242,12 @@ test('where the browser reports no related origins, the Luxembourg host offers n
   await answered();
   await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
   await expect(passkeyButton).toHaveCount(0);
+
+  // Left as found: the email code only (deleted on the Belgian host, where it is usable).
+  await signInWithEmailCode(page, be);
+  await page.goto(`${be}/security/mfa-edit`);
+  await page.getByRole('button', { name: 'Delete: Passkey: Laptop' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
+  await expect(page.getByTestId('save-notice')).toHaveText('The method was deleted.');
   await page.context().close();
 });

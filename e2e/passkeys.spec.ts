@@ -5,7 +5,7 @@
 // has is said so, and another try or another method goes on. Axe and screenshots at 375 and 1280 px.
 // Each test deletes the passkeys it added, so Pieter is left with his email code only, as seeded.
 import { expect, test, type CDPSession, type Page } from '@playwright/test';
-import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../server/seed/demo.ts';
 import { expectNoAxeViolations, signIn, signInWithEmailCode, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -16,13 +16,16 @@ const pieter = DEMO_MFA_USERS.find((u) => u.key === 'passkey')!;
 const emma = user('cardholder');
 
 /** A platform authenticator that keeps passkeys and verifies its user without asking. */
-async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+async function virtualAuthenticator(
+  page: Page,
+  transport: 'internal' | 'usb' = 'internal',
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
-      transport: 'internal',
+      transport,
       hasResidentKey: true,
       hasUserVerification: true,
       isUserVerified: true,
@@ -276,6 +279,73 @@ for (const width of [375, 1280]) {
   });
 }
 
+test('a security key that cannot verify its user never signs in alone, but serves as a second factor after the password (375 px)', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 375, height: 812 });
+  // How the browser's requests for a passkey end, seen from the page.
+  await page.addInitScript(() => {
+    const ended: string[] = [];
+    (window as unknown as { passkeyRequests: string[] }).passkeyRequests = ended;
+    const get = navigator.credentials.get.bind(navigator.credentials);
+    navigator.credentials.get = (options?: CredentialRequestOptions) =>
+      get(options).then(
+        (credential) => (ended.push(`${options?.mediation ?? 'button'}: signed`), credential),
+        (error: Error) => {
+          ended.push(`${options?.mediation ?? 'button'}: ${error.name}`);
+          throw error;
+        },
+      );
+  });
+  const requests = () => page.evaluate(() => (window as unknown as { passkeyRequests: string[] }).passkeyRequests);
+  await signInWithEmailCode(page, pieter.email, 'Pieter');
+  // A security key made it while it verified him; then it is held by a key that cannot (no PIN, no
+  // fingerprint). Both are USB keys: the second-factor request names the transports it was made on.
+  const made = await virtualAuthenticator(page, 'usb');
+  await addPasskey(page, 'Key');
+  const [held] = (await made.cdp.send('WebAuthn.getCredentials', { authenticatorId: made.authenticatorId }))
+    .credentials;
+  await made.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: made.authenticatorId });
+  const { authenticatorId } = await made.cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'usb',
+      hasResidentKey: true,
+      hasUserVerification: false,
+      automaticPresenceSimulation: false,
+    },
+  });
+  const key = { cdp: made.cdp, authenticatorId };
+  await key.cdp.send('WebAuthn.addCredential', { authenticatorId, credential: held! });
+  const signIns: number[] = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('/api/passkey/sign-in')) signIns.push(r.status());
+  });
+  await logOut(page);
+
+  // Alone, by the button or the suggestions, it signs nobody in: the sign-in asks for a verified user.
+  await presence(key, true);
+  const button = page.getByRole('button', { name: 'Sign in with a passkey' });
+  await button.click();
+  await expect.poll(requests).toContain('button: NotAllowedError');
+  await expect(button).not.toHaveAttribute('aria-busy');
+  await expect(heading(page)).toHaveText('Sign in to your Tessera account');
+  await expect(page).toHaveURL(/\/login\/email$/);
+  expect(signIns.filter((status) => status === 200)).toEqual([]);
+  await shot(page, 'unverified-refused', 375);
+
+  // After the password, the same key is his second factor.
+  await page.getByLabel('Email address').fill(pieter.email);
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('button', { name: 'Use my passkey: Key' }).click();
+  await expect(heading(page)).toHaveText('Hello, Pieter');
+
+  await page.goto('/security/mfa-edit');
+  await deletePasskey(page, 'Key');
+});
+
 test('right after a password sign-in, the password manager is asked for a passkey quietly, and the request ends as the dashboard is left (1280 px)', async ({
   page,
 }) => {
@@ -377,6 +447,26 @@ test('a passkey deleted here is dropped by the password manager too, and one it 
   ).credentials;
   const credentialId = Buffer.from(held!.credentialId, 'base64').toString('base64url');
 
+  // A new name: the password manager shows it beside the passkey. Then the old one again.
+  const rename = async (firstname: string) => {
+    await page.getByRole('link', { name: 'Profile' }).first().click();
+    await page.getByRole('region', { name: 'Personal information' }).getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('First name').fill(firstname);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByText('Your personal information has been saved.')).toBeVisible();
+  };
+  await rename('Pieter-Jan');
+  await expect.poll(signals).toContainEqual({
+    call: 'signalCurrentUserDetails',
+    options: {
+      rpId: 'account.localhost',
+      userId: expect.any(String),
+      name: pieter.email,
+      displayName: 'Pieter-Jan Peeters',
+    },
+  });
+  await rename('Pieter');
+  await page.goto('/security/mfa-edit');
   await deletePasskey(page, 'Old phone');
   await expect.poll(signals).toContainEqual({
     call: 'signalAllAcceptedCredentials',

@@ -4,7 +4,7 @@
 // browser asks the passkey (`askPasskey`) and the signed answer goes to the server (`checkPasskey`),
 // all on the choice's screen; a cancelled or refused one comes back to the choice, saying why, where
 // the person tries again or chooses another way. Where the browser cannot use a passkey
-// (`noWebAuthn`, the app's to say) none is offered. On a sign-in the choice may trust the device, for
+// (`noPasskeyHere`, the app's to say) none is offered. On a sign-in the choice may trust the device, for
 // a passkey as for a code (the code entry starts with the same choice). A step-up of an account
 // without a second factor asks for the password instead (docs/decisions/step-up-password.md); past
 // the account's ceiling of wrong passwords the server wants a solved puzzle with it (the refusal
@@ -170,7 +170,7 @@ export const mfaMachine = setup({
   },
   guards: {
     /** This browser cannot use a passkey (no WebAuthn): the app says. */
-    noWebAuthn: () => false,
+    noPasskeyHere: () => false,
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
     /** The passkey's challenge came with what the browser is to ask. */
     passkeyAsked: ({ event }) => event.type === 'xstate.done.actor.startPasskey' && event.output.passkey !== undefined,
@@ -220,11 +220,11 @@ export const mfaMachine = setup({
   }),
   initial: 'offering',
   states: {
-    // A browser without WebAuthn is offered no passkey (nothing is said of them, unless nothing else is left).
+    // A browser that cannot use a passkey here is offered none (nothing is said of them, unless nothing else is left).
     offering: {
       always: [
         {
-          guard: 'noWebAuthn',
+          guard: 'noPasskeyHere',
           target: 'recalling',
           actions: assign(({ context }) => ({
             methods: context.methods.filter(isTypedMethod),

@@ -4,7 +4,7 @@
 // with its timers) proves it, and the method is on. Opened on a step of its own (selection, phone,
 // email) from Security, it adds a method of the person's choosing: phone (SMS, call or WhatsApp),
 // email, or the authenticator app, whose own set-up then follows.
-// A passkey (where the browser can make one, `noWebAuthn` the app's to say) is no destination: its
+// A passkey (where the browser can make one, `noPasskeyHere` the app's to say) is no destination: its
 // screen says what happens, the browser makes it on the person's word (`createPasskey`), the server
 // takes it, and an optional name follows (prefilled with who keeps it, when known). A cancelled or
 // refused one stays on its screen, saying why, to try again or go back and choose another way.
@@ -165,7 +165,7 @@ export const setupMfaMachine = setup({
   },
   guards: {
     /** This browser cannot make a passkey (no WebAuthn): the app says. */
-    noWebAuthn: () => false,
+    noPasskeyHere: () => false,
     choosePasskey: ({ event }) => event.type === 'CHOOSE' && event.kind === 'passkey',
     /** No name typed: the passkey keeps none (its provider, or "Passkey", names it). */
     noName: ({ context }) => context.name.trim() === '',
@@ -269,7 +269,7 @@ export const setupMfaMachine = setup({
         CHOOSE: [
           { guard: 'choseAuthenticator', target: 'authenticator' },
           {
-            guard: and(['choosePasskey', not('noWebAuthn')]),
+            guard: and(['choosePasskey', not('noPasskeyHere')]),
             target: 'passkey',
             actions: assign({ challenge: null, error: null }),
           },

@@ -32,7 +32,7 @@ export const cancelled = Object.assign(new Error('The operation either timed out
   name: 'NotAllowedError',
 });
 
-/** The start whose browser cannot use passkeys (the model's `noWebAuthn` says so for it). */
+/** The start whose browser cannot use passkeys (the model's `noPasskeyHere` says so for it). */
 const WITHOUT_WEBAUTHN = 'login-without-webauthn';
 const inFuture = (s: number, now: number) => new Date(now + s * 1000).toISOString();
 /** A code sent by email, `now` (by default the present). */
@@ -46,7 +46,9 @@ export const challenge = (resend: boolean, now = Date.now()): MfaChallengeAnswer
 
 export const mfaModel: Model = {
   // The browser's support is the app's to say: here, the start's.
-  machine: mfaMachine.provide({ guards: { noWebAuthn: ({ context }) => context.loginPayload === WITHOUT_WEBAUTHN } }),
+  machine: mfaMachine.provide({
+    guards: { noPasskeyHere: ({ context }) => context.loginPayload === WITHOUT_WEBAUTHN },
+  }),
   starts: [
     { name: 'a sign-in, on the code', input: { methods, loginPayload: 'login', entry: 'code' } },
     {

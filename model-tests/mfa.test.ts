@@ -317,7 +317,7 @@ describe('MFA code machine: a passkey', () => {
     options: {
       methods?: MfaMethodSummary[];
       loginPayload?: string | null;
-      noWebAuthn?: boolean;
+      noPasskeyHere?: boolean;
       ask?: (options: PasskeyOptions) => Promise<typeof signed>;
       check?: (answer: PasskeyAnswer) => Promise<MfaVerified>;
     } = {},
@@ -339,7 +339,7 @@ describe('MFA code machine: a passkey', () => {
             return (options.check ?? (async () => ({ access_token: 'tok' })))(input);
           }),
         },
-        guards: { noWebAuthn: () => options.noWebAuthn ?? false },
+        guards: { noPasskeyHere: () => options.noPasskeyHere ?? false },
       }),
       {
         input: {
@@ -434,7 +434,7 @@ describe('MFA code machine: a passkey', () => {
   });
 
   it('offers no passkey where the browser cannot use one, and never the password in their place', async () => {
-    const { actor, calls } = start({ noWebAuthn: true });
+    const { actor, calls } = start({ noPasskeyHere: true });
     await settle();
     expect(actor.getSnapshot().context.methods.map((m) => m.id)).toEqual([1, 2]);
     actor.send({ type: 'SELECT', id: 3 });
@@ -446,7 +446,7 @@ describe('MFA code machine: a passkey', () => {
     // the password, which stands in only for an account without a second factor).
     const onlyPasskey = [methods[2]!];
     for (const loginPayload of ['login', null]) {
-      const { actor: only } = start({ noWebAuthn: true, methods: onlyPasskey, loginPayload });
+      const { actor: only } = start({ noPasskeyHere: true, methods: onlyPasskey, loginPayload });
       await settle();
       expect(only.getSnapshot().value).toBe('choosing');
       expect(only.getSnapshot().context).toMatchObject({ methods: [], passkeysHidden: true });

@@ -18,7 +18,7 @@ export const madePasskey: PasskeyCredential = {
   clientExtensionResults: { credProps: { rk: true } },
   response: { clientDataJSON: 'e30', attestationObject: 'o2Nm' },
 };
-/** The start whose browser cannot make a passkey (the model's `noWebAuthn` says so for it, by its
+/** The start whose browser cannot make a passkey (the model's `noPasskeyHere` says so for it, by its
  * account's number). */
 const WITHOUT_WEBAUTHN = 'no-webauthn';
 
@@ -72,7 +72,7 @@ export const setupMfaModel: Model = {
   // The browser's support is the app's to say: here, the start's.
   machine: setupMfaMachine.provide({
     actions: { offerFuzzion: () => {} },
-    guards: { noWebAuthn: ({ context }) => context.knownPhone === WITHOUT_WEBAUTHN },
+    guards: { noPasskeyHere: ({ context }) => context.knownPhone === WITHOUT_WEBAUTHN },
   }),
   starts: [
     { name: 'a forced user', input: { forced: true, customer: false } },

@@ -334,7 +334,7 @@ describe('adding a passkey', () => {
   const start = async (
     input: SetupMfaInput,
     options: {
-      noWebAuthn?: boolean;
+      noPasskeyHere?: boolean;
       create?: () => Promise<PasskeyCredential>;
       confirm?: () => Promise<{ id: number; provider: string | null }>;
     } = {},
@@ -363,7 +363,7 @@ describe('adding a passkey', () => {
           }),
         },
         actions: { show: (_, { screen }) => screens.push(screen) },
-        guards: { noWebAuthn: () => options.noWebAuthn ?? false },
+        guards: { noPasskeyHere: () => options.noPasskeyHere ?? false },
       }),
       { input },
     ).start();
@@ -475,7 +475,7 @@ describe('adding a passkey', () => {
     actor.send({ type: 'CONTINUE' });
     expect(actor.getSnapshot().output).toEqual({ outcome: 'enrolled', voluntary: false });
 
-    const old = await start(fromSecurity, { noWebAuthn: true });
+    const old = await start(fromSecurity, { noPasskeyHere: true });
     expect(old.actor.getSnapshot().can({ type: 'CHOOSE', kind: 'passkey' })).toBe(false);
     old.actor.send({ type: 'CHOOSE', kind: 'passkey' });
     expect(old.actor.getSnapshot().value).toBe('selection');

@@ -160,7 +160,7 @@ export const anonymous = rootSetup.createStateConfig({
         }),
         // The new account was signed in as a password sign-in is (server/identity/signInDecision.ts): on as
         // after a password, to its second factor or to the profile's load, which sends a forced
-        // account to set one up.
+        // account to set one up; the dashboard then offers a passkey, as after a password.
         onDone: [
           {
             guard: ({ event }) => event.output.signIn.kind === 'second_factor',
@@ -170,7 +170,7 @@ export const anonymous = rootSetup.createStateConfig({
                 type: 'storeSession',
                 params: ({ event }) => ({ key: 'mfaPayload', value: JSON.stringify(onboardingMfaOf(event.output)) }),
               },
-              assign({ mfa: ({ event }) => onboardingMfaOf(event.output) }),
+              assign({ mfa: ({ event }) => onboardingMfaOf(event.output), passwordSignIn: true }),
             ],
           },
           {
@@ -178,6 +178,7 @@ export const anonymous = rootSetup.createStateConfig({
             actions: assign({
               notice: null,
               afterCode: ({ context }) => ({ kind: 'target' as const, to: safeTarget(context.target) ?? HOME_PATH }),
+              passwordSignIn: true,
             }),
           },
         ],

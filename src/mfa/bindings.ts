@@ -16,12 +16,15 @@ import {
   verifyCode,
   verifyPasskey,
 } from '../api/flowCalls.ts';
-import { askPasskey, noWebAuthn } from '../api/passkeys.ts';
+import { askPasskey, noPasskeyHere, passkeySupport } from '../api/passkeys.ts';
+import { variant } from '../variant.ts';
 
 const mfaMemory = flowMemory<MfaMemory>('mfa');
 
+// What this browser can do with passkeys on this host is known before the choice shows
+// (`noPasskeyHere`): on the Luxembourg host without related origins, none is offered.
 export const mfa = (go: Go) =>
-  import('../../machines/mfa.ts').then(({ mfaMachine }) =>
+  Promise.all([import('../../machines/mfa.ts'), passkeySupport(variant)]).then(([{ mfaMachine }]) =>
     mfaMachine.provide({
       actors: {
         recall: fromPromise(mfaMemory.recall),
@@ -37,7 +40,7 @@ export const mfa = (go: Go) =>
         ),
         confirmPassword: fromPromise(({ input }) => stepUpWithPassword(input)),
       },
-      guards: { noWebAuthn },
+      guards: { noPasskeyHere },
       actions: {
         // A step-up's screens keep the way back to the screen they are for (a reload asks for it again).
         show: (_, { screen }) => {

@@ -44,7 +44,7 @@ export const setupMfa = (go: Go) =>
         confirmPasskey: fromPromise(({ input }) => confirmPasskey(input)),
         renamePasskey: fromPromise(({ input }) => renamePasskey(input)),
       },
-      guards: { noWebAuthn: noPasskeyHere },
+      guards: { noPasskeyHere },
       actions: {
         show: (_, { screen }) => go(pathOf('setupMfa', screen)),
         // The code came back and the destination is another account's: the offer, as the profile's.
