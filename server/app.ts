@@ -26,6 +26,7 @@ import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
+import { forgettingOldDeliveries, receiptRoutes } from './delivery/receipts.ts';
 import { healthRoutes } from './health/routes.ts';
 import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
@@ -206,6 +207,7 @@ export async function buildApp(
   );
 
   await healthRoutes(app, ctx);
+  await receiptRoutes(app, ctx);
   await webauthnWellKnown(app, ctx);
   await ssoBrowserRoutes(app, ctx);
   await oidcRoutes(app, ctx, oidcProviders);
@@ -231,6 +233,7 @@ export async function buildApp(
     },
   });
   ctx.outbox.addStep(queuedResets(ctx));
+  ctx.outbox.addStep(forgettingOldDeliveries(database.db));
   ctx.outbox.start();
   ctx.signInRecords.start();
 

@@ -260,22 +260,28 @@ describe('delivery providers', () => {
       SMS_PROVIDER_KEY: 'k1',
     }).delivery;
     expect(single.smtp).toEqual([{ name: 'smtp:mail.example:2525', url: 'smtp://user:pw@mail.example:2525' }]);
-    expect(single.sms).toEqual([{ name: 'default', url: 'https://sms.example/send', key: 'k1' }]);
+    expect(single.sms).toEqual([{ name: 'default', url: 'https://sms.example/send', key: 'k1', receiptSecret: null }]);
   });
-  it('takes lists in the order given, each SMS provider with its own key or the common one', () => {
+  it('takes lists in the order given, each SMS provider with its own key or the common one, and its receipt secret', () => {
     const delivery = loadConfig({
       SMTP_URLS: 'smtps://one.example, smtp://two.example:587',
       SMS_PROVIDERS: 'acme=https://acme.example/sms,backup=http://backup.example',
       SMS_PROVIDER_KEY: 'common',
       SMS_PROVIDER_KEY_BACKUP: 'own',
+      DELIVERY_RECEIPT_SECRET_ACME: 'a-secret-for-acme-receipts-32-chars',
       DELIVERY_TIMEOUT_MS: '2500',
       DELIVERY_BREAKER_FAILURES: '3',
       DELIVERY_BREAKER_COOLDOWN_SECONDS: '60',
     }).delivery;
     expect(delivery.smtp.map((server) => server.name)).toEqual(['smtp:one.example', 'smtp:two.example:587']);
     expect(delivery.sms).toEqual([
-      { name: 'acme', url: 'https://acme.example/sms', key: 'common' },
-      { name: 'backup', url: 'http://backup.example', key: 'own' },
+      {
+        name: 'acme',
+        url: 'https://acme.example/sms',
+        key: 'common',
+        receiptSecret: 'a-secret-for-acme-receipts-32-chars',
+      },
+      { name: 'backup', url: 'http://backup.example', key: 'own', receiptSecret: null },
     ]);
     expect(delivery).toMatchObject({ timeoutMs: 2500, breakerFailures: 3, breakerCooldownSeconds: 60 });
   });
@@ -290,6 +296,10 @@ describe('delivery providers', () => {
     [{ SMS_PROVIDERS: 'a=' }, /SMS_PROVIDERS must give a a URL/],
     [{ SMS_PROVIDERS: 'a=ftp://x' }, /SMS_PROVIDERS must be a URL starting with https: or http:/],
     [{ SMS_PROVIDERS: 'a=http://x,a=http://y' }, /SMS_PROVIDERS lists a twice/],
+    [
+      { SMS_PROVIDERS: 'a=http://x', DELIVERY_RECEIPT_SECRET_A: 'short' },
+      /DELIVERY_RECEIPT_SECRET_A must be at least 32 characters/,
+    ],
     [{ DELIVERY_TIMEOUT_MS: '0' }, /DELIVERY_TIMEOUT_MS must be a whole number from 1 to 120000/],
     [{ DELIVERY_BREAKER_FAILURES: 'five' }, /DELIVERY_BREAKER_FAILURES must be a whole number/],
     [{ DELIVERY_BREAKER_COOLDOWN_SECONDS: '0' }, /DELIVERY_BREAKER_COOLDOWN_SECONDS must be a whole number from 1/],

@@ -99,7 +99,7 @@ export type Config = {
     mailFrom: string;
     /** HTTP providers for SMS, voice calls and WhatsApp, in the order they are tried; none: (outside
      * production) the dev outbox. */
-    sms: (DeliveryProvider & { key: string | null })[];
+    sms: (DeliveryProvider & { key: string | null; receiptSecret: string | null })[];
     /** Longest wait for one provider's answer before the next is tried. */
     timeoutMs: number;
     /** Consecutive failures that open a provider's circuit, and how long it then stays skipped. */
@@ -207,7 +207,8 @@ function smtpServers(env: Env): DeliveryProvider[] {
 const PROVIDER_NAME = /^[a-z0-9_]{1,32}$/;
 
 /** SMS_PROVIDERS: `name=url` pairs separated by commas, tried in that order; SMS_PROVIDER_URL: one,
- * named `default`. Each provider's bearer key is SMS_PROVIDER_KEY_<NAME>, else SMS_PROVIDER_KEY. */
+ * named `default`. Each provider's bearer key is SMS_PROVIDER_KEY_<NAME>, else SMS_PROVIDER_KEY; its
+ * receipts' secret DELIVERY_RECEIPT_SECRET_<NAME>. */
 function smsProviders(env: Env): Config['delivery']['sms'] {
   const single = optional(env, 'SMS_PROVIDERS') === null;
   const setting = single ? 'SMS_PROVIDER_URL' : 'SMS_PROVIDERS';
@@ -226,7 +227,12 @@ function smsProviders(env: Env): Config['delivery']['sms'] {
     if (raw === '') throw new ConfigError(`SMS_PROVIDERS must give ${name} a URL (got "${name}=")`);
     const checked = url({ [setting]: raw }, setting, ['https:', 'http:'])!;
     const key = optional(env, `SMS_PROVIDER_KEY_${name.toUpperCase()}`) ?? optional(env, 'SMS_PROVIDER_KEY');
-    return { name, url: checked, key };
+    // With one, the provider reports what became of each message (server/delivery/receipts.ts).
+    const receiptSetting = `DELIVERY_RECEIPT_SECRET_${name.toUpperCase()}`;
+    const receiptSecret = optional(env, receiptSetting);
+    if (receiptSecret !== null && receiptSecret.length < 32)
+      throw new ConfigError(`${receiptSetting} must be at least 32 characters`);
+    return { name, url: checked, key, receiptSecret };
   });
 }
 

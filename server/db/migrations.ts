@@ -32,6 +32,7 @@ import * as m2026_12_15_passkey_sign_in from './migrations/2026_12_15_passkey_si
 import * as m2026_12_16_fapi_clients from './migrations/2026_12_16_fapi_clients.ts';
 import * as m2026_12_17_security_event_streams from './migrations/2026_12_17_security_event_streams.ts';
 import * as m2026_12_18_delivery_circuits from './migrations/2026_12_18_delivery_circuits.ts';
+import * as m2026_12_19_message_deliveries from './migrations/2026_12_19_message_deliveries.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_16_fapi_clients': m2026_12_16_fapi_clients,
   '2026_12_17_security_event_streams': m2026_12_17_security_event_streams,
   '2026_12_18_delivery_circuits': m2026_12_18_delivery_circuits,
+  '2026_12_19_message_deliveries': m2026_12_19_message_deliveries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

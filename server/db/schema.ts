@@ -268,6 +268,18 @@ export interface DeliveryCircuitsTable {
   trial_until: string | null;
 }
 
+/** What became of a message a provider took (server/delivery/receipts.ts). */
+export interface MessageDeliveriesTable {
+  /** The outbox's id of the message: its Idempotency-Key, which the provider's receipts name. */
+  id: string;
+  channel: string | null;
+  provider: string;
+  status: 'sent' | 'unknown' | 'failed' | 'delivered';
+  rank: number;
+  sent_at: string | null;
+  updated_at: string;
+}
+
 /** Forgotten-password requests waiting for the worker (server/recovery/forgot.ts). */
 export interface ResetRequestsTable {
   id: string;
@@ -562,6 +574,7 @@ export interface Database {
   outbox: OutboxTable;
   message_outbox: MessageOutboxTable;
   delivery_circuits: DeliveryCircuitsTable;
+  message_deliveries: MessageDeliveriesTable;
   reset_requests: ResetRequestsTable;
   users: UsersTable;
   user_emails: ContactTable;

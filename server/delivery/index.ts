@@ -9,6 +9,7 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 import { createBreaker, type CircuitState } from './breaker.ts';
+import { recordDelivery } from './receipts.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 /** What the outbox carries: a message on a channel, or a partner's security event token ('set'). */
@@ -40,8 +41,9 @@ function outbox(db: Db): Delivery {
  * its circuit is open. */
 export type DeliveryOutcome = 'sent' | 'failed' | 'timeout' | 'skipped';
 
-/** A provider: a name (metrics, circuits, /readyz) and a send that stops when `signal` aborts. */
-type Provider = { name: string; send(message: Message, signal: AbortSignal): Promise<void> };
+/** A provider: a name (metrics, circuits, /readyz), a send that stops when `signal` aborts, and
+ * whether it reports what became of a message (a receipt), or counts as delivered once it took it. */
+type Provider = { name: string; receipts: boolean; send(message: Message, signal: AbortSignal): Promise<void> };
 
 class DeliveryTimeout extends DeliveryUnavailable {}
 
@@ -74,6 +76,7 @@ function smtp(name: string, url: string, from: string, timeoutMs: number): Provi
   const domain = /@([^>\s]+)/.exec(from)?.[1] ?? 'tessera';
   return {
     name,
+    receipts: false,
     async send(message) {
       await transport.sendMail({
         from,
@@ -89,9 +92,10 @@ function smtp(name: string, url: string, from: string, timeoutMs: number): Provi
 
 /** The provider adapter: POST {channel, to, text} as JSON with a bearer key, and the message's id
  * as its Idempotency-Key (the same on every try and every provider). */
-function httpProvider(name: string, url: string, key: string | null): Provider {
+function httpProvider(name: string, url: string, key: string | null, receipts: boolean): Provider {
   return {
     name,
+    receipts,
     async send(message, signal) {
       const response = await fetch(url, {
         method: 'POST',
@@ -139,7 +143,9 @@ export function createDelivery(config: Config, db: Db, set?: Delivery, options: 
   );
   const devOutbox = config.env === 'production' ? null : outbox(db);
   const email = config.delivery.smtp.map((server) => smtp(server.name, server.url, mailFrom, timeoutMs));
-  const phone = config.delivery.sms.map((provider) => httpProvider(provider.name, provider.url, provider.key));
+  const phone = config.delivery.sms.map((provider) =>
+    httpProvider(provider.name, provider.url, provider.key, provider.receiptSecret !== null),
+  );
   // The breaker's own failures (its store unreachable) do not decide whether a message was sent.
   const report = (promise: Promise<unknown>) =>
     promise.catch((error) => options.log?.warn({ err: error }, 'delivery circuit not updated'));
@@ -167,6 +173,12 @@ export function createDelivery(config: Config, db: Db, set?: Delivery, options: 
       }
       options.observe?.(channel, provider.name, 'sent');
       await report(breaker.succeeded(provider.name, entry));
+      if (message.id) {
+        const status = provider.receipts ? 'sent' : 'delivered';
+        await recordDelivery(db, { id: message.id, provider: provider.name, channel, status }).catch((error) =>
+          options.log?.warn({ err: error }, 'delivery not recorded'),
+        );
+      }
       return;
     }
     throw new DeliveryUnavailable(errors.join('; '));

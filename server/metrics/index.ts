@@ -8,6 +8,7 @@
 //   scrape (messages waiting to be sent); without one the gauge stays 0.
 // - `metrics.deliveries.inc({ channel, provider, outcome })` counts each provider's attempt.
 // - `metrics.measureCircuits(() => circuits)` gives the function the circuit gauge calls at each scrape.
+// - `metrics.receipts` and `metrics.deliveryTime` are moved by the delivery receipts' route.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Delivery, ProviderCircuit } from '../delivery/index.ts';
@@ -24,6 +25,8 @@ export type Metrics = {
   deliveryFailures: Counter<'channel'>;
   throttled: Counter<'route'>;
   deliveries: Counter<'channel' | 'provider' | 'outcome'>;
+  receipts: Counter<'provider' | 'status'>;
+  deliveryTime: Histogram<'channel'>;
   measureOutbox(depth: () => number | Promise<number>): void;
   measureCircuits(circuits: () => Promise<ProviderCircuit[]>): void;
 };
@@ -132,6 +135,19 @@ export function createMetrics(sources: {
       help: 'Delivery attempts by channel, provider and outcome (sent, failed, timeout, skipped: circuit open)',
       labelNames: ['channel', 'provider', 'outcome'],
       registers,
+    }),
+    receipts: new Counter({
+      name: 'tessera_delivery_receipts_total',
+      help: "Providers' delivery receipts by provider and status (delivered, failed, unknown)",
+      labelNames: ['provider', 'status'],
+      registers,
+    }),
+    deliveryTime: new Histogram({
+      name: 'tessera_delivery_seconds',
+      help: 'Time from a provider taking a message to its receipt saying it was delivered, by channel',
+      labelNames: ['channel'],
+      registers,
+      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300],
     }),
     measureOutbox(depth) {
       outboxDepth = depth;
