@@ -108,6 +108,15 @@ export const PasskeyAccount = v.object({
 });
 export type PasskeyAccount = v.InferOutput<typeof PasskeyAccount>;
 
+/** GET /codes/{payload}/delivery: how a code sent for a challenge is getting there. `channel`: the
+ * way of its latest step; `fell_back_from`: the way it left for this one (null at the first). */
+export const CodeDelivery = v.object({
+  channel: v.picklist(['email', 'sms', 'call', 'whatsapp']),
+  status: v.picklist(['sending', 'sent', 'delivered', 'failed', 'unknown']),
+  fell_back_from: v.nullable(v.picklist(['email', 'sms', 'call', 'whatsapp'])),
+});
+export type CodeDelivery = v.InferOutput<typeof CodeDelivery>;
+
 export const MfaChallengeAnswer = v.object({
   payload: v.string(),
   method: MfaMethodKind,

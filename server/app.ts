@@ -26,6 +26,7 @@ import { recoveryRoutes } from './recovery/routes.ts';
 import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
+import { codeDeliveryRoutes } from './delivery/fallback.ts';
 import { forgettingOldDeliveries, receiptRoutes } from './delivery/receipts.ts';
 import { healthRoutes } from './health/routes.ts';
 import { startOidcPurge } from './oidc/adapter.ts';
@@ -126,6 +127,8 @@ export async function buildApp(
     cookieName: authCookieName(config),
     outbox: createOutbox(database.db, countedDelivery(delivery, metrics), app.log, {
       dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
+      fellBack: (from, to) => metrics.fallbacks.inc({ from, to }),
+      stepSeconds: config.delivery.stepSeconds,
     }),
     // A sign-in from a new device mails its owner (server/devices/alerts.ts).
     signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),
@@ -185,6 +188,7 @@ export async function buildApp(
       await profileRoutes(api, ctx);
       await fuzzionRoutes(api, ctx);
       await mfaRoutes(api, ctx);
+      await codeDeliveryRoutes(api, ctx);
       await deviceRoutes(api, ctx);
       await cardRoutes(api, ctx);
       await exportRoutes(api, ctx, { grantsOf: listAccessGrants });

@@ -105,6 +105,9 @@ export type Config = {
     /** Consecutive failures that open a provider's circuit, and how long it then stays skipped. */
     breakerFailures: number;
     breakerCooldownSeconds: number;
+    /** How long a code's step on a phone channel waits for its provider's receipt before the code
+     * goes the next way (server/delivery/fallback.ts); only for providers that send receipts. */
+    stepSeconds: { whatsapp: number; sms: number; call: number };
   };
 };
 
@@ -310,6 +313,11 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       timeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 120_000),
       breakerFailures: integer(env, 'DELIVERY_BREAKER_FAILURES', 5, 1, 1000),
       breakerCooldownSeconds: integer(env, 'DELIVERY_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400),
+      stepSeconds: {
+        whatsapp: integer(env, 'DELIVERY_STEP_SECONDS_WHATSAPP', 20, 1, 600),
+        sms: integer(env, 'DELIVERY_STEP_SECONDS_SMS', 30, 1, 600),
+        call: integer(env, 'DELIVERY_STEP_SECONDS_CALL', 60, 1, 600),
+      },
     },
     publicOrigins: publicOrigins(env, nodeEnv, integer(env, 'PORT', 3000, 0, 65535)),
   };

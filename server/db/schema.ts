@@ -257,6 +257,14 @@ export interface MessageOutboxTable extends OutboxTable {
   locked_until: string | null;
   failed_at: string | null;
   last_error: string | null;
+  /** The challenge whose code it carries (its fallback stops once the code is spent or replaced). */
+  challenge_id: string | null;
+  /** The steps still to try if this one does not arrive: JSON, [{channel, subject, body}, …]. */
+  fallbacks: string | null;
+  /** Which step of its fallback this is (0: the channel chosen). */
+  step: Generated<number>;
+  /** The step's message a provider took, whose delivery receipt is awaited until next_attempt_at. */
+  awaiting_id: string | null;
 }
 
 /** A delivery provider's circuit breaker (server/delivery/breaker.ts): closed while open_until is
@@ -278,6 +286,9 @@ export interface MessageDeliveriesTable {
   rank: number;
   sent_at: string | null;
   updated_at: string;
+  /** For a code: its challenge, and the step of its fallback (server/delivery/fallback.ts). */
+  challenge_id: string | null;
+  step: Generated<number>;
 }
 
 /** Forgotten-password requests waiting for the worker (server/recovery/forgot.ts). */

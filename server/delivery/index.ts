@@ -13,9 +13,20 @@ import { recordDelivery } from './receipts.ts';
 
 export type Channel = 'email' | 'sms' | 'call' | 'whatsapp';
 /** What the outbox carries: a message on a channel, or a partner's security event token ('set'). */
-/** `id`: the outbox's id of the message, sent to providers to tell a repeat from a new message. */
-export type Message = { channel: Channel | 'set'; to: string; subject: string; body: string; id?: string };
-export type Delivery = { send(message: Message): Promise<void> };
+/** `id`: the outbox's id of the message, sent to providers to tell a repeat from a new message;
+ * `code`: for a code, its challenge and the step of its fallback (./fallback.ts). */
+export type Message = {
+  channel: Channel | 'set';
+  to: string;
+  subject: string;
+  body: string;
+  id?: string;
+  code?: { challengeId: string; step: number };
+};
+/** Who took a message, and whether a receipt will say what became of it; null where nothing will
+ * (the dev outbox, a partner's event). */
+export type Taken = { provider: string; receipts: boolean } | null;
+export type Delivery = { send(message: Message): Promise<Taken | void> };
 
 export class DeliveryUnavailable extends Error {}
 
@@ -150,7 +161,7 @@ export function createDelivery(config: Config, db: Db, set?: Delivery, options: 
   const report = (promise: Promise<unknown>) =>
     promise.catch((error) => options.log?.warn({ err: error }, 'delivery circuit not updated'));
 
-  async function failOver(providers: Provider[], channel: Channel, message: Message): Promise<void> {
+  async function failOver(providers: Provider[], channel: Channel, message: Message): Promise<Taken> {
     const errors: string[] = [];
     for (const provider of providers) {
       const entry = await breaker.enter(provider.name);
@@ -175,11 +186,15 @@ export function createDelivery(config: Config, db: Db, set?: Delivery, options: 
       await report(breaker.succeeded(provider.name, entry));
       if (message.id) {
         const status = provider.receipts ? 'sent' : 'delivered';
-        await recordDelivery(db, { id: message.id, provider: provider.name, channel, status }).catch((error) =>
-          options.log?.warn({ err: error }, 'delivery not recorded'),
-        );
+        await recordDelivery(db, {
+          id: message.id,
+          provider: provider.name,
+          channel,
+          status,
+          ...(message.code ? { code: message.code } : {}),
+        }).catch((error) => options.log?.warn({ err: error }, 'delivery not recorded'));
       }
-      return;
+      return { provider: provider.name, receipts: provider.receipts };
     }
     throw new DeliveryUnavailable(errors.join('; '));
   }
@@ -194,6 +209,16 @@ export function createDelivery(config: Config, db: Db, set?: Delivery, options: 
       if (providers.length > 0) return failOver(providers, message.channel, message);
       if (!devOutbox) throw new DeliveryUnavailable(`no delivery configured for ${message.channel}`);
       await devOutbox.send(message);
+      // Shown at /dev/outbox at once: as delivered as it gets here.
+      if (message.id)
+        await recordDelivery(db, {
+          id: message.id,
+          provider: 'outbox',
+          channel: message.channel,
+          status: 'delivered',
+          ...(message.code ? { code: message.code } : {}),
+        });
+      return null;
     },
     async circuits() {
       return Promise.all(

@@ -8,7 +8,9 @@ import type { Db } from '../db/index.ts';
 import { nowIso } from '../db/index.ts';
 import { newId } from '../sessions/tokens.ts';
 import { serialPasses } from '../workers/serialPasses.ts';
-import type { Delivery, Message } from './index.ts';
+import { codeStillWanted, rowIdOf, stepMessageId, type FallbackStep } from './fallback.ts';
+import type { Channel, Delivery, Message } from './index.ts';
+import { deliveryOf, recordDelivery, type DeliveryStatus } from './receipts.ts';
 
 /** Tries before a message is given up; with the backoff below they span about two minutes. */
 export const MAX_DELIVERY_ATTEMPTS = 6;
@@ -19,11 +21,17 @@ const BATCH = 20;
 
 const backoffMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
+/** A code's message: its challenge, and the steps to try after the chosen channel (./fallback.ts). */
+export type CodeSending = { challengeId: string; fallbacks: FallbackStep[] };
+
 export type Outbox = {
   /** Queues a message; pass the transaction of the change it belongs to. */
-  enqueue(db: Db, message: Message & { ttlSeconds: number }): Promise<void>;
+  enqueue(db: Db, message: Message & { ttlSeconds: number; sending?: CodeSending }): Promise<void>;
   /** Asks the worker to look now (after the transaction that queued a message committed). */
   kick(): void;
+  /** A delivery receipt came for this message: a step awaiting it ends (delivered) or moves on
+   * at once (failed). */
+  heard(messageId: string, status: DeliveryStatus): Promise<void>;
   /** Delivers every message that is due, and returns once none is left (tests, shutdown). */
   drain(): Promise<void>;
   /** Messages waiting to be delivered. */
@@ -37,12 +45,17 @@ export type Outbox = {
 type Log = { warn(data: object, message: string): void; error(data: object, message: string): void };
 
 /** `dropped`: told of a message given up unsent because its code expired first (a sender's own
- * failures are counted by the sender). */
+ * failures are counted by the sender); `fellBack`: of a code that went another way;
+ * `stepSeconds`: how long a code's step waits for its receipt (./fallback.ts). */
 export function createOutbox(
   db: Db,
   delivery: Delivery,
   log: Log,
-  hooks: { dropped?(channel: string): void } = {},
+  hooks: {
+    dropped?(channel: string): void;
+    fellBack?(from: string, to: string): void;
+    stepSeconds?: Partial<Record<Channel, number>>;
+  } = {},
 ): Outbox {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let timer: NodeJS.Timeout | null = null;
@@ -68,7 +81,50 @@ export function createOutbox(
       .execute();
   }
 
-  async function deliver(row: Awaited<ReturnType<typeof claim>>[number]) {
+  type Row = Awaited<ReturnType<typeof claim>>[number];
+  const stepsOf = (row: Row): FallbackStep[] => (row.fallbacks ? (JSON.parse(row.fallbacks) as FallbackStep[]) : []);
+  // Done with: the code in its text is not kept at rest.
+  const done = (row: Row) => db.deleteFrom('message_outbox').where('id', '=', row.id).execute();
+
+  /** The code goes the next way, now: the step it leaves is written down as failed, or as unknown
+   * when its provider took it but said nothing in time. */
+  async function fallBack(row: Row, next: FallbackStep, rest: FallbackStep[], left: 'failed' | 'unknown') {
+    const step = Number(row.step);
+    await recordDelivery(db, {
+      id: stepMessageId(row.id, step),
+      provider: '',
+      channel: row.channel,
+      status: left,
+      code: { challengeId: row.challenge_id!, step },
+    });
+    await db
+      .updateTable('message_outbox')
+      .set({
+        channel: next.channel,
+        subject: next.subject,
+        body: next.body,
+        fallbacks: JSON.stringify(rest),
+        step: step + 1,
+        awaiting_id: null,
+        attempts: 0,
+        locked_until: null,
+        next_attempt_at: nowIso(),
+      })
+      .where('id', '=', row.id)
+      .execute();
+    hooks.fellBack?.(row.channel, next.channel);
+  }
+
+  /** A step whose provider took it, and whose receipt was awaited: delivered ends it; "failed", or
+   * nothing said in time, moves the code on while it is still wanted. */
+  async function settle(row: Row) {
+    const heard = await deliveryOf(db, row.awaiting_id!);
+    const [next, ...rest] = stepsOf(row);
+    if (heard?.status === 'delivered' || !next || !(await codeStillWanted(db, row.challenge_id!))) return done(row);
+    await fallBack(row, next, rest, heard?.status === 'failed' ? 'failed' : 'unknown');
+  }
+
+  async function deliver(row: Row) {
     if (row.expires_at <= nowIso()) {
       await db
         .updateTable('message_outbox')
@@ -78,17 +134,37 @@ export function createOutbox(
       hooks.dropped?.(row.channel);
       return;
     }
+    if (row.awaiting_id) return settle(row);
+    const step = Number(row.step);
+    const id = stepMessageId(row.id, step);
+    const code = row.challenge_id ? { challengeId: row.challenge_id, step } : undefined;
     try {
-      await delivery.send({
-        id: row.id,
+      const taken = await delivery.send({
+        id,
         channel: row.channel as Message['channel'],
         to: row.recipient,
         subject: row.subject,
         body: row.body,
+        ...(code ? { code } : {}),
       });
-      // Delivered: the code in its text is not kept at rest.
-      await db.deleteFrom('message_outbox').where('id', '=', row.id).execute();
+      const wait = hooks.stepSeconds?.[row.channel as Channel];
+      // A step whose provider will say what became of it waits for that, while another way is left.
+      if (code && taken?.receipts && wait && stepsOf(row).length > 0) {
+        await db
+          .updateTable('message_outbox')
+          .set({ awaiting_id: id, locked_until: null, next_attempt_at: nowIso(Date.now() + wait * 1000) })
+          .where('id', '=', row.id)
+          .execute();
+        return;
+      }
+      await done(row);
     } catch (error) {
+      const [next, ...rest] = stepsOf(row);
+      if (code && next && (await codeStillWanted(db, code.challengeId))) {
+        log.warn({ err: error, channel: row.channel, next: next.channel }, 'code not sent, trying another way');
+        await fallBack(row, next, rest, 'failed');
+        return;
+      }
       const attempts = Number(row.attempts) + 1;
       const last = attempts >= MAX_DELIVERY_ATTEMPTS;
       log.warn(
@@ -138,8 +214,30 @@ export function createOutbox(
           locked_until: null,
           failed_at: null,
           last_error: null,
+          challenge_id: message.sending?.challengeId ?? null,
+          fallbacks: message.sending?.fallbacks.length ? JSON.stringify(message.sending.fallbacks) : null,
+          awaiting_id: null,
         })
         .execute();
+    },
+    async heard(messageId, status) {
+      // Delivered: nothing more to try. Failed: the next way, now. Anything else: the step waits on.
+      if (status === 'delivered') {
+        // Any step's delivery, even one the code has moved on from, ends it.
+        await db
+          .deleteFrom('message_outbox')
+          .where('id', '=', rowIdOf(messageId))
+          .where('challenge_id', 'is not', null)
+          .execute();
+        return;
+      }
+      if (status !== 'failed') return;
+      const woken = await db
+        .updateTable('message_outbox')
+        .set({ next_attempt_at: nowIso() })
+        .where('awaiting_id', '=', messageId)
+        .executeTakeFirst();
+      if (Number(woken.numUpdatedRows) > 0 && !stopped) setImmediate(() => void passes.run());
     },
     kick() {
       if (!stopped) setImmediate(() => void passes.run());

@@ -45,7 +45,15 @@ const Receipt = v.strictObject({
 /** Writes a message's status, unless it already has one that says as much or more. */
 export async function recordDelivery(
   db: Db,
-  entry: { id: string; provider: string; channel?: string; status: DeliveryStatus; at?: string },
+  entry: {
+    id: string;
+    provider: string;
+    channel?: string;
+    status: DeliveryStatus;
+    at?: string;
+    /** For a code: its challenge and the step of its fallback. */
+    code?: { challengeId: string; step: number };
+  },
 ): Promise<boolean> {
   const at = entry.at ?? nowIso();
   const rank = RANK[entry.status];
@@ -60,11 +68,15 @@ export async function recordDelivery(
       rank,
       sent_at: sentAt,
       updated_at: at,
+      challenge_id: entry.code?.challengeId ?? null,
+      step: entry.code?.step ?? 0,
     })
     .onConflict((conflict) =>
       conflict.column('id').doUpdateSet((eb) => ({
         // The node's own record fills in what an early receipt could not know.
         channel: eb.fn.coalesce('message_deliveries.channel', eb.ref('excluded.channel')),
+        challenge_id: eb.fn.coalesce('message_deliveries.challenge_id', eb.ref('excluded.challenge_id')),
+        step: sql<number>`case when message_deliveries.challenge_id is null then excluded.step else message_deliveries.step end`,
         sent_at: eb.fn.coalesce('message_deliveries.sent_at', eb.ref('excluded.sent_at')),
         status: sql<DeliveryStatus>`case when excluded.rank > message_deliveries.rank then excluded.status else message_deliveries.status end`,
         rank: sql<number>`case when excluded.rank > message_deliveries.rank then excluded.rank else message_deliveries.rank end`,
@@ -157,6 +169,9 @@ export async function receiptRoutes(app: FastifyInstance, ctx: AppContext) {
         const { id, status, at } = receipt.output;
         const before = await deliveryOf(ctx.db, id);
         await recordDelivery(ctx.db, { id, provider: request.params.provider, status, at });
+        // The status as it now stands (a late receipt changes nothing) decides the code's next step.
+        const after = await deliveryOf(ctx.db, id);
+        if (after) await ctx.outbox.heard(id, after.status);
         ctx.metrics.receipts.inc({ provider: request.params.provider, status });
         // Time to delivery, from the provider's acceptance, the first time a delivery is heard of.
         if (status === 'delivered' && before?.status !== 'delivered' && before?.sent_at) {

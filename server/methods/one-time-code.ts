@@ -5,6 +5,7 @@ import type { Variant } from '../../contract/constants.ts';
 import { normalisePhone } from '../../contract/phone.ts';
 import { CODE_LENGTH, isEmail, normaliseEmail } from '../../contract/rules.ts';
 import type { Channel } from '../delivery/index.ts';
+import { fallbackSteps } from '../delivery/fallback.ts';
 import { codeMessage } from '../delivery/messages.ts';
 import { hashCode, newCode, sameHash } from './codes.ts';
 import { describeRow, type Activation, type ChallengeMethod, type Destination } from './method.ts';
@@ -67,12 +68,20 @@ function oneTimeCode(kind: CodeKind, destination: Destination): ChallengeMethod 
     async start({ config, outbox }, trx, sending) {
       const code = newCode(CODE_LENGTH.email);
       const channel = channelFor(kind, sending.channel);
-      const text = codeMessage(sending.language, code, config.mfa.codeTtlSeconds, {
-        purpose: sending.purpose,
+      const textOn = (on: Channel) =>
+        codeMessage(sending.language, code, config.mfa.codeTtlSeconds, {
+          purpose: sending.purpose,
+          channel: on,
+          ...(on === 'sms' ? { host: boundHost(config.publicOrigins, sending.language) } : {}),
+        });
+      await outbox.enqueue(trx, {
         channel,
-        ...(channel === 'sms' ? { host: boundHost(config.publicOrigins, sending.language) } : {}),
+        to: sending.target,
+        ...textOn(channel),
+        ttlSeconds: config.mfa.codeTtlSeconds,
+        // If it does not arrive, the same code goes the next way (server/delivery/fallback.ts).
+        sending: { challengeId: sending.challengeId, fallbacks: fallbackSteps(channel, textOn) },
       });
-      await outbox.enqueue(trx, { channel, to: sending.target, ...text, ttlSeconds: config.mfa.codeTtlSeconds });
       return { codeHash: hashCode(config.secretKey, sending.challengeId, code) };
     },
     async verify({ config }, held, answer) {

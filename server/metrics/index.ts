@@ -26,6 +26,7 @@ export type Metrics = {
   throttled: Counter<'route'>;
   deliveries: Counter<'channel' | 'provider' | 'outcome'>;
   receipts: Counter<'provider' | 'status'>;
+  fallbacks: Counter<'from' | 'to'>;
   deliveryTime: Histogram<'channel'>;
   measureOutbox(depth: () => number | Promise<number>): void;
   measureCircuits(circuits: () => Promise<ProviderCircuit[]>): void;
@@ -142,6 +143,12 @@ export function createMetrics(sources: {
       labelNames: ['provider', 'status'],
       registers,
     }),
+    fallbacks: new Counter({
+      name: 'tessera_delivery_fallbacks_total',
+      help: 'Codes that went another way, by the channel left and the channel taken',
+      labelNames: ['from', 'to'],
+      registers,
+    }),
     deliveryTime: new Histogram({
       name: 'tessera_delivery_seconds',
       help: 'Time from a provider taking a message to its receipt saying it was delivered, by channel',
@@ -162,13 +169,15 @@ export function createMetrics(sources: {
 export function countedDelivery(delivery: Delivery, metrics: Metrics): Delivery {
   return {
     async send(message) {
+      let taken;
       try {
-        await delivery.send(message);
+        taken = await delivery.send(message);
       } catch (error) {
         metrics.deliveryFailures.inc({ channel: message.channel });
         throw error;
       }
       metrics.codesSent.inc({ channel: message.channel });
+      return taken;
     },
   };
 }

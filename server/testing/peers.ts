@@ -45,6 +45,8 @@ export type SmsProvider = {
   requests: ProviderMessage[];
   /** Answers 500 and keeps nothing. */
   failing: boolean;
+  /** Answers 500 for these channels only (a provider whose WhatsApp is down, say). */
+  failingChannels: Set<string>;
   /** Never answers. */
   hanging: boolean;
   /** Answers after this many milliseconds. */
@@ -70,7 +72,7 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
       };
       requests.push(message);
       if (peer.hanging) return;
-      if (peer.failing) {
+      if (peer.failing || peer.failingChannels.has(parsed.channel)) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
         return;
       }
@@ -87,6 +89,7 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
     messages,
     requests,
     failing: false,
+    failingChannels: new Set(),
     hanging: false,
     delayMs: 0,
     stop: () =>
