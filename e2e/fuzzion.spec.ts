@@ -4,7 +4,8 @@
 import { expect, test, type Page } from '@playwright/test';
 import { DEMO_MFA_USERS } from '../server/seed/demo.ts';
 import { formatPhone } from '../contract/rules.ts';
-import { codeSentTo, expectNoAxeViolations, mailsTo, sentCount, signIn, user } from './support.ts';
+import { addPasskey, presence, virtualAuthenticator } from './passkeyKit.ts';
+import { codeSentTo, expectNoAxeViolations, mailsTo, sentCount, signIn, signInWithEmailCode, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
 
@@ -14,6 +15,7 @@ const older = user('duplicate');
 const oldest = user('duplicateCode');
 const spare = user('duplicateSpare');
 const secured = DEMO_MFA_USERS.find((u) => u.key === 'duplicateSecured')!;
+const withPasskey = DEMO_MFA_USERS.find((u) => u.key === 'duplicatePasskey')!;
 const SPARE_EMAIL = spare.extraEmails![0]!;
 
 /** Mia signs in with her code; after a first merge she has several platforms' ids, so the sign-in
@@ -334,4 +336,61 @@ test('the merge screen without an offer says so and leads back to the profile', 
   await page.getByRole('button', { name: 'Back to your emails and phones' }).click();
   // The addresses' screen is sensitive: a step-up first, which leads there.
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fprofile%2Fedit-credentials$/);
+});
+
+test('an account with a passkey is proven by it: a cancelled request says so, the passkey merges, and moves to this account (375 px)', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 375, height: 812 });
+  // Mia's older account gets a passkey from its Security, in this browser's authenticator.
+  const authenticator = await virtualAuthenticator(page);
+  const { cdp, authenticatorId } = authenticator;
+  await signInWithEmailCode(page, withPasskey.email, 'Mia');
+  await addPasskey(page, authenticator, 'Old laptop');
+  await page.getByRole('link', { name: 'Log out' }).first().click();
+  await expect(page).toHaveURL(/\/login\/email$/);
+
+  await signInAsMia(page);
+  await offerFor(page, withPasskey.email);
+  await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
+  // Its email code is the code just typed: its passkey (or its password) is the proof left.
+  const choice = page.getByRole('group', { name: 'How do you want to confirm it?' });
+  const usePasskey = choice.getByRole('button', { name: 'Use my passkey: Old laptop' });
+  await expect(usePasskey).toBeVisible();
+  await expect(choice.getByRole('button', { name: "Type the other account's password" })).toBeVisible();
+  await expect(choice.getByRole('button', { name: /^Email a code/ })).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/screens/merge-passkey-choice-375.png', fullPage: true });
+
+  // The authenticator no longer holds it (as when the person cancels): said so, the choice stays.
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+  await presence(authenticator, true);
+  await usePasskey.click();
+  await expect(page.getByRole('alert')).toHaveText(
+    'The passkey was not used: the request was cancelled or timed out. Try again, or choose another way.',
+  );
+  await expect(usePasskey).not.toHaveAttribute('aria-busy');
+  await expect(page).toHaveURL(/\/duplicated$/);
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/screens/merge-passkey-cancelled-375.png', fullPage: true });
+
+  // The passkey back: the same choice proves the account, and the merge is done.
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: credentials[0]! });
+  await usePasskey.click();
+  await expect(page).toHaveURL(/\/fuzzion-success$/);
+  await expect(page.getByRole('listitem').filter({ hasText: withPasskey.email })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+  await page.screenshot({ path: 'test-results/screens/merge-passkey-success-375.png', fullPage: true });
+  await presence(authenticator, false);
+
+  // The passkey is Mia's now; deleted, she is left with her email code, as seeded.
+  await page.goto('/security/mfa-edit');
+  await page.getByRole('button', { name: 'Delete: Passkey: Old laptop' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete it' }).click();
+  await expect(page.getByTestId('save-notice')).toHaveText('The method was deleted.');
+  await expect(page.getByTestId('mfa-edit')).not.toContainText('Old laptop');
 });

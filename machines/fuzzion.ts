@@ -8,13 +8,17 @@
 // - Where the other account has no second factor the code is `enough`: the choice is done at once.
 // - Otherwise the person proves the other account as its sign-in would ask: one of its own
 //   second-factor methods (a code sent to its destination, its authenticator, a recovery key, its
-//   card), or its password where the server names it. The answer is done, or names what still counts.
+//   card, one of its passkeys), or its password where the server names it. The answer is done, or
+//   names what still counts.
+// - A passkey is no code: choosing one starts its challenge, the browser asks the passkey
+//   (`askPasskey`) and the signed answer goes to the server (`checkPasskey`), all on the choice's
+//   screen; a cancelled or refused one comes back to the choice, saying why. Where the browser
+//   cannot use a passkey (`noPasskeyHere`, the app's to say) none is offered, and an account that
+//   only passkeys would prove cannot be proven here.
 // - Past the other account's ceiling of failures the server wants a solved puzzle with each answer
 //   (the refusal names its level): the code entry shows it for a code, and this machine for the
 //   password, whose SUBMIT then carries the widget's answer (sent in the X-Captcha header).
 // - An account that signs in with Microsoft only cannot be proven here: a state of its own says so.
-// - A passkey of the other account is not offered: the merge's proofs are typed (its request takes a
-//   code), so only the other account's typed methods and its password count here.
 // - A proof that asks for more shows the chooser on mfa-methods (spec §4: isFuzzion=true and the
 //   methods that still count), where a reload resumes with the choice the tab kept.
 // - "Use another address" cancels the offer (the server spends it): the root keeps the session on the
@@ -24,10 +28,11 @@
 import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
 import type { FuzzionAnswer, FuzzionIntent, FuzzionOffer, FuzzionSendAnswer } from '../contract/fuzzion.ts';
 import { CODE_LENGTH, isTypedMethod, type TypedMethodSummary } from '../contract/rules.ts';
+import type { MfaMethodSummary, PasskeyCredential, PasskeyOptions } from '../contract/schemas.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
-import { problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
+import { passkeyProblemOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
 import { CODED } from './mfa.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
@@ -70,6 +75,14 @@ export type FuzzionResend = { method: MethodRequest; intent: FuzzionIntent };
 /** A phone method's code goes by SMS, a call or WhatsApp, as the sign-in's chooser offers. */
 export type FuzzionChannel = 'sms' | 'call' | 'whatsapp';
 
+/** A passkey's signed answer to its challenge, as its check sends it (POST /fuzzion's `credential`). */
+export type FuzzionPasskeyAnswer = {
+  payload: string;
+  intent: FuzzionIntent;
+  challenge: string;
+  credential: PasskeyCredential;
+};
+
 type Context = FuzzionMemory & {
   step: FuzzionInput['step'];
   /** The choice came from what the tab kept (the further proofs' screen resumes with it). */
@@ -78,13 +91,19 @@ type Context = FuzzionMemory & {
   preferred: { target: string | null; method: number } | null;
   offer: FuzzionOffer | null;
   intent: FuzzionIntent;
+  /** This browser can use a passkey here (else none is offered). */
+  passkeysHere: boolean;
   /** The other account's second factors that still count (masked), the server's list after each
-   * proof; those answered by typing only. */
-  methods: TypedMethodSummary[];
+   * proof; its passkeys only where this browser can use them. */
+  methods: MfaMethodSummary[];
   /** Whether the other account's password still counts (the server says when). */
   passwordCounts: boolean;
-  /** The method being proven, and the channel of a phone method's code. */
+  /** The method being proven by a typed answer, and the channel of a phone method's code. */
   selected: TypedMethodSummary | null;
+  /** The passkey being used, or the last one tried (the failure back on the choice is its). */
+  passkey: MfaMethodSummary | null;
+  /** Its challenge: what the browser asks the passkey, and the payload its answer goes with. */
+  passkeyChallenge: { payload: string; options: PasskeyOptions } | null;
   channel: FuzzionChannel | null;
   /** The method's challenge: `sent` is null for an answer nobody sent (authenticator, recovery key, card). */
   challenge: { payload: string; sent: SentCode | null } | null;
@@ -117,7 +136,9 @@ export type FuzzionEvent =
 type FuzzionDoneEvent =
   | DoneActorEvent<FuzzionMemory, 'recall'>
   | DoneActorEvent<FuzzionOffer, 'readOffer'>
-  | DoneActorEvent<FuzzionSendAnswer, 'startMethod'>
+  | DoneActorEvent<FuzzionSendAnswer, 'startMethod' | 'startPasskey'>
+  | DoneActorEvent<PasskeyCredential, 'askPasskey'>
+  | DoneActorEvent<FuzzionAnswer, 'checkPasskey'>
   | DoneActorEvent<void, 'cancel'>
   | DoneActorEvent<CodeEntryOutput<FuzzionAnswer>, 'fuzzionCode'>;
 type FuzzionFlowEvent = FuzzionEvent | FuzzionDoneEvent;
@@ -138,6 +159,10 @@ function failureCodeOf(event: FuzzionFlowEvent): ProblemCode | null {
 function failureOf(ended: CodeEntryOutput<unknown>): Problem {
   return ended.failure ?? problemFromCode('internal_error');
 }
+
+/** The methods that count here: the typed ones, and the passkeys where this browser can use them. */
+const usableHere = (context: Pick<Context, 'passkeysHere'>, methods: readonly MfaMethodSummary[]) =>
+  methods.filter((m) => context.passkeysHere || isTypedMethod(m));
 
 /** The request that starts (or starts again) the method chosen. */
 const methodRequest = ({ context }: { context: Context }): MethodRequest => ({
@@ -161,6 +186,14 @@ export const fuzzionMachine = setup({
     /** POST /mfa/fuzzion: a code to the method's own destination, or the challenge of one at hand. */
     startMethod: fromPromise<FuzzionSendAnswer, MethodRequest>(async () => {
       throw new Error('startMethod is provided by the app');
+    }),
+    /** The browser asks the passkey to sign the challenge (WebAuthn's get). */
+    askPasskey: fromPromise<PasskeyCredential, PasskeyOptions>(async () => {
+      throw new Error('askPasskey is provided by the app');
+    }),
+    /** POST /fuzzion with the passkey's signed answer. */
+    checkPasskey: fromPromise<FuzzionAnswer, FuzzionPasskeyAnswer>(async () => {
+      throw new Error('checkPasskey is provided by the app');
     }),
     proveByPassword: fromPromise<
       FuzzionAnswer,
@@ -192,11 +225,11 @@ export const fuzzionMachine = setup({
     opened: sendParent(({ context }): FuzzionNews => ({ type: 'MERGE_OPENED', until: context.offer!.expires_at })),
     closed: sendParent((): FuzzionNews => ({ type: 'MERGE_CLOSED' })),
     /** The offer as the server reads it: what it still names as proofs. */
-    takeOffer: assign(({ event }) => {
+    takeOffer: assign(({ context, event }) => {
       assertEvent(event, 'xstate.done.actor.readOffer');
       return {
         offer: event.output,
-        methods: event.output.methods.filter(isTypedMethod),
+        methods: usableHere(context, event.output.methods),
         passwordCounts: event.output.password,
       };
     }),
@@ -213,6 +246,8 @@ export const fuzzionMachine = setup({
     }),
   },
   guards: {
+    /** This browser cannot use a passkey (no WebAuthn, or none on this host): the app says. */
+    noPasskeyHere: () => false,
     hasResult: ({ context }) => context.result !== null,
     hasPayload: ({ context }) => context.payload !== null,
     /** Started on the outcome's screen, with no outcome to show. */
@@ -224,12 +259,13 @@ export const fuzzionMachine = setup({
       context.intentKept &&
       event.type === 'xstate.done.actor.readOffer' &&
       !event.output.enough &&
-      (event.output.methods.some(isTypedMethod) || event.output.password),
-    /** The method /duplicated's query asked for: one the server names, for an offer about that target. */
+      (usableHere(context, event.output.methods).length > 0 || event.output.password),
+    /** The method /duplicated's query asked for: one the server names, for an offer about that target.
+     * A passkey waits for the person's press: the browser asks for it only then. */
     preferredMethod: ({ context }) =>
       !!context.preferred &&
       (context.preferred.target === null || context.preferred.target === context.offer?.target) &&
-      context.methods.some((m) => m.id === context.preferred!.method),
+      context.methods.some((m) => m.id === context.preferred!.method && isTypedMethod(m)),
     canDecline: ({ context }) => context.offer?.can_decline === true,
     /** The other account signs in with Microsoft only: nothing can be proven here. */
     ssoOnlyOffer: ({ event }) => event.type === 'xstate.done.actor.readOffer' && event.output.sso_only === true,
@@ -239,6 +275,10 @@ export const fuzzionMachine = setup({
     provable: ({ context }) => context.methods.length > 0 || context.passwordCounts,
     /** A method the server still names: never one it did not offer. */
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
+    passkeyChosen: ({ context, event }) =>
+      event.type === 'SELECT' && context.methods.some((m) => m.id === event.id && m.method === 'passkey'),
+    /** The passkey's challenge came with what the browser is to ask. */
+    passkeyAsked: ({ event }) => event.type === 'xstate.done.actor.startPasskey' && event.output.passkey !== undefined,
     passwordCounts: ({ context }) => context.passwordCounts,
     typedPassword: ({ context }) => context.password.length > 0,
     /** A password typed, but the puzzle the server wants is not solved (yet). */
@@ -251,7 +291,8 @@ export const fuzzionMachine = setup({
     codeChecked: ({ event }) => event.type === 'xstate.done.actor.fuzzionCode' && event.output.result != null,
     done: ({ context }) => context.answer?.done === true && context.answer.data !== undefined,
     /** Not done, and the server names nothing that would still count. */
-    nothingLeft: ({ context }) => !(context.answer?.mfa ?? []).some(isTypedMethod) && context.answer?.password !== true,
+    nothingLeft: ({ context }) =>
+      usableHere(context, context.answer?.mfa ?? []).length === 0 && context.answer?.password !== true,
   },
 }).createMachine({
   id: 'fuzzion',
@@ -264,9 +305,12 @@ export const fuzzionMachine = setup({
       input.step === 'offer' && input.method != null ? { target: input.target ?? null, method: input.method } : null,
     offer: null,
     intent: 'merge',
+    passkeysHere: true,
     methods: [],
     passwordCounts: false,
     selected: null,
+    passkey: null,
+    passkeyChallenge: null,
     channel: null,
     challenge: null,
     password: '',
@@ -275,8 +319,15 @@ export const fuzzionMachine = setup({
     moreNeeded: false,
     answer: null,
   }),
-  initial: 'recalling',
+  initial: 'sensing',
   states: {
+    // A browser that cannot use a passkey here is offered none.
+    sensing: {
+      always: [
+        { guard: 'noPasskeyHere', target: 'recalling', actions: assign({ passkeysHere: false }) },
+        { target: 'recalling' },
+      ],
+    },
     recalling: {
       invoke: {
         id: 'recall',
@@ -409,7 +460,7 @@ export const fuzzionMachine = setup({
       on: {
         BACK: {
           target: 'offered',
-          actions: assign({ selected: null, channel: null, challenge: null, password: '', error: null }),
+          actions: assign({ selected: null, channel: null, challenge: null, passkey: null, password: '', error: null }),
         },
         CANCEL: '#fuzzion.cancelling',
       },
@@ -422,7 +473,7 @@ export const fuzzionMachine = setup({
             guard: 'preferredMethod',
             target: 'starting',
             actions: assign(({ context }) => ({
-              selected: context.methods.find((m) => m.id === context.preferred!.method)!,
+              selected: context.methods.filter(isTypedMethod).find((m) => m.id === context.preferred!.method)!,
               channel: null,
               challenge: null,
               error: null,
@@ -430,20 +481,34 @@ export const fuzzionMachine = setup({
             })),
           },
           on: {
-            SELECT: {
-              guard: 'knownMethod',
-              target: 'starting',
-              actions: assign(({ context, event }) => ({
-                selected: context.methods.find((m) => m.id === event.id)!,
-                channel: event.channel ?? null,
-                challenge: null,
-                error: null,
-              })),
-            },
+            SELECT: [
+              {
+                guard: 'passkeyChosen',
+                target: 'passkey',
+                actions: assign(({ context, event }) => ({
+                  passkey: context.methods.find((m) => m.id === event.id)!,
+                  selected: null,
+                  channel: null,
+                  challenge: null,
+                  error: null,
+                })),
+              },
+              {
+                guard: 'knownMethod',
+                target: 'starting',
+                actions: assign(({ context, event }) => ({
+                  selected: context.methods.filter(isTypedMethod).find((m) => m.id === event.id)!,
+                  passkey: null,
+                  channel: event.channel ?? null,
+                  challenge: null,
+                  error: null,
+                })),
+              },
+            ],
             USE_PASSWORD: {
               guard: 'passwordCounts',
               target: 'password',
-              actions: assign({ selected: null, channel: null, error: null }),
+              actions: assign({ selected: null, passkey: null, channel: null, error: null }),
             },
           },
         },
@@ -513,6 +578,90 @@ export const fuzzionMachine = setup({
             BACK: { target: 'choosing', actions: assign({ challenge: null, error: null }) },
           },
         },
+        // A passkey: its challenge, the browser's question, the server's check, on the choice's screen
+        // (no code to type). A failure that leaves the offer open goes back to the choice, saying why.
+        passkey: {
+          initial: 'starting',
+          states: {
+            starting: {
+              tags: ['busy'],
+              invoke: {
+                id: 'startPasskey',
+                src: 'startMethod',
+                input: ({ context }): MethodRequest => ({ payload: context.payload!, mfaId: context.passkey!.id }),
+                onDone: [
+                  {
+                    guard: 'passkeyAsked',
+                    target: 'asking',
+                    actions: assign(({ event }) => ({
+                      passkeyChallenge: { payload: event.output.payload, options: event.output.passkey! },
+                    })),
+                  },
+                  // An answer with nothing to ask the browser: as if the browser could not.
+                  {
+                    target: '#fuzzion.proving.choosing',
+                    actions: assign({ error: problemFromCode('passkey_unavailable') }),
+                  },
+                ],
+                onError: [
+                  { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
+                  {
+                    guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                    target: '#fuzzion.failed',
+                    actions: assign({ error: ({ event }) => problemOf(event) }),
+                  },
+                  { target: '#fuzzion.proving.choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                ],
+              },
+            },
+            asking: {
+              tags: ['busy'],
+              invoke: {
+                id: 'askPasskey',
+                src: 'askPasskey',
+                input: ({ context }) => context.passkeyChallenge!.options,
+                onDone: 'checking',
+                // Cancelled (or timed out), or the browser could not: choose again.
+                onError: {
+                  target: '#fuzzion.proving.choosing',
+                  actions: assign({ error: ({ event }) => passkeyProblemOf(event) }),
+                },
+              },
+            },
+            checking: {
+              tags: ['busy'],
+              invoke: {
+                id: 'checkPasskey',
+                src: 'checkPasskey',
+                // The signed answer goes with the request only.
+                input: ({ context, event }): FuzzionPasskeyAnswer => {
+                  assertEvent(event, 'xstate.done.actor.askPasskey');
+                  return {
+                    payload: context.payload!,
+                    intent: context.intent,
+                    challenge: context.passkeyChallenge!.payload,
+                    credential: event.output,
+                  };
+                },
+                onDone: {
+                  target: '#fuzzion.proven',
+                  actions: assign({ error: null, answer: ({ event }) => event.output }),
+                },
+                onError: [
+                  { guard: { type: 'failedWith', params: { codes: ['merge_sso_only'] } }, target: '#fuzzion.ssoOnly' },
+                  {
+                    guard: { type: 'failedWith', params: { codes: FINAL_FAILURES } },
+                    target: '#fuzzion.failed',
+                    actions: assign({ error: ({ event }) => problemOf(event) }),
+                  },
+                  // Refused (passkey_refused), or its challenge no longer answers: choose again.
+                  { target: '#fuzzion.proving.choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+                ],
+              },
+            },
+          },
+          exit: assign({ passkeyChallenge: null }),
+        },
         password: {
           on: {
             TYPE_PASSWORD: { actions: assign({ password: ({ event }) => event.value, error: null }) },
@@ -579,10 +728,11 @@ export const fuzzionMachine = setup({
           target: 'proving.choosing',
           actions: [
             assign(({ context }) => ({
-              methods: context.answer!.mfa.filter(isTypedMethod),
+              methods: usableHere(context, context.answer!.mfa),
               passwordCounts: context.answer!.password,
               moreNeeded: true,
               selected: null,
+              passkey: null,
               channel: null,
               error: null,
               preferred: null,

@@ -2,9 +2,10 @@
 import { apiFailure } from '../contract/api.ts';
 import type { FuzzionAnswer, FuzzionOffer, FuzzionSendAnswer } from '../contract/fuzzion.ts';
 import type { MfaMethodSummary } from '../contract/schemas.ts';
-import { fuzzionMachine, fuzzionTicket, type FuzzionResult } from '../machines/fuzzion.ts';
+import { fuzzionMachine, fuzzionTicket, type FuzzionInput, type FuzzionResult } from '../machines/fuzzion.ts';
 import type { Model } from './coverage.ts';
 import { AHEAD, done, fail } from './events.ts';
+import { cancelled, signed } from './mfa.model.ts';
 
 // The other account's second factors, masked, as the offer names them.
 export const email: MfaMethodSummary = { id: 11, method: 'email', target: 'm•••@example.com' };
@@ -15,9 +16,22 @@ export const card: MfaMethodSummary = { id: 15, method: 'card' };
 export const passkey: MfaMethodSummary = {
   id: 16,
   method: 'passkey',
+  name: 'Phone',
   synced: true,
   created_at: '2026-11-01T10:00:00Z',
 };
+/** A passkey's challenge (POST /mfa/fuzzion): what the browser is asked, no code sent. */
+export const passkeyStarted: FuzzionSendAnswer = {
+  payload: 'challenge-pk',
+  method: 'passkey',
+  expires_at: '2099-01-01T00:05:00Z',
+  expires_in: 300,
+  passkey: { challenge: 'bWVyZ2U', rpId: 'account.localhost', allowCredentials: [] },
+};
+
+/** The target /duplicated's query names on the start whose browser cannot use passkeys (the model's
+ * `noPasskeyHere` reads it from the start's input). */
+export const WITHOUT_WEBAUTHN = 'browser-without-webauthn';
 
 export const offer = (over: Partial<FuzzionOffer> = {}): FuzzionOffer => ({
   kind: 'email',
@@ -60,7 +74,10 @@ export type Ctx = {
   intent: string;
   methods: MfaMethodSummary[];
   passwordCounts: boolean;
+  passkeysHere: boolean;
   selected: MfaMethodSummary | null;
+  passkey: MfaMethodSummary | null;
+  passkeyChallenge: unknown;
   channel: unknown;
   challenge: unknown;
   password: string;
@@ -90,7 +107,10 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
     c.intent,
     c.methods.map((m) => m.id),
     c.passwordCounts,
+    c.passkeysHere,
     c.selected?.id,
+    c.passkey?.id,
+    !!c.passkeyChallenge,
     c.channel,
     !!c.challenge,
     !!c.password,
@@ -105,6 +125,10 @@ export const serializeState = ({ value, context }: { value: unknown; context: un
 export const fuzzionModel: Model = {
   // What the flow tells its parent needs a parent: the walk runs it alone.
   machine: fuzzionMachine.provide({
+    // The browser's support is the app's to say: here, the start's (its first event carries the input).
+    guards: {
+      noPasskeyHere: ({ event }) => (event as { input?: FuzzionInput }).input?.target === WITHOUT_WEBAUTHN,
+    },
     actions: {
       finished: () => {},
       show: () => {},
@@ -121,6 +145,21 @@ export const fuzzionModel: Model = {
     { name: 'the offer screen naming a method', input: { step: 'offer', target: null, method: email.id } },
     { name: 'the further proofs screen', input: { step: 'proofs' } },
     { name: 'the outcome screen', input: { step: 'success' } },
+    {
+      // Its passkeys are not offered; one the server would still take leaves nothing here.
+      name: 'the offer screen in a browser without passkeys',
+      input: { step: 'offer', target: WITHOUT_WEBAUTHN },
+      events: () => [
+        done('recall', { payload: 'offer', result: null }),
+        done('readOffer', offer({ methods: [email, passkey] })),
+        { type: 'ACCEPT' },
+        { type: 'SELECT', id: passkey.id },
+        { type: 'SELECT', id: email.id },
+        done('startMethod', sent),
+        done('fuzzionCode', { result: { ...more, mfa: [passkey] }, failure: null }),
+        { type: 'CANCEL' },
+      ],
+    },
   ],
   events: () => [
     done('recall', { payload: 'offer', result: null }),
@@ -140,6 +179,7 @@ export const fuzzionModel: Model = {
     { type: 'SELECT', id: sms.id, channel: 'call' },
     { type: 'SELECT', id: totp.id },
     { type: 'SELECT', id: 99 },
+    { type: 'SELECT', id: passkey.id },
     { type: 'TYPE_PASSWORD', value: '' },
     { type: 'TYPE_PASSWORD', value: 'secret' },
     // The offer: not enough (its second factor next), enough (no second factor), not declinable,
@@ -150,6 +190,7 @@ export const fuzzionModel: Model = {
     done('readOffer', offer({ methods: [email], password: true })),
     done('readOffer', offer({ sso_only: true, can_decline: false, methods: [] })),
     done('readOffer', offer({ methods: [] })),
+    done('readOffer', offer({ methods: [totp, passkey] })),
     fail('readOffer', 409, 'merge_unavailable'),
     fail('readOffer', 409, 'merge_sso_only'),
     fail('readOffer', 403, 'step_up_required'),
@@ -170,6 +211,20 @@ export const fuzzionModel: Model = {
       ticket: fuzzionTicket({ payload: 'offer', intent: 'merge', challenge: 'challenge-2' }),
       sent: { target: 'o***@example.be', expiresAt: AHEAD, resendAt: AHEAD },
     },
+    // A passkey: its challenge (or an answer with nothing to ask), the browser's answer or refusal,
+    // the server's check.
+    done('startPasskey', passkeyStarted),
+    done('startPasskey', sent),
+    fail('startPasskey', 429, 'too_many_attempts'),
+    fail('startPasskey', 409, 'merge_sso_only'),
+    fail('startPasskey', 409, 'merge_unavailable'),
+    done('askPasskey', signed),
+    { type: 'xstate.error.actor.askPasskey', error: cancelled },
+    done('checkPasskey', finished),
+    done('checkPasskey', more),
+    fail('checkPasskey', 422, 'passkey_refused'),
+    fail('checkPasskey', 409, 'merge_sso_only'),
+    fail('checkPasskey', 409, 'merge_unavailable'),
     done('fuzzionCode', { result: finished, failure: null }),
     done('fuzzionCode', { result: more, failure: null }),
     done('fuzzionCode', { result: null, failure: { code: 'code_expired' } }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
 import type { FuzzionAnswer, FuzzionOffer } from '../contract/fuzzion.ts';
+import type { PasskeyCredential } from '../contract/schemas.ts';
 import { codeEntryMachineOf, type CodeEntryOutput } from '../machines/codeEntry.ts';
 import {
   fuzzionMachine,
@@ -14,6 +15,7 @@ import {
 } from '../machines/fuzzion.ts';
 import { report, stepsOf, walkAll } from './coverage.ts';
 import { enterCode, settle } from './events.ts';
+import { cancelled, signed } from './mfa.model.ts';
 import {
   card,
   email,
@@ -22,6 +24,7 @@ import {
   more,
   offer,
   passkey,
+  passkeyStarted,
   recovery,
   result,
   sent,
@@ -47,6 +50,7 @@ describe('merge machine: model', () => {
   it('succeeds only on an answer the server marked done', () => {
     const proofDone = new Set([
       'xstate.done.actor.fuzzionCode',
+      'xstate.done.actor.checkPasskey',
       'xstate.done.actor.proveByPassword',
       'xstate.done.actor.finish',
     ]);
@@ -68,10 +72,14 @@ describe('merge machine: model', () => {
     const finishing = steps.filter(({ from, to }) => to.value === 'finishing' && from.value !== 'finishing');
     expect(finishing.length).toBeGreaterThan(0);
     for (const { from } of finishing) expect(ctx(from).offer?.enough).toBe(true);
-    // When it was not enough, success came from a second factor's challenge or the password.
+    // When it was not enough, success came from a second factor's challenge (typed or a passkey's) or the password.
     for (const { from, event, to } of steps) {
       if (to.value === 'succeeded' && from.value !== 'succeeded' && ctx(from).offer?.enough === false) {
-        expect(['xstate.done.actor.fuzzionCode', 'xstate.done.actor.proveByPassword']).toContain(event.type);
+        expect([
+          'xstate.done.actor.fuzzionCode',
+          'xstate.done.actor.checkPasskey',
+          'xstate.done.actor.proveByPassword',
+        ]).toContain(event.type);
       }
     }
   });
@@ -132,6 +140,12 @@ describe('merge machine: behaviour', () => {
       check?: () => Promise<FuzzionAnswer>;
       input?: FuzzionInput;
       memory?: Partial<FuzzionMemory>;
+      /** The browser's answer to a passkey's request (by default, signed). */
+      askPasskey?: () => Promise<PasskeyCredential>;
+      /** The server's check of a passkey's answer (by default, done). */
+      checkPasskey?: () => Promise<FuzzionAnswer>;
+      /** This browser cannot use passkeys here. */
+      noPasskeyHere?: boolean;
     } = {},
   ) {
     const calls: Array<{ actor: string; input: unknown }> = [];
@@ -142,6 +156,7 @@ describe('merge machine: behaviour', () => {
     const clock = new SimulatedClock();
     const startMethod = async (input: MethodRequest) => {
       calls.push({ actor: 'startMethod', input });
+      if (input.mfaId === passkey.id) return passkeyStarted;
       return input.mfaId === email.id || input.mfaId === sms.id
         ? sent
         : {
@@ -167,6 +182,14 @@ describe('merge machine: behaviour', () => {
             calls.push({ actor: 'cancel', input: undefined });
           }),
           startMethod: fromPromise(async ({ input }) => startMethod(input)),
+          askPasskey: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'askPasskey', input });
+            return (options.askPasskey ?? (async () => signed))();
+          }),
+          checkPasskey: fromPromise(async ({ input }) => {
+            calls.push({ actor: 'checkPasskey', input });
+            return (options.checkPasskey ?? (async () => finished))();
+          }),
           proveByPassword: fromPromise(async ({ input }) => {
             calls.push({ actor: 'proveByPassword', input });
             return queue.shift()!;
@@ -194,6 +217,7 @@ describe('merge machine: behaviour', () => {
             },
           }),
         },
+        guards: { noPasskeyHere: () => options.noPasskeyHere === true },
         actions: {
           finished: (_, params) => {
             kept.push(params.result);
@@ -300,8 +324,89 @@ describe('merge machine: behaviour', () => {
     expect(kept).toEqual([result]);
   });
 
-  it("offers none of the other account's passkeys (the merge's proofs are typed), and ends when only passkeys would count", async () => {
-    const { actor, calls } = start({ offer: offer({ methods: [email, passkey] }) });
+  it("offers the other account's passkeys: the browser signs the challenge, and its answer goes with the offer and the choice", async () => {
+    const { actor, calls, kept } = start({ offer: offer({ methods: [email, passkey] }) });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    expect(actor.getSnapshot().context.methods).toEqual([email, passkey]);
+    actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(calls.slice(1)).toEqual([
+      { actor: 'startMethod', input: { payload: 'offer', mfaId: passkey.id } },
+      { actor: 'askPasskey', input: passkeyStarted.passkey },
+      {
+        actor: 'checkPasskey',
+        input: { payload: 'offer', intent: 'merge', challenge: passkeyStarted.payload, credential: signed },
+      },
+    ]);
+    expect(actor.getSnapshot().value).toBe('succeeded');
+    expect(kept).toEqual([result]);
+  });
+
+  it('a passkey that asks for more shows the further proof, as a typed answer does', async () => {
+    const { actor, told } = start({ offer: offer({ methods: [passkey, totp] }), checkPasskey: async () => more });
+    await settle();
+    actor.send({ type: 'DECLINE' });
+    actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ methods: [totp], moreNeeded: true, passkey: null });
+    expect(told).toContainEqual({ show: { screen: 'proofs', methods: [totp.id] } });
+  });
+
+  it('a passkey cancelled in the browser, or refused by the server, comes back to the choice saying so; the next try asks again', async () => {
+    const cancelledOnce = [() => Promise.reject(cancelled)];
+    const { actor, calls } = start({
+      offer: offer({ methods: [email, passkey] }),
+      askPasskey: () => (cancelledOnce.shift() ?? (async () => signed))(),
+      checkPasskey: () => Promise.reject(apiFailure(422, { code: 'passkey_refused', attempts_left: 4 })),
+    });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'passkey_cancelled' }, passkey });
+    expect(calls.map((c) => c.actor)).not.toContain('checkPasskey');
+    actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(actor.getSnapshot().context.error).toMatchObject({ code: 'passkey_refused' });
+    expect(calls.filter((c) => c.actor === 'startMethod')).toHaveLength(2);
+    // Another way still goes: the passkey's failure is not the code's.
+    actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    expect(actor.getSnapshot().matches({ proving: 'entering' })).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ error: null, passkey: null });
+  });
+
+  it('a merge the server closes while a passkey is checked ends there; Back while the browser asks leaves the passkey', async () => {
+    const closed = start({
+      offer: offer({ methods: [passkey] }),
+      checkPasskey: () => Promise.reject(apiFailure(409, { code: 'merge_unavailable' })),
+    });
+    await settle();
+    closed.actor.send({ type: 'ACCEPT' });
+    closed.actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(closed.actor.getSnapshot().value).toBe('failed');
+    expect(closed.actor.getSnapshot().context.error).toEqual({ code: 'merge_unavailable' });
+    // The browser still asking: Back stops the question (its actor ends with the state).
+    const asking = start({ offer: offer({ methods: [passkey] }), askPasskey: () => new Promise(() => {}) });
+    await settle();
+    asking.actor.send({ type: 'ACCEPT' });
+    asking.actor.send({ type: 'SELECT', id: passkey.id });
+    await settle();
+    expect(asking.actor.getSnapshot().matches({ proving: { passkey: 'asking' } })).toBe(true);
+    expect(asking.actor.getSnapshot().hasTag('busy')).toBe(true);
+    asking.actor.send({ type: 'BACK' });
+    expect(asking.actor.getSnapshot().value).toBe('offered');
+    expect(asking.actor.getSnapshot().children.askPasskey).toBeUndefined();
+    expect(asking.actor.getSnapshot().context.passkeyChallenge).toBeNull();
+  });
+
+  it("in a browser that cannot use passkeys here, offers none of the other account's, and ends when only passkeys would count", async () => {
+    const { actor, calls } = start({ offer: offer({ methods: [email, passkey] }), noPasskeyHere: true });
     await settle();
     actor.send({ type: 'ACCEPT' });
     expect(actor.getSnapshot().context.methods).toEqual([email]);
@@ -310,7 +415,11 @@ describe('merge machine: behaviour', () => {
     expect(calls.map((c) => c.actor)).not.toContain('startMethod');
     expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
     // A proof after which the server names only a passkey: nothing here can go on.
-    const onlyPasskey = start({ offer: offer({ methods: [email] }), check: async () => ({ ...more, mfa: [passkey] }) });
+    const onlyPasskey = start({
+      offer: offer({ methods: [email] }),
+      check: async () => ({ ...more, mfa: [passkey] }),
+      noPasskeyHere: true,
+    });
     await settle();
     onlyPasskey.actor.send({ type: 'ACCEPT' });
     onlyPasskey.actor.send({ type: 'SELECT', id: email.id });
@@ -318,6 +427,27 @@ describe('merge machine: behaviour', () => {
     await enterCode(onlyPasskey.entry(), '12345678');
     expect(onlyPasskey.actor.getSnapshot().value).toBe('failed');
     expect(onlyPasskey.actor.getSnapshot().context.error).toEqual({ code: 'merge_unavailable' });
+    // Where the browser can, that passkey is the further proof.
+    const passkeyNext = start({ offer: offer({ methods: [email] }), check: async () => ({ ...more, mfa: [passkey] }) });
+    await settle();
+    passkeyNext.actor.send({ type: 'ACCEPT' });
+    passkeyNext.actor.send({ type: 'SELECT', id: email.id });
+    await settle();
+    await enterCode(passkeyNext.entry(), '12345678');
+    expect(passkeyNext.actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
+    expect(passkeyNext.actor.getSnapshot().context.methods).toEqual([passkey]);
+  });
+
+  it("never starts a passkey /duplicated's query names: the browser asks only once the person presses it", async () => {
+    const { actor, calls } = start({
+      offer: offer({ methods: [email, passkey] }),
+      input: { step: 'offer', target: null, method: passkey.id },
+    });
+    await settle();
+    actor.send({ type: 'ACCEPT' });
+    await settle();
+    expect(calls.map((c) => c.actor)).toEqual(['readOffer']);
+    expect(actor.getSnapshot().matches({ proving: 'choosing' })).toBe(true);
   });
 
   it("asks for the other account's second factor when the code was not enough, and never finishes without it", async () => {

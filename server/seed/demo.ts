@@ -494,6 +494,21 @@ export const DEMO_MFA_USERS: Array<DemoUser & { methods: Array<'email' | 'sms' |
     methods: ['sms'],
   },
   {
+    key: 'duplicatePasskey',
+    description:
+      "An older account of Mia's with a second factor by email and no passkey yet: add one from Security, then add mia.passkey@example.be to Mia's account and prove it with that passkey",
+    firstname: 'Mia',
+    lastname: 'Mertens',
+    language: 'en',
+    email: 'mia.passkey@example.be',
+    phone: '+32470292929',
+    user_id: null,
+    customer_user_id: null,
+    fridom_user_id: null,
+    password_status: 0,
+    methods: ['email'],
+  },
+  {
     key: 'microsoft',
     description:
       'Second factor by email, for trying Microsoft sign-in: link a Microsoft work account to it, sign in with it, unlink it',

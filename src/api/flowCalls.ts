@@ -442,12 +442,15 @@ export const readFuzzionOffer = (input: { payload: string }) =>
 /** POST /mfa/fuzzion: starts one of the other account's second factors (a code to its own destination). */
 export const startFuzzionMethod = (input: { payload: string; mfaId: number; channel?: 'sms' | 'call' | 'whatsapp' }) =>
   parsed(FuzzionSendAnswer, () => api.post('mfa/fuzzion', { json: input }).json());
-/** POST /fuzzion: the answer to that method's challenge (with the CAPTCHA, once the server asks one). */
+/** POST /fuzzion: the answer to that method's challenge, typed or a passkey's signed one (with the
+ * CAPTCHA, once the server asks one). */
 export const proveFuzzionCode = ({
   captcha,
   ...input
-}: { payload: string; intent: FuzzionIntent; challenge: string; code: string } & WithCaptcha) =>
-  parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input, ...captchaHeader(captcha) }).json());
+}: { payload: string; intent: FuzzionIntent; challenge: string } & (
+  { code: string } | { credential: PasskeyCredential }
+) &
+  WithCaptcha) => parsed(FuzzionAnswer, () => api.post('fuzzion', { json: input, ...captchaHeader(captcha) }).json());
 /** POST /fuzzion/password: the other account's password, where it still counts (with the CAPTCHA,
  * once the server asks one past that account's ceiling of wrong passwords). */
 export const proveFuzzionPassword = ({

@@ -4,7 +4,8 @@
 // kept in this tab (`fuzzion_result`) so that Back and reload show it again instead of an offer
 // already spent (src/fuzzion/bindings.ts).
 // The other account is proven with its own second factors, shown as the sign-in's chooser shows
-// them (src/components/MethodOptions.tsx), their answer typed in the shared code form.
+// them (src/components/MethodOptions.tsx), their answer typed in the shared code form; a passkey is
+// used from the choice itself, the browser asking for it, as at the second factor (src/mfa).
 import { useSelector } from '@xstate/react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
@@ -148,7 +149,8 @@ function Fuzzion({ flow }: { flow: Ref }) {
 function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   const { t } = useTranslation();
   const snapshot = useSelector(flow, (s) => s);
-  const { methods, passwordCounts, password, error, selected, channel, challenge, captchaLevel } = snapshot.context;
+  const { methods, passwordCounts, password, error, selected, channel, challenge, captchaLevel, passkey } =
+    snapshot.context;
   // Past the other account's ceiling of wrong passwords, the puzzle the server asked for goes with it.
   const puzzle = useCeilingCaptcha(captchaLevel);
   const entry = snapshot.children.fuzzionCode as CodeEntryRef<FuzzionAnswer, FuzzionResend> | undefined;
@@ -212,6 +214,7 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
   }
   // Choosing: the other account's methods, as its sign-in lists them, and its password where it counts.
   const sending = snapshot.matches({ proving: 'starting' }) && selected !== null && CODED.has(selected.method);
+  const usingPasskey = snapshot.matches({ proving: 'passkey' });
   return (
     <>
       <fieldset className="mt-5">
@@ -219,7 +222,8 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
         <MethodOptions
           className="mt-3"
           methods={methods}
-          disabled={busy}
+          disabled={busy && !usingPasskey}
+          busy={usingPasskey && passkey ? { id: passkey.id, channel: null } : null}
           onSelect={(id, phoneChannel) =>
             flow.send({ type: 'SELECT', id, ...(phoneChannel ? { channel: phoneChannel } : {}) })
           }
@@ -240,9 +244,15 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
           {t('mfa.sending')}
         </p>
       )}
+      {usingPasskey && (
+        <p role="status" className="mt-3 text-sm">
+          {t(snapshot.matches({ proving: { passkey: 'checking' } }) ? 'mfa.passkey.checking' : 'mfa.passkey.waiting')}
+        </p>
+      )}
       {error && (
         <div className="mt-3">
-          <ErrorMessage error={error} />
+          {/* A passkey's failure speaks of its request, not of a code. */}
+          <ErrorMessage error={error} context={passkey ? 'passkey' : undefined} />
         </div>
       )}
       <div className="mt-5">{back('fuzzion.back')}</div>
