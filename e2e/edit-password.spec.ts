@@ -124,6 +124,10 @@ test('an account without a second factor types its password again before the pas
   await page.getByRole('link', { name: 'Change your password' }).click();
   await expect(page).toHaveURL(/\/mfa\/methods\?single=true&redirect=%2Fsecurity%2Fedit-password$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText("Confirm it's you");
+  // A password manager offers the password saved for this account's address.
+  const username = page.locator('input[autocomplete="username"]');
+  await expect(username).toHaveValue(noah.email);
+  await expect(username).toBeHidden();
   // Only a password is asked: a wrong one is said as such, not as a wrong username.
   await page.getByLabel('Password').fill('not-his-password-1');
   await page.getByRole('button', { name: 'Continue' }).click();

@@ -36,6 +36,11 @@ test('forgot password by email: the code, a new password, and signing in with it
   await expectNoAxeViolations(page);
   await page.getByLabel('Security code').fill(await codeSentTo(rita.email, before));
   await expect(page).toHaveURL(/\/reset-password$/);
+  // The new password is typed at once, and a password manager saves it under the account's address.
+  await expect(page.getByLabel('New password', { exact: true })).toBeFocused();
+  const username = page.locator('input[autocomplete="username"]');
+  await expect(username).toHaveValue(rita.email);
+  await expect(username).toBeHidden();
   await expectNoAxeViolations(page);
   await page.getByLabel('New password', { exact: true }).fill('Rita-new-pass-01');
   await page.getByLabel('Confirm the new password').fill('Rita-new-pass-01');

@@ -304,9 +304,33 @@ test('authenticator code, then a recovery key leads to the recovery screen with 
   await expect(other.getByRole('heading', { level: 1 })).toHaveText('Your new recovery keys');
   await expect(other.getByTestId('recovery-keys').getByRole('listitem')).toHaveCount(10);
   expect(calls).toBe(1);
+  const newKeys = await other.getByTestId('recovery-keys').getByRole('listitem').allTextContents();
   await other.getByRole('button', { name: 'I have saved them' }).click();
   await expect(other.getByRole('heading', { level: 1 })).toHaveText('Hello, Tom');
   await context.close();
+
+  // Resetting the authenticator after a recovery key goes on to setting up a new one. The delete is
+  // answered here, so Tom keeps his app for the tests after this one.
+  const third = await browser.newContext({ locale: 'en-GB', baseURL: `http://account.localhost:${E2E_PORT}` });
+  const resetter = await third.newPage();
+  let deletes = 0;
+  await resetter.route(/\/api\/mfa\/\d+$/, async (route) => {
+    if (route.request().method() !== 'DELETE') return route.fallback();
+    deletes++;
+    return route.fulfill({ status: 204 });
+  });
+  await signIn(resetter, tom.email);
+  await resetter.getByRole('button', { name: 'Use a recovery key' }).click();
+  await enterCode(resetter, newKeys[0]!.trim().replace('-', ''));
+  await expect(resetter).toHaveURL(/\/mfa\/totp-recovery\?mfaId=\d+$/);
+  await resetter.getByRole('button', { name: 'Reset my authenticator app' }).click();
+  await expect(resetter).toHaveURL(/\/setup-mfa\/totp\?reset=true$/);
+  await expect(resetter.getByRole('heading', { level: 1 })).toHaveText('Set up your authenticator app again');
+  await expect(resetter.getByText('Your old authenticator app and recovery keys no longer work')).toBeVisible();
+  await expect(resetter.getByRole('img', { name: 'QR code to add Tessera to your authenticator app' })).toBeVisible();
+  expect(deletes).toBe(1);
+  await resetter.screenshot({ path: 'test-reports/screens/authenticator-reset.png', fullPage: true });
+  await third.close();
 });
 
 test("the code screen's back link returns to sign-in, and the sign-in it left waits no more (spec §2)", async ({

@@ -76,6 +76,9 @@ test('a Microsoft work account is linked after the password and its code, signs 
   const linked = page.getByTestId('linked-accounts');
   await expect(linked).toContainText(`Microsoft account — ${ACME_NAME}`);
   await expect(linked).toContainText(work.email);
+  // The sign-in with Microsoft that linked it was its first use.
+  await expect(linked).toContainText('Last used');
+  await expect(linked).not.toContainText('Not yet');
 
   // Signed out, the work account signs in to the same account, through its second factor.
   await page.goto('/logout');

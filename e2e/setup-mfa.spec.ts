@@ -49,6 +49,7 @@ test('a forced user chooses how, sets up a phone second factor from the number t
   await expect(page).toHaveURL(/\/setup-mfa\/phone$/);
   // The account's number is there already, as people read it.
   await expect(page.getByLabel('Phone number')).toHaveValue('+32 470 44 44 44');
+  await expect(page.getByLabel('Phone number')).toBeFocused();
   await expectNoAxeViolations(page);
   const before = await sentCount(fiona.phone);
   await page.getByRole('button', { name: 'Send me a code' }).click();

@@ -596,6 +596,18 @@ describe('root machine: behaviour', () => {
       expect(actor.getSnapshot().matches({ signedIn: 'merging' })).toBe(true);
       expect(effects).not.toContain('navigate /setup-mfa');
     }
+    // Nor on the code screen where the open merge's further proofs are given.
+    const merging = { ...forcedUser, fuzzion_until: '2099-01-01T00:00:00Z' } as UserProfile;
+    const proofs = start({
+      storedAccount: merging,
+      fetchUser: async () => merging,
+      location: at('/mfa/methods', '?isFuzzion=true&methods=%5B13%5D'),
+      records: ['navigate'],
+    });
+    await settle();
+    expect(proofs.actor.getSnapshot().matches({ signedIn: { merging: 'duplicated' } })).toBe(true);
+    expect(proofs.actor.getSnapshot().context.location.search).toBe('?isFuzzion=true&methods=%5B13%5D');
+    expect(proofs.effects).toEqual([]);
     // Any other screen is the set-up's, as before.
     const elsewhere = startAs(forcedUser, '/user/profile');
     await settle();
