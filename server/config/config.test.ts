@@ -253,6 +253,7 @@ describe('delivery providers', () => {
       timeoutMs: 10_000,
       breakerFailures: 5,
       breakerCooldownSeconds: 30,
+      stepSeconds: { whatsapp: 20, sms: 30, call: 60 },
     });
     const single = loadConfig({
       SMTP_URL: 'smtp://user:pw@mail.example:2525',
@@ -272,6 +273,8 @@ describe('delivery providers', () => {
       DELIVERY_TIMEOUT_MS: '2500',
       DELIVERY_BREAKER_FAILURES: '3',
       DELIVERY_BREAKER_COOLDOWN_SECONDS: '60',
+      DELIVERY_STEP_SECONDS_WHATSAPP: '5',
+      DELIVERY_STEP_SECONDS_CALL: '90',
     }).delivery;
     expect(delivery.smtp.map((server) => server.name)).toEqual(['smtp:one.example', 'smtp:two.example:587']);
     expect(delivery.sms).toEqual([
@@ -283,7 +286,12 @@ describe('delivery providers', () => {
       },
       { name: 'backup', url: 'http://backup.example', key: 'own', receiptSecret: null },
     ]);
-    expect(delivery).toMatchObject({ timeoutMs: 2500, breakerFailures: 3, breakerCooldownSeconds: 60 });
+    expect(delivery).toMatchObject({
+      timeoutMs: 2500,
+      breakerFailures: 3,
+      breakerCooldownSeconds: 60,
+      stepSeconds: { whatsapp: 5, sms: 30, call: 90 },
+    });
   });
   it.each([
     [{ SMTP_URLS: 'smtp://a', SMTP_URL: 'smtp://b' }, /set SMTP_URLS or SMTP_URL, not both/],
@@ -300,6 +308,7 @@ describe('delivery providers', () => {
       { SMS_PROVIDERS: 'a=http://x', DELIVERY_RECEIPT_SECRET_A: 'short' },
       /DELIVERY_RECEIPT_SECRET_A must be at least 32 characters/,
     ],
+    [{ DELIVERY_STEP_SECONDS_SMS: '0' }, /DELIVERY_STEP_SECONDS_SMS must be a whole number from 1 to 600/],
     [{ DELIVERY_TIMEOUT_MS: '0' }, /DELIVERY_TIMEOUT_MS must be a whole number from 1 to 120000/],
     [{ DELIVERY_BREAKER_FAILURES: 'five' }, /DELIVERY_BREAKER_FAILURES must be a whole number/],
     [{ DELIVERY_BREAKER_COOLDOWN_SECONDS: '0' }, /DELIVERY_BREAKER_COOLDOWN_SECONDS must be a whole number from 1/],

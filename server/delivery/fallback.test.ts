@@ -195,3 +195,35 @@ describe.each(kinds)('a code that does not arrive goes another way (%s)', (kind)
     expect(answers[0]!.body).toBe(answers[1]!.body);
   });
 });
+
+describe.each(kinds)('a code whose provider hangs goes another way once its wait is over (%s)', (kind) => {
+  let server: TestServer;
+  let provider: SmsProvider;
+
+  beforeAll(async () => {
+    provider = await startSmsProvider();
+    // The provider's answer is awaited this long (DELIVERY_TIMEOUT_MS), instead of ten seconds.
+    server = await startTestServer(
+      kind,
+      { SMS_PROVIDERS: `first=${provider.url}`, DELIVERY_TIMEOUT_MS: '200' },
+      { seed: false },
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await provider?.stop();
+  });
+
+  it('sends the same code by SMS when WhatsApp never answers', async () => {
+    provider.hangingChannels.add('whatsapp');
+    const api = client(server);
+    const user = await makeUser(server, { methods: ['sms'] });
+    const payload = await api.loginPayload(user.email, 'hanging-device');
+    const started = await api.challenge(payload, user.ids.sms!, 'hanging-device', 'whatsapp');
+    expect(started.statusCode).toBe(200);
+    expect(provider.requests.map((m) => m.channel)).toEqual(['whatsapp', 'sms']);
+    expect(provider.messages.map((m) => m.channel)).toEqual(['sms']);
+    const right = await api.verify(started.json().payload, codeIn(provider.messages[0]!.text), 'hanging-device');
+    expect(right.statusCode).toBe(200);
+  });
+});

@@ -49,6 +49,8 @@ export type SmsProvider = {
   failingChannels: Set<string>;
   /** Never answers. */
   hanging: boolean;
+  /** Never answers for these channels only. */
+  hangingChannels: Set<string>;
   /** Answers after this many milliseconds. */
   delayMs: number;
   stop(): Promise<void>;
@@ -71,7 +73,7 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
         idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       };
       requests.push(message);
-      if (peer.hanging) return;
+      if (peer.hanging || peer.hangingChannels.has(parsed.channel)) return;
       if (peer.failing || peer.failingChannels.has(parsed.channel)) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
         return;
@@ -91,6 +93,7 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
     failing: false,
     failingChannels: new Set(),
     hanging: false,
+    hangingChannels: new Set(),
     delayMs: 0,
     stop: () =>
       new Promise<void>((resolve) => {
