@@ -227,3 +227,37 @@ describe.each(kinds)('a code whose provider hangs goes another way once its wait
     expect(right.statusCode).toBe(200);
   });
 });
+
+describe.runIf(kinds.includes('postgres'))('two instances draining one outbox (postgres)', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let provider: SmsProvider;
+
+  beforeAll(async () => {
+    provider = await startSmsProvider();
+    const env = { SMS_PROVIDERS: `first=${provider.url}` };
+    a = await startTestServer('postgres', env, { seed: false, settleMessages: false });
+    b = await startTestServer('postgres', env, { sharing: a, settleMessages: false });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+    await provider?.stop();
+  });
+
+  it('sends each step of each code once, whichever instance takes it', async () => {
+    provider.failingChannels.add('whatsapp');
+    const api = client(a);
+    const users = await Promise.all(Array.from({ length: 12 }, () => makeUser(a, { methods: ['sms'] })));
+    for (const [i, user] of users.entries()) {
+      const payload = await api.loginPayload(user.email, `two-nodes-${i}`);
+      expect((await api.challenge(payload, user.ids.sms!, `two-nodes-${i}`, 'whatsapp')).statusCode).toBe(200);
+    }
+    // Both workers at once, each until nothing is left.
+    await Promise.all([a.ctx.outbox.drain(), b.ctx.outbox.drain(), a.ctx.outbox.drain(), b.ctx.outbox.drain()]);
+    await Promise.all([a.ctx.outbox.drain(), b.ctx.outbox.drain()]);
+    const tries = provider.requests.map((m) => `${m.to} ${m.channel}`).sort();
+    expect(tries).toEqual(users.flatMap((u) => [`${u.phone} sms`, `${u.phone} whatsapp`]).sort());
+    expect(provider.messages).toHaveLength(users.length);
+  });
+});
