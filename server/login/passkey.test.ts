@@ -60,6 +60,33 @@ describe.each(kinds)('passkey sign-in on %s', (kind) => {
     return { options: res.json(), cookie };
   }
 
+  it("bounds one address's challenges (each is a row for five minutes), and not another's", async () => {
+    const ip = nextIp();
+    const rows = async () =>
+      Number(
+        (
+          await server.ctx.db
+            .selectFrom('passkey_sign_ins')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const budget = server.ctx.limiters.passkeyChallenges.points;
+    await Promise.all(Array.from({ length: budget }, () => options(ip)));
+    const before = await rows();
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/api/passkey/options',
+      headers: { 'x-device-id': 'passkey-sign-in-01' },
+      remoteAddress: ip,
+    });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('too_many_attempts');
+    expect(refused.cookies.find((c) => c.name === PASSKEY_COOKIE)).toBeUndefined();
+    expect(await rows()).toBe(before);
+    await options(nextIp());
+  });
+
   const signIn = (ip: string, cookie: string | null, credential: unknown, device = 'passkey-sign-in-01') =>
     server.app.inject({
       method: 'POST',

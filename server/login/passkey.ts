@@ -54,6 +54,9 @@ const DUMMY: HeldPasskey = (() => {
 export async function passkeySignInOptions(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const blocked = (await standing(ctx.limiters.ip, request.ip)).wait;
   if (blocked > 0) throw ApiError.tooMany(blocked);
+  // Each challenge is a row until it expires: one address's share of them is bounded.
+  const flood = await spend(ctx.limiters.passkeyChallenges, request.ip);
+  if (flood > 0) throw ApiError.tooMany(flood);
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(ctx.config).id,
     userVerification: 'required',

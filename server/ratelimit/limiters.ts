@@ -42,6 +42,9 @@ function specs(config: Config) {
      * number (activation codes are short): known and unknown numbers alike. */
     activationIpCard: { points: 5, duration: HOUR, blockDuration: HOUR },
     activationCard: { points: 20, duration: HOUR, blockDuration: 0 },
+    /** Passkey sign-in challenges one address asks for (each is a row for five minutes): far more
+     * than sign-in screens behind one address open, far fewer than a flood writes. */
+    passkeyChallenges: { points: 1000, duration: 300, blockDuration: 0 },
     /** Every ceiling's failures over a day, keyed `ceiling|key`: past NIST's 100, the top level. */
     ceilingDay: { points: 100, duration: 24 * HOUR, blockDuration: 0 },
   } satisfies Record<string, Omit<LimiterSpec, 'keyPrefix'>>;
