@@ -96,10 +96,13 @@ if (config.seedDemo) {
 }
 console.log(lines.join('\n') + '\n');
 
-const stop = async () => {
+const stop = async (drainSeconds: number) => {
+  // Out of the balancer first (readyz 503, every request still served), then closed.
+  if (drainSeconds > 0) await server.drain(drainSeconds);
   await server.close();
   await entra?.close();
   process.exit(0);
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+// Ctrl-C stops at once; SIGTERM (a rolling restart) drains first.
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(config.shutdownDrainSeconds));

@@ -62,7 +62,17 @@ import { newDeviceAlerts } from './devices/alerts.ts';
 import { installSpa } from './spa/index.ts';
 import { ssoApiRoutes, ssoBrowserRoutes } from './sso/routes.ts';
 
-export type App = { app: FastifyInstance; ctx: AppContext; oidc: OidcProviders; close(): Promise<void> };
+export type App = {
+  app: FastifyInstance;
+  ctx: AppContext;
+  oidc: OidcProviders;
+  /** The start of a stop: /readyz says 503 for `seconds` while every request is still served (the
+   * balancer's checks take the node out meanwhile); `close` follows. */
+  drain(seconds: number): Promise<void>;
+  /** Stops accepting, finishes the requests it holds, hands back the outbox's leases, closes its
+   * pools. */
+  close(): Promise<void>;
+};
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
 /** `now`: the delivery circuits' clock (tests move it). */
@@ -136,6 +146,7 @@ export async function buildApp(
     metrics,
     // Nothing depends on sessions until the authorisation server is up (below).
     sessionsEnded: async () => {},
+    draining: false,
   };
   metrics.measureOutbox(() => ctx.outbox.depth());
   metrics.measureCircuits(() => ctx.circuits());
@@ -245,6 +256,10 @@ export async function buildApp(
     app,
     ctx,
     oidc: oidcProviders,
+    async drain(seconds) {
+      ctx.draining = true;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    },
     async close() {
       oidcProviders.close();
       stopOidcPurge();

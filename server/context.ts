@@ -27,6 +27,9 @@ export type AppContext = {
   /** Tells what depends on Tessera sessions that some have ended (these, or all of an account's):
    * the authorisation server ends the sessions they signed in (server/oidc/logout.ts). */
   sessionsEnded(ended: EndedSessions): Promise<void>;
+  /** Set once the node is told to stop (SIGTERM): /readyz answers 503 so the balancer takes it out,
+   * while it still serves what comes (server/app.ts `drain`). */
+  draining: boolean;
 };
 
 export type EndedSessions = ({ sessionIds: string[] } | { accountId: string }) & {

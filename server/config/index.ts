@@ -13,6 +13,9 @@ import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../../contract/pas
 export type Config = {
   env: 'development' | 'production' | 'test';
   port: number;
+  /** On SIGTERM: how long /readyz answers 503 while the node still serves, before it stops
+   * accepting (at least the balancer's check interval times its fall count). */
+  shutdownDrainSeconds: number;
   host: string;
   /** Each variant's public origin (scheme://host[:port]): every link in a mail, SMS or notice, every
    * redirect the server builds and the OIDC issuer (`<origin>/oidc`) come from it. A request's Host
@@ -251,6 +254,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
   return {
     env: nodeEnv,
     port: integer(env, 'PORT', 3000, 0, 65535),
+    shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 300),
     host: text(env, 'HOST', 'localhost'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     sqlitePath: text(env, 'SQLITE_PATH', './data/tessera.sqlite'),

@@ -97,3 +97,45 @@ describe.each(kinds)('delivery circuits on the server (%s)', (kind) => {
     expect(second.requests.map((m) => m.idempotencyKey)).toEqual([waiting.id]);
   });
 });
+
+describe.runIf(kinds.includes('postgres'))('an instance that stops with a message in hand (postgres)', () => {
+  it('hands its lease back, so another instance sends it at once, with the same key', async () => {
+    const provider = await startSmsProvider();
+    const env = { SMS_PROVIDERS: `only=${provider.url}`, DELIVERY_TIMEOUT_MS: '30000' };
+    const a = await startTestServer('postgres', env, { seed: false, settleMessages: false });
+    let b: TestServer | null = null;
+    try {
+      provider.hanging = true;
+      await a.ctx.outbox.enqueue(a.ctx.db, {
+        channel: 'sms',
+        to: '+32470000004',
+        subject: '',
+        body: 'held',
+        ttlSeconds: 600,
+      });
+      a.ctx.outbox.kick();
+      await expect.poll(() => provider.requests.length).toBe(1);
+      const leased = await a.ctx.db.selectFrom('message_outbox').select('locked_until').executeTakeFirstOrThrow();
+      expect(leased.locked_until).not.toBeNull();
+
+      // Told to stop while the provider holds the message: the lease is given back, not left to run out.
+      await a.ctx.outbox.stop();
+      const row = await a.ctx.db
+        .selectFrom('message_outbox')
+        .select(['id', 'locked_until', 'failed_at'])
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ locked_until: null, failed_at: null });
+
+      // Another instance takes it at once; the provider sees the same key twice and keeps one.
+      provider.hanging = false;
+      b = await startTestServer('postgres', env, { sharing: a, seed: false, settleMessages: false });
+      await b.ctx.outbox.drain();
+      expect(provider.messages.map((m) => m.idempotencyKey)).toEqual([row.id]);
+      expect(provider.requests.map((m) => m.idempotencyKey)).toEqual([row.id, row.id]);
+    } finally {
+      await provider.stop();
+      await b?.stop();
+      await a.stop();
+    }
+  });
+});

@@ -61,6 +61,8 @@ export function createOutbox(
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   const steps: Array<() => Promise<void>> = [];
+  /** The messages this worker leased and has not finished: handed back if it stops first. */
+  const held = new Set<string>();
 
   /** Leases the due messages to this worker. PostgreSQL skips rows another worker holds. */
   async function claim() {
@@ -190,7 +192,8 @@ export function createOutbox(
     for (;;) {
       const rows = await claim();
       if (rows.length === 0) return;
-      await Promise.all(rows.map(deliver));
+      for (const row of rows) held.add(row.id);
+      await Promise.all(rows.map((row) => deliver(row).finally(() => held.delete(row.id))));
     }
   }
 
@@ -270,6 +273,15 @@ export function createOutbox(
       // sends it again (delivery is at least once).
       const running = passes.current();
       if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      // What it still holds, another worker takes at once rather than when the lease runs out (the
+      // same idempotency key lets a provider drop a repeat of a send this one did not finish).
+      if (held.size > 0)
+        await db
+          .updateTable('message_outbox')
+          .set({ locked_until: null })
+          .where('id', 'in', [...held])
+          .execute()
+          .catch((error) => log.warn({ err: error }, 'outbox leases not handed back'));
     },
   };
 }

@@ -2,14 +2,15 @@
 // The database down makes the instance unready (503); Redis down only degrades it (200): the
 // throttling counts fall back to the database, and draining every instance would help no one.
 // A delivery provider whose circuit is not closed degrades it too, named under `delivery`: the
-// circuits are shared, so every instance says the same.
+// circuits are shared, so every instance says the same. A node told to stop answers 503
+// `draining` while it still serves, so that the balancer stops sending it requests first.
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import { isReachable } from '../db/index.ts';
 
 export type Readiness = {
-  status: 'ok' | 'degraded' | 'unavailable';
+  status: 'ok' | 'degraded' | 'unavailable' | 'draining';
   checks: {
     database: 'ok' | 'down';
     redis?: 'ok' | 'degraded';
@@ -47,6 +48,8 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    // A node told to stop leaves the balancer first, and serves on meanwhile.
+    if (ctx.draining) return reply.code(503).send({ status: 'draining', checks: {} });
     const ready = await readiness(ctx);
     return reply.code(ready.status === 'unavailable' ? 503 : 200).send(ready);
   });
