@@ -221,7 +221,9 @@ test("the other account's password, where it counts, is asked as a password: a w
   await expect(page).toHaveURL(/\/duplicated$/);
   await page.getByRole('button', { name: 'Yes, merge the accounts' }).click();
   await page.getByRole('button', { name: "Type the other account's password" }).click();
+  // The form opens in place (the address stays): focus goes to its field all the same.
   const password = page.getByLabel('Password of the other account');
+  await expect(password).toBeFocused();
   await expect(password).toHaveAttribute('autocomplete', 'current-password');
   await password.fill('Not-her-password-1');
   await page.getByRole('button', { name: 'Confirm' }).click();
@@ -261,6 +263,7 @@ test('an account with a second factor is merged only with it: the offer, its met
   const before = await sentCount(secured.phone);
   await choice.getByRole('button', { name: /^Text a code to / }).click();
   await expect(page.getByRole('heading', { level: 2 })).toHaveText('Check your text messages');
+  await expect(page.getByLabel('Security code')).toBeFocused();
   await expect(page.getByText(/The code expires in 1[45]:\d\d\./)).toBeVisible();
   await expectNoAxeViolations(page);
   await shoot(page, 'code');

@@ -7,6 +7,7 @@
 // them (src/components/MethodOptions.tsx), their answer typed in the shared code form; a passkey is
 // used from the choice itself, the browser asking for it, as at the second factor (src/mfa).
 import { useSelector } from '@xstate/react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActorRefFrom } from 'xstate';
 import type { fuzzionMachine, FuzzionResend, FuzzionResult } from '../../machines/fuzzion.ts';
@@ -159,11 +160,20 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
       {t(label)}
     </Button>
   );
+  // Opened in place, the address unchanged (so app/ScreenFocus.tsx does not move focus): focus goes to
+  // the form's first field, the password's, or the code's once the code is sent.
+  const form = useRef<HTMLDivElement>(null);
+  const entering = snapshot.matches({ proving: 'entering' }) && selected !== null && challenge !== null;
+  const typing = snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' });
+  const opened = typing ? 'password' : entering && entry ? 'code' : null;
+  useEffect(() => {
+    if (opened) form.current?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+  }, [opened]);
 
-  if (snapshot.matches({ proving: 'entering' }) && selected && challenge) {
+  if (entering && selected && challenge) {
     const kind = selected.method === 'sms' && channel ? channel : selected.method;
     return (
-      <div className="mt-5 border-t border-slate-200 pt-4">
+      <div ref={form} className="mt-5 border-t border-slate-200 pt-4">
         <h2 className="text-lg font-semibold">{t(`mfa.code.title.${kind}`)}</h2>
         <p className="mt-1 text-sm text-slate-700">
           {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? selected.target ?? '' })}
@@ -180,36 +190,38 @@ function Proof({ flow, busy }: { flow: Ref; busy: boolean }) {
       </div>
     );
   }
-  if (snapshot.matches({ proving: 'password' }) || snapshot.matches({ proving: 'checkingPassword' })) {
+  if (typing) {
     return (
-      <form
-        noValidate
-        className="mt-5 space-y-4 border-t border-slate-200 pt-4"
-        onSubmit={(event) => {
-          event.preventDefault();
-          flow.send({ type: 'SUBMIT', ...puzzle.answer() });
-        }}
-      >
-        <TextField
-          label={t('fuzzion.password.label')}
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          first
-          onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })}
-          // Only a password is asked here: a wrong one is said as such, not as a wrong username.
-          {...(error?.code === 'invalid_credentials'
-            ? { problem: t('errors.invalid_credentials', { context: 'password' }) }
-            : { error })}
-        />
-        {puzzle.widget}
-        <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" loading={busy}>
-            {t('fuzzion.confirm')}
-          </Button>
-          {back('mfa.code.changeMethod')}
-        </div>
-      </form>
+      <div ref={form}>
+        <form
+          noValidate
+          className="mt-5 space-y-4 border-t border-slate-200 pt-4"
+          onSubmit={(event) => {
+            event.preventDefault();
+            flow.send({ type: 'SUBMIT', ...puzzle.answer() });
+          }}
+        >
+          <TextField
+            label={t('fuzzion.password.label')}
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            first
+            onChange={(value) => flow.send({ type: 'TYPE_PASSWORD', value })}
+            // Only a password is asked here: a wrong one is said as such, not as a wrong username.
+            {...(error?.code === 'invalid_credentials'
+              ? { problem: t('errors.invalid_credentials', { context: 'password' }) }
+              : { error })}
+          />
+          {puzzle.widget}
+          <div className="flex flex-wrap items-center gap-3">
+            <Button type="submit" loading={busy}>
+              {t('fuzzion.confirm')}
+            </Button>
+            {back('mfa.code.changeMethod')}
+          </div>
+        </form>
+      </div>
     );
   }
   // Choosing: the other account's methods, as its sign-in lists them, and its password where it counts.
