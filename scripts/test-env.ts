@@ -31,3 +31,20 @@ export function ensurePostgres(): void {
   console.log('Starting the local PostgreSQL cluster…');
   spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', versions[0]!, 'main', 'start'], { stdio: 'inherit' });
 }
+
+/** The balancer and Sentinel the tests of several instances run (server/cluster/): Debian's
+ * packages, installed when missing and the user is root; their own services are stopped, as the
+ * tests start their own. */
+export function ensureClusterTools(): void {
+  const missing = [
+    ['haproxy', '/usr/sbin/haproxy'],
+    ['redis-sentinel', '/usr/bin/redis-sentinel'],
+  ].filter(([, binary]) => !existsSync(binary!));
+  if (missing.length === 0 || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
+  const packages = missing.map(([name]) => name).join(' ');
+  console.log(`Installing ${packages} for the tests of several instances…`);
+  execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages}`, {
+    stdio: 'inherit',
+  });
+  for (const [name] of missing) spawnSync('service', [name!, 'stop'], { stdio: 'ignore' });
+}

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildWebApp } from './build.ts';
-import { ensureChromium, ensurePostgres } from './test-env.ts';
+import { ensureChromium, ensureClusterTools, ensurePostgres } from './test-env.ts';
 
 const root = join(import.meta.dirname, '..');
 const reports = join(root, 'test-reports');
@@ -19,6 +19,7 @@ function run(title: string, command: string, args: string[], env: Record<string,
 }
 
 ensurePostgres();
+ensureClusterTools();
 const chromium = ensureChromium();
 
 let failedSteps = 0;

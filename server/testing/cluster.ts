@@ -1,0 +1,161 @@
+// Several Tessera instances behind HAProxy, as production runs them: real processes
+// (scripts/serve.ts) on one PostgreSQL database and one Redis, and the balancer configured by
+// deploy/haproxy.cfg. Instances can be stopped (SIGTERM, drained), killed (SIGKILL) and started
+// again on their port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPostgresDatabase } from './harness.ts';
+import { freePort } from './ports.ts';
+import { startRedis, stopRedis } from './redis.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const SECRET_KEY = 'cluster-test-secret-key-0123456789abcdef';
+
+export type Node = { name: string; port: number; process: ChildProcess | null };
+
+export type Cluster = {
+  /** The balancer's address: every request of a test goes through it. */
+  base: string;
+  nodes: Node[];
+  /** SIGTERM: the node drains (readyz 503, still serving), then exits; resolves once it did. */
+  stop(node: Node): Promise<number | null>;
+  /** SIGKILL: gone at once, with whatever it held. */
+  kill(node: Node): Promise<void>;
+  /** Starts the node again on its port; resolves once it answers readyz and the balancer uses it. */
+  start(node: Node): Promise<void>;
+  /** The balancer's status of the node: UP, DOWN, NOLB (draining), …; null while it cannot say. */
+  statusOf(node: Node): Promise<string | null>;
+  close(): Promise<void>;
+};
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1000) })).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not happen within ${ms} ms`);
+}
+
+/** `env`: settings every instance gets besides the cluster's own (an SMTP peer, say). */
+export async function startCluster(env: Record<string, string> = {}, size = 3): Promise<Cluster> {
+  const database = await createPostgresDatabase();
+  const redisPort = await freePort();
+  const redis = await startRedis(redisPort);
+  const lbPort = await freePort();
+  const base = `http://127.0.0.1:${lbPort}`;
+  const nodes: Node[] = [];
+  for (let i = 1; i <= size; i++) nodes.push({ name: `node${i}`, port: await freePort(), process: null });
+
+  const spawnNode = (node: Node, seed: boolean) => {
+    node.process = spawn(process.execPath, ['scripts/serve.ts'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        HOST: '127.0.0.1',
+        PORT: String(node.port),
+        DATABASE_URL: database.url,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        SECRET_KEY,
+        PUBLIC_ORIGIN_BE: base,
+        PUBLIC_ORIGIN_LU: `http://account.lu.localhost:${lbPort}`,
+        TRUST_PROXY: 'loopback',
+        SPA_DIR: 'none',
+        SEED_DEMO: seed ? 'true' : 'false',
+        DEMO_MICROSOFT: 'false',
+        LOG_LEVEL: 'warn',
+        // Three times the balancer's inter × fall (deploy/haproxy.cfg), for a loaded machine.
+        SHUTDOWN_DRAIN_SECONDS: '3',
+        CAPTCHA: 'false',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  };
+  const ready = (node: Node) => until(() => answers(`http://127.0.0.1:${node.port}/readyz`), `${node.name} ready`);
+  // The balancer's own view of each node (its stats page, as CSV).
+  const statsPort = await freePort();
+  const statusOf = async (node: Node): Promise<string | null> => {
+    try {
+      const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
+      const row = csv.split('\n').find((line) => line.startsWith(`instances,${node.name},`));
+      return row ? (row.split(',')[17] ?? null) : null;
+    } catch {
+      return null;
+    }
+  };
+  /** The balancer takes a node back after `rise` good checks. */
+  const inRotation = (node: Node) =>
+    until(async () => (await statusOf(node)) === 'UP', `${node.name} back in rotation`);
+
+  // One node migrates and seeds; the others start on the ready schema.
+  spawnNode(nodes[0]!, true);
+  await ready(nodes[0]!);
+  for (const node of nodes.slice(1)) spawnNode(node, false);
+  await Promise.all(nodes.slice(1).map(ready));
+
+  const haproxy = spawn('haproxy', ['-db', '-f', join(root, 'deploy', 'haproxy.cfg')], {
+    env: {
+      ...process.env,
+      LB_BIND: `127.0.0.1:${lbPort}`,
+      STATS_BIND: `127.0.0.1:${statsPort}`,
+      PUBLIC_HOST: `127.0.0.1:${lbPort}`,
+      ...Object.fromEntries(nodes.map((node, i) => [`NODE${i + 1}`, `127.0.0.1:${node.port}`])),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await until(() => answers(`${base}/readyz`), 'the balancer');
+  for (const node of nodes) await inRotation(node);
+
+  const exitOf = (child: ChildProcess) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve(child.exitCode)
+      : once(child, 'exit').then(([code]) => code as number | null);
+
+  async function kill(node: Node) {
+    const child = node.process!;
+    const exited = exitOf(child);
+    child.kill('SIGKILL');
+    await exited;
+    node.process = null;
+  }
+
+  return {
+    base,
+    nodes,
+    async stop(node) {
+      const child = node.process!;
+      const exited = exitOf(child);
+      child.kill('SIGTERM');
+      const code = await exited;
+      node.process = null;
+      return code;
+    },
+    kill,
+    async start(node) {
+      spawnNode(node, false);
+      await ready(node);
+      await inRotation(node);
+    },
+    statusOf,
+    async close() {
+      for (const node of nodes) if (node.process) await kill(node);
+      const stopped = exitOf(haproxy);
+      haproxy.kill('SIGKILL');
+      await stopped;
+      await stopRedis(redis);
+      await database.drop();
+    },
+  };
+}
