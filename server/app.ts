@@ -139,6 +139,7 @@ export async function buildApp(
       dropped: (channel) => metrics.deliveryFailures.inc({ channel }),
       fellBack: (from, to) => metrics.fallbacks.inc({ from, to }),
       stepSeconds: config.delivery.stepSeconds,
+      leaseMs: config.delivery.outboxLeaseSeconds * 1000,
     }),
     // A sign-in from a new device mails its owner (server/devices/alerts.ts).
     signInRecords: createSignInRecords(database.db, app.log, () => newDeviceAlerts(ctx)),

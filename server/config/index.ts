@@ -108,6 +108,9 @@ export type Config = {
     /** Consecutive failures that open a provider's circuit, and how long it then stays skipped. */
     breakerFailures: number;
     breakerCooldownSeconds: number;
+    /** How long a worker holds a message it sends before another may take it (a worker that died
+     * holding one is known by this alone): longer than a send can take. */
+    outboxLeaseSeconds: number;
     /** How long a code's step on a phone channel waits for its provider's receipt before the code
      * goes the next way (server/delivery/fallback.ts); only for providers that send receipts. */
     stepSeconds: { whatsapp: number; sms: number; call: number };
@@ -317,6 +320,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
       timeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 120_000),
       breakerFailures: integer(env, 'DELIVERY_BREAKER_FAILURES', 5, 1, 1000),
       breakerCooldownSeconds: integer(env, 'DELIVERY_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400),
+      outboxLeaseSeconds: integer(env, 'OUTBOX_LEASE_SECONDS', 60, 1, 3600),
       stepSeconds: {
         whatsapp: integer(env, 'DELIVERY_STEP_SECONDS_WHATSAPP', 20, 1, 600),
         sms: integer(env, 'DELIVERY_STEP_SECONDS_SMS', 30, 1, 600),

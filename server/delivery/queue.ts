@@ -14,7 +14,8 @@ import { deliveryOf, recordDelivery, type DeliveryStatus } from './receipts.ts';
 
 /** Tries before a message is given up; with the backoff below they span about two minutes. */
 export const MAX_DELIVERY_ATTEMPTS = 6;
-/** How long a worker holds a message it is delivering before another may take it over. */
+/** How long a worker holds a message it is delivering before another may take it over (a worker
+ * that died holding it is known by this alone): OUTBOX_LEASE_SECONDS, longer than any send. */
 const LEASE_MS = 60_000;
 const POLL_MS = 1_000;
 const BATCH = 20;
@@ -46,7 +47,8 @@ type Log = { warn(data: object, message: string): void; error(data: object, mess
 
 /** `dropped`: told of a message given up unsent because its code expired first (a sender's own
  * failures are counted by the sender); `fellBack`: of a code that went another way;
- * `stepSeconds`: how long a code's step waits for its receipt (./fallback.ts). */
+ * `stepSeconds`: how long a code's step waits for its receipt (./fallback.ts); `leaseMs`: how
+ * long a message stays with the worker that took it. */
 export function createOutbox(
   db: Db,
   delivery: Delivery,
@@ -55,8 +57,10 @@ export function createOutbox(
     dropped?(channel: string): void;
     fellBack?(from: string, to: string): void;
     stepSeconds?: Partial<Record<Channel, number>>;
+    leaseMs?: number;
   } = {},
 ): Outbox {
+  const leaseMs = hooks.leaseMs ?? LEASE_MS;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
@@ -77,7 +81,7 @@ export function createOutbox(
       .limit(BATCH);
     return db
       .updateTable('message_outbox')
-      .set({ locked_until: nowIso(Date.now() + LEASE_MS) })
+      .set({ locked_until: nowIso(Date.now() + leaseMs) })
       .where('id', 'in', sqlite ? due : due.forUpdate().skipLocked())
       .returningAll()
       .execute();

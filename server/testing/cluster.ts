@@ -30,6 +30,34 @@ export type Cluster = {
   close(): Promise<void>;
 };
 
+/** A Tessera instance as production starts it (scripts/serve.ts), on `port`, with the test
+ * settings below and `env`; its log's warnings and errors go to the test's. */
+export function spawnInstance(port: number, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['scripts/serve.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SECRET_KEY,
+      SPA_DIR: 'none',
+      SEED_DEMO: 'false',
+      DEMO_MICROSOFT: 'false',
+      LOG_LEVEL: 'warn',
+      // Three times the balancer's inter × fall (deploy/haproxy.cfg), for a loaded machine.
+      SHUTDOWN_DRAIN_SECONDS: '3',
+      CAPTCHA: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Resolves once the instance on `port` answers /readyz 200. */
+export const instanceReady = (port: number) =>
+  until(() => answers(`http://127.0.0.1:${port}/readyz`), `the instance on ${port} ready`);
+
 async function answers(url: string): Promise<boolean> {
   try {
     return (await fetch(url, { signal: AbortSignal.timeout(1000) })).status === 200;
@@ -58,32 +86,17 @@ export async function startCluster(env: Record<string, string> = {}, size = 3): 
   for (let i = 1; i <= size; i++) nodes.push({ name: `node${i}`, port: await freePort(), process: null });
 
   const spawnNode = (node: Node, seed: boolean) => {
-    node.process = spawn(process.execPath, ['scripts/serve.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        HOST: '127.0.0.1',
-        PORT: String(node.port),
-        DATABASE_URL: database.url,
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        SECRET_KEY,
-        PUBLIC_ORIGIN_BE: base,
-        PUBLIC_ORIGIN_LU: `http://account.lu.localhost:${lbPort}`,
-        TRUST_PROXY: 'loopback',
-        SPA_DIR: 'none',
-        SEED_DEMO: seed ? 'true' : 'false',
-        DEMO_MICROSOFT: 'false',
-        LOG_LEVEL: 'warn',
-        // Three times the balancer's inter × fall (deploy/haproxy.cfg), for a loaded machine.
-        SHUTDOWN_DRAIN_SECONDS: '3',
-        CAPTCHA: 'false',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    node.process = spawnInstance(node.port, {
+      DATABASE_URL: database.url,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      PUBLIC_ORIGIN_BE: base,
+      PUBLIC_ORIGIN_LU: `http://account.lu.localhost:${lbPort}`,
+      TRUST_PROXY: 'loopback',
+      SEED_DEMO: seed ? 'true' : 'false',
+      ...env,
     });
   };
-  const ready = (node: Node) => until(() => answers(`http://127.0.0.1:${node.port}/readyz`), `${node.name} ready`);
+  const ready = (node: Node) => instanceReady(node.port);
   // The balancer's own view of each node (its stats page, as CSV).
   const statsPort = await freePort();
   const statusOf = async (node: Node): Promise<string | null> => {

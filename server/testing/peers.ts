@@ -51,12 +51,15 @@ export type SmsProvider = {
   hanging: boolean;
   /** Never answers for these channels only. */
   hangingChannels: Set<string>;
+  /** Keeps the message but never answers, for these channels (its answer lost on the way). */
+  answerLost: Set<string>;
   /** Answers after this many milliseconds. */
   delayMs: number;
   stop(): Promise<void>;
 };
 
-/** A provider that accepts every message (202), unless told to fail, hang or answer late. */
+/** A provider that accepts every message (202), unless told to fail, hang or answer late; a message it
+ * already has (the same Idempotency-Key) it takes again and keeps once, as real providers do. */
 export async function startSmsProvider(port = 0): Promise<SmsProvider> {
   const messages: ProviderMessage[] = [];
   const requests: ProviderMessage[] = [];
@@ -74,12 +77,18 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
       };
       requests.push(message);
       if (peer.hanging || peer.hangingChannels.has(parsed.channel)) return;
+      // A message it has already (the same Idempotency-Key): taken again, kept once.
+      const repeat = message.idempotencyKey && messages.some((m) => m.idempotencyKey === message.idempotencyKey);
+      if (peer.answerLost.has(parsed.channel)) {
+        if (!repeat) messages.push(message);
+        return;
+      }
       if (peer.failing || peer.failingChannels.has(parsed.channel)) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
         return;
       }
       setTimeout(() => {
-        messages.push(message);
+        if (!repeat) messages.push(message);
         res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"queued"}');
       }, peer.delayMs);
     });
@@ -94,6 +103,7 @@ export async function startSmsProvider(port = 0): Promise<SmsProvider> {
     failingChannels: new Set(),
     hanging: false,
     hangingChannels: new Set(),
+    answerLost: new Set(),
     delayMs: 0,
     stop: () =>
       new Promise<void>((resolve) => {
