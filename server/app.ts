@@ -84,10 +84,20 @@ export async function buildApp(
   const database = openDatabase(config);
   await migrate(database.db);
   // A command on a connection that stopped answering fails after a second (the limiters then use
-  // the database); ioredis keeps reconnecting in the background.
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 })
-    : null;
+  // the database); ioredis keeps reconnecting in the background (to the new primary, after a
+  // Sentinel failover).
+  const redisOptions = { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 };
+  const redis = !config.redis
+    ? null
+    : 'url' in config.redis
+      ? new Redis(config.redis.url, redisOptions)
+      : // Sentinels: ioredis asks them for the primary, and again after a failover.
+        new Redis({
+          ...redisOptions,
+          ...config.redis.options,
+          sentinels: config.redis.sentinels,
+          name: config.redis.name,
+        });
   const store = { database, redis };
   const hasher = createPasswordHasher(config.hashConcurrency);
   const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });

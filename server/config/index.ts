@@ -1,5 +1,6 @@
 // Configuration from environment variables, validated once at start. A bad value stops the start
 // with a message that names the variable and says what it should be.
+import { RedisUrlError, redisTarget, type RedisTarget } from './redis.ts';
 import {
   MFA_MAX_ATTEMPTS,
   RESEND_FIRST_WAIT_S,
@@ -24,7 +25,8 @@ export type Config = {
   /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath (':memory:' allowed). */
   databaseUrl: string | null;
   sqlitePath: string;
-  redisUrl: string | null;
+  /** One Redis, or the Sentinels that name its primary (./redis.ts). */
+  redis: RedisTarget | null;
   maintenance: boolean;
   /** The authorisation server may call clients (back-channel logout) at loopback and private
    * addresses; off, as oidc-provider's SSRF protection wants, but for local set-ups and tests. */
@@ -183,6 +185,17 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function redisSetting(env: Env): RedisTarget | null {
+  const raw = optional(env, 'REDIS_URL');
+  if (raw === null) return null;
+  try {
+    return redisTarget(raw);
+  } catch (error) {
+    if (error instanceof RedisUrlError) throw new ConfigError(`REDIS_URL ${error.message}`);
+    throw error;
+  }
+}
+
 /** A list setting and its one-item predecessor: either, not both. */
 function listOrSingle(env: Env, list: string, single: string): string[] {
   const many = optional(env, list);
@@ -261,7 +274,7 @@ export function loadConfig(env: Env = process.env, cores = 2): Config {
     host: text(env, 'HOST', 'localhost'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     sqlitePath: text(env, 'SQLITE_PATH', './data/tessera.sqlite'),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redis: redisSetting(env),
     maintenance: flag(env, 'MAINTENANCE', false),
     oidcPrivateOutbound: flag(env, 'OIDC_PRIVATE_OUTBOUND', false),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1, 365),

@@ -4,10 +4,23 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 
-export async function startRedis(port: number): Promise<ChildProcess> {
+/** `args`: more of redis-server's options (`--replicaof host port`, `--sentinel`); `conf`: a
+ * configuration file to start from (a Sentinel needs one it can write). */
+export async function startRedis(port: number, args: string[] = [], conf?: string): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [
+      ...(conf ? [conf] : []),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...args,
+    ],
     { stdio: 'ignore' },
   );
   for (let i = 0; i < 100; i++) {
