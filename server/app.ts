@@ -2,7 +2,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { API_PREFIX } from '../contract/constants.ts';
 import { appConfigFor } from './appconfig/appConfig.ts';
 import { appConfigRoutes } from './appconfig/routes.ts';
@@ -28,6 +27,8 @@ import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { codeDeliveryRoutes } from './delivery/fallback.ts';
 import { forgettingOldDeliveries, receiptRoutes } from './delivery/receipts.ts';
+import { listenForChanges } from './cluster/invalidation.ts';
+import { connectRedis } from './config/redis.ts';
 import { healthRoutes } from './health/routes.ts';
 import { startOidcPurge } from './oidc/adapter.ts';
 import { createOidcProviders, type OidcProviders } from './oidc/provider.ts';
@@ -72,6 +73,8 @@ export type App = {
   /** Stops accepting, finishes the requests it holds, hands back the outbox's leases, closes its
    * pools. */
   close(): Promise<void>;
+  /** Resolves once the instance hears of changes made elsewhere (with Redis; at once without). */
+  changesHeard: Promise<void>;
 };
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
@@ -86,18 +89,9 @@ export async function buildApp(
   // A command on a connection that stopped answering fails after a second (the limiters then use
   // the database); ioredis keeps reconnecting in the background (to the new primary, after a
   // Sentinel failover).
-  const redisOptions = { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 };
-  const redis = !config.redis
-    ? null
-    : 'url' in config.redis
-      ? new Redis(config.redis.url, redisOptions)
-      : // Sentinels: ioredis asks them for the primary, and again after a failover.
-        new Redis({
-          ...redisOptions,
-          ...config.redis.options,
-          sentinels: config.redis.sentinels,
-          name: config.redis.name,
-        });
+  const redis = config.redis
+    ? connectRedis(config.redis, { maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: 1000 })
+    : null;
   const store = { database, redis };
   const hasher = createPasswordHasher(config.hashConcurrency);
   const metrics = createMetrics({ database, hasher, processMetrics: config.env !== 'test' });
@@ -189,6 +183,8 @@ export async function buildApp(
     },
   });
   providerKey = () => oidcProviders.signingKey();
+  // Keys rotated by the command line are reloaded at once on every instance (server/cluster/invalidation.ts).
+  const changes = redis ? listenForChanges(redis, { 'oidc-keys': () => oidcProviders.refreshKeys() }, app.log) : null;
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(
     async (api) => {
@@ -271,7 +267,9 @@ export async function buildApp(
       ctx.draining = true;
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     },
+    changesHeard: changes?.ready ?? Promise.resolve(),
     async close() {
+      changes?.stop();
       oidcProviders.close();
       stopOidcPurge();
       await app.close();

@@ -177,6 +177,7 @@ describe('the command, run as a process', { timeout: 120_000 }, () => {
   it('rotates the OIDC signing keys and lists them', () => {
     const rotate = cli('oidc-keys', 'rotate');
     expect([rotate.status, rotate.stderr]).toEqual([EXIT_OK, '']);
+
     const list = cli('oidc-keys', 'list');
     expect(list.status).toBe(EXIT_OK);
     expect(list.stdout.split('\n').filter((line) => line.includes('- (signing)'))).toHaveLength(2);
@@ -612,7 +613,7 @@ describe.each(kinds)('the command on %s', (kind) => {
     const second = await run('oidc-keys', 'rotate');
     expect(second.status).toBe(EXIT_OK);
     expect(second.stdout).toMatch(
-      /^New OIDC signing keys [\w-]{22}, [\w-]{22} now sign; the previous ones stay published for 14 days\.\n$/,
+      /^New OIDC signing keys [\w-]{22}, [\w-]{22} now sign; the previous ones stay published for 14 days\.\nThe running instances use them within 30 s\.\n$/,
     );
     const [newKids, oldKids] = [second, first].map((r) => /keys ([\w-]+), ([\w-]+) now/.exec(r.stdout)!.slice(1));
 

@@ -25,6 +25,8 @@ import {
 } from '../invitations/create.ts';
 import { setSsoOnly } from '../identity/sso.ts';
 import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
+import { announceChange } from '../cluster/invalidation.ts';
+import { connectRedis } from '../config/redis.ts';
 import {
   ClientExists,
   ClientInputError,
@@ -396,7 +398,28 @@ async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
         ? '.\n'
         : `; the previous ones stay published for ${RETIRED_KEY_GRACE_SECONDS / 86_400} days.\n`),
   );
+  // The first keys: no instance was running (one creates them as it starts).
+  if (rotated.generation > 1) io.stdout(`${await keysReloaded(loadConfig(io.env))}\n`);
   return EXIT_OK;
+}
+
+/** Tells the running instances, through Redis, to use the new keys now; says how many did. */
+async function keysReloaded(config: Config): Promise<string> {
+  const later = 'The running instances use them within 30 s.';
+  if (!config.redis) return later;
+  const redis = connectRedis(config.redis, { maxRetriesPerRequest: 1, commandTimeout: 2000, lazyConnect: true });
+  redis.on('error', () => {});
+  try {
+    const { instances, reloaded } = await announceChange(redis, 'oidc-keys');
+    if (instances === 0) return `No running instance heard of it. ${later}`;
+    return reloaded === instances
+      ? `All ${instances} running instances use them now.`
+      : `${reloaded} of ${instances} running instances use them now; the others within 30 s.`;
+  } catch {
+    return `Redis did not answer. ${later}`;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 // ---- OIDC clients --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // (`redis+sentinel://[:password@]host1:26379,host2:26379/<primary name>[?db=N]`). The Sentinel form
 // is read here, since a URL parser takes one host only: it becomes ioredis' `sentinels` and `name`,
 // and ioredis asks the Sentinels for the primary, and asks again when it fails over.
-import type { RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 export class RedisUrlError extends Error {}
 
@@ -45,4 +45,12 @@ export function redisTarget(raw: string): RedisTarget {
     options.db = Number(db);
   }
   return { sentinels, name: decodeURIComponent(name!), options };
+}
+
+/** A client of the target: the Redis of a URL, or the primary the Sentinels name (ioredis asks
+ * them again after a failover). */
+export function connectRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
+  return 'url' in target
+    ? new Redis(target.url, options)
+    : new Redis({ ...options, ...target.options, sentinels: target.sentinels, name: target.name });
 }
