@@ -15,7 +15,13 @@
 // Past an account-wide ceiling of wrong codes the server asks every check for a solved CAPTCHA (the
 // answer carries `captcha: true` and its level): from then on the form shows the widget at that
 // level, and each SUBMIT carries its answer, which the check sends along (the X-Captcha header).
-import { assertEvent, assign, fromPromise, sendParent, setup, type DoneActorEvent } from 'xstate';
+//
+// Where the flow says so (`followsDelivery`), the entry asks every few seconds how the sent code is
+// getting there (the `askDelivery` actor), so the screen can say it went another way; it stops once
+// the code is delivered or expired, once it is spent, and at the first failed ask. A forgotten
+// password's entry never asks: its screen must say nothing of a real account.
+import { assertEvent, assign, fromPromise, not, sendParent, setup, stateIn, type DoneActorEvent } from 'xstate';
+import type { CodeDelivery } from '../contract/schemas.ts';
 import { sanitiseCodeInput } from '../contract/rules.ts';
 import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from './captchaAnswer.ts';
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
@@ -36,6 +42,9 @@ export type SentAnswer = {
   resend_in?: number;
   resend_at?: string;
 };
+
+/** How often the entry asks how its code is getting there. */
+export const DELIVERY_ASK_MS = 5000;
 
 /** The timers of a sent code, derived once from the server's answer. */
 export function sentCodeOf(answer: SentAnswer, now = Date.now()): SentCode {
@@ -63,6 +72,9 @@ export type CodeEntryInput<TRequest = unknown> = {
   endsOn?: readonly ProblemCode[];
   /** The flow's request for the code, sent again on RESEND; none for a code that is not sent again. */
   resend?: TRequest | null;
+  /** Ask how the sent code is getting there (its ticket names its challenge); never for a forgotten
+   * password's code, nor where the ticket names no challenge (onboarding's flow token). */
+  followsDelivery?: boolean;
 };
 
 /** A new code, as the flow's `send` reads the server's answer: what its check goes with now, and its timers. */
@@ -87,6 +99,8 @@ type Context<TResult, TRequest> = CodeEntryInput<TRequest> & {
   captcha: string | null;
   /** A new code went out from this screen: the screen says so, and that the one before is void. */
   resent: boolean;
+  /** How the code is getting there, as last heard (null: not asked yet, or never). */
+  delivery: CodeDelivery | null;
 };
 
 export type CodeEntryEvent =
@@ -105,7 +119,7 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
     types: {
       context: {} as Context<TResult, TRequest>,
       input: {} as CodeEntryInput<TRequest>,
-      events: {} as CodeEntryEvent | DoneActorEvent<NewCode, 'send'>,
+      events: {} as CodeEntryEvent | DoneActorEvent<NewCode, 'send'> | DoneActorEvent<CodeDelivery, 'askDelivery'>,
       output: {} as CodeEntryOutput<TResult>,
     },
     actors: {
@@ -116,6 +130,9 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
       ),
       send: fromPromise<NewCode, { request: TRequest; captcha: string | null }>(async () => {
         throw new Error('send is provided by the flow');
+      }),
+      askDelivery: fromPromise<CodeDelivery, { ticket: string }>(async () => {
+        throw new Error('askDelivery is provided by the app');
       }),
     },
     actions: {
@@ -133,6 +150,7 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
           code: '',
           error: null,
           resent: true,
+          delivery: null,
         };
       }),
       /** A failure the flow named ends the entry: the flow reads it, with the answer's body. */
@@ -147,6 +165,7 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
     delays: {
       expiry: ({ context }) => Math.max(0, (context.sent?.expiresAt ?? 0) - Date.now()),
       resendCooldown: ({ context }) => Math.max(0, (context.sent?.resendAt ?? 0) - Date.now()),
+      deliveryAsk: DELIVERY_ASK_MS,
     },
     guards: {
       complete: ({ context }) => context.code.length === context.length,
@@ -164,6 +183,9 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
       resendable: ({ context }) => context.resend != null && context.sent?.resendAt != null,
       resendCaptchaRefused: captchaRefused,
       ending: ({ context, event }) => (context.endsOn ?? []).includes(problemOf(event).code),
+      followsDelivery: ({ context }) => context.followsDelivery === true && context.sent !== null,
+      codeLives: not(stateIn({ entering: { expiry: 'expired' } })),
+      delivered: ({ event }) => event.type === 'xstate.done.actor.askDelivery' && event.output.status === 'delivered',
     },
   }).createMachine({
     id: 'codeEntry',
@@ -177,6 +199,7 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
       captchaLevel: null,
       captcha: null,
       resent: false,
+      delivery: null,
     }),
     initial: 'entering',
     states: {
@@ -268,6 +291,28 @@ export const codeEntryMachineOf = <TResult, TRequest = unknown>() =>
                 },
               },
               unavailable: {},
+            },
+          },
+          // How the code is getting there, asked while it can still be typed; the answer stays shown.
+          delivery: {
+            initial: 'deciding',
+            states: {
+              deciding: { always: [{ guard: 'followsDelivery', target: 'waiting' }, { target: 'off' }] },
+              waiting: { after: { deliveryAsk: [{ guard: 'codeLives', target: 'asking' }, { target: 'off' }] } },
+              asking: {
+                invoke: {
+                  id: 'askDelivery',
+                  src: 'askDelivery',
+                  input: ({ context }) => ({ ticket: context.ticket }),
+                  onDone: [
+                    { guard: 'delivered', target: 'off', actions: assign({ delivery: ({ event }) => event.output }) },
+                    { target: 'waiting', actions: assign({ delivery: ({ event }) => event.output }) },
+                  ],
+                  // Unknown to the server, or unreachable: nothing is said, and nothing asked again.
+                  onError: 'off',
+                },
+              },
+              off: {},
             },
           },
         },

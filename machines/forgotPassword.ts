@@ -239,6 +239,8 @@ export const forgotPasswordMachine = setup({
           sent: context.timers,
           error: context.error,
           resend: codeRequestOf({ context }),
+          // Nothing of the delivery is asked: the screen must not tell a real account from an unknown one.
+          followsDelivery: false,
         }),
         onDone: {
           target: 'resetting',

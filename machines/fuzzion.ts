@@ -549,6 +549,7 @@ export const fuzzionMachine = setup({
               resend: CODED.has(context.selected!.method)
                 ? { method: methodRequest({ context }), intent: context.intent }
                 : null,
+              followsDelivery: CODED.has(context.selected!.method),
             }),
             onDone: [
               {

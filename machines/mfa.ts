@@ -10,7 +10,8 @@
 // the account's ceiling of wrong passwords the server wants a solved puzzle with it (the refusal
 // names its level): from then on the form shows the widget at that level and each CONFIRM_PASSWORD
 // carries its answer, which the call sends in the X-Captcha header, as the code entry does with a
-// code. Pure: the calls are the `startChallenge`, `askPasskey`, `checkPasskey` and
+// code. A phone's code screen sends the code another way (SMS, call or WhatsApp) on request: a new
+// send, under the server's resend wait, while the screen stays the code's. Pure: the calls are the `startChallenge`, `askPasskey`, `checkPasskey` and
 // `confirmPassword` actors and the code entry's `check` and `send` (the same request again);
 // screens change through the `show` action.
 import { assertEvent, assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
@@ -172,6 +173,13 @@ export const mfaMachine = setup({
     /** This browser cannot use a passkey (no WebAuthn): the app says. */
     noPasskeyHere: () => false,
     knownMethod: ({ context, event }) => event.type === 'SELECT' && context.methods.some((m) => m.id === event.id),
+    /** The phone whose code is typed, by another of its channels. */
+    otherChannel: ({ context, event }) =>
+      event.type === 'SELECT' &&
+      event.channel !== undefined &&
+      context.selected?.method === 'sms' &&
+      context.selected.id === event.id &&
+      event.channel !== (context.channel ?? 'sms'),
     /** The passkey's challenge came with what the browser is to ask. */
     passkeyAsked: ({ event }) => event.type === 'xstate.done.actor.startPasskey' && event.output.passkey !== undefined,
     passkeyChosen: ({ context, event }) =>
@@ -397,7 +405,8 @@ export const mfaMachine = setup({
         src: 'startChallenge',
         input: challengeRequest,
         onDone: { target: 'entering', actions: ['takeChallenge', keepChallenge] },
-        onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event) }) },
+        // The code of another channel, refused: its screen is gone (Forward has none to come back to).
+        onError: { target: 'choosing', actions: assign({ error: ({ event }) => problemOf(event), challenge: null }) },
       },
     },
     entering: {
@@ -412,6 +421,7 @@ export const mfaMachine = setup({
           error: context.error,
           remember: context.remember,
           resend: CODED.has(context.selected!.method) ? challengeRequest({ context }) : null,
+          followsDelivery: CODED.has(context.selected!.method),
         }),
         onDone: {
           target: 'done',
@@ -423,6 +433,12 @@ export const mfaMachine = setup({
       },
       on: {
         CHANGE_METHOD: { guard: 'severalMethods', target: 'choosing', actions: assign({ error: null }) },
+        // The same phone by another way: a new code, the one on screen kept until it comes.
+        SELECT: {
+          guard: 'otherChannel',
+          target: 'requesting',
+          actions: assign(({ event }) => ({ channel: event.channel!, error: null })),
+        },
         // The code entry sent a new one: Back, Forward and a reload come back to it.
         CODE_SENT: { actions: ['takeChallenge', keepChallenge] },
         // Back to the methods keeps the code sent: Forward comes back to it.

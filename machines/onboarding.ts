@@ -759,6 +759,8 @@ export const onboardingMachine = onboardingSetup.createMachine({
               error: context.error,
               endsOn: ['onboarding_expired', 'email_unavailable', 'phone_unavailable'],
               resend: codeRequestOf(context),
+              // The flow's token names no challenge the server could say the delivery of.
+              followsDelivery: false,
             }),
             onDone: [
               // The code was right but the address is another account's ("invalid or already used"):

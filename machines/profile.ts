@@ -575,6 +575,7 @@ export const profileMachine = profileSetup.createMachine({
                   sent: context.challenge!.sent,
                   endsOn: ['challenge_closed', 'code_expired', 'email_in_use', 'phone_in_use'],
                   resend: context.newContact,
+                  followsDelivery: true,
                 }),
                 onDone: [
                   {

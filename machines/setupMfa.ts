@@ -343,6 +343,7 @@ export const setupMfaMachine = setup({
           error: context.error,
           endsOn: CODE_ENDS,
           resend: activationRequest({ context }),
+          followsDelivery: true,
         }),
         onDone: [
           { guard: 'activated', target: 'success' },

@@ -20,6 +20,10 @@ export const codeEntryModel: Model = {
       input: { ticket: 'p', length: 8, sent: sentAt(AHEAD), endsOn: ['onboarding_expired'], resend: { to: 'm' } },
     },
     {
+      name: 'a sent code whose delivery is followed',
+      input: { ticket: 'p', length: 8, sent: sentAt(AHEAD), resend: { to: 'm' }, followsDelivery: true },
+    },
+    {
       name: 'a code that cannot be sent again',
       input: { ticket: 'p', length: 8, sent: { ...sentAt(AHEAD), resendAt: null }, resend: { to: 'm' } },
     },
@@ -49,10 +53,28 @@ export const codeEntryModel: Model = {
       { type: 'xstate.error.actor.check', error: apiFailure(410, { code: 'onboarding_expired', message: '' }) },
       { type: 'xstate.after.expiry.codeEntry.entering.expiry.running' },
       { type: 'xstate.after.resendCooldown.codeEntry.entering.resend.cooling' },
+      // How the code is getting there: on its way, arrived, or not to be known.
+      { type: 'xstate.after.deliveryAsk.codeEntry.entering.delivery.waiting' },
+      {
+        type: 'xstate.done.actor.askDelivery',
+        output: { channel: 'sms', status: 'sent', fell_back_from: 'whatsapp' },
+      },
+      {
+        type: 'xstate.done.actor.askDelivery',
+        output: { channel: 'sms', status: 'delivered', fell_back_from: 'whatsapp' },
+      },
+      { type: 'xstate.error.actor.askDelivery', error: apiFailure(404, { code: 'not_found', message: '' }) },
     ];
   },
   serializeState: ({ value, context }) => {
-    const c = context as { code: string; remember: boolean; error: unknown; result: unknown; captchaLevel: unknown };
-    return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result, c.captchaLevel]);
+    const c = context as {
+      code: string;
+      remember: boolean;
+      error: unknown;
+      result: unknown;
+      captchaLevel: unknown;
+      delivery: unknown;
+    };
+    return JSON.stringify([value, c.code.length, c.remember, !!c.error, !!c.result, c.captchaLevel, !!c.delivery]);
   },
 };

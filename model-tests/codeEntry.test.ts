@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, createMachine, fromPromise } from 'xstate';
 import { apiFailure } from '../contract/api.ts';
-import { codeEntryMachineOf, sentCodeOf, type CodeEntryInput, type NewCode } from '../machines/codeEntry.ts';
+import type { CodeDelivery } from '../contract/schemas.ts';
+import {
+  codeEntryMachineOf,
+  DELIVERY_ASK_MS,
+  sentCodeOf,
+  type CodeEntryInput,
+  type NewCode,
+} from '../machines/codeEntry.ts';
 import { report, walkAll } from './coverage.ts';
 import { codeEntryModel, sentAt } from './codeEntry.model.ts';
 import { refuses, settle } from './events.ts';
@@ -29,6 +36,7 @@ describe('code-entry machine: behaviour', () => {
     input: Partial<CodeEntryInput> & {
       check?: (input: { ticket: string; code: string; remember: boolean }) => Promise<unknown>;
       sendCode?: (input: { request: unknown; captcha: string | null }) => Promise<NewCode>;
+      askDelivery?: (input: { ticket: string }) => Promise<CodeDelivery>;
     },
   ) {
     const clock = new SimulatedClock();
@@ -38,6 +46,9 @@ describe('code-entry machine: behaviour', () => {
         check: fromPromise(({ input: i }) => (input.check ?? (async () => ({ ok: true })))(i)),
         send: fromPromise(({ input: i }) =>
           (input.sendCode ?? (async () => ({ ticket: 'new', sent: { expires_in: 900, resend_in: 45 } })))(i),
+        ),
+        askDelivery: fromPromise(({ input: i }) =>
+          (input.askDelivery ?? (async () => ({ channel: 'sms', status: 'sent', fell_back_from: null }) as const))(i),
         ),
       },
     });
@@ -52,6 +63,7 @@ describe('code-entry machine: behaviour', () => {
           error: input.error ?? null,
           endsOn: input.endsOn ?? [],
           resend: input.resend === undefined ? { to: 'm' } : input.resend,
+          followsDelivery: input.followsDelivery ?? false,
         },
         onDone: {
           actions: ({ event }) => {
@@ -318,6 +330,111 @@ describe('code-entry machine: behaviour', () => {
     await settle();
     expect(seen.at(-1)).toEqual({ ticket: 'payload', code: '12345678', remember: false, captcha: 'solved-at-2' });
     expect(toParent).toEqual([{ done: { result: { access_token: 'tok' }, failure: null } }]);
+  });
+
+  describe('how the code is getting there', () => {
+    /** A delivery the server might answer, recording each ask's ticket. */
+    function server(answers: CodeDelivery[]) {
+      const asked: string[] = [];
+      return {
+        asked,
+        askDelivery: async ({ ticket }: { ticket: string }) => {
+          asked.push(ticket);
+          const answer = answers[Math.min(asked.length, answers.length) - 1];
+          if (!answer) throw apiFailure(404, { code: 'not_found', message: '' });
+          return answer;
+        },
+      };
+    }
+    const fellBack: CodeDelivery = { channel: 'sms', status: 'sent', fell_back_from: 'whatsapp' };
+
+    it('asks every 5 s while the code is typed, keeps what it heard, and stops once the code arrived', async () => {
+      const peer = server([
+        { channel: 'whatsapp', status: 'sending', fell_back_from: null },
+        fellBack,
+        { ...fellBack, status: 'delivered' },
+      ]);
+      const { clock, snapshot, send } = start({ followsDelivery: true, askDelivery: peer.askDelivery });
+      clock.increment(DELIVERY_ASK_MS - 1);
+      await settle();
+      expect(peer.asked).toEqual([]);
+      clock.increment(1);
+      await settle();
+      expect(peer.asked).toEqual(['payload']);
+      expect(snapshot().context.delivery).toEqual({ channel: 'whatsapp', status: 'sending', fell_back_from: null });
+      // Typing goes on meanwhile.
+      send({ type: 'TYPE', value: '1234' });
+      clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expect(snapshot().context.delivery).toEqual(fellBack);
+      clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked).toHaveLength(3);
+      expect(snapshot().context.delivery).toEqual({ ...fellBack, status: 'delivered' });
+      expect(snapshot().context.code).toBe('1234');
+      clock.increment(10 * DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked).toHaveLength(3);
+    });
+
+    it('never asks where the flow says not (a forgotten password), nor for a code nobody sent', async () => {
+      const peer = server([fellBack]);
+      const reset = start({ askDelivery: peer.askDelivery });
+      const authenticator = start({ followsDelivery: true, sent: null, length: 6, askDelivery: peer.askDelivery });
+      for (const { clock } of [reset, authenticator]) clock.increment(60_000);
+      await settle();
+      expect(peer.asked).toEqual([]);
+      expect(reset.snapshot().context.delivery).toBeNull();
+    });
+
+    it('stops without a word at a failed ask (an unknown code, the network)', async () => {
+      const peer = server([]);
+      const { clock, snapshot } = start({ followsDelivery: true, askDelivery: peer.askDelivery });
+      clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      clock.increment(10 * DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked).toHaveLength(1);
+      expect(snapshot().context).toMatchObject({ delivery: null, error: null });
+    });
+
+    it('stops once the code expired, and once it is spent', async () => {
+      const peer = server([fellBack]);
+      const expiring = start({
+        followsDelivery: true,
+        sent: { ...sentAt(Date.now()), expiresAt: Date.now() + 7_000 },
+        askDelivery: peer.askDelivery,
+      });
+      expiring.clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expiring.clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expiring.clock.increment(10 * DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked).toHaveLength(1);
+      const spent = start({ followsDelivery: true, askDelivery: peer.askDelivery });
+      spent.send({ type: 'TYPE', value: '12345678' });
+      await settle();
+      expect(spent.snapshot().status).toBe('done');
+      spent.clock.increment(10 * DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked).toHaveLength(1);
+    });
+
+    it('asks of a new code by its own ticket, forgetting what was heard of the one before', async () => {
+      const peer = server([fellBack]);
+      const { clock, snapshot, send } = start({ followsDelivery: true, askDelivery: peer.askDelivery });
+      clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expect(snapshot().context.delivery).toEqual(fellBack);
+      clock.increment(31_000 - DELIVERY_ASK_MS);
+      send({ type: 'RESEND' });
+      await settle();
+      expect(snapshot().context).toMatchObject({ ticket: 'new', delivery: null });
+      clock.increment(DELIVERY_ASK_MS);
+      await settle();
+      expect(peer.asked.at(-1)).toBe('new');
+    });
   });
 
   it('shows from the start a problem the flow passed in (a new code that could not be sent)', () => {

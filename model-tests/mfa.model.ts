@@ -61,6 +61,23 @@ export const mfaModel: Model = {
       ],
     },
     {
+      // A phone's code sent another way from its code screen: a new send, or the same way refused.
+      name: 'a sign-in by phone',
+      input: { methods: [{ id: 4, method: 'sms', target: '+32 *** ** 22', primary: true }], loginPayload: 'login' },
+      events: () => [
+        { type: 'xstate.done.actor.recall', output: null },
+        { type: 'SELECT', id: 4, channel: 'whatsapp' },
+        { type: 'SELECT', id: 4, channel: 'call' },
+        { type: 'SELECT', id: 4 },
+        { type: 'xstate.done.actor.startChallenge', output: { ...challenge(true, AHEAD), method: 'sms' } },
+        { type: 'xstate.error.actor.startChallenge', error: apiFailure(429, { code: 'resend_too_soon' }) },
+      ],
+      serializeState: ({ value, context }) => {
+        const c = context as { channel: string | null; challenge: unknown; error: unknown };
+        return JSON.stringify([value, c.channel, !!c.challenge, !!c.error]);
+      },
+    },
+    {
       // A step-up of an account without a second factor: the password stands in for one.
       name: 'a step-up without a second factor',
       input: { methods: [], loginPayload: null },

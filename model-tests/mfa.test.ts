@@ -270,6 +270,49 @@ describe('MFA code machine: the code entry it starts', () => {
     expect(actor.getSnapshot().value).toBe('entering');
     expect(actor.getSnapshot().children.codeEntry!.getSnapshot().context.error).toEqual({ code: 'resend_too_soon' });
   });
+
+  it("sends a phone's code another way from its code screen: a new send, the screen the code's meanwhile", async () => {
+    const phone: MfaMethodSummary = { id: 4, method: 'sms', target: '+32 *** ** 22', primary: true };
+    const requests: ChallengeRequest[] = [];
+    let answer: () => Promise<ReturnType<typeof challenge>> = async () => ({ ...challenge(true), method: 'sms' });
+    let release = () => {};
+    const actor = createActor(
+      mfaMachine.provide({
+        actors: {
+          startChallenge: fromPromise(async ({ input }) => {
+            requests.push(input);
+            if (requests.length === 2) await new Promise<void>((resolve) => (release = resolve));
+            return answer();
+          }),
+        },
+      }),
+      { input: { methods: [phone], loginPayload: 'login' } },
+    ).start();
+    await settle();
+    actor.send({ type: 'SELECT', id: 4, channel: 'whatsapp' });
+    await settle();
+    expect(actor.getSnapshot().matches('entering')).toBe(true);
+    // The way it went already, or another method: nothing goes.
+    actor.send({ type: 'SELECT', id: 4, channel: 'whatsapp' });
+    actor.send({ type: 'SELECT', id: 1, channel: 'call' });
+    expect(requests).toHaveLength(1);
+    actor.send({ type: 'SELECT', id: 4, channel: 'call' });
+    // While the call goes, the code screen stays (the code before it too).
+    expect(actor.getSnapshot().matches('requesting')).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ channel: 'call', challenge: { payload: 'p' } });
+    release();
+    await settle();
+    expect(requests.map((r) => r.channel)).toEqual(['whatsapp', 'call']);
+    expect(actor.getSnapshot().matches('entering')).toBe(true);
+    // Refused (too soon): back to the choice, saying why, with no code screen to go Forward to.
+    answer = async () => {
+      throw apiFailure(429, { code: 'resend_too_soon' });
+    };
+    actor.send({ type: 'SELECT', id: 4, channel: 'sms' });
+    await settle();
+    expect(actor.getSnapshot().matches('choosing')).toBe(true);
+    expect(actor.getSnapshot().context).toMatchObject({ error: { code: 'resend_too_soon' }, challenge: null });
+  });
 });
 
 describe('MFA code machine: a reload', () => {

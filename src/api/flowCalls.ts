@@ -15,6 +15,7 @@ import {
   ForgotUsernameAnswer,
   MfaActivateAnswer,
   MfaActivateResult,
+  CodeDelivery,
   MfaChallengeAnswer,
   MfaMethodList,
   MfaStatus,
@@ -58,6 +59,11 @@ export const startChallenge = (input: { mfaId: number; loginPayload: string | nu
   if (input.channel) searchParams.channel = input.channel;
   return parsed(MfaChallengeAnswer, () => api.get('mfa/sudo', { searchParams }).json());
 };
+
+/** How a sent code is getting there (its challenge's payload names it): the way it went, and the one
+ * it left. A forgotten password's code is unknown here (404). */
+export const codeDelivery = (input: { payload: string }) =>
+  parsed(CodeDelivery, () => api.get(`codes/${encodeURIComponent(input.payload)}/delivery`).json());
 
 export const verifyCode = (input: { payload: string; code: string; trust: boolean } & WithCaptcha) =>
   parsed(MfaVerifyAnswer, () =>

@@ -5,7 +5,8 @@
 // new code itself: the button waits while it goes). A whole code, typed, pasted (spaces and dashes
 // dropped) or read from its SMS by the browser (WebOTP), goes by itself. Past an account's
 // ceiling of wrong codes the server wants a solved CAPTCHA with each code: the widget then shows,
-// at the level the server named, and its answer goes with the code.
+// at the level the server named, and its answer goes with the code. A code that went another way
+// than the one chosen (WhatsApp, then SMS) is said to have, once the entry hears of it.
 import { useSelector } from '@xstate/react';
 import { useCallback, useEffect, useId, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -48,7 +49,10 @@ export function CodeEntryForm<TResult, TRequest>({
 }) {
   const { t } = useTranslation();
   const trustId = useId();
-  const { code, error, remember, sent, captchaLevel, resend, resent } = useSelector(entry, (s) => s.context);
+  const { code, error, remember, sent, captchaLevel, resend, resent, delivery, followsDelivery } = useSelector(
+    entry,
+    (s) => s.context,
+  );
   // Loaded only once a server asks for it: most code screens never show it.
   const puzzle = useCeilingCaptcha(captchaLevel);
   const checking = useSelector(entry, (s) => s.matches({ entering: { input: 'checking' } }));
@@ -107,6 +111,14 @@ export function CodeEntryForm<TResult, TRequest>({
         <p role="status" className="text-sm text-green-800 empty:hidden">
           {resent && t('mfa.code.resent', { context: sent?.target ? 'target' : undefined, target: sent?.target })}
         </p>
+        {/* There from the start, so that the way the code went instead is heard when it comes; only
+            where the entry asks (never on a forgotten password's screen). */}
+        {sent && followsDelivery && (
+          <p className="text-sm text-slate-800 empty:hidden" aria-live="polite" data-testid="code-delivery">
+            {delivery?.fell_back_from &&
+              t('codeDelivery.fellBack', { context: `${delivery.fell_back_from}_${delivery.channel}` })}
+          </p>
+        )}
         {sent && (
           <p className="text-sm text-slate-700" aria-live="polite">
             {expired ? t('mfa.code.expired') : t('mfa.code.expiresIn', { time: minutesSeconds(sent.expiresAt - now) })}

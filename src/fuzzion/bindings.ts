@@ -46,6 +46,7 @@ export const fuzzion = (go: Go) =>
                 sent: answer,
               };
             },
+            (ticket) => readFuzzionTicket(ticket).challenge,
           ),
         },
         guards: { noPasskeyHere },

@@ -5,13 +5,14 @@ import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ActorRefFrom } from 'xstate';
-import { CODED, type mfaMachine } from '../../machines/mfa.ts';
+import type { MfaMethodSummary } from '../../contract/schemas.ts';
+import { CODED, type ChallengeRequest, type MfaVerified, type mfaMachine } from '../../machines/mfa.ts';
 import { Button } from '../components/Button.tsx';
 import { ErrorMessage, TextField } from '../components/Field.tsx';
 import { FlowCard, useFlowChild } from '../components/FlowCard.tsx';
 import { Alert } from '../components/Alert.tsx';
 import { useRootActor } from '../shell/context.ts';
-import { CodeEntryForm } from '../components/CodeEntry.tsx';
+import { CodeEntryForm, type CodeEntryRef } from '../components/CodeEntry.tsx';
 import { useCeilingCaptcha } from '../components/captcha/useCeilingCaptcha.tsx';
 import { pathOf } from '../../machines/routes.ts';
 import { minutesSeconds, useNow } from '../components/useNow.ts';
@@ -20,6 +21,9 @@ import { HiddenUsername } from '../components/NewPassword.tsx';
 
 type MfaRef = ActorRefFrom<typeof mfaMachine>;
 
+/** The ways a code reaches a phone. */
+const PHONE_CHANNELS = ['sms', 'call', 'whatsapp'] as const;
+
 export function MfaPage() {
   // A sign-in's second factor, or a step-up before a sensitive screen.
   const mfa = useFlowChild('mfa', 'stepUp');
@@ -27,8 +31,12 @@ export function MfaPage() {
 }
 
 function MfaSteps({ mfa }: { mfa: MfaRef }) {
-  // A new code on its way keeps the code screen; a first one keeps the choice of method, as a passkey does.
-  const choosing = useSelector(mfa, (s) => s.matches('choosing') || s.matches('requesting') || s.matches('passkey'));
+  // A new code on its way keeps the code screen (as one sent another way does); a first one keeps the
+  // choice of method, as a passkey does.
+  const choosing = useSelector(
+    mfa,
+    (s) => s.matches('choosing') || (s.matches('requesting') && s.context.challenge === null) || s.matches('passkey'),
+  );
   const password = useSelector(mfa, (s) => s.matches('password'));
   if (password) return <PasswordStep mfa={mfa} />;
   return choosing ? <MethodChoice mfa={mfa} /> : <CodeStep mfa={mfa} />;
@@ -172,6 +180,7 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
             </button>
           )}
           <BackLink mfa={mfa} />
+          {selected.method === 'sms' && <OtherWays mfa={mfa} entry={entry} phone={selected} channel={kind} />}
         </CodeEntryForm>
       ) : (
         <p role="status" className="mt-5 text-sm">
@@ -179,6 +188,46 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
         </p>
       )}
     </>
+  );
+}
+
+/** A phone's code sent by another of its ways: a new send, offered once a new code may be asked for. */
+function OtherWays({
+  mfa,
+  entry,
+  phone,
+  channel,
+}: {
+  mfa: MfaRef;
+  entry: CodeEntryRef<MfaVerified, ChallengeRequest>;
+  phone: MfaMethodSummary;
+  channel: string;
+}) {
+  const { t } = useTranslation();
+  const ready = useSelector(entry, (s) => s.matches({ entering: { resend: 'ready' } }));
+  const resendAt = useSelector(entry, (s) => s.context.sent?.resendAt ?? null);
+  const now = useNow(!ready);
+  return (
+    <details className="w-full">
+      <summary className="cursor-pointer text-brand underline">{t('mfa.code.otherWay')}</summary>
+      {!ready && resendAt !== null && (
+        <p className="mt-3 text-slate-700">{t('mfa.choose.wait', { time: minutesSeconds(resendAt - now) })}</p>
+      )}
+      <ul className="mt-3 space-y-2">
+        {PHONE_CHANNELS.filter((c) => c !== channel).map((c) => (
+          <li key={c}>
+            <Button
+              variant="secondary"
+              full
+              disabled={!ready}
+              onClick={() => mfa.send({ type: 'SELECT', id: phone.id, channel: c })}
+            >
+              {t(`mfa.choose.${c}`, { target: phone.target ?? '' })}
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
