@@ -68,6 +68,8 @@ test('a WhatsApp code that does not arrive comes by SMS, and the code screen say
   await expect(notice).toHaveText('We sent it by SMS because WhatsApp did not reach you.', { timeout: 15_000 });
   await expect(notice).toHaveAttribute('aria-live', 'polite');
   expect(asked.length).toBeGreaterThan(0);
+  // The screen now speaks of the way the code went.
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Check your text messages');
   await expectNoAxeViolations(page);
   await page.screenshot({ path: 'test-reports/screens/delivery-fell-back-375.png', fullPage: true });
   await page.getByLabel('Security code').fill(codeIn(provider.messages[0]!.text));

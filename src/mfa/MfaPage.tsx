@@ -166,12 +166,19 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
   const entry = useSelector(mfa, (s) => s.children.codeEntry);
   if (!selected || !challenge) return null;
   const kind = selected.method === 'sms' && channel ? channel : selected.method;
+  const target = challenge.sent?.target ?? '';
   return (
     <>
-      <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
-      <p className="mt-1 text-sm text-slate-700">
-        {t(`mfa.code.instruction.${kind}`, { target: challenge.sent?.target ?? '', ...cardEndings(selected) })}
-      </p>
+      {entry ? (
+        <CodeHeading entry={entry} kind={kind} values={{ target, ...cardEndings(selected) }} />
+      ) : (
+        <>
+          <h1 className="text-2xl font-bold">{t(`mfa.code.title.${kind}`)}</h1>
+          <p className="mt-1 text-sm text-slate-700">
+            {t(`mfa.code.instruction.${kind}`, { target, ...cardEndings(selected) })}
+          </p>
+        </>
+      )}
       {entry ? (
         <CodeEntryForm entry={entry} offerTrust={loginPayload !== null} {...answerFormOf(selected.method)}>
           {methods.length > 1 && (
@@ -187,6 +194,28 @@ function CodeStep({ mfa }: { mfa: MfaRef }) {
           {t('mfa.sending')}
         </p>
       )}
+    </>
+  );
+}
+
+/** The code step's title and instruction, by the way the code went: the one chosen, or the one it
+ * fell back to when that did not reach the person (the entry's notice says why). */
+function CodeHeading({
+  entry,
+  kind,
+  values,
+}: {
+  entry: CodeEntryRef<MfaVerified, ChallengeRequest>;
+  kind: string;
+  values: Record<string, unknown>;
+}) {
+  const { t } = useTranslation();
+  const delivery = useSelector(entry, (s) => s.context.delivery);
+  const way = delivery?.fell_back_from ? delivery.channel : kind;
+  return (
+    <>
+      <h1 className="text-2xl font-bold">{t(`mfa.code.title.${way}`)}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t(`mfa.code.instruction.${way}`, values)}</p>
     </>
   );
 }
