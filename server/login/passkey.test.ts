@@ -48,13 +48,18 @@ describe.each(kinds)('passkey sign-in on %s', (kind) => {
   /** A requester of its own: the per-address limit of one test does not reach the next. */
   const nextIp = () => `198.51.100.${++address}`;
 
-  async function options(ip: string) {
-    const res = await server.app.inject({
+  /** POST /passkey/options from `ip`, whatever it answers. */
+  const askOptions = (ip: string) =>
+    server.app.inject({
       method: 'POST',
       url: '/api/passkey/options',
       headers: { 'x-device-id': 'passkey-sign-in-01' },
       remoteAddress: ip,
     });
+
+  /** A challenge handed out to `ip`, and its cookie. */
+  async function options(ip: string) {
+    const res = await askOptions(ip);
     expect(res.statusCode).toBe(200);
     const cookie = res.cookies.find((c) => c.name === PASSKEY_COOKIE)!;
     return { options: res.json(), cookie };
@@ -74,12 +79,7 @@ describe.each(kinds)('passkey sign-in on %s', (kind) => {
     const budget = server.ctx.limiters.passkeyChallenges.points;
     await Promise.all(Array.from({ length: budget }, () => options(ip)));
     const before = await rows();
-    const refused = await server.app.inject({
-      method: 'POST',
-      url: '/api/passkey/options',
-      headers: { 'x-device-id': 'passkey-sign-in-01' },
-      remoteAddress: ip,
-    });
+    const refused = await askOptions(ip);
     expect(refused.statusCode).toBe(429);
     expect(refused.json().code).toBe('too_many_attempts');
     expect(refused.cookies.find((c) => c.name === PASSKEY_COOKIE)).toBeUndefined();
@@ -217,12 +217,7 @@ describe.each(kinds)('passkey sign-in on %s', (kind) => {
     }
     expect(last).toBe(429);
     // The right passkey from that address waits too.
-    const blocked = await server.app.inject({
-      method: 'POST',
-      url: '/api/passkey/options',
-      remoteAddress: ip,
-      headers: { 'x-device-id': 'passkey-sign-in-01' },
-    });
+    const blocked = await askOptions(ip);
     expect(blocked.statusCode).toBe(429);
 
     // The account's sign-in from another address, paused by wrong passwords there (counted as the
