@@ -178,6 +178,29 @@ describe.each(kinds)('passkeys on %s', (kind) => {
     expect(onNew.json().code).toBe('passkey_refused');
   });
 
+  it("lives five minutes: a right assertion once they are over is refused as an expired challenge's", async () => {
+    const user = await account('passkey-expiry-01');
+    const { id, passkey } = await addPasskey(user);
+    const started = await signInChallenge(user, id);
+    const row = await server.ctx.db
+      .selectFrom('mfa_challenges')
+      .select(['id', 'created_at', 'expires_at'])
+      .where('user_id', '=', user.userId)
+      .where('completed_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(5 * 60_000);
+    // The five minutes pass.
+    await server.ctx.db
+      .updateTable('mfa_challenges')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+    const late = await answer(started.payload, assert(passkey, started.options, { origin }), started.device);
+    expect(late.statusCode).toBe(410);
+    expect(late.json().code).toBe('code_expired');
+  });
+
   it('refuses an assertion made for another origin or another relying party', async () => {
     const user = await account('passkey-origin-01');
     const { id, passkey } = await addPasskey(user);
