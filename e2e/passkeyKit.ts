@@ -6,20 +6,24 @@ import { codeIn, type Mail } from '../server/testing/peers.ts';
 
 export type Authenticator = { cdp: CDPSession; authenticatorId: string };
 
-/** A platform authenticator that keeps passkeys and verifies its user, its presence off: a request
- * waits as for a person who picks nothing. On, Chromium's answers even the username field's
- * suggestions at once, which on a sign-in screen signs in by itself. */
-export async function virtualAuthenticator(page: Page): Promise<Authenticator> {
+/** A platform authenticator (or, `transport: 'usb'`, a security key) that keeps passkeys and
+ * verifies its user. Its presence off by default: a request waits as for a person who picks
+ * nothing. On, Chromium's answers even the username field's suggestions at once, which on a sign-in
+ * screen signs in by itself. */
+export async function virtualAuthenticator(
+  page: Page,
+  options: { transport?: 'internal' | 'usb'; presence?: boolean } = {},
+): Promise<Authenticator> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
-      transport: 'internal',
+      transport: options.transport ?? 'internal',
       hasResidentKey: true,
       hasUserVerification: true,
       isUserVerified: true,
-      automaticPresenceSimulation: false,
+      automaticPresenceSimulation: options.presence ?? false,
     },
   });
   return { cdp, authenticatorId };

@@ -4,8 +4,9 @@
 // authenticator that holds one already is refused a second; a passkey the authenticator no longer
 // has is said so, and another try or another method goes on. Axe and screenshots at 375 and 1280 px.
 // Each test deletes the passkeys it added, so Pieter is left with his email code only, as seeded.
-import { expect, test, type CDPSession, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { DEMO_MFA_USERS, DEMO_PASSWORD } from '../server/seed/demo.ts';
+import { presence, virtualAuthenticator } from './passkeyKit.ts';
 import { expectNoAxeViolations, signIn, signInWithEmailCode, user } from './support.ts';
 
 test.use({ locale: 'en-GB' });
@@ -15,34 +16,9 @@ test.describe.configure({ mode: 'serial' });
 const pieter = DEMO_MFA_USERS.find((u) => u.key === 'passkey')!;
 const emma = user('cardholder');
 
-/** A platform authenticator that keeps passkeys and verifies its user without asking. */
-async function virtualAuthenticator(
-  page: Page,
-  transport: 'internal' | 'usb' = 'internal',
-): Promise<{ cdp: CDPSession; authenticatorId: string }> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport,
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, authenticatorId };
-}
-
-type Authenticator = { cdp: CDPSession; authenticatorId: string };
-
-/** On, the authenticator answers by itself; off, a request waits as for a person who picks nothing.
- * Chromium's virtual authenticator answers even the username field's suggestions at once: left on
- * on the sign-in screen, it signs in by itself. */
-async function presence({ cdp, authenticatorId }: Authenticator, enabled: boolean) {
-  await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
-}
+/** Pieter's authenticator answers by itself unless a test turns its presence off. */
+const authenticatorOf = (page: Page, transport?: 'internal' | 'usb') =>
+  virtualAuthenticator(page, { presence: true, ...(transport ? { transport } : {}) });
 
 async function shot(page: Page, name: string, width: number) {
   await page.screenshot({ path: `test-results/screens/passkey-${name}-${width}.png`, fullPage: true });
@@ -108,7 +84,7 @@ for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     const name = `Laptop ${width}`;
     await signInWithEmailCode(page, pieter.email, 'Pieter');
-    const authenticator = await virtualAuthenticator(page);
+    const authenticator = await authenticatorOf(page);
     const { cdp, authenticatorId } = authenticator;
     await addPasskey(page, name, width);
 
@@ -208,7 +184,7 @@ test('a passkey the authenticator no longer holds is said so; another try, or th
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 375, height: 812 });
   await signInWithEmailCode(page, pieter.email, 'Pieter');
-  const authenticator = await virtualAuthenticator(page);
+  const authenticator = await authenticatorOf(page);
   const { cdp, authenticatorId } = authenticator;
   await addPasskey(page, 'Phone');
   await presence(authenticator, false);
@@ -249,7 +225,7 @@ for (const width of [375, 1280]) {
     test.setTimeout(180_000);
     await page.setViewportSize({ width, height: 900 });
     await signInWithEmailCode(page, pieter.email, 'Pieter');
-    const authenticator = await virtualAuthenticator(page);
+    const authenticator = await authenticatorOf(page);
     await addPasskey(page, `Sign-in ${width}`);
     await presence(authenticator, false);
     await logOut(page);
@@ -302,7 +278,7 @@ test('a security key that cannot verify its user never signs in alone, but serve
   await signInWithEmailCode(page, pieter.email, 'Pieter');
   // A security key made it while it verified him; then it is held by a key that cannot (no PIN, no
   // fingerprint). Both are USB keys: the second-factor request names the transports it was made on.
-  const made = await virtualAuthenticator(page, 'usb');
+  const made = await authenticatorOf(page, 'usb');
   await addPasskey(page, 'Key');
   const [held] = (await made.cdp.send('WebAuthn.getCredentials', { authenticatorId: made.authenticatorId }))
     .credentials;
@@ -363,7 +339,7 @@ test('right after a password sign-in, the password manager is asked for a passke
       return create(options);
     };
   });
-  await virtualAuthenticator(page);
+  await authenticatorOf(page);
   // Emma signs in with her password alone (Pieter's codes are spent by the other tests).
   await signIn(page, emma.email);
   // She has several platforms: the chooser first, then her account.
@@ -389,7 +365,7 @@ test('where the browser cannot make one quietly, a passkey is offered once after
     const capabilities = PublicKeyCredential.getClientCapabilities.bind(PublicKeyCredential);
     PublicKeyCredential.getClientCapabilities = async () => ({ ...(await capabilities()), conditionalCreate: false });
   });
-  const authenticator = await virtualAuthenticator(page);
+  const authenticator = await authenticatorOf(page);
   await signInWithEmailCode(page, pieter.email, 'Pieter');
   const offer = page.getByRole('region', { name: 'Sign in faster with a passkey' });
   await expect(offer).toBeVisible();
@@ -440,7 +416,7 @@ test('a passkey deleted here is dropped by the password manager too, and one it 
   const signals = () =>
     page.evaluate(() => (window as unknown as { passkeySignals: { call: string; options: unknown }[] }).passkeySignals);
   await signInWithEmailCode(page, pieter.email, 'Pieter');
-  const authenticator = await virtualAuthenticator(page);
+  const authenticator = await authenticatorOf(page);
   await addPasskey(page, 'Old phone');
   const [held] = (
     await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.authenticatorId })
