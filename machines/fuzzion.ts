@@ -33,7 +33,7 @@ import { captchaProblem, captchaRefused, captchaToken, nextCaptchaLevel } from '
 import type { CaptchaAnswer, CaptchaLevel } from './captchaAnswer.ts';
 import { codeEntryMachineOf, sentCodeOf, type CodeEntryOutput, type CodeSent, type SentCode } from './codeEntry.ts';
 import { passkeyProblemOf, problemOf, problemFromCode, type Problem, type ProblemCode } from './failures.ts';
-import { CODED } from './mfa.ts';
+import { CODED, methodPicked, passkeyPicked } from './mfa.ts';
 
 /** What a finished merge or decline leaves the account with (the success screen shows it). */
 export type FuzzionResult = NonNullable<FuzzionAnswer['data']>;
@@ -485,24 +485,12 @@ export const fuzzionMachine = setup({
               {
                 guard: 'passkeyChosen',
                 target: 'passkey',
-                actions: assign(({ context, event }) => ({
-                  passkey: context.methods.find((m) => m.id === event.id)!,
-                  selected: null,
-                  channel: null,
-                  challenge: null,
-                  error: null,
-                })),
+                actions: assign(({ context, event }) => passkeyPicked(context.methods, event.id)),
               },
               {
                 guard: 'knownMethod',
                 target: 'starting',
-                actions: assign(({ context, event }) => ({
-                  selected: context.methods.filter(isTypedMethod).find((m) => m.id === event.id)!,
-                  passkey: null,
-                  channel: event.channel ?? null,
-                  challenge: null,
-                  error: null,
-                })),
+                actions: assign(({ context, event }) => methodPicked(context.methods, event.id, event.channel)),
               },
             ],
             USE_PASSWORD: {

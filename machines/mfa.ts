@@ -90,6 +90,24 @@ type MfaDoneEvent =
   | DoneActorEvent<PasskeyCredential, 'askPasskey'>
   | DoneActorEvent<MfaVerified, 'checkPasskey'>;
 
+/** What choosing a method of `methods` leaves in a choice's context (the second factor's and the
+ * merge's alike): a passkey is asked of the browser; any other method is sent or typed, on the
+ * phone's channel asked for. */
+export const passkeyPicked = (methods: MfaMethodSummary[], id: number) => ({
+  passkey: methods.find((m) => m.id === id)!,
+  selected: null,
+  channel: null,
+  challenge: null,
+  error: null,
+});
+export const methodPicked = <C extends string>(methods: MfaMethodSummary[], id: number, channel: C | undefined) => ({
+  selected: methods.filter(isTypedMethod).find((m) => m.id === id)!,
+  passkey: null,
+  channel: channel ?? null,
+  challenge: null,
+  error: null,
+});
+
 /** The methods whose codes Tessera sends (timed, and sent again on request); an authenticator's
  * code, a recovery key and a card number are at hand. The merge proves the other account's methods
  * by the same rules. */
@@ -311,24 +329,12 @@ export const mfaMachine = setup({
           {
             guard: 'passkeyChosen',
             target: 'passkey',
-            actions: assign(({ context, event }) => ({
-              passkey: context.methods.find((m) => m.id === event.id)!,
-              selected: null,
-              channel: null,
-              challenge: null,
-              error: null,
-            })),
+            actions: assign(({ context, event }) => passkeyPicked(context.methods, event.id)),
           },
           {
             guard: 'knownMethod',
             target: 'requesting',
-            actions: assign(({ context, event }) => ({
-              selected: context.methods.filter(isTypedMethod).find((m) => m.id === event.id)!,
-              passkey: null,
-              channel: event.channel ?? null,
-              challenge: null,
-              error: null,
-            })),
+            actions: assign(({ context, event }) => methodPicked(context.methods, event.id, event.channel)),
           },
         ],
         TOGGLE_REMEMBER: { actions: assign(({ context }) => ({ remember: !context.remember })) },
