@@ -42,7 +42,8 @@ const Receipt = v.strictObject({
   at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
 });
 
-/** Writes a message's status, unless it already has one that says as much or more. */
+/** Writes a message's status, unless it already has one that says as much or more; the status it
+ * has now. */
 export async function recordDelivery(
   db: Db,
   entry: {
@@ -54,7 +55,7 @@ export async function recordDelivery(
     /** For a code: its challenge and the step of its fallback. */
     code?: { challengeId: string; step: number };
   },
-): Promise<boolean> {
+): Promise<DeliveryStatus> {
   const at = entry.at ?? nowIso();
   const rank = RANK[entry.status];
   const sentAt = entry.status === 'sent' ? at : null;
@@ -83,8 +84,9 @@ export async function recordDelivery(
         updated_at: sql<string>`case when excluded.rank > message_deliveries.rank then excluded.updated_at else message_deliveries.updated_at end`,
       })),
     )
-    .executeTakeFirst();
-  return Number(written.numInsertedOrUpdatedRows ?? 0) > 0;
+    .returning('status')
+    .executeTakeFirstOrThrow();
+  return written.status;
 }
 
 /** What became of a message, or null (never taken by a provider, or forgotten). */
@@ -168,10 +170,9 @@ export async function receiptRoutes(app: FastifyInstance, ctx: AppContext) {
         if (!receipt.success) throw new ApiError('invalid_request');
         const { id, status, at } = receipt.output;
         const before = await deliveryOf(ctx.db, id);
-        await recordDelivery(ctx.db, { id, provider: request.params.provider, status, at });
         // The status as it now stands (a late receipt changes nothing) decides the code's next step.
-        const after = await deliveryOf(ctx.db, id);
-        if (after) await ctx.outbox.heard(id, after.status);
+        const now = await recordDelivery(ctx.db, { id, provider: request.params.provider, status, at });
+        await ctx.outbox.heard(id, now);
         ctx.metrics.receipts.inc({ provider: request.params.provider, status });
         // Time to delivery, from the provider's acceptance, the first time a delivery is heard of.
         if (status === 'delivered' && before?.status !== 'delivered' && before?.sent_at) {
