@@ -49,6 +49,9 @@ export const LANGUAGE_COOKIE = 'language';
 /** The element of the page that carries what the server knew when it sent it (contract/schemas.ts `Boot`). */
 export const BOOT_ELEMENT_ID = 'boot';
 export const DEVICE_ID_HEADER = 'x-device-id';
+/** A call that changes something names itself with this header; its repeat names itself the same
+ * (server/http/idempotency.ts). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 export const CODE_EXPIRY_S = 900;
 export const RESEND_FIRST_WAIT_S = 30;

@@ -37,6 +37,10 @@ export const ERRORS = {
   phone_in_use: { status: 409, message: 'This phone number is already in use. Please use a different one.' },
   invalid_email: { status: 400, message: 'The email provided is invalid' },
   invalid_phone: { status: 400, message: 'The phone number provided is invalid' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'This request key was already used for another request. Try again.',
+  },
   last_method: { status: 409, message: 'You cannot delete your last email or phone verification method.' },
   mfa_enrolment_required: { status: 403, message: 'Set up two-step verification first.' },
   weak_new_password: { status: 422, message: 'This password does not meet the rules.' },

@@ -45,6 +45,7 @@ import { notificationRoutes } from './notifications/routes.ts';
 import { onSecurityEvents, setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
+import { forgettingKeptAnswers, idempotentCalls } from './http/idempotency.ts';
 import { proxyTrust } from './http/proxy.ts';
 import { publicOriginOf, refuseUnconfiguredHosts } from './http/origin.ts';
 import { contentSecurityPolicy, installSecurityHeaders, providerFormAction } from './http/security.ts';
@@ -199,6 +200,7 @@ export async function buildApp(
         request.session = null;
         done();
       });
+      idempotentCalls(api, ctx);
       await appConfigRoutes(api, ctx);
       await loginRoutes(api, ctx);
       await passkeyRoutes(api, ctx);
@@ -256,6 +258,7 @@ export async function buildApp(
   });
   ctx.outbox.addStep(queuedResets(ctx));
   ctx.outbox.addStep(forgettingOldDeliveries(database.db));
+  ctx.outbox.addStep(forgettingKeptAnswers(database.db));
   ctx.outbox.start();
   ctx.signInRecords.start();
 

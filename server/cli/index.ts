@@ -44,7 +44,7 @@ import {
   type NameLocale,
 } from '../oidc/registry.ts';
 import { FAPI2 } from '../oidc/clients.ts';
-import { encryptSecret } from '../methods/secrets.ts';
+import { encryptSecret } from '../config/secrets.ts';
 import { LOGO_MAX_BYTES } from '../oidc/logos.ts';
 
 export const EXIT_OK = 0;

@@ -276,6 +276,18 @@ export interface DeliveryCircuitsTable {
   trial_until: string | null;
 }
 
+/** An answer kept for a repeat of its call (server/http/idempotency.ts). */
+export interface KeptAnswersTable {
+  /** A hash of what names the call: its Idempotency-Key and device, or a refresh token and its client. */
+  id: string;
+  /** A hash of the call itself (a key reused for another call is refused), or of what the answer
+   * gave (a refresh token: its own use ends the repeat of its predecessor). */
+  fingerprint: string;
+  /** The answer (status, headers, body), sealed and bound to the id. */
+  sealed: string;
+  expires_at: string;
+}
+
 /** What became of a message a provider took (server/delivery/receipts.ts). */
 export interface MessageDeliveriesTable {
   /** The outbox's id of the message: its Idempotency-Key, which the provider's receipts name. */
@@ -497,7 +509,7 @@ export interface OidcSigningKeysTable {
   alg: string;
   /** The public JWK as JSON text. */
   public_jwk: string;
-  /** The private JWK, sealed with a key derived from SECRET_KEY (server/methods/secrets.ts). */
+  /** The private JWK, sealed with a key derived from SECRET_KEY (server/config/secrets.ts). */
   private_jwk_sealed: string;
   created_at: string;
   retired_at: string | null;
@@ -586,6 +598,7 @@ export interface Database {
   message_outbox: MessageOutboxTable;
   delivery_circuits: DeliveryCircuitsTable;
   message_deliveries: MessageDeliveriesTable;
+  kept_answers: KeptAnswersTable;
   reset_requests: ResetRequestsTable;
   users: UsersTable;
   user_emails: ContactTable;

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
 import { CODE_LENGTH } from '../../contract/rules.ts';
 import { accountLabel } from '../identity/accounts.ts';
 import { ApiError } from '../http/errors.ts';
-import { decryptSecret, encryptSecret } from './secrets.ts';
+import { decryptSecret, encryptSecret } from '../config/secrets.ts';
 import { describeRow, type ChallengeMethod } from './method.ts';
 import { issueRecoveryKeys, recoveryKey } from './recovery-key.ts';
 

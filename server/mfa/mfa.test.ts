@@ -6,7 +6,7 @@ import { createTestUser } from '../testing/mfaKit.ts';
 import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
 import { codeIn } from '../testing/peers.ts';
 import { addMethod } from '../identity/second-factors.ts';
-import { encryptSecret } from '../methods/secrets.ts';
+import { encryptSecret } from '../config/secrets.ts';
 import { boundHost } from '../methods/one-time-code.ts';
 
 const kinds = await databaseKinds();

@@ -220,7 +220,7 @@ export type ClientRegistration = {
   jwks?: { keys: Array<Record<string, unknown>> } | null;
   jwks_uri?: string | null;
   /** Where its security event tokens are pushed, and the bearer token that endpoint expects
-   * (sealed with the server's key by the caller: server/methods/secrets.ts). */
+   * (sealed with the server's key by the caller: server/config/secrets.ts). */
   events_endpoint?: string | null;
   events_token?: string | null;
 };

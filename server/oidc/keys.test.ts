@@ -2,7 +2,7 @@ import { createPublicKey, createSign, createVerify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/index.ts';
 import type { Db } from '../db/index.ts';
-import { decryptSecret, encryptSecret } from '../methods/secrets.ts';
+import { decryptSecret, encryptSecret } from '../config/secrets.ts';
 import { atOnce } from '../testing/concurrency.ts';
 import { createTestDatabase, databaseKinds } from '../testing/harness.ts';
 import {

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { ConfigError } from '../config/index.ts';
 import { isUniqueViolation, nowIso, type Db } from '../db/index.ts';
-import { openFor, sealFor } from '../methods/secrets.ts';
+import { openFor, sealFor } from '../config/secrets.ts';
 
 export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];

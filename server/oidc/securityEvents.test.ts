@@ -8,7 +8,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
-import { encryptSecret } from '../methods/secrets.ts';
+import { encryptSecret } from '../config/secrets.ts';
 import { databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
 import { freshMfa, makeUser } from '../testing/mfaKit.ts';
 import { browse, signInCookie } from '../testing/oidcKit.ts';

@@ -15,7 +15,7 @@ import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
 import { DeliveryUnavailable, type Delivery, type Message } from '../delivery/index.ts';
 import type { SecurityEvent } from '../events/record.ts';
-import { decryptSecret } from '../methods/secrets.ts';
+import { decryptSecret } from '../config/secrets.ts';
 import type { SigningJwk } from './keys.ts';
 import { OIDC_PREFIX } from './provider.ts';
 

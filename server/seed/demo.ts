@@ -13,7 +13,7 @@ import { waitingCardRow, type WaitingCard } from '../cards/import.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { activationCodeHash } from '../methods/activation-code.ts';
 import { storeRecoveryKeys } from '../methods/recovery-key.ts';
-import { encryptSecret } from '../methods/secrets.ts';
+import { encryptSecret } from '../config/secrets.ts';
 import { newId } from '../sessions/tokens.ts';
 import { registerClient, type ClientRegistration } from '../oidc/clients.ts';
 import { checkLogo } from '../oidc/logos.ts';

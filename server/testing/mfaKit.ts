@@ -5,7 +5,7 @@ import { nowIso } from '../db/index.ts';
 import { addMethod } from '../identity/second-factors.ts';
 import { DEMO_PASSWORD, createUser } from '../seed/demo.ts';
 import type { TestServer } from './harness.ts';
-import { encryptSecret } from '../methods/secrets.ts';
+import { encryptSecret } from '../config/secrets.ts';
 import { NEW_METHOD_IDS } from '../../contract/constants.ts';
 import { register, type SoftPasskey } from './softAuthenticator.ts';
 

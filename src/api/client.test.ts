@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as v from 'valibot';
 import { apiFailure, isApiFailure } from '../../contract/api.ts';
-import { DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
+import { DEVICE_ID_HEADER, IDEMPOTENCY_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
 import { call, createApi, onUnauthorised, parsed } from './client.ts';
 
 let server: Server;
@@ -13,6 +13,9 @@ let baseUrl: string;
 const hits = new Map<string, number>();
 /** Requests the server holds without answering, and who waits to see one arrive. */
 const held: ServerResponse[] = [];
+/** The Idempotency-Keys POST /api/flaky received, and whether it answers as a lost instance would. */
+const flakyKeys: string[] = [];
+let flakyLost = true;
 let arrived: (() => void) | null = null;
 
 function answer(response: ServerResponse, status: number, body: string, type = 'application/json') {
@@ -57,6 +60,12 @@ function route(request: IncomingMessage, response: ServerResponse, body: string)
     case 'DELETE /api/empty':
       response.writeHead(204);
       return response.end();
+    case 'POST /api/flaky':
+      // The balancer's answer for a lost instance, until the test lets it through.
+      flakyKeys.push(String(request.headers[IDEMPOTENCY_HEADER]));
+      return flakyLost
+        ? answer(response, 502, '<html><body>Bad gateway</body></html>', 'text/html')
+        : answer(response, 200, '{}');
     case 'GET /api/hang':
       held.push(response);
       arrived?.();
@@ -226,5 +235,31 @@ describe('the API client', () => {
     await result;
     expect(settled).toEqual(apiFailure(0, {}));
     arrived = null;
+  });
+
+  it('names each call that changes something, and names its repeat the same only while no answer came', async () => {
+    const api = createApi({ baseUrl });
+    const send = (json: object) => call(() => api.post('flaky', { json }).json()).catch(() => null);
+    await send({ code: '1234' });
+    await send({ code: '1234' });
+    await send({ code: '9999' });
+    const [first, repeat, other] = flakyKeys;
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    // The balancer's 502: the call may have run, so its repeat carries the same key.
+    expect(repeat).toBe(first);
+    expect(other).not.toBe(first);
+    // Once an answer comes, the same call again is a new one.
+    flakyLost = false;
+    await send({ code: '1234' });
+    await send({ code: '1234' });
+    expect(flakyKeys[3]).toBe(first);
+    expect(flakyKeys[4]).not.toBe(first);
+    // A read or a file carries none.
+    const read = (await call(() => api.get('echo').json())) as { headers: Record<string, string> };
+    expect(read.headers[IDEMPOTENCY_HEADER]).toBeUndefined();
+    const file = (await call(() => api.post('echo', { file: new Blob(['x'], { type: 'image/png' }) }).json())) as {
+      headers: Record<string, string>;
+    };
+    expect(file.headers[IDEMPOTENCY_HEADER]).toBeUndefined();
   });
 });

@@ -2,11 +2,17 @@
 // the screen's language on every call and the spec's time limit; answers parsed with the contract's
 // valibot schemas, and failures turned into ApiFailure (status, stable code, message) for the
 // machines, in one beforeError hook.
-import ky, { isHTTPError, type BeforeErrorHook, type BeforeRequestHook, type Options as KyOptions } from 'ky';
+import ky, {
+  isHTTPError,
+  type AfterResponseHook,
+  type BeforeErrorHook,
+  type BeforeRequestHook,
+  type Options as KyOptions,
+} from 'ky';
 import * as v from 'valibot';
 import { apiFailure, type ApiFailure } from '../../contract/api.ts';
 import type { ErrorCode } from '../../contract/errors.ts';
-import { API_PREFIX, DEVICE_ID_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
+import { API_PREFIX, DEVICE_ID_HEADER, IDEMPOTENCY_HEADER, REQUEST_TIMEOUT_MS } from '../../contract/constants.ts';
 import { ErrorBody } from '../../contract/baseSchemas.ts';
 import { deviceId } from './device.ts';
 
@@ -15,6 +21,9 @@ import { deviceId } from './device.ts';
 type Options = { json?: unknown; file?: Blob; searchParams?: Record<string, string>; headers?: Record<string, string> };
 
 let unauthorised = () => {};
+
+/** The balancer's answers for a call whose instance was lost: the call may have run, or not. */
+const LOST = new Set([502, 503, 504]);
 
 /**
  * Who hears every 401: the server no longer knows the session, whichever call found out. The app
@@ -64,6 +73,25 @@ const toApiError: BeforeErrorHook = ({ error }) => {
 
 /** The client: `baseUrl` and `timeout` only for tests outside a browser (a page resolves /api itself). */
 export function createApi(settings: { baseUrl?: string; timeout?: number } = {}) {
+  // A call that changes something carries an Idempotency-Key. When its answer never came (no answer,
+  // or the balancer's 502–504: the instance holding it was lost), the same call made again carries
+  // the same key, and the server answers it as it answered the first, doing nothing twice
+  // (server/http/idempotency.ts). Any other answer ends the call; the next one is new.
+  const unanswered = new Map<string, string>();
+  const keyOf = (method: string, path: string, options: Omit<Options, 'file' | 'headers'>) => {
+    const call = JSON.stringify([method, path, options.searchParams ?? null, options.json ?? null]);
+    const key = unanswered.get(call) ?? crypto.randomUUID();
+    unanswered.delete(call);
+    unanswered.set(call, key);
+    // A few repeats wait at most: the oldest goes first.
+    if (unanswered.size > 16) unanswered.delete(unanswered.keys().next().value!);
+    return key;
+  };
+  const answered: AfterResponseHook = ({ request, response }) => {
+    const key = request.headers.get(IDEMPOTENCY_HEADER);
+    if (!key || LOST.has(response.status)) return;
+    for (const [call, kept] of unanswered) if (kept === key) unanswered.delete(call);
+  };
   const client = ky.create({
     prefix: API_PREFIX,
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
@@ -74,15 +102,17 @@ export function createApi(settings: { baseUrl?: string; timeout?: number } = {})
     headers: { accept: 'application/json' },
     // An empty answer (204) reads as nothing rather than failing to parse.
     parseJson: (text) => (text === '' ? undefined : JSON.parse(text)),
-    hooks: { beforeRequest: [stamp], beforeError: [toApiError] },
+    hooks: { beforeRequest: [stamp], afterResponse: [answered], beforeError: [toApiError] },
   });
   const send =
     (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
     (path: string, { file, headers, ...options }: Options = {}) => {
+      const keyed =
+        method === 'get' || file ? headers : { ...headers, [IDEMPOTENCY_HEADER]: keyOf(method, path, options) };
       const own: KyOptions = file
         ? { body: file, headers: { ...headers, 'content-type': file.type } }
-        : headers
-          ? { headers }
+        : keyed
+          ? { headers: keyed }
           : {};
       return client(path, { method, ...options, ...own });
     };
