@@ -280,8 +280,7 @@ export interface DeliveryCircuitsTable {
 export interface KeptAnswersTable {
   /** A hash of what names the call: its Idempotency-Key and device, or a refresh token and its client. */
   id: string;
-  /** A hash of the call itself (a key reused for another call is refused), or of what the answer
-   * gave (a refresh token: its own use ends the repeat of its predecessor). */
+  /** A hash of the call itself: a key reused for another call is refused. */
   fingerprint: string;
   /** The answer (status, headers, body), sealed and bound to the id. */
   sealed: string;

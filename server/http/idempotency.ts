@@ -62,12 +62,6 @@ export async function keptAnswer(
   };
 }
 
-/** Forgets every kept answer whose fingerprint is `fingerprint` (a refresh token used: its
- * predecessor's repeat is over). */
-export async function forgetAnswersOf(db: Db, fingerprint: string): Promise<void> {
-  await db.deleteFrom('kept_answers').where('fingerprint', '=', fingerprint).execute();
-}
-
 /** The outbox's step that forgets expired answers, at most every ten minutes. */
 export function forgettingKeptAnswers(db: Db): () => Promise<void> {
   let last = 0;

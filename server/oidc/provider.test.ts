@@ -381,20 +381,54 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     });
   });
 
-  it('rotates refresh tokens; an old one used again fails and revokes the grant', async () => {
+  it('rotates refresh tokens; an old one used again, once its successor was used, fails and revokes the grant', async () => {
     const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
     const first = tokens.refresh_token!;
     expect(first).toBeTruthy();
     const second = await oidc.refreshTokenGrant(config, first);
     expect(second.refresh_token).toBeTruthy();
     expect(second.refresh_token).not.toBe(first);
+    const third = await oidc.refreshTokenGrant(config, second.refresh_token!);
     await expect(oidc.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
     // The reuse revoked the whole grant: the newest refresh token and its access token are dead too.
+    await expect(oidc.refreshTokenGrant(config, third.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const introspected = await oidc.tokenIntrospection(config, third.access_token);
+    expect(introspected.active).toBe(false);
+  });
+
+  it('answers a refresh repeated because its answer was lost with that same answer, and issues nothing new', async () => {
+    const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
+    const first = tokens.refresh_token!;
+    const lost = await oidc.refreshTokenGrant(config, first);
+    const rows = async () =>
+      (await server.ctx.db.selectFrom('oidc_models').select('id').where('model', '=', 'RefreshToken').execute()).length;
+    const before = await rows();
+    // The client never saw `lost`: it presents the same token again and gets the same tokens.
+    const repeat = await oidc.refreshTokenGrant(config, first);
+    expect(repeat.refresh_token).toBe(lost.refresh_token);
+    expect(repeat.access_token).toBe(lost.access_token);
+    expect(await rows()).toBe(before);
+    expect((await oidc.tokenIntrospection(config, repeat.access_token)).active).toBe(true);
+    // And the chain goes on from there.
+    const next = await oidc.refreshTokenGrant(config, repeat.refresh_token!);
+    expect(next.refresh_token).not.toBe(repeat.refresh_token);
+  });
+
+  it('takes a spent refresh token for a stolen one once the repeat window is over', async () => {
+    const { tokens } = await signedInFlow('openid offline_access', { prompt: 'consent' });
+    const first = tokens.refresh_token!;
+    const second = await oidc.refreshTokenGrant(config, first);
+    // The window is over (as REPEAT_SECONDS after the rotation).
+    await server.ctx.db
+      .updateTable('kept_answers')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .execute();
+    await expect(oidc.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
     });
-    const introspected = await oidc.tokenIntrospection(config, second.access_token);
-    expect(introspected.active).toBe(false);
   });
 
   it('revokes a refresh token at the revocation endpoint: it fails on its next use', async () => {

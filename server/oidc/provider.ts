@@ -20,6 +20,7 @@ import { FAPI_ALGORITHMS, OidcClientAdapter, TOKEN_AUTH_METHODS, clientSecretMat
 import { SigningKeys, type SigningJwk } from './keys.ts';
 import { renderOidcError } from './errors.ts';
 import { ACR, interactionPolicyFor } from './policy.ts';
+import { repeatRefreshGrants } from './refreshRepeat.ts';
 import { endTesseraSessionOnLogout, linkSessions } from './logout.ts';
 import { logoutSource, postLogoutSuccessSource } from './logoutScreens.ts';
 import { authCookieOptions } from '../sessions/cookie.ts';
@@ -242,6 +243,7 @@ export async function createOidcProviders(
       return Promise.resolve(clientSecretMatches(this.clientSecret, presented));
     };
     provider.use(linkSessions(db, authCookieName(config)));
+    repeatRefreshGrants(provider, db, config.secretKey);
     if (options.endSession) {
       const { endSession } = options;
       provider.use(

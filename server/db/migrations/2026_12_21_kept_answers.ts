@@ -11,6 +11,5 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sealed', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('kept_answers_fingerprint').on('kept_answers').column('fingerprint').execute();
   await db.schema.createIndex('kept_answers_expires').on('kept_answers').column('expires_at').execute();
 }
