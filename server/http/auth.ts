@@ -16,6 +16,9 @@ declare module 'fastify' {
     /** The browser loads this call by itself (an <img>), so it cannot add the device id header:
      * the call goes without one (it reads, and the device id is never a security boundary). */
     withoutDeviceId?: true;
+    /** A GET that changes something (the spec's code sends): its Idempotency-Key is honoured as a
+     * POST's is (server/http/idempotency.ts). */
+    changes?: true;
   }
 }
 

@@ -3,7 +3,7 @@
 // call and its credentials, so another body, session or device never gets the kept answer; a
 // refusal is never kept; the kept answer is sealed at rest and forgotten after its minutes.
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
+import { DEMO_MFA_USERS, DEMO_PASSWORD, DEMO_USERS } from '../seed/demo.ts';
 import { DEVICE, databaseKinds, type TestServer } from '../testing/harness.ts';
 import { makeCard, onboardingClient } from '../testing/onboardingKit.ts';
 import { useServerWithPeers, type SmsProvider, type Smtp } from '../testing/peerServer.ts';
@@ -12,6 +12,7 @@ import { KEPT_SECONDS } from './idempotency.ts';
 
 const kinds = await databaseKinds();
 const emma = DEMO_USERS.find((u) => u.key === 'cardholder')!;
+const mila = DEMO_MFA_USERS.find((u) => u.key === 'mfa')!;
 
 describe.each(kinds)('calls repeated with their Idempotency-Key (%s)', (kind) => {
   let server: TestServer;
@@ -74,6 +75,38 @@ describe.each(kinds)('calls repeated with their Idempotency-Key (%s)', (kind) =>
     expect(smtp.mails.filter((m) => m.to === card.email)).toHaveLength(1);
     // The same step without the key is a new send, refused as too soon: what the key spares a repeat.
     expect((await post('onboarding/email', { flow, email: card.email })).json().code).toBe('resend_too_soon');
+  });
+
+  it("sends one code for the spec's code-sending GET repeated with its key; a plain read keeps nothing", async () => {
+    const asked = await post('token', { username: mila.email, password: DEMO_PASSWORD });
+    expect(asked.statusCode).toBe(401);
+    const { mfa } = asked.json() as { mfa: { payload: string; methods: { id: number; method: string }[] } };
+    const email = mfa.methods.find((m) => m.method === 'email')!;
+    const key = newKey();
+    const ask = () =>
+      server.app.inject({
+        method: 'GET',
+        url: `/api/mfa/sudo?mfaId=${email.id}&payload=${encodeURIComponent(mfa.payload)}`,
+        headers: { ...DEVICE, [IDEMPOTENCY_HEADER]: key },
+      });
+    const before = smtp.mails.filter((m) => m.to === mila.email).length;
+    const first = await ask();
+    const again = await ask();
+    expect(first.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().payload).toBe(first.json().payload);
+    expect(smtp.mails.filter((m) => m.to === mila.email).length).toBe(before + 1);
+
+    const token = (await signIn(newKey())).json().access_token as string;
+    const kept = async () => (await server.ctx.db.selectFrom('kept_answers').select('id').execute()).length;
+    const rows = await kept();
+    const read = await server.app.inject({
+      method: 'GET',
+      url: '/api/user',
+      headers: { ...DEVICE, [IDEMPOTENCY_HEADER]: newKey(), authorization: `Bearer ${token}` },
+    });
+    expect(read.statusCode).toBe(200);
+    expect(await kept()).toBe(rows);
   });
 
   it('refuses a key sent again with another body, and runs nothing', async () => {

@@ -85,7 +85,8 @@ function fingerprintOf(request: FastifyRequest, cookieName: string): string {
 
 const pending = new WeakMap<FastifyRequest, { id: string; fingerprint: string }>();
 
-/** Installs the keys on the API's calls that change something (every method but GET and HEAD).
+/** Installs the keys on the API's calls that change something: every method but GET and HEAD, and
+ * the GETs marked `changes` (the spec makes a few of them send a code).
  * Callback style: every API call passes here, and a call without a key must not pay a promise. */
 export function idempotentCalls(api: FastifyInstance, ctx: AppContext): void {
   const { db } = ctx;
@@ -109,7 +110,8 @@ export function idempotentCalls(api: FastifyInstance, ctx: AppContext): void {
   }
   api.addHook('preHandler', (request, reply, done) => {
     const key = request.headers[IDEMPOTENCY_HEADER];
-    if (key === undefined || request.method === 'GET' || request.method === 'HEAD') return done();
+    if (key === undefined) return done();
+    if ((request.method === 'GET' || request.method === 'HEAD') && !request.routeOptions.config?.changes) return done();
     repeatOrRun(request, reply, key).then((answered) => {
       if (!answered) done();
     }, done);

@@ -23,6 +23,8 @@ export async function challengeRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get<{ Querystring: MfaChallengeQuery }>(
     '/mfa/sudo',
     {
+      // The spec's GET sends a code: a repeat of it with its key must not send another.
+      config: { changes: true },
       schema: {
         tags: ['mfa'],
         summary:

@@ -73,7 +73,8 @@ const toApiError: BeforeErrorHook = ({ error }) => {
 
 /** The client: `baseUrl` and `timeout` only for tests outside a browser (a page resolves /api itself). */
 export function createApi(settings: { baseUrl?: string; timeout?: number } = {}) {
-  // A call that changes something carries an Idempotency-Key. When its answer never came (no answer,
+  // Every call but a file carries an Idempotency-Key (the server honours it where the call changes
+  // something, a few GETs included: the spec's code sends). When its answer never came (no answer,
   // or the balancer's 502–504: the instance holding it was lost), the same call made again carries
   // the same key, and the server answers it as it answered the first, doing nothing twice
   // (server/http/idempotency.ts). Any other answer ends the call; the next one is new.
@@ -107,8 +108,7 @@ export function createApi(settings: { baseUrl?: string; timeout?: number } = {})
   const send =
     (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
     (path: string, { file, headers, ...options }: Options = {}) => {
-      const keyed =
-        method === 'get' || file ? headers : { ...headers, [IDEMPOTENCY_HEADER]: keyOf(method, path, options) };
+      const keyed = file ? headers : { ...headers, [IDEMPOTENCY_HEADER]: keyOf(method, path, options) };
       const own: KyOptions = file
         ? { body: file, headers: { ...headers, 'content-type': file.type } }
         : keyed
