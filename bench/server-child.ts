@@ -8,11 +8,18 @@
 //   node bench/server-child.ts bare <payload file> [path] — a minimal Fastify app whose GET at the
 //     path (/api/user unless given) answers the JSON in the file (the real answer, so both are the
 //     same size);
+//   node bench/server-child.ts same-work <SQLite file | postgres://…> — a minimal Fastify app whose
+//     GET /api/user does what Tessera's does, the leanest way: the bearer token's hash, the
+//     profile's statement (server/profile/queries.ts) straight on the driver (node:sqlite, or pg
+//     with a named statement and the same pool size) against a Tessera server's database, and the
+//     same JSON; no hooks, no extra headers, no metrics. (Tessera also refreshes the session's last
+//     use, at most once a minute per session: left out, it is below the noise.)
 //   node bench/server-child.ts bare-oidc — oidc-provider alone, configured as Tessera's, on its
 //     memory adapter (bench/tokens.ts).
 // With BENCH_HISTORY_EVENTS=n in its environment, a fresh Tessera database also gets n security
 // events for the first benchmark user, spread over the last 30 days (the history part).
-// Sends { type: 'ready', port } over IPC; on { type: 'stop' } closes, cleans up and exits (so that
+// Sends { type: 'ready', port, database } over IPC (database: a Tessera server's SQLite file or
+// PostgreSQL URL, for the same-work server); on { type: 'stop' } closes, cleans up and exits (so that
 // --cpu-prof, when given, writes its profile).
 // First: it sizes libuv's thread pool for the Argon2id computations, as the server's start does.
 import '../server/passwords/threadPool.ts';
@@ -25,7 +32,7 @@ import { freePort } from '../server/testing/ports.ts';
 /** Settings of the server under test that may be varied from the environment of `npm run bench`. */
 const PASSED_THROUGH = ['HASH_CONCURRENCY', 'SESSION_TTL_DAYS'];
 
-type Started = { port: number; close(): Promise<void> };
+type Started = { port: number; database?: string; close(): Promise<void> };
 
 async function startBare(payloadFile: string, path = '/api/user'): Promise<Started> {
   const { default: Fastify } = await import('fastify');
@@ -34,6 +41,39 @@ async function startBare(payloadFile: string, path = '/api/user'): Promise<Start
   app.get(path, async () => payload);
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() };
+}
+
+async function startSameWork(database: string): Promise<Started> {
+  const { default: Fastify } = await import('fastify');
+  const { openDatabase, nowIso } = await import('../server/db/index.ts');
+  const { compileStatement } = await import('../server/db/prepared.ts');
+  const { profileQuery, profileOfRow } = await import('../server/profile/queries.ts');
+  const { hashToken } = await import('../server/sessions/tokens.ts');
+  type ProfileRow = import('../server/profile/queries.ts').ProfileRow;
+  const postgres = /^postgres(ql)?:\/\//.test(database);
+  const handle = openDatabase({ databaseUrl: postgres ? database : null, sqlitePath: database });
+  const { sql, name, values } = compileStatement(handle.db, profileQuery(handle.db), 2);
+  const pool = handle.pgPool;
+  const statement = handle.sqlite?.prepare(sql);
+  const run = async (parameters: unknown[]): Promise<ProfileRow[]> =>
+    pool
+      ? (await pool.query({ name, text: sql, values: parameters })).rows
+      : (statement!.all(...(parameters as never[])) as unknown as ProfileRow[]);
+  const app = Fastify({ logger: false });
+  app.get('/api/user', async (request, reply) => {
+    const token = request.headers.authorization?.slice('Bearer '.length) ?? '';
+    const [row] = await run(values([hashToken(token), nowIso(Date.now())]));
+    if (!row) return reply.code(401).send({ error: 'unauthorized' });
+    return { data: profileOfRow(row) };
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    port: (app.server.address() as { port: number }).port,
+    async close() {
+      await app.close();
+      await handle.close();
+    },
+  };
 }
 
 /** `db`: sqlite or postgres (a fresh database, seeded here), or the URL of a database filled beforehand;
@@ -82,6 +122,7 @@ async function startTessera(db: string, spaDir?: string): Promise<Started> {
   await server.app.listen({ port, host: '127.0.0.1' });
   return {
     port,
+    database: databaseUrl ?? join(dir, 'bench.sqlite'),
     async close() {
       await server.close();
       await pg?.drop();
@@ -109,13 +150,15 @@ async function seedHistory(db: import('../server/db/index.ts').Db, userId: strin
 
 const [kind, arg, third] = process.argv.slice(2);
 const spaDir = kind === 'tessera' ? third : undefined;
-const started =
+const started: Started =
   kind === 'bare'
     ? await startBare(arg!, third)
-    : kind === 'bare-oidc'
-      ? await (await import('./tokens.ts')).startBareOidc()
-      : await startTessera(arg ?? 'sqlite', spaDir);
-process.send!({ type: 'ready', port: started.port });
+    : kind === 'same-work'
+      ? await startSameWork(arg!)
+      : kind === 'bare-oidc'
+        ? await (await import('./tokens.ts')).startBareOidc()
+        : await startTessera(arg ?? 'sqlite', spaDir);
+process.send!({ type: 'ready', port: started.port, database: started.database });
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'stop') return;
   await started.close().catch((error) => console.error('bench server: closing failed:', error));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { databaseKinds, useTestDatabase, type DatabaseKind } from '../testing/harness.ts';
 import { userRow } from '../testing/rows.ts';
 import type { DatabaseHandle } from './index.ts';
-import { prepared } from './prepared.ts';
+import { compileStatement, prepared } from './prepared.ts';
 
 const kinds = await databaseKinds();
 
@@ -62,5 +62,24 @@ describe.each(kinds)('prepared queries on %s', (kind: DatabaseKind) => {
       await trx.updateTable('users').set({ firstname: 'Committed' }).where('id', '=', 'u-2').execute();
     });
     expect(await firstnameOf('u-2')).toEqual([expect.objectContaining({ firstname: 'Committed' })]);
+  });
+
+  it('compiles a statement the bare driver runs with the values of a call in their places', async () => {
+    const { sql, values } = compileStatement(
+      handle.db,
+      (q, id: string, not: string) =>
+        q
+          .selectFrom('users')
+          .select('id')
+          .where('firstname', '!=', 'nobody')
+          .where('id', '=', id)
+          .where('id', '!=', not),
+      2,
+    );
+    expect(values(['u-2', 'u-1'])).toEqual(['nobody', 'u-2', 'u-1']);
+    const rows = handle.pgPool
+      ? (await handle.pgPool.query(sql, values(['u-2', 'u-1']))).rows
+      : handle.sqlite!.prepare(sql).all(...(values(['u-2', 'u-1']) as string[]));
+    expect(rows).toEqual([{ id: 'u-2' }]);
   });
 });

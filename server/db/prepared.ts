@@ -21,11 +21,13 @@ export function registerSqlite(db: Db, connection: DatabaseSync): void {
   connections.set(db, connection);
 }
 
-export function prepared<Args extends Array<string | null>, Row>(
+/** A query compiled once with stand-in values: its SQL, a name for it (by its text), and the values
+ * of a call. What `prepared` runs; also what a benchmark runs on the bare driver to compare. */
+export function compileStatement<Args extends Array<string | null>, Row>(
   db: Db,
   build: (db: Db, ...args: Args) => Compilable<Row>,
   arity: Args['length'],
-): (...args: Args) => Promise<Row[]> {
+): { sql: string; name: string; values(args: Args): unknown[] } {
   const standIns = Array.from({ length: arity }, (_, i) => `${STAND_IN}${i}`) as unknown as Args;
   const compiled = build(db, ...standIns).compile();
   const slots = compiled.parameters.map((value) =>
@@ -34,25 +36,36 @@ export function prepared<Args extends Array<string | null>, Row>(
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared: argument ${i} is not used as a parameter`);
   }
+  return {
+    sql: compiled.sql,
+    // Named by its text: the same query compiled twice (two apps in one process) shares its name.
+    name: `tessera_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`,
+    values: (args) => compiled.parameters.map((value, i) => (slots[i]! >= 0 ? args[slots[i]!] : value)),
+  };
+}
+
+export function prepared<Args extends Array<string | null>, Row>(
+  db: Db,
+  build: (db: Db, ...args: Args) => Compilable<Row>,
+  arity: Args['length'],
+): (...args: Args) => Promise<Row[]> {
+  const { sql, name, values } = compileStatement(db, build, arity);
   const pool = pools.get(db);
   const connection = connections.get(db);
   let statement: StatementSync | null = null;
-  // Named by its text: the same query compiled twice (two apps in one process) shares its name.
-  const name = `tessera_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
   return async (...args: Args) => {
-    const parameters = compiled.parameters.map((value, i) => (slots[i]! >= 0 ? args[slots[i]!] : value));
+    const parameters = values(args);
     if (pool)
-      return (await pool.query<Row & pg.QueryResultRow>({ name, text: compiled.sql, values: parameters as unknown[] }))
-        .rows;
+      return (await pool.query<Row & pg.QueryResultRow>({ name, text: sql, values: parameters as unknown[] })).rows;
     // SQLite answers synchronously: outside a transaction the statement runs at once, without
     // Kysely's connection lock and its promise hops (a tenth of GET /user's time). A Kysely
     // transaction holds the one connection across awaits; a statement run then would see its
     // uncommitted rows, so it waits its turn through Kysely instead.
     if (connection && !connection.isTransaction) {
-      statement ??= connection.prepare(compiled.sql);
+      statement ??= connection.prepare(sql);
       return statement.all(...(parameters as never[])) as Row[];
     }
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   };
 }

@@ -44,64 +44,62 @@ const PROFILE_COLUMNS = [
   'users.iban_country',
 ] as const;
 
-/** The profile's query, compiled once per database (GET /user runs it on every call): the live
- * session of a token with its account and the account's contacts, in one statement. */
-function profileQuery(db: Db) {
+/** The profile's query: the live session of a token's hash with its account and the account's
+ * contacts, in one statement. */
+export function profileQuery(db: Db) {
   const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArray : postgresJsonArray;
-  return prepared(
-    db,
-    (q, tokenHash: string, now: string) =>
-      liveSession(q, tokenHash, now)
-        .select(PROFILE_COLUMNS)
-        .select((eb) =>
+  return (q: Db, tokenHash: string, now: string) =>
+    liveSession(q, tokenHash, now)
+      .select(PROFILE_COLUMNS)
+      .select((eb) =>
+        eb
+          .selectFrom('user_pictures')
+          .select('updated_at')
+          .whereRef('user_pictures.user_id', '=', 'users.id')
+          .as('picture_at'),
+      )
+      .select((eb) =>
+        eb
+          .selectFrom('mfa_methods')
+          .select((m) => m.fn.countAll<number>().as('n'))
+          .whereRef('mfa_methods.user_id', '=', 'users.id')
+          .as('mfa_count'),
+      )
+      .select((eb) =>
+        eb
+          .selectFrom('recovery_keys')
+          .select((k) => k.fn.countAll<number>().as('n'))
+          .whereRef('recovery_keys.user_id', '=', 'users.id')
+          .where('recovery_keys.used_at', 'is', null)
+          .as('unused_keys'),
+      )
+      .select((eb) =>
+        eb
+          .selectFrom('tickets')
+          .select('tickets.expires_at')
+          .whereRef('tickets.ticket_hash', '=', 'sessions.fuzzion_hash')
+          .where('tickets.used_at', 'is', null)
+          .where('tickets.expires_at', '>', now)
+          .as('fuzzion_until'),
+      )
+      .select((eb) => [
+        jsonArrayFrom(
           eb
-            .selectFrom('user_pictures')
-            .select('updated_at')
-            .whereRef('user_pictures.user_id', '=', 'users.id')
-            .as('picture_at'),
-        )
-        .select((eb) =>
+            .selectFrom('user_emails')
+            .select(['value', 'is_default', 'verified', 'created_at'])
+            .whereRef('user_emails.user_id', '=', 'users.id'),
+        ).as('emails'),
+        jsonArrayFrom(
           eb
-            .selectFrom('mfa_methods')
-            .select((m) => m.fn.countAll<number>().as('n'))
-            .whereRef('mfa_methods.user_id', '=', 'users.id')
-            .as('mfa_count'),
-        )
-        .select((eb) =>
-          eb
-            .selectFrom('recovery_keys')
-            .select((k) => k.fn.countAll<number>().as('n'))
-            .whereRef('recovery_keys.user_id', '=', 'users.id')
-            .where('recovery_keys.used_at', 'is', null)
-            .as('unused_keys'),
-        )
-        .select((eb) =>
-          eb
-            .selectFrom('tickets')
-            .select('tickets.expires_at')
-            .whereRef('tickets.ticket_hash', '=', 'sessions.fuzzion_hash')
-            .where('tickets.used_at', 'is', null)
-            .where('tickets.expires_at', '>', now)
-            .as('fuzzion_until'),
-        )
-        .select((eb) => [
-          jsonArrayFrom(
-            eb
-              .selectFrom('user_emails')
-              .select(['value', 'is_default', 'verified', 'created_at'])
-              .whereRef('user_emails.user_id', '=', 'users.id'),
-          ).as('emails'),
-          jsonArrayFrom(
-            eb
-              .selectFrom('user_phones')
-              .select(['value', 'is_default', 'verified', 'created_at'])
-              .whereRef('user_phones.user_id', '=', 'users.id'),
-          ).as('phones'),
-        ]),
-    2,
-  );
+            .selectFrom('user_phones')
+            .select(['value', 'is_default', 'verified', 'created_at'])
+            .whereRef('user_phones.user_id', '=', 'users.id'),
+        ).as('phones'),
+      ]);
 }
-const profileQueryOf = perDatabase(profileQuery);
+/** Compiled once per database: GET /user runs it on every call. */
+const profileQueryOf = perDatabase((db) => prepared(db, profileQuery(db), 2));
+export type ProfileRow = Awaited<ReturnType<ReturnType<typeof profileQueryOf>>>[number];
 
 /** SQLite answers JSON as text, PostgreSQL as parsed values. */
 const rowsOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as ContactRow[];
@@ -116,28 +114,30 @@ export async function profileOfToken(
   const [user] = await query(hashToken(token), nowIso(now));
   if (!user) return null;
   const session = await sessionOf(db, user, now);
+  return { session, profile: profileOfRow(user) };
+}
+
+/** The profile as GET /user answers it, from its query's row. */
+export function profileOfRow(user: ProfileRow): UserProfile {
   return {
-    session,
-    profile: {
-      id: user.id,
-      ...personalInfoOf(user),
-      email: contacts(rowsOf(user.emails)),
-      phone: contacts(rowsOf(user.phones)),
-      user_id: user.user_id,
-      customer_user_id: user.customer_user_id,
-      fridom_user_id: user.fridom_user_id,
-      password_status: user.password_status === 1 || user.password_status === 2 ? user.password_status : 0,
-      last_password_change: user.last_password_change,
-      mfa_forced: user.mfa_forced === 1,
-      mfa_customer: user.mfa_customer === 1,
-      mfa_offer_later: user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now(),
-      has_sso: user.has_sso === 1,
-      sso_only: user.sso_only === 1,
-      mfa_enrolled: Number(user.mfa_count) > 0,
-      totpRecovery: Number(user.unused_keys ?? 0),
-      ...(user.fuzzion_until ? { fuzzion_until: user.fuzzion_until } : {}),
-      picture: user.picture_at ?? null,
-      banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
-    },
+    id: user.id,
+    ...personalInfoOf(user),
+    email: contacts(rowsOf(user.emails)),
+    phone: contacts(rowsOf(user.phones)),
+    user_id: user.user_id,
+    customer_user_id: user.customer_user_id,
+    fridom_user_id: user.fridom_user_id,
+    password_status: user.password_status === 1 || user.password_status === 2 ? user.password_status : 0,
+    last_password_change: user.last_password_change,
+    mfa_forced: user.mfa_forced === 1,
+    mfa_customer: user.mfa_customer === 1,
+    mfa_offer_later: user.mfa_offer_later_until !== null && Date.parse(user.mfa_offer_later_until) > Date.now(),
+    has_sso: user.has_sso === 1,
+    sso_only: user.sso_only === 1,
+    mfa_enrolled: Number(user.mfa_count) > 0,
+    totpRecovery: Number(user.unused_keys ?? 0),
+    ...(user.fuzzion_until ? { fuzzion_until: user.fuzzion_until } : {}),
+    picture: user.picture_at ?? null,
+    banking: user.iban && user.iban_country ? { iban: maskIban(user.iban), country: user.iban_country } : null,
   };
 }
