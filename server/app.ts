@@ -37,7 +37,7 @@ import { consentRoutes } from './oidc/consent.ts';
 import { loginTicketRoutes } from './oidc/loginTickets.ts';
 import { endLinkedSessions } from './oidc/logout.ts';
 import { revokeSession } from './sessions/store.ts';
-import { clientOfInteraction, paramsOfInteraction } from './oidc/clients.ts';
+import { clientOfInteraction, forgetCachedClients, paramsOfInteraction } from './oidc/clients.ts';
 import { accessRoutes } from './oidc/accessRoutes.ts';
 import { logoutRequestRoutes } from './oidc/logoutScreens.ts';
 import { partnerRoutes } from './oidc/partners.ts';
@@ -184,8 +184,18 @@ export async function buildApp(
     },
   });
   providerKey = () => oidcProviders.signingKey();
-  // Keys rotated by the command line are reloaded at once on every instance (server/cluster/invalidation.ts).
-  const changes = redis ? listenForChanges(redis, { 'oidc-keys': () => oidcProviders.refreshKeys() }, app.log) : null;
+  // Keys rotated and clients changed by the command line are reloaded at once on every instance
+  // (server/cluster/invalidation.ts).
+  const changes = redis
+    ? listenForChanges(
+        redis,
+        {
+          'oidc-keys': () => oidcProviders.refreshKeys(),
+          'oidc-clients': async () => forgetCachedClients(database.db),
+        },
+        app.log,
+      )
+    : null;
   ctx.sessionsEnded = endLinkedSessions(database.db, oidcProviders.forIssuer, app.log);
   await app.register(
     async (api) => {

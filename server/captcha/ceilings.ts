@@ -8,7 +8,8 @@
 // gives the guessing rate this leaves.
 import type { CaptchaLevel } from '../../contract/schemas.ts';
 import type { AppContext } from '../context.ts';
-import { count, standing } from '../ratelimit/index.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { count, standings, type Standing } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { carriedCaptcha } from './carried.ts';
 import { assertCaptcha } from './index.ts';
@@ -23,14 +24,28 @@ function levelOf(limiters: Limiters, ceiling: Ceiling, window: number, day: numb
 
 const dayKey = (ceiling: Ceiling, key: string) => `${ceiling}|${key}`;
 
+/** The two counts a ceiling's level is read from, its window's and its day's: for `standings`,
+ * alone or with others a request reads anyway. */
+export function ceilingCounts(
+  limiters: Limiters,
+  ceiling: Ceiling,
+  key: string,
+): [[RateLimiterAbstract, string], [RateLimiterAbstract, string]] {
+  return [
+    [limiters[ceiling], key],
+    [limiters.ceilingDay, dayKey(ceiling, key)],
+  ];
+}
+
+/** The level the standings of `ceilingCounts` ask for. */
+export function levelOfStandings(limiters: Limiters, ceiling: Ceiling, [window, day]: Standing[]): CaptchaLevel {
+  return levelOf(limiters, ceiling, window!.failures, day!.failures);
+}
+
 /** The proof of work an attempt on this key needs now: 0 none beyond the form's own, 1 raised (past
  * the ceiling's points in its window), 2 the top (past 100 failures in a day). */
 export async function proofLevel(limiters: Limiters, ceiling: Ceiling, key: string): Promise<CaptchaLevel> {
-  const [window, day] = await Promise.all([
-    standing(limiters[ceiling], key),
-    standing(limiters.ceilingDay, dayKey(ceiling, key)),
-  ]);
-  return levelOf(limiters, ceiling, window.failures, day.failures);
+  return levelOfStandings(limiters, ceiling, await standings(ceilingCounts(limiters, ceiling, key)));
 }
 
 /** Counts a failure against the ceiling, never refusing; says the level the next attempt needs. */

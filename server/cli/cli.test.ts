@@ -217,7 +217,9 @@ describe('the command, run as a process', { timeout: 120_000 }, () => {
     const secret = /^Secret: ([\w-]{43})$/m.exec(add.stdout)![1]!;
     expect(add.stdout).toBe(
       'Client acme-shop registered (partner, confidential (client_secret_basic): authenticates with its secret and PKCE).\n' +
-        `Secret: ${secret}\nThe secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n`,
+        `Secret: ${secret}\nThe secret is shown only this once (only its digest is stored): hand it to the client's developers now.\n` +
+        // Without Redis the running instances read the client anew within 30 s (server/oidc/clients.ts).
+        'The running instances use the change within 30 s.\n',
     );
     type ClientRow = {
       client_id: string;
@@ -305,7 +307,7 @@ describe('the command, run as a process', { timeout: 120_000 }, () => {
     expect([rotate.status, rotate.stderr]).toEqual([EXIT_OK, '']);
     const rotated = /^Secret: ([\w-]{43})$/m.exec(rotate.stdout)![1]!;
     expect(rotate.stdout).toMatch(
-      /^Client acme-shop updated \(partner, confidential \(client_secret_basic\)\)\.\nSecret: .*\n.*\nThe previous secret no longer works\.\n$/,
+      /^Client acme-shop updated \(partner, confidential \(client_secret_basic\)\)\.\nSecret: .*\n.*\nThe previous secret no longer works\.\nThe running instances use the change within 30 s\.\n$/,
     );
     expect([
       clientSecretMatches(client()!.secret_hash!, secret),
@@ -319,7 +321,7 @@ describe('the command, run as a process', { timeout: 120_000 }, () => {
     const toPublic = cli('clients', 'edit', 'acme-shop', '--public', '--no-require-mfa');
     expect([toPublic.status, toPublic.stdout]).toEqual([
       EXIT_OK,
-      'Client acme-shop updated (partner, public).\nIt has no secret any more: it authenticates with PKCE alone.\n',
+      'Client acme-shop updated (partner, public).\nIt has no secret any more: it authenticates with PKCE alone.\nThe running instances use the change within 30 s.\n',
     ]);
     expect(client()).toMatchObject({ secret_hash: null, require_mfa: 0 });
 
@@ -339,7 +341,7 @@ describe('the command, run as a process', { timeout: 120_000 }, () => {
     const remove = cli('clients', 'remove', 'acme-shop');
     expect([remove.status, remove.stdout, remove.stderr]).toEqual([
       EXIT_OK,
-      'Client acme-shop removed; revoked 1 grant and 2 codes and tokens issued to it.\n',
+      'Client acme-shop removed; revoked 1 grant and 2 codes and tokens issued to it.\nThe running instances use the change within 30 s.\n',
       '',
     ]);
     expect(client()).toBeUndefined();

@@ -25,7 +25,7 @@ import {
 } from '../invitations/create.ts';
 import { setSsoOnly } from '../identity/sso.ts';
 import { RETIRED_KEY_GRACE_SECONDS, listSigningKeys, rotateSigningKeys } from '../oidc/keys.ts';
-import { announceChange } from '../cluster/invalidation.ts';
+import { announceChange, type Reloadable } from '../cluster/invalidation.ts';
 import { connectRedis } from '../config/redis.ts';
 import {
   ClientExists,
@@ -404,17 +404,25 @@ async function oidcKeysRotate(args: string[], io: CliIo): Promise<number> {
 }
 
 /** Tells the running instances, through Redis, to use the new keys now; says how many did. */
-async function keysReloaded(config: Config): Promise<string> {
-  const later = 'The running instances use them within 30 s.';
+const keysReloaded = (config: Config) => changeAnnounced(config, 'oidc-keys', 'them');
+
+/** Tells the running instances, through Redis, to read a changed client anew (they keep clients'
+ * rows in memory); says how many did. */
+const clientReloaded = (config: Config) => changeAnnounced(config, 'oidc-clients', 'the change');
+
+/** Announces a change to the running instances through Redis (server/cluster/invalidation.ts); says
+ * how many use `it` now. Without Redis, or those that do not answer, catch up within 30 s. */
+async function changeAnnounced(config: Config, what: Reloadable, it: string): Promise<string> {
+  const later = `The running instances use ${it} within 30 s.`;
   if (!config.redis) return later;
   const redis = connectRedis(config.redis, { maxRetriesPerRequest: 1, commandTimeout: 2000, lazyConnect: true });
   redis.on('error', () => {});
   try {
-    const { instances, reloaded } = await announceChange(redis, 'oidc-keys');
+    const { instances, reloaded } = await announceChange(redis, what);
     if (instances === 0) return `No running instance heard of it. ${later}`;
     return reloaded === instances
-      ? `All ${instances} running instances use them now.`
-      : `${reloaded} of ${instances} running instances use them now; the others within 30 s.`;
+      ? `All ${instances} running instances use ${it} now.`
+      : `${reloaded} of ${instances} running instances use ${it} now; the others within 30 s.`;
   } catch {
     return `Redis did not answer. ${later}`;
   } finally {
@@ -601,6 +609,7 @@ async function clientsAdd(args: string[], io: CliIo): Promise<number> {
     `Client ${clientId} registered (${kindOf(client)}` +
       `${client.profile === FAPI2 ? ': signs with its own key, pushes its requests, binds its tokens by DPoP' : confidential ? ': authenticates with its secret and PKCE' : ': PKCE, no secret'}).\n${secret ? secretLines(secret) : ''}`,
   );
+  io.stdout(`${await clientReloaded(loadConfig(io.env))}\n`);
   return EXIT_OK;
 }
 
@@ -636,6 +645,7 @@ async function clientsEdit(args: string[], io: CliIo): Promise<number> {
       (secretChange === 'none' ? 'It has no secret any more: it authenticates with PKCE alone.\n' : '') +
       (result.secret ? `${secretLines(result.secret)}The previous secret no longer works.\n` : ''),
   );
+  io.stdout(`${await clientReloaded(loadConfig(io.env))}\n`);
   return EXIT_OK;
 }
 
@@ -646,5 +656,6 @@ async function clientsRemove(args: string[], io: CliIo): Promise<number> {
   io.stdout(
     `Client ${clientId} removed; revoked ${plural(removed.grants, 'grant')} and ${others} ${others === 1 ? 'code or token' : 'codes and tokens'} issued to it.\n`,
   );
+  io.stdout(`${await clientReloaded(loadConfig(io.env))}\n`);
   return EXIT_OK;
 }

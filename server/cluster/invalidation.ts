@@ -1,8 +1,9 @@
 // What an instance keeps in memory and another process can change (the OIDC signing keys, rotated
-// by the command line) is reloaded on every instance at once, through Redis pub/sub: the change is
-// announced on one channel, each instance reloads and answers on the announcement's own channel,
-// and the announcer waits for as many answers as Redis says received it, or 1 s. Without Redis
-// (one instance), each instance still polls (the keys every 30 s): nothing here is needed.
+// by the command line; the OIDC clients' rows, which it edits) is reloaded on every instance at
+// once, through Redis pub/sub: the change is announced on one channel, each instance reloads and
+// answers on the announcement's own channel, and the announcer waits for as many answers as Redis
+// says received it, or 1 s. Without Redis (one instance), each instance still catches up (it polls
+// the keys every 30 s, and reads a client's row again 30 s after it last did): nothing here is needed.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
@@ -11,8 +12,9 @@ const ackChannel = (id: string) => `tessera:invalidated:${id}`;
 /** How long an announcer waits for the instances' answers. */
 export const ACK_TIMEOUT_MS = 1000;
 
-/** What can be announced, and what each instance does about it. */
-export type Reloads = { 'oidc-keys': () => Promise<unknown> };
+/** What can be announced, and what each instance does about it: reload the OIDC signing keys, or
+ * drop the OIDC client rows it keeps (server/oidc/clients.ts). */
+export type Reloads = { 'oidc-keys': () => Promise<unknown>; 'oidc-clients': () => Promise<unknown> };
 export type Reloadable = keyof Reloads;
 
 /** Subscribes an instance: each announcement runs its reload, then is answered (a reload that

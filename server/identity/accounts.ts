@@ -3,7 +3,7 @@
 // function takes the caller's transaction when it has one: a flow's own writes (a spent ticket, an
 // activated card) then commit or roll back with the account's.
 import type { Config } from '../config/index.ts';
-import { SqliteAdapter, type Compilable } from 'kysely';
+import { SqliteAdapter, type Compilable, type Selectable } from 'kysely';
 import { nowIso, type Db } from '../db/index.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
 import { setupMfaFacts, type SetupMfaColumns, type SetupMfaFacts } from '../sessions/setupMfa.ts';
@@ -110,11 +110,23 @@ export async function accountWithNationalNumber(db: Db, nationalRegisterNumber: 
   return user?.id ?? null;
 }
 
+/** What the OIDC provider's claims are made of, of an account's row. */
+export const ACCOUNT_CLAIM_COLUMNS = [
+  'id',
+  'firstname',
+  'lastname',
+  'language',
+  'user_id',
+  'customer_user_id',
+  'fridom_user_id',
+] as const;
+export type AccountClaimsRow = Pick<Selectable<UsersTable>, (typeof ACCOUNT_CLAIM_COLUMNS)[number]>;
+
 /** The open account's claims for the OIDC provider; undefined for an unknown or closed (merged-away) one. */
-export async function openAccountClaims(db: Db, userId: string) {
+export async function openAccountClaims(db: Db, userId: string): Promise<AccountClaimsRow | undefined> {
   return db
     .selectFrom('users')
-    .select(['id', 'firstname', 'lastname', 'language', 'user_id', 'customer_user_id', 'fridom_user_id'])
+    .select(ACCOUNT_CLAIM_COLUMNS)
     .where('id', '=', userId)
     .where('closed_at', 'is', null)
     .executeTakeFirst();

@@ -8,9 +8,9 @@ import type { Db } from '../db/index.ts';
 import { recordEvent } from '../events/record.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PasswordHasher } from '../passwords/hashing.ts';
-import { countFailure, proofLevel } from '../captcha/ceilings.ts';
+import { ceilingCounts, countFailure, levelOfStandings } from '../captcha/ceilings.ts';
 import type { CaptchaLevel } from '../../contract/schemas.ts';
-import { forget, spend, standing } from '../ratelimit/index.ts';
+import { forget, spend, standings } from '../ratelimit/index.ts';
 import type { Limiters } from '../ratelimit/limiters.ts';
 import { issueTicket } from '../sessions/tickets.ts';
 import { findByLoginName, type LoginCandidate } from '../identity/accounts.ts';
@@ -57,16 +57,23 @@ export async function authenticate(
       : `raw:${input.username.trim().toLowerCase()}`;
   const userIpKey = `${accountKey}|${input.ip}`;
 
-  const counts = await Promise.all([standing(limiters.userIp, userIpKey), standing(limiters.ip, input.ip)]);
+  // Every counter the attempt is judged by, read in one statement where the store allows: this
+  // account from this address, this address, and (with the CAPTCHA on) the account's ceiling.
+  const { enabled, afterFailures } = deps.captcha;
+  const read = await standings([
+    [limiters.userIp, userIpKey],
+    [limiters.ip, input.ip],
+    ...(enabled ? ceilingCounts(limiters, 'account', accountKey) : []),
+  ]);
+  const counts = read.slice(0, 2);
   const blocked = Math.max(...counts.map((c) => c.wait));
   if (blocked > 0) {
     throw ApiError.tooMany(blocked);
   }
   // After repeated failures from this address a robot check comes before any password check, and
   // past the account's ceiling a harder one from any address; unknown accounts alike.
-  const { enabled, afterFailures } = deps.captcha;
   const needsCaptcha = (failures: number) => enabled && afterFailures > 0 && failures >= afterFailures;
-  const level = enabled ? await proofLevel(limiters, 'account', accountKey) : 0;
+  const level = enabled ? levelOfStandings(limiters, 'account', read.slice(2)) : 0;
   if (level > 0 || needsCaptcha(counts[0]!.failures)) {
     await deps.captcha.assert(input.captcha, level).catch((error: unknown) => {
       if (error instanceof ApiError) throw new ApiError(error.code, { ...error.extra, captcha: true });

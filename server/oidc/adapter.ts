@@ -6,15 +6,23 @@
 // conditional update, and the call that changes no row throws invalid_grant, which the provider
 // answers as a 400 like any other refused grant. Exactly one exchange goes on to issue tokens.
 //
+// A token request (POST /token, `tokenRequestScope`) costs few round trips: the code or refresh token
+// is read with its grant and its account in one statement, and the provider's look-ups of those that
+// follow take what it read (in that request only: nothing is kept between requests, so a revocation
+// takes effect at once); the tokens it issues are written together, in one statement, before the
+// answer leaves. Spending the code or refresh token stays a statement of its own, as above.
+//
 // A key holding U+0000 names nothing here: PostgreSQL's text cannot hold the character (the query
 // fails, `invalid byte sequence for encoding "UTF8": 0x00`) and nothing stored has one (ids are the
 // provider's own, client ids are registered without). Such a key is never sent to the database: a
 // look-up finds nothing, as for any unknown id, and the provider answers its usual refusal
 // (invalid_client, invalid_grant, invalid_token, invalid_request_uri…), never a server error.
-import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Adapter, AdapterFactory, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
+import { ACCOUNT_CLAIM_COLUMNS, type AccountClaimsRow } from '../identity/accounts.ts';
 
 /** The database cannot be reached: oidc-provider answers `temporarily_unavailable` with a 503 (the
  * original error is its cause, so our own error handler classifies it as database_unavailable). */
@@ -83,6 +91,70 @@ function toPayload(row: Row | undefined): AdapterPayload | undefined {
   return payload;
 }
 
+/** A model's row as stored (every column a string or null). */
+type ModelRow = {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+};
+const MODEL_COLUMNS = [
+  'model',
+  'id',
+  'payload',
+  'grant_id',
+  'uid',
+  'user_code',
+  'account_id',
+  'client_id',
+  'expires_at',
+  'consumed_at',
+] as const satisfies ReadonlyArray<keyof ModelRow>;
+
+/** Saves rows, new or not, in one statement. */
+function upsertRows(q: Db, rows: ModelRow[]) {
+  return q
+    .insertInto('oidc_models')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+        payload: eb.ref('excluded.payload'),
+        grant_id: eb.ref('excluded.grant_id'),
+        uid: eb.ref('excluded.uid'),
+        user_code: eb.ref('excluded.user_code'),
+        account_id: eb.ref('excluded.account_id'),
+        client_id: eb.ref('excluded.client_id'),
+        expires_at: eb.ref('excluded.expires_at'),
+        // Saving again never un-spends a model.
+        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
+      })),
+    );
+}
+
+/** The upsert of `count` rows, compiled once: its arguments are the rows' columns, row after row. */
+const upsertOfCount = (db: Db, count: number) =>
+  prepared(
+    db,
+    (q, ...values: Array<string | null>) =>
+      upsertRows(
+        q,
+        Array.from(
+          { length: count },
+          (_, row) =>
+            Object.fromEntries(
+              MODEL_COLUMNS.map((column, i) => [column, values[row * MODEL_COLUMNS.length + i]]),
+            ) as ModelRow,
+        ),
+      ),
+    count * MODEL_COLUMNS.length,
+  );
+
 /** The statements every token request runs, compiled once per database (server/db/prepared.ts). */
 const statementsOf = perDatabase((db: Db) => {
   const findBy = (column: 'id' | 'uid' | 'user_code') =>
@@ -99,49 +171,37 @@ const statementsOf = perDatabase((db: Db) => {
     );
   return {
     find: { id: findBy('id'), uid: findBy('uid'), user_code: findBy('user_code') },
-    upsert: prepared(
+    /** One row, or the two tokens a grant issues (its access and refresh tokens). */
+    upsert: [upsertOfCount(db, 1), upsertOfCount(db, 2)] as const,
+    /** A code or refresh token with, in the same statement, its grant and the open account it names
+     * (the grant's columns null when it is gone or over; the account's when it is gone or closed). */
+    findWithGrant: prepared(
       db,
-      (
-        q,
-        model: string,
-        id: string,
-        payload: string,
-        grantId: string | null,
-        uid: string | null,
-        userCode: string | null,
-        accountId: string | null,
-        clientId: string | null,
-        expiresAt: string | null,
-        consumedAt: string | null,
-      ) =>
+      (q, model: string, id: string, now: string) =>
         q
-          .insertInto('oidc_models')
-          .values({
-            model,
-            id,
-            payload,
-            grant_id: grantId,
-            uid,
-            user_code: userCode,
-            account_id: accountId,
-            client_id: clientId,
-            expires_at: expiresAt,
-            consumed_at: consumedAt,
-          })
-          .onConflict((oc) =>
-            oc.columns(['model', 'id']).doUpdateSet((eb) => ({
-              payload: eb.ref('excluded.payload'),
-              grant_id: eb.ref('excluded.grant_id'),
-              uid: eb.ref('excluded.uid'),
-              user_code: eb.ref('excluded.user_code'),
-              account_id: eb.ref('excluded.account_id'),
-              client_id: eb.ref('excluded.client_id'),
-              expires_at: eb.ref('excluded.expires_at'),
-              // Saving again never un-spends a model.
-              consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
-            })),
-          ),
-      10,
+          .selectFrom('oidc_models as source')
+          .leftJoin('oidc_models as grant', (join) =>
+            join
+              .on('grant.model', '=', 'Grant')
+              .onRef('grant.id', '=', 'source.grant_id')
+              .on((eb) => eb.or([eb('grant.expires_at', 'is', null), eb('grant.expires_at', '>', now)])),
+          )
+          .leftJoin('users', (join) =>
+            join.onRef('users.id', '=', 'source.account_id').on('users.closed_at', 'is', null),
+          )
+          .select([
+            'source.payload',
+            'source.consumed_at',
+            'source.grant_id',
+            'source.account_id',
+            'grant.payload as grant_payload',
+            'grant.consumed_at as grant_consumed_at',
+          ])
+          .select((eb) => ACCOUNT_CLAIM_COLUMNS.map((column) => eb.ref(`users.${column}`).as(`claim_${column}`)))
+          .where('source.model', '=', model)
+          .where('source.id', '=', id)
+          .where((eb) => eb.or([eb('source.expires_at', 'is', null), eb('source.expires_at', '>', now)])),
+      3,
     ),
     // A conditional update: of parallel calls exactly one changes the row (and gets it back).
     consume: prepared(
@@ -160,6 +220,67 @@ const statementsOf = perDatabase((db: Db) => {
   };
 });
 
+/** What one token request read along with its code or refresh token, and the tokens it issued. */
+type TokenRequest = {
+  /** Grants read with the code or token naming them, by id (null: none live), each taken once. */
+  grants: Map<string, AdapterPayload | null>;
+  /** Accounts read likewise, by id (null: none open), each taken once. */
+  accounts: Map<string, AccountClaimsRow | null>;
+  /** Tokens issued, written together before the answer. */
+  issued: { db: Db; row: ModelRow }[];
+};
+const tokenRequests = new AsyncLocalStorage<TokenRequest>();
+
+/** The models a grant is spent from: read with their grant and account in a token request. */
+const GRANT_SOURCES = new Set(['AuthorizationCode', 'RefreshToken']);
+/** The tokens a token request issues: written together before its answer. */
+const ISSUED = new Set(['AccessToken', 'RefreshToken']);
+
+/** The open account a code or refresh token of this token request was read with: its row, null when
+ * there is none, undefined when it was not read (or was taken already). */
+export function accountReadAlong(accountId: string): AccountClaimsRow | null | undefined {
+  const request = tokenRequests.getStore();
+  const account = request?.accounts.get(accountId);
+  request?.accounts.delete(accountId);
+  return account;
+}
+
+/** The answer of a token request whose tokens could not be written: what the provider answers when
+ * the database is away (OidcStorageUnavailable), or a server error. */
+function unkeptTokens(ctx: KoaContextWithOIDC, error: unknown): void {
+  const unavailable = isDatabaseUnavailable(error);
+  ctx.status = unavailable ? 503 : 500;
+  ctx.body = unavailable
+    ? { error: 'temporarily_unavailable', error_description: new OidcStorageUnavailable(error).message }
+    : { error: 'server_error', error_description: 'oops! something went wrong' };
+  if (!unavailable) ctx.app.emit('server_error', ctx, error);
+}
+
+/** Koa middleware of the provider, before its routes (provider.ts): a token request reads and writes
+ * as the top of this file says. Its tokens are written after the provider made its answer and before
+ * the answer leaves; if they cannot be, the answer is an error instead, and no token it named
+ * exists. An answer that is an error hands out no token: what was issued before it is not written. */
+export function tokenRequestScope() {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    if (ctx.method !== 'POST' || ctx.path !== '/token') return next();
+    const request: TokenRequest = { grants: new Map(), accounts: new Map(), issued: [] };
+    await tokenRequests.run(request, next);
+    if (request.issued.length === 0 || ctx.status >= 400) return;
+    const { db } = request.issued[0]!;
+    const rows = request.issued.map((issued) => issued.row);
+    try {
+      const [one, two] = statementsOf(db).upsert;
+      if (rows.length === 1) await one(...(rows.flatMap(valuesOf) as []));
+      else if (rows.length === 2) await two(...(rows.flatMap(valuesOf) as []));
+      else await upsertRows(db, rows).execute();
+    } catch (error) {
+      unkeptTokens(ctx, error);
+    }
+  };
+}
+
+const valuesOf = (row: ModelRow) => MODEL_COLUMNS.map((column) => row[column]);
+
 export class OidcAdapter implements Adapter {
   readonly model: string;
   private readonly db: Db;
@@ -175,7 +296,7 @@ export class OidcAdapter implements Adapter {
     const now = this.now();
     // consumed_at is the truth on consumption; a payload saved again must not carry a stale copy.
     const { consumed, ...rest } = payload;
-    const row = {
+    const row: ModelRow = {
       model: this.model,
       id,
       payload: JSON.stringify(rest),
@@ -192,24 +313,48 @@ export class OidcAdapter implements Adapter {
     if ([row.id, row.grant_id, row.uid, row.user_code, row.account_id, row.client_id].some(unstorableKey)) {
       throw new errors.InvalidRequest('the request carries a value that cannot be stored');
     }
-    await guarded(() =>
-      statementsOf(this.db).upsert(
-        row.model,
-        row.id,
-        row.payload,
-        row.grant_id,
-        row.uid,
-        row.user_code,
-        row.account_id,
-        row.client_id,
-        row.expires_at,
-        row.consumed_at,
-      ),
-    );
+    const request = tokenRequests.getStore();
+    if (request && ISSUED.has(this.model)) {
+      request.issued.push({ db: this.db, row });
+      return;
+    }
+    const [one] = statementsOf(this.db).upsert;
+    await guarded(() => one(...(valuesOf(row) as [])));
   }
 
   find(id: string): Promise<AdapterPayload | undefined> {
+    const request = tokenRequests.getStore();
+    if (request && !unstorableKey(id)) {
+      if (GRANT_SOURCES.has(this.model)) return this.findWithGrant(request, id);
+      const grant = this.model === 'Grant' ? request.grants.get(id) : undefined;
+      if (grant !== undefined) {
+        request.grants.delete(id);
+        return Promise.resolve(grant ?? undefined);
+      }
+    }
     return this.findBy('id', id);
+  }
+
+  /** A code or refresh token, its grant and its account in one statement; the grant and the account
+   * wait in the request for the provider's look-ups of them, which follow. */
+  private async findWithGrant(request: TokenRequest, id: string): Promise<AdapterPayload | undefined> {
+    const [row] = await guarded(() => statementsOf(this.db).findWithGrant(this.model, id, nowIso(this.now())));
+    if (!row) return undefined;
+    if (row.grant_id !== null) {
+      const grant =
+        row.grant_payload === null ? undefined : { payload: row.grant_payload, consumed_at: row.grant_consumed_at };
+      request.grants.set(row.grant_id, toPayload(grant) ?? null);
+    }
+    if (row.account_id !== null) {
+      const account =
+        row.claim_id === null
+          ? null
+          : (Object.fromEntries(
+              ACCOUNT_CLAIM_COLUMNS.map((column) => [column, row[`claim_${column}`]]),
+            ) as AccountClaimsRow);
+      request.accounts.set(row.account_id, account);
+    }
+    return toPayload(row);
   }
 
   findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -237,6 +382,7 @@ export class OidcAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (unstorableKey(id)) return;
+    if (this.model === 'Grant') tokenRequests.getStore()?.grants.delete(id);
     await guarded(() =>
       this.db.deleteFrom('oidc_models').where('model', '=', this.model).where('id', '=', id).execute(),
     );

@@ -82,6 +82,53 @@ export function findOidcClient(db: Db, clientId: string): Promise<OidcClientRow 
   );
 }
 
+/** How long an instance trusts a client row it read. Another process's change (the command line's)
+ * is announced to every instance through Redis, which then drops its rows at once
+ * (server/cluster/invalidation.ts); without Redis this bounds how long an instance goes on with the
+ * old row, as the signing keys' 30 s poll does for them. */
+export const CLIENT_ROW_TTL_MS = 30_000;
+/** Rows kept per instance: far more than are registered; an id nobody registered is never kept. */
+const MAX_CACHED_CLIENTS = 1000;
+
+type ClientCache = { rows: Map<string, { row: OidcClientRow; until: number }>; generation: number };
+/** Per database handle: one per instance (two apps in one process keep theirs apart). */
+const clientCaches = new WeakMap<Db, ClientCache>();
+const clientCacheOf = (db: Db): ClientCache => {
+  let cache = clientCaches.get(db);
+  if (!cache) clientCaches.set(db, (cache = { rows: new Map(), generation: 0 }));
+  return cache;
+};
+
+/** The client's row as the provider reads it on every token, authorisation and userinfo request:
+ * kept in this instance's memory (clients change seldom; every change drops the rows, see
+ * `forgetCachedClients`). Tokens, codes and grants are never kept: revoking one takes effect at once. */
+export async function cachedOidcClient(
+  db: Db,
+  clientId: string,
+  now: () => number = Date.now,
+): Promise<OidcClientRow | undefined> {
+  const cache = clientCacheOf(db);
+  const kept = cache.rows.get(clientId);
+  if (kept && kept.until > now()) return kept.row;
+  const generation = cache.generation;
+  const row = await findOidcClient(db, clientId);
+  // A change heard while this read was under way may have come after it: the row is not kept.
+  if (row && cache.generation === generation) {
+    cache.rows.delete(clientId);
+    if (cache.rows.size >= MAX_CACHED_CLIENTS) cache.rows.delete(cache.rows.keys().next().value!);
+    cache.rows.set(clientId, { row, until: now() + CLIENT_ROW_TTL_MS });
+  }
+  return row;
+}
+
+/** Drops the client rows this instance keeps: after any change to a client, on the instance that
+ * made it (below) and on every other one the change is announced to. */
+export function forgetCachedClients(db: Db): void {
+  const cache = clientCacheOf(db);
+  cache.rows.clear();
+  cache.generation += 1;
+}
+
 /** A first-party client never asks for consent (spec: 2, 17, 51, 66, or flagged in its row). */
 export function isFirstParty(row: Pick<OidcClientRow, 'client_id' | 'first_party'>): boolean {
   return isFirstPartyClient(row.client_id, isTrue(row.first_party));
@@ -167,7 +214,7 @@ export class OidcClientAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const row = await findOidcClient(this.db, id);
+    const row = await cachedOidcClient(this.db, id);
     return row ? clientMetadata(row, this.origin) : undefined;
   }
 
@@ -259,6 +306,7 @@ export async function registerClient(db: Db, client: ClientRegistration): Promis
     .executeTakeFirst();
   const added = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   if (added && client.logo) await saveLogo(db, client.client_id, client.logo);
+  if (added) forgetCachedClients(db);
   return added;
 }
 
@@ -282,6 +330,7 @@ export async function updateClient(
           ).numUpdatedRows,
         ) > 0;
   if (exists && update.logo !== undefined) await saveLogo(db, clientId, update.logo);
+  if (exists) forgetCachedClients(db);
   return exists;
 }
 

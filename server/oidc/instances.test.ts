@@ -2,8 +2,9 @@
 // proxy in front of them, as a load balancer would be, so both answer for one issuer,
 // http://127.0.0.1:<proxy port>/oidc (the Belgian origin both are configured with). The provider
 // keeps nothing in an instance's memory that another needs (interactions, sessions, codes, grants
-// and tokens are rows; cookie keys and signing keys come from the shared SECRET_KEY and database),
-// so a flow may hop between them at every request.
+// and tokens are rows; cookie keys and signing keys come from the shared SECRET_KEY and database;
+// the clients' rows an instance keeps are dropped on each when one changes), so a flow may hop
+// between them at every request.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';

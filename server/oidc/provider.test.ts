@@ -20,7 +20,7 @@ import {
 } from '../testing/harness.ts';
 import { INVALID_PARTNER_MESSAGE } from './errors.ts';
 import { listSigningKeys, rotateSigningKeys } from './keys.ts';
-import { registerClient } from './clients.ts';
+import { forgetCachedClients, registerClient } from './clients.ts';
 import { ISSUER_ENDPOINTS, browse as browseAs, jarOf, signInCookie, type Jar } from '../testing/oidcKit.ts';
 import { addPasskey, client, freshMfa, makeUser, sessionFor } from '../testing/mfaKit.ts';
 import { assert } from '../testing/softAuthenticator.ts';
@@ -1063,12 +1063,23 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
         code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
         code_challenge_method: 'S256',
       });
+      // The instance reads the client now, and keeps it.
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
       // Only this test's own database stops taking connections, and only its connections end.
       await admin(`alter database ${name} with allow_connections false`);
       await admin(
         `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
       );
       try {
+        // A client this instance keeps (server/oidc/clients.ts) is known without the database: the
+        // error goes back to it, as RFC 6749 (4.1.2.1) has it.
+        const known = await fetch(url, { redirect: 'manual' });
+        expect(known.status).toBe(303);
+        const back = new URL(known.headers.get('location')!);
+        expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+        expect(back.searchParams.get('error')).toBe('temporarily_unavailable');
+        // A client it has to read: our page, and no redirect.
+        forgetCachedClients(server.ctx.db);
         const res = await fetch(url, { redirect: 'manual' });
         expect(res.status).toBe(503);
         expect(res.headers.get('location')).toBeNull();

@@ -15,7 +15,7 @@ import Provider, {
 import { CONSENT_SCOPES, INTERACTION_PATH, STANDARD_SCOPES } from '../../contract/constants.ts';
 import type { Config } from '../config/index.ts';
 import { isTrue, type Db } from '../db/index.ts';
-import { oidcAdapterFactory, guarded, withoutUnstorableKeys } from './adapter.ts';
+import { accountReadAlong, oidcAdapterFactory, guarded, tokenRequestScope, withoutUnstorableKeys } from './adapter.ts';
 import { FAPI_ALGORITHMS, OidcClientAdapter, TOKEN_AUTH_METHODS, clientSecretMatches } from './clients.ts';
 import { SigningKeys, type SigningJwk } from './keys.ts';
 import { renderOidcError } from './errors.ts';
@@ -53,7 +53,9 @@ export async function findOidcAccount(db: Db, sub: string): Promise<Account | un
   // An account merged away has no claims: a code or token still naming it is refused (invalid_grant,
   // invalid_token). Not followed to the survivor here: the provider throws on a grant or token of
   // one account answered with another (accountId mismatch).
-  const user = await guarded(() => openAccountClaims(db, sub));
+  // A token request read it with its code or refresh token (adapter.ts); otherwise it is read now.
+  const readAlong = accountReadAlong(sub);
+  const user = readAlong === undefined ? await guarded(() => openAccountClaims(db, sub)) : (readAlong ?? undefined);
   if (!user) return undefined;
   return {
     accountId: user.id,
@@ -235,6 +237,7 @@ export async function createOidcProviders(
     const provider = new Provider(issuer, providerConfiguration(db, config, keys, new URL(issuer).origin));
     provider.proxy = options.proxy ?? false;
     provider.use(servedAt(issuer));
+    provider.use(tokenRequestScope());
     // A confidential client's secret is stored as a digest (clients.ts): compare digests.
     provider.Client.prototype.compareClientSecret = function compareClientSecret(
       this: { clientSecret?: string },

@@ -11,6 +11,7 @@ import {
   FAPI2,
   FAPI_ALGORITHMS,
   findOidcClient,
+  forgetCachedClients,
   isFirstParty,
   jsonColumn,
   registerClient,
@@ -341,7 +342,7 @@ function fapiKeysOf(input: CheckedClientInput, current: OidcClientRow | null, se
  * whatever was issued under them (codes, access and refresh tokens), and any other model naming it
  * (an interaction in progress, say); and the access requests its users sent. Gives what went. */
 export async function removeClient(db: Db, clientId: string): Promise<{ grants: number; models: number }> {
-  return db.transaction().execute(async (trx) => {
+  const removed = await db.transaction().execute(async (trx) => {
     const client = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
     if (Number(client.numDeletedRows) === 0) throw new UnknownClient(`no client has the id "${clientId}"`);
     const grants = await trx
@@ -362,4 +363,6 @@ export async function removeClient(db: Db, clientId: string): Promise<{ grants: 
     await trx.deleteFrom('partner_access_requests').where('client_id', '=', clientId).execute();
     return { grants: Number(grants.n), models: Number(models.numDeletedRows) };
   });
+  forgetCachedClients(db);
+  return removed;
 }

@@ -29,6 +29,10 @@ function betterSqliteShape(database: DatabaseSync) {
   });
 }
 
+/** The database a limiter keeps its counts in, when that is its store (not Redis): `standings`
+ * reads several of them in one statement. */
+const databaseOf = new WeakMap<RateLimiterAbstract, DatabaseHandle>();
+
 export async function createLimiter(
   spec: LimiterSpec,
   store: { database: DatabaseHandle; redis: Redis | null },
@@ -54,7 +58,10 @@ export async function createLimiter(
       );
     }
   });
-  if (!store.redis) return database;
+  if (!store.redis) {
+    databaseOf.set(database, store.database);
+    return database;
+  }
   // While Redis is away the database counts instead (every operation, `get` and `delete` included,
   // goes to the insurance limiter when Redis fails), so sign-in keeps working and stays throttled.
   // Not ready means "use the insurance now": calls do not wait in ioredis' offline queue.
@@ -76,12 +83,73 @@ export function storedKey(key: string): string {
   return key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash('sha256').update(key).digest('base64url')}`;
 }
 
-/** The failures counted against a key, and the wait in seconds when it has used up its points. */
-export async function standing(limiter: RateLimiterAbstract, key: string): Promise<{ failures: number; wait: number }> {
-  const state = await limiter.get(storedKey(key));
+export type Standing = { failures: number; wait: number };
+
+/** A key's standing from its count in the store (none: nothing counted in its window). */
+function standingOf(
+  limiter: RateLimiterAbstract,
+  state: { consumedPoints: number; msBeforeNext: number } | null,
+): Standing {
   if (!state) return { failures: 0, wait: 0 };
   const wait = state.consumedPoints > limiter.points ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
   return { failures: state.consumedPoints, wait };
+}
+
+/** The failures counted against a key, and the wait in seconds when it has used up its points. */
+export async function standing(limiter: RateLimiterAbstract, key: string): Promise<Standing> {
+  return standingOf(limiter, await limiter.get(storedKey(key)));
+}
+
+/** Reads live counts of the store's table (rate-limiter-flexible's `rate_limits`: key, points, and
+ * expire in epoch milliseconds, null for none) by their stored keys, in one statement. */
+async function countsIn(
+  database: DatabaseHandle,
+  keys: string[],
+  now: number,
+): Promise<Array<{ key: string; points: number; expire: number | null }>> {
+  type Row = { key: string; points: number | string; expire: number | string | null };
+  let rows: Row[];
+  if (database.pgPool) {
+    rows = (
+      await database.pgPool.query<Row>({
+        name: 'tessera-rate-limit-counts',
+        text: 'SELECT key, points, expire FROM rate_limits WHERE key = ANY($1) AND (expire > $2 OR expire IS NULL)',
+        values: [keys, now],
+      })
+    ).rows;
+  } else {
+    rows = database
+      .sqlite!.prepare(
+        'SELECT key, points, expire FROM rate_limits WHERE key IN (SELECT value FROM json_each(?)) AND (expire > ? OR expire IS NULL)',
+      )
+      .all(JSON.stringify(keys), now) as Row[];
+  }
+  return rows.map((row) => ({
+    key: row.key,
+    points: Number(row.points),
+    expire: row.expire === null ? null : Number(row.expire),
+  }));
+}
+
+/** The standings of several keys, in order: in one statement when their limiters all keep their
+ * counts in one database; otherwise one look-up each (Redis answers them on one connection, at once). */
+export async function standings(pairs: Array<[RateLimiterAbstract, string]>): Promise<Standing[]> {
+  const database = pairs.length > 1 ? databaseOf.get(pairs[0]![0]) : undefined;
+  if (!database || pairs.some(([limiter]) => databaseOf.get(limiter) !== database))
+    return Promise.all(pairs.map(([limiter, key]) => standing(limiter, key)));
+  const keys = pairs.map(([limiter, key]) => limiter.getKey(storedKey(key)));
+  const now = Date.now();
+  const counts = new Map((await countsIn(database, keys, now)).map((row) => [row.key, row]));
+  return pairs.map(([limiter], i) => {
+    const row = counts.get(keys[i]!);
+    // As the store's own `get` reads a row (rate-limiter-flexible's _getRateLimiterRes).
+    return standingOf(
+      limiter,
+      row
+        ? { consumedPoints: row.points, msBeforeNext: row.expire === null ? -1 : Math.max(row.expire - now, 0) }
+        : null,
+    );
+  });
 }
 
 /** Spends one point; returns the wait in seconds when this spending crossed the limit. */

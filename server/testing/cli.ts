@@ -23,6 +23,8 @@ export async function cliOn(server: TestServer, ...argv: string[]): Promise<{ co
     SECRET_KEY: server.ctx.config.secretKey,
     DATABASE_URL: server.ctx.config.databaseUrl ?? '',
     SQLITE_PATH: server.ctx.config.sqlitePath,
+    // The server's Redis, where the command line announces its changes to the running instances.
+    ...(server.ctx.config.redis && 'url' in server.ctx.config.redis ? { REDIS_URL: server.ctx.config.redis.url } : {}),
   };
   let out = '';
   const code = await runCli(argv, {
