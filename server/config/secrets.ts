@@ -5,8 +5,14 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 const totpKey = (secretKey: string) => createHash('sha256').update(`totp:${secretKey}`).digest();
 
 // Other purposes get their own key through HKDF, so one purpose's ciphertext never opens as another's.
-const purposeKey = (secretKey: string, purpose: string) =>
-  Buffer.from(hkdfSync('sha256', secretKey, 'tessera-secrets', purpose, 32));
+// Derived once per key and purpose: a refresh grant seals its answer (server/oidc/refreshRepeat.ts).
+const purposeKeys = new Map<string, Buffer>();
+function purposeKey(secretKey: string, purpose: string): Buffer {
+  const name = `${purpose}\u0000${secretKey}`;
+  let key = purposeKeys.get(name);
+  if (!key) purposeKeys.set(name, (key = Buffer.from(hkdfSync('sha256', secretKey, 'tessera-secrets', purpose, 32))));
+  return key;
+}
 
 function seal(key: Buffer, plain: string, aad?: string): string {
   const iv = randomBytes(12);

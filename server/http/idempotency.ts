@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_HEADER } from '../../contract/constants.ts';
 import type { AppContext } from '../context.ts';
 import { nowIso, type Db } from '../db/index.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 import { openFor, sealFor } from '../config/secrets.ts';
 import { ApiError } from './errors.ts';
 
@@ -23,6 +24,25 @@ export type KeptAnswer = { status: number; headers: Record<string, string | stri
 const hash = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('base64url');
 export const keptAnswerId = hash;
 
+// Compiled once per database: a refresh grant keeps its answer, and a repeat reads one.
+const statements = perDatabase((db: Db) => ({
+  keep: prepared(
+    db,
+    (q, id: string, fingerprint: string, sealed: string, expires: string) =>
+      q
+        .insertInto('kept_answers')
+        .values({ id, fingerprint, sealed, expires_at: expires })
+        .onConflict((oc) => oc.column('id').doNothing()),
+    4,
+  ),
+  read: prepared(
+    db,
+    (q, id: string, now: string) =>
+      q.selectFrom('kept_answers').select(['fingerprint', 'sealed']).where('id', '=', id).where('expires_at', '>', now),
+    2,
+  ),
+}));
+
 /** Keeps `answer` under `id` for `seconds`; a second answer for the same id changes nothing. */
 export async function keepAnswer(
   db: Db,
@@ -30,16 +50,8 @@ export async function keepAnswer(
   entry: { id: string; fingerprint: string; answer: KeptAnswer; seconds: number },
   now = Date.now(),
 ): Promise<void> {
-  await db
-    .insertInto('kept_answers')
-    .values({
-      id: entry.id,
-      fingerprint: entry.fingerprint,
-      sealed: sealFor(secretKey, PURPOSE, JSON.stringify(entry.answer), entry.id),
-      expires_at: nowIso(now + entry.seconds * 1000),
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  const sealed = sealFor(secretKey, PURPOSE, JSON.stringify(entry.answer), entry.id);
+  await statements(db).keep(entry.id, entry.fingerprint, sealed, nowIso(now + entry.seconds * 1000));
 }
 
 /** The answer kept under `id`, with the fingerprint it was kept with; null once it expired. */
@@ -49,12 +61,7 @@ export async function keptAnswer(
   id: string,
   now = Date.now(),
 ): Promise<{ fingerprint: string; answer: KeptAnswer } | null> {
-  const row = await db
-    .selectFrom('kept_answers')
-    .select(['fingerprint', 'sealed'])
-    .where('id', '=', id)
-    .where('expires_at', '>', nowIso(now))
-    .executeTakeFirst();
+  const [row] = await statements(db).read(id, nowIso(now));
   if (!row) return null;
   return {
     fingerprint: row.fingerprint,

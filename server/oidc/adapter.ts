@@ -172,7 +172,7 @@ const statementsOf = perDatabase((db: Db) => {
   return {
     find: { id: findBy('id'), uid: findBy('uid'), user_code: findBy('user_code') },
     /** One row, or the two tokens a grant issues (its access and refresh tokens). */
-    upsert: [upsertOfCount(db, 1), upsertOfCount(db, 2)] as const,
+    upsert: [upsertOfCount(db, 1), upsertOfCount(db, 2), upsertOfCount(db, 3)] as const,
     /** A code or refresh token with, in the same statement, its grant and the open account it names
      * (the grant's columns null when it is gone or over; the account's when it is gone or closed). */
     findWithGrant: prepared(
@@ -233,8 +233,10 @@ const tokenRequests = new AsyncLocalStorage<TokenRequest>();
 
 /** The models a grant is spent from: read with their grant and account in a token request. */
 const GRANT_SOURCES = new Set(['AuthorizationCode', 'RefreshToken']);
-/** The tokens a token request issues: written together before its answer. */
-const ISSUED = new Set(['AccessToken', 'RefreshToken']);
+/** A refresh grant's answer, kept for its repeat (refreshRepeat.ts): written with the tokens it names. */
+export const REFRESH_ANSWER = 'RefreshAnswer';
+/** The tokens a token request issues, and the answer that names them: written together before it leaves. */
+const ISSUED = new Set(['AccessToken', 'RefreshToken', REFRESH_ANSWER]);
 
 /** The open account a code or refresh token of this token request was read with: its row, null when
  * there is none, undefined when it was not read (or was taken already). */
@@ -269,9 +271,8 @@ export function tokenRequestScope() {
     const { db } = request.issued[0]!;
     const rows = request.issued.map((issued) => issued.row);
     try {
-      const [one, two] = statementsOf(db).upsert;
-      if (rows.length === 1) await one(...(rows.flatMap(valuesOf) as []));
-      else if (rows.length === 2) await two(...(rows.flatMap(valuesOf) as []));
+      const counted = statementsOf(db).upsert[rows.length - 1];
+      if (counted) await counted(...(rows.flatMap(valuesOf) as []));
       else await upsertRows(db, rows).execute();
     } catch (error) {
       unkeptTokens(ctx, error);

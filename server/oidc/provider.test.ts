@@ -411,6 +411,14 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     expect(repeat.access_token).toBe(lost.access_token);
     expect(await rows()).toBe(before);
     expect((await oidc.tokenIntrospection(config, repeat.access_token)).active).toBe(true);
+    // The kept answer is sealed: no token in clear at rest.
+    const kept = await server.ctx.db
+      .selectFrom('oidc_models')
+      .select('payload')
+      .where('model', '=', 'RefreshAnswer')
+      .execute();
+    expect(kept.length).toBeGreaterThan(0);
+    for (const row of kept) expect(row.payload).not.toContain(lost.access_token);
     // And the chain goes on from there.
     const next = await oidc.refreshTokenGrant(config, repeat.refresh_token!);
     expect(next.refresh_token).not.toBe(repeat.refresh_token);
@@ -422,8 +430,9 @@ describe.each(kinds)('the OpenID Provider on %s', (kind) => {
     const second = await oidc.refreshTokenGrant(config, first);
     // The window is over (as REPEAT_SECONDS after the rotation).
     await server.ctx.db
-      .updateTable('kept_answers')
+      .updateTable('oidc_models')
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('model', '=', 'RefreshAnswer')
       .execute();
     await expect(oidc.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({

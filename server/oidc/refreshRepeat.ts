@@ -11,10 +11,13 @@ import type { Provider } from 'oidc-provider';
 // authentication and before the grant). server/oidc/provider.test.ts proves it on every upgrade.
 import instance from 'oidc-provider/lib/helpers/weak_cache.js';
 import type { Db } from '../db/index.ts';
-import { keepAnswer, keptAnswer, keptAnswerId } from '../http/idempotency.ts';
+import { openFor, sealFor } from '../config/secrets.ts';
+import { keptAnswerId } from '../http/idempotency.ts';
+import { OidcAdapter, REFRESH_ANSWER } from './adapter.ts';
 
 /** How long a rotated refresh token may be presented again for its answer: a client's retry. */
 export const REPEAT_SECONDS = 60;
+const PURPOSE = 'refresh-answer';
 
 type Ctx = {
   oidc: { params: Record<string, unknown>; client?: { clientId: string }; entities: Record<string, unknown> };
@@ -41,6 +44,9 @@ export function repeatRefreshGrants(provider: Provider, db: Db, secretKey: strin
   // The client of the refresh grant running now; none for any other look-up of a refresh token.
   const granting = new AsyncLocalStorage<{ clientId: string }>();
   const idOf = (clientId: string, token: string) => keptAnswerId('refresh', clientId, token);
+  // Kept beside the tokens, in the same statement (adapter.ts), under the grant: revoking the grant
+  // drops it too.
+  const answers = new OidcAdapter(db, REFRESH_ANSWER);
 
   // Only a spent token costs a read: the kept answer, and whether what it gave is still unused.
   const tokens = provider.RefreshToken as unknown as { find(value: unknown, options?: object): Promise<Found> };
@@ -49,9 +55,10 @@ export function repeatRefreshGrants(provider: Provider, db: Db, secretKey: strin
     const found = await find(value, options);
     const call = granting.getStore();
     if (!call || !found?.consumed || typeof value !== 'string') return found;
-    const kept = await keptAnswer(db, secretKey, idOf(call.clientId, value));
-    if (!kept) return found;
-    const body = JSON.parse(kept.answer.body) as { refresh_token?: string };
+    const id = idOf(call.clientId, value);
+    const kept = await answers.find(id);
+    if (typeof kept?.['sealed'] !== 'string') return found;
+    const body = JSON.parse(openFor(secretKey, PURPOSE, kept['sealed'], id)) as { refresh_token?: string };
     const successor = body.refresh_token ? await find(body.refresh_token) : undefined;
     if (successor && !successor.consumed && !successor.isExpired) throw new Repeat(body);
     return found;
@@ -72,11 +79,12 @@ export function repeatRefreshGrants(provider: Provider, db: Db, secretKey: strin
     }
     const given = (ctx.body as { refresh_token?: string } | undefined)?.refresh_token;
     if (ctx.oidc.entities['RotatedRefreshToken'] === undefined || !given) return;
-    await keepAnswer(db, secretKey, {
-      id: idOf(clientId, presented),
-      fingerprint: idOf(clientId, presented),
-      answer: { status: 200, headers: {}, body: JSON.stringify(ctx.body) },
-      seconds: REPEAT_SECONDS,
-    });
+    const id = idOf(clientId, presented);
+    const grantId = (ctx.oidc.entities['RefreshToken'] as { grantId?: string } | undefined)?.grantId;
+    await answers.upsert(
+      id,
+      { sealed: sealFor(secretKey, PURPOSE, JSON.stringify(ctx.body), id), ...(grantId ? { grantId } : {}) },
+      REPEAT_SECONDS,
+    );
   });
 }
