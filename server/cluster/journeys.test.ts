@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_ID_HEADER, IDEMPOTENCY_HEADER } from '../../contract/constants.ts';
 import { DEMO_CLIENTS, DEMO_ONBOARDING_CARDS, DEMO_USERS, DEMO_PASSWORD } from '../seed/demo.ts';
 import { startCluster, type Cluster } from '../testing/cluster.ts';
-import { browse } from '../testing/oidcKit.ts';
+import { browse, codeFlowStart } from '../testing/oidcKit.ts';
 import { codeIn, startSmsProvider, startSmtp, type SmsProvider } from '../testing/peers.ts';
 
 const DEVICE = 'journeys-device-0001';
@@ -158,20 +158,14 @@ describe('journeys through HAProxy that lose an instance with a call in flight',
     expect(cookie).toBeTruthy();
 
     const authorise = async () => {
-      const verifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const url = oidc.buildAuthorizationUrl(config, {
+      const start = await codeFlowStart(config, {
         redirect_uri: REDIRECT_URI,
-        response_type: 'code',
         scope: 'openid offline_access',
         prompt: 'consent',
-        state,
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
       });
-      const res = await browse(cluster.base, url.href, [cookie]);
+      const res = await browse(cluster.base, start.url, [cookie]);
       expect(res.status).toBe(303);
-      return { callback: new URL(res.headers.get('location')!), verifier, state };
+      return { ...start, callback: new URL(res.headers.get('location')!) };
     };
     const exchange = (a: Awaited<ReturnType<typeof authorise>>) =>
       oidc.authorizationCodeGrant(config, a.callback, { pkceCodeVerifier: a.verifier, expectedState: a.state });

@@ -21,6 +21,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Adapter, AdapterFactory, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
+import type { OidcModelsTable } from '../db/schema.ts';
 import { perDatabase, prepared } from '../db/prepared.ts';
 import { ACCOUNT_CLAIM_COLUMNS, type AccountClaimsRow } from '../identity/accounts.ts';
 
@@ -92,18 +93,7 @@ function toPayload(row: Row | undefined): AdapterPayload | undefined {
 }
 
 /** A model's row as stored (every column a string or null). */
-type ModelRow = {
-  model: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  account_id: string | null;
-  client_id: string | null;
-  expires_at: string | null;
-  consumed_at: string | null;
-};
+type ModelRow = { [Column in keyof OidcModelsTable]: OidcModelsTable[Column] };
 const MODEL_COLUMNS = [
   'model',
   'id',

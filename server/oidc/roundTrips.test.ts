@@ -6,7 +6,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENTS, DEMO_USERS } from '../seed/demo.ts';
 import { databaseKinds, startListeningTestServer, type TestServer } from '../testing/harness.ts';
-import { browse, signInCookie } from '../testing/oidcKit.ts';
+import { browse, codeFlowStart, signInCookie } from '../testing/oidcKit.ts';
 import { roundTripsOf } from '../testing/roundTrips.ts';
 
 const kinds = await databaseKinds();
@@ -30,15 +30,11 @@ describe.each(kinds)('the round trips of a grant on %s', (kind) => {
 
   /** A code for client 2 (offline access, so that it also gives a refresh token) and its verifier. */
   async function code(): Promise<{ code: string; verifier: string }> {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const { url, verifier } = await codeFlowStart(config, {
       redirect_uri: REDIRECT_URI,
-      response_type: 'code',
       scope: 'openid offline_access',
       prompt: 'consent',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).href;
+    });
     const res = await browse(server.base, url, [cookie]);
     expect(res.status).toBe(303);
     return { code: new URL(res.headers.get('location')!).searchParams.get('code')!, verifier };

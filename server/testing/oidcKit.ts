@@ -1,5 +1,6 @@
 // What the OIDC tests do as a browser and as a person signing in, over real HTTP against a test
 // server listening at `base`.
+import * as oidc from 'openid-client';
 import { expect } from 'vitest';
 import { DEMO_PASSWORD } from '../seed/demo.ts';
 import { DEVICE } from './harness.ts';
@@ -52,3 +53,21 @@ export const ISSUER_ENDPOINTS = [
   'introspection_endpoint',
   'end_session_endpoint',
 ] as const;
+
+/** The start of a code flow with PKCE: the authorisation URL for `config`'s client, and what its
+ * exchange needs (the verifier and the state). `params` add to the code flow's own. */
+export async function codeFlowStart(
+  config: oidc.Configuration,
+  params: Record<string, string>,
+): Promise<{ url: string; verifier: string; state: string }> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    response_type: 'code',
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...params,
+  });
+  return { url: url.href, verifier, state };
+}
