@@ -152,7 +152,7 @@ export function providerConfiguration(db: Db, config: Config, keys: SigningKeys,
       } satisfies FapiEnabledConfiguration,
     },
     // Every use of a refresh token spends it and gives a new one; a spent one used again revokes the
-    // grant. Not for a FAPI 2.0 client: its profile forbids rotation unless a retry with the previous
+    // grant, except a retry whose answer was lost (refreshRepeat.ts). Not for a FAPI 2.0 client: its profile forbids rotation unless a retry with the previous
     // token succeeds, and its tokens are bound to its key (docs/decisions/fapi-refresh-tokens.md).
     rotateRefreshToken: (ctx) => ctx.oidc.client?.['fapi_profile'] !== '2.0',
     ttl: {
