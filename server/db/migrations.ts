@@ -35,6 +35,7 @@ import * as m2026_12_18_delivery_circuits from './migrations/2026_12_18_delivery
 import * as m2026_12_19_message_deliveries from './migrations/2026_12_19_message_deliveries.ts';
 import * as m2026_12_20_delivery_fallback from './migrations/2026_12_20_delivery_fallback.ts';
 import * as m2026_12_21_kept_answers from './migrations/2026_12_21_kept_answers.ts';
+import * as m2026_12_22_sign_in_lookup from './migrations/2026_12_22_sign_in_lookup.ts';
 
 const migrations: Record<string, Migration> = {
   '2026_11_01_core': m2026_11_01_core,
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_19_message_deliveries': m2026_12_19_message_deliveries,
   '2026_12_20_delivery_fallback': m2026_12_20_delivery_fallback,
   '2026_12_21_kept_answers': m2026_12_21_kept_answers,
+  '2026_12_22_sign_in_lookup': m2026_12_22_sign_in_lookup,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
