@@ -278,7 +278,7 @@ export interface DeliveryCircuitsTable {
 
 /** An answer kept for a repeat of its call (server/http/idempotency.ts). */
 export interface KeptAnswersTable {
-  /** A hash of what names the call: its Idempotency-Key and device, or a refresh token and its client. */
+  /** A hash of what names the call: its Idempotency-Key and device. */
   id: string;
   /** A hash of the call itself: a key reused for another call is refused. */
   fingerprint: string;

@@ -3,7 +3,7 @@
 // came (the instance that held it was lost). The first answer, when it succeeded, is kept sealed
 // for a few minutes, bound to the key, the device, the call and the credentials it came with; the
 // repeat gets it back (with its cookies) and runs nothing: one account, one code, one session.
-// The same store keeps a refresh grant's answer for its retry (server/oidc/refreshRepeat.ts).
+// A refresh grant's answer is kept beside its tokens instead (server/oidc/refreshRepeat.ts).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_HEADER } from '../../contract/constants.ts';
@@ -24,7 +24,7 @@ export type KeptAnswer = { status: number; headers: Record<string, string | stri
 const hash = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('base64url');
 export const keptAnswerId = hash;
 
-// Compiled once per database: a refresh grant keeps its answer, and a repeat reads one.
+// Compiled once per database: each call with a key reads one, and each success keeps one.
 const statements = perDatabase((db: Db) => ({
   keep: prepared(
     db,
@@ -44,7 +44,7 @@ const statements = perDatabase((db: Db) => ({
 }));
 
 /** Keeps `answer` under `id` for `seconds`; a second answer for the same id changes nothing. */
-export async function keepAnswer(
+async function keepAnswer(
   db: Db,
   secretKey: string,
   entry: { id: string; fingerprint: string; answer: KeptAnswer; seconds: number },
@@ -55,7 +55,7 @@ export async function keepAnswer(
 }
 
 /** The answer kept under `id`, with the fingerprint it was kept with; null once it expired. */
-export async function keptAnswer(
+async function keptAnswer(
   db: Db,
   secretKey: string,
   id: string,
