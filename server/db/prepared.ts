@@ -20,6 +20,11 @@ export function registerPool(db: Db, pool: pg.Pool): void {
 export function registerSqlite(db: Db, connection: DatabaseSync): void {
   connections.set(db, connection);
 }
+/** Whether the handle speaks to PostgreSQL (a statement may then hold what SQLite cannot, such as an
+ * UPDATE in a WITH). */
+export function isPostgres(db: Db): boolean {
+  return pools.has(db);
+}
 
 /** A query compiled once with stand-in values: its SQL, a name for it (by its text), and the values
  * of a call. What `prepared` runs; also what a benchmark runs on the bare driver to compare. */
@@ -68,6 +73,41 @@ export function prepared<Args extends Array<string | null>, Row>(
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   };
+}
+
+/** SQLite's side of `prepared` for `atOnce`: the statement runs on the connection itself and answers
+ * at once (a function, not a promise). */
+export function preparedNow<Args extends Array<string | null>, Row>(
+  db: Db,
+  build: (db: Db, ...args: Args) => Compilable<Row>,
+  arity: Args['length'],
+): (...args: Args) => Row[] {
+  const { sql, values } = compileStatement(db, build, arity);
+  const connection = connections.get(db);
+  if (!connection) throw new Error('preparedNow: a SQLite handle only');
+  let statement: StatementSync | null = null;
+  return (...args: Args) => {
+    statement ??= connection.prepare(sql);
+    return statement.all(...(values(args) as never[])) as Row[];
+  };
+}
+
+/** SQLite, its connection free: runs `work` (statements of `preparedNow`) as one transaction on the
+ * connection itself. Every statement answers synchronously, so nothing else runs between them, and
+ * no promise waits on Kysely's lock. Undefined, `work` not run, when a Kysely transaction holds the
+ * connection (or on PostgreSQL): the caller then takes Kysely's way. */
+export function atOnce<T>(db: Db, work: () => T): { value: T } | undefined {
+  const connection = connections.get(db);
+  if (!connection || connection.isTransaction) return undefined;
+  connection.exec('BEGIN IMMEDIATE');
+  try {
+    const value = work();
+    connection.exec('COMMIT');
+    return { value };
+  } catch (error) {
+    connection.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /** `compile` run once per database handle, its result kept with the handle (a hot path's prepared queries). */

@@ -12,6 +12,7 @@ import {
   oidcAdapterFactory,
   purgeExpiredOidcModels,
   startOidcPurge,
+  tokenRequestScope,
 } from './adapter.ts';
 import { SigningKeys } from './keys.ts';
 
@@ -190,6 +191,8 @@ describe.each(kinds)('the oidc-provider adapter on %s', (kind) => {
         ttl: { Grant: 3600, AccessToken: 600, RefreshToken: 3600, IdToken: 600, AuthorizationCode: 60 },
         findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
       });
+      // As Tessera's provider does: a code or refresh token is spent with the tokens it gives.
+      provider.use(tokenRequestScope());
       server = createServer(provider.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

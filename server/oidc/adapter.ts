@@ -6,11 +6,15 @@
 // conditional update, and the call that changes no row throws invalid_grant, which the provider
 // answers as a 400 like any other refused grant. Exactly one exchange goes on to issue tokens.
 //
-// A token request (POST /token, `tokenRequestScope`) costs few round trips: the code or refresh token
+// A token request (POST /token, `tokenRequestScope`) costs two round trips: the code or refresh token
 // is read with its grant and its account in one statement, and the provider's look-ups of those that
 // follow take what it read (in that request only: nothing is kept between requests, so a revocation
-// takes effect at once); the tokens it issues are written together, in one statement, before the
-// answer leaves. Spending the code or refresh token stays a statement of its own, as above.
+// takes effect at once). Its spending and the tokens it issues are written together before the
+// answer leaves, all or none (one statement on PostgreSQL, one transaction on SQLite): a code or
+// refresh token is spent exactly when the tokens it gave exist. The conditional update above still
+// decides between parallel exchanges: the one that spends nothing writes no token, and its answer
+// becomes the provider's invalid_grant. A request that fails, or whose tokens cannot be written,
+// leaves its code or refresh token unspent, for the client to try again.
 //
 // A key holding U+0000 names nothing here: PostgreSQL's text cannot hold the character (the query
 // fails, `invalid byte sequence for encoding "UTF8": 0x00`) and nothing stored has one (ids are the
@@ -18,11 +22,12 @@
 // look-up finds nothing, as for any unknown id, and the provider answers its usual refusal
 // (invalid_client, invalid_grant, invalid_token, invalid_request_uri…), never a server error.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type OnConflictBuilder, type QueryCreator } from 'kysely';
 import type { Adapter, AdapterFactory, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isDatabaseUnavailable, nowIso, type Db } from '../db/index.ts';
-import type { OidcModelsTable } from '../db/schema.ts';
-import { perDatabase, prepared } from '../db/prepared.ts';
+import type { Database, OidcModelsTable } from '../db/schema.ts';
+import { atOnce, isPostgres, perDatabase, prepared, preparedNow } from '../db/prepared.ts';
 import { ACCOUNT_CLAIM_COLUMNS, type AccountClaimsRow } from '../identity/accounts.ts';
 
 /** The database cannot be reached: oidc-provider answers `temporarily_unavailable` with a 503 (the
@@ -46,7 +51,7 @@ const CONSUMED_LABEL: Record<string, string> = {
 
 /** The error a `consume` that found nothing left to spend throws: the model was spent (or removed or
  * expired) since the provider read it. */
-function alreadyConsumed(model: string): Error {
+function alreadyConsumed(model: string): errors.OIDCProviderError {
   if (model === 'PushedAuthorizationRequest') {
     // What oidc-provider itself answers for a request_uri used twice.
     return new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used');
@@ -107,42 +112,83 @@ const MODEL_COLUMNS = [
   'consumed_at',
 ] as const satisfies ReadonlyArray<keyof ModelRow>;
 
-/** Saves rows, new or not, in one statement. */
-function upsertRows(q: Db, rows: ModelRow[]) {
+/** Spends a model (a code, a refresh token…) unless it was spent, or is over: of parallel calls
+ * exactly one changes the row. */
+function spendRow(q: QueryCreator<Database>, now: string, model: string, id: string) {
   return q
-    .insertInto('oidc_models')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['model', 'id']).doUpdateSet((eb) => ({
-        payload: eb.ref('excluded.payload'),
-        grant_id: eb.ref('excluded.grant_id'),
-        uid: eb.ref('excluded.uid'),
-        user_code: eb.ref('excluded.user_code'),
-        account_id: eb.ref('excluded.account_id'),
-        client_id: eb.ref('excluded.client_id'),
-        expires_at: eb.ref('excluded.expires_at'),
-        // Saving again never un-spends a model.
-        consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
-      })),
-    );
+    .updateTable('oidc_models')
+    .set({ consumed_at: now })
+    .where('model', '=', model)
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
 }
+
+/** Saves rows, new or not, in one statement. */
+function upsertRows(q: QueryCreator<Database>, rows: ModelRow[]) {
+  return q.insertInto('oidc_models').values(rows).onConflict(savedOver);
+}
+
+/** PostgreSQL: spends a model and saves rows in one statement; the rows are saved only if the model
+ * was spent by it (then they come back, else nothing does). */
+function spendThenUpsert(q: QueryCreator<Database>, now: string, model: string, id: string, rows: ModelRow[]) {
+  const spent = sql<boolean>`exists (select 1 from spent)`;
+  return q
+    .with('spent', (w) => spendRow(w, now, model, id).returning('id'))
+    .insertInto('oidc_models')
+    .columns(MODEL_COLUMNS)
+    .expression(
+      rows
+        .map((row) =>
+          q.selectNoFrom((eb) => MODEL_COLUMNS.map((column) => eb.val(row[column]).as(column))).where(spent),
+        )
+        .reduce((all, one) => all.unionAll(one)),
+    )
+    .onConflict(savedOver)
+    .returning('id');
+}
+
+/** What saving over a row of the same key sets (in any statement: the spend's WITH adds a table). */
+function savedOver(oc: OnConflictBuilder<any, 'oidc_models'>) {
+  return oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+    payload: eb.ref('excluded.payload'),
+    grant_id: eb.ref('excluded.grant_id'),
+    uid: eb.ref('excluded.uid'),
+    user_code: eb.ref('excluded.user_code'),
+    account_id: eb.ref('excluded.account_id'),
+    client_id: eb.ref('excluded.client_id'),
+    expires_at: eb.ref('excluded.expires_at'),
+    // Saving again never un-spends a model.
+    consumed_at: eb.fn.coalesce('oidc_models.consumed_at', 'excluded.consumed_at'),
+  }));
+}
+
+/** `count` rows from a flat list of their columns, row after row. */
+const rowsOf = (count: number, values: Array<string | null>) =>
+  Array.from(
+    { length: count },
+    (_, row) =>
+      Object.fromEntries(
+        MODEL_COLUMNS.map((column, i) => [column, values[row * MODEL_COLUMNS.length + i]]),
+      ) as ModelRow,
+  );
 
 /** The upsert of `count` rows, compiled once: its arguments are the rows' columns, row after row. */
 const upsertOfCount = (db: Db, count: number) =>
   prepared(
     db,
-    (q, ...values: Array<string | null>) =>
-      upsertRows(
-        q,
-        Array.from(
-          { length: count },
-          (_, row) =>
-            Object.fromEntries(
-              MODEL_COLUMNS.map((column, i) => [column, values[row * MODEL_COLUMNS.length + i]]),
-            ) as ModelRow,
-        ),
-      ),
+    (q, ...values: Array<string | null>) => upsertRows(q, rowsOf(count, values)),
     count * MODEL_COLUMNS.length,
+  );
+
+/** PostgreSQL's spend and upsert of `count` rows, compiled once: its arguments are the spend's time,
+ * model and id, then the rows' columns. */
+const spendThenUpsertOfCount = (db: Db, count: number) =>
+  prepared(
+    db,
+    (q, now: string, model: string, id: string, ...values: Array<string | null>) =>
+      spendThenUpsert(q, now, model, id, rowsOf(count, values)),
+    3 + count * MODEL_COLUMNS.length,
   );
 
 /** The statements every token request runs, compiled once per database (server/db/prepared.ts). */
@@ -196,17 +242,28 @@ const statementsOf = perDatabase((db: Db) => {
     // A conditional update: of parallel calls exactly one changes the row (and gets it back).
     consume: prepared(
       db,
-      (q, now: string, model: string, id: string) =>
-        q
-          .updateTable('oidc_models')
-          .set({ consumed_at: now })
-          .where('model', '=', model)
-          .where('id', '=', id)
-          .where('consumed_at', 'is', null)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-          .returning('id'),
+      (q, now: string, model: string, id: string) => spendRow(q, now, model, id).returning('id'),
       3,
     ),
+    /** PostgreSQL: a code or refresh token spent with the one to three rows its grant issues. */
+    spendThenUpsert: isPostgres(db) ? [1, 2, 3].map((count) => spendThenUpsertOfCount(db, count)) : [],
+    /** SQLite: the same as two statements of one transaction, run at once (`atOnce`). */
+    now: isPostgres(db)
+      ? null
+      : {
+          spend: preparedNow(
+            db,
+            (q, now: string, model: string, id: string) => spendRow(q, now, model, id).returning('id'),
+            3,
+          ),
+          upsert: [1, 2, 3].map((count) =>
+            preparedNow(
+              db,
+              (q, ...values: Array<string | null>) => upsertRows(q, rowsOf(count, values)),
+              count * MODEL_COLUMNS.length,
+            ),
+          ),
+        },
   };
 });
 
@@ -218,6 +275,8 @@ type TokenRequest = {
   accounts: Map<string, AccountClaimsRow | null>;
   /** Tokens issued, written together before the answer. */
   issued: { db: Db; row: ModelRow }[];
+  /** The code or refresh token the provider spent, spent with them. */
+  spent: { db: Db; at: string; model: string; id: string } | null;
 };
 const tokenRequests = new AsyncLocalStorage<TokenRequest>();
 
@@ -249,21 +308,22 @@ function unkeptTokens(ctx: KoaContextWithOIDC, error: unknown): void {
 }
 
 /** Koa middleware of the provider, before its routes (provider.ts): a token request reads and writes
- * as the top of this file says. Its tokens are written after the provider made its answer and before
- * the answer leaves; if they cannot be, the answer is an error instead, and no token it named
- * exists. An answer that is an error hands out no token: what was issued before it is not written. */
+ * as the top of this file says. Its spending and its tokens are written after the provider made its
+ * answer and before the answer leaves; if they cannot be, the answer is an error instead, and no
+ * token it named exists. An answer that is an error hands out no token and spends nothing: what was
+ * issued or spent before it is not written. */
 export function tokenRequestScope() {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     if (ctx.method !== 'POST' || ctx.path !== '/token') return next();
-    const request: TokenRequest = { grants: new Map(), accounts: new Map(), issued: [] };
+    const request: TokenRequest = { grants: new Map(), accounts: new Map(), issued: [], spent: null };
     await tokenRequests.run(request, next);
-    if (request.issued.length === 0 || ctx.status >= 400) return;
-    const { db } = request.issued[0]!;
-    const rows = request.issued.map((issued) => issued.row);
+    if (ctx.status >= 400) return;
     try {
-      const counted = statementsOf(db).upsert[rows.length - 1];
-      if (counted) await counted(...(rows.flatMap(valuesOf) as []));
-      else await upsertRows(db, rows).execute();
+      if (await keep(request)) return;
+      // Another exchange spent the code or refresh token first: its tokens are the ones that exist.
+      const refused = alreadyConsumed(request.spent!.model);
+      ctx.status = refused.statusCode;
+      ctx.body = { error: refused.error, error_description: refused.error_description };
     } catch (error) {
       unkeptTokens(ctx, error);
     }
@@ -271,6 +331,42 @@ export function tokenRequestScope() {
 }
 
 const valuesOf = (row: ModelRow) => MODEL_COLUMNS.map((column) => row[column]);
+
+/** Writes what a token request spent and issued, all or none; false when what it spent was spent
+ * already (nothing is written then). */
+async function keep({ issued, spent }: TokenRequest): Promise<boolean> {
+  const rows = issued.map((one) => one.row);
+  const values = rows.flatMap(valuesOf) as [];
+  if (!spent) {
+    if (rows.length === 0) return true;
+    const { db } = issued[0]!;
+    const counted = statementsOf(db).upsert[rows.length - 1];
+    if (counted) await counted(...values);
+    else await upsertRows(db, rows).execute();
+    return true;
+  }
+  const { db, at, model, id } = spent;
+  const statements = statementsOf(db);
+  if (rows.length === 0) return (await statements.consume(at, model, id)).length > 0;
+  const together = statements.spendThenUpsert[rows.length - 1];
+  if (together) return (await together(at, model, id, ...values)).length > 0;
+  if (isPostgres(db)) return (await spendThenUpsert(db, at, model, id, rows).execute()).length > 0;
+  // SQLite has no UPDATE in a WITH: one transaction, at once when the connection is free.
+  const upsertNow = statements.now?.upsert[rows.length - 1];
+  const done =
+    upsertNow &&
+    atOnce(db, () => {
+      if (statements.now!.spend(at, model, id).length === 0) return false;
+      upsertNow(...values);
+      return true;
+    });
+  if (done) return done.value;
+  return db.transaction().execute(async (trx) => {
+    if ((await spendRow(trx, at, model, id).returning('id').execute()).length === 0) return false;
+    await upsertRows(trx, rows).execute();
+    return true;
+  });
+}
 
 export class OidcAdapter implements Adapter {
   readonly model: string;
@@ -362,10 +458,16 @@ export class OidcAdapter implements Adapter {
     return toPayload(row);
   }
 
-  /** Spends the model once: of parallel calls exactly one updates the row; the others throw. */
+  /** Spends the model once: of parallel calls exactly one updates the row; the others throw. In a
+   * token request, a code or refresh token is spent with the tokens it gives (tokenRequestScope). */
   async consume(id: string): Promise<void> {
     // Nothing stored has such an id: nothing left to spend.
     if (unstorableKey(id)) throw alreadyConsumed(this.model);
+    const request = tokenRequests.getStore();
+    if (request && GRANT_SOURCES.has(this.model) && !request.spent) {
+      request.spent = { db: this.db, at: nowIso(this.now()), model: this.model, id };
+      return;
+    }
     const now = nowIso(this.now());
     const spent = await guarded(() => statementsOf(this.db).consume(now, this.model, id));
     if (spent.length === 0) throw alreadyConsumed(this.model);
