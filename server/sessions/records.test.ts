@@ -121,6 +121,24 @@ describe.each(kinds)('sign-in records on %s', (kind) => {
     expect(new Set(sessions.map((s) => s.device_id))).toEqual(new Set([device.id]));
     expect((await signInEvents(server, userId)).filter((e) => e.device_key === 'records-device-03')).toHaveLength(5);
   });
+
+  it('gives each session of one batch its own device, sign-ins of several devices interleaved', async () => {
+    const userId = await userIdOf(server);
+    const keys = ['records-device-04', 'records-device-05', 'records-device-06'];
+    for (let round = 0; round < 2; round++)
+      for (const key of keys) expect((await signIn(server, key)).statusCode).toBe(200);
+    await server.ctx.signInRecords.drain();
+    const sessions = await server.ctx.db
+      .selectFrom('sessions')
+      .innerJoin('devices', 'devices.id', 'sessions.device_id')
+      .select(['sessions.device_key as session_key', 'devices.device_key as device_key', 'devices.user_id'])
+      .where('sessions.device_key', 'in', keys)
+      .execute();
+    expect(sessions).toHaveLength(6);
+    for (const session of sessions)
+      expect(session).toEqual({ session_key: session.device_key, device_key: session.device_key, user_id: userId });
+    expect(new Set(sessions.map((session) => session.device_key))).toEqual(new Set(keys));
+  });
 });
 
 /** A server on a database that outlives it: a temp SQLite file, or a PostgreSQL database. */

@@ -103,18 +103,26 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
         return { type, userId: row.user_id, ip: row.ip, deviceKey: row.device_key, at: row.created_at, detail };
       });
       await writeEvents(trx, written);
-      const sessionsOf = new Map<string | null, string[]>();
-      for (const row of rows) {
-        const deviceId = deviceOf.get(`${row.user_id}\n${row.device_key}`) ?? null;
-        sessionsOf.set(deviceId, [...(sessionsOf.get(deviceId) ?? []), row.id]);
-      }
-      for (const [deviceId, ids] of sessionsOf) {
-        await trx
-          .updateTable('sessions')
-          .set({ pending_record: null, ...(deviceId ? { device_id: deviceId } : {}) })
-          .where('id', 'in', ids)
-          .execute();
-      }
+      // Every session of the batch in one statement, each with its device.
+      const withDevice = rows.flatMap((row) => {
+        const deviceId = deviceOf.get(`${row.user_id}\n${row.device_key}`);
+        return deviceId ? [[row.id, deviceId] as const] : [];
+      });
+      await trx
+        .updateTable('sessions')
+        .set((eb) => {
+          const [first, ...rest] = withDevice;
+          if (!first) return { pending_record: null };
+          let device = eb.case().when('id', '=', first[0]).then(first[1]);
+          for (const [id, deviceId] of rest) device = device.when('id', '=', id).then(deviceId);
+          return { pending_record: null, device_id: device.else(eb.ref('device_id')).end() };
+        })
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
       return written;
     });
     if (hook && fresh.length > 0)
