@@ -7,6 +7,7 @@
 // first, so nothing reads stale.
 import { SqliteAdapter } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { perDatabase, prepared } from '../db/prepared.ts';
 import { logEvent, writeEvents, type SecurityEvent } from '../events/record.ts';
 import { serialPasses } from '../workers/serialPasses.ts';
 import { touchDevices, type Sighting } from './devices.ts';
@@ -51,6 +52,22 @@ export type NewDevice = {
  * the records: a failure of its own is logged and never holds them back (so a crash between the two
  * loses the news, never the records). */
 export type NewDeviceHook = (devices: NewDevice[]) => Promise<void>;
+
+/** Whether a user has records waiting: one read, so that settling a user with none (nearly every
+ * call that reads devices or history) opens no transaction. Compiled once per database. */
+const waitingOf = perDatabase((db: Db) =>
+  prepared(
+    db,
+    (q, userId: string) =>
+      q
+        .selectFrom('sessions')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('pending_record', 'is not', null)
+        .limit(1),
+    1,
+  ),
+);
 
 export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDeviceHook | null): SignInRecords {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
@@ -194,7 +211,12 @@ export function createSignInRecords(db: Db, log: Log, newDevices?: () => NewDevi
       }, KICK_DELAY_MS);
     },
     drain: () => passes.drain(),
-    settle: (userId) => writeAll(userId),
+    async settle(userId) {
+      // Rows another worker is writing at this moment still read as waiting (its update is not
+      // committed yet): then the transaction below waits for that worker.
+      if ((await waitingOf(db)(userId)).length === 0) return;
+      await writeAll(userId);
+    },
     async pending() {
       const row = await db
         .selectFrom('sessions')
