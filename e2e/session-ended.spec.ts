@@ -66,6 +66,9 @@ test('a session revoked on the server turns the next call into sign-in with the 
 test('a session that ended while the page was away shows the notice on the next visit', async ({ page, request }) => {
   await signIn(page, user('customer').email);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hello, Claire');
+  // Away: nothing of the dashboard still on its way (a call answered 401 after the revocation would
+  // end the session on this visit, not the next).
+  await page.waitForLoadState('networkidle');
   await revoke(page, request);
   await page.reload();
   await expect(page).toHaveURL(/\/login\/email$/);
