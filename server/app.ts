@@ -26,7 +26,7 @@ import { captchaRoutes } from './captcha/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { migrate } from './db/migrations.ts';
 import { codeDeliveryRoutes } from './delivery/fallback.ts';
-import { forgettingOldDeliveries, receiptRoutes } from './delivery/receipts.ts';
+import { forgetOldDeliveries, receiptRoutes } from './delivery/receipts.ts';
 import { listenForChanges } from './cluster/invalidation.ts';
 import { connectRedis } from './config/redis.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -45,7 +45,7 @@ import { notificationRoutes } from './notifications/routes.ts';
 import { onSecurityEvents, setAuditLogger } from './events/record.ts';
 import { deviceKeyOf } from './http/auth.ts';
 import { frameworkError, installErrorHandling, sendError } from './http/errors.ts';
-import { forgettingKeptAnswers, idempotentCalls } from './http/idempotency.ts';
+import { forgetKeptAnswers, idempotentCalls } from './http/idempotency.ts';
 import { proxyTrust } from './http/proxy.ts';
 import { publicOriginOf, refuseUnconfiguredHosts } from './http/origin.ts';
 import { contentSecurityPolicy, installSecurityHeaders, providerFormAction } from './http/security.ts';
@@ -77,6 +77,9 @@ export type App = {
   /** Resolves once the instance hears of changes made elsewhere (with Redis; at once without). */
   changesHeard: Promise<void>;
 };
+
+/** How often the outbox's housekeeping forgets what expired (old deliveries, kept answers). */
+const FORGET_EVERY_MS = 10 * 60_000;
 
 /** `logStream`: where the log goes instead of stdout (tests read it). */
 /** `now`: the delivery circuits' clock (tests move it). */
@@ -267,8 +270,9 @@ export async function buildApp(
     },
   });
   ctx.outbox.addStep(queuedResets(ctx));
-  ctx.outbox.addStep(forgettingOldDeliveries(database.db));
-  ctx.outbox.addStep(forgettingKeptAnswers(database.db));
+  // Housekeeping: what expired is forgotten at most every ten minutes.
+  ctx.outbox.addStep(() => forgetOldDeliveries(database.db), FORGET_EVERY_MS);
+  ctx.outbox.addStep(() => forgetKeptAnswers(database.db), FORGET_EVERY_MS);
   ctx.outbox.start();
   ctx.signInRecords.start();
 

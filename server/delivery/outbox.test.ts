@@ -55,6 +55,20 @@ describe('dev outbox', () => {
     expect(page.body.indexOf('x@example.be')).toBeLessThan(page.body.indexOf(mila.phone));
   });
 
+  it('runs a step before every pass, and a step given a period at most once in that period', async () => {
+    let every = 0;
+    let seldom = 0;
+    server.ctx.outbox.addStep(async () => {
+      every++;
+    });
+    server.ctx.outbox.addStep(async () => {
+      seldom++;
+    }, 60_000);
+    for (let pass = 0; pass < 3; pass++) await server.ctx.outbox.drain();
+    expect(every).toBeGreaterThanOrEqual(3);
+    expect(seldom).toBe(1);
+  });
+
   it('does not exist in production', async () => {
     const production = await startTestServer(
       'sqlite',

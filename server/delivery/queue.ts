@@ -37,8 +37,9 @@ export type Outbox = {
   drain(): Promise<void>;
   /** Messages waiting to be delivered. */
   depth(): Promise<number>;
-  /** Work that turns queued requests into messages, run before each pass (forgotten passwords). */
-  addStep(step: () => Promise<void>): void;
+  /** Work run before each pass: turning queued requests into messages (forgotten passwords), or,
+   * given `everyMs`, housekeeping run at most that often (forgetting what has expired). */
+  addStep(step: () => Promise<void>, everyMs?: number): void;
   start(): void;
   stop(): Promise<void>;
 };
@@ -266,8 +267,17 @@ export function createOutbox(
       timer.unref();
       void passes.run();
     },
-    addStep(step) {
-      steps.push(step);
+    addStep(step, everyMs) {
+      if (everyMs === undefined) {
+        steps.push(step);
+        return;
+      }
+      let last = 0;
+      steps.push(async () => {
+        if (Date.now() - last < everyMs) return;
+        last = Date.now();
+        await step();
+      });
     },
     async stop() {
       stopped = true;

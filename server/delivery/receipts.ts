@@ -108,16 +108,6 @@ export async function forgetOldDeliveries(db: Db, now = Date.now()): Promise<voi
     .execute();
 }
 
-/** The outbox's step that forgets them, at most every ten minutes. */
-export function forgettingOldDeliveries(db: Db): () => Promise<void> {
-  let last = 0;
-  return async () => {
-    if (Date.now() - last < 600_000) return;
-    last = Date.now();
-    await forgetOldDeliveries(db);
-  };
-}
-
 function signedBy(secret: string, timestamp: string | undefined, signature: string | undefined, body: string) {
   if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !signature) return false;
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > RECEIPT_TOLERANCE_SECONDS) return false;

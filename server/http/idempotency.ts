@@ -69,14 +69,9 @@ async function keptAnswer(
   };
 }
 
-/** The outbox's step that forgets expired answers, at most every ten minutes. */
-export function forgettingKeptAnswers(db: Db): () => Promise<void> {
-  let last = 0;
-  return async () => {
-    if (Date.now() - last < 600_000) return;
-    last = Date.now();
-    await db.deleteFrom('kept_answers').where('expires_at', '<=', nowIso()).execute();
-  };
+/** Forgets the answers that expired (an outbox step, server/app.ts). */
+export async function forgetKeptAnswers(db: Db): Promise<void> {
+  await db.deleteFrom('kept_answers').where('expires_at', '<=', nowIso()).execute();
 }
 
 /** What a call is: the same key sent with another call (another body, another session) is refused. */
