@@ -52,16 +52,18 @@ describe.each(kinds)('the round trips of a grant on %s', (kind) => {
       payload: new URLSearchParams({ client_id: '2', ...form }).toString(),
     });
 
+  /** The exchange of a code for tokens. */
+  const spend = (value: string, verifier: string) =>
+    tokenRequest({
+      grant_type: 'authorization_code',
+      code: value,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    });
+
   const exchange = async () => {
     const { code: value, verifier } = await code();
-    return roundTripsOf(() =>
-      tokenRequest({
-        grant_type: 'authorization_code',
-        code: value,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: verifier,
-      }),
-    );
+    return roundTripsOf(() => spend(value, verifier));
   };
 
   it(`exchanges a code in at most ${BUDGET} round trips`, async () => {
@@ -87,12 +89,7 @@ describe.each(kinds)('the round trips of a grant on %s', (kind) => {
         server.ctx.db,
       );
       try {
-        const res = await tokenRequest({
-          grant_type: 'authorization_code',
-          code: value,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: verifier,
-        });
+        const res = await spend(value, verifier);
         expect(res.statusCode).toBe(500);
         expect(res.json()).toEqual({ error: 'server_error', error_description: expect.any(String) });
       } finally {
@@ -116,12 +113,7 @@ describe.each(kinds)('the round trips of a grant on %s', (kind) => {
           .execute(),
       ).toEqual([]);
       // Nor was the code spent: the client's next try gets its tokens.
-      const again = await tokenRequest({
-        grant_type: 'authorization_code',
-        code: value,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: verifier,
-      });
+      const again = await spend(value, verifier);
       expect(again.statusCode).toBe(200);
       expect(again.json()).toHaveProperty('access_token');
     });
