@@ -57,7 +57,7 @@ export function prepared<Args extends Array<string | null>, Row>(
   const { sql, name, values } = compileStatement(db, build, arity);
   const pool = pools.get(db);
   const connection = connections.get(db);
-  let statement: StatementSync | null = null;
+  const runNow = connection ? onConnection(connection, sql) : null;
   return async (...args: Args) => {
     const parameters = values(args);
     if (pool)
@@ -66,10 +66,7 @@ export function prepared<Args extends Array<string | null>, Row>(
     // Kysely's connection lock and its promise hops (a tenth of GET /user's time). A Kysely
     // transaction holds the one connection across awaits; a statement run then would see its
     // uncommitted rows, so it waits its turn through Kysely instead.
-    if (connection && !connection.isTransaction) {
-      statement ??= connection.prepare(sql);
-      return statement.all(...(parameters as never[])) as Row[];
-    }
+    if (runNow && !connection!.isTransaction) return runNow(parameters) as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   };
@@ -85,10 +82,16 @@ export function preparedNow<Args extends Array<string | null>, Row>(
   const { sql, values } = compileStatement(db, build, arity);
   const connection = connections.get(db);
   if (!connection) throw new Error('preparedNow: a SQLite handle only');
+  const runNow = onConnection(connection, sql);
+  return (...args: Args) => runNow(values(args)) as Row[];
+}
+
+/** A statement run on SQLite's connection itself, prepared on its first run. */
+function onConnection(connection: DatabaseSync, sql: string): (parameters: unknown[]) => unknown[] {
   let statement: StatementSync | null = null;
-  return (...args: Args) => {
+  return (parameters) => {
     statement ??= connection.prepare(sql);
-    return statement.all(...(values(args) as never[])) as Row[];
+    return statement.all(...(parameters as never[]));
   };
 }
 
